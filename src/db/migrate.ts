@@ -1,0 +1,39 @@
+/**
+ * Schema changes are owned by graphile-migrate: committed migrations in migrations/committed,
+ * work in progress in migrations/current/ (applied only by `npm run gm -- watch` and the tests).
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Logger } from '@graphile/logger';
+import { migrate, watch, type Settings } from 'graphile-migrate';
+import pg from 'pg';
+
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const migrationsFolder = path.join(projectRoot, 'migrations');
+
+// graphile-migrate is chatty on stdout; `svc --json` commands must print exactly one object.
+const quietLogger = new Logger(() => (level, message) => {
+  if (level === 'error') process.stderr.write(`${message}\n`);
+});
+
+export function migrateSettings(connectionString: string, extra: Partial<Settings> = {}): Settings {
+  return { connectionString, migrationsFolder, logger: quietLogger, ...extra };
+}
+
+// graphile-migrate takes a try-lock and fails when another process migrates; several `svc` processes
+// starting together wait their turn on this lock instead.
+const MIGRATION_LOCK = 7_134_212_001;
+
+export async function applyMigrations(ownerUrl: string, opts: { includeCurrent?: boolean } = {}): Promise<void> {
+  const client = new pg.Client({ connectionString: ownerUrl });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const settings = migrateSettings(ownerUrl);
+    if (opts.includeCurrent) await watch(settings, true);
+    else await migrate(settings);
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    await client.end();
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * One table maps every failure to the HTTP status and body of spec part 7:
+ * `{ error, message?, issues?, scope? }`. SQL functions raise their own SQLSTATEs (see
+ * migrations: SV400…SVSCP); PostgreSQL's own constraint errors are mapped here too. No message matching.
+ */
+export interface ErrorBody {
+  error: string;
+  message?: string;
+  issues?: Record<string, string>;
+  scope?: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody,
+    /** Extra response headers, e.g. Retry-After on 429. */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(body.message ?? body.error);
+  }
+}
+
+export const invalidInput = (issues: Record<string, string>, message = 'Invalid input') =>
+  new ApiError(400, { error: 'invalid_input', message, issues });
+
+export const scopeRequired = (scope: string) =>
+  new ApiError(403, { error: 'scope_required', scope, message: `This key lacks the ${scope} scope` });
+
+const BY_SQLSTATE: Record<string, { status: number; error: string }> = {
+  SV400: { status: 400, error: 'invalid_input' },
+  SV401: { status: 401, error: 'invalid' },
+  SV403: { status: 403, error: 'forbidden' },
+  SV404: { status: 404, error: 'not_found' },
+  SV409: { status: 409, error: 'conflict' },
+  SV422: { status: 422, error: 'precondition_failed' },
+  SVSCP: { status: 403, error: 'scope_required' },
+  '42501': { status: 403, error: 'forbidden' }, // insufficient privilege / row-level security
+  '23505': { status: 409, error: 'conflict' }, // unique violation
+  '23503': { status: 404, error: 'not_found' }, // foreign key: the referenced row is not there (for this key)
+  '23514': { status: 400, error: 'invalid_input' }, // check violation
+  '23502': { status: 400, error: 'invalid_input' }, // not null violation
+  '22P02': { status: 400, error: 'invalid_input' }, // invalid text representation
+  '22007': { status: 400, error: 'invalid_input' }, // invalid datetime format
+  '22008': { status: 400, error: 'invalid_input' }, // datetime out of range
+  '22003': { status: 400, error: 'invalid_input' }, // numeric out of range
+  '22001': { status: 400, error: 'invalid_input' }, // string too long
+};
+
+interface PgError {
+  code?: string;
+  message: string;
+  detail?: string;
+  hint?: string;
+  column?: string;
+  constraint?: string;
+}
+
+/** The ApiError for a database error, or undefined when it is not one we expect (→ 500). */
+export function fromPgError(err: unknown): ApiError | undefined {
+  const e = err as PgError;
+  const mapped = e?.code ? BY_SQLSTATE[e.code] : undefined;
+  if (!mapped) return undefined;
+  const custom = e.code!.startsWith('SV');
+  const body: ErrorBody = {
+    // Our own errors may name a more precise code in DETAIL (e.g. time_tracking_disabled).
+    error: (custom && e.detail) || mapped.error,
+    message: custom ? e.message : describeConstraint(e),
+  };
+  if (mapped.status === 400) body.issues = { [e.column || constraintField(e) || 'input']: body.message! };
+  if (e.code === 'SVSCP' && e.hint) body.scope = e.hint;
+  return new ApiError(mapped.status, body);
+}
+
+function constraintField(e: PgError): string | undefined {
+  // e.g. issues_title_check → title
+  const m = e.constraint?.match(/^[a-z]+_(.+)_(check|key|fkey|not_null)$/);
+  return m?.[1]?.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+function describeConstraint(e: PgError): string {
+  switch (e.code) {
+    case '23505': return 'Already exists';
+    case '23503': return 'Referenced record not found';
+    case '42501': return 'Not permitted for this key';
+    default: return e.message;
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * MCP over Streamable HTTP (JSON responses, no server-initiated stream): POST /api/mcp/rpc and /api/mcp.
+ * Protocol faults (unparseable body, unknown method or tool, bad params) are JSON-RPC errors; a tool that
+ * fails (validation, scope, not found, conflict) is a result with isError: true (decisions.md).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import type { Caller } from '../auth/keys.ts';
+import { buildInfo } from '../build-info.ts';
+import { ApiError } from '../errors.ts';
+import { findTool, mcpDescriptor, selectTools } from '../tools/catalog.ts';
+import type { AppServices } from './app.ts';
+
+const TOOLS_PAGE_SIZE = 100;
+type Id = string | number | null;
+
+const rpcError = (id: Id, code: number, message: string, data?: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } });
+const rpcResult = (id: Id, resultJson: string) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
+
+/** A tool's output as an MCP CallToolResult; the output JSON text is embedded as is (no re-serialising). */
+function toolResult(outputJson: string): string {
+  const structured = outputJson.startsWith('{') ? outputJson : `{"items":${outputJson}}`;
+  return `{"content":[{"type":"text","text":${JSON.stringify(outputJson)}}],"structuredContent":${structured}}`;
+}
+
+function toolError(err: ApiError): string {
+  const body = { ...err.body, status: err.status };
+  return JSON.stringify({ isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body });
+}
+
+interface Selectors {
+  profile?: string;
+  tools?: string;
+}
+
+export function registerMcp(app: FastifyInstance, services: AppServices): void {
+  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    const caller = await services.keys.authenticate(req.headers.authorization);
+    services.rateLimit(caller, 'rpc', reply);
+    const body = req.body;
+    const selectors = req.query as Selectors;
+    const batch = Array.isArray(body);
+    const messages: unknown[] = batch ? body : [body];
+    if (messages.length === 0) return sendJson(reply, 400, rpcError(null, ErrorCode.InvalidRequest, 'Empty batch'));
+
+    const responses: string[] = [];
+    for (const message of messages) {
+      const response = await handleMessage(services, caller, selectors, message, req);
+      if (response !== undefined) responses.push(response);
+    }
+    if (responses.length === 0) return reply.code(202).send();
+    return sendJson(reply, 200, batch ? `[${responses.join(',')}]` : responses[0]!);
+  };
+  app.post('/api/mcp/rpc', handler);
+  app.post('/api/mcp', handler);
+  const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
+    reply.code(405).header('allow', 'POST').send({ error: 'method_not_allowed', message: 'This MCP endpoint answers POST only (no server-initiated stream).' });
+  for (const path of ['/api/mcp/rpc', '/api/mcp']) {
+    app.get(path, notAllowed);
+    app.delete(path, notAllowed);
+  }
+}
+
+function sendJson(reply: FastifyReply, status: number, json: string) {
+  return reply.code(status).header('content-type', 'application/json; charset=utf-8').send(json);
+}
+
+async function handleMessage(
+  services: AppServices, caller: Caller, selectors: Selectors, message: unknown, req: FastifyRequest,
+): Promise<string | undefined> {
+  if (typeof message !== 'object' || message === null || (message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
+    return rpcError(null, ErrorCode.InvalidRequest, 'Invalid JSON-RPC 2.0 message');
+  }
+  const msg = message as { id?: unknown; method?: unknown; params?: unknown };
+  if (typeof msg.method !== 'string') {
+    // A response or error from the client: nothing to answer.
+    if ('result' in msg || 'error' in msg) return undefined;
+    return rpcError(null, ErrorCode.InvalidRequest, 'Missing method');
+  }
+  if (!('id' in msg) || msg.id === undefined) return undefined; // notification → 202
+  if (typeof msg.id !== 'string' && typeof msg.id !== 'number') {
+    return rpcError(null, ErrorCode.InvalidRequest, 'id must be a string or a number');
+  }
+  const id = msg.id;
+  const params = (msg.params ?? {}) as Record<string, unknown>;
+  if (typeof params !== 'object' || Array.isArray(params)) return rpcError(id, ErrorCode.InvalidParams, 'params must be an object');
+
+  switch (msg.method) {
+    case 'initialize': {
+      const requested = params.protocolVersion;
+      const protocolVersion =
+        typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+      const info = buildInfo();
+      return rpcResult(id, JSON.stringify({
+        protocolVersion,
+        capabilities: { tools: { listChanged: false } },
+        serverInfo: { name: info.name, version: info.version, gitSha: info.gitSha, buildTime: info.buildTime },
+        instructions: 'Issue tracker tools. tools/list shows a profile (?profile=core|planning|agents|full or ?tools=ns1,ns2); catalog.search, catalog.describe and catalog.call reach every tool this key may call.',
+      }));
+    }
+    case 'ping':
+      return rpcResult(id, '{}');
+    case 'tools/list': {
+      let tools;
+      try {
+        tools = selectTools(caller, selectors);
+      } catch (err) {
+        if (err instanceof ApiError) return rpcError(id, ErrorCode.InvalidParams, err.message, err.body);
+        throw err;
+      }
+      let offset = 0;
+      if (params.cursor !== undefined) {
+        offset = decodeCursor(params.cursor);
+        if (offset < 0) return rpcError(id, ErrorCode.InvalidParams, 'Invalid cursor');
+      }
+      const pageTools = tools.slice(offset, offset + TOOLS_PAGE_SIZE);
+      const next = offset + TOOLS_PAGE_SIZE < tools.length ? encodeCursor(offset + TOOLS_PAGE_SIZE) : undefined;
+      return rpcResult(id, JSON.stringify({ tools: pageTools.map(mcpDescriptor), ...(next ? { nextCursor: next } : {}) }));
+    }
+    case 'tools/call': {
+      const name = params.name;
+      if (typeof name !== 'string') return rpcError(id, ErrorCode.InvalidParams, 'params.name must be a string');
+      const t = findTool(name);
+      if (!t) return rpcError(id, ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      const args = params.arguments ?? {};
+      try {
+        return rpcResult(id, toolResult(await services.runner.run(caller, t, args)));
+      } catch (err) {
+        if (err instanceof ApiError) return rpcResult(id, toolError(err));
+        req.log.error({ err, tool: name }, 'tool call failed');
+        return rpcError(id, ErrorCode.InternalError, 'Internal error');
+      }
+    }
+    default:
+      return rpcError(id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`);
+  }
+}
+
+const encodeCursor = (offset: number) => Buffer.from(`tools:${offset}`).toString('base64url');
+function decodeCursor(cursor: unknown): number {
+  if (typeof cursor !== 'string') return -1;
+  const m = Buffer.from(cursor, 'base64url').toString().match(/^tools:(\d+)$/);
+  return m ? Number(m[1]) : -1;
+}

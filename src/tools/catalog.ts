@@ -1,0 +1,153 @@
+/**
+ * The catalog: every tool, the profiles that bundle namespaces for tools/list, and the three
+ * catalog helpers (search, describe, call) that let an agent reach tools outside its list.
+ */
+import { z } from 'zod';
+import { hasScope, type Caller } from '../auth/keys.ts';
+import { ApiError } from '../errors.ts';
+import { agentTools } from './agents.ts';
+import { defineTools, tool, type Tool } from './define.ts';
+import { eventTools } from './events.ts';
+import { issueTools } from './issues.ts';
+import { statusTools, workspaceTools } from './workspace.ts';
+
+const descriptorOut = z.looseObject({
+  name: z.string(), description: z.string(), scopes: z.array(z.string()),
+  inputSchema: z.record(z.string(), z.unknown()).optional(),
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+});
+
+const catalogTools = defineTools(
+  tool({
+    name: 'catalog.search',
+    scopes: [],
+    description: 'Search every tool this key may call (the full catalog, beyond the current tools/list profile) by words in names and descriptions.',
+    input: z.strictObject({ query: z.string().trim().min(1).max(200), limit: z.number().int().min(1).max(100).default(20) }),
+    output: z.array(descriptorOut),
+    readOnly: true,
+    run: async ({ caller }, input: { query: string; limit: number }) => searchCatalog(caller, input.query, input.limit),
+  }),
+  tool({
+    name: 'catalog.describe',
+    scopes: [],
+    description: 'Full descriptors (description, required scopes, input and output JSON Schemas) of tools by name.',
+    input: z.strictObject({ names: z.array(z.string().min(1).max(100)).min(1).max(50) }),
+    output: z.array(descriptorOut),
+    readOnly: true,
+    run: async (_ctx, input: { names: string[] }) => {
+      const unknown = input.names.filter((n) => !byName.has(n));
+      if (unknown.length) throw new ApiError(404, { error: 'unknown_tool', message: `Unknown tool: ${unknown.join(', ')}` });
+      return input.names.map((n) => descriptor(byName.get(n)!));
+    },
+  }),
+  tool({
+    name: 'catalog.call',
+    scopes: [],
+    description: "Call any tool by name with its arguments, as if called directly; the target tool's scopes and narrowing still apply.",
+    input: z.strictObject({ name: z.string().min(1).max(100), arguments: z.record(z.string(), z.unknown()).default({}) }),
+    output: z.unknown(),
+    run: async (ctx, input: { name: string; arguments: Record<string, unknown> }) => {
+      if (input.name.startsWith('catalog.')) {
+        throw new ApiError(400, { error: 'invalid_input', issues: { name: 'catalog helpers cannot be called through catalog.call' } });
+      }
+      return ctx.invoke(input.name, input.arguments);
+    },
+  }),
+);
+
+export const TOOLS: Tool[] = [...issueTools, ...workspaceTools, ...statusTools, ...agentTools, ...eventTools, ...catalogTools];
+const byName = new Map(TOOLS.map((t) => [t.name, t]));
+
+export const findTool = (name: string): Tool | undefined => byName.get(name);
+
+// Profiles (spec 4.1): curated namespace bundles for tools/list. The catalog helpers are always listed.
+const CORE = ['issues', 'comments', 'projects', 'statuses', 'labels', 'relations', 'attachments', 'agents', 'notes',
+  'pins', 'time', 'events', 'workspace', 'repohost', 'notification', 'agent', 'standup', 'analytics'];
+export const PROFILES: Record<string, string[] | 'all'> = {
+  runtime: ['issues', 'comments', 'chat', 'runs', 'actionRequests', 'workspace'],
+  core: CORE,
+  planning: [...CORE, 'cycles', 'initiatives', 'goals', 'plans', 'executionPlans', 'reviewGates'],
+  agents: [...CORE, 'runs', 'agentCrews', 'runtimes', 'actionRequests', 'chat'],
+  canvas: ['canvas'],
+  full: 'all',
+};
+export const DEFAULT_PROFILE = 'runtime';
+
+export function canCall(caller: Caller, t: Tool): boolean {
+  return t.scopes.every((s) => hasScope(caller, s));
+}
+
+/** Tools advertised by tools/list for these selectors; `tools` (namespaces) wins over `profile`. */
+export function selectTools(caller: Caller, selectors: { profile?: string; tools?: string }): Tool[] {
+  let namespaces: Set<string> | 'all';
+  if (selectors.tools) {
+    namespaces = new Set(selectors.tools.split(',').map((s) => s.trim()).filter(Boolean));
+  } else {
+    const profile = PROFILES[selectors.profile || DEFAULT_PROFILE];
+    if (!profile) throw new ApiError(400, { error: 'invalid_input', issues: { profile: `unknown profile; use one of ${Object.keys(PROFILES).join(', ')}` } });
+    namespaces = profile === 'all' ? 'all' : new Set(profile);
+  }
+  return TOOLS.filter(
+    (t) => (namespaces === 'all' || namespaces.has(t.namespace) || t.namespace === 'catalog') && canCall(caller, t),
+  );
+}
+
+// JSON Schemas come from the zod declarations (never written twice); cached per tool.
+const schemaCache = new Map<string, { input: Record<string, unknown>; output?: Record<string, unknown> }>();
+
+function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}
+
+export function schemasOf(t: Tool): { input: Record<string, unknown>; output?: Record<string, unknown> } {
+  let s = schemaCache.get(t.name);
+  if (!s) {
+    const out = t.output instanceof z.ZodArray ? z.object({ items: t.output }) : t.output;
+    const outputSchema = out instanceof z.ZodObject ? toJsonSchema(out, 'output') : undefined;
+    s = { input: toJsonSchema(t.input, 'input'), output: outputSchema };
+    schemaCache.set(t.name, s);
+  }
+  return s;
+}
+
+/** MCP tool descriptor (tools/list). Array outputs are advertised as {items: [...]}, as structuredContent carries them. */
+export function mcpDescriptor(t: Tool) {
+  const s = schemasOf(t);
+  return {
+    name: t.name,
+    description: t.description,
+    inputSchema: s.input,
+    ...(s.output ? { outputSchema: s.output } : {}),
+    annotations: { readOnlyHint: !!t.readOnly },
+  };
+}
+
+export function descriptor(t: Tool) {
+  const s = schemasOf(t);
+  return {
+    name: t.name,
+    namespace: t.namespace,
+    description: t.description,
+    scopes: t.scopes,
+    readOnly: !!t.readOnly,
+    inputSchema: s.input,
+    ...(s.output ? { outputSchema: s.output } : {}),
+    rest: { method: 'POST', path: `/api/mcp/${t.name}` },
+  };
+}
+
+function searchCatalog(caller: Caller, query: string, max: number) {
+  const terms = query.toLowerCase().split(/[\s,]+/).filter(Boolean);
+  return TOOLS.filter((t) => canCall(caller, t))
+    .map((t) => {
+      const name = t.name.toLowerCase();
+      const text = `${name} ${t.description.toLowerCase()}`;
+      const score = terms.reduce((acc, term) => acc + (name.includes(term) ? 3 : 0) + (text.includes(term) ? 1 : 0), 0);
+      return { t, score };
+    })
+    .filter((r) => r.score > 0)
+    .sort((a, b) => b.score - a.score || a.t.name.localeCompare(b.t.name))
+    .slice(0, max)
+    .map(({ t }) => ({ name: t.name, description: t.description, scopes: t.scopes }));
+}

@@ -1,0 +1,60 @@
+/**
+ * A tool is declared once, here-shaped: name, scope, description, zod input, the SQL it calls (by
+ * naming convention) and its output shape. JSON-RPC, REST, describe, catalog.* and tools/list all read
+ * the same declaration.
+ */
+import { z } from 'zod';
+import type { Caller, Scope } from '../auth/keys.ts';
+
+export interface ToolContext {
+  caller: Caller;
+  /** Invokes another tool as the same caller (catalog.call). */
+  invoke(name: string, args: unknown): Promise<unknown>;
+}
+
+export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
+  /** `<namespace>.<tool>`, e.g. `issues.create`. */
+  name: string;
+  /** Scopes the key must hold (all of them). Empty: any valid key. */
+  scopes: Scope[];
+  description: string;
+  input: I;
+  output: O;
+  /** True for tools that change nothing (MCP readOnlyHint). */
+  readOnly?: boolean;
+  /** Tools implemented in Node instead of SQL (the catalog helpers). */
+  run?: (ctx: ToolContext, input: z.output<I>) => Promise<unknown>;
+}
+
+export interface Tool extends ToolDef {
+  namespace: string;
+  /** The SQL function: app_tools.<namespace>_<tool in snake_case>(args jsonb) returns jsonb. */
+  sqlFunction: string;
+}
+
+const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+export function defineTools<const T extends readonly ToolDef[]>(...defs: T): Tool[] {
+  return defs.map((def) => {
+    const [namespace, tool] = def.name.split('.');
+    if (!namespace || !tool) throw new Error(`tool name ${def.name} must be <namespace>.<tool>`);
+    return { ...def, namespace, sqlFunction: `app_tools.${snake(namespace)}_${snake(tool)}` } as Tool;
+  });
+}
+
+/** Typed helper so each declaration infers its own input type for `run`. */
+export const tool = <I extends z.ZodObject, O extends z.ZodType>(def: ToolDef<I, O>): ToolDef => def as unknown as ToolDef;
+
+// Shared input pieces -------------------------------------------------------------------------
+
+export const id = (what: string) => z.uuid({ message: `${what} must be a UUID` });
+/** An issue reference: its UUID or its key (ABC-12). */
+export const issueRef = z.string().min(1).max(64).describe('Issue id (UUID) or key such as ENG-12');
+export const limit = (def: number, max: number) => z.number().int().min(1).max(max).default(def).describe(`Page size, default ${def}, max ${max}`);
+export const cursor = z.string().min(1).max(200).describe('nextCursor from the previous page');
+export const priority = z.enum(['NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT']);
+export const statusCategory = z.enum(['BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED']);
+export const timestamp = z.string().describe('ISO 8601 timestamp');
+
+/** `{ items, nextCursor }` — the shape of every paged list. */
+export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });

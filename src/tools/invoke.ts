@@ -1,0 +1,64 @@
+/**
+ * Calling a tool: scope check, zod validation, then ONE statement that sets the caller identity and
+ * calls the tool's SQL function (one round trip, one transaction, RLS inside). The result stays the JSON
+ * text PostgreSQL produced; transports embed it without parsing and re-serialising.
+ */
+import type pg from 'pg';
+import type { z } from 'zod';
+import { hasScope, type Caller } from '../auth/keys.ts';
+import { ApiError, fromPgError, invalidInput, scopeRequired } from '../errors.ts';
+import { findTool } from './catalog.ts';
+import type { Tool } from './define.ts';
+
+export function zodIssues(error: z.ZodError): Record<string, string> {
+  const issues: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const field = issue.path.length ? issue.path.join('.') : 'input';
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) issues[field === 'input' ? key : `${field}.${key}`] = 'unknown field';
+    } else {
+      issues[field] ??= issue.message;
+    }
+  }
+  return issues;
+}
+
+export class ToolRunner {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** Runs the tool and returns its output as JSON text; throws ApiError for every expected failure. */
+  async call(caller: Caller, name: string, args: unknown): Promise<string> {
+    const t = findTool(name);
+    if (!t) throw new ApiError(404, { error: 'unknown_tool', message: `Unknown tool: ${name}` });
+    return this.run(caller, t, args);
+  }
+
+  async run(caller: Caller, t: Tool, args: unknown): Promise<string> {
+    for (const scope of t.scopes) if (!hasScope(caller, scope)) throw scopeRequired(scope);
+    const parsed = t.input.safeParse(args ?? {});
+    if (!parsed.success) throw invalidInput(zodIssues(parsed.error));
+    if (t.run) {
+      const result = await t.run(
+        { caller, invoke: async (name, a) => JSON.parse(await this.call(caller, name, a)) },
+        parsed.data,
+      );
+      return JSON.stringify(result ?? null);
+    }
+    try {
+      const { rows } = await this.pool.query<{ r: string | null }>({
+        name: `tool:${t.name}`,
+        text: `select ${t.sqlFunction}($9::jsonb)::text as r
+               from (select app_hidden.set_request_context($1, $2, $3, $4, $5, $6, $7, $8)) as identity`,
+        values: [
+          caller.workspaceId, caller.userId, caller.keyId, caller.agentId, caller.scopes,
+          caller.projectIds, caller.labelIds, caller.initiativeIds, JSON.stringify(parsed.data),
+        ],
+      });
+      return rows[0]?.r ?? 'null';
+    } catch (err) {
+      const mapped = fromPgError(err);
+      if (mapped) throw mapped;
+      throw err;
+    }
+  }
+}
