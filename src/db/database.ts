@@ -44,9 +44,8 @@ export function createPools(ownerUrl: string, opts: { apiMax?: number; ownerMax?
     max: opts.apiMax ?? 20,
     application_name: 'svc-api',
     statement_timeout: 30_000,
-  });
-  api.on('connect', (client) => {
-    client.query('set role svc_visitor').catch((err) => client.emit('error', err));
+    // The request role is set in the startup packet, before any query can run on the connection.
+    options: '-c role=svc_visitor',
   });
   const owner = new pg.Pool({ connectionString: ownerUrl, max: opts.ownerMax ?? 8, application_name: 'svc-owner' });
   // A client losing its server (restart, admin kill) must not crash the process.

@@ -2,11 +2,16 @@
  * Schema changes are owned by graphile-migrate: committed migrations in migrations/committed,
  * work in progress in migrations/current/ (applied only by `npm run gm -- watch` and the tests).
  */
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Logger } from '@graphile/logger';
 import { migrate, watch, type Settings } from 'graphile-migrate';
 import pg from 'pg';
+
+// graphile-migrate keeps its pools alive 200 ms after use and exits the process if one errors, which
+// happens when the embedded server stops inside that window. Release them as soon as we are done.
+const { clearAllPools } = createRequire(import.meta.url)('graphile-migrate/dist/pgReal.js') as { clearAllPools(): void };
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const migrationsFolder = path.join(projectRoot, 'migrations');
@@ -33,6 +38,7 @@ export async function applyMigrations(ownerUrl: string, opts: { includeCurrent?:
     if (opts.includeCurrent) await watch(settings, true);
     else await migrate(settings);
   } finally {
+    clearAllPools();
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
     await client.end();
   }

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, createKey, createWorkspace, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let ws: Workspace;
+beforeAll(async () => {
+  t = await startTestApp();
+  ws = await createWorkspace(t);
+});
+afterAll(() => t.close());
+
+describe('authentication (spec part 5)', () => {
+  it('a missing token is 401', async () => {
+    const r = await rest(t, undefined, 'workspace.get', {});
+    expect(r.status).toBe(401);
+    expect(r.body.error).toBe('invalid');
+    expect((await rpc(t, undefined, 'tools/list')).status).toBe(401);
+  });
+
+  it('an unknown or malformed token is 401 invalid', async () => {
+    expect((await rest(t, 'svc_sk_' + 'x'.repeat(43), 'workspace.get', {})).body).toMatchObject({ error: 'invalid' });
+    expect((await rest(t, 'not-a-key', 'workspace.get', {})).body).toMatchObject({ error: 'invalid' });
+  });
+
+  it('a revoked key is 401 revoked on its very next call, over REST and MCP', async () => {
+    const key = await createKey(t, ws);
+    expect((await rest(t, key.token, 'workspace.get', {})).status).toBe(200); // now cached
+    await admin(t, 'revoke-key', { id: key.id, json: true });
+    const r = await rest(t, key.token, 'workspace.get', {});
+    expect(r.status).toBe(401);
+    expect(r.body.error).toBe('revoked');
+    const m = await rpc(t, key.token, 'tools/list');
+    expect(m.status).toBe(401);
+    expect(m.body.error).toBe('revoked');
+  });
+
+  it('an expired key is 401 expired', async () => {
+    const key = await createKey(t, ws, { kind: 'SESSION', ttlHours: 1 });
+    expect((await rest(t, key.token, 'workspace.get', {})).status).toBe(200);
+    await t.pools.owner.query(`update app_private.api_keys set expires_at = now() - interval '1 second' where id = $1`, [key.id]);
+    const r = await rest(t, key.token, 'workspace.get', {});
+    expect(r.status).toBe(401);
+    expect(r.body.error).toBe('expired');
+  });
+
+  it('checks in order invalid → revoked → expired', async () => {
+    const key = await createKey(t, ws, { kind: 'SESSION', ttlHours: 1 });
+    await t.pools.owner.query(`update app_private.api_keys set expires_at = now() - interval '1 hour', revoked_at = now() where id = $1`, [key.id]);
+    t.keys.forget(key.id);
+    expect((await rest(t, key.token, 'workspace.get', {})).body.error).toBe('revoked');
+  });
+
+  it('stores only the SHA-256 and a 14-character prefix', async () => {
+    const key = await createKey(t, ws);
+    const { rows } = await t.pools.owner.query('select * from app_private.api_keys where id = $1', [key.id]);
+    const row = rows[0];
+    expect(row.prefix).toBe(key.token.slice(0, 14));
+    expect(row.token_hash.length).toBe(32);
+    expect(JSON.stringify(row)).not.toContain(key.token.slice(14));
+    expect(key.token).toMatch(/^svc_sk_[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('bumps lastUsedAt in batches, not on every call', async () => {
+    const key = await createKey(t, ws);
+    await rest(t, key.token, 'workspace.get', {});
+    const before = await t.pools.owner.query('select last_used_at from app_private.api_keys where id = $1', [key.id]);
+    expect(before.rows[0].last_used_at).toBeNull();
+    await t.keys.flushLastUsed();
+    const after = await t.pools.owner.query('select last_used_at from app_private.api_keys where id = $1', [key.id]);
+    expect(after.rows[0].last_used_at).toBeInstanceOf(Date);
+  });
+
+  it('a key of one workspace never sees another workspace', async () => {
+    const other = await createWorkspace(t);
+    const created = await rest(t, other.token, 'issues.create', { title: 'secret of the other workspace' });
+    expect(created.status).toBe(200);
+    expect((await rest(t, ws.token, 'workspace.get', {})).body.id).toBe(ws.id);
+    expect((await rest(t, ws.token, 'issues.get', { id: created.body.id })).status).toBe(404);
+    expect((await rest(t, ws.token, 'issues.get', { id: created.body.key })).status).toBe(404);
+    const list = await rest(t, ws.token, 'issues.list', {});
+    expect(list.body.items.map((i: { id: string }) => i.id)).not.toContain(created.body.id);
+    const events = await rest(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: created.body.id });
+    expect(events.status).toBe(404);
+    const all = await rest(t, ws.token, 'events.recent', { limit: 200 });
+    expect(JSON.stringify(all.body)).not.toContain(created.body.id);
+    const statuses = await rest(t, ws.token, 'statuses.list', {});
+    const otherStatuses = await rest(t, other.token, 'statuses.list', {});
+    expect(statuses.body.map((s: { id: string }) => s.id)).not.toContain(otherStatuses.body[0].id);
+    // Another workspace's status cannot be used either.
+    const cross = await rest(t, ws.token, 'issues.create', { title: 'x', statusId: otherStatuses.body[0].id });
+    expect(cross.status).toBe(404);
+  });
+});
+
+describe('rate limits', () => {
+  it('answers 429 with Retry-After past the per-key limit', async () => {
+    const limited = await startTestApp({ rateLimits: { rpc: 2, rest: 2 } });
+    try {
+      const w = await createWorkspace(limited);
+      expect((await rest(limited, w.token, 'workspace.get', {})).status).toBe(200);
+      expect((await rest(limited, w.token, 'workspace.get', {})).status).toBe(200);
+      const r = await rest(limited, w.token, 'workspace.get', {});
+      expect(r.status).toBe(429);
+      expect(r.body.error).toBe('rate_limited');
+      expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * Per-file test harness: a fresh database cloned from the migrated template, the real HTTP app on it,
+ * and fixtures created through the same operator functions `svc admin` uses.
+ */
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { KeyAuthenticator, type KeyScope } from '../../src/auth/keys.ts';
+import { ADMIN_COMMANDS, type Flags } from '../../src/cli/admin.ts';
+import { createPools, type Pools } from '../../src/db/database.ts';
+import { Notifier } from '../../src/events/notifier.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { ToolRunner } from '../../src/tools/invoke.ts';
+
+export async function createTestDatabase(): Promise<string> {
+  const adminUrl = inject('adminUrl');
+  const name = `svc_t_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name} template ${inject('templateDb')}`);
+  await admin.end();
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  pools: Pools;
+  ownerUrl: string;
+  keys: KeyAuthenticator;
+  /** Listens on a real port (for clients that need HTTP, e.g. the MCP SDK). */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(opts: { rateLimits?: { rpc: number; rest: number } } = {}): Promise<TestApp> {
+  const ownerUrl = await createTestDatabase();
+  const pools = createPools(ownerUrl, { apiMax: 5, ownerMax: 3 });
+  const notifier = new Notifier(ownerUrl);
+  await notifier.start();
+  const keys = new KeyAuthenticator(pools.api, pools.owner);
+  notifier.on('svc_keys', (id: string) => keys.forget(id));
+  const { app } = buildApp({
+    ownerPool: pools.owner, keys, runner: new ToolRunner(pools.api),
+    rateLimits: opts.rateLimits ?? { rpc: 0, rest: 0 }, logLevel: 'silent',
+  });
+  await app.ready();
+  return {
+    app, pools, ownerUrl, keys,
+    async listen() {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const addr = app.server.address() as { port: number };
+      return `http://127.0.0.1:${addr.port}`;
+    },
+    async close() {
+      await app.close();
+      await keys.close();
+      await notifier.close();
+      await pools.end();
+    },
+  };
+}
+
+/** Runs an operator command (same code path as `svc admin <name> --json`). */
+export async function admin<T = any>(t: TestApp, command: string, flags: Flags): Promise<T> {
+  const client = await t.pools.owner.connect();
+  try {
+    await client.query('begin');
+    const result = await ADMIN_COMMANDS[command]!(client, flags);
+    await client.query('commit');
+    return result.json as T;
+  } catch (err) {
+    await client.query('rollback');
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+let counter = 0;
+export interface Workspace {
+  id: string;
+  key: string;
+  ownerEmail: string;
+  /** FULL-scope personal key of the owner. */
+  token: string;
+}
+
+export async function createWorkspace(t: TestApp, key?: string): Promise<Workspace> {
+  const wsKey = key ?? `W${(++counter).toString(36).toUpperCase()}${crypto.randomBytes(2).toString('hex').toUpperCase()}`;
+  const ownerEmail = `owner-${wsKey.toLowerCase()}@example.com`;
+  const r = await admin(t, 'create-workspace', { name: `Workspace ${wsKey}`, key: wsKey, 'owner-email': ownerEmail, json: true });
+  return { id: r.workspace.id, key: r.workspace.key, ownerEmail, token: r.apiKey.rawKey };
+}
+
+export async function createKey(
+  t: TestApp, ws: Workspace,
+  opts: { scopes?: KeyScope[]; agent?: string; projects?: string[]; labels?: string[]; initiatives?: string[]; kind?: string; user?: string; ttlHours?: number } = {},
+): Promise<{ id: string; token: string }> {
+  const flags: Flags = { workspace: ws.key, user: opts.user ?? ws.ownerEmail, scopes: (opts.scopes ?? ['FULL']).join(','), json: true };
+  if (opts.agent) flags.agent = opts.agent;
+  if (opts.projects) flags.projects = opts.projects.join(',');
+  if (opts.labels) flags.labels = opts.labels.join(',');
+  if (opts.initiatives) flags.initiatives = opts.initiatives.join(',');
+  if (opts.kind) flags.kind = opts.kind;
+  if (opts.ttlHours) flags['ttl-hours'] = String(opts.ttlHours);
+  const r = await admin(t, 'create-key', flags);
+  return { id: r.apiKey.id, token: r.apiKey.rawKey };
+}
+
+export async function createAgent(t: TestApp, ws: Workspace, profileKey: string, extra: Flags = {}) {
+  const r = await admin(t, 'create-agent', { workspace: ws.key, 'profile-key': profileKey, name: profileKey, json: true, ...extra });
+  return r.agent as { id: string; profileKey: string };
+}
+
+export interface CallResult<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, unknown>;
+}
+
+/** POST /api/mcp/<tool> (REST alias). */
+export async function rest<T = any>(t: TestApp, token: string | undefined, tool: string, input?: unknown): Promise<CallResult<T>> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/mcp/${tool}`,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    payload: input === undefined ? '' : JSON.stringify(input),
+  });
+  return { status: res.statusCode, body: res.body ? res.json() : undefined, headers: res.headers };
+}
+
+/** Same as rest() but asserts 200 and returns the output. */
+export async function ok<T = any>(t: TestApp, token: string, tool: string, input?: unknown): Promise<T> {
+  const r = await rest<T>(t, token, tool, input);
+  if (r.status !== 200) throw new Error(`${tool} → ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+/** One JSON-RPC request to /api/mcp/rpc. */
+export async function rpc<T = any>(t: TestApp, token: string | undefined, method: string, params?: unknown, query = ''): Promise<CallResult<T>> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/mcp/rpc${query}`,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params === undefined ? {} : { params }) }),
+  });
+  return { status: res.statusCode, body: res.body ? res.json() : undefined, headers: res.headers };
+}
