@@ -1,5 +1,5 @@
 --! Previous: -
---! Hash: sha1:42088cf12411768d73e8fc21b1940054d80dae78
+--! Hash: sha1:28b799dfd74dd8f7757120dbdfa58e34ea6b11b8
 --! Message: foundation: roles, tenancy, tracker core, events, first tools
 
 --! split: 1-roles-schemas-context.sql
@@ -675,7 +675,7 @@ comment on policy delete_in_workspace on app_public.issue_labels is 'Unlabel iss
 
 grant select on app_public.statuses, app_public.labels, app_public.initiatives, app_public.projects,
   app_public.issues, app_public.issue_labels to svc_visitor;
-grant insert (workspace_id, title, description, priority, status_id, project_id, parent_id, due_date, estimate,
+grant insert (id, workspace_id, title, description, priority, status_id, project_id, parent_id, due_date, estimate,
               sla_minutes, expected_output, verification_checklist, artifact_required, created_by_user_id,
               created_by_agent_id)
   on app_public.issues to svc_visitor;
@@ -1096,16 +1096,19 @@ comment on function app_tools.agents_me(jsonb) is 'agents.me: the agent linked t
 
 -- Tools: issues -------------------------------------------------------------------------------
 
-create function app_hidden.assert_issue_visible(p_issue_id uuid) returns void
+create function app_hidden.issue_after_write(p_issue_id uuid) returns app_public.issues
 language plpgsql stable as $$
+declare v_issue app_public.issues;
 begin
-  if not app_hidden.issues_unrestricted()
-     and not exists (select 1 from app_public.issues where id = p_issue_id) then
+  select * into v_issue from app_public.issues where id = p_issue_id;
+  if v_issue.id is null then
     raise exception 'The issue would fall outside this key''s narrowing' using errcode = 'SV403', detail = 'narrowing';
   end if;
+  return v_issue;
 end
 $$;
-comment on function app_hidden.assert_issue_visible(uuid) is 'After a write by a narrowed key: the issue must still be inside its narrowing (else 403 and rollback).';
+comment on function app_hidden.issue_after_write(uuid) is
+  'Re-reads an issue after a write: a narrowed key must still see it (else 403 narrowing, and the call rolls back).';
 
 create function app_tools.issues_create(args jsonb) returns jsonb
 language plpgsql volatile as $$
@@ -1115,6 +1118,7 @@ declare
   v_project_id uuid;
   v_parent app_public.issues;
   v_label_ids uuid[] := app_hidden.uuid_array(args->'labelIds', 'labelIds');
+  v_id uuid := gen_random_uuid();
   v_issue app_public.issues;
 begin
   if args ? 'statusId' and args->>'statusId' is not null then
@@ -1143,20 +1147,20 @@ begin
     raise exception 'Label not found' using errcode = 'SV404', column = 'labelIds';
   end if;
 
-  insert into app_public.issues (workspace_id, title, description, priority, status_id, project_id, parent_id,
+  -- No RETURNING: it would demand the row pass the SELECT policy before its labels exist.
+  insert into app_public.issues (id, workspace_id, title, description, priority, status_id, project_id, parent_id,
                                  due_date, estimate, sla_minutes, expected_output, verification_checklist,
                                  artifact_required, created_by_user_id, created_by_agent_id)
-  values (v_ws, args->>'title', args->>'description', coalesce(args->>'priority', 'NONE'), v_status_id, v_project_id,
+  values (v_id, v_ws, args->>'title', args->>'description', coalesce(args->>'priority', 'NONE'), v_status_id, v_project_id,
           v_parent.id, (args->>'dueDate')::date, (args->>'estimate')::numeric, (args->>'slaMinutes')::int,
           args->>'expectedOutput', coalesce(args->'verificationChecklist', '[]'),
           coalesce((args->>'artifactRequired')::boolean, false),
-          app_hidden.current_user_id(), app_hidden.current_agent_id())
-  returning * into v_issue;
+          app_hidden.current_user_id(), app_hidden.current_agent_id());
 
   insert into app_public.issue_labels (workspace_id, issue_id, label_id)
-  select v_ws, v_issue.id, l from unnest(v_label_ids) l;
+  select v_ws, v_id, l from unnest(v_label_ids) l;
 
-  perform app_hidden.assert_issue_visible(v_issue.id);
+  v_issue := app_hidden.issue_after_write(v_id);
   return app_hidden.issue_json(v_issue, true);
 end
 $$;

@@ -100,3 +100,16 @@ describe('schema rules a DBA can read in psql', () => {
     }
   });
 });
+
+describe('migrations', () => {
+  it('ships nothing uncommitted: migrations/current is empty (run `npm run gm -- commit`)', async () => {
+    const fs = await import('node:fs/promises');
+    const files = await fs.readdir('migrations/current').catch(() => [] as string[]);
+    const pending: string[] = [];
+    for (const f of files) {
+      const text = await fs.readFile(`migrations/current/${f}`, 'utf8');
+      if (text.replace(/--.*$/gm, '').trim()) pending.push(f);
+    }
+    expect(pending).toEqual([]);
+  });
+});

@@ -1,0 +1,142 @@
+/** The operator interface, driven as an operator would: the `svc` binary in a child process. */
+import { spawn, execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../support/harness.ts';
+
+const run = promisify(execFile);
+const SVC = path.resolve('bin/svc.js');
+
+async function svc(args: string[], env: Record<string, string>) {
+  try {
+    const { stdout, stderr } = await run('node', [SVC, ...args], { env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** Starts `svc start`, resolves with its base URL once it logs where it listens. */
+function startServer(env: Record<string, string>) {
+  const child = spawn('node', [SVC, 'start'], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const ready = new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = out.match(/svc listening on (http:\/\/[^\s"]+)/);
+      if (m) resolve(m[1]!);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`svc start exited ${code}: ${out}`)));
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, ready, exited, output: () => out };
+}
+
+describe('svc with DATABASE_URL', () => {
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    env = { DATABASE_URL: await createTestDatabase() };
+  });
+
+  it('admin commands print exactly one JSON object and exit 0', async () => {
+    const ws = await svc(['admin', 'create-workspace', '--name', 'CLI Co', '--key', 'CLI', '--owner-email', 'boss@example.com', '--json'], env);
+    expect(ws.code).toBe(0);
+    const created = JSON.parse(ws.stdout);
+    expect(created).toMatchObject({
+      workspace: { key: 'CLI', name: 'CLI Co', slug: 'cli-co', id: expect.any(String) },
+      owner: { email: 'boss@example.com', id: expect.any(String) },
+      apiKey: { kind: 'PERSONAL', scopes: ['FULL'], prefix: created.apiKey.rawKey.slice(0, 14) },
+    });
+
+    const member = JSON.parse((await svc(['admin', 'add-member', '--workspace', 'CLI', '--email', 'dev@example.com', '--role', 'MEMBER', '--json'], env)).stdout);
+    expect(member).toMatchObject({ user: { email: 'dev@example.com' }, role: 'MEMBER' });
+
+    const agent = JSON.parse((await svc(['admin', 'create-agent', '--workspace', 'CLI', '--profile-key', 'bot', '--name', 'Bot',
+      '--capabilities', 'a,b', '--provider', 'CODEX', '--runtime-mode', 'EPHEMERAL', '--json'], env)).stdout);
+    expect(agent.agent).toMatchObject({ profileKey: 'bot', name: 'Bot', capabilities: ['a', 'b'], provider: 'CODEX', runtimeMode: 'EPHEMERAL' });
+
+    const key = JSON.parse((await svc(['admin', 'create-key', '--workspace', 'CLI', '--user', 'dev@example.com', '--agent', 'bot',
+      '--scopes', 'READ_ISSUES,WRITE_ISSUES', '--expires-in-days', '7', '--json'], env)).stdout);
+    expect(key.apiKey).toMatchObject({ kind: 'AGENT', scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projectIds: [], labelIds: [], initiativeIds: [] });
+    expect(new Date(key.apiKey.expiresAt).getTime()).toBeGreaterThan(Date.now() + 6 * 86_400_000);
+
+    const revoked = await svc(['admin', 'revoke-key', '--id', key.apiKey.id, '--json'], env);
+    expect(revoked.code).toBe(0);
+    expect(JSON.parse(revoked.stdout).apiKey.id).toBe(key.apiKey.id);
+  });
+
+  it('fails with a clear message on stderr and a non-zero exit', async () => {
+    const dup = await svc(['admin', 'create-workspace', '--name', 'Again', '--key', 'CLI', '--owner-email', 'x@example.com', '--json'], env);
+    expect(dup.code).not.toBe(0);
+    expect(dup.stdout).toBe('');
+    expect(dup.stderr).toMatch(/already exists/);
+    const missing = await svc(['admin', 'create-workspace', '--name', 'No key', '--json'], env);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/--key/);
+    const unknown = await svc(['admin', 'revoke-key', '--id', crypto.randomUUID(), '--json'], env);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/not found/);
+  });
+
+  it('svc migrate is idempotent', async () => {
+    expect((await svc(['migrate'], env)).code).toBe(0);
+    expect((await svc(['migrate'], env)).code).toBe(0);
+  });
+
+  it('svc start serves /health and stops cleanly on SIGTERM', async () => {
+    const server = startServer(env);
+    const url = await server.ready;
+    const health = await fetch(`${url}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ ok: true });
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+});
+
+describe('svc on its embedded PostgreSQL', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    const parent = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-cli-'));
+    await fs.chmod(parent, 0o755);
+    dataDir = path.join(parent, 'data');
+  });
+  afterAll(async () => {
+    await fs.rm(path.dirname(dataDir), { recursive: true, force: true });
+  });
+
+  it('boots without DATABASE_URL, shares the running cluster with admin commands, keeps data, stops it on SIGINT', async () => {
+    const env = { SVC_DATA_DIR: dataDir, DATABASE_URL: '' };
+    const server = startServer(env);
+    const url = await server.ready;
+    const created = await svc(['admin', 'create-workspace', '--name', 'Embedded', '--key', 'EMB', '--owner-email', 'e@example.com', '--json'], env);
+    expect(created.code).toBe(0);
+    const token = JSON.parse(created.stdout).apiKey.rawKey;
+    const res = await fetch(`${url}/api/mcp/issues.create`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'kept' }),
+    });
+    expect(res.status).toBe(200);
+    server.child.kill('SIGINT');
+    expect(await server.exited).toBe(0);
+    const pid = await fs.readFile(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').catch(() => undefined);
+    expect(pid).toBeUndefined(); // the embedded server stopped with us
+
+    // Data survives a restart; an admin command on a stopped cluster starts it for its own duration.
+    const again = await svc(['admin', 'add-member', '--workspace', 'EMB', '--email', 'f@example.com', '--role', 'ADMIN', '--json'], env);
+    expect(again.code).toBe(0);
+    const second = startServer(env);
+    const url2 = await second.ready;
+    const list = await fetch(`${url2}/api/mcp/issues.list`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}',
+    });
+    expect((await list.json()).items.map((i: { title: string }) => i.title)).toEqual(['kept']);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  }, 90_000);
+});

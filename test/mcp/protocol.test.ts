@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspace, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let ws: Workspace;
+beforeAll(async () => {
+  t = await startTestApp();
+  ws = await createWorkspace(t);
+});
+afterAll(() => t.close());
+
+const post = (payload: string, token = ws.token) =>
+  t.app.inject({ method: 'POST', url: '/api/mcp/rpc', payload, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
+
+describe('JSON-RPC transport', () => {
+  it('answers malformed JSON with a -32700 parse error', async () => {
+    const res = await post('{"jsonrpc": "2.0", ');
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+  });
+
+  it('answers notifications with 202 and no body', async () => {
+    const res = await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    expect(res.statusCode).toBe(202);
+    expect(res.body).toBe('');
+  });
+
+  it('rejects GET and DELETE with 405', async () => {
+    for (const method of ['GET', 'DELETE'] as const) {
+      for (const url of ['/api/mcp/rpc', '/api/mcp']) {
+        const res = await t.app.inject({ method, url, headers: { authorization: `Bearer ${ws.token}` } });
+        expect(res.statusCode).toBe(405);
+      }
+    }
+  });
+
+  it('answers unknown methods with -32601 and invalid requests with -32600', async () => {
+    expect((await rpc(t, ws.token, 'resources/teleport')).body.error.code).toBe(-32601);
+    expect((await post(JSON.stringify({ id: 1, method: 'ping' }))).json().error.code).toBe(-32600);
+    expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} }))).json().error.code).toBe(-32602);
+    expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'nope.nope' } }))).json().error.code).toBe(-32602);
+    expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'bad' } }))).json().error.code).toBe(-32602);
+  });
+
+  it('answers ping and batches', async () => {
+    const res = await post(JSON.stringify([
+      { jsonrpc: '2.0', id: 'a', method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'workspace.get', arguments: {} } },
+    ]));
+    const body = res.json();
+    expect(body).toHaveLength(2);
+    expect(body[0]).toMatchObject({ id: 'a', result: {} });
+    expect(body[1].result.structuredContent.id).toBe(ws.id);
+  });
+
+  it('rejects a missing key with HTTP 401 {error}', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/mcp/rpc', payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), headers: { 'content-type': 'application/json' } });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ error: 'invalid', message: expect.any(String) });
+  });
+
+  it('reports an invalid profile as invalid params', async () => {
+    const r = await rpc(t, ws.token, 'tools/list', {}, '?profile=nonsense');
+    expect(r.body.error.code).toBe(-32602);
+  });
+});

@@ -1,0 +1,128 @@
+/** The official MCP TypeScript SDK client, over real HTTP, against /api/mcp/rpc and /api/mcp. */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, createWorkspace, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let base: string;
+let ws: Workspace;
+
+async function connect(token: string, path = '/api/mcp/rpc') {
+  const client = new Client({ name: 'sdk-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(base + path), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+  base = await t.listen();
+  ws = await createWorkspace(t);
+});
+afterAll(() => t.close());
+
+describe('official MCP SDK client', () => {
+  it('initializes, lists tools and calls them', async () => {
+    const client = await connect(ws.token);
+    const info = client.getServerVersion();
+    expect(info).toMatchObject({ name: 'svc', version: expect.any(String) });
+    expect(client.getServerCapabilities()).toHaveProperty('tools');
+
+    const { tools } = await client.listTools();
+    const names = tools.map((x) => x.name);
+    expect(names).toContain('issues.create');
+    expect(names).toContain('catalog.search');
+    expect(names).not.toContain('statuses.list'); // not in the default runtime profile
+
+    const created = await client.callTool({ name: 'issues.create', arguments: { title: 'From the SDK', priority: 'URGENT' } });
+    expect(created.isError).toBeFalsy();
+    const issue = created.structuredContent as { id: string; key: string; priority: string };
+    expect(issue.priority).toBe('URGENT');
+    expect(JSON.parse((created.content as Array<{ text: string }>)[0]!.text)).toEqual(issue);
+
+    const got = await client.callTool({ name: 'issues.get', arguments: { id: issue.key } });
+    expect((got.structuredContent as { id: string }).id).toBe(issue.id);
+    await client.close();
+  });
+
+  it('also works on /api/mcp', async () => {
+    const client = await connect(ws.token, '/api/mcp');
+    const r = await client.callTool({ name: 'workspace.get', arguments: {} });
+    expect((r.structuredContent as { key: string }).key).toBe(ws.key);
+    await client.close();
+  });
+
+  it('returns tool failures as isError results with the error body', async () => {
+    const client = await connect(ws.token);
+    const bad = await client.callTool({ name: 'issues.create', arguments: { title: '' } });
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent).toMatchObject({ error: 'invalid_input', status: 400, issues: { title: expect.any(String) } });
+    const missing = await client.callTool({ name: 'issues.get', arguments: { id: crypto.randomUUID() } });
+    expect(missing.structuredContent).toMatchObject({ error: 'not_found', status: 404 });
+    await client.close();
+  });
+
+  it('answers an unknown tool with a JSON-RPC error', async () => {
+    const client = await connect(ws.token);
+    await expect(client.callTool({ name: 'issues.teleport', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    await client.close();
+  });
+
+  it('array outputs arrive as structuredContent {items}', async () => {
+    const client = await connect(ws.token);
+    const r = await client.callTool({ name: 'statuses.list', arguments: {} });
+    const items = (r.structuredContent as { items: Array<{ name: string }> }).items;
+    expect(items.map((s) => s.name)).toEqual(['Backlog', 'Todo', 'In Progress', 'In Review', 'Done', 'Canceled']);
+    await client.close();
+  });
+
+  it('pages tools/list and honours profile and tools selectors; a narrow key sees only what it can call', async () => {
+    const client = await connect(ws.token, '/api/mcp/rpc?profile=full');
+    const all: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : {});
+      all.push(...page.tools.map((x) => x.name));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(all).toContain('statuses.list');
+    expect(all).toContain('events.recent');
+    expect(new Set(all).size).toBe(all.length);
+    await client.close();
+
+    const onlyStatuses = await connect(ws.token, '/api/mcp/rpc?tools=statuses&profile=runtime');
+    expect((await onlyStatuses.listTools()).tools.map((x) => x.name).sort()).toEqual(
+      ['catalog.call', 'catalog.describe', 'catalog.search', 'statuses.list']);
+    await onlyStatuses.close();
+
+    const reader = await createKey(t, ws, { scopes: ['READ_ISSUES'] });
+    const readOnly = await connect(reader.token, '/api/mcp/rpc?profile=full');
+    const names = (await readOnly.listTools()).tools.map((x) => x.name);
+    expect(names).toContain('issues.get');
+    expect(names).not.toContain('issues.create');
+    // tools/call is not restricted by the list, only by scopes
+    const denied = await readOnly.callTool({ name: 'issues.create', arguments: { title: 'x' } });
+    expect(denied.structuredContent).toMatchObject({ error: 'scope_required', scope: 'WRITE_ISSUES', status: 403 });
+    await readOnly.close();
+  });
+
+  it('negotiates the protocol version', async () => {
+    const init = async (protocolVersion: string) => {
+      const res = await fetch(`${base}/api/mcp/rpc`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ws.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      });
+      const { result } = await res.json();
+      // The SDK's Implementation type keeps only name/version; the raw answer carries the build identity.
+      expect(result.serverInfo).toMatchObject({ name: 'svc', version: expect.any(String), gitSha: expect.any(String), buildTime: expect.any(String) });
+      return result.protocolVersion;
+    };
+    expect(await init('2025-03-26')).toBe('2025-03-26');
+    expect(await init('1999-01-01')).toBe(LATEST_PROTOCOL_VERSION);
+  });
+});

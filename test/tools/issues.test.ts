@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let projectA: string;
+let projectB: string;
+let labelX: string;
+let labelY: string;
+
+async function insertProject(w: Workspace, name: string): Promise<string> {
+  const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [w.id, name]);
+  return rows[0].id;
+}
+async function insertLabel(w: Workspace, name: string): Promise<string> {
+  const { rows } = await t.pools.owner.query('insert into app_public.labels (workspace_id, name) values ($1, $2) returning id', [w.id, name]);
+  return rows[0].id;
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ws = await createWorkspace(t, 'ENG');
+  projectA = await insertProject(ws, 'Alpha');
+  projectB = await insertProject(ws, 'Beta');
+  labelX = await insertLabel(ws, 'bug');
+  labelY = await insertLabel(ws, 'infra');
+});
+afterAll(() => t.close());
+
+describe('issues.create', () => {
+  it('creates with a per-workspace number and key, default status, labels, and an ISSUE_CREATED event', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', {
+      title: 'Login fails', description: 'Stack trace attached', priority: 'HIGH', projectId: projectA, labelIds: [labelX],
+    });
+    expect(issue).toMatchObject({ key: `ENG-${issue.number}`, title: 'Login fails', priority: 'HIGH', projectId: projectA, description: 'Stack trace attached' });
+    expect(issue.status.category).toBe('TODO');
+    expect(issue.labels.map((l: { id: string }) => l.id)).toEqual([labelX]);
+    expect(issue.createdAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const next = await ok(t, ws.token, 'issues.create', { title: 'Second' });
+    expect(next.number).toBe(issue.number + 1);
+
+    const events = await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: issue.id });
+    expect(events.items).toHaveLength(1);
+    expect(events.items[0]).toMatchObject({ kind: 'ISSUE_CREATED', subjectType: 'issue', subjectId: issue.id });
+    expect(events.items[0].payload).toMatchObject({ issueId: issue.id, key: issue.key });
+    expect(events.items[0].actor).toMatchObject({ name: expect.any(String) });
+  });
+
+  it('numbers issues per workspace', async () => {
+    const other = await createWorkspace(t);
+    const first = await ok(t, other.token, 'issues.create', { title: 'first elsewhere' });
+    expect(first.number).toBe(1);
+    expect(first.key).toBe(`${other.key}-1`);
+  });
+
+  it('rejects bad input with 400 and an issues map, writing nothing', async () => {
+    const before = await ok(t, ws.token, 'events.recent', { limit: 1 });
+    const cases: Array<[unknown, string]> = [
+      [{}, 'title'],
+      [{ title: '' }, 'title'],
+      [{ title: 'x', priority: 'SUPER' }, 'priority'],
+      [{ title: 'x', projectId: 'nope' }, 'projectId'],
+      [{ title: 'x', labelIds: ['nope'] }, 'labelIds.0'],
+      [{ title: 'x', unknownField: 1 }, 'unknownField'],
+      [{ title: 'x', dueDate: 'tomorrow' }, 'dueDate'],
+      [{ title: 'x'.repeat(501) }, 'title'],
+    ];
+    for (const [input, field] of cases) {
+      const r = await rest(t, ws.token, 'issues.create', input);
+      expect(r.status, JSON.stringify(input)).toBe(400);
+      expect(r.body.error).toBe('invalid_input');
+      expect(Object.keys(r.body.issues)).toContain(field);
+    }
+    const after = await ok(t, ws.token, 'events.recent', { limit: 1 });
+    expect(after.items[0].id).toBe(before.items[0].id);
+  });
+
+  it('answers 404 for a project, status or label it cannot see', async () => {
+    const other = await createWorkspace(t);
+    const foreignProject = await insertProject(other, 'Foreign');
+    const foreignLabel = await insertLabel(other, 'foreign');
+    expect((await rest(t, ws.token, 'issues.create', { title: 'x', projectId: foreignProject })).status).toBe(404);
+    expect((await rest(t, ws.token, 'issues.create', { title: 'x', labelIds: [foreignLabel] })).status).toBe(404);
+    expect((await rest(t, ws.token, 'issues.create', { title: 'x', statusId: crypto.randomUUID() })).status).toBe(404);
+  });
+
+  it('treats malformed JSON and non-object bodies as 400', async () => {
+    const res = await t.app.inject({
+      method: 'POST', url: '/api/mcp/issues.create', payload: '{"title": ',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ws.token}` },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'invalid_json', issues: { body: expect.any(String) } });
+    expect((await rest(t, ws.token, 'issues.create', [1, 2])).status).toBe(400);
+  });
+
+  it('answers 404 unknown_tool for a tool that does not exist', async () => {
+    const r = await rest(t, ws.token, 'issues.fly', {});
+    expect(r.status).toBe(404);
+    expect(r.body.error).toBe('unknown_tool');
+  });
+});
+
+describe('issues.get', () => {
+  it('is lean by default and adds description and labels on request; finds by id or key', async () => {
+    const created = await ok(t, ws.token, 'issues.create', { title: 'Lean', description: 'hidden by default', labelIds: [labelY] });
+    const lean = await ok(t, ws.token, 'issues.get', { id: created.id });
+    expect(lean).toMatchObject({ id: created.id, status: { category: 'TODO' }, labelIds: [labelY] });
+    expect(lean).not.toHaveProperty('description');
+    expect(lean).not.toHaveProperty('labels');
+    const full = await ok(t, ws.token, 'issues.get', { id: created.key.toLowerCase(), include: { description: true, labels: true } });
+    expect(full.description).toBe('hidden by default');
+    expect(full.labels).toEqual([expect.objectContaining({ id: labelY, name: 'infra' })]);
+  });
+
+  it('answers 404 for unknown ids and deleted issues', async () => {
+    expect((await rest(t, ws.token, 'issues.get', { id: crypto.randomUUID() })).status).toBe(404);
+    expect((await rest(t, ws.token, 'issues.get', { id: 'ENG-99999' })).status).toBe(404);
+    const created = await ok(t, ws.token, 'issues.create', { title: 'to delete' });
+    await t.pools.owner.query('update app_public.issues set deleted_at = now() where id = $1', [created.id]);
+    expect((await rest(t, ws.token, 'issues.get', { id: created.id })).status).toBe(404);
+  });
+});
+
+describe('issues.list', () => {
+  let fresh: Workspace;
+  beforeAll(async () => {
+    fresh = await createWorkspace(t);
+  });
+
+  it('pages newest first with an opaque cursor, no duplicates, no gaps', async () => {
+    for (let i = 0; i < 7; i++) await ok(t, fresh.token, 'issues.create', { title: `page ${i}` });
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await ok(t, fresh.token, 'issues.list', { limit: 3, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.items.map((i: { number: number }) => i.number));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual([7, 6, 5, 4, 3, 2, 1]);
+    expect((await rest(t, fresh.token, 'issues.list', { cursor: 'garbage!' })).status).toBe(400);
+    expect((await rest(t, fresh.token, 'issues.list', { limit: 0 })).status).toBe(400);
+    expect((await rest(t, fresh.token, 'issues.list', { limit: 201 })).status).toBe(400);
+  });
+
+  it('filters by status, priority, project, labels and queued', async () => {
+    const statuses = await ok(t, ws.token, 'statuses.list', {});
+    const done = statuses.find((s: { category: string }) => s.category === 'DONE');
+    const a = await ok(t, ws.token, 'issues.create', { title: 'filter a', priority: 'URGENT', projectId: projectB, statusId: done.id });
+    const b = await ok(t, ws.token, 'issues.create', { title: 'filter b', priority: 'LOW', labelIds: [labelY, labelX] });
+    const ids = async (input: object) => (await ok(t, ws.token, 'issues.list', { limit: 200, ...input })).items.map((i: { id: string }) => i.id);
+    expect(await ids({ status: 'DONE' })).toEqual([a.id]);
+    expect(await ids({ status: 'done' })).toEqual([a.id]); // by name, case-insensitive
+    expect(await ids({ status: done.id })).toEqual([a.id]);
+    expect(await ids({ statusId: done.id })).toEqual([a.id]);
+    expect(await ids({ priority: 'URGENT' })).toEqual([a.id]);
+    expect(await ids({ projectId: projectB })).toEqual([a.id]);
+    expect(await ids({ labelIds: [labelY] })).toContain(b.id);
+    expect(await ids({ labelIds: [labelY] })).not.toContain(a.id);
+    expect(await ids({ queued: true })).toEqual([]);
+    expect(await ids({ assignedAgentId: null })).toContain(a.id);
+    expect(await ids({ projectId: null })).toContain(b.id);
+  });
+});
+
+describe('narrowing (spec 5.6)', () => {
+  it('project and label narrowing combine with OR, in lists and single reads', async () => {
+    const inA = await ok(t, ws.token, 'issues.create', { title: 'in A', projectId: projectA });
+    const inB = await ok(t, ws.token, 'issues.create', { title: 'in B', projectId: projectB });
+    const labelled = await ok(t, ws.token, 'issues.create', { title: 'labelled', projectId: projectB, labelIds: [labelX] });
+    const loose = await ok(t, ws.token, 'issues.create', { title: 'loose' });
+
+    const narrowed = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projects: [projectA], labels: [labelX] });
+    const list = await ok(t, narrowed.token, 'issues.list', { limit: 200 });
+    const listed = list.items.map((i: { id: string }) => i.id);
+    expect(listed).toContain(inA.id);
+    expect(listed).toContain(labelled.id);
+    expect(listed).not.toContain(inB.id);
+    expect(listed).not.toContain(loose.id);
+    for (const i of list.items) {
+      expect(i.projectId === projectA || i.labelIds.includes(labelX)).toBe(true);
+    }
+    expect((await rest(t, narrowed.token, 'issues.get', { id: inA.id })).status).toBe(200);
+    expect((await rest(t, narrowed.token, 'issues.get', { id: inB.id })).status).toBe(404);
+    expect((await rest(t, narrowed.token, 'issues.get', { id: loose.key })).status).toBe(404);
+    expect((await rest(t, narrowed.token, 'events.recent', { subjectType: 'issue', subjectId: inB.id })).status).toBe(404);
+    const events = await ok(t, narrowed.token, 'events.recent', { limit: 200 });
+    const subjects = new Set(events.items.filter((e: { subjectType: string }) => e.subjectType === 'issue').map((e: { subjectId: string }) => e.subjectId));
+    expect(subjects.has(inB.id)).toBe(false);
+    expect(subjects.has(inA.id)).toBe(true);
+  });
+
+  it('a narrowed key can create only inside its narrowing', async () => {
+    const projectKey = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projects: [projectA] });
+    expect((await rest(t, projectKey.token, 'issues.create', { title: 'inside', projectId: projectA })).status).toBe(200);
+    // A project outside the narrowing is invisible to the key, so naming it is a 404 (nothing leaks)…
+    const outside = await rest(t, projectKey.token, 'issues.create', { title: 'outside', projectId: projectB });
+    expect(outside.status).toBe(404);
+    // …and an issue that would land outside the narrowing is refused.
+    expect((await rest(t, projectKey.token, 'issues.create', { title: 'no project' })).status).toBe(403);
+    const labelKey = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], labels: [labelX] });
+    expect((await rest(t, labelKey.token, 'issues.create', { title: 'labelled', labelIds: [labelX] })).status).toBe(200);
+    expect((await rest(t, labelKey.token, 'issues.create', { title: 'unlabelled' })).status).toBe(403);
+    const titles = (await ok(t, ws.token, 'issues.list', { limit: 200 })).items.map((i: { title: string }) => i.title);
+    expect(titles).not.toContain('outside');
+    expect(titles).not.toContain('unlabelled');
+  });
+});
