@@ -55,7 +55,15 @@ const catalogTools = defineTools(
   }),
 );
 
-export const TOOLS: Tool[] = [...issueTools, ...workspaceTools, ...statusTools, ...agentTools, ...eventTools, ...catalogTools];
+// One line per namespace.
+export const TOOLS: Tool[] = [
+  ...issueTools,
+  ...workspaceTools,
+  ...statusTools,
+  ...agentTools,
+  ...eventTools,
+  ...catalogTools,
+];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
 
 export const findTool = (name: string): Tool | undefined => byName.get(name);
