@@ -67,20 +67,29 @@ begin
   if args ? 'artifactRequired' then v.artifact_required := (args->>'artifactRequired')::boolean; end if;
   if args ? 'queued' then v.queued := (args->>'queued')::boolean; end if;
 
-  -- Nothing changed: no write, no event, updatedAt untouched.
-  if v is distinct from p_issue then
-    update app_public.issues
-    set title = v.title, description = v.description, priority = v.priority, status_id = v.status_id,
-        project_id = v.project_id, parent_id = v.parent_id, cycle_id = v.cycle_id, due_date = v.due_date,
-        estimate = v.estimate, sla_minutes = v.sla_minutes, expected_output = v.expected_output,
-        verification_checklist = v.verification_checklist, artifact_required = v.artifact_required,
-        queued = v.queued
-    where id = v.id;
-  end if;
-
+  -- Labels are added before and removed after the row changes, so a label-narrowed key never passes
+  -- through a state it cannot see when the final state is visible to it.
   if args ? 'labelIds' then
     v_labels := app_hidden.uuid_array(args->'labelIds', 'labelIds');
-    perform app_hidden.set_issue_labels(v.id, v_labels, v_labels);
+    perform app_hidden.set_issue_labels(v.id, v_labels, null);
+  end if;
+  -- Nothing changed: no write, no event, updatedAt untouched.
+  if v is distinct from p_issue then
+    begin
+      update app_public.issues
+      set title = v.title, description = v.description, priority = v.priority, status_id = v.status_id,
+          project_id = v.project_id, parent_id = v.parent_id, cycle_id = v.cycle_id, due_date = v.due_date,
+          estimate = v.estimate, sla_minutes = v.sla_minutes, expected_output = v.expected_output,
+          verification_checklist = v.verification_checklist, artifact_required = v.artifact_required,
+          queued = v.queued
+      where id = v.id;
+    exception when insufficient_privilege then
+      -- RLS refused the new row: it would leave the key's narrowing.
+      raise exception 'The issue would fall outside this key''s narrowing' using errcode = 'SV403', detail = 'narrowing';
+    end;
+  end if;
+  if args ? 'labelIds' then
+    delete from app_public.issue_labels where issue_id = v.id and label_id <> all(v_labels);
   end if;
   return app_hidden.issue_after_write(v.id);
 end
