@@ -6,6 +6,14 @@
 --   * status timestamps (startedAt / completedAt follow the status category).
 -- Re-runnable while current: create or replace / drop if exists.
 
+-- Fix: encode(..., 'base64') breaks lines every 76 characters, so cursors longer than ~57 bytes of token
+-- carried a newline and failed to decode. Newlines are dropped now (decode never needed them).
+create or replace function app_hidden.cursor_encode(p_token text) returns text
+language sql immutable parallel safe as $$
+  select rtrim(translate(encode(convert_to(p_token, 'utf8'), 'base64'), E'+/\n', '-_'), '=')
+$$;
+comment on function app_hidden.cursor_encode(text) is 'Opaque cursor for keyset pagination (base64url of a small token, no padding, no line breaks).';
+
 -- Run-mode gating ---------------------------------------------------------------------------------
 
 create or replace function app_hidden.assert_run_mode_allows_mutation(p_issue_id uuid) returns void

@@ -58,7 +58,7 @@ describe('issues.update', () => {
     });
     const events = await issueEvents(issue.id);
     expect(events.map((e) => e.kind)).toEqual(['ISSUE_CREATED', 'ISSUE_UPDATED']);
-    expect(events[1].payload.changes.sort()).toEqual(['artifactRequired', 'description', 'dueDate', 'estimate', 'expectedOutput',
+    expect(events[1]!.payload.changes.sort()).toEqual(['artifactRequired', 'description', 'dueDate', 'estimate', 'expectedOutput',
       'labelIds', 'parentId', 'projectId', 'slaMinutes', 'title', 'verificationChecklist']);
 
     // null clears nullable fields
@@ -74,8 +74,8 @@ describe('issues.update', () => {
     expect(r.startedAt).toBeTruthy();
     const events = await issueEvents(issue.id);
     expect(events.map((e) => e.kind)).toEqual(['ISSUE_CREATED', 'ISSUE_STATUS_CHANGED', 'ISSUE_PRIORITY_CHANGED']);
-    expect(events[1].payload).toMatchObject({ issueId: issue.id, from: statuses.TODO!.id, to: statuses.IN_PROGRESS!.id });
-    expect(events[2].payload).toMatchObject({ from: 'LOW', to: 'URGENT' });
+    expect(events[1]!.payload).toMatchObject({ issueId: issue.id, from: statuses.TODO!.id, to: statuses.IN_PROGRESS!.id });
+    expect(events[2]!.payload).toMatchObject({ from: 'LOW', to: 'URGENT' });
     expect(before).not.toBe(await lastEventId());
 
     const last = await lastEventId();
@@ -268,7 +268,7 @@ describe('issues.addLabels / removeLabels', () => {
     expect((await ok(t, ws.token, 'issues.removeLabels', { id: issue.id, labelIds: [labelX] })).labelIds).toEqual([labelY]);
     const events = await issueEvents(issue.id);
     expect(events.map((e) => e.kind)).toEqual(['ISSUE_CREATED', 'ISSUE_UPDATED', 'ISSUE_UPDATED']);
-    expect(events[2].payload.changes).toEqual(['labelIds']);
+    expect(events[2]!.payload.changes).toEqual(['labelIds']);
     expect(last).not.toBe(await lastEventId());
   });
 
