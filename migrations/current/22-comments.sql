@@ -14,9 +14,9 @@ begin
     raise exception 'Comment not found' using errcode = 'SV404', column = 'id';
   end if;
   -- The author is the agent when an agent wrote it, else the user; a key acts as its agent when it has one.
-  if not (case when v_comment.authoring_agent_id is not null
-               then v_comment.authoring_agent_id = app_hidden.current_agent_id()
-               else app_hidden.current_agent_id() is null and v_comment.author_user_id = app_hidden.current_user_id() end)
+  if not coalesce(case when v_comment.authoring_agent_id is not null
+                        then v_comment.authoring_agent_id = app_hidden.current_agent_id()
+                        else app_hidden.current_agent_id() is null and v_comment.author_user_id = app_hidden.current_user_id() end, false)
      and not app_hidden.caller_may_moderate() then
     raise exception 'Only the author, a workspace OWNER/ADMIN or an ADMIN key may change this comment'
       using errcode = 'SV403', detail = 'not_author';
