@@ -1,6 +1,6 @@
 /** issues.update / delete / queue / transition / claim / release / addLabels / removeLabels / createMany / updateMany. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -166,6 +166,20 @@ describe('issues.update', () => {
     expect((await ok(t, labelKey.token, 'issues.addLabels', { id: labelled.id, labelIds: [labelY] })).labelIds).toEqual([labelX, labelY]);
   });
 
+  it('a narrowed key cannot transition, queue, claim or delete issues outside its narrowing', async () => {
+    const inB = await ok(t, ws.token, 'issues.create', { title: 'outside', projectId: projectB });
+    const inA = await ok(t, ws.token, 'issues.create', { title: 'inside', projectId: projectA });
+    const key = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projects: [projectA] });
+    for (const [tool, input] of [
+      ['issues.transition', { statusId: statuses.DONE!.id }], ['issues.queue', {}], ['issues.claim', {}],
+      ['issues.release', {}], ['issues.delete', {}],
+    ] as const) {
+      expect((await rest(t, key.token, tool, { id: inB.id, ...input })).status, tool).toBe(404);
+      expect((await rest(t, key.token, tool, { id: inA.id, ...input })).status, tool).toBe(200);
+    }
+    expect(await kinds(inB.id)).toEqual(['ISSUE_CREATED']);
+  });
+
   it('answers over MCP JSON-RPC too', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'via rpc' });
     const r = await rpc(t, ws.token, 'tools/call', { name: 'issues.update', arguments: { id: issue.id, priority: 'HIGH' } });
@@ -295,6 +309,12 @@ describe('issues.createMany / updateMany', () => {
     expect(ev.items.filter((e: { kind: string }) => e.kind === 'ISSUE_CREATED')).toHaveLength(100);
     expect((await rest(t, fresh.token, 'issues.createMany', { items: [...items, { title: 'one too many' }] })).status).toBe(400);
     expect((await rest(t, fresh.token, 'issues.createMany', { items: [] })).status).toBe(400);
+  });
+
+  it('labels set at creation belong to ISSUE_CREATED (no ISSUE_UPDATED), also in bulk', async () => {
+    const r = await ok(t, ws.token, 'issues.createMany', { items: [{ title: 'l1', labelIds: [labelX] }, { title: 'l2', labelIds: [labelX, labelY] }] });
+    for (const issue of r.items) expect(await kinds(issue.id)).toEqual(['ISSUE_CREATED']);
+    expect(r.items[1].labelIds.sort()).toEqual([labelX, labelY].sort());
   });
 
   it('is all or nothing: a failing item writes nothing and names items.N.field', async () => {
