@@ -213,7 +213,8 @@ begin
     perform app_private.record_event(new.workspace_id, 'ISSUE_CREATED', 'issue', new.id, jsonb_build_object(
       'issueId', new.id, 'key', new.key, 'number', new.number, 'title', new.title, 'priority', new.priority,
       'statusId', new.status_id, 'projectId', new.project_id));
-    perform set_config('svc.issue_created_' || replace(new.id::text, '-', ''), '1', true);
+    perform set_config('svc.issues_created',
+      (coalesce(nullif(current_setting('svc.issues_created', true), '')::jsonb, '{}') || jsonb_build_object(new.id::text, true))::text, true);
     return null;
   end if;
 
@@ -266,7 +267,9 @@ comment on function app_private.tg_issues__events() is
 
 
 
--- "Written in this transaction" is remembered in transaction-local settings instead of comparing event
+-- "Written in this transaction" is remembered in transaction-local settings (svc.issue_updated_events:
+-- {issueId: eventId}, svc.issues_created: {issueId: true}; one setting name each, so nothing accumulates
+-- on pooled connections) instead of comparing event
 -- xmin with the top-level xid: rows written inside a PL/pgSQL exception block (a subtransaction, as the bulk
 -- tools use to name items.N.field) carry the subtransaction's xid, so the xmin test missed them. Settings
 -- follow subtransaction rollback, so a rolled-back event is forgotten with it.
@@ -274,8 +277,8 @@ create or replace function app_private.record_issue_updated(p_workspace_id uuid,
 returns void
 language plpgsql volatile security definer set search_path = pg_catalog as $$
 declare
-  v_setting text := 'svc.issue_updated_' || replace(p_issue_id::text, '-', '');
-  v_id uuid := nullif(current_setting(v_setting, true), '')::uuid;
+  v_map jsonb := coalesce(nullif(current_setting('svc.issue_updated_events', true), '')::jsonb, '{}');
+  v_id uuid := (v_map->>p_issue_id::text)::uuid;
 begin
   if v_id is not null then
     update app_public.activity_events e
@@ -289,18 +292,18 @@ begin
   end if;
   v_id := app_private.record_event(p_workspace_id, 'ISSUE_UPDATED', 'issue', p_issue_id,
     jsonb_build_object('issueId', p_issue_id, 'changes', to_jsonb(p_changes)) || coalesce(p_extra, '{}'));
-  perform set_config(v_setting, v_id::text, true);
+  perform set_config('svc.issue_updated_events', (v_map || jsonb_build_object(p_issue_id::text, v_id))::text, true);
 end
 $$;
 comment on function app_private.record_issue_updated(uuid, uuid, text[], jsonb) is
-  'Writes ISSUE_UPDATED for an issue, or merges the changed fields into the one this transaction already wrote (remembered in a transaction-local setting): one event per issue per call, bulk calls included.';
+  'Writes ISSUE_UPDATED for an issue, or merges the changed fields into the one this transaction already wrote (remembered in the transaction-local setting svc.issue_updated_events): one event per issue per call, bulk calls included.';
 
 create or replace function app_private.tg_issue_labels__events() returns trigger
 language plpgsql security definer set search_path = pg_catalog as $$
 declare
   v_row app_public.issue_labels := case when tg_op = 'DELETE' then old else new end;
 begin
-  if current_setting('svc.issue_created_' || replace(v_row.issue_id::text, '-', ''), true) = '1' then
+  if coalesce(nullif(current_setting('svc.issues_created', true), '')::jsonb, '{}') ? v_row.issue_id::text then
     return null;  -- labels set while the issue is created belong to its ISSUE_CREATED
   end if;
   perform app_private.record_issue_updated(v_row.workspace_id, v_row.issue_id, array['labelIds']);
