@@ -9,6 +9,7 @@ import { agentTools } from './agents.ts';
 import { defineTools, tool, type Tool } from './define.ts';
 import { eventTools } from './events.ts';
 import { issueTools } from './issues.ts';
+import { notificationTools } from './notification.ts';
 import { statusTools, workspaceTools } from './workspace.ts';
 
 const descriptorOut = z.looseObject({
@@ -55,7 +56,9 @@ const catalogTools = defineTools(
   }),
 );
 
-export const TOOLS: Tool[] = [...issueTools, ...workspaceTools, ...statusTools, ...agentTools, ...eventTools, ...catalogTools];
+export const TOOLS: Tool[] = [
+  ...issueTools, ...workspaceTools, ...statusTools, ...agentTools, ...eventTools, ...notificationTools, ...catalogTools,
+];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
 
 export const findTool = (name: string): Tool | undefined => byName.get(name);
