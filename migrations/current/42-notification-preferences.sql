@@ -53,14 +53,14 @@ grant select on app_public.notification_preferences to svc_visitor;
 grant insert (workspace_id, user_id, event_kind, enabled, delivery) on app_public.notification_preferences to svc_visitor;
 grant update (enabled, delivery) on app_public.notification_preferences to svc_visitor;
 
-create function app_hidden.current_key_user_id() returns uuid
+create or replace function app_hidden.current_key_user_id() returns uuid
 language sql stable security definer set search_path = pg_catalog as $$
   select k.user_id from app_private.api_keys k where k.id = app_hidden.current_key_id()
 $$;
 comment on function app_hidden.current_key_user_id() is
   'The user who owns the calling key; NULL for plugin keys without one (those act as a workspace member but have no preferences of their own).';
 
-create function app_private.notification_preference_effective(p_user_id uuid, p_workspace_id uuid, p_kind text)
+create or replace function app_private.notification_preference_effective(p_user_id uuid, p_workspace_id uuid, p_kind text)
 returns table (enabled boolean, delivery text, source text)
 language sql stable as $$
   select coalesce(w.enabled, g.enabled, true), coalesce(w.delivery, g.delivery, 'INBOX_ONLY'),
@@ -74,7 +74,7 @@ $$;
 comment on function app_private.notification_preference_effective(uuid, uuid, text) is
   'For notification fan-out: whether the user wants this kind in this workspace (workspace row, else global row, else enabled).';
 
-create function app_hidden.notification_preference_json(p app_public.notification_preferences) returns jsonb
+create or replace function app_hidden.notification_preference_json(p app_public.notification_preferences) returns jsonb
 language sql stable as $$
   select jsonb_build_object('id', p.id, 'userId', p.user_id, 'workspaceId', p.workspace_id, 'eventKind', p.event_kind,
     'enabled', p.enabled, 'delivery', p.delivery, 'scope', case when p.workspace_id is null then 'global' else 'workspace' end,
@@ -82,7 +82,7 @@ language sql stable as $$
 $$;
 comment on function app_hidden.notification_preference_json(app_public.notification_preferences) is 'NotificationPreference (spec 2.16) plus scope.';
 
-create function app_hidden.require_key_user() returns uuid
+create or replace function app_hidden.require_key_user() returns uuid
 language plpgsql stable as $$
 declare v_user uuid := app_hidden.current_key_user_id();
 begin
@@ -94,7 +94,7 @@ end
 $$;
 comment on function app_hidden.require_key_user() is 'The calling key''s own user, or 403 user_key_required (plugin keys).';
 
-create function app_tools.notification_set_preference(args jsonb) returns jsonb
+create or replace function app_tools.notification_set_preference(args jsonb) returns jsonb
 language plpgsql volatile as $$
 declare
   v_user uuid := app_hidden.require_key_user();
@@ -124,7 +124,7 @@ $$;
 comment on function app_tools.notification_set_preference(jsonb) is
   'notification.setPreference: upserts the key owner''s preference for one event kind, in this workspace (default) or globally; delivery kept when omitted on update.';
 
-create function app_tools.notification_get_preferences(args jsonb) returns jsonb
+create or replace function app_tools.notification_get_preferences(args jsonb) returns jsonb
 language plpgsql stable as $$
 declare
   v_user uuid := app_hidden.require_key_user();
