@@ -702,6 +702,8 @@ begin
   for v_id, v_run_at in
     select d.id, greatest(d.next_attempt_at, now()) from app_public.webhook_deliveries d
     where d.status = 'PENDING' and (d.locked_until is null or d.locked_until < now())
+      -- only overdue ones: a backlog that workers are still working through costs nothing here
+      and d.next_attempt_at < now() - make_interval(secs => p_stale_ms / 1000.0)
       and not exists (
         select 1 from graphile_worker.jobs j
         where j.key = 'svc_webhook:' || d.id and j.attempts < j.max_attempts

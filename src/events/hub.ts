@@ -224,7 +224,14 @@ export class EventHub {
     ws.ids = [];
     if (ids.length === 0) return;
     await Promise.all([...ws.groups.values()].map(async (group) => {
-      const events = await this.readForGroup(group, ids);
+      let events: StreamEvent[];
+      try {
+        events = await this.readForGroup(group, ids);
+      } catch {
+        // Never skip silently: these clients reconnect and resume from the log without a gap.
+        for (const sub of group.subscribers) this.drop(sub, true);
+        return;
+      }
       for (const sub of group.subscribers) for (const e of events) this.send(sub, e);
     }));
   }

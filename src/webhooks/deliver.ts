@@ -74,13 +74,18 @@ export async function deliver(work: DeliveryWork, opts: DeliverOptions): Promise
       lookup: guardedLookup(opts.allowPrivate) as never,
       agent: false, // one connection per attempt: a tenant's slow endpoint cannot hold pooled sockets
     });
+    let answered: { statusCode?: number; chunks: Buffer[] } | undefined;
     const timer = setTimeout(() => {
       req.destroy();
-      finish(fail(`timeout after ${opts.timeoutMs} ms`));
+      // A receiver that answered but never finished its body still gave its status.
+      if (answered) finish({ ...base, durationMs: Date.now() - started, statusCode: answered.statusCode,
+        responseBody: Buffer.concat(answered.chunks).toString('utf8').slice(0, RESPONSE_KEEP) });
+      else finish(fail(`timeout after ${opts.timeoutMs} ms`));
     }, opts.timeoutMs);
     req.on('error', (err) => finish(fail(err.message)));
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
+      answered = { statusCode: res.statusCode, chunks };
       let kept = 0;
       const done = () => finish({
         ...base,

@@ -140,6 +140,33 @@ describe('a delivery', () => {
   });
 });
 
+describe('recovery', () => {
+  it('the sweep re-queues a PENDING delivery whose job went missing', async () => {
+    const w = await createWorkspace(t);
+    const hook = await createWebhook(w, path('lost'));
+    const client = await t.pools.owner.connect();
+    try {
+      await client.query('begin');
+      await client.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{}')`, [w.id]);
+      // Lose the job (as if graphile_worker had not been installed when the event was written).
+      const { rows: [d] } = await client.query('select id from app_public.webhook_deliveries where webhook_id = $1', [hook.id]);
+      await client.query(`select graphile_worker.remove_job('svc_webhook:' || $1)`, [d.id]);
+      await client.query(`update app_public.webhook_deliveries set next_attempt_at = now() - interval '1 minute' where id = $1`, [d.id]);
+      await client.query('commit');
+    } finally {
+      client.release();
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.requests.filter(at('lost'))).toEqual([]);
+    const { rows: [swept] } = await t.pools.owner.query('select app_private.webhook_deliveries_sweep(5000, false) as r');
+    expect(swept.r.requeued).toBe(1);
+    await receiver.waitFor((rs) => rs.some(at('lost')));
+    await until(() => deliveriesOf(hook.id), (ds) => ds[0]?.status === 'DELIVERED');
+    const { rows: [again] } = await t.pools.owner.query('select app_private.webhook_deliveries_sweep(5000, false) as r');
+    expect(again.r.requeued).toBe(0);
+  });
+});
+
 describe('failures', () => {
   it('retries a receiver answering 500 with backoff, then dead-letters; an admin retry delivers it with the same webhook-id', async () => {
     let healthy = false;
