@@ -11,6 +11,10 @@ export interface Config {
   egressAllowPrivate: boolean;
   rateLimitRpcPerMin: number;
   rateLimitRestPerMin: number;
+  /** Jobs one worker process runs at once (webhook deliveries are mostly waiting on the network). */
+  workerConcurrency: number;
+  /** Deadline of one webhook delivery attempt (decisions.md: 10 s). */
+  webhookTimeoutMs: number;
 }
 
 function int(name: string, fallback: number): number {
@@ -34,5 +38,7 @@ export function loadConfig(env = process.env): Config {
     egressAllowPrivate: env.SVC_EGRESS_ALLOW_PRIVATE === '1' || env.SVC_EGRESS_ALLOW_PRIVATE === 'true',
     rateLimitRpcPerMin: int('SVC_RATE_LIMIT_RPC_PER_MIN', 600),
     rateLimitRestPerMin: int('SVC_RATE_LIMIT_REST_PER_MIN', 300),
+    workerConcurrency: Math.max(1, int('SVC_WORKER_CONCURRENCY', 8)),
+    webhookTimeoutMs: Math.max(100, int('SVC_WEBHOOK_TIMEOUT_MS', 10_000)),
   };
 }

@@ -8,6 +8,7 @@ import { KeyAuthenticator } from './auth/keys.ts';
 import type { Config } from './config.ts';
 import { createPools, resolveDatabase, type Pools } from './db/database.ts';
 import { applyMigrations } from './db/migrate.ts';
+import { EventHub } from './events/hub.ts';
 import { Notifier } from './events/notifier.ts';
 import { buildApp } from './http/app.ts';
 import { ToolRunner } from './tools/invoke.ts';
@@ -37,12 +38,17 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
   };
   try {
     await applyMigrations(target.ownerUrl);
-    const pools = createPools(target.ownerUrl);
+    // The worker's jobs use owner connections: room for each concurrent job plus the API's own use.
+    const pools = createPools(target.ownerUrl, { ownerMax: opts.worker ? config.workerConcurrency + 4 : 8 });
     stops.push(() => pools.end());
 
     let worker: Runner | undefined;
     if (opts.worker) {
-      worker = await startWorker(pools.owner);
+      worker = await startWorker(pools.owner, {
+        concurrency: config.workerConcurrency,
+        allowPrivate: config.egressAllowPrivate,
+        timeoutMs: config.webhookTimeoutMs,
+      });
       stops.push(() => worker!.stop());
     }
 
@@ -55,6 +61,8 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
       const keys = new KeyAuthenticator(pools.api, pools.owner);
       stops.push(() => keys.close());
       notifier.on('svc_keys', (keyId: string) => keys.forget(keyId));
+      const events = new EventHub(pools.api, notifier);
+      stops.push(() => events.close());
       const runner = new ToolRunner(pools.api);
       ({ app } = buildApp({
         ownerPool: pools.owner,
@@ -62,6 +70,7 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
         runner,
         rateLimits: { rpc: config.rateLimitRpcPerMin, rest: config.rateLimitRestPerMin },
         logLevel: config.logLevel,
+        events,
       }));
       stops.push(() => app!.close());
       const where = `${target.description}${opts.worker ? ', worker running' : ''}`;

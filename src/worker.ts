@@ -1,18 +1,45 @@
 /**
- * The background worker: Graphile Worker over the owner pool. Tasks arrive with the features that need
- * them (webhook deliveries, dispatch, watchdog sweeps); the runner is started either way so that
- * `svc start` and `svc worker` behave the same on every node.
+ * The background worker: Graphile Worker over the owner pool. Tasks: webhook and agent dispatch
+ * deliveries (src/webhooks/tasks.ts); more arrive with their features (dispatch, watchdog sweeps).
+ * `svc start` and `svc worker` run the same runner on every node; jobs are shared through
+ * Graphile Worker's SKIP LOCKED queue and new jobs wake workers through its LISTEN channel.
  */
-import { Logger, run, type Runner, type TaskList } from 'graphile-worker';
+import { Logger, run, type Runner } from 'graphile-worker';
 import type pg from 'pg';
-
-export const tasks: TaskList = {};
+import { isSchemaMissing, leaseMs, warnSchemaMissing, webhookTasks, type WebhookTaskOptions } from './webhooks/tasks.ts';
 
 // Worker start-up chatter stays quiet; warnings and errors reach stderr.
 const workerLogger = new Logger(() => (level, message) => {
   if (level === 'error' || level === 'warning') process.stderr.write(`worker ${level}: ${message}\n`);
 });
 
-export async function startWorker(pool: pg.Pool, concurrency = 4): Promise<Runner> {
-  return run({ pgPool: pool, taskList: tasks, concurrency, noHandleSignals: true, pollInterval: 2000, logger: workerLogger });
+export interface WorkerOptions extends WebhookTaskOptions {
+  concurrency?: number;
+  /** How often future-dated jobs (retries) are looked for; new jobs arrive by LISTEN at once. */
+  pollInterval?: number;
+}
+
+export async function startWorker(pool: pg.Pool, opts: WorkerOptions): Promise<Runner> {
+  const runner = await run({
+    pgPool: pool,
+    taskList: { ...webhookTasks(opts) },
+    concurrency: opts.concurrency ?? 8,
+    noHandleSignals: true,
+    pollInterval: opts.pollInterval ?? 1000,
+    logger: workerLogger,
+    // Recovery for deliveries whose worker died; never backfilled (a sweep covers everything at once).
+    crontab: '* * * * * svc_webhooks_sweep',
+  });
+  // Start-up recovery: re-queue what a previous (killed) worker left, and come back when the leases
+  // of deliveries that were in flight expire.
+  try {
+    await pool.query('select app_private.webhook_deliveries_sweep($1, true)', [leaseMs(opts)]);
+  } catch (err) {
+    if (!isSchemaMissing(err)) {
+      await runner.stop().catch(() => {});
+      throw err;
+    }
+    warnSchemaMissing();
+  }
+  return runner;
 }

@@ -66,7 +66,14 @@ export const ADMIN_COMMANDS: Record<string, (client: pg.ClientBase, flags: Flags
         positiveInt(flags, 'max-concurrent') ?? 1, optional(flags, 'webhook-url') ?? null,
       ],
     );
-    return { json: { agent: rows[0].agent }, text: `Created agent ${rows[0].agent.profileKey} (${rows[0].agent.id}).` };
+    const agent = rows[0].agent as { id: string; profileKey: string; webhookUrl: string | null };
+    if (!agent.webhookUrl) return { json: { agent }, text: `Created agent ${agent.profileKey} (${agent.id}).` };
+    // Dispatch deliveries to the agent's webhookUrl are signed with this secret, shown this once.
+    const secret = await client.query('select app_private.rotate_agent_webhook_secret($1) as s', [agent.id]);
+    return {
+      json: { agent, webhookSecret: secret.rows[0].s },
+      text: `Created agent ${agent.profileKey} (${agent.id}).\nDispatch signing secret (shown once): ${secret.rows[0].s}`,
+    };
   },
 
   async 'create-key'(client, flags) {
@@ -108,4 +115,86 @@ export const ADMIN_COMMANDS: Record<string, (client: pg.ClientBase, flags: Flags
     const { rows } = await client.query('select id, revoked_at from app_private.revoke_api_key($1)', [required(flags, 'id')]);
     return { json: { apiKey: { id: rows[0].id, revokedAt: rows[0].revoked_at.toISOString() } }, text: `Revoked key ${rows[0].id}.` };
   },
+
+  // Webhooks (decisions.md, Webhooks). The secret is printed once, by create and rotate only.
+
+  async 'create-webhook'(client, flags) {
+    const ws = await workspaceId(client, required(flags, 'workspace'));
+    const { rows } = await client.query('select app_private.webhook_create($1, $2, $3, $4) as w', [
+      ws, required(flags, 'url'), eventsFlag(flags) ?? [], optional(flags, 'description') ?? null,
+    ]);
+    const w = rows[0].w;
+    return {
+      json: { webhook: w },
+      text: `Created webhook ${w.id} → ${w.url} (${w.events.length ? w.events.join(', ') : 'every event'}).\nSigning secret (shown once): ${w.secret}`,
+    };
+  },
+
+  async 'list-webhooks'(client, flags) {
+    const ws = await workspaceId(client, required(flags, 'workspace'));
+    const { rows } = await client.query('select app_private.webhooks_list($1) as l', [ws]);
+    const list = rows[0].l as Array<{ id: string; url: string; active: boolean; pending: number; deadLetters: number }>;
+    return {
+      json: { webhooks: list },
+      text: list.map((w) => `${w.id} ${w.active ? 'active  ' : 'inactive'} ${w.url} pending=${w.pending} dead=${w.deadLetters}`).join('\n') || 'No webhooks.',
+    };
+  },
+
+  async 'update-webhook'(client, flags) {
+    const active = optional(flags, 'active');
+    if (active !== undefined && !['true', 'false'].includes(active)) throw invalidInput({ active: '--active must be true or false' });
+    const { rows } = await client.query('select app_private.webhook_update($1, $2, $3, $4, $5) as w', [
+      required(flags, 'id'), optional(flags, 'url') ?? null, eventsFlag(flags) ?? null,
+      active === undefined ? null : active === 'true', optional(flags, 'description') ?? null,
+    ]);
+    return { json: { webhook: rows[0].w }, text: `Updated webhook ${rows[0].w.id}.` };
+  },
+
+  async 'delete-webhook'(client, flags) {
+    const { rows } = await client.query('select app_private.webhook_delete($1) as w', [required(flags, 'id')]);
+    return { json: { webhook: rows[0].w }, text: `Deleted webhook ${rows[0].w.id}.` };
+  },
+
+  async 'rotate-webhook-secret'(client, flags) {
+    const { rows } = await client.query('select app_private.webhook_rotate_secret($1) as w', [required(flags, 'id')]);
+    return { json: { webhook: rows[0].w }, text: `New signing secret for ${rows[0].w.id} (shown once): ${rows[0].w.secret}` };
+  },
+
+  async 'list-deliveries'(client, flags) {
+    const ws = await workspaceId(client, required(flags, 'workspace'));
+    const status = optional(flags, 'status')?.toUpperCase() ?? null;
+    const { rows } = await client.query('select app_private.webhook_deliveries_list($1, $2, $3, $4, $5) as l', [
+      ws, optional(flags, 'webhook') ?? null, status, positiveInt(flags, 'limit') ?? 50, optional(flags, 'before') ?? null,
+    ]);
+    const page = rows[0].l as { nextCursor: string | null; items: Array<{ id: string; status: string; eventKind: string; channel: string; totalAttempts: number; lastError: string | null }> };
+    return {
+      json: { deliveries: page.items, nextCursor: page.nextCursor },
+      text: page.items.map((d) => `${d.id} ${d.status.padEnd(11)} ${d.eventKind} ${d.channel} attempts=${d.totalAttempts}${d.lastError ? ` (${d.lastError})` : ''}`).join('\n') || 'No deliveries.',
+    };
+  },
+
+  async 'retry-delivery'(client, flags) {
+    const { rows } = await client.query('select app_private.webhook_delivery_retry($1) as d', [required(flags, 'id')]);
+    return { json: { delivery: rows[0].d }, text: `Delivery ${rows[0].d.id} queued again.` };
+  },
+
+  async 'rotate-agent-secret'(client, flags) {
+    const ws = await workspaceId(client, required(flags, 'workspace'));
+    const profileKey = required(flags, 'agent');
+    const agent = await client.query('select id, profile_key from app_public.agents where workspace_id = $1 and profile_key = $2', [ws, profileKey]);
+    if (!agent.rowCount) throw invalidInput({ agent: 'no agent with this profile key' }, `No agent ${profileKey} in this workspace`);
+    const { rows } = await client.query('select app_private.rotate_agent_webhook_secret($1) as s', [agent.rows[0].id]);
+    return {
+      json: { agent: { id: agent.rows[0].id, profileKey }, secret: rows[0].s },
+      text: `New dispatch signing secret for agent ${profileKey} (shown once): ${rows[0].s}`,
+    };
+  },
 };
+
+/** --events K1,K2; `--events all` (or empty) = every kind; absent = undefined. */
+function eventsFlag(flags: Flags): string[] | undefined {
+  const v = flags.events;
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || v === '' || v.toLowerCase() === 'all') return [];
+  return list(v).map((k) => k.toUpperCase());
+}

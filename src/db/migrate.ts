@@ -1,12 +1,15 @@
 /**
  * Schema changes are owned by graphile-migrate: committed migrations in migrations/committed,
  * work in progress in migrations/current/ (applied only by `npm run gm -- watch` and the tests).
+ * Graphile Worker's own schema is installed first: our event trigger enqueues webhook jobs with
+ * graphile_worker.add_job in the event's transaction, so the queue must exist before any event does.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Logger } from '@graphile/logger';
 import { migrate, watch, type Settings } from 'graphile-migrate';
+import { Logger as WorkerLogger, runMigrations as runWorkerMigrations } from 'graphile-worker';
 import pg from 'pg';
 
 // graphile-migrate keeps its pools alive 200 ms after use and exits the process if one errors, which
@@ -25,6 +28,10 @@ export function migrateSettings(connectionString: string, extra: Partial<Setting
   return { connectionString, migrationsFolder, logger: quietLogger, ...extra };
 }
 
+const quietWorkerLogger = new WorkerLogger(() => (level, message) => {
+  if (level === 'error') process.stderr.write(`${message}\n`);
+});
+
 // graphile-migrate takes a try-lock and fails when another process migrates; several `svc` processes
 // starting together wait their turn on this lock instead.
 const MIGRATION_LOCK = 7_134_212_001;
@@ -34,6 +41,7 @@ export async function applyMigrations(ownerUrl: string, opts: { includeCurrent?:
   await client.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await runWorkerMigrations({ connectionString: ownerUrl, logger: quietWorkerLogger });
     const settings = migrateSettings(ownerUrl);
     if (opts.includeCurrent) await watch(settings, true);
     else await migrate(settings);

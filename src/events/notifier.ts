@@ -1,12 +1,13 @@
 /**
- * One LISTEN connection per process. Channels: svc_keys (a key was revoked: drop it from caches) and
- * svc_events (an ActivityEvent committed: wake the SSE fan-out). Reconnects with backoff if the
- * connection drops.
+ * One LISTEN connection per process. Channels: svc_keys (a key was revoked: drop it from caches),
+ * svc_events (an ActivityEvent committed: wake the SSE fan-out; payload {id, seq, pos, workspaceId})
+ * and svc_stream (an ephemeral, never-stored event for SSE: {workspaceId, event}). Reconnects with
+ * backoff if the connection drops and emits 'connected' again, so listeners can catch up.
  */
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 
-export const CHANNELS = ['svc_keys', 'svc_events'] as const;
+export const CHANNELS = ['svc_keys', 'svc_events', 'svc_stream'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export class Notifier extends EventEmitter {

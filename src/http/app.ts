@@ -7,9 +7,11 @@ import type { Caller, KeyAuthenticator } from '../auth/keys.ts';
 import { buildInfo } from '../build-info.ts';
 import { ApiError } from '../errors.ts';
 import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
+import type { EventHub } from '../events/hub.ts';
 import type { ToolRunner } from '../tools/invoke.ts';
 import { registerMcp } from './mcp.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { registerSse } from './sse.ts';
 
 export interface AppServices {
   ownerPool: pg.Pool;
@@ -24,6 +26,8 @@ export interface AppOptions {
   runner: ToolRunner;
   rateLimits?: { rpc: number; rest: number };
   logLevel?: string;
+  /** SSE fan-out; without it GET /api/plugins/events is not served. */
+  events?: EventHub;
 }
 
 const isMcpPath = (url: string) => /^\/api\/mcp(\/rpc)?(\?|$)/.test(url);
@@ -90,6 +94,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   }));
 
   registerMcp(app, services);
+  if (opts.events) registerSse(app, opts.keys, opts.events);
 
   // REST alias: the tool's input object in, its output out; errors with the status and body of spec part 7.
   app.post<{ Params: { tool: string } }>('/api/mcp/:tool', async (req, reply) => {

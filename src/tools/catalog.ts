@@ -11,6 +11,7 @@ import { defineTools, tool, type Tool } from './define.ts';
 import { eventTools } from './events.ts';
 import { issueTools } from './issues.ts';
 import { labelTools } from './labels.ts';
+import { notificationTools } from './notification.ts';
 import { statusTools, workspaceTools } from './workspace.ts';
 
 const descriptorOut = z.looseObject({
@@ -66,6 +67,7 @@ export const TOOLS: Tool[] = [
   ...statusTools,
   ...agentTools,
   ...eventTools,
+  ...notificationTools,
   ...catalogTools,
 ];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));

@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/harness.ts';
 
@@ -82,6 +83,39 @@ describe('svc with DATABASE_URL', () => {
     const unknown = await svc(['admin', 'revoke-key', '--id', crypto.randomUUID(), '--json'], env);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/not found/);
+  });
+
+  it('create-webhook prints the webhook and its secret once; retry-delivery re-queues a dead letter', async () => {
+    const created = await svc(['admin', 'create-webhook', '--workspace', 'CLI', '--url', 'https://hooks.example.com/svc',
+      '--events', 'ISSUE_DELETED,ISSUE_CREATED', '--json'], env);
+    expect(created.code).toBe(0);
+    const { webhook } = JSON.parse(created.stdout);
+    expect(webhook).toMatchObject({ id: expect.any(String), url: 'https://hooks.example.com/svc', events: ['ISSUE_CREATED', 'ISSUE_DELETED'],
+      secret: expect.stringMatching(/^whsec_/) });
+    const listed = await svc(['admin', 'list-webhooks', '--workspace', 'CLI', '--json'], env);
+    expect(JSON.parse(listed.stdout).webhooks[0]).toMatchObject({ id: webhook.id, active: true });
+    expect(listed.stdout).not.toContain('whsec_');
+    const bad = await svc(['admin', 'create-webhook', '--workspace', 'CLI', '--url', 'https://x.example.com', '--events', 'NOPE', '--json'], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/unknown event kind NOPE/);
+
+    // A dead letter (forced here; the webhook tests produce real ones) goes back to PENDING.
+    const db = new pg.Client({ connectionString: env.DATABASE_URL });
+    await db.connect();
+    try {
+      const { rows: [w] } = await db.query(`select id from app_public.workspaces where key = 'CLI'`);
+      await db.query(`select app_private.record_event($1, 'ISSUE_CREATED', 'issue', null, '{}')`, [w.id]);
+      const { rows: [d] } = await db.query(`update app_public.webhook_deliveries set status = 'DEAD_LETTER', attempt_count = 7
+                                            where webhook_id = $1 returning id`, [webhook.id]);
+      const retried = await svc(['admin', 'retry-delivery', '--id', d.id, '--json'], env);
+      expect(retried.code).toBe(0);
+      expect(JSON.parse(retried.stdout).delivery).toMatchObject({ id: d.id, status: 'PENDING', attemptCount: 0 });
+      const twice = await svc(['admin', 'retry-delivery', '--id', d.id, '--json'], env);
+      expect(twice.code).not.toBe(0);
+      expect(twice.stderr).toMatch(/Only DEAD_LETTER/);
+    } finally {
+      await db.end();
+    }
   });
 
   it('svc migrate is idempotent', async () => {

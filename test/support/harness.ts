@@ -4,14 +4,17 @@
  */
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { Runner } from 'graphile-worker';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { KeyAuthenticator, type KeyScope } from '../../src/auth/keys.ts';
 import { ADMIN_COMMANDS, type Flags } from '../../src/cli/admin.ts';
 import { createPools, type Pools } from '../../src/db/database.ts';
+import { EventHub, type HubOptions } from '../../src/events/hub.ts';
 import { Notifier } from '../../src/events/notifier.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { ToolRunner } from '../../src/tools/invoke.ts';
+import { startWorker, type WorkerOptions } from '../../src/worker.ts';
 
 export async function createTestDatabase(): Promise<string> {
   const adminUrl = inject('adminUrl');
@@ -30,32 +33,51 @@ export interface TestApp {
   pools: Pools;
   ownerUrl: string;
   keys: KeyAuthenticator;
+  hub: EventHub;
+  notifier: Notifier;
+  /** Set when started with `worker`. */
+  worker?: Runner;
   /** Listens on a real port (for clients that need HTTP, e.g. the MCP SDK). */
   listen(): Promise<string>;
   close(): Promise<void>;
 }
 
-export async function startTestApp(opts: { rateLimits?: { rpc: number; rest: number } } = {}): Promise<TestApp> {
-  const ownerUrl = await createTestDatabase();
-  const pools = createPools(ownerUrl, { apiMax: 5, ownerMax: 3 });
+export interface TestAppOptions {
+  rateLimits?: { rpc: number; rest: number };
+  /** Run a Graphile Worker in this process too (webhook deliveries). Egress to loopback is allowed. */
+  worker?: Partial<WorkerOptions>;
+  hub?: HubOptions;
+  /** Share an existing test database (a second API process on the same data). */
+  ownerUrl?: string;
+}
+
+export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const ownerUrl = opts.ownerUrl ?? await createTestDatabase();
+  const pools = createPools(ownerUrl, { apiMax: 5, ownerMax: opts.worker ? 10 : 3 });
   const notifier = new Notifier(ownerUrl);
   await notifier.start();
   const keys = new KeyAuthenticator(pools.api, pools.owner);
   notifier.on('svc_keys', (id: string) => keys.forget(id));
+  const hub = new EventHub(pools.api, notifier, opts.hub);
   const { app } = buildApp({
     ownerPool: pools.owner, keys, runner: new ToolRunner(pools.api),
-    rateLimits: opts.rateLimits ?? { rpc: 0, rest: 0 }, logLevel: 'silent',
+    rateLimits: opts.rateLimits ?? { rpc: 0, rest: 0 }, logLevel: 'silent', events: hub,
   });
   await app.ready();
+  const worker = opts.worker
+    ? await startWorker(pools.owner, { allowPrivate: true, concurrency: 4, pollInterval: 100, ...opts.worker })
+    : undefined;
   return {
-    app, pools, ownerUrl, keys,
+    app, pools, ownerUrl, keys, hub, notifier, worker,
     async listen() {
       await app.listen({ port: 0, host: '127.0.0.1' });
       const addr = app.server.address() as { port: number };
       return `http://127.0.0.1:${addr.port}`;
     },
     async close() {
+      await worker?.stop();
       await app.close();
+      await hub.close();
       await keys.close();
       await notifier.close();
       await pools.end();

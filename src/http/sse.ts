@@ -1,0 +1,39 @@
+/**
+ * GET /api/plugins/events (spec 6.5): the SSE stream of the key's workspace. Needs SUBSCRIBE_EVENTS.
+ * `Last-Event-ID` (header, or `?lastEventId=` for clients that cannot set headers) resumes from the
+ * stored log; see src/events/hub.ts.
+ */
+import type { FastifyInstance } from 'fastify';
+import { hasScope, type KeyAuthenticator } from '../auth/keys.ts';
+import { scopeRequired } from '../errors.ts';
+import type { EventHub } from '../events/hub.ts';
+
+export function registerSse(app: FastifyInstance, keys: KeyAuthenticator, hub: EventHub): void {
+  app.get<{ Querystring: { lastEventId?: string } }>('/api/plugins/events', async (req, reply) => {
+    const caller = await keys.authenticate(req.headers.authorization);
+    if (!hasScope(caller, 'SUBSCRIBE_EVENTS')) throw scopeRequired('SUBSCRIBE_EVENTS');
+    const header = req.headers['last-event-id'];
+    const lastEventId = (Array.isArray(header) ? header[0] : header) ?? req.query.lastEventId;
+
+    reply.hijack();
+    const res = reply.raw;
+    req.socket.setNoDelay(true);
+    req.socket.setKeepAlive(true, 30_000);
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no', // proxies (nginx) must not buffer the stream
+    });
+    // Reconnect hint for EventSource clients; the hub writes `: connected` once the start is fixed.
+    res.write('retry: 2000\n\n');
+    try {
+      await hub.subscribe(caller, res, lastEventId || undefined);
+    } catch (err) {
+      req.log.error({ err }, 'sse subscribe failed');
+      res.destroy();
+    }
+  });
+  // Open streams would hold server.close() forever: end them first.
+  app.addHook('preClose', async () => hub.close());
+}

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { EVENT_KINDS } from '../events/kinds.ts';
+import { defineTools, timestamp, tool } from './define.ts';
+
+const eventKind = z.enum(EVENT_KINDS);
+const delivery = z.enum(['INBOX_ONLY', 'INBOX_AND_DIGEST']);
+
+const PreferenceOut = z.looseObject({
+  id: z.string(), userId: z.string(), workspaceId: z.string().nullable(), eventKind: z.string(),
+  enabled: z.boolean(), delivery, scope: z.enum(['workspace', 'global']), updatedAt: timestamp,
+});
+
+export const notificationTools = defineTools(
+  tool({
+    name: 'notification.setPreference',
+    scopes: ['WRITE_USERS'],
+    description: "Turn notifications of one event kind on or off for the key's own user, in this workspace (scope workspace, the default) or as a default for every workspace (scope global). A workspace setting wins over the global one; without any, every kind is enabled.",
+    input: z.strictObject({
+      eventKind: eventKind.describe('Event kind such as ISSUE_ASSIGNED'),
+      enabled: z.boolean(),
+      delivery: delivery.optional().describe('INBOX_ONLY (default for a new setting) or INBOX_AND_DIGEST; both behave the same today'),
+      scope: z.enum(['workspace', 'global']).default('workspace'),
+    }),
+    output: PreferenceOut,
+  }),
+  tool({
+    name: 'notification.getPreferences',
+    scopes: ['READ_USERS'],
+    description: "The key's own notification settings: the stored rows (this workspace and global) and the effective setting for each event kind (workspace row, else global row, else enabled).",
+    input: z.strictObject({
+      eventKinds: z.array(eventKind).min(1).max(EVENT_KINDS.length).optional().describe('Only these kinds (default: every kind)'),
+    }),
+    output: z.object({
+      preferences: z.array(PreferenceOut),
+      effective: z.array(z.object({ eventKind: z.string(), enabled: z.boolean(), delivery, source: z.enum(['workspace', 'global', 'default']) })),
+    }),
+    readOnly: true,
+  }),
+);

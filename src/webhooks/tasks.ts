@@ -1,0 +1,65 @@
+/**
+ * Graphile Worker tasks for webhook and agent dispatch deliveries.
+ *
+ *  svc_webhook_deliver {deliveryId}  lease the delivery, POST it, record the attempt (and the next
+ *                                    retry or dead letter) — retries are scheduled by us, not by
+ *                                    Graphile Worker's own backoff, so the schedule is decisions.md's.
+ *  svc_webhooks_sweep                re-queue deliveries whose worker died mid-attempt (expired lease)
+ *                                    or whose job went missing; at worker start-up and every minute.
+ */
+import type { Task, TaskList } from 'graphile-worker';
+import { deliver, type DeliveryWork } from './deliver.ts';
+
+/** decisions.md: about 5 s, 1 min, 10 min, 1 h, 6 h, 24 h, then DEAD_LETTER. */
+export const DEFAULT_BACKOFF_SECONDS = [5, 60, 600, 3600, 21_600, 86_400];
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+export interface WebhookTaskOptions {
+  allowPrivate: boolean;
+  timeoutMs?: number;
+  backoffSeconds?: number[];
+  /** Added to the timeout to form the lease: how long a dead worker's delivery waits before a sweep takes it. */
+  leaseGraceMs?: number;
+}
+
+export function leaseMs(opts: WebhookTaskOptions): number {
+  return (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) + (opts.leaseGraceMs ?? 5_000);
+}
+
+export function webhookTasks(opts: WebhookTaskOptions): TaskList {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const backoff = opts.backoffSeconds ?? DEFAULT_BACKOFF_SECONDS;
+  const lease = leaseMs(opts);
+
+  const deliverTask: Task = async (payload, helpers) => {
+    const { deliveryId } = payload as { deliveryId: string };
+    const work = await helpers.withPgClient(async (client) => {
+      const { rows } = await client.query<{ w: DeliveryWork | null }>(
+        'select app_private.webhook_delivery_claim($1, $2) as w', [deliveryId, lease]);
+      return rows[0]?.w ?? null;
+    });
+    if (!work) return;
+    const attempt = await deliver(work, { allowPrivate: opts.allowPrivate, timeoutMs });
+    await helpers.withPgClient((client) =>
+      client.query('select app_private.webhook_delivery_record($1, $2::jsonb, $3::numeric[])', [deliveryId, JSON.stringify(attempt), backoff]));
+  };
+
+  const sweepTask: Task = async (_payload, helpers) => {
+    await helpers.withPgClient((client) => client.query('select app_private.webhook_deliveries_sweep($1, false)', [lease]))
+      .catch((err) => {
+        if (!isSchemaMissing(err)) throw err;
+        warnSchemaMissing();
+      });
+  };
+
+  return { svc_webhook_deliver: deliverTask, svc_webhooks_sweep: sweepTask };
+}
+
+/** The webhook schema is not migrated yet (a database behind this code): warn, do not crash. */
+export const isSchemaMissing = (err: unknown) => ['42883', '42P01', '3F000'].includes((err as { code?: string })?.code ?? '');
+let warned = false;
+export function warnSchemaMissing() {
+  if (warned) return;
+  warned = true;
+  process.stderr.write('worker warning: webhook tables are missing (migrations not applied?); deliveries are idle\n');
+}

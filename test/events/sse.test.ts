@@ -1,0 +1,320 @@
+/** GET /api/plugins/events with a real HTTP SSE client: live delivery, isolation, narrowing, resume, limits. */
+import net from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { openSse, type SseClient, type SseMessage } from '../support/sse.ts';
+
+let t: TestApp;
+let url: string;
+let ws: Workspace;
+let subscriber: { id: string; token: string };
+const open: SseClient[] = [];
+
+async function sse(token: string, opts: { lastEventId?: string } = {}) {
+  const c = await openSse(url, token, opts);
+  open.push(c);
+  return c;
+}
+
+/** Records an event as the owner would (no request identity), committed at once. */
+async function recordEvent(w: Workspace, kind = 'PROJECT_UPDATED', subjectType = 'project', payload: object = {}): Promise<string> {
+  const { rows } = await t.pools.owner.query('select app_private.record_event($1, $2, $3, null, $4) as id', [w.id, kind, subjectType, payload]);
+  return rows[0].id;
+}
+
+const data = (m: SseMessage) => JSON.parse(m.data);
+const storedIds = (c: SseClient) => c.messages.filter((m) => m.id).map((m) => m.id);
+
+beforeAll(async () => {
+  t = await startTestApp({ hub: { heartbeatMs: 300, replayLimit: 20 } });
+  url = await t.listen();
+  ws = await createWorkspace(t);
+  subscriber = await createKey(t, ws, { scopes: ['SUBSCRIBE_EVENTS'] });
+});
+afterAll(async () => {
+  for (const c of open) c.close();
+  await t.close();
+});
+
+describe('access', () => {
+  it('needs a valid key (401) with SUBSCRIBE_EVENTS (403 scope_required)', async () => {
+    const none = await t.app.inject({ method: 'GET', url: '/api/plugins/events' });
+    expect(none.statusCode).toBe(401);
+    const reader = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES', 'ADMIN'] });
+    const denied = await t.app.inject({ method: 'GET', url: '/api/plugins/events', headers: { authorization: `Bearer ${reader.token}` } });
+    expect(denied.statusCode).toBe(403);
+    expect(denied.json()).toMatchObject({ error: 'scope_required', scope: 'SUBSCRIBE_EVENTS' });
+  });
+
+  it('answers with an event stream and heartbeats', async () => {
+    const c = await sse(subscriber.token);
+    expect(c.status).toBe(200);
+    await c.waitForComment((x) => x === 'heartbeat', 3000);
+    c.close();
+  });
+
+  it('uses the spec heartbeat interval by default', async () => {
+    const { EventHub } = await import('../../src/events/hub.ts');
+    const hub = new EventHub(t.pools.api, t.notifier);
+    expect((hub as unknown as { opts: { heartbeatMs: number } }).opts.heartbeatMs).toBe(25_000);
+    await hub.close();
+  });
+});
+
+describe('live delivery', () => {
+  it('delivers a committed event within 1 s, as an SSE frame with id, event name and the spec fields', async () => {
+    const c = await sse(subscriber.token);
+    await c.waitForComment((x) => x === 'connected');
+    const before = performance.now();
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'streamed' });
+    const committed = performance.now();
+    const m = await c.waitFor((x) => data(x).subjectId === issue.id, 1000);
+    expect(m.at - committed).toBeLessThan(1000);
+    expect(m.at).toBeGreaterThan(before);
+    expect(m.event).toBe('message');
+    const event = data(m);
+    expect(m.id).toBe(event.id);
+    expect(Object.keys(event).sort()).toEqual(['createdAt', 'id', 'kind', 'payload', 'subjectId', 'subjectType']);
+    expect(event).toMatchObject({ kind: 'ISSUE_CREATED', subjectType: 'issue', subjectId: issue.id, payload: { key: issue.key } });
+    const recent = await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: issue.id });
+    expect(recent.items[0].id).toBe(event.id);
+    c.close();
+  });
+
+  it('never sends a rolled-back event, and keeps commit order', async () => {
+    const c = await sse(subscriber.token);
+    await c.waitForComment((x) => x === 'connected');
+    const client = await t.pools.owner.connect();
+    try {
+      await client.query('begin');
+      await client.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{"rolledBack":true}')`, [ws.id]);
+      await client.query('rollback');
+    } finally {
+      client.release();
+    }
+    const ids = [await recordEvent(ws), await recordEvent(ws), await recordEvent(ws)];
+    await c.waitFor((m) => m.id === ids[2]);
+    expect(storedIds(c)).toEqual(ids);
+    expect(c.messages.some((m) => data(m).payload.rolledBack)).toBe(false);
+    c.close();
+  });
+
+  it("never delivers another workspace's events", async () => {
+    const other = await createWorkspace(t);
+    const c = await sse(subscriber.token);
+    await c.waitForComment((x) => x === 'connected');
+    const foreign = await recordEvent(other);
+    await ok(t, other.token, 'issues.create', { title: 'elsewhere' });
+    const sentinel = await recordEvent(ws);
+    await c.waitFor((m) => m.id === sentinel);
+    expect(storedIds(c)).toEqual([sentinel]);
+    expect(storedIds(c)).not.toContain(foreign);
+    c.close();
+  });
+
+  it('gives a narrowed key issue events only for issues it can see (other subjects still arrive)', async () => {
+    const { rows: [pa] } = await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'A') returning id`, [ws.id]);
+    const { rows: [pb] } = await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'B') returning id`, [ws.id]);
+    const narrowed = await createKey(t, ws, { scopes: ['SUBSCRIBE_EVENTS'], projects: [pa.id] });
+    const n = await sse(narrowed.token);
+    const full = await sse(subscriber.token);
+    await n.waitForComment((x) => x === 'connected');
+    await full.waitForComment((x) => x === 'connected');
+    const inA = await ok(t, ws.token, 'issues.create', { title: 'in A', projectId: pa.id });
+    const inB = await ok(t, ws.token, 'issues.create', { title: 'in B', projectId: pb.id });
+    const loose = await ok(t, ws.token, 'issues.create', { title: 'no project' });
+    const projectEvent = await recordEvent(ws);
+    await n.waitFor((m) => m.id === projectEvent);
+    await full.waitFor((m) => m.id === projectEvent);
+    const subjects = (c: SseClient) => c.messages.map((m) => data(m).subjectId);
+    expect(subjects(n)).toContain(inA.id);
+    expect(subjects(n)).not.toContain(inB.id);
+    expect(subjects(n)).not.toContain(loose.id);
+    expect(subjects(full)).toEqual(expect.arrayContaining([inA.id, inB.id, loose.id]));
+    n.close();
+    full.close();
+  });
+
+  it('serves every subscriber of several API processes on one database', async () => {
+    const second = await startTestApp({ ownerUrl: t.ownerUrl });
+    try {
+      const url2 = await second.listen();
+      const a = await sse(subscriber.token);
+      const b = await openSse(url2, subscriber.token);
+      open.push(b);
+      await a.waitForComment((x) => x === 'connected');
+      await b.waitForComment((x) => x === 'connected');
+      const id = await recordEvent(ws);
+      await a.waitFor((m) => m.id === id);
+      await b.waitFor((m) => m.id === id);
+      b.close();
+      a.close();
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('publishes ephemeral events without storing them or giving them an id', async () => {
+    const c = await sse(subscriber.token);
+    await c.waitForComment((x) => x === 'connected');
+    const threadId = crypto.randomUUID();
+    const { rows: [r] } = await t.pools.owner.query(
+      `select app_private.publish_ephemeral_event($1, 'CHAT_MESSAGE_POSTED', 'chat-thread-stream', $2, $3) as e`,
+      [ws.id, threadId, { phase: 'delta', threadId, delta: 'Hel', seq: 1 }]);
+    const m = await c.waitFor((x) => data(x).subjectId === threadId);
+    expect(m.id).toBeUndefined();
+    expect(data(m)).toMatchObject({ id: r.e.id, kind: 'CHAT_MESSAGE_POSTED', subjectType: 'chat-thread-stream', payload: { phase: 'delta', delta: 'Hel' } });
+    const { rows } = await t.pools.owner.query('select count(*)::int as n from app_public.activity_events where id = $1', [r.e.id]);
+    expect(rows[0].n).toBe(0);
+    // The request role can publish too, in its own workspace only.
+    const pool = t.pools.api;
+    const ctx = `select app_hidden.publish_ephemeral_event('CHAT_MESSAGE_POSTED', 'chat-thread-stream', $9, '{"phase":"started"}') as e
+                 from (select app_hidden.set_request_context($1, $2, $3, $4, $5, $6, $7, $8)) identity`;
+    const { rows: [own] } = await pool.query(ctx, [ws.id, null, subscriber.id, null, ['SUBSCRIBE_EVENTS'], [], [], [], threadId]);
+    await c.waitFor((x) => data(x).id === own.e.id);
+    await expect(t.pools.owner.query(`select app_private.publish_ephemeral_event($1, 'X', 'chat-thread-stream', null, $2)`,
+      [ws.id, { big: 'x'.repeat(9000) }])).rejects.toMatchObject({ code: 'SV400' });
+    c.close();
+  });
+
+  it('ends the stream of a revoked key', async () => {
+    const key = await createKey(t, ws, { scopes: ['SUBSCRIBE_EVENTS'] });
+    const c = await sse(key.token);
+    await c.waitForComment((x) => x === 'connected');
+    await t.pools.owner.query('select app_private.revoke_api_key($1)', [key.id]);
+    await c.ended;
+  });
+});
+
+describe('resume with Last-Event-ID', () => {
+  it('replays what was missed from the stored log, then continues live: no gap, no duplicate', async () => {
+    const first = await sse(subscriber.token);
+    await first.waitForComment((x) => x === 'connected');
+    const a = await recordEvent(ws);
+    await first.waitFor((m) => m.id === a);
+    first.close();
+    const missed = [await recordEvent(ws), await recordEvent(ws)];
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'while away' });
+    const again = await sse(subscriber.token, { lastEventId: first.lastEventId });
+    const created = await again.waitFor((m) => data(m).subjectId === issue.id);
+    const live = await recordEvent(ws);
+    await again.waitFor((m) => m.id === live);
+    expect(storedIds(again)).toEqual([...missed, created.id, live]);
+  });
+
+  it('gets an event whose transaction allocated its seq earlier but committed later', async () => {
+    const c = await sse(subscriber.token);
+    await c.waitForComment((x) => x === 'connected');
+    const slow = await t.pools.owner.connect();
+    try {
+      await slow.query('begin');
+      const { rows: [early] } = await slow.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{"slow":true}') as id`, [ws.id]);
+      const later = await recordEvent(ws); // higher seq, committed first
+      await c.waitFor((m) => m.id === later);
+      c.close(); // the client leaves before the slow transaction commits
+      await slow.query('commit');
+      const seqs = await t.pools.owner.query('select id, seq, stream_pos from app_public.activity_events where id = any($1)', [[early.id, later]]);
+      const byId = Object.fromEntries(seqs.rows.map((r) => [r.id, r]));
+      expect(byId[early.id].seq).toBeLessThan(byId[later].seq); // "seq > last" would skip it
+      expect(byId[early.id].stream_pos).toBeGreaterThan(byId[later].stream_pos);
+      const again = await sse(subscriber.token, { lastEventId: later });
+      const m = await again.waitFor((x) => x.id === early.id);
+      expect(data(m).payload).toEqual({ slow: true });
+      const live = await recordEvent(ws);
+      await again.waitFor((x) => x.id === live);
+      expect(storedIds(again)).toEqual([early.id, live]);
+    } finally {
+      slow.release();
+    }
+  });
+
+  it('resumes a narrowed key without the events it may not see', async () => {
+    const { rows: [p] } = await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'Resume') returning id`, [ws.id]);
+    const narrowed = await createKey(t, ws, { scopes: ['SUBSCRIBE_EVENTS'], projects: [p.id] });
+    const c = await sse(narrowed.token);
+    await c.waitForComment((x) => x === 'connected');
+    const mark = await recordEvent(ws);
+    await c.waitFor((m) => m.id === mark);
+    c.close();
+    const hidden = await ok(t, ws.token, 'issues.create', { title: 'hidden' });
+    const seen = await ok(t, ws.token, 'issues.create', { title: 'seen', projectId: p.id });
+    const again = await sse(narrowed.token, { lastEventId: mark });
+    await again.waitFor((m) => data(m).subjectId === seen.id);
+    expect(again.messages.map((m) => data(m).subjectId)).not.toContain(hidden.id);
+  });
+
+  it('sends event: reset for an unknown Last-Event-ID or a backlog beyond the bound, then goes live', async () => {
+    const unknown = await sse(subscriber.token, { lastEventId: crypto.randomUUID() });
+    const reset = await unknown.waitFor((m) => m.event === 'reset').catch((e) => { console.log('DEBUG', unknown.messages, unknown.comments); throw e; });
+    expect(data(reset)).toEqual({ reason: 'last_event_id_unknown' });
+    const live = await recordEvent(ws);
+    await unknown.waitFor((m) => m.id === live).catch((e) => { console.log('DEBUG2', unknown.messages, unknown.comments); throw e; });
+    unknown.close();
+
+    const garbage = await sse(subscriber.token, { lastEventId: 'not-an-id' });
+    await garbage.waitFor((m) => m.event === 'reset');
+    garbage.close();
+
+    // replayLimit is 20 in this file's hub
+    const start = await recordEvent(ws);
+    for (let i = 0; i < 25; i++) await recordEvent(ws);
+    const behind = await sse(subscriber.token, { lastEventId: start });
+    const tooFar = await behind.waitFor((m) => m.event === 'reset');
+    expect(data(tooFar)).toEqual({ reason: 'too_far_behind' });
+    expect(storedIds(behind)).toEqual([]);
+    const after = await recordEvent(ws);
+    await behind.waitFor((m) => m.id === after);
+    behind.close();
+  });
+
+  it('catches up from the log when the LISTEN connection drops and comes back', async () => {
+    const c = await sse(subscriber.token);
+    await c.waitForComment((x) => x === 'connected');
+    const reconnected = new Promise((resolve) => t.notifier.once('connected', resolve));
+    await t.pools.owner.query(`select pg_terminate_backend(pid) from pg_stat_activity
+                               where application_name = 'svc-listen' and datname = current_database() and pid <> pg_backend_pid()`);
+    const during = [await recordEvent(ws), await recordEvent(ws)];
+    await reconnected;
+    const afterwards = await recordEvent(ws);
+    await c.waitFor((m) => m.id === afterwards, 5000);
+    expect(storedIds(c)).toEqual([...during, afterwards]);
+    c.close();
+  });
+});
+
+describe('slow clients', () => {
+  it('disconnects a client that stops reading once its buffer is over budget', async () => {
+    const slowApp = await startTestApp({ ownerUrl: t.ownerUrl, hub: { maxBufferBytes: 256 * 1024 } });
+    try {
+      const base = new URL(await slowApp.listen());
+      const socket = net.connect(Number(base.port), base.hostname);
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(`GET /api/plugins/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${subscriber.token}\r\nAccept: text/event-stream\r\n\r\n`);
+      await new Promise((resolve) => socket.once('data', resolve));
+      socket.pause(); // stop reading: the kernel buffers fill, then the server's
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      let received = 0;
+      expect(slowApp.hub.subscriberCount).toBe(1);
+      const big = 'x'.repeat(200_000);
+      const writer = new pg.Client({ connectionString: t.ownerUrl });
+      await writer.connect();
+      try {
+        for (let i = 0; i < 200 && slowApp.hub.subscriberCount > 0; i++) {
+          await writer.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, $2)`, [ws.id, { big }]);
+          if (i % 20 === 19) await new Promise((r) => setTimeout(r, 20));
+        }
+      } finally {
+        await writer.end();
+      }
+      expect(slowApp.hub.subscriberCount).toBe(0);
+      // Reading again, the client finds its stream cut short by the server.
+      socket.on('data', (chunk: Buffer) => { received += chunk.length; });
+      socket.resume();
+      await closed;
+      expect(received).toBeGreaterThan(0);
+    } finally {
+      await slowApp.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,350 @@
+/**
+ * Webhooks against a real local HTTP receiver, with the worker running in this process. Signatures are
+ * checked by independent verifiers: the `standardwebhooks` package and node:crypto.
+ */
+import crypto from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, createAgent, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { startReceiver, type Receiver, type Received } from '../support/receiver.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  // Short retry schedule so retries and dead letters happen within a test.
+  t = await startTestApp({ worker: { backoffSeconds: [0.1, 0.1, 0.1], timeoutMs: 2000 } });
+  ws = await createWorkspace(t);
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await t.close();
+  await receiver.close();
+});
+
+/** A fresh receiver path per test so requests can be told apart. */
+function path(name: string) {
+  return `${receiver.url}/${name}`;
+}
+const at = (name: string) => (r: Received) => r.url === `/${name}`;
+
+async function createWebhook(w: Workspace, url: string, events?: string[]) {
+  const flags: Record<string, string | boolean> = { workspace: w.key, url, json: true };
+  if (events) flags.events = events.join(',');
+  return (await admin(t, 'create-webhook', flags)).webhook as { id: string; url: string; events: string[]; secret: string };
+}
+
+async function recordEvent(w: Workspace, kind = 'PROJECT_UPDATED', payload: object = {}): Promise<string> {
+  const { rows } = await t.pools.owner.query(`select app_private.record_event($1, $2, 'project', null, $3) as id`, [w.id, kind, payload]);
+  return rows[0].id;
+}
+
+async function deliveriesOf(webhookId: string) {
+  const { rows } = await t.pools.owner.query(
+    `select d.*, (select json_agg(a order by a.attempt_number) from app_public.webhook_delivery_attempts a where a.delivery_id = d.id) as attempts
+     from app_public.webhook_deliveries d where d.webhook_id = $1 order by d.created_at`, [webhookId]);
+  return rows;
+}
+
+async function until<T>(fn: () => Promise<T>, pass: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (pass(v)) return v;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(v).slice(0, 500)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const hmacHex = (key: string, message: string) => crypto.createHmac('sha256', key).update(message).digest('hex');
+
+describe('a delivery', () => {
+  it('arrives with the event JSON and signatures that independent verifiers accept', async () => {
+    const hook = await createWebhook(ws, path('signed'));
+    expect(hook).toMatchObject({ url: path('signed'), events: [], secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/) });
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'hello webhook' });
+    const [req] = await receiver.waitFor((rs) => rs.some(at('signed')));
+    const got = receiver.requests.filter(at('signed'));
+    expect(got).toHaveLength(1);
+    expect(req!.method).toBe('POST');
+    const event = JSON.parse(got[0]!.body);
+    expect(Object.keys(event).sort()).toEqual(['createdAt', 'id', 'kind', 'payload', 'subjectId', 'subjectType']);
+    expect(event).toMatchObject({ kind: 'ISSUE_CREATED', subjectType: 'issue', subjectId: issue.id, payload: { key: issue.key } });
+    const h = got[0]!.headers;
+    expect(h['content-type']).toBe('application/json');
+    expect(h['webhook-id']).toBe(event.id);
+
+    // Standard Webhooks headers, verified by the standardwebhooks package.
+    expect(new Webhook(hook.secret).verify(got[0]!.body, h)).toEqual(event);
+    expect(() => new Webhook(hook.secret).verify(got[0]!.body.replace('hello', 'HELLO'), h)).toThrow();
+
+    // Our headers, verified with node:crypto.
+    const ts = h['x-svc-timestamp']!;
+    expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(30);
+    expect(h['webhook-timestamp']).toBe(ts);
+    expect(h['x-svc-signature']).toBe(hmacHex(hook.secret, `${ts}.${got[0]!.body}`));
+    expect(h['x-webhook-signature']).toBe(hmacHex(hook.secret, got[0]!.body));
+    expect(h['x-svc-signature']).not.toBe(hmacHex('whsec_other', `${ts}.${got[0]!.body}`));
+
+    const [d] = await until(() => deliveriesOf(hook.id), (ds) => ds[0]?.status === 'DELIVERED');
+    expect(d.event_id).toBe(event.id);
+    expect(d.attempts).toHaveLength(1);
+    expect(d.attempts[0]).toMatchObject({ attempt_number: 1, status_code: 200, url: path('signed'), response_body: 'ok' });
+    expect(d.attempts[0].duration_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('honours the event filter, the active flag and the workspace', async () => {
+    const filtered = await createWebhook(ws, path('filtered'), ['ISSUE_CREATED']);
+    const off = await createWebhook(ws, path('off'));
+    await admin(t, 'update-webhook', { id: off.id, active: 'false', json: true });
+    const other = await createWorkspace(t);
+    await recordEvent(other);
+    await recordEvent(ws, 'PROJECT_UPDATED');
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'filtered in' });
+    await receiver.waitFor((rs) => rs.some(at('filtered')));
+    const got = receiver.requests.filter(at('filtered')).map((r) => JSON.parse(r.body));
+    expect(got.map((e) => e.kind)).toEqual(['ISSUE_CREATED']);
+    expect(got[0].subjectId).toBe(issue.id);
+    expect(await deliveriesOf(off.id)).toEqual([]);
+    expect(receiver.requests.filter(at('off'))).toEqual([]);
+    await expect(admin(t, 'create-webhook', { workspace: ws.key, url: path('x'), events: 'NOT_A_KIND', json: true }))
+      .rejects.toMatchObject({ code: 'SV400' });
+    await expect(admin(t, 'create-webhook', { workspace: ws.key, url: 'ftp://example.com', json: true })).rejects.toMatchObject({ code: 'SV400' });
+    // Only the filtered hook and the catch-all ones of this workspace got the event.
+    const { rows } = await t.pools.owner.query('select count(*)::int as n from app_public.webhook_deliveries where workspace_id = $1', [other.id]);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('is written in the event transaction: a rolled-back event has no delivery and sends nothing', async () => {
+    const w = await createWorkspace(t);
+    const hook = await createWebhook(w, path('tx'));
+    const client = await t.pools.owner.connect();
+    try {
+      await client.query('begin');
+      await client.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{"rolledBack":true}')`, [w.id]);
+      const { rows } = await client.query('select count(*)::int as n from app_public.webhook_deliveries where webhook_id = $1', [hook.id]);
+      expect(rows[0].n).toBe(1);
+      const jobs = await client.query(`select count(*)::int as n from graphile_worker.jobs where key like 'svc_webhook:%' and task_identifier = 'svc_webhook_deliver'
+                                       and key = 'svc_webhook:' || (select id from app_public.webhook_deliveries where webhook_id = $1)`, [hook.id]);
+      expect(jobs.rows[0].n).toBe(1);
+      await client.query('rollback');
+    } finally {
+      client.release();
+    }
+    const id = await recordEvent(w);
+    await receiver.waitFor((rs) => rs.some(at('tx')));
+    await new Promise((r) => setTimeout(r, 300));
+    const got = receiver.requests.filter(at('tx'));
+    expect(got.map((r) => r.headers['webhook-id'])).toEqual([id]);
+  });
+});
+
+describe('recovery', () => {
+  it('the sweep re-queues a PENDING delivery whose job went missing', async () => {
+    const w = await createWorkspace(t);
+    const hook = await createWebhook(w, path('lost'));
+    const client = await t.pools.owner.connect();
+    try {
+      await client.query('begin');
+      await client.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{}')`, [w.id]);
+      // Lose the job (as if graphile_worker had not been installed when the event was written).
+      const { rows: [d] } = await client.query('select id from app_public.webhook_deliveries where webhook_id = $1', [hook.id]);
+      await client.query(`select graphile_worker.remove_job('svc_webhook:' || $1)`, [d.id]);
+      await client.query(`update app_public.webhook_deliveries set next_attempt_at = now() - interval '1 minute' where id = $1`, [d.id]);
+      await client.query('commit');
+    } finally {
+      client.release();
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.requests.filter(at('lost'))).toEqual([]);
+    const { rows: [swept] } = await t.pools.owner.query('select app_private.webhook_deliveries_sweep(5000, false) as r');
+    expect(swept.r.requeued).toBe(1);
+    await receiver.waitFor((rs) => rs.some(at('lost')));
+    await until(() => deliveriesOf(hook.id), (ds) => ds[0]?.status === 'DELIVERED');
+    const { rows: [again] } = await t.pools.owner.query('select app_private.webhook_deliveries_sweep(5000, false) as r');
+    expect(again.r.requeued).toBe(0);
+  });
+});
+
+describe('failures', () => {
+  it('retries a receiver answering 500 with backoff, then dead-letters; an admin retry delivers it with the same webhook-id', async () => {
+    let healthy = false;
+    receiver.respond = (r) => (r.url === '/flaky' && !healthy ? { status: 500, body: `broken ${'x'.repeat(5000)}` } : { status: 200, body: 'ok' });
+    const hook = await createWebhook(ws, path('flaky'), ['PROJECT_UPDATED']);
+    const id = await recordEvent(ws);
+    const [d] = await until(() => deliveriesOf(hook.id), (ds) => ds[0]?.status === 'DEAD_LETTER');
+    // 1 attempt + 3 retries (the schedule has three entries), each recorded
+    expect(d.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 500, 500]);
+    expect(d.attempts[0].response_body).toHaveLength(2048);
+    expect(d.attempts[0].response_body.startsWith('broken')).toBe(true);
+    expect(d.last_status_code).toBe(500);
+    const sent = receiver.requests.filter(at('flaky'));
+    expect(sent).toHaveLength(4);
+    expect(new Set(sent.map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));
+    const gaps = sent.slice(1).map((r, i) => r.at - sent[i]!.at);
+    for (const g of gaps) expect(g).toBeGreaterThanOrEqual(80);
+
+    const listed = await admin(t, 'list-deliveries', { workspace: ws.key, status: 'DEAD_LETTER', json: true });
+    expect(listed.deliveries.map((x: { id: string }) => x.id)).toContain(d.id);
+    const webhooks = await admin(t, 'list-webhooks', { workspace: ws.key, json: true });
+    expect(webhooks.webhooks.find((w: { id: string }) => w.id === hook.id)).toMatchObject({ deadLetters: 1, pending: 0 });
+    expect(JSON.stringify(webhooks)).not.toContain('whsec_');
+
+    healthy = true;
+    const retried = await admin(t, 'retry-delivery', { id: d.id, json: true });
+    expect(retried.delivery).toMatchObject({ id: d.id, status: 'PENDING', attemptCount: 0 });
+    const [again] = await until(() => deliveriesOf(hook.id), (ds) => ds[0]?.status === 'DELIVERED');
+    expect(again.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 500, 500, 200]);
+    const last = receiver.requests.filter(at('flaky')).at(-1)!;
+    expect(last.headers['webhook-id']).toBe(id);
+    expect(new Webhook(hook.secret).verify(last.body, last.headers)).toMatchObject({ id });
+    await expect(admin(t, 'retry-delivery', { id: d.id, json: true })).rejects.toMatchObject({ code: 'SV409' });
+  });
+
+  it('deactivates a webhook whose endpoint answers 410 Gone', async () => {
+    receiver.respond = (r) => (r.url === '/gone' ? { status: 410 } : { status: 200, body: 'ok' });
+    const hook = await createWebhook(ws, path('gone'), ['PROJECT_UPDATED']);
+    await recordEvent(ws);
+    const [d] = await until(() => deliveriesOf(hook.id), (ds) => ds[0]?.status === 'CANCELED');
+    expect(d.attempts).toHaveLength(1);
+    const { rows: [w] } = await t.pools.owner.query('select active, deactivated_reason from app_public.webhooks where id = $1', [hook.id]);
+    expect(w).toEqual({ active: false, deactivated_reason: 'endpoint answered 410 Gone' });
+    await recordEvent(ws);
+    expect(await deliveriesOf(hook.id)).toHaveLength(1);
+    // Reactivated by an admin, it receives again.
+    receiver.respond = () => ({ status: 200, body: 'ok' });
+    await admin(t, 'update-webhook', { id: hook.id, active: 'true', json: true });
+    await recordEvent(ws);
+    await until(() => deliveriesOf(hook.id), (ds) => ds.length === 2 && ds[1].status === 'DELIVERED');
+  });
+
+  it('records a timeout as a failed attempt', async () => {
+    const slow = await startTestApp({ worker: { backoffSeconds: [], timeoutMs: 300 } });
+    try {
+      const w = await createWorkspace(slow);
+      receiver.respond = (r) => (r.url === '/hang' ? 'hang' : { status: 200, body: 'ok' });
+      const hook = (await admin(slow, 'create-webhook', { workspace: w.key, url: path('hang'), json: true })).webhook;
+      await slow.pools.owner.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{}')`, [w.id]);
+      const { rows } = await until(
+        () => slow.pools.owner.query(`select d.status, a.error, a.duration_ms from app_public.webhook_deliveries d
+                                      join app_public.webhook_delivery_attempts a on a.delivery_id = d.id where d.webhook_id = $1`, [hook.id]),
+        (r) => r.rows[0]?.status === 'DEAD_LETTER');
+      expect(rows[0].error).toMatch(/timeout after 300 ms/);
+      expect(rows[0].duration_ms).toBeGreaterThanOrEqual(290);
+    } finally {
+      receiver.respond = () => ({ status: 200, body: 'ok' });
+      await slow.close();
+    }
+  });
+
+  it('refuses loopback targets unless private egress is allowed', async () => {
+    const strict = await startTestApp({ worker: { allowPrivate: false, backoffSeconds: [] } });
+    try {
+      const w = await createWorkspace(strict);
+      const hooks = [];
+      for (const u of [path('private'), receiver.url.replace('127.0.0.1', 'localhost') + '/private', 'http://[::1]:9/x', 'http://10.1.2.3/x', 'http://169.254.169.254/latest/meta-data']) {
+        hooks.push((await admin(strict, 'create-webhook', { workspace: w.key, url: u, json: true })).webhook);
+      }
+      await strict.pools.owner.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{}')`, [w.id]);
+      const { rows } = await until(
+        () => strict.pools.owner.query(`select d.status, a.error from app_public.webhook_deliveries d
+                                        join app_public.webhook_delivery_attempts a on a.delivery_id = d.id where d.workspace_id = $1`, [w.id]),
+        (r) => r.rows.length === hooks.length && r.rows.every((x) => x.status === 'DEAD_LETTER'));
+      for (const r of rows) expect(r.error).toMatch(/egress denied: .* \((loopback|private|link-local)\)/);
+      expect(receiver.requests.filter(at('private'))).toEqual([]);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe('agent dispatch deliveries', () => {
+  it('POSTs an event to the agent webhookUrl on channel agent:dispatch:<agentId>, signed with the agent secret', async () => {
+    const created = await admin(t, 'create-agent', { workspace: ws.key, 'profile-key': 'hooked', name: 'Hooked', 'webhook-url': path('agent'), json: true });
+    expect(created.webhookSecret).toMatch(/^whsec_/);
+    const rotated = await admin(t, 'rotate-agent-secret', { workspace: ws.key, agent: 'hooked', json: true });
+    expect(rotated.secret).not.toBe(created.webhookSecret);
+    const plain = await createAgent(t, ws, 'no-hook');
+    const client = await t.pools.owner.connect();
+    let eventId: string;
+    try {
+      await client.query('begin');
+      const { rows: [e] } = await client.query(`select app_private.record_event($1, 'AGENT_ASSIGNED', 'issue', null, $2) as id`,
+        [ws.id, { agentId: created.agent.id, reason: 'round-robin' }]);
+      eventId = e.id;
+      const { rows: [d] } = await client.query('select app_private.enqueue_agent_dispatch($1, $2) as id', [eventId, created.agent.id]);
+      expect(d.id).toBeTruthy();
+      const { rows: [none] } = await client.query('select app_private.enqueue_agent_dispatch($1, $2) as id', [eventId, plain.id]);
+      expect(none.id).toBeNull();
+      await client.query('commit');
+    } finally {
+      client.release();
+    }
+    const [req] = (await receiver.waitFor((rs) => rs.some(at('agent')))).filter(at('agent'));
+    expect(req!.headers['x-svc-channel']).toBe(`agent:dispatch:${created.agent.id}`);
+    expect(req!.headers['webhook-id']).toBe(eventId!);
+    expect(new Webhook(rotated.secret).verify(req!.body, req!.headers)).toMatchObject({ id: eventId!, kind: 'AGENT_ASSIGNED' });
+    expect(req!.headers['x-svc-signature']).toBe(hmacHex(rotated.secret, `${req!.headers['x-svc-timestamp']}.${req!.body}`));
+  });
+});
+
+describe('management', () => {
+  async function asCaller<T = any>(w: Workspace, email: string, sql: string, params: unknown[] = []): Promise<T> {
+    const { rows: [u] } = await t.pools.owner.query('select id from app_public.users where lower(email) = lower($1)', [email]);
+    const { rows: [k] } = await t.pools.owner.query('select id from app_private.api_keys where workspace_id = $1 and user_id = $2 limit 1', [w.id, u.id]);
+    const shifted = sql.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 3}`);
+    const { rows } = await t.pools.api.query(
+      `select (${shifted}) as r from (select app_hidden.set_request_context($1, $2, $3, null, '{FULL}', '{}', '{}', '{}')) identity`,
+      [w.id, u.id, k.id, ...params]);
+    return rows[0].r;
+  }
+
+  it('in-app functions need OWNER or ADMIN and stay inside the workspace; secrets are never readable by the request role', async () => {
+    const w = await createWorkspace(t);
+    await admin(t, 'add-member', { workspace: w.key, email: `member-${w.key}@example.com`, role: 'MEMBER', json: true });
+    await admin(t, 'create-key', { workspace: w.key, user: `member-${w.key}@example.com`, scopes: 'FULL', json: true });
+    await admin(t, 'add-member', { workspace: w.key, email: `admin-${w.key}@example.com`, role: 'ADMIN', json: true });
+    await admin(t, 'create-key', { workspace: w.key, user: `admin-${w.key}@example.com`, scopes: 'FULL', json: true });
+
+    const created = await asCaller(w, `admin-${w.key}@example.com`, `app_hidden.webhook_create($1, '{ISSUE_CREATED}')`, [path('inapp')]);
+    expect(created).toMatchObject({ url: path('inapp'), events: ['ISSUE_CREATED'], secret: expect.stringMatching(/^whsec_/) });
+    const listed = await asCaller(w, w.ownerEmail, 'app_hidden.webhooks_list()');
+    expect(listed.map((x: { id: string }) => x.id)).toEqual([created.id]);
+    expect(JSON.stringify(listed)).not.toContain('whsec_');
+    await expect(asCaller(w, `member-${w.key}@example.com`, 'app_hidden.webhooks_list()')).rejects.toMatchObject({ code: 'SV403', detail: 'admin_required' });
+    await expect(asCaller(w, `member-${w.key}@example.com`, `app_hidden.webhook_create($1)`, [path('nope')])).rejects.toMatchObject({ code: 'SV403' });
+    // The table itself: admins see their workspace's rows, members none.
+    expect(await asCaller(w, w.ownerEmail, 'select count(*)::int from app_public.webhooks')).toBe(1);
+    expect(await asCaller(w, `member-${w.key}@example.com`, 'select count(*)::int from app_public.webhooks')).toBe(0);
+    await expect(asCaller(w, w.ownerEmail, 'select count(*) from app_private.webhook_secrets')).rejects.toThrow(/permission denied/);
+
+    // Another workspace's owner cannot reach this webhook.
+    const other = await createWorkspace(t);
+    await expect(asCaller(other, other.ownerEmail, `app_hidden.webhook_delete($1::uuid)`, [created.id])).rejects.toMatchObject({ code: 'SV404' });
+    await expect(asCaller(other, other.ownerEmail, `app_hidden.webhook_rotate_secret($1::uuid)`, [created.id])).rejects.toMatchObject({ code: 'SV404' });
+
+    const rotated = await asCaller(w, w.ownerEmail, `app_hidden.webhook_rotate_secret($1::uuid)`, [created.id]);
+    expect(rotated.secret).not.toBe(created.secret);
+    const updated = await asCaller(w, w.ownerEmail, `app_hidden.webhook_update($1::uuid, null, '{}')`, [created.id]);
+    expect(updated.events).toEqual([]);
+    const deliveries = await asCaller(w, w.ownerEmail, `app_hidden.webhook_deliveries_list($1::uuid)`, [created.id]);
+    expect(deliveries).toEqual({ items: [], nextCursor: null });
+    expect(await asCaller(w, w.ownerEmail, `app_hidden.webhook_delete($1::uuid)`, [created.id])).toEqual({ id: created.id, deleted: true });
+  });
+
+  it('the operator CLI functions rotate, update and delete; a rotated secret signs the next delivery', async () => {
+    const w = await createWorkspace(t);
+    const hook = await createWebhook(w, path('cli'));
+    const rotated = await admin(t, 'rotate-webhook-secret', { id: hook.id, json: true });
+    expect(rotated.webhook).toEqual({ id: hook.id, secret: expect.stringMatching(/^whsec_/) });
+    await recordEvent(w);
+    const [req] = (await receiver.waitFor((rs) => rs.some(at('cli')))).filter(at('cli'));
+    expect(new Webhook(rotated.webhook.secret).verify(req!.body, req!.headers)).toBeTruthy();
+    expect(() => new Webhook(hook.secret).verify(req!.body, req!.headers)).toThrow();
+    const updated = await admin(t, 'update-webhook', { id: hook.id, url: path('cli2'), events: 'ISSUE_CREATED,ISSUE_DELETED', json: true });
+    expect(updated.webhook).toMatchObject({ url: path('cli2'), events: ['ISSUE_CREATED', 'ISSUE_DELETED'] });
+    expect((await admin(t, 'delete-webhook', { id: hook.id, json: true })).webhook).toEqual({ id: hook.id, deleted: true });
+    await expect(admin(t, 'delete-webhook', { id: hook.id, json: true })).rejects.toMatchObject({ code: 'SV404' });
+  });
+});
