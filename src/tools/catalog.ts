@@ -9,6 +9,12 @@ import { agentTools } from './agents.ts';
 import { defineTools, tool, type Tool } from './define.ts';
 import { eventTools } from './events.ts';
 import { issueTools } from './issues.ts';
+import { cycleTools } from './cycles.ts';
+import { noteTools } from './notes.ts';
+import { pinTools } from './pins.ts';
+import { initiativeTools, projectTools } from './projects.ts';
+import { relationTools } from './relations.ts';
+import { timeTools } from './time.ts';
 import { statusTools, workspaceTools } from './workspace.ts';
 
 const descriptorOut = z.looseObject({
@@ -62,6 +68,13 @@ export const TOOLS: Tool[] = [
   ...statusTools,
   ...agentTools,
   ...eventTools,
+  ...projectTools,
+  ...initiativeTools,
+  ...cycleTools,
+  ...relationTools,
+  ...pinTools,
+  ...noteTools,
+  ...timeTools,
   ...catalogTools,
 ];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
