@@ -6,9 +6,11 @@ import { z } from 'zod';
 import { hasScope, type Caller } from '../auth/keys.ts';
 import { ApiError } from '../errors.ts';
 import { agentTools } from './agents.ts';
+import { commentTools } from './comments.ts';
 import { defineTools, tool, type Tool } from './define.ts';
 import { eventTools } from './events.ts';
 import { issueTools } from './issues.ts';
+import { labelTools } from './labels.ts';
 import { cycleTools } from './cycles.ts';
 import { noteTools } from './notes.ts';
 import { pinTools } from './pins.ts';
@@ -64,6 +66,8 @@ const catalogTools = defineTools(
 // One line per namespace.
 export const TOOLS: Tool[] = [
   ...issueTools,
+  ...commentTools,
+  ...labelTools,
   ...workspaceTools,
   ...statusTools,
   ...agentTools,

@@ -1,40 +1,79 @@
 import { z } from 'zod';
 import { cursor, defineTools, id, issueRef, limit, page, priority, tool } from './define.ts';
-import { IssueOut } from './shapes.ts';
+import { IssueOut, RunOut, WatcherOut } from './shapes.ts';
 
 const checklistItem = z.strictObject({ id: z.string().min(1).max(100), label: z.string().min(1).max(500), done: z.boolean().default(false) });
+const engagementMode = z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS'])
+  .describe('Engagement mode of the run the assignment opens (default EXECUTE). RESEARCH/REVIEW/DISCUSS runs may comment but not change the issue.');
+const profileKey = z.string().trim().min(1).max(64);
+
+const createFields = {
+  title: z.string().trim().min(1).max(500),
+  description: z.string().max(100_000).optional(),
+  projectId: id('projectId').optional(),
+  priority: priority.optional(),
+  statusId: id('statusId').optional(),
+  labelIds: z.array(id('labelIds')).max(50).optional(),
+  parentId: issueRef.optional().describe('Parent issue (id or key) to make this a sub-issue'),
+  dueDate: z.iso.date().optional(),
+  estimate: z.number().min(0).max(10_000).optional(),
+  slaMinutes: z.number().int().min(1).optional(),
+  expectedOutput: z.string().max(10_000).optional(),
+  verificationChecklist: z.array(checklistItem).max(50).optional(),
+  artifactRequired: z.boolean().optional(),
+};
+const createInput = z.strictObject(createFields);
+
+/** Fields issues.update may change; null clears a nullable field. */
+const updateFields = {
+  title: z.string().trim().min(1).max(500).optional(),
+  description: z.string().max(100_000).nullable().optional(),
+  priority: priority.optional(),
+  statusId: id('statusId').optional().describe('Same as issues.transition'),
+  projectId: id('projectId').nullable().optional(),
+  labelIds: z.array(id('labelIds')).max(50).optional().describe('Replaces the whole label set (see issues.addLabels / removeLabels)'),
+  parentId: issueRef.nullable().optional().describe('Parent issue id or key; null detaches'),
+  cycleId: id('cycleId').nullable().optional(),
+  dueDate: z.iso.date().nullable().optional(),
+  estimate: z.number().min(0).max(10_000).nullable().optional(),
+  slaMinutes: z.number().int().min(1).nullable().optional(),
+  expectedOutput: z.string().max(10_000).nullable().optional(),
+  verificationChecklist: z.array(checklistItem).max(50).optional(),
+  artifactRequired: z.boolean().optional(),
+};
+const updateInput = z.strictObject({ id: issueRef, ...updateFields });
+
+/** Exactly one of agentId / profileKey. */
+const oneAgent = (v: { agentId?: string; profileKey?: string }) => (v.agentId === undefined) !== (v.profileKey === undefined);
 
 export const issueTools = defineTools(
   tool({
     name: 'issues.create',
     scopes: ['WRITE_ISSUES'],
     description: 'Create an issue. Returns the full issue with its key (e.g. ENG-12). Default status unless statusId is given.',
-    input: z.strictObject({
-      title: z.string().trim().min(1).max(500),
-      description: z.string().max(100_000).optional(),
-      projectId: id('projectId').optional(),
-      priority: priority.optional(),
-      statusId: id('statusId').optional(),
-      labelIds: z.array(id('labelIds')).max(50).optional(),
-      parentId: issueRef.optional().describe('Parent issue (id or key) to make this a sub-issue'),
-      dueDate: z.iso.date().optional(),
-      estimate: z.number().min(0).max(10_000).optional(),
-      slaMinutes: z.number().int().min(1).optional(),
-      expectedOutput: z.string().max(10_000).optional(),
-      verificationChecklist: z.array(checklistItem).max(50).optional(),
-      artifactRequired: z.boolean().optional(),
-    }),
+    input: createInput,
     output: IssueOut,
+  }),
+  tool({
+    name: 'issues.createMany',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Create up to 100 issues in one call, all or nothing (each item is an issues.create input). A failing item fails the whole call and names its field as items.N.field.',
+    input: z.strictObject({ items: z.array(createInput).min(1).max(100) }),
+    output: z.object({ items: z.array(IssueOut) }),
   }),
   tool({
     name: 'issues.get',
     scopes: ['READ_ISSUES'],
-    description: 'One issue by id or key. Lean by default (status, project, assignee, labelIds); include adds description and labels.',
+    description: 'One issue by id or key. Lean by default (status, project, assignee, labelIds). include adds description, labels, comments (newest first; true = 20, or {limit} up to 100), attachments, relations and currentRun (the open agent run).',
     input: z.strictObject({
       id: issueRef,
       include: z.strictObject({
         description: z.boolean().optional(),
         labels: z.boolean().optional(),
+        comments: z.union([z.boolean(), z.strictObject({ limit: limit(20, 100) })]).optional(),
+        attachments: z.boolean().optional(),
+        relations: z.boolean().optional(),
+        currentRun: z.boolean().optional(),
       }).optional(),
     }),
     output: IssueOut,
@@ -43,18 +82,149 @@ export const issueTools = defineTools(
   tool({
     name: 'issues.list',
     scopes: ['READ_ISSUES'],
-    description: 'Issues newest first, paged ({items, nextCursor}). Filters: status (id, category such as IN_PROGRESS, or name), priority, projectId, assignedAgentId (null = unassigned), labelIds (any of), queued.',
+    description: 'Issues newest first, paged ({items, nextCursor}). Filters: status (id, category such as IN_PROGRESS, or name), open (not DONE/CANCELED), priority, projectId, assignedAgentId, cycleId, parentId, claimedById (null = none for each), labelIds (any of), queued.',
     input: z.strictObject({
       status: z.string().min(1).max(100).optional(),
       statusId: id('statusId').optional(),
+      open: z.boolean().optional().describe('true: only issues not in a DONE/CANCELED status; false: only those'),
       priority: priority.optional(),
       projectId: id('projectId').nullable().optional(),
       assignedAgentId: id('assignedAgentId').nullable().optional(),
+      cycleId: id('cycleId').nullable().optional(),
+      parentId: issueRef.nullable().optional().describe('Sub-issues of this issue (id or key); null = top-level issues'),
+      claimedById: id('claimedById').nullable().optional(),
       labelIds: z.array(id('labelIds')).max(50).optional(),
       queued: z.boolean().optional(),
       limit: limit(50, 200),
       cursor: cursor.optional(),
     }),
+    output: page(IssueOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'issues.update',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Change fields of an issue: only the fields given change; null clears a nullable field; labelIds replaces the label set. Writes ISSUE_STATUS_CHANGED / ISSUE_PRIORITY_CHANGED / ISSUE_UPDATED for what really changed. Returns the full issue.',
+    input: updateInput,
+    output: IssueOut,
+  }),
+  tool({
+    name: 'issues.updateMany',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Apply up to 100 issues.update patches ({id, ...fields}) in one call, all or nothing. A failing item fails the whole call and names its field as items.N.field. Returns the lean issues.',
+    input: z.strictObject({ items: z.array(updateInput).min(1).max(100) }),
+    output: z.object({ items: z.array(IssueOut) }),
+  }),
+  tool({
+    name: 'issues.delete',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Delete an issue (soft: it disappears from reads and lists but is kept for audit; ISSUE_DELETED). Open agent runs on it are abandoned.',
+    input: z.strictObject({ id: issueRef }),
+    output: z.object({ ok: z.boolean(), id: z.string(), key: z.string(), deleted: z.boolean() }),
+  }),
+  tool({
+    name: 'issues.queue',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Put an issue in the dispatch pool (queued = true; ISSUE_QUEUED). Pass queued: false to take it out again.',
+    input: z.strictObject({ id: issueRef, queued: z.boolean().default(true) }),
+    output: IssueOut,
+  }),
+  tool({
+    name: 'issues.transition',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Move an issue to another status (statusId from statuses.list). Any status may move to any other.',
+    input: z.strictObject({ id: issueRef, statusId: id('statusId') }),
+    output: IssueOut,
+  }),
+  tool({
+    name: 'issues.claim',
+    scopes: ['WRITE_ISSUES'],
+    description: "Claim an issue for the key's user (claimedById) until claimExpiresAt (durationMinutes, default 240). Claiming your own claim again extends it; another user's unexpired claim is 409 already_claimed.",
+    input: z.strictObject({ id: issueRef, durationMinutes: z.number().int().min(1).max(10_080).optional().describe('Claim length, default 240 (4 h), max 7 days') }),
+    output: IssueOut,
+  }),
+  tool({
+    name: 'issues.release',
+    scopes: ['WRITE_ISSUES'],
+    description: "Clear the human claim on an issue. Your own claim, an expired claim, or (for workspace OWNER/ADMIN and ADMIN keys) anyone's.",
+    input: z.strictObject({ id: issueRef }),
+    output: IssueOut,
+  }),
+  tool({
+    name: 'issues.assign',
+    scopes: ['WRITE_ISSUES'],
+    description: "Assign an agent (agentId or profileKey) to an issue. Opens an ACTIVE run for it (mode, default EXECUTE) and abandons the previous agent's open run; writes ISSUE_ASSIGNED and AGENT_ASSIGNED. Archived agents: 400.",
+    input: z.strictObject({ id: issueRef, agentId: id('agentId').optional(), profileKey: profileKey.optional(), mode: engagementMode.optional() })
+      .refine(oneAgent, { message: 'pass exactly one of agentId or profileKey', path: ['agentId'] }),
+    output: IssueOut.extend({ currentRun: RunOut.nullable() }),
+  }),
+  tool({
+    name: 'issues.reassign',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Hand an issue off to another agent in one step: posts the comment "Handoff → @<profileKey>: <rationale>", swaps the assignee, opens the new agent\'s run and writes AGENT_ASSIGNED (reason handoff). 400 for an archived or the same agent; rationale at least 10 characters.',
+    input: z.strictObject({
+      issueId: issueRef,
+      toProfileKey: profileKey,
+      rationale: z.string().trim().min(10, 'rationale must be at least 10 characters').max(10_000),
+      mode: engagementMode.optional(),
+    }),
+    output: IssueOut.extend({ handoffCommentId: z.string(), currentRun: RunOut.nullable() }),
+  }),
+  tool({
+    name: 'issues.assigned',
+    scopes: ['READ_ISSUES'],
+    description: "Issues assigned to an agent: agentId or profileKey, or nothing for the key's own linked agent (400 when the key has none). Open issues only unless includeClosed. Paged like issues.list.",
+    input: z.strictObject({
+      agentId: id('agentId').optional(),
+      profileKey: profileKey.optional(),
+      includeClosed: z.boolean().optional().describe('Also issues in DONE/CANCELED statuses'),
+      limit: limit(50, 200),
+      cursor: cursor.optional(),
+    }).refine((v) => v.agentId === undefined || v.profileKey === undefined, { message: 'pass at most one of agentId or profileKey', path: ['agentId'] }),
+    output: page(IssueOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'issues.addLabels',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Add labels to an issue (labels already on it are left alone). Returns the full issue.',
+    input: z.strictObject({ id: issueRef, labelIds: z.array(id('labelIds')).min(1).max(50) }),
+    output: IssueOut,
+  }),
+  tool({
+    name: 'issues.removeLabels',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Remove labels from an issue (labels not on it are ignored). Returns the full issue.',
+    input: z.strictObject({ id: issueRef, labelIds: z.array(id('labelIds')).min(1).max(50) }),
+    output: IssueOut,
+  }),
+  tool({
+    name: 'issues.watch',
+    scopes: ['READ_ISSUES'],
+    description: "Watch an issue: as the key's linked agent when it has one, else as its user. Idempotent.",
+    input: z.strictObject({ issueId: issueRef }),
+    output: z.object({ issueId: z.string(), watching: z.boolean(), watcher: z.object({ type: z.enum(['user', 'agent']), id: z.string() }) }),
+  }),
+  tool({
+    name: 'issues.unwatch',
+    scopes: ['READ_ISSUES'],
+    description: "Stop watching an issue (removes only the caller's own watch). Idempotent.",
+    input: z.strictObject({ issueId: issueRef }),
+    output: z.object({ issueId: z.string(), watching: z.boolean() }),
+  }),
+  tool({
+    name: 'issues.listWatchers',
+    scopes: ['READ_ISSUES'],
+    description: 'Who watches an issue: users ({id, name, email}) and agents ({id, profileKey, name}), oldest first, paged.',
+    input: z.strictObject({ issueId: issueRef, limit: limit(50, 200), cursor: cursor.optional() }),
+    output: page(WatcherOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'issues.listWatching',
+    scopes: ['READ_ISSUES'],
+    description: "Issues the caller watches (its linked agent's watches, else its user's), newest first, paged.",
+    input: z.strictObject({ limit: limit(50, 200), cursor: cursor.optional() }),
     output: page(IssueOut),
     readOnly: true,
   }),

@@ -24,6 +24,48 @@ export const AgentOut = z.looseObject({
 
 export const LabelRefOut = z.looseObject({ id: z.string(), name: z.string(), color: z.string() });
 
+export const LabelOut = z.looseObject({
+  id: z.string(), name: z.string(), color: z.string(), description: z.string().nullable(),
+  createdAt: timestamp, updatedAt: timestamp,
+});
+
+const agentRef = z.object({ id: z.string(), profileKey: z.string(), name: z.string() });
+const userRef = z.object({ id: z.string(), name: z.string(), email: z.string().optional() });
+
+export const RunOut = z.looseObject({
+  id: z.string(), agentId: z.string(), issueId: z.string(),
+  status: z.enum(['ACTIVE', 'WAITING', 'STALLED', 'COMPLETED', 'ABANDONED']),
+  engagementMode: z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS']), currentStep: z.string().nullable(),
+  startedAt: timestamp, finishedAt: timestamp.nullable(), lastEventAt: timestamp,
+  tokensIn: z.number(), tokensOut: z.number(), tokensCached: z.number(), costUsd: z.number(),
+  agent: agentRef.nullable(),
+});
+
+export const CommentOut = z.looseObject({
+  id: z.string(), issueId: z.string(), body: z.string(), kind: z.enum(['COMMENT', 'STATUS', 'HANDOFF']),
+  confidence: z.enum(['LOW', 'MEDIUM', 'HIGH']).nullable(),
+  author: userRef.nullable(), authoringAgent: agentRef.nullable(), runId: z.string().nullable(),
+  editedAt: timestamp.nullable(), createdAt: timestamp, updatedAt: timestamp,
+});
+
+export const AttachmentOut = z.looseObject({
+  id: z.string(), kind: z.enum(['FILE', 'LINK']), targetType: z.string(), targetId: z.string(),
+  externalUrl: z.string().nullable(), linkTitle: z.string().nullable(), filename: z.string().nullable(),
+  mimeType: z.string(), size: z.number(), sizeBytes: z.number(), createdAt: timestamp,
+});
+
+/** A relation as seen from one issue: an inbound BLOCKS reads BLOCKED_BY; `issue` is the other end. */
+export const IssueRelationOut = z.looseObject({
+  id: z.string(), fromIssueId: z.string(), toIssueId: z.string(),
+  kind: z.enum(['BLOCKS', 'BLOCKED_BY', 'DUPLICATES', 'RELATES_TO']), direction: z.enum(['outbound', 'inbound']),
+  issue: z.object({ id: z.string(), key: z.string(), title: z.string(), statusId: z.string() }).nullable(),
+});
+
+export const WatcherOut = z.looseObject({
+  id: z.string(), issueId: z.string(), type: z.enum(['user', 'agent']),
+  user: userRef.nullable(), agent: agentRef.nullable(), createdAt: timestamp,
+});
+
 export const IssueOut = z.looseObject({
   id: z.string(), key: z.string(), number: z.number(), title: z.string(), priority,
   statusId: z.string(), status: z.object({ id: z.string(), name: z.string(), category: statusCategory }),
@@ -32,8 +74,14 @@ export const IssueOut = z.looseObject({
   assignedAgent: z.object({ id: z.string(), profileKey: z.string(), name: z.string() }).nullable(),
   claimedById: z.string().nullable(), claimExpiresAt: timestamp.nullable(), queued: z.boolean(),
   labelIds: z.array(z.string()), createdAt: timestamp, updatedAt: timestamp,
+  parentId: z.string().nullable().optional(), cycleId: z.string().nullable().optional(),
+  dueDate: z.string().nullable().optional(), estimate: z.number().nullable().optional(),
   description: z.string().nullable().optional(),
   labels: z.array(LabelRefOut).optional(),
+  comments: z.array(CommentOut).optional().describe('include.comments: newest first'),
+  attachments: z.array(AttachmentOut).optional(),
+  relations: z.array(IssueRelationOut).optional(),
+  currentRun: RunOut.nullable().optional().describe('Newest run neither COMPLETED nor ABANDONED'),
 });
 
 export const EventOut = z.looseObject({

@@ -129,7 +129,7 @@ export async function rest<T = any>(t: TestApp, token: string | undefined, tool:
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     payload: input === undefined ? '' : JSON.stringify(input),
   });
-  return { status: res.statusCode, body: res.body ? res.json() : undefined, headers: res.headers };
+  return { status: res.statusCode, body: (res.body ? res.json() : undefined) as T, headers: res.headers };
 }
 
 /** Same as rest() but asserts 200 and returns the output. */
@@ -147,5 +147,5 @@ export async function rpc<T = any>(t: TestApp, token: string | undefined, method
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params === undefined ? {} : { params }) }),
   });
-  return { status: res.statusCode, body: res.body ? res.json() : undefined, headers: res.headers };
+  return { status: res.statusCode, body: (res.body ? res.json() : undefined) as T, headers: res.headers };
 }

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { cursor, defineTools, id, issueRef, limit, page, tool } from './define.ts';
+import { CommentOut } from './shapes.ts';
+
+const body = z.string().max(100_000).refine((s) => s.trim().length > 0, 'body must not be empty');
+const confidence = z.enum(['LOW', 'MEDIUM', 'HIGH']).describe('How sure the author is; persisted, shown for agent-authored comments');
+
+export const commentTools = defineTools(
+  tool({
+    name: 'comments.create',
+    scopes: ['WRITE_COMMENTS'],
+    description: "Post a comment on an issue (markdown). The author is the key's user; an agent-linked key is recorded as authoringAgent. Allowed in every run mode.",
+    input: z.strictObject({ issueId: issueRef, body, confidence: confidence.optional() }),
+    output: CommentOut,
+  }),
+  tool({
+    name: 'comments.update',
+    scopes: ['WRITE_COMMENTS'],
+    description: 'Edit a comment: its author, a workspace OWNER/ADMIN, or an ADMIN key. The previous body is kept in its revision history (last 20); editedAt is set.',
+    input: z.strictObject({ id: id('id'), body, confidence: confidence.nullable().optional() }),
+    output: CommentOut,
+  }),
+  tool({
+    name: 'comments.delete',
+    scopes: ['WRITE_COMMENTS'],
+    description: 'Delete a comment (soft: hidden from lists and issue bundles, kept for audit). Same permission as comments.update.',
+    input: z.strictObject({ id: id('id') }),
+    output: z.object({ ok: z.boolean(), id: z.string(), deleted: z.boolean() }),
+  }),
+  tool({
+    name: 'comments.list',
+    scopes: ['READ_ISSUES'],
+    description: 'Comments of an issue, newest first, with author {id, name, email} and authoringAgent {id, profileKey, name}. Page with before = nextCursor.',
+    input: z.strictObject({ issueId: issueRef, before: cursor.optional(), limit: limit(50, 200) }),
+    output: page(CommentOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'comments.upsertStatus',
+    scopes: ['WRITE_COMMENTS'],
+    description: "Set the calling agent's rolling STATUS comment for its open run on an issue: created the first time, replaced in place afterwards (same body: no change). Needs an agent-linked key and an open run (assignment opens one).",
+    input: z.strictObject({ issueId: issueRef, body, confidence: confidence.optional() }),
+    output: CommentOut.extend({ created: z.boolean() }),
+  }),
+);

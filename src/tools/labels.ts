@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { cursor, defineTools, id, limit, page, tool } from './define.ts';
+import { LabelOut } from './shapes.ts';
+
+const color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'color must be #RRGGBB');
+const name = z.string().trim().min(1).max(100);
+
+export const labelTools = defineTools(
+  tool({
+    name: 'labels.list',
+    scopes: ['READ_ISSUES'],
+    description: 'Labels of the workspace, by name. query matches part of the name. Use label ids with issues.addLabels / removeLabels or issues.update labelIds.',
+    input: z.strictObject({ query: z.string().max(100).optional(), limit: limit(100, 200), cursor: cursor.optional() }),
+    output: page(LabelOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'labels.create',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Create a label (name unique in the workspace, case-insensitive; 409 label_exists).',
+    input: z.strictObject({ name, color: color.optional(), description: z.string().max(1000).optional() }),
+    output: LabelOut,
+  }),
+  tool({
+    name: 'labels.update',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Rename, recolor or describe a label. Keys narrowed to projects or labels may not.',
+    input: z.strictObject({ id: id('id'), name: name.optional(), color: color.optional(), description: z.string().max(1000).nullable().optional() }),
+    output: LabelOut,
+  }),
+  tool({
+    name: 'labels.delete',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Delete a label; it comes off every issue. Keys narrowed to projects or labels may not.',
+    input: z.strictObject({ id: id('id') }),
+    output: z.object({ ok: z.boolean(), id: z.string(), removedFromIssues: z.number() }),
+  }),
+);

@@ -1,0 +1,361 @@
+/** issues.update / delete / queue / transition / claim / release / addLabels / removeLabels / createMany / updateMany. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let other: Workspace;
+let projectA: string;
+let projectB: string;
+let labelX: string;
+let labelY: string;
+let statuses: Record<string, { id: string }>;
+
+async function insertProject(w: Workspace, name: string): Promise<string> {
+  const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [w.id, name]);
+  return rows[0].id;
+}
+async function insertLabel(w: Workspace, name: string): Promise<string> {
+  const { rows } = await t.pools.owner.query('insert into app_public.labels (workspace_id, name) values ($1, $2) returning id', [w.id, name]);
+  return rows[0].id;
+}
+/** Kinds of the events of one issue, oldest first. */
+async function issueEvents(issueId: string, token = ws.token) {
+  const r = await ok(t, token, 'events.recent', { subjectType: 'issue', subjectId: issueId, limit: 200 });
+  return (r.items as Array<{ kind: string; payload: any }>).reverse();
+}
+const kinds = async (issueId: string) => (await issueEvents(issueId)).map((e) => e.kind);
+async function lastEventId(token = ws.token): Promise<string | undefined> {
+  return (await ok(t, token, 'events.recent', { limit: 1 })).items[0]?.id;
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ws = await createWorkspace(t, 'MUT');
+  other = await createWorkspace(t, 'OTH');
+  projectA = await insertProject(ws, 'Alpha');
+  projectB = await insertProject(ws, 'Beta');
+  labelX = await insertLabel(ws, 'bug');
+  labelY = await insertLabel(ws, 'infra');
+  const list = await ok(t, ws.token, 'statuses.list', {});
+  statuses = Object.fromEntries(list.map((s: { category: string; id: string }) => [s.category, s]));
+});
+afterAll(() => t.close());
+
+describe('issues.update', () => {
+  it('changes fields, writes one ISSUE_UPDATED naming them, and returns the full issue', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Original', labelIds: [labelX] });
+    const parent = await ok(t, ws.token, 'issues.create', { title: 'Parent' });
+    const updated = await ok(t, ws.token, 'issues.update', {
+      id: issue.key, title: 'Renamed', description: 'Now with words', projectId: projectA, labelIds: [labelY],
+      parentId: parent.key, dueDate: '2030-01-31', estimate: 3, slaMinutes: 90, expectedOutput: 'a PR',
+      verificationChecklist: [{ id: 'c1', label: 'tests pass' }], artifactRequired: true,
+    });
+    expect(updated).toMatchObject({
+      id: issue.id, title: 'Renamed', description: 'Now with words', projectId: projectA, labelIds: [labelY],
+      parentId: parent.id, dueDate: '2030-01-31', estimate: 3, slaMinutes: 90, expectedOutput: 'a PR',
+      verificationChecklist: [{ id: 'c1', label: 'tests pass', done: false }], artifactRequired: true,
+    });
+    const events = await issueEvents(issue.id);
+    expect(events.map((e) => e.kind)).toEqual(['ISSUE_CREATED', 'ISSUE_UPDATED']);
+    expect(events[1]!.payload.changes.sort()).toEqual(['artifactRequired', 'description', 'dueDate', 'estimate', 'expectedOutput',
+      'labelIds', 'parentId', 'projectId', 'slaMinutes', 'title', 'verificationChecklist']);
+
+    // null clears nullable fields
+    const cleared = await ok(t, ws.token, 'issues.update', { id: issue.id, description: null, projectId: null, parentId: null, dueDate: null });
+    expect(cleared).toMatchObject({ description: null, projectId: null, parentId: null, dueDate: null });
+  });
+
+  it('a status and priority change writes both events; a change that changes nothing writes none', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Both', priority: 'LOW' });
+    const before = await lastEventId();
+    const r = await ok(t, ws.token, 'issues.update', { id: issue.id, statusId: statuses.IN_PROGRESS!.id, priority: 'URGENT' });
+    expect(r).toMatchObject({ priority: 'URGENT', status: { category: 'IN_PROGRESS' } });
+    expect(r.startedAt).toBeTruthy();
+    const events = await issueEvents(issue.id);
+    expect(events.map((e) => e.kind)).toEqual(['ISSUE_CREATED', 'ISSUE_STATUS_CHANGED', 'ISSUE_PRIORITY_CHANGED']);
+    expect(events[1]!.payload).toMatchObject({ issueId: issue.id, from: statuses.TODO!.id, to: statuses.IN_PROGRESS!.id });
+    expect(events[2]!.payload).toMatchObject({ from: 'LOW', to: 'URGENT' });
+    expect(before).not.toBe(await lastEventId());
+
+    const last = await lastEventId();
+    const same = await ok(t, ws.token, 'issues.update', { id: issue.id, priority: 'URGENT', title: 'Both', statusId: statuses.IN_PROGRESS!.id, labelIds: [] });
+    expect(same.updatedAt).toBe(r.updatedAt);
+    expect(await lastEventId()).toBe(last);
+  });
+
+  it('sets cycleId and rejects a cycle of another workspace', async () => {
+    const { rows } = await t.pools.owner.query(
+      `insert into app_public.cycles (workspace_id, number, name, starts_on, ends_on) values ($1, 1, 'S1', current_date, current_date + 14) returning id`, [ws.id]);
+    const { rows: foreign } = await t.pools.owner.query(
+      `insert into app_public.cycles (workspace_id, number, name, starts_on, ends_on) values ($1, 1, 'F1', current_date, current_date + 14) returning id`, [other.id]);
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Sprinted' });
+    expect((await ok(t, ws.token, 'issues.update', { id: issue.id, cycleId: rows[0].id })).cycleId).toBe(rows[0].id);
+    expect((await ok(t, ws.token, 'issues.list', { cycleId: rows[0].id })).items.map((i: { id: string }) => i.id)).toEqual([issue.id]);
+    const r = await rest(t, ws.token, 'issues.update', { id: issue.id, cycleId: foreign[0].id });
+    expect(r.status).toBe(404);
+    expect(r.body.message).toBe('Cycle not found');
+  });
+
+  it('rejects bad input with 400 and an issues map, changing nothing', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Stable' });
+    const parent = await ok(t, ws.token, 'issues.create', { title: 'P' });
+    await ok(t, ws.token, 'issues.update', { id: parent.id, parentId: issue.id });
+    const last = await lastEventId();
+    const cases: Array<[object, string]> = [
+      [{ id: issue.id, title: '' }, 'title'],
+      [{ id: issue.id, priority: 'SUPER' }, 'priority'],
+      [{ id: issue.id, statusId: 'nope' }, 'statusId'],
+      [{ id: issue.id, dueDate: 'soon' }, 'dueDate'],
+      [{ id: issue.id, estimate: -1 }, 'estimate'],
+      [{ id: issue.id, assignedAgentId: null }, 'assignedAgentId'],
+      [{ title: 'no id' }, 'id'],
+      [{ id: issue.id, parentId: issue.id }, 'parentId'],
+      [{ id: issue.id, parentId: parent.key }, 'parentId'], // parent is already its sub-issue: a cycle
+    ];
+    for (const [input, field] of cases) {
+      const r = await rest(t, ws.token, 'issues.update', input);
+      expect(r.status, JSON.stringify(input)).toBe(400);
+      expect(Object.keys(r.body.issues), JSON.stringify(r.body)).toContain(field);
+    }
+    expect(await lastEventId()).toBe(last);
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).parentId).toBeNull();
+  });
+
+  it('answers 404 for an issue of another workspace and changes nothing there', async () => {
+    const foreign = await ok(t, other.token, 'issues.create', { title: 'Theirs' });
+    for (const [tool, input] of [
+      ['issues.update', { id: foreign.id, title: 'Mine now' }],
+      ['issues.delete', { id: foreign.id }],
+      ['issues.queue', { id: foreign.id }],
+      ['issues.transition', { id: foreign.id, statusId: statuses.DONE!.id }],
+      ['issues.claim', { id: foreign.id }],
+      ['issues.release', { id: foreign.id }],
+      ['issues.addLabels', { id: foreign.id, labelIds: [labelX] }],
+      ['issues.removeLabels', { id: foreign.id, labelIds: [labelX] }],
+      ['issues.updateMany', { items: [{ id: foreign.id, title: 'x' }] }],
+    ] as const) {
+      const r = await rest(t, ws.token, tool, input);
+      expect(r.status, tool).toBe(404);
+      expect(r.body.error).toBe('not_found');
+    }
+    expect((await rest(t, ws.token, 'issues.update', { id: foreign.key, title: 'x' })).status).toBe(404);
+    const after = await ok(t, other.token, 'issues.get', { id: foreign.id });
+    expect(after).toMatchObject({ title: 'Theirs', queued: false, claimedById: null, labelIds: [] });
+    expect(await kinds(foreign.id).catch(() => [])).toEqual([]); // not even visible to ws
+    const theirs = await issueEvents(foreign.id, other.token);
+    expect(theirs.map((e) => e.kind)).toEqual(['ISSUE_CREATED']);
+  });
+
+  it('a narrowed key updates inside its narrowing, gets 404 outside, and 403 when the change would leave it', async () => {
+    const inA = await ok(t, ws.token, 'issues.create', { title: 'in A', projectId: projectA });
+    const inB = await ok(t, ws.token, 'issues.create', { title: 'in B', projectId: projectB });
+    const key = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projects: [projectA] });
+    expect((await ok(t, key.token, 'issues.update', { id: inA.id, title: 'in A!' })).title).toBe('in A!');
+    expect((await rest(t, key.token, 'issues.update', { id: inB.id, title: 'nope' })).status).toBe(404);
+    expect((await rest(t, key.token, 'issues.update', { id: inA.id, projectId: projectB })).status).toBe(404); // B invisible
+    const leave = await rest(t, key.token, 'issues.update', { id: inA.id, projectId: null, title: 'gone' });
+    expect(leave.status).toBe(403);
+    expect(leave.body.error).toBe('narrowing');
+    expect(await ok(t, ws.token, 'issues.get', { id: inA.id })).toMatchObject({ projectId: projectA, title: 'in A!' });
+    // a label-narrowed key may not remove the label it sees the issue through
+    const labelled = await ok(t, ws.token, 'issues.create', { title: 'labelled', labelIds: [labelX] });
+    const labelKey = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], labels: [labelX] });
+    expect((await rest(t, labelKey.token, 'issues.removeLabels', { id: labelled.id, labelIds: [labelX] })).status).toBe(403);
+    expect((await rest(t, labelKey.token, 'issues.update', { id: labelled.id, labelIds: [labelY] })).status).toBe(403);
+    expect((await ok(t, labelKey.token, 'issues.addLabels', { id: labelled.id, labelIds: [labelY] })).labelIds).toEqual([labelX, labelY]);
+  });
+
+  it('a narrowed key cannot transition, queue, claim or delete issues outside its narrowing', async () => {
+    const inB = await ok(t, ws.token, 'issues.create', { title: 'outside', projectId: projectB });
+    const inA = await ok(t, ws.token, 'issues.create', { title: 'inside', projectId: projectA });
+    const key = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projects: [projectA] });
+    for (const [tool, input] of [
+      ['issues.transition', { statusId: statuses.DONE!.id }], ['issues.queue', {}], ['issues.claim', {}],
+      ['issues.release', {}], ['issues.delete', {}],
+    ] as const) {
+      expect((await rest(t, key.token, tool, { id: inB.id, ...input })).status, tool).toBe(404);
+      expect((await rest(t, key.token, tool, { id: inA.id, ...input })).status, tool).toBe(200);
+    }
+    expect(await kinds(inB.id)).toEqual(['ISSUE_CREATED']);
+  });
+
+  it('answers over MCP JSON-RPC too', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'via rpc' });
+    const r = await rpc(t, ws.token, 'tools/call', { name: 'issues.update', arguments: { id: issue.id, priority: 'HIGH' } });
+    expect(r.body.result.isError).toBeFalsy();
+    expect(r.body.result.structuredContent).toMatchObject({ id: issue.id, priority: 'HIGH' });
+    const bad = await rpc(t, ws.token, 'tools/call', { name: 'issues.update', arguments: { id: issue.id, priority: 'NOPE' } });
+    expect(bad.body.result.isError).toBe(true);
+    expect(bad.body.result.structuredContent).toMatchObject({ status: 400, issues: { priority: expect.any(String) } });
+  });
+});
+
+describe('issues.transition / queue / delete', () => {
+  it('transition moves status, stamps completion, and is a no-op for the same status', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Move me' });
+    const done = await ok(t, ws.token, 'issues.transition', { id: issue.key, statusId: statuses.DONE!.id });
+    expect(done.status.category).toBe('DONE');
+    expect(done.completedAt).toBeTruthy();
+    await ok(t, ws.token, 'issues.transition', { id: issue.key, statusId: statuses.DONE!.id });
+    const reopened = await ok(t, ws.token, 'issues.transition', { id: issue.id, statusId: statuses.TODO!.id });
+    expect(reopened.completedAt).toBeNull();
+    expect(await kinds(issue.id)).toEqual(['ISSUE_CREATED', 'ISSUE_STATUS_CHANGED', 'ISSUE_STATUS_CHANGED']);
+    expect((await rest(t, ws.token, 'issues.transition', { id: issue.id })).status).toBe(400);
+    expect((await rest(t, ws.token, 'issues.transition', { id: issue.id, statusId: crypto.randomUUID() })).status).toBe(404);
+    const foreignStatus = (await ok(t, other.token, 'statuses.list', {}))[0].id;
+    expect((await rest(t, ws.token, 'issues.transition', { id: issue.id, statusId: foreignStatus })).status).toBe(404);
+  });
+
+  it('queue flips queued once (ISSUE_QUEUED), queued false takes it out (ISSUE_UPDATED)', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Queue me' });
+    expect((await ok(t, ws.token, 'issues.queue', { id: issue.id })).queued).toBe(true);
+    await ok(t, ws.token, 'issues.queue', { id: issue.id });
+    expect((await ok(t, ws.token, 'issues.list', { queued: true })).items.map((i: { id: string }) => i.id)).toContain(issue.id);
+    expect((await ok(t, ws.token, 'issues.queue', { id: issue.id, queued: false })).queued).toBe(false);
+    expect(await kinds(issue.id)).toEqual(['ISSUE_CREATED', 'ISSUE_QUEUED', 'ISSUE_UPDATED']);
+    expect((await rest(t, ws.token, 'issues.queue', { id: issue.id, queued: 'yes' })).status).toBe(400);
+  });
+
+  it('delete is soft: ISSUE_DELETED, gone from get/list, a second delete is 404, the row stays', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Delete me' });
+    expect(await ok(t, ws.token, 'issues.delete', { id: issue.key })).toMatchObject({ ok: true, id: issue.id, deleted: true });
+    expect((await rest(t, ws.token, 'issues.get', { id: issue.id })).status).toBe(404);
+    expect((await ok(t, ws.token, 'issues.list', { limit: 200 })).items.map((i: { id: string }) => i.id)).not.toContain(issue.id);
+    expect((await rest(t, ws.token, 'issues.delete', { id: issue.id })).status).toBe(404);
+    const { rows } = await t.pools.owner.query('select deleted_at from app_public.issues where id = $1', [issue.id]);
+    expect(rows[0].deleted_at).toBeTruthy();
+    const { rows: ev } = await t.pools.owner.query(`select kind from app_public.activity_events where subject_id = $1 order by seq`, [issue.id]);
+    expect(ev.map((e) => e.kind)).toEqual(['ISSUE_CREATED', 'ISSUE_DELETED']);
+    expect((await rest(t, ws.token, 'issues.delete', {})).status).toBe(400);
+  });
+});
+
+describe('issues.claim / release', () => {
+  it('claims for the key user with a default 4 h expiry, extends, and releases', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Claim me' });
+    const claimed = await ok(t, ws.token, 'issues.claim', { id: issue.id });
+    const { rows } = await t.pools.owner.query('select id from app_public.users where email = $1', [ws.ownerEmail]);
+    expect(claimed.claimedById).toBe(rows[0].id);
+    const minutes = (new Date(claimed.claimExpiresAt).getTime() - Date.now()) / 60_000;
+    expect(minutes).toBeGreaterThan(235);
+    expect(minutes).toBeLessThan(241);
+    const extended = await ok(t, ws.token, 'issues.claim', { id: issue.id, durationMinutes: 600 });
+    expect(new Date(extended.claimExpiresAt).getTime()).toBeGreaterThan(new Date(claimed.claimExpiresAt).getTime());
+    expect((await ok(t, ws.token, 'issues.list', { claimedById: rows[0].id })).items.map((i: { id: string }) => i.id)).toContain(issue.id);
+    const released = await ok(t, ws.token, 'issues.release', { id: issue.id });
+    expect(released).toMatchObject({ claimedById: null, claimExpiresAt: null });
+    expect(await kinds(issue.id)).toEqual(['ISSUE_CREATED', 'ISSUE_UPDATED', 'ISSUE_UPDATED']);
+    expect((await rest(t, ws.token, 'issues.claim', { id: issue.id, durationMinutes: 0 })).status).toBe(400);
+    expect((await rest(t, ws.token, 'issues.claim', { id: issue.id, durationMinutes: 20_000 })).status).toBe(400);
+  });
+
+  it("another user's live claim is 409 to claim and 403 to release, unless OWNER/ADMIN; an expired claim is taken over", async () => {
+    await ok(t, ws.token, 'issues.create', { title: 'warm-up' });
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Contested' });
+    const { admin } = await import('../support/harness.ts');
+    await admin(t, 'add-member', { workspace: ws.key, email: 'member@example.com', role: 'MEMBER', json: true });
+    const member = await createKey(t, ws, { user: 'member@example.com', scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    await ok(t, ws.token, 'issues.claim', { id: issue.id });
+    const conflict = await rest(t, member.token, 'issues.claim', { id: issue.id });
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.error).toBe('already_claimed');
+    const denied = await rest(t, member.token, 'issues.release', { id: issue.id });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error).toBe('not_claimer');
+    // the member claims; the OWNER (person key, not ADMIN-scoped) may release it
+    await t.pools.owner.query(`update app_public.issues set claim_expires_at = now() - interval '1 minute' where id = $1`, [issue.id]);
+    const takeover = await ok(t, member.token, 'issues.claim', { id: issue.id });
+    expect(takeover.claimedById).not.toBe(issue.claimedById);
+    const ownerKey = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    expect((await ok(t, ownerKey.token, 'issues.release', { id: issue.id })).claimedById).toBeNull();
+  });
+});
+
+describe('issues.addLabels / removeLabels', () => {
+  it('adds and removes idempotently, one ISSUE_UPDATED per call, nothing when nothing changes', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Labels' });
+    expect((await ok(t, ws.token, 'issues.addLabels', { id: issue.id, labelIds: [labelX, labelY] })).labelIds.sort()).toEqual([labelX, labelY].sort());
+    const last = await lastEventId();
+    await ok(t, ws.token, 'issues.addLabels', { id: issue.id, labelIds: [labelX] });
+    await ok(t, ws.token, 'issues.removeLabels', { id: issue.id, labelIds: [labelX] });
+    expect((await ok(t, ws.token, 'issues.removeLabels', { id: issue.id, labelIds: [labelX] })).labelIds).toEqual([labelY]);
+    const events = await issueEvents(issue.id);
+    expect(events.map((e) => e.kind)).toEqual(['ISSUE_CREATED', 'ISSUE_UPDATED', 'ISSUE_UPDATED']);
+    expect(events[2]!.payload.changes).toEqual(['labelIds']);
+    expect(last).not.toBe(await lastEventId());
+  });
+
+  it('rejects bad input (400) and labels of another workspace (404)', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Labels bad' });
+    expect((await rest(t, ws.token, 'issues.addLabels', { id: issue.id, labelIds: [] })).status).toBe(400);
+    expect((await rest(t, ws.token, 'issues.addLabels', { id: issue.id, labelIds: ['x'] })).body.issues).toHaveProperty('labelIds.0');
+    const foreign = await insertLabel(other, 'foreign');
+    const r = await rest(t, ws.token, 'issues.addLabels', { id: issue.id, labelIds: [foreign] });
+    expect(r.status).toBe(404);
+    expect((await rest(t, ws.token, 'issues.removeLabels', { id: issue.id, labelIds: [foreign] })).status).toBe(404);
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).labelIds).toEqual([]);
+  });
+});
+
+describe('issues.createMany / updateMany', () => {
+  it('creates up to 100 in one call, one ISSUE_CREATED each', async () => {
+    const fresh = await createWorkspace(t);
+    const items = Array.from({ length: 100 }, (_, i) => ({ title: `bulk ${i}`, priority: i % 2 ? 'HIGH' : 'LOW' }));
+    const r = await ok(t, fresh.token, 'issues.createMany', { items });
+    expect(r.items).toHaveLength(100);
+    expect(r.items.map((i: { number: number }) => i.number)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    const ev = await ok(t, fresh.token, 'events.recent', { limit: 200 });
+    expect(ev.items.filter((e: { kind: string }) => e.kind === 'ISSUE_CREATED')).toHaveLength(100);
+    expect((await rest(t, fresh.token, 'issues.createMany', { items: [...items, { title: 'one too many' }] })).status).toBe(400);
+    expect((await rest(t, fresh.token, 'issues.createMany', { items: [] })).status).toBe(400);
+  });
+
+  it('labels set at creation belong to ISSUE_CREATED (no ISSUE_UPDATED), also in bulk', async () => {
+    const r = await ok(t, ws.token, 'issues.createMany', { items: [{ title: 'l1', labelIds: [labelX] }, { title: 'l2', labelIds: [labelX, labelY] }] });
+    for (const issue of r.items) expect(await kinds(issue.id)).toEqual(['ISSUE_CREATED']);
+    expect(r.items[1].labelIds.sort()).toEqual([labelX, labelY].sort());
+  });
+
+  it('is all or nothing: a failing item writes nothing and names items.N.field', async () => {
+    const fresh = await createWorkspace(t);
+    const shape = await rest(t, fresh.token, 'issues.createMany', { items: [{ title: 'ok' }, { title: '' }] });
+    expect(shape.status).toBe(400);
+    expect(shape.body.issues).toHaveProperty('items.1.title');
+    const missing = await rest(t, fresh.token, 'issues.createMany', { items: [{ title: 'ok' }, { title: 'bad', projectId: projectA }] });
+    expect(missing.status).toBe(404);
+    const missingLabel = await rest(t, fresh.token, 'issues.createMany', { items: [{ title: 'ok' }, { title: 'ok2' }, { title: 'bad', parentId: 'NOPE-1' }] });
+    expect(missingLabel.status).toBe(404);
+    expect((await ok(t, fresh.token, 'issues.list', {})).items).toEqual([]);
+    expect((await ok(t, fresh.token, 'events.recent', { subjectType: 'issue' })).items).toEqual([]);
+    // the issue counter did not move either
+    expect((await ok(t, fresh.token, 'issues.create', { title: 'first' })).number).toBe(1);
+  });
+
+  it('updates many, one event per issue per kind, and rolls back entirely on a failing item', async () => {
+    const a = await ok(t, ws.token, 'issues.create', { title: 'many a' });
+    const b = await ok(t, ws.token, 'issues.create', { title: 'many b' });
+    const r = await ok(t, ws.token, 'issues.updateMany', { items: [
+      { id: a.id, priority: 'HIGH', title: 'many a!', labelIds: [labelX] },
+      { id: b.key, statusId: statuses.DONE!.id },
+    ] });
+    expect(r.items.map((i: { id: string }) => i.id)).toEqual([a.id, b.id]);
+    expect((await kinds(a.id)).sort()).toEqual(['ISSUE_CREATED', 'ISSUE_PRIORITY_CHANGED', 'ISSUE_UPDATED']);
+    expect(await kinds(b.id)).toEqual(['ISSUE_CREATED', 'ISSUE_STATUS_CHANGED']);
+
+    const last = await lastEventId();
+    const fail = await rest(t, ws.token, 'issues.updateMany', { items: [
+      { id: a.id, title: 'should not stick' },
+      { id: b.id, statusId: crypto.randomUUID() },
+    ] });
+    expect(fail.status).toBe(404);
+    expect(fail.body.issues ?? {}).toEqual({});
+    const dup = await rest(t, ws.token, 'issues.updateMany', { items: [{ id: a.id, title: 'x' }, { id: a.key, title: 'y' }] });
+    expect(dup.status).toBe(400);
+    expect(dup.body.issues).toHaveProperty('items.1.id');
+    const badParent = await rest(t, ws.token, 'issues.updateMany', { items: [{ id: a.id, title: 'x' }, { id: b.id, parentId: b.id }] });
+    expect(badParent.body.issues).toHaveProperty('items.1.parentId');
+    expect((await ok(t, ws.token, 'issues.get', { id: a.id })).title).toBe('many a!');
+    expect(await lastEventId()).toBe(last);
+  });
+});

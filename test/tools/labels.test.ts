@@ -1,0 +1,103 @@
+/** labels.list / create / update / delete. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let other: Workspace;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ws = await createWorkspace(t, 'LAB');
+  other = await createWorkspace(t, 'OTL');
+});
+afterAll(() => t.close());
+
+describe('labels', () => {
+  it('creates, lists by name with query and paging, updates and deletes', async () => {
+    const bug = await ok(t, ws.token, 'labels.create', { name: 'Bug', color: '#ff0000', description: 'Something broken' });
+    expect(bug).toMatchObject({ id: expect.any(String), name: 'Bug', color: '#ff0000', description: 'Something broken' });
+    const infra = await ok(t, ws.token, 'labels.create', { name: 'infra' });
+    expect(infra.color).toBe('#64748b');
+    await ok(t, ws.token, 'labels.create', { name: 'api' });
+    const all = await ok(t, ws.token, 'labels.list', {});
+    expect(all.items.map((l: { name: string }) => l.name)).toEqual(['api', 'Bug', 'infra']);
+    expect((await ok(t, ws.token, 'labels.list', { query: 'BU' })).items.map((l: { name: string }) => l.name)).toEqual(['Bug']);
+    const p1 = await ok(t, ws.token, 'labels.list', { limit: 2 });
+    expect(p1.items).toHaveLength(2);
+    const p2 = await ok(t, ws.token, 'labels.list', { limit: 2, cursor: p1.nextCursor });
+    expect(p2.items.map((l: { name: string }) => l.name)).toEqual(['infra']);
+    expect(p2.nextCursor).toBeNull();
+
+    const renamed = await ok(t, ws.token, 'labels.update', { id: bug.id, name: 'Defect', description: null });
+    expect(renamed).toMatchObject({ name: 'Defect', color: '#ff0000', description: null });
+    expect((await ok(t, ws.token, 'labels.update', { id: bug.id, name: 'defect' })).name).toBe('defect'); // case change of itself
+    expect((await ok(t, ws.token, 'labels.list', { limit: 200 })).items).toHaveLength(3);
+    expect((await ok(t, other.token, 'labels.list', {})).items).toEqual([]);
+  });
+
+  it('duplicate names (case-insensitive) are 409 label_exists; bad input 400', async () => {
+    await ok(t, ws.token, 'labels.create', { name: 'Unique' });
+    const dup = await rest(t, ws.token, 'labels.create', { name: 'UNIQUE' });
+    expect(dup.status).toBe(409);
+    expect(dup.body.error).toBe('label_exists');
+    const x = await ok(t, ws.token, 'labels.create', { name: 'Another' });
+    expect((await rest(t, ws.token, 'labels.update', { id: x.id, name: 'unique' })).status).toBe(409);
+    expect((await ok(t, other.token, 'labels.create', { name: 'Unique' })).name).toBe('Unique'); // per workspace
+    for (const [tool, input, field] of [
+      ['labels.create', {}, 'name'],
+      ['labels.create', { name: '  ' }, 'name'],
+      ['labels.create', { name: 'c', color: 'red' }, 'color'],
+      ['labels.create', { name: 'x'.repeat(101) }, 'name'],
+      ['labels.update', { id: 'nope' }, 'id'],
+      ['labels.delete', {}, 'id'],
+      ['labels.list', { limit: 201 }, 'limit'],
+    ] as const) {
+      const r = await rest(t, ws.token, tool, input);
+      expect(r.status, `${tool} ${JSON.stringify(input)}`).toBe(400);
+      expect(r.body.issues).toHaveProperty(field);
+    }
+  });
+
+  it('deleting a label takes it off every issue, recording ISSUE_UPDATED on each', async () => {
+    const label = await ok(t, ws.token, 'labels.create', { name: 'temporary' });
+    const keep = await ok(t, ws.token, 'labels.create', { name: 'keeper' });
+    const a = await ok(t, ws.token, 'issues.create', { title: 'a', labelIds: [label.id, keep.id] });
+    const b = await ok(t, ws.token, 'issues.create', { title: 'b', labelIds: [label.id] });
+    expect(await ok(t, ws.token, 'labels.delete', { id: label.id })).toEqual({ ok: true, id: label.id, removedFromIssues: 2 });
+    expect((await ok(t, ws.token, 'issues.get', { id: a.id })).labelIds).toEqual([keep.id]);
+    expect((await ok(t, ws.token, 'issues.get', { id: b.id })).labelIds).toEqual([]);
+    for (const id of [a.id, b.id]) {
+      const ev = await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: id });
+      expect(ev.items[0]).toMatchObject({ kind: 'ISSUE_UPDATED', payload: { changes: ['labelIds'] } });
+    }
+    expect((await rest(t, ws.token, 'labels.delete', { id: label.id })).status).toBe(404);
+  });
+
+  it('labels of another workspace are 404 and stay unchanged', async () => {
+    const theirs = await ok(t, other.token, 'labels.create', { name: 'theirs' });
+    expect((await rest(t, ws.token, 'labels.update', { id: theirs.id, name: 'mine' })).status).toBe(404);
+    expect((await rest(t, ws.token, 'labels.delete', { id: theirs.id })).status).toBe(404);
+    expect((await ok(t, other.token, 'labels.list', { query: 'theirs' })).items).toHaveLength(1);
+  });
+
+  it('narrowed keys may read and create labels but not rename or delete them (403 narrowing)', async () => {
+    const label = await ok(t, ws.token, 'labels.create', { name: 'scoped' });
+    const narrowed = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], labels: [label.id] });
+    expect((await ok(t, narrowed.token, 'labels.list', { query: 'scoped' })).items).toHaveLength(1);
+    expect((await ok(t, narrowed.token, 'labels.create', { name: 'made by narrowed' })).name).toBe('made by narrowed');
+    const upd = await rest(t, narrowed.token, 'labels.update', { id: label.id, name: 'renamed' });
+    expect(upd.status).toBe(403);
+    expect(upd.body.error).toBe('narrowing');
+    expect((await rest(t, narrowed.token, 'labels.delete', { id: label.id })).status).toBe(403);
+    expect((await ok(t, ws.token, 'labels.list', { query: 'scoped' })).items[0].name).toBe('scoped');
+  });
+
+  it('answers over MCP JSON-RPC', async () => {
+    const r = await rpc(t, ws.token, 'tools/call', { name: 'labels.create', arguments: { name: 'from rpc' } });
+    expect(r.body.result.structuredContent).toMatchObject({ name: 'from rpc' });
+    const list = await rpc(t, ws.token, 'tools/list', {}, '?tools=labels');
+    expect(list.body.result.tools.map((x: { name: string }) => x.name).sort()).toEqual(['catalog.call', 'catalog.describe', 'catalog.search',
+      'labels.create', 'labels.delete', 'labels.list', 'labels.update']);
+  });
+});
