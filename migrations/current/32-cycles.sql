@@ -209,8 +209,8 @@ end
 $$;
 comment on function app_tools.cycles_update(jsonb) is 'cycles.update: name, startsOn, endsOn (no overlaps); CYCLE_UPDATED by trigger, none when nothing changes.';
 
-create or replace function app_hidden.resolve_issue_list(p_refs jsonb, p_field text) returns uuid[]
-language plpgsql stable as $$
+create or replace function app_hidden.resolve_issue_list(p_refs jsonb, p_field text, p_for_write boolean default false) returns uuid[]
+language plpgsql volatile as $$
 declare
   v_ids uuid[] := '{}';
   v_ref text;
@@ -218,7 +218,11 @@ declare
   v_id uuid;
 begin
   for v_ref, v_pos in select e, o - 1 from jsonb_array_elements_text(coalesce(p_refs, '[]')) with ordinality t(e, o) loop
-    v_id := (app_hidden.find_issue(v_ref, p_field || '.' || v_pos)).id;
+    if p_for_write then
+      v_id := (app_hidden.issue_for_write(v_ref, p_field || '.' || v_pos)).id;
+    else
+      v_id := (app_hidden.find_issue(v_ref, p_field || '.' || v_pos)).id;
+    end if;
     if v_id = any(v_ids) then
       raise exception 'issue listed twice' using errcode = 'SV400', column = p_field || '.' || v_pos;
     end if;
@@ -227,15 +231,15 @@ begin
   return v_ids;
 end
 $$;
-comment on function app_hidden.resolve_issue_list(jsonb, text) is
-  'Ids of a JSON list of issue refs (id or key), in order; 404 naming <field>.<n> for one the key cannot see, 400 for one listed twice.';
+comment on function app_hidden.resolve_issue_list(jsonb, text, boolean) is
+  'Ids of a JSON list of issue refs (id or key), in order; 404 naming <field>.<n> for one the key cannot see, 400 for one listed twice. p_for_write locks each issue and applies the run-mode gate (issue_for_write).';
 
 create or replace function app_tools.cycles_plan(args jsonb) returns jsonb
 language plpgsql volatile as $$
 declare
   v_cycle app_public.cycles;
-  v_add uuid[] := app_hidden.resolve_issue_list(args->'add', 'add');
-  v_remove uuid[] := app_hidden.resolve_issue_list(args->'remove', 'remove');
+  v_add uuid[] := app_hidden.resolve_issue_list(args->'add', 'add', true);
+  v_remove uuid[] := app_hidden.resolve_issue_list(args->'remove', 'remove', true);
   v_added jsonb;
   v_removed jsonb;
 begin
@@ -275,7 +279,7 @@ create or replace function app_tools.cycles_add_issue(args jsonb) returns jsonb
 language plpgsql volatile as $$
 declare
   v_cycle app_public.cycles := app_hidden.find_cycle(args->>'cycleId', 'cycleId');
-  v_issue app_public.issues := app_hidden.find_issue(args->>'issueId', 'issueId');
+  v_issue app_public.issues := app_hidden.issue_for_write(args->>'issueId', 'issueId');
 begin
   perform app_hidden.require_open_cycle(v_cycle);
   if v_issue.cycle_id is distinct from v_cycle.id then
@@ -291,7 +295,7 @@ create or replace function app_tools.cycles_remove_issue(args jsonb) returns jso
 language plpgsql volatile as $$
 declare
   v_cycle app_public.cycles := app_hidden.find_cycle(args->>'cycleId', 'cycleId');
-  v_issue app_public.issues := app_hidden.find_issue(args->>'issueId', 'issueId');
+  v_issue app_public.issues := app_hidden.issue_for_write(args->>'issueId', 'issueId');
 begin
   if v_issue.cycle_id = v_cycle.id then
     update app_public.issues set cycle_id = null where id = v_issue.id returning * into v_issue;

@@ -5,18 +5,15 @@
 create or replace function app_hidden.relation_view(r app_public.issue_relations, p_pov uuid) returns jsonb
 language sql stable as $$
   select jsonb_build_object(
-    'id', r.id,
-    'kind', case when r.from_issue_id = p_pov then r.kind when r.kind = 'BLOCKS' then 'BLOCKED_BY' else r.kind end,
+    'id', r.id, 'fromIssueId', r.from_issue_id, 'toIssueId', r.to_issue_id,
+    'kind', case when r.to_issue_id = p_pov and r.kind = 'BLOCKS' then 'BLOCKED_BY' else r.kind end,
     'direction', case when r.from_issue_id = p_pov then 'outbound' else 'inbound' end,
-    'fromIssueId', case when r.from_issue_id = p_pov or r.kind <> 'DUPLICATES' then p_pov else r.from_issue_id end,
-    'toIssueId', case when r.from_issue_id = p_pov then r.to_issue_id
-                      when r.kind = 'DUPLICATES' then p_pov else r.from_issue_id end,
     'issue', (select app_hidden.issue_ref_json(i) from app_public.issues i
               where i.id = case when r.from_issue_id = p_pov then r.to_issue_id else r.from_issue_id end),
     'createdAt', r.created_at)
 $$;
 comment on function app_hidden.relation_view(app_public.issue_relations, uuid) is
-  'A relation seen from one issue: "fromIssue kind toIssue" with fromIssue = that issue (B sees A BLOCKS B as B BLOCKED_BY A; RELATES_TO both ways); an inbound DUPLICATES keeps the duplicate as fromIssue. direction says whether the stored link starts at that issue; issue is the other end.';
+  'A relation seen from one issue, as issues.get include.relations shows it: fromIssueId/toIssueId the stored directed link, kind from that issue''s point of view (B sees A BLOCKS B as BLOCKED_BY), direction outbound/inbound, issue = the other end.';
 
 create or replace function app_tools.relations_add(args jsonb) returns jsonb
 language plpgsql volatile as $$

@@ -38,9 +38,10 @@ const IssueRefOut = z.looseObject({
 
 export const RelationOut = z.looseObject({
   id: z.string(),
-  kind: relationKind.describe('Read as: fromIssue <kind> toIssue'),
-  direction: z.enum(['outbound', 'inbound']).describe('Whether the stored link starts at the issue it is seen from'),
-  fromIssueId: z.string(), toIssueId: z.string(),
+  fromIssueId: z.string().describe('Start of the stored directed link'),
+  toIssueId: z.string().describe('End of the stored directed link'),
+  kind: relationKind.describe('From the point of view of the issue asked about: a BLOCKS link pointing at it reads BLOCKED_BY'),
+  direction: z.enum(['outbound', 'inbound']).describe('outbound: the stored link starts at the issue asked about'),
   issue: IssueRefOut.nullable().describe('The other issue'),
   createdAt: timestamp,
   created: z.boolean().optional().describe('relations.add: false when the link already existed'),

@@ -6,7 +6,7 @@ export const relationTools = defineTools(
   tool({
     name: 'relations.add',
     scopes: ['WRITE_ISSUES'],
-    description: 'Link two issues: fromIssue <kind> toIssue, kind BLOCKS, BLOCKED_BY, DUPLICATES or RELATES_TO (A BLOCKS B is seen from B as BLOCKED_BY A). Adding a link that already exists returns it with created false. No self-links.',
+    description: 'Link two issues: fromIssueId <kind> toIssueId, kind BLOCKS, BLOCKED_BY, DUPLICATES or RELATES_TO. A BLOCKS B is one link, seen from B as BLOCKED_BY A (so BLOCKED_BY A→B is stored as B BLOCKS A). Returns the link as seen from fromIssueId; one that already exists comes back with created false. No self-links.',
     input: z.strictObject({ fromIssueId: issueRef, toIssueId: issueRef, kind: relationKind }),
     output: RelationOut,
   }),
@@ -20,7 +20,7 @@ export const relationTools = defineTools(
   tool({
     name: 'relations.listForIssue',
     scopes: ['READ_ISSUES'],
-    description: 'Every relation of an issue, inbound and outbound, each read from that issue: fromIssueId is the issue asked about (e.g. BLOCKED_BY for an issue another one blocks), issue is the other end. Optional kind filter.',
+    description: 'Every relation of an issue, outbound and inbound, each seen from that issue: kind is its point of view (BLOCKED_BY when another issue blocks it), direction says which way the stored link goes, issue is the other end. Optional kind filter (applies to the kind as seen).',
     input: z.strictObject({ issueId: issueRef, kind: relationKind.optional() }),
     output: z.array(RelationOut),
     readOnly: true,
