@@ -131,6 +131,8 @@ begin
   return query
     select e.* from app_public.time_entries e
     where e.workspace_id = app_hidden.current_workspace_id()
+      -- Lists follow issue narrowing even for the caller's own entries (select_own_time is for timers).
+      and ((select app_hidden.issues_unrestricted()) or exists (select 1 from app_public.issues i where i.id = e.issue_id))
       and (v_issue_id is null or e.issue_id = v_issue_id)
       and (v_user_id is null or e.user_id = v_user_id)
       and (v_from is null or e.started_at >= v_from::timestamp at time zone 'UTC')
@@ -138,7 +140,7 @@ begin
 end
 $$;
 comment on function app_hidden.time_entries_filtered(jsonb) is
-  'Time entries the key can see, filtered by issueId (404 when invisible), userId, and from/to (inclusive UTC days of startedAt).';
+  'Time entries on issues the key can see (a narrowed key''s own entries elsewhere included only by its timer tools), filtered by issueId (404 when invisible), userId, and from/to (inclusive UTC days of startedAt).';
 
 create or replace function app_tools.time_list(args jsonb) returns jsonb
 language plpgsql stable as $$

@@ -193,7 +193,7 @@ describe('issues in cycles', () => {
     const evs = await issueEvents(w.token, todo.id);
     expect(evs[0]).toMatchObject({ kind: 'ISSUE_UPDATED', payload: { changes: ['cycleId'] } });
     const cycleEvents = (await ok(t, w.token, 'events.recent', { subjectType: 'cycle', kinds: ['CYCLE_UPDATED'] })).items;
-    expect(cycleEvents.map((e: { payload: any }) => [e.subjectId, e.payload.previousStatus, e.payload.status])).toEqual(
+    expect(cycleEvents.map((e: { subjectId: string; payload: any }) => [e.subjectId, e.payload.previousStatus, e.payload.status])).toEqual(
       expect.arrayContaining([[cur.id, 'ACTIVE', 'COMPLETED'], [r.current.id, 'PLANNED', 'ACTIVE']]));
 
     // Next time an upcoming cycle exists: it is used, not created.
