@@ -20,6 +20,8 @@ const rpcResult = (id: Id, resultJson: string) => `{"jsonrpc":"2.0","id":${JSON.
 
 /** A tool's output as an MCP CallToolResult; the output JSON text is embedded as is (no re-serialising). */
 function toolResult(outputJson: string): string {
+  // A tool whose answer is null (cycles.current, time.running) has no structured content to give.
+  if (outputJson === 'null') return '{"content":[{"type":"text","text":"null"}]}';
   const structured = outputJson.startsWith('{') ? outputJson : `{"items":${outputJson}}`;
   return `{"content":[{"type":"text","text":${JSON.stringify(outputJson)}}],"structuredContent":${structured}}`;
 }

@@ -12,6 +12,12 @@ import { eventTools } from './events.ts';
 import { issueTools } from './issues.ts';
 import { labelTools } from './labels.ts';
 import { notificationTools } from './notification.ts';
+import { cycleTools } from './cycles.ts';
+import { noteTools } from './notes.ts';
+import { pinTools } from './pins.ts';
+import { initiativeTools, projectTools } from './projects.ts';
+import { relationTools } from './relations.ts';
+import { timeTools } from './time.ts';
 import { statusTools, workspaceTools } from './workspace.ts';
 
 const descriptorOut = z.looseObject({
@@ -68,6 +74,13 @@ export const TOOLS: Tool[] = [
   ...agentTools,
   ...eventTools,
   ...notificationTools,
+  ...projectTools,
+  ...initiativeTools,
+  ...cycleTools,
+  ...relationTools,
+  ...pinTools,
+  ...noteTools,
+  ...timeTools,
   ...catalogTools,
 ];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));

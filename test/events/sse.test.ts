@@ -18,7 +18,7 @@ async function sse(token: string, opts: { lastEventId?: string } = {}) {
 }
 
 /** Records an event as the owner would (no request identity), committed at once. */
-async function recordEvent(w: Workspace, kind = 'PROJECT_UPDATED', subjectType = 'project', payload: object = {}): Promise<string> {
+async function recordEvent(w: Workspace, kind = 'AGENT_UPDATED', subjectType = 'agent', payload: object = {}): Promise<string> {
   const { rows } = await t.pools.owner.query('select app_private.record_event($1, $2, $3, null, $4) as id', [w.id, kind, subjectType, payload]);
   return rows[0].id;
 }
@@ -124,7 +124,7 @@ describe('live delivery', () => {
     const inA = await ok(t, ws.token, 'issues.create', { title: 'in A', projectId: pa.id });
     const inB = await ok(t, ws.token, 'issues.create', { title: 'in B', projectId: pb.id });
     const loose = await ok(t, ws.token, 'issues.create', { title: 'no project' });
-    const projectEvent = await recordEvent(ws);
+    const projectEvent = await recordEvent(ws); // an agent event: no narrowing applies to it
     await n.waitFor((m) => m.id === projectEvent);
     await full.waitFor((m) => m.id === projectEvent);
     const subjects = (c: SseClient) => c.messages.map((m) => data(m).subjectId);

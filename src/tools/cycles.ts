@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { cursor, defineTools, id, issueRef, limit, page, tool } from './define.ts';
+import { CycleOut, cycleStatus } from './planning-shapes.ts';
+import { IssueOut } from './shapes.ts';
+
+const date = z.iso.date().describe('ISO date, YYYY-MM-DD');
+const issueList = z.array(issueRef).max(100);
+
+export const cycleTools = defineTools(
+  tool({
+    name: 'cycles.list',
+    scopes: ['READ_ISSUES'],
+    description: 'Cycles (shown as Sprints), latest start date first, paged ({items, nextCursor}), with issue counts. Filter by status PLANNED, ACTIVE, COMPLETED or CANCELED.',
+    input: z.strictObject({ status: cycleStatus.optional(), limit: limit(50, 200), cursor: cursor.optional() }),
+    output: page(CycleOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'cycles.get',
+    scopes: ['READ_ISSUES'],
+    description: 'One cycle (sprint) by id, with its issues.',
+    input: z.strictObject({ id: id('id') }),
+    output: CycleOut,
+    readOnly: true,
+  }),
+  tool({
+    name: 'cycles.current',
+    scopes: ['READ_ISSUES'],
+    description: 'The current sprint: the ACTIVE cycle with its issues, or null when none is active.',
+    input: z.strictObject({}),
+    output: CycleOut.nullable(),
+    readOnly: true,
+  }),
+  tool({
+    name: 'cycles.create',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Create a cycle (sprint). Defaults: name "Sprint <n>", startsOn right after the last cycle plus the workspace cooldown (never before today), endsOn from the workspace cycle length. Cycles may not overlap. New cycles are PLANNED; activate: true makes it the current one when no other is active. Needs a key without project/label narrowing.',
+    input: z.strictObject({
+      name: z.string().trim().min(1).max(200).optional(),
+      startsOn: date.optional(),
+      endsOn: date.optional(),
+      activate: z.boolean().optional(),
+    }),
+    output: CycleOut,
+  }),
+  tool({
+    name: 'cycles.update',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Rename or re-date a cycle (name, startsOn, endsOn; no overlaps). Status moves happen through cycles.rollover. Needs a key without project/label narrowing.',
+    input: z.strictObject({
+      id: id('id'), name: z.string().trim().min(1).max(200).optional(), startsOn: date.optional(), endsOn: date.optional(),
+    }),
+    output: CycleOut,
+  }),
+  tool({
+    name: 'cycles.plan',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Plan the upcoming sprint in one call: add and/or remove issues (ids or keys, up to 100 each). Targets the earliest PLANNED cycle unless cycleId is given (a PLANNED or ACTIVE one). All or nothing. Returns the cycle with its issues and the ids that actually moved.',
+    input: z.strictObject({ cycleId: id('cycleId').optional(), add: issueList.optional(), remove: issueList.optional() }),
+    output: z.object({ cycle: CycleOut, added: z.array(z.string()), removed: z.array(z.string()) }),
+  }),
+  tool({
+    name: 'cycles.rollover',
+    scopes: ['WRITE_ISSUES'],
+    description: 'End the current sprint: move its unfinished issues (status not Done/Canceled) to the next cycle (the earliest PLANNED one, created from the workspace cycle length and cooldown when none exists), mark the current COMPLETED and the next ACTIVE. With no active cycle it just activates the next. Needs a key without project/label narrowing.',
+    input: z.strictObject({}),
+    output: z.object({
+      completed: CycleOut.nullable(), current: CycleOut, movedIssueIds: z.array(z.string()), createdNext: z.boolean(),
+    }),
+  }),
+  tool({
+    name: 'cycles.addIssue',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Put one issue into a PLANNED or ACTIVE cycle (moving it out of any other). Idempotent. Returns the issue.',
+    input: z.strictObject({ cycleId: id('cycleId'), issueId: issueRef }),
+    output: IssueOut,
+  }),
+  tool({
+    name: 'cycles.removeIssue',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Take one issue out of a cycle (its cycleId becomes null). An issue not in that cycle is left as it is. Returns the issue.',
+    input: z.strictObject({ cycleId: id('cycleId'), issueId: issueRef }),
+    output: IssueOut,
+  }),
+);

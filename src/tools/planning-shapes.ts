@@ -1,0 +1,67 @@
+/** Output shapes of the planning and personal namespaces (projects, initiatives, cycles, relations, pins, notes, time). */
+import { z } from 'zod';
+import { statusCategory, timestamp } from './define.ts';
+import { IssueOut } from './shapes.ts';
+
+const date = z.string().describe('ISO date, YYYY-MM-DD');
+
+export const ProjectOut = z.looseObject({
+  id: z.string(), name: z.string(), description: z.string().nullable(),
+  initiativeId: z.string().nullable(),
+  initiative: z.object({ id: z.string(), name: z.string() }).nullable(),
+  archived: z.boolean(), archivedAt: timestamp.nullable(), createdAt: timestamp, updatedAt: timestamp,
+});
+
+export const InitiativeOut = z.looseObject({
+  id: z.string(), name: z.string(), description: z.string().nullable(),
+  archived: z.boolean(), archivedAt: timestamp.nullable(),
+  projectCount: z.number().describe('Live projects linked to it that this key can see'),
+  createdAt: timestamp, updatedAt: timestamp,
+  projects: z.array(z.object({ id: z.string(), name: z.string(), archived: z.boolean() })).optional(),
+});
+
+export const cycleStatus = z.enum(['PLANNED', 'ACTIVE', 'COMPLETED', 'CANCELED']);
+
+export const CycleOut = z.looseObject({
+  id: z.string(), number: z.number(), name: z.string(), startsOn: date, endsOn: date, status: cycleStatus,
+  issueCount: z.number(), openIssueCount: z.number(), doneIssueCount: z.number(),
+  createdAt: timestamp, updatedAt: timestamp,
+  issues: z.array(IssueOut).optional().describe('Issues in the cycle (get, current, plan)'),
+});
+
+export const relationKind = z.enum(['BLOCKS', 'BLOCKED_BY', 'DUPLICATES', 'RELATES_TO']);
+
+const IssueRefOut = z.looseObject({
+  id: z.string(), key: z.string(), number: z.number(), title: z.string(), statusId: z.string(),
+  status: z.object({ id: z.string(), name: z.string(), category: statusCategory }).nullable(),
+});
+
+export const RelationOut = z.looseObject({
+  id: z.string(),
+  fromIssueId: z.string().describe('Start of the stored directed link'),
+  toIssueId: z.string().describe('End of the stored directed link'),
+  kind: relationKind.describe('From the point of view of the issue asked about: a BLOCKS link pointing at it reads BLOCKED_BY'),
+  direction: z.enum(['outbound', 'inbound']).describe('outbound: the stored link starts at the issue asked about'),
+  issue: IssueRefOut.nullable().describe('The other issue'),
+  createdAt: timestamp,
+  created: z.boolean().optional().describe('relations.add: false when the link already existed'),
+});
+
+export const PinOut = z.looseObject({ issueId: z.string(), position: z.number(), pinnedAt: timestamp, issue: IssueOut });
+
+export const noteKind = z.enum(['NOTE', 'JOURNAL']);
+
+export const NoteOut = z.looseObject({
+  id: z.string(), title: z.string().nullable(), body: z.string(), pinned: z.boolean(), kind: noteKind,
+  journalDate: date.nullable(), archived: z.boolean(), archivedAt: timestamp.nullable(),
+  createdAt: timestamp, updatedAt: timestamp,
+});
+
+export const TimeEntryOut = z.looseObject({
+  id: z.string(), issueId: z.string(),
+  issue: z.object({ id: z.string(), key: z.string(), title: z.string() }).nullable(),
+  userId: z.string(), user: z.object({ id: z.string(), name: z.string() }).nullable(),
+  startedAt: timestamp.nullable(), endedAt: timestamp.nullable(),
+  durationMin: z.number().nullable().describe('null while running'), running: z.boolean(),
+  note: z.string().nullable(), createdAt: timestamp,
+});

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { cursor, defineTools, id, limit, page, tool } from './define.ts';
+import { InitiativeOut, ProjectOut } from './planning-shapes.ts';
+
+const name = z.string().trim().min(1).max(200);
+const description = z.string().max(100_000);
+
+export const projectTools = defineTools(
+  tool({
+    name: 'projects.list',
+    scopes: ['READ_PROJECTS'],
+    description: 'Projects this key can see, oldest first, paged ({items, nextCursor}). Archived projects only with includeArchived; initiativeId filters (null = projects without an initiative).',
+    input: z.strictObject({
+      includeArchived: z.boolean().optional(),
+      initiativeId: id('initiativeId').nullable().optional(),
+      limit: limit(50, 200),
+      cursor: cursor.optional(),
+    }),
+    output: page(ProjectOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'projects.create',
+    scopes: ['WRITE_PROJECTS'],
+    description: 'Create a project (name, optional description and initiativeId). Returns the project; use its id as projectId on issues. Keys narrowed to projects cannot create projects.',
+    input: z.strictObject({ name, description: description.optional(), initiativeId: id('initiativeId').optional() }),
+    output: ProjectOut,
+  }),
+  tool({
+    name: 'projects.update',
+    scopes: ['WRITE_PROJECTS'],
+    description: 'Change a project\'s name, description (null clears) or initiativeId (null detaches it from its initiative). Only the fields given change.',
+    input: z.strictObject({
+      id: id('id'), name: name.optional(), description: description.nullable().optional(),
+      initiativeId: id('initiativeId').nullable().optional(),
+    }),
+    output: ProjectOut,
+  }),
+  tool({
+    name: 'projects.archive',
+    scopes: ['WRITE_PROJECTS'],
+    description: 'Archive a project (soft: it leaves projects.list and new issues cannot use it; its issues keep their projectId). Idempotent.',
+    input: z.strictObject({ id: id('id') }),
+    output: ProjectOut,
+  }),
+);
+
+export const initiativeTools = defineTools(
+  tool({
+    name: 'initiatives.list',
+    scopes: ['READ_PROJECTS'],
+    description: 'Initiatives (long-running objectives grouping projects) this key can see, oldest first, paged ({items, nextCursor}).',
+    input: z.strictObject({ includeArchived: z.boolean().optional(), limit: limit(50, 200), cursor: cursor.optional() }),
+    output: page(InitiativeOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'initiatives.get',
+    scopes: ['READ_PROJECTS'],
+    description: 'One initiative by id, with the projects linked to it.',
+    input: z.strictObject({ id: id('id') }),
+    output: InitiativeOut,
+    readOnly: true,
+  }),
+  tool({
+    name: 'initiatives.create',
+    scopes: ['WRITE_PROJECTS'],
+    description: 'Create an initiative (name, optional description). Link projects to it with initiatives.linkProject.',
+    input: z.strictObject({ name, description: description.optional() }),
+    output: InitiativeOut,
+  }),
+  tool({
+    name: 'initiatives.update',
+    scopes: ['WRITE_PROJECTS'],
+    description: 'Change an initiative\'s name or description (null clears). Only the fields given change.',
+    input: z.strictObject({ id: id('id'), name: name.optional(), description: description.nullable().optional() }),
+    output: InitiativeOut,
+  }),
+  tool({
+    name: 'initiatives.linkProject',
+    scopes: ['WRITE_PROJECTS'],
+    description: 'Attach a project to an initiative (sets the project\'s initiativeId, moving it from any other initiative). Idempotent. Returns the project.',
+    input: z.strictObject({ initiativeId: id('initiativeId'), projectId: id('projectId') }),
+    output: ProjectOut,
+  }),
+  tool({
+    name: 'initiatives.unlinkProject',
+    scopes: ['WRITE_PROJECTS'],
+    description: 'Detach a project from its initiative (sets initiativeId null). Pass initiativeId to make sure it is detached from that one (409 not_linked if it belongs to another). Idempotent. Returns the project.',
+    input: z.strictObject({ projectId: id('projectId'), initiativeId: id('initiativeId').optional() }),
+    output: ProjectOut,
+  }),
+);

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { defineTools, id, issueRef, tool } from './define.ts';
+import { RelationOut, relationKind } from './planning-shapes.ts';
+
+export const relationTools = defineTools(
+  tool({
+    name: 'relations.add',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Link two issues: fromIssueId <kind> toIssueId, kind BLOCKS, BLOCKED_BY, DUPLICATES or RELATES_TO. A BLOCKS B is one link, seen from B as BLOCKED_BY A (so BLOCKED_BY A→B is stored as B BLOCKS A). Returns the link as seen from fromIssueId; one that already exists comes back with created false. No self-links.',
+    input: z.strictObject({ fromIssueId: issueRef, toIssueId: issueRef, kind: relationKind }),
+    output: RelationOut,
+  }),
+  tool({
+    name: 'relations.remove',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Remove a relation by its id (from relations.listForIssue).',
+    input: z.strictObject({ id: id('id') }),
+    output: z.looseObject({ id: z.string(), removed: z.boolean(), kind: z.string(), fromIssueId: z.string(), toIssueId: z.string() }),
+  }),
+  tool({
+    name: 'relations.listForIssue',
+    scopes: ['READ_ISSUES'],
+    description: 'Every relation of an issue, outbound and inbound, each seen from that issue: kind is its point of view (BLOCKED_BY when another issue blocks it), direction says which way the stored link goes, issue is the other end. Optional kind filter (applies to the kind as seen).',
+    input: z.strictObject({ issueId: issueRef, kind: relationKind.optional() }),
+    output: z.array(RelationOut),
+    readOnly: true,
+  }),
+);

@@ -1,0 +1,275 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let other: Workspace;
+
+const today = () => new Date().toISOString().slice(0, 10);
+const addDays = (isoDate: string, n: number) => {
+  const d = new Date(`${isoDate}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + n);
+  return d.toISOString().slice(0, 10);
+};
+
+async function statusId(w: Workspace, category: string): Promise<string> {
+  return (await ok(t, w.token, 'statuses.list', { category }))[0].id;
+}
+async function settings(w: Workspace, length: number, cooldown: number) {
+  await t.pools.owner.query('update app_public.workspaces set cycle_length_days = $2, cycle_cooldown_days = $3 where id = $1', [w.id, length, cooldown]);
+}
+const issueEvents = async (token: string, issueId: string) =>
+  (await ok(t, token, 'events.recent', { subjectType: 'issue', subjectId: issueId })).items as Array<{ kind: string; payload: any }>;
+
+function expect400(r: { status: number; body: any }, field: string) {
+  expect(r.status, JSON.stringify(r.body)).toBe(400);
+  expect(r.body.error).toBe('invalid_input');
+  expect(Object.keys(r.body.issues)).toContain(field);
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ws = await createWorkspace(t);
+  other = await createWorkspace(t);
+});
+afterAll(() => t.close());
+
+describe('cycles.create / update / get / list / current', () => {
+  it('creates from the workspace length and cooldown, numbers them, writes CYCLE_CREATED', async () => {
+    const w = await createWorkspace(t);
+    expect(await ok(t, w.token, 'cycles.current', {})).toBeNull();
+    const first = await ok(t, w.token, 'cycles.create', {});
+    expect(first).toMatchObject({ number: 1, name: 'Sprint 1', startsOn: today(), endsOn: addDays(today(), 13), status: 'PLANNED', issueCount: 0 });
+    await settings(w, 7, 2);
+    const second = await ok(t, w.token, 'cycles.create', { name: 'Hardening' });
+    expect(second).toMatchObject({ number: 2, name: 'Hardening', startsOn: addDays(first.endsOn, 3), endsOn: addDays(first.endsOn, 9) });
+    const evs = (await ok(t, w.token, 'events.recent', { subjectType: 'cycle' })).items;
+    expect(evs.map((e: { kind: string }) => e.kind)).toEqual(['CYCLE_CREATED', 'CYCLE_CREATED']);
+    expect(evs[0].payload).toMatchObject({ cycleId: second.id, number: 2, status: 'PLANNED' });
+  });
+
+  it('activate: true makes it current; a second active cycle is 409; dates may not overlap or run backwards', async () => {
+    const w = await createWorkspace(t);
+    const c = await ok(t, w.token, 'cycles.create', { startsOn: '2030-01-01', endsOn: '2030-01-14', activate: true });
+    expect(c.status).toBe('ACTIVE');
+    const current = await ok(t, w.token, 'cycles.current', {});
+    expect(current).toMatchObject({ id: c.id, status: 'ACTIVE', issues: [] });
+    const dup = await rest(t, w.token, 'cycles.create', { startsOn: '2030-02-01', activate: true });
+    expect(dup.status).toBe(409);
+    expect(dup.body.error).toBe('active_cycle_exists');
+    const overlap = await rest(t, w.token, 'cycles.create', { startsOn: '2030-01-10', endsOn: '2030-01-20' });
+    expect(overlap.status).toBe(409);
+    expect(overlap.body.error).toBe('cycle_overlap');
+    expect400(await rest(t, w.token, 'cycles.create', { startsOn: '2030-03-10', endsOn: '2030-03-01' }), 'endsOn');
+    expect((await ok(t, w.token, 'cycles.list', {})).items).toHaveLength(1);
+  });
+
+  it('update renames and re-dates (CYCLE_UPDATED), a no-op writes nothing, overlaps are refused', async () => {
+    const w = await createWorkspace(t);
+    const a = await ok(t, w.token, 'cycles.create', { startsOn: '2031-01-01', endsOn: '2031-01-14' });
+    const b = await ok(t, w.token, 'cycles.create', { startsOn: '2031-01-15', endsOn: '2031-01-28' });
+    const u = await ok(t, w.token, 'cycles.update', { id: a.id, name: 'Kickoff', endsOn: '2031-01-10' });
+    expect(u).toMatchObject({ name: 'Kickoff', startsOn: '2031-01-01', endsOn: '2031-01-10' });
+    await ok(t, w.token, 'cycles.update', { id: a.id, name: 'Kickoff' });
+    const evs = (await ok(t, w.token, 'events.recent', { subjectType: 'cycle', subjectId: a.id })).items;
+    expect(evs.map((e: { kind: string }) => e.kind)).toEqual(['CYCLE_UPDATED', 'CYCLE_CREATED']);
+    expect(evs[0].payload.changes.sort()).toEqual(['endsOn', 'name']);
+    const clash = await rest(t, w.token, 'cycles.update', { id: b.id, startsOn: '2031-01-05' });
+    expect(clash.status).toBe(409);
+    expect400(await rest(t, w.token, 'cycles.update', { id: b.id, endsOn: '2031-01-01' }), 'endsOn');
+    expect(await ok(t, w.token, 'cycles.get', { id: b.id })).toMatchObject({ startsOn: '2031-01-15', endsOn: '2031-01-28', issues: [] });
+  });
+
+  it('lists latest start first, pages with a cursor, filters by status', async () => {
+    const w = await createWorkspace(t);
+    for (let m = 1; m <= 5; m++) await ok(t, w.token, 'cycles.create', { startsOn: `2032-0${m}-01`, endsOn: `2032-0${m}-10` });
+    const starts: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await ok(t, w.token, 'cycles.list', { limit: 2, ...(cursor ? { cursor } : {}) });
+      starts.push(...page.items.map((c: { startsOn: string }) => c.startsOn));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(starts).toEqual(['2032-05-01', '2032-04-01', '2032-03-01', '2032-02-01', '2032-01-01']);
+    expect((await ok(t, w.token, 'cycles.list', { status: 'ACTIVE' })).items).toEqual([]);
+    expect((await ok(t, w.token, 'cycles.list', { status: 'PLANNED' })).items).toHaveLength(5);
+  });
+
+  it('rejects bad input with 400', async () => {
+    expect400(await rest(t, ws.token, 'cycles.get', { id: 'x' }), 'id');
+    expect400(await rest(t, ws.token, 'cycles.create', { startsOn: 'tomorrow' }), 'startsOn');
+    expect400(await rest(t, ws.token, 'cycles.create', { name: '' }), 'name');
+    expect400(await rest(t, ws.token, 'cycles.create', { status: 'ACTIVE' }), 'status');
+    expect400(await rest(t, ws.token, 'cycles.update', { name: 'x' }), 'id');
+    expect400(await rest(t, ws.token, 'cycles.list', { status: 'NOPE' }), 'status');
+    expect400(await rest(t, ws.token, 'cycles.current', { x: 1 }), 'x');
+    expect400(await rest(t, ws.token, 'cycles.plan', { add: Array.from({ length: 101 }, (_, i) => `X-${i}`) }), 'add');
+    expect400(await rest(t, ws.token, 'cycles.addIssue', { cycleId: crypto.randomUUID() }), 'issueId');
+    expect400(await rest(t, ws.token, 'cycles.rollover', { force: true }), 'force');
+    expect((await rest(t, ws.token, 'cycles.get', { id: crypto.randomUUID() })).status).toBe(404);
+  });
+});
+
+describe('issues in cycles', () => {
+  it('addIssue / removeIssue move one issue, idempotently, writing ISSUE_UPDATED (cycleId)', async () => {
+    const w = await createWorkspace(t);
+    const a = await ok(t, w.token, 'cycles.create', {});
+    const b = await ok(t, w.token, 'cycles.create', {});
+    const issue = await ok(t, w.token, 'issues.create', { title: 'Sprint work' });
+    const added = await ok(t, w.token, 'cycles.addIssue', { cycleId: a.id, issueId: issue.key });
+    expect(added).toMatchObject({ id: issue.id, cycleId: a.id });
+    await ok(t, w.token, 'cycles.addIssue', { cycleId: a.id, issueId: issue.id });
+    let evs = await issueEvents(w.token, issue.id);
+    expect(evs.map((e) => e.kind)).toEqual(['ISSUE_UPDATED', 'ISSUE_CREATED']);
+    expect(evs[0]!.payload.changes).toEqual(['cycleId']);
+    expect(await ok(t, w.token, 'cycles.get', { id: a.id })).toMatchObject({ issueCount: 1, openIssueCount: 1, issues: [{ id: issue.id }] });
+
+    expect((await ok(t, w.token, 'cycles.removeIssue', { cycleId: b.id, issueId: issue.id })).cycleId).toBe(a.id);
+    expect((await ok(t, w.token, 'cycles.removeIssue', { cycleId: a.id, issueId: issue.id })).cycleId).toBeNull();
+    expect((await ok(t, w.token, 'cycles.removeIssue', { cycleId: a.id, issueId: issue.id })).cycleId).toBeNull();
+    evs = await issueEvents(w.token, issue.id);
+    expect(evs.map((e) => e.kind)).toEqual(['ISSUE_UPDATED', 'ISSUE_UPDATED', 'ISSUE_CREATED']);
+    expect((await ok(t, w.token, 'issues.list', { cycleId: a.id })).items).toEqual([]);
+  });
+
+  it('plan adds and removes in bulk for the upcoming cycle, all or nothing', async () => {
+    const w = await createWorkspace(t);
+    const noUpcoming = await rest(t, w.token, 'cycles.plan', { add: [] });
+    expect(noUpcoming.status).toBe(409);
+    expect(noUpcoming.body.error).toBe('no_upcoming_cycle');
+    const current = await ok(t, w.token, 'cycles.create', { activate: true });
+    const upcoming = await ok(t, w.token, 'cycles.create', {});
+    const [i1, i2, i3] = [await ok(t, w.token, 'issues.create', { title: 'one' }), await ok(t, w.token, 'issues.create', { title: 'two' }),
+      await ok(t, w.token, 'issues.create', { title: 'three' })];
+    await ok(t, w.token, 'cycles.addIssue', { cycleId: current.id, issueId: i3.id });
+
+    const planned = await ok(t, w.token, 'cycles.plan', { add: [i1.key, i2.id, i3.id] });
+    expect(planned.cycle).toMatchObject({ id: upcoming.id, issueCount: 3 });
+    expect(planned.added).toEqual([i1.id, i2.id, i3.id]);
+    expect(planned.removed).toEqual([]);
+    const again = await ok(t, w.token, 'cycles.plan', { add: [i1.id], remove: [i2.key] });
+    expect(again).toMatchObject({ added: [], removed: [i2.id] });
+    expect(again.cycle.issues.map((i: { id: string }) => i.id)).toEqual([i1.id, i3.id]);
+
+    const before = await ok(t, w.token, 'events.recent', { limit: 1 });
+    const bad = await rest(t, w.token, 'cycles.plan', { add: [i2.id, `${w.key}-999`] });
+    expect(bad.status).toBe(404);
+    expect(bad.body.message).toBe('Issue not found');
+    expect400(await rest(t, w.token, 'cycles.plan', { add: [i2.id], remove: [i2.key] }), 'remove');
+    expect400(await rest(t, w.token, 'cycles.plan', { add: [i2.id, i2.key] }), 'add.1');
+    expect400(await rest(t, w.token, 'cycles.plan', {}), 'add');
+    expect((await ok(t, w.token, 'events.recent', { limit: 1 })).items[0].id).toBe(before.items[0].id);
+    expect((await ok(t, w.token, 'issues.get', { id: i2.id })).cycleId).toBeNull();
+
+    // Planning into the active cycle by id works; into a completed one does not.
+    expect((await ok(t, w.token, 'cycles.plan', { cycleId: current.id, add: [i2.id] })).added).toEqual([i2.id]);
+    await ok(t, w.token, 'cycles.rollover', {});
+    const closed = await rest(t, w.token, 'cycles.plan', { cycleId: current.id, add: [i1.id] });
+    expect(closed.status).toBe(409);
+    expect(closed.body.error).toBe('cycle_closed');
+    expect((await rest(t, w.token, 'cycles.addIssue', { cycleId: current.id, issueId: i1.id })).body.error).toBe('cycle_closed');
+  });
+
+  it('rollover moves unfinished issues to a newly created next cycle, completes the current, activates the next', async () => {
+    const w = await createWorkspace(t);
+    await settings(w, 10, 1);
+    const cur = await ok(t, w.token, 'cycles.create', { startsOn: '2020-01-01', endsOn: '2020-01-14', activate: true });
+    const done = await ok(t, w.token, 'issues.create', { title: 'done', statusId: await statusId(w, 'DONE') });
+    const canceled = await ok(t, w.token, 'issues.create', { title: 'canceled', statusId: await statusId(w, 'CANCELED') });
+    const todo = await ok(t, w.token, 'issues.create', { title: 'todo' });
+    const doing = await ok(t, w.token, 'issues.create', { title: 'doing', statusId: await statusId(w, 'IN_PROGRESS') });
+    const gone = await ok(t, w.token, 'issues.create', { title: 'deleted' });
+    await ok(t, w.token, 'cycles.plan', { cycleId: cur.id, add: [done.id, canceled.id, todo.id, doing.id, gone.id] });
+    await ok(t, w.token, 'issues.delete', { id: gone.id });
+
+    const r = await ok(t, w.token, 'cycles.rollover', {});
+    expect(r.createdNext).toBe(true);
+    expect(r.completed).toMatchObject({ id: cur.id, status: 'COMPLETED', issueCount: 2, doneIssueCount: 1 });
+    // The current cycle ended long ago: the next one starts today, not in the past.
+    expect(r.current).toMatchObject({ number: 2, name: 'Sprint 2', status: 'ACTIVE', startsOn: today(), endsOn: addDays(today(), 9), issueCount: 2 });
+    expect([...r.movedIssueIds].sort()).toEqual([todo.id, doing.id].sort());
+    expect((await ok(t, w.token, 'cycles.current', {})).id).toBe(r.current.id);
+    expect((await ok(t, w.token, 'issues.get', { id: done.id })).cycleId).toBe(cur.id);
+    const evs = await issueEvents(w.token, todo.id);
+    expect(evs[0]).toMatchObject({ kind: 'ISSUE_UPDATED', payload: { changes: ['cycleId'] } });
+    const cycleEvents = (await ok(t, w.token, 'events.recent', { subjectType: 'cycle', kinds: ['CYCLE_UPDATED'] })).items;
+    expect(cycleEvents.map((e: { subjectId: string; payload: any }) => [e.subjectId, e.payload.previousStatus, e.payload.status])).toEqual(
+      expect.arrayContaining([[cur.id, 'ACTIVE', 'COMPLETED'], [r.current.id, 'PLANNED', 'ACTIVE']]));
+
+    // Next time an upcoming cycle exists: it is used, not created.
+    const planned = await ok(t, w.token, 'cycles.create', {});
+    expect(planned.startsOn).toBe(addDays(r.current.endsOn, 2));
+    const r2 = await ok(t, w.token, 'cycles.rollover', {});
+    expect(r2).toMatchObject({ createdNext: false, completed: { id: r.current.id }, current: { id: planned.id, status: 'ACTIVE' } });
+  });
+
+  it('rollover without an active cycle activates the upcoming one (created if need be) and moves nothing', async () => {
+    const w = await createWorkspace(t);
+    const r = await ok(t, w.token, 'cycles.rollover', {});
+    expect(r).toMatchObject({ completed: null, createdNext: true, movedIssueIds: [], current: { number: 1, status: 'ACTIVE', startsOn: today() } });
+  });
+
+  it('another workspace: 404 for its cycles and issues, nothing moves', async () => {
+    const mine = await ok(t, ws.token, 'cycles.create', {});
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'home' });
+    const theirs = await ok(t, other.token, 'cycles.create', {});
+    const theirIssue = await ok(t, other.token, 'issues.create', { title: 'away' });
+    expect((await rest(t, other.token, 'cycles.get', { id: mine.id })).status).toBe(404);
+    expect((await rest(t, other.token, 'cycles.update', { id: mine.id, name: 'x' })).status).toBe(404);
+    expect((await rest(t, other.token, 'cycles.addIssue', { cycleId: theirs.id, issueId: issue.id })).status).toBe(404);
+    expect((await rest(t, ws.token, 'cycles.addIssue', { cycleId: theirs.id, issueId: issue.id })).status).toBe(404);
+    expect((await rest(t, ws.token, 'cycles.addIssue', { cycleId: mine.id, issueId: theirIssue.id })).status).toBe(404);
+    expect((await rest(t, other.token, 'cycles.plan', { cycleId: mine.id, add: [theirIssue.id] })).status).toBe(404);
+    expect((await rest(t, other.token, 'cycles.removeIssue', { cycleId: mine.id, issueId: issue.id })).status).toBe(404);
+    expect((await ok(t, other.token, 'cycles.list', { limit: 200 })).items.map((c: { id: string }) => c.id)).not.toContain(mine.id);
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).cycleId).toBeNull();
+    expect((await ok(t, other.token, 'issues.get', { id: theirIssue.id })).cycleId).toBeNull();
+    expect((await ok(t, ws.token, 'cycles.get', { id: mine.id })).name).toBe(mine.name);
+  });
+
+  it('a narrowed key plans only issues it can see and cannot reschedule the workspace', async () => {
+    const w = await createWorkspace(t);
+    const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [w.id, 'Visible']);
+    const projectId = rows[0].id;
+    const visible = await ok(t, w.token, 'issues.create', { title: 'visible', projectId });
+    const hidden = await ok(t, w.token, 'issues.create', { title: 'hidden' });
+    const c = await ok(t, w.token, 'cycles.create', { activate: true });
+    await ok(t, w.token, 'cycles.addIssue', { cycleId: c.id, issueId: hidden.id });
+    const key = await createKey(t, w, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projects: [projectId] });
+
+    expect((await ok(t, key.token, 'cycles.addIssue', { cycleId: c.id, issueId: visible.id })).cycleId).toBe(c.id);
+    expect((await rest(t, key.token, 'cycles.addIssue', { cycleId: c.id, issueId: hidden.id })).status).toBe(404);
+    expect((await rest(t, key.token, 'cycles.removeIssue', { cycleId: c.id, issueId: hidden.id })).status).toBe(404);
+    expect((await rest(t, key.token, 'cycles.plan', { cycleId: c.id, remove: [hidden.id] })).status).toBe(404);
+    const seen = await ok(t, key.token, 'cycles.current', {});
+    expect(seen).toMatchObject({ id: c.id, issueCount: 1, issues: [{ id: visible.id }] });
+    for (const [tool, input] of [['cycles.create', {}], ['cycles.update', { id: c.id, name: 'x' }], ['cycles.rollover', {}]] as const) {
+      const r = await rest(t, key.token, tool, input);
+      expect(r.status, tool).toBe(403);
+      expect(r.body.error).toBe('narrowing');
+    }
+    expect((await ok(t, w.token, 'cycles.current', {})).issueCount).toBe(2);
+  });
+
+  it('an agent in a RESEARCH run may not move its issue between cycles (run-mode gating)', async () => {
+    const w = await createWorkspace(t);
+    await createAgent(t, w, 'researcher');
+    const agentKey = await createKey(t, w, { agent: 'researcher', scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    const issue = await ok(t, w.token, 'issues.create', { title: 'investigate' });
+    await ok(t, w.token, 'issues.assign', { id: issue.id, profileKey: 'researcher', mode: 'RESEARCH' });
+    const c = await ok(t, w.token, 'cycles.create', {});
+    const r = await rest(t, agentKey.token, 'cycles.addIssue', { cycleId: c.id, issueId: issue.id });
+    expect(r.status).toBe(403);
+    expect(r.body.error).toBe('run_mode_gated');
+    expect((await ok(t, w.token, 'cycles.addIssue', { cycleId: c.id, issueId: issue.id })).cycleId).toBe(c.id);
+  });
+
+  it('cycles.current over MCP: null is plain text without structuredContent', async () => {
+    const w = await createWorkspace(t);
+    const r = await rpc(t, w.token, 'tools/call', { name: 'cycles.current', arguments: {} });
+    expect(r.body.result.content[0].text).toBe('null');
+    expect(r.body.result).not.toHaveProperty('structuredContent');
+    const listed = await rpc(t, w.token, 'tools/list', {}, '?profile=planning');
+    expect(listed.body.result.tools.map((x: { name: string }) => x.name)).toEqual(expect.arrayContaining(['cycles.plan', 'cycles.rollover', 'initiatives.linkProject']));
+  });
+});

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let other: Workspace;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ws = await createWorkspace(t);
+  other = await createWorkspace(t);
+});
+afterAll(() => t.close());
+
+const issue = (w: Workspace, title: string, extra: object = {}) => ok(t, w.token, 'issues.create', { title, ...extra });
+const latestIssueEvent = async (w: Workspace, issueId: string) =>
+  (await ok(t, w.token, 'events.recent', { subjectType: 'issue', subjectId: issueId, limit: 1 })).items[0];
+
+function expect400(r: { status: number; body: any }, field: string) {
+  expect(r.status, JSON.stringify(r.body)).toBe(400);
+  expect(r.body.error).toBe('invalid_input');
+  expect(Object.keys(r.body.issues)).toContain(field);
+}
+
+describe('relations', () => {
+  it('BLOCKS from A to B is seen from B as BLOCKED_BY; both issues get ISSUE_UPDATED', async () => {
+    const a = await issue(ws, 'A');
+    const b = await issue(ws, 'B');
+    const rel = await ok(t, ws.token, 'relations.add', { fromIssueId: a.key, toIssueId: b.id, kind: 'BLOCKS' });
+    expect(rel).toMatchObject({ kind: 'BLOCKS', direction: 'outbound', fromIssueId: a.id, toIssueId: b.id, created: true,
+      issue: { id: b.id, key: b.key, title: 'B' } });
+    const fromA = await ok(t, ws.token, 'relations.listForIssue', { issueId: a.id });
+    expect(fromA).toEqual([expect.objectContaining({ id: rel.id, kind: 'BLOCKS', direction: 'outbound', issue: expect.objectContaining({ id: b.id }) })]);
+    const fromB = await ok(t, ws.token, 'relations.listForIssue', { issueId: b.key });
+    expect(fromB).toEqual([expect.objectContaining({ id: rel.id, kind: 'BLOCKED_BY', direction: 'inbound', issue: expect.objectContaining({ id: a.id }) })]);
+    // Same rows as issues.get include.relations.
+    const got = await ok(t, ws.token, 'issues.get', { id: b.id, include: { relations: true } });
+    expect(got.relations.map((r: any) => [r.id, r.kind, r.direction, r.fromIssueId, r.toIssueId]))
+      .toEqual(fromB.map((r: any) => [r.id, r.kind, r.direction, r.fromIssueId, r.toIssueId]));
+    for (const id of [a.id, b.id]) {
+      expect(await latestIssueEvent(ws, id)).toMatchObject({ kind: 'ISSUE_UPDATED', payload: { changes: ['relations'] } });
+    }
+  });
+
+  it('BLOCKED_BY A→B is stored as B BLOCKS A; re-adding any form of the same fact is idempotent', async () => {
+    const a = await issue(ws, 'waiting');
+    const b = await issue(ws, 'blocker');
+    const rel = await ok(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: b.id, kind: 'BLOCKED_BY' });
+    expect(rel).toMatchObject({ kind: 'BLOCKED_BY', direction: 'inbound', fromIssueId: b.id, toIssueId: a.id, created: true, issue: { id: b.id } });
+    const fromB = await ok(t, ws.token, 'relations.listForIssue', { issueId: b.id });
+    expect(fromB).toEqual([expect.objectContaining({ id: rel.id, kind: 'BLOCKS', direction: 'outbound' })]);
+    const before = (await ok(t, ws.token, 'events.recent', { limit: 1 })).items[0].id;
+    const same = await ok(t, ws.token, 'relations.add', { fromIssueId: b.id, toIssueId: a.id, kind: 'BLOCKS' });
+    expect(same).toMatchObject({ id: rel.id, created: false, kind: 'BLOCKS' });
+    const again = await ok(t, ws.token, 'relations.add', { fromIssueId: a.key, toIssueId: b.key, kind: 'BLOCKED_BY' });
+    expect(again).toMatchObject({ id: rel.id, created: false });
+    expect((await ok(t, ws.token, 'events.recent', { limit: 1 })).items[0].id).toBe(before);
+    // The reverse (A BLOCKS B) would be a deadlock: 409.
+    const reverse = await rest(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: b.id, kind: 'BLOCKS' });
+    expect(reverse.status).toBe(409);
+    expect(reverse.body.error).toBe('reverse_relation_exists');
+  });
+
+  it('RELATES_TO is symmetric and stored once; DUPLICATES keeps its direction; kind filter', async () => {
+    const a = await issue(ws, 'r1');
+    const b = await issue(ws, 'r2');
+    const c = await issue(ws, 'dup');
+    const rel = await ok(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: b.id, kind: 'RELATES_TO' });
+    expect(await ok(t, ws.token, 'relations.add', { fromIssueId: b.id, toIssueId: a.id, kind: 'RELATES_TO' })).toMatchObject({ id: rel.id, created: false });
+    expect((await ok(t, ws.token, 'relations.listForIssue', { issueId: b.id }))[0]).toMatchObject({ kind: 'RELATES_TO', direction: 'inbound' });
+    const dup = await ok(t, ws.token, 'relations.add', { fromIssueId: c.id, toIssueId: a.id, kind: 'DUPLICATES' });
+    const fromA = await ok(t, ws.token, 'relations.listForIssue', { issueId: a.id });
+    expect(fromA.map((r: any) => [r.kind, r.direction, r.issue.id])).toEqual([['RELATES_TO', 'outbound', b.id], ['DUPLICATES', 'inbound', c.id]]);
+    expect((await ok(t, ws.token, 'relations.listForIssue', { issueId: a.id, kind: 'DUPLICATES' })).map((r: any) => r.id)).toEqual([dup.id]);
+  });
+
+  it('remove deletes by id (ISSUE_UPDATED on both), then 404', async () => {
+    const a = await issue(ws, 'rm1');
+    const b = await issue(ws, 'rm2');
+    const rel = await ok(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: b.id, kind: 'RELATES_TO' });
+    const removed = await ok(t, ws.token, 'relations.remove', { id: rel.id });
+    expect(removed).toMatchObject({ id: rel.id, removed: true, kind: 'RELATES_TO', fromIssueId: a.id, toIssueId: b.id });
+    expect(await ok(t, ws.token, 'relations.listForIssue', { issueId: a.id })).toEqual([]);
+    for (const id of [a.id, b.id]) {
+      const evs = (await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: id })).items;
+      expect(evs.map((e: { kind: string }) => e.kind)).toEqual(['ISSUE_UPDATED', 'ISSUE_UPDATED', 'ISSUE_CREATED']);
+    }
+    const gone = await rest(t, ws.token, 'relations.remove', { id: rel.id });
+    expect(gone.status).toBe(404);
+    expect(gone.body.message).toBe('Relation not found');
+  });
+
+  it('hides relations to deleted issues', async () => {
+    const a = await issue(ws, 'keeps');
+    const b = await issue(ws, 'will be deleted');
+    await ok(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: b.id, kind: 'BLOCKS' });
+    await ok(t, ws.token, 'issues.delete', { id: b.id });
+    expect(await ok(t, ws.token, 'relations.listForIssue', { issueId: a.id })).toEqual([]);
+    expect((await rest(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: b.id, kind: 'RELATES_TO' })).status).toBe(404);
+  });
+
+  it('rejects bad input with 400: self-links, unknown kinds, missing fields', async () => {
+    const a = await issue(ws, 'self');
+    const before = (await ok(t, ws.token, 'events.recent', { limit: 1 })).items[0].id;
+    expect400(await rest(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: a.key, kind: 'BLOCKS' }), 'toIssueId');
+    expect400(await rest(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: a.id, kind: 'PARENT_OF' }), 'kind');
+    expect400(await rest(t, ws.token, 'relations.add', { fromIssueId: a.id, kind: 'BLOCKS' }), 'toIssueId');
+    expect400(await rest(t, ws.token, 'relations.remove', { id: 'abc' }), 'id');
+    expect400(await rest(t, ws.token, 'relations.listForIssue', {}), 'issueId');
+    expect400(await rest(t, ws.token, 'relations.listForIssue', { issueId: a.id, kind: 'X' }), 'kind');
+    const missing = await rest(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: `${ws.key}-99999`, kind: 'BLOCKS' });
+    expect(missing.status).toBe(404);
+    expect(missing.body.message).toBe('Issue not found');
+    expect((await ok(t, ws.token, 'events.recent', { limit: 1 })).items[0].id).toBe(before);
+  });
+
+  it('another workspace: 404 for its issues and relations, nothing changed', async () => {
+    const a = await issue(ws, 'home a');
+    const b = await issue(ws, 'home b');
+    const x = await issue(other, 'away');
+    const rel = await ok(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: b.id, kind: 'BLOCKS' });
+    expect((await rest(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: x.id, kind: 'BLOCKS' })).status).toBe(404);
+    expect((await rest(t, other.token, 'relations.add', { fromIssueId: x.id, toIssueId: a.id, kind: 'BLOCKS' })).status).toBe(404);
+    expect((await rest(t, other.token, 'relations.remove', { id: rel.id })).status).toBe(404);
+    expect((await rest(t, other.token, 'relations.listForIssue', { issueId: a.id })).status).toBe(404);
+    expect(await ok(t, ws.token, 'relations.listForIssue', { issueId: a.id })).toHaveLength(1);
+  });
+
+  it('a narrowed key needs both ends visible: 404 otherwise, and hidden links are left out of lists', async () => {
+    const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [ws.id, 'Rel P']);
+    const projectId = rows[0].id;
+    const inside = await issue(ws, 'inside', { projectId });
+    const inside2 = await issue(ws, 'inside 2', { projectId });
+    const outside = await issue(ws, 'outside');
+    const hiddenRel = await ok(t, ws.token, 'relations.add', { fromIssueId: outside.id, toIssueId: inside.id, kind: 'BLOCKS' });
+    const key = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projects: [projectId] });
+    expect(await ok(t, key.token, 'relations.listForIssue', { issueId: inside.id })).toEqual([]);
+    expect((await rest(t, key.token, 'relations.add', { fromIssueId: inside.id, toIssueId: outside.id, kind: 'RELATES_TO' })).status).toBe(404);
+    expect((await rest(t, key.token, 'relations.remove', { id: hiddenRel.id })).status).toBe(404);
+    const visible = await ok(t, key.token, 'relations.add', { fromIssueId: inside.id, toIssueId: inside2.key, kind: 'RELATES_TO' });
+    expect((await ok(t, key.token, 'relations.listForIssue', { issueId: inside.id })).map((r: any) => r.id)).toEqual([visible.id]);
+    expect((await ok(t, ws.token, 'relations.listForIssue', { issueId: inside.id })).map((r: any) => r.id)).toEqual([hiddenRel.id, visible.id]);
+  });
+});

@@ -1,0 +1,191 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOLS } from '../../src/tools/catalog.ts';
+import { admin, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let other: Workspace;
+
+function expect400(r: { status: number; body: any }, field: string) {
+  expect(r.status, JSON.stringify(r.body)).toBe(400);
+  expect(r.body.error).toBe('invalid_input');
+  expect(Object.keys(r.body.issues)).toContain(field);
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ws = await createWorkspace(t);
+  other = await createWorkspace(t);
+});
+afterAll(() => t.close());
+
+/** Moves the caller's running timer back in time, as if it had been running for `minutes`. */
+async function backdateRunning(w: Workspace, minutes: number) {
+  await t.pools.owner.query(
+    `update app_public.time_entries set started_at = now() - make_interval(mins => $2) where workspace_id = $1 and duration_min is null`,
+    [w.id, minutes]);
+}
+
+describe('timers', () => {
+  it('start, running, stop: one timer per user; start stops the running one first; no events', async () => {
+    const w = await createWorkspace(t);
+    const a = await ok(t, w.token, 'issues.create', { title: 'a' });
+    const b = await ok(t, w.token, 'issues.create', { title: 'b' });
+    const before = (await ok(t, w.token, 'events.recent', { limit: 1 })).items[0].id;
+    expect(await ok(t, w.token, 'time.running', {})).toBeNull();
+
+    const s1 = await ok(t, w.token, 'time.start', { issueId: a.key, note: 'digging' });
+    expect(s1).toMatchObject({ stopped: null, entry: { issueId: a.id, issue: { key: a.key }, running: true, durationMin: null, note: 'digging' } });
+    const same = await ok(t, w.token, 'time.start', { issueId: a.id });
+    expect(same).toMatchObject({ stopped: null, entry: { id: s1.entry.id } });
+    await backdateRunning(w, 25);
+
+    const s2 = await ok(t, w.token, 'time.start', { issueId: b.id });
+    expect(s2.stopped).toMatchObject({ id: s1.entry.id, running: false, durationMin: 25, endedAt: expect.any(String) });
+    expect(s2.entry).toMatchObject({ issueId: b.id, running: true });
+    expect(await ok(t, w.token, 'time.running', {})).toMatchObject({ id: s2.entry.id });
+    await backdateRunning(w, 90);
+
+    const stopped = await ok(t, w.token, 'time.stop', { note: 'done for today' });
+    expect(stopped).toMatchObject({ id: s2.entry.id, durationMin: 90, running: false, note: 'done for today' });
+    expect(await ok(t, w.token, 'time.running', {})).toBeNull();
+    const none = await rest(t, w.token, 'time.stop', {});
+    expect(none.status).toBe(409);
+    expect(none.body.error).toBe('no_running_timer');
+    expect((await ok(t, w.token, 'events.recent', { limit: 1 })).items[0].id).toBe(before);
+  });
+
+  it('each user has their own running timer', async () => {
+    const email = `timer-${ws.key.toLowerCase()}@example.com`;
+    await admin(t, 'add-member', { workspace: ws.key, email, role: 'MEMBER', json: true });
+    const mate = await createKey(t, ws, { user: email, scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'pairing' });
+    const mine = await ok(t, ws.token, 'time.start', { issueId: issue.id });
+    const theirs = await ok(t, mate.token, 'time.start', { issueId: issue.id });
+    expect(theirs.stopped).toBeNull();
+    expect((await ok(t, ws.token, 'time.running', {})).id).toBe(mine.entry.id);
+    expect((await ok(t, mate.token, 'time.running', {})).id).toBe(theirs.entry.id);
+    await ok(t, ws.token, 'time.stop', {});
+    expect((await ok(t, mate.token, 'time.running', {})).id).toBe(theirs.entry.id);
+    await ok(t, mate.token, 'time.stop', {});
+  });
+});
+
+describe('log, list, summary', () => {
+  it('log records finished entries; list filters by user, issue and day range, paged; summary totals', async () => {
+    const w = await createWorkspace(t);
+    const email = `logger-${w.key.toLowerCase()}@example.com`;
+    const member = await admin(t, 'add-member', { workspace: w.key, email, role: 'MEMBER', json: true });
+    const mate = await createKey(t, w, { user: email, scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    const a = await ok(t, w.token, 'issues.create', { title: 'a' });
+    const b = await ok(t, w.token, 'issues.create', { title: 'b' });
+
+    const e1 = await ok(t, w.token, 'time.log', { issueId: a.id, durationMin: 30, startedAt: '2024-05-01T09:00:00Z', note: 'review' });
+    expect(e1).toMatchObject({ issueId: a.id, durationMin: 30, running: false, note: 'review' });
+    expect(new Date(e1.endedAt).getTime() - new Date(e1.startedAt).getTime()).toBe(30 * 60_000);
+    await ok(t, w.token, 'time.log', { issueId: b.key, durationMin: 45, startedAt: '2024-05-01T23:30:00+00:00' });
+    await ok(t, w.token, 'time.log', { issueId: a.id, durationMin: 15, startedAt: '2024-05-02T08:00:00Z' });
+    await ok(t, mate.token, 'time.log', { issueId: a.id, durationMin: 60, startedAt: '2024-05-02T10:00:00Z' });
+    const fresh = await ok(t, mate.token, 'time.log', { issueId: b.id, durationMin: 5 });
+    expect(Math.abs(new Date(fresh.endedAt).getTime() - Date.now())).toBeLessThan(60_000);
+
+    const all = await ok(t, w.token, 'time.list', {});
+    expect(all.items).toHaveLength(5);
+    expect(all.items[0].id).toBe(fresh.id); // newest start first
+    const byMate = await ok(t, w.token, 'time.list', { userId: member.user.id });
+    expect(byMate.items.map((e: { durationMin: number }) => e.durationMin)).toEqual([5, 60]);
+    const onA = await ok(t, w.token, 'time.list', { issueId: a.key });
+    expect(onA.items.map((e: { durationMin: number }) => e.durationMin)).toEqual([60, 15, 30]);
+    const may1 = await ok(t, w.token, 'time.list', { from: '2024-05-01', to: '2024-05-01' });
+    expect(may1.items.map((e: { durationMin: number }) => e.durationMin)).toEqual([45, 30]);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await ok(t, w.token, 'time.list', { limit: 2, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.items.map((e: { id: string }) => e.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual(all.items.map((e: { id: string }) => e.id));
+
+    await ok(t, w.token, 'time.start', { issueId: b.id }); // running timers are not summed
+    const sum = await ok(t, w.token, 'time.summary', { from: '2024-05-01', to: '2024-05-02' });
+    expect(sum).toMatchObject({ totalMin: 150, entryCount: 4 });
+    expect(sum.byUser).toEqual(expect.arrayContaining([
+      expect.objectContaining({ userId: member.user.id, totalMin: 60 }), expect.objectContaining({ totalMin: 90 })]));
+    expect(sum.byIssue).toEqual([
+      expect.objectContaining({ issueId: a.id, key: a.key, totalMin: 105 }), expect.objectContaining({ issueId: b.id, totalMin: 45 })]);
+    expect(sum.byDay).toEqual([{ day: '2024-05-01', totalMin: 75 }, { day: '2024-05-02', totalMin: 75 }]);
+    expect((await ok(t, w.token, 'time.summary', { issueId: b.id })).totalMin).toBe(50);
+    expect((await ok(t, w.token, 'time.summary', { userId: member.user.id })).byUser).toEqual([
+      expect.objectContaining({ userId: member.user.id, totalMin: 65 })]);
+  });
+
+  it('rejects bad input with 400 and unknown issues with 404', async () => {
+    const a = await ok(t, ws.token, 'issues.create', { title: 'bad input' });
+    expect400(await rest(t, ws.token, 'time.start', {}), 'issueId');
+    expect400(await rest(t, ws.token, 'time.log', { issueId: a.id }), 'durationMin');
+    expect400(await rest(t, ws.token, 'time.log', { issueId: a.id, durationMin: 0 }), 'durationMin');
+    expect400(await rest(t, ws.token, 'time.log', { issueId: a.id, durationMin: 1.5 }), 'durationMin');
+    expect400(await rest(t, ws.token, 'time.log', { issueId: a.id, durationMin: 10, startedAt: 'yesterday' }), 'startedAt');
+    expect400(await rest(t, ws.token, 'time.list', { userId: 'me' }), 'userId');
+    expect400(await rest(t, ws.token, 'time.list', { from: '2024-13-01' }), 'from');
+    expect400(await rest(t, ws.token, 'time.summary', { from: '2024-05-02', to: '2024-05-01' }), 'from');
+    expect400(await rest(t, ws.token, 'time.stop', { issueId: a.id }), 'issueId');
+    expect((await rest(t, ws.token, 'time.log', { issueId: crypto.randomUUID(), durationMin: 5 })).status).toBe(404);
+    expect((await rest(t, ws.token, 'time.list', { issueId: `${ws.key}-4242` })).status).toBe(404);
+  });
+});
+
+describe('isolation and settings', () => {
+  it('another workspace cannot log on these issues or see their time', async () => {
+    const a = await ok(t, ws.token, 'issues.create', { title: 'home' });
+    await ok(t, ws.token, 'time.log', { issueId: a.id, durationMin: 12 });
+    expect((await rest(t, other.token, 'time.start', { issueId: a.id })).status).toBe(404);
+    expect((await rest(t, other.token, 'time.log', { issueId: a.id, durationMin: 5 })).status).toBe(404);
+    expect((await rest(t, other.token, 'time.list', { issueId: a.id })).status).toBe(404);
+    expect((await ok(t, other.token, 'time.list', {})).items).toEqual([]);
+    expect((await ok(t, other.token, 'time.summary', {})).totalMin).toBe(0);
+    expect(await ok(t, other.token, 'time.running', {})).toBeNull();
+    expect((await ok(t, ws.token, 'time.summary', { issueId: a.id })).totalMin).toBe(12);
+  });
+
+  it('a narrowed key sees time only on issues within its reach, but always its own running timer', async () => {
+    const w = await createWorkspace(t);
+    const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [w.id, 'Time P']);
+    const inside = await ok(t, w.token, 'issues.create', { title: 'in', projectId: rows[0].id });
+    const outside = await ok(t, w.token, 'issues.create', { title: 'out' });
+    await ok(t, w.token, 'time.log', { issueId: inside.id, durationMin: 10 });
+    await ok(t, w.token, 'time.log', { issueId: outside.id, durationMin: 20 });
+    await ok(t, w.token, 'time.start', { issueId: outside.id });
+    const key = await createKey(t, w, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projects: [rows[0].id] });
+    expect((await rest(t, key.token, 'time.log', { issueId: outside.id, durationMin: 5 })).status).toBe(404);
+    expect((await rest(t, key.token, 'time.list', { issueId: outside.id })).status).toBe(404);
+    // The user's own timer (started on an issue outside the key's reach) is still theirs: shown, and stopped by start.
+    expect(await ok(t, key.token, 'time.running', {})).toMatchObject({ issueId: outside.id, issue: null });
+    const s = await ok(t, key.token, 'time.start', { issueId: inside.id });
+    expect(s.stopped).toMatchObject({ issueId: outside.id, running: false });
+    const sum = await ok(t, key.token, 'time.summary', {});
+    expect(sum.byIssue.map((x: { issueId: string }) => x.issueId)).toEqual([inside.id]);
+    expect(sum.totalMin).toBe(10);
+    expect((await ok(t, key.token, 'time.list', {})).items.map((e: { issueId: string }) => e.issueId)).toEqual([inside.id, inside.id]);
+    expect((await ok(t, w.token, 'time.summary', {})).byIssue.map((x: { issueId: string }) => x.issueId).sort()).toEqual([inside.id, outside.id].sort());
+  });
+
+  it('every time tool answers 403 time_tracking_disabled when the workspace has it off', async () => {
+    const w = await createWorkspace(t);
+    const a = await ok(t, w.token, 'issues.create', { title: 'x' });
+    await t.pools.owner.query('update app_public.workspaces set time_tracking_enabled = false where id = $1', [w.id]);
+    const inputs: Record<string, object> = {
+      'time.start': { issueId: a.id }, 'time.stop': {}, 'time.log': { issueId: a.id, durationMin: 5 },
+      'time.list': {}, 'time.summary': {}, 'time.running': {},
+    };
+    const timeTools = TOOLS.filter((x) => x.namespace === 'time').map((x) => x.name).sort();
+    expect(timeTools).toEqual(Object.keys(inputs).sort());
+    for (const [tool, input] of Object.entries(inputs)) {
+      const r = await rest(t, w.token, tool, input);
+      expect(r.status, tool).toBe(403);
+      expect(r.body.error).toBe('time_tracking_disabled');
+    }
+    expect((await t.pools.owner.query('select count(*)::int as n from app_public.time_entries where workspace_id = $1', [w.id])).rows[0].n).toBe(0);
+  });
+});
