@@ -62,6 +62,7 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
         runner,
         rateLimits: { rpc: config.rateLimitRpcPerMin, rest: config.rateLimitRestPerMin },
         logLevel: config.logLevel,
+        graphql: { pool: pools.api },
       }));
       stops.push(() => app!.close());
       const where = `${target.description}${opts.worker ? ', worker running' : ''}`;

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { Caller, KeyAuthenticator } from '../auth/keys.ts';
 import { buildInfo } from '../build-info.ts';
 import { ApiError } from '../errors.ts';
+import { registerGraphql } from '../graphql/server.ts';
 import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
 import type { ToolRunner } from '../tools/invoke.ts';
 import { registerMcp } from './mcp.ts';
@@ -24,6 +25,8 @@ export interface AppOptions {
   runner: ToolRunner;
   rateLimits?: { rpc: number; rest: number };
   logLevel?: string;
+  /** Serve POST /graphql and GET /graphiql over this svc_visitor pool (the schema is built on ready()). */
+  graphql?: { pool: pg.Pool; graphiql?: boolean };
 }
 
 const isMcpPath = (url: string) => /^\/api\/mcp(\/rpc)?(\?|$)/.test(url);
@@ -90,6 +93,12 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   }));
 
   registerMcp(app, services);
+
+  if (opts.graphql) {
+    const graphql = opts.graphql;
+    // Its own plugin scope: the GraphQL auth hook applies to the GraphQL routes only.
+    app.register(async (scope) => registerGraphql(scope, { ...graphql, keys: opts.keys }));
+  }
 
   // REST alias: the tool's input object in, its output out; errors with the status and body of spec part 7.
   app.post<{ Params: { tool: string } }>('/api/mcp/:tool', async (req, reply) => {

@@ -35,7 +35,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(opts: { rateLimits?: { rpc: number; rest: number } } = {}): Promise<TestApp> {
+export async function startTestApp(opts: { rateLimits?: { rpc: number; rest: number }; graphql?: boolean } = {}): Promise<TestApp> {
   const ownerUrl = await createTestDatabase();
   const pools = createPools(ownerUrl, { apiMax: 5, ownerMax: 3 });
   const notifier = new Notifier(ownerUrl);
@@ -45,6 +45,7 @@ export async function startTestApp(opts: { rateLimits?: { rpc: number; rest: num
   const { app } = buildApp({
     ownerPool: pools.owner, keys, runner: new ToolRunner(pools.api),
     rateLimits: opts.rateLimits ?? { rpc: 0, rest: 0 }, logLevel: 'silent',
+    graphql: opts.graphql ? { pool: pools.api } : undefined,
   });
   await app.ready();
   return {
@@ -129,7 +130,7 @@ export async function rest<T = any>(t: TestApp, token: string | undefined, tool:
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     payload: input === undefined ? '' : JSON.stringify(input),
   });
-  return { status: res.statusCode, body: res.body ? res.json() : undefined, headers: res.headers };
+  return { status: res.statusCode, body: (res.body ? res.json() : undefined) as T, headers: res.headers };
 }
 
 /** Same as rest() but asserts 200 and returns the output. */
@@ -147,5 +148,5 @@ export async function rpc<T = any>(t: TestApp, token: string | undefined, method
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params === undefined ? {} : { params }) }),
   });
-  return { status: res.statusCode, body: res.body ? res.json() : undefined, headers: res.headers };
+  return { status: res.statusCode, body: (res.body ? res.json() : undefined) as T, headers: res.headers };
 }
