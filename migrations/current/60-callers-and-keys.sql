@@ -384,7 +384,8 @@ begin
   end if;
   insert into app_private.plugins (workspace_id, name, manifest, approved_at)
   values (p_workspace_id, trim(p_name),
-          jsonb_build_object('scopes', to_jsonb(array(select distinct s from unnest(p_scopes) s order by s))), now())
+          jsonb_build_object('scopes', to_jsonb(array(
+            select s from unnest(p_scopes) with ordinality as u(s, n) group by s order by min(n)))), now())
   returning * into v_plugin;
   return v_plugin;
 end

@@ -78,9 +78,13 @@ grant select, delete, insert (workspace_id, position, name, priority, label_id, 
   update (position, name, priority, label_id, project_id, target_agent_id, enabled)
   on app_public.dispatch_rules to svc_visitor;
 
-create function app_hidden.dispatch_rules_check_refs(p_target_agent_id uuid, p_label_id uuid, p_project_id uuid) returns void
+create function app_hidden.dispatch_rules_check_refs(p_target_agent_id uuid, p_label_id uuid, p_project_id uuid, p_priority text)
+returns void
 language plpgsql stable as $$
 begin
+  if p_priority is not null and p_priority not in ('NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT') then
+    perform app_hidden.raise_invalid('priority', 'must be NONE, LOW, MEDIUM, HIGH or URGENT');
+  end if;
   if p_target_agent_id is not null and not exists (select 1 from app_public.agents where id = p_target_agent_id) then
     raise exception 'Agent not found' using errcode = 'SV404', column = 'targetAgentId';
   end if;
@@ -92,8 +96,8 @@ begin
   end if;
 end
 $$;
-comment on function app_hidden.dispatch_rules_check_refs(uuid, uuid, uuid) is
-  'The agent, label and project a rule names must be visible to the caller (RLS: its workspace, its narrowing), else 404 naming the field.';
+comment on function app_hidden.dispatch_rules_check_refs(uuid, uuid, uuid, text) is
+  'The priority must be one of the issue priorities; the agent, label and project a rule names must be visible to the caller (RLS: its workspace, its narrowing), else 404 naming the field.';
 
 create function app_public.dispatch_rules_create(
   target_agent_id uuid,
@@ -111,7 +115,7 @@ declare
   v_rule app_public.dispatch_rules;
 begin
   perform app_hidden.require_workspace_admin_key();
-  perform app_hidden.dispatch_rules_check_refs(target_agent_id, label_id, project_id);
+  perform app_hidden.dispatch_rules_check_refs(target_agent_id, label_id, project_id, priority);
   select count(*) into v_count from app_public.dispatch_rules r where r.workspace_id = v_ws;
   if at_position is not null and at_position not between 0 and v_count then
     perform app_hidden.raise_invalid('atPosition', format('must be 0 to %s', v_count));
@@ -148,7 +152,7 @@ begin
   if not v_clear <@ array['priority', 'labelId', 'projectId', 'name'] then
     perform app_hidden.raise_invalid('clear', 'may name priority, labelId, projectId, name');
   end if;
-  perform app_hidden.dispatch_rules_check_refs(target_agent_id, label_id, project_id);
+  perform app_hidden.dispatch_rules_check_refs(target_agent_id, label_id, project_id, priority);
   update app_public.dispatch_rules r set
     target_agent_id = coalesce(dispatch_rules_update.target_agent_id, r.target_agent_id),
     priority = case when 'priority' = any(v_clear) then null else coalesce(dispatch_rules_update.priority, r.priority) end,
@@ -205,7 +209,7 @@ comment on function app_public.dispatch_rules_delete(uuid) is 'OWNER/ADMIN: dele
 
 grant execute on function
   app_hidden.require_workspace_admin_key(),
-  app_hidden.dispatch_rules_check_refs(uuid, uuid, uuid),
+  app_hidden.dispatch_rules_check_refs(uuid, uuid, uuid, text),
   app_public.dispatch_rules_create(uuid, text, uuid, uuid, text, int, boolean),
   app_public.dispatch_rules_update(uuid, uuid, text, uuid, uuid, text, boolean, text[]),
   app_public.dispatch_rules_reorder(uuid[]),

@@ -73,8 +73,12 @@ export class KeyAuthenticator {
     this.flushTimer.unref();
   }
 
-  /** Resolves a bearer token to its caller, or throws the spec's 401 (invalid → revoked → expired). */
-  async authenticate(authorization: string | undefined): Promise<Caller> {
+  /**
+   * Resolves a bearer token to its caller, or throws the spec's 401 (invalid → revoked → expired).
+   * `fresh` skips the cache (GraphQL: one indexed lookup per request, so a key revoked a moment ago is
+   * refused with HTTP 401 even before the svc_keys notification arrives).
+   */
+  async authenticate(authorization: string | undefined, opts: { fresh?: boolean } = {}): Promise<Caller> {
     const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
     if (!match) throw unauthorized('invalid', 'Missing bearer token');
     const token = match[1]!;
@@ -83,7 +87,7 @@ export class KeyAuthenticator {
     const cacheKey = hash.toString('base64');
     const now = Date.now();
     let entry = this.cache.get(cacheKey);
-    if (!entry || now - entry.at > this.ttlMs) {
+    if (!entry || opts.fresh || now - entry.at > this.ttlMs) {
       const { rows } = await this.apiPool.query<KeyRow>({
         name: 'svc_authenticate',
         text: 'select * from app_hidden.authenticate($1)',

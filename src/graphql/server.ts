@@ -6,15 +6,16 @@
  *                    svc.* settings, so RLS sees exactly what an MCP call by this key would see.
  *   GET  /graphiql   PostGraphile's GraphiQL (Ruru); its assets are served from /ruru-static/.
  *
- * Identity: the Bearer key is authenticated in Node by KeyAuthenticator (cached; 401 invalid/revoked/
- * expired). Inside every transaction app_hidden.set_request_context re-checks the key row, as on the MCP
- * path, so a key revoked a moment ago fails at once even if this process still has it cached.
+ * Identity: the Bearer key is authenticated in Node by KeyAuthenticator (401 invalid/revoked/expired),
+ * bypassing its cache: one indexed lookup per GraphQL request, so a key revoked a moment ago (by GraphQL,
+ * by `svc admin`, by another process) is refused at once. The identity then travels as pgSettings: the
+ * same svc.* settings app_hidden.set_request_context writes for MCP calls. Every in-app procedure
+ * re-reads the key row itself (app_private.current_caller) before it acts.
  */
 import '../polyfills.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { postgraphile } from 'postgraphile';
-import { withPgClientFromPgService } from 'postgraphile/@dataplan/pg';
 import { grafserv } from 'postgraphile/grafserv/fastify/v5';
 import { hasScope, type Caller, type KeyAuthenticator, type Scope } from '../auth/keys.ts';
 import { ApiError, scopeRequired } from '../errors.ts';
@@ -64,7 +65,6 @@ export function pgSettingsFor(caller: Caller): Record<string, string> {
 /** Mounts POST /graphql and GET /graphiql on `app` (call inside app.register to keep the hook local). */
 export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions): Promise<void> {
   const preset = makePreset({ pool: opts.pool, graphiql: opts.graphiql });
-  const service = preset.pgServices![0]!;
   const pgl = postgraphile({
     extends: [preset],
     grafserv: { maskError },
@@ -74,19 +74,7 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
         const caller = request?.svcCaller;
         // Unreachable: the onRequest hook below answers 401 first.
         if (!caller) throw new ApiError(401, { error: 'invalid', message: 'Missing bearer token' });
-        const values = [caller.workspaceId, caller.userId, caller.keyId, caller.agentId, caller.scopes,
-          caller.projectIds, caller.labelIds, caller.initiativeIds];
-        return {
-          pgSettings: pgSettingsFor(caller),
-          withPgClient: (pgSettings: Record<string, string | undefined> | null, callback: (client: any) => any) =>
-            withPgClientFromPgService(service, pgSettings, async (client) => {
-              await client.query({
-                text: 'select app_hidden.set_request_context($1, $2, $3, $4, $5, $6, $7, $8)',
-                values,
-              });
-              return callback(client);
-            }),
-        };
+        return { pgSettings: pgSettingsFor(caller) };
       },
     },
   });
@@ -96,7 +84,7 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.method !== 'POST' || request.routeOptions.url !== GRAPHQL_PATH) return;
-    const caller = await opts.keys.authenticate(request.headers.authorization);
+    const caller = await opts.keys.authenticate(request.headers.authorization, { fresh: true });
     for (const scope of GRAPHQL_READ_SCOPES) if (!hasScope(caller, scope)) throw scopeRequired(scope);
     request.svcCaller = caller;
   });
