@@ -13,3 +13,6 @@ if (typeof P.withResolvers !== 'function') {
   };
 }
 export {};
+// Grafast reads GRAPHILE_ENV when first imported and warns when it is unset; we run it in production mode
+// unless told otherwise (GRAPHILE_ENV=development adds checks while developing).
+process.env.GRAPHILE_ENV ??= 'production';

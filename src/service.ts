@@ -71,6 +71,7 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
         rateLimits: { rpc: config.rateLimitRpcPerMin, rest: config.rateLimitRestPerMin },
         logLevel: config.logLevel,
         events,
+        graphql: { pool: pools.api },
       }));
       stops.push(() => app!.close());
       const where = `${target.description}${opts.worker ? ', worker running' : ''}`;

@@ -1,5 +1,6 @@
 /**
- * API keys: `svc_sk_` + 43 base64url characters (32 random bytes). Only the SHA-256 is stored.
+ * API keys: `svc_sk_` + 43 base64url characters (32 random bytes). Only the SHA-256 is stored. Tokens are
+ * generated in SQL (app_private.issue_api_key), the one path for `svc admin` and the in-app procedures.
  * Authentication looks the hash up once and caches the row for a short time; revocation is still exact
  * because app_hidden.set_request_context re-checks the key in the same statement as every call, and
  * the svc_keys NOTIFY drops cached rows at once on every process.
@@ -18,11 +19,6 @@ export type KeyKind = 'AGENT' | 'PERSONAL' | 'SESSION';
 
 const TOKEN_TAG = 'svc_sk_';
 const TOKEN_PATTERN = /^svc_sk_[A-Za-z0-9_-]{43}$/;
-
-export function generateToken(): { rawKey: string; prefix: string; hash: Buffer } {
-  const rawKey = TOKEN_TAG + crypto.randomBytes(32).toString('base64url');
-  return { rawKey, prefix: rawKey.slice(0, 14), hash: hashToken(rawKey) };
-}
 
 export const hashToken = (rawKey: string): Buffer => crypto.createHash('sha256').update(rawKey).digest();
 
@@ -77,8 +73,12 @@ export class KeyAuthenticator {
     this.flushTimer.unref();
   }
 
-  /** Resolves a bearer token to its caller, or throws the spec's 401 (invalid → revoked → expired). */
-  async authenticate(authorization: string | undefined): Promise<Caller> {
+  /**
+   * Resolves a bearer token to its caller, or throws the spec's 401 (invalid → revoked → expired).
+   * `fresh` skips the cache (GraphQL: one indexed lookup per request, so a key revoked a moment ago is
+   * refused with HTTP 401 even before the svc_keys notification arrives).
+   */
+  async authenticate(authorization: string | undefined, opts: { fresh?: boolean } = {}): Promise<Caller> {
     const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
     if (!match) throw unauthorized('invalid', 'Missing bearer token');
     const token = match[1]!;
@@ -87,7 +87,7 @@ export class KeyAuthenticator {
     const cacheKey = hash.toString('base64');
     const now = Date.now();
     let entry = this.cache.get(cacheKey);
-    if (!entry || now - entry.at > this.ttlMs) {
+    if (!entry || opts.fresh || now - entry.at > this.ttlMs) {
       const { rows } = await this.apiPool.query<KeyRow>({
         name: 'svc_authenticate',
         text: 'select * from app_hidden.authenticate($1)',
@@ -163,23 +163,23 @@ export interface IssuedKey {
   createdAt: string;
 }
 
-/** Creates a key through app_private.create_api_key. The raw key exists only in the returned value. */
+/** Creates a key through app_private.issue_api_key (token generated there). The raw key exists only in the returned value. */
 export async function issueKey(client: pg.ClientBase, opts: IssueKeyOptions): Promise<IssuedKey> {
-  const token = generateToken();
   const { rows } = await client.query(
-    `select id, kind, scopes, project_ids, label_ids, initiative_ids, expires_at, linked_agent_id, created_at
-     from app_private.create_api_key($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    `select id, raw_key, prefix, kind::text as kind, scopes::text[] as scopes, project_ids, label_ids, initiative_ids,
+            expires_at, linked_agent_id, created_at
+     from app_private.issue_api_key($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     [
       opts.workspaceId, opts.userId, opts.kind ?? null, opts.linkedAgentId ?? null, opts.scopes,
       opts.projectIds ?? [], opts.labelIds ?? [], opts.initiativeIds ?? [], opts.expiresAt ?? null,
-      token.hash, token.prefix, opts.name ?? null, opts.pluginId ?? null,
+      opts.name ?? null, opts.pluginId ?? null,
     ],
   );
   const r = rows[0];
   return {
     id: r.id,
-    rawKey: token.rawKey,
-    prefix: token.prefix,
+    rawKey: r.raw_key,
+    prefix: r.prefix,
     kind: r.kind,
     scopes: r.scopes,
     projectIds: r.project_ids,

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { Caller, KeyAuthenticator } from '../auth/keys.ts';
 import { buildInfo } from '../build-info.ts';
 import { ApiError } from '../errors.ts';
+import { registerGraphql } from '../graphql/server.ts';
 import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
 import type { EventHub } from '../events/hub.ts';
 import type { ToolRunner } from '../tools/invoke.ts';
@@ -28,6 +29,8 @@ export interface AppOptions {
   logLevel?: string;
   /** SSE fan-out; without it GET /api/plugins/events is not served. */
   events?: EventHub;
+  /** Serve POST /graphql and GET /graphiql over this svc_visitor pool (the schema is built on ready()). */
+  graphql?: { pool: pg.Pool; graphiql?: boolean };
 }
 
 const isMcpPath = (url: string) => /^\/api\/mcp(\/rpc)?(\?|$)/.test(url);
@@ -95,6 +98,12 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
 
   registerMcp(app, services);
   if (opts.events) registerSse(app, opts.keys, opts.events);
+
+  if (opts.graphql) {
+    const graphql = opts.graphql;
+    // Its own plugin scope: the GraphQL auth hook applies to the GraphQL routes only.
+    app.register(async (scope) => registerGraphql(scope, { ...graphql, keys: opts.keys }));
+  }
 
   // REST alias: the tool's input object in, its output out; errors with the status and body of spec part 7.
   app.post<{ Params: { tool: string } }>('/api/mcp/:tool', async (req, reply) => {

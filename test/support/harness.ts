@@ -49,6 +49,8 @@ export interface TestAppOptions {
   hub?: HubOptions;
   /** Share an existing test database (a second API process on the same data). */
   ownerUrl?: string;
+  /** Mount POST /graphql and GET /graphiql. */
+  graphql?: boolean;
 }
 
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -62,6 +64,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const { app } = buildApp({
     ownerPool: pools.owner, keys, runner: new ToolRunner(pools.api),
     rateLimits: opts.rateLimits ?? { rpc: 0, rest: 0 }, logLevel: 'silent', events: hub,
+    graphql: opts.graphql ? { pool: pools.api } : undefined,
   });
   await app.ready();
   const worker = opts.worker

@@ -1,0 +1,39 @@
+/**
+ * GraphQL errors: a database error we expect (our SQLSTATEs SV400…SVSCP, constraint violations, RLS)
+ * becomes a GraphQL error whose `extensions` carry the same code, status and fields as the MCP/REST
+ * error body (spec part 7, src/errors.ts). Anything else is masked: a generic message with an id that
+ * is logged server-side, never internals.
+ */
+import '../polyfills.ts';
+import { GraphQLError } from 'postgraphile/graphql';
+import { defaultMaskError } from 'postgraphile/grafserv';
+import { fromPgError } from '../errors.ts';
+
+export interface GraphqlErrorExtensions {
+  code: string;
+  status: number;
+  issues?: Record<string, string>;
+  scope?: string;
+}
+
+/** camelCase for the field names SQL reports in COLUMN (GraphQL arguments are camelCase). */
+const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+export function maskError(error: GraphQLError): GraphQLError {
+  const original = error.originalError;
+  const mapped = original ? fromPgError(original) : undefined;
+  if (!mapped) return defaultMaskError(error);
+  const extensions: GraphqlErrorExtensions = { code: mapped.body.error, status: mapped.status };
+  if (mapped.body.issues) {
+    extensions.issues = Object.fromEntries(Object.entries(mapped.body.issues).map(([k, v]) => [camel(k), v]));
+  }
+  if (mapped.body.scope) extensions.scope = mapped.body.scope;
+  return new GraphQLError(mapped.body.message ?? mapped.body.error, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: original,
+    extensions: { ...extensions },
+  });
+}

@@ -1,0 +1,130 @@
+/**
+ * The PostGraphile preset: which parts of the database become GraphQL, and how they read.
+ *
+ * - Only `app_public` is introspected, as the request role (svc_visitor), so only what that role may
+ *   select/execute appears (PostGraphile's RBAC), and RLS applies to every row.
+ * - Tables are read-only here: the generated create/update/delete mutations are switched off
+ *   (`-insert -update -delete`). Every mutation is an `app_public` function (the in-app procedures),
+ *   which calls the same checked SQL as `svc admin`.
+ * - Columns that are internal (storage keys, the acting key id, the raw revisions JSON) are hidden
+ *   with smart tags below; secrets and hashes live in app_private and never reach the schema.
+ * - Descriptions are the SQL comments.
+ */
+import '../polyfills.ts';
+import { PgSimplifyInflectionPreset } from '@graphile/simplify-inflection';
+import type pg from 'pg';
+import { makePgService } from 'postgraphile/adaptors/pg';
+import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
+import { makeJSONPgSmartTagsPlugin } from 'postgraphile/utils';
+
+/** Hidden from GraphQL although the request role may read them (MCP tools use them). */
+export const HiddenColumnsPlugin = makeJSONPgSmartTagsPlugin({
+  version: 1,
+  config: {
+    class: {
+      'app_public.attachments': { attribute: { storage_key: { tags: { behavior: '-*' } } } },
+      'app_public.activity_events': { attribute: { actor_key_id: { tags: { behavior: '-*' } } } },
+      // Exposed as Comment.revisionHistory (app_public.comments_revision_history).
+      'app_public.comments': { attribute: { revisions: { tags: { behavior: '-*' } } } },
+    },
+  },
+});
+
+/**
+ * Same-workspace references are composite foreign keys (workspace_id, x_id) so a row can never point
+ * into another tenant. For naming, workspace_id is left out: Issue.project, Project.issues, not
+ * Issue.workspaceProject / Project.issuesByWorkspaceIdAndProjectId.
+ */
+export const TenantKeyNamingPlugin: GraphileConfig.Plugin = {
+  name: 'SvcTenantKeyNamingPlugin',
+  version: '0.0.0',
+  after: ['PgSimplifyInflectionPlugin'],
+  inflection: {
+    replace: {
+      _getBaseNameFromKeys(previous, _preset, detailedKeys) {
+        const keys = detailedKeys.length > 1 ? detailedKeys.filter((k) => k.attributeName !== 'workspace_id') : detailedKeys;
+        return previous!(keys);
+      },
+      // Where no simpler name applies: Agent.issuesByAssignedAgentId, not …ByWorkspaceIdAndAssignedAgentId.
+      _manyRelation(previous, _preset, details) {
+        return previous!(details).replace(/ByWorkspaceIdAnd/, 'By');
+      },
+      // Mutation payloads name what they return: agentsCreate { agent }, accessCreate { issuedApiKey },
+      // dispatchRulesReorder { dispatchRules } (PostGraphile's default is `result`).
+      functionMutationResultFieldName(previous, _preset, details) {
+        const { resource } = details;
+        if (typeof resource.extensions?.tags?.resultFieldName === 'string') return resource.extensions.tags.resultFieldName;
+        if (!resource.codec.attributes) return previous!(details);
+        const name = this._singularizedCodecName(resource.codec);
+        return this.camelCase(resource.isUnique ? name : this.pluralize(name));
+      },
+      singleRelation(previous, _preset, details) {
+        return previous!(details).replace(/ByWorkspaceIdAnd/, 'By');
+      },
+      singleRelationBackwards(previous, _preset, details) {
+        return previous!(details).replace(/ByWorkspaceIdAnd/, 'By');
+      },
+    },
+  },
+  schema: {
+    entityBehavior: {
+      // unique (workspace_id, …) constraints exist for the composite keys above; a key sees one
+      // workspace, so root fields like agentByWorkspaceIdAndProfileKey would only be noise.
+      pgResourceUnique: {
+        inferred: {
+          after: ['inferred'],
+          provides: ['svcTenantUniques'],
+          callback(behavior, [_resource, unique]) {
+            return !unique.isPrimary && unique.attributes.includes('workspace_id') ? [behavior, '-single'] : behavior;
+          },
+        },
+      },
+    },
+  },
+};
+
+export interface GraphqlPresetOptions {
+  /** A pool whose connections run as svc_visitor (createPools().api). Ours: we end it, not PostGraphile. */
+  pool: pg.Pool;
+  graphiql?: boolean;
+}
+
+export function makePreset(opts: GraphqlPresetOptions): GraphileConfig.Preset {
+  return {
+    extends: [PostGraphileAmberPreset, PgSimplifyInflectionPreset],
+    plugins: [HiddenColumnsPlugin, TenantKeyNamingPlugin],
+    // PostGraphile hides relations and filters whose columns lack a full (non-partial) index. Ours are
+    // mostly partial (`where deleted_at is null`) and every query is confined to one workspace by RLS,
+    // so in-app clients get every relation (Project.issues, Agent.assignedIssues, ...).
+    disablePlugins: ['PgIndexBehaviorsPlugin'],
+    pgServices: [
+      makePgService({
+        pool: opts.pool,
+        schemas: ['app_public'],
+        // No GraphQL subscriptions (events go over SSE), so no LISTEN connection.
+        pubsub: false,
+      }),
+    ],
+    gather: {
+      // Function arguments without a default are required (non-null) in GraphQL.
+      pgStrictFunctions: true,
+    },
+    schema: {
+      // Rows change only through the in-app procedures (app_public functions).
+      defaultBehavior: '-insert -update -delete',
+      pgForbidSetofFunctionsToReturnNull: true,
+    },
+    grafserv: {
+      graphqlPath: '/graphql',
+      graphiql: opts.graphiql ?? true,
+      graphiqlPath: '/graphiql',
+      graphiqlOnGraphQLGET: false,
+      graphqlOverGET: false,
+      websockets: false,
+      watch: false,
+    },
+    grafast: {
+      explain: false,
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * GraphQL for in-app clients: PostGraphile v5 in-process on our Fastify server.
+ *
+ *   POST /graphql    Bearer key required (the same keys, checks and 401s as MCP), then one transaction
+ *                    per database round trip with role svc_visitor and the caller's identity in the
+ *                    svc.* settings, so RLS sees exactly what an MCP call by this key would see.
+ *   GET  /graphiql   PostGraphile's GraphiQL (Ruru); its assets are served from /ruru-static/.
+ *
+ * Identity: the Bearer key is authenticated in Node by KeyAuthenticator (401 invalid/revoked/expired),
+ * bypassing its cache: one indexed lookup per GraphQL request, so a key revoked a moment ago (by GraphQL,
+ * by `svc admin`, by another process) is refused at once. The identity then travels as pgSettings: the
+ * same svc.* settings app_hidden.set_request_context writes for MCP calls. Every in-app procedure
+ * re-reads the key row itself (app_private.current_caller) before it acts.
+ */
+import '../polyfills.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type pg from 'pg';
+import { postgraphile } from 'postgraphile';
+import { grafserv } from 'postgraphile/grafserv/fastify/v5';
+import { hasScope, type Caller, type KeyAuthenticator, type Scope } from '../auth/keys.ts';
+import { ApiError, scopeRequired } from '../errors.ts';
+import { maskError } from './errors.ts';
+import { makePreset } from './preset.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated key of a POST /graphql request. */
+    svcCaller?: Caller;
+  }
+}
+
+export const GRAPHQL_PATH = '/graphql';
+export const GRAPHIQL_PATH = '/graphiql';
+
+/**
+ * GraphQL exposes issues, projects, comments and members together, so a key must be able to read all
+ * of them over MCP too (FULL does): a query never shows more than the key's MCP tools could.
+ */
+export const GRAPHQL_READ_SCOPES: readonly Scope[] = ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS'];
+
+export interface GraphqlOptions {
+  /** Connections as svc_visitor (createPools().api). Owned by the caller, who ends it. */
+  pool: pg.Pool;
+  keys: KeyAuthenticator;
+  graphiql?: boolean;
+}
+
+const pgArray = (values: readonly string[]) => `{${values.join(',')}}`;
+
+/** The transaction-local settings app_hidden.set_request_context writes, plus the request role. */
+export function pgSettingsFor(caller: Caller): Record<string, string> {
+  return {
+    role: 'svc_visitor',
+    'svc.workspace_id': caller.workspaceId,
+    'svc.user_id': caller.userId ?? '',
+    'svc.key_id': caller.keyId,
+    'svc.agent_id': caller.agentId ?? '',
+    'svc.scopes': pgArray(caller.scopes),
+    'svc.project_ids': pgArray(caller.projectIds),
+    'svc.label_ids': pgArray(caller.labelIds),
+    'svc.initiative_ids': pgArray(caller.initiativeIds),
+  };
+}
+
+/** Mounts POST /graphql and GET /graphiql on `app` (call inside app.register to keep the hook local). */
+export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions): Promise<void> {
+  const preset = makePreset({ pool: opts.pool, graphiql: opts.graphiql });
+  const pgl = postgraphile({
+    extends: [preset],
+    grafserv: { maskError },
+    grafast: {
+      context(requestContext) {
+        const request = (requestContext as Grafast.RequestContext).fastifyv5?.request as FastifyRequest | undefined;
+        const caller = request?.svcCaller;
+        // Unreachable: the onRequest hook below answers 401 first.
+        if (!caller) throw new ApiError(401, { error: 'invalid', message: 'Missing bearer token' });
+        return { pgSettings: pgSettingsFor(caller) };
+      },
+    },
+  });
+  // Build the schema now: a broken schema fails start-up instead of the first request.
+  await pgl.getSchema();
+  const serv = pgl.createServ(grafserv);
+
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    if (request.method !== 'POST' || request.routeOptions.url !== GRAPHQL_PATH) return;
+    const caller = await opts.keys.authenticate(request.headers.authorization, { fresh: true });
+    for (const scope of GRAPHQL_READ_SCOPES) if (!hasScope(caller, scope)) throw scopeRequired(scope);
+    request.svcCaller = caller;
+  });
+  await serv.addTo(app);
+  app.addHook('onClose', async () => {
+    await pgl.release();
+  });
+}

@@ -1,0 +1,249 @@
+/** Workspace administration over GraphQL: agents, settings, members, dispatch rules. OWNER/ADMIN only. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, createAgent, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { gqlError, gqlOk } from '../support/graphql.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let member: { id: string; token: string };
+let adminKey: { id: string; token: string };
+let adminUserId: string;
+let ownerUserId: string;
+
+async function events(kind: string): Promise<Array<{ kind: string; subjectType: string; subjectId: string; payload: any }>> {
+  const data = await gqlOk(t, ws.token, `query($k: String!) { activityEvents(condition: {kind: $k}, orderBy: SEQ_DESC) { nodes { kind subjectType subjectId payload } } }`, { k: kind });
+  return data.activityEvents.nodes;
+}
+
+async function userId(email: string): Promise<string> {
+  const { rows } = await t.pools.owner.query('select id from app_public.users where lower(email) = lower($1)', [email]);
+  return rows[0].id;
+}
+
+beforeAll(async () => {
+  t = await startTestApp({ graphql: true });
+  ws = await createWorkspace(t);
+  await admin(t, 'add-member', { workspace: ws.key, email: 'mia@example.com', role: 'MEMBER', json: true });
+  await admin(t, 'add-member', { workspace: ws.key, email: 'ada@example.com', role: 'ADMIN', json: true });
+  member = await createKey(t, ws, { user: 'mia@example.com' });
+  adminKey = await createKey(t, ws, { user: 'ada@example.com' });
+  adminUserId = await userId('ada@example.com');
+  ownerUserId = await userId(ws.ownerEmail);
+});
+afterAll(() => t.close());
+
+const AGENT = 'rowId profileKey name status provider runtimeMode capabilities maxConcurrent webhookUrl archivedAt';
+
+describe('agents', () => {
+  it('create, update, archive, unarchive, delete, each with its event', async () => {
+    const created = (await gqlOk(t, adminKey.token, `mutation { agentsCreate(input: {profileKey: "reviewer", name: "Reviewer", capabilities: ["HIGH", "backend"], provider: "CLAUDE", runtimeMode: "EPHEMERAL", maxConcurrent: 2}) { agent { ${AGENT} } } }`)).agentsCreate.agent;
+    expect(created).toMatchObject({ profileKey: 'reviewer', name: 'Reviewer', status: 'OFFLINE', provider: 'CLAUDE', runtimeMode: 'EPHEMERAL', capabilities: ['HIGH', 'backend'], maxConcurrent: 2, archivedAt: null });
+    expect((await events('AGENT_CREATED'))[0]).toMatchObject({ subjectType: 'agent', subjectId: created.rowId, payload: { profileKey: 'reviewer' } });
+    // The MCP surface sees the same agent.
+    const agentKey = await createKey(t, ws, { agent: 'reviewer' });
+    expect(await ok(t, agentKey.token, 'agents.me')).toMatchObject({ id: created.rowId, provider: 'CLAUDE' });
+
+    const updated = (await gqlOk(t, adminKey.token, `mutation($id: UUID!) { agentsUpdate(input: {agentId: $id, name: "Code reviewer", webhookUrl: "https://hooks.example.com/a"}) { agent { ${AGENT} } } }`, { id: created.rowId })).agentsUpdate.agent;
+    expect(updated).toMatchObject({ name: 'Code reviewer', profileKey: 'reviewer', provider: 'CLAUDE', webhookUrl: 'https://hooks.example.com/a', capabilities: ['HIGH', 'backend'] });
+    expect((await events('AGENT_UPDATED'))[0]).toMatchObject({ subjectId: created.rowId });
+    const cleared = (await gqlOk(t, adminKey.token, `mutation($id: UUID!) { agentsUpdate(input: {agentId: $id, clearWebhookUrl: true}) { agent { webhookUrl } } }`, { id: created.rowId })).agentsUpdate.agent;
+    expect(cleared.webhookUrl).toBeNull();
+
+    const archived = (await gqlOk(t, ws.token, `mutation($id: UUID!) { agentsArchive(input: {agentId: $id}) { agent { archivedAt } } }`, { id: created.rowId })).agentsArchive.agent;
+    expect(archived.archivedAt).toBeTruthy();
+    expect((await events('AGENT_DELETED'))[0]).toMatchObject({ subjectId: created.rowId, payload: { archived: true } });
+    const restored = (await gqlOk(t, ws.token, `mutation($id: UUID!) { agentsUnarchive(input: {agentId: $id}) { agent { archivedAt } } }`, { id: created.rowId })).agentsUnarchive.agent;
+    expect(restored.archivedAt).toBeNull();
+
+    const deleted = (await gqlOk(t, ws.token, `mutation($id: UUID!) { agentsDelete(input: {agentId: $id}) { agent { rowId profileKey } } }`, { id: created.rowId })).agentsDelete.agent;
+    expect(deleted).toEqual({ rowId: created.rowId, profileKey: 'reviewer' });
+    expect((await events('AGENT_DELETED'))[0]).toMatchObject({ subjectId: created.rowId, payload: { deleted: true } });
+    expect((await gqlOk(t, ws.token, `query($id: UUID!) { agent(rowId: $id) { rowId } }`, { id: created.rowId })).agent).toBeNull();
+  });
+
+  it('validates input and refuses to delete an agent that issues refer to', async () => {
+    const dup = await gqlError(t, ws.token, 'mutation { agentsCreate(input: {profileKey: "dup", name: "A"}) { agent { rowId } } }')
+      .catch(() => null);
+    expect(dup).toBeNull(); // first one succeeds (gqlError throws when there is no error)
+    expect(await gqlError(t, ws.token, 'mutation { agentsCreate(input: {profileKey: "dup", name: "B"}) { agent { rowId } } }')).toMatchObject({ code: 'conflict', status: 409 });
+    expect(await gqlError(t, ws.token, 'mutation { agentsCreate(input: {profileKey: "x1", name: "X", provider: "SKYNET"}) { agent { rowId } } }'))
+      .toMatchObject({ code: 'invalid_input', status: 400, issues: { provider: expect.any(String) } });
+    expect(await gqlError(t, ws.token, 'mutation { agentsCreate(input: {profileKey: "Bad Key!", name: "X"}) { agent { rowId } } }'))
+      .toMatchObject({ code: 'invalid_input', issues: { profileKey: expect.any(String) } });
+
+    const busy = await createAgent(t, ws, 'busy');
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Assigned work' });
+    await t.pools.owner.query('update app_public.issues set assigned_agent_id = $1 where id = $2', [busy.id, issue.id]);
+    const inUse = await gqlError(t, ws.token, `mutation { agentsDelete(input: {agentId: "${busy.id}"}) { agent { rowId } } }`);
+    expect(inUse).toMatchObject({ code: 'agent_in_use', status: 409 });
+    expect((await gqlOk(t, ws.token, `{ agent(rowId: "${busy.id}") { profileKey issuesByAssignedAgentId { totalCount } } }`)).agent)
+      .toEqual({ profileKey: 'busy', issuesByAssignedAgentId: { totalCount: 1 } });
+  });
+
+  it('deleting an agent revokes its keys at once', async () => {
+    const bot = await createAgent(t, ws, 'shortlived');
+    const botKey = await createKey(t, ws, { agent: 'shortlived' });
+    expect((await rest(t, botKey.token, 'agents.me')).status).toBe(200);
+    await gqlOk(t, ws.token, `mutation { agentsDelete(input: {agentId: "${bot.id}"}) { agent { rowId } } }`);
+    expect((await rest(t, botKey.token, 'agents.me')).status).toBe(401);
+  });
+
+  it('a MEMBER cannot create, update, archive or delete agents; nor can an ADMIN key without the ADMIN scope', async () => {
+    const target = await createAgent(t, ws, 'protected');
+    const mutations = [
+      'mutation { agentsCreate(input: {profileKey: "m1", name: "M"}) { agent { rowId } } }',
+      `mutation { agentsUpdate(input: {agentId: "${target.id}", name: "hijacked"}) { agent { rowId } } }`,
+      `mutation { agentsArchive(input: {agentId: "${target.id}"}) { agent { rowId } } }`,
+      `mutation { agentsUnarchive(input: {agentId: "${target.id}"}) { agent { rowId } } }`,
+      `mutation { agentsDelete(input: {agentId: "${target.id}"}) { agent { rowId } } }`,
+    ];
+    for (const m of mutations) expect(await gqlError(t, member.token, m), m).toMatchObject({ code: 'admin_required', status: 403 });
+    const noAdminScope = await createKey(t, ws, { user: 'ada@example.com', scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS', 'WRITE_ISSUES'] });
+    for (const m of mutations) expect(await gqlError(t, noAdminScope.token, m), m).toMatchObject({ code: 'scope_required', scope: 'ADMIN', status: 403 });
+    const still = (await gqlOk(t, ws.token, `{ agent(rowId: "${target.id}") { name archivedAt } }`)).agent;
+    expect(still).toEqual({ name: 'protected', archivedAt: null });
+  });
+});
+
+describe('workspace settings', () => {
+  it('OWNER/ADMIN change settings; MCP workspace.get shows them', async () => {
+    const r = (await gqlOk(t, adminKey.token, 'mutation { workspaceUpdateSettings(input: {cycleLengthDays: 7, autoDispatch: true, autoDispatchMode: "PRIORITY_MATCH", requiredAckSeconds: 300}) { workspace { name cycleLengthDays autoDispatch autoDispatchMode requiredAckSeconds timeTrackingEnabled } } }')).workspaceUpdateSettings.workspace;
+    expect(r).toMatchObject({ cycleLengthDays: 7, autoDispatch: true, autoDispatchMode: 'PRIORITY_MATCH', requiredAckSeconds: 300, timeTrackingEnabled: true, name: `Workspace ${ws.key}` });
+    expect(await ok(t, ws.token, 'workspace.get')).toMatchObject({ cycleLengthDays: 7, autoDispatch: true, autoDispatchMode: 'PRIORITY_MATCH', requiredAckSeconds: 300 });
+    expect(await gqlError(t, ws.token, 'mutation { workspaceUpdateSettings(input: {cycleLengthDays: 0}) { workspace { rowId } } }'))
+      .toMatchObject({ code: 'invalid_input', issues: { cycleLengthDays: expect.any(String) } });
+    expect(await gqlError(t, ws.token, 'mutation { workspaceUpdateSettings(input: {autoDispatchMode: "RANDOM"}) { workspace { rowId } } }'))
+      .toMatchObject({ code: 'invalid_input', issues: { autoDispatchMode: expect.any(String) } });
+    expect(await gqlError(t, member.token, 'mutation { workspaceUpdateSettings(input: {name: "Mine now"}) { workspace { rowId } } }'))
+      .toMatchObject({ code: 'admin_required', status: 403 });
+    expect((await ok(t, ws.token, 'workspace.get')).name).toBe(`Workspace ${ws.key}`);
+  });
+});
+
+describe('members', () => {
+  it("add, set role, remove, with MEMBERSHIP_* events; a removed member's keys stop working", async () => {
+    const added = (await gqlOk(t, adminKey.token, 'mutation { membersAdd(input: {email: "new@example.com"}) { membership { rowId role user { email } } } }')).membersAdd.membership;
+    expect(added).toMatchObject({ role: 'MEMBER', user: { email: 'new@example.com' } });
+    expect((await events('MEMBERSHIP_CREATED'))[0]).toMatchObject({ subjectType: 'membership', subjectId: added.rowId, payload: { role: 'MEMBER' } });
+    expect(await gqlError(t, adminKey.token, 'mutation { membersAdd(input: {email: "NEW@example.com"}) { membership { rowId } } }'))
+      .toMatchObject({ code: 'already_member', status: 409 });
+    expect(await gqlError(t, adminKey.token, 'mutation { membersAdd(input: {email: "not-an-email"}) { membership { rowId } } }'))
+      .toMatchObject({ code: 'invalid_input', issues: { email: expect.any(String) } });
+
+    const newUser = await userId('new@example.com');
+    const promoted = (await gqlOk(t, adminKey.token, `mutation { membersSetRole(input: {userId: "${newUser}", role: ADMIN}) { membership { role } } }`)).membersSetRole.membership;
+    expect(promoted.role).toBe('ADMIN');
+    expect((await events('MEMBERSHIP_ROLE_CHANGED'))[0]).toMatchObject({ subjectId: added.rowId, payload: { from: 'MEMBER', to: 'ADMIN' } });
+
+    const newKey = await createKey(t, ws, { user: 'new@example.com' });
+    expect((await rest(t, newKey.token, 'workspace.get')).status).toBe(200);
+    const removed = (await gqlOk(t, adminKey.token, `mutation { membersRemove(input: {userId: "${newUser}"}) { membership { rowId role } } }`)).membersRemove.membership;
+    expect(removed).toEqual({ rowId: added.rowId, role: 'ADMIN' });
+    expect((await events('MEMBERSHIP_REMOVED'))[0]).toMatchObject({ subjectId: added.rowId });
+    expect((await rest(t, newKey.token, 'workspace.get')).body).toMatchObject({ error: 'revoked' });
+    expect(await gqlError(t, adminKey.token, `mutation { membersRemove(input: {userId: "${newUser}"}) { membership { rowId } } }`))
+      .toMatchObject({ code: 'not_found', status: 404 });
+  });
+
+  it('only an OWNER touches the OWNER role, and the last OWNER stays', async () => {
+    expect(await gqlError(t, adminKey.token, 'mutation { membersAdd(input: {email: "boss2@example.com", role: OWNER}) { membership { rowId } } }'))
+      .toMatchObject({ code: 'owner_required', status: 403 });
+    expect(await gqlError(t, adminKey.token, `mutation { membersSetRole(input: {userId: "${ownerUserId}", role: MEMBER}) { membership { rowId } } }`))
+      .toMatchObject({ code: 'owner_required' });
+    expect(await gqlError(t, adminKey.token, `mutation { membersRemove(input: {userId: "${ownerUserId}"}) { membership { rowId } } }`))
+      .toMatchObject({ code: 'owner_required' });
+    expect(await gqlError(t, ws.token, `mutation { membersSetRole(input: {userId: "${ownerUserId}", role: ADMIN}) { membership { rowId } } }`))
+      .toMatchObject({ code: 'last_owner', status: 409 });
+    expect(await gqlError(t, ws.token, `mutation { membersRemove(input: {userId: "${ownerUserId}"}) { membership { rowId } } }`))
+      .toMatchObject({ code: 'last_owner', status: 409 });
+    // An OWNER may make another OWNER, and then step down.
+    const { membersSetRole } = await gqlOk(t, ws.token, `mutation { membersSetRole(input: {userId: "${adminUserId}", role: OWNER}) { membership { role } } }`);
+    expect(membersSetRole.membership.role).toBe('OWNER');
+    await gqlOk(t, adminKey.token, `mutation { membersSetRole(input: {userId: "${adminUserId}", role: ADMIN}) { membership { role } } }`);
+  });
+
+  it('a MEMBER cannot add, change or remove members', async () => {
+    const memberUser = await userId('mia@example.com');
+    for (const m of [
+      'mutation { membersAdd(input: {email: "friend@example.com"}) { membership { rowId } } }',
+      `mutation { membersSetRole(input: {userId: "${memberUser}", role: ADMIN}) { membership { rowId } } }`,
+      `mutation { membersRemove(input: {userId: "${adminUserId}"}) { membership { rowId } } }`,
+    ]) expect(await gqlError(t, member.token, m), m).toMatchObject({ code: 'admin_required', status: 403 });
+    const roles = (await gqlOk(t, member.token, '{ memberships(orderBy: CREATED_AT_ASC) { nodes { role user { email } } } }')).memberships.nodes;
+    expect(roles).toContainEqual({ role: 'MEMBER', user: { email: 'mia@example.com' } });
+    expect(roles.map((r: { user: { email: string } }) => r.user.email)).not.toContain('friend@example.com');
+  });
+});
+
+describe('dispatch rules', () => {
+  let a1: string;
+  let a2: string;
+  let label: string;
+  let project: string;
+  const RULE = 'rowId position name priority labelId projectId targetAgentId enabled';
+  const list = async () => (await gqlOk(t, member.token, `{ dispatchRules(orderBy: POSITION_ASC) { nodes { ${RULE} targetAgent { profileKey } } } }`)).dispatchRules.nodes;
+
+  beforeAll(async () => {
+    a1 = (await createAgent(t, ws, 'router-a')).id;
+    a2 = (await createAgent(t, ws, 'router-b')).id;
+    label = (await t.pools.owner.query(`insert into app_public.labels (workspace_id, name) values ($1, 'backend') returning id`, [ws.id])).rows[0].id;
+    project = (await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'Infra') returning id`, [ws.id])).rows[0].id;
+  });
+
+  it('create (appended or at a position), update, reorder, delete; positions stay dense', async () => {
+    const create = (input: string) => gqlOk(t, adminKey.token, `mutation { dispatchRulesCreate(input: {${input}}) { dispatchRule { ${RULE} } } }`).then((d) => d.dispatchRulesCreate.dispatchRule);
+    const urgent = await create(`targetAgentId: "${a1}", priority: "URGENT", name: "Urgent to A"`);
+    expect(urgent).toMatchObject({ position: 0, priority: 'URGENT', labelId: null, projectId: null, targetAgentId: a1, enabled: true, name: 'Urgent to A' });
+    const backend = await create(`targetAgentId: "${a2}", labelId: "${label}", projectId: "${project}"`);
+    expect(backend.position).toBe(1);
+    const first = await create(`targetAgentId: "${a2}", priority: "HIGH", atPosition: 0`);
+    expect((await list()).map((r: { rowId: string }) => r.rowId)).toEqual([first.rowId, urgent.rowId, backend.rowId]);
+    expect((await list())[0].targetAgent).toEqual({ profileKey: 'router-b' });
+
+    const upd = (await gqlOk(t, adminKey.token, `mutation { dispatchRulesUpdate(input: {ruleId: "${backend.rowId}", clear: ["projectId"], priority: "LOW", enabled: false}) { dispatchRule { ${RULE} } } }`)).dispatchRulesUpdate.dispatchRule;
+    expect(upd).toMatchObject({ projectId: null, labelId: label, priority: 'LOW', enabled: false, targetAgentId: a2 });
+
+    const reordered = (await gqlOk(t, adminKey.token, `mutation($ids: [UUID]!) { dispatchRulesReorder(input: {ruleIds: $ids}) { dispatchRules { rowId position } } }`,
+      { ids: [backend.rowId, first.rowId, urgent.rowId] })).dispatchRulesReorder.dispatchRules;
+    expect(reordered).toEqual([{ rowId: backend.rowId, position: 0 }, { rowId: first.rowId, position: 1 }, { rowId: urgent.rowId, position: 2 }]);
+    expect(await gqlError(t, adminKey.token, `mutation($ids: [UUID]!) { dispatchRulesReorder(input: {ruleIds: $ids}) { dispatchRules { rowId } } }`, { ids: [backend.rowId, first.rowId] }))
+      .toMatchObject({ code: 'invalid_input', issues: { ruleIds: expect.any(String) } });
+
+    const del = (await gqlOk(t, adminKey.token, `mutation { dispatchRulesDelete(input: {ruleId: "${first.rowId}"}) { dispatchRule { rowId } } }`)).dispatchRulesDelete.dispatchRule;
+    expect(del.rowId).toBe(first.rowId);
+    expect((await list()).map((r: { rowId: string; position: number }) => [r.rowId, r.position])).toEqual([[backend.rowId, 0], [urgent.rowId, 1]]);
+  });
+
+  it('validates conditions and references', async () => {
+    const m = (input: string) => `mutation { dispatchRulesCreate(input: {${input}}) { dispatchRule { rowId } } }`;
+    expect(await gqlError(t, adminKey.token, m(`targetAgentId: "${a1}", priority: "SOON"`))).toMatchObject({ code: 'invalid_input', issues: { priority: expect.any(String) } });
+    expect(await gqlError(t, adminKey.token, m(`targetAgentId: "${crypto.randomUUID()}"`))).toMatchObject({ code: 'not_found', message: 'Agent not found' });
+    expect(await gqlError(t, adminKey.token, m(`targetAgentId: "${a1}", labelId: "${crypto.randomUUID()}"`))).toMatchObject({ code: 'not_found', message: 'Label not found' });
+    expect(await gqlError(t, adminKey.token, m(`targetAgentId: "${a1}", atPosition: 99`))).toMatchObject({ code: 'invalid_input', issues: { atPosition: expect.any(String) } });
+    expect(await gqlError(t, adminKey.token, `mutation { dispatchRulesUpdate(input: {ruleId: "${crypto.randomUUID()}", name: "x"}) { dispatchRule { rowId } } }`)).toMatchObject({ code: 'not_found' });
+  });
+
+  it('a MEMBER reads the rules but cannot change them', async () => {
+    const before = await list();
+    const someRule = before[0].rowId;
+    for (const q of [
+      `mutation { dispatchRulesCreate(input: {targetAgentId: "${a1}"}) { dispatchRule { rowId } } }`,
+      `mutation { dispatchRulesUpdate(input: {ruleId: "${someRule}", enabled: true}) { dispatchRule { rowId } } }`,
+      `mutation { dispatchRulesReorder(input: {ruleIds: ["${before.map((r: { rowId: string }) => r.rowId).reverse().join('","')}"]}) { dispatchRules { rowId } } }`,
+      `mutation { dispatchRulesDelete(input: {ruleId: "${someRule}"}) { dispatchRule { rowId } } }`,
+    ]) expect(await gqlError(t, member.token, q), q).toMatchObject({ code: 'admin_required', status: 403 });
+    expect(await list()).toEqual(before);
+    // The table itself refuses a MEMBER too (RLS), whatever a function might forget.
+    const client = await t.pools.api.connect();
+    try {
+      await client.query('begin');
+      const { rows: [k] } = await t.pools.owner.query('select workspace_id, user_id from app_private.api_keys where id = $1', [member.id]);
+      await client.query('select app_hidden.set_request_context($1, $2, $3, null, $4, $5, $5, $5)', [k.workspace_id, k.user_id, member.id, ['FULL'], []]);
+      const del = await client.query('delete from app_public.dispatch_rules');
+      expect(del.rowCount).toBe(0);
+    } finally {
+      await client.query('rollback');
+      client.release();
+    }
+  });
+});

@@ -1,0 +1,227 @@
+/** GraphQL authentication, key management (access.*) and plugin keys, over HTTP. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, createAgent, createKey, createWorkspace, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { gql, gqlError, gqlOk } from '../support/graphql.ts';
+
+const READS = ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS'] as const;
+const KEY_FIELDS = 'rowId rawKey prefix kind scopes projectIds labelIds initiativeIds linkedAgentId pluginId expiresAt createdAt';
+const TOKEN = /^svc_sk_[A-Za-z0-9_-]{43}$/;
+
+let t: TestApp;
+let ws: Workspace;
+let member: { id: string; token: string };
+const memberEmail = 'member@example.com';
+
+beforeAll(async () => {
+  t = await startTestApp({ graphql: true });
+  ws = await createWorkspace(t);
+  await admin(t, 'add-member', { workspace: ws.key, email: memberEmail, role: 'MEMBER', json: true });
+  member = await createKey(t, ws, { user: memberEmail });
+});
+afterAll(() => t.close());
+
+describe('POST /graphql authentication', () => {
+  it('answers 401 without a key, with an unknown key, and with a revoked one', async () => {
+    const none = await gql(t, undefined, '{ viewerRole }');
+    expect(none.status).toBe(401);
+    expect(none.body).toMatchObject({ error: 'invalid' });
+    const unknown = await gql(t, `svc_sk_${'x'.repeat(43)}`, '{ viewerRole }');
+    expect(unknown.status).toBe(401);
+    expect(unknown.body).toMatchObject({ error: 'invalid' });
+    const key = await createKey(t, ws);
+    await admin(t, 'revoke-key', { id: key.id, json: true });
+    const revoked = await gql(t, key.token, '{ viewerRole }');
+    expect(revoked.status).toBe(401);
+    expect(revoked.body).toMatchObject({ error: 'revoked' });
+  });
+
+  it('needs the read scopes the exposed data needs over MCP (403 scope_required otherwise)', async () => {
+    const narrow = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    const r = await gql(t, narrow.token, '{ viewerRole }');
+    expect(r.status).toBe(403);
+    expect(r.body).toMatchObject({ error: 'scope_required', scope: 'READ_PROJECTS' });
+    const reader = await createKey(t, ws, { scopes: [...READS] });
+    expect((await gqlOk(t, reader.token, '{ viewerRole }')).viewerRole).toBe('OWNER');
+  });
+
+  it('serves introspection; every mutation and exposed function is described', async () => {
+    const data = await gqlOk(t, ws.token, `{ __schema { queryType { name } mutationType { fields { name description } } } }`);
+    expect(data.__schema.queryType.name).toBe('Query');
+    const fields = data.__schema.mutationType.fields as Array<{ name: string; description: string | null }>;
+    expect(fields.map((f) => f.name)).toEqual(expect.arrayContaining([
+      'accessCreate', 'accessCreatePersonal', 'accessCreateSession', 'accessRevoke', 'pluginsCreate', 'pluginIssueApiKey',
+      'agentsCreate', 'agentsUpdate', 'agentsArchive', 'agentsDelete', 'workspaceUpdateSettings', 'membersAdd',
+      'membersSetRole', 'membersRemove', 'dispatchRulesCreate', 'dispatchRulesUpdate', 'dispatchRulesReorder',
+      'dispatchRulesDelete', 'notesRestore', 'pinsAdd', 'pinsRemove', 'pinsReorder',
+    ]));
+    expect(fields.filter((f) => !f.description).map((f) => f.name)).toEqual([]);
+    // No generated table CRUD: rows change only through the procedures above.
+    expect(fields.filter((f) => /^(create|update|delete)[A-Z]/.test(f.name)).map((f) => f.name)).toEqual([]);
+  });
+});
+
+describe('access.create / createPersonal / createSession', () => {
+  it('access.create infers PERSONAL, inherits the caller scopes, and returns a raw key once that works on MCP', async () => {
+    const { accessCreate: { issuedApiKey: k } } = await gqlOk(t, ws.token, `mutation { accessCreate(input: {name: "laptop"}) { issuedApiKey { ${KEY_FIELDS} } } }`);
+    expect(k).toMatchObject({ kind: 'PERSONAL', scopes: ['FULL'], linkedAgentId: null, expiresAt: null, projectIds: [] });
+    expect(k.rawKey).toMatch(TOKEN);
+    expect(k.prefix).toBe(k.rawKey.slice(0, 14));
+    expect((await rest(t, k.rawKey, 'workspace.get')).status).toBe(200);
+    // Listed afterwards by prefix only.
+    const { accessKeys } = await gqlOk(t, ws.token, '{ accessKeys { nodes { rowId prefix name kind isCurrent } } }');
+    expect(accessKeys.nodes).toContainEqual({ rowId: k.rowId, prefix: k.prefix, name: 'laptop', kind: 'PERSONAL', isCurrent: false });
+  });
+
+  it('access.create infers AGENT from linkedAgentId (OWNER/ADMIN only)', async () => {
+    const agent = await createAgent(t, ws, 'builder');
+    const q = `mutation($a: UUID!) { accessCreate(input: {linkedAgentId: $a, expiresInDays: 30}) { issuedApiKey { ${KEY_FIELDS} } } }`;
+    const { accessCreate: { issuedApiKey: k } } = await gqlOk(t, ws.token, q, { a: agent.id });
+    expect(k).toMatchObject({ kind: 'AGENT', linkedAgentId: agent.id });
+    expect(new Date(k.expiresAt).getTime()).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+    expect((await rest(t, k.rawKey, 'agents.me')).body).toMatchObject({ id: agent.id });
+    expect(await gqlError(t, member.token, q, { a: agent.id })).toMatchObject({ code: 'admin_required', status: 403 });
+    const bad = await gqlError(t, ws.token, `mutation { accessCreate(input: {kind: PERSONAL, linkedAgentId: "${agent.id}"}) { issuedApiKey { rowId } } }`);
+    expect(bad).toMatchObject({ code: 'invalid_input', issues: { linkedAgentId: expect.any(String) } });
+    const range = await gqlError(t, ws.token, 'mutation { accessCreate(input: {expiresInDays: 0}) { issuedApiKey { rowId } } }');
+    expect(range).toMatchObject({ code: 'invalid_input', status: 400, issues: { expiresInDays: 'must be 1 to 3650' } });
+  });
+
+  it('access.createPersonal: PERSONAL, no agent link; any member may create one for themselves', async () => {
+    const { accessCreatePersonal: { issuedApiKey: k } } = await gqlOk(t, member.token,
+      `mutation { accessCreatePersonal(input: {expiresInDays: 7}) { issuedApiKey { ${KEY_FIELDS} } } }`);
+    expect(k).toMatchObject({ kind: 'PERSONAL', linkedAgentId: null, scopes: ['FULL'] });
+    expect(new Date(k.expiresAt).getTime()).toBeLessThanOrEqual(Date.now() + 7 * 86_400_000 + 5_000);
+    const { viewer } = await gqlOk(t, k.rawKey, '{ viewer { email } }');
+    expect(viewer.email).toBe(memberEmail);
+  });
+
+  it('access.createSession: ttlHours 1-168, default 24', async () => {
+    const q = (input: string) => `mutation { accessCreateSession(input: {${input}}) { issuedApiKey { ${KEY_FIELDS} } } }`;
+    const { accessCreateSession: { issuedApiKey: k } } = await gqlOk(t, ws.token, q(''));
+    expect(k.kind).toBe('SESSION');
+    const hours = (new Date(k.expiresAt).getTime() - Date.now()) / 3_600_000;
+    expect(hours).toBeGreaterThan(23.9);
+    expect(hours).toBeLessThanOrEqual(24);
+    const week = (await gqlOk(t, ws.token, q('ttlHours: 168'))).accessCreateSession.issuedApiKey;
+    expect(new Date(week.expiresAt).getTime()).toBeGreaterThan(Date.now() + 167 * 3_600_000);
+    for (const bad of [0, 169, -1]) {
+      expect(await gqlError(t, ws.token, q(`ttlHours: ${bad}`))).toMatchObject({ code: 'invalid_input', status: 400, issues: { ttlHours: 'must be 1 to 168' } });
+    }
+    // A key never outlives the key that made it.
+    const fromSession = (await gqlOk(t, k.rawKey, q('ttlHours: 48'))).accessCreateSession.issuedApiKey;
+    expect(new Date(fromSession.expiresAt).getTime()).toBeLessThanOrEqual(new Date(k.expiresAt).getTime());
+    const personal = (await gqlOk(t, k.rawKey, 'mutation { accessCreatePersonal(input: {}) { issuedApiKey { expiresAt } } }')).accessCreatePersonal.issuedApiKey;
+    expect(new Date(personal.expiresAt).getTime()).toBeLessThanOrEqual(new Date(k.expiresAt).getTime());
+  });
+
+  it('never grants more than the caller holds: scopes and narrowing', async () => {
+    const reader = await createKey(t, ws, { scopes: [...READS, 'WRITE_ISSUES'] });
+    const escalate = await gqlError(t, reader.token, 'mutation { accessCreate(input: {scopes: [ADMIN]}) { issuedApiKey { rowId } } }');
+    expect(escalate).toMatchObject({ code: 'scope_escalation', status: 403 });
+    expect(escalate.message).toMatch(/ADMIN/);
+    const sub = (await gqlOk(t, reader.token, 'mutation { accessCreate(input: {scopes: [READ_ISSUES]}) { issuedApiKey { scopes } } }')).accessCreate.issuedApiKey;
+    expect(sub.scopes).toEqual(['READ_ISSUES']);
+
+    const { rows: [p1] } = await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'P1') returning id`, [ws.id]);
+    const { rows: [p2] } = await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'P2') returning id`, [ws.id]);
+    const narrowed = await createKey(t, ws, { projects: [p1.id] });
+    const inherited = (await gqlOk(t, narrowed.token, 'mutation { accessCreatePersonal(input: {}) { issuedApiKey { projectIds labelIds } } }')).accessCreatePersonal.issuedApiKey;
+    expect(inherited).toEqual({ projectIds: [p1.id], labelIds: [] });
+    const widen = await gqlError(t, narrowed.token, `mutation { accessCreatePersonal(input: {projectIds: ["${p2.id}"]}) { issuedApiKey { rowId } } }`);
+    expect(widen).toMatchObject({ code: 'narrowing', status: 403 });
+  });
+});
+
+describe('keys: list and revoke', () => {
+  it('lists prefix and metadata only: a MEMBER sees their own keys, an OWNER every key', async () => {
+    const apiKeyFields = await gqlOk(t, ws.token, '{ __type(name: "ApiKey") { fields { name } } }');
+    const names = apiKeyFields.__type.fields.map((f: { name: string }) => f.name);
+    expect(names).toEqual(expect.arrayContaining(['prefix', 'kind', 'scopes', 'createdAt', 'lastUsedAt', 'expiresAt', 'revokedAt']));
+    expect(names.filter((n: string) => /hash|raw|token|secret/i.test(n))).toEqual([]);
+
+    const mine = (await gqlOk(t, member.token, '{ accessKeys { nodes { rowId userId isCurrent } } }')).accessKeys.nodes;
+    const { rows: [memberUser] } = await t.pools.owner.query('select id from app_public.users where email = $1', [memberEmail]);
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.every((k: { userId: string }) => k.userId === memberUser.id)).toBe(true);
+    expect(mine.filter((k: { isCurrent: boolean }) => k.isCurrent).map((k: { rowId: string }) => k.rowId)).toEqual([member.id]);
+    const all = (await gqlOk(t, ws.token, '{ accessKeys { nodes { rowId } } }')).accessKeys.nodes.map((k: { rowId: string }) => k.rowId);
+    expect(all).toContain(member.id);
+  });
+
+  it('a key revoked through GraphQL gets 401 revoked on its very next MCP call', async () => {
+    const victim = await createKey(t, ws, { user: memberEmail });
+    expect((await rest(t, victim.token, 'workspace.get')).status).toBe(200); // cached as valid now
+    const foreign = await gqlError(t, member.token, `mutation { accessRevoke(input: {keyId: "${(await createKey(t, ws)).id}"}) { apiKey { rowId } } }`);
+    expect(foreign).toMatchObject({ code: 'not_found', status: 404 });
+
+    const { accessRevoke } = await gqlOk(t, ws.token, `mutation { accessRevoke(input: {keyId: "${victim.id}"}) { apiKey { rowId revokedAt prefix } } }`);
+    expect(accessRevoke.apiKey.rowId).toBe(victim.id);
+    expect(accessRevoke.apiKey.revokedAt).toBeTruthy();
+    // No waiting: REST, JSON-RPC and GraphQL all refuse it at once.
+    const restCall = await rest(t, victim.token, 'workspace.get');
+    expect(restCall.status).toBe(401);
+    expect(restCall.body).toMatchObject({ error: 'revoked' });
+    const rpcCall = await t.app.inject({ method: 'POST', url: '/api/mcp/rpc', headers: { authorization: `Bearer ${victim.token}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'workspace.get', arguments: {} } }) });
+    expect(rpcCall.statusCode).toBe(401);
+    expect(rpcCall.json()).toMatchObject({ error: 'revoked' });
+    expect((await gql(t, victim.token, '{ viewerRole }')).body).toMatchObject({ error: 'revoked' });
+  });
+
+  it('revocation is exact even when this process still has the key cached', async () => {
+    const k = await createKey(t, ws);
+    expect((await gql(t, k.token, '{ viewerRole }')).status).toBe(200);
+    // Revoke behind the cache's back (no NOTIFY reaches this process's cache in time).
+    await t.pools.owner.query('alter table app_private.api_keys disable trigger _900_notify_revoked');
+    try {
+      await t.pools.owner.query('update app_private.api_keys set revoked_at = now() where id = $1', [k.id]);
+    } finally {
+      await t.pools.owner.query('alter table app_private.api_keys enable trigger _900_notify_revoked');
+    }
+    const r = await gql(t, k.token, '{ viewerRole }');
+    expect(r.status).toBe(401);
+    expect(r.body).toMatchObject({ error: 'revoked' });
+    // MCP re-checks the key in the call's own statement (app_hidden.set_request_context).
+    expect((await rest(t, k.token, 'workspace.get')).body).toMatchObject({ error: 'revoked' });
+  });
+
+  it('a key may revoke itself (sign out)', async () => {
+    const session = (await gqlOk(t, member.token, 'mutation { accessCreateSession(input: {}) { issuedApiKey { rowId rawKey } } }')).accessCreateSession.issuedApiKey;
+    await gqlOk(t, session.rawKey, `mutation { accessRevoke(input: {keyId: "${session.rowId}"}) { apiKey { revokedAt } } }`);
+    expect((await gql(t, session.rawKey, '{ viewerRole }')).status).toBe(401);
+  });
+});
+
+describe('plugins: manifest.scopes and plugin.issueApiKey', () => {
+  let pluginId: string;
+
+  it('OWNER/ADMIN record plugins; everyone sees only manifest.scopes', async () => {
+    const q = 'mutation { pluginsCreate(input: {name: "Linter", scopes: [READ_ISSUES, READ_PROJECTS, READ_COMMENTS, READ_USERS, WRITE_COMMENTS]}) { pluginInfo { rowId name scopes approvedAt } } }';
+    expect(await gqlError(t, member.token, q)).toMatchObject({ code: 'admin_required', status: 403 });
+    const { pluginsCreate: { pluginInfo } } = await gqlOk(t, ws.token, q);
+    expect(pluginInfo).toMatchObject({ name: 'Linter', scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS', 'WRITE_COMMENTS'] });
+    expect(pluginInfo.approvedAt).toBeTruthy();
+    pluginId = pluginInfo.rowId;
+    const listed = (await gqlOk(t, member.token, '{ plugins { nodes { rowId scopes } } }')).plugins.nodes;
+    expect(listed).toContainEqual({ rowId: pluginId, scopes: pluginInfo.scopes });
+  });
+
+  it('issues keys whose scopes are a subset of manifest.scopes, else a clear error', async () => {
+    const issue = (scopes: string) => `mutation { pluginIssueApiKey(input: {pluginId: "${pluginId}", scopes: [${scopes}]}) { issuedApiKey { ${KEY_FIELDS} } } }`;
+    const tooMuch = await gqlError(t, ws.token, issue('READ_ISSUES, ADMIN, WRITE_ISSUES'));
+    expect(tooMuch).toMatchObject({ code: 'invalid_input', status: 400, issues: { scopes: expect.stringMatching(/subset.*manifest\.scopes.*not allowed: ADMIN, WRITE_ISSUES/) } });
+    expect(await gqlError(t, member.token, issue('READ_ISSUES'))).toMatchObject({ code: 'admin_required' });
+    expect(await gqlError(t, ws.token, `mutation { pluginIssueApiKey(input: {pluginId: "${crypto.randomUUID()}", scopes: [READ_ISSUES]}) { issuedApiKey { rowId } } }`))
+      .toMatchObject({ code: 'not_found', status: 404, message: 'Plugin not found' });
+
+    const k = (await gqlOk(t, ws.token, issue('READ_ISSUES, READ_PROJECTS, READ_COMMENTS, READ_USERS'))).pluginIssueApiKey.issuedApiKey;
+    expect(k).toMatchObject({ pluginId, kind: 'PERSONAL', scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS'] });
+    expect(k.rawKey).toMatch(TOKEN);
+    expect((await rest(t, k.rawKey, 'issues.list', {})).status).toBe(200);
+    expect((await rest(t, k.rawKey, 'issues.create', { title: 'x' })).body).toMatchObject({ error: 'scope_required', scope: 'WRITE_ISSUES' });
+    // A plugin key has no user of its own: it neither administers nor makes more keys.
+    expect((await gqlOk(t, k.rawKey, '{ viewerRole }')).viewerRole).toBeNull();
+    expect(await gqlError(t, k.rawKey, 'mutation { accessCreatePersonal(input: {}) { issuedApiKey { rowId } } }')).toMatchObject({ code: 'user_key_required' });
+    expect(await gqlError(t, k.rawKey, 'mutation { agentsCreate(input: {profileKey: "p", name: "P"}) { agent { rowId } } }')).toMatchObject({ code: 'admin_required' });
+  });
+});

@@ -1,0 +1,112 @@
+/** In-app-only records over GraphQL: comment revision history, note restore, polymorphic pins. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, createAgent, createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { gqlError, gqlOk } from '../support/graphql.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let member: { id: string; token: string };
+let ownerId: string;
+
+beforeAll(async () => {
+  t = await startTestApp({ graphql: true });
+  ws = await createWorkspace(t);
+  await admin(t, 'add-member', { workspace: ws.key, email: 'kim@example.com', role: 'MEMBER', json: true });
+  member = await createKey(t, ws, { user: 'kim@example.com' });
+  ownerId = (await t.pools.owner.query('select id from app_public.users where email = $1', [ws.ownerEmail])).rows[0].id;
+});
+afterAll(() => t.close());
+
+describe('comment revision history', () => {
+  it('lists previous bodies oldest first, as comments.update keeps them', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Has an edited comment' });
+    const { rows: [c] } = await t.pools.owner.query(
+      `insert into app_public.comments (workspace_id, issue_id, body, author_user_id, edited_at, revisions)
+       values ($1, $2, 'third take', $3, now(), $4) returning id`,
+      [ws.id, issue.id, ownerId, JSON.stringify([
+        { body: 'first take', editedAt: '2025-01-01T10:00:00Z' },
+        { body: 'second take', editedAt: '2025-01-02T10:00:00Z' },
+      ])]);
+    const { comment } = await gqlOk(t, member.token, `{ comment(rowId: "${c.id}") {
+      body editedAt issue { key } authorUser { email }
+      revisionHistory { totalCount nodes { revision body editedAt } } } }`);
+    expect(comment).toMatchObject({ body: 'third take', issue: { key: issue.key }, authorUser: { email: ws.ownerEmail } });
+    expect(comment.revisionHistory.totalCount).toBe(2);
+    expect(comment.revisionHistory.nodes.map((r: { revision: number; body: string }) => [r.revision, r.body]))
+      .toEqual([[1, 'first take'], [2, 'second take']]);
+    expect(new Date(comment.revisionHistory.nodes[0].editedAt).toISOString()).toBe('2025-01-01T10:00:00.000Z');
+    // The raw JSON column is not part of the schema; the history is.
+    const fields = (await gqlOk(t, ws.token, '{ __type(name: "Comment") { fields { name } } }')).__type.fields.map((f: { name: string }) => f.name);
+    expect(fields).toContain('revisionHistory');
+    expect(fields).not.toContain('revisions');
+  });
+});
+
+describe('note restore', () => {
+  it("restores your own archived note; another user's note is not found", async () => {
+    const { rows: [n] } = await t.pools.owner.query(
+      `insert into app_public.notes (workspace_id, user_id, title, body, archived_at) values ($1, $2, 'Ideas', 'body', now()) returning id`,
+      [ws.id, ownerId]);
+    const q = `mutation { notesRestore(input: {noteId: "${n.id}"}) { note { rowId title archivedAt } } }`;
+    expect(await gqlError(t, member.token, q)).toMatchObject({ code: 'not_found', status: 404, message: 'Note not found' });
+    expect((await gqlOk(t, member.token, `{ note(rowId: "${n.id}") { rowId } }`)).note).toBeNull();
+    const { notesRestore } = await gqlOk(t, ws.token, q);
+    expect(notesRestore.note).toEqual({ rowId: n.id, title: 'Ideas', archivedAt: null });
+    // Idempotent.
+    expect((await gqlOk(t, ws.token, q)).notesRestore.note.archivedAt).toBeNull();
+    expect(await gqlError(t, ws.token, `mutation { notesRestore(input: {noteId: "${crypto.randomUUID()}"}) { note { rowId } } }`))
+      .toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('polymorphic pins', () => {
+  it('pins projects, initiatives, saved views, cycles and agents; lists, reorders and unpins them', async () => {
+    const project = (await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'Website') returning id`, [ws.id])).rows[0].id;
+    const initiative = (await t.pools.owner.query(`insert into app_public.initiatives (workspace_id, name) values ($1, 'Q3 launch') returning id`, [ws.id])).rows[0].id;
+    const cycle = (await t.pools.owner.query(
+      `insert into app_public.cycles (workspace_id, number, name, starts_on, ends_on) values ($1, 1, 'Sprint 1', current_date, current_date + 13) returning id`, [ws.id])).rows[0].id;
+    const agent = (await createAgent(t, ws, 'pinned-bot')).id;
+    const savedView = crypto.randomUUID();
+    const pin = (type: string, id: string) => gqlOk(t, member.token, `mutation { pinsAdd(input: {targetType: ${type}, targetId: "${id}"}) { pin { rowId targetType targetId position } } }`)
+      .then((d) => d.pinsAdd.pin);
+    const p1 = await pin('PROJECT', project);
+    const p2 = await pin('INITIATIVE', initiative);
+    const p3 = await pin('SAVED_VIEW', savedView);
+    const p4 = await pin('CYCLE', cycle);
+    const p5 = await pin('AGENT', agent);
+    expect([p1, p2, p3, p4, p5].map((p) => p.position)).toEqual([0, 1, 2, 3, 4]);
+    expect((await pin('PROJECT', project)).rowId).toBe(p1.rowId); // idempotent
+
+    const listed = (await gqlOk(t, member.token, `{ pins(orderBy: POSITION_ASC) { nodes { targetType project { name } initiative { name } cycle { name } agent { profileKey } } } }`)).pins.nodes;
+    expect(listed).toEqual([
+      { targetType: 'PROJECT', project: { name: 'Website' }, initiative: null, cycle: null, agent: null },
+      { targetType: 'INITIATIVE', project: null, initiative: { name: 'Q3 launch' }, cycle: null, agent: null },
+      { targetType: 'SAVED_VIEW', project: null, initiative: null, cycle: null, agent: null },
+      { targetType: 'CYCLE', project: null, initiative: null, cycle: { name: 'Sprint 1' }, agent: null },
+      { targetType: 'AGENT', project: null, initiative: null, cycle: null, agent: { profileKey: 'pinned-bot' } },
+    ]);
+    // Pins are personal: the owner sees none of them.
+    expect((await gqlOk(t, ws.token, '{ pins { totalCount } }')).pins.totalCount).toBe(0);
+
+    const reordered = (await gqlOk(t, member.token, `mutation($ids: [UUID]!) { pinsReorder(input: {pinIds: $ids}) { pins { rowId position } } }`,
+      { ids: [p5.rowId, p1.rowId] })).pinsReorder.pins;
+    expect(reordered).toEqual([{ rowId: p5.rowId, position: 0 }, { rowId: p1.rowId, position: 1 }]);
+    expect(await gqlError(t, ws.token, `mutation($ids: [UUID]!) { pinsReorder(input: {pinIds: $ids}) { pins { rowId } } }`, { ids: [p5.rowId] }))
+      .toMatchObject({ code: 'invalid_input', issues: { pinIds: expect.any(String) } });
+
+    const removed = (await gqlOk(t, member.token, `mutation { pinsRemove(input: {targetType: SAVED_VIEW, targetId: "${savedView}"}) { pin { rowId } } }`)).pinsRemove.pin;
+    expect(removed.rowId).toBe(p3.rowId);
+    expect(await gqlError(t, member.token, `mutation { pinsRemove(input: {targetType: SAVED_VIEW, targetId: "${savedView}"}) { pin { rowId } } }`))
+      .toMatchObject({ code: 'not_found' });
+    expect((await gqlOk(t, member.token, '{ pins { totalCount } }')).pins.totalCount).toBe(4);
+  });
+
+  it('refuses targets that do not exist or are not visible', async () => {
+    for (const type of ['PROJECT', 'INITIATIVE', 'CYCLE', 'AGENT']) {
+      expect(await gqlError(t, member.token, `mutation { pinsAdd(input: {targetType: ${type}, targetId: "${crypto.randomUUID()}"}) { pin { rowId } } }`), type)
+        .toMatchObject({ code: 'not_found', status: 404 });
+    }
+    expect(await gqlError(t, member.token, 'mutation { pinsAdd(input: {targetType: ISSUE, targetId: "00000000-0000-0000-0000-000000000000"}) { pin { rowId } } }'))
+      .toMatchObject({ message: expect.stringMatching(/ISSUE/) });
+  });
+});
