@@ -1,0 +1,49 @@
+/** Webhook management over GraphQL: OWNER/ADMIN with the ADMIN scope, own workspace only, secrets shown once. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, createKey, createWorkspace, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { gqlError, gqlOk } from '../support/graphql.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let other: Workspace;
+let member: { token: string };
+
+beforeAll(async () => {
+  t = await startTestApp({ graphql: true });
+  ws = await createWorkspace(t);
+  other = await createWorkspace(t);
+  await admin(t, 'add-member', { workspace: ws.key, email: 'member@example.com', role: 'MEMBER', json: true });
+  member = await createKey(t, ws, { user: 'member@example.com' });
+});
+afterAll(() => t.close());
+
+const CREATE = `mutation($url: String!, $events: [String]) { webhooksCreate(input: {url: $url, events: $events}) { result } }`;
+
+describe('webhooks over GraphQL', () => {
+  it('an owner creates, updates, rotates and deletes; the secret appears only on create and rotate', async () => {
+    const created = (await gqlOk(t, ws.token, CREATE, { url: 'https://hooks.example.com/in', events: ['ISSUE_CREATED'] })).webhooksCreate.result;
+    expect(created).toMatchObject({ url: 'https://hooks.example.com/in', events: ['ISSUE_CREATED'], secret: expect.stringMatching(/^whsec_/) });
+    const listed = await gqlOk(t, ws.token, `{ webhooks { nodes { rowId url } } }`);
+    expect(JSON.stringify(listed)).not.toContain(created.secret);
+    const updated = (await gqlOk(t, ws.token, `mutation($id: UUID!) { webhooksUpdate(input: {webhookId: $id, active: false}) { result } }`, { id: created.id })).webhooksUpdate.result;
+    expect(updated).toMatchObject({ id: created.id, active: false });
+    expect(updated).not.toHaveProperty('secret');
+    const rotated = (await gqlOk(t, ws.token, `mutation($id: UUID!) { webhooksRotateSecret(input: {webhookId: $id}) { result } }`, { id: created.id })).webhooksRotateSecret.result;
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(created.secret);
+    await gqlOk(t, ws.token, `mutation($id: UUID!) { webhooksDelete(input: {webhookId: $id}) { result } }`, { id: created.id });
+    expect((await gqlOk(t, ws.token, `{ webhooks { nodes { rowId } } }`)).webhooks.nodes).toEqual([]);
+  });
+
+  it('a MEMBER, a key without ADMIN, and another workspace are refused', async () => {
+    const created = (await gqlOk(t, ws.token, CREATE, { url: 'https://hooks.example.com/x' })).webhooksCreate.result;
+    expect((await gqlError(t, member.token, CREATE, { url: 'https://hooks.example.com/y' })).code).toBe('admin_required');
+    const noAdminScope = await createKey(t, ws, { scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS', 'WRITE_ISSUES'] });
+    const denied = await gqlError(t, noAdminScope.token, CREATE, { url: 'https://hooks.example.com/z' });
+    expect(denied).toMatchObject({ code: 'scope_required', scope: 'ADMIN' });
+    const foreign = await gqlError(t, other.token, `mutation($id: UUID!) { webhooksRotateSecret(input: {webhookId: $id}) { result } }`, { id: created.id });
+    expect(foreign.code).toBe('not_found');
+    expect((await gqlOk(t, other.token, `{ webhooks { nodes { rowId } } }`)).webhooks.nodes).toEqual([]);
+    expect((await gqlOk(t, member.token, `{ webhooks { nodes { rowId } } }`)).webhooks.nodes).toEqual([]);
+  });
+});
