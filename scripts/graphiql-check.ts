@@ -205,7 +205,7 @@ async function typeInto(cdp: Cdp, uriSuffix: string, text: string) {
   await waitFor(`${uriSuffix} to hold the text`, async () => {
     shown = await editorText(cdp, uriSuffix);
     return shown.replace(/\s+/g, '') === text.replace(/\s+/g, '');
-  }, 10_000).catch((err: Error) => {
+  }, 30_000).catch((err: Error) => {
     throw new Error(`${err.message}; it shows ${JSON.stringify(shown)}`);
   });
 }
