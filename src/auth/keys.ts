@@ -26,7 +26,7 @@ export const hashToken = (rawKey: string): Buffer => crypto.createHash('sha256')
 export interface Caller {
   keyId: string;
   workspaceId: string;
-  /** The key's user; for plugin keys without one, the first workspace member. */
+  /** The key's own user (null for plugin keys). */
   userId: string | null;
   agentId: string | null;
   kind: KeyKind;
@@ -44,7 +44,7 @@ export function hasScope(caller: Pick<Caller, 'scopes'>, scope: Scope): boolean 
 interface KeyRow {
   key_id: string;
   workspace_id: string;
-  acting_user_id: string | null;
+  user_id: string | null;
   kind: KeyKind;
   linked_agent_id: string | null;
   scopes: KeyScope[];
@@ -105,7 +105,7 @@ export class KeyAuthenticator {
     return {
       keyId: row.key_id,
       workspaceId: row.workspace_id,
-      userId: row.acting_user_id,
+      userId: row.user_id,
       agentId: row.linked_agent_id,
       kind: row.kind,
       scopes: row.scopes,
