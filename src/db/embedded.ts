@@ -25,8 +25,9 @@ interface ClusterSettings {
 export interface EmbeddedCluster {
   /** Connection string of the superuser to a database on the cluster. */
   url(database: string): string;
-  /** True when this process started the server (and so should stop it). */
+  /** True when this process started the server. */
   startedHere: boolean;
+  /** Stops the server unless another process is still connected to it. */
   stop(): Promise<void>;
 }
 
@@ -116,6 +117,45 @@ async function pgCtl(args: string[]): Promise<void> {
   await run(pg_ctl, args, { ...(await postgresIds()), env: { ...process.env, LC_ALL: 'C' } });
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** An exclusive lock file holding our pid; a lock left by a dead process is taken over. */
+async function withSetupLock<T>(dataDir: string, fn: () => Promise<T>): Promise<T> {
+  const lock = path.join(dataDir, 'setup.lock');
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    try {
+      const fh = await fs.open(lock, 'wx');
+      await fh.writeFile(String(process.pid));
+      await fh.close();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number(await fs.readFile(lock, 'utf8').catch(() => ''));
+      if (holder && !processAlive(holder)) {
+        await fs.rm(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`another svc process holds ${lock}`);
+      await sleep(100);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await fs.rm(lock, { force: true });
+  }
+}
+
 export async function openEmbeddedCluster(dataDir: string): Promise<EmbeddedCluster> {
   await fs.mkdir(dataDir, { recursive: true });
   // As root, PostgreSQL runs as the `postgres` user, which must be able to reach its data directory.
@@ -123,39 +163,79 @@ export async function openEmbeddedCluster(dataDir: string): Promise<EmbeddedClus
   const pgdata = path.join(dataDir, 'pg');
   const settingsFile = path.join(dataDir, 'embedded.json');
 
-  let settings: ClusterSettings;
-  if (await exists(path.join(pgdata, 'PG_VERSION'))) {
-    settings = JSON.parse(await fs.readFile(settingsFile, 'utf8')) as ClusterSettings;
-  } else {
-    settings = { port: await freePort(), password: crypto.randomBytes(18).toString('base64url') };
-    await fs.rm(pgdata, { recursive: true, force: true });
-    await initialise(pgdata, settings);
-    await fs.writeFile(settingsFile, JSON.stringify(settings), { mode: 0o600 });
-  }
+  // One process at a time initialises or starts the cluster on this directory (`svc start &` followed at
+  // once by `svc admin …` must not run initdb twice or start a second server).
+  const { settings, startedHere, presence } = await withSetupLock(dataDir, async () => {
+    let settings: ClusterSettings;
+    if (await exists(path.join(pgdata, 'PG_VERSION'))) {
+      settings = JSON.parse(await fs.readFile(settingsFile, 'utf8')) as ClusterSettings;
+    } else {
+      settings = { port: await freePort(), password: crypto.randomBytes(18).toString('base64url') };
+      await fs.rm(pgdata, { recursive: true, force: true });
+      await initialise(pgdata, settings);
+      await fs.writeFile(settingsFile, JSON.stringify(settings), { mode: 0o600 });
+    }
 
-  let startedHere = false;
-  if (!(await runningPid(pgdata))) {
-    try {
-      await pgCtl(['start', '-D', pgdata, '-l', path.join(pgdata, 'server.log'), '-w', '-t', '60', '-s']);
-      startedHere = true;
-    } catch (err) {
-      // Another svc process may have started it a moment ago; anything else is a real failure.
-      if (!(await runningPid(pgdata))) {
-        const log = await fs.readFile(path.join(pgdata, 'server.log'), 'utf8').catch(() => '');
-        throw new Error(`embedded PostgreSQL failed to start: ${(err as Error).message}\n${log.slice(-2000)}`);
+    let startedHere = false;
+    if (!(await runningPid(pgdata))) {
+      try {
+        await pgCtl(['start', '-D', pgdata, '-l', path.join(pgdata, 'server.log'), '-w', '-t', '60', '-s']);
+        startedHere = true;
+      } catch (err) {
+        // Another svc process may have started it a moment ago; anything else is a real failure.
+        if (!(await runningPid(pgdata))) {
+          const log = await fs.readFile(path.join(pgdata, 'server.log'), 'utf8').catch(() => '');
+          throw new Error(`embedded PostgreSQL failed to start: ${(err as Error).message}\n${log.slice(-2000)}`);
+        }
       }
     }
-  }
+    // A presence connection for as long as this process uses the cluster: the last process out
+    // (see stop) sees who is still here, even between its pools' connections.
+    const presence = new pg.Client({
+      connectionString: `postgres://postgres:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/postgres`,
+      application_name: 'svc-presence',
+    });
+    presence.on('error', () => {});
+    await presence.connect();
+    return { settings, startedHere, presence };
+  });
 
   const url = (database: string) =>
     `postgres://postgres:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/${database}`;
   return {
     url,
     startedHere,
+    // The last svc process using the cluster stops it, whoever started it: `svc admin` run while
+    // `svc start` serves leaves it running, and `svc start` stopping later takes it down.
     async stop() {
-      if (startedHere) await pgCtl(['stop', '-D', pgdata, '-m', 'fast', '-w', '-s']);
+      await presence.end().catch(() => {});
+      await withSetupLock(dataDir, async () => {
+        if (!(await runningPid(pgdata))) return;
+        // Our own pools may take a moment to disconnect; another process's connections do not go away.
+        const graceUntil = Date.now() + (startedHere ? 3000 : 0);
+        for (;;) {
+          const others = await otherClients(url('postgres')).catch(() => 0);
+          if (others === 0) break;
+          if (Date.now() >= graceUntil) return;
+          await sleep(100);
+        }
+        await pgCtl(['stop', '-D', pgdata, '-m', 'fast', '-w', '-s']);
+      });
     },
   };
+}
+
+/** Client sessions on the cluster other than the one asking. */
+async function otherClients(adminUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      "select count(*)::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()");
+    return rows[0].n;
+  } finally {
+    await client.end();
+  }
 }
 
 /** Creates the database if the cluster does not have it yet. */
@@ -166,7 +246,8 @@ export async function ensureDatabase(adminUrl: string, database: string): Promis
     const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [database]);
     if (!rowCount) await client.query(`create database "${database.replace(/"/g, '""')}"`);
   } catch (err) {
-    if ((err as { code?: string }).code !== '42P04') throw err; // created concurrently
+    // Created concurrently by another svc process: 42P04, or 23505 when both inserts reach the catalog.
+    if (!['42P04', '23505'].includes((err as { code?: string }).code ?? '')) throw err;
   } finally {
     await client.end();
   }

@@ -26,9 +26,14 @@ function toolResult(outputJson: string): string {
   return `{"content":[{"type":"text","text":${JSON.stringify(outputJson)}}],"structuredContent":${structured}}`;
 }
 
+/**
+ * A failed call: `isError` with the error body `{error, status, issues?, scope?}` as JSON text. No
+ * structuredContent: MCP clients (the official SDK among them) validate structuredContent against the
+ * tool's outputSchema even on errors, so an error object there would turn every failure into a schema fault.
+ */
 function toolError(err: ApiError): string {
   const body = { ...err.body, status: err.status };
-  return JSON.stringify({ isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body });
+  return JSON.stringify({ isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] });
 }
 
 interface Selectors {

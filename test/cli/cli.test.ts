@@ -145,6 +145,22 @@ describe('svc on its embedded PostgreSQL', () => {
     await fs.rm(path.dirname(dataDir), { recursive: true, force: true });
   });
 
+  it('survives `svc start &` followed at once by `svc admin` on a fresh data directory (the README tour)', async () => {
+    const env = { SVC_DATA_DIR: `${dataDir}-race`, DATABASE_URL: '' };
+    const server = startServer(env);
+    const created = await svc(['admin', 'create-workspace', '--name', 'Race', '--key', 'RACE', '--owner-email', 'r@example.com', '--json'], env);
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    const url = await server.ready;
+    const res = await fetch(`${url}/api/mcp/workspace.get`, {
+      method: 'POST', headers: { authorization: `Bearer ${JSON.parse(created.stdout).apiKey.rawKey}`, 'content-type': 'application/json' }, body: '{}',
+    });
+    expect(res.status).toBe(200); // the admin command did not stop the cluster under the server
+    server.child.kill('SIGINT');
+    expect(await server.exited).toBe(0);
+    expect(await fs.readFile(path.join(`${dataDir}-race`, 'pg', 'postmaster.pid'), 'utf8').catch(() => undefined)).toBeUndefined();
+  }, 90_000);
+
   it('boots without DATABASE_URL, shares the running cluster with admin commands, keeps data, stops it on SIGINT', async () => {
     const env = { SVC_DATA_DIR: dataDir, DATABASE_URL: '' };
     const server = startServer(env);

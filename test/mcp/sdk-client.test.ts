@@ -56,13 +56,16 @@ describe('official MCP SDK client', () => {
     await client.close();
   });
 
-  it('returns tool failures as isError results with the error body', async () => {
-    const client = await connect(ws.token);
+  it('returns tool failures as isError results with the error body (also after listTools fetched output schemas)', async () => {
+    const client = await connect(ws.token, '/api/mcp/rpc?profile=full');
+    await client.listTools(); // the SDK now validates results of tools with an outputSchema
+    const errorBody = (r: unknown) => JSON.parse(((r as { content: Array<{ text: string }> }).content)[0]!.text);
     const bad = await client.callTool({ name: 'issues.create', arguments: { title: '' } });
     expect(bad.isError).toBe(true);
-    expect(bad.structuredContent).toMatchObject({ error: 'invalid_input', status: 400, issues: { title: expect.any(String) } });
+    expect(errorBody(bad)).toMatchObject({ error: 'invalid_input', status: 400, issues: { title: expect.any(String) } });
     const missing = await client.callTool({ name: 'issues.get', arguments: { id: crypto.randomUUID() } });
-    expect(missing.structuredContent).toMatchObject({ error: 'not_found', status: 404 });
+    expect(missing.isError).toBe(true);
+    expect(errorBody(missing)).toMatchObject({ error: 'not_found', status: 404 });
     await client.close();
   });
 
@@ -106,7 +109,7 @@ describe('official MCP SDK client', () => {
     expect(names).not.toContain('issues.create');
     // tools/call is not restricted by the list, only by scopes
     const denied = await readOnly.callTool({ name: 'issues.create', arguments: { title: 'x' } });
-    expect(denied.structuredContent).toMatchObject({ error: 'scope_required', scope: 'WRITE_ISSUES', status: 403 });
+    expect(JSON.parse((denied.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ error: 'scope_required', scope: 'WRITE_ISSUES', status: 403 });
     await readOnly.close();
   });
 

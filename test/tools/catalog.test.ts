@@ -23,7 +23,8 @@ describe('scope enforcement, for every declared tool', () => {
         expect(r.body).toMatchObject({ error: 'scope_required', scope: missing });
         const m = await rpc(t, key.token, 'tools/call', { name: tool.name, arguments: {} });
         expect(m.body.result.isError).toBe(true);
-        expect(m.body.result.structuredContent).toMatchObject({ error: 'scope_required', scope: missing, status: 403 });
+        expect(m.body.result).not.toHaveProperty('structuredContent');
+        expect(JSON.parse(m.body.result.content[0].text)).toMatchObject({ error: 'scope_required', scope: missing, status: 403 });
         const listed = await rpc(t, key.token, 'tools/list', {}, '?profile=full');
         expect(listed.body.result.tools.map((x: { name: string }) => x.name)).not.toContain(tool.name);
       }

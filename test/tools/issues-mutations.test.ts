@@ -187,7 +187,7 @@ describe('issues.update', () => {
     expect(r.body.result.structuredContent).toMatchObject({ id: issue.id, priority: 'HIGH' });
     const bad = await rpc(t, ws.token, 'tools/call', { name: 'issues.update', arguments: { id: issue.id, priority: 'NOPE' } });
     expect(bad.body.result.isError).toBe(true);
-    expect(bad.body.result.structuredContent).toMatchObject({ status: 400, issues: { priority: expect.any(String) } });
+    expect(JSON.parse(bad.body.result.content[0].text)).toMatchObject({ status: 400, issues: { priority: expect.any(String) } });
   });
 });
 
