@@ -33,7 +33,10 @@ async function serve(http: boolean, worker: boolean) {
     }
     stopping = true;
     service.stop().then(
-      () => process.exit(0),
+      () => {
+        process.stdout.write(`svc stopped (${signal})\n`);
+        process.exit(0);
+      },
       (err) => {
         process.stderr.write(`svc: error during shutdown: ${(err as Error).message}\n`);
         process.exit(1);

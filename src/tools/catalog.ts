@@ -111,7 +111,10 @@ export function selectTools(caller: Caller, selectors: { profile?: string; tools
     namespaces = new Set(selectors.tools.split(',').map((s) => s.trim()).filter(Boolean));
   } else {
     const profile = PROFILES[selectors.profile || DEFAULT_PROFILE];
-    if (!profile) throw new ApiError(400, { error: 'invalid_input', issues: { profile: `unknown profile; use one of ${Object.keys(PROFILES).join(', ')}` } });
+    if (!profile) {
+      const hint = `unknown profile ${JSON.stringify(selectors.profile)}; use one of ${Object.keys(PROFILES).join(', ')}`;
+      throw new ApiError(400, { error: 'invalid_input', message: hint, issues: { profile: hint } });
+    }
     namespaces = profile === 'all' ? 'all' : new Set(profile);
   }
   return TOOLS.filter(
