@@ -163,3 +163,21 @@ describe("another workspace's key", () => {
     expect(restAgent.data.agent).toEqual({ name: 'a-bot', archivedAt: null });
   });
 });
+
+describe('soft-deleted comments', () => {
+  it('are hidden from GraphQL reads, not only from MCP lists', async () => {
+    const t2 = await startTestApp({ graphql: true });
+    try {
+      const w = await createWorkspace(t2);
+      const issue = await ok(t2, w.token, 'issues.create', { title: 'with a comment' });
+      const comment = await ok(t2, w.token, 'comments.create', { issueId: issue.id, body: 'regrettable words' });
+      await ok(t2, w.token, 'comments.delete', { id: comment.id });
+      const data = await gqlOk(t2, w.token, '{ comments { nodes { rowId body } } }');
+      expect(JSON.stringify(data)).not.toContain('regrettable words');
+      const { rows } = await t2.pools.owner.query('select deleted_at from app_public.comments where id = $1', [comment.id]);
+      expect(rows[0].deleted_at).toBeInstanceOf(Date); // kept for audit
+    } finally {
+      await t2.close();
+    }
+  });
+});
