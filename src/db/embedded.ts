@@ -27,8 +27,8 @@ export interface EmbeddedCluster {
   url(database: string): string;
   /** True when this process started the server. */
   startedHere: boolean;
-  /** Stops the server unless another process is still connected to it. */
-  stop(): Promise<void>;
+  /** Stops the server unless another process is still connected to it (or regardless, with force). */
+  stop(opts?: { force?: boolean }): Promise<void>;
 }
 
 const isRoot = () => process.getuid?.() === 0;
@@ -207,10 +207,11 @@ export async function openEmbeddedCluster(dataDir: string): Promise<EmbeddedClus
     startedHere,
     // The last svc process using the cluster stops it, whoever started it: `svc admin` run while
     // `svc start` serves leaves it running, and `svc start` stopping later takes it down.
-    async stop() {
+    async stop(opts = {}) {
       await presence.end().catch(() => {});
       await withSetupLock(dataDir, async () => {
         if (!(await runningPid(pgdata))) return;
+        if (opts.force) return pgCtl(['stop', '-D', pgdata, '-m', 'fast', '-w', '-s']);
         // Our own pools may take a moment to disconnect; another process's connections do not go away.
         const graceUntil = Date.now() + (startedHere ? 3000 : 0);
         for (;;) {

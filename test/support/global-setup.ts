@@ -56,7 +56,7 @@ export default async function setup(project: TestProject) {
       const cluster = await openEmbeddedCluster(path.join(parent, 'data'));
       adminUrl = cluster.url('postgres');
       teardown = async () => {
-        await cluster.stop();
+        await cluster.stop({ force: true }); // private to this run, whoever is still connected
         await fs.rm(parent, { recursive: true, force: true });
       };
     }
