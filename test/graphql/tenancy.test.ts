@@ -181,3 +181,27 @@ describe('soft-deleted comments', () => {
     }
   });
 });
+
+describe('narrowed keys and workspace configuration', () => {
+  it('see no dispatch rules and no attachments on comments of hidden issues', async () => {
+    const t3 = await startTestApp({ graphql: true });
+    try {
+      const w = await createWorkspace(t3);
+      const { rows: [project] } = await t3.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'Seen') returning id`, [w.id]);
+      const hidden = await ok(t3, w.token, 'issues.create', { title: 'hidden' });
+      const comment = await ok(t3, w.token, 'comments.create', { issueId: hidden.id, body: 'with a file' });
+      await t3.pools.owner.query(
+        `insert into app_public.attachments (workspace_id, kind, target_type, target_id, external_url, mime_type) values ($1, 'LINK', 'comment', $2, 'https://example.com/x', 'text/url')`,
+        [w.id, comment.id]);
+      const agent = await createAgent(t3, w, 'triager');
+      await gqlOk(t3, w.token, `mutation { dispatchRulesCreate(input: {name: "urgent", priority: "URGENT", targetAgentId: "${agent.id}"}) { clientMutationId } }`);
+      expect((await gqlOk(t3, w.token, '{ dispatchRules { nodes { rowId } } }')).dispatchRules.nodes).toHaveLength(1);
+      const narrowed = await createKey(t3, w, { projects: [project.id] });
+      expect((await gqlOk(t3, narrowed.token, '{ attachments { nodes { rowId } } }')).attachments.nodes).toEqual([]);
+      expect((await gqlOk(t3, narrowed.token, '{ dispatchRules { nodes { rowId } } }')).dispatchRules.nodes).toEqual([]);
+      expect((await gqlOk(t3, w.token, '{ attachments { nodes { rowId } } }')).attachments.nodes).toHaveLength(1);
+    } finally {
+      await t3.close();
+    }
+  });
+});
