@@ -15,7 +15,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import type { Caller } from '../src/auth/keys.ts';
 import { ADMIN_COMMANDS } from '../src/cli/admin.ts';
+import { queryAsCaller } from '../src/db/as-caller.ts';
 import { findTool } from '../src/tools/catalog.ts';
 
 const { values: opts } = parseArgs({
@@ -63,16 +65,15 @@ function percentile(sorted: number[], p: number) {
 }
 
 /** The statement the API runs for a tool (src/tools/invoke.ts), with the same concurrency, straight through pg. */
-async function directSql(pool: pg.Pool, caller: unknown[], tool: string, makeArgs: () => unknown): Promise<Figure> {
+async function directSql(pool: pg.Pool, caller: Caller, tool: string, makeArgs: () => unknown): Promise<Figure> {
   const t = findTool(tool)!;
-  const text = `select ${t.sqlFunction}($9::jsonb)::text as r from (select app_hidden.set_request_context($1, $2, $3, $4, $5, $6, $7, $8)) as identity`;
   const latencies: number[] = [];
   const deadline = Date.now() + DURATION * 1000;
   const started = Date.now();
   await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
     while (Date.now() < deadline) {
       const t0 = performance.now();
-      await pool.query({ name: `bench:${tool}`, text, values: [...caller, JSON.stringify(makeArgs())] });
+      await queryAsCaller(pool, caller, `bench:${tool}`, `${t.sqlFunction}($9::jsonb)`, [JSON.stringify(makeArgs())]);
       latencies.push(performance.now() - t0);
     }
   }));
@@ -111,7 +112,10 @@ async function main() {
     };
     client.release();
     const token = created.apiKey.rawKey;
-    const caller = [created.workspace.id, created.owner.id, created.apiKey.id, null, ['FULL'], [], [], []];
+    const caller: Caller = {
+      keyId: created.apiKey.id, workspaceId: created.workspace.id, userId: created.owner.id, agentId: null, kind: 'PERSONAL',
+      scopes: ['FULL'], projectIds: [], labelIds: [], initiativeIds: [], expiresAt: null,
+    };
     const ws = created.workspace.id;
 
     const seedIssues = async (workspaceId: string, n: number) => {

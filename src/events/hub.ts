@@ -23,6 +23,7 @@ import type { ServerResponse } from 'node:http';
 import type pg from 'pg';
 import type { Caller } from '../auth/keys.ts';
 import type { Notifier } from './notifier.ts';
+import { queryAsCaller } from '../db/as-caller.ts';
 
 export interface HubOptions {
   /** Comment line `: heartbeat` interval (spec 6.5: 25 s). */
@@ -354,14 +355,8 @@ export class EventHub {
 
   // Reads as the subscriber: one statement sets the identity and calls the reader (RLS applies).
 
-  private async query(caller: Caller, call: string, args: unknown[]): Promise<string | null> {
-    const { rows } = await this.pool.query<{ r: string | null }>({
-      name: statementName(call),
-      text: `select ${call}::text as r from (select app_hidden.set_request_context($1, $2, $3, $4, $5, $6, $7, $8)) as identity`,
-      values: [caller.workspaceId, caller.userId, caller.keyId, caller.agentId, caller.scopes,
-        caller.projectIds, caller.labelIds, caller.initiativeIds, ...args],
-    });
-    return rows[0]?.r ?? null;
+  private query(caller: Caller, call: string, args: unknown[]): Promise<string | null> {
+    return queryAsCaller(this.pool, caller, statementName(call), call, args);
   }
 
   private async scalar(caller: Caller, call: string, args: unknown[]): Promise<number | null> {

@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import type { z } from 'zod';
 import { hasScope, type Caller } from '../auth/keys.ts';
+import { queryAsCaller } from '../db/as-caller.ts';
 import { ApiError, fromPgError, invalidInput, scopeRequired } from '../errors.ts';
 import { findTool } from './catalog.ts';
 import type { Tool } from './define.ts';
@@ -45,16 +46,7 @@ export class ToolRunner {
       return JSON.stringify(result ?? null);
     }
     try {
-      const { rows } = await this.pool.query<{ r: string | null }>({
-        name: `tool:${t.name}`,
-        text: `select ${t.sqlFunction}($9::jsonb)::text as r
-               from (select app_hidden.set_request_context($1, $2, $3, $4, $5, $6, $7, $8)) as identity`,
-        values: [
-          caller.workspaceId, caller.userId, caller.keyId, caller.agentId, caller.scopes,
-          caller.projectIds, caller.labelIds, caller.initiativeIds, JSON.stringify(parsed.data),
-        ],
-      });
-      return rows[0]?.r ?? 'null';
+      return (await queryAsCaller(this.pool, caller, `tool:${t.name}`, `${t.sqlFunction}($9::jsonb)`, [JSON.stringify(parsed.data)])) ?? 'null';
     } catch (err) {
       const mapped = fromPgError(err);
       if (mapped) throw mapped;
