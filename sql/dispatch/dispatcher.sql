@@ -3,30 +3,6 @@
 -- serialized by an advisory lock, so concurrent workers never assign an issue twice or overfill an agent.
 -- Re-runnable. Change it here and --! include it from migrations/current/.
 
-create or replace function app_private.agent_load(p_workspace_id uuid, p_agent_id uuid)
- returns integer
- language sql
- stable
-as $$
-  select count(*)::int
-  from app_public.issues i join app_public.statuses s on s.id = i.status_id
-  where i.workspace_id = p_workspace_id and i.assigned_agent_id = p_agent_id and i.deleted_at is null
-    and s.category not in ('DONE', 'CANCELED')
-$$;
-comment on function app_private.agent_load(p_workspace_id uuid, p_agent_id uuid) is 'An agent''s load: live issues assigned to it whose status category is neither DONE nor CANCELED (decisions.md).';
-
-create or replace function app_private.dispatch_eligible_agents(p_workspace_id uuid)
- returns setof app_public.agents
- language sql
- stable
-as $$
-  select a.* from app_public.agents a
-  where a.workspace_id = p_workspace_id and a.archived_at is null and a.status <> 'OFFLINE'
-    and (a.max_concurrent = 0 or app_private.agent_load(p_workspace_id, a.id) < a.max_concurrent)
-  order by a.last_dispatched_at nulls first, a.created_at, a.id
-$$;
-comment on function app_private.dispatch_eligible_agents(p_workspace_id uuid) is 'Agents that may take work now: not archived, not OFFLINE, load under maxConcurrent (0 = unlimited); least recently dispatched first (the round-robin order).';
-
 create or replace function app_private.dispatch_pick(p_issue app_public.issues, p_mode text, p_eligible app_public.agents[], out agent_id uuid, out method text, out reason text)
  returns record
  language plpgsql
@@ -98,7 +74,16 @@ begin
   if v_ws.id is null or not v_ws.auto_dispatch or v_ws.auto_dispatch_mode = 'MANUAL_ONLY' then
     return null;
   end if;
-  v_eligible := array(select a from app_private.dispatch_eligible_agents(p_workspace_id) a);
+  -- Eligible: not archived, not OFFLINE, load (assigned issues neither DONE nor CANCELED) under
+  -- maxConcurrent (0 = unlimited); least recently dispatched first, the round-robin order.
+  v_eligible := array(
+    select a from app_public.agents a
+    where a.workspace_id = p_workspace_id and a.archived_at is null and a.status <> 'OFFLINE'
+      and (a.max_concurrent = 0 or a.max_concurrent > (
+        select count(*) from app_public.issues i join app_public.statuses s on s.id = i.status_id
+        where i.workspace_id = p_workspace_id and i.assigned_agent_id = a.id and i.deleted_at is null
+          and s.category not in ('DONE', 'CANCELED')))
+    order by a.last_dispatched_at nulls first, a.created_at, a.id);
   if cardinality(v_eligible) = 0 then
     return null;
   end if;

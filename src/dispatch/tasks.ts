@@ -8,6 +8,7 @@
  */
 import type pg from 'pg';
 import type { Task, TaskList } from 'graphile-worker';
+import { isSchemaMissing } from '../webhooks/tasks.ts';
 
 /** Safety valve: one job hands out at most this many issues, then queues its successor. */
 const MAX_PER_JOB = 1_000;
@@ -36,7 +37,9 @@ export function dispatchTasks(): TaskList {
     await helpers.withPgClient((client) => dispatchWorkspace(client, workspaceId));
   };
   const sweepTask: Task = async (_payload, helpers) => {
-    await helpers.withPgClient((client) => sweep(client));
+    await helpers.withPgClient((client) => sweep(client)).catch((err) => {
+      if (!isSchemaMissing(err)) throw err; // a database behind this code: nothing to sweep yet
+    });
   };
   return { svc_dispatch: dispatchTask, svc_watchdog_sweep: sweepTask };
 }
