@@ -150,6 +150,8 @@ describe('dispatcher triggers through the worker', () => {
     const started = Date.now();
     await ok(t, ws.token, 'issues.queue', { id: issue.id });
     const e = await waitForAssignment(ws, issue.id);
+    const jobs = e ? [] : (await sql('select task_identifier, key, locked_at, attempts, last_error from graphile_worker.jobs')).rows;
+    expect(e, `not assigned; jobs: ${JSON.stringify(jobs)}`).toBeDefined();
     expect(e).toMatchObject({ agentId: ids.w1, auto: true });
     expect(Date.now() - started).toBeLessThan(1_000);
   });
