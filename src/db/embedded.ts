@@ -156,7 +156,21 @@ async function withSetupLock<T>(dataDir: string, fn: () => Promise<T>): Promise<
   }
 }
 
-export async function openEmbeddedCluster(dataDir: string): Promise<EmbeddedCluster> {
+/** Progress lines for people while the cluster is being created or started. */
+export type Progress = (line: string) => void;
+
+/** Connection settings of the cluster in this data directory, without starting it (undefined: none yet). */
+export async function embeddedClusterInfo(dataDir: string): Promise<{ url(database: string): string; running: boolean } | undefined> {
+  const pgdata = path.join(dataDir, 'pg');
+  if (!(await exists(path.join(pgdata, 'PG_VERSION')))) return undefined;
+  const settings = JSON.parse(await fs.readFile(path.join(dataDir, 'embedded.json'), 'utf8')) as ClusterSettings;
+  return {
+    url: (database) => `postgres://postgres:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/${database}`,
+    running: (await runningPid(pgdata)) !== undefined,
+  };
+}
+
+export async function openEmbeddedCluster(dataDir: string, progress: Progress = () => {}): Promise<EmbeddedCluster> {
   await fs.mkdir(dataDir, { recursive: true });
   // As root, PostgreSQL runs as the `postgres` user, which must be able to reach its data directory.
   if (isRoot()) await fs.chmod(dataDir, 0o755);
@@ -170,6 +184,7 @@ export async function openEmbeddedCluster(dataDir: string): Promise<EmbeddedClus
     if (await exists(path.join(pgdata, 'PG_VERSION'))) {
       settings = JSON.parse(await fs.readFile(settingsFile, 'utf8')) as ClusterSettings;
     } else {
+      progress(`creating the embedded PostgreSQL cluster in ${pgdata} (first run: a few seconds)`);
       settings = { port: await freePort(), password: crypto.randomBytes(18).toString('base64url') };
       await fs.rm(pgdata, { recursive: true, force: true });
       await initialise(pgdata, settings);
@@ -178,6 +193,7 @@ export async function openEmbeddedCluster(dataDir: string): Promise<EmbeddedClus
 
     let startedHere = false;
     if (!(await runningPid(pgdata))) {
+      progress(`starting embedded PostgreSQL on 127.0.0.1:${settings.port}`);
       try {
         await pgCtl(['start', '-D', pgdata, '-l', path.join(pgdata, 'server.log'), '-w', '-t', '60', '-s']);
         startedHere = true;

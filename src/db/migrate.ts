@@ -51,3 +51,18 @@ export async function applyMigrations(ownerUrl: string, opts: { includeCurrent?:
     await client.end();
   }
 }
+
+/** Committed migrations not yet applied to this database (all of them on a fresh one). */
+export async function pendingMigrationCount(ownerUrl: string): Promise<{ pending: number; total: number }> {
+  const fs = await import('node:fs/promises');
+  const files = (await fs.readdir(path.join(migrationsFolder, 'committed'))).filter((f) => f.endsWith('.sql'));
+  const client = new pg.Client({ connectionString: ownerUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(`select case when to_regclass('graphile_migrate.migrations') is null then 0
+                                                 else (select count(*)::int from graphile_migrate.migrations) end as n`);
+    return { pending: Math.max(0, files.length - rows[0].n), total: files.length };
+  } finally {
+    await client.end();
+  }
+}
