@@ -191,6 +191,23 @@ function runPsql(url: string, args: string[]): Promise<number> {
   });
 }
 
+/**
+ * Under `npx svc` / `npm exec` / `npm start`, npm runs us through `sh -c` and forwards SIGTERM/SIGINT
+ * to that shell only; dash dies without passing the signal on, leaving us orphaned with PostgreSQL
+ * running. So when npm started us and our parent goes away, we shut down as if signalled.
+ */
+function watchNpmParent(onGone: () => void) {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) {
+      clearInterval(timer);
+      onGone();
+    }
+  }, 250);
+  timer.unref();
+}
+
 async function serve(http: boolean, worker: boolean) {
   const config = loadConfig();
   const progress = progressPrinter(config);
@@ -221,6 +238,7 @@ async function serve(http: boolean, worker: boolean) {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  watchNpmParent(() => shutdown('SIGTERM via npm'));
   try {
     service = await startService(config, { http, worker, progress, signal: interrupted.signal });
   } catch (err) {

@@ -97,6 +97,21 @@ async function initialise(pgdata: string, settings: ClusterSettings): Promise<vo
   );
 }
 
+/** As root: every parent of the data directory must let the `postgres` OS user through (initdb fails obscurely otherwise). */
+async function checkReachable(dataDir: string): Promise<void> {
+  const ids = await postgresIds().catch(() => undefined);
+  if (!ids) return; // no postgres user yet: initdb's own error will have to do
+  const { uid } = ids;
+  for (let dir = path.dirname(dataDir); ; dir = path.dirname(dir)) {
+    const st = await fs.stat(dir);
+    if (st.uid !== uid && (st.mode & 0o001) === 0) {
+      throw new Error(`the embedded PostgreSQL runs as the OS user postgres (svc runs as root), which cannot enter ${dir}: `
+        + `run chmod o+x ${dir}, or set SVC_DATA_DIR to a directory it can reach`);
+    }
+    if (dir === path.dirname(dir)) return;
+  }
+}
+
 /** PID of a live postmaster on this data directory, if any. */
 async function runningPid(pgdata: string): Promise<number | undefined> {
   const pidFile = path.join(pgdata, 'postmaster.pid');
@@ -173,7 +188,10 @@ export async function embeddedClusterInfo(dataDir: string): Promise<{ url(databa
 export async function openEmbeddedCluster(dataDir: string, progress: Progress = () => {}): Promise<EmbeddedCluster> {
   await fs.mkdir(dataDir, { recursive: true });
   // As root, PostgreSQL runs as the `postgres` user, which must be able to reach its data directory.
-  if (isRoot()) await fs.chmod(dataDir, 0o755);
+  if (isRoot()) {
+    await fs.chmod(dataDir, 0o755);
+    await checkReachable(dataDir);
+  }
   const pgdata = path.join(dataDir, 'pg');
   const settingsFile = path.join(dataDir, 'embedded.json');
 

@@ -59,9 +59,9 @@ export async function pendingMigrationCount(ownerUrl: string): Promise<{ pending
   const client = new pg.Client({ connectionString: ownerUrl });
   await client.connect();
   try {
-    const { rows } = await client.query(`select case when to_regclass('graphile_migrate.migrations') is null then 0
-                                                 else (select count(*)::int from graphile_migrate.migrations) end as n`);
-    return { pending: Math.max(0, files.length - rows[0].n), total: files.length };
+    const { rows } = await client.query(`select to_regclass('graphile_migrate.migrations') is not null as present`);
+    const applied = rows[0].present ? (await client.query('select count(*)::int as n from graphile_migrate.migrations')).rows[0].n : 0;
+    return { pending: Math.max(0, files.length - applied), total: files.length };
   } finally {
     await client.end();
   }
