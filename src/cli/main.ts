@@ -9,11 +9,8 @@ import '../polyfills.ts';
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
-import { resolveDatabase, type DatabaseTarget } from '../db/database.ts';
-import { embeddedClusterInfo } from '../db/embedded.ts';
-import { applyMigrations } from '../db/migrate.ts';
+import type { DatabaseTarget } from '../db/database.ts';
 import { ApiError, fromPgError } from '../errors.ts';
-import { startService } from '../service.ts';
 import { ADMIN_SPECS } from './admin.ts';
 import { parseCommand, suggestion, synopsis, usage, UsageError, wantsHelp, type CommandSpec, type FlagSpecs } from './flags.ts';
 
@@ -121,6 +118,7 @@ const DB_URL = top('db url', 'Print the connection string of the database (the e
   if (config.databaseUrl) {
     url = config.databaseUrl;
   } else {
+    const { embeddedClusterInfo } = await import('../db/embedded.ts');
     const info = await embeddedClusterInfo(config.dataDir);
     if (!info) throw new Error(`no embedded database in ${config.dataDir} yet: run svc start (or svc migrate) first`);
     url = info.url('svc');
@@ -154,6 +152,8 @@ async function withDatabase(config: Config, fn: (target: DatabaseTarget) => Prom
   const onSignal = () => interrupted.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  // Loaded on use: help and usage errors stay fast.
+  const [{ resolveDatabase }, { applyMigrations }] = await Promise.all([import('../db/database.ts'), import('../db/migrate.ts')]);
   const target = await resolveDatabase(config);
   try {
     interrupted.signal.throwIfAborted();
@@ -211,6 +211,7 @@ function watchNpmParent(onGone: () => void) {
 async function serve(http: boolean, worker: boolean) {
   const config = loadConfig();
   const progress = progressPrinter(config);
+  const { startService } = await import('../service.ts');
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   let stopping = false;
   const shutdown = (signal: string) => {
