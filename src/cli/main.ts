@@ -111,6 +111,7 @@ const COMMANDS: Record<string, TopCommand> = {
 
 const DB_URL = top('db url', 'Print the connection string of the database (the embedded one in SVC_DATA_DIR, or DATABASE_URL).', {
   json: { kind: 'switch', description: 'print {"url","embedded","running"}' },
+  superuser: { kind: 'switch', description: 'embedded: the postgres superuser\'s URL instead of the owner\'s' },
 }, async (v) => {
   const config = loadConfig();
   let url: string;
@@ -121,7 +122,7 @@ const DB_URL = top('db url', 'Print the connection string of the database (the e
     const { embeddedClusterInfo } = await import('../db/embedded.ts');
     const info = await embeddedClusterInfo(config.dataDir);
     if (!info) throw new Error(`no embedded database in ${config.dataDir} yet: run svc start (or svc migrate) first`);
-    url = info.url('svc');
+    url = v.superuser ? info.url('svc') : info.ownerUrl('svc');
     running = info.running;
     if (!running && !v.json) process.stderr.write('svc: the embedded server is not running now (svc start runs it; svc psql starts it for its session)\n');
   }

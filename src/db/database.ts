@@ -24,9 +24,9 @@ export async function resolveDatabase(config: Config, progress?: Progress): Prom
     return { ownerUrl: config.databaseUrl, description: 'DATABASE_URL', close: async () => {} };
   }
   const cluster = await openEmbeddedCluster(config.dataDir, progress);
-  await ensureDatabase(cluster.url('postgres'), 'svc');
+  await ensureDatabase(cluster.url('postgres'), 'svc', cluster.ownerRole);
   return {
-    ownerUrl: cluster.url('svc'),
+    ownerUrl: cluster.ownerUrl('svc'),
     description: `embedded PostgreSQL in ${config.dataDir}`,
     close: () => cluster.stop(),
   };
