@@ -102,6 +102,7 @@ const COMMANDS: Record<string, TopCommand> = {
 
   psql: top('psql', 'Open psql on the service\'s database (embedded or DATABASE_URL); arguments after -- go to psql.', {}, async (_v, extra) => {
     const config = loadConfig();
+    if (!(await onPath('psql'))) throw new Error(PSQL_MISSING);
     await withDatabase(config, async (target) => {
       const code = await runPsql(target.ownerUrl, extra);
       process.exitCode = code;
@@ -168,6 +169,18 @@ async function withDatabase(config: Config, fn: (target: DatabaseTarget) => Prom
   }
 }
 
+const PSQL_MISSING = 'psql is not installed (Debian/Ubuntu: apt-get install postgresql-client; macOS: brew install libpq). '
+  + '`svc db url` prints the connection string for another client.';
+
+async function onPath(program: string): Promise<boolean> {
+  const { access, constants } = await import('node:fs/promises');
+  const path = await import('node:path');
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    if (await access(path.join(dir, program), constants.X_OK).then(() => true, () => false)) return true;
+  }
+  return false;
+}
+
 function runPsql(url: string, args: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     // psql handles Ctrl-C itself (cancels the query); we stay until it exits, then stop what we started.
@@ -180,10 +193,7 @@ function runPsql(url: string, args: string[]): Promise<number> {
     const child = spawn('psql', [u.toString(), ...args], { stdio: 'inherit', env: { ...process.env, ...(password ? { PGPASSWORD: password } : {}) } });
     child.on('error', (err: NodeJS.ErrnoException) => {
       process.off('SIGINT', ignore);
-      if (err.code === 'ENOENT') {
-        reject(new Error('psql is not installed (Debian/Ubuntu: apt-get install postgresql-client; macOS: brew install libpq). '
-          + '`svc db url` prints the connection string for another client.'));
-      } else reject(err);
+      reject(err.code === 'ENOENT' ? new Error(PSQL_MISSING) : err);
     });
     child.on('exit', (code, signal) => {
       process.off('SIGINT', ignore);

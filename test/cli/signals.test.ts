@@ -1,10 +1,11 @@
 /**
  * Signals on the embedded PostgreSQL: SIGTERM sent to `npx svc start` reaches the service (npm forwards
  * it only to its `sh -c`), and Ctrl-C during start-up stops the PostgreSQL it started. Also the
- * start-up progress lines.
+ * start-up progress lines, `svc db url`, `svc psql` and the non-superuser owner.
  */
+import pgClient from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, postmasterPid, spawnCollect, SVC, tempDataDir, waitFor } from './support.ts';
+import { freePort, postmasterPid, spawnCollect, svc, SVC, tempDataDir, waitFor } from './support.ts';
 
 let data: Awaited<ReturnType<typeof tempDataDir>>;
 beforeAll(async () => {
@@ -27,14 +28,14 @@ describe('svc start on the embedded PostgreSQL', () => {
   it('says what it does while it boots; Ctrl-C during start-up stops the PostgreSQL it started', async () => {
     const dir = `${data.dir}-int`;
     const port = await freePort();
-    const svc = spawnCollect('node', [SVC, 'start'], { SVC_DATA_DIR: dir, DATABASE_URL: '', PORT: String(port) });
+    const first = spawnCollect('node', [SVC, 'start'], { SVC_DATA_DIR: dir, DATABASE_URL: '', PORT: String(port) });
     // Interrupt once the cluster is up and migrations are being applied.
-    await waitFor('migrations to start', async () => /applying \d+ of \d+ migrations/.test(svc.output()), 90_000);
+    await waitFor('migrations to start', async () => /applying \d+ of \d+ migrations/.test(first.output()), 90_000);
     const pg = await postmasterPid(dir);
     expect(pg).toBeDefined();
-    svc.child.kill('SIGINT');
-    expect(await svc.exited).toBe(0);
-    const out = svc.output();
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(0);
+    const out = first.output();
     expect(out).toMatch(/svc: creating the embedded PostgreSQL cluster in .*\(first run/);
     expect(out).toMatch(/svc: starting embedded PostgreSQL on 127\.0\.0\.1:\d+/);
     expect(out).toMatch(/SIGINT during start-up: stopping what was started/);
@@ -51,6 +52,29 @@ describe('svc start on the embedded PostgreSQL', () => {
     expect(lines).not.toMatch(/creating the embedded/);
     expect(lines).toMatch(/svc: (applying \d+ of \d+ migrations|database schema up to date \(\d+ migrations\))/);
     expect(lines).toMatch(/svc: starting the worker/);
+
+    // svc db url / svc psql: the owner's connection string; the owner is not a superuser, and the
+    // service's own connections (worker, API pools) use it.
+    const env = { SVC_DATA_DIR: dir, DATABASE_URL: '' };
+    const url = await svc(['db', 'url', '--json'], env);
+    expect(url.code).toBe(0);
+    expect(JSON.parse(url.stdout)).toMatchObject({ url: expect.stringMatching(/^postgres:\/\/svc_owner:[^@]+@127\.0\.0\.1:\d+\/svc$/), embedded: true, running: true });
+    const su = JSON.parse((await svc(['db', 'url', '--superuser', '--json'], env)).stdout).url as string;
+    const psql = await svc(['psql', '--', '-Atc', `select current_user, rolsuper, rolbypassrls from pg_roles where rolname = current_user`], env);
+    expect(psql.stderr).toBe('');
+    expect(psql.stdout.trim()).toBe('svc_owner|f|t');
+    const admin = new pgClient.Client({ connectionString: su });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query(
+        `select distinct usename from pg_stat_activity where datname = 'svc' and application_name in ('svc-owner', 'svc-api', 'svc-listen')`);
+      expect(rows.map((r) => r.usename)).toEqual(['svc_owner']);
+      const owners = await admin.query(`select distinct pg_get_userbyid(c.relowner) as o from pg_class c join pg_namespace n on n.oid = c.relnamespace
+                                        where n.nspname in ('app_public', 'app_private', 'app_hidden', 'app_tools', 'graphile_worker')`);
+      expect(owners.rows.map((r) => r.o)).toEqual(['svc_owner']);
+    } finally {
+      await admin.end();
+    }
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
     expect(await postmasterPid(dir)).toBeUndefined();

@@ -2,6 +2,9 @@
  * Usage mistakes are exit 2 with a message naming the flag (and the closest known one); every
  * command's --help comes from its declaration. No database is touched by any of these.
  */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_SPECS } from '../../src/cli/admin.ts';
 import { closest, parseCommand, usage, UsageError, validate } from '../../src/cli/flags.ts';
@@ -74,6 +77,19 @@ describe('typos and usage errors (exit 2)', () => {
     expect(level.stderr).toMatch(/LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"/);
     const big = await svc(['migrate'], { ...env, PORT: '70000' });
     expect(big.code).toBe(2);
+  });
+});
+
+describe('svc psql without psql', () => {
+  it('says how to install it, before touching any database', async () => {
+    // A PATH holding only node.
+    const bin = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-path-'));
+    await fs.symlink(process.execPath, path.join(bin, 'node'));
+    const r = await svc(['psql'], { ...env, PATH: bin });
+    await fs.rm(bin, { recursive: true, force: true });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^svc: psql is not installed \(Debian\/Ubuntu: apt-get install postgresql-client/);
+    expect(r.stderr).toMatch(/svc db url/);
   });
 });
 
