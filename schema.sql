@@ -1140,17 +1140,16 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 
 -- functions of app_private (definitions in sql/)
 -- app_private.add_member(uuid,text,text) returns jsonb; plpgsql volatile; execute: owner only; workspace/members.sql
--- app_private.agent_load(uuid,uuid) returns integer; sql stable; execute: owner only; dispatch/dispatcher.sql
 -- app_private.api_key_info(app_private.api_keys,uuid) returns app_public.api_key; sql stable; execute: owner only; auth/keys.sql
 -- app_private.check_membership_change(app_private.caller,text,text) returns void; plpgsql stable; execute: owner only; workspace/members.sql
 -- app_private.check_webhook_input(text,text[]) returns text[]; plpgsql immutable; execute: owner only; webhooks/webhooks.sql
 -- app_private.create_agent(uuid,text,text,text[],text,text,integer,text) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.create_api_key(uuid,uuid,text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,bytea,text,text,uuid) returns app_private.api_keys; plpgsql volatile; execute: owner only; auth/keys.sql
+-- app_private.create_dispatch_rule(uuid,uuid,text,uuid,uuid,text) returns jsonb; plpgsql volatile; execute: owner only; dispatch/rules.sql
 -- app_private.create_plugin(uuid,text,text[]) returns app_private.plugins; plpgsql volatile; execute: owner only; auth/plugins.sql
 -- app_private.create_workspace(text,text,text) returns jsonb; plpgsql volatile; execute: owner only; workspace/workspace.sql
 -- app_private.current_caller() returns app_private.caller; plpgsql stable; execute: owner only; core/caller.sql
 -- app_private.delete_agent(uuid,uuid) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
--- app_private.dispatch_eligible_agents(uuid) returns SETOF app_public.agents; sql stable; execute: owner only; dispatch/dispatcher.sql
 -- app_private.dispatch_next(uuid) returns jsonb; plpgsql volatile; execute: owner only; dispatch/dispatcher.sql
 -- app_private.dispatch_pick(app_public.issues,text,app_public.agents[]) returns record; plpgsql stable; execute: owner only; dispatch/dispatcher.sql
 -- app_private.enqueue_agent_dispatch(uuid,uuid) returns uuid; plpgsql volatile security definer; execute: owner only; agents/agents.sql

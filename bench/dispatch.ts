@@ -73,9 +73,9 @@ async function round(workers: number) {
     }
   }));
   for (;;) {
-    const { rows: [{ n }] } = await pool.query<{ n: number }>(
+    const { rows: [row] } = await pool.query<{ n: number }>(
       'select count(*)::int as n from app_public.issues where workspace_id = $1 and assigned_agent_id is not null', [wsId]);
-    if (n >= ISSUES || Date.now() - started > 180_000) break;
+    if (row!.n >= ISSUES || Date.now() - started > 180_000) break;
     await new Promise((r) => setTimeout(r, 50));
   }
   for (const c of children) c.kill('SIGTERM');

@@ -13,7 +13,7 @@ import { isSchemaMissing } from '../webhooks/tasks.ts';
 /** Safety valve: one job hands out at most this many issues, then queues its successor. */
 const MAX_PER_JOB = 1_000;
 
-export async function dispatchWorkspace(client: pg.PoolClient | pg.Client, workspaceId: string): Promise<number> {
+export async function dispatchWorkspace(client: pg.ClientBase, workspaceId: string): Promise<number> {
   let assigned = 0;
   while (assigned < MAX_PER_JOB) {
     const { rows } = await client.query<{ r: unknown }>('select app_private.dispatch_next($1) as r', [workspaceId]);
@@ -25,7 +25,7 @@ export async function dispatchWorkspace(client: pg.PoolClient | pg.Client, works
 }
 
 /** Runs every sweep due at `now` and returns what fired. */
-export async function sweep(client: pg.PoolClient | pg.Client, now?: Date): Promise<{ kind: string; subjectId: string }[]> {
+export async function sweep(client: pg.ClientBase, now?: Date): Promise<{ kind: string; subjectId: string }[]> {
   const { rows } = await client.query<{ fired: { kind: string; subjectId: string }[] }>(
     'select app_private.watchdog_sweep(coalesce($1::timestamptz, now())) as fired', [now ?? null]);
   return rows[0]!.fired;

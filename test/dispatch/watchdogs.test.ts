@@ -119,3 +119,26 @@ describe('ISSUE_SLA_BREACH', () => {
     expect(r.items).toEqual([]);
   });
 });
+
+describe('operator commands', () => {
+  it('svc admin sweep prints what fired; create-dispatch-rule appends a rule the dispatcher follows', async () => {
+    const { admin } = await import('../support/harness.ts');
+    const w = await createWorkspace(t);
+    await admin(t, 'update-workspace', { workspace: w.key, 'required-ack-seconds': 1, json: true });
+    const a = await createAgent(t, w, 'cli-agent');
+    const issue = await ok(t, w.token, 'issues.create', { title: 'swept' });
+    await ok(t, w.token, 'issues.assign', { id: issue.id, agentId: a.id });
+    await new Promise((r) => setTimeout(r, 1_100));
+    const r = await admin(t, 'sweep', { json: true });
+    expect(r.fired).toContainEqual({ kind: 'AGENT_NOACK', subjectId: issue.id });
+    expect((await admin(t, 'sweep', { json: true })).fired).not.toContainEqual({ kind: 'AGENT_NOACK', subjectId: issue.id });
+
+    const rule = await admin(t, 'create-dispatch-rule', { workspace: w.key, target: 'cli-agent', priority: 'HIGH', json: true });
+    expect(rule.rule).toMatchObject({ position: 0, targetAgentId: a.id, priority: 'HIGH' });
+    const second = await admin(t, 'create-dispatch-rule', { workspace: w.key, target: 'cli-agent', json: true });
+    expect(second.rule.position).toBe(1);
+    await expect(admin(t, 'create-dispatch-rule', { workspace: w.key, target: 'nobody', json: true })).rejects.toThrow(/agent/i);
+    await expect(admin(t, 'create-dispatch-rule', { workspace: w.key, target: 'cli-agent', label: '00000000-0000-4000-8000-000000000000', json: true }))
+      .rejects.toThrow(/label/i);
+  });
+});
