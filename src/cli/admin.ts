@@ -6,6 +6,7 @@
  */
 import type pg from 'pg';
 import { issueKey, SCOPES, type KeyKind, type KeyScope } from '../auth/keys.ts';
+import { sweep } from '../dispatch/tasks.ts';
 import { ApiError, invalidInput } from '../errors.ts';
 import { UsageError, validate, type CommandSpec, type FlagSpecs, type Values } from './flags.ts';
 
@@ -225,6 +226,30 @@ const commands = [
     const w = rows[0].w as Record<string, unknown>;
     const text = Object.entries(w).filter(([k]) => k !== 'id').map(([k, val]) => `${k.padEnd(22)}${val}`).join('\n');
     return { json: { workspace: w }, text: `Workspace ${w.key} settings:\n${text}` };
+  }),
+
+  command('create-dispatch-rule', 'Add a dispatch rule at the end of the order: matching queued issues go to the target agent when it is eligible.', {
+    workspace: WORKSPACE,
+    target: { kind: 'string', required: true, description: 'profile key of the agent matching issues go to', placeholder: 'PROFILE_KEY' },
+    priority: { kind: 'string', choices: ['NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT'], description: 'condition: the issue has this priority', placeholder: 'P' },
+    label: { kind: 'string', description: 'condition: the issue carries this label', placeholder: 'ID' },
+    project: { kind: 'string', description: 'condition: the issue is in this project', placeholder: 'ID' },
+    name: { kind: 'string', description: 'a name for people' },
+  }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
+    const target = await agentId(client, ws, v.target);
+    const { rows } = await client.query('select app_private.create_dispatch_rule($1, $2, $3, $4, $5, $6) as rule',
+      [ws, target, v.priority ?? null, v.label ?? null, v.project ?? null, v.name ?? null]);
+    const rule = rows[0].rule as { id: string; position: number };
+    return { json: { rule }, text: `Dispatch rule ${rule.id} added at position ${rule.position} → ${v.target}.` };
+  }),
+
+  command('sweep', 'Run the watchdog sweep (AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH) now and print what fired.', {}, async (client) => {
+    const fired = await sweep(client);
+    return {
+      json: { fired },
+      text: fired.length ? fired.map((f) => `${f.kind} ${f.subjectId}`).join('\n') : 'Nothing fired.',
+    };
   }),
 
   command('create-key', 'Issue an API key owned by a member (the raw key is printed once and never stored).', {
