@@ -10,6 +10,10 @@ comment on type app_hidden.page_row is 'One row of a paged list: the shaped item
 drop function if exists app_hidden.cursor_decode(text, text);
 drop function if exists app_hidden.keyset_decode(text, text);
 --! include core/paging.sql
+-- One finder: app_hidden.found (404 naming the field) behind every find_<entity>; one bulk wrapper:
+-- app_hidden.each_item (it absorbs raise_in_item).
+--! include core/errors.sql
+--! include core/bulk.sql
 --! include projects/tools/list.sql
 --! include initiatives/tools/list.sql
 --! include cycles/tools/list.sql
@@ -23,3 +27,14 @@ drop function if exists app_hidden.keyset_decode(text, text);
 --! include issues/tools/listWatchers.sql
 --! include issues/tools/listWatching.sql
 --! include webhooks/webhooks.sql
+--! include projects/projects.sql
+--! include initiatives/initiatives.sql
+--! include cycles/cycles.sql
+--! include notes/notes.sql
+--! include labels/labels.sql
+--! include agents/agents.sql
+--! include issues/write.sql
+--! include issues/bulk.sql
+--! include issues/tools/createMany.sql
+--! include issues/tools/updateMany.sql
+drop function if exists app_hidden.raise_in_item(integer, text, text, text, text, text);

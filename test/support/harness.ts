@@ -120,6 +120,22 @@ export async function createWorkspace(t: TestApp, key?: string): Promise<Workspa
   return { id: r.workspace.id, key: r.workspace.key, ownerEmail, token: r.apiKey.rawKey };
 }
 
+/** The usual start of a test file: an app, the workspace under test and `other` for cross-tenant checks. */
+export async function startWithWorkspaces(opts: TestAppOptions = {}): Promise<{ t: TestApp; ws: Workspace; other: Workspace }> {
+  const t = await startTestApp(opts);
+  return { t, ws: await createWorkspace(t), other: await createWorkspace(t) };
+}
+
+/** A project or label inserted directly (owner pool, no event), for tests of other tools. Returns its id. */
+export async function insertProject(t: TestApp, w: Workspace, name: string): Promise<string> {
+  const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [w.id, name]);
+  return rows[0].id;
+}
+export async function insertLabel(t: TestApp, w: Workspace, name: string): Promise<string> {
+  const { rows } = await t.pools.owner.query('insert into app_public.labels (workspace_id, name) values ($1, $2) returning id', [w.id, name]);
+  return rows[0].id;
+}
+
 export async function createKey(
   t: TestApp, ws: Workspace,
   opts: { scopes?: KeyScope[]; agent?: string; projects?: string[]; labels?: string[]; initiatives?: string[]; kind?: string; user?: string; ttlHours?: number } = {},

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createKey, createWorkspace, ok, rest, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+import { expect400 } from '../support/expect.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -9,16 +10,8 @@ let mateEmail: string;
 
 const todayIn = (timeZone: string) => new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date());
 
-function expect400(r: { status: number; body: any }, field: string) {
-  expect(r.status, JSON.stringify(r.body)).toBe(400);
-  expect(r.body.error).toBe('invalid_input');
-  expect(Object.keys(r.body.issues)).toContain(field);
-}
-
 beforeAll(async () => {
-  t = await startTestApp();
-  ws = await createWorkspace(t);
-  other = await createWorkspace(t);
+  ({ t, ws, other } = await startWithWorkspaces());
   mateEmail = `mate-${ws.key.toLowerCase()}@example.com`;
   await admin(t, 'add-member', { workspace: ws.key, email: mateEmail, role: 'MEMBER', json: true });
   mateToken = (await createKey(t, ws, { user: mateEmail, scopes: ['READ_ISSUES', 'WRITE_ISSUES'] })).token;

@@ -11,17 +11,13 @@ as $$
 declare
   v_issue app_public.issues := app_hidden.find_issue(args->>'issueId', 'issueId');
   v_limit int := coalesce((args->>'limit')::int, 50);
-  v_before_ts timestamptz;
-  v_before_id uuid;
+  v_before record := app_hidden.keyset_decode(args->>'before', 'comments', 'before');
 begin
-  if args->>'before' is not null then
-    select k.sort_key::timestamptz, k.sort_id into v_before_ts, v_before_id from app_hidden.keyset_decode(args->>'before', 'comments', 'before') k;
-  end if;
   return app_hidden.page_json(array(
     select (app_hidden.comment_json(c), app_hidden.ts_key(c.created_at), c.id)::app_hidden.page_row
     from app_public.comments c
     where c.workspace_id = v_issue.workspace_id and c.issue_id = v_issue.id and c.deleted_at is null
-      and (v_before_ts is null or (c.created_at, c.id) < (v_before_ts, v_before_id))
+      and (v_before.sort_id is null or (c.created_at, c.id) < (v_before.sort_key::timestamptz, v_before.sort_id))
     order by c.created_at desc, c.id desc limit v_limit + 1), v_limit, 'comments');
 end
 $$;

@@ -9,18 +9,14 @@ create or replace function app_tools.cycles_list(args jsonb)
 as $$
 declare
   v_limit int := coalesce((args->>'limit')::int, 50);
-  v_after_date date;
-  v_after_id uuid;
+  v_after record := app_hidden.keyset_decode(args->>'cursor', 'cycles');
 begin
-  if args->>'cursor' is not null then
-    select k.sort_key::date, k.sort_id into v_after_date, v_after_id from app_hidden.keyset_decode(args->>'cursor', 'cycles') k;
-  end if;
   return app_hidden.page_json(array(
     select (app_hidden.cycle_json(c), to_char(c.starts_on, 'YYYY-MM-DD'), c.id)::app_hidden.page_row
     from app_public.cycles c
     where c.workspace_id = app_hidden.current_workspace_id()
       and (args->>'status' is null or c.status = args->>'status')
-      and (v_after_date is null or (c.starts_on, c.id) < (v_after_date, v_after_id))
+      and (v_after.sort_id is null or (c.starts_on, c.id) < (v_after.sort_key::date, v_after.sort_id))
     order by c.starts_on desc, c.id desc limit v_limit + 1), v_limit, 'cycles');
 end
 $$;

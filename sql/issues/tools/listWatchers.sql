@@ -10,17 +10,13 @@ as $$
 declare
   v_issue app_public.issues := app_hidden.find_issue(args->>'issueId', 'issueId');
   v_limit int := coalesce((args->>'limit')::int, 50);
-  v_after_ts timestamptz;
-  v_after_id uuid;
+  v_after record := app_hidden.keyset_decode(args->>'cursor', 'watchers');
 begin
-  if args->>'cursor' is not null then
-    select k.sort_key::timestamptz, k.sort_id into v_after_ts, v_after_id from app_hidden.keyset_decode(args->>'cursor', 'watchers') k;
-  end if;
   return app_hidden.page_json(array(
     select (app_hidden.watcher_json(w), app_hidden.ts_key(w.created_at), w.id)::app_hidden.page_row
     from app_public.issue_watchers w
     where w.issue_id = v_issue.id
-      and (v_after_ts is null or (w.created_at, w.id) > (v_after_ts, v_after_id))
+      and (v_after.sort_id is null or (w.created_at, w.id) > (v_after.sort_key::timestamptz, v_after.sort_id))
     order by w.created_at, w.id limit v_limit + 1), v_limit, 'watchers');
 end
 $$;

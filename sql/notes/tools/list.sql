@@ -12,13 +12,10 @@ declare
   v_limit int := coalesce((args->>'limit')::int, 50);
   v_archived boolean := coalesce((args->>'archived')::boolean, false);
   v_kind text := coalesce(args->>'kind', 'NOTE');
-  v_after_ts timestamptz;
-  v_after_id uuid;
+  v_after record;
 begin
   perform app_hidden.require_user();
-  if args->>'cursor' is not null then
-    select k.sort_key::timestamptz, k.sort_id into v_after_ts, v_after_id from app_hidden.keyset_decode(args->>'cursor', 'notes') k;
-  end if;
+  v_after := app_hidden.keyset_decode(args->>'cursor', 'notes');
   return app_hidden.page_json(array(
     select (app_hidden.note_json(n), app_hidden.ts_key(n.updated_at), n.id)::app_hidden.page_row
     from app_public.notes n
@@ -26,7 +23,7 @@ begin
       and n.kind = v_kind
       and (n.archived_at is not null) = v_archived
       and (args->>'pinned' is null or n.pinned = (args->>'pinned')::boolean)
-      and (v_after_ts is null or (n.updated_at, n.id) < (v_after_ts, v_after_id))
+      and (v_after.sort_id is null or (n.updated_at, n.id) < (v_after.sort_key::timestamptz, v_after.sort_id))
     order by n.updated_at desc, n.id desc limit v_limit + 1), v_limit, 'notes');
 end
 $$;

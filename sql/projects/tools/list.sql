@@ -12,13 +12,8 @@ declare
   v_limit int := coalesce((args->>'limit')::int, 50);
   v_include_archived boolean := coalesce((args->>'includeArchived')::boolean, false);
   v_initiative uuid := app_hidden.parse_uuid(args->>'initiativeId', 'initiativeId');
-  v_after_ts timestamptz;
-  v_after_id uuid;
+  v_after record := app_hidden.keyset_decode(args->>'cursor', 'projects');
 begin
-  if args->>'cursor' is not null then
-    select k.sort_key::timestamptz, k.sort_id into v_after_ts, v_after_id
-    from app_hidden.keyset_decode(args->>'cursor', 'projects') k;
-  end if;
   return app_hidden.page_json(array(
     select (app_hidden.project_json(p), app_hidden.ts_key(p.created_at), p.id)::app_hidden.page_row
     from app_public.projects p
@@ -27,7 +22,7 @@ begin
       and (not args ? 'initiativeId'
            or (v_initiative is null and p.initiative_id is null)
            or p.initiative_id = v_initiative)
-      and (v_after_ts is null or (p.created_at, p.id) > (v_after_ts, v_after_id))
+      and (v_after.sort_id is null or (p.created_at, p.id) > (v_after.sort_key::timestamptz, v_after.sort_id))
     order by p.created_at, p.id limit v_limit + 1), v_limit, 'projects');
 end
 $$;

@@ -10,17 +10,14 @@ create or replace function app_tools.time_list(args jsonb)
 as $$
 declare
   v_limit int := coalesce((args->>'limit')::int, 50);
-  v_after_ts timestamptz;
-  v_after_id uuid;
+  v_after record;
 begin
   perform app_hidden.require_time_tracking();
-  if args->>'cursor' is not null then
-    select k.sort_key::timestamptz, k.sort_id into v_after_ts, v_after_id from app_hidden.keyset_decode(args->>'cursor', 'time') k;
-  end if;
+  v_after := app_hidden.keyset_decode(args->>'cursor', 'time');
   return app_hidden.page_json(array(
     select (app_hidden.time_entry_json(e), app_hidden.ts_key(e.started_at), e.id)::app_hidden.page_row
     from app_hidden.time_entries_filtered(args) e
-    where v_after_ts is null or (e.started_at, e.id) < (v_after_ts, v_after_id)
+    where v_after.sort_id is null or (e.started_at, e.id) < (v_after.sort_key::timestamptz, v_after.sort_id)
     order by e.started_at desc, e.id desc limit v_limit + 1), v_limit, 'time');
 end
 $$;
