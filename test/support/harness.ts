@@ -180,6 +180,25 @@ export async function ok<T = any>(t: TestApp, token: string, tool: string, input
   return r.body;
 }
 
+/** Every item of a paged list tool, `limit` per page, following nextCursor until it is null. */
+export async function allPages<T = any>(t: TestApp, token: string, tool: string, input: object, limit: number): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await ok<{ items: T[]; nextCursor: string | null }>(t, token, tool, { ...input, limit, ...(cursor ? { cursor } : {}) });
+    if (page.items.length > limit) throw new Error(`${tool}: ${page.items.length} items on a page of ${limit}`);
+    items.push(...page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return items;
+}
+
+/** The events of one subject (up to 200), oldest first. */
+export async function subjectEvents(t: TestApp, token: string, subjectType: string, subjectId: string) {
+  const r = await ok(t, token, 'events.recent', { subjectType, subjectId, limit: 200 });
+  return (r.items as Array<{ id: string; kind: string; payload: any }>).reverse();
+}
+
 /** One JSON-RPC request to /api/mcp/rpc. */
 export async function rpc<T = any>(t: TestApp, token: string | undefined, method: string, params?: unknown, query = ''): Promise<CallResult<T>> {
   const res = await t.app.inject({

@@ -1,6 +1,6 @@
 /** issues.assign / reassign / assigned, runs opened by assignment, run-mode gating, the watch family, issues.get includes, list filters. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, createKey, createWorkspace, insertProject, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { createAgent, createKey, createWorkspace, insertProject, ok, rest, startTestApp, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -18,10 +18,7 @@ async function runs(issueId: string) {
     'select agent_id, status, engagement_mode, finished_at from app_public.agent_runs where issue_id = $1 order by started_at, id', [issueId]);
   return rows as Array<{ agent_id: string; status: string; engagement_mode: string; finished_at: Date | null }>;
 }
-async function issueEvents(issueId: string, token = ws.token) {
-  const r = await ok(t, token, 'events.recent', { subjectType: 'issue', subjectId: issueId, limit: 200 });
-  return (r.items as Array<{ kind: string; payload: any }>).reverse();
-}
+const issueEvents = (issueId: string, token = ws.token) => subjectEvents(t, token, 'issue', issueId);
 const lastEventId = async () => (await ok(t, ws.token, 'events.recent', { limit: 1 })).items[0]?.id;
 
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 /** issues.update / delete / queue / transition / claim / release / addLabels / removeLabels / createMany / updateMany. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createWorkspace, insertLabel, insertProject, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { createKey, createWorkspace, insertLabel, insertProject, ok, rest, rpc, startTestApp, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -12,10 +12,7 @@ let labelY: string;
 let statuses: Record<string, { id: string }>;
 
 /** Kinds of the events of one issue, oldest first. */
-async function issueEvents(issueId: string, token = ws.token) {
-  const r = await ok(t, token, 'events.recent', { subjectType: 'issue', subjectId: issueId, limit: 200 });
-  return (r.items as Array<{ kind: string; payload: any }>).reverse();
-}
+const issueEvents = (issueId: string, token = ws.token) => subjectEvents(t, token, 'issue', issueId);
 const kinds = async (issueId: string) => (await issueEvents(issueId)).map((e) => e.kind);
 async function lastEventId(token = ws.token): Promise<string | undefined> {
   return (await ok(t, token, 'events.recent', { limit: 1 })).items[0]?.id;

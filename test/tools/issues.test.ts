@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createWorkspace, insertLabel, insertProject, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { allPages, createKey, createWorkspace, insertLabel, insertProject, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -121,13 +121,7 @@ describe('issues.list', () => {
 
   it('pages newest first with an opaque cursor, no duplicates, no gaps', async () => {
     for (let i = 0; i < 7; i++) await ok(t, fresh.token, 'issues.create', { title: `page ${i}` });
-    const seen: number[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await ok(t, fresh.token, 'issues.list', { limit: 3, ...(cursor ? { cursor } : {}) });
-      seen.push(...page.items.map((i: { number: number }) => i.number));
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor);
+    const seen: number[] = (await allPages(t, fresh.token, 'issues.list', {}, 3)).map((i: { number: number }) => i.number);
     expect(seen).toEqual([7, 6, 5, 4, 3, 2, 1]);
     expect((await rest(t, fresh.token, 'issues.list', { cursor: 'garbage!' })).status).toBe(400);
     expect((await rest(t, fresh.token, 'issues.list', { limit: 0 })).status).toBe(400);

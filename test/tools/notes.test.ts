@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, createKey, createWorkspace, ok, rest, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, allPages, createKey, createWorkspace, ok, rest, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
 import { expect400 } from '../support/expect.ts';
 
 let t: TestApp;
@@ -45,13 +45,7 @@ describe('notes', () => {
   it('pages notes with a cursor', async () => {
     const w = await createWorkspace(t);
     for (let i = 0; i < 5; i++) await ok(t, w.token, 'notes.create', { body: `n${i}` });
-    const bodies: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await ok(t, w.token, 'notes.list', { limit: 2, ...(cursor ? { cursor } : {}) });
-      bodies.push(...page.items.map((x: { body: string }) => x.body));
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor);
+    const bodies: string[] = (await allPages(t, w.token, 'notes.list', {}, 2)).map((x: { body: string }) => x.body);
     expect(bodies).toEqual(['n4', 'n3', 'n2', 'n1', 'n0']);
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/tools/catalog.ts';
-import { admin, createKey, createWorkspace, ok, rest, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, allPages, createKey, createWorkspace, ok, rest, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
 import { expect400 } from '../support/expect.ts';
 
 let t: TestApp;
@@ -89,13 +89,7 @@ describe('log, list, summary', () => {
     expect(onA.items.map((e: { durationMin: number }) => e.durationMin)).toEqual([60, 15, 30]);
     const may1 = await ok(t, w.token, 'time.list', { from: '2024-05-01', to: '2024-05-01' });
     expect(may1.items.map((e: { durationMin: number }) => e.durationMin)).toEqual([45, 30]);
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await ok(t, w.token, 'time.list', { limit: 2, ...(cursor ? { cursor } : {}) });
-      seen.push(...page.items.map((e: { id: string }) => e.id));
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor);
+    const seen: string[] = (await allPages(t, w.token, 'time.list', {}, 2)).map((e: { id: string }) => e.id);
     expect(seen).toEqual(all.items.map((e: { id: string }) => e.id));
 
     await ok(t, w.token, 'time.start', { issueId: b.id }); // running timers are not summed
