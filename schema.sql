@@ -919,6 +919,8 @@ CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF auto_dispatch, auto_dispatch
 -- schema app_hidden: Helpers callable by the request role but not exposed to GraphQL: request context, JSON shapers, checks.
 -- usage: svc_visitor:USAGE
 
+create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
+
 -- functions of app_hidden (definitions in sql/)
 -- app_hidden.access_create_key(text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text) returns app_public.issued_api_key; plpgsql volatile security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.access_keys() returns SETOF app_public.api_key; sql stable security definer; execute: svc_visitor; auth/keys.sql
@@ -946,10 +948,11 @@ CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF auto_dispatch, auto_dispatch
 -- app_hidden.current_scopes() returns text[]; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.current_user_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.current_workspace_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
--- app_hidden.cursor_decode(text,text) returns text; plpgsql immutable; execute: svc_visitor; core/paging.sql
+-- app_hidden.cursor_decode(text,text,text) returns text; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.cursor_encode(text) returns text; sql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.cycle_json(app_public.cycles,boolean) returns jsonb; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.dispatch_rules_check_refs(uuid,uuid,uuid,text) returns void; plpgsql stable; execute: svc_visitor; dispatch/rules.sql
+-- app_hidden.each_item(jsonb,regprocedure) returns jsonb; plpgsql volatile; execute: svc_visitor; core/bulk.sql
 -- app_hidden.event_json(app_public.activity_events,boolean) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
 -- app_hidden.event_kinds() returns text[]; sql immutable; execute: svc_visitor; events/record.sql
 -- app_hidden.find_agent(text,text,text) returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql
@@ -959,6 +962,7 @@ CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF auto_dispatch, auto_dispatch
 -- app_hidden.find_label_for_write(text) returns app_public.labels; plpgsql volatile; execute: svc_visitor; labels/labels.sql
 -- app_hidden.find_note(text) returns app_public.notes; plpgsql stable; execute: svc_visitor; notes/notes.sql
 -- app_hidden.find_project(text,text) returns app_public.projects; plpgsql stable; execute: svc_visitor; projects/projects.sql
+-- app_hidden.found(anyelement,text,text) returns anyelement; plpgsql stable; execute: svc_visitor; core/errors.sql
 -- app_hidden.has_scope(text) returns boolean; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.initiative_json(app_public.initiatives,boolean) returns jsonb; sql stable; execute: svc_visitor; initiatives/initiatives.sql
 -- app_hidden.insert_cycle(app_public.workspaces,text,date,date,text) returns app_public.cycles; plpgsql volatile; execute: svc_visitor; cycles/cycles.sql
@@ -971,7 +975,7 @@ CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF auto_dispatch, auto_dispatch
 -- app_hidden.issue_passes_narrowing(uuid,uuid) returns boolean; sql stable security definer; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.issue_ref_json(app_public.issues) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issues_unrestricted() returns boolean; sql stable; execute: svc_visitor; core/narrowing.sql
--- app_hidden.keyset_decode(text,text) returns record; plpgsql immutable; execute: svc_visitor; core/paging.sql
+-- app_hidden.keyset_decode(text,text,text) returns record; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.keyset_encode(text,text,uuid) returns text; sql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.label_json(app_public.labels) returns jsonb; sql stable; execute: svc_visitor; labels/labels.sql
 -- app_hidden.lock_cycles() returns app_public.workspaces; sql volatile; execute: svc_visitor; cycles/cycles.sql
@@ -984,6 +988,7 @@ CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF auto_dispatch, auto_dispatch
 -- app_hidden.next_cycle_start(app_public.workspaces) returns date; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.note_json(app_public.notes) returns jsonb; sql stable; execute: svc_visitor; notes/notes.sql
 -- app_hidden.notification_preference_json(app_public.notification_preferences) returns jsonb; sql stable; execute: svc_visitor; notification/preferences.sql
+-- app_hidden.page_json(app_hidden.page_row[],integer,text) returns jsonb; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.parse_uuid(text,text) returns uuid; plpgsql immutable; execute: svc_visitor; core/util.sql
 -- app_hidden.pins_json() returns jsonb; sql stable; execute: svc_visitor; pins/pins.sql
 -- app_hidden.plugin_issue_api_key(uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text) returns app_public.issued_api_key; plpgsql volatile security definer; execute: svc_visitor; auth/plugins.sql
@@ -991,7 +996,6 @@ CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF auto_dispatch, auto_dispatch
 -- app_hidden.plugins_create(text,text[]) returns app_public.plugin_info; plpgsql volatile security definer; execute: svc_visitor; auth/plugins.sql
 -- app_hidden.project_json(app_public.projects) returns jsonb; sql stable; execute: svc_visitor; projects/projects.sql
 -- app_hidden.publish_ephemeral_event(text,text,uuid,jsonb) returns jsonb; sql volatile security definer; execute: svc_visitor; events/record.sql
--- app_hidden.raise_in_item(integer,text,text,text,text,text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
 -- app_hidden.raise_invalid(text,text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
 -- app_hidden.raise_label_name_taken(text) returns void; plpgsql volatile; execute: svc_visitor; labels/labels.sql
 -- app_hidden.raise_not_found(text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
@@ -1022,6 +1026,7 @@ CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF auto_dispatch, auto_dispatch
 -- app_hidden.ts_key(timestamp with time zone) returns text; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.upcoming_cycle() returns app_public.cycles; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.update_issue(app_public.issues,jsonb) returns app_public.issues; plpgsql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.update_many_item(jsonb,jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/bulk.sql
 -- app_hidden.user_today(text) returns date; plpgsql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.utc_today() returns date; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.uuid_array(jsonb,text) returns uuid[]; sql immutable; execute: svc_visitor; core/util.sql

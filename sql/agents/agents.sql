@@ -83,19 +83,15 @@ create or replace function app_hidden.find_agent(p_agent_id text, p_profile_key 
  language plpgsql
  stable
 as $$
-declare v_agent app_public.agents;
 begin
   if p_agent_id is not null then
-    select * into v_agent from app_public.agents
-    where id = app_hidden.parse_uuid(p_agent_id, p_field) and workspace_id = app_hidden.current_workspace_id();
-  elsif p_profile_key is not null then
-    select * into v_agent from app_public.agents
-    where profile_key = lower(p_profile_key) and workspace_id = app_hidden.current_workspace_id();
+    return app_hidden.found((select a from app_public.agents a
+                             where a.id = app_hidden.parse_uuid(p_agent_id, p_field) and a.workspace_id = app_hidden.current_workspace_id()),
+                            'Agent', p_field);
   end if;
-  if v_agent.id is null then
-    raise exception 'Agent not found' using errcode = 'SV404', column = p_field;
-  end if;
-  return v_agent;
+  return app_hidden.found((select a from app_public.agents a
+                           where a.profile_key = lower(p_profile_key) and a.workspace_id = app_hidden.current_workspace_id()),
+                          'Agent', p_field);
 end
 $$;
 comment on function app_hidden.find_agent(p_agent_id text, p_profile_key text, p_field text) is 'An agent of the caller''s workspace by id or profileKey; 404 naming the field otherwise.';

@@ -66,18 +66,14 @@ create or replace function app_hidden.find_issue(p_ref text, p_field text defaul
  language plpgsql
  stable
 as $$
-declare v_issue app_public.issues;
 begin
   if p_ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-    select * into v_issue from app_public.issues where id = p_ref::uuid and deleted_at is null;
-  else
-    select * into v_issue from app_public.issues
-    where workspace_id = app_hidden.current_workspace_id() and key = upper(p_ref) and deleted_at is null;
+    return app_hidden.found((select i from app_public.issues i where i.id = p_ref::uuid and i.deleted_at is null),
+                            'Issue', p_field);
   end if;
-  if v_issue.id is null then
-    raise exception 'Issue not found' using errcode = 'SV404', column = p_field;
-  end if;
-  return v_issue;
+  return app_hidden.found((select i from app_public.issues i
+                           where i.workspace_id = app_hidden.current_workspace_id() and i.key = upper(p_ref) and i.deleted_at is null),
+                          'Issue', p_field);
 end
 $$;
 comment on function app_hidden.find_issue(p_ref text, p_field text) is 'A live issue the caller can see, by id or by key (ABC-12); otherwise 404 (never a hint that it exists elsewhere).';

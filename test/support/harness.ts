@@ -120,6 +120,22 @@ export async function createWorkspace(t: TestApp, key?: string): Promise<Workspa
   return { id: r.workspace.id, key: r.workspace.key, ownerEmail, token: r.apiKey.rawKey };
 }
 
+/** The usual start of a test file: an app, the workspace under test and `other` for cross-tenant checks. */
+export async function startWithWorkspaces(opts: TestAppOptions = {}): Promise<{ t: TestApp; ws: Workspace; other: Workspace }> {
+  const t = await startTestApp(opts);
+  return { t, ws: await createWorkspace(t), other: await createWorkspace(t) };
+}
+
+/** A project or label inserted directly (owner pool, no event), for tests of other tools. Returns its id. */
+export async function insertProject(t: TestApp, w: Workspace, name: string): Promise<string> {
+  const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [w.id, name]);
+  return rows[0].id;
+}
+export async function insertLabel(t: TestApp, w: Workspace, name: string): Promise<string> {
+  const { rows } = await t.pools.owner.query('insert into app_public.labels (workspace_id, name) values ($1, $2) returning id', [w.id, name]);
+  return rows[0].id;
+}
+
 export async function createKey(
   t: TestApp, ws: Workspace,
   opts: { scopes?: KeyScope[]; agent?: string; projects?: string[]; labels?: string[]; initiatives?: string[]; kind?: string; user?: string; ttlHours?: number } = {},
@@ -162,6 +178,25 @@ export async function ok<T = any>(t: TestApp, token: string, tool: string, input
   const r = await rest<T>(t, token, tool, input);
   if (r.status !== 200) throw new Error(`${tool} → ${r.status} ${JSON.stringify(r.body)}`);
   return r.body;
+}
+
+/** Every item of a paged list tool, `limit` per page, following nextCursor until it is null. */
+export async function allPages<T = any>(t: TestApp, token: string, tool: string, input: object, limit: number): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await ok<{ items: T[]; nextCursor: string | null }>(t, token, tool, { ...input, limit, ...(cursor ? { cursor } : {}) });
+    if (page.items.length > limit) throw new Error(`${tool}: ${page.items.length} items on a page of ${limit}`);
+    items.push(...page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return items;
+}
+
+/** The events of one subject (up to 200), oldest first. */
+export async function subjectEvents(t: TestApp, token: string, subjectType: string, subjectId: string) {
+  const r = await ok(t, token, 'events.recent', { subjectType, subjectId, limit: 200 });
+  return (r.items as Array<{ id: string; kind: string; payload: any }>).reverse();
 }
 
 /** One JSON-RPC request to /api/mcp/rpc. */

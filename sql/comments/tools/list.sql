@@ -11,29 +11,14 @@ as $$
 declare
   v_issue app_public.issues := app_hidden.find_issue(args->>'issueId', 'issueId');
   v_limit int := coalesce((args->>'limit')::int, 50);
-  v_before text;
-  v_rows jsonb;
-  v_count int;
+  v_before record := app_hidden.keyset_decode(args->>'before', 'comments', 'before');
 begin
-  if args->>'before' is not null then
-    v_before := app_hidden.cursor_decode(args->>'before', 'comments');
-    if v_before !~ '^[^|]+\|[0-9a-f-]{36}$' then
-      perform app_hidden.raise_invalid('before', 'cursor is not one this list returned');
-    end if;
-  end if;
-  select coalesce(jsonb_agg(app_hidden.comment_json(c) order by c.created_at desc, c.id desc), '[]'), count(*)
-  into v_rows, v_count
-  from (select * from app_public.comments c
-        where c.workspace_id = v_issue.workspace_id and c.issue_id = v_issue.id and c.deleted_at is null
-          and (v_before is null or (c.created_at, c.id) < (split_part(v_before, '|', 1)::timestamptz, split_part(v_before, '|', 2)::uuid))
-        order by c.created_at desc, c.id desc limit v_limit + 1) c;
-  if v_count > v_limit then
-    v_rows := v_rows - v_limit;
-    return jsonb_build_object('items', v_rows, 'nextCursor', app_hidden.cursor_encode('comments:' ||
-      (select to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || c.id
-       from app_public.comments c where c.id = (v_rows->(v_limit - 1)->>'id')::uuid)));
-  end if;
-  return jsonb_build_object('items', v_rows, 'nextCursor', null);
+  return app_hidden.page_json(array(
+    select (app_hidden.comment_json(c), app_hidden.ts_key(c.created_at), c.id)::app_hidden.page_row
+    from app_public.comments c
+    where c.workspace_id = v_issue.workspace_id and c.issue_id = v_issue.id and c.deleted_at is null
+      and (v_before.sort_id is null or (c.created_at, c.id) < (v_before.sort_key::timestamptz, v_before.sort_id))
+    order by c.created_at desc, c.id desc limit v_limit + 1), v_limit, 'comments');
 end
 $$;
 comment on function app_tools.comments_list(args jsonb) is 'comments.list: Comments of an issue, newest first, with author {id, name, email} and authoringAgent {id, profileKey, name}. Page with before = nextCursor.';
