@@ -4,7 +4,7 @@
  * `svc start` and `svc worker` run the same runner on every node; jobs are shared through
  * Graphile Worker's SKIP LOCKED queue and new jobs wake workers through its LISTEN channel.
  */
-import { Logger, run, type Runner } from 'graphile-worker';
+import { Logger, run, type Runner, type Task } from 'graphile-worker';
 import type pg from 'pg';
 import { isSchemaMissing, leaseMs, warnSchemaMissing, webhookTasks, type WebhookTaskOptions } from './webhooks/tasks.ts';
 
@@ -19,16 +19,22 @@ export interface WorkerOptions extends WebhookTaskOptions {
   pollInterval?: number;
 }
 
+/** Stale-run sweep (decisions.md, Runs): ACTIVE runs quiet longer than agentRunStaleMinutes → STALLED. */
+const runsSweep: Task = async (_payload, helpers) => {
+  await helpers.query('select app_private.sweep_stale_runs(now())');
+};
+
 export async function startWorker(pool: pg.Pool, opts: WorkerOptions): Promise<Runner> {
   const runner = await run({
     pgPool: pool,
-    taskList: { ...webhookTasks(opts) },
+    taskList: { ...webhookTasks(opts), svc_runs_sweep: runsSweep },
     concurrency: opts.concurrency ?? 8,
     noHandleSignals: true,
     pollInterval: opts.pollInterval ?? 1000,
     logger: workerLogger,
-    // Recovery for deliveries whose worker died; never backfilled (a sweep covers everything at once).
-    crontab: '* * * * * svc_webhooks_sweep',
+    // Every minute, never backfilled (a sweep covers everything at once): recovery for deliveries whose
+    // worker died, and the stale-run sweep.
+    crontab: '* * * * * svc_webhooks_sweep\n* * * * * svc_runs_sweep',
   });
   // Start-up recovery: re-queue what a previous (killed) worker left, and come back when the leases
   // of deliveries that were in flight expire.

@@ -189,6 +189,16 @@ export const ADMIN_COMMANDS: Record<string, (client: pg.ClientBase, flags: Flags
       text: `New dispatch signing secret for agent ${profileKey} (shown once): ${rows[0].s}`,
     };
   },
+
+  async 'open-chat'(client, flags) {
+    const ws = await workspaceId(client, required(flags, 'workspace'));
+    const { rows } = await client.query(
+      `select app_private.chat_open_thread($1, a.id, u.id, null, null, $4) as r
+       from app_public.agents a, app_public.users u where a.workspace_id = $1 and a.profile_key = $2 and lower(u.email) = lower($3)`,
+      [ws, required(flags, 'agent'), required(flags, 'user'), optional(flags, 'message') ?? null]);
+    if (!rows.length) throw invalidInput({ agent: 'no such agent or user' }, 'No such agent in this workspace, or no such user');
+    return { json: rows[0].r, text: `Opened thread ${rows[0].r.thread.id}.` };
+  },
 };
 
 /** --events K1,K2; `--events all` (or empty) = every kind; absent = undefined. */
