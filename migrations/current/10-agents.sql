@@ -118,6 +118,7 @@ grant insert (workspace_id, thread_id, role, body, source_run_id, author_user_id
 --! include runtimes/tools/list.sql
 --! include runtimes/tools/configure.sql
 --! include runtimes/tools/reportInfo.sql
+--! include agents/runs.sql
 --! include runs/runs.sql
 --! include runs/tools/recordUsage.sql
 --! include runs/tools/complete.sql
