@@ -214,13 +214,16 @@ create or replace function app_public.chat_open_thread(agent_id uuid, message te
  returns app_public.chat_threads
  language plpgsql
 as $$
-declare v_issue uuid;
+declare
+  v_issue uuid;
+  v_thread uuid;
 begin
-  if issue_id is not null then
-    v_issue := (app_hidden.find_issue(issue_id::text, 'issueId')).id;  -- visible to this key, else 404
+  if chat_open_thread.issue_id is not null then
+    v_issue := (app_hidden.find_issue(chat_open_thread.issue_id::text, 'issueId')).id;  -- visible to this key, else 404
   end if;
-  return (select t from app_public.chat_threads t
-          where t.id = app_hidden.chat_open_thread(agent_id, title, v_issue, message, route));
+  v_thread := app_hidden.chat_open_thread(chat_open_thread.agent_id, chat_open_thread.title, v_issue,
+                                          chat_open_thread.message, chat_open_thread.route);
+  return (select t from app_public.chat_threads t where t.id = v_thread);
 end
 $$;
 comment on function app_public.chat_open_thread(agent_id uuid, message text, title text, issue_id uuid, route text) is 'Opens a chat thread addressed to an agent, optionally with a first USER message (which is dispatched to the agent). issueId (visible to the key) and route are the context of the message. Needs a person''s key with WRITE_COMMENTS. Emits CHAT_MESSAGE_POSTED for the message.';
@@ -230,16 +233,19 @@ create or replace function app_public.chat_post_message(thread_id uuid, body tex
  returns app_public.chat_messages
  language plpgsql
 as $$
-declare v_issue uuid;
+declare
+  v_issue uuid;
+  v_message uuid;
 begin
   if not exists (select 1 from app_public.chat_threads t where t.id = chat_post_message.thread_id) then
     raise exception 'Thread not found' using errcode = 'SV404', column = 'threadId';
   end if;
-  if issue_id is not null then
-    v_issue := (app_hidden.find_issue(issue_id::text, 'issueId')).id;
+  if chat_post_message.issue_id is not null then
+    v_issue := (app_hidden.find_issue(chat_post_message.issue_id::text, 'issueId')).id;
   end if;
-  return (select m from app_public.chat_messages m
-          where m.id = app_hidden.chat_post_user_message(thread_id, body, route, v_issue));
+  v_message := app_hidden.chat_post_user_message(chat_post_message.thread_id, chat_post_message.body,
+                                                 chat_post_message.route, v_issue);
+  return (select m from app_public.chat_messages m where m.id = v_message);
 end
 $$;
 comment on function app_public.chat_post_message(thread_id uuid, body text, route text, issue_id uuid) is 'Posts a USER message in a thread the caller opened (or, for workspace admins, any thread); it is dispatched to the addressee agent (agent:dispatch:<agentId>). route and issueId are stored as the message''s context. Emits CHAT_MESSAGE_POSTED.';
