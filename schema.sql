@@ -1120,7 +1120,7 @@ CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH
 -- app_hidden.require_workspace_admin_key() returns void; plpgsql stable security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.resolve_issue_list(jsonb,text,boolean) returns uuid[]; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.run_contract_version() returns text; sql immutable; execute: svc_visitor; runs/runs.sql
--- app_hidden.run_for_agent_change(text) returns app_public.agent_runs; plpgsql volatile; execute: svc_visitor; runs/runs.sql
+-- app_hidden.run_for_agent_change(text,boolean) returns app_public.agent_runs; plpgsql volatile; execute: svc_visitor; runs/runs.sql
 -- app_hidden.run_json(app_public.agent_runs) returns jsonb; sql stable; execute: svc_visitor; agents/runs.sql
 -- app_hidden.run_list_json(app_public.agent_runs) returns jsonb; sql stable; execute: svc_visitor; runs/runs.sql
 -- app_hidden.run_protocol(app_public.agent_runs) returns jsonb; sql stable; execute: svc_visitor; runs/runs.sql
@@ -1146,6 +1146,7 @@ CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH
 -- app_hidden.ts_key(timestamp with time zone) returns text; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.upcoming_cycle() returns app_public.cycles; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.update_issue(app_public.issues,jsonb) returns app_public.issues; plpgsql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.user_ref_json(uuid) returns jsonb; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.user_today(text) returns date; plpgsql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.utc_today() returns date; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.uuid_array(jsonb,text) returns uuid[]; sql immutable; execute: svc_visitor; core/util.sql

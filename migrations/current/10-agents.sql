@@ -105,6 +105,7 @@ grant select on app_public.chat_messages to svc_visitor;
 grant insert (workspace_id, thread_id, role, body, source_run_id, author_user_id, author_agent_id, finalized_draft_id) on app_public.chat_messages to svc_visitor;
 
 -- Functions, policies and triggers (sql/), in dependency order -------------------------------------
+--! include core/util.sql
 --! include events/record.sql
 --! include agents/agents.sql
 --! include runtimes/runtimes.sql

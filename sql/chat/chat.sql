@@ -11,8 +11,7 @@ as $$
     'agent', (select jsonb_build_object('id', a.id, 'profileKey', a.profile_key, 'name', a.name)
               from app_public.agents a where a.id = t.agent_id),
     'createdByUserId', t.created_by_user_id,
-    'createdBy', (select jsonb_build_object('id', u.id, 'name', coalesce(nullif(u.name, ''), u.email), 'email', u.email)
-                  from app_public.users u where u.id = t.created_by_user_id),
+    'createdBy', app_hidden.user_ref_json(t.created_by_user_id),
     'title', t.title, 'issueId', t.issue_id,
     'lastMessageAt', (select max(m.created_at) from app_public.chat_messages m
                       where m.workspace_id = t.workspace_id and m.thread_id = t.id),

@@ -27,7 +27,7 @@ $$;
 comment on function app_hidden.find_run(p_run_id text, p_field text) is 'A run the caller can see (its issue is visible to the key); 404 naming the field otherwise.';
 grant execute on function app_hidden.find_run(p_run_id text, p_field text) to svc_visitor;
 
-create or replace function app_hidden.run_for_agent_change(p_run_id text)
+create or replace function app_hidden.run_for_agent_change(p_run_id text, p_open_only boolean)
  returns app_public.agent_runs
  language plpgsql
 as $$
@@ -37,11 +37,14 @@ begin
     raise exception 'Only a key linked to the run''s agent may change this run' using errcode = 'SV403', detail = 'not_run_agent';
   end if;
   select * into v_run from app_public.agent_runs where id = v_run.id for update;
+  if p_open_only and v_run.status in ('COMPLETED', 'ABANDONED') then
+    raise exception 'This run is %', lower(v_run.status) using errcode = 'SV409', detail = 'run_closed';
+  end if;
   return v_run;
 end
 $$;
-comment on function app_hidden.run_for_agent_change(p_run_id text) is 'A visible run locked FOR UPDATE, after checking that the calling key is linked to the run''s agent (403 not_run_agent). The entry of recordUsage, complete, setWaiting and resumeWork.';
-grant execute on function app_hidden.run_for_agent_change(p_run_id text) to svc_visitor;
+comment on function app_hidden.run_for_agent_change(p_run_id text, p_open_only boolean) is 'A visible run locked FOR UPDATE, after checking that the calling key is linked to the run''s agent (403 not_run_agent) and, with p_open_only, that it is not COMPLETED or ABANDONED (409 run_closed). The entry of recordUsage, complete, setWaiting and resumeWork.';
+grant execute on function app_hidden.run_for_agent_change(p_run_id text, p_open_only boolean) to svc_visitor;
 
 create or replace function app_hidden.run_status_payload(r app_public.agent_runs, p_from text, p_reason text)
  returns jsonb

@@ -75,8 +75,7 @@ as $$
     'id', r.id, 'name', r.name, 'kind', r.kind, 'endpoint', r.endpoint,
     'providersAvailable', to_jsonb(r.providers_available), 'info', r.info, 'config', r.config,
     'ownerId', r.owner_id,
-    'owner', (select jsonb_build_object('id', u.id, 'name', coalesce(nullif(u.name, ''), u.email), 'email', u.email)
-              from app_public.users u where u.id = r.owner_id),
+    'owner', app_hidden.user_ref_json(r.owner_id),
     'heartbeatAt', r.heartbeat_at, 'hasSecret', app_hidden.runtime_has_secret(r.id),
     '_count', jsonb_build_object('agents', (select count(*) from app_public.agents a
                                             where a.workspace_id = r.workspace_id and a.runtime_id = r.id

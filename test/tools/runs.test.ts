@@ -1,7 +1,8 @@
 /** runs.recordUsage / complete / setWaiting / resumeWork / list / kick, and the stale-run sweep. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { openSse } from '../support/sse.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -191,5 +192,34 @@ describe('stale-run sweep', () => {
     expect((await ok(t, coderKey.token, 'runs.resumeWork', { runId })).status).toBe('ACTIVE');
     await t.pools.owner.query('update app_public.workspaces set agent_run_stale_minutes = 5 where id = $1', [ws.id]);
     expect((await sweep(6)).map((f) => f.subjectId)).toContain(runId);
+  });
+});
+
+describe('every event of this namespace family reaches events.recent, SSE and webhooks', () => {
+  it('AGENT_STATUS_CHANGED, RUNTIME_REGISTERED, RUNTIME_UPDATED, AGENT_RUN_STATUS_CHANGED, AGENT_RUN_KICKED', async () => {
+    const hooks = await startReceiver();
+    try {
+      await admin(t, 'create-webhook', { workspace: ws.key, url: `${hooks.url}/all`, json: true });
+      const sse = await openSse(await t.listen(), ws.token);
+      await sse.waitForComment((c) => c === 'connected');
+      await ok(t, coderKey.token, 'agents.heartbeat', { status: 'BUSY' });
+      const rt = await ok(t, ws.token, 'runtimes.register', { name: 'ev', kind: 'CLOUD', providersAvailable: [] });
+      await ok(t, ws.token, 'runtimes.configure', { runtimeId: rt.id, config: { workspaceRoot: '/w' } });
+      const { runId } = await assigned('Events');
+      await ok(t, coderKey.token, 'runs.setWaiting', { runId });
+      await ok(t, coderKey.token, 'runs.resumeWork', { runId });
+      await quiet(runId, 10);
+      await ok(t, ws.token, 'runs.kick', { runId });
+      const kinds = ['AGENT_STATUS_CHANGED', 'RUNTIME_REGISTERED', 'RUNTIME_UPDATED', 'AGENT_RUN_STATUS_CHANGED', 'AGENT_RUN_KICKED'];
+      const recent = (await ok(t, ws.token, 'events.recent', { kinds, limit: 20 })).items as Array<{ id: string; kind: string }>;
+      expect(new Set(recent.map((e) => e.kind))).toEqual(new Set(kinds));
+      for (const e of recent.slice(0, 6)) {
+        await sse.waitFor((m) => m.id === e.id);
+        await hooks.waitFor((rs) => rs.some((r) => JSON.parse(r.body).id === e.id));
+      }
+      sse.close();
+    } finally {
+      await hooks.close();
+    }
   });
 });

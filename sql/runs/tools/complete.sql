@@ -8,14 +8,11 @@ create or replace function app_tools.runs_complete(args jsonb)
  language plpgsql
 as $$
 declare
-  v_run app_public.agent_runs := app_hidden.run_for_agent_change(args->>'runId');
+  v_run app_public.agent_runs := app_hidden.run_for_agent_change(args->>'runId', true);
   v_issue app_public.issues;
   v_field text;
   v_missing text[];
 begin
-  if v_run.status in ('COMPLETED', 'ABANDONED') then
-    raise exception 'This run is %', lower(v_run.status) using errcode = 'SV409', detail = 'run_closed';
-  end if;
   select * into v_issue from app_public.issues where id = v_run.issue_id;
   case v_run.engagement_mode
     when 'EXECUTE' then

@@ -7,7 +7,7 @@ create or replace function app_tools.runs_record_usage(args jsonb)
  returns jsonb
  language plpgsql
 as $$
-declare v_run app_public.agent_runs := app_hidden.run_for_agent_change(args->>'runId');
+declare v_run app_public.agent_runs := app_hidden.run_for_agent_change(args->>'runId', false);
 begin
   update app_public.agent_runs r set
     tokens_in = coalesce((args->>'tokensIn')::bigint, r.tokens_in),

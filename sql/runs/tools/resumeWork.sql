@@ -6,11 +6,8 @@ create or replace function app_tools.runs_resume_work(args jsonb)
  returns jsonb
  language plpgsql
 as $$
-declare v_run app_public.agent_runs := app_hidden.run_for_agent_change(args->>'runId');
+declare v_run app_public.agent_runs := app_hidden.run_for_agent_change(args->>'runId', true);
 begin
-  if v_run.status in ('COMPLETED', 'ABANDONED') then
-    raise exception 'This run is %', lower(v_run.status) using errcode = 'SV409', detail = 'run_closed';
-  end if;
   if v_run.status = 'ACTIVE' then
     update app_public.agent_runs set last_event_at = now() where id = v_run.id returning * into v_run;
   else
