@@ -114,7 +114,7 @@ create table app_public.agents (
   capabilities text[] default '{}'::text[] not null,
   max_concurrent integer default 1 not null, -- Open assigned issues the dispatcher may give this agent; 0 = unlimited.
   webhook_url text,
-  runtime_id uuid, -- Runtime the agent runs on (runtimes arrive with the runtimes namespace).
+  runtime_id uuid, -- Runtime the agent runs on (set by agents.heartbeat {runtimeId}).
   last_heartbeat_at timestamp with time zone,
   last_dispatched_at timestamp with time zone,
   archived_at timestamp with time zone,
@@ -124,6 +124,7 @@ create table app_public.agents (
   constraint agents_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint agents_workspace_id_profile_key_key UNIQUE (workspace_id, profile_key),
   constraint agents_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint agents_workspace_id_runtime_id_fkey FOREIGN KEY (workspace_id, runtime_id) REFERENCES app_public.runtimes(workspace_id, id) ON DELETE SET NULL (runtime_id),
   constraint agents_max_concurrent_check CHECK (max_concurrent >= 0),
   constraint agents_name_check CHECK (length(name) >= 1 AND length(name) <= 200),
   constraint agents_profile_key_check CHECK (profile_key ~ '^[a-z0-9][a-z0-9_.-]{0,63}$'::text),
@@ -132,10 +133,11 @@ create table app_public.agents (
   constraint agents_status_check CHECK (status = ANY (ARRAY['ONLINE'::text, 'BUSY'::text, 'OFFLINE'::text])),
   constraint agents_webhook_url_check CHECK (webhook_url ~ '^https?://'::text)
 );
+CREATE INDEX agents_runtime_idx ON app_public.agents USING btree (workspace_id, runtime_id) WHERE (runtime_id IS NOT NULL);
 alter table app_public.agents enable row level security;
 alter table app_public.agents force row level security;
 grant select on app_public.agents to svc_visitor;
-grant update (status, last_heartbeat_at) on app_public.agents to svc_visitor;
+grant update (status, runtime_id, last_heartbeat_at) on app_public.agents to svc_visitor;
 create policy owner_all on app_public.agents for all to current_user using (true) with check (true);
 create policy select_in_workspace on app_public.agents for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 create policy update_own_agent on app_public.agents for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
@@ -178,6 +180,71 @@ create policy select_in_workspace on app_public.attachments for select to svc_vi
   WHERE (i.id = attachments.target_id)))) OR ((target_type = 'comment'::text) AND (EXISTS ( SELECT 1
    FROM app_public.comments c
   WHERE (c.id = attachments.target_id)))) OR (target_type <> ALL (ARRAY['issue'::text, 'comment'::text])))));
+
+-- A persisted chat message: USER (a person, in-app) or AGENT (the addressee, chat.appendMessage or chat.finalizeDraft). Drafts are never stored.
+create table app_public.chat_messages (
+  id uuid default gen_random_uuid() not null,
+  seq bigint generated always as identity not null, -- Insertion order (messages of one transaction share created_at).
+  workspace_id uuid not null,
+  thread_id uuid not null,
+  role text not null,
+  body text not null,
+  context_snapshot jsonb, -- USER messages: where the person was ({route, issueId}); read by agent.context.bundle (linkedIssues).
+  source_run_id uuid,
+  author_user_id uuid,
+  author_agent_id uuid,
+  finalized_draft_id uuid, -- The streaming draft this AGENT message finalized (chat.finalizeDraft); unique per thread.
+  created_at timestamp with time zone default now() not null,
+  constraint chat_messages_pkey PRIMARY KEY (id),
+  constraint chat_messages_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint chat_messages_author_user_id_fkey FOREIGN KEY (author_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint chat_messages_workspace_id_author_agent_id_fkey FOREIGN KEY (workspace_id, author_agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
+  constraint chat_messages_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint chat_messages_workspace_id_source_run_id_fkey FOREIGN KEY (workspace_id, source_run_id) REFERENCES app_public.agent_runs(workspace_id, id) ON DELETE SET NULL (source_run_id),
+  constraint chat_messages_workspace_id_thread_id_fkey FOREIGN KEY (workspace_id, thread_id) REFERENCES app_public.chat_threads(workspace_id, id) ON DELETE CASCADE,
+  constraint chat_messages_body_check CHECK (length(body) >= 1 AND length(body) <= 100000),
+  constraint chat_messages_role_check CHECK (role = ANY (ARRAY['USER'::text, 'AGENT'::text]))
+);
+CREATE INDEX chat_messages_thread_idx ON app_public.chat_messages USING btree (workspace_id, thread_id, seq DESC);
+CREATE UNIQUE INDEX chat_messages_draft_idx ON app_public.chat_messages USING btree (workspace_id, thread_id, finalized_draft_id) WHERE (finalized_draft_id IS NOT NULL);
+alter table app_public.chat_messages enable row level security;
+alter table app_public.chat_messages force row level security;
+grant select on app_public.chat_messages to svc_visitor;
+grant insert (workspace_id, thread_id, role, body, source_run_id, author_user_id, author_agent_id, finalized_draft_id) on app_public.chat_messages to svc_visitor;
+create policy insert_as_addressee on app_public.chat_messages for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (role = 'AGENT'::text) AND (author_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.chat_threads t
+  WHERE ((t.id = chat_messages.thread_id) AND (t.agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)))))));
+create policy owner_all on app_public.chat_messages for all to current_user using (true) with check (true);
+create policy select_in_visible_threads on app_public.chat_messages for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.chat_threads t
+  WHERE (t.id = chat_messages.thread_id)))));
+
+-- A conversation between a person and one agent (the addressee). Only the addressee agent, the person who opened it and workspace admins see it.
+create table app_public.chat_threads (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  agent_id uuid not null,
+  created_by_user_id uuid,
+  title text,
+  issue_id uuid, -- Optional issue the thread is about.
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint chat_threads_pkey PRIMARY KEY (id),
+  constraint chat_threads_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint chat_threads_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint chat_threads_workspace_id_agent_id_fkey FOREIGN KEY (workspace_id, agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
+  constraint chat_threads_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint chat_threads_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE SET NULL (issue_id),
+  constraint chat_threads_title_check CHECK (length(title) <= 200)
+);
+CREATE INDEX chat_threads_agent_idx ON app_public.chat_threads USING btree (workspace_id, agent_id, created_at DESC);
+CREATE INDEX chat_threads_user_idx ON app_public.chat_threads USING btree (workspace_id, created_by_user_id, created_at DESC);
+alter table app_public.chat_threads enable row level security;
+alter table app_public.chat_threads force row level security;
+grant select on app_public.chat_threads to svc_visitor;
+create policy owner_all on app_public.chat_threads for all to current_user using (true) with check (true);
+create policy select_as_participant on app_public.chat_threads for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND (created_by_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))) OR ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin))));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.chat_threads FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 
 -- Comments on issues. Deletion is soft (kept for audit, hidden from lists and bundles). Previous bodies in revisions (at most 20, oldest dropped).
 create table app_public.comments (
@@ -663,6 +730,44 @@ create policy update_visible on app_public.projects for update to svc_visitor us
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.projects FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.projects FOR EACH ROW EXECUTE FUNCTION app_private.tg_projects__events();
 
+-- A machine or service that runs agents (spec 2.10). Registered by ADMIN keys; agents attach with agents.heartbeat {runtimeId}.
+create table app_public.runtimes (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  name text not null,
+  kind text not null,
+  endpoint text,
+  providers_available text[] default '{}'::text[] not null,
+  info jsonb default '{}'::jsonb not null, -- Sanitized metadata: only runtimeVersion, bridgeVersion, codexVersion, containerImage, hostname, os, arch, workspaceRoot are kept.
+  config jsonb default '{}'::jsonb not null, -- Adapter configuration (runtimes.configure); keys are whitelisted per adapter.
+  owner_id uuid, -- The user of the key that registered it; NULL when an AGENT key registered it.
+  heartbeat_at timestamp with time zone,
+  archived_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint runtimes_pkey PRIMARY KEY (id),
+  constraint runtimes_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint runtimes_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint runtimes_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint runtimes_config_check CHECK (jsonb_typeof(config) = 'object'::text),
+  constraint runtimes_endpoint_check CHECK (endpoint ~ '^https?://'::text AND length(endpoint) <= 2048),
+  constraint runtimes_info_check CHECK (jsonb_typeof(info) = 'object'::text),
+  constraint runtimes_kind_check CHECK (kind = ANY (ARRAY['LOCAL_DAEMON'::text, 'REMOTE_HTTP'::text, 'CLOUD'::text])),
+  constraint runtimes_name_check CHECK (length(name) >= 1 AND length(name) <= 200),
+  constraint runtimes_providers_available_check CHECK (providers_available <@ ARRAY['CUSTOM'::text, 'CLAUDE'::text, 'CODEX'::text, 'HERMES'::text])
+);
+CREATE INDEX runtimes_list_idx ON app_public.runtimes USING btree (workspace_id, created_at DESC, id DESC);
+alter table app_public.runtimes enable row level security;
+alter table app_public.runtimes force row level security;
+grant select on app_public.runtimes to svc_visitor;
+grant insert (workspace_id, name, kind, endpoint, providers_available, info, config, owner_id) on app_public.runtimes to svc_visitor;
+grant update (name, kind, endpoint, providers_available, info, config, heartbeat_at, archived_at) on app_public.runtimes to svc_visitor;
+create policy insert_with_admin_scope on app_public.runtimes for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope)));
+create policy owner_all on app_public.runtimes for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.runtimes for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy update_with_admin_scope on app_public.runtimes for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.runtimes FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+
 -- Workflow statuses of a workspace, ordered by position. A new workspace gets Backlog, Todo (default), In Progress, In Review, Done, Canceled.
 create table app_public.statuses (
   id uuid default gen_random_uuid() not null,
@@ -885,6 +990,8 @@ CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF auto_dispatch, auto_dispatch
 -- app_public.agents_delete(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_unarchive(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_update(uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
+-- app_public.chat_open_thread(uuid,text,text,uuid,text) returns app_public.chat_threads; plpgsql volatile; execute: svc_visitor; chat/chat.sql
+-- app_public.chat_post_message(uuid,text,text,uuid) returns app_public.chat_messages; plpgsql volatile; execute: svc_visitor; chat/chat.sql
 -- app_public.comments_revision_history(app_public.comments) returns SETOF app_public.comment_revision; sql stable; execute: svc_visitor; comments/comments.sql
 -- app_public.current_workspace() returns app_public.workspaces; sql stable; execute: svc_visitor; workspace/workspace.sql
 -- app_public.dispatch_rules_create(uuid,text,uuid,uuid,text,integer,boolean) returns app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
@@ -937,6 +1044,13 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.authenticate(bytea) returns TABLE(key_id uuid, workspace_id uuid, user_id uuid, kind text, linked_agent_id uuid, scopes text[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_at timestamp with time zone, revoked_at timestamp with time zone, acting_user_id uuid); sql stable security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.caller_may_moderate() returns boolean; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.caller_role() returns text; sql stable security definer; execute: svc_visitor; core/caller.sql
+-- app_hidden.chat_message_json(app_public.chat_messages) returns jsonb; sql stable; execute: svc_visitor; chat/chat.sql
+-- app_hidden.chat_open_thread(uuid,text,uuid,text,text) returns uuid; plpgsql volatile security definer; execute: svc_visitor; chat/chat.sql
+-- app_hidden.chat_post_agent_message(app_public.chat_threads,text,text,uuid) returns app_public.chat_messages; plpgsql volatile; execute: svc_visitor; chat/chat.sql
+-- app_hidden.chat_post_user_message(uuid,text,text,uuid) returns uuid; plpgsql volatile security definer; execute: svc_visitor; chat/chat.sql
+-- app_hidden.chat_publish_draft(app_public.chat_threads,jsonb) returns void; sql volatile; execute: svc_visitor; chat/chat.sql
+-- app_hidden.chat_thread_for_agent(text) returns app_public.chat_threads; plpgsql stable security definer; execute: svc_visitor; chat/chat.sql
+-- app_hidden.chat_thread_json(app_public.chat_threads) returns jsonb; sql stable; execute: svc_visitor; chat/chat.sql
 -- app_hidden.check_cycle_dates(uuid,date,date) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.check_project_initiative_reachable(app_public.projects) returns void; plpgsql stable; execute: svc_visitor; projects/projects.sql
 -- app_hidden.comment_for_write(text) returns app_public.comments; plpgsql volatile; execute: svc_visitor; comments/comments.sql
@@ -952,6 +1066,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.cursor_encode(text) returns text; sql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.cycle_json(app_public.cycles,boolean) returns jsonb; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.dispatch_rules_check_refs(uuid,uuid,uuid,text) returns void; plpgsql stable; execute: svc_visitor; dispatch/rules.sql
+-- app_hidden.dispatch_to_agent(uuid,uuid) returns uuid; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.each_item(jsonb,regprocedure) returns jsonb; plpgsql volatile; execute: svc_visitor; core/bulk.sql
 -- app_hidden.event_json(app_public.activity_events,boolean) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
 -- app_hidden.event_kinds() returns text[]; sql immutable; execute: svc_visitor; events/record.sql
@@ -962,6 +1077,8 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.find_label_for_write(text) returns app_public.labels; plpgsql volatile; execute: svc_visitor; labels/labels.sql
 -- app_hidden.find_note(text) returns app_public.notes; plpgsql stable; execute: svc_visitor; notes/notes.sql
 -- app_hidden.find_project(text,text) returns app_public.projects; plpgsql stable; execute: svc_visitor; projects/projects.sql
+-- app_hidden.find_run(text,text) returns app_public.agent_runs; plpgsql stable; execute: svc_visitor; runs/runs.sql
+-- app_hidden.find_runtime(text,text) returns app_public.runtimes; plpgsql stable; execute: svc_visitor; runtimes/runtimes.sql
 -- app_hidden.found(anyelement,text,text) returns anyelement; plpgsql stable; execute: svc_visitor; core/errors.sql
 -- app_hidden.has_scope(text) returns boolean; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.initiative_json(app_public.initiatives,boolean) returns jsonb; sql stable; execute: svc_visitor; initiatives/initiatives.sql
@@ -1004,13 +1121,25 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.require_issues_unrestricted(text) returns void; plpgsql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.require_key_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_open_cycle(app_public.cycles) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.require_own_agent() returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql
 -- app_hidden.require_scope(text) returns void; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_time_tracking() returns void; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.require_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_workspace_admin() returns void; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_workspace_admin_key() returns void; plpgsql stable security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.resolve_issue_list(jsonb,text,boolean) returns uuid[]; plpgsql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.run_contract_version() returns text; sql immutable; execute: svc_visitor; runs/runs.sql
+-- app_hidden.run_for_agent_change(text,boolean) returns app_public.agent_runs; plpgsql volatile; execute: svc_visitor; runs/runs.sql
 -- app_hidden.run_json(app_public.agent_runs) returns jsonb; sql stable; execute: svc_visitor; agents/runs.sql
+-- app_hidden.run_list_json(app_public.agent_runs) returns jsonb; sql stable; execute: svc_visitor; runs/runs.sql
+-- app_hidden.run_protocol(app_public.agent_runs) returns jsonb; sql stable; execute: svc_visitor; runs/runs.sql
+-- app_hidden.run_set_status(app_public.agent_runs,text,text) returns app_public.agent_runs; plpgsql volatile; execute: svc_visitor; runs/runs.sql
+-- app_hidden.run_status_payload(app_public.agent_runs,text,text) returns jsonb; sql stable; execute: svc_visitor; runs/runs.sql
+-- app_hidden.runtime_config_check(app_public.runtimes,jsonb) returns void; plpgsql stable; execute: svc_visitor; runtimes/runtimes.sql
+-- app_hidden.runtime_has_secret(uuid) returns boolean; sql stable security definer; execute: svc_visitor; runtimes/runtimes.sql
+-- app_hidden.runtime_info_sanitize(jsonb) returns jsonb; sql immutable; execute: svc_visitor; runtimes/runtimes.sql
+-- app_hidden.runtime_json(app_public.runtimes) returns jsonb; sql stable; execute: svc_visitor; runtimes/runtimes.sql
+-- app_hidden.runtime_set_secret(uuid,text) returns void; plpgsql volatile security definer; execute: svc_visitor; runtimes/runtimes.sql
 -- app_hidden.set_issue_labels(uuid,uuid[],uuid[]) returns void; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.set_request_context(uuid,uuid,uuid,uuid,text[],uuid[],uuid[],uuid[]) returns void; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.status_json(app_public.statuses) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
@@ -1027,6 +1156,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.upcoming_cycle() returns app_public.cycles; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.update_issue(app_public.issues,jsonb) returns app_public.issues; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.update_many_item(jsonb,jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/bulk.sql
+-- app_hidden.user_ref_json(uuid) returns jsonb; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.user_today(text) returns date; plpgsql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.utc_today() returns date; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.uuid_array(jsonb,text) returns uuid[]; sql immutable; execute: svc_visitor; core/util.sql
@@ -1118,6 +1248,20 @@ alter table app_private.plugins enable row level security;
 alter table app_private.plugins force row level security;
 create policy owner_all on app_private.plugins for all to current_user using (true) with check (true);
 
+-- SHA-256 of a runtime's shared secret (given once at runtimes.register); shown only as hasSecret.
+create table app_private.runtime_secrets (
+  runtime_id uuid not null,
+  workspace_id uuid not null,
+  secret_hash bytea not null,
+  created_at timestamp with time zone default now() not null,
+  constraint runtime_secrets_pkey PRIMARY KEY (runtime_id),
+  constraint runtime_secrets_workspace_id_runtime_id_fkey FOREIGN KEY (workspace_id, runtime_id) REFERENCES app_public.runtimes(workspace_id, id) ON DELETE CASCADE
+);
+CREATE INDEX runtime_secrets_workspace_idx ON app_private.runtime_secrets USING btree (workspace_id, runtime_id);
+alter table app_private.runtime_secrets enable row level security;
+alter table app_private.runtime_secrets force row level security;
+create policy owner_all on app_private.runtime_secrets for all to current_user using (true) with check (true);
+
 -- Signing secret of each webhook (whsec_<base64>, Standard Webhooks format). Shown once at creation or rotation; never readable by the request role.
 create table app_private.webhook_secrets (
   webhook_id uuid not null,
@@ -1146,6 +1290,9 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- functions of app_private (definitions in sql/)
 -- app_private.add_member(uuid,text,text) returns jsonb; plpgsql volatile; execute: owner only; workspace/members.sql
 -- app_private.api_key_info(app_private.api_keys,uuid) returns app_public.api_key; sql stable; execute: owner only; auth/keys.sql
+-- app_private.chat_open_thread(uuid,uuid,uuid,text,uuid,text,text) returns jsonb; plpgsql volatile security definer; execute: owner only; chat/chat.sql
+-- app_private.chat_person_caller() returns app_private.caller; plpgsql stable security definer; execute: owner only; chat/chat.sql
+-- app_private.chat_post_user_message(uuid,uuid,uuid,text,jsonb) returns app_public.chat_messages; plpgsql volatile security definer; execute: owner only; chat/chat.sql
 -- app_private.check_membership_change(app_private.caller,text,text) returns void; plpgsql stable; execute: owner only; workspace/members.sql
 -- app_private.check_webhook_input(text,text[]) returns text[]; plpgsql immutable; execute: owner only; webhooks/webhooks.sql
 -- app_private.create_agent(uuid,text,text,text[],text,text,integer,text) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
@@ -1178,6 +1325,7 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_private.rotate_agent_webhook_secret(uuid) returns text; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.set_agent_archived(uuid,uuid,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.set_member_role(uuid,uuid,text) returns app_public.memberships; plpgsql volatile; execute: owner only; workspace/members.sql
+-- app_private.sweep_stale_runs(timestamp with time zone) returns jsonb; plpgsql volatile security definer; execute: owner only; runs/runs.sql
 -- app_private.tg_activity_events__agent_dispatch() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_activity_events__sequence() returns trigger; plpgsql volatile security definer; execute: owner only; events/triggers.sql
 -- app_private.tg_activity_events__webhooks() returns trigger; plpgsql volatile security definer; execute: owner only; events/triggers.sql
@@ -1222,7 +1370,15 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- usage: svc_visitor:USAGE
 
 -- functions of app_tools (definitions in sql/)
--- app_tools.agents_me(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agents/tools/me.sql
+-- app_tools.agent_context_bundle(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agent/tools/contextBundle.sql
+-- app_tools.agents_heartbeat(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agents/tools/heartbeat.sql
+-- app_tools.agents_list(jsonb) returns jsonb; sql stable; execute: svc_visitor; agents/tools/list.sql
+-- app_tools.agents_me(jsonb) returns jsonb; sql stable; execute: svc_visitor; agents/tools/me.sql
+-- app_tools.chat_append_draft_chunk(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/appendDraftChunk.sql
+-- app_tools.chat_append_message(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/appendMessage.sql
+-- app_tools.chat_finalize_draft(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/finalizeDraft.sql
+-- app_tools.chat_get_thread(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; chat/tools/getThread.sql
+-- app_tools.chat_start_draft(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/startDraft.sql
 -- app_tools.comments_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/create.sql
 -- app_tools.comments_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/delete.sql
 -- app_tools.comments_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; comments/tools/list.sql
@@ -1285,6 +1441,17 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.relations_add(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; relations/tools/add.sql
 -- app_tools.relations_list_for_issue(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; relations/tools/listForIssue.sql
 -- app_tools.relations_remove(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; relations/tools/remove.sql
+-- app_tools.runs_complete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/complete.sql
+-- app_tools.runs_kick(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/kick.sql
+-- app_tools.runs_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; runs/tools/list.sql
+-- app_tools.runs_record_usage(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/recordUsage.sql
+-- app_tools.runs_resume_work(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/resumeWork.sql
+-- app_tools.runs_set_waiting(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/setWaiting.sql
+-- app_tools.runtimes_configure(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/configure.sql
+-- app_tools.runtimes_heartbeat(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/heartbeat.sql
+-- app_tools.runtimes_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; runtimes/tools/list.sql
+-- app_tools.runtimes_register(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/register.sql
+-- app_tools.runtimes_report_info(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/reportInfo.sql
 -- app_tools.statuses_list(jsonb) returns jsonb; sql stable; execute: svc_visitor; statuses/tools/list.sql
 -- app_tools.time_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; time/tools/list.sql
 -- app_tools.time_log(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/log.sql

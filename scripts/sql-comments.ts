@@ -14,7 +14,7 @@ const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 let changed = 0;
 for (const t of TOOLS) {
   if (t.run) continue;
-  const file = path.resolve('sql', `${t.name.replace('.', '/tools/')}.sql`);
+  const file = path.resolve('sql', t.sqlFile);
   const text = fs.readFileSync(file, 'utf8');
   const statement = `comment on function ${t.sqlFunction}(args jsonb) is ${literal(`${t.name}: ${t.description}`)};`;
   const next = COMMENT.test(text) ? text.replace(COMMENT, () => statement) : `${text.trimEnd()}\n${statement}\n`;

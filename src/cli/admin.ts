@@ -390,6 +390,20 @@ const commands = [
       text: `New dispatch signing secret for agent ${v.agent} (shown once): ${rows[0].s}`,
     };
   }),
+
+  command('open-chat', 'Open a new chat thread addressed to an agent on behalf of a person, optionally posting a USER message (delivered to the agent).', {
+    workspace: WORKSPACE, agent: AGENT,
+    user: { kind: 'string', required: true, description: 'email of the member the thread belongs to', placeholder: 'EMAIL' },
+    message: { kind: 'string', description: 'first USER message', placeholder: 'TEXT' },
+  }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
+    const { rows } = await client.query(
+      `select app_private.chat_open_thread($1, a.id, u.id, null, null, $4) as r
+       from app_public.agents a, app_public.users u where a.workspace_id = $1 and a.profile_key = $2 and lower(u.email) = lower($3)`,
+      [ws, v.agent, v.user, v.message ?? null]);
+    if (!rows.length) throw invalidInput({ agent: 'no such agent or user' }, 'No such agent in this workspace, or no such user');
+    return { json: rows[0].r, text: `Opened thread ${rows[0].r.thread.id}.` };
+  }),
 ];
 
 /** The function behind GraphQL agentsArchive/agentsUnarchive: AGENT_DELETED / AGENT_UPDATED in this transaction. */

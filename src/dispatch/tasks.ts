@@ -4,7 +4,7 @@
  *  svc_dispatch {workspaceId}   assign queued, unassigned issues to eligible agents, one transaction per
  *                               assignment (app_private.dispatch_next) until nothing is left to do. Queued by
  *                               triggers (app_private.wake_dispatcher), one pending job per workspace.
- *  svc_watchdog_sweep           AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH (and stale runs): every minute.
+ *  svc_watchdog_sweep           AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH and stale runs: every minute.
  */
 import type pg from 'pg';
 import type { Task, TaskList } from 'graphile-worker';
@@ -24,11 +24,16 @@ export async function dispatchWorkspace(client: pg.ClientBase, workspaceId: stri
   return assigned;
 }
 
-/** Runs every sweep due at `now` and returns what fired. */
+/**
+ * Runs every sweep due at `now` (watchdogs, then ACTIVE runs quiet past agentRunStaleMinutes → STALLED)
+ * and returns what fired, as `svc admin sweep` prints it.
+ */
 export async function sweep(client: pg.ClientBase, now?: Date): Promise<{ kind: string; subjectId: string }[]> {
-  const { rows } = await client.query<{ fired: { kind: string; subjectId: string }[] }>(
-    'select app_private.watchdog_sweep(coalesce($1::timestamptz, now())) as fired', [now ?? null]);
-  return rows[0]!.fired;
+  const { rows } = await client.query<{ watchdogs: { kind: string; subjectId: string }[]; runs: { kind: string; subjectId: string }[] }>(
+    `select app_private.watchdog_sweep(coalesce($1::timestamptz, now())) as watchdogs,
+            app_private.sweep_stale_runs(coalesce($1::timestamptz, now())) as runs`, [now ?? null]);
+  const r = rows[0]!;
+  return [...r.watchdogs, ...r.runs.map(({ kind, subjectId }) => ({ kind, subjectId }))];
 }
 
 export function dispatchTasks(): TaskList {

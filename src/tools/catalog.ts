@@ -5,7 +5,9 @@
 import { z } from 'zod';
 import { hasScope, type Caller } from '../auth/keys.ts';
 import { ApiError } from '../errors.ts';
+import { agentContextTools } from './agent.ts';
 import { agentTools } from './agents.ts';
+import { chatTools } from './chat.ts';
 import { commentTools } from './comments.ts';
 import { defineTools, tool, type Tool } from './define.ts';
 import { eventTools } from './events.ts';
@@ -17,6 +19,8 @@ import { noteTools } from './notes.ts';
 import { pinTools } from './pins.ts';
 import { initiativeTools, projectTools } from './projects.ts';
 import { relationTools } from './relations.ts';
+import { runTools } from './runs.ts';
+import { runtimeTools } from './runtimes.ts';
 import { timeTools } from './time.ts';
 import { statusTools, workspaceTools } from './workspace.ts';
 
@@ -81,6 +85,10 @@ export const TOOLS: Tool[] = [
   ...pinTools,
   ...noteTools,
   ...timeTools,
+  ...runtimeTools,
+  ...runTools,
+  ...chatTools,
+  ...agentContextTools,
   ...catalogTools,
 ];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));

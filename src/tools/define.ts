@@ -30,15 +30,19 @@ export interface Tool extends ToolDef {
   namespace: string;
   /** The SQL function: app_tools.<namespace>_<tool in snake_case>(args jsonb) returns jsonb. */
   sqlFunction: string;
+  /** Its file under sql/: `<namespace>/tools/<toolCamel>.sql`. */
+  sqlFile: string;
 }
 
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 export function defineTools<const T extends readonly ToolDef[]>(...defs: T): Tool[] {
   return defs.map((def) => {
-    const [namespace, tool] = def.name.split('.');
-    if (!namespace || !tool) throw new Error(`tool name ${def.name} must be <namespace>.<tool>`);
-    return { ...def, namespace, sqlFunction: `app_tools.${snake(namespace)}_${snake(tool)}` } as Tool;
+    // `agent.context.bundle`: the parts after the namespace join as one tool (contextBundle, context_bundle).
+    const [namespace, ...parts] = def.name.split('.');
+    if (!namespace || !parts.length || parts.some((p) => !p)) throw new Error(`tool name ${def.name} must be <namespace>.<tool>`);
+    const tool = parts.map((p, i) => (i ? p[0]!.toUpperCase() + p.slice(1) : p)).join('');
+    return { ...def, namespace, sqlFunction: `app_tools.${snake(namespace)}_${snake(tool)}`, sqlFile: `${namespace}/tools/${tool}.sql` } as Tool;
   });
 }
 

@@ -65,14 +65,12 @@ describe('sql/ layout', () => {
       const fn = inDb.get(t.sqlFunction);
       expect(fn, `${t.name}: ${t.sqlFunction} does not exist`).toBeDefined();
       expect(`${fn!.args} -> ${fn!.result}`, `${t.name}: signature of ${t.sqlFunction}`).toBe('args jsonb -> jsonb');
-      const [ns, tool] = t.name.split('.');
-      const file = `${ns}/tools/${tool}.sql`;
-      expect(functionsByFile().get(file), `${t.name} is defined in sql/${file}`).toEqual([t.sqlFunction]);
+      expect(functionsByFile().get(t.sqlFile), `${t.name} is defined in sql/${t.sqlFile}`).toEqual([t.sqlFunction]);
     }
     const declared = new Set(sqlTools.map((t) => t.sqlFunction));
     expect([...inDb.keys()].filter((n) => !declared.has(n)), 'app_tools functions without a catalog entry').toEqual([]);
     const toolFiles = sqlFiles().filter((f) => f.includes('/tools/'));
-    expect(toolFiles.filter((f) => !sqlTools.some((t) => f === `${t.name.replace('.', '/tools/')}.sql`)), 'sql/*/tools files without a tool').toEqual([]);
+    expect(toolFiles.filter((f) => !sqlTools.some((t) => f === t.sqlFile)), 'sql/*/tools files without a tool').toEqual([]);
   });
 
   it('the comment on a tool function is its catalog description', async () => {

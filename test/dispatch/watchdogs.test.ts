@@ -124,7 +124,7 @@ describe('operator commands', () => {
   it('svc admin sweep prints what fired; create-dispatch-rule appends a rule the dispatcher follows', async () => {
     const { admin } = await import('../support/harness.ts');
     const w = await createWorkspace(t);
-    await admin(t, 'update-workspace', { workspace: w.key, 'required-ack-seconds': 1, json: true });
+    await admin(t, 'update-workspace', { workspace: w.key, 'required-ack-seconds': '1', json: true });
     const a = await createAgent(t, w, 'cli-agent');
     const issue = await ok(t, w.token, 'issues.create', { title: 'swept' });
     await ok(t, w.token, 'issues.assign', { id: issue.id, agentId: a.id });
