@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { hasScope, type Caller } from '../auth/keys.ts';
 import { ApiError } from '../errors.ts';
+import { actionRequestTools } from './actionRequests.ts';
 import { agentTools } from './agents.ts';
 import { commentTools } from './comments.ts';
 import { defineTools, tool, type Tool } from './define.ts';
@@ -14,6 +15,7 @@ import { labelTools } from './labels.ts';
 import { notificationTools } from './notification.ts';
 import { cycleTools } from './cycles.ts';
 import { noteTools } from './notes.ts';
+import { crewTools, executionPlanTools, goalTools, planTools, reviewGateTools } from './orchestration.ts';
 import { pinTools } from './pins.ts';
 import { initiativeTools, projectTools } from './projects.ts';
 import { relationTools } from './relations.ts';
@@ -81,6 +83,12 @@ export const TOOLS: Tool[] = [
   ...pinTools,
   ...noteTools,
   ...timeTools,
+  ...actionRequestTools,
+  ...goalTools,
+  ...planTools,
+  ...executionPlanTools,
+  ...crewTools,
+  ...reviewGateTools,
   ...catalogTools,
 ];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
