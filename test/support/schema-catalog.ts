@@ -56,7 +56,7 @@ export function functionsByFile(): Map<string, string[]> {
   const map = new Map<string, string[]>();
   for (const file of sqlFiles()) {
     const text = fs.readFileSync(path.join(SQL_DIR, file), 'utf8');
-    const names = [...text.matchAll(/^create or replace function ([a-z_]+\.[a-z0-9_]+)\(/gim)].map((m) => m[1].toLowerCase());
+    const names = [...text.matchAll(/^create or replace function ([a-z_]+\.[a-z0-9_]+)\(/gim)].map((m) => m[1]!.toLowerCase());
     map.set(file, names);
   }
   return map;
