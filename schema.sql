@@ -1302,6 +1302,7 @@ CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH
 -- app_hidden.access_keys() returns SETOF app_public.api_key; sql stable security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.access_revoke(uuid) returns app_public.api_key; plpgsql volatile security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.action_request_dispatch(app_public.action_requests) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.action_request_for_decision(text,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_insert(jsonb,uuid,uuid,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_json(app_public.action_requests) returns jsonb; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_hidden.action_request_may_decide(app_public.action_requests) returns boolean; sql stable; execute: svc_visitor; actionRequests/machine.sql

@@ -208,3 +208,22 @@ end
 $$;
 comment on function app_hidden.action_request_dispatch(p_request app_public.action_requests) is 'The bound dispatch run by accept, through the same SQL and gates as the direct tools (issue_for_write: visibility, lock, run-mode gating; update_issue, set_issue_labels, assign_issue_agent, relations.add): TRANSITION {statusId}, SET_LABELS {add, remove}, ASSIGN_AGENT {agentId}, CLOSE_AS_DUPLICATE {duplicateOfIssueId, statusId? (default the first CANCELED status)}; FREE_FORM with sourceType execution-plan activates the plan.';
 grant execute on function app_hidden.action_request_dispatch(p_request app_public.action_requests) to svc_visitor;
+
+create or replace function app_hidden.action_request_for_decision(p_id text, p_verb text)
+ returns app_public.action_requests
+ language plpgsql
+as $$
+declare v app_public.action_requests := app_hidden.find_action_request(p_id, 'id', true);
+begin
+  if v.status not in ('OPEN', 'SNOOZED') then
+    raise exception 'Action request is %; it can no longer be %', v.status, p_verb using errcode = 'SV409', detail = 'illegal_transition';
+  end if;
+  if not app_hidden.action_request_may_decide(v) then
+    raise exception 'Only the assignee, a watcher of its issue, or a workspace OWNER/ADMIN may decide this request'
+      using errcode = 'SV403', detail = 'not_allowed';
+  end if;
+  return v;
+end
+$$;
+comment on function app_hidden.action_request_for_decision(p_id text, p_verb text) is 'accept/decline: the request, locked, still open (409 otherwise) and decidable by the caller (403 not_allowed otherwise).';
+grant execute on function app_hidden.action_request_for_decision(p_id text, p_verb text) to svc_visitor;

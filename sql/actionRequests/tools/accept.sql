@@ -7,16 +7,9 @@ create or replace function app_tools.action_requests_accept(args jsonb)
  language plpgsql
 as $$
 declare
-  v_req app_public.action_requests := app_hidden.find_action_request(args->>'id', 'id', true);
+  v_req app_public.action_requests := app_hidden.action_request_for_decision(args->>'id', 'accepted');
   v_result jsonb;
 begin
-  if v_req.status not in ('OPEN', 'SNOOZED') then
-    raise exception 'Action request is %; it can no longer be %', v_req.status, 'accepted' using errcode = 'SV409', detail = 'illegal_transition';
-  end if;
-  if not app_hidden.action_request_may_decide(v_req) then
-    raise exception 'Only the assignee, a watcher of its issue, or a workspace OWNER/ADMIN may accept this request'
-      using errcode = 'SV403', detail = 'not_allowed';
-  end if;
   -- Resolved first, so activating a plan from its approval request supersedes only the other open requests.
   v_req := app_hidden.action_request_move(v_req, 'RESOLVED');
   v_result := app_hidden.action_request_dispatch(v_req);

@@ -7,15 +7,8 @@ create or replace function app_tools.action_requests_decline(args jsonb)
  language plpgsql
 as $$
 declare
-  v_req app_public.action_requests := app_hidden.find_action_request(args->>'id', 'id', true);
+  v_req app_public.action_requests := app_hidden.action_request_for_decision(args->>'id', 'declined');
 begin
-  if v_req.status not in ('OPEN', 'SNOOZED') then
-    raise exception 'Action request is %; it can no longer be %', v_req.status, 'declined' using errcode = 'SV409', detail = 'illegal_transition';
-  end if;
-  if not app_hidden.action_request_may_decide(v_req) then
-    raise exception 'Only the assignee, a watcher of its issue, or a workspace OWNER/ADMIN may decline this request'
-      using errcode = 'SV403', detail = 'not_allowed';
-  end if;
   return app_hidden.action_request_json(app_hidden.action_request_move(v_req, 'REJECTED'));
 end
 $$;
