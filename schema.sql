@@ -15,6 +15,107 @@ create type app_public.membership_role as enum ('OWNER', 'ADMIN', 'MEMBER');
 create type app_public.pin_target_type as enum ('PROJECT', 'INITIATIVE', 'SAVED_VIEW', 'CYCLE', 'AGENT');
 create type app_public.plugin_info as (id uuid, name text, scopes app_public.api_key_scope[], approved_at timestamp with time zone, created_at timestamp with time zone);
 
+-- One vote per user per poll; re-voting overwrites option_key and voted_at (the time of the current choice).
+create table app_public.action_request_votes (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  request_id uuid not null,
+  user_id uuid not null,
+  option_key text not null,
+  voted_at timestamp with time zone default now() not null,
+  constraint action_request_votes_pkey PRIMARY KEY (id),
+  constraint action_request_votes_request_id_user_id_key UNIQUE (request_id, user_id),
+  constraint action_request_votes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
+  constraint action_request_votes_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint action_request_votes_workspace_id_request_id_fkey FOREIGN KEY (workspace_id, request_id) REFERENCES app_public.action_requests(workspace_id, id) ON DELETE CASCADE
+);
+CREATE INDEX action_request_votes_request_idx ON app_public.action_request_votes USING btree (workspace_id, request_id, option_key);
+alter table app_public.action_request_votes enable row level security;
+alter table app_public.action_request_votes force row level security;
+grant select on app_public.action_request_votes to svc_visitor;
+grant insert (workspace_id, request_id, user_id, option_key, voted_at) on app_public.action_request_votes to svc_visitor;
+grant update (option_key, voted_at) on app_public.action_request_votes to svc_visitor;
+create policy insert_own_vote on app_public.action_request_votes for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.action_requests r
+  WHERE (r.id = action_request_votes.request_id)))));
+create policy owner_all on app_public.action_request_votes for all to current_user using (true) with check (true);
+create policy select_visible_votes on app_public.action_request_votes for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.action_requests r
+  WHERE (r.id = action_request_votes.request_id)))));
+create policy update_own_vote on app_public.action_request_votes for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.action_requests r
+  WHERE (r.id = action_request_votes.request_id))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.action_requests r
+  WHERE (r.id = action_request_votes.request_id)))));
+
+-- A recommendation card asking a person or agent to decide (spec 2.13). kind binds a dispatch run by accept (TRANSITION, SET_LABELS, ASSIGN_AGENT, CLOSE_AS_DUPLICATE; FREE_FORM runs none, except an execution-plan approval, whose acceptance activates the plan). options[] makes it a poll. Status moves only through app_hidden.action_request_move.
+create table app_public.action_requests (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  title text not null,
+  body text,
+  severity text default 'INFO'::text not null,
+  kind text default 'FREE_FORM'::text not null,
+  payload jsonb default '{}'::jsonb not null,
+  assigned_user_id uuid,
+  assigned_agent_id uuid,
+  issue_id uuid,
+  comment_id uuid,
+  due_at timestamp with time zone,
+  source_type text,
+  source_id uuid,
+  status text default 'OPEN'::text not null,
+  options jsonb, -- Poll options [{key, label, description?}]; NULL = not a poll.
+  voting_closed_at timestamp with time zone,
+  winning_option_key text,
+  requested_by_user_id uuid,
+  requested_by_agent_id uuid,
+  resolved_at timestamp with time zone,
+  resolved_by_user_id uuid,
+  resolved_by_agent_id uuid,
+  dispatch_result jsonb, -- What accept did (the bound dispatch's result), kept for audit.
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint action_requests_pkey PRIMARY KEY (id),
+  constraint action_requests_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint action_requests_assigned_user_id_fkey FOREIGN KEY (assigned_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint action_requests_requested_by_user_id_fkey FOREIGN KEY (requested_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint action_requests_resolved_by_user_id_fkey FOREIGN KEY (resolved_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint action_requests_workspace_id_assigned_agent_id_fkey FOREIGN KEY (workspace_id, assigned_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint action_requests_workspace_id_comment_id_fkey FOREIGN KEY (workspace_id, comment_id) REFERENCES app_public.comments(workspace_id, id) ON DELETE SET NULL (comment_id),
+  constraint action_requests_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint action_requests_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE CASCADE,
+  constraint action_requests_workspace_id_requested_by_agent_id_fkey FOREIGN KEY (workspace_id, requested_by_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint action_requests_workspace_id_resolved_by_agent_id_fkey FOREIGN KEY (workspace_id, resolved_by_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint action_requests_kind_check CHECK (kind = ANY (ARRAY['FREE_FORM'::text, 'TRANSITION'::text, 'SET_LABELS'::text, 'ASSIGN_AGENT'::text, 'CLOSE_AS_DUPLICATE'::text])),
+  constraint action_requests_options_check CHECK (options IS NULL OR jsonb_typeof(options) = 'array'::text),
+  constraint action_requests_severity_check CHECK (severity = ANY (ARRAY['INFO'::text, 'SUCCESS'::text, 'WARNING'::text, 'ERROR'::text, 'CRITICAL'::text])),
+  constraint action_requests_status_check CHECK (status = ANY (ARRAY['OPEN'::text, 'RESOLVED'::text, 'DISMISSED'::text, 'SNOOZED'::text, 'REJECTED'::text, 'SUPERSEDED'::text])),
+  constraint action_requests_title_check CHECK (length(title) >= 1 AND length(title) <= 500)
+);
+CREATE INDEX action_requests_issue_idx ON app_public.action_requests USING btree (workspace_id, issue_id) WHERE (issue_id IS NOT NULL);
+CREATE INDEX action_requests_list_idx ON app_public.action_requests USING btree (workspace_id, created_at DESC, id DESC);
+CREATE INDEX action_requests_source_idx ON app_public.action_requests USING btree (workspace_id, source_type, source_id) WHERE (source_id IS NOT NULL);
+alter table app_public.action_requests enable row level security;
+alter table app_public.action_requests force row level security;
+grant select on app_public.action_requests to svc_visitor;
+grant insert (workspace_id, title, body, severity, kind, payload, assigned_user_id, assigned_agent_id, issue_id, comment_id, due_at, source_type, source_id, options, requested_by_user_id, requested_by_agent_id) on app_public.action_requests to svc_visitor;
+grant update (status, voting_closed_at, winning_option_key, resolved_at, resolved_by_user_id, resolved_by_agent_id, dispatch_result, updated_at) on app_public.action_requests to svc_visitor;
+create policy insert_visible_requests on app_public.action_requests for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = action_requests.issue_id)))))));
+create policy owner_all on app_public.action_requests for all to current_user using (true) with check (true);
+create policy select_visible_requests on app_public.action_requests for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = action_requests.issue_id)))) OR (assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (issue_id IS NULL)))));
+create policy update_visible_requests on app_public.action_requests for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = action_requests.issue_id)))) OR (assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (issue_id IS NULL))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = action_requests.issue_id)))) OR (assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (issue_id IS NULL)))));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.action_requests FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.action_requests FOR EACH ROW EXECUTE FUNCTION app_private.tg_action_requests__events();
+
 -- Append-only log of every state change; drives SSE, webhooks and the activity feed.
 create table app_public.activity_events (
   id uuid default gen_random_uuid() not null,
@@ -51,11 +152,84 @@ CASE subject_type
       WHERE (c.id = activity_events.subject_id))))
     WHEN 'project'::text THEN ((( SELECT cardinality(app_hidden.narrowed_project_ids()) AS cardinality) = 0) OR (subject_id = ANY (( SELECT app_hidden.narrowed_project_ids() AS narrowed_project_ids)::uuid[])))
     WHEN 'initiative'::text THEN ((( SELECT cardinality(app_hidden.narrowed_initiative_ids()) AS cardinality) = 0) OR (subject_id = ANY (( SELECT app_hidden.narrowed_initiative_ids() AS narrowed_initiative_ids)::uuid[])))
+    WHEN 'goal'::text THEN (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+       FROM app_public.goals g
+      WHERE (g.id = activity_events.subject_id))))
+    WHEN 'execution-plan'::text THEN (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+       FROM app_public.execution_plans p
+      WHERE (p.id = activity_events.subject_id))))
+    WHEN 'execution-step'::text THEN (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+       FROM app_public.execution_steps s
+      WHERE (s.id = activity_events.subject_id))))
+    WHEN 'review-gate'::text THEN (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+       FROM app_public.review_gates rg
+      WHERE (rg.id = activity_events.subject_id))))
+    WHEN 'action-request'::text THEN (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+       FROM app_public.action_requests ar
+      WHERE (ar.id = activity_events.subject_id))))
     ELSE true
 END));
 CREATE TRIGGER _500_webhooks AFTER INSERT ON app_public.activity_events FOR EACH ROW EXECUTE FUNCTION app_private.tg_activity_events__webhooks();
 CREATE TRIGGER _510_agent_dispatch AFTER INSERT ON app_public.activity_events FOR EACH ROW WHEN (new.kind = 'AGENT_ASSIGNED'::text) EXECUTE FUNCTION app_private.tg_activity_events__agent_dispatch();
 CREATE CONSTRAINT TRIGGER _900_sequence_and_notify AFTER INSERT ON app_public.activity_events DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app_private.tg_activity_events__sequence();
+
+-- An agent's role in a crew (one role per agent per crew).
+create table app_public.agent_crew_members (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  crew_id uuid not null,
+  agent_id uuid not null,
+  role text not null,
+  created_at timestamp with time zone default now() not null,
+  constraint agent_crew_members_pkey PRIMARY KEY (id),
+  constraint agent_crew_members_crew_id_agent_id_key UNIQUE (crew_id, agent_id),
+  constraint agent_crew_members_workspace_id_agent_id_fkey FOREIGN KEY (workspace_id, agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
+  constraint agent_crew_members_workspace_id_crew_id_fkey FOREIGN KEY (workspace_id, crew_id) REFERENCES app_public.agent_crews(workspace_id, id) ON DELETE CASCADE,
+  constraint agent_crew_members_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint agent_crew_members_role_check CHECK (role = ANY (ARRAY['PLANNER'::text, 'WORKER'::text, 'REVIEWER'::text, 'OBSERVER'::text, 'OPERATOR_PROXY'::text]))
+);
+CREATE INDEX agent_crew_members_crew_idx ON app_public.agent_crew_members USING btree (workspace_id, crew_id, role, created_at);
+alter table app_public.agent_crew_members enable row level security;
+alter table app_public.agent_crew_members force row level security;
+grant delete on app_public.agent_crew_members to svc_visitor;
+grant select on app_public.agent_crew_members to svc_visitor;
+grant insert (workspace_id, crew_id, agent_id, role) on app_public.agent_crew_members to svc_visitor;
+grant update (role) on app_public.agent_crew_members to svc_visitor;
+create policy delete_with_admin_scope on app_public.agent_crew_members for delete to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope)));
+create policy insert_with_admin_scope on app_public.agent_crew_members for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope)));
+create policy owner_all on app_public.agent_crew_members for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.agent_crew_members for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy update_with_admin_scope on app_public.agent_crew_members for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope)));
+CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE OF role ON app_public.agent_crew_members FOR EACH ROW EXECUTE FUNCTION app_private.tg_agent_crew_members__events();
+
+-- A team of agents for goals (spec 2.15): PLANNER decomposes, WORKERs run steps, REVIEWER judges. Archived softly. maxParallel is recorded for planners (0 = no limit); the loop does not throttle on it.
+create table app_public.agent_crews (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  name text not null,
+  description text,
+  max_parallel integer default 1 not null,
+  archived_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint agent_crews_pkey PRIMARY KEY (id),
+  constraint agent_crews_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint agent_crews_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint agent_crews_max_parallel_check CHECK (max_parallel >= 0 AND max_parallel <= 100),
+  constraint agent_crews_name_check CHECK (length(name) >= 1 AND length(name) <= 200)
+);
+CREATE INDEX agent_crews_ws_idx ON app_public.agent_crews USING btree (workspace_id, created_at);
+alter table app_public.agent_crews enable row level security;
+alter table app_public.agent_crews force row level security;
+grant select on app_public.agent_crews to svc_visitor;
+grant insert (workspace_id, name, description, max_parallel) on app_public.agent_crews to svc_visitor;
+grant update (name, description, max_parallel, archived_at, updated_at) on app_public.agent_crews to svc_visitor;
+create policy insert_with_admin_scope on app_public.agent_crews for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope)));
+create policy owner_all on app_public.agent_crews for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.agent_crews for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy update_with_admin_scope on app_public.agent_crews for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.agent_crews FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.agent_crews FOR EACH ROW EXECUTE FUNCTION app_private.tg_agent_crews__events();
 
 -- An agent's engagement on an issue. Assigning an agent opens an ACTIVE run and abandons the previous agent's open run. The current run of an issue is its newest run neither COMPLETED nor ABANDONED.
 create table app_public.agent_runs (
@@ -75,21 +249,24 @@ create table app_public.agent_runs (
   cost_usd numeric default 0 not null,
   control_state text,
   completion_meta jsonb,
+  step_id uuid, -- The execution step this run works on (opened when the step became READY); its cost counts toward the goal's budget.
   constraint agent_runs_pkey PRIMARY KEY (id),
   constraint agent_runs_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint agent_runs_workspace_id_agent_id_fkey FOREIGN KEY (workspace_id, agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
   constraint agent_runs_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
   constraint agent_runs_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE CASCADE,
+  constraint agent_runs_workspace_id_step_id_fkey FOREIGN KEY (workspace_id, step_id) REFERENCES app_public.execution_steps(workspace_id, id) ON DELETE SET NULL (step_id),
   constraint agent_runs_engagement_mode_check CHECK (engagement_mode = ANY (ARRAY['EXECUTE'::text, 'RESEARCH'::text, 'REVIEW'::text, 'DISCUSS'::text])),
   constraint agent_runs_status_check CHECK (status = ANY (ARRAY['ACTIVE'::text, 'WAITING'::text, 'STALLED'::text, 'COMPLETED'::text, 'ABANDONED'::text]))
 );
 CREATE INDEX agent_runs_agent_idx ON app_public.agent_runs USING btree (workspace_id, agent_id, started_at DESC);
 CREATE INDEX agent_runs_issue_idx ON app_public.agent_runs USING btree (workspace_id, issue_id, started_at DESC);
 CREATE INDEX agent_runs_open_idx ON app_public.agent_runs USING btree (workspace_id, status) WHERE (status = ANY (ARRAY['ACTIVE'::text, 'WAITING'::text]));
+CREATE INDEX agent_runs_step_idx ON app_public.agent_runs USING btree (workspace_id, step_id) WHERE (step_id IS NOT NULL);
 alter table app_public.agent_runs enable row level security;
 alter table app_public.agent_runs force row level security;
 grant select on app_public.agent_runs to svc_visitor;
-grant insert (workspace_id, agent_id, issue_id, status, engagement_mode) on app_public.agent_runs to svc_visitor;
+grant insert (workspace_id, agent_id, issue_id, status, engagement_mode, step_id) on app_public.agent_runs to svc_visitor;
 grant update (status, engagement_mode, current_step, finished_at, last_event_at, tokens_in, tokens_out, tokens_cached, cost_usd, control_state, completion_meta) on app_public.agent_runs to svc_visitor;
 create policy insert_on_visible_issues on app_public.agent_runs for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
@@ -101,6 +278,7 @@ create policy select_on_visible_issues on app_public.agent_runs for select to sv
 create policy update_on_visible_issues on app_public.agent_runs for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
   WHERE (i.id = agent_runs.issue_id)))));
+CREATE TRIGGER _700_plan_budget AFTER UPDATE OF cost_usd, tokens_in, tokens_out, tokens_cached, last_event_at ON app_public.agent_runs FOR EACH ROW WHEN (new.step_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_agent_runs__plan_budget();
 
 -- A software agent working in a workspace. profileKey is its handle for handoffs and assignment.
 create table app_public.agents (
@@ -365,6 +543,161 @@ create policy owner_all on app_public.dispatch_rules for all to current_user usi
 create policy select_in_workspace on app_public.dispatch_rules for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.dispatch_rules FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _850_wake_dispatcher AFTER INSERT OR UPDATE ON app_public.dispatch_rules FOR EACH ROW EXECUTE FUNCTION app_private.tg_dispatch_rules__wake_dispatcher();
+
+-- One attempt at a goal (spec 2.15, 3.8): DRAFT → APPROVED → RUNNING ⇄ BLOCKED → COMPLETED, CANCELED from any live state. A new decompose flips earlier attempts to isActiveAttempt false (and cancels a live one). auto_judge NULL = judge automatically when the goal's crew has a REVIEWER.
+create table app_public.execution_plans (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  goal_id uuid not null,
+  attempt integer default 1 not null,
+  status text default 'DRAFT'::text not null,
+  is_active_attempt boolean default true not null,
+  planner_agent_id uuid,
+  context_set_id text,
+  auto_judge boolean,
+  max_step_retries integer default 2 not null,
+  approval_request_id uuid,
+  started_at timestamp with time zone,
+  finished_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint execution_plans_pkey PRIMARY KEY (id),
+  constraint execution_plans_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint execution_plans_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint execution_plans_workspace_id_goal_id_fkey FOREIGN KEY (workspace_id, goal_id) REFERENCES app_public.goals(workspace_id, id) ON DELETE CASCADE,
+  constraint execution_plans_workspace_id_planner_agent_id_fkey FOREIGN KEY (workspace_id, planner_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint execution_plans_max_step_retries_check CHECK (max_step_retries >= 0 AND max_step_retries <= 20),
+  constraint execution_plans_status_check CHECK (status = ANY (ARRAY['DRAFT'::text, 'APPROVED'::text, 'RUNNING'::text, 'BLOCKED'::text, 'COMPLETED'::text, 'CANCELED'::text]))
+);
+CREATE INDEX execution_plans_list_idx ON app_public.execution_plans USING btree (workspace_id, created_at DESC, id DESC);
+CREATE UNIQUE INDEX execution_plans_one_active_idx ON app_public.execution_plans USING btree (workspace_id, goal_id) WHERE is_active_attempt;
+alter table app_public.execution_plans enable row level security;
+alter table app_public.execution_plans force row level security;
+grant select on app_public.execution_plans to svc_visitor;
+grant insert (workspace_id, goal_id, attempt, planner_agent_id, context_set_id, auto_judge, max_step_retries) on app_public.execution_plans to svc_visitor;
+grant update (status, is_active_attempt, approval_request_id, started_at, finished_at, updated_at) on app_public.execution_plans to svc_visitor;
+create policy insert_visible_plans on app_public.execution_plans for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.goals g
+  WHERE (g.id = execution_plans.goal_id))))));
+create policy owner_all on app_public.execution_plans for all to current_user using (true) with check (true);
+create policy select_visible_plans on app_public.execution_plans for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.goals g
+  WHERE (g.id = execution_plans.goal_id))))));
+create policy update_visible_plans on app_public.execution_plans for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.goals g
+  WHERE (g.id = execution_plans.goal_id)))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.goals g
+  WHERE (g.id = execution_plans.goal_id))))));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.execution_plans FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.execution_plans FOR EACH ROW EXECUTE FUNCTION app_private.tg_execution_plans__events();
+
+-- A step of a plan (spec 2.15, 3.9): TODO (waiting on dependencies) → READY → RUNNING → REVIEW → DONE, with BLOCKED (gate) and CANCELED. A step becomes READY only when every step in depends_on_step_ids is DONE. Status moves only through app_hidden.step_move; EXECUTION_STEP_STATUS_CHANGED by trigger.
+create table app_public.execution_steps (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  plan_id uuid not null,
+  position integer not null,
+  title text not null,
+  body text,
+  expected_output text,
+  verification jsonb default '[]'::jsonb not null,
+  depends_on_step_ids uuid[] default '{}'::uuid[] not null,
+  assigned_agent_id uuid,
+  assigned_role text,
+  status text default 'TODO'::text not null,
+  retry_count integer default 0 not null,
+  last_feedback text,
+  judge_verdict jsonb,
+  judge_agent_id uuid,
+  context_set_id text,
+  source_run_id uuid,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint execution_steps_pkey PRIMARY KEY (id),
+  constraint execution_steps_plan_id_position_key UNIQUE (plan_id, "position"),
+  constraint execution_steps_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint execution_steps_workspace_id_assigned_agent_id_fkey FOREIGN KEY (workspace_id, assigned_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint execution_steps_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint execution_steps_workspace_id_judge_agent_id_fkey FOREIGN KEY (workspace_id, judge_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint execution_steps_workspace_id_plan_id_fkey FOREIGN KEY (workspace_id, plan_id) REFERENCES app_public.execution_plans(workspace_id, id) ON DELETE CASCADE,
+  constraint execution_steps_assigned_role_check CHECK (assigned_role IS NULL OR (assigned_role = ANY (ARRAY['PLANNER'::text, 'WORKER'::text, 'REVIEWER'::text, 'OBSERVER'::text, 'OPERATOR_PROXY'::text]))),
+  constraint execution_steps_status_check CHECK (status = ANY (ARRAY['TODO'::text, 'READY'::text, 'RUNNING'::text, 'REVIEW'::text, 'DONE'::text, 'BLOCKED'::text, 'CANCELED'::text])),
+  constraint execution_steps_title_check CHECK (length(title) >= 1 AND length(title) <= 500),
+  constraint execution_steps_verification_check CHECK (jsonb_typeof(verification) = 'array'::text)
+);
+CREATE INDEX execution_steps_plan_idx ON app_public.execution_steps USING btree (workspace_id, plan_id, "position");
+alter table app_public.execution_steps enable row level security;
+alter table app_public.execution_steps force row level security;
+grant select on app_public.execution_steps to svc_visitor;
+grant insert (workspace_id, plan_id, position, title, body, expected_output, verification, depends_on_step_ids, assigned_agent_id, assigned_role, context_set_id) on app_public.execution_steps to svc_visitor;
+grant update (depends_on_step_ids, assigned_agent_id, status, retry_count, last_feedback, judge_verdict, judge_agent_id, source_run_id, updated_at) on app_public.execution_steps to svc_visitor;
+create policy insert_visible_steps on app_public.execution_steps for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.execution_plans p
+  WHERE (p.id = execution_steps.plan_id))))));
+create policy owner_all on app_public.execution_steps for all to current_user using (true) with check (true);
+create policy select_visible_steps on app_public.execution_steps for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.execution_plans p
+  WHERE (p.id = execution_steps.plan_id))))));
+create policy update_visible_steps on app_public.execution_steps for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.execution_plans p
+  WHERE (p.id = execution_steps.plan_id)))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.execution_plans p
+  WHERE (p.id = execution_steps.plan_id))))));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.execution_steps FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.execution_steps FOR EACH ROW EXECUTE FUNCTION app_private.tg_execution_steps__events();
+
+-- An outcome the agents pursue (spec 2.15, 3.7): OPEN → PLANNING (plans.decompose) → ACTIVE (plan activated) → ACHIEVED (every step of the active plan DONE); ABANDONED from any live state. Status moves only through app_hidden.goal_move; GOAL_STATUS_CHANGED by trigger.
+create table app_public.goals (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  title text not null,
+  description text,
+  issue_id uuid,
+  crew_id uuid,
+  max_total_cost_usd numeric,
+  max_wall_time_minutes integer,
+  status text default 'OPEN'::text not null,
+  started_at timestamp with time zone,
+  finished_at timestamp with time zone,
+  abandon_reason text,
+  archived_at timestamp with time zone,
+  created_by_user_id uuid,
+  created_by_agent_id uuid,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint goals_pkey PRIMARY KEY (id),
+  constraint goals_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint goals_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint goals_workspace_id_created_by_agent_id_fkey FOREIGN KEY (workspace_id, created_by_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint goals_workspace_id_crew_id_fkey FOREIGN KEY (workspace_id, crew_id) REFERENCES app_public.agent_crews(workspace_id, id),
+  constraint goals_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint goals_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE SET NULL (issue_id),
+  constraint goals_max_total_cost_usd_check CHECK (max_total_cost_usd IS NULL OR max_total_cost_usd >= 0::numeric),
+  constraint goals_max_wall_time_minutes_check CHECK (max_wall_time_minutes IS NULL OR max_wall_time_minutes > 0),
+  constraint goals_status_check CHECK (status = ANY (ARRAY['OPEN'::text, 'PLANNING'::text, 'ACTIVE'::text, 'ACHIEVED'::text, 'ABANDONED'::text])),
+  constraint goals_title_check CHECK (length(title) >= 1 AND length(title) <= 500)
+);
+CREATE INDEX goals_issue_idx ON app_public.goals USING btree (workspace_id, issue_id) WHERE (issue_id IS NOT NULL);
+CREATE INDEX goals_list_idx ON app_public.goals USING btree (workspace_id, created_at DESC, id DESC);
+alter table app_public.goals enable row level security;
+alter table app_public.goals force row level security;
+grant select on app_public.goals to svc_visitor;
+grant insert (workspace_id, title, description, issue_id, crew_id, max_total_cost_usd, max_wall_time_minutes, created_by_user_id, created_by_agent_id) on app_public.goals to svc_visitor;
+grant update (status, started_at, finished_at, abandon_reason, archived_at, updated_at) on app_public.goals to svc_visitor;
+create policy insert_visible_goals on app_public.goals for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = goals.issue_id)))))));
+create policy owner_all on app_public.goals for all to current_user using (true) with check (true);
+create policy select_visible_goals on app_public.goals for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = goals.issue_id)))))));
+create policy update_visible_goals on app_public.goals for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = goals.issue_id))))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = goals.issue_id)))))));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.goals FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.goals FOR EACH ROW EXECUTE FUNCTION app_private.tg_goals__events();
 
 -- A long-running objective; projects link to it through initiativeId.
 create table app_public.initiatives (
@@ -730,6 +1063,56 @@ create policy update_visible on app_public.projects for update to svc_visitor us
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.projects FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.projects FOR EACH ROW EXECUTE FUNCTION app_private.tg_projects__events();
 
+-- An approval checkpoint of the loop: opened when a step is BLOCKED (it holds the step) or a budget is breached (it holds the plan), or by hand. PENDING → APPROVED (continue) | REJECTED (abandon the goal) | CANCELED (its plan ended first).
+create table app_public.review_gates (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  plan_id uuid not null,
+  step_id uuid,
+  reason text not null,
+  status text default 'PENDING'::text not null,
+  title text not null,
+  details jsonb default '{}'::jsonb not null,
+  resolution_note text,
+  opened_by_user_id uuid,
+  opened_by_agent_id uuid,
+  resolved_by_user_id uuid,
+  resolved_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint review_gates_pkey PRIMARY KEY (id),
+  constraint review_gates_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint review_gates_opened_by_user_id_fkey FOREIGN KEY (opened_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint review_gates_resolved_by_user_id_fkey FOREIGN KEY (resolved_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint review_gates_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint review_gates_workspace_id_opened_by_agent_id_fkey FOREIGN KEY (workspace_id, opened_by_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint review_gates_workspace_id_plan_id_fkey FOREIGN KEY (workspace_id, plan_id) REFERENCES app_public.execution_plans(workspace_id, id) ON DELETE CASCADE,
+  constraint review_gates_workspace_id_step_id_fkey FOREIGN KEY (workspace_id, step_id) REFERENCES app_public.execution_steps(workspace_id, id) ON DELETE CASCADE,
+  constraint review_gates_reason_check CHECK (reason = ANY (ARRAY['STEP_BLOCKED'::text, 'BUDGET_COST'::text, 'BUDGET_WALL_TIME'::text, 'MANUAL'::text])),
+  constraint review_gates_status_check CHECK (status = ANY (ARRAY['PENDING'::text, 'APPROVED'::text, 'REJECTED'::text, 'CANCELED'::text]))
+);
+CREATE INDEX review_gates_list_idx ON app_public.review_gates USING btree (workspace_id, created_at DESC, id DESC);
+CREATE INDEX review_gates_plan_idx ON app_public.review_gates USING btree (workspace_id, plan_id, status);
+alter table app_public.review_gates enable row level security;
+alter table app_public.review_gates force row level security;
+grant select on app_public.review_gates to svc_visitor;
+grant insert (workspace_id, plan_id, step_id, reason, title, details, opened_by_user_id, opened_by_agent_id) on app_public.review_gates to svc_visitor;
+grant update (status, resolution_note, resolved_by_user_id, resolved_at, updated_at) on app_public.review_gates to svc_visitor;
+create policy insert_visible_gates on app_public.review_gates for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.execution_plans p
+  WHERE (p.id = review_gates.plan_id))))));
+create policy owner_all on app_public.review_gates for all to current_user using (true) with check (true);
+create policy select_visible_gates on app_public.review_gates for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.execution_plans p
+  WHERE (p.id = review_gates.plan_id))))));
+create policy update_visible_gates on app_public.review_gates for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.execution_plans p
+  WHERE (p.id = review_gates.plan_id)))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.execution_plans p
+  WHERE (p.id = review_gates.plan_id))))));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.review_gates FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.review_gates FOR EACH ROW EXECUTE FUNCTION app_private.tg_review_gates__events();
+
 -- A machine or service that runs agents (spec 2.10). Registered by ADMIN keys; agents attach with agents.heartbeat {runtimeId}.
 create table app_public.runtimes (
   id uuid default gen_random_uuid() not null,
@@ -1032,12 +1415,21 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.access_create_key(text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text) returns app_public.issued_api_key; plpgsql volatile security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.access_keys() returns SETOF app_public.api_key; sql stable security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.access_revoke(uuid) returns app_public.api_key; plpgsql volatile security definer; execute: svc_visitor; auth/keys.sql
+-- app_hidden.action_request_dispatch(app_public.action_requests) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.action_request_for_decision(text,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.action_request_insert(jsonb,uuid,uuid,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.action_request_json(app_public.action_requests) returns jsonb; sql stable; execute: svc_visitor; actionRequests/shapes.sql
+-- app_hidden.action_request_may_decide(app_public.action_requests) returns boolean; sql stable; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.action_request_move(app_public.action_requests,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.action_requests_supersede(text,uuid) returns void; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.add_plan_steps(app_public.execution_plans,jsonb,text) returns uuid[]; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.agent_json(app_public.agents) returns jsonb; sql stable; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agent_open_run(uuid,uuid) returns app_public.agent_runs; sql stable; execute: svc_visitor; agents/runs.sql
 -- app_hidden.agents_create(text,text,text[],text,text,integer,text) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agents_delete(uuid) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agents_set_archived(uuid,boolean) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agents_update(uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
+-- app_hidden.assert_move(text,text,text,text) returns void; plpgsql immutable; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.assert_run_mode_allows_mutation(uuid) returns void; plpgsql stable; execute: svc_visitor; issues/write.sql
 -- app_hidden.assign_issue_agent(app_public.issues,app_public.agents,text,text,text,uuid,jsonb) returns uuid; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.attachment_json(app_public.attachments) returns jsonb; sql stable; execute: svc_visitor; attachments/shapes.sql
@@ -1055,6 +1447,10 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.check_project_initiative_reachable(app_public.projects) returns void; plpgsql stable; execute: svc_visitor; projects/projects.sql
 -- app_hidden.comment_for_write(text) returns app_public.comments; plpgsql volatile; execute: svc_visitor; comments/comments.sql
 -- app_hidden.comment_json(app_public.comments) returns jsonb; sql stable; execute: svc_visitor; comments/comments.sql
+-- app_hidden.crew_agent(text,text) returns app_public.agents; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
+-- app_hidden.crew_agent_for_role(uuid,text,integer) returns uuid; sql stable; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.crew_json(app_public.agent_crews) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
+-- app_hidden.crew_member_json(app_public.agent_crew_members) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
 -- app_hidden.current_agent_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.current_key_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.current_key_user_id() returns uuid; sql stable security definer; execute: svc_visitor; core/caller.sql
@@ -1070,16 +1466,33 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.each_item(jsonb,regprocedure) returns jsonb; plpgsql volatile; execute: svc_visitor; core/bulk.sql
 -- app_hidden.event_json(app_public.activity_events,boolean) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
 -- app_hidden.event_kinds() returns text[]; sql immutable; execute: svc_visitor; events/record.sql
+-- app_hidden.find_action_request(text,text,boolean) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.find_agent(text,text,text) returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql
+-- app_hidden.find_crew(text,text) returns app_public.agent_crews; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
+-- app_hidden.find_crew_member(text,text) returns app_public.agent_crew_members; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
 -- app_hidden.find_cycle(text,text) returns app_public.cycles; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.find_gate(text,text) returns app_public.review_gates; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
+-- app_hidden.find_goal(text,text) returns app_public.goals; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.find_initiative(text,text) returns app_public.initiatives; plpgsql stable; execute: svc_visitor; initiatives/initiatives.sql
 -- app_hidden.find_issue(text,text) returns app_public.issues; plpgsql stable; execute: svc_visitor; issues/write.sql
 -- app_hidden.find_label_for_write(text) returns app_public.labels; plpgsql volatile; execute: svc_visitor; labels/labels.sql
 -- app_hidden.find_note(text) returns app_public.notes; plpgsql stable; execute: svc_visitor; notes/notes.sql
+-- app_hidden.find_plan(text,text) returns app_public.execution_plans; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.find_project(text,text) returns app_public.projects; plpgsql stable; execute: svc_visitor; projects/projects.sql
 -- app_hidden.find_run(text,text) returns app_public.agent_runs; plpgsql stable; execute: svc_visitor; runs/runs.sql
 -- app_hidden.find_runtime(text,text) returns app_public.runtimes; plpgsql stable; execute: svc_visitor; runtimes/runtimes.sql
+-- app_hidden.find_step(text,text) returns app_public.execution_steps; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.found(anyelement,text,text) returns anyelement; plpgsql stable; execute: svc_visitor; core/errors.sql
+-- app_hidden.gate_json(app_public.review_gates) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
+-- app_hidden.gate_move(app_public.review_gates,text,text) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/machine.sql
+-- app_hidden.gate_resolve(app_public.review_gates,text,text) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.gates_cancel(uuid) returns void; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.goal_abandon(app_public.goals,text) returns app_public.goals; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.goal_aggregate(uuid) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
+-- app_hidden.goal_cost(uuid) returns numeric; sql stable; execute: svc_visitor; orchestration/shapes.sql
+-- app_hidden.goal_json(app_public.goals) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
+-- app_hidden.goal_move(app_public.goals,text,text) returns app_public.goals; plpgsql volatile; execute: svc_visitor; orchestration/machine.sql
+-- app_hidden.goal_status_payload(app_public.goals,text,text) returns jsonb; sql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.has_scope(text) returns boolean; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.initiative_json(app_public.initiatives,boolean) returns jsonb; sql stable; execute: svc_visitor; initiatives/initiatives.sql
 -- app_hidden.insert_cycle(app_public.workspaces,text,date,date,text) returns app_public.cycles; plpgsql volatile; execute: svc_visitor; cycles/cycles.sql
@@ -1096,6 +1509,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.keyset_encode(text,text,uuid) returns text; sql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.label_json(app_public.labels) returns jsonb; sql stable; execute: svc_visitor; labels/labels.sql
 -- app_hidden.lock_cycles() returns app_public.workspaces; sql volatile; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.lock_plan(uuid) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.members_add(text,text) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql
 -- app_hidden.members_remove(uuid) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql
 -- app_hidden.members_set_role(uuid,text) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql
@@ -1105,12 +1519,23 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.next_cycle_start(app_public.workspaces) returns date; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.note_json(app_public.notes) returns jsonb; sql stable; execute: svc_visitor; notes/notes.sql
 -- app_hidden.notification_preference_json(app_public.notification_preferences) returns jsonb; sql stable; execute: svc_visitor; notification/preferences.sql
+-- app_hidden.open_gate(app_public.execution_plans,uuid,text,text,jsonb) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.orchestration_allows(text,text,text) returns boolean; sql immutable; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.page_json(app_hidden.page_row[],integer,text) returns jsonb; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.parse_uuid(text,text) returns uuid; plpgsql immutable; execute: svc_visitor; core/util.sql
 -- app_hidden.pins_json() returns jsonb; sql stable; execute: svc_visitor; pins/pins.sql
+-- app_hidden.plan_activate(app_public.execution_plans) returns uuid[]; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.plan_auto_judges(app_public.execution_plans) returns boolean; sql stable; execute: svc_visitor; orchestration/shapes.sql
+-- app_hidden.plan_cancel(app_public.execution_plans) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.plan_cascade(uuid) returns uuid[]; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.plan_json(app_public.execution_plans,boolean) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
+-- app_hidden.plan_move(app_public.execution_plans,text) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/machine.sql
+-- app_hidden.plan_new_attempt(app_public.goals,uuid,text,boolean,integer) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.plugin_issue_api_key(uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text) returns app_public.issued_api_key; plpgsql volatile security definer; execute: svc_visitor; auth/plugins.sql
 -- app_hidden.plugins() returns SETOF app_public.plugin_info; sql stable security definer; execute: svc_visitor; auth/plugins.sql
 -- app_hidden.plugins_create(text,text[]) returns app_public.plugin_info; plpgsql volatile security definer; execute: svc_visitor; auth/plugins.sql
+-- app_hidden.poll_tally(uuid,jsonb) returns TABLE(option_key text, label text, ord bigint, votes bigint, first_vote_at timestamp with time zone); sql stable; execute: svc_visitor; actionRequests/shapes.sql
+-- app_hidden.poll_winner(uuid,jsonb) returns text; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_hidden.project_json(app_public.projects) returns jsonb; sql stable; execute: svc_visitor; projects/projects.sql
 -- app_hidden.publish_ephemeral_event(text,text,uuid,jsonb) returns jsonb; sql volatile security definer; execute: svc_visitor; events/record.sql
 -- app_hidden.raise_invalid(text,text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
@@ -1143,6 +1568,12 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.set_issue_labels(uuid,uuid[],uuid[]) returns void; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.set_request_context(uuid,uuid,uuid,uuid,text[],uuid[],uuid[],uuid[]) returns void; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.status_json(app_public.statuses) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.step_block(app_public.execution_steps,text,text,jsonb) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.step_dependencies_done(app_public.execution_steps) returns boolean; sql stable; execute: svc_visitor; orchestration/machine.sql
+-- app_hidden.step_dispatch_judge(app_public.execution_steps,uuid) returns app_public.execution_steps; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.step_json(app_public.execution_steps) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
+-- app_hidden.step_make_ready(app_public.execution_steps) returns app_public.execution_steps; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.step_move(app_public.execution_steps,text) returns app_public.execution_steps; plpgsql volatile; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.stop_running_timer(uuid) returns app_public.time_entries; sql volatile; execute: svc_visitor; time/time.sql
 -- app_hidden.stream_backlog(bigint,integer) returns integer; sql stable; execute: svc_visitor; events/stream.sql
 -- app_hidden.stream_events(uuid[]) returns jsonb; sql stable; execute: svc_visitor; events/stream.sql
@@ -1326,15 +1757,22 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_private.set_agent_archived(uuid,uuid,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.set_member_role(uuid,uuid,text) returns app_public.memberships; plpgsql volatile; execute: owner only; workspace/members.sql
 -- app_private.sweep_stale_runs(timestamp with time zone) returns jsonb; plpgsql volatile security definer; execute: owner only; runs/runs.sql
+-- app_private.tg_action_requests__events() returns trigger; plpgsql volatile security definer; execute: owner only; actionRequests/triggers.sql
 -- app_private.tg_activity_events__agent_dispatch() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_activity_events__sequence() returns trigger; plpgsql volatile security definer; execute: owner only; events/triggers.sql
 -- app_private.tg_activity_events__webhooks() returns trigger; plpgsql volatile security definer; execute: owner only; events/triggers.sql
+-- app_private.tg_agent_crew_members__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
+-- app_private.tg_agent_crews__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
+-- app_private.tg_agent_runs__plan_budget() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_agents__events() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
 -- app_private.tg_agents__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_api_keys__notify_revoked() returns trigger; plpgsql volatile; execute: owner only; auth/triggers.sql
 -- app_private.tg_comments__events() returns trigger; plpgsql volatile security definer; execute: owner only; comments/triggers.sql
 -- app_private.tg_cycles__events() returns trigger; plpgsql volatile security definer; execute: owner only; cycles/triggers.sql
 -- app_private.tg_dispatch_rules__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
+-- app_private.tg_execution_plans__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
+-- app_private.tg_execution_steps__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
+-- app_private.tg_goals__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_initiatives__events() returns trigger; plpgsql volatile security definer; execute: owner only; initiatives/triggers.sql
 -- app_private.tg_issue_labels__events() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issue_relations__events() returns trigger; plpgsql volatile security definer; execute: owner only; relations/triggers.sql
@@ -1345,6 +1783,7 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_private.tg_issues__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_memberships__events() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
 -- app_private.tg_projects__events() returns trigger; plpgsql volatile security definer; execute: owner only; projects/triggers.sql
+-- app_private.tg_review_gates__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_workspaces__seed_statuses() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
 -- app_private.tg_workspaces__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.touch_api_keys(uuid[]) returns void; sql volatile; execute: owner only; auth/keys.sql
@@ -1370,7 +1809,22 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- usage: svc_visitor:USAGE
 
 -- functions of app_tools (definitions in sql/)
+-- app_tools.action_requests_accept(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/accept.sql
+-- app_tools.action_requests_close_voting(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/closeVoting.sql
+-- app_tools.action_requests_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/create.sql
+-- app_tools.action_requests_decline(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/decline.sql
+-- app_tools.action_requests_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; actionRequests/tools/list.sql
+-- app_tools.action_requests_results(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; actionRequests/tools/results.sql
+-- app_tools.action_requests_transition(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/transition.sql
+-- app_tools.action_requests_vote(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/vote.sql
 -- app_tools.agent_context_bundle(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agent/tools/contextBundle.sql
+-- app_tools.agent_crews_add_member(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/addMember.sql
+-- app_tools.agent_crews_archive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/archive.sql
+-- app_tools.agent_crews_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/create.sql
+-- app_tools.agent_crews_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agentCrews/tools/list.sql
+-- app_tools.agent_crews_remove_member(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/removeMember.sql
+-- app_tools.agent_crews_set_member_role(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/setMemberRole.sql
+-- app_tools.agent_crews_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/update.sql
 -- app_tools.agents_heartbeat(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agents/tools/heartbeat.sql
 -- app_tools.agents_list(jsonb) returns jsonb; sql stable; execute: svc_visitor; agents/tools/list.sql
 -- app_tools.agents_me(jsonb) returns jsonb; sql stable; execute: svc_visitor; agents/tools/me.sql
@@ -1394,6 +1848,15 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.cycles_rollover(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/rollover.sql
 -- app_tools.cycles_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/update.sql
 -- app_tools.events_recent(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; events/tools/recent.sql
+-- app_tools.execution_plans_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; executionPlans/tools/create.sql
+-- app_tools.execution_plans_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; executionPlans/tools/get.sql
+-- app_tools.execution_plans_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; executionPlans/tools/list.sql
+-- app_tools.execution_plans_transition(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; executionPlans/tools/transition.sql
+-- app_tools.execution_plans_transition_step(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; executionPlans/tools/transitionStep.sql
+-- app_tools.goals_abandon(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; goals/tools/abandon.sql
+-- app_tools.goals_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; goals/tools/create.sql
+-- app_tools.goals_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; goals/tools/get.sql
+-- app_tools.goals_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; goals/tools/list.sql
 -- app_tools.initiatives_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/create.sql
 -- app_tools.initiatives_get(jsonb) returns jsonb; sql stable; execute: svc_visitor; initiatives/tools/get.sql
 -- app_tools.initiatives_link_project(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/linkProject.sql
@@ -1434,6 +1897,12 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.notification_set_preference(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notification/tools/setPreference.sql
 -- app_tools.pins_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; pins/tools/list.sql
 -- app_tools.pins_set(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; pins/tools/set.sql
+-- app_tools.plans_activate(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plans/tools/activate.sql
+-- app_tools.plans_add_steps(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plans/tools/addSteps.sql
+-- app_tools.plans_decompose(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plans/tools/decompose.sql
+-- app_tools.plans_judge(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plans/tools/judge.sql
+-- app_tools.plans_record_verdict(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plans/tools/recordVerdict.sql
+-- app_tools.plans_request_approval(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plans/tools/requestApproval.sql
 -- app_tools.projects_archive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/archive.sql
 -- app_tools.projects_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/create.sql
 -- app_tools.projects_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; projects/tools/list.sql
@@ -1441,6 +1910,9 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.relations_add(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; relations/tools/add.sql
 -- app_tools.relations_list_for_issue(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; relations/tools/listForIssue.sql
 -- app_tools.relations_remove(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; relations/tools/remove.sql
+-- app_tools.review_gates_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; reviewGates/tools/list.sql
+-- app_tools.review_gates_open(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; reviewGates/tools/open.sql
+-- app_tools.review_gates_resolve(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; reviewGates/tools/resolve.sql
 -- app_tools.runs_complete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/complete.sql
 -- app_tools.runs_kick(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/kick.sql
 -- app_tools.runs_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; runs/tools/list.sql

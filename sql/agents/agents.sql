@@ -321,6 +321,9 @@ create or replace function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent
  set search_path to 'pg_catalog'
 as $$
 begin
+  if p_agent_id is null then
+    return null;  -- nobody to deliver to (e.g. a step with no agent yet)
+  end if;
   if not exists (select 1 from app_public.activity_events e
                  where e.id = p_event_id and e.workspace_id = app_hidden.current_workspace_id()) then
     perform app_hidden.raise_not_found('Event');
@@ -328,5 +331,5 @@ begin
   return app_private.enqueue_agent_dispatch(p_event_id, p_agent_id);
 end
 $$;
-comment on function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid) is 'For tool functions: queues an event of the caller''s workspace to an agent''s dispatch channel (app_private.enqueue_agent_dispatch). NULL when the agent has no webhookUrl (it sees the event on SSE).';
+comment on function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid) is 'For tool functions: queues an event of the caller''s workspace to an agent''s dispatch channel (app_private.enqueue_agent_dispatch): chat USER messages, kicks, ready steps and judges. NULL when there is no agent or it has no webhookUrl (it sees the event on SSE).';
 grant execute on function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid) to svc_visitor;

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { hasScope, type Caller } from '../auth/keys.ts';
 import { ApiError } from '../errors.ts';
 import { agentContextTools } from './agent.ts';
+import { actionRequestTools } from './actionRequests.ts';
 import { agentTools } from './agents.ts';
 import { chatTools } from './chat.ts';
 import { commentTools } from './comments.ts';
@@ -16,6 +17,7 @@ import { labelTools } from './labels.ts';
 import { notificationTools } from './notification.ts';
 import { cycleTools } from './cycles.ts';
 import { noteTools } from './notes.ts';
+import { crewTools, executionPlanTools, goalTools, planTools, reviewGateTools } from './orchestration.ts';
 import { pinTools } from './pins.ts';
 import { initiativeTools, projectTools } from './projects.ts';
 import { relationTools } from './relations.ts';
@@ -89,6 +91,12 @@ export const TOOLS: Tool[] = [
   ...runTools,
   ...chatTools,
   ...agentContextTools,
+  ...actionRequestTools,
+  ...goalTools,
+  ...planTools,
+  ...executionPlanTools,
+  ...crewTools,
+  ...reviewGateTools,
   ...catalogTools,
 ];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
