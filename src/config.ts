@@ -15,6 +15,8 @@ export interface Config {
   workerConcurrency: number;
   /** Deadline of one webhook delivery attempt (decisions.md: 10 s). */
   webhookTimeoutMs: number;
+  /** Attachment blobs on S3 (SVC_S3_BUCKET set); otherwise files under dataDir served by the service. */
+  s3?: { bucket: string; region?: string; endpoint?: string };
 }
 
 function int(name: string, fallback: number): number {
@@ -40,5 +42,8 @@ export function loadConfig(env = process.env): Config {
     rateLimitRestPerMin: int('SVC_RATE_LIMIT_REST_PER_MIN', 300),
     workerConcurrency: Math.max(1, int('SVC_WORKER_CONCURRENCY', 8)),
     webhookTimeoutMs: Math.max(100, int('SVC_WEBHOOK_TIMEOUT_MS', 10_000)),
+    s3: env.SVC_S3_BUCKET
+      ? { bucket: env.SVC_S3_BUCKET, region: env.SVC_S3_REGION || undefined, endpoint: env.SVC_S3_ENDPOINT || undefined }
+      : undefined,
   };
 }

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { hasScope, type Caller } from '../auth/keys.ts';
 import { ApiError } from '../errors.ts';
 import { agentTools } from './agents.ts';
+import { analyticsTools, standupTools } from './analytics.ts';
+import { attachmentTools } from './attachments.ts';
 import { commentTools } from './comments.ts';
 import { defineTools, tool, type Tool } from './define.ts';
 import { eventTools } from './events.ts';
@@ -17,6 +19,7 @@ import { noteTools } from './notes.ts';
 import { pinTools } from './pins.ts';
 import { initiativeTools, projectTools } from './projects.ts';
 import { relationTools } from './relations.ts';
+import { repohostTools } from './repohost.ts';
 import { timeTools } from './time.ts';
 import { statusTools, workspaceTools } from './workspace.ts';
 
@@ -81,6 +84,10 @@ export const TOOLS: Tool[] = [
   ...pinTools,
   ...noteTools,
   ...timeTools,
+  ...attachmentTools,
+  ...repohostTools,
+  ...analyticsTools,
+  ...standupTools,
   ...catalogTools,
 ];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
