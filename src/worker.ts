@@ -1,11 +1,13 @@
 /**
  * The background worker: Graphile Worker over the owner pool. Tasks: webhook and agent dispatch
- * deliveries (src/webhooks/tasks.ts); more arrive with their features (dispatch, watchdog sweeps).
+ * deliveries (src/webhooks/tasks.ts), attachment upload expiry and link titles (src/blobs/tasks.ts); more arrive with their features (dispatch, watchdog sweeps).
  * `svc start` and `svc worker` run the same runner on every node; jobs are shared through
  * Graphile Worker's SKIP LOCKED queue and new jobs wake workers through its LISTEN channel.
  */
 import { Logger, run, type Runner } from 'graphile-worker';
 import type pg from 'pg';
+import { attachmentTasks } from './blobs/tasks.ts';
+import type { BlobStore } from './blobs/store.ts';
 import { isSchemaMissing, leaseMs, warnSchemaMissing, webhookTasks, type WebhookTaskOptions } from './webhooks/tasks.ts';
 
 // Worker start-up chatter stays quiet; warnings and errors reach stderr.
@@ -17,12 +19,15 @@ export interface WorkerOptions extends WebhookTaskOptions {
   concurrency?: number;
   /** How often future-dated jobs (retries) are looked for; new jobs arrive by LISTEN at once. */
   pollInterval?: number;
+  /** Where attachment blobs live (the expiry job deletes blobs of uploads never finalized). */
+  blobs?: BlobStore;
+  linkTitleTimeoutMs?: number;
 }
 
 export async function startWorker(pool: pg.Pool, opts: WorkerOptions): Promise<Runner> {
   const runner = await run({
     pgPool: pool,
-    taskList: { ...webhookTasks(opts) },
+    taskList: { ...webhookTasks(opts), ...attachmentTasks(opts) },
     concurrency: opts.concurrency ?? 8,
     noHandleSignals: true,
     pollInterval: opts.pollInterval ?? 1000,

@@ -62,3 +62,4 @@ begin
 end
 $$;
 grant execute on function app_tools.analytics_summary(args jsonb) to svc_visitor;
+comment on function app_tools.analytics_summary(args jsonb) is 'analytics.summary: Coarse workspace figures over the issues this key can see: counts by status category and by status, throughput (issues completed per UTC day over windowDays, default 14, max 90), and open breaches (issues still open with an SLA breach, stall or missed ack in the window).';

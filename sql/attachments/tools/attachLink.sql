@@ -27,3 +27,4 @@ begin
 end
 $$;
 grant execute on function app_tools.attachments_attach_link(args jsonb) to svc_visitor;
+comment on function app_tools.attachments_attach_link(args jsonb) is 'attachments.attachLink: Attach a link (kind LINK, mimeType text/url, size 0) to an issue, comment, cycle or initiative. Without linkTitle the hostname stands in until a background job has fetched the page title (5 s, redirects followed, 64 KB read).';

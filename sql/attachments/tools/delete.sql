@@ -14,3 +14,4 @@ begin
 end
 $$;
 grant execute on function app_tools.attachments_delete(args jsonb) to svc_visitor;
+comment on function app_tools.attachments_delete(args jsonb) is 'attachments.delete: Delete an attachment: its row, and for a file its blob in the object store.';

@@ -40,3 +40,4 @@ begin
 end
 $$;
 grant execute on function app_tools.attachments_finalize(args jsonb) to svc_visitor;
+comment on function app_tools.attachments_finalize(args jsonb) is 'attachments.finalize: Register an uploaded file as an Attachment (kind FILE): checks the object exists with the size declared at initUpload. An upload never finalized is removed (row and blob) after it expires.';

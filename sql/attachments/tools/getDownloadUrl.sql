@@ -10,3 +10,4 @@ as $$
   select app_hidden.attachment_blob_ref(app_hidden.attachment_visible(args->>'id'))
 $$;
 grant execute on function app_tools.attachments_get_download_url(args jsonb) to svc_visitor;
+comment on function app_tools.attachments_get_download_url(args jsonb) is 'attachments.getDownloadUrl: A presigned GET URL for a file attachment (valid expiresInSeconds, default 900); for a LINK, its externalUrl.';

@@ -11,3 +11,4 @@ as $$
   select app_hidden.attachment_blob_ref(app_hidden.attachment_visible(args->>'id'))
 $$;
 grant execute on function app_tools.attachments_get_inline(args jsonb) to svc_visitor;
+comment on function app_tools.attachments_get_inline(args jsonb) is 'attachments.getInline: A file attachment''s bytes as base64, for files up to maxBytes (default 1,000,000; at most 25 MB) of an allowed type (image/png, image/jpeg, image/gif, image/webp, application/pdf, text/plain, text/markdown). Other types and larger files: use attachments.getDownloadUrl.';

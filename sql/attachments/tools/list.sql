@@ -17,3 +17,4 @@ begin
 end
 $$;
 grant execute on function app_tools.attachments_list(args jsonb) to svc_visitor;
+comment on function app_tools.attachments_list(args jsonb) is 'attachments.list: Attachments (files and links) of an issue, comment, cycle or initiative, oldest first.';

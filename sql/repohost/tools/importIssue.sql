@@ -47,3 +47,4 @@ begin
 end
 $$;
 grant execute on function app_tools.repohost_import_issue(args jsonb) to svc_visitor;
+comment on function app_tools.repohost_import_issue(args jsonb) is 'repohost.importIssue: Create an issue from an issue or pull request of a mapped repository (give mappingId, or repoFullName with an active mapping, and number). Idempotent: when it was imported before, returns that issue with created false. Links it with kind SOURCE; optional projectId, labelIds, queue.';

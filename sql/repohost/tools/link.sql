@@ -32,3 +32,4 @@ begin
 end
 $$;
 grant execute on function app_tools.repohost_link(args jsonb) to svc_visitor;
+comment on function app_tools.repohost_link(args jsonb) is 'repohost.link: Link an issue or pull request URL of a mapped repository to an existing issue with kind SOURCE, IMPLEMENTS, REVIEWS or RELATES_TO. Reads the resource from the host and stores its snapshot; linking the same URL again changes the kind (created false). Never writes to the host.';

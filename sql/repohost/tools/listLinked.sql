@@ -16,3 +16,4 @@ begin
 end
 $$;
 grant execute on function app_tools.repohost_list_linked(args jsonb) to svc_visitor;
+comment on function app_tools.repohost_list_linked(args jsonb) is 'repohost.listLinked: External issues and pull requests linked to an issue, each with its link kind and the latest local snapshot (refresh with repohost.sync).';

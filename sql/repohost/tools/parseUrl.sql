@@ -10,3 +10,4 @@ as $$
   select app_hidden.repo_parse_url(args->>'url')
 $$;
 grant execute on function app_tools.repohost_parse_url(args jsonb) to svc_visitor;
+comment on function app_tools.repohost_parse_url(args jsonb) is 'repohost.parseUrl: Parse an issue or pull request URL (https://<host>/<owner>/<repo>/issues/<n> or /pull/<n>) into {owner, repo, repoFullName, type, number, url}. No call to the host.';

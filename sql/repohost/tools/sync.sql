@@ -30,3 +30,4 @@ begin
 end
 $$;
 grant execute on function app_tools.repohost_sync(args jsonb) to svc_visitor;
+comment on function app_tools.repohost_sync(args jsonb) is 'repohost.sync: Refresh the stored snapshot of linked external resources (one resourceId, or every resource linked to issueId) from the host and apply the mapping''s rules: status rules move SOURCE/IMPLEMENTS-linked issues (e.g. closed or merged → Done), syncTitle copies the title onto SOURCE-linked issues.';

@@ -59,3 +59,4 @@ begin
 end
 $$;
 grant execute on function app_tools.standup_draft(args jsonb) to svc_visitor;
+comment on function app_tools.standup_draft(args jsonb) is 'standup.draft: A standup draft for the last sinceHours (default 24, max 168): issues done, started, opened, and currently blocked (by an open issue), as groups of {id, number, key, title} (up to 50 each; counts are the totals) and as markdown that pastes well into chat.';
