@@ -13,7 +13,7 @@ declare
   v_target record;
   v_row app_public.attachments;
 begin
-  select * into v_upload from app_public.attachment_uploads u where u.storage_key = args->>'key' for update;
+  select * into v_upload from app_public.attachment_uploads u where u.storage_key = args->>'key';
   if v_upload.id is null then
     raise exception 'Upload not found (already finalized, expired, or never started)' using errcode = 'SV404', column = 'key';
   end if;
@@ -29,12 +29,16 @@ begin
     raise exception 'The stored object has % bytes, initUpload declared %', args->>'storedSize', v_upload.size_bytes
       using errcode = 'SV409', detail = 'size_mismatch';
   end if;
+  -- The delete is the arbiter between two finalize calls (and the expiry job): one of them gets the row.
+  delete from app_public.attachment_uploads u where u.id = v_upload.id and u.expires_at > now();
+  if not found then
+    raise exception 'Upload not found (already finalized, expired, or never started)' using errcode = 'SV404', column = 'key';
+  end if;
   insert into app_public.attachments (id, workspace_id, kind, target_type, target_id, filename, mime_type, size_bytes,
                                       storage_key, created_by_user_id, created_by_agent_id, upload_id)
   values (v_upload.id, v_upload.workspace_id, 'FILE', v_upload.target_type, v_target.target_id, v_upload.filename,
           v_upload.mime_type, v_upload.size_bytes, v_upload.storage_key, app_hidden.current_user_id(),
           app_hidden.current_agent_id(), v_upload.id);
-  delete from app_public.attachment_uploads u where u.id = v_upload.id;
   select * into v_row from app_public.attachments a where a.id = v_upload.id;
   return app_hidden.attachment_json(v_row);
 end
