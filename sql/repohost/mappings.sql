@@ -8,7 +8,7 @@ create or replace function app_hidden.repo_check_status_rules(p_rules jsonb)
 as $$
 declare v_key text; v_value jsonb;
 begin
-  if p_rules is null then return '{}'; end if;
+  if p_rules is null then return null; end if;
   if jsonb_typeof(p_rules) <> 'object' then
     perform app_hidden.raise_invalid('statusRules', 'must be an object such as {"closed":"DONE","merged":"DONE"}');
   end if;
@@ -24,7 +24,7 @@ begin
   return jsonb_strip_nulls(p_rules);
 end
 $$;
-comment on function app_hidden.repo_check_status_rules(p_rules jsonb) is 'Validates status rules: keys open/closed/merged, values status categories (400 statusRules otherwise).';
+comment on function app_hidden.repo_check_status_rules(p_rules jsonb) is 'Validates status rules: keys open/closed/merged, values status categories (400 statusRules otherwise); null stays null (no change).';
 grant execute on function app_hidden.repo_check_status_rules(p_rules jsonb) to svc_visitor;
 
 create or replace function app_hidden.repo_mapping_insert(p_workspace_id uuid, p_repo_full_name text, p_token_env text default NULL::text, p_api_url text default NULL::text, p_status_rules jsonb default NULL::jsonb, p_sync_title boolean default false)

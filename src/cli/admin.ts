@@ -189,6 +189,15 @@ export const ADMIN_COMMANDS: Record<string, (client: pg.ClientBase, flags: Flags
       text: `New dispatch signing secret for agent ${profileKey} (shown once): ${rows[0].s}`,
     };
   },
+
+  // Repository mapping for the repohost tools (spec 4.5); the token is the name of an environment variable.
+  async 'create-repo-mapping'(client, flags) {
+    const ws = await workspaceId(client, required(flags, 'workspace'));
+    const { rows } = await client.query('select app_hidden.repo_mapping_insert($1, $2, $3, $4) as m', [
+      ws, required(flags, 'repo'), optional(flags, 'token-env') ?? null, optional(flags, 'api-url') ?? null,
+    ]);
+    return { json: { mapping: rows[0].m }, text: `Mapped ${rows[0].m.repoFullName} (${rows[0].m.id}).` };
+  },
 };
 
 /** --events K1,K2; `--events all` (or empty) = every kind; absent = undefined. */
