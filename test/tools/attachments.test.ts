@@ -263,6 +263,19 @@ describe('attachments on the embedded store', () => {
     expect(list.body.result.structuredContent.items).toHaveLength(1);
     const bad = await rpc(t, ws.token, 'tools/call', { name: 'attachments.getInline', arguments: { id: list.body.result.structuredContent.items[0].id } });
     expect(bad.body.result.isError).toBe(true);
+
+    const call = async (name: string, args: object) => {
+      const r = await rpc(t, ws.token, 'tools/call', { name, arguments: args });
+      expect(r.body.result.isError, `${name}: ${JSON.stringify(r.body.result)}`).toBeFalsy();
+      return r.body.result.structuredContent;
+    };
+    const bytes = Buffer.from('uploaded over MCP');
+    const up = await call('attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'mcp.txt', mimeType: 'text/plain', sizeBytes: bytes.length });
+    expect(await curlPut(fileOf('mcp.txt', bytes), up.uploadUrl)).toBe(200);
+    const att = await call('attachments.finalize', { key: up.key });
+    expect((await curlGet((await call('attachments.getDownloadUrl', { id: att.id })).url)).equals(bytes)).toBe(true);
+    expect(Buffer.from((await call('attachments.getInline', { id: att.id })).base64, 'base64').equals(bytes)).toBe(true);
+    expect(await call('attachments.delete', { id: att.id })).toMatchObject({ id: att.id, deleted: true });
   });
 });
 

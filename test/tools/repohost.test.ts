@@ -211,5 +211,16 @@ describe('repohost tools', () => {
     expect(r.body.result.structuredContent).toMatchObject({ number: 5, type: 'issue' });
     const s = await rpc(t, ws.token, 'tools/call', { name: 'repohost.search', arguments: { repoFullName: REPO, query: 'docs' } });
     expect(s.body.result.structuredContent.items.map((i: any) => i.number)).toEqual([3]);
+    const call = async (name: string, args: object) => {
+      const r = await rpc(t, ws.token, 'tools/call', { name, arguments: args });
+      expect(r.body.result.isError, `${name}: ${JSON.stringify(r.body.result)}`).toBeFalsy();
+      return r.body.result.structuredContent;
+    };
+    const imported = await call('repohost.importIssue', { repoFullName: REPO, number: 4 });
+    expect(imported).toMatchObject({ created: true, resource: { state: 'closed' } });
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'rpc links' });
+    const link = await call('repohost.link', { issueId: issue.id, url: url(4), kind: 'RELATES_TO' });
+    expect((await call('repohost.listLinked', { issueId: issue.id })).items.map((l: any) => l.id)).toEqual([link.id]);
+    expect((await call('repohost.sync', { resourceId: link.resourceId })).items).toHaveLength(1);
   });
 });
