@@ -28,6 +28,9 @@ function int(name: string, fallback: number): number {
 }
 
 export function loadConfig(env = process.env): Config {
+  if (!env.SVC_S3_BUCKET && (env.SVC_S3_ENDPOINT || env.SVC_S3_REGION)) {
+    throw new Error('SVC_S3_ENDPOINT/SVC_S3_REGION are set but SVC_S3_BUCKET is not: set the bucket to store attachments on S3, or unset them for the embedded store');
+  }
   const port = int('PORT', 3000);
   const host = env.HOST || '127.0.0.1';
   return {
