@@ -1141,6 +1141,7 @@ CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH
 -- app_hidden.record_event(text,text,uuid,jsonb) returns uuid; sql volatile security definer; execute: svc_visitor; events/record.sql
 -- app_hidden.relation_view(app_public.issue_relations,uuid) returns jsonb; sql stable; execute: svc_visitor; relations/relations.sql
 -- app_hidden.repo_apply_rules(app_public.external_resources) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.repo_check_host_settings(text,text) returns void; plpgsql immutable; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.repo_check_status_rules(jsonb) returns jsonb; plpgsql immutable; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.repo_link_json(app_public.external_links) returns jsonb; sql stable; execute: svc_visitor; repohost/shapes.sql
 -- app_hidden.repo_mapping_insert(uuid,text,text,text,jsonb,boolean) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
@@ -1176,6 +1177,7 @@ CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH
 -- app_hidden.ts_key(timestamp with time zone) returns text; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.upcoming_cycle() returns app_public.cycles; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.update_issue(app_public.issues,jsonb) returns app_public.issues; plpgsql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.url_hostname(text) returns text; sql immutable; execute: svc_visitor; attachments/attachments.sql
 -- app_hidden.user_today(text) returns date; plpgsql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.utc_today() returns date; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.uuid_array(jsonb,text) returns uuid[]; sql immutable; execute: svc_visitor; core/util.sql

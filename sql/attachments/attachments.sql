@@ -69,3 +69,13 @@ as $$
 $$;
 comment on function app_hidden.attachment_blob_ref(a app_public.attachments) is 'What the Node half of getDownloadUrl/getInline/delete needs: the attachment and its object key (the key never leaves the service).';
 grant execute on function app_hidden.attachment_blob_ref(a app_public.attachments) to svc_visitor;
+
+create or replace function app_hidden.url_hostname(p_url text)
+ returns text
+ language sql
+ immutable parallel safe
+as $$
+  select lower(substring(p_url from '^[hH][tT][tT][pP][sS]?://(?:[^/?#@]*@)?(\[[^\]]+\]|[^/?#:]+)'))
+$$;
+comment on function app_hidden.url_hostname(p_url text) is 'The host of an http(s) URL, lowercased (null when it is not one): the title a LINK attachment falls back to.';
+grant execute on function app_hidden.url_hostname(p_url text) to svc_visitor;

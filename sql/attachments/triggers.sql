@@ -51,7 +51,7 @@ create or replace function app_private.tg_attachments__link_title()
 as $$
 begin
   if new.kind = 'LINK' and new.link_title is null then
-    new.link_title := lower(substring(new.external_url from '^[hH][tT][tT][pP][sS]?://(?:[^/?#@]*@)?(\[[^\]]+\]|[^/?#:]+)'));
+    new.link_title := app_hidden.url_hostname(new.external_url);
     perform app_private.attachments_enqueue('svc_attachment_link_title', json_build_object('attachmentId', new.id));
   end if;
   return new;

@@ -27,6 +27,23 @@ $$;
 comment on function app_hidden.repo_check_status_rules(p_rules jsonb) is 'Validates status rules: keys open/closed/merged, values status categories (400 statusRules otherwise); null stays null (no change).';
 grant execute on function app_hidden.repo_check_status_rules(p_rules jsonb) to svc_visitor;
 
+create or replace function app_hidden.repo_check_host_settings(p_token_env text, p_api_url text)
+ returns void
+ language plpgsql
+ immutable
+as $$
+begin
+  if p_token_env is not null and p_token_env !~ '^[A-Za-z_][A-Za-z0-9_]{0,127}$' then
+    perform app_hidden.raise_invalid('tokenEnv', 'must be an environment variable name');
+  end if;
+  if p_api_url is not null and p_api_url !~ '^https?://[^\s]+$' then
+    perform app_hidden.raise_invalid('apiUrl', 'must be an http(s) URL');
+  end if;
+end
+$$;
+comment on function app_hidden.repo_check_host_settings(p_token_env text, p_api_url text) is 'Validates a mapping''s tokenEnv (an environment variable name) and apiUrl (http or https), 400 naming the field.';
+grant execute on function app_hidden.repo_check_host_settings(p_token_env text, p_api_url text) to svc_visitor;
+
 create or replace function app_hidden.repo_mapping_insert(p_workspace_id uuid, p_repo_full_name text, p_token_env text default NULL::text, p_api_url text default NULL::text, p_status_rules jsonb default NULL::jsonb, p_sync_title boolean default false)
  returns jsonb
  language plpgsql
@@ -36,12 +53,7 @@ begin
   if coalesce(p_repo_full_name, '') !~ '^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$' then
     perform app_hidden.raise_invalid('repo', 'must be owner/name');
   end if;
-  if p_token_env is not null and p_token_env !~ '^[A-Za-z_][A-Za-z0-9_]{0,127}$' then
-    perform app_hidden.raise_invalid('tokenEnv', 'must be an environment variable name');
-  end if;
-  if p_api_url is not null and p_api_url !~ '^https?://[^\s]+$' then
-    perform app_hidden.raise_invalid('apiUrl', 'must be an http(s) URL');
-  end if;
+  perform app_hidden.repo_check_host_settings(p_token_env, p_api_url);
   if exists (select 1 from app_public.connection_mappings m where m.workspace_id = p_workspace_id and m.kind = 'repo'
              and lower(m.repo_full_name) = lower(p_repo_full_name)) then
     raise exception 'Repository % is already mapped in this workspace', p_repo_full_name using errcode = 'SV409', detail = 'mapping_exists';
@@ -77,12 +89,7 @@ as $$
 declare v_row app_public.connection_mappings;
 begin
   perform app_hidden.require_workspace_admin_key();
-  if token_env is not null and token_env !~ '^[A-Za-z_][A-Za-z0-9_]{0,127}$' then
-    perform app_hidden.raise_invalid('tokenEnv', 'must be an environment variable name');
-  end if;
-  if api_url is not null and api_url !~ '^https?://[^\s]+$' then
-    perform app_hidden.raise_invalid('apiUrl', 'must be an http(s) URL');
-  end if;
+  perform app_hidden.repo_check_host_settings(token_env, api_url);
   update app_public.connection_mappings m set
     token_env = case when clear_token_env then null else coalesce(repo_mappings_update.token_env, m.token_env) end,
     api_url = case when clear_api_url then null else coalesce(rtrim(repo_mappings_update.api_url, '/'), m.api_url) end,

@@ -10,7 +10,7 @@ as $$
 declare
   v_target record := app_hidden.attachment_target(args->>'targetType', args->>'targetId');
   v_url text := args->>'externalUrl';
-  v_host text := substring(v_url from '^[hH][tT][tT][pP][sS]?://(?:[^/?#@]*@)?(\[[^\]]+\]|[^/?#:]+)');
+  v_host text := app_hidden.url_hostname(v_url);
   v_title text := nullif(btrim(args->>'linkTitle'), '');
   v_row app_public.attachments;
 begin
@@ -20,7 +20,7 @@ begin
   insert into app_public.attachments (workspace_id, kind, target_type, target_id, external_url, link_title, filename,
                                       mime_type, size_bytes, created_by_user_id, created_by_agent_id)
   values (app_hidden.current_workspace_id(), 'LINK', args->>'targetType', v_target.target_id, v_url,
-          v_title, coalesce(v_title, lower(v_host)), 'text/url', 0,
+          v_title, coalesce(v_title, v_host), 'text/url', 0,
           app_hidden.current_user_id(), app_hidden.current_agent_id())
   returning * into v_row;
   return app_hidden.attachment_json(v_row) || jsonb_build_object('titlePending', v_title is null);
