@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { fetchPageTitle } from '../../src/outbound/http.ts';
 import { startPages, startS3 } from '../support/outside.ts';
 
 const run = promisify(execFile);
@@ -67,6 +68,8 @@ describe('attachments on the embedded store', () => {
       '/titled': { body: '<html><head><title>  The &amp; Page\n Title </title></head><body>x</body></html>' },
       '/moved': { status: 302, headers: { location: '/titled' } },
       '/untitled': { body: '<html><body>no title</body></html>' },
+      '/late-title': { body: `<html><head>${' '.repeat(70 * 1024)}<title>too far</title></head></html>` },
+      '/hang': { hang: true },
     });
   });
   afterAll(async () => {
@@ -189,6 +192,25 @@ describe('attachments on the embedded store', () => {
     expect(links.find((a: any) => a.id === bare.id).linkTitle).toBe('127.0.0.1');
     const dl = await ok(t, ws.token, 'attachments.getDownloadUrl', { id: given.id });
     expect(dl).toMatchObject({ kind: 'LINK', url: 'https://example.com/spec', expiresAt: null });
+  });
+
+  it('title fetching: the egress guard refuses private addresses, at most 64 KB are read, a slow page times out', async () => {
+    await expect(fetchPageTitle(`${pages.url}/titled`, { allowPrivate: false })).rejects.toThrow(/egress denied/);
+    await expect(fetchPageTitle(`http://localhost:${new URL(pages.url).port}/moved`, { allowPrivate: false })).rejects.toThrow(/egress denied/);
+    expect(await fetchPageTitle(`${pages.url}/moved`, { allowPrivate: true })).toBe('The & Page Title');
+    expect(await fetchPageTitle(`${pages.url}/late-title`, { allowPrivate: true })).toBeNull();
+    await expect(fetchPageTitle(`${pages.url}/hang`, { allowPrivate: true, timeoutMs: 300 })).rejects.toThrow(/timed out/);
+  });
+
+  it('files of several MB stream through the embedded store (no request body limit applies)', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'big file' });
+    const bytes = crypto.randomBytes(5 * 1024 * 1024 + 3);
+    const up = await ok(t, ws.token, 'attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'big.pdf', mimeType: 'application/pdf', sizeBytes: bytes.length });
+    expect(await curlPut(fileOf('big.pdf', bytes), up.uploadUrl)).toBe(200);
+    const att = await ok(t, ws.token, 'attachments.finalize', { key: up.key });
+    expect((await curlGet((await ok(t, ws.token, 'attachments.getDownloadUrl', { id: att.id })).url)).equals(bytes)).toBe(true);
+    const inline = await ok(t, ws.token, 'attachments.getInline', { id: att.id, maxBytes: 6_000_000 });
+    expect(Buffer.from(inline.base64, 'base64').equals(bytes)).toBe(true);
   });
 
   it('scopes: reads need READ_ISSUES, writes WRITE_ISSUES (403 scope_required)', async () => {
