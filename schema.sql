@@ -323,6 +323,39 @@ CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.agents FOR EACH ROW E
 CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE ON app_public.agents FOR EACH ROW EXECUTE FUNCTION app_private.tg_agents__events();
 CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF status, archived_at, max_concurrent ON app_public.agents FOR EACH ROW EXECUTE FUNCTION app_private.tg_agents__wake_dispatcher();
 
+-- Uploads granted by attachments.initUpload and not finalized yet: their declared size counts against the quota until finalize registers the attachment or the expiry job removes the blob.
+create table app_public.attachment_uploads (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  storage_key text not null, -- Object key in the blob store (<workspace id>/<upload id>/<filename>).
+  target_type text not null,
+  target_id uuid not null,
+  filename text not null,
+  mime_type text not null,
+  size_bytes bigint not null,
+  created_by_user_id uuid,
+  created_by_agent_id uuid,
+  created_at timestamp with time zone default now() not null,
+  expires_at timestamp with time zone not null, -- After this the upload URL no longer works; a Graphile Worker job then deletes the row and any blob that arrived.
+  constraint attachment_uploads_pkey PRIMARY KEY (id),
+  constraint attachment_uploads_storage_key_key UNIQUE (storage_key),
+  constraint attachment_uploads_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint attachment_uploads_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint attachment_uploads_filename_check CHECK (length(filename) >= 1 AND length(filename) <= 255),
+  constraint attachment_uploads_mime_type_check CHECK (length(mime_type) >= 3 AND length(mime_type) <= 255),
+  constraint attachment_uploads_size_bytes_check CHECK (size_bytes >= 1 AND size_bytes <= 26214400),
+  constraint attachment_uploads_target_type_check CHECK (target_type = ANY (ARRAY['issue'::text, 'initiative'::text, 'cycle'::text, 'comment'::text]))
+);
+CREATE INDEX attachment_uploads_workspace_idx ON app_public.attachment_uploads USING btree (workspace_id, expires_at);
+alter table app_public.attachment_uploads enable row level security;
+alter table app_public.attachment_uploads force row level security;
+grant delete on app_public.attachment_uploads to svc_visitor;
+grant select on app_public.attachment_uploads to svc_visitor;
+grant insert (id, workspace_id, storage_key, target_type, target_id, filename, mime_type, size_bytes, created_by_user_id, created_by_agent_id, expires_at) on app_public.attachment_uploads to svc_visitor;
+create policy manage_in_workspace on app_public.attachment_uploads for all to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy owner_all on app_public.attachment_uploads for all to current_user using (true) with check (true);
+CREATE TRIGGER _900_expiry_job AFTER INSERT ON app_public.attachment_uploads FOR EACH ROW EXECUTE FUNCTION app_private.tg_attachment_uploads__expiry_job();
+
 -- Files and links attached to issues, initiatives, cycles or comments. LINK rows: mimeType text/url, size 0.
 create table app_public.attachments (
   id uuid default gen_random_uuid() not null,
@@ -339,6 +372,7 @@ create table app_public.attachments (
   created_by_user_id uuid,
   created_by_agent_id uuid,
   created_at timestamp with time zone default now() not null,
+  upload_id uuid, -- FILE rows: the attachment_uploads id it was finalized from (the job that cleans unfinalized uploads leaves these blobs alone).
   constraint attachments_pkey PRIMARY KEY (id),
   constraint attachments_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
   constraint attachments_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
@@ -348,16 +382,23 @@ create table app_public.attachments (
   constraint attachments_size_bytes_check CHECK (size_bytes >= 0),
   constraint attachments_target_type_check CHECK (target_type = ANY (ARRAY['issue'::text, 'initiative'::text, 'cycle'::text, 'comment'::text]))
 );
+CREATE INDEX attachments_storage_key_idx ON app_public.attachments USING btree (workspace_id, storage_key) WHERE (storage_key IS NOT NULL);
 CREATE INDEX attachments_target_idx ON app_public.attachments USING btree (workspace_id, target_type, target_id, created_at);
 alter table app_public.attachments enable row level security;
 alter table app_public.attachments force row level security;
+grant delete on app_public.attachments to svc_visitor;
 grant select on app_public.attachments to svc_visitor;
+grant insert (id, workspace_id, kind, target_type, target_id, external_url, link_title, filename, mime_type, size_bytes, storage_key, created_by_user_id, created_by_agent_id, upload_id) on app_public.attachments to svc_visitor;
+create policy delete_visible on app_public.attachments for delete to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy insert_in_workspace on app_public.attachments for insert to svc_visitor with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 create policy owner_all on app_public.attachments for all to current_user using (true) with check (true);
-create policy select_in_workspace on app_public.attachments for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((target_type = 'issue'::text) AND (EXISTS ( SELECT 1
+create policy select_in_workspace on app_public.attachments for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (((target_type = ANY (ARRAY['issue'::text, 'comment'::text])) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((target_type = 'issue'::text) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
   WHERE (i.id = attachments.target_id)))) OR ((target_type = 'comment'::text) AND (EXISTS ( SELECT 1
    FROM app_public.comments c
-  WHERE (c.id = attachments.target_id)))) OR (target_type <> ALL (ARRAY['issue'::text, 'comment'::text])))));
+  WHERE (c.id = attachments.target_id)))))) OR ((target_type = 'initiative'::text) AND ((cardinality(( SELECT app_hidden.narrowed_initiative_ids() AS narrowed_initiative_ids)) = 0) OR (target_id = ANY (( SELECT app_hidden.narrowed_initiative_ids() AS narrowed_initiative_ids)::uuid[])))) OR (target_type = 'cycle'::text))));
+CREATE TRIGGER _200_link_title BEFORE INSERT ON app_public.attachments FOR EACH ROW EXECUTE FUNCTION app_private.tg_attachments__link_title();
+CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE OF link_title ON app_public.attachments FOR EACH ROW EXECUTE FUNCTION app_private.tg_attachments__events();
 
 -- A persisted chat message: USER (a person, in-app) or AGENT (the addressee, chat.appendMessage or chat.finalizeDraft). Drafts are never stored.
 create table app_public.chat_messages (
@@ -470,6 +511,42 @@ create policy update_on_visible_issues on app_public.comments for update to svc_
   WHERE (i.id = comments.issue_id)))));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.comments FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.comments FOR EACH ROW EXECUTE FUNCTION app_private.tg_comments__events();
+
+-- A workspace's link to an external repository (kind repo): the repohost tools read issues and pull requests through it, never write to the host.
+create table app_public.connection_mappings (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  kind text default 'repo'::text not null,
+  provider text default 'github'::text not null,
+  repo_full_name text not null, -- owner/name on the host.
+  token_env text, -- Name of the environment variable holding the host API token (the token itself is never stored); unset = anonymous.
+  api_url text, -- API base URL for GitHub Enterprise (e.g. https://ghe.example.com/api/v3); unset = https://api.github.com.
+  status_rules jsonb default '{}'::jsonb not null, -- External state → status category applied by repohost.sync to linked issues (SOURCE and IMPLEMENTS links), e.g. {"closed":"DONE","merged":"DONE"}.
+  sync_title boolean default false not null, -- When true, repohost.sync copies the external title onto issues linked with kind SOURCE.
+  active boolean default true not null,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint connection_mappings_pkey PRIMARY KEY (id),
+  constraint connection_mappings_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint connection_mappings_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint connection_mappings_api_url_check CHECK (api_url ~ '^https?://[^\s]+$'::text AND length(api_url) <= 500),
+  constraint connection_mappings_kind_check CHECK (kind = 'repo'::text),
+  constraint connection_mappings_provider_check CHECK (provider = 'github'::text),
+  constraint connection_mappings_repo_full_name_check CHECK (repo_full_name ~ '^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$'::text),
+  constraint connection_mappings_status_rules_check CHECK (jsonb_typeof(status_rules) = 'object'::text),
+  constraint connection_mappings_token_env_check CHECK (token_env ~ '^[A-Za-z_][A-Za-z0-9_]{0,127}$'::text)
+);
+CREATE UNIQUE INDEX connection_mappings_repo_key ON app_public.connection_mappings USING btree (workspace_id, kind, lower(repo_full_name));
+alter table app_public.connection_mappings enable row level security;
+alter table app_public.connection_mappings force row level security;
+grant delete on app_public.connection_mappings to svc_visitor;
+grant select on app_public.connection_mappings to svc_visitor;
+grant insert (workspace_id, kind, provider, repo_full_name, token_env, api_url, status_rules, sync_title, active) on app_public.connection_mappings to svc_visitor;
+grant update (token_env, api_url, status_rules, sync_title, active) on app_public.connection_mappings to svc_visitor;
+create policy manage_as_admin on app_public.connection_mappings for all to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.caller_role() AS caller_role) = ANY (ARRAY['OWNER'::text, 'ADMIN'::text])))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.caller_role() AS caller_role) = ANY (ARRAY['OWNER'::text, 'ADMIN'::text]))));
+create policy owner_all on app_public.connection_mappings for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.connection_mappings for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.connection_mappings FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 
 -- A time-boxed iteration (shown as Sprint). At most one ACTIVE cycle per workspace: the current one.
 create table app_public.cycles (
@@ -645,6 +722,70 @@ create policy update_visible_steps on app_public.execution_steps for update to s
   WHERE (p.id = execution_steps.plan_id))))));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.execution_steps FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.execution_steps FOR EACH ROW EXECUTE FUNCTION app_private.tg_execution_steps__events();
+
+-- An issue's link to an external issue or pull request, with its kind (SOURCE: imported from it; IMPLEMENTS, REVIEWS, RELATES_TO).
+create table app_public.external_links (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  issue_id uuid not null,
+  resource_id uuid not null,
+  kind text not null,
+  created_by_user_id uuid,
+  created_by_agent_id uuid,
+  created_at timestamp with time zone default now() not null,
+  constraint external_links_pkey PRIMARY KEY (id),
+  constraint external_links_workspace_id_issue_id_resource_id_key UNIQUE (workspace_id, issue_id, resource_id),
+  constraint external_links_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint external_links_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint external_links_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE CASCADE,
+  constraint external_links_workspace_id_resource_id_fkey FOREIGN KEY (workspace_id, resource_id) REFERENCES app_public.external_resources(workspace_id, id) ON DELETE CASCADE,
+  constraint external_links_kind_check CHECK (kind = ANY (ARRAY['SOURCE'::text, 'IMPLEMENTS'::text, 'REVIEWS'::text, 'RELATES_TO'::text]))
+);
+CREATE INDEX external_links_resource_idx ON app_public.external_links USING btree (workspace_id, resource_id);
+alter table app_public.external_links enable row level security;
+alter table app_public.external_links force row level security;
+grant select on app_public.external_links to svc_visitor;
+grant insert (workspace_id, issue_id, resource_id, kind, created_by_user_id, created_by_agent_id) on app_public.external_links to svc_visitor;
+grant update (kind) on app_public.external_links to svc_visitor;
+create policy on_visible_issues on app_public.external_links for all to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = external_links.issue_id)))))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy owner_all on app_public.external_links for all to current_user using (true) with check (true);
+CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE OF kind ON app_public.external_links FOR EACH ROW EXECUTE FUNCTION app_private.tg_external_links__events();
+
+-- An issue or pull request on a repository host as last read (the local snapshot).
+create table app_public.external_resources (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  mapping_id uuid,
+  provider text default 'github'::text not null,
+  repo_full_name text not null,
+  type text not null,
+  number integer not null,
+  url text not null,
+  title text,
+  state text,
+  snapshot jsonb default '{}'::jsonb not null, -- The host's fields we keep: title, state, author, labels, assignees, htmlUrl, updatedAt, closedAt, mergedAt, draft.
+  synced_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  constraint external_resources_pkey PRIMARY KEY (id),
+  constraint external_resources_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint external_resources_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint external_resources_workspace_id_mapping_id_fkey FOREIGN KEY (workspace_id, mapping_id) REFERENCES app_public.connection_mappings(workspace_id, id) ON DELETE SET NULL (mapping_id),
+  constraint external_resources_number_check CHECK (number > 0),
+  constraint external_resources_state_check CHECK (state = ANY (ARRAY['open'::text, 'closed'::text, 'merged'::text])),
+  constraint external_resources_type_check CHECK (type = ANY (ARRAY['issue'::text, 'pull_request'::text]))
+);
+CREATE INDEX external_resources_mapping_idx ON app_public.external_resources USING btree (workspace_id, mapping_id);
+CREATE UNIQUE INDEX external_resources_number_key ON app_public.external_resources USING btree (workspace_id, lower(repo_full_name), number);
+alter table app_public.external_resources enable row level security;
+alter table app_public.external_resources force row level security;
+grant select on app_public.external_resources to svc_visitor;
+grant insert (workspace_id, mapping_id, provider, repo_full_name, type, number, url, title, state, snapshot, synced_at) on app_public.external_resources to svc_visitor;
+grant update (mapping_id, type, url, title, state, snapshot, synced_at) on app_public.external_resources to svc_visitor;
+create policy manage_in_workspace on app_public.external_resources for all to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy owner_all on app_public.external_resources for all to current_user using (true) with check (true);
+CREATE TRIGGER _800_events AFTER UPDATE ON app_public.external_resources FOR EACH ROW EXECUTE FUNCTION app_private.tg_external_resources__events();
 
 -- An outcome the agents pursue (spec 2.15, 3.7): OPEN → PLANNING (plans.decompose) → ACTIVE (plan activated) → ACHIEVED (every step of the active plan DONE); ABANDONED from any live state. Status moves only through app_hidden.goal_move; GOAL_STATUS_CHANGED by trigger.
 create table app_public.goals (
@@ -1395,6 +1536,9 @@ CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF auto_dispatch, auto_dispatch
 -- app_public.plugin_issue_api_key(uuid,app_public.api_key_scope[],uuid[],uuid[],uuid[],integer,text) returns app_public.issued_api_key; plpgsql volatile; execute: svc_visitor; auth/plugins.sql
 -- app_public.plugins() returns SETOF app_public.plugin_info; sql stable; execute: svc_visitor; auth/plugins.sql
 -- app_public.plugins_create(text,app_public.api_key_scope[]) returns app_public.plugin_info; sql volatile; execute: svc_visitor; auth/plugins.sql
+-- app_public.repo_mappings_create(text,text,text,jsonb,boolean) returns app_public.connection_mappings; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
+-- app_public.repo_mappings_delete(uuid) returns app_public.connection_mappings; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
+-- app_public.repo_mappings_update(uuid,text,text,jsonb,boolean,boolean,boolean,boolean) returns app_public.connection_mappings; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
 -- app_public.viewer() returns app_public.users; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.viewer_role() returns app_public.membership_role; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.webhook_deliveries_retry(uuid) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
@@ -1432,7 +1576,11 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.assert_move(text,text,text,text) returns void; plpgsql immutable; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.assert_run_mode_allows_mutation(uuid) returns void; plpgsql stable; execute: svc_visitor; issues/write.sql
 -- app_hidden.assign_issue_agent(app_public.issues,app_public.agents,text,text,text,uuid,jsonb) returns uuid; plpgsql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.attachment_blob_ref(app_public.attachments) returns jsonb; sql stable; execute: svc_visitor; attachments/attachments.sql
+-- app_hidden.attachment_bytes_used(uuid) returns bigint; sql stable security definer; execute: svc_visitor; attachments/attachments.sql
 -- app_hidden.attachment_json(app_public.attachments) returns jsonb; sql stable; execute: svc_visitor; attachments/shapes.sql
+-- app_hidden.attachment_target(text,text) returns record; plpgsql stable; execute: svc_visitor; attachments/attachments.sql
+-- app_hidden.attachment_visible(text) returns app_public.attachments; plpgsql stable; execute: svc_visitor; attachments/attachments.sql
 -- app_hidden.authenticate(bytea) returns TABLE(key_id uuid, workspace_id uuid, user_id uuid, kind text, linked_agent_id uuid, scopes text[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_at timestamp with time zone, revoked_at timestamp with time zone, acting_user_id uuid); sql stable security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.caller_may_moderate() returns boolean; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.caller_role() returns text; sql stable security definer; execute: svc_visitor; core/caller.sql
@@ -1543,6 +1691,18 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.raise_not_found(text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
 -- app_hidden.record_event(text,text,uuid,jsonb) returns uuid; sql volatile security definer; execute: svc_visitor; events/record.sql
 -- app_hidden.relation_view(app_public.issue_relations,uuid) returns jsonb; sql stable; execute: svc_visitor; relations/relations.sql
+-- app_hidden.repo_apply_rules(app_public.external_resources) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.repo_check_host_settings(text,text) returns void; plpgsql immutable; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.repo_check_status_rules(jsonb) returns jsonb; plpgsql immutable; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.repo_link_json(app_public.external_links) returns jsonb; sql stable; execute: svc_visitor; repohost/shapes.sql
+-- app_hidden.repo_mapping_insert(uuid,text,text,text,jsonb,boolean) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.repo_mapping_json(app_public.connection_mappings) returns jsonb; sql stable; execute: svc_visitor; repohost/shapes.sql
+-- app_hidden.repo_mapping_resolve(text,text,text) returns app_public.connection_mappings; plpgsql stable; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.repo_parse_url(text,text) returns jsonb; plpgsql immutable; execute: svc_visitor; repohost/shapes.sql
+-- app_hidden.repo_resource_imported(uuid) returns boolean; sql stable security definer; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.repo_resource_json(app_public.external_resources) returns jsonb; sql stable; execute: svc_visitor; repohost/shapes.sql
+-- app_hidden.repo_resource_record(app_public.connection_mappings,jsonb) returns app_public.external_resources; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.repohost_prepare(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.require_issues_unrestricted(text) returns void; plpgsql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.require_key_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_open_cycle(app_public.cycles) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
@@ -1587,6 +1747,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.upcoming_cycle() returns app_public.cycles; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.update_issue(app_public.issues,jsonb) returns app_public.issues; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.update_many_item(jsonb,jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/bulk.sql
+-- app_hidden.url_hostname(text) returns text; sql immutable; execute: svc_visitor; attachments/attachments.sql
 -- app_hidden.user_ref_json(uuid) returns jsonb; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.user_today(text) returns date; plpgsql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.utc_today() returns date; sql stable; execute: svc_visitor; core/util.sql
@@ -1721,6 +1882,9 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- functions of app_private (definitions in sql/)
 -- app_private.add_member(uuid,text,text) returns jsonb; plpgsql volatile; execute: owner only; workspace/members.sql
 -- app_private.api_key_info(app_private.api_keys,uuid) returns app_public.api_key; sql stable; execute: owner only; auth/keys.sql
+-- app_private.attachment_set_link_title(uuid,text) returns void; sql volatile; execute: owner only; attachments/jobs.sql
+-- app_private.attachment_upload_expire(uuid) returns text; sql volatile; execute: owner only; attachments/jobs.sql
+-- app_private.attachments_enqueue(text,json,timestamp with time zone) returns void; plpgsql volatile security definer; execute: owner only; attachments/jobs.sql
 -- app_private.chat_open_thread(uuid,uuid,uuid,text,uuid,text,text) returns jsonb; plpgsql volatile security definer; execute: owner only; chat/chat.sql
 -- app_private.chat_person_caller() returns app_private.caller; plpgsql stable security definer; execute: owner only; chat/chat.sql
 -- app_private.chat_post_user_message(uuid,uuid,uuid,text,jsonb) returns app_public.chat_messages; plpgsql volatile security definer; execute: owner only; chat/chat.sql
@@ -1767,11 +1931,16 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_private.tg_agents__events() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
 -- app_private.tg_agents__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_api_keys__notify_revoked() returns trigger; plpgsql volatile; execute: owner only; auth/triggers.sql
+-- app_private.tg_attachment_uploads__expiry_job() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql
+-- app_private.tg_attachments__events() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql
+-- app_private.tg_attachments__link_title() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql
 -- app_private.tg_comments__events() returns trigger; plpgsql volatile security definer; execute: owner only; comments/triggers.sql
 -- app_private.tg_cycles__events() returns trigger; plpgsql volatile security definer; execute: owner only; cycles/triggers.sql
 -- app_private.tg_dispatch_rules__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_execution_plans__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_execution_steps__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
+-- app_private.tg_external_links__events() returns trigger; plpgsql volatile security definer; execute: owner only; repohost/triggers.sql
+-- app_private.tg_external_resources__events() returns trigger; plpgsql volatile security definer; execute: owner only; repohost/triggers.sql
 -- app_private.tg_goals__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_initiatives__events() returns trigger; plpgsql volatile security definer; execute: owner only; initiatives/triggers.sql
 -- app_private.tg_issue_labels__events() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
@@ -1828,6 +1997,14 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.agents_heartbeat(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agents/tools/heartbeat.sql
 -- app_tools.agents_list(jsonb) returns jsonb; sql stable; execute: svc_visitor; agents/tools/list.sql
 -- app_tools.agents_me(jsonb) returns jsonb; sql stable; execute: svc_visitor; agents/tools/me.sql
+-- app_tools.analytics_summary(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; analytics/tools/summary.sql
+-- app_tools.attachments_attach_link(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/attachLink.sql
+-- app_tools.attachments_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/delete.sql
+-- app_tools.attachments_finalize(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/finalize.sql
+-- app_tools.attachments_get_download_url(jsonb) returns jsonb; sql stable; execute: svc_visitor; attachments/tools/getDownloadUrl.sql
+-- app_tools.attachments_get_inline(jsonb) returns jsonb; sql stable; execute: svc_visitor; attachments/tools/getInline.sql
+-- app_tools.attachments_init_upload(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/initUpload.sql
+-- app_tools.attachments_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; attachments/tools/list.sql
 -- app_tools.chat_append_draft_chunk(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/appendDraftChunk.sql
 -- app_tools.chat_append_message(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/appendMessage.sql
 -- app_tools.chat_finalize_draft(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/finalizeDraft.sql
@@ -1910,6 +2087,12 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.relations_add(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; relations/tools/add.sql
 -- app_tools.relations_list_for_issue(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; relations/tools/listForIssue.sql
 -- app_tools.relations_remove(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; relations/tools/remove.sql
+-- app_tools.repohost_import_issue(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/tools/importIssue.sql
+-- app_tools.repohost_link(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/tools/link.sql
+-- app_tools.repohost_list_linked(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; repohost/tools/listLinked.sql
+-- app_tools.repohost_parse_url(jsonb) returns jsonb; sql immutable; execute: svc_visitor; repohost/tools/parseUrl.sql
+-- app_tools.repohost_search(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; repohost/tools/search.sql
+-- app_tools.repohost_sync(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/tools/sync.sql
 -- app_tools.review_gates_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; reviewGates/tools/list.sql
 -- app_tools.review_gates_open(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; reviewGates/tools/open.sql
 -- app_tools.review_gates_resolve(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; reviewGates/tools/resolve.sql
@@ -1924,6 +2107,7 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.runtimes_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; runtimes/tools/list.sql
 -- app_tools.runtimes_register(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/register.sql
 -- app_tools.runtimes_report_info(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/reportInfo.sql
+-- app_tools.standup_draft(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; standup/tools/draft.sql
 -- app_tools.statuses_list(jsonb) returns jsonb; sql stable; execute: svc_visitor; statuses/tools/list.sql
 -- app_tools.time_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; time/tools/list.sql
 -- app_tools.time_log(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/log.sql

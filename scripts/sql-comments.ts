@@ -13,7 +13,7 @@ const COMMENT = /^comment on function (app_tools\.\w+)\(args jsonb\) is '(?:[^']
 const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 let changed = 0;
 for (const t of TOOLS) {
-  if (t.run) continue;
+  if (!t.hasSql) continue;
   const file = path.resolve('sql', t.sqlFile);
   const text = fs.readFileSync(file, 'utf8');
   const statement = `comment on function ${t.sqlFunction}(args jsonb) is ${literal(`${t.name}: ${t.description}`)};`;

@@ -15,6 +15,8 @@ export interface Config {
   workerConcurrency: number;
   /** Deadline of one webhook delivery attempt (decisions.md: 10 s). */
   webhookTimeoutMs: number;
+  /** Attachment blobs on S3 (SVC_S3_BUCKET set); otherwise files under dataDir served by the service. */
+  s3?: { bucket: string; region?: string; endpoint?: string };
 }
 
 /** A bad environment value: `svc` prints the message as one line and exits 2 (no stack trace). */
@@ -25,6 +27,9 @@ export class ConfigError extends Error {
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export function loadConfig(env = process.env): Config {
+  if (!env.SVC_S3_BUCKET && (env.SVC_S3_ENDPOINT || env.SVC_S3_REGION)) {
+    throw new ConfigError('SVC_S3_ENDPOINT/SVC_S3_REGION are set but SVC_S3_BUCKET is not: set the bucket to store attachments on S3, or unset them for the embedded store');
+  }
   const int = (name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number => {
     const raw = env[name]?.trim();
     if (raw === undefined || raw === '') return fallback;
@@ -52,5 +57,8 @@ export function loadConfig(env = process.env): Config {
     rateLimitRestPerMin: int('SVC_RATE_LIMIT_REST_PER_MIN', 300),
     workerConcurrency: Math.max(1, int('SVC_WORKER_CONCURRENCY', 8)),
     webhookTimeoutMs: Math.max(100, int('SVC_WEBHOOK_TIMEOUT_MS', 10_000)),
+    s3: env.SVC_S3_BUCKET
+      ? { bucket: env.SVC_S3_BUCKET, region: env.SVC_S3_REGION || undefined, endpoint: env.SVC_S3_ENDPOINT || undefined }
+      : undefined,
   };
 }

@@ -5,6 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Runner } from 'graphile-worker';
 import { KeyAuthenticator } from './auth/keys.ts';
+import { EmbeddedBlobStore } from './blobs/embedded.ts';
+import { createBlobStore } from './blobs/index.ts';
 import type { Config } from './config.ts';
 import { createPools, resolveDatabase, type Pools } from './db/database.ts';
 import { applyMigrations, pendingMigrationCount } from './db/migrate.ts';
@@ -52,10 +54,12 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
     const pools = createPools(target.ownerUrl, { ownerMax: opts.worker ? config.workerConcurrency + 4 : 8 });
     stops.push(() => pools.end());
 
+    const blobs = createBlobStore(config);
     let worker: Runner | undefined;
     if (opts.worker) {
       progress(`starting the worker (${config.workerConcurrency} jobs at once)`);
       worker = await startWorker(pools.owner, {
+        blobs,
         concurrency: config.workerConcurrency,
         allowPrivate: config.egressAllowPrivate,
         timeoutMs: config.webhookTimeoutMs,
@@ -75,7 +79,7 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
       notifier.on('svc_keys', (keyId: string) => keys.forget(keyId));
       const events = new EventHub(pools.api, notifier);
       stops.push(() => events.close());
-      const runner = new ToolRunner(pools.api);
+      const runner = new ToolRunner(pools.api, { blobs, allowPrivateEgress: config.egressAllowPrivate });
       ({ app } = buildApp({
         ownerPool: pools.owner,
         keys,
@@ -84,6 +88,7 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
         logLevel: config.logLevel,
         events,
         graphql: { pool: pools.api },
+        blobs,
       }));
       stops.push(() => app!.close());
       checkpoint();
@@ -93,6 +98,8 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
       url = `http://${config.host}:${port}`;
+      // Links to the embedded store follow the real port when no SVC_PUBLIC_URL was given (PORT=0).
+      if (blobs instanceof EmbeddedBlobStore && config.publicUrl === `http://${config.host}:${config.port}`) blobs.setPublicUrl(url);
     }
     return { app, pools, url, stop };
   } catch (err) {

@@ -391,6 +391,19 @@ const commands = [
     };
   }),
 
+  command('create-repo-mapping', 'Map a repository for the repohost tools (read-only toward the host); the token is the name of an environment variable.', {
+    workspace: WORKSPACE,
+    repo: { kind: 'string', required: true, description: 'owner/name of the repository', placeholder: 'OWNER/NAME' },
+    'token-env': { kind: 'string', description: 'environment variable holding the host token', placeholder: 'VAR' },
+    'api-url': { kind: 'string', description: 'API base URL (GitHub Enterprise); default https://api.github.com', placeholder: 'URL' },
+  }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
+    const { rows } = await client.query('select app_hidden.repo_mapping_insert($1, $2, $3, $4) as m', [
+      ws, v.repo, v['token-env'] ?? null, v['api-url'] ?? null,
+    ]);
+    return { json: { mapping: rows[0].m }, text: `Mapped ${rows[0].m.repoFullName} (${rows[0].m.id}).` };
+  }),
+
   command('open-chat', 'Open a new chat thread addressed to an agent on behalf of a person, optionally posting a USER message (delivered to the agent).', {
     workspace: WORKSPACE, agent: AGENT,
     user: { kind: 'string', required: true, description: 'email of the member the thread belongs to', placeholder: 'EMAIL' },

@@ -9,6 +9,8 @@ import { agentContextTools } from './agent.ts';
 import { actionRequestTools } from './actionRequests.ts';
 import { agentTools } from './agents.ts';
 import { chatTools } from './chat.ts';
+import { analyticsTools, standupTools } from './analytics.ts';
+import { attachmentTools } from './attachments.ts';
 import { commentTools } from './comments.ts';
 import { defineTools, tool, type Tool } from './define.ts';
 import { eventTools } from './events.ts';
@@ -23,6 +25,7 @@ import { initiativeTools, projectTools } from './projects.ts';
 import { relationTools } from './relations.ts';
 import { runTools } from './runs.ts';
 import { runtimeTools } from './runtimes.ts';
+import { repohostTools } from './repohost.ts';
 import { timeTools } from './time.ts';
 import { statusTools, workspaceTools } from './workspace.ts';
 
@@ -97,6 +100,10 @@ export const TOOLS: Tool[] = [
   ...executionPlanTools,
   ...crewTools,
   ...reviewGateTools,
+  ...attachmentTools,
+  ...repohostTools,
+  ...analyticsTools,
+  ...standupTools,
   ...catalogTools,
 ];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));

@@ -3,11 +3,16 @@
  * and fixtures created through the same operator functions `svc admin` uses.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Runner } from 'graphile-worker';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { KeyAuthenticator, type KeyScope } from '../../src/auth/keys.ts';
+import { EmbeddedBlobStore } from '../../src/blobs/embedded.ts';
+import type { BlobStore } from '../../src/blobs/store.ts';
 import { ADMIN_COMMANDS, type Flags } from '../../src/cli/admin.ts';
 import { createPools, type Pools } from '../../src/db/database.ts';
 import { EventHub, type HubOptions } from '../../src/events/hub.ts';
@@ -37,6 +42,8 @@ export interface TestApp {
   notifier: Notifier;
   /** Set when started with `worker`. */
   worker?: Runner;
+  /** The attachment blob store (embedded in a temporary directory unless one was given). */
+  blobs: BlobStore;
   /** Listens on a real port (for clients that need HTTP, e.g. the MCP SDK). */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -51,6 +58,8 @@ export interface TestAppOptions {
   ownerUrl?: string;
   /** Mount POST /graphql and GET /graphiql. */
   graphql?: boolean;
+  /** Attachment blob store; default: the embedded store in a fresh temporary directory. */
+  blobs?: BlobStore;
 }
 
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -61,21 +70,25 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const keys = new KeyAuthenticator(pools.api, pools.owner);
   notifier.on('svc_keys', (id: string) => keys.forget(id));
   const hub = new EventHub(pools.api, notifier, opts.hub);
+  const tmpDir = opts.blobs ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'svc-blobs-'));
+  const blobs = opts.blobs ?? new EmbeddedBlobStore({ dataDir: tmpDir!, publicUrl: 'http://127.0.0.1:1' });
   const { app } = buildApp({
-    ownerPool: pools.owner, keys, runner: new ToolRunner(pools.api),
+    ownerPool: pools.owner, keys, runner: new ToolRunner(pools.api, { blobs, allowPrivateEgress: true }), blobs,
     rateLimits: opts.rateLimits ?? { rpc: 0, rest: 0 }, logLevel: 'silent', events: hub,
     graphql: opts.graphql ? { pool: pools.api } : undefined,
   });
   await app.ready();
   const worker = opts.worker
-    ? await startWorker(pools.owner, { allowPrivate: true, concurrency: 4, pollInterval: 100, ...opts.worker })
+    ? await startWorker(pools.owner, { allowPrivate: true, concurrency: 4, pollInterval: 100, blobs, ...opts.worker })
     : undefined;
   return {
-    app, pools, ownerUrl, keys, hub, notifier, worker,
+    app, pools, ownerUrl, keys, hub, notifier, worker, blobs,
     async listen() {
       await app.listen({ port: 0, host: '127.0.0.1' });
       const addr = app.server.address() as { port: number };
-      return `http://127.0.0.1:${addr.port}`;
+      const url = `http://127.0.0.1:${addr.port}`;
+      if (blobs instanceof EmbeddedBlobStore) blobs.setPublicUrl(url);
+      return url;
     },
     async close() {
       await worker?.stop();
@@ -84,6 +97,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
       await keys.close();
       await notifier.close();
       await pools.end();
+      if (tmpDir) fs.rmSync(tmpDir, { recursive: true, force: true });
     },
   };
 }
