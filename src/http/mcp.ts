@@ -36,9 +36,10 @@ function toolError(err: ApiError): string {
   return JSON.stringify({ isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] });
 }
 
+/** tools/list selectors as the query string gives them (a repeated parameter is an array). */
 interface Selectors {
-  profile?: string;
-  tools?: string;
+  profile?: string | string[];
+  tools?: string | string[];
 }
 
 export function registerMcp(app: FastifyInstance, services: AppServices): void {
