@@ -9,10 +9,12 @@
 export const NUL_MESSAGE = 'must not contain NUL characters';
 export const SURROGATE_MESSAGE = 'must be valid Unicode (no lone surrogates)';
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** Why a string cannot be stored, or undefined when it can. */
 export function textProblem(s: string): string | undefined {
   if (s.includes('\u0000')) return NUL_MESSAGE;
-  if (!s.isWellFormed()) return SURROGATE_MESSAGE;
+  if (LONE_SURROGATE.test(s)) return SURROGATE_MESSAGE;
   return undefined;
 }
 
