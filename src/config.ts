@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseOriginList } from './http/origin-guard.ts';
 
 /** Everything the service reads from its environment, in one place (see README "Configuration"). */
 export interface Config {
@@ -15,6 +16,8 @@ export interface Config {
   workerConcurrency: number;
   /** Deadline of one webhook delivery attempt (decisions.md: 10 s). */
   webhookTimeoutMs: number;
+  /** SVC_CORS_ORIGINS: browser origins allowed besides SVC_PUBLIC_URL (comma list; also GraphQL CORS). */
+  corsOrigins: string[];
 }
 
 function int(name: string, fallback: number): number {
@@ -40,5 +43,6 @@ export function loadConfig(env = process.env): Config {
     rateLimitRestPerMin: int('SVC_RATE_LIMIT_REST_PER_MIN', 300),
     workerConcurrency: Math.max(1, int('SVC_WORKER_CONCURRENCY', 8)),
     webhookTimeoutMs: Math.max(100, int('SVC_WEBHOOK_TIMEOUT_MS', 10_000)),
+    corsOrigins: parseOriginList(env.SVC_CORS_ORIGINS),
   };
 }

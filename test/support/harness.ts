@@ -63,7 +63,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const hub = new EventHub(pools.api, notifier, opts.hub);
   const { app } = buildApp({
     ownerPool: pools.owner, keys, runner: new ToolRunner(pools.api),
-    rateLimits: opts.rateLimits ?? { rpc: 0, rest: 0 }, logLevel: 'silent', events: hub,
+    rateLimits: opts.rateLimits ?? { rpc: 0, rest: 0 }, apiPool: pools.api, logLevel: 'silent', events: hub,
     graphql: opts.graphql ? { pool: pools.api } : undefined,
   });
   await app.ready();
