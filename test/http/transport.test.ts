@@ -33,7 +33,7 @@ function expectEnvelope(res: { statusCode: number; json(): any }, status: number
 
 describe('JSON-RPC transport rejections are JSON-RPC envelopes', () => {
   it('401 (missing, malformed, unknown key) with WWW-Authenticate, echoing the request id', async () => {
-    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: `Bearer svc_sk_${'A'.repeat(43)}` }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer nope' }, { authorization: `Bearer svc_sk_${'A'.repeat(43)}` }]) {
       const res = await post('/api/mcp/rpc', ping(7), headers);
       const body = expectEnvelope(res, 401, 'invalid');
       expect(body.id).toBe(7);
