@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import { issueKey, SCOPES, type KeyKind, type KeyScope } from '../auth/keys.ts';
 import { invalidInput } from '../errors.ts';
+import { assertWebhookUrl } from '../webhooks/registration.ts';
 
 export type Flags = Record<string, string | boolean | undefined>;
 
@@ -58,6 +59,7 @@ export const ADMIN_COMMANDS: Record<string, (client: pg.ClientBase, flags: Flags
 
   async 'create-agent'(client, flags) {
     const ws = await workspaceId(client, required(flags, 'workspace'));
+    await assertWebhookUrl(optional(flags, 'webhook-url'), 'webhookUrl');
     const { rows } = await client.query(
       'select app_hidden.agent_json(a) as agent from app_private.create_agent($1, $2, $3, $4, $5, $6, $7, $8) a',
       [
@@ -120,6 +122,7 @@ export const ADMIN_COMMANDS: Record<string, (client: pg.ClientBase, flags: Flags
 
   async 'create-webhook'(client, flags) {
     const ws = await workspaceId(client, required(flags, 'workspace'));
+    await assertWebhookUrl(required(flags, 'url'));
     const { rows } = await client.query('select app_private.webhook_create($1, $2, $3, $4) as w', [
       ws, required(flags, 'url'), eventsFlag(flags) ?? [], optional(flags, 'description') ?? null,
     ]);
@@ -143,6 +146,7 @@ export const ADMIN_COMMANDS: Record<string, (client: pg.ClientBase, flags: Flags
   async 'update-webhook'(client, flags) {
     const active = optional(flags, 'active');
     if (active !== undefined && !['true', 'false'].includes(active)) throw invalidInput({ active: '--active must be true or false' });
+    await assertWebhookUrl(optional(flags, 'url'));
     const { rows } = await client.query('select app_private.webhook_update($1, $2, $3, $4, $5) as w', [
       required(flags, 'id'), optional(flags, 'url') ?? null, eventsFlag(flags) ?? null,
       active === undefined ? null : active === 'true', optional(flags, 'description') ?? null,
