@@ -27,6 +27,9 @@ export const HiddenColumnsPlugin = makeJSONPgSmartTagsPlugin({
       'app_public.activity_events': { attribute: { actor_key_id: { tags: { behavior: '-*' } } } },
       // Exposed as Comment.revisionHistory (app_public.comments_revision_history).
       'app_public.comments': { attribute: { revisions: { tags: { behavior: '-*' } } } },
+      // Issue.parent (under RLS: null when the key cannot see the parent) instead of the raw id, which a
+      // narrowed key must not learn (docs/decisions.md). Filtering and ordering by it stay.
+      'app_public.issues': { attribute: { parent_id: { tags: { behavior: '-select' } } } },
     },
   },
 });
