@@ -10,7 +10,7 @@
  *
  * Asserts: never a 5xx / -32603; every 400 (REST) or isError status 400 (JSON-RPC) carries an `issues`
  * map; every JSON-RPC reply is a well-formed response to its id; /health stays 200. The counts are printed
- * at the end (requests, answers by status). Bounded: FUZZ_RUNS cases per tool and transport (default 12).
+ * at the end (requests, answers by status). Bounded: FUZZ_RUNS cases per tool and transport (default 20).
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ import { createAgent, createWorkspace, ok, startTestApp, type TestApp, type Work
 
 type Schema = Record<string, any>;
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
 const SEED = Number(process.env.FUZZ_SEED ?? 20240609);
 
 let t: TestApp;
