@@ -3,7 +3,8 @@
  *
  *  - A request carrying a browser `Origin` is refused unless that origin is the service's own
  *    (SVC_PUBLIC_URL), listed in SVC_CORS_ORIGINS, or, while the service listens on loopback, a
- *    loopback origin (http://localhost:3000, http://127.0.0.1:3000, http://[::1]:3000, any port).
+ *    loopback origin (http://localhost:3000, http://127.0.0.1:3000, http://[::1]:3000, any port); on a
+ *    public listener, an Origin naming the very Host the request was sent to (a same-origin page).
  *  - While listening on loopback, a `Host` header that is not a loopback name is refused: a page on
  *    evil.example.com that re-resolves its name to 127.0.0.1 still sends `Host: evil.example.com`.
  *
@@ -61,13 +62,16 @@ export function registerOriginGuard(app: FastifyInstance, policy: OriginPolicy):
   for (const o of cors) allowed.add(o);
   const loopback = policy.loopback ?? false;
 
-  const originAllowed = (origin: string): boolean => {
+  const originAllowed = (origin: string, host: string | undefined): boolean => {
     if (allowed.has(origin)) return true;
-    if (!loopback) return false;
     const parsed = originOf(origin);
     if (!parsed) return false;
     const u = new URL(parsed);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && LOOPBACK_NAMES.has(u.hostname.toLowerCase());
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
+    if (loopback) return LOOPBACK_NAMES.has(u.hostname.toLowerCase());
+    // A public listener reached under another name than SVC_PUBLIC_URL: a same-origin page (Origin names
+    // the Host it was sent to) is the service's own. DNS rebinding is a loopback concern (checked above).
+    return host !== undefined && u.host === host.toLowerCase();
   };
 
   app.addHook('onRequest', async (req, reply) => {
@@ -82,7 +86,7 @@ export function registerOriginGuard(app: FastifyInstance, policy: OriginPolicy):
     }
     const origin = req.headers.origin;
     if (origin === undefined) return;
-    if (!originAllowed(origin)) {
+    if (!originAllowed(origin, req.headers.host)) {
       throw new ApiError(403, {
         error: 'forbidden_origin',
         message: `Origin ${JSON.stringify(origin)} is not allowed; add it to SVC_CORS_ORIGINS to call this service from that page`,

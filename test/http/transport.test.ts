@@ -149,6 +149,9 @@ describe('SVC_PUBLIC_URL and SVC_CORS_ORIGINS (public listener)', () => {
     expect((await call('/api/mcp/rpc', { origin: 'https://board.example.org' })).statusCode).toBe(200);
     expect((await call('/api/mcp/rpc', { origin: 'http://localhost:3000' })).statusCode).toBe(403);
     expect((await call('/api/mcp/rpc', { origin: 'https://evil.example.com' })).statusCode).toBe(403);
+    // Reached under another name than SVC_PUBLIC_URL: a same-origin page is fine, a foreign one is not.
+    expect((await call('/api/mcp/rpc', { host: 'svc.internal:3000', origin: 'http://svc.internal:3000' })).statusCode).toBe(200);
+    expect((await call('/api/mcp/rpc', { host: 'svc.internal:3000', origin: 'http://evil.example.com' })).statusCode).toBe(403);
   });
 
   it('GraphQL CORS: preflight and responses name the listed origin only', async () => {
