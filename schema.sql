@@ -309,7 +309,7 @@ create table app_public.agents (
   constraint agents_provider_check CHECK (provider = ANY (ARRAY['CUSTOM'::text, 'CLAUDE'::text, 'CODEX'::text, 'HERMES'::text])),
   constraint agents_runtime_mode_check CHECK (runtime_mode = ANY (ARRAY['PERSISTENT'::text, 'EPHEMERAL'::text])),
   constraint agents_status_check CHECK (status = ANY (ARRAY['ONLINE'::text, 'BUSY'::text, 'OFFLINE'::text])),
-  constraint agents_webhook_url_check CHECK (webhook_url ~ '^https?://'::text)
+  constraint agents_webhook_url_check CHECK (webhook_url ~ '^https?://[^\s/?#@]+([/?#]\S*)?$'::text AND length(webhook_url) <= 2048) NOT VALID
 );
 CREATE INDEX agents_runtime_idx ON app_public.agents USING btree (workspace_id, runtime_id) WHERE (runtime_id IS NOT NULL);
 alter table app_public.agents enable row level security;
@@ -1453,7 +1453,7 @@ create table app_public.webhooks (
   constraint webhooks_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint webhooks_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
   constraint webhooks_description_check CHECK (length(description) <= 500),
-  constraint webhooks_url_check CHECK (url ~ '^https?://[^\s/?#@]+'::text AND length(url) <= 2048)
+  constraint webhooks_url_check CHECK (url ~ '^https?://[^\s/?#@]+([/?#]\S*)?$'::text AND length(url) <= 2048) NOT VALID
 );
 CREATE INDEX webhooks_active_idx ON app_public.webhooks USING btree (workspace_id) WHERE active;
 alter table app_public.webhooks enable row level security;
@@ -1689,6 +1689,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.raise_invalid(text,text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
 -- app_hidden.raise_label_name_taken(text) returns void; plpgsql volatile; execute: svc_visitor; labels/labels.sql
 -- app_hidden.raise_not_found(text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
+-- app_hidden.rate_limit_take(uuid,uuid,text,integer,integer) returns integer; sql volatile security definer; execute: svc_visitor; core/rate_limits.sql
 -- app_hidden.record_event(text,text,uuid,jsonb) returns uuid; sql volatile security definer; execute: svc_visitor; events/record.sql
 -- app_hidden.relation_view(app_public.issue_relations,uuid) returns jsonb; sql stable; execute: svc_visitor; relations/relations.sql
 -- app_hidden.repo_apply_rules(app_public.external_resources) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
@@ -1752,6 +1753,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.user_today(text) returns date; plpgsql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.utc_today() returns date; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.uuid_array(jsonb,text) returns uuid[]; sql immutable; execute: svc_visitor; core/util.sql
+-- app_hidden.visible_parent_id(uuid) returns uuid; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.watcher_json(app_public.issue_watchers) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.webhook_create(text,text[],text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_delete(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
@@ -1839,6 +1841,21 @@ create table app_private.plugins (
 alter table app_private.plugins enable row level security;
 alter table app_private.plugins force row level security;
 create policy owner_all on app_private.plugins for all to current_user using (true) with check (true);
+
+-- Calls per API key and surface (rpc = JSON-RPC, rest = REST aliases and GraphQL) in the current one-minute window; shared by all API processes. Unlogged: lost on a crash, which only resets the limits.
+create unlogged table app_private.rate_limit_counters (
+  key_id uuid not null,
+  surface text not null,
+  workspace_id uuid not null,
+  window_start timestamp with time zone not null,
+  calls integer not null,
+  constraint rate_limit_counters_pkey PRIMARY KEY (key_id, surface),
+  constraint rate_limit_counters_calls_check CHECK (calls >= 0),
+  constraint rate_limit_counters_surface_check CHECK (surface = ANY (ARRAY['rpc'::text, 'rest'::text]))
+);
+alter table app_private.rate_limit_counters enable row level security;
+alter table app_private.rate_limit_counters force row level security;
+create policy owner_all on app_private.rate_limit_counters for all to current_user using (true) with check (true);
 
 -- SHA-256 of a runtime's shared secret (given once at runtimes.register); shown only as hasSecret.
 create table app_private.runtime_secrets (

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseOriginList } from './http/origin-guard.ts';
 
 /** Everything the service reads from its environment, in one place (see README "Configuration"). */
 export interface Config {
@@ -17,6 +18,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Attachment blobs on S3 (SVC_S3_BUCKET set); otherwise files under dataDir served by the service. */
   s3?: { bucket: string; region?: string; endpoint?: string };
+  /** SVC_CORS_ORIGINS: browser origins allowed besides SVC_PUBLIC_URL (comma list; also GraphQL CORS). */
+  corsOrigins: string[];
 }
 
 /** A bad environment value: `svc` prints the message as one line and exits 2 (no stack trace). */
@@ -60,5 +63,6 @@ export function loadConfig(env = process.env): Config {
     s3: env.SVC_S3_BUCKET
       ? { bucket: env.SVC_S3_BUCKET, region: env.SVC_S3_REGION || undefined, endpoint: env.SVC_S3_ENDPOINT || undefined }
       : undefined,
+    corsOrigins: parseOriginList(env.SVC_CORS_ORIGINS),
   };
 }

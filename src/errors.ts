@@ -45,6 +45,21 @@ const BY_SQLSTATE: Record<string, { status: number; error: string }> = {
   '22008': { status: 400, error: 'invalid_input' }, // datetime out of range
   '22003': { status: 400, error: 'invalid_input' }, // numeric out of range
   '22001': { status: 400, error: 'invalid_input' }, // string too long
+  // Safety net behind the input checks in Node (src/tools/text-guard.ts): input PostgreSQL cannot take.
+  '22P05': { status: 400, error: 'invalid_input' }, // untranslatable character (\u0000 in text/jsonb)
+  '22021': { status: 400, error: 'invalid_input' }, // character not in repertoire (invalid UTF-8)
+  '54000': { status: 400, error: 'invalid_input' }, // program limit exceeded (e.g. a value too large for an index)
+  '54001': { status: 400, error: 'invalid_input' }, // statement too complex (absurd nesting)
+};
+
+/** Any other data exception (class 22: bad value for a type, out of range, ...) is the input's fault too. */
+const DATA_EXCEPTION = { status: 400, error: 'invalid_input' };
+
+const FRIENDLY: Record<string, string> = {
+  '22P05': 'must not contain NUL characters',
+  '22021': 'must be valid UTF-8 text',
+  '54000': 'value too large',
+  '54001': 'input nested too deeply',
 };
 
 interface PgError {
@@ -59,7 +74,7 @@ interface PgError {
 /** The ApiError for a database error, or undefined when it is not one we expect (→ 500). */
 export function fromPgError(err: unknown): ApiError | undefined {
   const e = err as PgError;
-  const mapped = e?.code ? BY_SQLSTATE[e.code] : undefined;
+  const mapped = e?.code ? BY_SQLSTATE[e.code] ?? (e.code.startsWith('22') ? DATA_EXCEPTION : undefined) : undefined;
   if (!mapped) return undefined;
   const custom = e.code!.startsWith('SV');
   const body: ErrorBody = {
@@ -83,6 +98,6 @@ function describeConstraint(e: PgError): string {
     case '23505': return 'Already exists';
     case '23503': return 'Referenced record not found';
     case '42501': return 'Not permitted for this key';
-    default: return e.message;
+    default: return FRIENDLY[e.code!] ?? e.message;
   }
 }

@@ -13,6 +13,7 @@ import { applyMigrations, pendingMigrationCount } from './db/migrate.ts';
 import { EventHub } from './events/hub.ts';
 import { Notifier } from './events/notifier.ts';
 import { buildApp } from './http/app.ts';
+import { isLoopbackHost } from './http/origin-guard.ts';
 import { ToolRunner } from './tools/invoke.ts';
 import { startWorker } from './worker.ts';
 
@@ -85,6 +86,8 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
         keys,
         runner,
         rateLimits: { rpc: config.rateLimitRpcPerMin, rest: config.rateLimitRestPerMin },
+        apiPool: pools.api,
+        origins: { publicUrl: config.publicUrl, corsOrigins: config.corsOrigins, loopback: isLoopbackHost(config.host) },
         logLevel: config.logLevel,
         events,
         graphql: { pool: pools.api },

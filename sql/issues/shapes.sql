@@ -29,6 +29,21 @@ $$;
 comment on function app_hidden.issue_json(i app_public.issues, p_full boolean) is 'Issue shape: lean (status, project, assignee, labelIds) by default; p_full adds description, labels and the completion contract.';
 grant execute on function app_hidden.issue_json(i app_public.issues, p_full boolean) to svc_visitor;
 
+create or replace function app_hidden.visible_parent_id(p_parent_id uuid)
+ returns uuid
+ language sql
+ stable
+as $$
+  select case
+    when p_parent_id is null then null
+    when app_hidden.issues_unrestricted() then p_parent_id
+    -- Runs as the caller: the issues policy decides whether the parent is visible.
+    else (select p.id from app_public.issues p where p.id = p_parent_id)
+  end
+$$;
+comment on function app_hidden.visible_parent_id(p_parent_id uuid) is 'The parent issue id as the caller may see it: NULL for a narrowed key that cannot see the parent (its id stays hidden, docs/decisions.md).';
+grant execute on function app_hidden.visible_parent_id(p_parent_id uuid) to svc_visitor;
+
 create or replace function app_hidden.issue_lean_json(i app_public.issues, s app_public.statuses, p app_public.projects, a app_public.agents, p_label_ids jsonb)
  returns jsonb
  language sql
@@ -43,11 +58,11 @@ as $$
     'assignedAgentId', i.assigned_agent_id,
     'assignedAgent', case when a.id is null then null else jsonb_build_object('id', a.id, 'profileKey', a.profile_key, 'name', a.name) end,
     'claimedById', i.claimed_by_id, 'claimExpiresAt', i.claim_expires_at,
-    'queued', i.queued, 'parentId', i.parent_id, 'cycleId', i.cycle_id, 'dueDate', i.due_date, 'estimate', i.estimate,
+    'queued', i.queued, 'parentId', app_hidden.visible_parent_id(i.parent_id), 'cycleId', i.cycle_id, 'dueDate', i.due_date, 'estimate', i.estimate,
     'labelIds', coalesce(p_label_ids, '[]'),
     'createdAt', i.created_at, 'updatedAt', i.updated_at)
 $$;
-comment on function app_hidden.issue_lean_json(i app_public.issues, s app_public.statuses, p app_public.projects, a app_public.agents, p_label_ids jsonb) is 'The lean issue shape (status, project, assignee, labelIds) from rows the caller already fetched (a project or agent the key cannot see is null).';
+comment on function app_hidden.issue_lean_json(i app_public.issues, s app_public.statuses, p app_public.projects, a app_public.agents, p_label_ids jsonb) is 'The lean issue shape (status, project, assignee, labelIds) from rows the caller already fetched (a project, agent or parent issue the key cannot see is null).';
 grant execute on function app_hidden.issue_lean_json(i app_public.issues, s app_public.statuses, p app_public.projects, a app_public.agents, p_label_ids jsonb) to svc_visitor;
 
 create or replace function app_hidden.issue_ref_json(i app_public.issues)

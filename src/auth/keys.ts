@@ -55,7 +55,9 @@ interface KeyRow {
   revoked_at: Date | null;
 }
 
-const unauthorized = (error: 'invalid' | 'revoked' | 'expired', message: string) => new ApiError(401, { error, message });
+/** RFC 6750: every 401 names the Bearer scheme and why the token was refused (REST, JSON-RPC, GraphQL, SSE). */
+const unauthorized = (error: 'invalid' | 'revoked' | 'expired', message: string) =>
+  new ApiError(401, { error, message }, { 'www-authenticate': `Bearer error="invalid_token", error_description="${message}"` });
 
 export class KeyAuthenticator {
   private cache = new Map<string, { row: KeyRow | null; at: number }>();

@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { issueKey, SCOPES, type KeyKind, type KeyScope } from '../auth/keys.ts';
 import { sweep } from '../dispatch/tasks.ts';
 import { ApiError, invalidInput } from '../errors.ts';
+import { assertWebhookUrl } from '../webhooks/registration.ts';
 import { UsageError, validate, type CommandSpec, type FlagSpecs, type Values } from './flags.ts';
 
 /** Raw flag values as code passes them (strings from the command line; booleans for switches). */
@@ -178,6 +179,7 @@ const commands = [
     'max-concurrent': { kind: 'int', min: 0, description: 'open assigned issues at once (default 1; 0 = unlimited)' },
     'webhook-url': { kind: 'string', description: 'dispatch deliveries go here, signed (prints the secret once)', placeholder: 'URL' },
   }, async (client, v) => {
+    await assertWebhookUrl(v['webhook-url'], 'webhookUrl');
     const ws = await workspaceId(client, v.workspace);
     const { rows } = await client.query(
       'select app_hidden.agent_json(a) as agent from app_private.create_agent($1, $2, $3, $4, $5, $6, $7, $8) a',
@@ -308,6 +310,7 @@ const commands = [
     events: { kind: 'string', description: 'event kinds to deliver (default: all)', placeholder: 'K1,K2|all' },
     description: { kind: 'string', description: 'a note for people' },
   }, async (client, v) => {
+    await assertWebhookUrl(v.url);
     const ws = await workspaceId(client, v.workspace);
     const { rows } = await client.query('select app_private.webhook_create($1, $2, $3, $4) as w', [
       ws, v.url, eventsFlag(v.events) ?? [], v.description ?? null,
@@ -336,6 +339,7 @@ const commands = [
     active: { kind: 'bool', description: 'deliver or pause' },
     description: { kind: 'string', description: 'a note for people' },
   }, async (client, v) => {
+    await assertWebhookUrl(v.url);  // no credentials; no private targets unless SVC_EGRESS_ALLOW_PRIVATE=1
     const { rows } = await client.query('select app_private.webhook_update($1, $2, $3, $4, $5) as w', [
       v.id, v.url ?? null, eventsFlag(v.events) ?? null, v.active ?? null, v.description ?? null,
     ]);

@@ -1,13 +1,15 @@
 /**
  * GraphQL errors: a database error we expect (our SQLSTATEs SV400…SVSCP, constraint violations, RLS)
  * becomes a GraphQL error whose `extensions` carry the same code, status and fields as the MCP/REST
- * error body (spec part 7, src/errors.ts). Anything else is masked: a generic message with an id that
- * is logged server-side, never internals.
+ * error body (spec part 7, src/errors.ts); so does an ApiError thrown by a Node-side check. Anything else
+ * is masked: a generic message with an id that is logged server-side, never internals, and extensions
+ * code `internal`, status 500.
  */
 import '../polyfills.ts';
 import { GraphQLError } from 'postgraphile/graphql';
+import { isSafeError } from 'postgraphile/grafast';
 import { defaultMaskError } from 'postgraphile/grafserv';
-import { fromPgError } from '../errors.ts';
+import { ApiError, fromPgError } from '../errors.ts';
 
 export interface GraphqlErrorExtensions {
   code: string;
@@ -21,8 +23,25 @@ const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperC
 
 export function maskError(error: GraphQLError): GraphQLError {
   const original = error.originalError;
-  const mapped = original ? fromPgError(original) : undefined;
-  if (!mapped) return defaultMaskError(error);
+  const mapped = original instanceof ApiError ? original : original ? fromPgError(original) : undefined;
+  if (!mapped) {
+    const masked = defaultMaskError(error);
+    // GraphQL's own errors (validation, coercion) are the client's and already say so.
+    if (!original || original instanceof GraphQLError) return masked;
+    // Grafast's safe errors are the request's fault; anything else stays masked (a logged id, no
+    // internals) but still carries a code and status like every other error.
+    const extensions: GraphqlErrorExtensions = isSafeError(original)
+      ? { code: 'invalid_input', status: 400, issues: { input: masked.message } }
+      : { code: 'internal', status: 500 };
+    return new GraphQLError(masked.message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      originalError: original,
+      extensions: { ...masked.extensions, ...extensions },
+    });
+  }
   const extensions: GraphqlErrorExtensions = { code: mapped.body.error, status: mapped.status };
   if (mapped.body.issues) {
     extensions.issues = Object.fromEntries(Object.entries(mapped.body.issues).map(([k, v]) => [camel(k), v]));

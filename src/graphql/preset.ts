@@ -16,6 +16,7 @@ import type pg from 'pg';
 import { makePgService } from 'postgraphile/adaptors/pg';
 import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
 import { makeJSONPgSmartTagsPlugin } from 'postgraphile/utils';
+import { WebhookUrlCheckPlugin } from './webhook-urls.ts';
 
 /** Hidden from GraphQL although the request role may read them (MCP tools use them). */
 export const HiddenColumnsPlugin = makeJSONPgSmartTagsPlugin({
@@ -28,6 +29,9 @@ export const HiddenColumnsPlugin = makeJSONPgSmartTagsPlugin({
       'app_public.activity_events': { attribute: { actor_key_id: { tags: { behavior: '-*' } } } },
       // Exposed as Comment.revisionHistory (app_public.comments_revision_history).
       'app_public.comments': { attribute: { revisions: { tags: { behavior: '-*' } } } },
+      // Issue.parent (under RLS: null when the key cannot see the parent) instead of the raw id, which a
+      // narrowed key must not learn (docs/decisions.md). Filtering and ordering by it stay.
+      'app_public.issues': { attribute: { parent_id: { tags: { behavior: '-select' } } } },
     },
   },
 });
@@ -94,7 +98,7 @@ export interface GraphqlPresetOptions {
 export function makePreset(opts: GraphqlPresetOptions): GraphileConfig.Preset {
   return {
     extends: [PostGraphileAmberPreset, PgSimplifyInflectionPreset],
-    plugins: [HiddenColumnsPlugin, TenantKeyNamingPlugin],
+    plugins: [HiddenColumnsPlugin, TenantKeyNamingPlugin, WebhookUrlCheckPlugin],
     // PostGraphile hides relations and filters whose columns lack a full (non-partial) index. Ours are
     // mostly partial (`where deleted_at is null`) and every query is confined to one workspace by RLS,
     // so in-app clients get every relation (Project.issues, Agent.assignedIssues, ...).

@@ -43,6 +43,8 @@ export interface GraphqlOptions {
   pool: pg.Pool;
   keys: KeyAuthenticator;
   graphiql?: boolean;
+  /** Counts each GraphQL request against the key's REST limit (shared across processes). */
+  rateLimit?: (caller: Caller, surface: 'rest') => Promise<void>;
 }
 
 const pgArray = (values: readonly string[]) => `{${values.join(',')}}`;
@@ -86,6 +88,7 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     if (request.method !== 'POST' || request.routeOptions.url !== GRAPHQL_PATH) return;
     const caller = await opts.keys.authenticate(request.headers.authorization, { fresh: true });
     for (const scope of GRAPHQL_READ_SCOPES) if (!hasScope(caller, scope)) throw scopeRequired(scope);
+    await opts.rateLimit?.(caller, 'rest');
     request.svcCaller = caller;
   });
   await serv.addTo(app);

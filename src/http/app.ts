@@ -14,14 +14,16 @@ import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
 import type { EventHub } from '../events/hub.ts';
 import type { ToolRunner } from '../tools/invoke.ts';
 import { registerMcp } from './mcp.ts';
-import { RateLimiter } from './rate-limit.ts';
+import { registerOriginGuard, type OriginPolicy } from './origin-guard.ts';
+import { RateLimiter, type RateSurface } from './rate-limit.ts';
 import { registerSse } from './sse.ts';
 
 export interface AppServices {
   ownerPool: pg.Pool;
   keys: KeyAuthenticator;
   runner: ToolRunner;
-  rateLimit(caller: Caller, surface: 'rpc' | 'rest', reply: FastifyReply): void;
+  /** Counts `calls` calls of the caller (shared across processes); throws the 429 when over the limit. */
+  rateLimit(caller: Caller, surface: RateSurface, calls?: number): Promise<void>;
 }
 
 export interface AppOptions {
@@ -29,6 +31,10 @@ export interface AppOptions {
   keys: KeyAuthenticator;
   runner: ToolRunner;
   rateLimits?: { rpc: number; rest: number };
+  /** svc_visitor pool for the rate-limit counters (default: ownerPool). */
+  apiPool?: pg.Pool;
+  /** Origin / Host checks (DNS-rebinding protection) and GraphQL CORS. Default: loopback rules. */
+  origins?: OriginPolicy;
   logLevel?: string;
   /** SSE fan-out; without it GET /api/plugins/events is not served. */
   events?: EventHub;
@@ -40,6 +46,29 @@ export interface AppOptions {
 
 const isMcpPath = (url: string) => /^\/api\/mcp(\/rpc)?(\?|$)/.test(url);
 
+const STATUS_ERRORS: Record<number, string> = {
+  405: 'method_not_allowed', 413: 'payload_too_large', 415: 'unsupported_media_type', 404: 'not_found',
+};
+
+/** The id of a single JSON-RPC request body, when it has one (else null, as JSON-RPC prescribes). */
+function requestId(body: unknown): string | number | null {
+  const id = body && typeof body === 'object' && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/**
+ * A transport-level rejection as a JSON-RPC error: -32700 for unparseable JSON, -32603 for server errors,
+ * -32000 (implementation-defined server error) otherwise; `data` holds the REST body and the HTTP status.
+ */
+export function sendRpcError(reply: FastifyReply, err: ApiError, id: string | number | null = null) {
+  const code = err.body.error === 'invalid_json' ? -32700 : err.status >= 500 ? -32603 : -32000;
+  const message = err.body.error === 'invalid_json' ? 'Parse error' : err.body.message ?? err.body.error;
+  return reply
+    .code(err.status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, data: { ...err.body, status: err.status } } }));
+}
+
 export function buildApp(opts: AppOptions): { app: FastifyInstance; services: AppServices } {
   const app = Fastify({
     logger: { level: opts.logLevel ?? 'info' },
@@ -47,14 +76,17 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 2 * 1024 * 1024,
   });
-  const limiter = new RateLimiter(opts.rateLimits ?? { rpc: 600, rest: 300 });
+  const limiter = new RateLimiter(opts.apiPool ?? opts.ownerPool, opts.rateLimits ?? { rpc: 600, rest: 300 });
   const services: AppServices = {
     ownerPool: opts.ownerPool,
     keys: opts.keys,
     runner: opts.runner,
-    rateLimit: (caller, surface) => limiter.check(caller, surface),
+    rateLimit: (caller, surface, calls) => limiter.take(caller, surface, calls),
   };
+  registerOriginGuard(app, opts.origins ?? { loopback: true });
 
+  // Only JSON bodies (spec 4.1): anything else, text/plain included, is 415.
+  app.removeContentTypeParser('text/plain');
   // JSON bodies; an empty body is "no arguments" rather than an error.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = (body as string).trim();
@@ -66,19 +98,24 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     }
   });
 
+  // Every rejection before or around a call (401, 403, 413, 415, 429, bad JSON, 500): the spec's REST body,
+  // or on the MCP endpoint a JSON-RPC error envelope with the same HTTP status (MCP Streamable HTTP).
   app.setErrorHandler((err, req, reply) => {
+    let apiError: ApiError;
     if (err instanceof ApiError) {
-      if (err.body.error === 'invalid_json' && isMcpPath(req.url)) {
-        return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+      apiError = err;
+    } else {
+      const status = (err as { statusCode?: number }).statusCode;
+      if (status && status >= 400 && status < 500) {
+        apiError = new ApiError(status, { error: STATUS_ERRORS[status] ?? 'bad_request', message: (err as Error).message });
+      } else {
+        req.log.error({ err }, 'request failed');
+        apiError = new ApiError(500, { error: 'internal', message: 'Internal server error' });
       }
-      return reply.code(err.status).headers(err.headers).send(err.body);
     }
-    const status = (err as { statusCode?: number }).statusCode;
-    if (status && status >= 400 && status < 500) {
-      return reply.code(status).send({ error: 'bad_request', message: (err as Error).message });
-    }
-    req.log.error({ err }, 'request failed');
-    return reply.code(500).send({ error: 'internal', message: 'Internal server error' });
+    reply.code(apiError.status).headers(apiError.headers);
+    if (isMcpPath(req.url)) return sendRpcError(reply, apiError, requestId(req.body));
+    return reply.send(apiError.body);
   });
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: 'not_found', message: `No route ${req.method} ${req.url}` }));
 
@@ -108,13 +145,13 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   if (opts.graphql) {
     const graphql = opts.graphql;
     // Its own plugin scope: the GraphQL auth hook applies to the GraphQL routes only.
-    app.register(async (scope) => registerGraphql(scope, { ...graphql, keys: opts.keys }));
+    app.register(async (scope) => registerGraphql(scope, { ...graphql, keys: opts.keys, rateLimit: services.rateLimit }));
   }
 
   // REST alias: the tool's input object in, its output out; errors with the status and body of spec part 7.
   app.post<{ Params: { tool: string } }>('/api/mcp/:tool', async (req, reply) => {
     const caller = await opts.keys.authenticate(req.headers.authorization);
-    limiter.check(caller, 'rest');
+    await limiter.take(caller, 'rest');
     const t = findTool(req.params.tool);
     if (!t) throw new ApiError(404, { error: 'unknown_tool', message: `Unknown tool: ${req.params.tool}` });
     const body = req.body ?? {};

@@ -9,9 +9,11 @@ import type { Caller } from '../auth/keys.ts';
 import { buildInfo } from '../build-info.ts';
 import { ApiError } from '../errors.ts';
 import { findTool, mcpDescriptor, selectTools } from '../tools/catalog.ts';
-import type { AppServices } from './app.ts';
+import { sendRpcError, type AppServices } from './app.ts';
 
 const TOOLS_PAGE_SIZE = 100;
+/** decisions.md: a JSON-RPC batch holds at most 50 calls; each counts against the key's rate limit. */
+export const MAX_BATCH = 50;
 type Id = string | number | null;
 
 const rpcError = (id: Id, code: number, message: string, data?: unknown) =>
@@ -36,20 +38,26 @@ function toolError(err: ApiError): string {
   return JSON.stringify({ isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] });
 }
 
+/** tools/list selectors as the query string gives them (a repeated parameter is an array). */
 interface Selectors {
-  profile?: string;
-  tools?: string;
+  profile?: string | string[];
+  tools?: string | string[];
 }
 
 export function registerMcp(app: FastifyInstance, services: AppServices): void {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const caller = await services.keys.authenticate(req.headers.authorization);
-    services.rateLimit(caller, 'rpc', reply);
     const body = req.body;
     const selectors = req.query as Selectors;
     const batch = Array.isArray(body);
     const messages: unknown[] = batch ? body : [body];
     if (messages.length === 0) return sendJson(reply, 400, rpcError(null, ErrorCode.InvalidRequest, 'Empty batch'));
+    if (messages.length > MAX_BATCH) {
+      return sendJson(reply, 400, rpcError(null, ErrorCode.InvalidRequest, `Batch too large: ${messages.length} messages, at most ${MAX_BATCH}`,
+        { error: 'batch_too_large', status: 400, limit: MAX_BATCH }));
+    }
+    // Every message of a batch counts (one upsert for the whole request).
+    await services.rateLimit(caller, 'rpc', messages.length);
 
     const responses: string[] = [];
     for (const message of messages) {
@@ -62,7 +70,7 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
   app.post('/api/mcp/rpc', handler);
   app.post('/api/mcp', handler);
   const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
-    reply.code(405).header('allow', 'POST').send({ error: 'method_not_allowed', message: 'This MCP endpoint answers POST only (no server-initiated stream).' });
+    sendRpcError(reply.header('allow', 'POST'), new ApiError(405, { error: 'method_not_allowed', message: 'This MCP endpoint answers POST only (no server-initiated stream).' }));
   for (const path of ['/api/mcp/rpc', '/api/mcp']) {
     app.get(path, notAllowed);
     app.delete(path, notAllowed);

@@ -128,12 +128,20 @@ export function canCall(caller: Caller, t: Tool): boolean {
 }
 
 /** Tools advertised by tools/list for these selectors; `tools` (namespaces) wins over `profile`. */
-export function selectTools(caller: Caller, selectors: { profile?: string; tools?: string }): Tool[] {
+export function selectTools(caller: Caller, selectors: { profile?: unknown; tools?: unknown }): Tool[] {
   let namespaces: Set<string> | 'all';
-  if (selectors.tools) {
-    namespaces = new Set(selectors.tools.split(',').map((s) => s.trim()).filter(Boolean));
+  // Query strings repeat parameters as arrays (?tools=issues&tools=notes): every value counts.
+  const tools = Array.isArray(selectors.tools) ? selectors.tools.join(',') : selectors.tools;
+  if (Array.isArray(selectors.profile)) {
+    const hint = `give one profile, not ${selectors.profile.length}; use one of ${Object.keys(PROFILES).join(', ')}`;
+    throw new ApiError(400, { error: 'invalid_input', message: hint, issues: { profile: hint } });
+  }
+  if (typeof tools === 'string' && tools) {
+    namespaces = new Set(tools.split(',').map((s) => s.trim()).filter(Boolean));
   } else {
-    const profile = PROFILES[selectors.profile || DEFAULT_PROFILE];
+    const name = typeof selectors.profile === 'string' && selectors.profile ? selectors.profile : DEFAULT_PROFILE;
+    // Own keys only: `constructor`, `__proto__`, `toString` are unknown profiles, not Object.prototype members.
+    const profile = Object.hasOwn(PROFILES, name) ? PROFILES[name] : undefined;
     if (!profile) {
       const hint = `unknown profile ${JSON.stringify(selectors.profile)}; use one of ${Object.keys(PROFILES).join(', ')}`;
       throw new ApiError(400, { error: 'invalid_input', message: hint, issues: { profile: hint } });

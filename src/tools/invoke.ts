@@ -10,15 +10,20 @@ import { queryAsCaller } from '../db/as-caller.ts';
 import { ApiError, fromPgError, invalidInput, scopeRequired } from '../errors.ts';
 import { findTool } from './catalog.ts';
 import type { Tool, ToolContext, ToolServices } from './define.ts';
+import { textIssues } from './text-guard.ts';
 
 export function zodIssues(error: z.ZodError): Record<string, string> {
+  // Own properties only: a field named `__proto__` must be reported, not become the map's prototype.
   const issues: Record<string, string> = {};
+  const set = (field: string, message: string) => {
+    if (!Object.hasOwn(issues, field)) Object.defineProperty(issues, field, { value: message, enumerable: true, configurable: true, writable: true });
+  };
   for (const issue of error.issues) {
-    const field = issue.path.length ? issue.path.join('.') : 'input';
+    const field = issue.path.length ? issue.path.map(String).join('.') : 'input';
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) issues[field === 'input' ? key : `${field}.${key}`] = 'unknown field';
+      for (const key of issue.keys) set(field === 'input' ? key : `${field}.${key}`, 'unknown field');
     } else {
-      issues[field] ??= issue.message;
+      set(field, issue.message);
     }
   }
   return issues;
@@ -36,8 +41,10 @@ export class ToolRunner {
 
   async run(caller: Caller, t: Tool, args: unknown): Promise<string> {
     for (const scope of t.scopes) if (!hasScope(caller, scope)) throw scopeRequired(scope);
+    // Text PostgreSQL cannot store (NUL, lone surrogates) is refused for every tool, naming the field.
     const parsed = t.input.safeParse(args ?? {});
-    if (!parsed.success) throw invalidInput(zodIssues(parsed.error));
+    const issues = { ...textIssues(args), ...(parsed.success ? {} : zodIssues(parsed.error)) };
+    if (!parsed.success || Object.keys(issues).length) throw invalidInput(issues);
     if (t.run) {
       const ctx: ToolContext = {
         caller,

@@ -28,7 +28,8 @@ describe('authentication (spec part 5)', () => {
     expect(r.body.error).toBe('revoked');
     const m = await rpc(t, key.token, 'tools/list');
     expect(m.status).toBe(401);
-    expect(m.body.error).toBe('revoked');
+    // On the MCP endpoint the same rejection is a JSON-RPC error envelope (issue 9).
+    expect(m.body.error.data).toMatchObject({ error: 'revoked', status: 401 });
   });
 
   it('an expired key is 401 expired', async () => {

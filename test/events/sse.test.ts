@@ -290,7 +290,7 @@ describe('slow clients', () => {
       const base = new URL(await slowApp.listen());
       const socket = net.connect(Number(base.port), base.hostname);
       await new Promise((resolve) => socket.once('connect', resolve));
-      socket.write(`GET /api/plugins/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${subscriber.token}\r\nAccept: text/event-stream\r\n\r\n`);
+      socket.write(`GET /api/plugins/events HTTP/1.1\r\nHost: ${base.host}\r\nAuthorization: Bearer ${subscriber.token}\r\nAccept: text/event-stream\r\n\r\n`);
       await new Promise((resolve) => socket.once('data', resolve));
       socket.pause(); // stop reading: the kernel buffers fill, then the server's
       const closed = new Promise((resolve) => socket.once('close', resolve));

@@ -164,7 +164,7 @@ describe('keys: list and revoke', () => {
     const rpcCall = await t.app.inject({ method: 'POST', url: '/api/mcp/rpc', headers: { authorization: `Bearer ${victim.token}`, 'content-type': 'application/json' },
       payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'workspace.get', arguments: {} } }) });
     expect(rpcCall.statusCode).toBe(401);
-    expect(rpcCall.json()).toMatchObject({ error: 'revoked' });
+    expect(rpcCall.json()).toMatchObject({ jsonrpc: '2.0', error: { data: { error: 'revoked', status: 401 } } }); // JSON-RPC envelope (issue 9)
     expect((await gql(t, victim.token, '{ viewerRole }')).body).toMatchObject({ error: 'revoked' });
   });
 

@@ -51,10 +51,11 @@ describe('JSON-RPC transport', () => {
     expect(body[1].result.structuredContent.id).toBe(ws.id);
   });
 
-  it('rejects a missing key with HTTP 401 {error}', async () => {
+  it('rejects a missing key with HTTP 401 and a JSON-RPC error envelope', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/mcp/rpc', payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), headers: { 'content-type': 'application/json' } });
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ error: 'invalid', message: expect.any(String) });
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
+    expect(res.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: expect.any(String), data: { error: 'invalid', message: expect.any(String), status: 401 } } });
   });
 
   it('reports an invalid profile as invalid params', async () => {

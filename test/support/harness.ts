@@ -74,7 +74,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const blobs = opts.blobs ?? new EmbeddedBlobStore({ dataDir: tmpDir!, publicUrl: 'http://127.0.0.1:1' });
   const { app } = buildApp({
     ownerPool: pools.owner, keys, runner: new ToolRunner(pools.api, { blobs, allowPrivateEgress: true }), blobs,
-    rateLimits: opts.rateLimits ?? { rpc: 0, rest: 0 }, logLevel: 'silent', events: hub,
+    rateLimits: opts.rateLimits ?? { rpc: 0, rest: 0 }, apiPool: pools.api, logLevel: 'silent', events: hub,
     graphql: opts.graphql ? { pool: pools.api } : undefined,
   });
   await app.ready();

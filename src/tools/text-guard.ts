@@ -1,0 +1,48 @@
+/**
+ * Text PostgreSQL cannot store: NUL characters (text and jsonb refuse U+0000, SQLSTATE 22P05) and lone
+ * UTF-16 surrogates (not encodable in UTF-8). Found anywhere in a tool's input (values or keys, at any
+ * depth), they are a 400 naming the field, checked once here for every tool instead of failing deep
+ * inside SQL. The walk is iterative (no recursion limit on nesting) and stops after a bounded number of
+ * findings.
+ */
+
+export const NUL_MESSAGE = 'must not contain NUL characters';
+export const SURROGATE_MESSAGE = 'must be valid Unicode (no lone surrogates)';
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why a string cannot be stored, or undefined when it can. */
+export function textProblem(s: string): string | undefined {
+  if (s.includes('\u0000')) return NUL_MESSAGE;
+  if (LONE_SURROGATE.test(s)) return SURROGATE_MESSAGE;
+  return undefined;
+}
+
+/** A path segment as printable text (a key may itself hold NUL or surrogates). */
+const printable = (key: string) => (textProblem(key) ? JSON.stringify(key).slice(1, -1).replace(/\\u0000/g, '\\0') : key);
+
+/** Field path → message for every string (or key) in `value` that PostgreSQL cannot store; {} when none. */
+export function textIssues(value: unknown, maxIssues = 20): Record<string, string> {
+  const issues: Record<string, string> = {};
+  const add = (path: string, message: string) =>
+    Object.defineProperty(issues, path || 'input', { value: message, enumerable: true, configurable: true, writable: true });
+  const stack: Array<[unknown, string]> = [[value, '']];
+  let found = 0;
+  while (stack.length && found < maxIssues) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      const problem = textProblem(v);
+      if (problem) { add(path, problem); found++; }
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], path ? `${path}.${i}` : String(i)]);
+    } else if (v !== null && typeof v === 'object') {
+      for (const key of Object.keys(v)) {
+        const child = path ? `${path}.${printable(key)}` : printable(key);
+        const problem = textProblem(key);
+        if (problem) { add(child, `field name ${problem}`); found++; continue; }
+        stack.push([(v as Record<string, unknown>)[key], child]);
+      }
+    }
+  }
+  return issues;
+}

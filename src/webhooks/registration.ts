@@ -1,0 +1,58 @@
+/**
+ * Webhook targets are checked when they are registered (webhooks, agent webhookUrl; CLI, GraphQL), not
+ * only at delivery: a URL carrying credentials (`http://user:secret@host/x`) is refused (they would sit in
+ * delivery records), and so is a loopback, private or link-local target (literal address, `localhost`, or
+ * a name resolving to one) unless SVC_EGRESS_ALLOW_PRIVATE=1. Delivery keeps its own check (egress.ts):
+ * a name may re-resolve differently later, and a name that does not resolve yet is accepted here.
+ */
+import dns from 'node:dns/promises';
+import net from 'node:net';
+import { invalidInput } from '../errors.ts';
+import { blockedReason } from './egress.ts';
+
+export const egressAllowPrivateFromEnv = (env = process.env) =>
+  env.SVC_EGRESS_ALLOW_PRIVATE === '1' || env.SVC_EGRESS_ALLOW_PRIVATE === 'true';
+
+const LOOKUP_TIMEOUT_MS = 3000;
+
+/** Why this URL may not be registered, or undefined when it may. */
+export async function webhookUrlProblem(raw: string, allowPrivate = egressAllowPrivateFromEnv()): Promise<string | undefined> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined; // not a URL at all: the SQL check (app_private.check_webhook_input) names it
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined; // likewise
+  if (url.username || url.password || /^[a-z]+:\/\/[^/?#]*@/i.test(raw)) return 'must not contain credentials (user:password@); use the signing secret instead';
+  if (allowPrivate) return undefined;
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const refuse = (ip: string, reason: string) =>
+    `refused: ${host} ${ip === host ? 'is' : `resolves to ${ip},`} a ${reason} address (set SVC_EGRESS_ALLOW_PRIVATE=1 to allow)`;
+  if (net.isIP(host)) {
+    const reason = blockedReason(host);
+    return reason ? refuse(host, reason) : undefined;
+  }
+  if (host === 'localhost' || host.endsWith('.localhost')) return refuse(host, 'loopback');
+  let addresses: Array<{ address: string }>;
+  try {
+    addresses = await Promise.race([
+      dns.lookup(host, { all: true }),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), LOOKUP_TIMEOUT_MS).unref()),
+    ]);
+  } catch {
+    return undefined; // not resolvable now: delivery checks again when it is
+  }
+  for (const { address } of addresses) {
+    const reason = blockedReason(address);
+    if (reason) return refuse(address, reason);
+  }
+  return undefined;
+}
+
+/** Throws 400 invalid_input naming `field` when the URL may not be registered. null/undefined: nothing to check. */
+export async function assertWebhookUrl(raw: unknown, field = 'url', allowPrivate = egressAllowPrivateFromEnv()): Promise<void> {
+  if (typeof raw !== 'string') return;
+  const problem = await webhookUrlProblem(raw, allowPrivate);
+  if (problem) throw invalidInput({ [field]: problem }, `${field} ${problem}`);
+}

@@ -1,0 +1,85 @@
+/**
+ * Per-key rate limits (issue 9 item 4, decisions.md): every call counts — each call of a JSON-RPC batch,
+ * every GraphQL request (against the REST limit) — and the counters live in PostgreSQL, so two API
+ * processes on one database share one budget per key. 429 with Retry-After; a JSON-RPC envelope on the
+ * MCP endpoint.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gql } from '../support/graphql.ts';
+import { createKey, createWorkspace, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let a: TestApp;
+let b: TestApp;
+let ws: Workspace;
+beforeAll(async () => {
+  a = await startTestApp({ rateLimits: { rpc: 6, rest: 4 }, graphql: true });
+  // A second API process on the same database.
+  b = await startTestApp({ rateLimits: { rpc: 6, rest: 4 }, ownerUrl: a.ownerUrl });
+  ws = await createWorkspace(a);
+});
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+});
+
+/** Windows are whole clock minutes: start a scenario early in one, so it cannot straddle two. */
+async function freshWindow() {
+  const s = new Date().getUTCSeconds();
+  if (s > 50) await new Promise((r) => setTimeout(r, (61 - s) * 1000));
+}
+
+const batch = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'ping' })));
+const postBatch = (t: TestApp, token: string, n: number) =>
+  t.app.inject({ method: 'POST', url: '/api/mcp/rpc', payload: batch(n), headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
+
+describe('rate limits', () => {
+  it('REST: the limit holds across two API processes; 429 carries Retry-After', async () => {
+    await freshWindow();
+    const key = await createKey(a, ws);
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await rest(i % 2 ? b : a, key.token, 'workspace.get', {})).status);
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    const over = await rest(b, key.token, 'workspace.get', {});
+    expect(over.status).toBe(429);
+    expect(over.body).toMatchObject({ error: 'rate_limited' });
+    const retry = Number(over.headers['retry-after']);
+    expect(retry).toBeGreaterThanOrEqual(1);
+    expect(retry).toBeLessThanOrEqual(60);
+    // Another key of the same workspace has its own budget.
+    const other = await createKey(a, ws);
+    expect((await rest(a, other.token, 'workspace.get', {})).status).toBe(200);
+  });
+
+  it('JSON-RPC: each call of a batch counts; over the limit the whole batch is a 429 envelope', async () => {
+    await freshWindow();
+    const key = await createKey(a, ws);
+    const first = await postBatch(a, key.token, 5);
+    expect(first.statusCode).toBe(200);
+    expect(first.json()).toHaveLength(5);
+    const second = await postBatch(b, key.token, 2); // 7 > 6
+    expect(second.statusCode).toBe(429);
+    expect(second.headers['retry-after']).toMatch(/^\d+$/);
+    expect(second.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, data: { error: 'rate_limited', status: 429 } } });
+    const single = await rpc(a, key.token, 'ping');
+    expect(single.status).toBe(429);
+    expect(single.body).toMatchObject({ jsonrpc: '2.0', id: 1, error: { data: { error: 'rate_limited' } } });
+  });
+
+  it('JSON-RPC and REST budgets are separate', async () => {
+    await freshWindow();
+    const key = await createKey(a, ws);
+    for (let i = 0; i < 4; i++) expect((await rest(a, key.token, 'workspace.get', {})).status).toBe(200);
+    expect((await rest(a, key.token, 'workspace.get', {})).status).toBe(429);
+    expect((await rpc(a, key.token, 'ping')).status).toBe(200);
+  });
+
+  it('GraphQL requests count against the REST limit', async () => {
+    await freshWindow();
+    const key = await createKey(a, ws);
+    for (let i = 0; i < 3; i++) expect((await gql(a, key.token, '{ __typename }')).status).toBe(200);
+    expect((await rest(a, key.token, 'workspace.get', {})).status).toBe(200);
+    const over = await gql(a, key.token, '{ __typename }');
+    expect(over.status).toBe(429);
+    expect(over.body).toMatchObject({ error: 'rate_limited' });
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * Transport rejections (issue 9 item 6, issue 14): on /api/mcp/rpc every rejection is a JSON-RPC error
+ * envelope with the HTTP status the MCP Streamable HTTP transport expects; REST aliases keep the spec's
+ * bodies; every 401 carries `WWW-Authenticate: Bearer error="invalid_token"`. DNS-rebinding protection
+ * (item 9): foreign Host and Origin headers are refused; SVC_CORS_ORIGINS opens GraphQL to listed origins.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/http/app.ts';
+import { MAX_BATCH } from '../../src/http/mcp.ts';
+import { ToolRunner } from '../../src/tools/invoke.ts';
+import { createWorkspace, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let ws: Workspace;
+beforeAll(async () => {
+  t = await startTestApp({ graphql: true });
+  ws = await createWorkspace(t);
+});
+afterAll(() => t.close());
+
+const ping = (id: number | string = 1) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' });
+const post = (url: string, payload: string, headers: Record<string, string> = {}) =>
+  t.app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json', ...headers } });
+const auth = (token = ws.token) => ({ authorization: `Bearer ${token}` });
+
+function expectEnvelope(res: { statusCode: number; json(): any }, status: number, error: string, code = -32000) {
+  expect(res.statusCode).toBe(status);
+  const body = res.json();
+  expect(body).toMatchObject({ jsonrpc: '2.0', error: { code, message: expect.any(String) } });
+  if (code !== -32700) expect(body.error.data).toMatchObject({ error, status });
+  return body;
+}
+
+describe('JSON-RPC transport rejections are JSON-RPC envelopes', () => {
+  it('401 (missing, malformed, unknown key) with WWW-Authenticate, echoing the request id', async () => {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer nope' }, { authorization: `Bearer svc_sk_${'A'.repeat(43)}` }]) {
+      const res = await post('/api/mcp/rpc', ping(7), headers);
+      const body = expectEnvelope(res, 401, 'invalid');
+      expect(body.id).toBe(7);
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
+    }
+  });
+
+  it('400 parse error (-32700) for bad JSON', async () => {
+    const res = await post('/api/mcp/rpc', '{"jsonrpc":', auth());
+    expect(expectEnvelope(res, 400, 'invalid_json', -32700).id).toBeNull();
+  });
+
+  it('413 for a body over the limit', async () => {
+    const res = await post('/api/mcp/rpc', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(3 * 1024 * 1024) } }), auth());
+    expectEnvelope(res, 413, 'payload_too_large');
+  });
+
+  it('415 for a body that is not JSON', async () => {
+    const res = await post('/api/mcp/rpc', 'ping', { ...auth(), 'content-type': 'text/plain' });
+    expectEnvelope(res, 415, 'unsupported_media_type');
+  });
+
+  it('405 for GET', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/mcp/rpc', headers: auth() });
+    expectEnvelope(res, 405, 'method_not_allowed');
+    expect(res.headers.allow).toBe('POST');
+  });
+
+  it(`a batch over ${MAX_BATCH} calls is refused with -32600 and runs nothing`, async () => {
+    const key = (await createWorkspace(t)).token;
+    const calls = Array.from({ length: MAX_BATCH + 1 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'issues.create', arguments: { title: `b${i}` } } }));
+    const res = await post('/api/mcp/rpc', JSON.stringify(calls), auth(key));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, data: { error: 'batch_too_large', limit: MAX_BATCH } } });
+  });
+});
+
+describe('REST keeps the spec bodies', () => {
+  it('401 {error} with WWW-Authenticate', async () => {
+    const res = await post('/api/mcp/workspace.get', '{}');
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ error: 'invalid', message: expect.any(String) });
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
+  });
+
+  it('415 and 413 as {error, message}', async () => {
+    const r415 = await post('/api/mcp/workspace.get', 'x', { ...auth(), 'content-type': 'text/plain' });
+    expect(r415.statusCode).toBe(415);
+    expect(r415.json()).toMatchObject({ error: 'unsupported_media_type' });
+    const r413 = await post('/api/mcp/issues.create', JSON.stringify({ title: 'x'.repeat(3 * 1024 * 1024) }), auth());
+    expect(r413.statusCode).toBe(413);
+    expect(r413.json()).toMatchObject({ error: 'payload_too_large' });
+  });
+
+  it('GraphQL and SSE 401s carry WWW-Authenticate too', async () => {
+    const g = await post('/graphql', JSON.stringify({ query: '{ __typename }' }), { accept: 'application/json' });
+    expect(g.statusCode).toBe(401);
+    expect(g.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
+    const s = await t.app.inject({ method: 'GET', url: '/api/plugins/events' });
+    expect(s.statusCode).toBe(401);
+    expect(s.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
+  });
+});
+
+describe('DNS-rebinding protection', () => {
+  it('refuses Host: evil.example.com (loopback listener) with 403 on every surface', async () => {
+    const rpcRes = await post('/api/mcp/rpc', ping(), { ...auth(), host: 'evil.example.com' });
+    expectEnvelope(rpcRes, 403, 'forbidden_host');
+    const restRes = await post('/api/mcp/workspace.get', '{}', { ...auth(), host: 'evil.example.com:3000' });
+    expect(restRes.statusCode).toBe(403);
+    expect(restRes.json()).toMatchObject({ error: 'forbidden_host', message: expect.stringContaining('DNS-rebinding') });
+  });
+
+  it('refuses Origin: http://evil.example.com (the conformance scenario sends exactly these)', async () => {
+    const res = await post('/api/mcp/rpc', ping(), { ...auth(), host: 'evil.example.com', origin: 'http://evil.example.com' });
+    expectEnvelope(res, 403, 'forbidden_host');
+    const originOnly = await post('/api/mcp/rpc', ping(), { ...auth(), origin: 'http://evil.example.com' });
+    expectEnvelope(originOnly, 403, 'forbidden_origin');
+    const gql = await post('/graphql', JSON.stringify({ query: '{ __typename }' }), { ...auth(), origin: 'http://evil.example.com' });
+    expect(gql.statusCode).toBe(403);
+    expect(gql.json()).toMatchObject({ error: 'forbidden_origin' });
+  });
+
+  it('allows loopback Host names with any port, loopback origins, and requests without Origin', async () => {
+    for (const host of ['localhost', 'localhost:3000', '127.0.0.1:8080', '[::1]:3000', 'LOCALHOST']) {
+      const res = await post('/api/mcp/rpc', ping(), { ...auth(), host });
+      expect(res.statusCode, host).toBe(200);
+    }
+    for (const origin of ['http://localhost:3000', 'http://127.0.0.1:5173', 'http://[::1]:3000']) {
+      const res = await post('/api/mcp/rpc', ping(), { ...auth(), origin });
+      expect(res.statusCode, origin).toBe(200);
+    }
+  });
+});
+
+describe('SVC_PUBLIC_URL and SVC_CORS_ORIGINS (public listener)', () => {
+  let app: Awaited<ReturnType<typeof buildApp>>['app'];
+  beforeAll(async () => {
+    ({ app } = buildApp({
+      ownerPool: t.pools.owner, apiPool: t.pools.api, keys: t.keys, runner: new ToolRunner(t.pools.api), logLevel: 'silent',
+      rateLimits: { rpc: 0, rest: 0 }, graphql: { pool: t.pools.api },
+      origins: { publicUrl: 'https://svc.example.com', corsOrigins: ['https://board.example.org'], loopback: false },
+    }));
+    await app.ready();
+  });
+  afterAll(() => app.close());
+  const call = (url: string, headers: Record<string, string>, payload = ping()) =>
+    app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json', host: 'svc.example.com', ...auth(), ...headers } });
+
+  it('any Host is served when not on loopback; the own origin and listed origins pass, others are refused', async () => {
+    expect((await call('/api/mcp/rpc', {})).statusCode).toBe(200);
+    expect((await call('/api/mcp/rpc', { origin: 'https://svc.example.com' })).statusCode).toBe(200);
+    expect((await call('/api/mcp/rpc', { origin: 'https://board.example.org' })).statusCode).toBe(200);
+    expect((await call('/api/mcp/rpc', { origin: 'http://localhost:3000' })).statusCode).toBe(403);
+    expect((await call('/api/mcp/rpc', { origin: 'https://evil.example.com' })).statusCode).toBe(403);
+    // Reached under another name than SVC_PUBLIC_URL: a same-origin page is fine, a foreign one is not.
+    expect((await call('/api/mcp/rpc', { host: 'svc.internal:3000', origin: 'http://svc.internal:3000' })).statusCode).toBe(200);
+    expect((await call('/api/mcp/rpc', { host: 'svc.internal:3000', origin: 'http://evil.example.com' })).statusCode).toBe(403);
+  });
+
+  it('GraphQL CORS: preflight and responses name the listed origin only', async () => {
+    const pre = await app.inject({ method: 'OPTIONS', url: '/graphql', headers: { host: 'svc.example.com', origin: 'https://board.example.org', 'access-control-request-method': 'POST' } });
+    expect(pre.statusCode).toBe(204);
+    expect(pre.headers['access-control-allow-origin']).toBe('https://board.example.org');
+    expect(String(pre.headers['access-control-allow-headers'])).toContain('authorization');
+    const res = await call('/graphql', { origin: 'https://board.example.org', accept: 'application/json' }, JSON.stringify({ query: '{ currentWorkspace { key } }' }));
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBe('https://board.example.org');
+    const own = await call('/graphql', { origin: 'https://svc.example.com', accept: 'application/json' }, JSON.stringify({ query: '{ __typename }' }));
+    expect(own.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * Issue 9 item 8 (docs/decisions.md): a narrowed key that can see a sub-issue but not its parent gets
+ * parentId null (tools) and parent null (GraphQL, where the raw parentId column is not exposed); keys that
+ * can see the parent get its id.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gqlOk } from '../support/graphql.ts';
+import { createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let parent: { id: string; key: string };
+let child: { id: string; key: string };
+let narrowed: string;
+let both: string;
+beforeAll(async () => {
+  t = await startTestApp({ graphql: true });
+  ws = await createWorkspace(t);
+  const visible = await ok(t, ws.token, 'projects.create', { name: 'Visible' });
+  const hidden = await ok(t, ws.token, 'projects.create', { name: 'Hidden' });
+  parent = await ok(t, ws.token, 'issues.create', { title: 'Secret parent', projectId: hidden.id });
+  child = await ok(t, ws.token, 'issues.create', { title: 'Visible child', projectId: visible.id, parentId: parent.id });
+  narrowed = (await createKey(t, ws, { projects: [visible.id] })).token;
+  both = (await createKey(t, ws, { projects: [visible.id, hidden.id] })).token;
+});
+afterAll(() => t.close());
+
+describe('parentId of a parent the key cannot see', () => {
+  it('is null for the narrowed key in issues.get, issues.list and issues.update answers', async () => {
+    expect((await ok(t, narrowed, 'issues.get', { id: child.key })).parentId).toBeNull();
+    const list = await ok(t, narrowed, 'issues.list', {});
+    expect(list.items.map((i: { id: string }) => i.id)).toEqual([child.id]);
+    expect(list.items[0].parentId).toBeNull();
+    expect((await ok(t, narrowed, 'issues.update', { id: child.id, title: 'Renamed child' })).parentId).toBeNull();
+  });
+
+  it('is the id for keys that can see the parent (un-narrowed, or narrowed to both projects)', async () => {
+    expect((await ok(t, ws.token, 'issues.get', { id: child.key })).parentId).toBe(parent.id);
+    expect((await ok(t, both, 'issues.get', { id: child.key })).parentId).toBe(parent.id);
+  });
+
+  it('GraphQL: parent is null for the narrowed key, set for the owner; parentId is not a readable field', async () => {
+    const q = `query($id: UUID!) { issue(rowId: $id) { rowId parent { rowId } } }`;
+    expect((await gqlOk(t, narrowed, q, { id: child.id })).issue).toEqual({ rowId: child.id, parent: null });
+    expect((await gqlOk(t, ws.token, q, { id: child.id })).issue).toEqual({ rowId: child.id, parent: { rowId: parent.id } });
+    const { gql } = await import('../support/graphql.ts');
+    const raw = await gql(t, narrowed, `query($id: UUID!) { issue(rowId: $id) { parentId } }`, { id: child.id });
+    expect(raw.errors?.[0]?.message).toMatch(/Cannot query field "parentId"/);
+  });
+});
