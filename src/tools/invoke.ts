@@ -24,6 +24,9 @@ export function zodIssues(error: z.ZodError): Record<string, string> {
   return issues;
 }
 
+/** The SQL expression a tool call runs (inside callerStatement); its one argument, $9, is the validated input as JSON. */
+export const toolCall = (t: Tool): string => `${t.sqlFunction}($9::jsonb)`;
+
 export class ToolRunner {
   constructor(private readonly pool: pg.Pool) {}
 
@@ -46,7 +49,7 @@ export class ToolRunner {
       return JSON.stringify(result ?? null);
     }
     try {
-      return (await queryAsCaller(this.pool, caller, `tool:${t.name}`, `${t.sqlFunction}($9::jsonb)`, [JSON.stringify(parsed.data)])) ?? 'null';
+      return (await queryAsCaller(this.pool, caller, `tool:${t.name}`, toolCall(t), [JSON.stringify(parsed.data)])) ?? 'null';
     } catch (err) {
       const mapped = fromPgError(err);
       if (mapped) throw mapped;
