@@ -59,6 +59,21 @@ export interface Measured {
   p50Ms: number;
   p99Ms: number;
   transactions: number;
+  /** Every transaction's latency, sorted (to merge runs). */
+  latenciesMs: number[];
+}
+
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+/** Several runs of the same thing as one: rate = all transactions / all time, percentiles over all. */
+export function merge(runs: Measured[]): Measured {
+  const transactions = runs.reduce((n, r) => n + r.transactions, 0);
+  const seconds = runs.reduce((t, r) => t + (r.txPerSec > 0 ? r.transactions / r.txPerSec : 0), 0);
+  const latenciesMs = runs.flatMap((r) => r.latenciesMs).sort((a, b) => a - b);
+  return {
+    txPerSec: seconds > 0 ? transactions / seconds : 0, transactions, latenciesMs,
+    p50Ms: percentile(latenciesMs, 50), p99Ms: percentile(latenciesMs, 99),
+  };
 }
 
 /** The text node-pg would send for a parameter value (arrays as array literals, objects as JSON). */
@@ -94,8 +109,6 @@ export function buildScript(c: PgbenchCase): { script: string; variables: Record
   return { script: [...chooser, ...tree(0, c.leaves.length)].join('\n') + '\n', variables };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-
 export async function pgbench(target: Target, c: PgbenchCase, opts: { clients: number; seconds: number; threads?: number }): Promise<Measured> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-pgbench-'));
   try {
@@ -130,7 +143,7 @@ export async function pgbench(target: Target, c: PgbenchCase, opts: { clients: n
       }
     }
     latencies.sort((a, b) => a - b);
-    return { txPerSec: tps, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), transactions: latencies.length };
+    return { txPerSec: tps, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), transactions: latencies.length, latenciesMs: latencies };
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }

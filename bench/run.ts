@@ -13,7 +13,8 @@
  * (all clients on one counter), and issues.list p99 at 1,000 vs BENCH_SCALE_ISSUES issues (with
  * BENCH_OTHER_WORKSPACES other workspaces holding data).
  *
- * Knobs (env): BENCH_DURATION (s per measurement, 6), BENCH_CONNECTIONS (8), BENCH_WORKSPACES (20),
+ * Knobs (env): BENCH_DURATION (s per run, 4), BENCH_ROUNDS (interleaved runs per method, 2),
+ * BENCH_CONNECTIONS (8), BENCH_WORKSPACES (20),
  * BENCH_ISSUES (seeded per workspace, 1000), BENCH_TOOLS (comma list, default all), BENCH_SYNCHRONOUS_COMMIT
  * (on; off shows the CPU cost of writes without the WAL flush), BENCH_SCALE=0 skips
  * the growth measurement, BENCH_SCALE_ISSUES (100000), BENCH_OTHER_WORKSPACES (50), BENCH_OTHER_ISSUES (2000),
@@ -32,7 +33,7 @@ import { ADMIN_COMMANDS } from '../src/cli/admin.ts';
 import { callerStatement, callerValues } from '../src/db/as-caller.ts';
 import { findTool } from '../src/tools/catalog.ts';
 import { toolCall } from '../src/tools/invoke.ts';
-import { pgbench, pgbenchVersion, type Leaf, type Measured, type PgbenchCase, type Target } from './pgbench.ts';
+import { merge, percentile, pgbench, pgbenchVersion, type Leaf, type Measured, type PgbenchCase, type Target } from './pgbench.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const { values: opts } = parseArgs({
@@ -43,7 +44,9 @@ const { values: opts } = parseArgs({
     keep: { type: 'boolean', default: false },
   },
 });
-const DURATION = Number(opts.duration ?? env('BENCH_DURATION', 6));
+const DURATION = Number(opts.duration ?? env('BENCH_DURATION', 4));
+/** Each measurement runs ROUNDS times per method, interleaved; figures are over all rounds. */
+const ROUNDS = env('BENCH_ROUNDS', 2);
 const CONNECTIONS = Number(opts.connections ?? env('BENCH_CONNECTIONS', 8));
 const WORKSPACES = env('BENCH_WORKSPACES', 20);
 const ISSUES = env('BENCH_ISSUES', 1000);
@@ -101,9 +104,8 @@ async function startServer(): Promise<{ child: ChildProcess; url: string }> {
 
 interface Workspace { id: string; key: string; token: string; caller: Caller; picks: string[] }
 
-interface Rest { reqPerSec: number; p50Ms: number; p99Ms: number }
-
-async function rest(url: string, tool: string, makeRequest: () => { token: string; args: unknown }): Promise<Rest> {
+async function rest(url: string, tool: string, makeRequest: () => { token: string; args: unknown }): Promise<Measured> {
+  const latencies: number[] = [];
   const result = await autocannon({
     url: `${url}/api/mcp/${tool}`,
     connections: CONNECTIONS,
@@ -115,9 +117,13 @@ async function rest(url: string, tool: string, makeRequest: () => { token: strin
         return { ...req, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(args) };
       },
     }],
-  });
+  }).on('response', (_client, _status, _bytes, ms) => { latencies.push(ms); });
   if (result.non2xx || result.errors) throw new Error(`${tool}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { reqPerSec: result.requests.total / result.duration, p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
+  latencies.sort((a, b) => a - b);
+  return {
+    txPerSec: result.requests.total / result.duration, transactions: result.requests.total, latenciesMs: latencies,
+    p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99),
+  };
 }
 
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
@@ -164,7 +170,7 @@ async function main() {
     const pgVersion = (await owner.query('show server_version')).rows[0].server_version as string;
     const environment = {
       name: 'environment', postgres: pgVersion, pgbench: pgbenchAt, node: process.version, cpus: os.cpus().length,
-      loadavg: os.loadavg().map((x) => round(x)), connections: CONNECTIONS, durationSeconds: DURATION,
+      loadavg: os.loadavg().map((x) => round(x)), connections: CONNECTIONS, durationSeconds: DURATION, rounds: ROUNDS,
       workspaces: WORKSPACES, issuesPerWorkspace: ISSUES, synchronousCommit: SYNC_COMMIT,
     };
     emit(environment);
@@ -238,16 +244,17 @@ async function main() {
     await owner.query('analyze');
     await reference.query('analyze');
     log(`seeded ${WORKSPACES} workspaces × ${ISSUES} issues (service and reference) in ${((Date.now() - t0) / 1000).toFixed(1)} s; ` +
-        `${CONNECTIONS} clients, ${DURATION} s per measurement\n`);
+        `${CONNECTIONS} clients, ${ROUNDS} interleaved runs of ${DURATION} s per method\n`);
 
     /** Arguments as the service passes them to SQL: the zod-validated input (defaults applied). */
     const validated = (tool: string, args: unknown) => JSON.stringify(findTool(tool)!.input.parse(args));
     const createArgs = { title: 'Benchmark issue', priority: 'HIGH', description: 'created under load' };
     let restCounter = 0;
 
+    type Leaves = Array<{ ws: Workspace; args: unknown }>;
     interface Work {
-      /** One argument set per leaf, with the workspace it runs in. */
-      leaves: Array<{ ws: Workspace; args: unknown }>;
+      /** One argument set per leaf, with the workspace it runs in (per round, when a function). */
+      leaves: Leaves | ((round: number) => Leaves);
       chooser?: string[];
       init?: Record<string, string>;
       /** REST: a random workspace's token and arguments. */
@@ -273,9 +280,10 @@ async function main() {
       },
       'issues.update': {
         // Every update really changes the title (a no-op update writes nothing): each client edits its own
-        // issue in each workspace, visiting the workspaces round robin and alternating two titles.
-        leaves: workspaces.flatMap((ws) => ws.picks.flatMap((id, k) => [0, 1].map((variant) => ({
-          ws, args: { id, title: `Edited ${variant ? 'B' : 'A'} ${k}` },
+        // issue in each workspace, visiting the workspaces round robin and alternating two titles (new ones
+        // in every round).
+        leaves: (round) => workspaces.flatMap((ws) => ws.picks.flatMap((id, k) => [0, 1].map((variant) => ({
+          ws, args: { id, title: `Edited ${variant ? 'B' : 'A'} ${k} in round ${round}` },
         })))),
         init: { n: '0' },
         chooser: [
@@ -295,15 +303,16 @@ async function main() {
       },
     };
 
-    const serviceCase = (tool: string, w: Pick<Work, 'leaves' | 'chooser' | 'init'>): PgbenchCase => ({
+    const leavesOf = (w: Pick<Work, 'leaves'>, round: number) => typeof w.leaves === 'function' ? w.leaves(round) : w.leaves;
+    const serviceCase = (tool: string, w: Pick<Work, 'leaves' | 'chooser' | 'init'>, round = 0): PgbenchCase => ({
       text: callerStatement(toolCall(findTool(tool)!)),
-      leaves: w.leaves.map(({ ws, args }): Leaf => callerValues(ws.caller, [validated(tool, args)])),
+      leaves: leavesOf(w, round).map(({ ws, args }): Leaf => callerValues(ws.caller, [validated(tool, args)])),
       chooser: w.chooser,
       init: w.init,
     });
-    const referenceCase = (tool: string, w: Pick<Work, 'leaves' | 'chooser' | 'init'>): PgbenchCase => ({
+    const referenceCase = (tool: string, w: Pick<Work, 'leaves' | 'chooser' | 'init'>, round = 0): PgbenchCase => ({
       text: REFERENCE[tool]!,
-      leaves: w.leaves.map(({ ws, args }): Leaf => [ws.id, validated(tool, args)]),
+      leaves: leavesOf(w, round).map(({ ws, args }): Leaf => [ws.id, validated(tool, args)]),
       chooser: w.chooser,
       init: w.init,
     });
@@ -320,37 +329,41 @@ async function main() {
       }
     };
 
-    interface Row {
-      name: string; reference: Measured; sql: Measured; rest: Rest;
-    }
-    const rows: Row[] = [];
     const header = `${'tool'.padEnd(30)} ${'reference tx/s'.padStart(14)} ${'SQL tx/s'.padStart(9)} ${'REST req/s'.padStart(10)}  ` +
-      `${'SQL/ref'.padStart(7)} ${'REST/SQL'.padStart(8)}   p50/p99 ms: reference | SQL | REST`;
+      `${'SQL/ref'.padStart(7)} ${'REST/SQL'.padStart(8)}   p50/p99 ms: reference | SQL | REST   (load)`;
     const measure = async (name: string, tool: string, w: Work) => {
-      const refCase = referenceCase(tool, w);
-      const svcCase = serviceCase(tool, w);
-      await check(reference!, 'svc_bench_ref_visitor', refCase, `${name} reference`);
-      await check(owner, 'svc_visitor', svcCase, `${name} service SQL`);
-      // A checkpoint before each run: every run starts with the same full-page-write state of the WAL.
-      await owner.query('checkpoint');
-      const ref = await pgbench(refTarget, refCase, { clients: CONNECTIONS, seconds: DURATION });
-      await owner.query('checkpoint');
-      const sql = await pgbench(svcTarget, svcCase, { clients: CONNECTIONS, seconds: DURATION });
-      await owner.query('checkpoint');
-      const api = await rest(server.url, tool, w.restRequest);
-      const row: Row = { name, reference: ref, sql, rest: api };
-      rows.push(row);
+      await check(reference!, 'svc_bench_ref_visitor', referenceCase(tool, w, -1), `${name} reference`);
+      await check(owner, 'svc_visitor', serviceCase(tool, w, -1), `${name} service SQL`);
+      // Interleaved rounds (reference, SQL, REST, then REST, SQL, reference, …): a burst of other work on the
+      // machine, or data growing under the writes, weighs on all three alike. A checkpoint before each run:
+      // every run starts with the same full-page-write state of the WAL.
+      const runs: Record<'ref' | 'sql' | 'rest', Measured[]> = { ref: [], sql: [], rest: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        const once = {
+          ref: () => pgbench(refTarget, referenceCase(tool, w, round), { clients: CONNECTIONS, seconds: DURATION }),
+          sql: () => pgbench(svcTarget, serviceCase(tool, w, round), { clients: CONNECTIONS, seconds: DURATION }),
+          rest: () => rest(server.url, tool, w.restRequest),
+        };
+        const order = (['ref', 'sql', 'rest'] as const).slice();
+        if (round % 2) order.reverse();
+        for (const which of order) {
+          await owner.query('checkpoint');
+          runs[which].push(await once[which]());
+        }
+      }
+      const [ref, sql, api] = [merge(runs.ref), merge(runs.sql), merge(runs.rest)];
+      const load = round(os.loadavg()[0]!);
       emit({
         name,
         referenceTxPerSec: round(ref.txPerSec, 0), referenceP50Ms: round(ref.p50Ms), referenceP99Ms: round(ref.p99Ms),
         sqlTxPerSec: round(sql.txPerSec, 0), sqlP50Ms: round(sql.p50Ms), sqlP99Ms: round(sql.p99Ms),
-        restReqPerSec: round(api.reqPerSec, 0), restP50Ms: round(api.p50Ms), restP99Ms: round(api.p99Ms),
-        sqlToReference: round(sql.txPerSec / ref.txPerSec), restToSql: round(api.reqPerSec / sql.txPerSec),
+        restReqPerSec: round(api.txPerSec, 0), restP50Ms: round(api.p50Ms), restP99Ms: round(api.p99Ms),
+        sqlToReference: round(sql.txPerSec / ref.txPerSec), restToSql: round(api.txPerSec / sql.txPerSec), loadavg1m: load,
       });
-      const ms = (m: { p50Ms: number; p99Ms: number }) => `${m.p50Ms.toFixed(2)}/${m.p99Ms.toFixed(2)}`;
-      log(`${name.padEnd(30)} ${ref.txPerSec.toFixed(0).padStart(14)} ${sql.txPerSec.toFixed(0).padStart(9)} ${api.reqPerSec.toFixed(0).padStart(10)}  ` +
-          `${(sql.txPerSec / ref.txPerSec).toFixed(2).padStart(6)}× ${(api.reqPerSec / sql.txPerSec).toFixed(2).padStart(7)}×   ` +
-          `${ms(ref)} | ${ms(sql)} | ${ms(api)}`);
+      const ms = (m: Measured) => `${m.p50Ms.toFixed(2)}/${m.p99Ms.toFixed(2)}`;
+      log(`${name.padEnd(30)} ${ref.txPerSec.toFixed(0).padStart(14)} ${sql.txPerSec.toFixed(0).padStart(9)} ${api.txPerSec.toFixed(0).padStart(10)}  ` +
+          `${(sql.txPerSec / ref.txPerSec).toFixed(2).padStart(6)}× ${(api.txPerSec / sql.txPerSec).toFixed(2).padStart(7)}×   ` +
+          `${ms(ref)} | ${ms(sql)} | ${ms(api)}   (${load})`);
     };
 
     log(header);
@@ -394,13 +407,13 @@ async function main() {
         issuesSmall: 1000, issuesLarge: SCALE_ISSUES,
         restP99SmallMs: round(small.p99Ms), restP99LargeMs: round(large.p99Ms), restRatio: round(large.p99Ms / small.p99Ms),
         sqlP99SmallMs: round(sqlSmall.p99Ms), sqlP99LargeMs: round(sqlLarge.p99Ms), sqlRatio: round(sqlLarge.p99Ms / sqlSmall.p99Ms),
-        restReqPerSecSmall: round(small.reqPerSec, 0), restReqPerSecLarge: round(large.reqPerSec, 0),
-        restFilteredP99LargeMs: round(filtered.p99Ms), restFilteredReqPerSecLarge: round(filtered.reqPerSec, 0),
+        restReqPerSecSmall: round(small.txPerSec, 0), restReqPerSecLarge: round(large.txPerSec, 0),
+        restFilteredP99LargeMs: round(filtered.p99Ms), restFilteredReqPerSecLarge: round(filtered.txPerSec, 0),
       };
       emit(growth);
-      log(`  REST  @1k  ${small.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${small.p50Ms.toFixed(2)} ms  p99 ${small.p99Ms.toFixed(2)} ms`);
-      log(`  REST  @${SCALE_ISSUES / 1000}k ${large.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${large.p50Ms.toFixed(2)} ms  p99 ${large.p99Ms.toFixed(2)} ms`);
-      log(`  REST  @${SCALE_ISSUES / 1000}k filtered (priority URGENT, status TODO) ${filtered.reqPerSec.toFixed(0)} req/s  p99 ${filtered.p99Ms.toFixed(2)} ms`);
+      log(`  REST  @1k  ${small.txPerSec.toFixed(0).padStart(6)} req/s  p50 ${small.p50Ms.toFixed(2)} ms  p99 ${small.p99Ms.toFixed(2)} ms`);
+      log(`  REST  @${SCALE_ISSUES / 1000}k ${large.txPerSec.toFixed(0).padStart(6)} req/s  p50 ${large.p50Ms.toFixed(2)} ms  p99 ${large.p99Ms.toFixed(2)} ms`);
+      log(`  REST  @${SCALE_ISSUES / 1000}k filtered (priority URGENT, status TODO) ${filtered.txPerSec.toFixed(0)} req/s  p99 ${filtered.p99Ms.toFixed(2)} ms`);
       log(`  SQL   @1k  ${sqlSmall.txPerSec.toFixed(0).padStart(6)} tx/s   p99 ${sqlSmall.p99Ms.toFixed(2)} ms;  @${SCALE_ISSUES / 1000}k ${sqlLarge.txPerSec.toFixed(0)} tx/s  p99 ${sqlLarge.p99Ms.toFixed(2)} ms`);
       log(`  p99 at ${SCALE_ISSUES / 1000}k / at 1k: REST ${growth.restRatio.toFixed(2)}×, SQL ${growth.sqlRatio.toFixed(2)}× (target ≤ 1.5×)`);
     }
