@@ -1,0 +1,1273 @@
+-- The current schema, generated from the database catalog by `npm run db:schema` (do not edit).
+-- test/db/sql-layout.test.ts fails when it differs from what the migrations produce. Tables change in
+-- migrations/; functions, policies and triggers are defined in sql/ (the file is named on each function).
+
+-- ====================================================================================================
+-- schema app_public: Tables and functions exposed to GraphQL (in-app clients). Every table is under RLS.
+-- usage: svc_visitor:USAGE
+
+create type app_public.api_key as (id uuid, name text, kind app_public.api_key_kind, prefix text, scopes app_public.api_key_scope[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], user_id uuid, linked_agent_id uuid, plugin_id uuid, created_at timestamp with time zone, last_used_at timestamp with time zone, expires_at timestamp with time zone, revoked_at timestamp with time zone, is_current boolean);
+create type app_public.api_key_kind as enum ('AGENT', 'PERSONAL', 'SESSION');
+create type app_public.api_key_scope as enum ('READ_ISSUES', 'WRITE_ISSUES', 'READ_PROJECTS', 'WRITE_PROJECTS', 'READ_COMMENTS', 'WRITE_COMMENTS', 'READ_USERS', 'WRITE_USERS', 'READ_ANALYTICS', 'SUBSCRIBE_EVENTS', 'INVOKE_SKILLS', 'ADMIN', 'FULL');
+create type app_public.comment_revision as (revision integer, body text, edited_at timestamp with time zone);
+create type app_public.issued_api_key as (id uuid, raw_key text, prefix text, kind app_public.api_key_kind, scopes app_public.api_key_scope[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], linked_agent_id uuid, plugin_id uuid, name text, expires_at timestamp with time zone, created_at timestamp with time zone);
+create type app_public.membership_role as enum ('OWNER', 'ADMIN', 'MEMBER');
+create type app_public.pin_target_type as enum ('PROJECT', 'INITIATIVE', 'SAVED_VIEW', 'CYCLE', 'AGENT');
+create type app_public.plugin_info as (id uuid, name text, scopes app_public.api_key_scope[], approved_at timestamp with time zone, created_at timestamp with time zone);
+
+-- Append-only log of every state change; drives SSE, webhooks and the activity feed.
+create table app_public.activity_events (
+  id uuid default gen_random_uuid() not null,
+  seq bigint generated always as identity not null, -- Allocation order of events, used for stable newest-first paging.
+  workspace_id uuid not null,
+  kind text not null,
+  subject_type text not null,
+  subject_id uuid,
+  payload jsonb default '{}'::jsonb not null,
+  actor_user_id uuid,
+  actor_agent_id uuid,
+  actor_key_id uuid,
+  created_at timestamp with time zone default now() not null,
+  stream_pos bigint, -- Commit-ordered position within the workspace (allocated at commit by _900_sequence_and_notify). SSE resumes with stream_pos > the last delivered one; NULL only inside the writing transaction.
+  constraint activity_events_pkey PRIMARY KEY (id),
+  constraint activity_events_seq_key UNIQUE (seq),
+  constraint activity_events_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE
+);
+CREATE INDEX activity_events_kind_idx ON app_public.activity_events USING btree (workspace_id, kind, seq DESC);
+CREATE INDEX activity_events_recent_idx ON app_public.activity_events USING btree (workspace_id, seq DESC);
+CREATE INDEX activity_events_subject_idx ON app_public.activity_events USING btree (workspace_id, subject_type, subject_id, seq DESC);
+CREATE UNIQUE INDEX activity_events_stream_idx ON app_public.activity_events USING btree (workspace_id, stream_pos);
+alter table app_public.activity_events enable row level security;
+alter table app_public.activity_events force row level security;
+grant select on app_public.activity_events to svc_visitor;
+create policy owner_all on app_public.activity_events for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.activity_events for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND
+CASE subject_type
+    WHEN 'issue'::text THEN (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+       FROM app_public.issues i
+      WHERE (i.id = activity_events.subject_id))))
+    WHEN 'comment'::text THEN (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+       FROM app_public.comments c
+      WHERE (c.id = activity_events.subject_id))))
+    WHEN 'project'::text THEN ((( SELECT cardinality(app_hidden.narrowed_project_ids()) AS cardinality) = 0) OR (subject_id = ANY (( SELECT app_hidden.narrowed_project_ids() AS narrowed_project_ids)::uuid[])))
+    WHEN 'initiative'::text THEN ((( SELECT cardinality(app_hidden.narrowed_initiative_ids()) AS cardinality) = 0) OR (subject_id = ANY (( SELECT app_hidden.narrowed_initiative_ids() AS narrowed_initiative_ids)::uuid[])))
+    ELSE true
+END));
+CREATE TRIGGER _500_webhooks AFTER INSERT ON app_public.activity_events FOR EACH ROW EXECUTE FUNCTION app_private.tg_activity_events__webhooks();
+CREATE CONSTRAINT TRIGGER _900_sequence_and_notify AFTER INSERT ON app_public.activity_events DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app_private.tg_activity_events__sequence();
+
+-- An agent's engagement on an issue. Assigning an agent opens an ACTIVE run and abandons the previous agent's open run. The current run of an issue is its newest run neither COMPLETED nor ABANDONED.
+create table app_public.agent_runs (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  agent_id uuid not null,
+  issue_id uuid not null,
+  status text default 'ACTIVE'::text not null,
+  engagement_mode text default 'EXECUTE'::text not null,
+  current_step text,
+  started_at timestamp with time zone default now() not null,
+  finished_at timestamp with time zone,
+  last_event_at timestamp with time zone default now() not null,
+  tokens_in bigint default 0 not null,
+  tokens_out bigint default 0 not null,
+  tokens_cached bigint default 0 not null,
+  cost_usd numeric default 0 not null,
+  control_state text,
+  completion_meta jsonb,
+  constraint agent_runs_pkey PRIMARY KEY (id),
+  constraint agent_runs_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint agent_runs_workspace_id_agent_id_fkey FOREIGN KEY (workspace_id, agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
+  constraint agent_runs_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint agent_runs_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE CASCADE,
+  constraint agent_runs_engagement_mode_check CHECK (engagement_mode = ANY (ARRAY['EXECUTE'::text, 'RESEARCH'::text, 'REVIEW'::text, 'DISCUSS'::text])),
+  constraint agent_runs_status_check CHECK (status = ANY (ARRAY['ACTIVE'::text, 'WAITING'::text, 'STALLED'::text, 'COMPLETED'::text, 'ABANDONED'::text]))
+);
+CREATE INDEX agent_runs_agent_idx ON app_public.agent_runs USING btree (workspace_id, agent_id, started_at DESC);
+CREATE INDEX agent_runs_issue_idx ON app_public.agent_runs USING btree (workspace_id, issue_id, started_at DESC);
+CREATE INDEX agent_runs_open_idx ON app_public.agent_runs USING btree (workspace_id, status) WHERE (status = ANY (ARRAY['ACTIVE'::text, 'WAITING'::text]));
+alter table app_public.agent_runs enable row level security;
+alter table app_public.agent_runs force row level security;
+grant select on app_public.agent_runs to svc_visitor;
+grant insert (workspace_id, agent_id, issue_id, status, engagement_mode) on app_public.agent_runs to svc_visitor;
+grant update (status, engagement_mode, current_step, finished_at, last_event_at, tokens_in, tokens_out, tokens_cached, cost_usd, control_state, completion_meta) on app_public.agent_runs to svc_visitor;
+create policy insert_on_visible_issues on app_public.agent_runs for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = agent_runs.issue_id)))));
+create policy owner_all on app_public.agent_runs for all to current_user using (true) with check (true);
+create policy select_on_visible_issues on app_public.agent_runs for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = agent_runs.issue_id))))));
+create policy update_on_visible_issues on app_public.agent_runs for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = agent_runs.issue_id)))));
+
+-- A software agent working in a workspace. profileKey is its handle for handoffs and assignment.
+create table app_public.agents (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  profile_key text not null,
+  name text not null,
+  status text default 'OFFLINE'::text not null,
+  runtime_mode text default 'PERSISTENT'::text not null,
+  provider text default 'CUSTOM'::text not null,
+  capabilities text[] default '{}'::text[] not null,
+  max_concurrent integer default 1 not null, -- Open assigned issues the dispatcher may give this agent; 0 = unlimited.
+  webhook_url text,
+  runtime_id uuid, -- Runtime the agent runs on (runtimes arrive with the runtimes namespace).
+  last_heartbeat_at timestamp with time zone,
+  last_dispatched_at timestamp with time zone,
+  archived_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint agents_pkey PRIMARY KEY (id),
+  constraint agents_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint agents_workspace_id_profile_key_key UNIQUE (workspace_id, profile_key),
+  constraint agents_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint agents_max_concurrent_check CHECK (max_concurrent >= 0),
+  constraint agents_name_check CHECK (length(name) >= 1 AND length(name) <= 200),
+  constraint agents_profile_key_check CHECK (profile_key ~ '^[a-z0-9][a-z0-9_.-]{0,63}$'::text),
+  constraint agents_provider_check CHECK (provider = ANY (ARRAY['CUSTOM'::text, 'CLAUDE'::text, 'CODEX'::text, 'HERMES'::text])),
+  constraint agents_runtime_mode_check CHECK (runtime_mode = ANY (ARRAY['PERSISTENT'::text, 'EPHEMERAL'::text])),
+  constraint agents_status_check CHECK (status = ANY (ARRAY['ONLINE'::text, 'BUSY'::text, 'OFFLINE'::text])),
+  constraint agents_webhook_url_check CHECK (webhook_url ~ '^https?://'::text)
+);
+alter table app_public.agents enable row level security;
+alter table app_public.agents force row level security;
+grant select on app_public.agents to svc_visitor;
+grant update (status, last_heartbeat_at) on app_public.agents to svc_visitor;
+create policy owner_all on app_public.agents for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.agents for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy update_own_agent on app_public.agents for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.agents FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE ON app_public.agents FOR EACH ROW EXECUTE FUNCTION app_private.tg_agents__events();
+
+-- Files and links attached to issues, initiatives, cycles or comments. LINK rows: mimeType text/url, size 0.
+create table app_public.attachments (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  kind text not null,
+  target_type text not null,
+  target_id uuid not null,
+  external_url text,
+  link_title text,
+  filename text,
+  mime_type text not null,
+  size_bytes bigint default 0 not null,
+  storage_key text,
+  created_by_user_id uuid,
+  created_by_agent_id uuid,
+  created_at timestamp with time zone default now() not null,
+  constraint attachments_pkey PRIMARY KEY (id),
+  constraint attachments_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint attachments_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint attachments_check CHECK (kind <> 'LINK'::text OR external_url IS NOT NULL),
+  constraint attachments_external_url_check CHECK (external_url ~ '^https?://'::text),
+  constraint attachments_kind_check CHECK (kind = ANY (ARRAY['FILE'::text, 'LINK'::text])),
+  constraint attachments_size_bytes_check CHECK (size_bytes >= 0),
+  constraint attachments_target_type_check CHECK (target_type = ANY (ARRAY['issue'::text, 'initiative'::text, 'cycle'::text, 'comment'::text]))
+);
+CREATE INDEX attachments_target_idx ON app_public.attachments USING btree (workspace_id, target_type, target_id, created_at);
+alter table app_public.attachments enable row level security;
+alter table app_public.attachments force row level security;
+grant select on app_public.attachments to svc_visitor;
+create policy owner_all on app_public.attachments for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.attachments for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((target_type = 'issue'::text) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = attachments.target_id)))) OR ((target_type = 'comment'::text) AND (EXISTS ( SELECT 1
+   FROM app_public.comments c
+  WHERE (c.id = attachments.target_id)))) OR (target_type <> ALL (ARRAY['issue'::text, 'comment'::text])))));
+
+-- Comments on issues. Deletion is soft (kept for audit, hidden from lists and bundles). Previous bodies in revisions (at most 20, oldest dropped).
+create table app_public.comments (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  issue_id uuid not null,
+  body text not null,
+  kind text default 'COMMENT'::text not null, -- COMMENT; STATUS = the rolling status comment of an agent run (comments.upsertStatus); HANDOFF = written by issues.reassign.
+  confidence text, -- LOW/MEDIUM/HIGH, persisted whoever the author; rendered only for agent-authored comments.
+  author_user_id uuid,
+  authoring_agent_id uuid,
+  run_id uuid,
+  revisions jsonb default '[]'::jsonb not null,
+  edited_at timestamp with time zone,
+  deleted_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint comments_pkey PRIMARY KEY (id),
+  constraint comments_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint comments_author_user_id_fkey FOREIGN KEY (author_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint comments_workspace_id_authoring_agent_id_fkey FOREIGN KEY (workspace_id, authoring_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint comments_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint comments_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE CASCADE,
+  constraint comments_body_check CHECK (length(body) >= 1 AND length(body) <= 100000),
+  constraint comments_confidence_check CHECK (confidence = ANY (ARRAY['LOW'::text, 'MEDIUM'::text, 'HIGH'::text])),
+  constraint comments_kind_check CHECK (kind = ANY (ARRAY['COMMENT'::text, 'STATUS'::text, 'HANDOFF'::text])),
+  constraint comments_revisions_check CHECK (jsonb_typeof(revisions) = 'array'::text AND jsonb_array_length(revisions) <= 20)
+);
+CREATE INDEX comments_issue_idx ON app_public.comments USING btree (workspace_id, issue_id, created_at DESC, id DESC);
+CREATE UNIQUE INDEX comments_one_status_per_run ON app_public.comments USING btree (run_id) WHERE ((kind = 'STATUS'::text) AND (deleted_at IS NULL));
+alter table app_public.comments enable row level security;
+alter table app_public.comments force row level security;
+grant select on app_public.comments to svc_visitor;
+grant insert (workspace_id, issue_id, body, kind, confidence, author_user_id, authoring_agent_id, run_id) on app_public.comments to svc_visitor;
+grant update (body, confidence, revisions, edited_at, deleted_at) on app_public.comments to svc_visitor;
+create policy insert_on_visible_issues on app_public.comments for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = comments.issue_id)))));
+create policy owner_all on app_public.comments for all to current_user using (true) with check (true);
+create policy select_on_visible_issues on app_public.comments for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((deleted_at IS NULL) OR (current_setting('svc.include_deleted_comments'::text, true) = 'on'::text)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = comments.issue_id))))));
+create policy update_on_visible_issues on app_public.comments for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = comments.issue_id)))));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.comments FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.comments FOR EACH ROW EXECUTE FUNCTION app_private.tg_comments__events();
+
+-- A time-boxed iteration (shown as Sprint). At most one ACTIVE cycle per workspace: the current one.
+create table app_public.cycles (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  number integer not null,
+  name text not null,
+  starts_on date not null,
+  ends_on date not null,
+  status text default 'PLANNED'::text not null,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint cycles_pkey PRIMARY KEY (id),
+  constraint cycles_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint cycles_workspace_id_number_key UNIQUE (workspace_id, number),
+  constraint cycles_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint cycles_check CHECK (ends_on >= starts_on),
+  constraint cycles_name_check CHECK (length(name) >= 1 AND length(name) <= 200),
+  constraint cycles_status_check CHECK (status = ANY (ARRAY['PLANNED'::text, 'ACTIVE'::text, 'COMPLETED'::text, 'CANCELED'::text]))
+);
+CREATE INDEX cycles_dates_idx ON app_public.cycles USING btree (workspace_id, starts_on);
+CREATE UNIQUE INDEX cycles_one_active ON app_public.cycles USING btree (workspace_id) WHERE (status = 'ACTIVE'::text);
+alter table app_public.cycles enable row level security;
+alter table app_public.cycles force row level security;
+grant select on app_public.cycles to svc_visitor;
+grant insert (workspace_id, number, name, starts_on, ends_on, status) on app_public.cycles to svc_visitor;
+grant update (name, starts_on, ends_on, status) on app_public.cycles to svc_visitor;
+create policy insert_in_workspace on app_public.cycles for insert to svc_visitor with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy owner_all on app_public.cycles for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.cycles for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy update_in_workspace on app_public.cycles for update to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.cycles FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.cycles FOR EACH ROW EXECUTE FUNCTION app_private.tg_cycles__events();
+
+-- Routing rules for auto-dispatch, tried in position order before the workspace's dispatch mode: every condition that is set (priority, label, project) must match; the first matching rule names the target agent. A rule disappears with its label, project or agent.
+create table app_public.dispatch_rules (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  position integer not null, -- Order in which rules are tried (0 first).
+  name text,
+  priority text, -- Condition: the issue has this priority (unset = any).
+  label_id uuid, -- Condition: the issue carries this label (unset = any).
+  project_id uuid, -- Condition: the issue is in this project (unset = any).
+  target_agent_id uuid not null, -- The agent a matching issue goes to (when it is eligible; else the mode picks, reason rule:<id>:target-ineligible).
+  enabled boolean default true not null, -- Disabled rules are kept but skipped.
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint dispatch_rules_pkey PRIMARY KEY (id),
+  constraint dispatch_rules_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint dispatch_rules_workspace_id_position_key UNIQUE (workspace_id, "position") DEFERRABLE INITIALLY DEFERRED,
+  constraint dispatch_rules_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint dispatch_rules_workspace_id_label_id_fkey FOREIGN KEY (workspace_id, label_id) REFERENCES app_public.labels(workspace_id, id) ON DELETE CASCADE,
+  constraint dispatch_rules_workspace_id_project_id_fkey FOREIGN KEY (workspace_id, project_id) REFERENCES app_public.projects(workspace_id, id) ON DELETE CASCADE,
+  constraint dispatch_rules_workspace_id_target_agent_id_fkey FOREIGN KEY (workspace_id, target_agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
+  constraint dispatch_rules_name_check CHECK (length(name) >= 1 AND length(name) <= 200),
+  constraint dispatch_rules_position_check CHECK ("position" >= 0),
+  constraint dispatch_rules_priority_check CHECK (priority = ANY (ARRAY['NONE'::text, 'LOW'::text, 'MEDIUM'::text, 'HIGH'::text, 'URGENT'::text]))
+);
+CREATE INDEX dispatch_rules_agent_idx ON app_public.dispatch_rules USING btree (workspace_id, target_agent_id);
+CREATE INDEX dispatch_rules_label_idx ON app_public.dispatch_rules USING btree (workspace_id, label_id) WHERE (label_id IS NOT NULL);
+CREATE INDEX dispatch_rules_project_idx ON app_public.dispatch_rules USING btree (workspace_id, project_id) WHERE (project_id IS NOT NULL);
+alter table app_public.dispatch_rules enable row level security;
+alter table app_public.dispatch_rules force row level security;
+grant delete on app_public.dispatch_rules to svc_visitor;
+grant select on app_public.dispatch_rules to svc_visitor;
+grant insert (workspace_id, position, name, priority, label_id, project_id, target_agent_id, enabled) on app_public.dispatch_rules to svc_visitor;
+grant update (position, name, priority, label_id, project_id, target_agent_id, enabled) on app_public.dispatch_rules to svc_visitor;
+create policy hide_from_narrowed_keys on app_public.dispatch_rules as restrictive for select to svc_visitor using ((( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) AND (cardinality(( SELECT app_hidden.narrowed_initiative_ids() AS narrowed_initiative_ids)) = 0)));
+create policy manage_as_admin on app_public.dispatch_rules for all to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.caller_role() AS caller_role) = ANY (ARRAY['OWNER'::text, 'ADMIN'::text])))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.caller_role() AS caller_role) = ANY (ARRAY['OWNER'::text, 'ADMIN'::text]))));
+create policy owner_all on app_public.dispatch_rules for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.dispatch_rules for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.dispatch_rules FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+
+-- A long-running objective; projects link to it through initiativeId.
+create table app_public.initiatives (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  name text not null,
+  description text,
+  archived_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint initiatives_pkey PRIMARY KEY (id),
+  constraint initiatives_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint initiatives_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint initiatives_name_check CHECK (length(name) >= 1 AND length(name) <= 200)
+);
+alter table app_public.initiatives enable row level security;
+alter table app_public.initiatives force row level security;
+grant select on app_public.initiatives to svc_visitor;
+grant insert (workspace_id, name, description) on app_public.initiatives to svc_visitor;
+grant update (name, description, archived_at) on app_public.initiatives to svc_visitor;
+create policy insert_in_workspace on app_public.initiatives for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (cardinality(( SELECT app_hidden.narrowed_initiative_ids() AS narrowed_initiative_ids)) = 0)));
+create policy owner_all on app_public.initiatives for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.initiatives for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((( SELECT cardinality(app_hidden.narrowed_initiative_ids()) AS cardinality) = 0) OR (id = ANY (( SELECT app_hidden.narrowed_initiative_ids() AS narrowed_initiative_ids)::uuid[])))));
+create policy update_visible on app_public.initiatives for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((( SELECT cardinality(app_hidden.narrowed_initiative_ids()) AS cardinality) = 0) OR (id = ANY (( SELECT app_hidden.narrowed_initiative_ids() AS narrowed_initiative_ids)::uuid[])))));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.initiatives FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.initiatives FOR EACH ROW EXECUTE FUNCTION app_private.tg_initiatives__events();
+
+-- Labels on issues.
+create table app_public.issue_labels (
+  workspace_id uuid not null,
+  issue_id uuid not null,
+  label_id uuid not null,
+  created_at timestamp with time zone default now() not null,
+  constraint issue_labels_pkey PRIMARY KEY (issue_id, label_id),
+  constraint issue_labels_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE CASCADE,
+  constraint issue_labels_workspace_id_label_id_fkey FOREIGN KEY (workspace_id, label_id) REFERENCES app_public.labels(workspace_id, id) ON DELETE CASCADE
+);
+CREATE INDEX issue_labels_label_idx ON app_public.issue_labels USING btree (workspace_id, label_id, issue_id);
+alter table app_public.issue_labels enable row level security;
+alter table app_public.issue_labels force row level security;
+grant delete on app_public.issue_labels to svc_visitor;
+grant select on app_public.issue_labels to svc_visitor;
+grant insert (workspace_id, issue_id, label_id) on app_public.issue_labels to svc_visitor;
+create policy delete_in_workspace on app_public.issue_labels for delete to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy insert_in_workspace on app_public.issue_labels for insert to svc_visitor with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy owner_all on app_public.issue_labels for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.issue_labels for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = issue_labels.issue_id))))));
+CREATE TRIGGER _800_events AFTER INSERT OR DELETE ON app_public.issue_labels FOR EACH ROW EXECUTE FUNCTION app_private.tg_issue_labels__events();
+
+-- Directed links between issues. BLOCKED_BY is stored as the reverse BLOCKS (A BLOCKED_BY B = B BLOCKS A), so each fact has one row; RELATES_TO is symmetric and stored once.
+create table app_public.issue_relations (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  from_issue_id uuid not null,
+  to_issue_id uuid not null,
+  kind text not null,
+  created_by_user_id uuid,
+  created_by_agent_id uuid,
+  created_at timestamp with time zone default now() not null,
+  constraint issue_relations_pkey PRIMARY KEY (id),
+  constraint issue_relations_from_issue_id_to_issue_id_kind_key UNIQUE (from_issue_id, to_issue_id, kind),
+  constraint issue_relations_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint issue_relations_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint issue_relations_workspace_id_from_issue_id_fkey FOREIGN KEY (workspace_id, from_issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE CASCADE,
+  constraint issue_relations_workspace_id_to_issue_id_fkey FOREIGN KEY (workspace_id, to_issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE CASCADE,
+  constraint issue_relations_check CHECK (from_issue_id <> to_issue_id),
+  constraint issue_relations_kind_check CHECK (kind = ANY (ARRAY['BLOCKS'::text, 'DUPLICATES'::text, 'RELATES_TO'::text]))
+);
+CREATE INDEX issue_relations_from_idx ON app_public.issue_relations USING btree (workspace_id, from_issue_id);
+CREATE INDEX issue_relations_to_idx ON app_public.issue_relations USING btree (workspace_id, to_issue_id);
+CREATE UNIQUE INDEX issue_relations_relates_once ON app_public.issue_relations USING btree (LEAST(from_issue_id, to_issue_id), GREATEST(from_issue_id, to_issue_id)) WHERE (kind = 'RELATES_TO'::text);
+alter table app_public.issue_relations enable row level security;
+alter table app_public.issue_relations force row level security;
+grant delete on app_public.issue_relations to svc_visitor;
+grant select on app_public.issue_relations to svc_visitor;
+grant insert (workspace_id, from_issue_id, to_issue_id, kind, created_by_user_id, created_by_agent_id) on app_public.issue_relations to svc_visitor;
+create policy delete_between_visible_issues on app_public.issue_relations for delete to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = issue_relations.from_issue_id))) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = issue_relations.to_issue_id)))));
+create policy insert_between_visible_issues on app_public.issue_relations for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = issue_relations.from_issue_id))) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = issue_relations.to_issue_id)))));
+create policy owner_all on app_public.issue_relations for all to current_user using (true) with check (true);
+create policy select_between_visible_issues on app_public.issue_relations for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = issue_relations.from_issue_id))) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = issue_relations.to_issue_id)))))));
+CREATE TRIGGER _800_events AFTER INSERT OR DELETE ON app_public.issue_relations FOR EACH ROW EXECUTE FUNCTION app_private.tg_issue_relations__events();
+
+-- Who watches an issue: an agent (agent-linked keys) or a user.
+create table app_public.issue_watchers (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  issue_id uuid not null,
+  user_id uuid,
+  agent_id uuid,
+  created_at timestamp with time zone default now() not null,
+  constraint issue_watchers_pkey PRIMARY KEY (id),
+  constraint issue_watchers_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
+  constraint issue_watchers_workspace_id_agent_id_fkey FOREIGN KEY (workspace_id, agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
+  constraint issue_watchers_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint issue_watchers_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE CASCADE,
+  constraint issue_watchers_check CHECK ((user_id IS NULL) <> (agent_id IS NULL))
+);
+CREATE INDEX issue_watchers_agent_idx ON app_public.issue_watchers USING btree (workspace_id, agent_id);
+CREATE INDEX issue_watchers_user_idx ON app_public.issue_watchers USING btree (workspace_id, user_id);
+CREATE UNIQUE INDEX issue_watchers_agent_key ON app_public.issue_watchers USING btree (issue_id, agent_id) WHERE (agent_id IS NOT NULL);
+CREATE UNIQUE INDEX issue_watchers_user_key ON app_public.issue_watchers USING btree (issue_id, user_id) WHERE (user_id IS NOT NULL);
+alter table app_public.issue_watchers enable row level security;
+alter table app_public.issue_watchers force row level security;
+grant delete on app_public.issue_watchers to svc_visitor;
+grant select on app_public.issue_watchers to svc_visitor;
+grant insert (workspace_id, issue_id, user_id, agent_id) on app_public.issue_watchers to svc_visitor;
+create policy delete_own_watch on app_public.issue_watchers for delete to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((agent_id IS NULL) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))))));
+create policy insert_own_watch on app_public.issue_watchers for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = issue_watchers.issue_id))) AND ((agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((agent_id IS NULL) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))))));
+create policy owner_all on app_public.issue_watchers for all to current_user using (true) with check (true);
+create policy select_on_visible_issues on app_public.issue_watchers for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = issue_watchers.issue_id)))));
+
+-- A unit of work. key = <workspace key>-<number>. Deletion is soft (deletedAt).
+create table app_public.issues (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  number integer not null,
+  key text not null,
+  title text not null,
+  description text,
+  priority text default 'NONE'::text not null,
+  status_id uuid not null,
+  project_id uuid,
+  parent_id uuid,
+  assigned_agent_id uuid,
+  claimed_by_id uuid, -- Human claim set by issues.claim; soft-expires at claimExpiresAt.
+  claim_expires_at timestamp with time zone,
+  queued boolean default false not null, -- True = in the dispatch pool; the dispatcher considers only queued, unassigned issues.
+  due_date date,
+  estimate numeric,
+  sla_minutes integer,
+  expected_output text,
+  verification_checklist jsonb default '[]'::jsonb not null, -- Completion contract: [{id, label, done}] that an EXECUTE run must report done.
+  artifact_required boolean default false not null,
+  created_by_user_id uuid,
+  created_by_agent_id uuid,
+  started_at timestamp with time zone,
+  completed_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  deleted_at timestamp with time zone,
+  cycle_id uuid, -- The cycle (sprint) the issue is planned in.
+  constraint issues_pkey PRIMARY KEY (id),
+  constraint issues_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint issues_workspace_id_number_key UNIQUE (workspace_id, number),
+  constraint issues_claimed_by_id_fkey FOREIGN KEY (claimed_by_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint issues_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint issues_workspace_id_assigned_agent_id_fkey FOREIGN KEY (workspace_id, assigned_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint issues_workspace_id_created_by_agent_id_fkey FOREIGN KEY (workspace_id, created_by_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint issues_workspace_id_cycle_id_fkey FOREIGN KEY (workspace_id, cycle_id) REFERENCES app_public.cycles(workspace_id, id),
+  constraint issues_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint issues_workspace_id_parent_id_fkey FOREIGN KEY (workspace_id, parent_id) REFERENCES app_public.issues(workspace_id, id),
+  constraint issues_workspace_id_project_id_fkey FOREIGN KEY (workspace_id, project_id) REFERENCES app_public.projects(workspace_id, id),
+  constraint issues_workspace_id_status_id_fkey FOREIGN KEY (workspace_id, status_id) REFERENCES app_public.statuses(workspace_id, id),
+  constraint issues_check CHECK (parent_id <> id),
+  constraint issues_estimate_check CHECK (estimate >= 0::numeric),
+  constraint issues_priority_check CHECK (priority = ANY (ARRAY['NONE'::text, 'LOW'::text, 'MEDIUM'::text, 'HIGH'::text, 'URGENT'::text])),
+  constraint issues_sla_minutes_check CHECK (sla_minutes > 0),
+  constraint issues_title_check CHECK (length(title) >= 1 AND length(title) <= 500),
+  constraint issues_verification_checklist_check CHECK (jsonb_typeof(verification_checklist) = 'array'::text)
+);
+CREATE INDEX issues_agent_idx ON app_public.issues USING btree (workspace_id, assigned_agent_id, number DESC) WHERE (deleted_at IS NULL);
+CREATE INDEX issues_cycle_idx ON app_public.issues USING btree (workspace_id, cycle_id, number DESC) WHERE (deleted_at IS NULL);
+CREATE INDEX issues_key_idx ON app_public.issues USING btree (workspace_id, key);
+CREATE INDEX issues_list_idx ON app_public.issues USING btree (workspace_id, number DESC) WHERE (deleted_at IS NULL);
+CREATE INDEX issues_parent_idx ON app_public.issues USING btree (workspace_id, parent_id) WHERE (parent_id IS NOT NULL);
+CREATE INDEX issues_priority_idx ON app_public.issues USING btree (workspace_id, priority, number DESC) WHERE (deleted_at IS NULL);
+CREATE INDEX issues_project_idx ON app_public.issues USING btree (workspace_id, project_id, number DESC) WHERE (deleted_at IS NULL);
+CREATE INDEX issues_queued_idx ON app_public.issues USING btree (workspace_id, number DESC) WHERE (queued AND (deleted_at IS NULL));
+CREATE INDEX issues_status_idx ON app_public.issues USING btree (workspace_id, status_id, number DESC) WHERE (deleted_at IS NULL);
+alter table app_public.issues enable row level security;
+alter table app_public.issues force row level security;
+grant select on app_public.issues to svc_visitor;
+grant insert (id, workspace_id, title, description, priority, status_id, project_id, parent_id, due_date, estimate, sla_minutes, expected_output, verification_checklist, artifact_required, created_by_user_id, created_by_agent_id, cycle_id) on app_public.issues to svc_visitor;
+grant update (title, description, priority, status_id, project_id, parent_id, assigned_agent_id, claimed_by_id, claim_expires_at, queued, due_date, estimate, sla_minutes, expected_output, verification_checklist, artifact_required, started_at, completed_at, deleted_at, cycle_id) on app_public.issues to svc_visitor;
+create policy insert_in_workspace on app_public.issues for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (project_id = ANY (( SELECT app_hidden.narrowed_project_ids() AS narrowed_project_ids)::uuid[])) OR (cardinality(( SELECT app_hidden.narrowed_label_ids() AS narrowed_label_ids)) > 0))));
+create policy owner_all on app_public.issues for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.issues for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR app_hidden.issue_passes_narrowing(id, project_id))));
+create policy update_in_workspace on app_public.issues for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR app_hidden.issue_passes_narrowing(id, project_id)))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _150_status_timestamps BEFORE INSERT OR UPDATE OF status_id ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__status_timestamps();
+CREATE TRIGGER _200_assign_number BEFORE INSERT ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__assign_number();
+CREATE TRIGGER _210_plugin_creator BEFORE INSERT ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__plugin_creator();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__events();
+
+-- Labels that can be put on issues; also a narrowing dimension for keys.
+create table app_public.labels (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  name text not null,
+  color text default '#64748b'::text not null,
+  description text,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint labels_pkey PRIMARY KEY (id),
+  constraint labels_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint labels_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint labels_name_check CHECK (length(name) >= 1 AND length(name) <= 100)
+);
+CREATE UNIQUE INDEX labels_workspace_name_key ON app_public.labels USING btree (workspace_id, lower(name));
+alter table app_public.labels enable row level security;
+alter table app_public.labels force row level security;
+grant delete on app_public.labels to svc_visitor;
+grant select on app_public.labels to svc_visitor;
+grant insert (workspace_id, name, color, description) on app_public.labels to svc_visitor;
+grant update (name, color, description) on app_public.labels to svc_visitor;
+create policy delete_in_workspace on app_public.labels for delete to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted)));
+create policy insert_in_workspace on app_public.labels for insert to svc_visitor with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy owner_all on app_public.labels for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.labels for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy update_in_workspace on app_public.labels for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.labels FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+
+-- A user's role in a workspace: OWNER, ADMIN or MEMBER.
+create table app_public.memberships (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  user_id uuid not null,
+  role text default 'MEMBER'::text not null,
+  created_at timestamp with time zone default now() not null,
+  constraint memberships_pkey PRIMARY KEY (id),
+  constraint memberships_workspace_id_user_id_key UNIQUE (workspace_id, user_id),
+  constraint memberships_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
+  constraint memberships_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint memberships_role_check CHECK (role = ANY (ARRAY['OWNER'::text, 'ADMIN'::text, 'MEMBER'::text]))
+);
+CREATE INDEX memberships_user_idx ON app_public.memberships USING btree (user_id);
+alter table app_public.memberships enable row level security;
+alter table app_public.memberships force row level security;
+grant select on app_public.memberships to svc_visitor;
+create policy owner_all on app_public.memberships for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.memberships for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE ON app_public.memberships FOR EACH ROW EXECUTE FUNCTION app_private.tg_memberships__events();
+
+-- A user's private markdown notes and daily journal in a workspace. Only the owner sees them.
+create table app_public.notes (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  user_id uuid not null,
+  title text,
+  body text default ''::text not null,
+  pinned boolean default false not null,
+  kind text default 'NOTE'::text not null,
+  journal_date date,
+  archived_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint notes_pkey PRIMARY KEY (id),
+  constraint notes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
+  constraint notes_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint notes_body_check CHECK (length(body) <= 200000),
+  constraint notes_check CHECK (kind <> 'JOURNAL'::text OR journal_date IS NOT NULL),
+  constraint notes_kind_check CHECK (kind = ANY (ARRAY['NOTE'::text, 'JOURNAL'::text])),
+  constraint notes_title_check CHECK (length(title) <= 500)
+);
+CREATE INDEX notes_owner_idx ON app_public.notes USING btree (workspace_id, user_id, updated_at DESC);
+CREATE UNIQUE INDEX notes_one_journal_per_day ON app_public.notes USING btree (workspace_id, user_id, journal_date) WHERE (kind = 'JOURNAL'::text);
+alter table app_public.notes enable row level security;
+alter table app_public.notes force row level security;
+grant select on app_public.notes to svc_visitor;
+grant insert (workspace_id, user_id, title, body, pinned, kind, journal_date) on app_public.notes to svc_visitor;
+grant update (title, body, pinned, archived_at) on app_public.notes to svc_visitor;
+create policy manage_own_notes on app_public.notes for all to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))));
+create policy owner_all on app_public.notes for all to current_user using (true) with check (true);
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.notes FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+
+-- Whether a user is notified of an event kind, and how. workspace_id NULL = the user's global default for every workspace; a workspace row wins over it; no row = enabled.
+create table app_public.notification_preferences (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid, -- NULL for a global (cross-workspace) row.
+  user_id uuid not null,
+  event_kind text not null,
+  enabled boolean default true not null,
+  delivery text default 'INBOX_ONLY'::text not null, -- INBOX_ONLY or INBOX_AND_DIGEST; today both behave the same (spec 4.13).
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint notification_preferences_pkey PRIMARY KEY (id),
+  constraint notification_preferences_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
+  constraint notification_preferences_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint notification_preferences_delivery_check CHECK (delivery = ANY (ARRAY['INBOX_ONLY'::text, 'INBOX_AND_DIGEST'::text]))
+);
+CREATE UNIQUE INDEX notification_preferences_global_key ON app_public.notification_preferences USING btree (user_id, event_kind) WHERE (workspace_id IS NULL);
+CREATE UNIQUE INDEX notification_preferences_workspace_key ON app_public.notification_preferences USING btree (workspace_id, user_id, event_kind) WHERE (workspace_id IS NOT NULL);
+alter table app_public.notification_preferences enable row level security;
+alter table app_public.notification_preferences force row level security;
+grant select on app_public.notification_preferences to svc_visitor;
+grant insert (workspace_id, user_id, event_kind, enabled, delivery) on app_public.notification_preferences to svc_visitor;
+grant update (enabled, delivery) on app_public.notification_preferences to svc_visitor;
+create policy insert_own_preferences on app_public.notification_preferences for insert to svc_visitor with check (((user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND ((workspace_id IS NULL) OR (workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)))));
+create policy owner_all on app_public.notification_preferences for all to current_user using (true) with check (true);
+create policy select_own_preferences on app_public.notification_preferences for select to svc_visitor using (((user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND ((workspace_id IS NULL) OR (workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)))));
+create policy update_own_preferences on app_public.notification_preferences for update to svc_visitor using (((user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND ((workspace_id IS NULL) OR (workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id))))) with check ((user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.notification_preferences FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+
+-- A user's pinned items. MCP pins.* handle issue pins; other target types are in-app only.
+create table app_public.pins (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  user_id uuid not null,
+  target_type text not null,
+  target_id uuid not null,
+  position integer default 0 not null,
+  created_at timestamp with time zone default now() not null,
+  constraint pins_pkey PRIMARY KEY (id),
+  constraint pins_workspace_id_user_id_target_type_target_id_key UNIQUE (workspace_id, user_id, target_type, target_id),
+  constraint pins_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
+  constraint pins_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint pins_target_type_check CHECK (target_type = ANY (ARRAY['ISSUE'::text, 'PROJECT'::text, 'INITIATIVE'::text, 'SAVED_VIEW'::text, 'CYCLE'::text, 'AGENT'::text]))
+);
+alter table app_public.pins enable row level security;
+alter table app_public.pins force row level security;
+grant delete on app_public.pins to svc_visitor;
+grant select on app_public.pins to svc_visitor;
+grant insert (workspace_id, user_id, target_type, target_id, position) on app_public.pins to svc_visitor;
+grant update (position) on app_public.pins to svc_visitor;
+create policy manage_own_pins on app_public.pins for all to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))));
+create policy owner_all on app_public.pins for all to current_user using (true) with check (true);
+
+-- A body of work grouping issues. Archiving is soft (archivedAt).
+create table app_public.projects (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  name text not null,
+  description text,
+  initiative_id uuid,
+  archived_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint projects_pkey PRIMARY KEY (id),
+  constraint projects_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint projects_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint projects_workspace_id_initiative_id_fkey FOREIGN KEY (workspace_id, initiative_id) REFERENCES app_public.initiatives(workspace_id, id) ON DELETE SET NULL (initiative_id),
+  constraint projects_name_check CHECK (length(name) >= 1 AND length(name) <= 200)
+);
+CREATE INDEX projects_initiative_idx ON app_public.projects USING btree (workspace_id, initiative_id);
+alter table app_public.projects enable row level security;
+alter table app_public.projects force row level security;
+grant select on app_public.projects to svc_visitor;
+grant insert (workspace_id, name, description, initiative_id) on app_public.projects to svc_visitor;
+grant update (name, description, initiative_id, archived_at) on app_public.projects to svc_visitor;
+create policy insert_in_workspace on app_public.projects for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (cardinality(( SELECT app_hidden.narrowed_project_ids() AS narrowed_project_ids)) = 0)));
+create policy owner_all on app_public.projects for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.projects for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((( SELECT cardinality(app_hidden.narrowed_project_ids()) AS cardinality) = 0) OR (id = ANY (( SELECT app_hidden.narrowed_project_ids() AS narrowed_project_ids)::uuid[])))));
+create policy update_visible on app_public.projects for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((( SELECT cardinality(app_hidden.narrowed_project_ids()) AS cardinality) = 0) OR (id = ANY (( SELECT app_hidden.narrowed_project_ids() AS narrowed_project_ids)::uuid[])))));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.projects FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.projects FOR EACH ROW EXECUTE FUNCTION app_private.tg_projects__events();
+
+-- Workflow statuses of a workspace, ordered by position. A new workspace gets Backlog, Todo (default), In Progress, In Review, Done, Canceled.
+create table app_public.statuses (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  name text not null,
+  category text not null,
+  color text default '#94a3b8'::text not null,
+  position integer default 0 not null,
+  is_default boolean default false not null,
+  created_at timestamp with time zone default now() not null,
+  constraint statuses_pkey PRIMARY KEY (id),
+  constraint statuses_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint statuses_workspace_id_name_key UNIQUE (workspace_id, name),
+  constraint statuses_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint statuses_category_check CHECK (category = ANY (ARRAY['BACKLOG'::text, 'TODO'::text, 'IN_PROGRESS'::text, 'IN_REVIEW'::text, 'DONE'::text, 'CANCELED'::text])),
+  constraint statuses_name_check CHECK (length(name) >= 1 AND length(name) <= 100)
+);
+CREATE UNIQUE INDEX statuses_one_default ON app_public.statuses USING btree (workspace_id) WHERE is_default;
+alter table app_public.statuses enable row level security;
+alter table app_public.statuses force row level security;
+grant select on app_public.statuses to svc_visitor;
+create policy owner_all on app_public.statuses for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.statuses for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+
+-- Time spent on issues: a running timer (duration_min null) or a finished/logged entry. One running timer per user per workspace.
+create table app_public.time_entries (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  issue_id uuid not null,
+  user_id uuid not null,
+  started_at timestamp with time zone,
+  ended_at timestamp with time zone,
+  duration_min integer,
+  note text,
+  created_at timestamp with time zone default now() not null,
+  constraint time_entries_pkey PRIMARY KEY (id),
+  constraint time_entries_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
+  constraint time_entries_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint time_entries_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE CASCADE,
+  constraint time_entries_check CHECK (duration_min IS NOT NULL OR started_at IS NOT NULL AND ended_at IS NULL),
+  constraint time_entries_duration_min_check CHECK (duration_min >= 0)
+);
+CREATE INDEX time_entries_issue_idx ON app_public.time_entries USING btree (workspace_id, issue_id);
+CREATE INDEX time_entries_user_idx ON app_public.time_entries USING btree (workspace_id, user_id, created_at DESC);
+CREATE UNIQUE INDEX time_entries_one_running ON app_public.time_entries USING btree (workspace_id, user_id) WHERE (duration_min IS NULL);
+alter table app_public.time_entries enable row level security;
+alter table app_public.time_entries force row level security;
+grant select on app_public.time_entries to svc_visitor;
+grant insert (workspace_id, issue_id, user_id, started_at, ended_at, duration_min, note) on app_public.time_entries to svc_visitor;
+grant update (ended_at, duration_min, note) on app_public.time_entries to svc_visitor;
+create policy insert_own_time on app_public.time_entries for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = time_entries.issue_id)))));
+create policy owner_all on app_public.time_entries for all to current_user using (true) with check (true);
+create policy select_on_visible_issues on app_public.time_entries for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = time_entries.issue_id))))));
+create policy select_own_time on app_public.time_entries for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))));
+create policy update_own_time on app_public.time_entries for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))));
+
+-- A person. Users are global; they reach a workspace through a membership.
+create table app_public.users (
+  id uuid default gen_random_uuid() not null,
+  email text not null,
+  name text default ''::text not null,
+  image_url text,
+  timezone text default 'UTC'::text not null, -- IANA zone used for "today" (notes.todayJournal).
+  created_at timestamp with time zone default now() not null,
+  constraint users_pkey PRIMARY KEY (id),
+  constraint users_email_check CHECK (email ~ '^[^@\s]+@[^@\s]+$'::text)
+);
+CREATE UNIQUE INDEX users_email_key ON app_public.users USING btree (lower(email));
+alter table app_public.users enable row level security;
+alter table app_public.users force row level security;
+grant select on app_public.users to svc_visitor;
+create policy owner_all on app_public.users for all to current_user using (true) with check (true);
+create policy select_workspace_members on app_public.users for select to svc_visitor using ((EXISTS ( SELECT 1
+   FROM app_public.memberships m
+  WHERE ((m.user_id = users.id) AND (m.workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id))))));
+
+-- Outbox: one row per (event, webhook) or (event, agent dispatch), written in the event's transaction. PENDING until a 2xx (DELIVERED), retries exhausted (DEAD_LETTER) or the target is gone (CANCELED).
+create table app_public.webhook_deliveries (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  event_id uuid not null,
+  webhook_id uuid,
+  agent_id uuid,
+  channel text not null, -- webhook:<webhookId> or agent:dispatch:<agentId> (spec 6.6).
+  status text default 'PENDING'::text not null,
+  attempt_count integer default 0 not null, -- Attempts in the current round (a dead-letter retry starts a new round); drives the backoff.
+  total_attempts integer default 0 not null,
+  next_attempt_at timestamp with time zone default now() not null,
+  locked_until timestamp with time zone, -- Lease of the worker attempting it now; an expired lease on a PENDING row means that worker died, and the sweep re-queues it.
+  last_status_code integer,
+  last_error text,
+  delivered_at timestamp with time zone,
+  dead_lettered_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint webhook_deliveries_pkey PRIMARY KEY (id),
+  constraint webhook_deliveries_agent_id_event_id_key UNIQUE (agent_id, event_id),
+  constraint webhook_deliveries_webhook_id_event_id_key UNIQUE (webhook_id, event_id),
+  constraint webhook_deliveries_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint webhook_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES app_public.activity_events(id) ON DELETE CASCADE,
+  constraint webhook_deliveries_workspace_id_agent_id_fkey FOREIGN KEY (workspace_id, agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
+  constraint webhook_deliveries_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint webhook_deliveries_workspace_id_webhook_id_fkey FOREIGN KEY (workspace_id, webhook_id) REFERENCES app_public.webhooks(workspace_id, id) ON DELETE CASCADE,
+  constraint webhook_deliveries_check CHECK (num_nonnulls(webhook_id, agent_id) = 1),
+  constraint webhook_deliveries_status_check CHECK (status = ANY (ARRAY['PENDING'::text, 'DELIVERED'::text, 'DEAD_LETTER'::text, 'CANCELED'::text]))
+);
+CREATE INDEX webhook_deliveries_event_idx ON app_public.webhook_deliveries USING btree (event_id);
+CREATE INDEX webhook_deliveries_pending_idx ON app_public.webhook_deliveries USING btree (next_attempt_at) WHERE (status = 'PENDING'::text);
+CREATE INDEX webhook_deliveries_status_idx ON app_public.webhook_deliveries USING btree (workspace_id, status, created_at DESC);
+CREATE INDEX webhook_deliveries_webhook_idx ON app_public.webhook_deliveries USING btree (workspace_id, webhook_id, created_at DESC);
+alter table app_public.webhook_deliveries enable row level security;
+alter table app_public.webhook_deliveries force row level security;
+grant select on app_public.webhook_deliveries to svc_visitor;
+create policy owner_all on app_public.webhook_deliveries for all to current_user using (true) with check (true);
+create policy select_as_workspace_admin on app_public.webhook_deliveries for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.webhook_deliveries FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+
+-- Every delivery attempt: URL, HTTP status (or error), duration and the first 2 kB of the response.
+create table app_public.webhook_delivery_attempts (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  delivery_id uuid not null,
+  attempt_number integer not null,
+  url text not null,
+  started_at timestamp with time zone not null,
+  duration_ms integer not null,
+  status_code integer,
+  error text,
+  response_body text,
+  created_at timestamp with time zone default now() not null,
+  constraint webhook_delivery_attempts_pkey PRIMARY KEY (id),
+  constraint webhook_delivery_attempts_workspace_id_delivery_id_fkey FOREIGN KEY (workspace_id, delivery_id) REFERENCES app_public.webhook_deliveries(workspace_id, id) ON DELETE CASCADE,
+  constraint webhook_delivery_attempts_response_body_check CHECK (length(response_body) <= 2048)
+);
+CREATE INDEX webhook_delivery_attempts_delivery_idx ON app_public.webhook_delivery_attempts USING btree (workspace_id, delivery_id, attempt_number);
+alter table app_public.webhook_delivery_attempts enable row level security;
+alter table app_public.webhook_delivery_attempts force row level security;
+grant select on app_public.webhook_delivery_attempts to svc_visitor;
+create policy owner_all on app_public.webhook_delivery_attempts for all to current_user using (true) with check (true);
+create policy select_as_workspace_admin on app_public.webhook_delivery_attempts for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)));
+
+-- A registered webhook: every event of the workspace whose kind is in events (empty = all) is POSTed, signed, to url while active.
+create table app_public.webhooks (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  url text not null,
+  events text[] default '{}'::text[] not null, -- Event kinds delivered; empty = every kind.
+  active boolean default true not null, -- Inactive webhooks get no new deliveries; an endpoint answering 410 Gone is deactivated.
+  description text,
+  deactivated_at timestamp with time zone,
+  deactivated_reason text,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint webhooks_pkey PRIMARY KEY (id),
+  constraint webhooks_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint webhooks_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint webhooks_description_check CHECK (length(description) <= 500),
+  constraint webhooks_url_check CHECK (url ~ '^https?://[^\s/?#@]+'::text AND length(url) <= 2048)
+);
+CREATE INDEX webhooks_active_idx ON app_public.webhooks USING btree (workspace_id) WHERE active;
+alter table app_public.webhooks enable row level security;
+alter table app_public.webhooks force row level security;
+grant select on app_public.webhooks to svc_visitor;
+create policy owner_all on app_public.webhooks for all to current_user using (true) with check (true);
+create policy select_as_workspace_admin on app_public.webhooks for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.webhooks FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+
+-- A tenant. Every request is evaluated inside exactly one workspace, the one of its key.
+create table app_public.workspaces (
+  id uuid default gen_random_uuid() not null,
+  slug text not null,
+  key text not null, -- Short uppercase tag; issue keys are <key>-<number>.
+  name text not null,
+  cycle_length_days integer default 14 not null,
+  cycle_cooldown_days integer default 0 not null,
+  time_tracking_enabled boolean default true not null,
+  attachment_quota_mb integer default 1024 not null,
+  required_ack_seconds integer default 0 not null, -- Window in which an assigned agent must acknowledge (comment or move status); 0 = off.
+  auto_dispatch boolean default false not null,
+  auto_dispatch_mode text default 'ROUND_ROBIN'::text not null,
+  assignment_sla_minutes integer default 0 not null, -- Default SLA for queued work; 0 = off.
+  agent_run_stale_minutes integer default 30 not null,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint workspaces_pkey PRIMARY KEY (id),
+  constraint workspaces_key_key UNIQUE (key),
+  constraint workspaces_slug_key UNIQUE (slug),
+  constraint workspaces_agent_run_stale_minutes_check CHECK (agent_run_stale_minutes >= 1),
+  constraint workspaces_assignment_sla_minutes_check CHECK (assignment_sla_minutes >= 0),
+  constraint workspaces_attachment_quota_mb_check CHECK (attachment_quota_mb >= 0),
+  constraint workspaces_auto_dispatch_mode_check CHECK (auto_dispatch_mode = ANY (ARRAY['ROUND_ROBIN'::text, 'PRIORITY_MATCH'::text, 'CAPABILITY_MATCH'::text, 'MANUAL_ONLY'::text])),
+  constraint workspaces_cycle_cooldown_days_check CHECK (cycle_cooldown_days >= 0 AND cycle_cooldown_days <= 365),
+  constraint workspaces_cycle_length_days_check CHECK (cycle_length_days >= 1 AND cycle_length_days <= 365),
+  constraint workspaces_key_check CHECK (key ~ '^[A-Z][A-Z0-9]{1,9}$'::text),
+  constraint workspaces_name_check CHECK (length(name) >= 1 AND length(name) <= 200),
+  constraint workspaces_required_ack_seconds_check CHECK (required_ack_seconds >= 0),
+  constraint workspaces_slug_check CHECK (slug ~ '^[a-z0-9][a-z0-9-]{0,62}$'::text)
+);
+alter table app_public.workspaces enable row level security;
+alter table app_public.workspaces force row level security;
+grant select on app_public.workspaces to svc_visitor;
+create policy owner_all on app_public.workspaces for all to current_user using (true) with check (true);
+create policy select_own_workspace on app_public.workspaces for select to svc_visitor using ((id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__seed_statuses();
+
+-- functions of app_public (definitions in sql/)
+-- app_public.access_create(app_public.api_key_kind,uuid,integer,app_public.api_key_scope[],uuid[],uuid[],uuid[],text) returns app_public.issued_api_key; plpgsql volatile; execute: svc_visitor; auth/keys.sql
+-- app_public.access_create_personal(integer,app_public.api_key_scope[],uuid[],uuid[],uuid[],text) returns app_public.issued_api_key; sql volatile; execute: svc_visitor; auth/keys.sql
+-- app_public.access_create_session(integer,text) returns app_public.issued_api_key; plpgsql volatile; execute: svc_visitor; auth/keys.sql
+-- app_public.access_keys() returns SETOF app_public.api_key; sql stable; execute: svc_visitor; auth/keys.sql
+-- app_public.access_revoke(uuid) returns app_public.api_key; sql volatile; execute: svc_visitor; auth/keys.sql
+-- app_public.agents_archive(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
+-- app_public.agents_create(text,text,text[],text,text,integer,text) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
+-- app_public.agents_delete(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
+-- app_public.agents_unarchive(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
+-- app_public.agents_update(uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
+-- app_public.comments_revision_history(app_public.comments) returns SETOF app_public.comment_revision; sql stable; execute: svc_visitor; comments/comments.sql
+-- app_public.current_workspace() returns app_public.workspaces; sql stable; execute: svc_visitor; workspace/workspace.sql
+-- app_public.dispatch_rules_create(uuid,text,uuid,uuid,text,integer,boolean) returns app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
+-- app_public.dispatch_rules_delete(uuid) returns app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
+-- app_public.dispatch_rules_reorder(uuid[]) returns SETOF app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
+-- app_public.dispatch_rules_update(uuid,uuid,text,uuid,uuid,text,boolean,text[]) returns app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
+-- app_public.members_add(text,app_public.membership_role) returns app_public.memberships; sql volatile; execute: svc_visitor; workspace/members.sql
+-- app_public.members_remove(uuid) returns app_public.memberships; sql volatile; execute: svc_visitor; workspace/members.sql
+-- app_public.members_set_role(uuid,app_public.membership_role) returns app_public.memberships; sql volatile; execute: svc_visitor; workspace/members.sql
+-- app_public.notes_restore(uuid) returns app_public.notes; plpgsql volatile; execute: svc_visitor; notes/notes.sql
+-- app_public.pins_add(app_public.pin_target_type,uuid,integer) returns app_public.pins; plpgsql volatile; execute: svc_visitor; pins/pins.sql
+-- app_public.pins_agent(app_public.pins) returns app_public.agents; sql stable; execute: svc_visitor; pins/pins.sql
+-- app_public.pins_cycle(app_public.pins) returns app_public.cycles; sql stable; execute: svc_visitor; pins/pins.sql
+-- app_public.pins_initiative(app_public.pins) returns app_public.initiatives; sql stable; execute: svc_visitor; pins/pins.sql
+-- app_public.pins_project(app_public.pins) returns app_public.projects; sql stable; execute: svc_visitor; pins/pins.sql
+-- app_public.pins_remove(app_public.pin_target_type,uuid) returns app_public.pins; plpgsql volatile; execute: svc_visitor; pins/pins.sql
+-- app_public.pins_reorder(uuid[]) returns SETOF app_public.pins; plpgsql volatile; execute: svc_visitor; pins/pins.sql
+-- app_public.plugin_issue_api_key(uuid,app_public.api_key_scope[],uuid[],uuid[],uuid[],integer,text) returns app_public.issued_api_key; plpgsql volatile; execute: svc_visitor; auth/plugins.sql
+-- app_public.plugins() returns SETOF app_public.plugin_info; sql stable; execute: svc_visitor; auth/plugins.sql
+-- app_public.plugins_create(text,app_public.api_key_scope[]) returns app_public.plugin_info; sql volatile; execute: svc_visitor; auth/plugins.sql
+-- app_public.viewer() returns app_public.users; sql stable; execute: svc_visitor; workspace/members.sql
+-- app_public.viewer_role() returns app_public.membership_role; sql stable; execute: svc_visitor; workspace/members.sql
+-- app_public.webhook_deliveries_retry(uuid) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
+-- app_public.webhooks_create(text,text[],text) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
+-- app_public.webhooks_delete(uuid) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
+-- app_public.webhooks_overview() returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
+-- app_public.webhooks_rotate_secret(uuid) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
+-- app_public.webhooks_update(uuid,text,text[],boolean,text) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
+-- app_public.workspace_update_settings(text,integer,integer,boolean,integer,integer,boolean,text,integer,integer) returns app_public.workspaces; sql volatile; execute: svc_visitor; workspace/workspace.sql
+
+-- ====================================================================================================
+-- schema app_hidden: Helpers callable by the request role but not exposed to GraphQL: request context, JSON shapers, checks.
+-- usage: svc_visitor:USAGE
+
+-- functions of app_hidden (definitions in sql/)
+-- app_hidden.access_create_key(text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text) returns app_public.issued_api_key; plpgsql volatile security definer; execute: svc_visitor; auth/keys.sql
+-- app_hidden.access_keys() returns SETOF app_public.api_key; sql stable security definer; execute: svc_visitor; auth/keys.sql
+-- app_hidden.access_revoke(uuid) returns app_public.api_key; plpgsql volatile security definer; execute: svc_visitor; auth/keys.sql
+-- app_hidden.agent_json(app_public.agents) returns jsonb; sql stable; execute: svc_visitor; agents/agents.sql
+-- app_hidden.agent_open_run(uuid,uuid) returns app_public.agent_runs; sql stable; execute: svc_visitor; agents/runs.sql
+-- app_hidden.agents_create(text,text,text[],text,text,integer,text) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
+-- app_hidden.agents_delete(uuid) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
+-- app_hidden.agents_set_archived(uuid,boolean) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
+-- app_hidden.agents_update(uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
+-- app_hidden.assert_run_mode_allows_mutation(uuid) returns void; plpgsql stable; execute: svc_visitor; issues/write.sql
+-- app_hidden.assign_issue_agent(app_public.issues,app_public.agents,text,text,text,uuid) returns uuid; plpgsql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.attachment_json(app_public.attachments) returns jsonb; sql stable; execute: svc_visitor; attachments/shapes.sql
+-- app_hidden.authenticate(bytea) returns TABLE(key_id uuid, workspace_id uuid, user_id uuid, kind text, linked_agent_id uuid, scopes text[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_at timestamp with time zone, revoked_at timestamp with time zone, acting_user_id uuid); sql stable security definer; execute: svc_visitor; auth/keys.sql
+-- app_hidden.caller_may_moderate() returns boolean; sql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.caller_role() returns text; sql stable security definer; execute: svc_visitor; core/caller.sql
+-- app_hidden.check_cycle_dates(uuid,date,date) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.check_project_initiative_reachable(app_public.projects) returns void; plpgsql stable; execute: svc_visitor; projects/projects.sql
+-- app_hidden.comment_for_write(text) returns app_public.comments; plpgsql volatile; execute: svc_visitor; comments/comments.sql
+-- app_hidden.comment_json(app_public.comments) returns jsonb; sql stable; execute: svc_visitor; comments/comments.sql
+-- app_hidden.current_agent_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.current_key_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.current_key_user_id() returns uuid; sql stable security definer; execute: svc_visitor; core/caller.sql
+-- app_hidden.current_run(uuid) returns app_public.agent_runs; sql stable; execute: svc_visitor; agents/runs.sql
+-- app_hidden.current_scopes() returns text[]; sql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.current_user_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.current_workspace_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.cursor_decode(text,text) returns text; plpgsql immutable; execute: svc_visitor; core/paging.sql
+-- app_hidden.cursor_encode(text) returns text; sql immutable; execute: svc_visitor; core/paging.sql
+-- app_hidden.cycle_json(app_public.cycles,boolean) returns jsonb; sql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.dispatch_rules_check_refs(uuid,uuid,uuid,text) returns void; plpgsql stable; execute: svc_visitor; dispatch/rules.sql
+-- app_hidden.event_json(app_public.activity_events,boolean) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
+-- app_hidden.event_kinds() returns text[]; sql immutable; execute: svc_visitor; events/record.sql
+-- app_hidden.find_agent(text,text,text) returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql
+-- app_hidden.find_cycle(text,text) returns app_public.cycles; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.find_initiative(text,text) returns app_public.initiatives; plpgsql stable; execute: svc_visitor; initiatives/initiatives.sql
+-- app_hidden.find_issue(text,text) returns app_public.issues; plpgsql stable; execute: svc_visitor; issues/write.sql
+-- app_hidden.find_label_for_write(text) returns app_public.labels; plpgsql volatile; execute: svc_visitor; labels/labels.sql
+-- app_hidden.find_note(text) returns app_public.notes; plpgsql stable; execute: svc_visitor; notes/notes.sql
+-- app_hidden.find_project(text,text) returns app_public.projects; plpgsql stable; execute: svc_visitor; projects/projects.sql
+-- app_hidden.has_scope(text) returns boolean; sql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.initiative_json(app_public.initiatives,boolean) returns jsonb; sql stable; execute: svc_visitor; initiatives/initiatives.sql
+-- app_hidden.insert_cycle(app_public.workspaces,text,date,date,text) returns app_public.cycles; plpgsql volatile; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.is_workspace_admin() returns boolean; sql stable security definer; execute: svc_visitor; core/caller.sql
+-- app_hidden.issue_after_write(uuid) returns app_public.issues; plpgsql stable; execute: svc_visitor; issues/write.sql
+-- app_hidden.issue_for_write(text,text) returns app_public.issues; plpgsql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.issue_has_ancestor(uuid,uuid) returns boolean; sql stable security definer; execute: svc_visitor; issues/write.sql
+-- app_hidden.issue_json(app_public.issues,boolean) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.issue_lean_json(app_public.issues,app_public.statuses,app_public.projects,app_public.agents,jsonb) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.issue_passes_narrowing(uuid,uuid) returns boolean; sql stable security definer; execute: svc_visitor; core/narrowing.sql
+-- app_hidden.issue_ref_json(app_public.issues) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.issues_unrestricted() returns boolean; sql stable; execute: svc_visitor; core/narrowing.sql
+-- app_hidden.keyset_decode(text,text) returns record; plpgsql immutable; execute: svc_visitor; core/paging.sql
+-- app_hidden.keyset_encode(text,text,uuid) returns text; sql immutable; execute: svc_visitor; core/paging.sql
+-- app_hidden.label_json(app_public.labels) returns jsonb; sql stable; execute: svc_visitor; labels/labels.sql
+-- app_hidden.lock_cycles() returns app_public.workspaces; sql volatile; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.members_add(text,text) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql
+-- app_hidden.members_remove(uuid) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql
+-- app_hidden.members_set_role(uuid,text) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql
+-- app_hidden.narrowed_initiative_ids() returns uuid[]; sql stable; execute: svc_visitor; core/narrowing.sql
+-- app_hidden.narrowed_label_ids() returns uuid[]; sql stable; execute: svc_visitor; core/narrowing.sql
+-- app_hidden.narrowed_project_ids() returns uuid[]; sql stable; execute: svc_visitor; core/narrowing.sql
+-- app_hidden.next_cycle_start(app_public.workspaces) returns date; sql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.note_json(app_public.notes) returns jsonb; sql stable; execute: svc_visitor; notes/notes.sql
+-- app_hidden.notification_preference_json(app_public.notification_preferences) returns jsonb; sql stable; execute: svc_visitor; notification/preferences.sql
+-- app_hidden.parse_uuid(text,text) returns uuid; plpgsql immutable; execute: svc_visitor; core/util.sql
+-- app_hidden.pins_json() returns jsonb; sql stable; execute: svc_visitor; pins/pins.sql
+-- app_hidden.plugin_issue_api_key(uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text) returns app_public.issued_api_key; plpgsql volatile security definer; execute: svc_visitor; auth/plugins.sql
+-- app_hidden.plugins() returns SETOF app_public.plugin_info; sql stable security definer; execute: svc_visitor; auth/plugins.sql
+-- app_hidden.plugins_create(text,text[]) returns app_public.plugin_info; plpgsql volatile security definer; execute: svc_visitor; auth/plugins.sql
+-- app_hidden.project_json(app_public.projects) returns jsonb; sql stable; execute: svc_visitor; projects/projects.sql
+-- app_hidden.publish_ephemeral_event(text,text,uuid,jsonb) returns jsonb; sql volatile security definer; execute: svc_visitor; events/record.sql
+-- app_hidden.raise_in_item(integer,text,text,text,text,text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
+-- app_hidden.raise_invalid(text,text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
+-- app_hidden.raise_label_name_taken(text) returns void; plpgsql volatile; execute: svc_visitor; labels/labels.sql
+-- app_hidden.raise_not_found(text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
+-- app_hidden.record_event(text,text,uuid,jsonb) returns uuid; sql volatile security definer; execute: svc_visitor; events/record.sql
+-- app_hidden.relation_view(app_public.issue_relations,uuid) returns jsonb; sql stable; execute: svc_visitor; relations/relations.sql
+-- app_hidden.require_issues_unrestricted(text) returns void; plpgsql stable; execute: svc_visitor; core/narrowing.sql
+-- app_hidden.require_key_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.require_open_cycle(app_public.cycles) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.require_scope(text) returns void; plpgsql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.require_time_tracking() returns void; plpgsql stable; execute: svc_visitor; time/time.sql
+-- app_hidden.require_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.require_workspace_admin() returns void; sql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.require_workspace_admin_key() returns void; plpgsql stable security definer; execute: svc_visitor; core/caller.sql
+-- app_hidden.resolve_issue_list(jsonb,text,boolean) returns uuid[]; plpgsql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.run_json(app_public.agent_runs) returns jsonb; sql stable; execute: svc_visitor; agents/runs.sql
+-- app_hidden.set_issue_labels(uuid,uuid[],uuid[]) returns void; plpgsql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.set_request_context(uuid,uuid,uuid,uuid,text[],uuid[],uuid[],uuid[]) returns void; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
+-- app_hidden.status_json(app_public.statuses) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.stop_running_timer(uuid) returns app_public.time_entries; sql volatile; execute: svc_visitor; time/time.sql
+-- app_hidden.stream_backlog(bigint,integer) returns integer; sql stable; execute: svc_visitor; events/stream.sql
+-- app_hidden.stream_events(uuid[]) returns jsonb; sql stable; execute: svc_visitor; events/stream.sql
+-- app_hidden.stream_events_after(bigint,integer) returns jsonb; sql stable; execute: svc_visitor; events/stream.sql
+-- app_hidden.stream_head() returns bigint; sql stable; execute: svc_visitor; events/stream.sql
+-- app_hidden.stream_position(uuid,interval) returns bigint; sql stable; execute: svc_visitor; events/stream.sql
+-- app_hidden.tg__set_updated_at() returns trigger; plpgsql volatile; execute: svc_visitor; core/util.sql
+-- app_hidden.time_entries_filtered(jsonb) returns SETOF app_public.time_entries; plpgsql stable; execute: svc_visitor; time/time.sql
+-- app_hidden.time_entry_json(app_public.time_entries) returns jsonb; sql stable; execute: svc_visitor; time/time.sql
+-- app_hidden.ts_key(timestamp with time zone) returns text; sql stable; execute: svc_visitor; core/util.sql
+-- app_hidden.upcoming_cycle() returns app_public.cycles; sql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.update_issue(app_public.issues,jsonb) returns app_public.issues; plpgsql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.user_today(text) returns date; plpgsql stable; execute: svc_visitor; core/util.sql
+-- app_hidden.utc_today() returns date; sql stable; execute: svc_visitor; core/util.sql
+-- app_hidden.uuid_array(jsonb,text) returns uuid[]; sql immutable; execute: svc_visitor; core/util.sql
+-- app_hidden.watcher_json(app_public.issue_watchers) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.webhook_create(text,text[],text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_delete(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_deliveries_list(uuid,text,integer,uuid) returns jsonb; plpgsql stable security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_delivery_json(app_public.webhook_deliveries) returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_delivery_retry(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_in_workspace(uuid) returns uuid; plpgsql stable security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_json(app_public.webhooks) returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_rotate_secret(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_update(uuid,text,text[],boolean,text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhooks_list() returns jsonb; plpgsql stable security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.workspace_json(app_public.workspaces) returns jsonb; sql stable; execute: svc_visitor; workspace/workspace.sql
+-- app_hidden.workspace_update_settings(text,integer,integer,boolean,integer,integer,boolean,text,integer,integer) returns app_public.workspaces; plpgsql volatile security definer; execute: svc_visitor; workspace/workspace.sql
+
+-- ====================================================================================================
+-- schema app_private: Secrets, key hashes, counters and security-definer internals. No request-role access.
+
+create type app_private.caller as (key_id uuid, workspace_id uuid, user_id uuid, role text, kind text, plugin_id uuid, scopes text[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_at timestamp with time zone);
+
+-- Signing secret for agent dispatch deliveries to an agent's webhookUrl; obtained (and replaced) with svc admin rotate-agent-secret.
+create table app_private.agent_webhook_secrets (
+  agent_id uuid not null,
+  workspace_id uuid not null,
+  secret text not null,
+  rotated_at timestamp with time zone default now() not null,
+  constraint agent_webhook_secrets_pkey PRIMARY KEY (agent_id),
+  constraint agent_webhook_secrets_workspace_id_agent_id_fkey FOREIGN KEY (workspace_id, agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
+  constraint agent_webhook_secrets_secret_check CHECK (secret ~ '^whsec_[A-Za-z0-9+/]+=*$'::text)
+);
+alter table app_private.agent_webhook_secrets enable row level security;
+alter table app_private.agent_webhook_secrets force row level security;
+create policy owner_all on app_private.agent_webhook_secrets for all to current_user using (true) with check (true);
+
+-- API keys. Only the SHA-256 of the token is stored; the raw key is shown once at creation.
+create table app_private.api_keys (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  user_id uuid,
+  plugin_id uuid,
+  kind text not null,
+  linked_agent_id uuid,
+  name text,
+  scopes text[] not null,
+  project_ids uuid[] default '{}'::uuid[] not null, -- Narrowing: issues/projects outside these projects are invisible. Empty = unrestricted.
+  label_ids uuid[] default '{}'::uuid[] not null,
+  initiative_ids uuid[] default '{}'::uuid[] not null,
+  token_hash bytea not null,
+  prefix text not null, -- First 14 characters of the raw key, for display.
+  created_at timestamp with time zone default now() not null,
+  last_used_at timestamp with time zone,
+  expires_at timestamp with time zone,
+  revoked_at timestamp with time zone,
+  constraint api_keys_pkey PRIMARY KEY (id),
+  constraint api_keys_token_hash_key UNIQUE (token_hash),
+  constraint api_keys_plugin_id_fkey FOREIGN KEY (plugin_id) REFERENCES app_private.plugins(id) ON DELETE CASCADE,
+  constraint api_keys_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
+  constraint api_keys_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint api_keys_workspace_id_linked_agent_id_fkey FOREIGN KEY (workspace_id, linked_agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
+  constraint api_keys_agent_link_matches_kind CHECK ((kind = 'AGENT'::text) = (linked_agent_id IS NOT NULL)),
+  constraint api_keys_check CHECK (kind <> 'AGENT'::text OR linked_agent_id IS NOT NULL),
+  constraint api_keys_check1 CHECK (kind <> 'SESSION'::text OR expires_at IS NOT NULL),
+  constraint api_keys_check2 CHECK (user_id IS NOT NULL OR plugin_id IS NOT NULL),
+  constraint api_keys_kind_check CHECK (kind = ANY (ARRAY['AGENT'::text, 'PERSONAL'::text, 'SESSION'::text])),
+  constraint api_keys_prefix_check CHECK (length(prefix) = 14),
+  constraint api_keys_scopes_check CHECK (scopes <@ ARRAY['READ_ISSUES'::text, 'WRITE_ISSUES'::text, 'READ_PROJECTS'::text, 'WRITE_PROJECTS'::text, 'READ_COMMENTS'::text, 'WRITE_COMMENTS'::text, 'READ_USERS'::text, 'WRITE_USERS'::text, 'READ_ANALYTICS'::text, 'SUBSCRIBE_EVENTS'::text, 'INVOKE_SKILLS'::text, 'ADMIN'::text, 'FULL'::text]),
+  constraint api_keys_token_hash_check CHECK (length(token_hash) = 32)
+);
+CREATE INDEX api_keys_workspace_idx ON app_private.api_keys USING btree (workspace_id);
+alter table app_private.api_keys enable row level security;
+alter table app_private.api_keys force row level security;
+create policy owner_all on app_private.api_keys for all to current_user using (true) with check (true);
+CREATE TRIGGER _900_notify_revoked AFTER UPDATE OF revoked_at ON app_private.api_keys FOR EACH ROW WHEN (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL) EXECUTE FUNCTION app_private.tg_api_keys__notify_revoked();
+
+-- Approved plugin records; keys issued under a plugin may hold only a subset of manifest.scopes.
+create table app_private.plugins (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  name text not null,
+  manifest jsonb default '{"scopes": []}'::jsonb not null,
+  approved_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  constraint plugins_pkey PRIMARY KEY (id),
+  constraint plugins_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE
+);
+alter table app_private.plugins enable row level security;
+alter table app_private.plugins force row level security;
+create policy owner_all on app_private.plugins for all to current_user using (true) with check (true);
+
+-- Signing secret of each webhook (whsec_<base64>, Standard Webhooks format). Shown once at creation or rotation; never readable by the request role.
+create table app_private.webhook_secrets (
+  webhook_id uuid not null,
+  workspace_id uuid not null,
+  secret text not null,
+  rotated_at timestamp with time zone default now() not null,
+  constraint webhook_secrets_pkey PRIMARY KEY (webhook_id),
+  constraint webhook_secrets_workspace_id_webhook_id_fkey FOREIGN KEY (workspace_id, webhook_id) REFERENCES app_public.webhooks(workspace_id, id) ON DELETE CASCADE,
+  constraint webhook_secrets_secret_check CHECK (secret ~ '^whsec_[A-Za-z0-9+/]+=*$'::text)
+);
+alter table app_private.webhook_secrets enable row level security;
+alter table app_private.webhook_secrets force row level security;
+create policy owner_all on app_private.webhook_secrets for all to current_user using (true) with check (true);
+
+-- Per-workspace issue number allocator, kept off the workspace row so reads never wait on it.
+create table app_private.workspace_counters (
+  workspace_id uuid not null,
+  last_issue_number integer default 0 not null,
+  constraint workspace_counters_pkey PRIMARY KEY (workspace_id),
+  constraint workspace_counters_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE
+);
+alter table app_private.workspace_counters enable row level security;
+alter table app_private.workspace_counters force row level security;
+create policy owner_all on app_private.workspace_counters for all to current_user using (true) with check (true);
+
+-- functions of app_private (definitions in sql/)
+-- app_private.add_member(uuid,text,text) returns jsonb; plpgsql volatile; execute: owner only; workspace/members.sql
+-- app_private.api_key_info(app_private.api_keys,uuid) returns app_public.api_key; sql stable; execute: owner only; auth/keys.sql
+-- app_private.check_membership_change(app_private.caller,text,text) returns void; plpgsql stable; execute: owner only; workspace/members.sql
+-- app_private.check_webhook_input(text,text[]) returns text[]; plpgsql immutable; execute: owner only; webhooks/webhooks.sql
+-- app_private.create_agent(uuid,text,text,text[],text,text,integer,text) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
+-- app_private.create_api_key(uuid,uuid,text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,bytea,text,text,uuid) returns app_private.api_keys; plpgsql volatile; execute: owner only; auth/keys.sql
+-- app_private.create_plugin(uuid,text,text[]) returns app_private.plugins; plpgsql volatile; execute: owner only; auth/plugins.sql
+-- app_private.create_workspace(text,text,text) returns jsonb; plpgsql volatile; execute: owner only; workspace/workspace.sql
+-- app_private.current_caller() returns app_private.caller; plpgsql stable; execute: owner only; core/caller.sql
+-- app_private.delete_agent(uuid,uuid) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
+-- app_private.enqueue_agent_dispatch(uuid,uuid) returns uuid; plpgsql volatile security definer; execute: owner only; agents/agents.sql
+-- app_private.enqueue_delivery_job(uuid,timestamp with time zone) returns void; plpgsql volatile security definer; execute: owner only; webhooks/webhooks.sql
+-- app_private.ensure_user(text) returns app_public.users; plpgsql volatile; execute: owner only; workspace/members.sql
+-- app_private.find_agent(uuid,uuid) returns app_public.agents; plpgsql stable; execute: owner only; agents/agents.sql
+-- app_private.find_membership(uuid,uuid) returns app_public.memberships; plpgsql stable; execute: owner only; workspace/members.sql
+-- app_private.generate_api_token() returns record; plpgsql volatile; execute: owner only; auth/keys.sql
+-- app_private.issue_api_key(uuid,uuid,text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text,uuid) returns app_public.issued_api_key; plpgsql volatile; execute: owner only; auth/keys.sql
+-- app_private.new_webhook_secret() returns text; sql volatile; execute: owner only; webhooks/webhooks.sql
+-- app_private.notification_preference_effective(uuid,uuid,text) returns TABLE(enabled boolean, delivery text, source text); sql stable; execute: owner only; notification/preferences.sql
+-- app_private.plugin_info(app_private.plugins) returns app_public.plugin_info; sql stable; execute: owner only; auth/plugins.sql
+-- app_private.publish_ephemeral_event(uuid,text,text,uuid,jsonb) returns jsonb; plpgsql volatile; execute: owner only; events/record.sql
+-- app_private.record_event(uuid,text,text,uuid,jsonb) returns uuid; plpgsql volatile security definer; execute: owner only; events/record.sql
+-- app_private.record_issue_updated(uuid,uuid,text[],jsonb) returns void; plpgsql volatile security definer; execute: owner only; events/record.sql
+-- app_private.remove_member(uuid,uuid) returns app_public.memberships; plpgsql volatile; execute: owner only; workspace/members.sql
+-- app_private.require_admin(app_private.caller) returns void; plpgsql stable; execute: owner only; core/caller.sql
+-- app_private.require_scopes_within(app_private.caller,text[]) returns void; plpgsql stable; execute: owner only; auth/keys.sql
+-- app_private.revoke_api_key(uuid) returns app_private.api_keys; plpgsql volatile; execute: owner only; auth/keys.sql
+-- app_private.rotate_agent_webhook_secret(uuid) returns text; plpgsql volatile; execute: owner only; agents/agents.sql
+-- app_private.set_agent_archived(uuid,uuid,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
+-- app_private.set_member_role(uuid,uuid,text) returns app_public.memberships; plpgsql volatile; execute: owner only; workspace/members.sql
+-- app_private.tg_activity_events__sequence() returns trigger; plpgsql volatile security definer; execute: owner only; events/triggers.sql
+-- app_private.tg_activity_events__webhooks() returns trigger; plpgsql volatile security definer; execute: owner only; events/triggers.sql
+-- app_private.tg_agents__events() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
+-- app_private.tg_api_keys__notify_revoked() returns trigger; plpgsql volatile; execute: owner only; auth/triggers.sql
+-- app_private.tg_comments__events() returns trigger; plpgsql volatile security definer; execute: owner only; comments/triggers.sql
+-- app_private.tg_cycles__events() returns trigger; plpgsql volatile security definer; execute: owner only; cycles/triggers.sql
+-- app_private.tg_initiatives__events() returns trigger; plpgsql volatile security definer; execute: owner only; initiatives/triggers.sql
+-- app_private.tg_issue_labels__events() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
+-- app_private.tg_issue_relations__events() returns trigger; plpgsql volatile security definer; execute: owner only; relations/triggers.sql
+-- app_private.tg_issues__assign_number() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
+-- app_private.tg_issues__events() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
+-- app_private.tg_issues__plugin_creator() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
+-- app_private.tg_issues__status_timestamps() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
+-- app_private.tg_memberships__events() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
+-- app_private.tg_projects__events() returns trigger; plpgsql volatile security definer; execute: owner only; projects/triggers.sql
+-- app_private.tg_workspaces__seed_statuses() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
+-- app_private.touch_api_keys(uuid[]) returns void; sql volatile; execute: owner only; auth/keys.sql
+-- app_private.update_agent(uuid,uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
+-- app_private.update_workspace_settings(uuid,text,integer,integer,boolean,integer,integer,boolean,text,integer,integer) returns app_public.workspaces; plpgsql volatile; execute: owner only; workspace/workspace.sql
+-- app_private.webhook_create(uuid,text,text[],text) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
+-- app_private.webhook_delete(uuid) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
+-- app_private.webhook_deliveries_list(uuid,uuid,text,integer,uuid) returns jsonb; plpgsql stable; execute: owner only; webhooks/webhooks.sql
+-- app_private.webhook_deliveries_sweep(integer,boolean) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
+-- app_private.webhook_delivery_claim(uuid,integer) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
+-- app_private.webhook_delivery_record(uuid,jsonb,numeric[]) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
+-- app_private.webhook_delivery_retry(uuid) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
+-- app_private.webhook_rotate_secret(uuid) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
+-- app_private.webhook_update(uuid,text,text[],boolean,text) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
+-- app_private.webhooks_list(uuid) returns jsonb; sql stable; execute: owner only; webhooks/webhooks.sql
+-- app_private.workspace_by_key(text) returns app_public.workspaces; plpgsql stable; execute: owner only; workspace/workspace.sql
+
+-- ====================================================================================================
+-- schema app_tools: One function per MCP tool, named <namespace>_<tool>(args jsonb) returns jsonb; called by the API with the caller identity set.
+-- usage: svc_visitor:USAGE
+
+-- functions of app_tools (definitions in sql/)
+-- app_tools.agents_me(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agents/tools/me.sql
+-- app_tools.comments_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/create.sql
+-- app_tools.comments_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/delete.sql
+-- app_tools.comments_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; comments/tools/list.sql
+-- app_tools.comments_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/update.sql
+-- app_tools.comments_upsert_status(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/upsertStatus.sql
+-- app_tools.cycles_add_issue(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/addIssue.sql
+-- app_tools.cycles_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/create.sql
+-- app_tools.cycles_current(jsonb) returns jsonb; sql stable; execute: svc_visitor; cycles/tools/current.sql
+-- app_tools.cycles_get(jsonb) returns jsonb; sql stable; execute: svc_visitor; cycles/tools/get.sql
+-- app_tools.cycles_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; cycles/tools/list.sql
+-- app_tools.cycles_plan(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/plan.sql
+-- app_tools.cycles_remove_issue(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/removeIssue.sql
+-- app_tools.cycles_rollover(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/rollover.sql
+-- app_tools.cycles_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/update.sql
+-- app_tools.events_recent(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; events/tools/recent.sql
+-- app_tools.initiatives_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/create.sql
+-- app_tools.initiatives_get(jsonb) returns jsonb; sql stable; execute: svc_visitor; initiatives/tools/get.sql
+-- app_tools.initiatives_link_project(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/linkProject.sql
+-- app_tools.initiatives_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; initiatives/tools/list.sql
+-- app_tools.initiatives_unlink_project(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/unlinkProject.sql
+-- app_tools.initiatives_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/update.sql
+-- app_tools.issues_add_labels(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/addLabels.sql
+-- app_tools.issues_assign(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/assign.sql
+-- app_tools.issues_assigned(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; issues/tools/assigned.sql
+-- app_tools.issues_claim(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/claim.sql
+-- app_tools.issues_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/create.sql
+-- app_tools.issues_create_many(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/createMany.sql
+-- app_tools.issues_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/delete.sql
+-- app_tools.issues_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; issues/tools/get.sql
+-- app_tools.issues_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; issues/tools/list.sql
+-- app_tools.issues_list_watchers(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; issues/tools/listWatchers.sql
+-- app_tools.issues_list_watching(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; issues/tools/listWatching.sql
+-- app_tools.issues_queue(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/queue.sql
+-- app_tools.issues_reassign(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/reassign.sql
+-- app_tools.issues_release(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/release.sql
+-- app_tools.issues_remove_labels(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/removeLabels.sql
+-- app_tools.issues_transition(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/transition.sql
+-- app_tools.issues_unwatch(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/unwatch.sql
+-- app_tools.issues_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/update.sql
+-- app_tools.issues_update_many(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/updateMany.sql
+-- app_tools.issues_watch(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/watch.sql
+-- app_tools.labels_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; labels/tools/create.sql
+-- app_tools.labels_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; labels/tools/delete.sql
+-- app_tools.labels_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; labels/tools/list.sql
+-- app_tools.labels_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; labels/tools/update.sql
+-- app_tools.notes_archive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notes/tools/archive.sql
+-- app_tools.notes_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notes/tools/create.sql
+-- app_tools.notes_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; notes/tools/list.sql
+-- app_tools.notes_list_journal(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; notes/tools/listJournal.sql
+-- app_tools.notes_today_journal(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notes/tools/todayJournal.sql
+-- app_tools.notes_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notes/tools/update.sql
+-- app_tools.notification_get_preferences(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; notification/tools/getPreferences.sql
+-- app_tools.notification_set_preference(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notification/tools/setPreference.sql
+-- app_tools.pins_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; pins/tools/list.sql
+-- app_tools.pins_set(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; pins/tools/set.sql
+-- app_tools.projects_archive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/archive.sql
+-- app_tools.projects_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/create.sql
+-- app_tools.projects_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; projects/tools/list.sql
+-- app_tools.projects_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/update.sql
+-- app_tools.relations_add(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; relations/tools/add.sql
+-- app_tools.relations_list_for_issue(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; relations/tools/listForIssue.sql
+-- app_tools.relations_remove(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; relations/tools/remove.sql
+-- app_tools.statuses_list(jsonb) returns jsonb; sql stable; execute: svc_visitor; statuses/tools/list.sql
+-- app_tools.time_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; time/tools/list.sql
+-- app_tools.time_log(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/log.sql
+-- app_tools.time_running(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; time/tools/running.sql
+-- app_tools.time_start(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/start.sql
+-- app_tools.time_stop(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/stop.sql
+-- app_tools.time_summary(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; time/tools/summary.sql
+-- app_tools.workspace_get(jsonb) returns jsonb; sql stable; execute: svc_visitor; workspace/tools/get.sql

@@ -1,0 +1,43 @@
+-- Triggers of the agents tables and their functions.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_private.tg_agents__events()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  if tg_op = 'INSERT' then
+    perform app_private.record_event(new.workspace_id, 'AGENT_CREATED', 'agent', new.id,
+      jsonb_build_object('agentId', new.id, 'profileKey', new.profile_key, 'name', new.name));
+  elsif tg_op = 'DELETE' then
+    perform app_private.record_event(old.workspace_id, 'AGENT_DELETED', 'agent', old.id,
+      jsonb_build_object('agentId', old.id, 'profileKey', old.profile_key, 'deleted', true));
+  else
+    if new.status is distinct from old.status then
+      perform app_private.record_event(new.workspace_id, 'AGENT_STATUS_CHANGED', 'agent', new.id,
+        jsonb_build_object('agentId', new.id, 'from', old.status, 'to', new.status));
+    end if;
+    if new.archived_at is not null and old.archived_at is null then
+      perform app_private.record_event(new.workspace_id, 'AGENT_DELETED', 'agent', new.id,
+        jsonb_build_object('agentId', new.id, 'profileKey', new.profile_key, 'archived', true));
+    elsif (new.name, new.profile_key, new.runtime_mode, new.provider, new.capabilities, new.max_concurrent,
+           new.webhook_url, new.runtime_id, new.archived_at)
+          is distinct from
+          (old.name, old.profile_key, old.runtime_mode, old.provider, old.capabilities, old.max_concurrent,
+           old.webhook_url, old.runtime_id, old.archived_at) then
+      perform app_private.record_event(new.workspace_id, 'AGENT_UPDATED', 'agent', new.id,
+        jsonb_build_object('agentId', new.id, 'profileKey', new.profile_key));
+    end if;
+  end if;
+  return null;
+end
+$$;
+comment on function app_private.tg_agents__events() is 'AGENT_CREATED, AGENT_UPDATED, AGENT_DELETED (archive or delete), AGENT_STATUS_CHANGED (only on an actual change).';
+
+drop trigger if exists _100_updated_at on app_public.agents;
+create trigger _100_updated_at before update on app_public.agents for each row execute function app_hidden.tg__set_updated_at();
+
+drop trigger if exists _800_events on app_public.agents;
+create trigger _800_events after insert or delete or update on app_public.agents for each row execute function app_private.tg_agents__events();

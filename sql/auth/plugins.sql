@@ -1,0 +1,157 @@
+-- auth: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.plugin_issue_api_key(p_plugin_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[], p_expires_at timestamp with time zone, p_name text)
+ returns app_public.issued_api_key
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_caller app_private.caller := app_private.current_caller();
+  v_plugin app_private.plugins;
+  v_allowed text[];
+  v_extra text[];
+  v_projects uuid[] := coalesce(p_project_ids, '{}');
+  v_labels uuid[] := coalesce(p_label_ids, '{}');
+  v_initiatives uuid[] := coalesce(p_initiative_ids, '{}');
+  v_expires timestamptz := p_expires_at;
+begin
+  perform app_private.require_admin(v_caller);
+  select * into v_plugin from app_private.plugins where id = p_plugin_id and workspace_id = v_caller.workspace_id;
+  if v_plugin.id is null then
+    raise exception 'Plugin not found' using errcode = 'SV404', column = 'pluginId';
+  end if;
+  if v_plugin.approved_at is null then
+    raise exception 'Plugin is not approved' using errcode = 'SV422', detail = 'plugin_not_approved';
+  end if;
+  if p_scopes is null or cardinality(p_scopes) = 0 then
+    perform app_hidden.raise_invalid('scopes', 'a key needs at least one scope');
+  end if;
+  v_allowed := array(select jsonb_array_elements_text(coalesce(v_plugin.manifest->'scopes', '[]')));
+  if not 'FULL' = any(v_allowed) then
+    v_extra := array(select s from unnest(p_scopes) s where s <> all(v_allowed));
+    if cardinality(v_extra) > 0 then
+      perform app_hidden.raise_invalid('scopes', format(
+        'scopes must be a subset of the plugin''s manifest.scopes (%s); not allowed: %s',
+        array_to_string(v_allowed, ', '), array_to_string(v_extra, ', ')));
+    end if;
+  end if;
+  perform app_private.require_scopes_within(v_caller, p_scopes);
+  -- Same rules as access.create: narrowing can only shrink, and a key never outlives its creator's.
+  if cardinality(v_caller.project_ids) > 0 or cardinality(v_caller.label_ids) > 0 then
+    if cardinality(v_projects) = 0 and cardinality(v_labels) = 0 then
+      v_projects := v_caller.project_ids;
+      v_labels := v_caller.label_ids;
+    elsif not (v_projects <@ v_caller.project_ids and v_labels <@ v_caller.label_ids) then
+      raise exception 'A narrowed key can only create keys within its own narrowing' using errcode = 'SV403', detail = 'narrowing';
+    end if;
+  end if;
+  if cardinality(v_caller.initiative_ids) > 0 then
+    if cardinality(v_initiatives) = 0 then
+      v_initiatives := v_caller.initiative_ids;
+    elsif not v_initiatives <@ v_caller.initiative_ids then
+      raise exception 'A narrowed key can only create keys within its own narrowing' using errcode = 'SV403', detail = 'narrowing';
+    end if;
+  end if;
+  if v_caller.expires_at is not null then
+    v_expires := least(coalesce(v_expires, v_caller.expires_at), v_caller.expires_at);
+  end if;
+  return app_private.issue_api_key(v_caller.workspace_id, null, 'PERSONAL', null, p_scopes,
+    v_projects, v_labels, v_initiatives, v_expires, p_name, v_plugin.id);
+end
+$$;
+comment on function app_hidden.plugin_issue_api_key(p_plugin_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[], p_expires_at timestamp with time zone, p_name text) is 'OWNER/ADMIN: issues a key under an approved plugin. Its scopes must be a subset of manifest.scopes (else 400 naming the extra scopes) and of the caller''s.';
+grant execute on function app_hidden.plugin_issue_api_key(p_plugin_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[], p_expires_at timestamp with time zone, p_name text) to svc_visitor;
+
+create or replace function app_hidden.plugins()
+ returns setof app_public.plugin_info
+ language sql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+  select app_private.plugin_info(p) from app_private.plugins p
+  where p.workspace_id = (select c.workspace_id from app_private.current_caller() c)
+  order by p.created_at, p.id
+$$;
+comment on function app_hidden.plugins() is 'Plugin records of the caller''s workspace (manifest.scopes only).';
+grant execute on function app_hidden.plugins() to svc_visitor;
+
+create or replace function app_hidden.plugins_create(p_name text, p_scopes text[])
+ returns app_public.plugin_info
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_caller app_private.caller := app_private.current_caller();
+begin
+  perform app_private.require_admin(v_caller);
+  return app_private.plugin_info(app_private.create_plugin(v_caller.workspace_id, p_name, p_scopes));
+end
+$$;
+comment on function app_hidden.plugins_create(p_name text, p_scopes text[]) is 'OWNER/ADMIN: records (and approves) a plugin with manifest.scopes.';
+grant execute on function app_hidden.plugins_create(p_name text, p_scopes text[]) to svc_visitor;
+
+create or replace function app_private.create_plugin(p_workspace_id uuid, p_name text, p_scopes text[])
+ returns app_private.plugins
+ language plpgsql
+as $$
+declare v_plugin app_private.plugins;
+begin
+  if p_name is null or length(trim(p_name)) not between 1 and 200 then
+    perform app_hidden.raise_invalid('name', 'must be 1 to 200 characters');
+  end if;
+  if p_scopes is null or cardinality(p_scopes) = 0 then
+    perform app_hidden.raise_invalid('scopes', 'a plugin needs at least one scope');
+  end if;
+  insert into app_private.plugins (workspace_id, name, manifest, approved_at)
+  values (p_workspace_id, trim(p_name),
+          jsonb_build_object('scopes', to_jsonb(array(
+            select s from unnest(p_scopes) with ordinality as u(s, n) group by s order by min(n)))), now())
+  returning * into v_plugin;
+  return v_plugin;
+end
+$$;
+comment on function app_private.create_plugin(p_workspace_id uuid, p_name text, p_scopes text[]) is 'Records an approved plugin with manifest.scopes.';
+
+create or replace function app_private.plugin_info(p app_private.plugins)
+ returns app_public.plugin_info
+ language sql
+ stable
+as $$
+  select row(p.id, p.name,
+             array(select s::app_public.api_key_scope from jsonb_array_elements_text(coalesce(p.manifest->'scopes', '[]')) s),
+             p.approved_at, p.created_at)::app_public.plugin_info
+$$;
+comment on function app_private.plugin_info(p app_private.plugins) is 'A plugin record as shown: id, name, manifest.scopes, approval.';
+
+create or replace function app_public.plugin_issue_api_key(plugin_id uuid, scopes app_public.api_key_scope[], project_ids uuid[] default NULL::uuid[], label_ids uuid[] default NULL::uuid[], initiative_ids uuid[] default NULL::uuid[], expires_in_days integer default NULL::integer, name text default NULL::text)
+ returns app_public.issued_api_key
+ language plpgsql
+as $$
+begin
+  if expires_in_days is not null and expires_in_days not between 1 and 3650 then
+    perform app_hidden.raise_invalid('expiresInDays', 'must be 1 to 3650');
+  end if;
+  return app_hidden.plugin_issue_api_key(plugin_id, scopes::text[], project_ids, label_ids, initiative_ids,
+    case when expires_in_days is not null then now() + make_interval(days => expires_in_days) end, name);
+end
+$$;
+comment on function app_public.plugin_issue_api_key(plugin_id uuid, scopes app_public.api_key_scope[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_in_days integer, name text) is 'plugin.issueApiKey (OWNER/ADMIN): a key under an approved plugin. scopes must be a subset of the plugin''s manifest.scopes, otherwise the call fails naming the extra scopes. The rawKey is returned once.';
+grant execute on function app_public.plugin_issue_api_key(plugin_id uuid, scopes app_public.api_key_scope[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_in_days integer, name text) to svc_visitor;
+
+create or replace function app_public.plugins()
+ returns setof app_public.plugin_info
+ language sql
+ stable
+as $$ select * from app_hidden.plugins() $$;
+comment on function app_public.plugins() is 'Plugin records of this workspace (manifest.scopes only).';
+grant execute on function app_public.plugins() to svc_visitor;
+
+create or replace function app_public.plugins_create(name text, scopes app_public.api_key_scope[])
+ returns app_public.plugin_info
+ language sql
+as $$ select app_hidden.plugins_create(name, scopes::text[]) $$;
+comment on function app_public.plugins_create(name text, scopes app_public.api_key_scope[]) is 'OWNER/ADMIN: records an approved plugin whose manifest.scopes bound the keys issued under it.';
+grant execute on function app_public.plugins_create(name text, scopes app_public.api_key_scope[]) to svc_visitor;

@@ -1,0 +1,59 @@
+-- comments: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.comment_for_write(p_id text)
+ returns app_public.comments
+ language plpgsql
+as $$
+declare v_comment app_public.comments;
+begin
+  select c.* into v_comment from app_public.comments c
+  join app_public.issues i on i.id = c.issue_id and i.deleted_at is null
+  where c.id = app_hidden.parse_uuid(p_id, 'id') and c.deleted_at is null
+    and c.workspace_id = app_hidden.current_workspace_id()
+  for update of c;
+  if v_comment.id is null then
+    raise exception 'Comment not found' using errcode = 'SV404', column = 'id';
+  end if;
+  -- The author is the agent when an agent wrote it, else the user; a key acts as its agent when it has one.
+  if not coalesce(case when v_comment.authoring_agent_id is not null
+                        then v_comment.authoring_agent_id = app_hidden.current_agent_id()
+                        else app_hidden.current_agent_id() is null and v_comment.author_user_id = app_hidden.current_user_id() end, false)
+     and not app_hidden.caller_may_moderate() then
+    raise exception 'Only the author, a workspace OWNER/ADMIN or an ADMIN key may change this comment'
+      using errcode = 'SV403', detail = 'not_author';
+  end if;
+  return v_comment;
+end
+$$;
+comment on function app_hidden.comment_for_write(p_id text) is 'A live comment on a live issue the caller can see (404 otherwise), locked, that the caller may change: its author (the agent for agent-written comments, else the user), a person key of a workspace OWNER/ADMIN, or an ADMIN key (403 not_author otherwise).';
+grant execute on function app_hidden.comment_for_write(p_id text) to svc_visitor;
+
+create or replace function app_hidden.comment_json(c app_public.comments)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object(
+    'id', c.id, 'issueId', c.issue_id, 'body', c.body, 'kind', c.kind, 'confidence', c.confidence,
+    'authorUserId', c.author_user_id, 'authoringAgentId', c.authoring_agent_id, 'runId', c.run_id,
+    'author', (select jsonb_build_object('id', u.id, 'name', coalesce(nullif(u.name, ''), u.email), 'email', u.email)
+               from app_public.users u where u.id = c.author_user_id),
+    'authoringAgent', (select jsonb_build_object('id', a.id, 'profileKey', a.profile_key, 'name', a.name)
+                       from app_public.agents a where a.id = c.authoring_agent_id),
+    'editedAt', c.edited_at, 'createdAt', c.created_at, 'updatedAt', c.updated_at)
+$$;
+comment on function app_hidden.comment_json(c app_public.comments) is 'Comment (spec 2.4) with author {id, name, email} and authoringAgent {id, profileKey, name}. Revisions are an in-app read only and are not shown.';
+grant execute on function app_hidden.comment_json(c app_public.comments) to svc_visitor;
+
+create or replace function app_public.comments_revision_history(c app_public.comments)
+ returns setof app_public.comment_revision
+ language sql
+ stable
+as $$
+  select row(r.n::int, r.e->>'body', (r.e->>'editedAt')::timestamptz)::app_public.comment_revision
+  from jsonb_array_elements(c.revisions) with ordinality as r(e, n)
+  order by r.n
+$$;
+comment on function app_public.comments_revision_history(c app_public.comments) is 'Previous bodies of this comment, oldest first (at most 20 kept; comments.update pushes the replaced body). In-app only.';
+grant execute on function app_public.comments_revision_history(c app_public.comments) to svc_visitor;

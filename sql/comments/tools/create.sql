@@ -1,0 +1,30 @@
+-- The comments.create tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- a comment on a visible issue; author = the key's user, authoringAgent = its linked agent (whose open run it
+-- is attached to); confidence persisted. COMMENT_CREATED by trigger. Allowed in every run mode.
+create or replace function app_tools.comments_create(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_issue app_public.issues := app_hidden.find_issue(args->>'issueId', 'issueId');
+  v_agent uuid := app_hidden.current_agent_id();
+  v_run app_public.agent_runs;
+  v_comment app_public.comments;
+begin
+  if v_agent is not null then
+    select * into v_run from app_hidden.agent_open_run(v_issue.id, v_agent) r;
+    if v_run.id is not null then
+      update app_public.agent_runs set last_event_at = now() where id = v_run.id;
+    end if;
+  end if;
+  insert into app_public.comments (workspace_id, issue_id, body, kind, confidence, author_user_id, authoring_agent_id, run_id)
+  values (v_issue.workspace_id, v_issue.id, args->>'body', 'COMMENT', args->>'confidence',
+          app_hidden.current_user_id(), v_agent, v_run.id)
+  returning * into v_comment;
+  return app_hidden.comment_json(v_comment);
+end
+$$;
+comment on function app_tools.comments_create(args jsonb) is 'comments.create: Post a comment on an issue (markdown). The author is the key''s user; an agent-linked key is recorded as authoringAgent. Allowed in every run mode.';
+grant execute on function app_tools.comments_create(args jsonb) to svc_visitor;

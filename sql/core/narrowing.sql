@@ -1,0 +1,64 @@
+-- Key narrowing (projectIds, labelIds, initiativeIds) as the policies and tools read it.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.issue_passes_narrowing(p_issue_id uuid, p_project_id uuid)
+ returns boolean
+ language sql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+  select p_project_id = any(app_hidden.narrowed_project_ids())
+      or exists (select 1 from app_public.issue_labels il
+                 where il.issue_id = p_issue_id and il.label_id = any(app_hidden.narrowed_label_ids()))
+$$;
+comment on function app_hidden.issue_passes_narrowing(p_issue_id uuid, p_project_id uuid) is 'Spec 5.6: an issue passes when its project is in projectIds or any of its labels is in labelIds (OR). Only consulted for narrowed keys.';
+grant execute on function app_hidden.issue_passes_narrowing(p_issue_id uuid, p_project_id uuid) to svc_visitor;
+
+create or replace function app_hidden.issues_unrestricted()
+ returns boolean
+ language sql
+ stable parallel safe
+as $$
+    select cardinality(app_hidden.narrowed_project_ids()) = 0 and cardinality(app_hidden.narrowed_label_ids()) = 0
+  $$;
+comment on function app_hidden.issues_unrestricted() is 'True when the calling key has neither project nor label narrowing (issues are then unrestricted within the workspace).';
+grant execute on function app_hidden.issues_unrestricted() to svc_visitor;
+
+create or replace function app_hidden.narrowed_initiative_ids()
+ returns uuid[]
+ language sql
+ stable parallel safe
+as $$ select coalesce(nullif(current_setting('svc.initiative_ids', true), '')::uuid[], '{}') $$;
+comment on function app_hidden.narrowed_initiative_ids() is 'Initiative narrowing of the calling key; empty = unrestricted.';
+grant execute on function app_hidden.narrowed_initiative_ids() to svc_visitor;
+
+create or replace function app_hidden.narrowed_label_ids()
+ returns uuid[]
+ language sql
+ stable parallel safe
+as $$ select coalesce(nullif(current_setting('svc.label_ids', true), '')::uuid[], '{}') $$;
+comment on function app_hidden.narrowed_label_ids() is 'Label narrowing of the calling key; empty = unrestricted.';
+grant execute on function app_hidden.narrowed_label_ids() to svc_visitor;
+
+create or replace function app_hidden.narrowed_project_ids()
+ returns uuid[]
+ language sql
+ stable parallel safe
+as $$ select coalesce(nullif(current_setting('svc.project_ids', true), '')::uuid[], '{}') $$;
+comment on function app_hidden.narrowed_project_ids() is 'Project narrowing of the calling key; empty = unrestricted.';
+grant execute on function app_hidden.narrowed_project_ids() to svc_visitor;
+
+create or replace function app_hidden.require_issues_unrestricted(p_what text)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  if not app_hidden.issues_unrestricted() then
+    raise exception '% changes the whole workspace; it needs a key without project or label narrowing', p_what
+      using errcode = 'SV403', detail = 'narrowing';
+  end if;
+end
+$$;
+comment on function app_hidden.require_issues_unrestricted(p_what text) is 'Workspace-wide planning moves (creating, re-dating and rolling over cycles) need a key that sees every issue: 403 narrowing otherwise.';
+grant execute on function app_hidden.require_issues_unrestricted(p_what text) to svc_visitor;

@@ -1,0 +1,72 @@
+-- Small helpers: parsing, time zones, updated_at.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.parse_uuid(p_value text, p_field text)
+ returns uuid
+ language plpgsql
+ immutable
+as $$
+begin
+  return p_value::uuid;
+exception when invalid_text_representation then
+  raise exception 'must be a UUID' using errcode = 'SV400', column = p_field;
+end
+$$;
+comment on function app_hidden.parse_uuid(p_value text, p_field text) is 'UUID from tool input, or a 400 naming the field.';
+grant execute on function app_hidden.parse_uuid(p_value text, p_field text) to svc_visitor;
+
+create or replace function app_hidden.tg__set_updated_at()
+ returns trigger
+ language plpgsql
+as $$
+begin
+  new.updated_at := now();
+  return new;
+end
+$$;
+comment on function app_hidden.tg__set_updated_at() is 'BEFORE UPDATE trigger: stamps updated_at.';
+grant execute on function app_hidden.tg__set_updated_at() to svc_visitor;
+
+create or replace function app_hidden.ts_key(p_ts timestamp with time zone)
+ returns text
+ language sql
+ stable parallel safe
+as $$ select to_char(p_ts at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') $$;
+comment on function app_hidden.ts_key(p_ts timestamp with time zone) is 'A timestamp as exact ISO text (microseconds, UTC), for keyset cursors; casts back with ::timestamptz.';
+grant execute on function app_hidden.ts_key(p_ts timestamp with time zone) to svc_visitor;
+
+create or replace function app_hidden.user_today(p_timezone text)
+ returns date
+ language plpgsql
+ stable
+as $$
+declare
+  v_tz text := coalesce(p_timezone,
+                        (select u.timezone from app_public.users u where u.id = app_hidden.current_user_id()), 'UTC');
+begin
+  return (now() at time zone v_tz)::date;
+exception when invalid_parameter_value then
+  raise exception 'unknown time zone %', v_tz using errcode = 'SV400', column = 'timezone';
+end
+$$;
+comment on function app_hidden.user_today(p_timezone text) is 'Today in the given IANA time zone, else the caller''s users.timezone (default UTC); 400 on field timezone for an unknown zone.';
+grant execute on function app_hidden.user_today(p_timezone text) to svc_visitor;
+
+create or replace function app_hidden.utc_today()
+ returns date
+ language sql
+ stable parallel safe
+as $$ select (now() at time zone 'UTC')::date $$;
+comment on function app_hidden.utc_today() is 'Today''s date in UTC (cycle scheduling, time-entry days).';
+grant execute on function app_hidden.utc_today() to svc_visitor;
+
+create or replace function app_hidden.uuid_array(p_value jsonb, p_field text)
+ returns uuid[]
+ language sql
+ immutable
+as $$
+  select coalesce(array_agg(app_hidden.parse_uuid(e, p_field)), '{}')
+  from jsonb_array_elements_text(coalesce(p_value, '[]')) e
+$$;
+comment on function app_hidden.uuid_array(p_value jsonb, p_field text) is 'uuid[] from a JSON array of strings.';
+grant execute on function app_hidden.uuid_array(p_value jsonb, p_field text) to svc_visitor;

@@ -1,0 +1,32 @@
+-- The cycles.update tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- name, startsOn, endsOn (no overlaps); CYCLE_UPDATED by trigger, none when nothing changes.
+create or replace function app_tools.cycles_update(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_cycle app_public.cycles;
+  v_starts date;
+  v_ends date;
+begin
+  perform app_hidden.require_issues_unrestricted('Changing a cycle');
+  perform app_hidden.lock_cycles();
+  v_cycle := app_hidden.find_cycle(args->>'id');
+  v_starts := coalesce((args->>'startsOn')::date, v_cycle.starts_on);
+  v_ends := coalesce((args->>'endsOn')::date, v_cycle.ends_on);
+  if (v_starts, v_ends) is distinct from (v_cycle.starts_on, v_cycle.ends_on) then
+    perform app_hidden.check_cycle_dates(v_cycle.id, v_starts, v_ends);
+  end if;
+  update app_public.cycles set name = coalesce(args->>'name', name), starts_on = v_starts, ends_on = v_ends
+  where id = v_cycle.id and (coalesce(args->>'name', name), v_starts, v_ends) is distinct from (name, starts_on, ends_on)
+  returning * into v_cycle;
+  if not found then
+    v_cycle := app_hidden.find_cycle(args->>'id');
+  end if;
+  return app_hidden.cycle_json(v_cycle);
+end
+$$;
+comment on function app_tools.cycles_update(args jsonb) is 'cycles.update: Rename or re-date a cycle (name, startsOn, endsOn; no overlaps). Status moves happen through cycles.rollover. Needs a key without project/label narrowing.';
+grant execute on function app_tools.cycles_update(args jsonb) to svc_visitor;

@@ -1,0 +1,36 @@
+-- Triggers of the cycles tables and their functions.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_private.tg_cycles__events()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_changed text[] := '{}';
+begin
+  if tg_op = 'INSERT' then
+    perform app_private.record_event(new.workspace_id, 'CYCLE_CREATED', 'cycle', new.id,
+      jsonb_build_object('cycleId', new.id, 'number', new.number, 'name', new.name, 'startsOn', new.starts_on,
+                         'endsOn', new.ends_on, 'status', new.status));
+    return null;
+  end if;
+  if new.name is distinct from old.name then v_changed := array_append(v_changed, 'name'); end if;
+  if new.starts_on is distinct from old.starts_on then v_changed := array_append(v_changed, 'startsOn'); end if;
+  if new.ends_on is distinct from old.ends_on then v_changed := array_append(v_changed, 'endsOn'); end if;
+  if new.status is distinct from old.status then v_changed := array_append(v_changed, 'status'); end if;
+  if cardinality(v_changed) > 0 then
+    perform app_private.record_event(new.workspace_id, 'CYCLE_UPDATED', 'cycle', new.id,
+      jsonb_build_object('cycleId', new.id, 'number', new.number, 'name', new.name, 'changes', to_jsonb(v_changed),
+                         'status', new.status, 'previousStatus', old.status));
+  end if;
+  return null;
+end
+$$;
+comment on function app_private.tg_cycles__events() is 'CYCLE_CREATED; CYCLE_UPDATED on rename, re-dating and status moves (rollover completes/activates). Kinds beyond spec 6.1, see docs/decisions.md.';
+
+drop trigger if exists _100_updated_at on app_public.cycles;
+create trigger _100_updated_at before update on app_public.cycles for each row execute function app_hidden.tg__set_updated_at();
+
+drop trigger if exists _800_events on app_public.cycles;
+create trigger _800_events after insert or update on app_public.cycles for each row execute function app_private.tg_cycles__events();

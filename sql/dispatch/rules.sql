@@ -1,0 +1,125 @@
+-- dispatch: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.dispatch_rules_check_refs(p_target_agent_id uuid, p_label_id uuid, p_project_id uuid, p_priority text)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  if p_priority is not null and p_priority not in ('NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT') then
+    perform app_hidden.raise_invalid('priority', 'must be NONE, LOW, MEDIUM, HIGH or URGENT');
+  end if;
+  if p_target_agent_id is not null and not exists (select 1 from app_public.agents where id = p_target_agent_id) then
+    raise exception 'Agent not found' using errcode = 'SV404', column = 'targetAgentId';
+  end if;
+  if p_label_id is not null and not exists (select 1 from app_public.labels where id = p_label_id) then
+    raise exception 'Label not found' using errcode = 'SV404', column = 'labelId';
+  end if;
+  if p_project_id is not null and not exists (select 1 from app_public.projects where id = p_project_id) then
+    raise exception 'Project not found' using errcode = 'SV404', column = 'projectId';
+  end if;
+end
+$$;
+comment on function app_hidden.dispatch_rules_check_refs(p_target_agent_id uuid, p_label_id uuid, p_project_id uuid, p_priority text) is 'The priority must be one of the issue priorities; the agent, label and project a rule names must be visible to the caller (RLS: its workspace, its narrowing), else 404 naming the field.';
+grant execute on function app_hidden.dispatch_rules_check_refs(p_target_agent_id uuid, p_label_id uuid, p_project_id uuid, p_priority text) to svc_visitor;
+
+create or replace function app_public.dispatch_rules_create(target_agent_id uuid, priority text default NULL::text, label_id uuid default NULL::uuid, project_id uuid default NULL::uuid, name text default NULL::text, at_position integer default NULL::integer, enabled boolean default true)
+ returns app_public.dispatch_rules
+ language plpgsql
+as $$
+declare
+  v_ws uuid := app_hidden.current_workspace_id();
+  v_count int;
+  v_rule app_public.dispatch_rules;
+begin
+  perform app_hidden.require_workspace_admin_key();
+  perform app_hidden.dispatch_rules_check_refs(target_agent_id, label_id, project_id, priority);
+  select count(*) into v_count from app_public.dispatch_rules r where r.workspace_id = v_ws;
+  if at_position is not null and at_position not between 0 and v_count then
+    perform app_hidden.raise_invalid('atPosition', format('must be 0 to %s', v_count));
+  end if;
+  update app_public.dispatch_rules r set position = r.position + 1
+  where r.workspace_id = v_ws and r.position >= coalesce(at_position, v_count);
+  insert into app_public.dispatch_rules (workspace_id, position, name, priority, label_id, project_id, target_agent_id, enabled)
+  values (v_ws, coalesce(at_position, v_count), dispatch_rules_create.name, dispatch_rules_create.priority,
+          dispatch_rules_create.label_id, dispatch_rules_create.project_id, dispatch_rules_create.target_agent_id,
+          coalesce(dispatch_rules_create.enabled, true))
+  returning * into v_rule;
+  return v_rule;
+end
+$$;
+comment on function app_public.dispatch_rules_create(target_agent_id uuid, priority text, label_id uuid, project_id uuid, name text, at_position integer, enabled boolean) is 'OWNER/ADMIN: adds a dispatch rule sending matching issues to targetAgentId. Conditions priority (NONE, LOW, MEDIUM, HIGH, URGENT), labelId and projectId must all match when set. Appended last unless atPosition (0 = first) is given.';
+grant execute on function app_public.dispatch_rules_create(target_agent_id uuid, priority text, label_id uuid, project_id uuid, name text, at_position integer, enabled boolean) to svc_visitor;
+
+create or replace function app_public.dispatch_rules_delete(rule_id uuid)
+ returns app_public.dispatch_rules
+ language plpgsql
+as $$
+declare v_rule app_public.dispatch_rules;
+begin
+  perform app_hidden.require_workspace_admin_key();
+  delete from app_public.dispatch_rules r where r.id = rule_id returning * into v_rule;
+  if v_rule.id is null then
+    raise exception 'Dispatch rule not found' using errcode = 'SV404', column = 'ruleId';
+  end if;
+  update app_public.dispatch_rules r set position = r.position - 1
+  where r.workspace_id = v_rule.workspace_id and r.position > v_rule.position;
+  return v_rule;
+end
+$$;
+comment on function app_public.dispatch_rules_delete(rule_id uuid) is 'OWNER/ADMIN: deletes a dispatch rule; the rules after it move up.';
+grant execute on function app_public.dispatch_rules_delete(rule_id uuid) to svc_visitor;
+
+create or replace function app_public.dispatch_rules_reorder(rule_ids uuid[])
+ returns setof app_public.dispatch_rules
+ language plpgsql
+as $$
+declare v_ws uuid := app_hidden.current_workspace_id();
+begin
+  perform app_hidden.require_workspace_admin_key();
+  if rule_ids is null
+     or cardinality(rule_ids) <> (select count(distinct x) from unnest(rule_ids) x)
+     or (select array_agg(r.id order by r.id) from app_public.dispatch_rules r where r.workspace_id = v_ws)
+        is distinct from (select array_agg(x order by x) from unnest(rule_ids) x) then
+    perform app_hidden.raise_invalid('ruleIds', 'must list every dispatch rule of the workspace exactly once');
+  end if;
+  update app_public.dispatch_rules r set position = o.n - 1
+  from unnest(rule_ids) with ordinality as o(id, n)
+  where r.id = o.id and r.position <> o.n - 1;
+  return query select * from app_public.dispatch_rules r where r.workspace_id = v_ws order by r.position;
+end
+$$;
+comment on function app_public.dispatch_rules_reorder(rule_ids uuid[]) is 'OWNER/ADMIN: sets the order in which rules are tried; ruleIds lists every rule of the workspace exactly once, first first.';
+grant execute on function app_public.dispatch_rules_reorder(rule_ids uuid[]) to svc_visitor;
+
+create or replace function app_public.dispatch_rules_update(rule_id uuid, target_agent_id uuid default NULL::uuid, priority text default NULL::text, label_id uuid default NULL::uuid, project_id uuid default NULL::uuid, name text default NULL::text, enabled boolean default NULL::boolean, clear text[] default '{}'::text[])
+ returns app_public.dispatch_rules
+ language plpgsql
+as $$
+declare
+  v_rule app_public.dispatch_rules;
+  v_clear text[] := coalesce(clear, '{}');
+begin
+  perform app_hidden.require_workspace_admin_key();
+  if not v_clear <@ array['priority', 'labelId', 'projectId', 'name'] then
+    perform app_hidden.raise_invalid('clear', 'may name priority, labelId, projectId, name');
+  end if;
+  perform app_hidden.dispatch_rules_check_refs(target_agent_id, label_id, project_id, priority);
+  update app_public.dispatch_rules r set
+    target_agent_id = coalesce(dispatch_rules_update.target_agent_id, r.target_agent_id),
+    priority = case when 'priority' = any(v_clear) then null else coalesce(dispatch_rules_update.priority, r.priority) end,
+    label_id = case when 'labelId' = any(v_clear) then null else coalesce(dispatch_rules_update.label_id, r.label_id) end,
+    project_id = case when 'projectId' = any(v_clear) then null else coalesce(dispatch_rules_update.project_id, r.project_id) end,
+    name = case when 'name' = any(v_clear) then null else coalesce(dispatch_rules_update.name, r.name) end,
+    enabled = coalesce(dispatch_rules_update.enabled, r.enabled)
+  where r.id = rule_id
+  returning * into v_rule;
+  if v_rule.id is null then
+    raise exception 'Dispatch rule not found' using errcode = 'SV404', column = 'ruleId';
+  end if;
+  return v_rule;
+end
+$$;
+comment on function app_public.dispatch_rules_update(rule_id uuid, target_agent_id uuid, priority text, label_id uuid, project_id uuid, name text, enabled boolean, clear text[]) is 'OWNER/ADMIN: changes the fields given (omitted = unchanged); clear lists conditions to remove (priority, labelId, projectId, name).';
+grant execute on function app_public.dispatch_rules_update(rule_id uuid, target_agent_id uuid, priority text, label_id uuid, project_id uuid, name text, enabled boolean, clear text[]) to svc_visitor;

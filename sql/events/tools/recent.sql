@@ -1,0 +1,44 @@
+-- The events.recent tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- newest first; filters subjectType, subjectId, kinds; before = the nextCursor of a previous page. Issue
+-- narrowing applies to issue subjects.
+create or replace function app_tools.events_recent(args jsonb)
+ returns jsonb
+ language plpgsql
+ stable
+as $$
+declare
+  v_limit int := coalesce((args->>'limit')::int, 50);
+  v_subject_id uuid := app_hidden.parse_uuid(args->>'subjectId', 'subjectId');
+  v_kinds text[] := (select array_agg(k) from jsonb_array_elements_text(args->'kinds') k);
+  v_before_seq bigint;
+  v_rows jsonb;
+  v_count int;
+begin
+  if args->>'subjectType' = 'issue' and v_subject_id is not null then
+    -- Narrowing is enforced on the subject itself: an issue outside it is not found.
+    perform app_hidden.find_issue(v_subject_id::text, 'subjectId');
+  end if;
+  if args->>'before' is not null then
+    v_before_seq := app_hidden.cursor_decode(args->>'before', 'events')::bigint;
+  end if;
+  select coalesce(jsonb_agg(app_hidden.event_json(e) order by e.seq desc), '[]'), count(*)
+  into v_rows, v_count
+  from (select * from app_public.activity_events e
+        where e.workspace_id = app_hidden.current_workspace_id()
+          and (args->>'subjectType' is null or e.subject_type = args->>'subjectType')
+          and (v_subject_id is null or e.subject_id = v_subject_id)
+          and (v_kinds is null or e.kind = any(v_kinds))
+          and (v_before_seq is null or e.seq < v_before_seq)
+        order by e.seq desc limit v_limit + 1) e;
+  if v_count > v_limit then
+    v_rows := v_rows - v_limit;
+    return jsonb_build_object('items', v_rows, 'nextCursor', app_hidden.cursor_encode('events:' ||
+      (select seq from app_public.activity_events where id = (v_rows->(v_limit - 1)->>'id')::uuid)));
+  end if;
+  return jsonb_build_object('items', v_rows, 'nextCursor', null);
+end
+$$;
+comment on function app_tools.events_recent(args jsonb) is 'events.recent: Recent activity events of the workspace, newest first. Filter by subject (e.g. subjectType "issue" and an issue id) or kinds; page with before = nextCursor.';
+grant execute on function app_tools.events_recent(args jsonb) to svc_visitor;

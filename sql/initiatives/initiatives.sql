@@ -1,0 +1,39 @@
+-- initiatives: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.find_initiative(p_id text, p_field text default 'id'::text)
+ returns app_public.initiatives
+ language plpgsql
+ stable
+as $$
+declare v_initiative app_public.initiatives;
+begin
+  select * into v_initiative from app_public.initiatives
+  where id = app_hidden.parse_uuid(p_id, p_field) and workspace_id = app_hidden.current_workspace_id();
+  if v_initiative.id is null then
+    raise exception 'Initiative not found' using errcode = 'SV404', column = p_field;
+  end if;
+  return v_initiative;
+end
+$$;
+comment on function app_hidden.find_initiative(p_id text, p_field text) is 'An initiative the key can see, else 404 Initiative not found.';
+grant execute on function app_hidden.find_initiative(p_id text, p_field text) to svc_visitor;
+
+create or replace function app_hidden.initiative_json(i app_public.initiatives, p_with_projects boolean default false)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object(
+    'id', i.id, 'name', i.name, 'description', i.description,
+    'archived', i.archived_at is not null, 'archivedAt', i.archived_at,
+    'projectCount', (select count(*) from app_public.projects p where p.initiative_id = i.id and p.archived_at is null),
+    'createdAt', i.created_at, 'updatedAt', i.updated_at)
+  || case when p_with_projects then jsonb_build_object('projects', coalesce(
+       (select jsonb_agg(jsonb_build_object('id', p.id, 'name', p.name, 'archived', p.archived_at is not null)
+                         order by p.created_at, p.id)
+        from app_public.projects p where p.initiative_id = i.id), '[]'))
+     else '{}'::jsonb end
+$$;
+comment on function app_hidden.initiative_json(i app_public.initiatives, p_with_projects boolean) is 'Initiative (spec 2.7): name, description, archived state, projectCount (live projects the key can see); with p_with_projects the linked projects.';
+grant execute on function app_hidden.initiative_json(i app_public.initiatives, p_with_projects boolean) to svc_visitor;

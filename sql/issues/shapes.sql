@@ -1,0 +1,91 @@
+-- issues: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.issue_json(i app_public.issues, p_full boolean default false)
+ returns jsonb
+ language sql
+ stable
+as $$
+  -- Joins rather than four scalar subqueries: measured 40 us per call instead of 250 us.
+  select app_hidden.issue_lean_json(i, s, p, a, li.ids)
+  || case when p_full then jsonb_build_object(
+    'description', i.description,
+    'labels', coalesce((select jsonb_agg(jsonb_build_object('id', l.id, 'name', l.name, 'color', l.color)
+                                         order by il.created_at, l.id)
+                        from app_public.issue_labels il join app_public.labels l on l.id = il.label_id
+                        where il.issue_id = i.id), '[]'),
+    'slaMinutes', i.sla_minutes, 'expectedOutput', i.expected_output,
+    'verificationChecklist', i.verification_checklist, 'artifactRequired', i.artifact_required,
+    'createdByUserId', i.created_by_user_id, 'createdByAgentId', i.created_by_agent_id,
+    'startedAt', i.started_at, 'completedAt', i.completed_at)
+  else '{}'::jsonb end
+  from (select 1) as one
+  left join app_public.statuses s on s.id = i.status_id
+  left join app_public.projects p on p.id = i.project_id
+  left join app_public.agents a on a.id = i.assigned_agent_id
+  left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
+                     from app_public.issue_labels il where il.issue_id = i.id) li on true
+$$;
+comment on function app_hidden.issue_json(i app_public.issues, p_full boolean) is 'Issue shape: lean (status, project, assignee, labelIds) by default; p_full adds description, labels and the completion contract.';
+grant execute on function app_hidden.issue_json(i app_public.issues, p_full boolean) to svc_visitor;
+
+create or replace function app_hidden.issue_lean_json(i app_public.issues, s app_public.statuses, p app_public.projects, a app_public.agents, p_label_ids jsonb)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object(
+    'id', i.id, 'key', i.key, 'number', i.number, 'title', i.title, 'priority', i.priority,
+    'statusId', i.status_id,
+    'status', case when s.id is null then null else jsonb_build_object('id', s.id, 'name', s.name, 'category', s.category) end,
+    'projectId', i.project_id,
+    'project', case when p.id is null then null else jsonb_build_object('id', p.id, 'name', p.name) end,
+    'assignedAgentId', i.assigned_agent_id,
+    'assignedAgent', case when a.id is null then null else jsonb_build_object('id', a.id, 'profileKey', a.profile_key, 'name', a.name) end,
+    'claimedById', i.claimed_by_id, 'claimExpiresAt', i.claim_expires_at,
+    'queued', i.queued, 'parentId', i.parent_id, 'cycleId', i.cycle_id, 'dueDate', i.due_date, 'estimate', i.estimate,
+    'labelIds', coalesce(p_label_ids, '[]'),
+    'createdAt', i.created_at, 'updatedAt', i.updated_at)
+$$;
+comment on function app_hidden.issue_lean_json(i app_public.issues, s app_public.statuses, p app_public.projects, a app_public.agents, p_label_ids jsonb) is 'The lean issue shape (status, project, assignee, labelIds) from rows the caller already fetched (a project or agent the key cannot see is null).';
+grant execute on function app_hidden.issue_lean_json(i app_public.issues, s app_public.statuses, p app_public.projects, a app_public.agents, p_label_ids jsonb) to svc_visitor;
+
+create or replace function app_hidden.issue_ref_json(i app_public.issues)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object('id', i.id, 'key', i.key, 'number', i.number, 'title', i.title, 'statusId', i.status_id,
+    'status', (select jsonb_build_object('id', s.id, 'name', s.name, 'category', s.category)
+               from app_public.statuses s where s.id = i.status_id))
+$$;
+comment on function app_hidden.issue_ref_json(i app_public.issues) is 'A short issue reference (id, key, number, title, status) embedded in relations, pins and time entries.';
+grant execute on function app_hidden.issue_ref_json(i app_public.issues) to svc_visitor;
+
+create or replace function app_hidden.status_json(s app_public.statuses)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object('id', s.id, 'name', s.name, 'category', s.category, 'color', s.color,
+                            'position', s.position, 'isDefault', s.is_default)
+$$;
+comment on function app_hidden.status_json(s app_public.statuses) is 'Status (spec 2.3).';
+grant execute on function app_hidden.status_json(s app_public.statuses) to svc_visitor;
+
+create or replace function app_hidden.watcher_json(w app_public.issue_watchers)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object(
+    'id', w.id, 'issueId', w.issue_id, 'type', case when w.agent_id is not null then 'agent' else 'user' end,
+    'userId', w.user_id, 'agentId', w.agent_id,
+    'user', (select jsonb_build_object('id', u.id, 'name', coalesce(nullif(u.name, ''), u.email), 'email', u.email)
+             from app_public.users u where u.id = w.user_id),
+    'agent', (select jsonb_build_object('id', a.id, 'profileKey', a.profile_key, 'name', a.name)
+              from app_public.agents a where a.id = w.agent_id),
+    'createdAt', w.created_at)
+$$;
+comment on function app_hidden.watcher_json(w app_public.issue_watchers) is 'Watcher: type user or agent, with user {id, name, email} or agent {id, profileKey, name}.';
+grant execute on function app_hidden.watcher_json(w app_public.issue_watchers) to svc_visitor;

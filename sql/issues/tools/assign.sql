@@ -1,0 +1,33 @@
+-- The issues.assign tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- assigns an agent (agentId or profileKey; archived → 400 agent_archived). ISSUE_ASSIGNED + AGENT_ASSIGNED
+-- (reason manual, auto false); opens an ACTIVE run (mode, default EXECUTE) and abandons the previous agent's
+-- open run. Run-mode gated.
+create or replace function app_tools.issues_assign(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_issue app_public.issues := app_hidden.issue_for_write(args->>'id');
+  v_field text := case when args ? 'agentId' then 'agentId' else 'profileKey' end;
+  v_agent app_public.agents := app_hidden.find_agent(args->>'agentId', args->>'profileKey', v_field);
+begin
+  if v_agent.archived_at is not null then
+    raise exception 'Agent % is archived', v_agent.profile_key using errcode = 'SV400', column = v_field, detail = 'agent_archived';
+  end if;
+  -- Same agent with an open run: nothing to do. Same agent without one: a fresh run (re-engagement).
+  if v_issue.assigned_agent_id = v_agent.id and exists (
+       select 1 from app_public.agent_runs r where r.issue_id = v_issue.id and r.agent_id = v_agent.id
+         and r.status in ('ACTIVE', 'WAITING', 'STALLED')) then
+    null;
+  else
+    perform app_hidden.assign_issue_agent(v_issue, v_agent, args->>'mode', 'manual');
+  end if;
+  v_issue := app_hidden.issue_after_write(v_issue.id);
+  return app_hidden.issue_json(v_issue, true)
+    || jsonb_build_object('currentRun', (select app_hidden.run_json(r) from app_hidden.current_run(v_issue.id) r where r.id is not null));
+end
+$$;
+comment on function app_tools.issues_assign(args jsonb) is 'issues.assign: Assign an agent (agentId or profileKey) to an issue. Opens an ACTIVE run for it (mode, default EXECUTE) and abandons the previous agent''s open run; writes ISSUE_ASSIGNED and AGENT_ASSIGNED. Archived agents: 400.';
+grant execute on function app_tools.issues_assign(args jsonb) to svc_visitor;

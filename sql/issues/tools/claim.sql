@@ -1,0 +1,30 @@
+-- The issues.claim tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- the caller's user claims the issue until claimExpiresAt (durationMinutes, default 240). Claiming again
+-- extends the claim; another user's live claim is 409 already_claimed, an expired one is taken over. Run-mode
+-- gated.
+create or replace function app_tools.issues_claim(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_issue app_public.issues := app_hidden.issue_for_write(args->>'id');
+  v_user uuid := app_hidden.current_user_id();
+begin
+  if v_user is null then
+    raise exception 'This key acts for no user, so it cannot claim' using errcode = 'SV403', detail = 'user_required';
+  end if;
+  if v_issue.claimed_by_id is not null and v_issue.claimed_by_id <> v_user and v_issue.claim_expires_at > now() then
+    raise exception 'The issue is claimed by someone else until %', v_issue.claim_expires_at
+      using errcode = 'SV409', detail = 'already_claimed';
+  end if;
+  update app_public.issues
+  set claimed_by_id = v_user,
+      claim_expires_at = now() + make_interval(mins => coalesce((args->>'durationMinutes')::int, 240))
+  where id = v_issue.id;
+  return app_hidden.issue_json(app_hidden.issue_after_write(v_issue.id), true);
+end
+$$;
+comment on function app_tools.issues_claim(args jsonb) is 'issues.claim: Claim an issue for the key''s user (claimedById) until claimExpiresAt (durationMinutes, default 240). Claiming your own claim again extends it; another user''s unexpired claim is 409 already_claimed.';
+grant execute on function app_tools.issues_claim(args jsonb) to svc_visitor;

@@ -1,0 +1,20 @@
+-- The issues.delete tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- soft delete (deletedAt; ISSUE_DELETED). The issue disappears from reads and lists; its open runs are
+-- abandoned. Run-mode gated.
+create or replace function app_tools.issues_delete(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare v_issue app_public.issues := app_hidden.issue_for_write(args->>'id');
+begin
+  update app_public.agent_runs
+  set status = 'ABANDONED', finished_at = now(), last_event_at = now()
+  where issue_id = v_issue.id and status in ('ACTIVE', 'WAITING', 'STALLED');
+  update app_public.issues set deleted_at = now() where id = v_issue.id;  -- ISSUE_DELETED by trigger
+  return jsonb_build_object('ok', true, 'id', v_issue.id, 'key', v_issue.key, 'deleted', true);
+end
+$$;
+comment on function app_tools.issues_delete(args jsonb) is 'issues.delete: Delete an issue (soft: it disappears from reads and lists but is kept for audit; ISSUE_DELETED). Open agent runs on it are abandoned.';
+grant execute on function app_tools.issues_delete(args jsonb) to svc_visitor;

@@ -1,0 +1,62 @@
+-- The issues.get tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- the lean issue by id or key; include adds description, labels, comments (newest first, default 20, max 100,
+-- soft-deleted hidden), attachments, relations (as seen from this issue) and currentRun.
+create or replace function app_tools.issues_get(args jsonb)
+ returns jsonb
+ language plpgsql
+ stable
+as $$
+declare
+  v_issue app_public.issues := app_hidden.find_issue(args->>'id');
+  v_include jsonb := coalesce(args->'include', '{}');
+  v_result jsonb := app_hidden.issue_json(v_issue, false);
+  v_limit int;
+begin
+  if (v_include->>'description')::boolean then
+    v_result := v_result || jsonb_build_object('description', v_issue.description);
+  end if;
+  if (v_include->>'labels')::boolean then
+    v_result := v_result || jsonb_build_object('labels', coalesce(
+      (select jsonb_agg(jsonb_build_object('id', l.id, 'name', l.name, 'color', l.color) order by il.created_at, l.id)
+       from app_public.issue_labels il join app_public.labels l on l.id = il.label_id
+       where il.issue_id = v_issue.id), '[]'));
+  end if;
+  if jsonb_typeof(v_include->'comments') = 'object' or (v_include->>'comments')::boolean then
+    v_limit := coalesce((v_include->'comments'->>'limit')::int, 20);
+    v_result := v_result || jsonb_build_object('comments', coalesce(
+      (select jsonb_agg(app_hidden.comment_json(c) order by c.created_at desc, c.id desc)
+       from (select * from app_public.comments c
+             where c.workspace_id = v_issue.workspace_id and c.issue_id = v_issue.id and c.deleted_at is null
+             order by c.created_at desc, c.id desc limit v_limit) c), '[]'));
+  end if;
+  if (v_include->>'attachments')::boolean then
+    v_result := v_result || jsonb_build_object('attachments', coalesce(
+      (select jsonb_agg(app_hidden.attachment_json(a) order by a.created_at, a.id)
+       from app_public.attachments a
+       where a.workspace_id = v_issue.workspace_id and a.target_type = 'issue' and a.target_id = v_issue.id), '[]'));
+  end if;
+  if (v_include->>'relations')::boolean then
+    -- Seen from this issue: BLOCKS stored from another issue to this one reads BLOCKED_BY.
+    v_result := v_result || jsonb_build_object('relations', coalesce(
+      (select jsonb_agg(jsonb_build_object(
+          'id', r.id, 'fromIssueId', r.from_issue_id, 'toIssueId', r.to_issue_id,
+          'kind', case when r.to_issue_id = v_issue.id and r.kind = 'BLOCKS' then 'BLOCKED_BY' else r.kind end,
+          'direction', case when r.from_issue_id = v_issue.id then 'outbound' else 'inbound' end,
+          'issue', (select jsonb_build_object('id', o.id, 'key', o.key, 'title', o.title, 'statusId', o.status_id)
+                    from app_public.issues o
+                    where o.id = case when r.from_issue_id = v_issue.id then r.to_issue_id else r.from_issue_id end),
+          'createdAt', r.created_at) order by r.created_at, r.id)
+       from app_public.issue_relations r
+       where r.workspace_id = v_issue.workspace_id and (r.from_issue_id = v_issue.id or r.to_issue_id = v_issue.id)), '[]'));
+  end if;
+  if (v_include->>'currentRun')::boolean then
+    v_result := v_result || jsonb_build_object('currentRun',
+      (select app_hidden.run_json(r) from app_hidden.current_run(v_issue.id) r where r.id is not null));
+  end if;
+  return v_result;
+end
+$$;
+comment on function app_tools.issues_get(args jsonb) is 'issues.get: One issue by id or key. Lean by default (status, project, assignee, labelIds). include adds description, labels, comments (newest first; true = 20, or {limit} up to 100), attachments, relations and currentRun (the open agent run).';
+grant execute on function app_tools.issues_get(args jsonb) to svc_visitor;

@@ -1,0 +1,25 @@
+-- The issues.release tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- clears the human claim. The claimer may always release; another user's live claim needs OWNER/ADMIN or an
+-- ADMIN key (403 not_claimer). Unclaimed: no change. Run-mode gated.
+create or replace function app_tools.issues_release(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare v_issue app_public.issues := app_hidden.issue_for_write(args->>'id');
+begin
+  if v_issue.claimed_by_id is null then
+    return app_hidden.issue_json(v_issue, true);
+  end if;
+  if v_issue.claimed_by_id is distinct from app_hidden.current_user_id() and v_issue.claim_expires_at > now()
+     and not app_hidden.caller_may_moderate() then
+    raise exception 'Only the claimer, a workspace OWNER/ADMIN or an ADMIN key may release a live claim'
+      using errcode = 'SV403', detail = 'not_claimer';
+  end if;
+  update app_public.issues set claimed_by_id = null, claim_expires_at = null where id = v_issue.id;
+  return app_hidden.issue_json(app_hidden.issue_after_write(v_issue.id), true);
+end
+$$;
+comment on function app_tools.issues_release(args jsonb) is 'issues.release: Clear the human claim on an issue. Your own claim, an expired claim, or (for workspace OWNER/ADMIN and ADMIN keys) anyone''s.';
+grant execute on function app_tools.issues_release(args jsonb) to svc_visitor;

@@ -1,0 +1,158 @@
+-- Triggers of the issues tables and their functions.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_private.tg_issue_labels__events()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_row app_public.issue_labels := case when tg_op = 'DELETE' then old else new end;
+begin
+  if exists (select 1 from app_public.issues i where i.id = v_row.issue_id and i.created_at = now()) then
+    return null;  -- labels set while the issue is created belong to its ISSUE_CREATED
+  end if;
+  perform app_private.record_issue_updated(v_row.workspace_id, v_row.issue_id, array['labelIds']);
+  return null;
+end
+$$;
+comment on function app_private.tg_issue_labels__events() is 'ISSUE_UPDATED (changes labelIds) when labels are added to or removed from an existing issue (not in the transaction that creates it).';
+
+create or replace function app_private.tg_issues__assign_number()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  insert into app_private.workspace_counters as c (workspace_id, last_issue_number)
+  values (new.workspace_id, 1)
+  on conflict (workspace_id) do update set last_issue_number = c.last_issue_number + 1
+  returning last_issue_number into new.number;
+  new.key := (select w.key from app_public.workspaces w where w.id = new.workspace_id) || '-' || new.number;
+  return new;
+end
+$$;
+comment on function app_private.tg_issues__assign_number() is 'BEFORE INSERT on issues: next per-workspace number and the key <WS>-<n>.';
+
+create or replace function app_private.tg_issues__events()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_changed text[] := '{}';
+begin
+  if tg_op = 'INSERT' then
+    perform app_private.record_event(new.workspace_id, 'ISSUE_CREATED', 'issue', new.id, jsonb_build_object(
+      'issueId', new.id, 'key', new.key, 'number', new.number, 'title', new.title, 'priority', new.priority,
+      'statusId', new.status_id, 'projectId', new.project_id));
+    return null;
+  end if;
+
+  if new.deleted_at is not null and old.deleted_at is null then
+    perform app_private.record_event(new.workspace_id, 'ISSUE_DELETED', 'issue', new.id,
+      jsonb_build_object('issueId', new.id, 'key', new.key));
+    return null;
+  end if;
+  if new.status_id is distinct from old.status_id then
+    perform app_private.record_event(new.workspace_id, 'ISSUE_STATUS_CHANGED', 'issue', new.id,
+      jsonb_build_object('issueId', new.id, 'from', old.status_id, 'to', new.status_id));
+  end if;
+  if new.priority is distinct from old.priority then
+    perform app_private.record_event(new.workspace_id, 'ISSUE_PRIORITY_CHANGED', 'issue', new.id,
+      jsonb_build_object('issueId', new.id, 'from', old.priority, 'to', new.priority));
+  end if;
+  if new.assigned_agent_id is distinct from old.assigned_agent_id and new.assigned_agent_id is not null then
+    perform app_private.record_event(new.workspace_id, 'ISSUE_ASSIGNED', 'issue', new.id,
+      jsonb_build_object('issueId', new.id, 'agentId', new.assigned_agent_id,
+                         'from', old.assigned_agent_id, 'to', new.assigned_agent_id));
+  end if;
+  if new.queued and not old.queued then
+    perform app_private.record_event(new.workspace_id, 'ISSUE_QUEUED', 'issue', new.id,
+      jsonb_build_object('issueId', new.id));
+  end if;
+  if new.title is distinct from old.title then v_changed := array_append(v_changed, 'title'); end if;
+  if new.description is distinct from old.description then v_changed := array_append(v_changed, 'description'); end if;
+  if new.project_id is distinct from old.project_id then v_changed := array_append(v_changed, 'projectId'); end if;
+  if new.parent_id is distinct from old.parent_id then v_changed := array_append(v_changed, 'parentId'); end if;
+  if new.cycle_id is distinct from old.cycle_id then v_changed := array_append(v_changed, 'cycleId'); end if;
+  if new.due_date is distinct from old.due_date then v_changed := array_append(v_changed, 'dueDate'); end if;
+  if new.estimate is distinct from old.estimate then v_changed := array_append(v_changed, 'estimate'); end if;
+  if new.sla_minutes is distinct from old.sla_minutes then v_changed := array_append(v_changed, 'slaMinutes'); end if;
+  if new.expected_output is distinct from old.expected_output then v_changed := array_append(v_changed, 'expectedOutput'); end if;
+  if new.verification_checklist is distinct from old.verification_checklist then v_changed := array_append(v_changed, 'verificationChecklist'); end if;
+  if new.artifact_required is distinct from old.artifact_required then v_changed := array_append(v_changed, 'artifactRequired'); end if;
+  if new.claimed_by_id is distinct from old.claimed_by_id then v_changed := array_append(v_changed, 'claimedById'); end if;
+  if new.queued is distinct from old.queued and not new.queued then v_changed := array_append(v_changed, 'queued'); end if;
+  if new.assigned_agent_id is distinct from old.assigned_agent_id and new.assigned_agent_id is null then
+    v_changed := array_append(v_changed, 'assignedAgentId');
+  end if;
+  if cardinality(v_changed) > 0 then
+    perform app_private.record_issue_updated(new.workspace_id, new.id, v_changed);
+  end if;
+  return null;
+end
+$$;
+comment on function app_private.tg_issues__events() is 'AFTER INSERT/UPDATE on issues: ISSUE_CREATED, ISSUE_DELETED, ISSUE_STATUS_CHANGED, ISSUE_PRIORITY_CHANGED, ISSUE_ASSIGNED, ISSUE_QUEUED, and one ISSUE_UPDATED (merged per issue per transaction) naming any other changed fields. A change that changes nothing writes nothing.';
+
+create or replace function app_private.tg_issues__plugin_creator()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  if new.created_by_user_id is null and new.created_by_agent_id is null then
+    new.created_by_user_id := (select m.user_id from app_public.memberships m
+                               where m.workspace_id = new.workspace_id order by m.created_at, m.id limit 1);
+  end if;
+  return new;
+end
+$$;
+comment on function app_private.tg_issues__plugin_creator() is 'BEFORE INSERT on issues: an issue created by a key with neither user nor agent (a plugin key) is attributed to the first workspace member (spec 4.2).';
+
+create or replace function app_private.tg_issues__status_timestamps()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_category text;
+begin
+  if tg_op = 'UPDATE' and new.status_id is not distinct from old.status_id then
+    return new;
+  end if;
+  select s.category into v_category from app_public.statuses s where s.id = new.status_id;
+  if v_category in ('IN_PROGRESS', 'IN_REVIEW', 'DONE') and new.started_at is null then
+    new.started_at := now();
+  end if;
+  if v_category in ('DONE', 'CANCELED') then
+    new.completed_at := coalesce(new.completed_at, now());
+  else
+    new.completed_at := null;
+  end if;
+  return new;
+end
+$$;
+comment on function app_private.tg_issues__status_timestamps() is 'BEFORE INSERT/UPDATE OF status_id on issues: startedAt is stamped the first time the issue reaches a started category; completedAt is set on DONE/CANCELED and cleared when the issue is reopened.';
+
+drop trigger if exists _800_events on app_public.issue_labels;
+create trigger _800_events after insert or delete on app_public.issue_labels for each row execute function app_private.tg_issue_labels__events();
+
+drop trigger if exists _100_updated_at on app_public.issues;
+create trigger _100_updated_at before update on app_public.issues for each row execute function app_hidden.tg__set_updated_at();
+
+drop trigger if exists _150_status_timestamps on app_public.issues;
+create trigger _150_status_timestamps before insert or update of status_id on app_public.issues for each row execute function app_private.tg_issues__status_timestamps();
+
+drop trigger if exists _200_assign_number on app_public.issues;
+create trigger _200_assign_number before insert on app_public.issues for each row execute function app_private.tg_issues__assign_number();
+
+drop trigger if exists _210_plugin_creator on app_public.issues;
+create trigger _210_plugin_creator before insert on app_public.issues for each row execute function app_private.tg_issues__plugin_creator();
+
+drop trigger if exists _800_events on app_public.issues;
+create trigger _800_events after insert or update on app_public.issues for each row execute function app_private.tg_issues__events();

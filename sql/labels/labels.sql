@@ -1,0 +1,45 @@
+-- labels: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.find_label_for_write(p_id text)
+ returns app_public.labels
+ language plpgsql
+as $$
+declare v_label app_public.labels;
+begin
+  select * into v_label from app_public.labels
+  where id = app_hidden.parse_uuid(p_id, 'id') and workspace_id = app_hidden.current_workspace_id();
+  if v_label.id is null then
+    raise exception 'Label not found' using errcode = 'SV404', column = 'id';
+  end if;
+  if not app_hidden.issues_unrestricted() then
+    raise exception 'A key with project or label narrowing may not change workspace labels'
+      using errcode = 'SV403', detail = 'narrowing';
+  end if;
+  return v_label;
+end
+$$;
+comment on function app_hidden.find_label_for_write(p_id text) is 'A label of the caller''s workspace (404 otherwise) that the key may change (403 narrowing for narrowed keys).';
+grant execute on function app_hidden.find_label_for_write(p_id text) to svc_visitor;
+
+create or replace function app_hidden.label_json(l app_public.labels)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object('id', l.id, 'name', l.name, 'color', l.color, 'description', l.description,
+                            'createdAt', l.created_at, 'updatedAt', l.updated_at)
+$$;
+comment on function app_hidden.label_json(l app_public.labels) is 'Label {id, name, color, description, createdAt, updatedAt}.';
+grant execute on function app_hidden.label_json(l app_public.labels) to svc_visitor;
+
+create or replace function app_hidden.raise_label_name_taken(p_name text)
+ returns void
+ language plpgsql
+as $$
+begin
+  raise exception 'A label named "%" already exists', p_name using errcode = 'SV409', detail = 'label_exists', column = 'name';
+end
+$$;
+comment on function app_hidden.raise_label_name_taken(p_name text) is 'Raises 409 label_exists (names are unique per workspace, case-insensitively).';
+grant execute on function app_hidden.raise_label_name_taken(p_name text) to svc_visitor;

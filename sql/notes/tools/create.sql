@@ -1,0 +1,35 @@
+-- The notes.create tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- a private note (kind NOTE) or a journal entry (JOURNAL, journalDate default today in the caller's zone; one
+-- per day: 409 journal_exists).
+create or replace function app_tools.notes_create(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_user uuid := app_hidden.require_user();
+  v_kind text := coalesce(args->>'kind', 'NOTE');
+  v_date date;
+  v_note app_public.notes;
+begin
+  if v_kind = 'NOTE' and args->>'journalDate' is not null then
+    raise exception 'journalDate is only for JOURNAL notes' using errcode = 'SV400', column = 'journalDate';
+  end if;
+  if v_kind = 'JOURNAL' then
+    v_date := coalesce((args->>'journalDate')::date, app_hidden.user_today(null));
+    if exists (select 1 from app_public.notes n where n.workspace_id = app_hidden.current_workspace_id()
+               and n.user_id = v_user and n.kind = 'JOURNAL' and n.journal_date = v_date) then
+      raise exception 'There is already a journal entry for %; use notes.update (or notes.todayJournal)', v_date
+        using errcode = 'SV409', detail = 'journal_exists';
+    end if;
+  end if;
+  insert into app_public.notes (workspace_id, user_id, title, body, pinned, kind, journal_date)
+  values (app_hidden.current_workspace_id(), v_user, args->>'title', args->>'body',
+          coalesce((args->>'pinned')::boolean, false), v_kind, v_date)
+  returning * into v_note;
+  return app_hidden.note_json(v_note);
+end
+$$;
+comment on function app_tools.notes_create(args jsonb) is 'notes.create: Create a private markdown note for yourself (the key''s user). kind JOURNAL makes a daily journal entry for journalDate (default today); one per day.';
+grant execute on function app_tools.notes_create(args jsonb) to svc_visitor;

@@ -1,0 +1,51 @@
+-- The relations.add tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- links two visible issues (BLOCKED_BY stored as the reverse BLOCKS); an existing identical link is returned
+-- with created false (idempotent); self-links 400; a reverse BLOCKS/DUPLICATES 409.
+create or replace function app_tools.relations_add(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_from app_public.issues := app_hidden.find_issue(args->>'fromIssueId', 'fromIssueId');
+  v_to app_public.issues := app_hidden.find_issue(args->>'toIssueId', 'toIssueId');
+  v_kind text := args->>'kind';
+  v_s_from uuid;
+  v_s_to uuid;
+  v_s_kind text;
+  v_rel app_public.issue_relations;
+begin
+  if v_from.id = v_to.id then
+    raise exception 'an issue cannot be related to itself' using errcode = 'SV400', column = 'toIssueId';
+  end if;
+  if v_kind = 'BLOCKED_BY' then
+    v_s_from := v_to.id; v_s_to := v_from.id; v_s_kind := 'BLOCKS';
+  else
+    v_s_from := v_from.id; v_s_to := v_to.id; v_s_kind := v_kind;
+  end if;
+
+  select * into v_rel from app_public.issue_relations r
+  where r.workspace_id = v_from.workspace_id and r.kind = v_s_kind
+    and ((r.from_issue_id = v_s_from and r.to_issue_id = v_s_to)
+         or (v_s_kind = 'RELATES_TO' and r.from_issue_id = v_s_to and r.to_issue_id = v_s_from));
+  if v_rel.id is not null then
+    return app_hidden.relation_view(v_rel, v_from.id) || jsonb_build_object('created', false);
+  end if;
+  if v_s_kind in ('BLOCKS', 'DUPLICATES') and exists (
+      select 1 from app_public.issue_relations r
+      where r.workspace_id = v_from.workspace_id and r.kind = v_s_kind
+        and r.from_issue_id = v_s_to and r.to_issue_id = v_s_from) then
+    raise exception 'The reverse relation already exists (% % %)',
+      (select key from app_public.issues where id = v_s_to), v_s_kind, (select key from app_public.issues where id = v_s_from)
+      using errcode = 'SV409', detail = 'reverse_relation_exists';
+  end if;
+
+  insert into app_public.issue_relations (workspace_id, from_issue_id, to_issue_id, kind, created_by_user_id, created_by_agent_id)
+  values (v_from.workspace_id, v_s_from, v_s_to, v_s_kind, app_hidden.current_user_id(), app_hidden.current_agent_id())
+  returning * into v_rel;
+  return app_hidden.relation_view(v_rel, v_from.id) || jsonb_build_object('created', true);
+end
+$$;
+comment on function app_tools.relations_add(args jsonb) is 'relations.add: Link two issues: fromIssueId <kind> toIssueId, kind BLOCKS, BLOCKED_BY, DUPLICATES or RELATES_TO. A BLOCKS B is one link, seen from B as BLOCKED_BY A (so BLOCKED_BY A→B is stored as B BLOCKS A). Returns the link as seen from fromIssueId; one that already exists comes back with created false. No self-links.';
+grant execute on function app_tools.relations_add(args jsonb) to svc_visitor;

@@ -1,0 +1,22 @@
+-- The relations.remove tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- deletes a relation whose both issues the key can see (else 404); ISSUE_UPDATED on both issues by trigger.
+create or replace function app_tools.relations_remove(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare v_rel app_public.issue_relations;
+begin
+  delete from app_public.issue_relations
+  where id = app_hidden.parse_uuid(args->>'id', 'id') and workspace_id = app_hidden.current_workspace_id()
+  returning * into v_rel;
+  if v_rel.id is null then
+    raise exception 'Relation not found' using errcode = 'SV404', column = 'id';
+  end if;
+  return jsonb_build_object('id', v_rel.id, 'removed', true, 'kind', v_rel.kind,
+                            'fromIssueId', v_rel.from_issue_id, 'toIssueId', v_rel.to_issue_id);
+end
+$$;
+comment on function app_tools.relations_remove(args jsonb) is 'relations.remove: Remove a relation by its id (from relations.listForIssue).';
+grant execute on function app_tools.relations_remove(args jsonb) to svc_visitor;

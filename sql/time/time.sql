@@ -1,0 +1,78 @@
+-- time: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.require_time_tracking()
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  if not coalesce((select w.time_tracking_enabled from app_public.workspaces w
+                   where w.id = app_hidden.current_workspace_id()), false) then
+    raise exception 'Time tracking is disabled for this workspace' using errcode = 'SV403', detail = 'time_tracking_disabled';
+  end if;
+end
+$$;
+comment on function app_hidden.require_time_tracking() is 'Every time tool starts here: 403 time_tracking_disabled when workspaces.time_tracking_enabled is false.';
+grant execute on function app_hidden.require_time_tracking() to svc_visitor;
+
+create or replace function app_hidden.stop_running_timer(p_user uuid)
+ returns app_public.time_entries
+ language sql
+as $$
+  update app_public.time_entries
+  set ended_at = now(), duration_min = greatest(0, round(extract(epoch from now() - started_at) / 60))::int
+  where workspace_id = app_hidden.current_workspace_id() and user_id = p_user and duration_min is null
+  returning *
+$$;
+comment on function app_hidden.stop_running_timer(p_user uuid) is 'Stops the user''s running timer (durationMin = elapsed minutes, rounded); NULL row when none runs.';
+grant execute on function app_hidden.stop_running_timer(p_user uuid) to svc_visitor;
+
+create or replace function app_hidden.time_entries_filtered(args jsonb)
+ returns setof app_public.time_entries
+ language plpgsql
+ stable
+as $$
+declare
+  v_issue_id uuid;
+  v_user_id uuid := app_hidden.parse_uuid(args->>'userId', 'userId');
+  v_from date := (args->>'from')::date;
+  v_to date := (args->>'to')::date;
+begin
+  if v_from > v_to then
+    raise exception 'from must be on or before to' using errcode = 'SV400', column = 'from';
+  end if;
+  if args->>'issueId' is not null then
+    v_issue_id := (app_hidden.find_issue(args->>'issueId', 'issueId')).id;
+  end if;
+  return query
+    select e.* from app_public.time_entries e
+    where e.workspace_id = app_hidden.current_workspace_id()
+      -- Lists follow issue narrowing even for the caller's own entries (select_own_time is for timers).
+      and ((select app_hidden.issues_unrestricted()) or exists (select 1 from app_public.issues i where i.id = e.issue_id))
+      and (v_issue_id is null or e.issue_id = v_issue_id)
+      and (v_user_id is null or e.user_id = v_user_id)
+      and (v_from is null or e.started_at >= v_from::timestamp at time zone 'UTC')
+      and (v_to is null or e.started_at < (v_to + 1)::timestamp at time zone 'UTC');
+end
+$$;
+comment on function app_hidden.time_entries_filtered(args jsonb) is 'Time entries on issues the key can see (a narrowed key''s own entries elsewhere included only by its timer tools), filtered by issueId (404 when invisible), userId, and from/to (inclusive UTC days of startedAt).';
+grant execute on function app_hidden.time_entries_filtered(args jsonb) to svc_visitor;
+
+create or replace function app_hidden.time_entry_json(e app_public.time_entries)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object(
+    'id', e.id, 'issueId', e.issue_id,
+    'issue', (select jsonb_build_object('id', i.id, 'key', i.key, 'title', i.title)
+              from app_public.issues i where i.id = e.issue_id),
+    'userId', e.user_id,
+    'user', (select jsonb_build_object('id', u.id, 'name', coalesce(nullif(u.name, ''), u.email))
+             from app_public.users u where u.id = e.user_id),
+    'startedAt', e.started_at, 'endedAt', e.ended_at, 'durationMin', e.duration_min,
+    'running', e.duration_min is null, 'note', e.note, 'createdAt', e.created_at)
+$$;
+comment on function app_hidden.time_entry_json(e app_public.time_entries) is 'Time entry (spec 2.7): issueId (+ issue when visible), user, startedAt, endedAt, durationMin (null while running), running.';
+grant execute on function app_hidden.time_entry_json(e app_public.time_entries) to svc_visitor;

@@ -1,0 +1,41 @@
+-- Row-level security policies of the webhooks tables.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+drop policy if exists owner_all on app_public.webhook_deliveries;
+create policy owner_all on app_public.webhook_deliveries for all to current_user
+  using (true)
+  with check (true);
+comment on policy owner_all on app_public.webhook_deliveries is 'The schema owner (event trigger, worker, management functions) works on every row.';
+
+drop policy if exists select_as_workspace_admin on app_public.webhook_deliveries;
+create policy select_as_workspace_admin on app_public.webhook_deliveries for select to svc_visitor
+  using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)));
+comment on policy select_as_workspace_admin on app_public.webhook_deliveries is 'Workspace OWNER/ADMIN see delivery status (webhook health, dead letters).';
+
+drop policy if exists owner_all on app_public.webhook_delivery_attempts;
+create policy owner_all on app_public.webhook_delivery_attempts for all to current_user
+  using (true)
+  with check (true);
+comment on policy owner_all on app_public.webhook_delivery_attempts is 'The worker records attempts.';
+
+drop policy if exists select_as_workspace_admin on app_public.webhook_delivery_attempts;
+create policy select_as_workspace_admin on app_public.webhook_delivery_attempts for select to svc_visitor
+  using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)));
+comment on policy select_as_workspace_admin on app_public.webhook_delivery_attempts is 'Workspace OWNER/ADMIN see every attempt.';
+
+drop policy if exists owner_all on app_private.webhook_secrets;
+create policy owner_all on app_private.webhook_secrets for all to current_user
+  using (true)
+  with check (true);
+comment on policy owner_all on app_private.webhook_secrets is 'Only the schema owner (management functions, worker signing deliveries) reads secrets.';
+
+drop policy if exists owner_all on app_public.webhooks;
+create policy owner_all on app_public.webhooks for all to current_user
+  using (true)
+  with check (true);
+comment on policy owner_all on app_public.webhooks is 'The schema owner (management functions, worker) works on every row.';
+
+drop policy if exists select_as_workspace_admin on app_public.webhooks;
+create policy select_as_workspace_admin on app_public.webhooks for select to svc_visitor
+  using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)));
+comment on policy select_as_workspace_admin on app_public.webhooks is 'Workspace OWNER/ADMIN see the workspace''s webhooks (never their secrets, which live in app_private).';

@@ -1,0 +1,53 @@
+-- Triggers of the workspace tables and their functions.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_private.tg_memberships__events()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  if tg_op = 'INSERT' then
+    perform app_private.record_event(new.workspace_id, 'MEMBERSHIP_CREATED', 'membership', new.id,
+      jsonb_build_object('userId', new.user_id, 'role', new.role));
+  elsif tg_op = 'UPDATE' and new.role is distinct from old.role then
+    perform app_private.record_event(new.workspace_id, 'MEMBERSHIP_ROLE_CHANGED', 'membership', new.id,
+      jsonb_build_object('userId', new.user_id, 'from', old.role, 'to', new.role));
+  elsif tg_op = 'DELETE' then
+    perform app_private.record_event(old.workspace_id, 'MEMBERSHIP_REMOVED', 'membership', old.id,
+      jsonb_build_object('userId', old.user_id, 'role', old.role));
+  end if;
+  return null;
+end
+$$;
+comment on function app_private.tg_memberships__events() is 'MEMBERSHIP_CREATED / _ROLE_CHANGED / _REMOVED.';
+
+create or replace function app_private.tg_workspaces__seed_statuses()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  insert into app_public.statuses (workspace_id, name, category, color, position, is_default) values
+    (new.id, 'Backlog', 'BACKLOG', '#94a3b8', 0, false),
+    (new.id, 'Todo', 'TODO', '#64748b', 1, true),
+    (new.id, 'In Progress', 'IN_PROGRESS', '#f59e0b', 2, false),
+    (new.id, 'In Review', 'IN_REVIEW', '#8b5cf6', 3, false),
+    (new.id, 'Done', 'DONE', '#22c55e', 4, false),
+    (new.id, 'Canceled', 'CANCELED', '#ef4444', 5, false);
+  insert into app_private.workspace_counters (workspace_id) values (new.id);
+  return null;
+end
+$$;
+comment on function app_private.tg_workspaces__seed_statuses() is 'AFTER INSERT on workspaces: the six default statuses and the issue counter.';
+
+drop trigger if exists _800_events on app_public.memberships;
+create trigger _800_events after insert or delete or update on app_public.memberships for each row execute function app_private.tg_memberships__events();
+
+drop trigger if exists _100_updated_at on app_public.workspaces;
+create trigger _100_updated_at before update on app_public.workspaces for each row execute function app_hidden.tg__set_updated_at();
+
+drop trigger if exists _500_seed_statuses on app_public.workspaces;
+create trigger _500_seed_statuses after insert on app_public.workspaces for each row execute function app_private.tg_workspaces__seed_statuses();
