@@ -14,6 +14,7 @@ declare
   v_before text;
   v_rows jsonb;
   v_count int;
+  v_last text;
 begin
   if args->>'before' is not null then
     v_before := app_hidden.cursor_decode(args->>'before', 'comments');
@@ -21,17 +22,22 @@ begin
       perform app_hidden.raise_invalid('before', 'cursor is not one this list returned');
     end if;
   end if;
-  select coalesce(jsonb_agg(app_hidden.comment_json(c) order by c.created_at desc, c.id desc), '[]'), count(*)
-  into v_rows, v_count
-  from (select * from app_public.comments c
+  -- The page first (index order, limit), then its authors by join: no per-row function call. The cursor
+  -- is the page's last row, taken in the same pass.
+  select coalesce(jsonb_agg(app_hidden.comment_shape(t.c, u, a) order by (t.c).created_at desc, (t.c).id desc), '[]'),
+         count(*),
+         (array_agg(to_char((t.c).created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || (t.c).id
+                    order by (t.c).created_at desc, (t.c).id desc))[v_limit]
+  into v_rows, v_count, v_last
+  from (select c from app_public.comments c
         where c.workspace_id = v_issue.workspace_id and c.issue_id = v_issue.id and c.deleted_at is null
           and (v_before is null or (c.created_at, c.id) < (split_part(v_before, '|', 1)::timestamptz, split_part(v_before, '|', 2)::uuid))
-        order by c.created_at desc, c.id desc limit v_limit + 1) c;
+        order by c.created_at desc, c.id desc limit v_limit + 1) t
+  left join app_public.users u on u.id = (t.c).author_user_id
+  left join app_public.agents a on a.id = (t.c).authoring_agent_id;
   if v_count > v_limit then
-    v_rows := v_rows - v_limit;
-    return jsonb_build_object('items', v_rows, 'nextCursor', app_hidden.cursor_encode('comments:' ||
-      (select to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || c.id
-       from app_public.comments c where c.id = (v_rows->(v_limit - 1)->>'id')::uuid)));
+    return jsonb_build_object('items', v_rows - v_limit,  -- without the look-ahead row
+                              'nextCursor', app_hidden.cursor_encode('comments:' || v_last));
   end if;
   return jsonb_build_object('items', v_rows, 'nextCursor', null);
 end
