@@ -18,7 +18,9 @@
  * BENCH_ISSUES (seeded per workspace, 1000), BENCH_TOOLS (comma list, default all), BENCH_SYNCHRONOUS_COMMIT
  * (on; off shows the CPU cost of writes without the WAL flush), BENCH_SCALE=0 skips
  * the growth measurement, BENCH_SCALE_ISSUES (100000), BENCH_OTHER_WORKSPACES (50), BENCH_OTHER_ISSUES (2000),
- * PGBENCH (/usr/bin/pgbench; Debian: apt-get install postgresql-client).
+ * PGBENCH (/usr/bin/pgbench; Debian: apt-get install postgresql-client), BENCH_DATABASE_URL (a superuser URL:
+ * run on that server instead of a fresh embedded one), BENCH_MIGRATIONS=committed (measure the committed
+ * migrations only; default: also migrations/current/, the work in progress).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -30,6 +32,8 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { KeyAuthenticator, type Caller } from '../src/auth/keys.ts';
 import { ADMIN_COMMANDS } from '../src/cli/admin.ts';
+import { openEmbeddedCluster } from '../src/db/embedded.ts';
+import { applyMigrations } from '../src/db/migrate.ts';
 import { callerStatement, callerValues } from '../src/db/as-caller.ts';
 import { findTool } from '../src/tools/catalog.ts';
 import { toolCall } from '../src/tools/invoke.ts';
@@ -61,6 +65,7 @@ const OTHER_ISSUES = env('BENCH_OTHER_ISSUES', 2000);
 const TOOLS = ['issues.create', 'issues.get', 'issues.list', 'issues.update', 'comments.create', 'events.recent'];
 const SELECTED = process.env.BENCH_TOOLS ? process.env.BENCH_TOOLS.split(',').map((s) => s.trim()) : TOOLS;
 const dataDir = path.resolve('.svc-bench');
+const SERVICE_DB = 'svc_bench';
 const REFERENCE_DB = 'svc_bench_reference';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -83,9 +88,9 @@ const REFERENCE: Record<string, string> = {
     from (select * from ref.activity_events e where e.workspace_id = $1::uuid order by e.seq desc limit ($2::jsonb->>'limit')::int) e)`),
 };
 
-async function startServer(): Promise<{ child: ChildProcess; url: string }> {
+async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn('node', ['bin/svc.js', 'start'], {
-    env: { ...process.env, DATABASE_URL: '', SVC_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', SVC_RATE_LIMIT_RPC_PER_MIN: '0', SVC_RATE_LIMIT_REST_PER_MIN: '0' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, SVC_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', SVC_RATE_LIMIT_RPC_PER_MIN: '0', SVC_RATE_LIMIT_REST_PER_MIN: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -131,17 +136,40 @@ const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length
 async function main() {
   const pgbenchAt = await pgbenchVersion();
   if (!pgbenchAt) throw new Error('pgbench not found (set PGBENCH, or on Debian: apt-get install postgresql-client)');
-  if (!opts.keep) await fs.rm(dataDir, { recursive: true, force: true });
-  log(`starting svc on an embedded database in ${dataDir} …`);
-  const server = await startServer();
-  const settings = JSON.parse(await fs.readFile(path.join(dataDir, 'embedded.json'), 'utf8')) as { port: number; password: string };
-  const clusterUrl = (db: string) => `postgres://postgres:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/${db}`;
-  const owner = new pg.Pool({ connectionString: clusterUrl('svc'), max: 4 });
-  const visitor = new pg.Pool({ connectionString: clusterUrl('svc'), max: 2, options: '-c role=svc_visitor' });
+  // The cluster: BENCH_DATABASE_URL (a superuser on a server of your choice, e.g. another PostgreSQL
+  // version), else a fresh embedded one in .svc-bench/. The service's database gets the migrations of
+  // the working tree (committed and migrations/current/, BENCH_MIGRATIONS=committed for committed only)
+  // before `svc start` runs on it.
+  let stopCluster = async () => {};
+  let adminUrl = process.env.BENCH_DATABASE_URL;
+  if (!adminUrl) {
+    if (!opts.keep) await fs.rm(dataDir, { recursive: true, force: true });
+    const cluster = await openEmbeddedCluster(dataDir);
+    adminUrl = cluster.url('postgres');
+    stopCluster = () => cluster.stop();
+  }
+  const adminAt = new URL(adminUrl);
+  const clusterUrl = (db: string) => { const u = new URL(adminUrl!); u.pathname = `/${db}`; return u.toString(); };
+  const settings = { host: adminAt.hostname, port: Number(adminAt.port || 5432), user: decodeURIComponent(adminAt.username), password: decodeURIComponent(adminAt.password) };
+  {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    await c.query(`drop database if exists ${SERVICE_DB} with (force)`);
+    await c.query(`create database ${SERVICE_DB}`);
+    await c.end();
+  }
+  await applyMigrations(clusterUrl(SERVICE_DB), { includeCurrent: process.env.BENCH_MIGRATIONS !== 'committed' });
+  log(`starting svc on ${process.env.BENCH_DATABASE_URL ? 'BENCH_DATABASE_URL' : `an embedded database in ${dataDir}`} …`);
+  const server = await startServer(clusterUrl(SERVICE_DB));
+  const stopServer = () => { server.child.kill('SIGTERM'); };
+  process.once('SIGINT', stopServer);
+  process.once('SIGTERM', stopServer);
+  const owner = new pg.Pool({ connectionString: clusterUrl(SERVICE_DB), max: 4 });
+  const visitor = new pg.Pool({ connectionString: clusterUrl(SERVICE_DB), max: 2, options: '-c role=svc_visitor' });
   const keys = new KeyAuthenticator(visitor, owner);
   const target = (database: string, role: string): Target =>
-    ({ host: '127.0.0.1', port: settings.port, user: 'postgres', password: settings.password, database, role });
-  const svcTarget = target('svc', 'svc_visitor');
+    ({ ...settings, database, role });
+  const svcTarget = target(SERVICE_DB, 'svc_visitor');
   const refTarget = target(REFERENCE_DB, 'svc_bench_ref_visitor');
   let reference: pg.Pool | undefined;
   let refListener: pg.Client | undefined;
@@ -150,7 +178,7 @@ async function main() {
     // The reference database, on the same cluster.
     const admin = new pg.Client({ connectionString: clusterUrl('postgres') });
     await admin.connect();
-    await admin.query(`drop database if exists ${REFERENCE_DB}`);
+    await admin.query(`drop database if exists ${REFERENCE_DB} with (force)`);
     await admin.query(`create database ${REFERENCE_DB}`);
     await admin.end();
     reference = new pg.Pool({ connectionString: clusterUrl(REFERENCE_DB), max: 4 });
@@ -423,8 +451,11 @@ async function main() {
     await keys.close();
     await visitor.end();
     await owner.end();
-    server.child.kill('SIGTERM');
-    await new Promise((r) => server.child.on('exit', r));
+    if (server.child.exitCode === null) {
+      server.child.kill('SIGTERM');
+      await new Promise((r) => server.child.on('exit', r));
+    }
+    await stopCluster();
   }
 }
 
