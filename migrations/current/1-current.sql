@@ -12,3 +12,4 @@
 --! include comments/tools/list.sql
 --! include events/record.sql
 --! include events/tools/recent.sql
+--! include issues/tools/list.sql
