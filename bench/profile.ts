@@ -1,5 +1,5 @@
 /**
- * npm run bench:profile [-- --calls 300] [--explain issues.get] [--tools issues.get,issues.list]
+ * npm run bench:profile [-- --calls 300] [--explain issues.get] [--tools issues.get,issues.list] [--committed]
  *
  * Where the time of the most used tools goes, one client, no concurrency: for each tool, the mean time of
  * its statement (the exact statement the service sends, as svc_visitor) and, with track_functions = 'all',
@@ -7,7 +7,8 @@
  * prints EXPLAIN (ANALYZE, BUFFERS) of every statement inside one call (auto_explain, nested statements).
  *
  * Database: DATABASE_URL (a server where a scratch database may be created), else an embedded PostgreSQL in
- * a temporary directory. Migrations include migrations/current.
+ * a temporary directory. Migrations include migrations/current unless --committed (the SQL before the work
+ * in progress).
  */
 import '../src/polyfills.ts';
 import crypto from 'node:crypto';
@@ -30,6 +31,7 @@ const { values: opts } = parseArgs({
     explain: { type: 'string' },
     tools: { type: 'string' },
     top: { type: 'string', default: '6' },
+    committed: { type: 'boolean', default: false },
   },
 });
 const CALLS = Number(opts.calls);
@@ -69,7 +71,7 @@ async function database(): Promise<{ url: string; stop(): Promise<void> }> {
 
 async function main() {
   const db = await database();
-  await applyMigrations(db.url, { includeCurrent: true });
+  await applyMigrations(db.url, { includeCurrent: !opts.committed });
   const owner = new pg.Pool({ connectionString: db.url, max: 2 });
   const visitorPool = new pg.Pool({ connectionString: db.url, max: 1, options: '-c role=svc_visitor' });
   const keys = new KeyAuthenticator(visitorPool, owner);
