@@ -15,6 +15,107 @@ create type app_public.membership_role as enum ('OWNER', 'ADMIN', 'MEMBER');
 create type app_public.pin_target_type as enum ('PROJECT', 'INITIATIVE', 'SAVED_VIEW', 'CYCLE', 'AGENT');
 create type app_public.plugin_info as (id uuid, name text, scopes app_public.api_key_scope[], approved_at timestamp with time zone, created_at timestamp with time zone);
 
+-- One vote per user per poll; re-voting overwrites option_key and voted_at (the time of the current choice).
+create table app_public.action_request_votes (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  request_id uuid not null,
+  user_id uuid not null,
+  option_key text not null,
+  voted_at timestamp with time zone default now() not null,
+  constraint action_request_votes_pkey PRIMARY KEY (id),
+  constraint action_request_votes_request_id_user_id_key UNIQUE (request_id, user_id),
+  constraint action_request_votes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
+  constraint action_request_votes_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint action_request_votes_workspace_id_request_id_fkey FOREIGN KEY (workspace_id, request_id) REFERENCES app_public.action_requests(workspace_id, id) ON DELETE CASCADE
+);
+CREATE INDEX action_request_votes_request_idx ON app_public.action_request_votes USING btree (workspace_id, request_id, option_key);
+alter table app_public.action_request_votes enable row level security;
+alter table app_public.action_request_votes force row level security;
+grant select on app_public.action_request_votes to svc_visitor;
+grant insert (workspace_id, request_id, user_id, option_key, voted_at) on app_public.action_request_votes to svc_visitor;
+grant update (option_key, voted_at) on app_public.action_request_votes to svc_visitor;
+create policy insert_own_vote on app_public.action_request_votes for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.action_requests r
+  WHERE (r.id = action_request_votes.request_id)))));
+create policy owner_all on app_public.action_request_votes for all to current_user using (true) with check (true);
+create policy select_visible_votes on app_public.action_request_votes for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.action_requests r
+  WHERE (r.id = action_request_votes.request_id)))));
+create policy update_own_vote on app_public.action_request_votes for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.action_requests r
+  WHERE (r.id = action_request_votes.request_id))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.action_requests r
+  WHERE (r.id = action_request_votes.request_id)))));
+
+-- A recommendation card asking a person or agent to decide (spec 2.13). kind binds a dispatch run by accept (TRANSITION, SET_LABELS, ASSIGN_AGENT, CLOSE_AS_DUPLICATE; FREE_FORM runs none, except an execution-plan approval, whose acceptance activates the plan). options[] makes it a poll. Status moves only through app_hidden.action_request_move.
+create table app_public.action_requests (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  title text not null,
+  body text,
+  severity text default 'INFO'::text not null,
+  kind text default 'FREE_FORM'::text not null,
+  payload jsonb default '{}'::jsonb not null,
+  assigned_user_id uuid,
+  assigned_agent_id uuid,
+  issue_id uuid,
+  comment_id uuid,
+  due_at timestamp with time zone,
+  source_type text,
+  source_id uuid,
+  status text default 'OPEN'::text not null,
+  options jsonb, -- Poll options [{key, label, description?}]; NULL = not a poll.
+  voting_closed_at timestamp with time zone,
+  winning_option_key text,
+  requested_by_user_id uuid,
+  requested_by_agent_id uuid,
+  resolved_at timestamp with time zone,
+  resolved_by_user_id uuid,
+  resolved_by_agent_id uuid,
+  dispatch_result jsonb, -- What accept did (the bound dispatch's result), kept for audit.
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint action_requests_pkey PRIMARY KEY (id),
+  constraint action_requests_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint action_requests_assigned_user_id_fkey FOREIGN KEY (assigned_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint action_requests_requested_by_user_id_fkey FOREIGN KEY (requested_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint action_requests_resolved_by_user_id_fkey FOREIGN KEY (resolved_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint action_requests_workspace_id_assigned_agent_id_fkey FOREIGN KEY (workspace_id, assigned_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint action_requests_workspace_id_comment_id_fkey FOREIGN KEY (workspace_id, comment_id) REFERENCES app_public.comments(workspace_id, id) ON DELETE SET NULL (comment_id),
+  constraint action_requests_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint action_requests_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE CASCADE,
+  constraint action_requests_workspace_id_requested_by_agent_id_fkey FOREIGN KEY (workspace_id, requested_by_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint action_requests_workspace_id_resolved_by_agent_id_fkey FOREIGN KEY (workspace_id, resolved_by_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint action_requests_kind_check CHECK (kind = ANY (ARRAY['FREE_FORM'::text, 'TRANSITION'::text, 'SET_LABELS'::text, 'ASSIGN_AGENT'::text, 'CLOSE_AS_DUPLICATE'::text])),
+  constraint action_requests_options_check CHECK (options IS NULL OR jsonb_typeof(options) = 'array'::text),
+  constraint action_requests_severity_check CHECK (severity = ANY (ARRAY['INFO'::text, 'SUCCESS'::text, 'WARNING'::text, 'ERROR'::text, 'CRITICAL'::text])),
+  constraint action_requests_status_check CHECK (status = ANY (ARRAY['OPEN'::text, 'RESOLVED'::text, 'DISMISSED'::text, 'SNOOZED'::text, 'REJECTED'::text, 'SUPERSEDED'::text])),
+  constraint action_requests_title_check CHECK (length(title) >= 1 AND length(title) <= 500)
+);
+CREATE INDEX action_requests_issue_idx ON app_public.action_requests USING btree (workspace_id, issue_id) WHERE (issue_id IS NOT NULL);
+CREATE INDEX action_requests_list_idx ON app_public.action_requests USING btree (workspace_id, created_at DESC, id DESC);
+CREATE INDEX action_requests_source_idx ON app_public.action_requests USING btree (workspace_id, source_type, source_id) WHERE (source_id IS NOT NULL);
+alter table app_public.action_requests enable row level security;
+alter table app_public.action_requests force row level security;
+grant select on app_public.action_requests to svc_visitor;
+grant insert (workspace_id, title, body, severity, kind, payload, assigned_user_id, assigned_agent_id, issue_id, comment_id, due_at, source_type, source_id, options, requested_by_user_id, requested_by_agent_id) on app_public.action_requests to svc_visitor;
+grant update (status, voting_closed_at, winning_option_key, resolved_at, resolved_by_user_id, resolved_by_agent_id, dispatch_result, updated_at) on app_public.action_requests to svc_visitor;
+create policy insert_visible_requests on app_public.action_requests for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = action_requests.issue_id)))))));
+create policy owner_all on app_public.action_requests for all to current_user using (true) with check (true);
+create policy select_visible_requests on app_public.action_requests for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = action_requests.issue_id)))) OR (assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (issue_id IS NULL)))));
+create policy update_visible_requests on app_public.action_requests for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = action_requests.issue_id)))) OR (assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (issue_id IS NULL))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = action_requests.issue_id)))) OR (assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (issue_id IS NULL)))));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.action_requests FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.action_requests FOR EACH ROW EXECUTE FUNCTION app_private.tg_action_requests__events();
+
 -- Append-only log of every state change; drives SSE, webhooks and the activity feed.
 create table app_public.activity_events (
   id uuid default gen_random_uuid() not null,
@@ -51,10 +152,84 @@ CASE subject_type
       WHERE (c.id = activity_events.subject_id))))
     WHEN 'project'::text THEN ((( SELECT cardinality(app_hidden.narrowed_project_ids()) AS cardinality) = 0) OR (subject_id = ANY (( SELECT app_hidden.narrowed_project_ids() AS narrowed_project_ids)::uuid[])))
     WHEN 'initiative'::text THEN ((( SELECT cardinality(app_hidden.narrowed_initiative_ids()) AS cardinality) = 0) OR (subject_id = ANY (( SELECT app_hidden.narrowed_initiative_ids() AS narrowed_initiative_ids)::uuid[])))
+    WHEN 'goal'::text THEN (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+       FROM app_public.goals g
+      WHERE (g.id = activity_events.subject_id))))
+    WHEN 'execution-plan'::text THEN (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+       FROM app_public.execution_plans p
+      WHERE (p.id = activity_events.subject_id))))
+    WHEN 'execution-step'::text THEN (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+       FROM app_public.execution_steps s
+      WHERE (s.id = activity_events.subject_id))))
+    WHEN 'review-gate'::text THEN (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+       FROM app_public.review_gates rg
+      WHERE (rg.id = activity_events.subject_id))))
+    WHEN 'action-request'::text THEN (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+       FROM app_public.action_requests ar
+      WHERE (ar.id = activity_events.subject_id))))
     ELSE true
 END));
 CREATE TRIGGER _500_webhooks AFTER INSERT ON app_public.activity_events FOR EACH ROW EXECUTE FUNCTION app_private.tg_activity_events__webhooks();
+CREATE TRIGGER _510_agent_dispatch AFTER INSERT ON app_public.activity_events FOR EACH ROW WHEN (new.kind = 'AGENT_ASSIGNED'::text) EXECUTE FUNCTION app_private.tg_activity_events__agent_dispatch();
 CREATE CONSTRAINT TRIGGER _900_sequence_and_notify AFTER INSERT ON app_public.activity_events DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app_private.tg_activity_events__sequence();
+
+-- An agent's role in a crew (one role per agent per crew).
+create table app_public.agent_crew_members (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  crew_id uuid not null,
+  agent_id uuid not null,
+  role text not null,
+  created_at timestamp with time zone default now() not null,
+  constraint agent_crew_members_pkey PRIMARY KEY (id),
+  constraint agent_crew_members_crew_id_agent_id_key UNIQUE (crew_id, agent_id),
+  constraint agent_crew_members_workspace_id_agent_id_fkey FOREIGN KEY (workspace_id, agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
+  constraint agent_crew_members_workspace_id_crew_id_fkey FOREIGN KEY (workspace_id, crew_id) REFERENCES app_public.agent_crews(workspace_id, id) ON DELETE CASCADE,
+  constraint agent_crew_members_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint agent_crew_members_role_check CHECK (role = ANY (ARRAY['PLANNER'::text, 'WORKER'::text, 'REVIEWER'::text, 'OBSERVER'::text, 'OPERATOR_PROXY'::text]))
+);
+CREATE INDEX agent_crew_members_crew_idx ON app_public.agent_crew_members USING btree (workspace_id, crew_id, role, created_at);
+alter table app_public.agent_crew_members enable row level security;
+alter table app_public.agent_crew_members force row level security;
+grant delete on app_public.agent_crew_members to svc_visitor;
+grant select on app_public.agent_crew_members to svc_visitor;
+grant insert (workspace_id, crew_id, agent_id, role) on app_public.agent_crew_members to svc_visitor;
+grant update (role) on app_public.agent_crew_members to svc_visitor;
+create policy delete_with_admin_scope on app_public.agent_crew_members for delete to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope)));
+create policy insert_with_admin_scope on app_public.agent_crew_members for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope)));
+create policy owner_all on app_public.agent_crew_members for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.agent_crew_members for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy update_with_admin_scope on app_public.agent_crew_members for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope)));
+CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE OF role ON app_public.agent_crew_members FOR EACH ROW EXECUTE FUNCTION app_private.tg_agent_crew_members__events();
+
+-- A team of agents for goals (spec 2.15): PLANNER decomposes, WORKERs run steps, REVIEWER judges. Archived softly. maxParallel is recorded for planners (0 = no limit); the loop does not throttle on it.
+create table app_public.agent_crews (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  name text not null,
+  description text,
+  max_parallel integer default 1 not null,
+  archived_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint agent_crews_pkey PRIMARY KEY (id),
+  constraint agent_crews_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint agent_crews_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint agent_crews_max_parallel_check CHECK (max_parallel >= 0 AND max_parallel <= 100),
+  constraint agent_crews_name_check CHECK (length(name) >= 1 AND length(name) <= 200)
+);
+CREATE INDEX agent_crews_ws_idx ON app_public.agent_crews USING btree (workspace_id, created_at);
+alter table app_public.agent_crews enable row level security;
+alter table app_public.agent_crews force row level security;
+grant select on app_public.agent_crews to svc_visitor;
+grant insert (workspace_id, name, description, max_parallel) on app_public.agent_crews to svc_visitor;
+grant update (name, description, max_parallel, archived_at, updated_at) on app_public.agent_crews to svc_visitor;
+create policy insert_with_admin_scope on app_public.agent_crews for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope)));
+create policy owner_all on app_public.agent_crews for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.agent_crews for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy update_with_admin_scope on app_public.agent_crews for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.agent_crews FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.agent_crews FOR EACH ROW EXECUTE FUNCTION app_private.tg_agent_crews__events();
 
 -- An agent's engagement on an issue. Assigning an agent opens an ACTIVE run and abandons the previous agent's open run. The current run of an issue is its newest run neither COMPLETED nor ABANDONED.
 create table app_public.agent_runs (
@@ -74,21 +249,24 @@ create table app_public.agent_runs (
   cost_usd numeric default 0 not null,
   control_state text,
   completion_meta jsonb,
+  step_id uuid, -- The execution step this run works on (opened when the step became READY); its cost counts toward the goal's budget.
   constraint agent_runs_pkey PRIMARY KEY (id),
   constraint agent_runs_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint agent_runs_workspace_id_agent_id_fkey FOREIGN KEY (workspace_id, agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
   constraint agent_runs_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
   constraint agent_runs_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE CASCADE,
+  constraint agent_runs_workspace_id_step_id_fkey FOREIGN KEY (workspace_id, step_id) REFERENCES app_public.execution_steps(workspace_id, id) ON DELETE SET NULL (step_id),
   constraint agent_runs_engagement_mode_check CHECK (engagement_mode = ANY (ARRAY['EXECUTE'::text, 'RESEARCH'::text, 'REVIEW'::text, 'DISCUSS'::text])),
   constraint agent_runs_status_check CHECK (status = ANY (ARRAY['ACTIVE'::text, 'WAITING'::text, 'STALLED'::text, 'COMPLETED'::text, 'ABANDONED'::text]))
 );
 CREATE INDEX agent_runs_agent_idx ON app_public.agent_runs USING btree (workspace_id, agent_id, started_at DESC);
 CREATE INDEX agent_runs_issue_idx ON app_public.agent_runs USING btree (workspace_id, issue_id, started_at DESC);
 CREATE INDEX agent_runs_open_idx ON app_public.agent_runs USING btree (workspace_id, status) WHERE (status = ANY (ARRAY['ACTIVE'::text, 'WAITING'::text]));
+CREATE INDEX agent_runs_step_idx ON app_public.agent_runs USING btree (workspace_id, step_id) WHERE (step_id IS NOT NULL);
 alter table app_public.agent_runs enable row level security;
 alter table app_public.agent_runs force row level security;
 grant select on app_public.agent_runs to svc_visitor;
-grant insert (workspace_id, agent_id, issue_id, status, engagement_mode) on app_public.agent_runs to svc_visitor;
+grant insert (workspace_id, agent_id, issue_id, status, engagement_mode, step_id) on app_public.agent_runs to svc_visitor;
 grant update (status, engagement_mode, current_step, finished_at, last_event_at, tokens_in, tokens_out, tokens_cached, cost_usd, control_state, completion_meta) on app_public.agent_runs to svc_visitor;
 create policy insert_on_visible_issues on app_public.agent_runs for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
@@ -100,6 +278,7 @@ create policy select_on_visible_issues on app_public.agent_runs for select to sv
 create policy update_on_visible_issues on app_public.agent_runs for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
   WHERE (i.id = agent_runs.issue_id)))));
+CREATE TRIGGER _700_plan_budget AFTER UPDATE OF cost_usd, tokens_in, tokens_out, tokens_cached, last_event_at ON app_public.agent_runs FOR EACH ROW WHEN (new.step_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_agent_runs__plan_budget();
 
 -- A software agent working in a workspace. profileKey is its handle for handoffs and assignment.
 create table app_public.agents (
@@ -113,7 +292,7 @@ create table app_public.agents (
   capabilities text[] default '{}'::text[] not null,
   max_concurrent integer default 1 not null, -- Open assigned issues the dispatcher may give this agent; 0 = unlimited.
   webhook_url text,
-  runtime_id uuid, -- Runtime the agent runs on (runtimes arrive with the runtimes namespace).
+  runtime_id uuid, -- Runtime the agent runs on (set by agents.heartbeat {runtimeId}).
   last_heartbeat_at timestamp with time zone,
   last_dispatched_at timestamp with time zone,
   archived_at timestamp with time zone,
@@ -123,6 +302,7 @@ create table app_public.agents (
   constraint agents_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint agents_workspace_id_profile_key_key UNIQUE (workspace_id, profile_key),
   constraint agents_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint agents_workspace_id_runtime_id_fkey FOREIGN KEY (workspace_id, runtime_id) REFERENCES app_public.runtimes(workspace_id, id) ON DELETE SET NULL (runtime_id),
   constraint agents_max_concurrent_check CHECK (max_concurrent >= 0),
   constraint agents_name_check CHECK (length(name) >= 1 AND length(name) <= 200),
   constraint agents_profile_key_check CHECK (profile_key ~ '^[a-z0-9][a-z0-9_.-]{0,63}$'::text),
@@ -131,15 +311,50 @@ create table app_public.agents (
   constraint agents_status_check CHECK (status = ANY (ARRAY['ONLINE'::text, 'BUSY'::text, 'OFFLINE'::text])),
   constraint agents_webhook_url_check CHECK (webhook_url ~ '^https?://'::text)
 );
+CREATE INDEX agents_runtime_idx ON app_public.agents USING btree (workspace_id, runtime_id) WHERE (runtime_id IS NOT NULL);
 alter table app_public.agents enable row level security;
 alter table app_public.agents force row level security;
 grant select on app_public.agents to svc_visitor;
-grant update (status, last_heartbeat_at) on app_public.agents to svc_visitor;
+grant update (status, runtime_id, last_heartbeat_at) on app_public.agents to svc_visitor;
 create policy owner_all on app_public.agents for all to current_user using (true) with check (true);
 create policy select_in_workspace on app_public.agents for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 create policy update_own_agent on app_public.agents for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.agents FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE ON app_public.agents FOR EACH ROW EXECUTE FUNCTION app_private.tg_agents__events();
+CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF status, archived_at, max_concurrent ON app_public.agents FOR EACH ROW EXECUTE FUNCTION app_private.tg_agents__wake_dispatcher();
+
+-- Uploads granted by attachments.initUpload and not finalized yet: their declared size counts against the quota until finalize registers the attachment or the expiry job removes the blob.
+create table app_public.attachment_uploads (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  storage_key text not null, -- Object key in the blob store (<workspace id>/<upload id>/<filename>).
+  target_type text not null,
+  target_id uuid not null,
+  filename text not null,
+  mime_type text not null,
+  size_bytes bigint not null,
+  created_by_user_id uuid,
+  created_by_agent_id uuid,
+  created_at timestamp with time zone default now() not null,
+  expires_at timestamp with time zone not null, -- After this the upload URL no longer works; a Graphile Worker job then deletes the row and any blob that arrived.
+  constraint attachment_uploads_pkey PRIMARY KEY (id),
+  constraint attachment_uploads_storage_key_key UNIQUE (storage_key),
+  constraint attachment_uploads_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint attachment_uploads_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint attachment_uploads_filename_check CHECK (length(filename) >= 1 AND length(filename) <= 255),
+  constraint attachment_uploads_mime_type_check CHECK (length(mime_type) >= 3 AND length(mime_type) <= 255),
+  constraint attachment_uploads_size_bytes_check CHECK (size_bytes >= 1 AND size_bytes <= 26214400),
+  constraint attachment_uploads_target_type_check CHECK (target_type = ANY (ARRAY['issue'::text, 'initiative'::text, 'cycle'::text, 'comment'::text]))
+);
+CREATE INDEX attachment_uploads_workspace_idx ON app_public.attachment_uploads USING btree (workspace_id, expires_at);
+alter table app_public.attachment_uploads enable row level security;
+alter table app_public.attachment_uploads force row level security;
+grant delete on app_public.attachment_uploads to svc_visitor;
+grant select on app_public.attachment_uploads to svc_visitor;
+grant insert (id, workspace_id, storage_key, target_type, target_id, filename, mime_type, size_bytes, created_by_user_id, created_by_agent_id, expires_at) on app_public.attachment_uploads to svc_visitor;
+create policy manage_in_workspace on app_public.attachment_uploads for all to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy owner_all on app_public.attachment_uploads for all to current_user using (true) with check (true);
+CREATE TRIGGER _900_expiry_job AFTER INSERT ON app_public.attachment_uploads FOR EACH ROW EXECUTE FUNCTION app_private.tg_attachment_uploads__expiry_job();
 
 -- Files and links attached to issues, initiatives, cycles or comments. LINK rows: mimeType text/url, size 0.
 create table app_public.attachments (
@@ -157,6 +372,7 @@ create table app_public.attachments (
   created_by_user_id uuid,
   created_by_agent_id uuid,
   created_at timestamp with time zone default now() not null,
+  upload_id uuid, -- FILE rows: the attachment_uploads id it was finalized from (the job that cleans unfinalized uploads leaves these blobs alone).
   constraint attachments_pkey PRIMARY KEY (id),
   constraint attachments_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
   constraint attachments_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
@@ -166,16 +382,88 @@ create table app_public.attachments (
   constraint attachments_size_bytes_check CHECK (size_bytes >= 0),
   constraint attachments_target_type_check CHECK (target_type = ANY (ARRAY['issue'::text, 'initiative'::text, 'cycle'::text, 'comment'::text]))
 );
+CREATE INDEX attachments_storage_key_idx ON app_public.attachments USING btree (workspace_id, storage_key) WHERE (storage_key IS NOT NULL);
 CREATE INDEX attachments_target_idx ON app_public.attachments USING btree (workspace_id, target_type, target_id, created_at);
 alter table app_public.attachments enable row level security;
 alter table app_public.attachments force row level security;
+grant delete on app_public.attachments to svc_visitor;
 grant select on app_public.attachments to svc_visitor;
+grant insert (id, workspace_id, kind, target_type, target_id, external_url, link_title, filename, mime_type, size_bytes, storage_key, created_by_user_id, created_by_agent_id, upload_id) on app_public.attachments to svc_visitor;
+create policy delete_visible on app_public.attachments for delete to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy insert_in_workspace on app_public.attachments for insert to svc_visitor with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 create policy owner_all on app_public.attachments for all to current_user using (true) with check (true);
-create policy select_in_workspace on app_public.attachments for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((target_type = 'issue'::text) AND (EXISTS ( SELECT 1
+create policy select_in_workspace on app_public.attachments for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (((target_type = ANY (ARRAY['issue'::text, 'comment'::text])) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((target_type = 'issue'::text) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
   WHERE (i.id = attachments.target_id)))) OR ((target_type = 'comment'::text) AND (EXISTS ( SELECT 1
    FROM app_public.comments c
-  WHERE (c.id = attachments.target_id)))) OR (target_type <> ALL (ARRAY['issue'::text, 'comment'::text])))));
+  WHERE (c.id = attachments.target_id)))))) OR ((target_type = 'initiative'::text) AND ((cardinality(( SELECT app_hidden.narrowed_initiative_ids() AS narrowed_initiative_ids)) = 0) OR (target_id = ANY (( SELECT app_hidden.narrowed_initiative_ids() AS narrowed_initiative_ids)::uuid[])))) OR (target_type = 'cycle'::text))));
+CREATE TRIGGER _200_link_title BEFORE INSERT ON app_public.attachments FOR EACH ROW EXECUTE FUNCTION app_private.tg_attachments__link_title();
+CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE OF link_title ON app_public.attachments FOR EACH ROW EXECUTE FUNCTION app_private.tg_attachments__events();
+
+-- A persisted chat message: USER (a person, in-app) or AGENT (the addressee, chat.appendMessage or chat.finalizeDraft). Drafts are never stored.
+create table app_public.chat_messages (
+  id uuid default gen_random_uuid() not null,
+  seq bigint generated always as identity not null, -- Insertion order (messages of one transaction share created_at).
+  workspace_id uuid not null,
+  thread_id uuid not null,
+  role text not null,
+  body text not null,
+  context_snapshot jsonb, -- USER messages: where the person was ({route, issueId}); read by agent.context.bundle (linkedIssues).
+  source_run_id uuid,
+  author_user_id uuid,
+  author_agent_id uuid,
+  finalized_draft_id uuid, -- The streaming draft this AGENT message finalized (chat.finalizeDraft); unique per thread.
+  created_at timestamp with time zone default now() not null,
+  constraint chat_messages_pkey PRIMARY KEY (id),
+  constraint chat_messages_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint chat_messages_author_user_id_fkey FOREIGN KEY (author_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint chat_messages_workspace_id_author_agent_id_fkey FOREIGN KEY (workspace_id, author_agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
+  constraint chat_messages_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint chat_messages_workspace_id_source_run_id_fkey FOREIGN KEY (workspace_id, source_run_id) REFERENCES app_public.agent_runs(workspace_id, id) ON DELETE SET NULL (source_run_id),
+  constraint chat_messages_workspace_id_thread_id_fkey FOREIGN KEY (workspace_id, thread_id) REFERENCES app_public.chat_threads(workspace_id, id) ON DELETE CASCADE,
+  constraint chat_messages_body_check CHECK (length(body) >= 1 AND length(body) <= 100000),
+  constraint chat_messages_role_check CHECK (role = ANY (ARRAY['USER'::text, 'AGENT'::text]))
+);
+CREATE INDEX chat_messages_thread_idx ON app_public.chat_messages USING btree (workspace_id, thread_id, seq DESC);
+CREATE UNIQUE INDEX chat_messages_draft_idx ON app_public.chat_messages USING btree (workspace_id, thread_id, finalized_draft_id) WHERE (finalized_draft_id IS NOT NULL);
+alter table app_public.chat_messages enable row level security;
+alter table app_public.chat_messages force row level security;
+grant select on app_public.chat_messages to svc_visitor;
+grant insert (workspace_id, thread_id, role, body, source_run_id, author_user_id, author_agent_id, finalized_draft_id) on app_public.chat_messages to svc_visitor;
+create policy insert_as_addressee on app_public.chat_messages for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (role = 'AGENT'::text) AND (author_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.chat_threads t
+  WHERE ((t.id = chat_messages.thread_id) AND (t.agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)))))));
+create policy owner_all on app_public.chat_messages for all to current_user using (true) with check (true);
+create policy select_in_visible_threads on app_public.chat_messages for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
+   FROM app_public.chat_threads t
+  WHERE (t.id = chat_messages.thread_id)))));
+
+-- A conversation between a person and one agent (the addressee). Only the addressee agent, the person who opened it and workspace admins see it.
+create table app_public.chat_threads (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  agent_id uuid not null,
+  created_by_user_id uuid,
+  title text,
+  issue_id uuid, -- Optional issue the thread is about.
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint chat_threads_pkey PRIMARY KEY (id),
+  constraint chat_threads_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint chat_threads_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint chat_threads_workspace_id_agent_id_fkey FOREIGN KEY (workspace_id, agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
+  constraint chat_threads_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint chat_threads_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE SET NULL (issue_id),
+  constraint chat_threads_title_check CHECK (length(title) <= 200)
+);
+CREATE INDEX chat_threads_agent_idx ON app_public.chat_threads USING btree (workspace_id, agent_id, created_at DESC);
+CREATE INDEX chat_threads_user_idx ON app_public.chat_threads USING btree (workspace_id, created_by_user_id, created_at DESC);
+alter table app_public.chat_threads enable row level security;
+alter table app_public.chat_threads force row level security;
+grant select on app_public.chat_threads to svc_visitor;
+create policy owner_all on app_public.chat_threads for all to current_user using (true) with check (true);
+create policy select_as_participant on app_public.chat_threads for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND (created_by_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))) OR ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin))));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.chat_threads FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 
 -- Comments on issues. Deletion is soft (kept for audit, hidden from lists and bundles). Previous bodies in revisions (at most 20, oldest dropped).
 create table app_public.comments (
@@ -223,6 +511,42 @@ create policy update_on_visible_issues on app_public.comments for update to svc_
   WHERE (i.id = comments.issue_id)))));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.comments FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.comments FOR EACH ROW EXECUTE FUNCTION app_private.tg_comments__events();
+
+-- A workspace's link to an external repository (kind repo): the repohost tools read issues and pull requests through it, never write to the host.
+create table app_public.connection_mappings (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  kind text default 'repo'::text not null,
+  provider text default 'github'::text not null,
+  repo_full_name text not null, -- owner/name on the host.
+  token_env text, -- Name of the environment variable holding the host API token (the token itself is never stored); unset = anonymous.
+  api_url text, -- API base URL for GitHub Enterprise (e.g. https://ghe.example.com/api/v3); unset = https://api.github.com.
+  status_rules jsonb default '{}'::jsonb not null, -- External state → status category applied by repohost.sync to linked issues (SOURCE and IMPLEMENTS links), e.g. {"closed":"DONE","merged":"DONE"}.
+  sync_title boolean default false not null, -- When true, repohost.sync copies the external title onto issues linked with kind SOURCE.
+  active boolean default true not null,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint connection_mappings_pkey PRIMARY KEY (id),
+  constraint connection_mappings_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint connection_mappings_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint connection_mappings_api_url_check CHECK (api_url ~ '^https?://[^\s]+$'::text AND length(api_url) <= 500),
+  constraint connection_mappings_kind_check CHECK (kind = 'repo'::text),
+  constraint connection_mappings_provider_check CHECK (provider = 'github'::text),
+  constraint connection_mappings_repo_full_name_check CHECK (repo_full_name ~ '^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$'::text),
+  constraint connection_mappings_status_rules_check CHECK (jsonb_typeof(status_rules) = 'object'::text),
+  constraint connection_mappings_token_env_check CHECK (token_env ~ '^[A-Za-z_][A-Za-z0-9_]{0,127}$'::text)
+);
+CREATE UNIQUE INDEX connection_mappings_repo_key ON app_public.connection_mappings USING btree (workspace_id, kind, lower(repo_full_name));
+alter table app_public.connection_mappings enable row level security;
+alter table app_public.connection_mappings force row level security;
+grant delete on app_public.connection_mappings to svc_visitor;
+grant select on app_public.connection_mappings to svc_visitor;
+grant insert (workspace_id, kind, provider, repo_full_name, token_env, api_url, status_rules, sync_title, active) on app_public.connection_mappings to svc_visitor;
+grant update (token_env, api_url, status_rules, sync_title, active) on app_public.connection_mappings to svc_visitor;
+create policy manage_as_admin on app_public.connection_mappings for all to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.caller_role() AS caller_role) = ANY (ARRAY['OWNER'::text, 'ADMIN'::text])))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.caller_role() AS caller_role) = ANY (ARRAY['OWNER'::text, 'ADMIN'::text]))));
+create policy owner_all on app_public.connection_mappings for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.connection_mappings for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.connection_mappings FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 
 -- A time-boxed iteration (shown as Sprint). At most one ACTIVE cycle per workspace: the current one.
 create table app_public.cycles (
@@ -295,6 +619,226 @@ create policy manage_as_admin on app_public.dispatch_rules for all to svc_visito
 create policy owner_all on app_public.dispatch_rules for all to current_user using (true) with check (true);
 create policy select_in_workspace on app_public.dispatch_rules for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.dispatch_rules FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _850_wake_dispatcher AFTER INSERT OR UPDATE ON app_public.dispatch_rules FOR EACH ROW EXECUTE FUNCTION app_private.tg_dispatch_rules__wake_dispatcher();
+
+-- One attempt at a goal (spec 2.15, 3.8): DRAFT → APPROVED → RUNNING ⇄ BLOCKED → COMPLETED, CANCELED from any live state. A new decompose flips earlier attempts to isActiveAttempt false (and cancels a live one). auto_judge NULL = judge automatically when the goal's crew has a REVIEWER.
+create table app_public.execution_plans (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  goal_id uuid not null,
+  attempt integer default 1 not null,
+  status text default 'DRAFT'::text not null,
+  is_active_attempt boolean default true not null,
+  planner_agent_id uuid,
+  context_set_id text,
+  auto_judge boolean,
+  max_step_retries integer default 2 not null,
+  approval_request_id uuid,
+  started_at timestamp with time zone,
+  finished_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint execution_plans_pkey PRIMARY KEY (id),
+  constraint execution_plans_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint execution_plans_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint execution_plans_workspace_id_goal_id_fkey FOREIGN KEY (workspace_id, goal_id) REFERENCES app_public.goals(workspace_id, id) ON DELETE CASCADE,
+  constraint execution_plans_workspace_id_planner_agent_id_fkey FOREIGN KEY (workspace_id, planner_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint execution_plans_max_step_retries_check CHECK (max_step_retries >= 0 AND max_step_retries <= 20),
+  constraint execution_plans_status_check CHECK (status = ANY (ARRAY['DRAFT'::text, 'APPROVED'::text, 'RUNNING'::text, 'BLOCKED'::text, 'COMPLETED'::text, 'CANCELED'::text]))
+);
+CREATE INDEX execution_plans_list_idx ON app_public.execution_plans USING btree (workspace_id, created_at DESC, id DESC);
+CREATE UNIQUE INDEX execution_plans_one_active_idx ON app_public.execution_plans USING btree (workspace_id, goal_id) WHERE is_active_attempt;
+alter table app_public.execution_plans enable row level security;
+alter table app_public.execution_plans force row level security;
+grant select on app_public.execution_plans to svc_visitor;
+grant insert (workspace_id, goal_id, attempt, planner_agent_id, context_set_id, auto_judge, max_step_retries) on app_public.execution_plans to svc_visitor;
+grant update (status, is_active_attempt, approval_request_id, started_at, finished_at, updated_at) on app_public.execution_plans to svc_visitor;
+create policy insert_visible_plans on app_public.execution_plans for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.goals g
+  WHERE (g.id = execution_plans.goal_id))))));
+create policy owner_all on app_public.execution_plans for all to current_user using (true) with check (true);
+create policy select_visible_plans on app_public.execution_plans for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.goals g
+  WHERE (g.id = execution_plans.goal_id))))));
+create policy update_visible_plans on app_public.execution_plans for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.goals g
+  WHERE (g.id = execution_plans.goal_id)))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.goals g
+  WHERE (g.id = execution_plans.goal_id))))));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.execution_plans FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.execution_plans FOR EACH ROW EXECUTE FUNCTION app_private.tg_execution_plans__events();
+
+-- A step of a plan (spec 2.15, 3.9): TODO (waiting on dependencies) → READY → RUNNING → REVIEW → DONE, with BLOCKED (gate) and CANCELED. A step becomes READY only when every step in depends_on_step_ids is DONE. Status moves only through app_hidden.step_move; EXECUTION_STEP_STATUS_CHANGED by trigger.
+create table app_public.execution_steps (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  plan_id uuid not null,
+  position integer not null,
+  title text not null,
+  body text,
+  expected_output text,
+  verification jsonb default '[]'::jsonb not null,
+  depends_on_step_ids uuid[] default '{}'::uuid[] not null,
+  assigned_agent_id uuid,
+  assigned_role text,
+  status text default 'TODO'::text not null,
+  retry_count integer default 0 not null,
+  last_feedback text,
+  judge_verdict jsonb,
+  judge_agent_id uuid,
+  context_set_id text,
+  source_run_id uuid,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint execution_steps_pkey PRIMARY KEY (id),
+  constraint execution_steps_plan_id_position_key UNIQUE (plan_id, "position"),
+  constraint execution_steps_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint execution_steps_workspace_id_assigned_agent_id_fkey FOREIGN KEY (workspace_id, assigned_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint execution_steps_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint execution_steps_workspace_id_judge_agent_id_fkey FOREIGN KEY (workspace_id, judge_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint execution_steps_workspace_id_plan_id_fkey FOREIGN KEY (workspace_id, plan_id) REFERENCES app_public.execution_plans(workspace_id, id) ON DELETE CASCADE,
+  constraint execution_steps_assigned_role_check CHECK (assigned_role IS NULL OR (assigned_role = ANY (ARRAY['PLANNER'::text, 'WORKER'::text, 'REVIEWER'::text, 'OBSERVER'::text, 'OPERATOR_PROXY'::text]))),
+  constraint execution_steps_status_check CHECK (status = ANY (ARRAY['TODO'::text, 'READY'::text, 'RUNNING'::text, 'REVIEW'::text, 'DONE'::text, 'BLOCKED'::text, 'CANCELED'::text])),
+  constraint execution_steps_title_check CHECK (length(title) >= 1 AND length(title) <= 500),
+  constraint execution_steps_verification_check CHECK (jsonb_typeof(verification) = 'array'::text)
+);
+CREATE INDEX execution_steps_plan_idx ON app_public.execution_steps USING btree (workspace_id, plan_id, "position");
+alter table app_public.execution_steps enable row level security;
+alter table app_public.execution_steps force row level security;
+grant select on app_public.execution_steps to svc_visitor;
+grant insert (workspace_id, plan_id, position, title, body, expected_output, verification, depends_on_step_ids, assigned_agent_id, assigned_role, context_set_id) on app_public.execution_steps to svc_visitor;
+grant update (depends_on_step_ids, assigned_agent_id, status, retry_count, last_feedback, judge_verdict, judge_agent_id, source_run_id, updated_at) on app_public.execution_steps to svc_visitor;
+create policy insert_visible_steps on app_public.execution_steps for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.execution_plans p
+  WHERE (p.id = execution_steps.plan_id))))));
+create policy owner_all on app_public.execution_steps for all to current_user using (true) with check (true);
+create policy select_visible_steps on app_public.execution_steps for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.execution_plans p
+  WHERE (p.id = execution_steps.plan_id))))));
+create policy update_visible_steps on app_public.execution_steps for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.execution_plans p
+  WHERE (p.id = execution_steps.plan_id)))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.execution_plans p
+  WHERE (p.id = execution_steps.plan_id))))));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.execution_steps FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.execution_steps FOR EACH ROW EXECUTE FUNCTION app_private.tg_execution_steps__events();
+
+-- An issue's link to an external issue or pull request, with its kind (SOURCE: imported from it; IMPLEMENTS, REVIEWS, RELATES_TO).
+create table app_public.external_links (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  issue_id uuid not null,
+  resource_id uuid not null,
+  kind text not null,
+  created_by_user_id uuid,
+  created_by_agent_id uuid,
+  created_at timestamp with time zone default now() not null,
+  constraint external_links_pkey PRIMARY KEY (id),
+  constraint external_links_workspace_id_issue_id_resource_id_key UNIQUE (workspace_id, issue_id, resource_id),
+  constraint external_links_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint external_links_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint external_links_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE CASCADE,
+  constraint external_links_workspace_id_resource_id_fkey FOREIGN KEY (workspace_id, resource_id) REFERENCES app_public.external_resources(workspace_id, id) ON DELETE CASCADE,
+  constraint external_links_kind_check CHECK (kind = ANY (ARRAY['SOURCE'::text, 'IMPLEMENTS'::text, 'REVIEWS'::text, 'RELATES_TO'::text]))
+);
+CREATE INDEX external_links_resource_idx ON app_public.external_links USING btree (workspace_id, resource_id);
+alter table app_public.external_links enable row level security;
+alter table app_public.external_links force row level security;
+grant select on app_public.external_links to svc_visitor;
+grant insert (workspace_id, issue_id, resource_id, kind, created_by_user_id, created_by_agent_id) on app_public.external_links to svc_visitor;
+grant update (kind) on app_public.external_links to svc_visitor;
+create policy on_visible_issues on app_public.external_links for all to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = external_links.issue_id)))))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy owner_all on app_public.external_links for all to current_user using (true) with check (true);
+CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE OF kind ON app_public.external_links FOR EACH ROW EXECUTE FUNCTION app_private.tg_external_links__events();
+
+-- An issue or pull request on a repository host as last read (the local snapshot).
+create table app_public.external_resources (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  mapping_id uuid,
+  provider text default 'github'::text not null,
+  repo_full_name text not null,
+  type text not null,
+  number integer not null,
+  url text not null,
+  title text,
+  state text,
+  snapshot jsonb default '{}'::jsonb not null, -- The host's fields we keep: title, state, author, labels, assignees, htmlUrl, updatedAt, closedAt, mergedAt, draft.
+  synced_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  constraint external_resources_pkey PRIMARY KEY (id),
+  constraint external_resources_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint external_resources_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint external_resources_workspace_id_mapping_id_fkey FOREIGN KEY (workspace_id, mapping_id) REFERENCES app_public.connection_mappings(workspace_id, id) ON DELETE SET NULL (mapping_id),
+  constraint external_resources_number_check CHECK (number > 0),
+  constraint external_resources_state_check CHECK (state = ANY (ARRAY['open'::text, 'closed'::text, 'merged'::text])),
+  constraint external_resources_type_check CHECK (type = ANY (ARRAY['issue'::text, 'pull_request'::text]))
+);
+CREATE INDEX external_resources_mapping_idx ON app_public.external_resources USING btree (workspace_id, mapping_id);
+CREATE UNIQUE INDEX external_resources_number_key ON app_public.external_resources USING btree (workspace_id, lower(repo_full_name), number);
+alter table app_public.external_resources enable row level security;
+alter table app_public.external_resources force row level security;
+grant select on app_public.external_resources to svc_visitor;
+grant insert (workspace_id, mapping_id, provider, repo_full_name, type, number, url, title, state, snapshot, synced_at) on app_public.external_resources to svc_visitor;
+grant update (mapping_id, type, url, title, state, snapshot, synced_at) on app_public.external_resources to svc_visitor;
+create policy manage_in_workspace on app_public.external_resources for all to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy owner_all on app_public.external_resources for all to current_user using (true) with check (true);
+CREATE TRIGGER _800_events AFTER UPDATE ON app_public.external_resources FOR EACH ROW EXECUTE FUNCTION app_private.tg_external_resources__events();
+
+-- An outcome the agents pursue (spec 2.15, 3.7): OPEN → PLANNING (plans.decompose) → ACTIVE (plan activated) → ACHIEVED (every step of the active plan DONE); ABANDONED from any live state. Status moves only through app_hidden.goal_move; GOAL_STATUS_CHANGED by trigger.
+create table app_public.goals (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  title text not null,
+  description text,
+  issue_id uuid,
+  crew_id uuid,
+  max_total_cost_usd numeric,
+  max_wall_time_minutes integer,
+  status text default 'OPEN'::text not null,
+  started_at timestamp with time zone,
+  finished_at timestamp with time zone,
+  abandon_reason text,
+  archived_at timestamp with time zone,
+  created_by_user_id uuid,
+  created_by_agent_id uuid,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint goals_pkey PRIMARY KEY (id),
+  constraint goals_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint goals_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint goals_workspace_id_created_by_agent_id_fkey FOREIGN KEY (workspace_id, created_by_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint goals_workspace_id_crew_id_fkey FOREIGN KEY (workspace_id, crew_id) REFERENCES app_public.agent_crews(workspace_id, id),
+  constraint goals_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint goals_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE SET NULL (issue_id),
+  constraint goals_max_total_cost_usd_check CHECK (max_total_cost_usd IS NULL OR max_total_cost_usd >= 0::numeric),
+  constraint goals_max_wall_time_minutes_check CHECK (max_wall_time_minutes IS NULL OR max_wall_time_minutes > 0),
+  constraint goals_status_check CHECK (status = ANY (ARRAY['OPEN'::text, 'PLANNING'::text, 'ACTIVE'::text, 'ACHIEVED'::text, 'ABANDONED'::text])),
+  constraint goals_title_check CHECK (length(title) >= 1 AND length(title) <= 500)
+);
+CREATE INDEX goals_issue_idx ON app_public.goals USING btree (workspace_id, issue_id) WHERE (issue_id IS NOT NULL);
+CREATE INDEX goals_list_idx ON app_public.goals USING btree (workspace_id, created_at DESC, id DESC);
+alter table app_public.goals enable row level security;
+alter table app_public.goals force row level security;
+grant select on app_public.goals to svc_visitor;
+grant insert (workspace_id, title, description, issue_id, crew_id, max_total_cost_usd, max_wall_time_minutes, created_by_user_id, created_by_agent_id) on app_public.goals to svc_visitor;
+grant update (status, started_at, finished_at, abandon_reason, archived_at, updated_at) on app_public.goals to svc_visitor;
+create policy insert_visible_goals on app_public.goals for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = goals.issue_id)))))));
+create policy owner_all on app_public.goals for all to current_user using (true) with check (true);
+create policy select_visible_goals on app_public.goals for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = goals.issue_id)))))));
+create policy update_visible_goals on app_public.goals for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = goals.issue_id))))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = goals.issue_id)))))));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.goals FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.goals FOR EACH ROW EXECUTE FUNCTION app_private.tg_goals__events();
 
 -- A long-running objective; projects link to it through initiativeId.
 create table app_public.initiatives (
@@ -496,6 +1040,7 @@ CREATE TRIGGER _150_status_timestamps BEFORE INSERT OR UPDATE OF status_id ON ap
 CREATE TRIGGER _200_assign_number BEFORE INSERT ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__assign_number();
 CREATE TRIGGER _210_plugin_creator BEFORE INSERT ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__plugin_creator();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__events();
+CREATE TRIGGER _850_wake_dispatcher AFTER INSERT OR UPDATE OF queued, assigned_agent_id, status_id, deleted_at ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__wake_dispatcher();
 
 -- Labels that can be put on issues; also a narrowing dimension for keys.
 create table app_public.labels (
@@ -658,6 +1203,94 @@ create policy select_in_workspace on app_public.projects for select to svc_visit
 create policy update_visible on app_public.projects for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((( SELECT cardinality(app_hidden.narrowed_project_ids()) AS cardinality) = 0) OR (id = ANY (( SELECT app_hidden.narrowed_project_ids() AS narrowed_project_ids)::uuid[])))));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.projects FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.projects FOR EACH ROW EXECUTE FUNCTION app_private.tg_projects__events();
+
+-- An approval checkpoint of the loop: opened when a step is BLOCKED (it holds the step) or a budget is breached (it holds the plan), or by hand. PENDING → APPROVED (continue) | REJECTED (abandon the goal) | CANCELED (its plan ended first).
+create table app_public.review_gates (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  plan_id uuid not null,
+  step_id uuid,
+  reason text not null,
+  status text default 'PENDING'::text not null,
+  title text not null,
+  details jsonb default '{}'::jsonb not null,
+  resolution_note text,
+  opened_by_user_id uuid,
+  opened_by_agent_id uuid,
+  resolved_by_user_id uuid,
+  resolved_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint review_gates_pkey PRIMARY KEY (id),
+  constraint review_gates_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint review_gates_opened_by_user_id_fkey FOREIGN KEY (opened_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint review_gates_resolved_by_user_id_fkey FOREIGN KEY (resolved_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint review_gates_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint review_gates_workspace_id_opened_by_agent_id_fkey FOREIGN KEY (workspace_id, opened_by_agent_id) REFERENCES app_public.agents(workspace_id, id),
+  constraint review_gates_workspace_id_plan_id_fkey FOREIGN KEY (workspace_id, plan_id) REFERENCES app_public.execution_plans(workspace_id, id) ON DELETE CASCADE,
+  constraint review_gates_workspace_id_step_id_fkey FOREIGN KEY (workspace_id, step_id) REFERENCES app_public.execution_steps(workspace_id, id) ON DELETE CASCADE,
+  constraint review_gates_reason_check CHECK (reason = ANY (ARRAY['STEP_BLOCKED'::text, 'BUDGET_COST'::text, 'BUDGET_WALL_TIME'::text, 'MANUAL'::text])),
+  constraint review_gates_status_check CHECK (status = ANY (ARRAY['PENDING'::text, 'APPROVED'::text, 'REJECTED'::text, 'CANCELED'::text]))
+);
+CREATE INDEX review_gates_list_idx ON app_public.review_gates USING btree (workspace_id, created_at DESC, id DESC);
+CREATE INDEX review_gates_plan_idx ON app_public.review_gates USING btree (workspace_id, plan_id, status);
+alter table app_public.review_gates enable row level security;
+alter table app_public.review_gates force row level security;
+grant select on app_public.review_gates to svc_visitor;
+grant insert (workspace_id, plan_id, step_id, reason, title, details, opened_by_user_id, opened_by_agent_id) on app_public.review_gates to svc_visitor;
+grant update (status, resolution_note, resolved_by_user_id, resolved_at, updated_at) on app_public.review_gates to svc_visitor;
+create policy insert_visible_gates on app_public.review_gates for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.execution_plans p
+  WHERE (p.id = review_gates.plan_id))))));
+create policy owner_all on app_public.review_gates for all to current_user using (true) with check (true);
+create policy select_visible_gates on app_public.review_gates for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.execution_plans p
+  WHERE (p.id = review_gates.plan_id))))));
+create policy update_visible_gates on app_public.review_gates for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.execution_plans p
+  WHERE (p.id = review_gates.plan_id)))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.execution_plans p
+  WHERE (p.id = review_gates.plan_id))))));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.review_gates FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.review_gates FOR EACH ROW EXECUTE FUNCTION app_private.tg_review_gates__events();
+
+-- A machine or service that runs agents (spec 2.10). Registered by ADMIN keys; agents attach with agents.heartbeat {runtimeId}.
+create table app_public.runtimes (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  name text not null,
+  kind text not null,
+  endpoint text,
+  providers_available text[] default '{}'::text[] not null,
+  info jsonb default '{}'::jsonb not null, -- Sanitized metadata: only runtimeVersion, bridgeVersion, codexVersion, containerImage, hostname, os, arch, workspaceRoot are kept.
+  config jsonb default '{}'::jsonb not null, -- Adapter configuration (runtimes.configure); keys are whitelisted per adapter.
+  owner_id uuid, -- The user of the key that registered it; NULL when an AGENT key registered it.
+  heartbeat_at timestamp with time zone,
+  archived_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint runtimes_pkey PRIMARY KEY (id),
+  constraint runtimes_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint runtimes_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint runtimes_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint runtimes_config_check CHECK (jsonb_typeof(config) = 'object'::text),
+  constraint runtimes_endpoint_check CHECK (endpoint ~ '^https?://'::text AND length(endpoint) <= 2048),
+  constraint runtimes_info_check CHECK (jsonb_typeof(info) = 'object'::text),
+  constraint runtimes_kind_check CHECK (kind = ANY (ARRAY['LOCAL_DAEMON'::text, 'REMOTE_HTTP'::text, 'CLOUD'::text])),
+  constraint runtimes_name_check CHECK (length(name) >= 1 AND length(name) <= 200),
+  constraint runtimes_providers_available_check CHECK (providers_available <@ ARRAY['CUSTOM'::text, 'CLAUDE'::text, 'CODEX'::text, 'HERMES'::text])
+);
+CREATE INDEX runtimes_list_idx ON app_public.runtimes USING btree (workspace_id, created_at DESC, id DESC);
+alter table app_public.runtimes enable row level security;
+alter table app_public.runtimes force row level security;
+grant select on app_public.runtimes to svc_visitor;
+grant insert (workspace_id, name, kind, endpoint, providers_available, info, config, owner_id) on app_public.runtimes to svc_visitor;
+grant update (name, kind, endpoint, providers_available, info, config, heartbeat_at, archived_at) on app_public.runtimes to svc_visitor;
+create policy insert_with_admin_scope on app_public.runtimes for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope)));
+create policy owner_all on app_public.runtimes for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.runtimes for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy update_with_admin_scope on app_public.runtimes for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.has_scope('ADMIN'::text) AS has_scope))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.runtimes FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 
 -- Workflow statuses of a workspace, ordered by position. A new workspace gets Backlog, Todo (default), In Progress, In Review, Done, Canceled.
 create table app_public.statuses (
@@ -868,6 +1501,7 @@ create policy owner_all on app_public.workspaces for all to current_user using (
 create policy select_own_workspace on app_public.workspaces for select to svc_visitor using ((id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__seed_statuses();
+CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF auto_dispatch, auto_dispatch_mode ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__wake_dispatcher();
 
 -- functions of app_public (definitions in sql/)
 -- app_public.access_create(app_public.api_key_kind,uuid,integer,app_public.api_key_scope[],uuid[],uuid[],uuid[],text) returns app_public.issued_api_key; plpgsql volatile; execute: svc_visitor; auth/keys.sql
@@ -880,6 +1514,8 @@ CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH
 -- app_public.agents_delete(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_unarchive(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_update(uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
+-- app_public.chat_open_thread(uuid,text,text,uuid,text) returns app_public.chat_threads; plpgsql volatile; execute: svc_visitor; chat/chat.sql
+-- app_public.chat_post_message(uuid,text,text,uuid) returns app_public.chat_messages; plpgsql volatile; execute: svc_visitor; chat/chat.sql
 -- app_public.comments_revision_history(app_public.comments) returns SETOF app_public.comment_revision; sql stable; execute: svc_visitor; comments/comments.sql
 -- app_public.current_workspace() returns app_public.workspaces; sql stable; execute: svc_visitor; workspace/workspace.sql
 -- app_public.dispatch_rules_create(uuid,text,uuid,uuid,text,integer,boolean) returns app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
@@ -900,6 +1536,9 @@ CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH
 -- app_public.plugin_issue_api_key(uuid,app_public.api_key_scope[],uuid[],uuid[],uuid[],integer,text) returns app_public.issued_api_key; plpgsql volatile; execute: svc_visitor; auth/plugins.sql
 -- app_public.plugins() returns SETOF app_public.plugin_info; sql stable; execute: svc_visitor; auth/plugins.sql
 -- app_public.plugins_create(text,app_public.api_key_scope[]) returns app_public.plugin_info; sql volatile; execute: svc_visitor; auth/plugins.sql
+-- app_public.repo_mappings_create(text,text,text,jsonb,boolean) returns app_public.connection_mappings; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
+-- app_public.repo_mappings_delete(uuid) returns app_public.connection_mappings; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
+-- app_public.repo_mappings_update(uuid,text,text,jsonb,boolean,boolean,boolean,boolean) returns app_public.connection_mappings; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
 -- app_public.viewer() returns app_public.users; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.viewer_role() returns app_public.membership_role; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.webhook_deliveries_retry(uuid) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
@@ -914,27 +1553,53 @@ CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH
 -- schema app_hidden: Helpers callable by the request role but not exposed to GraphQL: request context, JSON shapers, checks.
 -- usage: svc_visitor:USAGE
 
+create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
+
 -- functions of app_hidden (definitions in sql/)
 -- app_hidden.access_create_key(text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text) returns app_public.issued_api_key; plpgsql volatile security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.access_keys() returns SETOF app_public.api_key; sql stable security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.access_revoke(uuid) returns app_public.api_key; plpgsql volatile security definer; execute: svc_visitor; auth/keys.sql
+-- app_hidden.action_request_dispatch(app_public.action_requests) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.action_request_for_decision(text,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.action_request_insert(jsonb,uuid,uuid,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.action_request_json(app_public.action_requests) returns jsonb; sql stable; execute: svc_visitor; actionRequests/shapes.sql
+-- app_hidden.action_request_may_decide(app_public.action_requests) returns boolean; sql stable; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.action_request_move(app_public.action_requests,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.action_requests_supersede(text,uuid) returns void; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.add_plan_steps(app_public.execution_plans,jsonb,text) returns uuid[]; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.agent_json(app_public.agents) returns jsonb; sql stable; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agent_open_run(uuid,uuid) returns app_public.agent_runs; sql stable; execute: svc_visitor; agents/runs.sql
 -- app_hidden.agents_create(text,text,text[],text,text,integer,text) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agents_delete(uuid) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agents_set_archived(uuid,boolean) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agents_update(uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
+-- app_hidden.assert_move(text,text,text,text) returns void; plpgsql immutable; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.assert_run_mode_allows_mutation(uuid) returns void; plpgsql stable; execute: svc_visitor; issues/write.sql
--- app_hidden.assign_issue_agent(app_public.issues,app_public.agents,text,text,text,uuid) returns uuid; plpgsql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.assign_issue_agent(app_public.issues,app_public.agents,text,text,text,uuid,jsonb) returns uuid; plpgsql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.attachment_blob_ref(app_public.attachments) returns jsonb; sql stable; execute: svc_visitor; attachments/attachments.sql
+-- app_hidden.attachment_bytes_used(uuid) returns bigint; sql stable security definer; execute: svc_visitor; attachments/attachments.sql
 -- app_hidden.attachment_json(app_public.attachments) returns jsonb; sql stable; execute: svc_visitor; attachments/shapes.sql
+-- app_hidden.attachment_target(text,text) returns record; plpgsql stable; execute: svc_visitor; attachments/attachments.sql
+-- app_hidden.attachment_visible(text) returns app_public.attachments; plpgsql stable; execute: svc_visitor; attachments/attachments.sql
 -- app_hidden.authenticate(bytea) returns TABLE(key_id uuid, workspace_id uuid, user_id uuid, kind text, linked_agent_id uuid, scopes text[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_at timestamp with time zone, revoked_at timestamp with time zone, acting_user_id uuid); sql stable security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.caller_may_moderate() returns boolean; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.caller_role() returns text; sql stable security definer; execute: svc_visitor; core/caller.sql
+-- app_hidden.chat_message_json(app_public.chat_messages) returns jsonb; sql stable; execute: svc_visitor; chat/chat.sql
+-- app_hidden.chat_open_thread(uuid,text,uuid,text,text) returns uuid; plpgsql volatile security definer; execute: svc_visitor; chat/chat.sql
+-- app_hidden.chat_post_agent_message(app_public.chat_threads,text,text,uuid) returns app_public.chat_messages; plpgsql volatile; execute: svc_visitor; chat/chat.sql
+-- app_hidden.chat_post_user_message(uuid,text,text,uuid) returns uuid; plpgsql volatile security definer; execute: svc_visitor; chat/chat.sql
+-- app_hidden.chat_publish_draft(app_public.chat_threads,jsonb) returns void; sql volatile; execute: svc_visitor; chat/chat.sql
+-- app_hidden.chat_thread_for_agent(text) returns app_public.chat_threads; plpgsql stable security definer; execute: svc_visitor; chat/chat.sql
+-- app_hidden.chat_thread_json(app_public.chat_threads) returns jsonb; sql stable; execute: svc_visitor; chat/chat.sql
 -- app_hidden.check_cycle_dates(uuid,date,date) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.check_project_initiative_reachable(app_public.projects) returns void; plpgsql stable; execute: svc_visitor; projects/projects.sql
 -- app_hidden.comment_for_write(text) returns app_public.comments; plpgsql volatile; execute: svc_visitor; comments/comments.sql
 -- app_hidden.comment_json(app_public.comments) returns jsonb; plpgsql stable; execute: svc_visitor; comments/comments.sql
 -- app_hidden.comment_shape(app_public.comments,app_public.users,app_public.agents) returns jsonb; sql stable; execute: svc_visitor; comments/comments.sql
+-- app_hidden.crew_agent(text,text) returns app_public.agents; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
+-- app_hidden.crew_agent_for_role(uuid,text,integer) returns uuid; sql stable; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.crew_json(app_public.agent_crews) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
+-- app_hidden.crew_member_json(app_public.agent_crew_members) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
 -- app_hidden.current_agent_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.current_key_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.current_key_user_id() returns uuid; sql stable security definer; execute: svc_visitor; core/caller.sql
@@ -942,20 +1607,42 @@ CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH
 -- app_hidden.current_scopes() returns text[]; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.current_user_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.current_workspace_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
--- app_hidden.cursor_decode(text,text) returns text; plpgsql immutable; execute: svc_visitor; core/paging.sql
+-- app_hidden.cursor_decode(text,text,text) returns text; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.cursor_encode(text) returns text; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.cycle_json(app_public.cycles,boolean) returns jsonb; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.dispatch_rules_check_refs(uuid,uuid,uuid,text) returns void; plpgsql stable; execute: svc_visitor; dispatch/rules.sql
+-- app_hidden.dispatch_to_agent(uuid,uuid) returns uuid; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
+-- app_hidden.each_item(jsonb,regprocedure) returns jsonb; plpgsql volatile; execute: svc_visitor; core/bulk.sql
 -- app_hidden.event_json(app_public.activity_events,boolean) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
 -- app_hidden.event_kinds() returns text[]; sql immutable; execute: svc_visitor; events/record.sql
 -- app_hidden.event_shape(app_public.activity_events,app_public.agents,app_public.users,boolean) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
+-- app_hidden.find_action_request(text,text,boolean) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.find_agent(text,text,text) returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql
+-- app_hidden.find_crew(text,text) returns app_public.agent_crews; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
+-- app_hidden.find_crew_member(text,text) returns app_public.agent_crew_members; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
 -- app_hidden.find_cycle(text,text) returns app_public.cycles; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.find_gate(text,text) returns app_public.review_gates; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
+-- app_hidden.find_goal(text,text) returns app_public.goals; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.find_initiative(text,text) returns app_public.initiatives; plpgsql stable; execute: svc_visitor; initiatives/initiatives.sql
 -- app_hidden.find_issue(text,text) returns app_public.issues; plpgsql stable; execute: svc_visitor; issues/write.sql
 -- app_hidden.find_label_for_write(text) returns app_public.labels; plpgsql volatile; execute: svc_visitor; labels/labels.sql
 -- app_hidden.find_note(text) returns app_public.notes; plpgsql stable; execute: svc_visitor; notes/notes.sql
+-- app_hidden.find_plan(text,text) returns app_public.execution_plans; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.find_project(text,text) returns app_public.projects; plpgsql stable; execute: svc_visitor; projects/projects.sql
+-- app_hidden.find_run(text,text) returns app_public.agent_runs; plpgsql stable; execute: svc_visitor; runs/runs.sql
+-- app_hidden.find_runtime(text,text) returns app_public.runtimes; plpgsql stable; execute: svc_visitor; runtimes/runtimes.sql
+-- app_hidden.find_step(text,text) returns app_public.execution_steps; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.found(anyelement,text,text) returns anyelement; plpgsql stable; execute: svc_visitor; core/errors.sql
+-- app_hidden.gate_json(app_public.review_gates) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
+-- app_hidden.gate_move(app_public.review_gates,text,text) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/machine.sql
+-- app_hidden.gate_resolve(app_public.review_gates,text,text) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.gates_cancel(uuid) returns void; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.goal_abandon(app_public.goals,text) returns app_public.goals; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.goal_aggregate(uuid) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
+-- app_hidden.goal_cost(uuid) returns numeric; sql stable; execute: svc_visitor; orchestration/shapes.sql
+-- app_hidden.goal_json(app_public.goals) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
+-- app_hidden.goal_move(app_public.goals,text,text) returns app_public.goals; plpgsql volatile; execute: svc_visitor; orchestration/machine.sql
+-- app_hidden.goal_status_payload(app_public.goals,text,text) returns jsonb; sql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.has_scope(text) returns boolean; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.initiative_json(app_public.initiatives,boolean) returns jsonb; sql stable; execute: svc_visitor; initiatives/initiatives.sql
 -- app_hidden.insert_cycle(app_public.workspaces,text,date,date,text) returns app_public.cycles; plpgsql volatile; execute: svc_visitor; cycles/cycles.sql
@@ -970,10 +1657,11 @@ CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH
 -- app_hidden.issue_passes_narrowing(uuid,uuid) returns boolean; sql stable security definer; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.issue_ref_json(app_public.issues) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issues_unrestricted() returns boolean; sql stable; execute: svc_visitor; core/narrowing.sql
--- app_hidden.keyset_decode(text,text) returns record; plpgsql immutable; execute: svc_visitor; core/paging.sql
+-- app_hidden.keyset_decode(text,text,text) returns record; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.keyset_encode(text,text,uuid) returns text; sql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.label_json(app_public.labels) returns jsonb; sql stable; execute: svc_visitor; labels/labels.sql
 -- app_hidden.lock_cycles() returns app_public.workspaces; sql volatile; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.lock_plan(uuid) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.members_add(text,text) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql
 -- app_hidden.members_remove(uuid) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql
 -- app_hidden.members_set_role(uuid,text) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql
@@ -983,32 +1671,73 @@ CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH
 -- app_hidden.next_cycle_start(app_public.workspaces) returns date; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.note_json(app_public.notes) returns jsonb; sql stable; execute: svc_visitor; notes/notes.sql
 -- app_hidden.notification_preference_json(app_public.notification_preferences) returns jsonb; sql stable; execute: svc_visitor; notification/preferences.sql
+-- app_hidden.open_gate(app_public.execution_plans,uuid,text,text,jsonb) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.orchestration_allows(text,text,text) returns boolean; sql immutable; execute: svc_visitor; orchestration/machine.sql
+-- app_hidden.page_json(app_hidden.page_row[],integer,text) returns jsonb; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.parse_uuid(text,text) returns uuid; plpgsql immutable; execute: svc_visitor; core/util.sql
 -- app_hidden.pins_json() returns jsonb; sql stable; execute: svc_visitor; pins/pins.sql
+-- app_hidden.plan_activate(app_public.execution_plans) returns uuid[]; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.plan_auto_judges(app_public.execution_plans) returns boolean; sql stable; execute: svc_visitor; orchestration/shapes.sql
+-- app_hidden.plan_cancel(app_public.execution_plans) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.plan_cascade(uuid) returns uuid[]; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.plan_json(app_public.execution_plans,boolean) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
+-- app_hidden.plan_move(app_public.execution_plans,text) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/machine.sql
+-- app_hidden.plan_new_attempt(app_public.goals,uuid,text,boolean,integer) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.plugin_issue_api_key(uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text) returns app_public.issued_api_key; plpgsql volatile security definer; execute: svc_visitor; auth/plugins.sql
 -- app_hidden.plugins() returns SETOF app_public.plugin_info; sql stable security definer; execute: svc_visitor; auth/plugins.sql
 -- app_hidden.plugins_create(text,text[]) returns app_public.plugin_info; plpgsql volatile security definer; execute: svc_visitor; auth/plugins.sql
+-- app_hidden.poll_tally(uuid,jsonb) returns TABLE(option_key text, label text, ord bigint, votes bigint, first_vote_at timestamp with time zone); sql stable; execute: svc_visitor; actionRequests/shapes.sql
+-- app_hidden.poll_winner(uuid,jsonb) returns text; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_hidden.project_json(app_public.projects) returns jsonb; sql stable; execute: svc_visitor; projects/projects.sql
 -- app_hidden.publish_ephemeral_event(text,text,uuid,jsonb) returns jsonb; sql volatile security definer; execute: svc_visitor; events/record.sql
--- app_hidden.raise_in_item(integer,text,text,text,text,text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
 -- app_hidden.raise_invalid(text,text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
 -- app_hidden.raise_label_name_taken(text) returns void; plpgsql volatile; execute: svc_visitor; labels/labels.sql
 -- app_hidden.raise_not_found(text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
 -- app_hidden.record_event(text,text,uuid,jsonb) returns uuid; sql volatile security definer; execute: svc_visitor; events/record.sql
 -- app_hidden.relation_view(app_public.issue_relations,uuid) returns jsonb; sql stable; execute: svc_visitor; relations/relations.sql
+-- app_hidden.repo_apply_rules(app_public.external_resources) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.repo_check_host_settings(text,text) returns void; plpgsql immutable; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.repo_check_status_rules(jsonb) returns jsonb; plpgsql immutable; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.repo_link_json(app_public.external_links) returns jsonb; sql stable; execute: svc_visitor; repohost/shapes.sql
+-- app_hidden.repo_mapping_insert(uuid,text,text,text,jsonb,boolean) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.repo_mapping_json(app_public.connection_mappings) returns jsonb; sql stable; execute: svc_visitor; repohost/shapes.sql
+-- app_hidden.repo_mapping_resolve(text,text,text) returns app_public.connection_mappings; plpgsql stable; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.repo_parse_url(text,text) returns jsonb; plpgsql immutable; execute: svc_visitor; repohost/shapes.sql
+-- app_hidden.repo_resource_imported(uuid) returns boolean; sql stable security definer; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.repo_resource_json(app_public.external_resources) returns jsonb; sql stable; execute: svc_visitor; repohost/shapes.sql
+-- app_hidden.repo_resource_record(app_public.connection_mappings,jsonb) returns app_public.external_resources; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.repohost_prepare(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.require_issues_unrestricted(text) returns void; plpgsql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.require_key_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_open_cycle(app_public.cycles) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.require_own_agent() returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql
 -- app_hidden.require_scope(text) returns void; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_time_tracking() returns void; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.require_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_workspace_admin() returns void; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_workspace_admin_key() returns void; plpgsql stable security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.resolve_issue_list(jsonb,text,boolean) returns uuid[]; plpgsql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.run_contract_version() returns text; sql immutable; execute: svc_visitor; runs/runs.sql
+-- app_hidden.run_for_agent_change(text,boolean) returns app_public.agent_runs; plpgsql volatile; execute: svc_visitor; runs/runs.sql
 -- app_hidden.run_json(app_public.agent_runs) returns jsonb; sql stable; execute: svc_visitor; agents/runs.sql
+-- app_hidden.run_list_json(app_public.agent_runs) returns jsonb; sql stable; execute: svc_visitor; runs/runs.sql
+-- app_hidden.run_protocol(app_public.agent_runs) returns jsonb; sql stable; execute: svc_visitor; runs/runs.sql
+-- app_hidden.run_set_status(app_public.agent_runs,text,text) returns app_public.agent_runs; plpgsql volatile; execute: svc_visitor; runs/runs.sql
+-- app_hidden.run_status_payload(app_public.agent_runs,text,text) returns jsonb; sql stable; execute: svc_visitor; runs/runs.sql
+-- app_hidden.runtime_config_check(app_public.runtimes,jsonb) returns void; plpgsql stable; execute: svc_visitor; runtimes/runtimes.sql
+-- app_hidden.runtime_has_secret(uuid) returns boolean; sql stable security definer; execute: svc_visitor; runtimes/runtimes.sql
+-- app_hidden.runtime_info_sanitize(jsonb) returns jsonb; sql immutable; execute: svc_visitor; runtimes/runtimes.sql
+-- app_hidden.runtime_json(app_public.runtimes) returns jsonb; sql stable; execute: svc_visitor; runtimes/runtimes.sql
+-- app_hidden.runtime_set_secret(uuid,text) returns void; plpgsql volatile security definer; execute: svc_visitor; runtimes/runtimes.sql
 -- app_hidden.set_issue_labels(uuid,uuid[],uuid[]) returns void; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.set_request_context(uuid,uuid,uuid,uuid,text[],uuid[],uuid[],uuid[]) returns void; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.status_json(app_public.statuses) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.step_block(app_public.execution_steps,text,text,jsonb) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.step_dependencies_done(app_public.execution_steps) returns boolean; sql stable; execute: svc_visitor; orchestration/machine.sql
+-- app_hidden.step_dispatch_judge(app_public.execution_steps,uuid) returns app_public.execution_steps; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.step_json(app_public.execution_steps) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
+-- app_hidden.step_make_ready(app_public.execution_steps) returns app_public.execution_steps; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.step_move(app_public.execution_steps,text) returns app_public.execution_steps; plpgsql volatile; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.stop_running_timer(uuid) returns app_public.time_entries; sql volatile; execute: svc_visitor; time/time.sql
 -- app_hidden.stream_backlog(bigint,integer) returns integer; sql stable; execute: svc_visitor; events/stream.sql
 -- app_hidden.stream_events(uuid[]) returns jsonb; sql stable; execute: svc_visitor; events/stream.sql
@@ -1021,6 +1750,9 @@ CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH
 -- app_hidden.ts_key(timestamp with time zone) returns text; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.upcoming_cycle() returns app_public.cycles; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.update_issue(app_public.issues,jsonb) returns app_public.issues; plpgsql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.update_many_item(jsonb,jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/bulk.sql
+-- app_hidden.url_hostname(text) returns text; sql immutable; execute: svc_visitor; attachments/attachments.sql
+-- app_hidden.user_ref_json(uuid) returns jsonb; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.user_today(text) returns date; plpgsql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.utc_today() returns date; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.uuid_array(jsonb,text) returns uuid[]; plpgsql immutable; execute: svc_visitor; core/util.sql
@@ -1112,6 +1844,20 @@ alter table app_private.plugins enable row level security;
 alter table app_private.plugins force row level security;
 create policy owner_all on app_private.plugins for all to current_user using (true) with check (true);
 
+-- SHA-256 of a runtime's shared secret (given once at runtimes.register); shown only as hasSecret.
+create table app_private.runtime_secrets (
+  runtime_id uuid not null,
+  workspace_id uuid not null,
+  secret_hash bytea not null,
+  created_at timestamp with time zone default now() not null,
+  constraint runtime_secrets_pkey PRIMARY KEY (runtime_id),
+  constraint runtime_secrets_workspace_id_runtime_id_fkey FOREIGN KEY (workspace_id, runtime_id) REFERENCES app_public.runtimes(workspace_id, id) ON DELETE CASCADE
+);
+CREATE INDEX runtime_secrets_workspace_idx ON app_private.runtime_secrets USING btree (workspace_id, runtime_id);
+alter table app_private.runtime_secrets enable row level security;
+alter table app_private.runtime_secrets force row level security;
+create policy owner_all on app_private.runtime_secrets for all to current_user using (true) with check (true);
+
 -- Signing secret of each webhook (whsec_<base64>, Standard Webhooks format). Shown once at creation or rotation; never readable by the request role.
 create table app_private.webhook_secrets (
   webhook_id uuid not null,
@@ -1140,14 +1886,23 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- functions of app_private (definitions in sql/)
 -- app_private.add_member(uuid,text,text) returns jsonb; plpgsql volatile; execute: owner only; workspace/members.sql
 -- app_private.api_key_info(app_private.api_keys,uuid) returns app_public.api_key; sql stable; execute: owner only; auth/keys.sql
+-- app_private.attachment_set_link_title(uuid,text) returns void; sql volatile; execute: owner only; attachments/jobs.sql
+-- app_private.attachment_upload_expire(uuid) returns text; sql volatile; execute: owner only; attachments/jobs.sql
+-- app_private.attachments_enqueue(text,json,timestamp with time zone) returns void; plpgsql volatile security definer; execute: owner only; attachments/jobs.sql
+-- app_private.chat_open_thread(uuid,uuid,uuid,text,uuid,text,text) returns jsonb; plpgsql volatile security definer; execute: owner only; chat/chat.sql
+-- app_private.chat_person_caller() returns app_private.caller; plpgsql stable security definer; execute: owner only; chat/chat.sql
+-- app_private.chat_post_user_message(uuid,uuid,uuid,text,jsonb) returns app_public.chat_messages; plpgsql volatile security definer; execute: owner only; chat/chat.sql
 -- app_private.check_membership_change(app_private.caller,text,text) returns void; plpgsql stable; execute: owner only; workspace/members.sql
 -- app_private.check_webhook_input(text,text[]) returns text[]; plpgsql immutable; execute: owner only; webhooks/webhooks.sql
 -- app_private.create_agent(uuid,text,text,text[],text,text,integer,text) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.create_api_key(uuid,uuid,text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,bytea,text,text,uuid) returns app_private.api_keys; plpgsql volatile; execute: owner only; auth/keys.sql
+-- app_private.create_dispatch_rule(uuid,uuid,text,uuid,uuid,text) returns jsonb; plpgsql volatile; execute: owner only; dispatch/rules.sql
 -- app_private.create_plugin(uuid,text,text[]) returns app_private.plugins; plpgsql volatile; execute: owner only; auth/plugins.sql
 -- app_private.create_workspace(text,text,text) returns jsonb; plpgsql volatile; execute: owner only; workspace/workspace.sql
 -- app_private.current_caller() returns app_private.caller; plpgsql stable; execute: owner only; core/caller.sql
 -- app_private.delete_agent(uuid,uuid) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
+-- app_private.dispatch_next(uuid) returns jsonb; plpgsql volatile; execute: owner only; dispatch/dispatcher.sql
+-- app_private.dispatch_pick(app_public.issues,text,app_public.agents[]) returns record; plpgsql stable; execute: owner only; dispatch/dispatcher.sql
 -- app_private.enqueue_agent_dispatch(uuid,uuid) returns uuid; plpgsql volatile security definer; execute: owner only; agents/agents.sql
 -- app_private.enqueue_delivery_job(uuid,timestamp with time zone) returns void; plpgsql volatile security definer; execute: owner only; webhooks/webhooks.sql
 -- app_private.ensure_user(text) returns app_public.users; plpgsql volatile; execute: owner only; workspace/members.sql
@@ -1155,6 +1910,7 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_private.find_membership(uuid,uuid) returns app_public.memberships; plpgsql stable; execute: owner only; workspace/members.sql
 -- app_private.generate_api_token() returns record; plpgsql volatile; execute: owner only; auth/keys.sql
 -- app_private.issue_api_key(uuid,uuid,text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text,uuid) returns app_public.issued_api_key; plpgsql volatile; execute: owner only; auth/keys.sql
+-- app_private.issue_last_event_at(uuid,uuid,text) returns timestamp with time zone; sql stable; execute: owner only; dispatch/watchdogs.sql
 -- app_private.new_webhook_secret() returns text; sql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.notification_preference_effective(uuid,uuid,text) returns TABLE(enabled boolean, delivery text, source text); sql stable; execute: owner only; notification/preferences.sql
 -- app_private.plugin_info(app_private.plugins) returns app_public.plugin_info; sql stable; execute: owner only; auth/plugins.sql
@@ -1168,12 +1924,28 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_private.rotate_agent_webhook_secret(uuid) returns text; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.set_agent_archived(uuid,uuid,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.set_member_role(uuid,uuid,text) returns app_public.memberships; plpgsql volatile; execute: owner only; workspace/members.sql
+-- app_private.sweep_stale_runs(timestamp with time zone) returns jsonb; plpgsql volatile security definer; execute: owner only; runs/runs.sql
+-- app_private.tg_action_requests__events() returns trigger; plpgsql volatile security definer; execute: owner only; actionRequests/triggers.sql
+-- app_private.tg_activity_events__agent_dispatch() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_activity_events__sequence() returns trigger; plpgsql volatile security definer; execute: owner only; events/triggers.sql
 -- app_private.tg_activity_events__webhooks() returns trigger; plpgsql volatile security definer; execute: owner only; events/triggers.sql
+-- app_private.tg_agent_crew_members__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
+-- app_private.tg_agent_crews__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
+-- app_private.tg_agent_runs__plan_budget() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_agents__events() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
+-- app_private.tg_agents__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_api_keys__notify_revoked() returns trigger; plpgsql volatile; execute: owner only; auth/triggers.sql
+-- app_private.tg_attachment_uploads__expiry_job() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql
+-- app_private.tg_attachments__events() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql
+-- app_private.tg_attachments__link_title() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql
 -- app_private.tg_comments__events() returns trigger; plpgsql volatile security definer; execute: owner only; comments/triggers.sql
 -- app_private.tg_cycles__events() returns trigger; plpgsql volatile security definer; execute: owner only; cycles/triggers.sql
+-- app_private.tg_dispatch_rules__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
+-- app_private.tg_execution_plans__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
+-- app_private.tg_execution_steps__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
+-- app_private.tg_external_links__events() returns trigger; plpgsql volatile security definer; execute: owner only; repohost/triggers.sql
+-- app_private.tg_external_resources__events() returns trigger; plpgsql volatile security definer; execute: owner only; repohost/triggers.sql
+-- app_private.tg_goals__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_initiatives__events() returns trigger; plpgsql volatile security definer; execute: owner only; initiatives/triggers.sql
 -- app_private.tg_issue_labels__events() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issue_relations__events() returns trigger; plpgsql volatile security definer; execute: owner only; relations/triggers.sql
@@ -1181,12 +1953,18 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_private.tg_issues__events() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__plugin_creator() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__status_timestamps() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
+-- app_private.tg_issues__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_memberships__events() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
 -- app_private.tg_projects__events() returns trigger; plpgsql volatile security definer; execute: owner only; projects/triggers.sql
+-- app_private.tg_review_gates__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_workspaces__seed_statuses() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
+-- app_private.tg_workspaces__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.touch_api_keys(uuid[]) returns void; sql volatile; execute: owner only; auth/keys.sql
 -- app_private.update_agent(uuid,uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.update_workspace_settings(uuid,text,integer,integer,boolean,integer,integer,boolean,text,integer,integer) returns app_public.workspaces; plpgsql volatile; execute: owner only; workspace/workspace.sql
+-- app_private.wake_dispatcher(uuid) returns void; plpgsql volatile security definer; execute: owner only; dispatch/dispatcher.sql
+-- app_private.watchdog_fired_recently(uuid,uuid,text,timestamp with time zone) returns boolean; sql stable; execute: owner only; dispatch/watchdogs.sql
+-- app_private.watchdog_sweep(timestamp with time zone) returns jsonb; plpgsql volatile; execute: owner only; dispatch/watchdogs.sql
 -- app_private.webhook_create(uuid,text,text[],text) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_delete(uuid) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_deliveries_list(uuid,uuid,text,integer,uuid) returns jsonb; plpgsql stable; execute: owner only; webhooks/webhooks.sql
@@ -1204,7 +1982,38 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- usage: svc_visitor:USAGE
 
 -- functions of app_tools (definitions in sql/)
--- app_tools.agents_me(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agents/tools/me.sql
+-- app_tools.action_requests_accept(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/accept.sql
+-- app_tools.action_requests_close_voting(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/closeVoting.sql
+-- app_tools.action_requests_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/create.sql
+-- app_tools.action_requests_decline(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/decline.sql
+-- app_tools.action_requests_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; actionRequests/tools/list.sql
+-- app_tools.action_requests_results(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; actionRequests/tools/results.sql
+-- app_tools.action_requests_transition(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/transition.sql
+-- app_tools.action_requests_vote(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/vote.sql
+-- app_tools.agent_context_bundle(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agent/tools/contextBundle.sql
+-- app_tools.agent_crews_add_member(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/addMember.sql
+-- app_tools.agent_crews_archive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/archive.sql
+-- app_tools.agent_crews_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/create.sql
+-- app_tools.agent_crews_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agentCrews/tools/list.sql
+-- app_tools.agent_crews_remove_member(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/removeMember.sql
+-- app_tools.agent_crews_set_member_role(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/setMemberRole.sql
+-- app_tools.agent_crews_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/update.sql
+-- app_tools.agents_heartbeat(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agents/tools/heartbeat.sql
+-- app_tools.agents_list(jsonb) returns jsonb; sql stable; execute: svc_visitor; agents/tools/list.sql
+-- app_tools.agents_me(jsonb) returns jsonb; sql stable; execute: svc_visitor; agents/tools/me.sql
+-- app_tools.analytics_summary(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; analytics/tools/summary.sql
+-- app_tools.attachments_attach_link(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/attachLink.sql
+-- app_tools.attachments_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/delete.sql
+-- app_tools.attachments_finalize(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/finalize.sql
+-- app_tools.attachments_get_download_url(jsonb) returns jsonb; sql stable; execute: svc_visitor; attachments/tools/getDownloadUrl.sql
+-- app_tools.attachments_get_inline(jsonb) returns jsonb; sql stable; execute: svc_visitor; attachments/tools/getInline.sql
+-- app_tools.attachments_init_upload(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/initUpload.sql
+-- app_tools.attachments_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; attachments/tools/list.sql
+-- app_tools.chat_append_draft_chunk(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/appendDraftChunk.sql
+-- app_tools.chat_append_message(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/appendMessage.sql
+-- app_tools.chat_finalize_draft(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/finalizeDraft.sql
+-- app_tools.chat_get_thread(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; chat/tools/getThread.sql
+-- app_tools.chat_start_draft(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/startDraft.sql
 -- app_tools.comments_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/create.sql
 -- app_tools.comments_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/delete.sql
 -- app_tools.comments_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; comments/tools/list.sql
@@ -1220,6 +2029,15 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.cycles_rollover(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/rollover.sql
 -- app_tools.cycles_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/update.sql
 -- app_tools.events_recent(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; events/tools/recent.sql
+-- app_tools.execution_plans_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; executionPlans/tools/create.sql
+-- app_tools.execution_plans_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; executionPlans/tools/get.sql
+-- app_tools.execution_plans_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; executionPlans/tools/list.sql
+-- app_tools.execution_plans_transition(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; executionPlans/tools/transition.sql
+-- app_tools.execution_plans_transition_step(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; executionPlans/tools/transitionStep.sql
+-- app_tools.goals_abandon(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; goals/tools/abandon.sql
+-- app_tools.goals_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; goals/tools/create.sql
+-- app_tools.goals_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; goals/tools/get.sql
+-- app_tools.goals_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; goals/tools/list.sql
 -- app_tools.initiatives_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/create.sql
 -- app_tools.initiatives_get(jsonb) returns jsonb; sql stable; execute: svc_visitor; initiatives/tools/get.sql
 -- app_tools.initiatives_link_project(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/linkProject.sql
@@ -1260,6 +2078,12 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.notification_set_preference(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notification/tools/setPreference.sql
 -- app_tools.pins_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; pins/tools/list.sql
 -- app_tools.pins_set(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; pins/tools/set.sql
+-- app_tools.plans_activate(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plans/tools/activate.sql
+-- app_tools.plans_add_steps(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plans/tools/addSteps.sql
+-- app_tools.plans_decompose(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plans/tools/decompose.sql
+-- app_tools.plans_judge(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plans/tools/judge.sql
+-- app_tools.plans_record_verdict(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plans/tools/recordVerdict.sql
+-- app_tools.plans_request_approval(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plans/tools/requestApproval.sql
 -- app_tools.projects_archive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/archive.sql
 -- app_tools.projects_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/create.sql
 -- app_tools.projects_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; projects/tools/list.sql
@@ -1267,6 +2091,27 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.relations_add(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; relations/tools/add.sql
 -- app_tools.relations_list_for_issue(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; relations/tools/listForIssue.sql
 -- app_tools.relations_remove(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; relations/tools/remove.sql
+-- app_tools.repohost_import_issue(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/tools/importIssue.sql
+-- app_tools.repohost_link(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/tools/link.sql
+-- app_tools.repohost_list_linked(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; repohost/tools/listLinked.sql
+-- app_tools.repohost_parse_url(jsonb) returns jsonb; sql immutable; execute: svc_visitor; repohost/tools/parseUrl.sql
+-- app_tools.repohost_search(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; repohost/tools/search.sql
+-- app_tools.repohost_sync(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/tools/sync.sql
+-- app_tools.review_gates_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; reviewGates/tools/list.sql
+-- app_tools.review_gates_open(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; reviewGates/tools/open.sql
+-- app_tools.review_gates_resolve(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; reviewGates/tools/resolve.sql
+-- app_tools.runs_complete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/complete.sql
+-- app_tools.runs_kick(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/kick.sql
+-- app_tools.runs_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; runs/tools/list.sql
+-- app_tools.runs_record_usage(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/recordUsage.sql
+-- app_tools.runs_resume_work(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/resumeWork.sql
+-- app_tools.runs_set_waiting(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/setWaiting.sql
+-- app_tools.runtimes_configure(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/configure.sql
+-- app_tools.runtimes_heartbeat(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/heartbeat.sql
+-- app_tools.runtimes_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; runtimes/tools/list.sql
+-- app_tools.runtimes_register(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/register.sql
+-- app_tools.runtimes_report_info(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/reportInfo.sql
+-- app_tools.standup_draft(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; standup/tools/draft.sql
 -- app_tools.statuses_list(jsonb) returns jsonb; sql stable; execute: svc_visitor; statuses/tools/list.sql
 -- app_tools.time_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; time/tools/list.sql
 -- app_tools.time_log(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/log.sql

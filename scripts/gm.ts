@@ -21,8 +21,8 @@ let rootUrl = process.env.ROOT_DATABASE_URL;
 if (!url) {
   const cluster = await openEmbeddedCluster(config.dataDir);
   stop = () => cluster.stop();
-  await ensureDatabase(cluster.url('postgres'), 'svc');
-  url = cluster.url('svc');
+  await ensureDatabase(cluster.url('postgres'), 'svc', cluster.ownerRole);
+  url = cluster.ownerUrl('svc'); // the same non-superuser owner as `svc start`, so objects have one owner
   shadowUrl = cluster.url('svc_shadow');
   rootUrl = cluster.url('postgres');
 }

@@ -13,8 +13,8 @@ const COMMENT = /^comment on function (app_tools\.\w+)\(args jsonb\) is '(?:[^']
 const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 let changed = 0;
 for (const t of TOOLS) {
-  if (t.run) continue;
-  const file = path.resolve('sql', `${t.name.replace('.', '/tools/')}.sql`);
+  if (!t.hasSql) continue;
+  const file = path.resolve('sql', t.sqlFile);
   const text = fs.readFileSync(file, 'utf8');
   const statement = `comment on function ${t.sqlFunction}(args jsonb) is ${literal(`${t.name}: ${t.description}`)};`;
   const next = COMMENT.test(text) ? text.replace(COMMENT, () => statement) : `${text.trimEnd()}\n${statement}\n`;

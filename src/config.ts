@@ -15,30 +15,50 @@ export interface Config {
   workerConcurrency: number;
   /** Deadline of one webhook delivery attempt (decisions.md: 10 s). */
   webhookTimeoutMs: number;
+  /** Attachment blobs on S3 (SVC_S3_BUCKET set); otherwise files under dataDir served by the service. */
+  s3?: { bucket: string; region?: string; endpoint?: string };
 }
 
-function int(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
-  return n;
+/** A bad environment value: `svc` prints the message as one line and exits 2 (no stack trace). */
+export class ConfigError extends Error {
+  readonly exitCode = 2;
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export function loadConfig(env = process.env): Config {
-  const port = int('PORT', 3000);
+  if (!env.SVC_S3_BUCKET && (env.SVC_S3_ENDPOINT || env.SVC_S3_REGION)) {
+    throw new ConfigError('SVC_S3_ENDPOINT/SVC_S3_REGION are set but SVC_S3_BUCKET is not: set the bucket to store attachments on S3, or unset them for the embedded store');
+  }
+  const int = (name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number => {
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === '') return fallback;
+    const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isSafeInteger(n) || n > max) {
+      throw new ConfigError(`${name} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? '0 or more' : `from 0 to ${max}`}, got ${JSON.stringify(env[name])}`);
+    }
+    return n;
+  };
+  const port = int('PORT', 3000, 65535);
   const host = env.HOST || '127.0.0.1';
+  const logLevel = (env.LOG_LEVEL || 'info').trim().toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}`);
+  }
   return {
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: path.resolve(env.SVC_DATA_DIR || './.svc-data'),
     port,
     host,
     publicUrl: env.SVC_PUBLIC_URL || `http://${host}:${port}`,
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel,
     egressAllowPrivate: env.SVC_EGRESS_ALLOW_PRIVATE === '1' || env.SVC_EGRESS_ALLOW_PRIVATE === 'true',
     rateLimitRpcPerMin: int('SVC_RATE_LIMIT_RPC_PER_MIN', 600),
     rateLimitRestPerMin: int('SVC_RATE_LIMIT_REST_PER_MIN', 300),
     workerConcurrency: Math.max(1, int('SVC_WORKER_CONCURRENCY', 8)),
     webhookTimeoutMs: Math.max(100, int('SVC_WEBHOOK_TIMEOUT_MS', 10_000)),
+    s3: env.SVC_S3_BUCKET
+      ? { bucket: env.SVC_S3_BUCKET, region: env.SVC_S3_REGION || undefined, endpoint: env.SVC_S3_ENDPOINT || undefined }
+      : undefined,
   };
 }

@@ -5,9 +5,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Runner } from 'graphile-worker';
 import { KeyAuthenticator } from './auth/keys.ts';
+import { EmbeddedBlobStore } from './blobs/embedded.ts';
+import { createBlobStore } from './blobs/index.ts';
 import type { Config } from './config.ts';
 import { createPools, resolveDatabase, type Pools } from './db/database.ts';
-import { applyMigrations } from './db/migrate.ts';
+import { applyMigrations, pendingMigrationCount } from './db/migrate.ts';
 import { EventHub } from './events/hub.ts';
 import { Notifier } from './events/notifier.ts';
 import { buildApp } from './http/app.ts';
@@ -26,30 +28,44 @@ export interface ServiceOptions {
   worker: boolean;
   /** Use this database instead of resolving one from the config (tests). */
   ownerUrl?: string;
+  /** Human lines about what start-up is doing (creating the cluster, migrations, worker). */
+  progress?: (line: string) => void;
+  /** Aborted (SIGINT/SIGTERM during start-up): stop what was started so far and reject. */
+  signal?: AbortSignal;
 }
 
 export async function startService(config: Config, opts: ServiceOptions): Promise<Service> {
+  const progress = opts.progress ?? (() => {});
   const target = opts.ownerUrl
     ? { ownerUrl: opts.ownerUrl, description: 'given database', close: async () => {} }
-    : await resolveDatabase(config);
+    : await resolveDatabase(config, progress);
   const stops: Array<() => Promise<unknown>> = [() => target.close()];
   const stop = async () => {
     for (const fn of stops.reverse()) await fn().catch(() => {});
   };
+  const checkpoint = () => opts.signal?.throwIfAborted();
   try {
+    checkpoint();
+    const { pending, total } = await pendingMigrationCount(target.ownerUrl);
+    progress(pending ? `applying ${pending} of ${total} migrations` : `database schema up to date (${total} migrations)`);
     await applyMigrations(target.ownerUrl);
+    checkpoint();
     // The worker's jobs use owner connections: room for each concurrent job plus the API's own use.
     const pools = createPools(target.ownerUrl, { ownerMax: opts.worker ? config.workerConcurrency + 4 : 8 });
     stops.push(() => pools.end());
 
+    const blobs = createBlobStore(config);
     let worker: Runner | undefined;
     if (opts.worker) {
+      progress(`starting the worker (${config.workerConcurrency} jobs at once)`);
       worker = await startWorker(pools.owner, {
+        blobs,
         concurrency: config.workerConcurrency,
         allowPrivate: config.egressAllowPrivate,
         timeoutMs: config.webhookTimeoutMs,
       });
       stops.push(() => worker!.stop());
+      checkpoint();
     }
 
     let app: FastifyInstance | undefined;
@@ -63,7 +79,7 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
       notifier.on('svc_keys', (keyId: string) => keys.forget(keyId));
       const events = new EventHub(pools.api, notifier);
       stops.push(() => events.close());
-      const runner = new ToolRunner(pools.api);
+      const runner = new ToolRunner(pools.api, { blobs, allowPrivateEgress: config.egressAllowPrivate });
       ({ app } = buildApp({
         ownerPool: pools.owner,
         keys,
@@ -72,14 +88,18 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
         logLevel: config.logLevel,
         events,
         graphql: { pool: pools.api },
+        blobs,
       }));
       stops.push(() => app!.close());
+      checkpoint();
       const where = `${target.description}${opts.worker ? ', worker running' : ''}`;
-      // The one start-up line: where it listens.
+      // The start-up line scripts wait for: where it listens.
       await app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `svc listening on ${address} (${where})` });
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
       url = `http://${config.host}:${port}`;
+      // Links to the embedded store follow the real port when no SVC_PUBLIC_URL was given (PORT=0).
+      if (blobs instanceof EmbeddedBlobStore && config.publicUrl === `http://${config.host}:${config.port}`) blobs.setPublicUrl(url);
     }
     return { app, pools, url, stop };
   } catch (err) {

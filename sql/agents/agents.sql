@@ -11,9 +11,11 @@ as $$
     'runtimeMode', a.runtime_mode, 'provider', a.provider, 'capabilities', to_jsonb(a.capabilities),
     'maxConcurrent', a.max_concurrent, 'webhookUrl', a.webhook_url,
     'lastHeartbeatAt', a.last_heartbeat_at, 'lastDispatchedAt', a.last_dispatched_at,
-    'archivedAt', a.archived_at, 'runtime', null, 'createdAt', a.created_at)
+    'archivedAt', a.archived_at, 'createdAt', a.created_at,
+    'runtime', (select jsonb_build_object('id', r.id, 'name', r.name, 'kind', r.kind)
+                from app_public.runtimes r where r.id = a.runtime_id and r.workspace_id = a.workspace_id))
 $$;
-comment on function app_hidden.agent_json(a app_public.agents) is 'Agent (spec 2.9).';
+comment on function app_hidden.agent_json(a app_public.agents) is 'Agent (spec 2.9) with its runtime {id, name, kind} (null when it has none).';
 grant execute on function app_hidden.agent_json(a app_public.agents) to svc_visitor;
 
 create or replace function app_hidden.agents_create(p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text)
@@ -83,19 +85,15 @@ create or replace function app_hidden.find_agent(p_agent_id text, p_profile_key 
  language plpgsql
  stable
 as $$
-declare v_agent app_public.agents;
 begin
   if p_agent_id is not null then
-    select * into v_agent from app_public.agents
-    where id = app_hidden.parse_uuid(p_agent_id, p_field) and workspace_id = app_hidden.current_workspace_id();
-  elsif p_profile_key is not null then
-    select * into v_agent from app_public.agents
-    where profile_key = lower(p_profile_key) and workspace_id = app_hidden.current_workspace_id();
+    return app_hidden.found((select a from app_public.agents a
+                             where a.id = app_hidden.parse_uuid(p_agent_id, p_field) and a.workspace_id = app_hidden.current_workspace_id()),
+                            'Agent', p_field);
   end if;
-  if v_agent.id is null then
-    raise exception 'Agent not found' using errcode = 'SV404', column = p_field;
-  end if;
-  return v_agent;
+  return app_hidden.found((select a from app_public.agents a
+                           where a.profile_key = lower(p_profile_key) and a.workspace_id = app_hidden.current_workspace_id()),
+                          'Agent', p_field);
 end
 $$;
 comment on function app_hidden.find_agent(p_agent_id text, p_profile_key text, p_field text) is 'An agent of the caller''s workspace by id or profileKey; 404 naming the field otherwise.';
@@ -292,3 +290,46 @@ as $$
 $$;
 comment on function app_public.agents_update(agent_id uuid, name text, profile_key text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text, clear_webhook_url boolean) is 'OWNER/ADMIN: changes the fields given (omitted = unchanged; clearWebhookUrl removes the webhook). Emits AGENT_UPDATED.';
 grant execute on function app_public.agents_update(agent_id uuid, name text, profile_key text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text, clear_webhook_url boolean) to svc_visitor;
+
+create or replace function app_hidden.require_own_agent()
+ returns app_public.agents
+ language plpgsql
+ stable
+as $$
+declare v_agent app_public.agents;
+begin
+  if app_hidden.current_agent_id() is null then
+    raise exception 'This key is not linked to an agent' using errcode = 'SV403', detail = 'agent_key_required';
+  end if;
+  select * into v_agent from app_public.agents where id = app_hidden.current_agent_id();
+  if v_agent.id is null or v_agent.workspace_id <> app_hidden.current_workspace_id() then
+    raise exception 'The linked agent is not in this workspace' using errcode = 'SV403', detail = 'agent_forbidden';
+  end if;
+  if v_agent.archived_at is not null then
+    raise exception 'The linked agent is archived' using errcode = 'SV403', detail = 'agent_archived';
+  end if;
+  return v_agent;
+end
+$$;
+comment on function app_hidden.require_own_agent() is 'The agent linked to the calling key; 403 agent_key_required (no linked agent), agent_forbidden (another workspace) or agent_archived.';
+grant execute on function app_hidden.require_own_agent() to svc_visitor;
+
+create or replace function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid)
+ returns uuid
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  if p_agent_id is null then
+    return null;  -- nobody to deliver to (e.g. a step with no agent yet)
+  end if;
+  if not exists (select 1 from app_public.activity_events e
+                 where e.id = p_event_id and e.workspace_id = app_hidden.current_workspace_id()) then
+    perform app_hidden.raise_not_found('Event');
+  end if;
+  return app_private.enqueue_agent_dispatch(p_event_id, p_agent_id);
+end
+$$;
+comment on function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid) is 'For tool functions: queues an event of the caller''s workspace to an agent''s dispatch channel (app_private.enqueue_agent_dispatch): chat USER messages, kicks, ready steps and judges. NULL when there is no agent or it has no webhookUrl (it sees the event on SSE).';
+grant execute on function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid) to svc_visitor;

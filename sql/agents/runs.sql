@@ -39,7 +39,7 @@ as $$
     'engagementMode', r.engagement_mode, 'currentStep', r.current_step,
     'startedAt', r.started_at, 'finishedAt', r.finished_at, 'lastEventAt', r.last_event_at,
     'tokensIn', r.tokens_in, 'tokensOut', r.tokens_out, 'tokensCached', r.tokens_cached, 'costUsd', r.cost_usd,
-    'controlState', r.control_state,
+    'controlState', r.control_state, 'completionMeta', r.completion_meta,
     'agent', (select jsonb_build_object('id', a.id, 'profileKey', a.profile_key, 'name', a.name)
               from app_public.agents a where a.id = r.agent_id))
 $$;

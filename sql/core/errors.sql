@@ -1,18 +1,22 @@
 -- Raising the service's own SQLSTATEs (SV400, SV404 ...), mapped to HTTP in src/errors.ts.
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
-create or replace function app_hidden.raise_in_item(p_index integer, p_state text, p_message text, p_detail text, p_hint text, p_column text)
- returns void
+-- The finder every find_<entity> uses: it looks its row up (by id parsed with parse_uuid, so a malformed id
+-- is a 400 on the field) and hands it here; nothing found, or nothing visible under RLS, reads the same.
+create or replace function app_hidden.found(p_row anyelement, p_what text, p_field text default 'id'::text)
+ returns anyelement
  language plpgsql
+ stable
 as $$
 begin
-  raise exception using errcode = p_state, message = p_message, detail = coalesce(p_detail, ''),
-    hint = coalesce(p_hint, ''),
-    column = 'items.' || p_index || case when coalesce(p_column, '') <> '' then '.' || p_column else '' end;
+  if p_row is null then
+    raise exception '% not found', p_what using errcode = 'SV404', column = p_field;
+  end if;
+  return p_row;
 end
 $$;
-comment on function app_hidden.raise_in_item(p_index integer, p_state text, p_message text, p_detail text, p_hint text, p_column text) is 'Bulk tools: re-raises a business error (SV…) of item N with its field named items.N.<field>; the whole call rolls back.';
-grant execute on function app_hidden.raise_in_item(p_index integer, p_state text, p_message text, p_detail text, p_hint text, p_column text) to svc_visitor;
+comment on function app_hidden.found(p_row anyelement, p_what text, p_field text) is 'A looked-up row, or 404 "<what> not found" naming the field when there is none (a missing row and one RLS hides read the same).';
+grant execute on function app_hidden.found(p_row anyelement, p_what text, p_field text) to svc_visitor;
 
 create or replace function app_hidden.raise_invalid(p_field text, p_message text)
  returns void

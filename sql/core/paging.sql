@@ -1,7 +1,7 @@
 -- Opaque cursors of paged lists.
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
-create or replace function app_hidden.cursor_decode(p_cursor text, p_prefix text)
+create or replace function app_hidden.cursor_decode(p_cursor text, p_prefix text, p_field text default 'cursor'::text)
  returns text
  language plpgsql
  immutable
@@ -13,15 +13,15 @@ begin
   v_b64 := v_b64 || repeat('=', (4 - length(v_b64) % 4) % 4);
   v_token := convert_from(decode(v_b64, 'base64'), 'utf8');
   if left(v_token, length(p_prefix) + 1) <> p_prefix || ':' then
-    raise exception 'bad cursor' using errcode = 'SV400', column = 'cursor';
+    raise exception 'bad cursor' using errcode = 'SV400', column = p_field;
   end if;
   return substr(v_token, length(p_prefix) + 2);
 exception when others then
-  raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = 'cursor';
+  raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = p_field;
 end
 $$;
-comment on function app_hidden.cursor_decode(p_cursor text, p_prefix text) is 'Reads a cursor made by cursor_encode; a foreign or damaged cursor is a 400 on field cursor.';
-grant execute on function app_hidden.cursor_decode(p_cursor text, p_prefix text) to svc_visitor;
+comment on function app_hidden.cursor_decode(p_cursor text, p_prefix text, p_field text) is 'Reads a cursor made by cursor_encode; a foreign or damaged cursor is a 400 on the field (cursor unless named).';
+grant execute on function app_hidden.cursor_decode(p_cursor text, p_prefix text, p_field text) to svc_visitor;
 
 create or replace function app_hidden.cursor_encode(p_token text)
  returns text
@@ -37,22 +37,22 @@ $$;
 comment on function app_hidden.cursor_encode(p_token text) is 'Opaque cursor for keyset pagination (base64url of a small token, no padding, no line breaks).';
 grant execute on function app_hidden.cursor_encode(p_token text) to svc_visitor;
 
-create or replace function app_hidden.keyset_decode(p_cursor text, p_prefix text, OUT sort_key text, OUT sort_id uuid)
+create or replace function app_hidden.keyset_decode(p_cursor text, p_prefix text, p_field text default 'cursor'::text, OUT sort_key text, OUT sort_id uuid)
  returns record
  language plpgsql
  immutable
 as $$
-declare v_token text := app_hidden.cursor_decode(p_cursor, p_prefix);
+declare v_token text := app_hidden.cursor_decode(p_cursor, p_prefix, p_field);
 begin
   if length(v_token) < 38 or substr(v_token, length(v_token) - 36, 1) <> '|' then
-    raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = 'cursor';
+    raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = p_field;
   end if;
   sort_key := substr(v_token, 1, length(v_token) - 37);
-  sort_id := app_hidden.parse_uuid(right(v_token, 36), 'cursor');
+  sort_id := app_hidden.parse_uuid(right(v_token, 36), p_field);
 end
 $$;
-comment on function app_hidden.keyset_decode(p_cursor text, p_prefix text, OUT sort_key text, OUT sort_id uuid) is 'Reads a cursor made by keyset_encode; anything else is a 400 on field cursor.';
-grant execute on function app_hidden.keyset_decode(p_cursor text, p_prefix text, OUT sort_key text, OUT sort_id uuid) to svc_visitor;
+comment on function app_hidden.keyset_decode(p_cursor text, p_prefix text, p_field text, OUT sort_key text, OUT sort_id uuid) is 'Reads a cursor made by keyset_encode (a null cursor gives nulls); anything else is a 400 on the field (cursor unless named).';
+grant execute on function app_hidden.keyset_decode(p_cursor text, p_prefix text, p_field text, OUT sort_key text, OUT sort_id uuid) to svc_visitor;
 
 create or replace function app_hidden.keyset_encode(p_prefix text, p_sort text, p_id uuid)
  returns text
@@ -61,3 +61,31 @@ create or replace function app_hidden.keyset_encode(p_prefix text, p_sort text, 
 as $$ select app_hidden.cursor_encode(p_prefix || ':' || p_sort || '|' || p_id::text) $$;
 comment on function app_hidden.keyset_encode(p_prefix text, p_sort text, p_id uuid) is 'Opaque keyset cursor for (sort key, id) ordered lists.';
 grant execute on function app_hidden.keyset_encode(p_prefix text, p_sort text, p_id uuid) to svc_visitor;
+
+-- Every paged list ends the same way: it selects up to limit + 1 rows as page_row (item = the shaped row,
+-- sort_key/id = what its cursor encodes) and returns page_json(rows, limit, prefix). The look-ahead row
+-- only says that there is a next page; a list shapes it lazily (item null past the limit:
+-- `case when row_number() over w <= v_limit then <shape> end`), so no row is shaped for nothing.
+create or replace function app_hidden.page_json(p_rows app_hidden.page_row[], p_limit integer, p_prefix text)
+ returns jsonb
+ language plpgsql
+ immutable
+as $$
+declare
+  v_last app_hidden.page_row;
+begin
+  if cardinality(p_rows) > p_limit then
+    v_last := p_rows[p_limit];
+  end if;
+  return jsonb_build_object(
+    'items', (select coalesce(jsonb_agg(r.item order by r.n), '[]')
+              from unnest(p_rows[:p_limit]) with ordinality r(item, sort_key, id, n)),
+    'nextCursor', case
+      when v_last is null then null
+      when p_prefix is null then v_last.sort_key
+      when v_last.id is null then app_hidden.cursor_encode(p_prefix || ':' || v_last.sort_key)
+      else app_hidden.keyset_encode(p_prefix, v_last.sort_key, v_last.id) end);
+end
+$$;
+comment on function app_hidden.page_json(p_rows app_hidden.page_row[], p_limit integer, p_prefix text) is 'A page of a list: {items, nextCursor} from up to limit + 1 rows in list order. nextCursor (when a row follows the page) is the last item''s keyset_encode(prefix, sort_key, id), or cursor_encode(prefix:sort_key) when id is null, or sort_key itself when prefix is null.';
+grant execute on function app_hidden.page_json(p_rows app_hidden.page_row[], p_limit integer, p_prefix text) to svc_visitor;

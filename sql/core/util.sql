@@ -77,3 +77,14 @@ end
 $$;
 comment on function app_hidden.uuid_array(p_value jsonb, p_field text) is 'uuid[] from a JSON array of strings.';
 grant execute on function app_hidden.uuid_array(p_value jsonb, p_field text) to svc_visitor;
+
+create or replace function app_hidden.user_ref_json(p_user_id uuid)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object('id', u.id, 'name', coalesce(nullif(u.name, ''), u.email), 'email', u.email)
+  from app_public.users u where u.id = p_user_id
+$$;
+comment on function app_hidden.user_ref_json(p_user_id uuid) is 'A user as {id, name (email when unnamed), email}; NULL for no user.';
+grant execute on function app_hidden.user_ref_json(p_user_id uuid) to svc_visitor;

@@ -52,14 +52,10 @@ create or replace function app_hidden.find_cycle(p_id text, p_field text default
  language plpgsql
  stable
 as $$
-declare v_cycle app_public.cycles;
 begin
-  select * into v_cycle from app_public.cycles
-  where id = app_hidden.parse_uuid(p_id, p_field) and workspace_id = app_hidden.current_workspace_id();
-  if v_cycle.id is null then
-    raise exception 'Cycle not found' using errcode = 'SV404', column = p_field;
-  end if;
-  return v_cycle;
+  return app_hidden.found((select c from app_public.cycles c
+                           where c.id = app_hidden.parse_uuid(p_id, p_field) and c.workspace_id = app_hidden.current_workspace_id()),
+                          'Cycle', p_field);
 end
 $$;
 comment on function app_hidden.find_cycle(p_id text, p_field text) is 'A cycle of the caller''s workspace, else 404 Cycle not found.';

@@ -123,3 +123,30 @@ end
 $$;
 comment on function app_public.dispatch_rules_update(rule_id uuid, target_agent_id uuid, priority text, label_id uuid, project_id uuid, name text, enabled boolean, clear text[]) is 'OWNER/ADMIN: changes the fields given (omitted = unchanged); clear lists conditions to remove (priority, labelId, projectId, name).';
 grant execute on function app_public.dispatch_rules_update(rule_id uuid, target_agent_id uuid, priority text, label_id uuid, project_id uuid, name text, enabled boolean, clear text[]) to svc_visitor;
+
+create or replace function app_private.create_dispatch_rule(p_workspace_id uuid, p_target_agent_id uuid, p_priority text default NULL::text, p_label_id uuid default NULL::uuid, p_project_id uuid default NULL::uuid, p_name text default NULL::text)
+ returns jsonb
+ language plpgsql
+as $$
+declare v_rule app_public.dispatch_rules;
+begin
+  if p_priority is not null and p_priority not in ('NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT') then
+    perform app_hidden.raise_invalid('priority', 'must be NONE, LOW, MEDIUM, HIGH or URGENT');
+  end if;
+  if p_label_id is not null and not exists (select 1 from app_public.labels where id = p_label_id and workspace_id = p_workspace_id) then
+    raise exception 'Label not found in this workspace' using errcode = 'SV404', column = 'labelId';
+  end if;
+  if p_project_id is not null and not exists (select 1 from app_public.projects where id = p_project_id and workspace_id = p_workspace_id) then
+    raise exception 'Project not found in this workspace' using errcode = 'SV404', column = 'projectId';
+  end if;
+  perform pg_advisory_xact_lock(hashtextextended('svc.dispatch_rules:' || p_workspace_id::text, 0));
+  insert into app_public.dispatch_rules (workspace_id, position, name, priority, label_id, project_id, target_agent_id)
+  values (p_workspace_id, (select count(*) from app_public.dispatch_rules where workspace_id = p_workspace_id),
+          p_name, p_priority, p_label_id, p_project_id, (app_private.find_agent(p_workspace_id, p_target_agent_id)).id)
+  returning * into v_rule;
+  return jsonb_build_object('id', v_rule.id, 'position', v_rule.position, 'name', v_rule.name,
+    'targetAgentId', v_rule.target_agent_id, 'priority', v_rule.priority, 'labelId', v_rule.label_id,
+    'projectId', v_rule.project_id, 'enabled', v_rule.enabled, 'createdAt', v_rule.created_at);
+end
+$$;
+comment on function app_private.create_dispatch_rule(p_workspace_id uuid, p_target_agent_id uuid, p_priority text, p_label_id uuid, p_project_id uuid, p_name text) is 'Operator (svc admin create-dispatch-rule): appends a dispatch rule at the end of the workspace''s order; the agent, label and project must belong to that workspace (404 naming the field).';

@@ -6,14 +6,10 @@ create or replace function app_hidden.find_initiative(p_id text, p_field text de
  language plpgsql
  stable
 as $$
-declare v_initiative app_public.initiatives;
 begin
-  select * into v_initiative from app_public.initiatives
-  where id = app_hidden.parse_uuid(p_id, p_field) and workspace_id = app_hidden.current_workspace_id();
-  if v_initiative.id is null then
-    raise exception 'Initiative not found' using errcode = 'SV404', column = p_field;
-  end if;
-  return v_initiative;
+  return app_hidden.found((select i from app_public.initiatives i
+                           where i.id = app_hidden.parse_uuid(p_id, p_field) and i.workspace_id = app_hidden.current_workspace_id()),
+                          'Initiative', p_field);
 end
 $$;
 comment on function app_hidden.find_initiative(p_id text, p_field text) is 'An initiative the key can see, else 404 Initiative not found.';

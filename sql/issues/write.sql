@@ -29,7 +29,7 @@ $$;
 comment on function app_hidden.assert_run_mode_allows_mutation(p_issue_id uuid) is 'Run-mode gating (spec 3.2): 403 run_mode_gated when the calling agent has an ACTIVE or WAITING run on the issue in RESEARCH, REVIEW or DISCUSS mode. Every issue-state mutation calls it; comments, status upserts and run tools do not.';
 grant execute on function app_hidden.assert_run_mode_allows_mutation(p_issue_id uuid) to svc_visitor;
 
-create or replace function app_hidden.assign_issue_agent(p_issue app_public.issues, p_agent app_public.agents, p_mode text, p_reason text, p_rationale text default NULL::text, p_comment_id uuid default NULL::uuid)
+create or replace function app_hidden.assign_issue_agent(p_issue app_public.issues, p_agent app_public.agents, p_mode text, p_reason text, p_rationale text default NULL::text, p_comment_id uuid default NULL::uuid, p_dispatch jsonb default NULL::jsonb)
  returns uuid
  language plpgsql
 as $$
@@ -52,32 +52,28 @@ begin
   returning id into v_run_id;
   perform app_hidden.record_event('AGENT_ASSIGNED', 'issue', p_issue.id, jsonb_build_object(
     'issueId', p_issue.id, 'agentId', p_agent.id, 'profileKey', p_agent.profile_key,
-    'from', v_from, 'to', p_agent.id, 'auto', false, 'reason', p_reason,
-    'rationale', p_rationale, 'commentId', p_comment_id, 'dispatch', null,
+    'from', v_from, 'to', p_agent.id, 'auto', p_dispatch is not null, 'reason', p_reason,
+    'rationale', p_rationale, 'commentId', p_comment_id, 'dispatch', p_dispatch,
     'runId', v_run_id, 'engagementMode', coalesce(p_mode, 'EXECUTE')));
   return v_run_id;
 end
 $$;
-comment on function app_hidden.assign_issue_agent(p_issue app_public.issues, p_agent app_public.agents, p_mode text, p_reason text, p_rationale text, p_comment_id uuid) is 'The assignment transition shared by issues.assign and issues.reassign: abandons the previous agent''s open run, swaps assignedAgentId (ISSUE_ASSIGNED by trigger), opens an ACTIVE run in the given mode and writes AGENT_ASSIGNED with the spec 6.4 payload. Returns the new run id.';
-grant execute on function app_hidden.assign_issue_agent(p_issue app_public.issues, p_agent app_public.agents, p_mode text, p_reason text, p_rationale text, p_comment_id uuid) to svc_visitor;
+comment on function app_hidden.assign_issue_agent(p_issue app_public.issues, p_agent app_public.agents, p_mode text, p_reason text, p_rationale text, p_comment_id uuid, p_dispatch jsonb) is 'The assignment transition shared by issues.assign and issues.reassign: abandons the previous agent''s open run, swaps assignedAgentId (ISSUE_ASSIGNED by trigger), opens an ACTIVE run in the given mode and writes AGENT_ASSIGNED with the spec 6.4 payload (auto and dispatch when the dispatcher passes p_dispatch). Returns the new run id.';
+grant execute on function app_hidden.assign_issue_agent(p_issue app_public.issues, p_agent app_public.agents, p_mode text, p_reason text, p_rationale text, p_comment_id uuid, p_dispatch jsonb) to svc_visitor;
 
 create or replace function app_hidden.find_issue(p_ref text, p_field text default 'id'::text)
  returns app_public.issues
  language plpgsql
  stable
 as $$
-declare v_issue app_public.issues;
 begin
   if p_ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-    select * into v_issue from app_public.issues where id = p_ref::uuid and deleted_at is null;
-  else
-    select * into v_issue from app_public.issues
-    where workspace_id = app_hidden.current_workspace_id() and key = upper(p_ref) and deleted_at is null;
+    return app_hidden.found((select i from app_public.issues i where i.id = p_ref::uuid and i.deleted_at is null),
+                            'Issue', p_field);
   end if;
-  if v_issue.id is null then
-    raise exception 'Issue not found' using errcode = 'SV404', column = p_field;
-  end if;
-  return v_issue;
+  return app_hidden.found((select i from app_public.issues i
+                           where i.workspace_id = app_hidden.current_workspace_id() and i.key = upper(p_ref) and i.deleted_at is null),
+                          'Issue', p_field);
 end
 $$;
 comment on function app_hidden.find_issue(p_ref text, p_field text) is 'A live issue the caller can see, by id or by key (ABC-12); otherwise 404 (never a hint that it exists elsewhere).';

@@ -5,13 +5,11 @@ create or replace function app_hidden.find_label_for_write(p_id text)
  returns app_public.labels
  language plpgsql
 as $$
-declare v_label app_public.labels;
+declare
+  v_label app_public.labels := app_hidden.found(
+    (select l from app_public.labels l
+     where l.id = app_hidden.parse_uuid(p_id, 'id') and l.workspace_id = app_hidden.current_workspace_id()), 'Label');
 begin
-  select * into v_label from app_public.labels
-  where id = app_hidden.parse_uuid(p_id, 'id') and workspace_id = app_hidden.current_workspace_id();
-  if v_label.id is null then
-    raise exception 'Label not found' using errcode = 'SV404', column = 'id';
-  end if;
   if not app_hidden.issues_unrestricted() then
     raise exception 'A key with project or label narrowing may not change workspace labels'
       using errcode = 'SV403', detail = 'narrowing';

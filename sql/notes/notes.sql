@@ -6,15 +6,10 @@ create or replace function app_hidden.find_note(p_id text)
  language plpgsql
  stable
 as $$
-declare v_note app_public.notes;
 begin
   perform app_hidden.require_user();
   -- manage_own_notes hides every other user's note: theirs and unknown ids read the same.
-  select * into v_note from app_public.notes where id = app_hidden.parse_uuid(p_id, 'id');
-  if v_note.id is null then
-    raise exception 'Note not found' using errcode = 'SV404', column = 'id';
-  end if;
-  return v_note;
+  return app_hidden.found((select n from app_public.notes n where n.id = app_hidden.parse_uuid(p_id, 'id')), 'Note');
 end
 $$;
 comment on function app_hidden.find_note(p_id text) is 'One of the caller''s own notes, else 404 "Note not found" (another user''s note included).';

@@ -22,14 +22,10 @@ create or replace function app_hidden.find_project(p_id text, p_field text defau
  language plpgsql
  stable
 as $$
-declare v_project app_public.projects;
 begin
-  select * into v_project from app_public.projects
-  where id = app_hidden.parse_uuid(p_id, p_field) and workspace_id = app_hidden.current_workspace_id();
-  if v_project.id is null then
-    raise exception 'Project not found' using errcode = 'SV404', column = p_field;
-  end if;
-  return v_project;
+  return app_hidden.found((select p from app_public.projects p
+                           where p.id = app_hidden.parse_uuid(p_id, p_field) and p.workspace_id = app_hidden.current_workspace_id()),
+                          'Project', p_field);
 end
 $$;
 comment on function app_hidden.find_project(p_id text, p_field text) is 'A project the key can see (archived included), else 404 Project not found.';

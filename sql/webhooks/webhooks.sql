@@ -244,8 +244,6 @@ as $$
 declare
   v_limit int := least(greatest(coalesce(p_limit, 50), 1), 200);
   v_before app_public.webhook_deliveries;
-  v_items jsonb;
-  v_count int;
 begin
   if p_status is not null and p_status not in ('PENDING', 'DELIVERED', 'DEAD_LETTER', 'CANCELED') then
     perform app_hidden.raise_invalid('status', 'status must be PENDING, DELIVERED, DEAD_LETTER or CANCELED');
@@ -253,19 +251,15 @@ begin
   if p_before is not null then
     select * into v_before from app_public.webhook_deliveries where id = p_before and workspace_id = p_workspace_id;
   end if;
-  select coalesce(jsonb_agg(app_hidden.webhook_delivery_json(t) order by t.created_at desc, t.id desc), '[]'), count(*)
-  into v_items, v_count
-  from (select * from app_public.webhook_deliveries d
-        where d.workspace_id = p_workspace_id
-          and (p_webhook_id is null or d.webhook_id = p_webhook_id)
-          and (p_status is null or d.status = p_status)
-          and (v_before.id is null or (d.created_at, d.id) < (v_before.created_at, v_before.id))
-        order by d.created_at desc, d.id desc limit v_limit + 1) t;
-  if v_count > v_limit then
-    v_items := v_items - v_limit;
-    return jsonb_build_object('items', v_items, 'nextCursor', v_items->(v_limit - 1)->>'id');
-  end if;
-  return jsonb_build_object('items', v_items, 'nextCursor', null);
+  -- The cursor is the last delivery's id itself (prefix null).
+  return app_hidden.page_json(array(
+    select (app_hidden.webhook_delivery_json(d), d.id::text, null)::app_hidden.page_row
+    from app_public.webhook_deliveries d
+    where d.workspace_id = p_workspace_id
+      and (p_webhook_id is null or d.webhook_id = p_webhook_id)
+      and (p_status is null or d.status = p_status)
+      and (v_before.id is null or (d.created_at, d.id) < (v_before.created_at, v_before.id))
+    order by d.created_at desc, d.id desc limit v_limit + 1), v_limit, null);
 end
 $$;
 comment on function app_private.webhook_deliveries_list(p_workspace_id uuid, p_webhook_id uuid, p_status text, p_limit integer, p_before uuid) is 'Deliveries of a workspace, newest first, optionally of one webhook or status, with their attempts; page with p_before = nextCursor.';

@@ -1,43 +1,80 @@
 /**
- * `svc admin ...`: operator commands. Each runs one owner transaction calling the same SQL functions
- * the API and in-app procedures use (app_private.*).
+ * `svc admin ...`: operator commands. Each is declared once (flags, kinds, required, descriptions:
+ * see flags.ts), and that declaration drives parsing, validation and `--help`. Each runs in one owner
+ * transaction calling the same SQL functions the API and the in-app (GraphQL) procedures use
+ * (app_private.*), so the CLI and GraphQL share one rule and write their events the same way.
  */
 import type pg from 'pg';
 import { issueKey, SCOPES, type KeyKind, type KeyScope } from '../auth/keys.ts';
-import { invalidInput } from '../errors.ts';
+import { sweep } from '../dispatch/tasks.ts';
+import { ApiError, invalidInput } from '../errors.ts';
+import { UsageError, validate, type CommandSpec, type FlagSpecs, type Values } from './flags.ts';
 
+/** Raw flag values as code passes them (strings from the command line; booleans for switches). */
 export type Flags = Record<string, string | boolean | undefined>;
-
-function required(flags: Flags, name: string): string {
-  const v = flags[name];
-  if (typeof v !== 'string' || v === '') throw invalidInput({ [name]: `--${name} is required` }, `--${name} is required`);
-  return v;
-}
-const optional = (flags: Flags, name: string) => (typeof flags[name] === 'string' && flags[name] !== '' ? (flags[name] as string) : undefined);
-const list = (value: string | undefined) => (value ? value.split(',').map((s) => s.trim()).filter(Boolean) : []);
-function positiveInt(flags: Flags, name: string): number | undefined {
-  const v = optional(flags, name);
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw invalidInput({ [name]: `--${name} must be a positive integer` }, `--${name} must be a positive integer`);
-  return n;
-}
-
-async function workspaceId(client: pg.ClientBase, key: string): Promise<string> {
-  const { rows } = await client.query('select (app_private.workspace_by_key($1)).id', [key]);
-  return rows[0].id;
-}
 
 export interface AdminResult {
   json: unknown;
   text: string;
 }
 
-export const ADMIN_COMMANDS: Record<string, (client: pg.ClientBase, flags: Flags) => Promise<AdminResult>> = {
-  async 'create-workspace'(client, flags) {
-    const { rows } = await client.query('select app_private.create_workspace($1, $2, $3) as r', [
-      required(flags, 'name'), required(flags, 'key').toUpperCase(), required(flags, 'owner-email'),
-    ]);
+export interface AdminCommand<F extends FlagSpecs = FlagSpecs> extends CommandSpec<F> {
+  run(client: pg.ClientBase, values: Values<F>): Promise<AdminResult>;
+}
+
+const JSON_FLAG = { json: { kind: 'switch', description: 'print exactly one JSON object on stdout' } } as const;
+
+/** Declares an admin command; every command takes --json. */
+function command<F extends FlagSpecs>(
+  name: string, summary: string, flags: F, run: (client: pg.ClientBase, v: Values<F & typeof JSON_FLAG>) => Promise<AdminResult>,
+  notes?: string[],
+): AdminCommand<F & typeof JSON_FLAG> {
+  return { name: `svc admin ${name}`, summary, flags: { ...flags, ...JSON_FLAG }, run, notes };
+}
+
+const WORKSPACE = { kind: 'string', required: true, description: 'workspace key (or slug, or id)', placeholder: 'KEY' } as const;
+const AGENT = { kind: 'string', required: true, description: 'the agent\'s profile key', placeholder: 'PROFILE_KEY' } as const;
+const PROVIDERS = ['CUSTOM', 'CLAUDE', 'CODEX', 'HERMES'] as const;
+const RUNTIME_MODES = ['PERSISTENT', 'EPHEMERAL'] as const;
+const DISPATCH_MODES = ['ROUND_ROBIN', 'PRIORITY_MATCH', 'CAPABILITY_MATCH', 'MANUAL_ONLY'] as const;
+
+async function workspaceId(client: pg.ClientBase, key: string): Promise<string> {
+  const { rows } = await client.query('select (app_private.workspace_by_key($1)).id', [key]);
+  return rows[0].id;
+}
+
+async function agentId(client: pg.ClientBase, ws: string, profileKey: string): Promise<string> {
+  const { rows } = await client.query('select id from app_public.agents where workspace_id = $1 and profile_key = $2', [ws, profileKey]);
+  if (!rows.length) throw new ApiError(404, { error: 'not_found', message: `No agent with profile key ${profileKey} in this workspace` });
+  return rows[0].id;
+}
+
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+/** A plain-text table for people: one header line, one line per row. */
+export function table(rows: Array<Record<string, unknown>>, columns: string[], empty: string): string {
+  if (!rows.length) return empty;
+  const cell = (v: unknown) => (v === null || v === undefined ? '-' : Array.isArray(v) ? (v.length ? v.join(',') : '-') : String(v));
+  const cells = rows.map((r) => columns.map((c) => cell(r[c])));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
+  const line = (values: string[]) => values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]!))).join('  ');
+  return [line(columns), ...cells.map(line)].join('\n');
+}
+
+/** --events K1,K2; `--events all` (or empty) = every kind; absent = undefined. */
+function eventsFlag(v: string | undefined): string[] | undefined {
+  if (v === undefined) return undefined;
+  if (v === '' || v.toLowerCase() === 'all') return [];
+  return v.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
+}
+
+const commands = [
+  command('create-workspace', 'Create a workspace with its default statuses, its OWNER and a FULL personal key for the owner.', {
+    name: { kind: 'string', required: true, description: 'display name' },
+    key: { kind: 'string', required: true, description: 'issue key prefix: 2-10 letters/digits, starting with a letter', placeholder: 'KEY' },
+    'owner-email': { kind: 'string', required: true, description: 'email of the owner (created if new)', placeholder: 'EMAIL' },
+  }, async (client, v) => {
+    const { rows } = await client.query('select app_private.create_workspace($1, $2, $3) as r', [v.name, v.key.toUpperCase(), v['owner-email']]);
     const created = rows[0].r as { workspace: { id: string; key: string }; owner: { id: string; email: string } };
     const key = await issueKey(client, { workspaceId: created.workspace.id, userId: created.owner.id, kind: 'PERSONAL', scopes: ['FULL'] });
     const apiKey = { id: key.id, rawKey: key.rawKey, prefix: key.prefix, kind: key.kind, scopes: key.scopes };
@@ -45,26 +82,107 @@ export const ADMIN_COMMANDS: Record<string, (client: pg.ClientBase, flags: Flags
       json: { ...created, apiKey },
       text: `Created workspace ${created.workspace.key} owned by ${created.owner.email}.\nAPI key (shown once): ${key.rawKey}`,
     };
-  },
+  }),
 
-  async 'add-member'(client, flags) {
-    const ws = await workspaceId(client, required(flags, 'workspace'));
-    const { rows } = await client.query('select app_private.add_member($1, $2, $3) as r', [
-      ws, required(flags, 'email'), required(flags, 'role').toUpperCase(),
-    ]);
+  command('add-member', 'Add a user (created if new) to a workspace with a role.', {
+    workspace: WORKSPACE,
+    email: { kind: 'string', required: true, description: 'the person\'s email' },
+    role: { kind: 'string', required: true, choices: ['OWNER', 'ADMIN', 'MEMBER'], description: 'their role' },
+  }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
+    const { rows } = await client.query('select app_private.add_member($1, $2, $3) as r', [ws, v.email, v.role]);
     const r = rows[0].r as { user: { email: string }; role: string };
     return { json: r, text: `${r.user.email} is now ${r.role}.` };
-  },
+  }),
 
-  async 'create-agent'(client, flags) {
-    const ws = await workspaceId(client, required(flags, 'workspace'));
+  command('list-workspaces', 'List every workspace with its settings and member and agent counts.', {}, async (client) => {
+    const { rows } = await client.query(
+      `select app_hidden.workspace_json(w) || jsonb_build_object(
+                'createdAt', w.created_at,
+                'memberCount', (select count(*) from app_public.memberships m where m.workspace_id = w.id),
+                'agentCount', (select count(*) from app_public.agents a where a.workspace_id = w.id and a.archived_at is null)) as w
+       from app_public.workspaces w order by w.created_at, w.key`);
+    const items = rows.map((r) => r.w);
+    return { json: { items }, text: table(items, ['key', 'name', 'slug', 'memberCount', 'agentCount', 'autoDispatch', 'id'], 'No workspaces.') };
+  }),
+
+  command('list-members', 'List the members of a workspace and their roles.', { workspace: WORKSPACE }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
+    const { rows } = await client.query(
+      `select jsonb_build_object('user', jsonb_build_object('id', u.id, 'email', u.email, 'name', u.name),
+                                 'role', m.role, 'createdAt', m.created_at) as m
+       from app_public.memberships m join app_public.users u on u.id = m.user_id
+       where m.workspace_id = $1
+       order by case m.role when 'OWNER' then 0 when 'ADMIN' then 1 else 2 end, lower(u.email)`, [ws]);
+    const items = rows.map((r) => r.m as { user: { id: string; email: string }; role: string; createdAt: string });
+    return {
+      json: { items },
+      text: table(items.map((m) => ({ email: m.user.email, role: m.role, since: m.createdAt, userId: m.user.id })),
+        ['email', 'role', 'since', 'userId'], 'No members.'),
+    };
+  }),
+
+  command('list-keys', 'List the API keys of a workspace (prefix and metadata; never the key or its hash).', { workspace: WORKSPACE }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
+    // app_private.api_key_info is the shape access.keys / GraphQL accessKeys list (no hash, no token).
+    const { rows } = await client.query(
+      `select i.id, i.name, i.prefix, i.kind::text as kind, i.scopes::text[] as scopes, i.project_ids, i.label_ids,
+              i.initiative_ids, u.email as user_email, a.profile_key, i.plugin_id, i.created_at, i.last_used_at,
+              i.expires_at, i.revoked_at
+       from app_private.api_keys k
+       cross join lateral app_private.api_key_info(k, null) i
+       left join app_public.users u on u.id = i.user_id
+       left join app_public.agents a on a.id = i.linked_agent_id
+       where k.workspace_id = $1
+       order by i.created_at desc, i.id`, [ws]);
+    const items = rows.map((r) => ({
+      id: r.id, name: r.name, prefix: r.prefix, kind: r.kind, scopes: r.scopes, projectIds: r.project_ids,
+      labelIds: r.label_ids, initiativeIds: r.initiative_ids, userEmail: r.user_email, agentProfileKey: r.profile_key,
+      pluginId: r.plugin_id, createdAt: iso(r.created_at), lastUsedAt: iso(r.last_used_at), expiresAt: iso(r.expires_at),
+      revokedAt: iso(r.revoked_at),
+    }));
+    const now = Date.now();
+    const state = (k: (typeof items)[number]) =>
+      k.revokedAt ? 'revoked' : k.expiresAt && Date.parse(k.expiresAt) <= now ? 'expired' : 'active';
+    const narrowed = (k: (typeof items)[number]) =>
+      [['projects', k.projectIds], ['labels', k.labelIds], ['initiatives', k.initiativeIds]]
+        .filter(([, ids]) => (ids as string[]).length).map(([n, ids]) => `${n}:${(ids as string[]).length}`).join(' ') || null;
+    return {
+      json: { items },
+      text: table(items.map((k) => ({
+        prefix: `${k.prefix}…`, kind: k.kind, state: state(k), user: k.userEmail, agent: k.agentProfileKey, scopes: k.scopes,
+        narrowed: narrowed(k), lastUsed: k.lastUsedAt, expires: k.expiresAt, id: k.id,
+      })), ['prefix', 'kind', 'state', 'user', 'agent', 'scopes', 'narrowed', 'lastUsed', 'expires', 'id'], 'No keys.'),
+    };
+  }),
+
+  command('list-agents', 'List the agents of a workspace (archived ones too, with archivedAt).', { workspace: WORKSPACE }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
+    const { rows } = await client.query(
+      `select app_hidden.agent_json(a) as a from app_public.agents a where a.workspace_id = $1
+       order by a.archived_at is not null, a.profile_key`, [ws]);
+    const items = rows.map((r) => r.a as Record<string, unknown>);
+    return {
+      json: { items },
+      text: table(items, ['profileKey', 'name', 'status', 'provider', 'runtimeMode', 'maxConcurrent', 'capabilities', 'archivedAt', 'id'], 'No agents.'),
+    };
+  }),
+
+  command('create-agent', 'Create an agent (it starts OFFLINE; a heartbeat brings it ONLINE).', {
+    workspace: WORKSPACE,
+    'profile-key': { kind: 'string', required: true, description: 'unique handle (a-z, 0-9, _ . -)', placeholder: 'P' },
+    name: { kind: 'string', required: true, description: 'display name' },
+    capabilities: { kind: 'list', description: 'matched against priority and label names in dispatch', placeholder: 'a,b' },
+    provider: { kind: 'string', choices: PROVIDERS, description: 'default CUSTOM' },
+    'runtime-mode': { kind: 'string', choices: RUNTIME_MODES, description: 'default PERSISTENT' },
+    'max-concurrent': { kind: 'int', min: 0, description: 'open assigned issues at once (default 1; 0 = unlimited)' },
+    'webhook-url': { kind: 'string', description: 'dispatch deliveries go here, signed (prints the secret once)', placeholder: 'URL' },
+  }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
     const { rows } = await client.query(
       'select app_hidden.agent_json(a) as agent from app_private.create_agent($1, $2, $3, $4, $5, $6, $7, $8) a',
-      [
-        ws, required(flags, 'profile-key'), required(flags, 'name'), list(optional(flags, 'capabilities')),
-        optional(flags, 'provider')?.toUpperCase() ?? 'CUSTOM', optional(flags, 'runtime-mode')?.toUpperCase() ?? 'PERSISTENT',
-        positiveInt(flags, 'max-concurrent') ?? 1, optional(flags, 'webhook-url') ?? null,
-      ],
+      [ws, v['profile-key'], v.name, v.capabilities ?? [], v.provider ?? 'CUSTOM', v['runtime-mode'] ?? 'PERSISTENT',
+        v['max-concurrent'] ?? 1, v['webhook-url'] ?? null],
     );
     const agent = rows[0].agent as { id: string; profileKey: string; webhookUrl: string | null };
     if (!agent.webhookUrl) return { json: { agent }, text: `Created agent ${agent.profileKey} (${agent.id}).` };
@@ -74,127 +192,254 @@ export const ADMIN_COMMANDS: Record<string, (client: pg.ClientBase, flags: Flags
       json: { agent, webhookSecret: secret.rows[0].s },
       text: `Created agent ${agent.profileKey} (${agent.id}).\nDispatch signing secret (shown once): ${secret.rows[0].s}`,
     };
-  },
+  }),
 
-  async 'create-key'(client, flags) {
-    const ws = await workspaceId(client, required(flags, 'workspace'));
-    const email = required(flags, 'user');
+  command('archive-agent', 'Archive an agent: no new assignments or dispatch, history kept. Emits AGENT_DELETED (archived: true).', {
+    workspace: WORKSPACE, agent: AGENT,
+  }, async (client, v) => setArchived(client, v.workspace, v.agent, true)),
+
+  command('unarchive-agent', 'Restore an archived agent. Emits AGENT_UPDATED.', {
+    workspace: WORKSPACE, agent: AGENT,
+  }, async (client, v) => setArchived(client, v.workspace, v.agent, false)),
+
+  command('update-workspace', 'Change workspace settings (only the flags given); prints the settings.', {
+    workspace: WORKSPACE,
+    name: { kind: 'string', description: 'display name' },
+    'time-tracking': { kind: 'bool', description: 'time tracking on or off' },
+    'auto-dispatch': { kind: 'bool', description: 'assign queued unassigned issues automatically' },
+    'auto-dispatch-mode': { kind: 'string', choices: DISPATCH_MODES, description: 'how the dispatcher picks an agent', placeholder: 'M' },
+    'required-ack-seconds': { kind: 'int', description: 'AGENT_NOACK after this long without acknowledgement (0 = off)' },
+    'assignment-sla-minutes': { kind: 'int', description: 'ISSUE_STALLED after this long without activity (0 = off)' },
+    'agent-run-stale-minutes': { kind: 'int', min: 1, description: 'ACTIVE runs quiet this long become STALLED' },
+    'cycle-length-days': { kind: 'int', min: 1, max: 365, description: 'length of a cycle' },
+    'cycle-cooldown-days': { kind: 'int', max: 365, description: 'days between cycles' },
+    'attachment-quota-mb': { kind: 'int', description: 'attachment storage quota of the workspace' },
+  }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
+    // The function behind GraphQL workspaceUpdateSettings (NULL = unchanged).
+    const { rows } = await client.query(
+      'select app_hidden.workspace_json(app_private.update_workspace_settings($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)) as w',
+      [ws, v.name ?? null, v['cycle-length-days'] ?? null, v['cycle-cooldown-days'] ?? null, v['time-tracking'] ?? null,
+        v['attachment-quota-mb'] ?? null, v['required-ack-seconds'] ?? null, v['auto-dispatch'] ?? null,
+        v['auto-dispatch-mode'] ?? null, v['assignment-sla-minutes'] ?? null, v['agent-run-stale-minutes'] ?? null],
+    );
+    const w = rows[0].w as Record<string, unknown>;
+    const text = Object.entries(w).filter(([k]) => k !== 'id').map(([k, val]) => `${k.padEnd(22)}${val}`).join('\n');
+    return { json: { workspace: w }, text: `Workspace ${w.key} settings:\n${text}` };
+  }),
+
+  command('create-dispatch-rule', 'Add a dispatch rule at the end of the order: matching queued issues go to the target agent when it is eligible.', {
+    workspace: WORKSPACE,
+    target: { kind: 'string', required: true, description: 'profile key of the agent matching issues go to', placeholder: 'PROFILE_KEY' },
+    priority: { kind: 'string', choices: ['NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT'], description: 'condition: the issue has this priority', placeholder: 'P' },
+    label: { kind: 'string', description: 'condition: the issue carries this label', placeholder: 'ID' },
+    project: { kind: 'string', description: 'condition: the issue is in this project', placeholder: 'ID' },
+    name: { kind: 'string', description: 'a name for people' },
+  }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
+    const target = await agentId(client, ws, v.target);
+    const { rows } = await client.query('select app_private.create_dispatch_rule($1, $2, $3, $4, $5, $6) as rule',
+      [ws, target, v.priority ?? null, v.label ?? null, v.project ?? null, v.name ?? null]);
+    const rule = rows[0].rule as { id: string; position: number };
+    return { json: { rule }, text: `Dispatch rule ${rule.id} added at position ${rule.position} → ${v.target}.` };
+  }),
+
+  command('sweep', 'Run the watchdog sweep (AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH) now and print what fired.', {}, async (client) => {
+    const fired = await sweep(client);
+    return {
+      json: { fired },
+      text: fired.length ? fired.map((f) => `${f.kind} ${f.subjectId}`).join('\n') : 'Nothing fired.',
+    };
+  }),
+
+  command('create-key', 'Issue an API key owned by a member (the raw key is printed once and never stored).', {
+    workspace: WORKSPACE,
+    user: { kind: 'string', required: true, description: 'email of the member who owns the key', placeholder: 'EMAIL' },
+    kind: { kind: 'string', choices: ['AGENT', 'PERSONAL', 'SESSION'], description: 'default AGENT with --agent, else PERSONAL' },
+    agent: { kind: 'string', description: 'link the key to this agent (AGENT keys)', placeholder: 'PROFILE_KEY' },
+    scopes: { kind: 'list', description: 'scopes, or FULL (default FULL)', placeholder: 'S1,S2|FULL' },
+    projects: { kind: 'list', description: 'narrow to these project ids', placeholder: 'id,..' },
+    labels: { kind: 'list', description: 'narrow to these label ids', placeholder: 'id,..' },
+    initiatives: { kind: 'list', description: 'narrow to these initiative ids', placeholder: 'id,..' },
+    'expires-in-days': { kind: 'int', min: 1, description: 'expire N days from now' },
+    'expires-in-seconds': { kind: 'int', min: 1, description: 'expire N seconds from now' },
+    'ttl-hours': { kind: 'int', min: 1, max: 168, description: 'expire N hours from now (SESSION keys: default 24)' },
+    name: { kind: 'string', description: 'a label for the key' },
+  }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
     const user = await client.query(
       `select u.id from app_public.users u join app_public.memberships m on m.user_id = u.id
-       where lower(u.email) = lower($1) and m.workspace_id = $2`, [email, ws]);
-    if (!user.rowCount) throw invalidInput({ user: 'no member with this email in the workspace' }, `${email} is not a member of this workspace`);
-    let agentId: string | null = null;
-    const profileKey = optional(flags, 'agent');
-    if (profileKey) {
-      const agent = await client.query('select id from app_public.agents where workspace_id = $1 and profile_key = $2', [ws, profileKey]);
-      if (!agent.rowCount) throw invalidInput({ agent: 'no agent with this profile key' }, `No agent ${profileKey} in this workspace`);
-      agentId = agent.rows[0].id;
-    }
-    const kind = optional(flags, 'kind')?.toUpperCase() as KeyKind | undefined;
-    if (kind && !['AGENT', 'PERSONAL', 'SESSION'].includes(kind)) throw invalidInput({ kind: 'AGENT, PERSONAL or SESSION' });
-    const scopes = list(optional(flags, 'scopes') ?? 'FULL').map((s) => s.toUpperCase()) as KeyScope[];
+       where lower(u.email) = lower($1) and m.workspace_id = $2`, [v.user, ws]);
+    if (!user.rowCount) throw invalidInput({ user: 'no member with this email in the workspace' }, `${v.user} is not a member of this workspace`);
+    const linked = v.agent ? await agentId(client, ws, v.agent) : null;
+    const scopes = (v.scopes?.length ? v.scopes : ['FULL']).map((s) => s.toUpperCase()) as KeyScope[];
     const bad = scopes.filter((s) => s !== 'FULL' && !(SCOPES as readonly string[]).includes(s));
-    if (bad.length) throw invalidInput({ scopes: `unknown scope ${bad.join(', ')}` }, `Unknown scope ${bad.join(', ')}`);
-    const ttlHours = positiveInt(flags, 'ttl-hours');
-    const days = positiveInt(flags, 'expires-in-days');
-    if (ttlHours !== undefined && ttlHours > 168) throw invalidInput({ 'ttl-hours': 'must be 1 to 168' });
+    if (bad.length) throw new UsageError(`unknown scope ${bad.join(', ')}; scopes are FULL, ${SCOPES.join(', ')}`);
+    const expiry = (['ttl-hours', 'expires-in-days', 'expires-in-seconds'] as const).filter((f) => v[f] !== undefined);
+    if (expiry.length > 1) throw new UsageError(`give one of --ttl-hours, --expires-in-days, --expires-in-seconds (got ${expiry.map((f) => `--${f}`).join(' and ')})`);
     let expiresAt: Date | null = null;
-    if (ttlHours !== undefined) expiresAt = new Date(Date.now() + ttlHours * 3_600_000);
-    else if (days !== undefined) expiresAt = new Date(Date.now() + days * 86_400_000);
-    else if (kind === 'SESSION') expiresAt = new Date(Date.now() + 24 * 3_600_000);
+    if (v['ttl-hours'] !== undefined) expiresAt = new Date(Date.now() + v['ttl-hours'] * 3_600_000);
+    else if (v['expires-in-days'] !== undefined) expiresAt = new Date(Date.now() + v['expires-in-days'] * 86_400_000);
+    else if (v['expires-in-seconds'] !== undefined) expiresAt = new Date(Date.now() + v['expires-in-seconds'] * 1000);
+    else if (v.kind === 'SESSION') expiresAt = new Date(Date.now() + 24 * 3_600_000);
     const key = await issueKey(client, {
-      workspaceId: ws, userId: user.rows[0].id, kind: kind ?? (agentId ? 'AGENT' : 'PERSONAL'), linkedAgentId: agentId,
-      scopes, projectIds: list(optional(flags, 'projects')), labelIds: list(optional(flags, 'labels')),
-      initiativeIds: list(optional(flags, 'initiatives')), expiresAt, name: optional(flags, 'name') ?? null,
+      workspaceId: ws, userId: user.rows[0].id, kind: (v.kind as KeyKind | undefined) ?? (linked ? 'AGENT' : 'PERSONAL'), linkedAgentId: linked,
+      scopes, projectIds: v.projects ?? [], labelIds: v.labels ?? [], initiativeIds: v.initiatives ?? [], expiresAt, name: v.name ?? null,
     });
     const { createdAt: _c, ...apiKey } = key;
-    return { json: { apiKey }, text: `Created ${key.kind} key ${key.prefix}… (${key.id}).\nAPI key (shown once): ${key.rawKey}` };
-  },
+    return {
+      json: { apiKey },
+      text: `Created ${key.kind} key ${key.prefix}… (${key.id})${key.expiresAt ? `, expires ${key.expiresAt}` : ''}.\nAPI key (shown once): ${key.rawKey}`,
+    };
+  }),
 
-  async 'revoke-key'(client, flags) {
-    const { rows } = await client.query('select id, revoked_at from app_private.revoke_api_key($1)', [required(flags, 'id')]);
+  command('revoke-key', 'Revoke a key (it stops working at once).', {
+    id: { kind: 'string', required: true, description: 'key id (see list-keys)' },
+  }, async (client, v) => {
+    const { rows } = await client.query('select id, revoked_at from app_private.revoke_api_key($1)', [v.id]);
     return { json: { apiKey: { id: rows[0].id, revokedAt: rows[0].revoked_at.toISOString() } }, text: `Revoked key ${rows[0].id}.` };
-  },
+  }),
 
   // Webhooks (decisions.md, Webhooks). The secret is printed once, by create and rotate only.
 
-  async 'create-webhook'(client, flags) {
-    const ws = await workspaceId(client, required(flags, 'workspace'));
+  command('create-webhook', 'Register a webhook; prints its signing secret once.', {
+    workspace: WORKSPACE,
+    url: { kind: 'string', required: true, description: 'https URL that receives the POSTs' },
+    events: { kind: 'string', description: 'event kinds to deliver (default: all)', placeholder: 'K1,K2|all' },
+    description: { kind: 'string', description: 'a note for people' },
+  }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
     const { rows } = await client.query('select app_private.webhook_create($1, $2, $3, $4) as w', [
-      ws, required(flags, 'url'), eventsFlag(flags) ?? [], optional(flags, 'description') ?? null,
+      ws, v.url, eventsFlag(v.events) ?? [], v.description ?? null,
     ]);
     const w = rows[0].w;
     return {
       json: { webhook: w },
       text: `Created webhook ${w.id} → ${w.url} (${w.events.length ? w.events.join(', ') : 'every event'}).\nSigning secret (shown once): ${w.secret}`,
     };
-  },
+  }),
 
-  async 'list-webhooks'(client, flags) {
-    const ws = await workspaceId(client, required(flags, 'workspace'));
+  command('list-webhooks', 'List the webhooks of a workspace with pending and dead-letter counts (no secrets).', { workspace: WORKSPACE }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
     const { rows } = await client.query('select app_private.webhooks_list($1) as l', [ws]);
     const list = rows[0].l as Array<{ id: string; url: string; active: boolean; pending: number; deadLetters: number }>;
     return {
       json: { webhooks: list },
       text: list.map((w) => `${w.id} ${w.active ? 'active  ' : 'inactive'} ${w.url} pending=${w.pending} dead=${w.deadLetters}`).join('\n') || 'No webhooks.',
     };
-  },
+  }),
 
-  async 'update-webhook'(client, flags) {
-    const active = optional(flags, 'active');
-    if (active !== undefined && !['true', 'false'].includes(active)) throw invalidInput({ active: '--active must be true or false' });
+  command('update-webhook', 'Change a webhook (only the flags given).', {
+    id: { kind: 'string', required: true, description: 'webhook id' },
+    url: { kind: 'string', description: 'new URL' },
+    events: { kind: 'string', description: 'event kinds, or all', placeholder: 'K1,K2|all' },
+    active: { kind: 'bool', description: 'deliver or pause' },
+    description: { kind: 'string', description: 'a note for people' },
+  }, async (client, v) => {
     const { rows } = await client.query('select app_private.webhook_update($1, $2, $3, $4, $5) as w', [
-      required(flags, 'id'), optional(flags, 'url') ?? null, eventsFlag(flags) ?? null,
-      active === undefined ? null : active === 'true', optional(flags, 'description') ?? null,
+      v.id, v.url ?? null, eventsFlag(v.events) ?? null, v.active ?? null, v.description ?? null,
     ]);
     return { json: { webhook: rows[0].w }, text: `Updated webhook ${rows[0].w.id}.` };
-  },
+  }),
 
-  async 'delete-webhook'(client, flags) {
-    const { rows } = await client.query('select app_private.webhook_delete($1) as w', [required(flags, 'id')]);
+  command('delete-webhook', 'Delete a webhook.', { id: { kind: 'string', required: true, description: 'webhook id' } }, async (client, v) => {
+    const { rows } = await client.query('select app_private.webhook_delete($1) as w', [v.id]);
     return { json: { webhook: rows[0].w }, text: `Deleted webhook ${rows[0].w.id}.` };
-  },
+  }),
 
-  async 'rotate-webhook-secret'(client, flags) {
-    const { rows } = await client.query('select app_private.webhook_rotate_secret($1) as w', [required(flags, 'id')]);
+  command('rotate-webhook-secret', 'Replace a webhook\'s signing secret; prints the new one once.', {
+    id: { kind: 'string', required: true, description: 'webhook id' },
+  }, async (client, v) => {
+    const { rows } = await client.query('select app_private.webhook_rotate_secret($1) as w', [v.id]);
     return { json: { webhook: rows[0].w }, text: `New signing secret for ${rows[0].w.id} (shown once): ${rows[0].w.secret}` };
-  },
+  }),
 
-  async 'list-deliveries'(client, flags) {
-    const ws = await workspaceId(client, required(flags, 'workspace'));
-    const status = optional(flags, 'status')?.toUpperCase() ?? null;
+  command('list-deliveries', 'List webhook deliveries, newest first.', {
+    workspace: WORKSPACE,
+    webhook: { kind: 'string', description: 'only this webhook', placeholder: 'ID' },
+    status: { kind: 'string', choices: ['PENDING', 'DELIVERED', 'DEAD_LETTER', 'CANCELED'], description: 'only this status' },
+    limit: { kind: 'int', min: 1, max: 500, description: 'page size (default 50)' },
+    before: { kind: 'string', description: 'cursor from a previous page', placeholder: 'CURSOR' },
+  }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
     const { rows } = await client.query('select app_private.webhook_deliveries_list($1, $2, $3, $4, $5) as l', [
-      ws, optional(flags, 'webhook') ?? null, status, positiveInt(flags, 'limit') ?? 50, optional(flags, 'before') ?? null,
+      ws, v.webhook ?? null, v.status ?? null, v.limit ?? 50, v.before ?? null,
     ]);
     const page = rows[0].l as { nextCursor: string | null; items: Array<{ id: string; status: string; eventKind: string; channel: string; totalAttempts: number; lastError: string | null }> };
     return {
       json: { deliveries: page.items, nextCursor: page.nextCursor },
       text: page.items.map((d) => `${d.id} ${d.status.padEnd(11)} ${d.eventKind} ${d.channel} attempts=${d.totalAttempts}${d.lastError ? ` (${d.lastError})` : ''}`).join('\n') || 'No deliveries.',
     };
-  },
+  }),
 
-  async 'retry-delivery'(client, flags) {
-    const { rows } = await client.query('select app_private.webhook_delivery_retry($1) as d', [required(flags, 'id')]);
+  command('retry-delivery', 'Put a dead-letter delivery back in the queue.', {
+    id: { kind: 'string', required: true, description: 'delivery id' },
+  }, async (client, v) => {
+    const { rows } = await client.query('select app_private.webhook_delivery_retry($1) as d', [v.id]);
     return { json: { delivery: rows[0].d }, text: `Delivery ${rows[0].d.id} queued again.` };
-  },
+  }),
 
-  async 'rotate-agent-secret'(client, flags) {
-    const ws = await workspaceId(client, required(flags, 'workspace'));
-    const profileKey = required(flags, 'agent');
-    const agent = await client.query('select id, profile_key from app_public.agents where workspace_id = $1 and profile_key = $2', [ws, profileKey]);
-    if (!agent.rowCount) throw invalidInput({ agent: 'no agent with this profile key' }, `No agent ${profileKey} in this workspace`);
-    const { rows } = await client.query('select app_private.rotate_agent_webhook_secret($1) as s', [agent.rows[0].id]);
+  command('rotate-agent-secret', 'Replace the signing secret of an agent\'s dispatch deliveries; prints it once.', {
+    workspace: WORKSPACE, agent: AGENT,
+  }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
+    const id = await agentId(client, ws, v.agent);
+    const { rows } = await client.query('select app_private.rotate_agent_webhook_secret($1) as s', [id]);
     return {
-      json: { agent: { id: agent.rows[0].id, profileKey }, secret: rows[0].s },
-      text: `New dispatch signing secret for agent ${profileKey} (shown once): ${rows[0].s}`,
+      json: { agent: { id, profileKey: v.agent }, secret: rows[0].s },
+      text: `New dispatch signing secret for agent ${v.agent} (shown once): ${rows[0].s}`,
     };
-  },
-};
+  }),
 
-/** --events K1,K2; `--events all` (or empty) = every kind; absent = undefined. */
-function eventsFlag(flags: Flags): string[] | undefined {
-  const v = flags.events;
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string' || v === '' || v.toLowerCase() === 'all') return [];
-  return list(v).map((k) => k.toUpperCase());
+  command('create-repo-mapping', 'Map a repository for the repohost tools (read-only toward the host); the token is the name of an environment variable.', {
+    workspace: WORKSPACE,
+    repo: { kind: 'string', required: true, description: 'owner/name of the repository', placeholder: 'OWNER/NAME' },
+    'token-env': { kind: 'string', description: 'environment variable holding the host token', placeholder: 'VAR' },
+    'api-url': { kind: 'string', description: 'API base URL (GitHub Enterprise); default https://api.github.com', placeholder: 'URL' },
+  }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
+    const { rows } = await client.query('select app_hidden.repo_mapping_insert($1, $2, $3, $4) as m', [
+      ws, v.repo, v['token-env'] ?? null, v['api-url'] ?? null,
+    ]);
+    return { json: { mapping: rows[0].m }, text: `Mapped ${rows[0].m.repoFullName} (${rows[0].m.id}).` };
+  }),
+
+  command('open-chat', 'Open a new chat thread addressed to an agent on behalf of a person, optionally posting a USER message (delivered to the agent).', {
+    workspace: WORKSPACE, agent: AGENT,
+    user: { kind: 'string', required: true, description: 'email of the member the thread belongs to', placeholder: 'EMAIL' },
+    message: { kind: 'string', description: 'first USER message', placeholder: 'TEXT' },
+  }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
+    const { rows } = await client.query(
+      `select app_private.chat_open_thread($1, a.id, u.id, null, null, $4) as r
+       from app_public.agents a, app_public.users u where a.workspace_id = $1 and a.profile_key = $2 and lower(u.email) = lower($3)`,
+      [ws, v.agent, v.user, v.message ?? null]);
+    if (!rows.length) throw invalidInput({ agent: 'no such agent or user' }, 'No such agent in this workspace, or no such user');
+    return { json: rows[0].r, text: `Opened thread ${rows[0].r.thread.id}.` };
+  }),
+];
+
+/** The function behind GraphQL agentsArchive/agentsUnarchive: AGENT_DELETED / AGENT_UPDATED in this transaction. */
+async function setArchived(client: pg.ClientBase, workspace: string, profileKey: string, archived: boolean): Promise<AdminResult> {
+  const ws = await workspaceId(client, workspace);
+  const id = await agentId(client, ws, profileKey);
+  const { rows } = await client.query('select app_hidden.agent_json(app_private.set_agent_archived($1, $2, $3)) as a', [ws, id, archived]);
+  const agent = rows[0].a as { profileKey: string; archivedAt: string | null };
+  return {
+    json: { agent },
+    text: archived ? `Archived agent ${agent.profileKey} (at ${agent.archivedAt}).` : `Agent ${agent.profileKey} is active again.`,
+  };
 }
+
+/** Every admin command's declaration, by name (as typed after `svc admin`). */
+export const ADMIN_SPECS: Record<string, AdminCommand> = Object.fromEntries(
+  commands.map((c) => [c.name.replace(/^svc admin /, ''), c as unknown as AdminCommand]),
+);
+
+/**
+ * Runs a command from raw values (what `svc admin <name>` passes after parsing, and what tests and
+ * benchmarks pass directly): validated against the same declaration.
+ */
+export const ADMIN_COMMANDS: Record<string, (client: pg.ClientBase, flags: Flags) => Promise<AdminResult>> = Object.fromEntries(
+  Object.entries(ADMIN_SPECS).map(([name, spec]) => [name, (client: pg.ClientBase, flags: Flags) => spec.run(client, validate(spec, flags))]),
+);

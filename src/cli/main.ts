@@ -1,30 +1,229 @@
 /**
- * svc: start | worker | migrate | admin <command>. The operator interface (see README and
- * docs/operator-interface.md in ../shared) is a contract: names here are never renamed or dropped.
+ * svc: start | worker | migrate | admin <command> | db url | psql. The operator interface (README,
+ * "Operator commands") is a contract: names here are never renamed or dropped.
+ *
+ * Every command is declared once (flags.ts): the declaration drives parsing (util.parseArgs, strict),
+ * validation and --help. Exit codes: 0 done, 1 the command failed, 2 a usage or configuration mistake.
  */
 import '../polyfills.ts';
-import { parseArgs } from 'node:util';
+import { spawn } from 'node:child_process';
 import pg from 'pg';
-import { loadConfig } from '../config.ts';
-import { resolveDatabase } from '../db/database.ts';
-import { applyMigrations } from '../db/migrate.ts';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import type { DatabaseTarget } from '../db/database.ts';
 import { ApiError, fromPgError } from '../errors.ts';
-import { startService } from '../service.ts';
-import { ADMIN_COMMANDS, type Flags } from './admin.ts';
+import { ADMIN_SPECS } from './admin.ts';
+import { parseCommand, suggestion, synopsis, usage, UsageError, wantsHelp, type CommandSpec, type FlagSpecs } from './flags.ts';
 
-const USAGE = `usage:
-  svc start [--no-worker]     migrate, then serve HTTP (and run the worker)
-  svc worker                  run only the background worker
-  svc migrate                 apply committed migrations and exit
-  svc admin <command> [--json] ...
-     ${Object.keys(ADMIN_COMMANDS).join(' | ')}`;
+interface TopCommand<F extends FlagSpecs = FlagSpecs> extends CommandSpec<F> {
+  /** Runs with the remaining argv (after the command word). */
+  main(args: string[]): Promise<void>;
+}
 
-const [command, ...rest] = process.argv.slice(2);
-const config = loadConfig();
+function top<F extends FlagSpecs>(name: string, summary: string, flags: F, run: (v: ReturnType<typeof parseCommand<F>>, extra: string[]) => Promise<void>, notes?: string[]): TopCommand<F> {
+  const spec: TopCommand<F> = {
+    name: `svc ${name}`, summary, flags, notes,
+    async main(args) {
+      // `svc psql -- -c 'select 1'`: what follows `--` belongs to psql.
+      const end = args.indexOf('--');
+      const own = end === -1 ? args : args.slice(0, end);
+      const extra = end === -1 ? [] : args.slice(end + 1);
+      if (wantsHelp(own)) return void process.stdout.write(`${usage(spec)}\n`);
+      await run(parseCommand(spec, own), extra);
+    },
+  };
+  return spec;
+}
+
+/** Aborted by the first SIGINT/SIGTERM while a command is still setting up. */
+const interrupted = new AbortController();
+
+/** Start-up progress on stderr, for people (LOG_LEVEL warn or quieter hides it). */
+function progressPrinter(config: Config) {
+  const quiet = ['warn', 'error', 'fatal', 'silent'].includes(config.logLevel);
+  return (line: string) => {
+    if (!quiet) process.stderr.write(`svc: ${line}\n`);
+  };
+}
+
+const COMMANDS: Record<string, TopCommand> = {
+  start: top('start', 'Apply pending migrations, then serve HTTP and run the background worker in one process.', {
+    'no-worker': { kind: 'switch', description: 'serve HTTP only (run `svc worker` elsewhere)' },
+  }, async (v) => serve(true, !v['no-worker']), [
+    'Environment: DATABASE_URL (else embedded PostgreSQL in SVC_DATA_DIR, default ./.svc-data), PORT (3000),',
+    'HOST (127.0.0.1), LOG_LEVEL (info). SIGINT/SIGTERM drain HTTP and the worker, then stop the embedded server.',
+  ]) as unknown as TopCommand,
+
+  worker: top('worker', 'Run only the background worker (webhook and agent deliveries, sweeps).', {}, async () => serve(false, true)) as unknown as TopCommand,
+
+  migrate: top('migrate', 'Apply committed migrations to the database and exit.', {}, async () => {
+    const config = loadConfig();
+    await withDatabase(config, async () => {
+      process.stdout.write('migrations applied\n');
+    });
+  }) as unknown as TopCommand,
+
+  admin: {
+    name: 'svc admin', summary: 'Operator commands on workspaces, members, agents, keys and webhooks.', flags: {},
+    async main(args) {
+      const [sub, ...rest] = args;
+      if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') return void process.stdout.write(`${adminUsage()}\n`);
+      const spec = ADMIN_SPECS[sub];
+      if (!spec) throw new UsageError(`unknown admin command ${JSON.stringify(sub)}; ${suggestion(sub, Object.keys(ADMIN_SPECS))} (svc admin --help lists them)`);
+      if (wantsHelp(rest)) return void process.stdout.write(`${usage(spec)}\n`);
+      const values = parseCommand(spec, rest);
+      const config = loadConfig();
+      await withDatabase(config, async (target) => {
+        const client = new pg.Client({ connectionString: target.ownerUrl, application_name: 'svc-admin' });
+        await client.connect();
+        try {
+          await client.query('begin');
+          const result = await spec.run(client, values);
+          await client.query('commit');
+          process.stdout.write(values.json ? `${JSON.stringify(result.json)}\n` : `${result.text}\n`);
+        } catch (err) {
+          await client.query('rollback').catch(() => {});
+          throw err;
+        } finally {
+          await client.end();
+        }
+      });
+    },
+  },
+
+  db: {
+    name: 'svc db', summary: 'Database helpers: `svc db url` prints the connection string.', flags: {},
+    async main(args) {
+      const [sub, ...rest] = args;
+      if (sub === undefined || sub === '--help' || sub === '-h') return void process.stdout.write(`usage: ${synopsis(DB_URL)}\n\n${DB_URL.summary}\n`);
+      if (sub !== 'url') throw new UsageError(`unknown db command ${JSON.stringify(sub)}; did you mean url? (svc db url --help)`);
+      await DB_URL.main(rest);
+    },
+  },
+
+  psql: top('psql', 'Open psql on the service\'s database (embedded or DATABASE_URL); arguments after -- go to psql.', {}, async (_v, extra) => {
+    const config = loadConfig();
+    if (!(await onPath('psql'))) throw new Error(PSQL_MISSING);
+    await withDatabase(config, async (target) => {
+      const code = await runPsql(target.ownerUrl, extra);
+      process.exitCode = code;
+    }, { migrate: false });
+  }, ['Example: svc psql -- -c \'\\dp app_public.*\'   (needs psql: apt-get install postgresql-client)']) as unknown as TopCommand,
+};
+
+const DB_URL = top('db url', 'Print the connection string of the database (the embedded one in SVC_DATA_DIR, or DATABASE_URL).', {
+  json: { kind: 'switch', description: 'print {"url","embedded","running"}' },
+  superuser: { kind: 'switch', description: 'embedded: the postgres superuser\'s URL instead of the owner\'s' },
+}, async (v) => {
+  const config = loadConfig();
+  let url: string;
+  let running = true;
+  if (config.databaseUrl) {
+    url = config.databaseUrl;
+  } else {
+    const { embeddedClusterInfo } = await import('../db/embedded.ts');
+    const info = await embeddedClusterInfo(config.dataDir);
+    if (!info) throw new Error(`no embedded database in ${config.dataDir} yet: run svc start (or svc migrate) first`);
+    url = v.superuser ? info.url('svc') : info.ownerUrl('svc');
+    running = info.running;
+    if (!running && !v.json) process.stderr.write('svc: the embedded server is not running now (svc start runs it; svc psql starts it for its session)\n');
+  }
+  process.stdout.write(v.json ? `${JSON.stringify({ url, embedded: !config.databaseUrl, running })}\n` : `${url}\n`);
+});
+
+function mainUsage(): string {
+  const lines = ['usage: svc <command> [flags]   (svc <command> --help for its flags)', ''];
+  for (const spec of [...Object.values(COMMANDS).filter((c) => c.name !== 'svc db'), DB_URL]) {
+    lines.push(`  ${spec.name.replace(/^svc /, '').padEnd(10)}${spec.summary}`);
+  }
+  lines.push('', 'Exit status: 0 done, 1 the command failed, 2 a usage or configuration mistake.');
+  return lines.join('\n');
+}
+
+function adminUsage(): string {
+  const names = Object.keys(ADMIN_SPECS);
+  const width = Math.max(...names.map((n) => n.length)) + 2;
+  return ['usage: svc admin <command> [flags] [--json]   (svc admin <command> --help for its flags)', '',
+    ...names.map((n) => `  ${n.padEnd(width)}${ADMIN_SPECS[n]!.summary}`)].join('\n');
+}
+
+/**
+ * Opens the database (starting the embedded server for this command's duration when needed), applies
+ * migrations, runs fn, and always closes it again; a SIGINT/SIGTERM meanwhile stops at the next step.
+ */
+async function withDatabase(config: Config, fn: (target: DatabaseTarget) => Promise<void>, opts: { migrate?: boolean } = {}) {
+  const onSignal = () => interrupted.abort(new Error('interrupted'));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  // Loaded on use: help and usage errors stay fast.
+  const [{ resolveDatabase }, { applyMigrations }] = await Promise.all([import('../db/database.ts'), import('../db/migrate.ts')]);
+  const target = await resolveDatabase(config);
+  try {
+    interrupted.signal.throwIfAborted();
+    if (opts.migrate !== false) await applyMigrations(target.ownerUrl);
+    interrupted.signal.throwIfAborted();
+    await fn(target);
+  } finally {
+    await target.close();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+const PSQL_MISSING = 'psql is not installed (Debian/Ubuntu: apt-get install postgresql-client; macOS: brew install libpq). '
+  + '`svc db url` prints the connection string for another client.';
+
+async function onPath(program: string): Promise<boolean> {
+  const { access, constants } = await import('node:fs/promises');
+  const path = await import('node:path');
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    if (await access(path.join(dir, program), constants.X_OK).then(() => true, () => false)) return true;
+  }
+  return false;
+}
+
+function runPsql(url: string, args: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    // psql handles Ctrl-C itself (cancels the query); we stay until it exits, then stop what we started.
+    const ignore = () => {};
+    process.on('SIGINT', ignore);
+    // The password goes in the environment, not on psql's command line (where `ps` shows it).
+    const u = new URL(url);
+    const password = decodeURIComponent(u.password);
+    u.password = '';
+    const child = spawn('psql', [u.toString(), ...args], { stdio: 'inherit', env: { ...process.env, ...(password ? { PGPASSWORD: password } : {}) } });
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      process.off('SIGINT', ignore);
+      reject(err.code === 'ENOENT' ? new Error(PSQL_MISSING) : err);
+    });
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', ignore);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+/**
+ * Under `npx svc` / `npm exec` / `npm start`, npm runs us through `sh -c` and forwards SIGTERM/SIGINT
+ * to that shell only; dash dies without passing the signal on, leaving us orphaned with PostgreSQL
+ * running. So when npm started us and our parent goes away, we shut down as if signalled.
+ */
+function watchNpmParent(onGone: () => void) {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) {
+      clearInterval(timer);
+      onGone();
+    }
+  }, 250);
+  timer.unref();
+}
 
 async function serve(http: boolean, worker: boolean) {
-  const service = await startService(config, { http, worker });
-  if (!http) process.stdout.write('svc worker running\n');
+  const config = loadConfig();
+  const progress = progressPrinter(config);
+  const { startService } = await import('../service.ts');
+  let service: Awaited<ReturnType<typeof startService>> | undefined;
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) {
@@ -32,6 +231,12 @@ async function serve(http: boolean, worker: boolean) {
       process.exit(1);
     }
     stopping = true;
+    if (!service) {
+      // Still starting: startService stops what it started so far (embedded PostgreSQL included).
+      progress(`${signal} during start-up: stopping what was started`);
+      interrupted.abort(new Error(`${signal} during start-up`));
+      return;
+    }
     service.stop().then(
       () => {
         process.stdout.write(`svc stopped (${signal})\n`);
@@ -45,73 +250,45 @@ async function serve(http: boolean, worker: boolean) {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
-}
-
-async function migrateOnly() {
-  const target = await resolveDatabase(config);
+  watchNpmParent(() => shutdown('SIGTERM via npm'));
   try {
-    await applyMigrations(target.ownerUrl);
-    process.stdout.write('migrations applied\n');
-  } finally {
-    await target.close();
-  }
-}
-
-async function admin(args: string[]) {
-  const [sub, ...flagArgs] = args;
-  const fn = sub ? ADMIN_COMMANDS[sub] : undefined;
-  if (!fn) throw new Error(`unknown admin command ${sub ?? ''}\n${USAGE}`);
-  const { values } = parseArgs({ args: flagArgs, options: flagOptions(flagArgs), strict: false, allowPositionals: false });
-  const flags = values as Flags;
-  const target = await resolveDatabase(config);
-  try {
-    await applyMigrations(target.ownerUrl);
-    const client = new pg.Client({ connectionString: target.ownerUrl, application_name: 'svc-admin' });
-    await client.connect();
-    try {
-      await client.query('begin');
-      const result = await fn(client, flags);
-      await client.query('commit');
-      process.stdout.write(flags.json ? `${JSON.stringify(result.json)}\n` : `${result.text}\n`);
-    } catch (err) {
-      await client.query('rollback').catch(() => {});
-      throw err;
-    } finally {
-      await client.end();
+    service = await startService(config, { http, worker, progress, signal: interrupted.signal });
+  } catch (err) {
+    if (interrupted.signal.aborted) {
+      process.stdout.write('svc stopped during start-up\n');
+      process.exit(0);
     }
-  } finally {
-    await target.close();
+    throw err;
   }
-}
-
-/** Every --flag takes a value except --json. */
-function flagOptions(args: string[]) {
-  const options: Record<string, { type: 'string' | 'boolean' }> = { json: { type: 'boolean' } };
-  for (const a of args) if (a.startsWith('--') && a !== '--json') options[a.slice(2).split('=')[0]!] = { type: 'string' };
-  return options;
+  if (!http) process.stdout.write('svc worker running\n');
+  if (interrupted.signal.aborted) {
+    // The signal arrived in the last step of start-up.
+    stopping = false;
+    shutdown('signal');
+  }
 }
 
 async function main() {
-  switch (command) {
-    case 'start':
-      return serve(true, !rest.includes('--no-worker'));
-    case 'worker':
-      return serve(false, true);
-    case 'migrate':
-      return migrateOnly();
-    case 'admin':
-      return admin(rest);
-    case undefined:
-    case 'help':
-    case '--help':
-      process.stdout.write(`${USAGE}\n`);
-      return;
-    default:
-      throw new Error(`unknown command ${command}\n${USAGE}`);
+  const [command, ...rest] = process.argv.slice(2);
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${mainUsage()}\n`);
+    return;
   }
+  const spec = COMMANDS[command];
+  if (!spec) throw new UsageError(`unknown command ${JSON.stringify(command)}; ${suggestion(command, Object.keys(COMMANDS))} (svc --help lists them)`);
+  await spec.main(rest);
 }
 
 main().catch((err) => {
+  if (err instanceof UsageError || err instanceof ConfigError) {
+    process.stderr.write(`svc: ${err.message}\n`);
+    if (err instanceof UsageError && err.usage) process.stderr.write(`\n${err.usage}\n`);
+    process.exit(2);
+  }
+  if (interrupted.signal.aborted) {
+    process.stderr.write('svc: interrupted\n');
+    process.exit(130);
+  }
   const apiErr = err instanceof ApiError ? err : fromPgError(err);
   if (apiErr) {
     const details = apiErr.body.issues ? ` (${Object.entries(apiErr.body.issues).map(([k, v]) => `${k}: ${v}`).join('; ')})` : '';

@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import type { Config } from '../config.ts';
-import { ensureDatabase, openEmbeddedCluster } from './embedded.ts';
+import { ensureDatabase, openEmbeddedCluster, type Progress } from './embedded.ts';
 
 // int8 (counts, sequences) as JS numbers: our counts stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -19,14 +19,14 @@ export interface DatabaseTarget {
 }
 
 /** DATABASE_URL when set, else the embedded cluster in SVC_DATA_DIR (started if not already running). */
-export async function resolveDatabase(config: Config): Promise<DatabaseTarget> {
+export async function resolveDatabase(config: Config, progress?: Progress): Promise<DatabaseTarget> {
   if (config.databaseUrl) {
     return { ownerUrl: config.databaseUrl, description: 'DATABASE_URL', close: async () => {} };
   }
-  const cluster = await openEmbeddedCluster(config.dataDir);
-  await ensureDatabase(cluster.url('postgres'), 'svc');
+  const cluster = await openEmbeddedCluster(config.dataDir, progress);
+  await ensureDatabase(cluster.url('postgres'), 'svc', cluster.ownerRole);
   return {
-    ownerUrl: cluster.url('svc'),
+    ownerUrl: cluster.ownerUrl('svc'),
     description: `embedded PostgreSQL in ${config.dataDir}`,
     close: () => cluster.stop(),
   };

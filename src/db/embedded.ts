@@ -19,12 +19,26 @@ const run = promisify(execFile);
 
 interface ClusterSettings {
   port: number;
+  /** Password of the `postgres` superuser: cluster administration only (databases, stop, presence). */
   password: string;
+  /**
+   * Password of OWNER_ROLE, the non-superuser that owns the `svc` database: migrations, the worker,
+   * the API's pools and `svc admin`. Absent in clusters created before it existed (they keep using
+   * the superuser).
+   */
+  ownerPassword?: string;
 }
+
+/** Owner of the service's database on the embedded cluster: LOGIN CREATEROLE BYPASSRLS, not a superuser. */
+export const OWNER_ROLE = 'svc_owner';
 
 export interface EmbeddedCluster {
   /** Connection string of the superuser to a database on the cluster. */
   url(database: string): string;
+  /** Connection string of the database owner (OWNER_ROLE; the superuser on clusters older than it). */
+  ownerUrl(database: string): string;
+  /** Role that owns the service's database (what ensureDatabase should create it for). */
+  ownerRole: string | undefined;
   /** True when this process started the server. */
   startedHere: boolean;
   /** Stops the server unless another process is still connected to it (or regardless, with force). */
@@ -97,6 +111,21 @@ async function initialise(pgdata: string, settings: ClusterSettings): Promise<vo
   );
 }
 
+/** As root: every parent of the data directory must let the `postgres` OS user through (initdb fails obscurely otherwise). */
+async function checkReachable(dataDir: string): Promise<void> {
+  const ids = await postgresIds().catch(() => undefined);
+  if (!ids) return; // no postgres user yet: initdb's own error will have to do
+  const { uid } = ids;
+  for (let dir = path.dirname(dataDir); ; dir = path.dirname(dir)) {
+    const st = await fs.stat(dir);
+    if (st.uid !== uid && (st.mode & 0o001) === 0) {
+      throw new Error(`the embedded PostgreSQL runs as the OS user postgres (svc runs as root), which cannot enter ${dir}: `
+        + `run chmod o+x ${dir}, or set SVC_DATA_DIR to a directory it can reach`);
+    }
+    if (dir === path.dirname(dir)) return;
+  }
+}
+
 /** PID of a live postmaster on this data directory, if any. */
 async function runningPid(pgdata: string): Promise<number | undefined> {
   const pidFile = path.join(pgdata, 'postmaster.pid');
@@ -156,10 +185,31 @@ async function withSetupLock<T>(dataDir: string, fn: () => Promise<T>): Promise<
   }
 }
 
-export async function openEmbeddedCluster(dataDir: string): Promise<EmbeddedCluster> {
+/** Progress lines for people while the cluster is being created or started. */
+export type Progress = (line: string) => void;
+
+/** Connection settings of the cluster in this data directory, without starting it (undefined: none yet). */
+export async function embeddedClusterInfo(dataDir: string): Promise<{ url(database: string): string; ownerUrl(database: string): string; running: boolean } | undefined> {
+  const pgdata = path.join(dataDir, 'pg');
+  if (!(await exists(path.join(pgdata, 'PG_VERSION')))) return undefined;
+  const settings = JSON.parse(await fs.readFile(path.join(dataDir, 'embedded.json'), 'utf8')) as ClusterSettings;
+  const url = (database: string) => `postgres://postgres:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/${database}`;
+  return {
+    url,
+    ownerUrl: (database) => settings.ownerPassword
+      ? `postgres://${OWNER_ROLE}:${encodeURIComponent(settings.ownerPassword)}@127.0.0.1:${settings.port}/${database}`
+      : url(database),
+    running: (await runningPid(pgdata)) !== undefined,
+  };
+}
+
+export async function openEmbeddedCluster(dataDir: string, progress: Progress = () => {}): Promise<EmbeddedCluster> {
   await fs.mkdir(dataDir, { recursive: true });
   // As root, PostgreSQL runs as the `postgres` user, which must be able to reach its data directory.
-  if (isRoot()) await fs.chmod(dataDir, 0o755);
+  if (isRoot()) {
+    await fs.chmod(dataDir, 0o755);
+    await checkReachable(dataDir);
+  }
   const pgdata = path.join(dataDir, 'pg');
   const settingsFile = path.join(dataDir, 'embedded.json');
 
@@ -170,7 +220,12 @@ export async function openEmbeddedCluster(dataDir: string): Promise<EmbeddedClus
     if (await exists(path.join(pgdata, 'PG_VERSION'))) {
       settings = JSON.parse(await fs.readFile(settingsFile, 'utf8')) as ClusterSettings;
     } else {
-      settings = { port: await freePort(), password: crypto.randomBytes(18).toString('base64url') };
+      progress(`creating the embedded PostgreSQL cluster in ${pgdata} (first run: a few seconds)`);
+      settings = {
+        port: await freePort(),
+        password: crypto.randomBytes(18).toString('base64url'),
+        ownerPassword: crypto.randomBytes(18).toString('base64url'),
+      };
       await fs.rm(pgdata, { recursive: true, force: true });
       await initialise(pgdata, settings);
       await fs.writeFile(settingsFile, JSON.stringify(settings), { mode: 0o600 });
@@ -178,6 +233,7 @@ export async function openEmbeddedCluster(dataDir: string): Promise<EmbeddedClus
 
     let startedHere = false;
     if (!(await runningPid(pgdata))) {
+      progress(`starting embedded PostgreSQL on 127.0.0.1:${settings.port}`);
       try {
         await pgCtl(['start', '-D', pgdata, '-l', path.join(pgdata, 'server.log'), '-w', '-t', '60', '-s']);
         startedHere = true;
@@ -197,13 +253,19 @@ export async function openEmbeddedCluster(dataDir: string): Promise<EmbeddedClus
     });
     presence.on('error', () => {});
     await presence.connect();
+    if (settings.ownerPassword) await ensureOwnerRole(presence, settings.ownerPassword);
     return { settings, startedHere, presence };
   });
 
   const url = (database: string) =>
     `postgres://postgres:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/${database}`;
+  const ownerUrl = (database: string) => settings.ownerPassword
+    ? `postgres://${OWNER_ROLE}:${encodeURIComponent(settings.ownerPassword)}@127.0.0.1:${settings.port}/${database}`
+    : url(database);
   return {
     url,
+    ownerUrl,
+    ownerRole: settings.ownerPassword ? OWNER_ROLE : undefined,
     startedHere,
     // The last svc process using the cluster stops it, whoever started it: `svc admin` run while
     // `svc start` serves leaves it running, and `svc start` stopping later takes it down.
@@ -226,6 +288,19 @@ export async function openEmbeddedCluster(dataDir: string): Promise<EmbeddedClus
   };
 }
 
+/**
+ * The owner role: not a superuser. CREATEROLE because the first migration creates the request roles;
+ * BYPASSRLS because the owner's own work (operator commands, worker jobs, key bookkeeping) runs
+ * outside any request identity, as the superuser's did, while tables force row-level security.
+ */
+async function ensureOwnerRole(client: pg.Client, password: string): Promise<void> {
+  const { rowCount } = await client.query('select 1 from pg_roles where rolname = $1', [OWNER_ROLE]);
+  if (rowCount) return;
+  const literal = (await client.query('select quote_literal($1) as q', [password])).rows[0].q as string;
+  await client.query(`create role ${OWNER_ROLE} login createrole bypassrls nosuperuser password ${literal}`);
+  await client.query(`comment on role ${OWNER_ROLE} is 'Owner of the svc database: migrations, worker, operator commands. Not a superuser.'`);
+}
+
 /** Client sessions on the cluster other than the one asking. */
 async function otherClients(adminUrl: string): Promise<number> {
   const client = new pg.Client({ connectionString: adminUrl });
@@ -239,13 +314,14 @@ async function otherClients(adminUrl: string): Promise<number> {
   }
 }
 
-/** Creates the database if the cluster does not have it yet. */
-export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+/** Creates the database (owned by `owner`, else by the connecting user) if the cluster does not have it yet. */
+export async function ensureDatabase(adminUrl: string, database: string, owner?: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [database]);
-    if (!rowCount) await client.query(`create database "${database.replace(/"/g, '""')}"`);
+    const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+    if (!rowCount) await client.query(`create database ${quote(database)}${owner ? ` owner ${quote(owner)}` : ''}`);
   } catch (err) {
     // Created concurrently by another svc process: 42P04, or 23505 when both inserts reach the catalog.
     if (!['42P04', '23505'].includes((err as { code?: string }).code ?? '')) throw err;

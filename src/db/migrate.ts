@@ -51,3 +51,18 @@ export async function applyMigrations(ownerUrl: string, opts: { includeCurrent?:
     await client.end();
   }
 }
+
+/** Committed migrations not yet applied to this database (all of them on a fresh one). */
+export async function pendingMigrationCount(ownerUrl: string): Promise<{ pending: number; total: number }> {
+  const fs = await import('node:fs/promises');
+  const files = (await fs.readdir(path.join(migrationsFolder, 'committed'))).filter((f) => f.endsWith('.sql'));
+  const client = new pg.Client({ connectionString: ownerUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(`select to_regclass('graphile_migrate.migrations') is not null as present`);
+    const applied = rows[0].present ? (await client.query('select count(*)::int as n from graphile_migrate.migrations')).rows[0].n : 0;
+    return { pending: Math.max(0, files.length - applied), total: files.length };
+  } finally {
+    await client.end();
+  }
+}

@@ -1,4 +1,4 @@
-/** Every ActivityEvent kind (spec 6.1, plus AGENT_RUN_KICKED). SQL has the same list in app_hidden.event_kinds(). */
+/** Every ActivityEvent kind (spec 6.1, plus AGENT_RUN_KICKED and ours, docs/decisions.md). SQL has the same list in app_hidden.event_kinds(). */
 export const EVENT_KINDS = [
   'ISSUE_CREATED', 'ISSUE_UPDATED', 'ISSUE_DELETED', 'ISSUE_STATUS_CHANGED', 'ISSUE_ASSIGNED',
   'ISSUE_PRIORITY_CHANGED', 'ISSUE_QUEUED', 'COMMENT_CREATED', 'COMMENT_UPDATED', 'PROJECT_CREATED',
@@ -7,5 +7,10 @@ export const EVENT_KINDS = [
   'MEMBERSHIP_REMOVED', 'ISSUE_STALLED', 'AGENT_NOACK', 'ISSUE_SLA_BREACH', 'CHAT_MESSAGE_POSTED',
   'GOAL_CREATED', 'GOAL_STATUS_CHANGED', 'EXECUTION_STEP_READY', 'EXECUTION_STEP_JUDGED',
   'PLAN_BUDGET_EXCEEDED', 'AGENT_RUN_KICKED',
+  // Ours (docs/decisions.md): run status moves and runtime registration/configuration.
+  'AGENT_RUN_STATUS_CHANGED', 'RUNTIME_REGISTERED', 'RUNTIME_UPDATED',
+  // Orchestration state changes the spec has no kind for (docs/decisions.md).
+  'EXECUTION_PLAN_STATUS_CHANGED', 'EXECUTION_STEP_STATUS_CHANGED', 'REVIEW_GATE_OPENED', 'REVIEW_GATE_RESOLVED',
+  'CREW_CREATED', 'CREW_UPDATED',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];

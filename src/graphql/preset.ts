@@ -23,6 +23,8 @@ export const HiddenColumnsPlugin = makeJSONPgSmartTagsPlugin({
   config: {
     class: {
       'app_public.attachments': { attribute: { storage_key: { tags: { behavior: '-*' } } } },
+      // Uploads in flight are the attachments tools' business (object keys, expiry), not the app's.
+      'app_public.attachment_uploads': { tags: { behavior: '-*' } },
       'app_public.activity_events': { attribute: { actor_key_id: { tags: { behavior: '-*' } } } },
       // Exposed as Comment.revisionHistory (app_public.comments_revision_history).
       'app_public.comments': { attribute: { revisions: { tags: { behavior: '-*' } } } },

@@ -4,6 +4,9 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import type pg from 'pg';
 import type { Caller, KeyAuthenticator } from '../auth/keys.ts';
+import { EmbeddedBlobStore } from '../blobs/embedded.ts';
+import { registerBlobRoutes } from '../blobs/routes.ts';
+import type { BlobStore } from '../blobs/store.ts';
 import { buildInfo } from '../build-info.ts';
 import { ApiError } from '../errors.ts';
 import { registerGraphql } from '../graphql/server.ts';
@@ -31,6 +34,8 @@ export interface AppOptions {
   events?: EventHub;
   /** Serve POST /graphql and GET /graphiql over this svc_visitor pool (the schema is built on ready()). */
   graphql?: { pool: pg.Pool; graphiql?: boolean };
+  /** The attachment blob store; the embedded one is served here at /blobs/… (signed URLs). */
+  blobs?: BlobStore;
 }
 
 const isMcpPath = (url: string) => /^\/api\/mcp(\/rpc)?(\?|$)/.test(url);
@@ -97,6 +102,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   }));
 
   registerMcp(app, services);
+  if (opts.blobs instanceof EmbeddedBlobStore) registerBlobRoutes(app, opts.blobs);
   if (opts.events) registerSse(app, opts.keys, opts.events);
 
   if (opts.graphql) {

@@ -5,7 +5,12 @@
 import { z } from 'zod';
 import { hasScope, type Caller } from '../auth/keys.ts';
 import { ApiError } from '../errors.ts';
+import { agentContextTools } from './agent.ts';
+import { actionRequestTools } from './actionRequests.ts';
 import { agentTools } from './agents.ts';
+import { chatTools } from './chat.ts';
+import { analyticsTools, standupTools } from './analytics.ts';
+import { attachmentTools } from './attachments.ts';
 import { commentTools } from './comments.ts';
 import { defineTools, tool, type Tool } from './define.ts';
 import { eventTools } from './events.ts';
@@ -14,9 +19,13 @@ import { labelTools } from './labels.ts';
 import { notificationTools } from './notification.ts';
 import { cycleTools } from './cycles.ts';
 import { noteTools } from './notes.ts';
+import { crewTools, executionPlanTools, goalTools, planTools, reviewGateTools } from './orchestration.ts';
 import { pinTools } from './pins.ts';
 import { initiativeTools, projectTools } from './projects.ts';
 import { relationTools } from './relations.ts';
+import { runTools } from './runs.ts';
+import { runtimeTools } from './runtimes.ts';
+import { repohostTools } from './repohost.ts';
 import { timeTools } from './time.ts';
 import { statusTools, workspaceTools } from './workspace.ts';
 
@@ -81,6 +90,20 @@ export const TOOLS: Tool[] = [
   ...pinTools,
   ...noteTools,
   ...timeTools,
+  ...runtimeTools,
+  ...runTools,
+  ...chatTools,
+  ...agentContextTools,
+  ...actionRequestTools,
+  ...goalTools,
+  ...planTools,
+  ...executionPlanTools,
+  ...crewTools,
+  ...reviewGateTools,
+  ...attachmentTools,
+  ...repohostTools,
+  ...analyticsTools,
+  ...standupTools,
   ...catalogTools,
 ];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));

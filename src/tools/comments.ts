@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cursor, defineTools, id, issueRef, limit, page, tool } from './define.ts';
+import { ActionRequestOut, actionRequestFields } from './orchestration-shapes.ts';
 import { CommentOut } from './shapes.ts';
 
 const body = z.string().max(100_000).refine((s) => s.trim().length > 0, 'body must not be empty');
@@ -9,9 +10,9 @@ export const commentTools = defineTools(
   tool({
     name: 'comments.create',
     scopes: ['WRITE_COMMENTS'],
-    description: "Post a comment on an issue (markdown). The author is the key's user; an agent-linked key is recorded as authoringAgent. Allowed in every run mode.",
-    input: z.strictObject({ issueId: issueRef, body, confidence: confidence.optional() }),
-    output: CommentOut,
+    description: "Post a comment on an issue (markdown). The author is the key's user; an agent-linked key is recorded as authoringAgent. Allowed in every run mode. With actionRequest, its recommendation card (a poll when it has options; fields as actionRequests.create) is created on the issue in the same transaction.",
+    input: z.strictObject({ issueId: issueRef, body, confidence: confidence.optional(), actionRequest: actionRequestFields.optional() }),
+    output: CommentOut.extend({ actionRequest: ActionRequestOut.optional() }),
   }),
   tool({
     name: 'comments.update',

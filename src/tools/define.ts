@@ -10,6 +10,22 @@ export interface ToolContext {
   caller: Caller;
   /** Invokes another tool as the same caller (catalog.call). */
   invoke(name: string, args: unknown): Promise<unknown>;
+  /**
+   * Calls this tool's own SQL function (tools declared with `sql: true`) as the caller: one statement,
+   * one transaction, RLS inside. Returns the parsed JSON; business errors arrive as ApiError.
+   */
+  sql<T = any>(args: Record<string, unknown>): Promise<T>;
+  /** Calls a read-only helper `app_hidden.<name>(args jsonb)` as the caller (e.g. what to fetch before recording). */
+  read<T = any>(helper: string, args: Record<string, unknown>): Promise<T>;
+  /** Services outside SQL (blob store, repository host); see src/tools/services.ts. */
+  services: ToolServices;
+}
+
+/** What `run` hooks may use besides SQL. */
+export interface ToolServices {
+  blobs?: import('../blobs/store.ts').BlobStore;
+  /** Outbound requests may reach loopback/private addresses (SVC_EGRESS_ALLOW_PRIVATE). */
+  allowPrivateEgress?: boolean;
 }
 
 export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
@@ -22,23 +38,38 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
   output: O;
   /** True for tools that change nothing (MCP readOnlyHint). */
   readOnly?: boolean;
-  /** Tools implemented in Node instead of SQL (the catalog helpers). */
+  /**
+   * Tools implemented in Node (the catalog helpers), or whose I/O outside SQL happens in Node (object
+   * store, repository host) around their SQL function: then `sql: true` as well.
+   */
   run?: (ctx: ToolContext, input: z.output<I>) => Promise<unknown>;
+  /**
+   * With `run`: the tool still has its SQL function app_tools.<ns>_<tool>(args jsonb), which does the
+   * authorization, narrowing and row writes in one transaction; `run` calls it with `ctx.sql`.
+   * Tools without `run` always have one.
+   */
+  sql?: boolean;
 }
 
 export interface Tool extends ToolDef {
   namespace: string;
+  /** True when app_tools.<ns>_<tool> exists for this tool (no `run`, or `run` with `sql: true`). */
+  hasSql: boolean;
   /** The SQL function: app_tools.<namespace>_<tool in snake_case>(args jsonb) returns jsonb. */
   sqlFunction: string;
+  /** Its file under sql/: `<namespace>/tools/<toolCamel>.sql`. */
+  sqlFile: string;
 }
 
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 export function defineTools<const T extends readonly ToolDef[]>(...defs: T): Tool[] {
   return defs.map((def) => {
-    const [namespace, tool] = def.name.split('.');
-    if (!namespace || !tool) throw new Error(`tool name ${def.name} must be <namespace>.<tool>`);
-    return { ...def, namespace, sqlFunction: `app_tools.${snake(namespace)}_${snake(tool)}` } as Tool;
+    // `agent.context.bundle`: the parts after the namespace join as one tool (contextBundle, context_bundle).
+    const [namespace, ...parts] = def.name.split('.');
+    if (!namespace || !parts.length || parts.some((p) => !p)) throw new Error(`tool name ${def.name} must be <namespace>.<tool>`);
+    const tool = parts.map((p, i) => (i ? p[0]!.toUpperCase() + p.slice(1) : p)).join('');
+    return { ...def, namespace, hasSql: !def.run || !!def.sql, sqlFunction: `app_tools.${snake(namespace)}_${snake(tool)}`, sqlFile: `${namespace}/tools/${tool}.sql` } as Tool;
   });
 }
 

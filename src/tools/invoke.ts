@@ -9,7 +9,7 @@ import { hasScope, type Caller } from '../auth/keys.ts';
 import { queryAsCaller } from '../db/as-caller.ts';
 import { ApiError, fromPgError, invalidInput, scopeRequired } from '../errors.ts';
 import { findTool } from './catalog.ts';
-import type { Tool } from './define.ts';
+import type { Tool, ToolContext, ToolServices } from './define.ts';
 
 export function zodIssues(error: z.ZodError): Record<string, string> {
   const issues: Record<string, string> = {};
@@ -28,7 +28,7 @@ export function zodIssues(error: z.ZodError): Record<string, string> {
 export const toolCall = (t: Tool): string => `${t.sqlFunction}($9::jsonb)`;
 
 export class ToolRunner {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: pg.Pool, readonly services: ToolServices = {}) {}
 
   /** Runs the tool and returns its output as JSON text; throws ApiError for every expected failure. */
   async call(caller: Caller, name: string, args: unknown): Promise<string> {
@@ -42,14 +42,28 @@ export class ToolRunner {
     const parsed = t.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidInput(zodIssues(parsed.error));
     if (t.run) {
-      const result = await t.run(
-        { caller, invoke: async (name, a) => JSON.parse(await this.call(caller, name, a)) },
-        parsed.data,
-      );
+      const ctx: ToolContext = {
+        caller,
+        services: this.services,
+        invoke: async (name, a) => JSON.parse(await this.call(caller, name, a)),
+        sql: async (a) => {
+          if (!t.hasSql) throw new Error(`${t.name} has no SQL function (declare sql: true)`);
+          return JSON.parse(await this.sqlCall(caller, `tool:${t.name}`, toolCall(t), a));
+        },
+        read: async (helper, a) => {
+          if (!/^[a-z_]+$/.test(helper)) throw new Error(`bad helper name ${helper}`);
+          return JSON.parse(await this.sqlCall(caller, `read:${helper}`, `app_hidden.${helper}($9::jsonb)`, a));
+        },
+      };
+      const result = await t.run(ctx, parsed.data);
       return JSON.stringify(result ?? null);
     }
+    return this.sqlCall(caller, `tool:${t.name}`, toolCall(t), parsed.data);
+  }
+
+  private async sqlCall(caller: Caller, statement: string, call: string, args: unknown): Promise<string> {
     try {
-      return (await queryAsCaller(this.pool, caller, `tool:${t.name}`, toolCall(t), [JSON.stringify(parsed.data)])) ?? 'null';
+      return (await queryAsCaller(this.pool, caller, statement, call, [JSON.stringify(args)])) ?? 'null';
     } catch (err) {
       const mapped = fromPgError(err);
       if (mapped) throw mapped;

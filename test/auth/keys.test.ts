@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, createKey, createWorkspace, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createKey, createWorkspace, rest, rpc, startTestApp, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
-beforeAll(async () => {
-  t = await startTestApp();
-  ws = await createWorkspace(t);
-});
+beforeAll(async () => ({ t, ws } = await startWithWorkspaces()));
 afterAll(() => t.close());
 
 describe('authentication (spec part 5)', () => {

@@ -55,24 +55,29 @@ describe('sql/ layout', () => {
     expect([...filesOf.keys()].filter((n) => !dbNames.has(n)), 'sql/ defines functions the migrations do not create').toEqual([]);
   });
 
+  it('a tool with a run hook declares whether it has an SQL function (and then calls it)', () => {
+    for (const t of TOOLS.filter((x) => x.run)) {
+      expect(t.hasSql, `${t.name}: run hooks of tools with sql: true call ctx.sql`).toBe(t.sql === true);
+      if (t.sql) expect(t.run!.toString(), `${t.name}: declared sql: true but its run hook never calls ctx.sql`).toMatch(/\bsql\(/);
+    }
+  });
+
   it('every catalog tool has its SQL function in sql/<namespace>/tools/<tool>.sql, and every app_tools function a catalog entry', async () => {
     const { rows } = await client.query<{ name: string; args: string; result: string }>(
       `select p.proname as name, pg_get_function_identity_arguments(p.oid) as args, pg_get_function_result(p.oid) as result
        from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'app_tools'`);
     const inDb = new Map(rows.map((r) => [`app_tools.${r.name}`, r]));
-    const sqlTools = TOOLS.filter((t) => !t.run);
+    const sqlTools = TOOLS.filter((t) => t.hasSql);
     for (const t of sqlTools) {
       const fn = inDb.get(t.sqlFunction);
       expect(fn, `${t.name}: ${t.sqlFunction} does not exist`).toBeDefined();
       expect(`${fn!.args} -> ${fn!.result}`, `${t.name}: signature of ${t.sqlFunction}`).toBe('args jsonb -> jsonb');
-      const [ns, tool] = t.name.split('.');
-      const file = `${ns}/tools/${tool}.sql`;
-      expect(functionsByFile().get(file), `${t.name} is defined in sql/${file}`).toEqual([t.sqlFunction]);
+      expect(functionsByFile().get(t.sqlFile), `${t.name} is defined in sql/${t.sqlFile}`).toEqual([t.sqlFunction]);
     }
     const declared = new Set(sqlTools.map((t) => t.sqlFunction));
     expect([...inDb.keys()].filter((n) => !declared.has(n)), 'app_tools functions without a catalog entry').toEqual([]);
     const toolFiles = sqlFiles().filter((f) => f.includes('/tools/'));
-    expect(toolFiles.filter((f) => !sqlTools.some((t) => f === `${t.name.replace('.', '/tools/')}.sql`)), 'sql/*/tools files without a tool').toEqual([]);
+    expect(toolFiles.filter((f) => !sqlTools.some((t) => f === t.sqlFile)), 'sql/*/tools files without a tool').toEqual([]);
   });
 
   it('the comment on a tool function is its catalog description', async () => {
@@ -80,7 +85,7 @@ describe('sql/ layout', () => {
       `select 'app_tools.' || p.proname as name, obj_description(p.oid, 'pg_proc') as comment
        from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'app_tools'`);
     const comments = new Map(rows.map((r) => [r.name, r.comment]));
-    const mismatched = TOOLS.filter((t) => !t.run && comments.get(t.sqlFunction) !== `${t.name}: ${t.description}`)
+    const mismatched = TOOLS.filter((t) => t.hasSql && comments.get(t.sqlFunction) !== `${t.name}: ${t.description}`)
       .map((t) => `${t.name} (run \`npm run sql:comments\`, then include the tool files in migrations/current/)`);
     expect(mismatched).toEqual([]);
   });

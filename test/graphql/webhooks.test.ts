@@ -1,6 +1,6 @@
 /** Webhook management over GraphQL: OWNER/ADMIN with the ADMIN scope, own workspace only, secrets shown once. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, createKey, createWorkspace, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createKey, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
 import { gqlError, gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
@@ -9,9 +9,7 @@ let other: Workspace;
 let member: { token: string };
 
 beforeAll(async () => {
-  t = await startTestApp({ graphql: true });
-  ws = await createWorkspace(t);
-  other = await createWorkspace(t);
+  ({ t, ws, other } = await startWithWorkspaces({ graphql: true }));
   await admin(t, 'add-member', { workspace: ws.key, email: 'member@example.com', role: 'MEMBER', json: true });
   member = await createKey(t, ws, { user: 'member@example.com' });
 });

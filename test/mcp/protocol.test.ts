@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkspace, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { rpc, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
-beforeAll(async () => {
-  t = await startTestApp();
-  ws = await createWorkspace(t);
-});
+beforeAll(async () => ({ t, ws } = await startWithWorkspaces()));
 afterAll(() => t.close());
 
 const post = (payload: string, token = ws.token) =>

@@ -3,11 +3,16 @@
  * and fixtures created through the same operator functions `svc admin` uses.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Runner } from 'graphile-worker';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { KeyAuthenticator, type KeyScope } from '../../src/auth/keys.ts';
+import { EmbeddedBlobStore } from '../../src/blobs/embedded.ts';
+import type { BlobStore } from '../../src/blobs/store.ts';
 import { ADMIN_COMMANDS, type Flags } from '../../src/cli/admin.ts';
 import { createPools, type Pools } from '../../src/db/database.ts';
 import { EventHub, type HubOptions } from '../../src/events/hub.ts';
@@ -37,6 +42,8 @@ export interface TestApp {
   notifier: Notifier;
   /** Set when started with `worker`. */
   worker?: Runner;
+  /** The attachment blob store (embedded in a temporary directory unless one was given). */
+  blobs: BlobStore;
   /** Listens on a real port (for clients that need HTTP, e.g. the MCP SDK). */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -51,6 +58,8 @@ export interface TestAppOptions {
   ownerUrl?: string;
   /** Mount POST /graphql and GET /graphiql. */
   graphql?: boolean;
+  /** Attachment blob store; default: the embedded store in a fresh temporary directory. */
+  blobs?: BlobStore;
 }
 
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -61,21 +70,25 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const keys = new KeyAuthenticator(pools.api, pools.owner);
   notifier.on('svc_keys', (id: string) => keys.forget(id));
   const hub = new EventHub(pools.api, notifier, opts.hub);
+  const tmpDir = opts.blobs ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'svc-blobs-'));
+  const blobs = opts.blobs ?? new EmbeddedBlobStore({ dataDir: tmpDir!, publicUrl: 'http://127.0.0.1:1' });
   const { app } = buildApp({
-    ownerPool: pools.owner, keys, runner: new ToolRunner(pools.api),
+    ownerPool: pools.owner, keys, runner: new ToolRunner(pools.api, { blobs, allowPrivateEgress: true }), blobs,
     rateLimits: opts.rateLimits ?? { rpc: 0, rest: 0 }, logLevel: 'silent', events: hub,
     graphql: opts.graphql ? { pool: pools.api } : undefined,
   });
   await app.ready();
   const worker = opts.worker
-    ? await startWorker(pools.owner, { allowPrivate: true, concurrency: 4, pollInterval: 100, ...opts.worker })
+    ? await startWorker(pools.owner, { allowPrivate: true, concurrency: 4, pollInterval: 100, blobs, ...opts.worker })
     : undefined;
   return {
-    app, pools, ownerUrl, keys, hub, notifier, worker,
+    app, pools, ownerUrl, keys, hub, notifier, worker, blobs,
     async listen() {
       await app.listen({ port: 0, host: '127.0.0.1' });
       const addr = app.server.address() as { port: number };
-      return `http://127.0.0.1:${addr.port}`;
+      const url = `http://127.0.0.1:${addr.port}`;
+      if (blobs instanceof EmbeddedBlobStore) blobs.setPublicUrl(url);
+      return url;
     },
     async close() {
       await worker?.stop();
@@ -84,6 +97,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
       await keys.close();
       await notifier.close();
       await pools.end();
+      if (tmpDir) fs.rmSync(tmpDir, { recursive: true, force: true });
     },
   };
 }
@@ -118,6 +132,22 @@ export async function createWorkspace(t: TestApp, key?: string): Promise<Workspa
   const ownerEmail = `owner-${wsKey.toLowerCase()}@example.com`;
   const r = await admin(t, 'create-workspace', { name: `Workspace ${wsKey}`, key: wsKey, 'owner-email': ownerEmail, json: true });
   return { id: r.workspace.id, key: r.workspace.key, ownerEmail, token: r.apiKey.rawKey };
+}
+
+/** The usual start of a test file: an app, the workspace under test and `other` for cross-tenant checks. */
+export async function startWithWorkspaces(opts: TestAppOptions = {}): Promise<{ t: TestApp; ws: Workspace; other: Workspace }> {
+  const t = await startTestApp(opts);
+  return { t, ws: await createWorkspace(t), other: await createWorkspace(t) };
+}
+
+/** A project or label inserted directly (owner pool, no event), for tests of other tools. Returns its id. */
+export async function insertProject(t: TestApp, w: Workspace, name: string): Promise<string> {
+  const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [w.id, name]);
+  return rows[0].id;
+}
+export async function insertLabel(t: TestApp, w: Workspace, name: string): Promise<string> {
+  const { rows } = await t.pools.owner.query('insert into app_public.labels (workspace_id, name) values ($1, $2) returning id', [w.id, name]);
+  return rows[0].id;
 }
 
 export async function createKey(
@@ -162,6 +192,25 @@ export async function ok<T = any>(t: TestApp, token: string, tool: string, input
   const r = await rest<T>(t, token, tool, input);
   if (r.status !== 200) throw new Error(`${tool} → ${r.status} ${JSON.stringify(r.body)}`);
   return r.body;
+}
+
+/** Every item of a paged list tool, `limit` per page, following nextCursor until it is null. */
+export async function allPages<T = any>(t: TestApp, token: string, tool: string, input: object, limit: number): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await ok<{ items: T[]; nextCursor: string | null }>(t, token, tool, { ...input, limit, ...(cursor ? { cursor } : {}) });
+    if (page.items.length > limit) throw new Error(`${tool}: ${page.items.length} items on a page of ${limit}`);
+    items.push(...page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return items;
+}
+
+/** The events of one subject (up to 200), oldest first. */
+export async function subjectEvents(t: TestApp, token: string, subjectType: string, subjectId: string) {
+  const r = await ok(t, token, 'events.recent', { subjectType, subjectId, limit: 200 });
+  return (r.items as Array<{ id: string; kind: string; payload: any }>).reverse();
 }
 
 /** One JSON-RPC request to /api/mcp/rpc. */

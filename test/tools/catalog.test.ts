@@ -2,14 +2,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES, type Scope } from '../../src/auth/keys.ts';
 import { TOOLS } from '../../src/tools/catalog.ts';
-import { createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { createAgent, createKey, ok, rest, rpc, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
-beforeAll(async () => {
-  t = await startTestApp();
-  ws = await createWorkspace(t);
-});
+beforeAll(async () => ({ t, ws } = await startWithWorkspaces()));
 afterAll(() => t.close());
 
 describe('scope enforcement, for every declared tool', () => {

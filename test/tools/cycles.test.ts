@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { allPages, createAgent, createKey, createWorkspace, ok, rest, rpc, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+import { expect400 } from '../support/expect.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -21,17 +22,7 @@ async function settings(w: Workspace, length: number, cooldown: number) {
 const issueEvents = async (token: string, issueId: string) =>
   (await ok(t, token, 'events.recent', { subjectType: 'issue', subjectId: issueId })).items as Array<{ kind: string; payload: any }>;
 
-function expect400(r: { status: number; body: any }, field: string) {
-  expect(r.status, JSON.stringify(r.body)).toBe(400);
-  expect(r.body.error).toBe('invalid_input');
-  expect(Object.keys(r.body.issues)).toContain(field);
-}
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ws = await createWorkspace(t);
-  other = await createWorkspace(t);
-});
+beforeAll(async () => ({ t, ws, other } = await startWithWorkspaces()));
 afterAll(() => t.close());
 
 describe('cycles.create / update / get / list / current', () => {
@@ -83,13 +74,7 @@ describe('cycles.create / update / get / list / current', () => {
   it('lists latest start first, pages with a cursor, filters by status', async () => {
     const w = await createWorkspace(t);
     for (let m = 1; m <= 5; m++) await ok(t, w.token, 'cycles.create', { startsOn: `2032-0${m}-01`, endsOn: `2032-0${m}-10` });
-    const starts: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await ok(t, w.token, 'cycles.list', { limit: 2, ...(cursor ? { cursor } : {}) });
-      starts.push(...page.items.map((c: { startsOn: string }) => c.startsOn));
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor);
+    const starts: string[] = (await allPages(t, w.token, 'cycles.list', {}, 2)).map((c: { startsOn: string }) => c.startsOn);
     expect(starts).toEqual(['2032-05-01', '2032-04-01', '2032-03-01', '2032-02-01', '2032-01-01']);
     expect((await ok(t, w.token, 'cycles.list', { status: 'ACTIVE' })).items).toEqual([]);
     expect((await ok(t, w.token, 'cycles.list', { status: 'PLANNED' })).items).toHaveLength(5);

@@ -1,6 +1,6 @@
 /** issues.assign / reassign / assigned, runs opened by assignment, run-mode gating, the watch family, issues.get includes, list filters. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { createAgent, createKey, createWorkspace, insertProject, ok, rest, startTestApp, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -13,19 +13,12 @@ let reviewerKey: { token: string };
 let projectA: string;
 let projectB: string;
 
-async function insertProject(w: Workspace, name: string): Promise<string> {
-  const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [w.id, name]);
-  return rows[0].id;
-}
 async function runs(issueId: string) {
   const { rows } = await t.pools.owner.query(
     'select agent_id, status, engagement_mode, finished_at from app_public.agent_runs where issue_id = $1 order by started_at, id', [issueId]);
   return rows as Array<{ agent_id: string; status: string; engagement_mode: string; finished_at: Date | null }>;
 }
-async function issueEvents(issueId: string, token = ws.token) {
-  const r = await ok(t, token, 'events.recent', { subjectType: 'issue', subjectId: issueId, limit: 200 });
-  return (r.items as Array<{ kind: string; payload: any }>).reverse();
-}
+const issueEvents = (issueId: string, token = ws.token) => subjectEvents(t, token, 'issue', issueId);
 const lastEventId = async () => (await ok(t, ws.token, 'events.recent', { limit: 1 })).items[0]?.id;
 
 beforeAll(async () => {
@@ -38,8 +31,8 @@ beforeAll(async () => {
   await t.pools.owner.query('update app_public.agents set archived_at = now() where id = $1', [retired.id]);
   coderKey = await createKey(t, ws, { agent: 'coder', scopes: ['READ_ISSUES', 'WRITE_ISSUES', 'WRITE_COMMENTS'] });
   reviewerKey = await createKey(t, ws, { agent: 'reviewer', scopes: ['READ_ISSUES', 'WRITE_ISSUES', 'WRITE_COMMENTS'] });
-  projectA = await insertProject(ws, 'Alpha');
-  projectB = await insertProject(ws, 'Beta');
+  projectA = await insertProject(t, ws, 'Alpha');
+  projectB = await insertProject(t, ws, 'Beta');
 });
 afterAll(() => t.close());
 

@@ -1,6 +1,6 @@
 /** issues.update / delete / queue / transition / claim / release / addLabels / removeLabels / createMany / updateMany. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { createKey, createWorkspace, insertLabel, insertProject, ok, rest, rpc, startTestApp, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -11,19 +11,8 @@ let labelX: string;
 let labelY: string;
 let statuses: Record<string, { id: string }>;
 
-async function insertProject(w: Workspace, name: string): Promise<string> {
-  const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [w.id, name]);
-  return rows[0].id;
-}
-async function insertLabel(w: Workspace, name: string): Promise<string> {
-  const { rows } = await t.pools.owner.query('insert into app_public.labels (workspace_id, name) values ($1, $2) returning id', [w.id, name]);
-  return rows[0].id;
-}
 /** Kinds of the events of one issue, oldest first. */
-async function issueEvents(issueId: string, token = ws.token) {
-  const r = await ok(t, token, 'events.recent', { subjectType: 'issue', subjectId: issueId, limit: 200 });
-  return (r.items as Array<{ kind: string; payload: any }>).reverse();
-}
+const issueEvents = (issueId: string, token = ws.token) => subjectEvents(t, token, 'issue', issueId);
 const kinds = async (issueId: string) => (await issueEvents(issueId)).map((e) => e.kind);
 async function lastEventId(token = ws.token): Promise<string | undefined> {
   return (await ok(t, token, 'events.recent', { limit: 1 })).items[0]?.id;
@@ -33,10 +22,10 @@ beforeAll(async () => {
   t = await startTestApp();
   ws = await createWorkspace(t, 'MUT');
   other = await createWorkspace(t, 'OTH');
-  projectA = await insertProject(ws, 'Alpha');
-  projectB = await insertProject(ws, 'Beta');
-  labelX = await insertLabel(ws, 'bug');
-  labelY = await insertLabel(ws, 'infra');
+  projectA = await insertProject(t, ws, 'Alpha');
+  projectB = await insertProject(t, ws, 'Beta');
+  labelX = await insertLabel(t, ws, 'bug');
+  labelY = await insertLabel(t, ws, 'infra');
   const list = await ok(t, ws.token, 'statuses.list', {});
   statuses = Object.fromEntries(list.map((s: { category: string; id: string }) => [s.category, s]));
 });
@@ -290,7 +279,7 @@ describe('issues.addLabels / removeLabels', () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Labels bad' });
     expect((await rest(t, ws.token, 'issues.addLabels', { id: issue.id, labelIds: [] })).status).toBe(400);
     expect((await rest(t, ws.token, 'issues.addLabels', { id: issue.id, labelIds: ['x'] })).body.issues).toHaveProperty('labelIds.0');
-    const foreign = await insertLabel(other, 'foreign');
+    const foreign = await insertLabel(t, other, 'foreign');
     const r = await rest(t, ws.token, 'issues.addLabels', { id: issue.id, labelIds: [foreign] });
     expect(r.status).toBe(404);
     expect((await rest(t, ws.token, 'issues.removeLabels', { id: issue.id, labelIds: [foreign] })).status).toBe(404);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { allPages, createKey, createWorkspace, insertLabel, insertProject, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -8,22 +8,13 @@ let projectB: string;
 let labelX: string;
 let labelY: string;
 
-async function insertProject(w: Workspace, name: string): Promise<string> {
-  const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [w.id, name]);
-  return rows[0].id;
-}
-async function insertLabel(w: Workspace, name: string): Promise<string> {
-  const { rows } = await t.pools.owner.query('insert into app_public.labels (workspace_id, name) values ($1, $2) returning id', [w.id, name]);
-  return rows[0].id;
-}
-
 beforeAll(async () => {
   t = await startTestApp();
   ws = await createWorkspace(t, 'ENG');
-  projectA = await insertProject(ws, 'Alpha');
-  projectB = await insertProject(ws, 'Beta');
-  labelX = await insertLabel(ws, 'bug');
-  labelY = await insertLabel(ws, 'infra');
+  projectA = await insertProject(t, ws, 'Alpha');
+  projectB = await insertProject(t, ws, 'Beta');
+  labelX = await insertLabel(t, ws, 'bug');
+  labelY = await insertLabel(t, ws, 'infra');
 });
 afterAll(() => t.close());
 
@@ -77,8 +68,8 @@ describe('issues.create', () => {
 
   it('answers 404 for a project, status or label it cannot see', async () => {
     const other = await createWorkspace(t);
-    const foreignProject = await insertProject(other, 'Foreign');
-    const foreignLabel = await insertLabel(other, 'foreign');
+    const foreignProject = await insertProject(t, other, 'Foreign');
+    const foreignLabel = await insertLabel(t, other, 'foreign');
     expect((await rest(t, ws.token, 'issues.create', { title: 'x', projectId: foreignProject })).status).toBe(404);
     expect((await rest(t, ws.token, 'issues.create', { title: 'x', labelIds: [foreignLabel] })).status).toBe(404);
     expect((await rest(t, ws.token, 'issues.create', { title: 'x', statusId: crypto.randomUUID() })).status).toBe(404);
@@ -130,13 +121,7 @@ describe('issues.list', () => {
 
   it('pages newest first with an opaque cursor, no duplicates, no gaps', async () => {
     for (let i = 0; i < 7; i++) await ok(t, fresh.token, 'issues.create', { title: `page ${i}` });
-    const seen: number[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await ok(t, fresh.token, 'issues.list', { limit: 3, ...(cursor ? { cursor } : {}) });
-      seen.push(...page.items.map((i: { number: number }) => i.number));
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor);
+    const seen: number[] = (await allPages(t, fresh.token, 'issues.list', {}, 3)).map((i: { number: number }) => i.number);
     expect(seen).toEqual([7, 6, 5, 4, 3, 2, 1]);
     expect((await rest(t, fresh.token, 'issues.list', { cursor: 'garbage!' })).status).toBe(400);
     expect((await rest(t, fresh.token, 'issues.list', { limit: 0 })).status).toBe(400);

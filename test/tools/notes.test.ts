@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, allPages, createKey, createWorkspace, ok, rest, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+import { expect400 } from '../support/expect.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -9,16 +10,8 @@ let mateEmail: string;
 
 const todayIn = (timeZone: string) => new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date());
 
-function expect400(r: { status: number; body: any }, field: string) {
-  expect(r.status, JSON.stringify(r.body)).toBe(400);
-  expect(r.body.error).toBe('invalid_input');
-  expect(Object.keys(r.body.issues)).toContain(field);
-}
-
 beforeAll(async () => {
-  t = await startTestApp();
-  ws = await createWorkspace(t);
-  other = await createWorkspace(t);
+  ({ t, ws, other } = await startWithWorkspaces());
   mateEmail = `mate-${ws.key.toLowerCase()}@example.com`;
   await admin(t, 'add-member', { workspace: ws.key, email: mateEmail, role: 'MEMBER', json: true });
   mateToken = (await createKey(t, ws, { user: mateEmail, scopes: ['READ_ISSUES', 'WRITE_ISSUES'] })).token;
@@ -52,13 +45,7 @@ describe('notes', () => {
   it('pages notes with a cursor', async () => {
     const w = await createWorkspace(t);
     for (let i = 0; i < 5; i++) await ok(t, w.token, 'notes.create', { body: `n${i}` });
-    const bodies: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await ok(t, w.token, 'notes.list', { limit: 2, ...(cursor ? { cursor } : {}) });
-      bodies.push(...page.items.map((x: { body: string }) => x.body));
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor);
+    const bodies: string[] = (await allPages(t, w.token, 'notes.list', {}, 2)).map((x: { body: string }) => x.body);
     expect(bodies).toEqual(['n4', 'n3', 'n2', 'n1', 'n0']);
   });
 

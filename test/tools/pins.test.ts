@@ -1,15 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createKey, ok, rest, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
 let other: Workspace;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  ws = await createWorkspace(t);
-  other = await createWorkspace(t);
-});
+beforeAll(async () => ({ t, ws, other } = await startWithWorkspaces()));
 afterAll(() => t.close());
 
 const ids = (pins: Array<{ issueId: string }>) => pins.map((p) => p.issueId);

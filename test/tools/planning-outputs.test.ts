@@ -1,17 +1,14 @@
 /** Every planning/personal tool's real output matches the output schema it advertises (MCP clients validate it). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTool, TOOLS } from '../../src/tools/catalog.ts';
-import { createWorkspace, ok, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { ok, rpc, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
 
 const NAMESPACES = ['projects', 'initiatives', 'cycles', 'relations', 'pins', 'notes', 'time'];
 let t: TestApp;
 let ws: Workspace;
 const checked = new Set<string>();
 
-beforeAll(async () => {
-  t = await startTestApp();
-  ws = await createWorkspace(t);
-});
+beforeAll(async () => ({ t, ws } = await startWithWorkspaces()));
 afterAll(() => t.close());
 
 async function call(name: string, input: object) {

@@ -1,25 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { allPages, createKey, createWorkspace, ok, rest, rpc, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+import { expect400 } from '../support/expect.ts';
 
 let t: TestApp;
 let ws: Workspace;
 let other: Workspace;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  ws = await createWorkspace(t);
-  other = await createWorkspace(t);
-});
+beforeAll(async () => ({ t, ws, other } = await startWithWorkspaces()));
 afterAll(() => t.close());
 
 const events = async (token: string, subjectType: string, subjectId: string) =>
   (await ok(t, token, 'events.recent', { subjectType, subjectId })).items as Array<{ kind: string; payload: any }>;
-
-function expect400(r: { status: number; body: any }, field: string) {
-  expect(r.status, JSON.stringify(r.body)).toBe(400);
-  expect(r.body.error).toBe('invalid_input');
-  expect(Object.keys(r.body.issues)).toContain(field);
-}
 
 describe('projects', () => {
   it('create, update, archive: shapes and PROJECT_CREATED / PROJECT_UPDATED events', async () => {
@@ -50,14 +41,7 @@ describe('projects', () => {
     const made = [];
     for (const name of names) made.push(await ok(t, fresh.token, 'projects.create', { name }));
     await ok(t, fresh.token, 'projects.archive', { id: made[4].id });
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await ok(t, fresh.token, 'projects.list', { limit: 2, ...(cursor ? { cursor } : {}) });
-      expect(page.items.length).toBeLessThanOrEqual(2);
-      seen.push(...page.items.map((p: { name: string }) => p.name));
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor);
+    const seen: string[] = (await allPages(t, fresh.token, 'projects.list', {}, 2)).map((p: { name: string }) => p.name);
     expect(seen).toEqual(['p1', 'p2', 'p3', 'p4']);
     const all = await ok(t, fresh.token, 'projects.list', { includeArchived: true });
     expect(all.items.map((p: { name: string }) => p.name)).toEqual(names);

@@ -1,26 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { createKey, ok, rest, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+import { expect400 } from '../support/expect.ts';
 
 let t: TestApp;
 let ws: Workspace;
 let other: Workspace;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  ws = await createWorkspace(t);
-  other = await createWorkspace(t);
-});
+beforeAll(async () => ({ t, ws, other } = await startWithWorkspaces()));
 afterAll(() => t.close());
 
 const issue = (w: Workspace, title: string, extra: object = {}) => ok(t, w.token, 'issues.create', { title, ...extra });
 const latestIssueEvent = async (w: Workspace, issueId: string) =>
   (await ok(t, w.token, 'events.recent', { subjectType: 'issue', subjectId: issueId, limit: 1 })).items[0];
-
-function expect400(r: { status: number; body: any }, field: string) {
-  expect(r.status, JSON.stringify(r.body)).toBe(400);
-  expect(r.body.error).toBe('invalid_input');
-  expect(Object.keys(r.body.issues)).toContain(field);
-}
 
 describe('relations', () => {
   it('BLOCKS from A to B is seen from B as BLOCKED_BY; both issues get ISSUE_UPDATED', async () => {

@@ -1,22 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/tools/catalog.ts';
-import { admin, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, allPages, createKey, createWorkspace, ok, rest, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+import { expect400 } from '../support/expect.ts';
 
 let t: TestApp;
 let ws: Workspace;
 let other: Workspace;
 
-function expect400(r: { status: number; body: any }, field: string) {
-  expect(r.status, JSON.stringify(r.body)).toBe(400);
-  expect(r.body.error).toBe('invalid_input');
-  expect(Object.keys(r.body.issues)).toContain(field);
-}
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ws = await createWorkspace(t);
-  other = await createWorkspace(t);
-});
+beforeAll(async () => ({ t, ws, other } = await startWithWorkspaces()));
 afterAll(() => t.close());
 
 /** Moves the caller's running timer back in time, as if it had been running for `minutes`. */
@@ -98,13 +89,7 @@ describe('log, list, summary', () => {
     expect(onA.items.map((e: { durationMin: number }) => e.durationMin)).toEqual([60, 15, 30]);
     const may1 = await ok(t, w.token, 'time.list', { from: '2024-05-01', to: '2024-05-01' });
     expect(may1.items.map((e: { durationMin: number }) => e.durationMin)).toEqual([45, 30]);
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await ok(t, w.token, 'time.list', { limit: 2, ...(cursor ? { cursor } : {}) });
-      seen.push(...page.items.map((e: { id: string }) => e.id));
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor);
+    const seen: string[] = (await allPages(t, w.token, 'time.list', {}, 2)).map((e: { id: string }) => e.id);
     expect(seen).toEqual(all.items.map((e: { id: string }) => e.id));
 
     await ok(t, w.token, 'time.start', { issueId: b.id }); // running timers are not summed

@@ -9,45 +9,32 @@ create or replace function app_tools.events_recent(args jsonb)
  stable
 as $$
 declare
-  v_ws uuid := app_hidden.current_workspace_id();
   v_limit int := coalesce((args->>'limit')::int, 50);
-  v_subject_type text := args->>'subjectType';
   v_subject_id uuid := app_hidden.parse_uuid(args->>'subjectId', 'subjectId');
-  v_kinds text[];
+  v_kinds text[] := (select array_agg(k) from jsonb_array_elements_text(args->'kinds') k);
   v_before_seq bigint;
-  v_rows jsonb;
-  v_count int;
-  v_last_seq bigint;
 begin
-  if args ? 'kinds' then
-    v_kinds := (select array_agg(k) from jsonb_array_elements_text(args->'kinds') k);
-  end if;
-  if v_subject_type = 'issue' and v_subject_id is not null then
+  if args->>'subjectType' = 'issue' and v_subject_id is not null then
     -- Narrowing is enforced on the subject itself: an issue outside it is not found.
     perform app_hidden.find_issue(v_subject_id::text, 'subjectId');
   end if;
   if args->>'before' is not null then
-    v_before_seq := app_hidden.cursor_decode(args->>'before', 'events')::bigint;
+    v_before_seq := app_hidden.cursor_decode(args->>'before', 'events', 'before')::bigint;
   end if;
-  -- The page first (index order, limit), then its actors by join: one pass, no per-row function call.
-  -- The cursor is the seq of the page's last row, taken in the same pass.
-  select coalesce(jsonb_agg(app_hidden.event_shape(t.e, a, u, true) order by (t.e).seq desc), '[]'),
-         count(*), (array_agg((t.e).seq order by (t.e).seq desc))[v_limit]
-  into v_rows, v_count, v_last_seq
-  from (select e from app_public.activity_events e
-        where e.workspace_id = v_ws
-          and (v_subject_type is null or e.subject_type = v_subject_type)
-          and (v_subject_id is null or e.subject_id = v_subject_id)
-          and (v_kinds is null or e.kind = any(v_kinds))
-          and (v_before_seq is null or e.seq < v_before_seq)
-        order by e.seq desc limit v_limit + 1) t
-  left join app_public.agents a on a.id = (t.e).actor_agent_id
-  left join app_public.users u on u.id = (t.e).actor_user_id;
-  if v_count > v_limit then
-    return jsonb_build_object('items', v_rows - v_limit,  -- without the look-ahead row
-                              'nextCursor', app_hidden.cursor_encode('events:' || v_last_seq));
-  end if;
-  return jsonb_build_object('items', v_rows, 'nextCursor', null);
+  -- The page first (index order, limit), then its actors by join and an inlined shaper: no per-row
+  -- function call (event_json per row was 3 of 7 ms).
+  return app_hidden.page_json(array(
+    select (app_hidden.event_shape(t.e, a, u, true), (t.e).seq::text, null)::app_hidden.page_row
+    from (select e from app_public.activity_events e
+          where e.workspace_id = app_hidden.current_workspace_id()
+            and (args->>'subjectType' is null or e.subject_type = args->>'subjectType')
+            and (v_subject_id is null or e.subject_id = v_subject_id)
+            and (v_kinds is null or e.kind = any(v_kinds))
+            and (v_before_seq is null or e.seq < v_before_seq)
+          order by e.seq desc limit v_limit + 1) t
+    left join app_public.agents a on a.id = (t.e).actor_agent_id
+    left join app_public.users u on u.id = (t.e).actor_user_id
+    order by (t.e).seq desc), v_limit, 'events');
 end
 $$;
 comment on function app_tools.events_recent(args jsonb) is 'events.recent: Recent activity events of the workspace, newest first. Filter by subject (e.g. subjectType "issue" and an issue id) or kinds; page with before = nextCursor.';

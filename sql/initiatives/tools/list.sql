@@ -10,30 +10,15 @@ as $$
 declare
   v_limit int := coalesce((args->>'limit')::int, 50);
   v_include_archived boolean := coalesce((args->>'includeArchived')::boolean, false);
-  v_after_ts timestamptz;
-  v_after_id uuid;
-  v_items jsonb;
-  v_count int;
-  v_cursor text;
+  v_after record := app_hidden.keyset_decode(args->>'cursor', 'initiatives');
 begin
-  if args->>'cursor' is not null then
-    select k.sort_key::timestamptz, k.sort_id into v_after_ts, v_after_id
-    from app_hidden.keyset_decode(args->>'cursor', 'initiatives') k;
-  end if;
-  with page as (
-    select i as r from app_public.initiatives i
+  return app_hidden.page_json(array(
+    select (app_hidden.initiative_json(i), app_hidden.ts_key(i.created_at), i.id)::app_hidden.page_row
+    from app_public.initiatives i
     where i.workspace_id = app_hidden.current_workspace_id()
       and (v_include_archived or i.archived_at is null)
-      and (v_after_ts is null or (i.created_at, i.id) > (v_after_ts, v_after_id))
-    order by i.created_at, i.id
-    limit v_limit + 1),
-  numbered as (select r, row_number() over (order by (r).created_at, (r).id) as rn from page)
-  select coalesce(jsonb_agg(app_hidden.initiative_json(r) order by rn) filter (where rn <= v_limit), '[]'),
-         count(*),
-         max(case when rn = v_limit then app_hidden.keyset_encode('initiatives', app_hidden.ts_key((r).created_at), (r).id) end)
-  into v_items, v_count, v_cursor
-  from numbered;
-  return jsonb_build_object('items', v_items, 'nextCursor', case when v_count > v_limit then v_cursor end);
+      and (v_after.sort_id is null or (i.created_at, i.id) > (v_after.sort_key::timestamptz, v_after.sort_id))
+    order by i.created_at, i.id limit v_limit + 1), v_limit, 'initiatives');
 end
 $$;
 comment on function app_tools.initiatives_list(args jsonb) is 'initiatives.list: Initiatives (long-running objectives grouping projects) this key can see, oldest first, paged ({items, nextCursor}).';

@@ -13,9 +13,7 @@ declare
   v_limit int := coalesce((args->>'limit')::int, 50);
   v_where text := 'i.workspace_id = $1 and i.deleted_at is null';
   v_status text := args->>'status';
-  v_rows jsonb;
-  v_last int;
-  v_count int;
+  v_page app_hidden.page_row[];
   v_before int := 2147483647;
 begin
   if args - 'limit' - 'cursor' = '{}'::jsonb then
@@ -24,18 +22,17 @@ begin
     if args->>'cursor' is not null then
       v_before := app_hidden.cursor_decode(args->>'cursor', 'issues')::int;
     end if;
-    select coalesce(jsonb_agg(app_hidden.issue_lean_json(t.i, s, p, a, coalesce(l.ids, '[]')) order by (t.i).number desc), '[]'),
-           min((t.i).number), count(*)
-    into v_rows, v_last, v_count
-    from (select i from app_public.issues i
-          where i.workspace_id = app_hidden.current_workspace_id() and i.deleted_at is null
-            and i.number < v_before
-          order by i.number desc limit v_limit + 1) t
-    left join app_public.statuses s on s.id = (t.i).status_id
-    left join app_public.projects p on p.id = (t.i).project_id
-    left join app_public.agents a on a.id = (t.i).assigned_agent_id
-    left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
-                       from app_public.issue_labels il where il.issue_id = (t.i).id) l on true;
+    v_page := array(
+      select (app_hidden.issue_lean_json(t.i, s, p, a, coalesce(l.ids, '[]')), (t.i).number::text, null)::app_hidden.page_row
+      from (select i from app_public.issues i
+            where i.workspace_id = app_hidden.current_workspace_id() and i.deleted_at is null and i.number < v_before
+            order by i.number desc limit v_limit + 1) t
+      left join app_public.statuses s on s.id = (t.i).status_id
+      left join app_public.projects p on p.id = (t.i).project_id
+      left join app_public.agents a on a.id = (t.i).assigned_agent_id
+      left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
+                         from app_public.issue_labels il where il.issue_id = (t.i).id) l on true
+      order by (t.i).number desc);
   else
     -- Filters: the query is built for them (planned per call, so each filter gets its own index).
     if args->>'cursor' is not null then
@@ -91,24 +88,18 @@ begin
     -- The page's rows first (index order, limit), then their status/project/agent/labels by join: one pass,
     -- instead of four subqueries per row inside issue_json (3x faster at 50 rows).
     execute format(
-      'select coalesce(jsonb_agg(app_hidden.issue_lean_json(t.i, s, p, a, coalesce(l.ids, ''[]'')) order by (t.i).number desc), ''[]''),
-              min((t.i).number), count(*)
+      'select array(select (app_hidden.issue_lean_json(t.i, s, p, a, coalesce(l.ids, ''[]'')), (t.i).number::text, null)::app_hidden.page_row
        from (select i from app_public.issues i where %s order by i.number desc limit %s) t
        left join app_public.statuses s on s.id = (t.i).status_id
        left join app_public.projects p on p.id = (t.i).project_id
        left join app_public.agents a on a.id = (t.i).assigned_agent_id
        left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
-                          from app_public.issue_labels il where il.issue_id = (t.i).id) l on true', v_where, v_limit + 1)
-    into v_rows, v_last, v_count
+                          from app_public.issue_labels il where il.issue_id = (t.i).id) l on true
+       order by (t.i).number desc)', v_where, v_limit + 1)
+    into v_page
     using app_hidden.current_workspace_id();
   end if;
-
-  if v_count > v_limit then
-    v_rows := v_rows - v_limit;  -- drop the look-ahead row
-    return jsonb_build_object('items', v_rows,
-      'nextCursor', app_hidden.cursor_encode('issues:' || (v_rows->(v_limit - 1)->>'number')));
-  end if;
-  return jsonb_build_object('items', v_rows, 'nextCursor', null);
+  return app_hidden.page_json(v_page, v_limit, 'issues');
 end
 $$;
 comment on function app_tools.issues_list(args jsonb) is 'issues.list: Issues newest first, paged ({items, nextCursor}). Filters: status (id, category such as IN_PROGRESS, or name), open (not DONE/CANCELED), priority, projectId, assignedAgentId, cycleId, parentId, claimedById (null = none for each), labelIds (any of), queued.';

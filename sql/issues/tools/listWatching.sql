@@ -12,27 +12,19 @@ declare
   v_agent uuid := app_hidden.current_agent_id();
   v_user uuid := app_hidden.current_user_id();
   v_before int;
-  v_rows jsonb;
-  v_count int;
 begin
   if args->>'cursor' is not null then
     v_before := app_hidden.cursor_decode(args->>'cursor', 'watching')::int;
   end if;
-  select coalesce(jsonb_agg(app_hidden.issue_json(i) order by i.number desc), '[]'), count(*)
-  into v_rows, v_count
-  from (select i.* from app_public.issues i
-        join app_public.issue_watchers w on w.issue_id = i.id
-        where i.workspace_id = app_hidden.current_workspace_id() and i.deleted_at is null
-          and (case when v_agent is not null then w.agent_id = v_agent
-                    else w.agent_id is null and w.user_id = v_user end)
-          and (v_before is null or i.number < v_before)
-        order by i.number desc limit v_limit + 1) i;
-  if v_count > v_limit then
-    v_rows := v_rows - v_limit;
-    return jsonb_build_object('items', v_rows,
-      'nextCursor', app_hidden.cursor_encode('watching:' || (v_rows->(v_limit - 1)->>'number')));
-  end if;
-  return jsonb_build_object('items', v_rows, 'nextCursor', null);
+  return app_hidden.page_json(array(
+    select (app_hidden.issue_json(i), i.number::text, null)::app_hidden.page_row
+    from app_public.issues i
+    join app_public.issue_watchers w on w.issue_id = i.id
+    where i.workspace_id = app_hidden.current_workspace_id() and i.deleted_at is null
+      and (case when v_agent is not null then w.agent_id = v_agent
+                else w.agent_id is null and w.user_id = v_user end)
+      and (v_before is null or i.number < v_before)
+    order by i.number desc limit v_limit + 1), v_limit, 'watching');
 end
 $$;
 comment on function app_tools.issues_list_watching(args jsonb) is 'issues.listWatching: Issues the caller watches (its linked agent''s watches, else its user''s), newest first, paged.';

@@ -7,34 +7,8 @@ create or replace function app_tools.issues_update_many(args jsonb)
  returns jsonb
  language plpgsql
 as $$
-declare
-  v_item jsonb;
-  v_index int := 0;
-  v_issue app_public.issues;
-  v_seen uuid[] := '{}';
-  v_out jsonb := '[]';
-  v_state text; v_msg text; v_detail text; v_hint text; v_col text;
 begin
-  for v_item in select e from jsonb_array_elements(args->'items') e loop
-    begin
-      v_issue := app_hidden.issue_for_write(v_item->>'id');
-      if v_issue.id = any(v_seen) then
-        perform app_hidden.raise_invalid('id', 'this issue appears more than once in the batch');
-      end if;
-      v_seen := v_seen || v_issue.id;
-      v_issue := app_hidden.update_issue(v_issue, v_item - 'id');
-      v_out := v_out || jsonb_build_array(app_hidden.issue_json(v_issue, false));
-    exception when others then
-      get stacked diagnostics v_state = returned_sqlstate, v_msg = message_text, v_detail = pg_exception_detail,
-                              v_hint = pg_exception_hint, v_col = column_name;
-      if v_state like 'SV%' then
-        perform app_hidden.raise_in_item(v_index, v_state, v_msg, v_detail, v_hint, v_col);
-      end if;
-      raise;
-    end;
-    v_index := v_index + 1;
-  end loop;
-  return jsonb_build_object('items', v_out);
+  return jsonb_build_object('items', app_hidden.each_item(args->'items', 'app_hidden.update_many_item(jsonb, jsonb)'));
 end
 $$;
 comment on function app_tools.issues_update_many(args jsonb) is 'issues.updateMany: Apply up to 100 issues.update patches ({id, ...fields}) in one call, all or nothing. A failing item fails the whole call and names its field as items.N.field. Returns the lean issues.';

@@ -12,33 +12,18 @@ declare
   v_limit int := coalesce((args->>'limit')::int, 50);
   v_include_archived boolean := coalesce((args->>'includeArchived')::boolean, false);
   v_initiative uuid := app_hidden.parse_uuid(args->>'initiativeId', 'initiativeId');
-  v_after_ts timestamptz;
-  v_after_id uuid;
-  v_items jsonb;
-  v_count int;
-  v_cursor text;
+  v_after record := app_hidden.keyset_decode(args->>'cursor', 'projects');
 begin
-  if args->>'cursor' is not null then
-    select k.sort_key::timestamptz, k.sort_id into v_after_ts, v_after_id
-    from app_hidden.keyset_decode(args->>'cursor', 'projects') k;
-  end if;
-  with page as (
-    select p as r from app_public.projects p
+  return app_hidden.page_json(array(
+    select (app_hidden.project_json(p), app_hidden.ts_key(p.created_at), p.id)::app_hidden.page_row
+    from app_public.projects p
     where p.workspace_id = app_hidden.current_workspace_id()
       and (v_include_archived or p.archived_at is null)
       and (not args ? 'initiativeId'
            or (v_initiative is null and p.initiative_id is null)
            or p.initiative_id = v_initiative)
-      and (v_after_ts is null or (p.created_at, p.id) > (v_after_ts, v_after_id))
-    order by p.created_at, p.id
-    limit v_limit + 1),
-  numbered as (select r, row_number() over (order by (r).created_at, (r).id) as rn from page)
-  select coalesce(jsonb_agg(app_hidden.project_json(r) order by rn) filter (where rn <= v_limit), '[]'),
-         count(*),
-         max(case when rn = v_limit then app_hidden.keyset_encode('projects', app_hidden.ts_key((r).created_at), (r).id) end)
-  into v_items, v_count, v_cursor
-  from numbered;
-  return jsonb_build_object('items', v_items, 'nextCursor', case when v_count > v_limit then v_cursor end);
+      and (v_after.sort_id is null or (p.created_at, p.id) > (v_after.sort_key::timestamptz, v_after.sort_id))
+    order by p.created_at, p.id limit v_limit + 1), v_limit, 'projects');
 end
 $$;
 comment on function app_tools.projects_list(args jsonb) is 'projects.list: Projects this key can see, oldest first, paged ({items, nextCursor}). Archived projects only with includeArchived; initiativeId filters (null = projects without an initiative).';

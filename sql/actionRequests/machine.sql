@@ -1,0 +1,229 @@
+-- actionRequests: the request machine, who may decide, creating a request and its bound dispatch.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.find_action_request(p_id text, p_field text default 'id'::text, p_lock boolean default false)
+ returns app_public.action_requests
+ language plpgsql
+as $$
+declare v app_public.action_requests;
+begin
+  select * into v from app_public.action_requests
+  where id = app_hidden.parse_uuid(p_id, p_field) and workspace_id = app_hidden.current_workspace_id();
+  if v.id is null then
+    raise exception 'Action request not found' using errcode = 'SV404', column = p_field;
+  end if;
+  if p_lock then
+    select * into v from app_public.action_requests where id = v.id for update;
+  end if;
+  return v;
+end
+$$;
+comment on function app_hidden.find_action_request(p_id text, p_field text, p_lock boolean) is 'An action request the key can see (a request on an issue follows its narrowing), locked FOR UPDATE on request; else 404.';
+grant execute on function app_hidden.find_action_request(p_id text, p_field text, p_lock boolean) to svc_visitor;
+
+create or replace function app_hidden.action_request_move(p_request app_public.action_requests, p_to text)
+ returns app_public.action_requests
+ language plpgsql
+as $$
+declare
+  v app_public.action_requests;
+  v_closing boolean := p_to in ('RESOLVED', 'DISMISSED', 'REJECTED', 'SUPERSEDED');
+begin
+  perform app_hidden.assert_move('action-request', 'Action request', p_request.status, p_to);
+  update app_public.action_requests
+  set status = p_to,
+      resolved_at = case when v_closing then now() end,
+      resolved_by_user_id = case when v_closing then app_hidden.current_user_id() end,
+      resolved_by_agent_id = case when v_closing then app_hidden.current_agent_id() end
+  where id = p_request.id
+  returning * into v;  -- ISSUE_UPDATED (action-request, change status) by trigger
+  return v;
+end
+$$;
+comment on function app_hidden.action_request_move(p_request app_public.action_requests, p_to text) is 'The request machine (shared decisions): OPEN → RESOLVED | DISMISSED | SNOOZED | REJECTED | SUPERSEDED, SNOOZED → OPEN or any of those; closed states are terminal (409 illegal_transition).';
+grant execute on function app_hidden.action_request_move(p_request app_public.action_requests, p_to text) to svc_visitor;
+
+create or replace function app_hidden.action_requests_supersede(p_source_type text, p_source_id uuid)
+ returns void
+ language plpgsql
+as $$
+declare v app_public.action_requests;
+begin
+  for v in select * from app_public.action_requests r
+           where r.source_type = p_source_type and r.source_id = p_source_id and r.status in ('OPEN', 'SNOOZED')
+           for update loop
+    perform app_hidden.action_request_move(v, 'SUPERSEDED');
+  end loop;
+end
+$$;
+comment on function app_hidden.action_requests_supersede(p_source_type text, p_source_id uuid) is 'SUPERSEDEs the open requests raised for a source (a plan''s earlier approval requests once it is activated, canceled or asked again).';
+grant execute on function app_hidden.action_requests_supersede(p_source_type text, p_source_id uuid) to svc_visitor;
+
+create or replace function app_hidden.action_request_may_decide(p_request app_public.action_requests)
+ returns boolean
+ language sql
+ stable
+as $$
+  select (p_request.assigned_agent_id is not null and p_request.assigned_agent_id = app_hidden.current_agent_id())
+      or (p_request.assigned_user_id is not null and app_hidden.current_agent_id() is null
+          and p_request.assigned_user_id = app_hidden.current_user_id())
+      or (p_request.issue_id is not null and exists (
+            select 1 from app_public.issue_watchers w
+            where w.issue_id = p_request.issue_id
+              and case when app_hidden.current_agent_id() is not null then w.agent_id = app_hidden.current_agent_id()
+                       else w.user_id = app_hidden.current_user_id() end))
+      or app_hidden.caller_may_moderate()
+$$;
+comment on function app_hidden.action_request_may_decide(p_request app_public.action_requests) is 'accept/decline gate (spec 5.9): the assignee (its agent, or its user acting as a person), a watcher of the request''s issue (as the key watches: agent or user), a workspace OWNER/ADMIN acting as a person, or an ADMIN-scoped key.';
+grant execute on function app_hidden.action_request_may_decide(p_request app_public.action_requests) to svc_visitor;
+
+create or replace function app_hidden.action_request_insert(args jsonb, p_issue_id uuid, p_comment_id uuid, p_field text default ''::text)
+ returns app_public.action_requests
+ language plpgsql
+as $$
+declare
+  v_ws uuid := app_hidden.current_workspace_id();
+  v_kind text := coalesce(args->>'kind', 'FREE_FORM');
+  v_payload jsonb := coalesce(args->'payload', '{}');
+  v_user uuid;
+  v_agent uuid;
+  v_req app_public.action_requests;
+  v_keys text[];
+begin
+  if v_kind <> 'FREE_FORM' and p_issue_id is null then
+    perform app_hidden.raise_invalid(p_field || 'issueId', format('a %s request acts on an issue: give issueId', v_kind));
+  end if;
+  if v_kind = 'TRANSITION' then
+    if not exists (select 1 from app_public.statuses s where s.workspace_id = v_ws
+                   and s.id = app_hidden.parse_uuid(v_payload->>'statusId', p_field || 'payload.statusId')) then
+      raise exception 'Status not found' using errcode = 'SV404', column = p_field || 'payload.statusId';
+    end if;
+  elsif v_kind = 'SET_LABELS' then
+    if (select count(*) from app_public.labels l where l.workspace_id = v_ws and l.id = any(
+          app_hidden.uuid_array(coalesce(v_payload->'add', '[]') || coalesce(v_payload->'remove', '[]'), p_field || 'payload')))
+       <> (select count(distinct e) from jsonb_array_elements_text(coalesce(v_payload->'add', '[]') || coalesce(v_payload->'remove', '[]')) e) then
+      raise exception 'Label not found' using errcode = 'SV404', column = p_field || 'payload';
+    end if;
+  elsif v_kind = 'ASSIGN_AGENT' then
+    perform app_hidden.find_agent(v_payload->>'agentId', null, p_field || 'payload.agentId');
+  elsif v_kind = 'CLOSE_AS_DUPLICATE' then
+    if (app_hidden.find_issue(v_payload->>'duplicateOfIssueId', p_field || 'payload.duplicateOfIssueId')).id = p_issue_id then
+      perform app_hidden.raise_invalid(p_field || 'payload.duplicateOfIssueId', 'an issue cannot duplicate itself');
+    end if;
+    if v_payload->>'statusId' is not null and not exists (select 1 from app_public.statuses s where s.workspace_id = v_ws
+                   and s.id = app_hidden.parse_uuid(v_payload->>'statusId', p_field || 'payload.statusId')) then
+      raise exception 'Status not found' using errcode = 'SV404', column = p_field || 'payload.statusId';
+    end if;
+  end if;
+  if args->>'assignedUserId' is not null then
+    select m.user_id into v_user from app_public.memberships m
+    where m.workspace_id = v_ws and m.user_id = app_hidden.parse_uuid(args->>'assignedUserId', p_field || 'assignedUserId');
+    if v_user is null then
+      raise exception 'User not found in this workspace' using errcode = 'SV404', column = p_field || 'assignedUserId';
+    end if;
+  end if;
+  if args->>'assignedAgentId' is not null then
+    v_agent := (app_hidden.find_agent(args->>'assignedAgentId', null, p_field || 'assignedAgentId')).id;
+  end if;
+  if args->'options' is not null and jsonb_typeof(args->'options') = 'array' then
+    select array_agg(o->>'key') into v_keys from jsonb_array_elements(args->'options') o;
+    if cardinality(v_keys) <> (select count(distinct k) from unnest(v_keys) k) then
+      perform app_hidden.raise_invalid(p_field || 'options', 'option keys must be unique');
+    end if;
+  end if;
+  insert into app_public.action_requests (workspace_id, title, body, severity, kind, payload, assigned_user_id, assigned_agent_id,
+                                          issue_id, comment_id, due_at, source_type, source_id, options,
+                                          requested_by_user_id, requested_by_agent_id)
+  values (v_ws, args->>'title', args->>'body', coalesce(args->>'severity', 'INFO'), v_kind, v_payload, v_user, v_agent,
+          p_issue_id, p_comment_id, (args->>'dueAt')::timestamptz, args->>'sourceType',
+          app_hidden.parse_uuid(args->>'sourceId', p_field || 'sourceId'),
+          case when jsonb_typeof(args->'options') = 'array' then args->'options' end,
+          app_hidden.current_user_id(), app_hidden.current_agent_id())
+  returning * into v_req;  -- ISSUE_UPDATED (action-request, change created) by trigger
+  return v_req;
+end
+$$;
+comment on function app_hidden.action_request_insert(args jsonb, p_issue_id uuid, p_comment_id uuid, p_field text) is 'Creates an action request (actionRequests.create, comments.create''s actionRequest bundle): checks the bound dispatch''s payload refers to real statuses, labels, agents and issues, the assignee is a member or agent, option keys are unique. The caller is the requester.';
+grant execute on function app_hidden.action_request_insert(args jsonb, p_issue_id uuid, p_comment_id uuid, p_field text) to svc_visitor;
+
+create or replace function app_hidden.action_request_dispatch(p_request app_public.action_requests)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_payload jsonb := p_request.payload;
+  v_issue app_public.issues;
+  v_agent app_public.agents;
+  v_dup app_public.issues;
+  v_remove uuid[];
+  v_status uuid;
+  v_plan app_public.execution_plans;
+begin
+  if p_request.kind = 'FREE_FORM' then
+    if p_request.source_type = 'execution-plan' and p_request.source_id is not null then
+      v_plan := app_hidden.find_plan(p_request.source_id::text, 'id');
+      return jsonb_build_object('action', 'activate_plan', 'planId', v_plan.id,
+                                'readyStepIds', to_jsonb(app_hidden.plan_activate(v_plan)));
+    end if;
+    return jsonb_build_object('action', 'none');
+  end if;
+  -- The same entry as the direct issue tools: visibility, row lock and run-mode gating.
+  v_issue := app_hidden.issue_for_write(p_request.issue_id::text, 'issueId');
+  if p_request.kind = 'TRANSITION' then
+    v_issue := app_hidden.update_issue(v_issue, jsonb_build_object('statusId', v_payload->>'statusId'));
+    return jsonb_build_object('action', 'transition', 'issueId', v_issue.id, 'statusId', v_issue.status_id);
+  elsif p_request.kind = 'SET_LABELS' then
+    perform app_hidden.set_issue_labels(v_issue.id, app_hidden.uuid_array(v_payload->'add', 'payload.add'), null);
+    v_remove := app_hidden.uuid_array(v_payload->'remove', 'payload.remove');
+    delete from app_public.issue_labels where issue_id = v_issue.id and label_id = any(v_remove);
+    v_issue := app_hidden.issue_after_write(v_issue.id);
+    return jsonb_build_object('action', 'set_labels', 'issueId', v_issue.id,
+      'labelIds', (select coalesce(jsonb_agg(il.label_id), '[]') from app_public.issue_labels il where il.issue_id = v_issue.id));
+  elsif p_request.kind = 'ASSIGN_AGENT' then
+    v_agent := app_hidden.find_agent(v_payload->>'agentId', null, 'payload.agentId');
+    if v_agent.archived_at is not null then
+      raise exception 'Agent % is archived', v_agent.profile_key using errcode = 'SV400', column = 'payload.agentId', detail = 'agent_archived';
+    end if;
+    if not (v_issue.assigned_agent_id = v_agent.id and exists (
+          select 1 from app_public.agent_runs r where r.issue_id = v_issue.id and r.agent_id = v_agent.id
+            and r.status in ('ACTIVE', 'WAITING', 'STALLED'))) then
+      perform app_hidden.assign_issue_agent(v_issue, v_agent, 'EXECUTE', 'manual');
+    end if;
+    v_issue := app_hidden.issue_after_write(v_issue.id);
+    return jsonb_build_object('action', 'assign_agent', 'issueId', v_issue.id, 'agentId', v_agent.id);
+  elsif p_request.kind = 'CLOSE_AS_DUPLICATE' then
+    v_dup := app_hidden.find_issue(v_payload->>'duplicateOfIssueId', 'payload.duplicateOfIssueId');
+    perform app_tools.relations_add(jsonb_build_object('fromIssueId', v_issue.id, 'toIssueId', v_dup.id, 'kind', 'DUPLICATES'));
+    v_status := coalesce((v_payload->>'statusId')::uuid, (
+      select s.id from app_public.statuses s where s.workspace_id = v_issue.workspace_id and s.category = 'CANCELED'
+      order by s.position limit 1));
+    if v_status is not null then
+      v_issue := app_hidden.update_issue(v_issue, jsonb_build_object('statusId', v_status));
+    end if;
+    return jsonb_build_object('action', 'close_as_duplicate', 'issueId', v_issue.id, 'duplicateOfIssueId', v_dup.id,
+                              'statusId', v_issue.status_id);
+  end if;
+  return jsonb_build_object('action', 'none');
+end
+$$;
+comment on function app_hidden.action_request_dispatch(p_request app_public.action_requests) is 'The bound dispatch run by accept, through the same SQL and gates as the direct tools (issue_for_write: visibility, lock, run-mode gating; update_issue, set_issue_labels, assign_issue_agent, relations.add): TRANSITION {statusId}, SET_LABELS {add, remove}, ASSIGN_AGENT {agentId}, CLOSE_AS_DUPLICATE {duplicateOfIssueId, statusId? (default the first CANCELED status)}; FREE_FORM with sourceType execution-plan activates the plan.';
+grant execute on function app_hidden.action_request_dispatch(p_request app_public.action_requests) to svc_visitor;
+
+create or replace function app_hidden.action_request_for_decision(p_id text, p_verb text)
+ returns app_public.action_requests
+ language plpgsql
+as $$
+declare v app_public.action_requests := app_hidden.find_action_request(p_id, 'id', true);
+begin
+  if v.status not in ('OPEN', 'SNOOZED') then
+    raise exception 'Action request is %; it can no longer be %', v.status, p_verb using errcode = 'SV409', detail = 'illegal_transition';
+  end if;
+  if not app_hidden.action_request_may_decide(v) then
+    raise exception 'Only the assignee, a watcher of its issue, or a workspace OWNER/ADMIN may decide this request'
+      using errcode = 'SV403', detail = 'not_allowed';
+  end if;
+  return v;
+end
+$$;
+comment on function app_hidden.action_request_for_decision(p_id text, p_verb text) is 'accept/decline: the request, locked, still open (409 otherwise) and decidable by the caller (403 not_allowed otherwise).';
+grant execute on function app_hidden.action_request_for_decision(p_id text, p_verb text) to svc_visitor;

@@ -1,0 +1,45 @@
+-- actionRequests: JSON shapes and poll arithmetic (spec 2.13, 4.11).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.action_request_json(r app_public.action_requests)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object(
+    'id', r.id, 'title', r.title, 'body', r.body, 'severity', r.severity, 'kind', r.kind, 'payload', r.payload,
+    'assignedUserId', r.assigned_user_id, 'assignedAgentId', r.assigned_agent_id, 'issueId', r.issue_id,
+    'commentId', r.comment_id, 'dueAt', r.due_at, 'sourceType', r.source_type, 'sourceId', r.source_id,
+    'status', r.status, 'options', coalesce(r.options, '[]'::jsonb), 'isPoll', r.options is not null,
+    'votingClosedAt', r.voting_closed_at, 'winningOptionKey', r.winning_option_key,
+    'requestedByUserId', r.requested_by_user_id, 'requestedByAgentId', r.requested_by_agent_id,
+    'resolvedAt', r.resolved_at, 'resolvedByUserId', r.resolved_by_user_id, 'resolvedByAgentId', r.resolved_by_agent_id,
+    'dispatchResult', r.dispatch_result, 'createdAt', r.created_at, 'updatedAt', r.updated_at)
+$$;
+comment on function app_hidden.action_request_json(r app_public.action_requests) is 'ActionRequest (spec 2.13) with isPoll, requester, resolution and the result of its bound dispatch.';
+grant execute on function app_hidden.action_request_json(r app_public.action_requests) to svc_visitor;
+
+create or replace function app_hidden.poll_tally(p_request_id uuid, p_options jsonb)
+ returns table(option_key text, label text, ord bigint, votes bigint, first_vote_at timestamp with time zone)
+ language sql
+ stable
+as $$
+  select o.opt->>'key', o.opt->>'label', o.ord,
+         (select count(*) from app_public.action_request_votes v where v.request_id = p_request_id and v.option_key = o.opt->>'key'),
+         (select min(v.voted_at) from app_public.action_request_votes v where v.request_id = p_request_id and v.option_key = o.opt->>'key')
+  from jsonb_array_elements(coalesce(p_options, '[]')) with ordinality o(opt, ord)
+$$;
+comment on function app_hidden.poll_tally(p_request_id uuid, p_options jsonb) is 'Per option of a poll: its votes and the time of its earliest current vote, in options[] order.';
+grant execute on function app_hidden.poll_tally(p_request_id uuid, p_options jsonb) to svc_visitor;
+
+create or replace function app_hidden.poll_winner(p_request_id uuid, p_options jsonb)
+ returns text
+ language sql
+ stable
+as $$
+  select t.option_key from app_hidden.poll_tally(p_request_id, p_options) t
+  order by t.votes desc, t.first_vote_at asc nulls last, t.ord asc
+  limit 1
+$$;
+comment on function app_hidden.poll_winner(p_request_id uuid, p_options jsonb) is 'The winner of a poll (spec 4.11): most votes; ties go to the option voted for first; with no votes at all, the first option.';
+grant execute on function app_hidden.poll_winner(p_request_id uuid, p_options jsonb) to svc_visitor;

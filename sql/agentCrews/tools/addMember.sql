@@ -1,0 +1,28 @@
+-- The agentCrews.addMember tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- adds an agent in a role (ADMIN); an agent is in a crew once (409 already_member).
+create or replace function app_tools.agent_crews_add_member(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_crew app_public.agent_crews := app_hidden.find_crew(args->>'crewId', 'crewId');
+  v_agent app_public.agents := app_hidden.crew_agent(args->>'agentId', 'agentId');
+  v_member app_public.agent_crew_members;
+begin
+  perform app_hidden.require_scope('ADMIN');
+  if v_crew.archived_at is not null then
+    raise exception 'Crew % is archived', v_crew.name using errcode = 'SV409', detail = 'crew_archived';
+  end if;
+  if exists (select 1 from app_public.agent_crew_members m where m.crew_id = v_crew.id and m.agent_id = v_agent.id) then
+    raise exception 'Agent % is already in this crew (use setMemberRole)', v_agent.profile_key using errcode = 'SV409', detail = 'already_member';
+  end if;
+  insert into app_public.agent_crew_members (workspace_id, crew_id, agent_id, role)
+  values (v_crew.workspace_id, v_crew.id, v_agent.id, args->>'role')
+  returning * into v_member;
+  return app_hidden.crew_member_json(v_member);
+end
+$$;
+comment on function app_tools.agent_crews_add_member(args jsonb) is 'agentCrews.addMember: Add an agent to a crew in a role (ADMIN). An agent is in a crew once (409 already_member; change roles with setMemberRole).';
+grant execute on function app_tools.agent_crews_add_member(args jsonb) to svc_visitor;

@@ -1,0 +1,18 @@
+-- The agentCrews.removeMember tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- removes a membership (ADMIN).
+create or replace function app_tools.agent_crews_remove_member(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_member app_public.agent_crew_members := app_hidden.find_crew_member(args->>'memberId');
+begin
+  perform app_hidden.require_scope('ADMIN');
+  delete from app_public.agent_crew_members where id = v_member.id;
+  return jsonb_build_object('ok', true, 'id', v_member.id, 'crewId', v_member.crew_id);
+end
+$$;
+comment on function app_tools.agent_crews_remove_member(args jsonb) is 'agentCrews.removeMember: Remove a member from its crew (ADMIN).';
+grant execute on function app_tools.agent_crews_remove_member(args jsonb) to svc_visitor;

@@ -1,0 +1,26 @@
+-- The agents.heartbeat tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- one UPDATE sets status (default ONLINE) and lastHeartbeatAt (and attaches runtimeId); the trigger writes
+-- AGENT_STATUS_CHANGED only when the status changed. Keys without an agent, archived or foreign agents: 403.
+create or replace function app_tools.agents_heartbeat(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_agent app_public.agents := app_hidden.require_own_agent();
+  v_runtime app_public.runtimes;
+begin
+  if args->>'runtimeId' is not null then
+    v_runtime := app_hidden.find_runtime(args->>'runtimeId');
+  end if;
+  update app_public.agents a
+  set status = coalesce(args->>'status', 'ONLINE'), last_heartbeat_at = now(),
+      runtime_id = coalesce(v_runtime.id, a.runtime_id)
+  where a.id = v_agent.id
+  returning * into v_agent;
+  return app_hidden.agent_json(v_agent);
+end
+$$;
+grant execute on function app_tools.agents_heartbeat(args jsonb) to svc_visitor;
+comment on function app_tools.agents_heartbeat(args jsonb) is 'agents.heartbeat: Presence of the agent linked to the calling key: sets status (default ONLINE) and lastHeartbeatAt in one update; runtimeId attaches the agent to a runtime. AGENT_STATUS_CHANGED only when the status changes. Keys without an agent, or linked to an archived agent: 403.';

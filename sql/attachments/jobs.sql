@@ -1,0 +1,34 @@
+-- attachments: what the Graphile Worker jobs of attachments call (owner connections).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_private.attachments_enqueue(p_task text, p_payload json, p_run_at timestamp with time zone default now())
+ returns void
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  if to_regnamespace('graphile_worker') is not null then
+    perform graphile_worker.add_job(p_task, p_payload, run_at := p_run_at, max_attempts := 3);
+  end if;
+end
+$$;
+comment on function app_private.attachments_enqueue(p_task text, p_payload json, p_run_at timestamp with time zone) is 'Enqueues an attachments job (svc_attachment_upload_expire, svc_attachment_link_title) in the caller''s transaction. Security definer: the request role has no access to the queue.';
+
+create or replace function app_private.attachment_upload_expire(p_upload_id uuid)
+ returns text
+ language sql
+as $$
+  delete from app_public.attachment_uploads u where u.id = p_upload_id and u.expires_at <= now()
+  returning u.storage_key
+$$;
+comment on function app_private.attachment_upload_expire(p_upload_id uuid) is 'Job svc_attachment_upload_expire: removes an upload that was never finalized and returns its object key (the job deletes the blob); null when it was finalized or has not expired.';
+
+create or replace function app_private.attachment_set_link_title(p_attachment_id uuid, p_title text)
+ returns void
+ language sql
+as $$
+  update app_public.attachments a set link_title = left(p_title, 500)
+  where a.id = p_attachment_id and a.kind = 'LINK' and p_title is not null and p_title <> ''
+$$;
+comment on function app_private.attachment_set_link_title(p_attachment_id uuid, p_title text) is 'Job svc_attachment_link_title: stores the scraped page title (at most 500 characters) of a LINK attachment (ISSUE_UPDATED/INITIATIVE_UPDATED/CYCLE_UPDATED by trigger).';

@@ -1,0 +1,47 @@
+-- The attachments.finalize tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- The Node half measured the object (storedSize, null when absent); this checks the upload is the
+-- caller's workspace's, not expired, its target still visible, and the size is the declared one, then
+-- registers the FILE attachment (ISSUE_UPDATED & co. by trigger) and closes the upload.
+create or replace function app_tools.attachments_finalize(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_upload app_public.attachment_uploads;
+  v_target record;
+  v_row app_public.attachments;
+begin
+  select * into v_upload from app_public.attachment_uploads u where u.storage_key = args->>'key';
+  if v_upload.id is null then
+    raise exception 'Upload not found (already finalized, expired, or never started)' using errcode = 'SV404', column = 'key';
+  end if;
+  if v_upload.expires_at <= now() then
+    raise exception 'The upload expired at %; start again with attachments.initUpload', v_upload.expires_at
+      using errcode = 'SV409', detail = 'upload_expired';
+  end if;
+  v_target := app_hidden.attachment_target(v_upload.target_type, v_upload.target_id::text);
+  if args->'storedSize' is null or args->'storedSize' = 'null'::jsonb then
+    raise exception 'Nothing was uploaded to this key yet: PUT the file to uploadUrl first' using errcode = 'SV409', detail = 'upload_missing';
+  end if;
+  if (args->>'storedSize')::bigint <> v_upload.size_bytes then
+    raise exception 'The stored object has % bytes, initUpload declared %', args->>'storedSize', v_upload.size_bytes
+      using errcode = 'SV409', detail = 'size_mismatch';
+  end if;
+  -- The delete is the arbiter between two finalize calls (and the expiry job): one of them gets the row.
+  delete from app_public.attachment_uploads u where u.id = v_upload.id and u.expires_at > now();
+  if not found then
+    raise exception 'Upload not found (already finalized, expired, or never started)' using errcode = 'SV404', column = 'key';
+  end if;
+  insert into app_public.attachments (id, workspace_id, kind, target_type, target_id, filename, mime_type, size_bytes,
+                                      storage_key, created_by_user_id, created_by_agent_id, upload_id)
+  values (v_upload.id, v_upload.workspace_id, 'FILE', v_upload.target_type, v_target.target_id, v_upload.filename,
+          v_upload.mime_type, v_upload.size_bytes, v_upload.storage_key, app_hidden.current_user_id(),
+          app_hidden.current_agent_id(), v_upload.id);
+  select * into v_row from app_public.attachments a where a.id = v_upload.id;
+  return app_hidden.attachment_json(v_row);
+end
+$$;
+grant execute on function app_tools.attachments_finalize(args jsonb) to svc_visitor;
+comment on function app_tools.attachments_finalize(args jsonb) is 'attachments.finalize: Register an uploaded file as an Attachment (kind FILE): checks the object exists with the size declared at initUpload. An upload never finalized is removed (row and blob) after it expires.';

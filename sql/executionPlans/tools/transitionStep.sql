@@ -1,0 +1,53 @@
+-- The executionPlans.transitionStep tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- moves a step of a RUNNING plan: DONE cascades readiness (and completes the plan), REVIEW dispatches the judge when the plan auto-judges, BLOCKED opens a gate.
+create or replace function app_tools.execution_plans_transition_step(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_step app_public.execution_steps := app_hidden.find_step(args->>'stepId');
+  v_plan app_public.execution_plans;
+  v_to text := args->>'status';
+  v_ready uuid[] := '{}';
+  v_judge uuid;
+  v_gate app_public.review_gates;
+begin
+  v_plan := app_hidden.lock_plan(v_step.plan_id);
+  select * into v_step from app_public.execution_steps where id = v_step.id;
+  if v_plan.status <> 'RUNNING' then
+    raise exception 'Plan is %; its steps move only while it runs', v_plan.status using errcode = 'SV409', detail = 'plan_not_running';
+  end if;
+  if args->>'sourceRunId' is not null then
+    update app_public.execution_steps set source_run_id = app_hidden.parse_uuid(args->>'sourceRunId', 'sourceRunId')
+    where id = v_step.id returning * into v_step;
+  end if;
+  if v_to = 'READY' then
+    if v_step.status = 'READY' then
+      perform app_hidden.assert_move('step', 'Step', v_step.status, v_to);
+    end if;
+    v_step := app_hidden.step_make_ready(v_step);
+  elsif v_to = 'BLOCKED' then
+    v_gate := app_hidden.step_block(v_step, 'STEP_BLOCKED', format('Step "%s" is blocked', v_step.title),
+                                    jsonb_build_object('note', args->>'note'));
+  else
+    v_step := app_hidden.step_move(v_step, v_to);
+    if v_to = 'REVIEW' and app_hidden.plan_auto_judges(v_plan) then
+      v_judge := app_hidden.crew_agent_for_role((select g.crew_id from app_public.goals g where g.id = v_plan.goal_id), 'REVIEWER', v_step.position);
+      if v_judge is not null then
+        perform app_hidden.step_dispatch_judge(v_step, v_judge);
+      end if;
+    elsif v_to in ('DONE', 'CANCELED') then
+      v_ready := app_hidden.plan_cascade(v_plan.id);
+    end if;
+  end if;
+  select * into v_step from app_public.execution_steps where id = v_step.id;
+  select * into v_plan from app_public.execution_plans where id = v_plan.id;
+  return jsonb_build_object('step', app_hidden.step_json(v_step), 'planStatus', v_plan.status,
+    'goalStatus', (select g.status from app_public.goals g where g.id = v_plan.goal_id),
+    'readyStepIds', to_jsonb(v_ready), 'judgeAgentId', v_judge, 'gateId', v_gate.id);
+end
+$$;
+comment on function app_tools.execution_plans_transition_step(args jsonb) is 'executionPlans.transitionStep: Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew''s REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED.';
+grant execute on function app_tools.execution_plans_transition_step(args jsonb) to svc_visitor;

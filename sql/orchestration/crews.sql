@@ -1,0 +1,72 @@
+-- orchestration: finding crews, members and review gates.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.find_crew(p_id text, p_field text default 'id'::text)
+ returns app_public.agent_crews
+ language plpgsql
+ stable
+as $$
+declare v app_public.agent_crews;
+begin
+  select * into v from app_public.agent_crews
+  where id = app_hidden.parse_uuid(p_id, p_field) and workspace_id = app_hidden.current_workspace_id();
+  if v.id is null then
+    raise exception 'Crew not found' using errcode = 'SV404', column = p_field;
+  end if;
+  return v;
+end
+$$;
+comment on function app_hidden.find_crew(p_id text, p_field text) is 'A crew of the caller''s workspace, else 404 naming the field.';
+grant execute on function app_hidden.find_crew(p_id text, p_field text) to svc_visitor;
+
+create or replace function app_hidden.find_crew_member(p_id text, p_field text default 'memberId'::text)
+ returns app_public.agent_crew_members
+ language plpgsql
+ stable
+as $$
+declare v app_public.agent_crew_members;
+begin
+  select * into v from app_public.agent_crew_members
+  where id = app_hidden.parse_uuid(p_id, p_field) and workspace_id = app_hidden.current_workspace_id();
+  if v.id is null then
+    raise exception 'Crew member not found' using errcode = 'SV404', column = p_field;
+  end if;
+  return v;
+end
+$$;
+comment on function app_hidden.find_crew_member(p_id text, p_field text) is 'A crew membership of the caller''s workspace, else 404 naming the field.';
+grant execute on function app_hidden.find_crew_member(p_id text, p_field text) to svc_visitor;
+
+create or replace function app_hidden.crew_agent(p_agent_id text, p_field text)
+ returns app_public.agents
+ language plpgsql
+ stable
+as $$
+declare v app_public.agents := app_hidden.find_agent(p_agent_id, null, p_field);
+begin
+  if v.archived_at is not null then
+    raise exception 'Agent % is archived', v.profile_key using errcode = 'SV400', column = p_field, detail = 'agent_archived';
+  end if;
+  return v;
+end
+$$;
+comment on function app_hidden.crew_agent(p_agent_id text, p_field text) is 'A live agent for a crew, planner, judge or step (404 unknown, 400 agent_archived).';
+grant execute on function app_hidden.crew_agent(p_agent_id text, p_field text) to svc_visitor;
+
+create or replace function app_hidden.find_gate(p_id text, p_field text default 'id'::text)
+ returns app_public.review_gates
+ language plpgsql
+ stable
+as $$
+declare v app_public.review_gates;
+begin
+  select * into v from app_public.review_gates
+  where id = app_hidden.parse_uuid(p_id, p_field) and workspace_id = app_hidden.current_workspace_id();
+  if v.id is null then
+    raise exception 'Review gate not found' using errcode = 'SV404', column = p_field;
+  end if;
+  return v;
+end
+$$;
+comment on function app_hidden.find_gate(p_id text, p_field text) is 'A review gate the key can see (through its plan and goal), else 404 naming the field.';
+grant execute on function app_hidden.find_gate(p_id text, p_field text) to svc_visitor;

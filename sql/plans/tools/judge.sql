@@ -1,0 +1,32 @@
+-- The plans.judge tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- dispatches the judge of a step in REVIEW (override, then crew REVIEWER): EXECUTION_STEP_READY phase judge.
+create or replace function app_tools.plans_judge(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_step app_public.execution_steps := app_hidden.find_step(args->>'stepId');
+  v_plan app_public.execution_plans;
+  v_judge uuid;
+begin
+  v_plan := app_hidden.lock_plan(v_step.plan_id);
+  select * into v_step from app_public.execution_steps where id = v_step.id;
+  if v_step.status <> 'REVIEW' then
+    raise exception 'Step is %; only a step in REVIEW is judged', v_step.status using errcode = 'SV409', detail = 'step_not_in_review';
+  end if;
+  if args->>'judgeAgentId' is not null then
+    v_judge := (app_hidden.crew_agent(args->>'judgeAgentId', 'judgeAgentId')).id;
+  else
+    v_judge := app_hidden.crew_agent_for_role((select g.crew_id from app_public.goals g where g.id = v_plan.goal_id), 'REVIEWER', v_step.position);
+  end if;
+  if v_judge is null then
+    raise exception 'No reviewer: pass judgeAgentId or add a REVIEWER to the goal''s crew' using errcode = 'SV409', detail = 'no_reviewer';
+  end if;
+  perform app_hidden.step_dispatch_judge(v_step, v_judge);
+  return jsonb_build_object('judgeAgentId', v_judge, 'stepId', v_step.id);
+end
+$$;
+comment on function app_tools.plans_judge(args jsonb) is 'plans.judge: Dispatch the judge of a step in REVIEW (judgeAgentId, else the crew''s REVIEWER): EXECUTION_STEP_READY with phase judge, judgeAgentId and a judging prompt.';
+grant execute on function app_tools.plans_judge(args jsonb) to svc_visitor;

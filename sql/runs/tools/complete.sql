@@ -1,0 +1,59 @@
+-- The runs.complete tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- closes an open run as COMPLETED after the gates of its mode; completionMeta keeps the contract version and
+-- what the agent reported. Only the run's agent. AGENT_RUN_STATUS_CHANGED.
+create or replace function app_tools.runs_complete(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_run app_public.agent_runs := app_hidden.run_for_agent_change(args->>'runId', true);
+  v_issue app_public.issues;
+  v_field text;
+  v_missing text[];
+begin
+  select * into v_issue from app_public.issues where id = v_run.issue_id;
+  case v_run.engagement_mode
+    when 'EXECUTE' then
+      if v_issue.artifact_required and coalesce(jsonb_array_length(args->'producedArtifactIds'), 0) = 0 then
+        perform app_hidden.raise_invalid('producedArtifactIds', 'this issue requires an artifact: give at least one produced artifact id');
+      end if;
+      -- Every checklist item must be reported done: [{id, done: true}] in verificationResult.
+      select array_agg(coalesce(c->>'id', c->>'label') order by n) into v_missing
+      from jsonb_array_elements(v_issue.verification_checklist) with ordinality as x(c, n)
+      where not exists (
+        select 1 from jsonb_array_elements(coalesce(args->'verificationResult', '[]')) v
+        where (v->>'id' = c->>'id' or (c->>'id' is null and v->>'label' = c->>'label'))
+          and (v->>'done')::boolean);
+      if v_missing is not null then
+        perform app_hidden.raise_invalid('verificationResult',
+          'every verificationChecklist item must be reported done; missing: ' || array_to_string(v_missing, ', '));
+      end if;
+    when 'RESEARCH' then
+      if args->>'confidence' is null then
+        perform app_hidden.raise_invalid('confidence', 'a RESEARCH run completes with a confidence (LOW, MEDIUM, HIGH)');
+      end if;
+    when 'REVIEW' then
+      if args->>'verdict' is null then
+        perform app_hidden.raise_invalid('verdict', 'a REVIEW run completes with a verdict (APPROVE or REQUEST_CHANGES)');
+      end if;
+    when 'DISCUSS' then
+      foreach v_field in array array['producedArtifactIds', 'verificationResult', 'followUps', 'confidence', 'verdict'] loop
+        if args ? v_field then
+          perform app_hidden.raise_invalid(v_field, 'a DISCUSS run completes with a summary only');
+        end if;
+      end loop;
+  end case;
+  update app_public.agent_runs set completion_meta = jsonb_strip_nulls(jsonb_build_object(
+    'contractVersion', app_hidden.run_contract_version(), 'summary', args->>'summary',
+    'producedArtifactIds', args->'producedArtifactIds', 'verificationResult', args->'verificationResult',
+    'followUps', args->'followUps', 'confidence', args->'confidence', 'verdict', args->'verdict',
+    'completedAt', now()))
+  where id = v_run.id;
+  v_run := app_hidden.run_set_status(v_run, 'COMPLETED', 'completed');
+  return app_hidden.run_json(v_run);
+end
+$$;
+grant execute on function app_tools.runs_complete(args jsonb) to svc_visitor;
+comment on function app_tools.runs_complete(args jsonb) is 'runs.complete: Close an open run as COMPLETED. Gates by mode: EXECUTE needs a produced artifact when the issue has artifactRequired and every verificationChecklist item reported done in verificationResult [{id, done}]; RESEARCH needs confidence; REVIEW needs verdict; DISCUSS takes a summary only. completionMeta keeps what was reported and the run contract version. Only a key linked to the run''s agent (403 otherwise).';

@@ -1,0 +1,29 @@
+-- The runs.kick tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- an ACTIVE run quiet for 5 minutes or more: records AGENT_RUN_KICKED (subject: the run's issue) and queues it
+-- to the agent's dispatch channel (agent:dispatch:<agentId>); the run itself is unchanged. Otherwise kicked false.
+create or replace function app_tools.runs_kick(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_run app_public.agent_runs := app_hidden.find_run(args->>'runId');
+  v_quiet interval := now() - v_run.last_event_at;
+  v_event uuid;
+begin
+  if v_run.status <> 'ACTIVE' or v_quiet < interval '5 minutes' then
+    return jsonb_build_object('ok', true, 'kicked', false, 'runId', v_run.id, 'status', v_run.status,
+      'quietSeconds', greatest(0, floor(extract(epoch from v_quiet)))::int);
+  end if;
+  v_event := app_hidden.record_event('AGENT_RUN_KICKED', 'issue', v_run.issue_id, jsonb_build_object(
+    'runId', v_run.id, 'agentId', v_run.agent_id, 'issueId', v_run.issue_id,
+    'engagementMode', v_run.engagement_mode, 'lastEventAt', v_run.last_event_at,
+    'quietMinutes', floor(extract(epoch from v_quiet) / 60)::int));
+  perform app_hidden.dispatch_to_agent(v_event, v_run.agent_id);
+  return jsonb_build_object('ok', true, 'kicked', true, 'runId', v_run.id, 'status', v_run.status,
+    'eventId', v_event, 'quietSeconds', floor(extract(epoch from v_quiet))::int);
+end
+$$;
+grant execute on function app_tools.runs_kick(args jsonb) to svc_visitor;
+comment on function app_tools.runs_kick(args jsonb) is 'runs.kick: Nudge an ACTIVE run that has been quiet for 5 minutes or more: re-fires the agent''s dispatch delivery (agent:dispatch:<agentId>) and records AGENT_RUN_KICKED; the run itself is unchanged. Otherwise {ok: true, kicked: false}.';

@@ -1,0 +1,24 @@
+-- The runs.recordUsage tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- cumulative usage: each given field replaces the stored one (idempotent); costUsd kept verbatim. Only the
+-- run's agent. Telemetry: no event.
+create or replace function app_tools.runs_record_usage(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare v_run app_public.agent_runs := app_hidden.run_for_agent_change(args->>'runId', false);
+begin
+  update app_public.agent_runs r set
+    tokens_in = coalesce((args->>'tokensIn')::bigint, r.tokens_in),
+    tokens_out = coalesce((args->>'tokensOut')::bigint, r.tokens_out),
+    tokens_cached = coalesce((args->>'tokensCached')::bigint, r.tokens_cached),
+    cost_usd = coalesce((args->>'costUsd')::numeric, r.cost_usd),
+    last_event_at = case when r.status in ('ACTIVE', 'WAITING', 'STALLED') then now() else r.last_event_at end
+  where r.id = v_run.id
+  returning * into v_run;
+  return app_hidden.run_json(v_run);
+end
+$$;
+grant execute on function app_tools.runs_record_usage(args jsonb) to svc_visitor;
+comment on function app_tools.runs_record_usage(args jsonb) is 'runs.recordUsage: Report cumulative usage of a run: each given value replaces the stored one (idempotent; send totals, not increments). costUsd is stored verbatim. Only a key linked to the run''s agent (403 otherwise).';

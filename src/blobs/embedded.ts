@@ -1,0 +1,125 @@
+/**
+ * The embedded blob store: files under <SVC_DATA_DIR>/blobs, uploaded and downloaded through the service
+ * itself (src/blobs/routes.ts) at URLs signed with HMAC-SHA256 and expiring. The signing key is made once
+ * per data directory (<SVC_DATA_DIR>/blob-signing.key, mode 0600), so every process on that directory
+ * signs and verifies alike.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { assertKey, type BlobStore, type PresignedRequest } from './store.ts';
+
+export interface SignedParams {
+  method: 'PUT' | 'GET';
+  key: string;
+  exp: number;
+  /** PUT: the most bytes accepted. */
+  max?: number;
+  /** GET: Content-Disposition filename and Content-Type. */
+  fn?: string;
+  ct?: string;
+}
+
+export class EmbeddedBlobStore implements BlobStore {
+  readonly kind = 'embedded' as const;
+  readonly dir: string;
+  private readonly secret: Buffer;
+  private base: string;
+
+  constructor(opts: { dataDir: string; publicUrl: string }) {
+    this.dir = path.join(opts.dataDir, 'blobs');
+    fs.mkdirSync(this.dir, { recursive: true });
+    this.secret = signingKey(opts.dataDir);
+    this.base = opts.publicUrl.replace(/\/+$/, '');
+  }
+
+  /** The base URL links start with (tests learn their port after listening). */
+  setPublicUrl(url: string): void {
+    this.base = url.replace(/\/+$/, '');
+  }
+
+  fileOf(key: string): string {
+    assertKey(key);
+    return path.join(this.dir, ...key.split('/'));
+  }
+
+  sign(p: SignedParams): string {
+    const text = [p.method, p.key, p.exp, p.max ?? '', p.fn ?? '', p.ct ?? ''].join('\n');
+    return crypto.createHmac('sha256', this.secret).update(text).digest('hex');
+  }
+
+  /** True when sig is this store's signature of the parameters and they have not expired. */
+  verify(p: SignedParams, sig: string | undefined, nowMs = Date.now()): 'ok' | 'expired' | 'bad_signature' {
+    const expected = Buffer.from(this.sign(p), 'hex');
+    const given = Buffer.from(typeof sig === 'string' && /^[0-9a-f]{64}$/.test(sig) ? sig : '', 'hex');
+    if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return 'bad_signature';
+    if (!Number.isInteger(p.exp) || p.exp * 1000 < nowMs) return 'expired';
+    return 'ok';
+  }
+
+  private url(p: SignedParams): string {
+    const q = new URLSearchParams({ exp: String(p.exp) });
+    if (p.max !== undefined) q.set('max', String(p.max));
+    if (p.fn !== undefined) q.set('fn', p.fn);
+    if (p.ct !== undefined) q.set('ct', p.ct);
+    q.set('sig', this.sign(p));
+    return `${this.base}/blobs/${p.key}?${q}`;
+  }
+
+  async presignPut(key: string, opts: { sizeBytes: number; mimeType: string; expiresAt: Date }): Promise<PresignedRequest> {
+    assertKey(key);
+    const exp = Math.floor(opts.expiresAt.getTime() / 1000);
+    return { url: this.url({ method: 'PUT', key, exp, max: opts.sizeBytes }), method: 'PUT', headers: {}, expiresAt: new Date(exp * 1000).toISOString() };
+  }
+
+  async presignGet(key: string, opts: { filename: string; mimeType: string; expiresInSeconds: number }): Promise<PresignedRequest> {
+    assertKey(key);
+    const exp = Math.floor(Date.now() / 1000) + opts.expiresInSeconds;
+    return { url: this.url({ method: 'GET', key, exp, fn: opts.filename, ct: opts.mimeType }), method: 'GET', headers: {}, expiresAt: new Date(exp * 1000).toISOString() };
+  }
+
+  async size(key: string): Promise<number | null> {
+    try {
+      return (await fs.promises.stat(this.fileOf(key))).size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async read(key: string, maxBytes: number): Promise<Buffer> {
+    const handle = await fs.promises.open(this.fileOf(key), 'r');
+    try {
+      const buf = Buffer.alloc(Math.min(maxBytes, (await handle.stat()).size));
+      const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+      return buf.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await fs.promises.rm(this.fileOf(key), { force: true });
+    await fs.promises.rmdir(path.dirname(this.fileOf(key))).catch(() => {});
+  }
+}
+
+function signingKey(dataDir: string): Buffer {
+  const file = path.join(dataDir, 'blob-signing.key');
+  fs.mkdirSync(dataDir, { recursive: true });
+  if (!fs.existsSync(file)) {
+    // Written aside and linked into place: a process starting at the same time never reads half a key.
+    const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
+    fs.writeFileSync(tmp, crypto.randomBytes(32).toString('hex'), { mode: 0o600 });
+    try {
+      fs.linkSync(tmp, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+  }
+  const hex = fs.readFileSync(file, 'utf8').trim();
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error(`${file} is not a 32-byte hex key; delete it to make a new one`);
+  return Buffer.from(hex, 'hex');
+}

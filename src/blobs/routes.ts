@@ -1,0 +1,98 @@
+/**
+ * HTTP side of the embedded blob store: PUT and GET /blobs/<workspace>/<upload>?exp&sig..., checked
+ * against the HMAC signature and expiry made by EmbeddedBlobStore. No API key: the signed URL is the
+ * credential (like a presigned S3 URL). Bodies stream to disk; a PUT larger than its signed size is refused.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform, type Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { EmbeddedBlobStore, SignedParams } from './embedded.ts';
+import { contentDisposition } from './store.ts';
+
+interface BlobQuery { exp?: string; max?: string; fn?: string; ct?: string; sig?: string }
+
+class TooLarge extends Error {}
+
+export function registerBlobRoutes(app: FastifyInstance, store: EmbeddedBlobStore): void {
+  app.register(async (scope) => {
+    // Uploads are raw bytes of any type: no JSON parsing, no body limit here (the signed size is the limit).
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+
+    const check = (method: 'PUT' | 'GET', params: { ws: string; id: string }, q: BlobQuery, reply: FastifyReply) => {
+      const p: SignedParams = { method, key: `${params.ws}/${params.id}`, exp: Number(q.exp) };
+      if (method === 'PUT') p.max = Number(q.max);
+      else {
+        p.fn = q.fn ?? '';
+        p.ct = q.ct ?? '';
+      }
+      let verdict: string;
+      try {
+        store.fileOf(p.key);
+        verdict = store.verify(p, q.sig);
+      } catch {
+        verdict = 'bad_signature';
+      }
+      if (verdict !== 'ok') {
+        reply.code(403).send({ error: verdict === 'expired' ? 'url_expired' : 'invalid_signature', message: verdict === 'expired' ? 'This link has expired' : 'Invalid or tampered link' });
+        return undefined;
+      }
+      return p;
+    };
+
+    scope.put<{ Params: { ws: string; id: string }; Querystring: BlobQuery }>('/blobs/:ws/:id', async (req, reply) => {
+      const p = check('PUT', req.params, req.query, reply);
+      if (!p) return reply;
+      const max = p.max!;
+      const declared = Number(req.headers['content-length']);
+      if (Number.isFinite(declared) && declared > max) {
+        req.raw.resume();
+        return reply.code(413).send({ error: 'too_large', message: `At most ${max} bytes may be uploaded to this URL` });
+      }
+      const file = store.fileOf(p.key);
+      await fs.promises.mkdir(path.dirname(file), { recursive: true });
+      const tmp = `${file}.part-${crypto.randomBytes(6).toString('hex')}`;
+      let seen = 0;
+      const limit = new Transform({
+        transform(chunk: Buffer, _enc, cb) {
+          seen += chunk.length;
+          if (seen > max) return cb(new TooLarge());
+          cb(null, chunk);
+        },
+      });
+      try {
+        await pipeline((req.body as Readable | undefined) ?? req.raw, limit, fs.createWriteStream(tmp, { mode: 0o600 }));
+        await fs.promises.rename(tmp, file);
+      } catch (err) {
+        await fs.promises.rm(tmp, { force: true });
+        if (err instanceof TooLarge) return reply.code(413).send({ error: 'too_large', message: `At most ${max} bytes may be uploaded to this URL` });
+        throw err;
+      }
+      return reply.code(200).header('etag', `"${p.key.split('/')[1]}"`).send();
+    });
+
+    scope.get<{ Params: { ws: string; id: string }; Querystring: BlobQuery }>('/blobs/:ws/:id', async (req, reply) => {
+      const p = check('GET', req.params, req.query, reply);
+      if (!p) return reply;
+      const file = store.fileOf(p.key);
+      let size: number;
+      try {
+        size = (await fs.promises.stat(file)).size;
+      } catch {
+        return reply.code(404).send({ error: 'not_found', message: 'No such object' });
+      }
+      return reply
+        .header('content-type', p.ct || 'application/octet-stream')
+        .header('content-length', String(size))
+        .header('content-disposition', contentDisposition(p.fn || path.basename(file)))
+        .header('cache-control', 'private, no-store')
+        .header('x-content-type-options', 'nosniff')
+        // Uploaded HTML must never run as this origin (the board and GraphiQL live here).
+        .header('content-security-policy', "sandbox; default-src 'none'")
+        .send(fs.createReadStream(file));
+    });
+  });
+}

@@ -1,0 +1,42 @@
+/**
+ * Attachment blobs live in an object store behind this one small interface. Two implementations:
+ * S3 (any S3-compatible store, through the AWS SDK v3 and its request presigner; src/blobs/s3.ts) and the
+ * embedded default (files under SVC_DATA_DIR, served by the service itself at HMAC-signed, expiring
+ * URLs; src/blobs/embedded.ts). Keys are `<workspace id>/<upload id>`, made by SQL (initUpload).
+ */
+export interface PresignedRequest {
+  url: string;
+  method: 'PUT' | 'GET';
+  /** Headers the client must send with the request (none for either store today). */
+  headers: Record<string, string>;
+  expiresAt: string;
+}
+
+export interface BlobStore {
+  readonly kind: 'embedded' | 's3';
+  /** A URL that accepts one PUT of the object (e.g. `curl -T file <url>`) until expiresAt. */
+  presignPut(key: string, opts: { sizeBytes: number; mimeType: string; expiresAt: Date }): Promise<PresignedRequest>;
+  /** A URL that GETs the object with its filename and type until now + expiresInSeconds. */
+  presignGet(key: string, opts: { filename: string; mimeType: string; expiresInSeconds: number }): Promise<PresignedRequest>;
+  /** Size of the stored object, or null when there is none. */
+  size(key: string): Promise<number | null>;
+  /** The object's bytes (at most maxBytes are read; callers check the size first). */
+  read(key: string, maxBytes: number): Promise<Buffer>;
+  /** Deletes the object; no error when it is already gone. */
+  delete(key: string): Promise<void>;
+}
+
+/** Keys are made by SQL: `<workspace uuid>/<upload uuid>`. Anything else never reaches a store. */
+export const BLOB_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export const MAX_FILE_BYTES = 25 * 1024 * 1024;
+
+export function assertKey(key: string): void {
+  if (!BLOB_KEY.test(key)) throw new Error(`invalid blob key ${JSON.stringify(key)}`);
+}
+
+/** attachment; filename="..." with an RFC 5987 filename* for names outside ASCII. */
+export function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}

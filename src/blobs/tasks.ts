@@ -1,0 +1,50 @@
+/**
+ * Graphile Worker tasks of attachments.
+ *
+ *  svc_attachment_upload_expire {uploadId}     a minute after an upload URL expired: when the upload was
+ *                                              never finalized, drop its row and delete whatever blob arrived.
+ *  svc_attachment_link_title {attachmentId}    fetch the page title of a LINK added without linkTitle
+ *                                              (5 s, redirects followed, 64 KB, egress guard on every hop);
+ *                                              the hostname stays when there is no title.
+ */
+import type { Task, TaskList } from 'graphile-worker';
+import { fetchPageTitle } from '../outbound/http.ts';
+import type { BlobStore } from './store.ts';
+
+export interface AttachmentTaskOptions {
+  blobs?: BlobStore;
+  allowPrivate: boolean;
+  /** Test hook: the link-title fetch deadline (spec: 5 s). */
+  linkTitleTimeoutMs?: number;
+}
+
+export function attachmentTasks(opts: AttachmentTaskOptions): TaskList {
+  const expire: Task = async (payload, helpers) => {
+    const { uploadId } = payload as { uploadId: string };
+    const key = await helpers.withPgClient(async (client) => {
+      const { rows } = await client.query<{ k: string | null }>('select app_private.attachment_upload_expire($1) as k', [uploadId]);
+      return rows[0]?.k ?? null;
+    });
+    if (key && opts.blobs) await opts.blobs.delete(key);
+  };
+
+  const linkTitle: Task = async (payload, helpers) => {
+    const { attachmentId } = payload as { attachmentId: string };
+    const url = await helpers.withPgClient(async (client) => {
+      const { rows } = await client.query<{ u: string }>(
+        "select external_url as u from app_public.attachments where id = $1 and kind = 'LINK'", [attachmentId]);
+      return rows[0]?.u;
+    });
+    if (!url) return;
+    let title: string | null = null;
+    try {
+      title = await fetchPageTitle(url, { allowPrivate: opts.allowPrivate, timeoutMs: opts.linkTitleTimeoutMs ?? 5000 });
+    } catch (err) {
+      helpers.logger.info(`link title of ${attachmentId}: ${(err as Error).message}; the hostname stays`);
+      return;
+    }
+    if (title) await helpers.withPgClient((client) => client.query('select app_private.attachment_set_link_title($1, $2)', [attachmentId, title]));
+  };
+
+  return { svc_attachment_upload_expire: expire, svc_attachment_link_title: linkTitle };
+}

@@ -1,0 +1,258 @@
+/**
+ * One declaration per command drives parsing (node's util.parseArgs, strict), validation and help.
+ * A usage mistake (unknown or misspelt flag, missing or malformed value) is a UsageError: exit 2 with
+ * a message naming the flag and, for a typo, the closest known one.
+ */
+import { parseArgs } from 'node:util';
+
+/**
+ * Flag kinds:
+ *  - `switch`: present or not (`--json`);
+ *  - `string`: one value; `choices` restricts it (case-insensitive, normalised to upper case);
+ *  - `int`: a whole number, at least `min` (default 0);
+ *  - `bool`: the value `true` or `false` (`--auto-dispatch false`);
+ *  - `list`: comma-separated values (`--scopes A,B`).
+ */
+export type FlagKind = 'switch' | 'string' | 'int' | 'bool' | 'list';
+
+export interface FlagSpec {
+  kind: FlagKind;
+  description: string;
+  required?: boolean;
+  /** Allowed values of a `string` flag (upper case). */
+  choices?: readonly string[];
+  /** Smallest allowed value of an `int` flag (default 0). */
+  min?: number;
+  /** Largest allowed value of an `int` flag. */
+  max?: number;
+  /** Name of the value in usage lines (default: derived from the kind). */
+  placeholder?: string;
+}
+
+export type FlagSpecs = Record<string, FlagSpec>;
+
+type ValueOf<S extends FlagSpec> = S['kind'] extends 'switch'
+  ? boolean
+  : S['kind'] extends 'int'
+    ? number
+    : S['kind'] extends 'bool'
+      ? boolean
+      : S['kind'] extends 'list'
+        ? string[]
+        : string;
+
+/** Parsed values: required flags are always present; a `switch` is always a boolean. */
+export type Values<F extends FlagSpecs> = {
+  [K in keyof F as F[K]['required'] extends true ? K : F[K]['kind'] extends 'switch' ? K : never]: ValueOf<F[K]>;
+} & {
+  [K in keyof F as F[K]['required'] extends true ? never : F[K]['kind'] extends 'switch' ? never : K]?: ValueOf<F[K]>;
+};
+
+export class UsageError extends Error {
+  readonly exitCode = 2;
+  constructor(message: string, readonly usage?: string) {
+    super(message);
+  }
+}
+
+export interface CommandSpec<F extends FlagSpecs = FlagSpecs> {
+  /** e.g. `svc admin create-key`. */
+  name: string;
+  /** One line for command lists. */
+  summary: string;
+  flags: F;
+  /** Lines printed after the flags in `--help`. */
+  notes?: string[];
+}
+
+const HELP: FlagSpec = { kind: 'switch', description: 'print this usage and exit' };
+
+function placeholder(name: string, spec: FlagSpec): string {
+  if (spec.placeholder) return spec.placeholder;
+  if (spec.choices) return spec.choices.join('|');
+  switch (spec.kind) {
+    case 'int':
+      return 'N';
+    case 'bool':
+      return 'true|false';
+    case 'list':
+      return `${name.toUpperCase().replace(/S$/, '')}1,..`;
+    default:
+      return name.toUpperCase().replace(/-/g, '_');
+  }
+}
+
+/** One line: `svc admin x --a A [--b N] [--json]`. */
+export function synopsis(spec: CommandSpec): string {
+  const parts = [spec.name];
+  for (const [name, f] of Object.entries(spec.flags)) {
+    const word = f.kind === 'switch' ? `--${name}` : `--${name} ${placeholder(name, f)}`;
+    parts.push(f.required ? word : `[${word}]`);
+  }
+  return parts.join(' ');
+}
+
+/** Full usage of one command: synopsis, summary, one line per flag. */
+export function usage(spec: CommandSpec): string {
+  const lines = [`usage: ${synopsis(spec)}`, '', spec.summary, ''];
+  const all: Array<[string, FlagSpec]> = [...Object.entries(spec.flags), ['help', HELP]];
+  const left = all.map(([name, f]) => (f.kind === 'switch' ? `--${name}` : `--${name} ${placeholder(name, f)}`));
+  const width = Math.min(40, Math.max(...left.map((l) => l.length)) + 2);
+  all.forEach(([, f], i) => {
+    const l = left[i]!;
+    const text = `${f.description}${f.required ? ' (required)' : ''}`;
+    lines.push(l.length >= width ? `  ${l}\n  ${' '.repeat(width)}${text}` : `  ${l.padEnd(width)}${text}`);
+  });
+  if (spec.notes?.length) lines.push('', ...spec.notes);
+  return lines.join('\n');
+}
+
+/** Edit distance (insertions, deletions, substitutions, adjacent swaps). */
+export function distance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** The known word closest to `word`, when it is close enough to be a typo (or `word` is a prefix of it). */
+export function closest(word: string, known: string[]): string | undefined {
+  let best: { name: string; d: number } | undefined;
+  for (const name of known) {
+    const d = name.startsWith(word) && word.length >= 3 ? 0.5 : distance(word, name);
+    if (!best || d < best.d) best = { name, d };
+  }
+  if (!best) return undefined;
+  return best.d <= Math.max(2, Math.floor(word.length / 3)) ? best.name : undefined;
+}
+
+/** `did you mean X?` for an unknown word, else the list of known ones. */
+export function suggestion(word: string, known: string[], prefix = ''): string {
+  const near = closest(word, known);
+  return near ? `did you mean ${prefix}${near}?` : `known: ${known.map((k) => `${prefix}${k}`).join(', ')}`;
+}
+
+export function wantsHelp(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
+/**
+ * Parses argv for a command. Throws UsageError for an unknown flag, a missing value, a value of the
+ * wrong kind, a positional argument, or a missing required flag.
+ */
+export function parseCommand<F extends FlagSpecs>(spec: CommandSpec<F>, args: string[]): Values<F> {
+  const options: Record<string, { type: 'string' | 'boolean' }> = {};
+  for (const [name, f] of Object.entries(spec.flags)) options[name] = { type: f.kind === 'switch' ? 'boolean' : 'string' };
+  // Every unknown flag at once (strict parsing stops at the first), each with its closest known one.
+  const { tokens } = parseArgs({ args, options, strict: false, allowPositionals: true, tokens: true });
+  const unknown = [...new Set(tokens.filter((t) => t.kind === 'option' && !(t.name in options)).map((t) => (t as { rawName: string }).rawName))];
+  if (unknown.length) {
+    const known = Object.keys(spec.flags);
+    const each = unknown.map((raw) => {
+      const name = raw.replace(/^-+/, '');
+      return known.length ? `${raw.startsWith('--') ? `--${name}` : raw}; ${suggestion(name, known, '--')}` : `${raw}: ${spec.name} takes no flags`;
+    });
+    throw new UsageError(`unknown flag ${each.join('\nsvc: unknown flag ')} (see ${spec.name} --help)`);
+  }
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args, options, strict: true, allowPositionals: false }) as { values: Record<string, string | boolean | undefined> });
+  } catch (err) {
+    throw parseArgsError(spec, err as NodeJS.ErrnoException);
+  }
+  return validate(spec, values);
+}
+
+function parseArgsError(spec: CommandSpec, err: NodeJS.ErrnoException): UsageError {
+  const hint = `(see ${spec.name} --help)`;
+  const quoted = /'([^']+)'/.exec(err.message)?.[1] ?? '';
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+      const flag = quoted.replace(/^-+/, '').split('=')[0]!;
+      const known = Object.keys(spec.flags);
+      if (!known.length) return new UsageError(`unknown flag ${quoted}: ${spec.name} takes no flags ${hint}`);
+      return new UsageError(`unknown flag ${quoted.startsWith('--') ? `--${flag}` : quoted}; ${suggestion(flag, known, '--')} ${hint}`);
+    }
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return new UsageError(`unexpected argument ${JSON.stringify(quoted)}: values follow their flag, as in --name VALUE ${hint}`);
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
+      const flag = /--([\w-]+)/.exec(err.message)?.[1] ?? quoted;
+      const f = spec.flags[flag];
+      if (f?.kind === 'switch') return new UsageError(`--${flag} takes no value ${hint}`);
+      return new UsageError(`--${flag} needs a value${f ? ` (${placeholder(flag, f)})` : ''}; to pass a value starting with '-', write --${flag}=VALUE ${hint}`);
+    }
+    default:
+      return new UsageError(`${err.message} ${hint}`);
+  }
+}
+
+/**
+ * Checks and converts raw values (strings from the command line, or from code calling a command
+ * directly) against the declaration.
+ */
+export function validate<F extends FlagSpecs>(spec: CommandSpec<F>, raw: Record<string, unknown>): Values<F> {
+  const out: Record<string, unknown> = {};
+  const missing: string[] = [];
+  for (const name of Object.keys(raw)) {
+    if (!(name in spec.flags) && raw[name] !== undefined) {
+      throw new UsageError(`unknown flag --${name}; ${suggestion(name, Object.keys(spec.flags), '--')} (see ${spec.name} --help)`);
+    }
+  }
+  for (const [name, f] of Object.entries(spec.flags)) {
+    const v = raw[name];
+    if (f.kind === 'switch') {
+      out[name] = v === true || v === 'true';
+      continue;
+    }
+    if (v === undefined || v === null || v === '') {
+      if (f.required) missing.push(`--${name}`);
+      continue;
+    }
+    const text = String(v).trim();
+    switch (f.kind) {
+      case 'int': {
+        const n = typeof v === 'number' ? v : /^[+]?\d+$/.test(text) ? Number(text) : NaN;
+        const min = f.min ?? 0;
+        if (!Number.isSafeInteger(n) || n < min || (f.max !== undefined && n > f.max)) {
+          const range = f.max !== undefined ? `from ${min} to ${f.max}` : min === 0 ? '0 or more' : `${min} or more`;
+          throw new UsageError(`--${name} must be a whole number ${range}, got ${JSON.stringify(text)}`);
+        }
+        out[name] = n;
+        break;
+      }
+      case 'bool': {
+        const t = text.toLowerCase();
+        if (v === true || v === false) out[name] = v;
+        else if (t === 'true' || t === 'false') out[name] = t === 'true';
+        else throw new UsageError(`--${name} must be true or false, got ${JSON.stringify(text)}`);
+        break;
+      }
+      case 'list':
+        out[name] = Array.isArray(v) ? v.map(String) : text.split(',').map((s) => s.trim()).filter(Boolean);
+        break;
+      default: {
+        if (f.choices) {
+          const up = text.toUpperCase();
+          if (!f.choices.includes(up)) {
+            const near = closest(up, [...f.choices]);
+            throw new UsageError(`--${name} must be one of ${f.choices.join(', ')}, got ${JSON.stringify(text)}${near ? `; did you mean ${near}?` : ''}`);
+          }
+          out[name] = up;
+        } else {
+          out[name] = text;
+        }
+      }
+    }
+  }
+  if (missing.length) {
+    throw new UsageError(`missing required flag${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`, `usage: ${synopsis(spec)}`);
+  }
+  return out as Values<F>;
+}

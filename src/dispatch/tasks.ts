@@ -1,0 +1,50 @@
+/**
+ * Graphile Worker tasks of the dispatcher and the watchdogs.
+ *
+ *  svc_dispatch {workspaceId}   assign queued, unassigned issues to eligible agents, one transaction per
+ *                               assignment (app_private.dispatch_next) until nothing is left to do. Queued by
+ *                               triggers (app_private.wake_dispatcher), one pending job per workspace.
+ *  svc_watchdog_sweep           AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH and stale runs: every minute.
+ */
+import type pg from 'pg';
+import type { Task, TaskList } from 'graphile-worker';
+import { isSchemaMissing } from '../webhooks/tasks.ts';
+
+/** Safety valve: one job hands out at most this many issues, then queues its successor. */
+const MAX_PER_JOB = 1_000;
+
+export async function dispatchWorkspace(client: pg.ClientBase, workspaceId: string): Promise<number> {
+  let assigned = 0;
+  while (assigned < MAX_PER_JOB) {
+    const { rows } = await client.query<{ r: unknown }>('select app_private.dispatch_next($1) as r', [workspaceId]);
+    if (rows[0]?.r == null) return assigned;
+    assigned++;
+  }
+  await client.query('select app_private.wake_dispatcher($1)', [workspaceId]);
+  return assigned;
+}
+
+/**
+ * Runs every sweep due at `now` (watchdogs, then ACTIVE runs quiet past agentRunStaleMinutes → STALLED)
+ * and returns what fired, as `svc admin sweep` prints it.
+ */
+export async function sweep(client: pg.ClientBase, now?: Date): Promise<{ kind: string; subjectId: string }[]> {
+  const { rows } = await client.query<{ watchdogs: { kind: string; subjectId: string }[]; runs: { kind: string; subjectId: string }[] }>(
+    `select app_private.watchdog_sweep(coalesce($1::timestamptz, now())) as watchdogs,
+            app_private.sweep_stale_runs(coalesce($1::timestamptz, now())) as runs`, [now ?? null]);
+  const r = rows[0]!;
+  return [...r.watchdogs, ...r.runs.map(({ kind, subjectId }) => ({ kind, subjectId }))];
+}
+
+export function dispatchTasks(): TaskList {
+  const dispatchTask: Task = async (payload, helpers) => {
+    const { workspaceId } = payload as { workspaceId: string };
+    await helpers.withPgClient((client) => dispatchWorkspace(client, workspaceId));
+  };
+  const sweepTask: Task = async (_payload, helpers) => {
+    await helpers.withPgClient((client) => sweep(client)).catch((err) => {
+      if (!isSchemaMissing(err)) throw err; // a database behind this code: nothing to sweep yet
+    });
+  };
+  return { svc_dispatch: dispatchTask, svc_watchdog_sweep: sweepTask };
+}

@@ -1,0 +1,150 @@
+/**
+ * Outbound GETs on behalf of tenants (link titles, the repository host API), always through the egress
+ * guard of src/webhooks/egress.ts: literal addresses are checked before connecting, host names at the
+ * socket's own DNS lookup, on every hop of a redirect chain. Bounded in time and in bytes read.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { checkLiteralHost, guardedLookup } from '../webhooks/egress.ts';
+
+export interface GuardedResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  /** The body was cut at maxBytes. */
+  truncated: boolean;
+  url: string;
+}
+
+export interface GuardedRequestOptions {
+  allowPrivate: boolean;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** Deadline for the whole request (all redirect hops). */
+  timeoutMs: number;
+  maxBytes: number;
+  /** Redirects followed (each hop re-checked by the guard); 0 = none. */
+  maxRedirects?: number;
+  signal?: AbortSignal;
+}
+
+export async function guardedRequest(rawUrl: string, opts: GuardedRequestOptions): Promise<GuardedResponse> {
+  const deadline = Date.now() + opts.timeoutMs;
+  let url = new URL(rawUrl);
+  for (let hop = 0; ; hop++) {
+    const res = await oneRequest(url, opts, deadline);
+    const location = res.headers.location;
+    if (res.status >= 300 && res.status < 400 && location && hop < (opts.maxRedirects ?? 0)) {
+      url = new URL(location, url);
+      continue;
+    }
+    return res;
+  }
+}
+
+function oneRequest(url: URL, opts: GuardedRequestOptions, deadline: number): Promise<GuardedResponse> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new Error(`unsupported protocol ${url.protocol}`));
+  try {
+    checkLiteralHost(url.hostname, opts.allowPrivate);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) return reject(new Error('timed out'));
+    const req = client.request(url, {
+      method: opts.method ?? 'GET',
+      headers: opts.headers,
+      lookup: guardedLookup(opts.allowPrivate) as never,
+      agent: false,
+      signal: opts.signal,
+    });
+    const timer = setTimeout(() => req.destroy(new Error(`timed out after ${opts.timeoutMs} ms`)), remaining);
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
+      const done = () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), truncated, url: url.toString() });
+      };
+      res.on('data', (chunk: Buffer) => {
+        if (truncated) return;
+        const room = opts.maxBytes - size;
+        if (chunk.length >= room) {
+          chunks.push(chunk.subarray(0, room));
+          size += room;
+          truncated = true;
+          done();
+          res.destroy();
+          return;
+        }
+        chunks.push(chunk);
+        size += chunk.length;
+      });
+      res.on('end', () => {
+        if (!truncated) done();
+      });
+      res.on('error', (err) => {
+        clearTimeout(timer);
+        if (!truncated) reject(err);
+      });
+    });
+    req.end(opts.body);
+  });
+}
+
+/** A fetch() for clients such as Octokit that sends every request through guardedRequest (no redirects). */
+export function guardedFetch(opts: { allowPrivate: boolean; timeoutMs: number; maxBytes: number }): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url;
+    const headers: Record<string, string> = {};
+    new Headers(init?.headers).forEach((v, k) => {
+      headers[k] = v;
+    });
+    const body = typeof init?.body === 'string' ? init.body : undefined;
+    const res = await guardedRequest(url, { ...opts, method: init?.method ?? 'GET', headers, body, signal: init?.signal ?? undefined });
+    const out = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) {
+      if (v === undefined) continue;
+      for (const one of Array.isArray(v) ? v : [v]) out.append(k, one);
+    }
+    const nullBody = res.status === 204 || res.status === 304 || (init?.method ?? 'GET') === 'HEAD';
+    const response = new Response(nullBody ? null : new Uint8Array(res.body), { status: res.status, headers: out });
+    Object.defineProperty(response, 'url', { value: res.url });
+    return response;
+  }) as typeof fetch;
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/** The <title> of an HTML page: 5 s, redirects followed, 64 KB read (spec 8); null when there is none. */
+export async function fetchPageTitle(url: string, opts: { allowPrivate: boolean; timeoutMs?: number; maxBytes?: number }): Promise<string | null> {
+  const res = await guardedRequest(url, {
+    allowPrivate: opts.allowPrivate,
+    timeoutMs: opts.timeoutMs ?? 5000,
+    maxBytes: opts.maxBytes ?? 64 * 1024,
+    maxRedirects: 5,
+    headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1', 'user-agent': 'svc-link-preview/1' },
+  });
+  if (res.status < 200 || res.status >= 300) return null;
+  const m = res.body.toString('utf8').match(/<title[^>]*>([\s\S]*?)<\/title>/i);
+  if (!m) return null;
+  const title = m[1]!
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (all, e: string) => {
+      if (e[0] === '#') {
+        const code = e[1]!.toLowerCase() === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+        return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : all;
+      }
+      return ENTITIES[e.toLowerCase()] ?? all;
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
+  return title || null;
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { defineTools, id, issueRef, tool } from './define.ts';
+import { ChatMessageOut, ChatThreadOut } from './chat.ts';
+import { AgentOut, AttachmentOut, CommentOut, IssueOut, IssueRelationOut, RunOut, WorkspaceOut } from './shapes.ts';
+
+const RunProtocolOut = z.looseObject({
+  contractVersion: z.string(), runId: z.string().nullable(), engagementMode: z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS']),
+  modeInstruction: z.string(), protocolInstruction: z.string(), mayMutateIssue: z.boolean(),
+});
+
+const IssueBundleOut = z.looseObject({
+  workspace: WorkspaceOut, issue: IssueOut, description: z.string().nullable(),
+  comments: z.array(CommentOut), attachments: z.array(AttachmentOut), relations: z.array(IssueRelationOut),
+  currentRun: RunOut.nullable(), artifacts: z.array(z.unknown()),
+  completionContract: z.looseObject({
+    engagementMode: z.string(), expectedOutput: z.string().nullable(), verificationChecklist: z.array(z.unknown()),
+    artifactRequired: z.boolean(), requires: z.array(z.string()),
+  }),
+  runProtocol: RunProtocolOut, externalResources: z.array(z.unknown()),
+});
+
+const ThreadBundleOut = z.looseObject({
+  workspace: WorkspaceOut, thread: ChatThreadOut, messages: z.array(ChatMessageOut), agent: AgentOut,
+  linkedIssues: z.array(z.looseObject({ id: z.string(), key: z.string(), title: z.string() })),
+});
+
+export const agentContextTools = defineTools(
+  tool({
+    name: 'agent.context.bundle',
+    scopes: ['READ_ISSUES'],
+    description: "Everything needed to work in one call. With issueId: workspace, issue (full), description, comments (last 50, oldest first), attachments, relations, currentRun (the caller's own open run, else the issue's), artifacts, completionContract, runProtocol {contractVersion, runId, engagementMode, modeInstruction, protocolInstruction, mayMutateIssue}, externalResources. With threadId: workspace, thread, messages (last 50), agent, linkedIssues (issues named in the messages' context). Exactly one of issueId or threadId.",
+    input: z.strictObject({ issueId: issueRef.optional(), threadId: id('threadId').optional() })
+      .refine((a) => (a.issueId === undefined) !== (a.threadId === undefined), { message: 'give exactly one of issueId or threadId', path: ['issueId'] }),
+    output: z.union([IssueBundleOut, ThreadBundleOut]),
+    readOnly: true,
+  }),
+);

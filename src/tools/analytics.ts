@@ -1,0 +1,40 @@
+/** analytics.summary and standup.draft (spec 4.8): coarse read-only figures over the issues a key can see. */
+import { z } from 'zod';
+import { defineTools, statusCategory, tool } from './define.ts';
+
+const IssueRow = z.looseObject({ id: z.string(), number: z.number(), key: z.string(), title: z.string() });
+
+export const analyticsTools = defineTools(
+  tool({
+    name: 'analytics.summary',
+    scopes: ['READ_ANALYTICS'],
+    description: 'Coarse workspace figures over the issues this key can see: counts by status category and by status, throughput (issues completed per UTC day over windowDays, default 14, max 90), and open breaches (issues still open with an SLA breach, stall or missed ack in the window).',
+    input: z.strictObject({ windowDays: z.number().int().min(1).max(90).default(14) }),
+    output: z.looseObject({
+      workspaceKey: z.string(), generatedAt: z.string(),
+      counts: z.looseObject({
+        byCategory: z.record(statusCategory, z.number()),
+        byStatus: z.array(z.looseObject({ statusId: z.string(), name: z.string(), category: statusCategory, count: z.number() })),
+        open: z.number(), total: z.number(),
+      }),
+      throughput: z.looseObject({ windowDays: z.number(), from: z.string(), total: z.number(), perDay: z.array(z.object({ date: z.string(), done: z.number() })) }),
+      breaches: z.looseObject({ open: z.number(), byKind: z.record(z.string(), z.number()) }),
+    }),
+    readOnly: true,
+  }),
+);
+
+export const standupTools = defineTools(
+  tool({
+    name: 'standup.draft',
+    scopes: ['READ_ISSUES', 'READ_ANALYTICS'],
+    description: 'A standup draft for the last sinceHours (default 24, max 168): issues done, started, opened, and currently blocked (by an open issue), as groups of {id, number, key, title} (up to 50 each; counts are the totals) and as markdown that pastes well into chat.',
+    input: z.strictObject({ sinceHours: z.number().int().min(1).max(168, { message: 'must be at most 168' }).default(24) }),
+    output: z.looseObject({
+      markdown: z.string(), sinceHours: z.number(), workspaceKey: z.string(),
+      counts: z.object({ done: z.number(), started: z.number(), opened: z.number(), blocked: z.number() }),
+      groups: z.object({ done: z.array(IssueRow), started: z.array(IssueRow), opened: z.array(IssueRow), blocked: z.array(IssueRow) }),
+    }),
+    readOnly: true,
+  }),
+);

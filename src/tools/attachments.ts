@@ -1,0 +1,156 @@
+/**
+ * attachments.* (spec 4.7, 2.6). SQL does the authorization, narrowing, quota and rows (one function per
+ * tool, one transaction); the `run` hooks do the object-store half: presign the PUT after initUpload
+ * recorded it, measure the object before finalize records it, presign the GET, read bytes for getInline,
+ * delete the blob after the row is gone.
+ */
+import { z } from 'zod';
+import type { BlobStore } from '../blobs/store.ts';
+import { BLOB_KEY, MAX_FILE_BYTES } from '../blobs/store.ts';
+import { ApiError } from '../errors.ts';
+import { defineTools, id, tool, type ToolContext } from './define.ts';
+import { AttachmentOut } from './shapes.ts';
+
+/** Spec 8: getInline serves only these; anything else → use getDownloadUrl. */
+export const INLINE_MIME_ALLOWLIST = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', 'text/plain', 'text/markdown'];
+
+const targetType = z.enum(['issue', 'initiative', 'cycle', 'comment']);
+const targetId = z.string().min(1).max(64).describe('Id of the target (UUID; an issue may also be given by key, e.g. ENG-12)');
+const filename = z.string().min(1).max(255)
+  .refine((s) => s.trim() === s, 'must not start or end with spaces')
+  .refine((s) => !/[/\\]/.test(s), 'must not contain / or \\')
+  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters')
+  .refine((s) => s !== '.' && s !== '..', 'is not a file name');
+const mimeType = z.string().max(255).regex(/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/, 'must be a MIME type such as image/png');
+
+function blobsOf(ctx: ToolContext): BlobStore {
+  const b = ctx.services.blobs;
+  if (!b) throw new ApiError(503, { error: 'blob_store_unavailable', message: 'No blob store is configured on this server' });
+  return b;
+}
+
+interface BlobRef { attachment: z.infer<typeof AttachmentOut> & { filename: string | null; externalUrl: string | null }; storageKey: string | null }
+
+const DownloadOut = z.looseObject({
+  id: z.string(), kind: z.enum(['FILE', 'LINK']), url: z.string(), method: z.literal('GET'),
+  expiresAt: z.string().nullable(), filename: z.string().nullable(), mimeType: z.string(), sizeBytes: z.number(),
+});
+
+export const attachmentTools = defineTools(
+  tool({
+    name: 'attachments.initUpload',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Start a file upload to an issue, comment, cycle or initiative: returns {uploadUrl, key}. PUT the bytes to uploadUrl (e.g. curl -T file "<uploadUrl>") before expiresAt, then call attachments.finalize with the key. 25 MB per file; the workspace quota (attachmentQuotaMb) counts finalized files and open uploads.',
+    input: z.strictObject({
+      targetType, targetId, filename, mimeType,
+      sizeBytes: z.number().int().min(1).max(MAX_FILE_BYTES, { message: `must be at most ${MAX_FILE_BYTES} bytes (25 MB)` }),
+    }),
+    output: z.looseObject({
+      uploadUrl: z.string(), key: z.string(), method: z.literal('PUT'), headers: z.record(z.string(), z.string()),
+      expiresAt: z.string(), sizeBytes: z.number(), filename: z.string(), mimeType: z.string(),
+      targetType: z.string(), targetId: z.string(),
+    }),
+    sql: true,
+    run: async (ctx, input) => {
+      const blobs = blobsOf(ctx);
+      const granted = await ctx.sql<{ key: string; uploadId: string; expiresAt: string; sizeBytes: number; mimeType: string }>(input);
+      const put = await blobs.presignPut(granted.key, { sizeBytes: granted.sizeBytes, mimeType: granted.mimeType, expiresAt: new Date(granted.expiresAt) });
+      return { uploadUrl: put.url, method: put.method, headers: put.headers, ...granted, expiresAt: put.expiresAt };
+    },
+  }),
+  tool({
+    name: 'attachments.finalize',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Register an uploaded file as an Attachment (kind FILE): checks the object exists with the size declared at initUpload. An upload never finalized is removed (row and blob) after it expires.',
+    input: z.strictObject({ key: z.string().regex(BLOB_KEY, 'must be the key returned by attachments.initUpload') }),
+    output: AttachmentOut,
+    sql: true,
+    run: async (ctx, input) => {
+      const blobs = blobsOf(ctx);
+      // Only objects of the caller's own workspace are looked at; SQL answers 404 for the rest.
+      const storedSize = input.key.startsWith(`${ctx.caller.workspaceId}/`) ? await blobs.size(input.key) : null;
+      return ctx.sql({ key: input.key, storedSize });
+    },
+  }),
+  tool({
+    name: 'attachments.attachLink',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Attach a link (kind LINK, mimeType text/url, size 0) to an issue, comment, cycle or initiative. Without linkTitle the hostname stands in until a background job has fetched the page title (5 s, redirects followed, 64 KB read).',
+    input: z.strictObject({
+      targetType, targetId,
+      externalUrl: z.string().max(2000).regex(/^https?:\/\/[^\s/?#]+/i, 'must start with http:// or https://'),
+      linkTitle: z.string().trim().min(1).max(500).optional(),
+    }),
+    output: AttachmentOut,
+  }),
+  tool({
+    name: 'attachments.list',
+    scopes: ['READ_ISSUES'],
+    description: 'Attachments (files and links) of an issue, comment, cycle or initiative, oldest first.',
+    input: z.strictObject({ targetType, targetId, kind: z.enum(['FILE', 'LINK']).optional() }),
+    output: z.array(AttachmentOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'attachments.getDownloadUrl',
+    scopes: ['READ_ISSUES'],
+    description: 'A presigned GET URL for a file attachment (valid expiresInSeconds, default 900); for a LINK, its externalUrl.',
+    input: z.strictObject({ id: id('id'), expiresInSeconds: z.number().int().min(60).max(604_800).default(900) }),
+    output: DownloadOut,
+    readOnly: true,
+    sql: true,
+    run: async (ctx, input) => {
+      const ref = await ctx.sql<BlobRef>({ id: input.id });
+      const a = ref.attachment;
+      const base = { id: a.id, kind: a.kind, method: 'GET' as const, filename: a.filename, mimeType: a.mimeType, sizeBytes: a.sizeBytes };
+      if (a.kind === 'LINK' || !ref.storageKey) return { ...base, url: a.externalUrl, expiresAt: null };
+      const get = await blobsOf(ctx).presignGet(ref.storageKey, { filename: a.filename ?? 'file', mimeType: a.mimeType, expiresInSeconds: input.expiresInSeconds });
+      return { ...base, url: get.url, expiresAt: get.expiresAt };
+    },
+  }),
+  tool({
+    name: 'attachments.getInline',
+    scopes: ['READ_ISSUES'],
+    description: `A file attachment's bytes as base64, for files up to maxBytes (default 1,000,000; at most 25 MB) of an allowed type (${INLINE_MIME_ALLOWLIST.join(', ')}). Other types and larger files: use attachments.getDownloadUrl.`,
+    input: z.strictObject({ id: id('id'), maxBytes: z.number().int().min(1).max(MAX_FILE_BYTES).default(1_000_000) }),
+    output: z.looseObject({ id: z.string(), mimeType: z.string(), sizeBytes: z.number(), filename: z.string().nullable(), base64: z.string() }),
+    readOnly: true,
+    sql: true,
+    run: async (ctx, input) => {
+      const ref = await ctx.sql<BlobRef>({ id: input.id });
+      const a = ref.attachment;
+      if (a.kind !== 'FILE' || !ref.storageKey) {
+        throw new ApiError(400, { error: 'not_a_file', message: 'A LINK attachment has no bytes; open its externalUrl', issues: { id: 'is a LINK attachment' } });
+      }
+      const mime = a.mimeType.split(';')[0]!.trim().toLowerCase();
+      if (!INLINE_MIME_ALLOWLIST.includes(mime)) {
+        throw new ApiError(403, {
+          error: 'mime_not_inline',
+          message: `${a.mimeType} is not served inline (allowed: ${INLINE_MIME_ALLOWLIST.join(', ')}); use attachments.getDownloadUrl`,
+        });
+      }
+      if (a.sizeBytes > input.maxBytes) {
+        throw new ApiError(400, {
+          error: 'too_large',
+          message: `The file has ${a.sizeBytes} bytes, more than maxBytes ${input.maxBytes}; raise maxBytes (up to ${MAX_FILE_BYTES}) or use attachments.getDownloadUrl`,
+          issues: { maxBytes: `the file has ${a.sizeBytes} bytes; use attachments.getDownloadUrl` },
+        });
+      }
+      const bytes = await blobsOf(ctx).read(ref.storageKey, a.sizeBytes);
+      return { id: a.id, mimeType: a.mimeType, sizeBytes: a.sizeBytes, filename: a.filename, base64: bytes.toString('base64') };
+    },
+  }),
+  tool({
+    name: 'attachments.delete',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Delete an attachment: its row, and for a file its blob in the object store.',
+    input: z.strictObject({ id: id('id') }),
+    output: AttachmentOut.extend({ deleted: z.literal(true) }),
+    sql: true,
+    run: async (ctx, input) => {
+      const ref = await ctx.sql<BlobRef & { deleted: true }>({ id: input.id });
+      if (ref.storageKey) await blobsOf(ctx).delete(ref.storageKey);
+      return { ...ref.attachment, deleted: true };
+    },
+  }),
+);

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { defineTools, id, timestamp, tool } from './define.ts';
+
+const threadId = id('threadId');
+const draftId = id('draftId');
+const body = z.string().max(100_000).refine((s) => s.trim().length > 0, 'body must not be empty');
+const addressee = 'Needs a key linked to the agent the thread is addressed to (403 otherwise).';
+
+export const ChatMessageOut = z.looseObject({
+  id: z.string(), threadId: z.string(), role: z.enum(['USER', 'AGENT']), body: z.string(),
+  contextSnapshot: z.record(z.string(), z.unknown()).nullable(), sourceRunId: z.string().nullable(),
+  createdAt: timestamp, finalizedDraftId: z.string().nullable(),
+});
+
+export const ChatThreadOut = z.looseObject({
+  id: z.string(), agentId: z.string(), agent: z.object({ id: z.string(), profileKey: z.string(), name: z.string() }).nullable(),
+  createdByUserId: z.string().nullable(), title: z.string().nullable(), issueId: z.string().nullable(),
+  lastMessageAt: timestamp.nullable(), createdAt: timestamp,
+});
+
+export const chatTools = defineTools(
+  tool({
+    name: 'chat.appendMessage',
+    scopes: ['WRITE_COMMENTS'],
+    description: `Reply in one piece: persists an AGENT message (CHAT_MESSAGE_POSTED). Per reply use this or the draft tools, never both. ${addressee}`,
+    input: z.strictObject({ threadId, body, sourceRunId: id('sourceRunId').optional() }),
+    output: z.object({ messageId: z.string(), threadId: z.string() }),
+  }),
+  tool({
+    name: 'chat.startDraft',
+    scopes: ['WRITE_COMMENTS'],
+    description: `Start a streamed reply: returns a draftId and publishes phase started on the realtime channel (SSE only; nothing stored). Then appendDraftChunk… and finalizeDraft. ${addressee}`,
+    input: z.strictObject({ threadId }),
+    output: z.object({ draftId: z.string(), threadId: z.string() }),
+  }),
+  tool({
+    name: 'chat.appendDraftChunk',
+    scopes: ['WRITE_COMMENTS'],
+    description: `Publish the next piece of a streamed reply (phase delta {delta, seq}); ephemeral, never stored. seq is advisory: gaps and reordering are tolerated. About one chunk per 60-200 ms. ${addressee}`,
+    input: z.strictObject({ threadId, draftId, delta: z.string().min(1).max(4000), seq: z.number().int().min(0) }),
+    output: z.object({ ok: z.boolean() }),
+  }),
+  tool({
+    name: 'chat.finalizeDraft',
+    scopes: ['WRITE_COMMENTS'],
+    description: `Finish a streamed reply: persists the full body as an AGENT message (finalizedDraftId = draftId, CHAT_MESSAGE_POSTED) and publishes phase finalized. Finalizing the same draft again returns the same message. ${addressee}`,
+    input: z.strictObject({ threadId, draftId, body, sourceRunId: id('sourceRunId').optional() }),
+    output: z.object({ messageId: z.string(), threadId: z.string(), draftId: z.string() }),
+  }),
+  tool({
+    name: 'chat.getThread',
+    scopes: ['WRITE_COMMENTS'],
+    description: `A thread and its latest messages (default 50, max 200), oldest first: id, role, body, contextSnapshot, sourceRunId, createdAt, finalizedDraftId. before = a message id (or nextCursor) pages back. ${addressee}`,
+    input: z.strictObject({ threadId, before: id('before').optional(), limit: z.number().int().min(1).max(200).default(50) }),
+    output: z.object({ thread: ChatThreadOut, messages: z.array(ChatMessageOut), nextCursor: z.string().nullable() }),
+    readOnly: true,
+  }),
+);

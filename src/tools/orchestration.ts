@@ -1,0 +1,229 @@
+/** Orchestration (spec 4.12): goals, plans, executionPlans, agentCrews, reviewGates. */
+import { z } from 'zod';
+import { cursor, defineTools, id, issueRef, limit, page, tool } from './define.ts';
+import { CrewMemberOut, CrewOut, GateOut, GoalOut, PlanOut, StepOut, crewRole, gateStatus, goalStatus, planStatus } from './orchestration-shapes.ts';
+
+const money = z.number().min(0).max(1_000_000);
+const planOptions = {
+  contextSetId: z.string().min(1).max(200).optional(),
+  autoJudge: z.boolean().optional().describe('Judge steps moved to REVIEW automatically; default: when the crew has a REVIEWER'),
+  maxStepRetries: z.number().int().min(0).max(20).optional().describe('FAIL verdicts a step may get before it is BLOCKED (default 2)'),
+};
+const stepInput = z.strictObject({
+  title: z.string().trim().min(1).max(500),
+  body: z.string().max(100_000).optional(),
+  expectedOutput: z.string().max(20_000).optional(),
+  verification: z.array(z.strictObject({ label: z.string().min(1).max(500), done: z.boolean().default(false) })).max(50).optional(),
+  dependsOnStepIndexes: z.array(z.number().int().min(0)).max(100).optional().describe('0-based positions of earlier or later steps in this batch'),
+  assignedAgentId: id('assignedAgentId').optional(),
+  assignedRole: crewRole.optional(),
+  contextSetId: z.string().min(1).max(200).optional(),
+});
+const steps = z.array(stepInput).min(1).max(100);
+const crewMember = z.strictObject({ agentId: id('agentId'), role: crewRole });
+
+export const goalTools = defineTools(
+  tool({
+    name: 'goals.list',
+    scopes: ['READ_ISSUES'],
+    description: 'Goals, newest first, paged ({items, nextCursor}), each with planCount and aggregate. Filters: status, crewId; archived goals only with includeArchived.',
+    input: z.strictObject({ status: goalStatus.optional(), includeArchived: z.boolean().default(false), crewId: id('crewId').optional(),
+                            cursor: cursor.optional(), limit: limit(50, 200) }),
+    output: page(GoalOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'goals.get',
+    scopes: ['READ_ISSUES'],
+    description: 'A goal with its plans (newest attempt first), the active plan with its steps, pending review gates, and aggregate {activePlanId, totalSteps, doneSteps, blockedSteps}.',
+    input: z.strictObject({ id: id('id') }),
+    output: GoalOut.extend({ plans: z.array(PlanOut), activePlan: PlanOut.nullable(), openGates: z.array(GateOut) }),
+    readOnly: true,
+  }),
+  tool({
+    name: 'goals.create',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Create a goal (OPEN), optionally tied to an issue (runs of its steps are opened on that issue, and the goal follows its narrowing) and run by a crew, with optional cost and wall-time caps. Writes GOAL_CREATED.',
+    input: z.strictObject({
+      title: z.string().trim().min(1).max(500), description: z.string().max(100_000).optional(), issueId: issueRef.optional(),
+      crewId: id('crewId').optional(), maxTotalCostUsd: money.optional(), maxWallTimeMinutes: z.number().int().min(1).max(525_600).optional(),
+    }),
+    output: GoalOut,
+  }),
+  tool({
+    name: 'goals.abandon',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Abandon a goal (terminal): its running plan attempt is canceled with its unfinished steps, open gates and step runs.',
+    input: z.strictObject({ id: id('id'), reason: z.string().max(2000).optional() }),
+    output: GoalOut,
+  }),
+);
+
+export const planTools = defineTools(
+  tool({
+    name: 'plans.decompose',
+    scopes: ['WRITE_ISSUES'],
+    description: "Start planning a goal: a new DRAFT plan attempt (earlier attempts stop being active; a live one is canceled), the goal moves to PLANNING and the planner is dispatched (plannerAgentId, else the crew's PLANNER, else the calling agent).",
+    input: z.strictObject({ goalId: id('goalId'), plannerAgentId: id('plannerAgentId').optional(), ...planOptions }),
+    output: z.looseObject({ planId: z.string(), goalId: z.string(), status: z.literal('PLANNING'), plannerAgentId: z.string().nullable() }),
+  }),
+  tool({
+    name: 'plans.addSteps',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Add steps to a DRAFT plan. dependsOnStepIndexes are 0-based positions within this batch and must form a DAG (a cycle is a 400). Steps start TODO and become READY when the plan runs and their dependencies are DONE.',
+    input: z.strictObject({ planId: id('planId'), steps }),
+    output: z.looseObject({ planId: z.string(), stepIds: z.array(z.string()) }),
+  }),
+  tool({
+    name: 'plans.requestApproval',
+    scopes: ['WRITE_ISSUES'],
+    description: "Ask for approval of a DRAFT plan: raises a FREE_FORM action request (sourceType execution-plan, on the goal's issue) whose acceptance activates the plan. An earlier open approval request is superseded.",
+    input: z.strictObject({ planId: id('planId'), assignedUserId: id('assignedUserId').optional() }),
+    output: z.looseObject({ actionRequestId: z.string(), planId: z.string() }),
+  }),
+  tool({
+    name: 'plans.activate',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Run a DRAFT or APPROVED plan: RUNNING, the goal becomes ACTIVE, root steps become READY (each writes EXECUTION_STEP_READY and is dispatched to its agent, which gets a run).',
+    input: z.strictObject({ planId: id('planId') }),
+    output: z.looseObject({ ok: z.boolean(), planId: z.string(), readyStepIds: z.array(z.string()) }),
+  }),
+  tool({
+    name: 'plans.judge',
+    scopes: ['WRITE_ISSUES'],
+    description: "Dispatch the judge of a step in REVIEW (judgeAgentId, else the crew's REVIEWER): EXECUTION_STEP_READY with phase judge, judgeAgentId and a judging prompt.",
+    input: z.strictObject({ stepId: id('stepId'), judgeAgentId: id('judgeAgentId').optional() }),
+    output: z.looseObject({ judgeAgentId: z.string(), stepId: z.string() }),
+  }),
+  tool({
+    name: 'plans.recordVerdict',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Record the verdict on a step in REVIEW: PASS → DONE (dependants become READY; the last one completes the plan and achieves the goal); FAIL → READY again with the feedback while retries remain (maxStepRetries, default 2), else BLOCKED with a review gate. Writes EXECUTION_STEP_JUDGED.',
+    input: z.strictObject({ stepId: id('stepId'), verdict: z.enum(['PASS', 'FAIL']), feedback: z.string().max(20_000), score: z.number().min(0).max(100).optional() }),
+    output: z.looseObject({ outcome: z.enum(['DONE', 'RETRY', 'BLOCKED']), retryCount: z.number() }),
+  }),
+);
+
+export const executionPlanTools = defineTools(
+  tool({
+    name: 'executionPlans.list',
+    scopes: ['READ_ISSUES'],
+    description: 'Execution plans, newest first, paged ({items, nextCursor}). Filters: goalId, status, activeOnly.',
+    input: z.strictObject({ goalId: id('goalId').optional(), status: planStatus.optional(), activeOnly: z.boolean().default(false),
+                            cursor: cursor.optional(), limit: limit(50, 200) }),
+    output: page(PlanOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'executionPlans.get',
+    scopes: ['READ_ISSUES'],
+    description: 'An execution plan with its steps (dependsOnStepIds, status, retries, verdicts) and its review gates.',
+    input: z.strictObject({ id: id('id') }),
+    output: PlanOut.extend({ gates: z.array(GateOut) }),
+    readOnly: true,
+  }),
+  tool({
+    name: 'executionPlans.create',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Create a DRAFT plan attempt for a goal directly (as plans.decompose, without choosing a planner unless plannerAgentId is given), optionally with its first steps.',
+    input: z.strictObject({ goalId: id('goalId'), plannerAgentId: id('plannerAgentId').optional(), ...planOptions, steps: steps.optional() }),
+    output: PlanOut,
+  }),
+  tool({
+    name: 'executionPlans.transition',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Move a plan: APPROVED, RUNNING (as plans.activate; from BLOCKED only when no review gate holds it), BLOCKED, COMPLETED (every step DONE or CANCELED), CANCELED (unfinished steps, gates and step runs end). Illegal moves are 409.',
+    input: z.strictObject({ id: id('id'), status: z.enum(['APPROVED', 'RUNNING', 'BLOCKED', 'COMPLETED', 'CANCELED']) }),
+    output: PlanOut,
+  }),
+  tool({
+    name: 'executionPlans.transitionStep',
+    scopes: ['WRITE_ISSUES'],
+    description: "Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew's REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED.",
+    input: z.strictObject({ stepId: id('stepId'), status: z.enum(['READY', 'RUNNING', 'REVIEW', 'DONE', 'BLOCKED', 'CANCELED']),
+                            sourceRunId: id('sourceRunId').optional(), note: z.string().max(2000).optional() }),
+    output: z.looseObject({ step: StepOut, planStatus, goalStatus, readyStepIds: z.array(z.string()), judgeAgentId: z.string().nullable() }),
+  }),
+);
+
+export const crewTools = defineTools(
+  tool({
+    name: 'agentCrews.list',
+    scopes: ['READ_ISSUES'],
+    description: 'Agent crews, oldest first, paged ({items, nextCursor}), with members and member and plan counts; archived crews with includeArchived.',
+    input: z.strictObject({ includeArchived: z.boolean().default(false), cursor: cursor.optional(), limit: limit(50, 200) }),
+    output: page(CrewOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'agentCrews.create',
+    scopes: ['ADMIN'],
+    description: 'Create a crew (ADMIN) with optional members [{agentId, role}]: PLANNER decomposes goals, WORKERs take steps, a REVIEWER judges them (and makes plans auto-judge by default).',
+    input: z.strictObject({ name: z.string().trim().min(1).max(200), description: z.string().max(5000).optional(),
+                            maxParallel: z.number().int().min(0).max(100).optional(), members: z.array(crewMember).max(50).optional() }),
+    output: CrewOut,
+  }),
+  tool({
+    name: 'agentCrews.update',
+    scopes: ['ADMIN'],
+    description: "Change a crew's name, description or maxParallel (ADMIN); only the fields given.",
+    input: z.strictObject({ id: id('id'), name: z.string().trim().min(1).max(200).optional(), description: z.string().max(5000).nullable().optional(),
+                            maxParallel: z.number().int().min(0).max(100).optional() }),
+    output: CrewOut,
+  }),
+  tool({
+    name: 'agentCrews.addMember',
+    scopes: ['ADMIN'],
+    description: 'Add an agent to a crew in a role (ADMIN). An agent is in a crew once (409 already_member; change roles with setMemberRole).',
+    input: z.strictObject({ crewId: id('crewId'), agentId: id('agentId'), role: crewRole }),
+    output: CrewMemberOut,
+  }),
+  tool({
+    name: 'agentCrews.removeMember',
+    scopes: ['ADMIN'],
+    description: 'Remove a member from its crew (ADMIN).',
+    input: z.strictObject({ memberId: id('memberId') }),
+    output: z.looseObject({ ok: z.boolean(), id: z.string() }),
+  }),
+  tool({
+    name: 'agentCrews.setMemberRole',
+    scopes: ['ADMIN'],
+    description: "Change a crew member's role (ADMIN).",
+    input: z.strictObject({ memberId: id('memberId'), role: crewRole }),
+    output: CrewMemberOut,
+  }),
+  tool({
+    name: 'agentCrews.archive',
+    scopes: ['ADMIN'],
+    description: 'Archive a crew (ADMIN; soft, idempotent). Its goals keep it; it takes no new goals or members.',
+    input: z.strictObject({ id: id('id') }),
+    output: CrewOut,
+  }),
+);
+
+export const reviewGateTools = defineTools(
+  tool({
+    name: 'reviewGates.list',
+    scopes: ['READ_ISSUES'],
+    description: 'Review gates (approval checkpoints of the loop), newest first, paged ({items, nextCursor}). Filters: status, planId, goalId.',
+    input: z.strictObject({ status: gateStatus.optional(), planId: id('planId').optional(), goalId: id('goalId').optional(),
+                            cursor: cursor.optional(), limit: limit(50, 200) }),
+    output: page(GateOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'reviewGates.open',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Open a manual review gate on a running plan: with stepId it holds that step (BLOCKED), otherwise it holds the plan (BLOCKED) until resolved. The loop opens gates itself when a step is BLOCKED or a budget is exceeded.',
+    input: z.strictObject({ planId: id('planId'), stepId: id('stepId').optional(), title: z.string().trim().min(1).max(500).optional(),
+                            note: z.string().max(5000).optional() }),
+    output: GateOut,
+  }),
+  tool({
+    name: 'reviewGates.resolve',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Resolve a pending gate: APPROVE continues (a held step is ready again with fresh retries, a held plan runs again), REJECT abandons the goal. Decided by a person; an agent key needs the ADMIN scope.',
+    input: z.strictObject({ id: id('id'), decision: z.enum(['APPROVE', 'REJECT']), note: z.string().max(5000).optional() }),
+    output: GateOut.extend({ planStatus, goalStatus }),
+  }),
+);

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { cursor, defineTools, id, limit, page, tool } from './define.ts';
+import { RunOut } from './shapes.ts';
+
+const runId = id('runId');
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const agentOnly = 'Only a key linked to the run\'s agent (403 otherwise).';
+
+export const RunListOut = RunOut.extend({
+  issue: z.object({ id: z.string(), key: z.string(), number: z.number(), title: z.string(), workspace: z.object({ key: z.string() }) }).nullable(),
+});
+
+export const runTools = defineTools(
+  tool({
+    name: 'runs.recordUsage',
+    scopes: ['WRITE_ISSUES'],
+    description: `Report cumulative usage of a run: each given value replaces the stored one (idempotent; send totals, not increments). costUsd is stored verbatim. ${agentOnly}`,
+    input: z.strictObject({ runId, tokensIn: count.optional(), tokensOut: count.optional(), tokensCached: count.optional(), costUsd: z.number().min(0).optional() }),
+    output: RunOut,
+  }),
+  tool({
+    name: 'runs.complete',
+    scopes: ['WRITE_ISSUES'],
+    description: `Close an open run as COMPLETED. Gates by mode: EXECUTE needs a produced artifact when the issue has artifactRequired and every verificationChecklist item reported done in verificationResult [{id, done}]; RESEARCH needs confidence; REVIEW needs verdict; DISCUSS takes a summary only. completionMeta keeps what was reported and the run contract version. ${agentOnly}`,
+    input: z.strictObject({
+      runId, summary: z.string().trim().min(1).max(20_000),
+      producedArtifactIds: z.array(z.string().min(1).max(200)).max(100).optional(),
+      verificationResult: z.array(z.looseObject({ id: z.string().optional(), label: z.string().optional(), done: z.boolean(), note: z.string().max(2000).optional() })).max(200).optional(),
+      followUps: z.array(z.union([z.string().max(2000), z.record(z.string(), z.unknown())])).max(50).optional(),
+      confidence: z.enum(['LOW', 'MEDIUM', 'HIGH']).optional(),
+      verdict: z.enum(['APPROVE', 'REQUEST_CHANGES']).optional(),
+    }),
+    output: RunOut.extend({ completionMeta: z.record(z.string(), z.unknown()).nullable().optional() }),
+  }),
+  tool({
+    name: 'runs.setWaiting',
+    scopes: ['WRITE_ISSUES'],
+    description: `Mark a run WAITING (blocked on someone else); already waiting: unchanged. ${agentOnly}`,
+    input: z.strictObject({ runId, reason: z.string().max(500).optional() }),
+    output: RunOut,
+  }),
+  tool({
+    name: 'runs.resumeWork',
+    scopes: ['WRITE_ISSUES'],
+    description: `Resume a WAITING (or STALLED) run: back to ACTIVE. ${agentOnly}`,
+    input: z.strictObject({ runId }),
+    output: RunOut,
+  }),
+  tool({
+    name: 'runs.list',
+    scopes: ['READ_ISSUES'],
+    description: 'Agent runs on issues the key can see, newest first by startedAt: status, currentStep, timestamps, token usage, costUsd, issue {id, key, number, title, workspace {key}}, agent {id, profileKey}. Page with before = nextCursor.',
+    input: z.strictObject({
+      agentId: id('agentId').optional(), issueId: z.string().min(1).max(64).optional().describe('Issue id or key'),
+      status: z.enum(['ACTIVE', 'WAITING', 'STALLED', 'COMPLETED', 'ABANDONED']).optional(),
+      limit: limit(50, 200), before: cursor.optional(),
+    }),
+    output: page(RunListOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'runs.kick',
+    scopes: ['WRITE_ISSUES'],
+    description: "Nudge an ACTIVE run that has been quiet for 5 minutes or more: re-fires the agent's dispatch delivery (agent:dispatch:<agentId>) and records AGENT_RUN_KICKED; the run itself is unchanged. Otherwise {ok: true, kicked: false}.",
+    input: z.strictObject({ runId }),
+    output: z.looseObject({ ok: z.boolean(), kicked: z.boolean(), runId: z.string(), status: z.string(), quietSeconds: z.number(), eventId: z.string().optional() }),
+  }),
+);
+

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { cursor, defineTools, id, limit, page, timestamp, tool } from './define.ts';
+
+const kind = z.enum(['LOCAL_DAEMON', 'REMOTE_HTTP', 'CLOUD']);
+const provider = z.enum(['CUSTOM', 'CLAUDE', 'CODEX', 'HERMES']);
+const info = z.record(z.string(), z.unknown()).describe(
+  'Runtime metadata; only runtimeVersion, bridgeVersion, codexVersion, containerImage, hostname, os, arch and workspaceRoot are kept');
+
+export const RuntimeOut = z.looseObject({
+  id: z.string(), name: z.string(), kind, endpoint: z.string().nullable(), providersAvailable: z.array(z.string()),
+  info: z.record(z.string(), z.unknown()), config: z.record(z.string(), z.unknown()), ownerId: z.string().nullable(),
+  owner: z.object({ id: z.string(), name: z.string(), email: z.string() }).nullable(),
+  heartbeatAt: timestamp.nullable(), hasSecret: z.boolean(), _count: z.object({ agents: z.number() }),
+  archivedAt: timestamp.nullable(), createdAt: timestamp, updatedAt: timestamp,
+});
+
+export const runtimeTools = defineTools(
+  tool({
+    name: 'runtimes.register',
+    scopes: ['ADMIN'],
+    description: "Register a runtime (a machine or service running agents). Not de-duplicated: each call creates one, unless runtimeId names an existing (possibly archived) runtime, which is restored and updated. ownerId is the key's user (null for AGENT keys); a secret is stored only as a hash (hasSecret). Emits RUNTIME_REGISTERED.",
+    input: z.strictObject({
+      name: z.string().trim().min(1).max(200), kind, endpoint: z.url().max(2048).optional(),
+      providersAvailable: z.array(provider).max(4), info: info.optional(),
+      secret: z.string().min(16).max(500).optional().describe('Shared secret of the runtime; kept only as SHA-256'),
+      runtimeId: id('runtimeId').optional().describe('Restore this runtime instead of creating one'),
+    }),
+    output: RuntimeOut,
+  }),
+  tool({
+    name: 'runtimes.heartbeat',
+    scopes: ['ADMIN'],
+    description: 'Bump heartbeatAt of a runtime (info, if given, is merged after the whitelist).',
+    input: z.strictObject({ runtimeId: id('runtimeId'), info: info.optional() }),
+    output: RuntimeOut,
+  }),
+  tool({
+    name: 'runtimes.list',
+    scopes: ['ADMIN'],
+    description: 'Runtimes of the workspace, newest first, with _count.agents and an owner summary; secrets appear only as hasSecret. Archived ones only with includeArchived.',
+    input: z.strictObject({ kind: kind.optional(), includeArchived: z.boolean().default(false), limit: limit(50, 200), cursor: cursor.optional() }),
+    output: page(RuntimeOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'runtimes.configure',
+    scopes: ['ADMIN'],
+    description: 'Set adapter configuration of a runtime: merged into the current config (merge true, default) or replacing it. Accepted keys: localWorkspaceTools, toolCapabilities, workspaceRoot, modeToolPolicyEnforced; runtimes offering CODEX also sandbox and approval. Unknown keys are a 400. Emits RUNTIME_UPDATED when the config changes.',
+    input: z.strictObject({ runtimeId: id('runtimeId'), config: z.record(z.string(), z.unknown()), merge: z.boolean().default(true) }),
+    output: RuntimeOut,
+  }),
+  tool({
+    name: 'runtimes.reportInfo',
+    scopes: ['ADMIN'],
+    description: "Report runtime metadata; only the whitelisted keys (runtimeVersion, bridgeVersion, codexVersion, containerImage, hostname, os, arch, workspaceRoot) are stored, merged. Without runtimeId: the runtime of the calling key's agent.",
+    input: z.strictObject({ runtimeId: id('runtimeId').optional(), info }),
+    output: RuntimeOut,
+  }),
+);

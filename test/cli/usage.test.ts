@@ -1,0 +1,155 @@
+/**
+ * Usage mistakes are exit 2 with a message naming the flag (and the closest known one); every
+ * command's --help comes from its declaration. No database is touched by any of these.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_SPECS } from '../../src/cli/admin.ts';
+import { closest, parseCommand, usage, UsageError, validate } from '../../src/cli/flags.ts';
+import { svc } from './support.ts';
+
+/** Runs svc commands a few at a time (the machine is shared). */
+async function each<T, R>(items: T[], fn: (item: T) => Promise<R>, width = 3): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  }));
+  return out;
+}
+
+// A data directory that must never be created: usage errors stop before any database work.
+const env = { SVC_DATA_DIR: '/nonexistent/svc-usage-test', DATABASE_URL: '' };
+
+describe('typos and usage errors (exit 2)', () => {
+  it('a misspelt flag names the flag and the closest known one, and nothing runs', async () => {
+    const r = await svc(['admin', 'create-key', '--workspace', 'ENG', '--user', 'you@example.com', '--scope', 'READ_ISSUES',
+      '--expire-in-days', '1', '--json'], env);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('unknown flag --scope; did you mean --scopes?');
+    expect(r.stderr).toContain('unknown flag --expire-in-days; did you mean --expires-in-days?');
+  });
+
+  it('missing required flags are named', async () => {
+    const r = await svc(['admin', 'create-workspace', '--name', 'X', '--json'], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/missing required flags --key, --owner-email/);
+  });
+
+  it('unknown commands, positional arguments, bad values and values for switches', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['strat'], /unknown command "strat"; did you mean start\?/],
+      [['admin', 'list-key'], /unknown admin command "list-key"; did you mean list-keys\?/],
+      [['start', '--no-workr'], /unknown flag --no-workr; did you mean --no-worker\?/],
+      [['migrate', '--force'], /unknown flag --force: svc migrate takes no flags/],
+      [['admin', 'list-agents', 'ENG'], /unexpected argument "ENG"/],
+      [['admin', 'list-workspaces', '--json=yes'], /--json takes no value/],
+      [['admin', 'create-agent', '--workspace', 'E', '--profile-key', 'p', '--name', 'n', '--max-concurrent', 'two'],
+        /--max-concurrent must be a whole number 0 or more, got "two"/],
+      [['admin', 'update-workspace', '--workspace', 'E', '--auto-dispatch', 'yes'], /--auto-dispatch must be true or false/],
+      [['admin', 'update-workspace', '--workspace', 'E', '--auto-dispatch-mode', 'ROUND_ROBINN'],
+        /--auto-dispatch-mode must be one of .*; did you mean ROUND_ROBIN\?/],
+      [['admin', 'add-member', '--workspace', 'E', '--email', 'a@b.c', '--role', 'owmer'], /did you mean OWNER\?/],
+      [['admin', 'create-key', '--workspace', 'E', '--user', 'a@b.c', '--expires-in-seconds', '0'], /--expires-in-seconds must be a whole number 1 or more/],
+      [['admin', 'create-key', '--workspace', 'E', '--user'], /--user needs a value/],
+    ];
+    const results = await each(cases, ([args]) => svc(args, env));
+    results.forEach((r, i) => {
+      expect(r.code, cases[i]![0].join(' ')).toBe(2);
+      expect(r.stderr, cases[i]![0].join(' ')).toMatch(cases[i]![1]);
+      expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    });
+  }, 120_000);
+
+  it('PORT=abc and a bad LOG_LEVEL are one-line errors with exit 2, not stack traces', async () => {
+    const port = await svc(['start'], { ...env, PORT: 'abc' });
+    expect(port.code).toBe(2);
+    expect(port.stderr).toBe('svc: PORT must be a whole number from 0 to 65535, got "abc"\n');
+    const level = await svc(['start'], { ...env, LOG_LEVEL: 'loud' });
+    expect(level.code).toBe(2);
+    expect(level.stderr.trim().split('\n')).toHaveLength(1);
+    expect(level.stderr).toMatch(/LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"/);
+    const big = await svc(['migrate'], { ...env, PORT: '70000' });
+    expect(big.code).toBe(2);
+  });
+});
+
+describe('svc psql without psql', () => {
+  it('says how to install it, before touching any database', async () => {
+    // A PATH holding only node.
+    const bin = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-path-'));
+    await fs.symlink(process.execPath, path.join(bin, 'node'));
+    const r = await svc(['psql'], { ...env, PATH: bin });
+    await fs.rm(bin, { recursive: true, force: true });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^svc: psql is not installed \(Debian\/Ubuntu: apt-get install postgresql-client/);
+    expect(r.stderr).toMatch(/svc db url/);
+  });
+});
+
+describe('--help', () => {
+  it('svc --help and svc admin --help list the commands, one line each', async () => {
+    const main = await svc(['--help'], env);
+    expect(main.code).toBe(0);
+    for (const c of ['start', 'worker', 'migrate', 'admin', 'psql', 'db url']) expect(main.stdout).toMatch(new RegExp(`^  ${c} +\\S`, 'm'));
+    const admin = await svc(['admin', '--help'], env);
+    expect(admin.code).toBe(0);
+    for (const [name, spec] of Object.entries(ADMIN_SPECS)) {
+      expect(admin.stdout.split('\n').find((l) => l.trim().startsWith(`${name} `))?.trim()).toMatch(new RegExp(`^${name} +${spec.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    }
+    expect(admin.stdout.trim().split('\n')).toHaveLength(Object.keys(ADMIN_SPECS).length + 2);
+  });
+
+  it('svc admin <command> --help prints that command\'s usage, from its declaration, for every command', async () => {
+    const names = Object.keys(ADMIN_SPECS);
+    const results = await each(names, (name) => svc(['admin', name, '--help'], env));
+    results.forEach((r, i) => {
+      const spec = ADMIN_SPECS[names[i]!]!;
+      expect(r.code, names[i]).toBe(0);
+      expect(r.stdout).toBe(`${usage(spec)}\n`);
+      expect(r.stdout).toMatch(new RegExp(`^usage: svc admin ${names[i]} `));
+      for (const [flag, f] of Object.entries(spec.flags)) {
+        expect(r.stdout).toContain(`--${flag}`);
+        expect(r.stdout).toContain(f.description);
+      }
+    });
+    // -h works too, and --help wins over missing required flags
+    expect((await svc(['admin', 'create-key', '-h'], env)).stdout).toBe(`${usage(ADMIN_SPECS['create-key']!)}\n`);
+  }, 120_000);
+
+  it('top-level commands have --help too', async () => {
+    const results = await each(['start', 'worker', 'migrate', 'psql'], (c) => svc([c, '--help'], env));
+    for (const r of results) {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^usage: svc \w+/);
+    }
+    expect(results[0]!.stdout).toContain('--no-worker');
+    const db = await svc(['db', 'url', '--help'], env);
+    expect(db.stdout).toMatch(/^usage: svc db url/);
+  }, 60_000);
+});
+
+describe('the declarations', () => {
+  it('every command declares --json and a description for every flag', () => {
+    for (const spec of Object.values(ADMIN_SPECS)) {
+      expect(spec.flags.json?.kind).toBe('switch');
+      for (const f of Object.values(spec.flags)) expect(f.description.length).toBeGreaterThan(3);
+    }
+  });
+
+  it('calling a command from code is validated by the same declaration', () => {
+    const spec = ADMIN_SPECS['create-key']!;
+    expect(() => validate(spec, { workspace: 'E', user: 'a@b.c', scope: 'X' })).toThrow(/unknown flag --scope; did you mean --scopes\?/);
+    expect(validate(spec, { workspace: 'E', user: 'a@b.c', scopes: 'A, B', 'expires-in-seconds': '5' }))
+      .toMatchObject({ scopes: ['A', 'B'], 'expires-in-seconds': 5, json: false });
+    expect(() => parseCommand(spec, ['--workspace', 'E'])).toThrow(UsageError);
+    expect(closest('scope', ['scopes', 'projects'])).toBe('scopes');
+    expect(closest('zzzzzz', ['scopes', 'projects'])).toBeUndefined();
+  });
+});

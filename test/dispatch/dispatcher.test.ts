@@ -1,0 +1,216 @@
+/**
+ * The dispatcher (decisions.md "Dispatch"): rules first, then ROUND_ROBIN / PRIORITY_MATCH /
+ * CAPABILITY_MATCH with the 6.4 AGENT_ASSIGNED payload; eligibility (OFFLINE, archived, maxConcurrent);
+ * triggers (queued, agent ONLINE, load drop) through a real worker; two workers never double-assign.
+ */
+import pg from 'pg';
+import type { Runner } from 'graphile-worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dispatchWorkspace } from '../../src/dispatch/tasks.ts';
+import { startWorker } from '../../src/worker.ts';
+import { createAgent, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+const sql = (text: string, params: unknown[] = []) => t.pools.owner.query(text, params);
+
+async function workspaceWith(mode: string, agents: { key: string; status?: string; caps?: string[]; max?: number }[]) {
+  const ws = await createWorkspace(t);
+  await sql("update app_public.workspaces set auto_dispatch = true, auto_dispatch_mode = $2 where id = $1", [ws.id, mode]);
+  const ids: Record<string, string> = {};
+  for (const a of agents) {
+    const agent = await createAgent(t, ws, a.key, a.caps ? { capabilities: a.caps.join(',') } : {});
+    ids[a.key] = agent.id;
+    await sql('update app_public.agents set status = $2, max_concurrent = $3 where id = $1', [agent.id, a.status ?? 'ONLINE', a.max ?? 1]);
+  }
+  return { ws, ids };
+}
+
+/** Queues an issue and runs the dispatcher inline (no worker): what it assigned, with the event payload. */
+async function queueAndDispatch(ws: Workspace, input: Record<string, unknown>) {
+  const issue = await ok(t, ws.token, 'issues.create', input);
+  await ok(t, ws.token, 'issues.queue', { id: issue.id });
+  const client = await t.pools.owner.connect();
+  try {
+    await dispatchWorkspace(client, ws.id);
+  } finally {
+    client.release();
+  }
+  return { issue, assigned: await assignedEvent(ws, issue.id) };
+}
+
+async function assignedEvent(ws: Workspace, issueId: string) {
+  const r = await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: issueId, kinds: ['AGENT_ASSIGNED'] });
+  return r.items[0]?.payload as any;
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+describe('dispatcher decisions', () => {
+  it('does nothing while autoDispatch is off, or in MANUAL_ONLY', async () => {
+    const { ws } = await workspaceWith('MANUAL_ONLY', [{ key: 'a1' }]);
+    expect((await queueAndDispatch(ws, { title: 'manual only' })).assigned).toBeUndefined();
+    await sql('update app_public.workspaces set auto_dispatch = false, auto_dispatch_mode = $2 where id = $1', [ws.id, 'ROUND_ROBIN']);
+    expect((await queueAndDispatch(ws, { title: 'off' })).assigned).toBeUndefined();
+  });
+
+  it('ROUND_ROBIN: least recently dispatched eligible agent, auto true, the dispatch payload, and a run', async () => {
+    const { ws, ids } = await workspaceWith('ROUND_ROBIN', [{ key: 'r1' }, { key: 'r2' }, { key: 'off', status: 'OFFLINE' }]);
+    const first = await queueAndDispatch(ws, { title: 'one' });
+    expect(first.assigned).toMatchObject({
+      agentId: ids.r1, profileKey: 'r1', from: null, to: ids.r1, auto: true, reason: 'round-robin', rationale: null, commentId: null,
+      dispatch: { mode: 'ROUND_ROBIN', chosen: ids.r1, reason: 'round-robin', ruleId: null },
+    });
+    expect(first.assigned.dispatch.candidates.sort()).toEqual([ids.r1, ids.r2].sort());
+    const second = await queueAndDispatch(ws, { title: 'two' });
+    expect(second.assigned.agentId).toBe(ids.r2);
+    // Both agents are at maxConcurrent 1 now; the OFFLINE one is never eligible.
+    expect((await queueAndDispatch(ws, { title: 'three' })).assigned).toBeUndefined();
+    const run = await ok(t, ws.token, 'issues.get', { id: first.issue.id, include: { currentRun: true } });
+    expect(run.currentRun).toMatchObject({ agentId: ids.r1, status: 'ACTIVE' });
+  });
+
+  it('load = assigned issues not DONE or CANCELED: finishing one frees the agent', async () => {
+    const { ws, ids } = await workspaceWith('ROUND_ROBIN', [{ key: 'solo' }]);
+    const a = await queueAndDispatch(ws, { title: 'busy' });
+    expect(a.assigned.agentId).toBe(ids.solo);
+    expect((await queueAndDispatch(ws, { title: 'waits' })).assigned).toBeUndefined();
+    const done = (await ok(t, ws.token, 'statuses.list', { category: 'DONE' }))[0];
+    await ok(t, ws.token, 'issues.transition', { id: a.issue.id, statusId: done.id });
+    const client = await t.pools.owner.connect();
+    try {
+      expect(await dispatchWorkspace(client, ws.id)).toBe(1);
+    } finally {
+      client.release();
+    }
+  });
+
+  it('PRIORITY_MATCH: an agent whose capabilities hold the priority; none → round-robin', async () => {
+    const { ws, ids } = await workspaceWith('PRIORITY_MATCH', [{ key: 'gen', max: 0 }, { key: 'hot', caps: ['URGENT', 'HIGH'], max: 0 }]);
+    const urgent = await queueAndDispatch(ws, { title: 'fire', priority: 'URGENT' });
+    expect(urgent.assigned).toMatchObject({ agentId: ids.hot, reason: 'priority-match:urgent', dispatch: { mode: 'PRIORITY_MATCH', reason: 'priority-match:urgent' } });
+    const low = await queueAndDispatch(ws, { title: 'meh', priority: 'LOW' });
+    expect(low.assigned).toMatchObject({ agentId: ids.gen, reason: 'round-robin' });
+  });
+
+  it('CAPABILITY_MATCH: most overlap of label names and capabilities, reason matches/labels', async () => {
+    const { ws, ids } = await workspaceWith('CAPABILITY_MATCH', [
+      { key: 'fe', caps: ['frontend'], max: 0 }, { key: 'febug', caps: ['frontend', 'bug'], max: 0 }, { key: 'db', caps: ['database'], max: 0 },
+    ]);
+    const fe = await ok(t, ws.token, 'labels.create', { name: 'frontend' });
+    const bug = await ok(t, ws.token, 'labels.create', { name: 'Bug' });
+    const docs = await ok(t, ws.token, 'labels.create', { name: 'docs' });
+    const both = await queueAndDispatch(ws, { title: 'button broken', labelIds: [fe.id, bug.id, docs.id] });
+    expect(both.assigned).toMatchObject({ agentId: ids.febug, reason: 'capability-match:2/3' });
+    const none = await queueAndDispatch(ws, { title: 'write docs', labelIds: [docs.id] });
+    expect(none.assigned.reason).toBe('round-robin');
+  });
+
+  it('rules first: the first matching rule\'s target, or the mode\'s pick when the target is ineligible', async () => {
+    const { ws, ids } = await workspaceWith('ROUND_ROBIN', [{ key: 'any', max: 0 }, { key: 'oncall', max: 0 }, { key: 'sleepy', status: 'OFFLINE' }]);
+    const { rows: [rule] } = await sql(
+      "insert into app_public.dispatch_rules (workspace_id, position, priority, target_agent_id) values ($1, 0, 'URGENT', $2) returning id", [ws.id, ids.oncall]);
+    const { rows: [asleep] } = await sql(
+      "insert into app_public.dispatch_rules (workspace_id, position, priority, target_agent_id) values ($1, 1, 'HIGH', $2) returning id", [ws.id, ids.sleepy]);
+    const urgent = await queueAndDispatch(ws, { title: 'page', priority: 'URGENT' });
+    expect(urgent.assigned).toMatchObject({
+      agentId: ids.oncall, reason: `rule:${rule.id}`,
+      dispatch: { mode: 'ROUND_ROBIN', candidates: [ids.oncall], chosen: ids.oncall, reason: `rule:${rule.id}`, ruleId: rule.id },
+    });
+    const high = await queueAndDispatch(ws, { title: 'soon', priority: 'HIGH' });
+    expect(high.assigned).toMatchObject({
+      reason: `rule:${asleep.id}:target-ineligible,round-robin pick`,
+      dispatch: { ruleId: asleep.id, reason: `rule:${asleep.id}:target-ineligible,round-robin pick` },
+    });
+    expect([ids.any, ids.oncall]).toContain(high.assigned.agentId);
+  });
+});
+
+describe('dispatcher triggers through the worker', () => {
+  let worker: Runner;
+  beforeAll(async () => {
+    worker = await startWorker(t.pools.owner, { allowPrivate: true, concurrency: 2, pollInterval: 100 });
+  });
+  afterAll(() => worker.stop());
+
+  const waitForAssignment = async (ws: Workspace, issueId: string, ms = 5_000) => {
+    const until = Date.now() + ms;
+    for (;;) {
+      const e = await assignedEvent(ws, issueId);
+      if (e || Date.now() > until) return e;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+
+  it('queuing an issue assigns an eligible agent within a second', async () => {
+    const { ws, ids } = await workspaceWith('ROUND_ROBIN', [{ key: 'w1' }]);
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'go' });
+    const started = Date.now();
+    await ok(t, ws.token, 'issues.queue', { id: issue.id });
+    const e = await waitForAssignment(ws, issue.id);
+    const jobs = e ? [] : (await sql('select task_identifier, key, locked_at, attempts, last_error from graphile_worker.jobs')).rows;
+    expect(e, `not assigned; jobs: ${JSON.stringify(jobs)}`).toBeDefined();
+    expect(e).toMatchObject({ agentId: ids.w1, auto: true });
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('an agent turning ONLINE and an agent\'s load dropping wake the dispatcher', async () => {
+    const { ws, ids } = await workspaceWith('ROUND_ROBIN', [{ key: 'late', status: 'OFFLINE' }]);
+    const a = await ok(t, ws.token, 'issues.create', { title: 'a' });
+    const b = await ok(t, ws.token, 'issues.create', { title: 'b' });
+    await ok(t, ws.token, 'issues.queue', { id: a.id });
+    await ok(t, ws.token, 'issues.queue', { id: b.id });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await assignedEvent(ws, a.id)).toBeUndefined();
+    await sql("update app_public.agents set status = 'ONLINE' where id = $1", [ids.late]);
+    expect(await waitForAssignment(ws, a.id)).toMatchObject({ agentId: ids.late });
+    const done = (await ok(t, ws.token, 'statuses.list', { category: 'DONE' }))[0];
+    await ok(t, ws.token, 'issues.transition', { id: a.id, statusId: done.id });
+    expect(await waitForAssignment(ws, b.id)).toMatchObject({ agentId: ids.late });
+  });
+
+  it('two workers and concurrent queue calls never assign an issue twice or exceed maxConcurrent', async () => {
+    const { ws, ids } = await workspaceWith('ROUND_ROBIN', [1, 2, 3, 4, 5].map((n) => ({ key: `c${n}`, max: 6 })));
+    const second = new pg.Pool({ connectionString: t.ownerUrl, max: 6 });
+    second.on('error', () => {});
+    const otherWorker = await startWorker(second, { allowPrivate: true, concurrency: 2, pollInterval: 100 });
+    try {
+      const issues = await ok(t, ws.token, 'issues.createMany', { items: Array.from({ length: 40 }, (_, i) => ({ title: `bulk ${i}` })) });
+      await Promise.all((issues.items ?? issues).map((i: { id: string }) => ok(t, ws.token, 'issues.queue', { id: i.id })));
+      const until = Date.now() + 15_000;
+      let assigned = 0;
+      while (Date.now() < until) {
+        ({ rows: [{ n: assigned }] } = await sql('select count(*)::int as n from app_public.issues where workspace_id = $1 and assigned_agent_id is not null', [ws.id]));
+        if (assigned >= 30) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await new Promise((r) => setTimeout(r, 300)); // anything extra would show up now
+      expect(assigned).toBe(30); // 5 agents × maxConcurrent 6
+      const { rows: perAgent } = await sql(
+        'select assigned_agent_id, count(*)::int as n from app_public.issues where workspace_id = $1 and assigned_agent_id is not null group by 1', [ws.id]);
+      expect(perAgent.every((r) => r.n <= 6)).toBe(true);
+      expect(perAgent.map((r) => r.assigned_agent_id).sort()).toEqual(Object.values(ids).sort());
+      const { rows: [events] } = await sql(
+        "select count(*)::int as n, count(distinct subject_id)::int as issues from app_public.activity_events where workspace_id = $1 and kind = 'AGENT_ASSIGNED'", [ws.id]);
+      expect(events).toEqual({ n: 30, issues: 30 });
+    } finally {
+      await otherWorker.stop();
+      await second.end();
+    }
+  });
+});
+
+describe('agent dispatch deliveries', () => {
+  it('an assignment is delivered to the agent\'s dispatch channel when it has a webhook URL', async () => {
+    const ws = await createWorkspace(t);
+    const agent = await createAgent(t, ws, 'hooked', { 'webhook-url': 'https://agents.example.com/inbox' });
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'for the hook' });
+    await ok(t, ws.token, 'issues.assign', { id: issue.id, agentId: agent.id });
+    const { rows } = await sql(
+      `select d.channel, e.kind from app_public.webhook_deliveries d join app_public.activity_events e on e.id = d.event_id
+       where d.agent_id = $1`, [agent.id]);
+    expect(rows).toEqual([{ channel: `agent:dispatch:${agent.id}`, kind: 'AGENT_ASSIGNED' }]);
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * Watchdogs (decisions.md "Watchdogs"): AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH with the 6.4 payloads,
+ * once per (issue, kind) per 24 h, off at 0, not fired when the agent acknowledged in time. Time moves by
+ * passing "now" to the sweep, not by sleeping.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweep } from '../../src/dispatch/tasks.ts';
+import { createAgent, createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+const sql = (text: string, params: unknown[] = []) => t.pools.owner.query(text, params);
+const later = (seconds: number) => new Date(Date.now() + seconds * 1000);
+const sweepAt = async (at: Date) => {
+  const client = await t.pools.owner.connect();
+  try {
+    return await sweep(client, at);
+  } finally {
+    client.release();
+  }
+};
+const firedFor = (fired: { kind: string; subjectId: string }[], id: string) => fired.filter((f) => f.subjectId === id).map((f) => f.kind);
+async function lastEvent(ws: Workspace, issueId: string, kind: string) {
+  const r = await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: issueId, kinds: [kind] });
+  return r.items[0];
+}
+
+let ws: Workspace;
+let agent: { id: string };
+let agentKey: { token: string };
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ws = await createWorkspace(t);
+  agent = await createAgent(t, ws, 'watched');
+  agentKey = await createKey(t, ws, { agent: 'watched', scopes: ['READ_ISSUES', 'WRITE_ISSUES', 'WRITE_COMMENTS'] });
+});
+afterAll(() => t.close());
+
+describe('AGENT_NOACK', () => {
+  it('fires once when the assigned agent neither comments nor moves the status within requiredAckSeconds', async () => {
+    await sql('update app_public.workspaces set required_ack_seconds = 120, assignment_sla_minutes = 0 where id = $1', [ws.id]);
+    const quiet = await ok(t, ws.token, 'issues.create', { title: 'nobody answers' });
+    const chatty = await ok(t, ws.token, 'issues.create', { title: 'agent comments' });
+    const mover = await ok(t, ws.token, 'issues.create', { title: 'agent moves it' });
+    for (const i of [quiet, chatty, mover]) await ok(t, ws.token, 'issues.assign', { id: i.id, agentId: agent.id });
+    await ok(t, agentKey.token, 'comments.create', { issueId: chatty.id, body: 'on it' });
+    const started = (await ok(t, ws.token, 'statuses.list', { category: 'IN_PROGRESS' }))[0];
+    await ok(t, agentKey.token, 'issues.transition', { id: mover.id, statusId: started.id });
+
+    expect(firedFor(await sweepAt(later(60)), quiet.id)).toEqual([]);
+    const fired = await sweepAt(later(121));
+    expect(firedFor(fired, quiet.id)).toEqual(['AGENT_NOACK']);
+    expect(firedFor(fired, chatty.id)).toEqual([]);
+    expect(firedFor(fired, mover.id)).toEqual([]);
+    expect((await lastEvent(ws, quiet.id, 'AGENT_NOACK')).payload).toMatchObject({
+      agentId: agent.id, issueId: quiet.id, requiredAckSeconds: 120, reason: expect.any(String),
+    });
+    // At most once per 24 h.
+    expect(firedFor(await sweepAt(later(3600)), quiet.id)).toEqual([]);
+  });
+});
+
+describe('ISSUE_STALLED', () => {
+  it('fires when nothing moved for assignmentSlaMinutes after the assignment or the last status change', async () => {
+    await sql('update app_public.workspaces set required_ack_seconds = 0, assignment_sla_minutes = 30 where id = $1', [ws.id]);
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'stalls', priority: 'HIGH' });
+    await ok(t, ws.token, 'issues.assign', { id: issue.id, agentId: agent.id });
+    expect(firedFor(await sweepAt(later(29 * 60)), issue.id)).toEqual([]);
+    expect(firedFor(await sweepAt(later(35 * 60 + 5)), issue.id)).toEqual(['ISSUE_STALLED']);
+    expect((await lastEvent(ws, issue.id, 'ISSUE_STALLED')).payload).toEqual({
+      issueId: issue.id, slaMinutes: 30, breachedByMinutes: 5, priority: 'HIGH', reason: 'no activity since assignment',
+    });
+    expect(firedFor(await sweepAt(later(40 * 60)), issue.id)).toEqual([]);
+  });
+
+  it('counts from the last status change when there was one, and not for DONE issues', async () => {
+    const moved = await ok(t, ws.token, 'issues.create', { title: 'moved once' });
+    await ok(t, ws.token, 'issues.assign', { id: moved.id, agentId: agent.id });
+    const review = (await ok(t, ws.token, 'statuses.list', { category: 'IN_REVIEW' }))[0];
+    await ok(t, ws.token, 'issues.transition', { id: moved.id, statusId: review.id });
+    const finished = await ok(t, ws.token, 'issues.create', { title: 'finished' });
+    await ok(t, ws.token, 'issues.assign', { id: finished.id, agentId: agent.id });
+    const done = (await ok(t, ws.token, 'statuses.list', { category: 'DONE' }))[0];
+    await ok(t, ws.token, 'issues.transition', { id: finished.id, statusId: done.id });
+    const fired = await sweepAt(later(31 * 60));
+    expect(firedFor(fired, moved.id)).toEqual(['ISSUE_STALLED']);
+    expect(firedFor(fired, finished.id)).toEqual([]);
+    expect((await lastEvent(ws, moved.id, 'ISSUE_STALLED')).payload.reason).toBe('no activity since last status change');
+  });
+
+  it('is off when assignmentSlaMinutes is 0', async () => {
+    await sql('update app_public.workspaces set assignment_sla_minutes = 0 where id = $1', [ws.id]);
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'no sla' });
+    await ok(t, ws.token, 'issues.assign', { id: issue.id, agentId: agent.id });
+    expect(firedFor(await sweepAt(later(10 * 24 * 3600)), issue.id)).toEqual([]);
+  });
+});
+
+describe('ISSUE_SLA_BREACH', () => {
+  it('fires once when a queued issue stays open past its own slaMinutes', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'has an sla', priority: 'URGENT' });
+    await ok(t, ws.token, 'issues.update', { id: issue.id, slaMinutes: 15 });
+    const unqueued = await ok(t, ws.token, 'issues.create', { title: 'never queued' });
+    await ok(t, ws.token, 'issues.update', { id: unqueued.id, slaMinutes: 15 });
+    await ok(t, ws.token, 'issues.queue', { id: issue.id });
+    expect(firedFor(await sweepAt(later(14 * 60)), issue.id)).toEqual([]);
+    const fired = await sweepAt(later(17 * 60 + 1));
+    expect(firedFor(fired, issue.id)).toEqual(['ISSUE_SLA_BREACH']);
+    expect(firedFor(fired, unqueued.id)).toEqual([]);
+    expect((await lastEvent(ws, issue.id, 'ISSUE_SLA_BREACH')).payload).toEqual({
+      issueId: issue.id, slaMinutes: 15, breachedByMinutes: 2, priority: 'URGENT',
+    });
+    expect(firedFor(await sweepAt(later(20 * 60)), issue.id)).toEqual([]);
+  });
+
+  it('watchdog events of one workspace stay in it', async () => {
+    const other = await createWorkspace(t);
+    const r = await ok(t, other.token, 'events.recent', { kinds: ['ISSUE_SLA_BREACH', 'ISSUE_STALLED', 'AGENT_NOACK'] });
+    expect(r.items).toEqual([]);
+  });
+});
+
+describe('operator commands', () => {
+  it('svc admin sweep prints what fired; create-dispatch-rule appends a rule the dispatcher follows', async () => {
+    const { admin } = await import('../support/harness.ts');
+    const w = await createWorkspace(t);
+    await admin(t, 'update-workspace', { workspace: w.key, 'required-ack-seconds': '1', json: true });
+    const a = await createAgent(t, w, 'cli-agent');
+    const issue = await ok(t, w.token, 'issues.create', { title: 'swept' });
+    await ok(t, w.token, 'issues.assign', { id: issue.id, agentId: a.id });
+    await new Promise((r) => setTimeout(r, 1_100));
+    const r = await admin(t, 'sweep', { json: true });
+    expect(r.fired).toContainEqual({ kind: 'AGENT_NOACK', subjectId: issue.id });
+    expect((await admin(t, 'sweep', { json: true })).fired).not.toContainEqual({ kind: 'AGENT_NOACK', subjectId: issue.id });
+
+    const rule = await admin(t, 'create-dispatch-rule', { workspace: w.key, target: 'cli-agent', priority: 'HIGH', json: true });
+    expect(rule.rule).toMatchObject({ position: 0, targetAgentId: a.id, priority: 'HIGH' });
+    const second = await admin(t, 'create-dispatch-rule', { workspace: w.key, target: 'cli-agent', json: true });
+    expect(second.rule.position).toBe(1);
+    await expect(admin(t, 'create-dispatch-rule', { workspace: w.key, target: 'nobody', json: true })).rejects.toThrow(/agent/i);
+    await expect(admin(t, 'create-dispatch-rule', { workspace: w.key, target: 'cli-agent', label: '00000000-0000-4000-8000-000000000000', json: true }))
+      .rejects.toThrow(/label/i);
+  });
+});

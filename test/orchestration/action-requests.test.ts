@@ -1,0 +1,167 @@
+/** actionRequests.* (spec 3.6, 4.11, 6.4) and comments.create's actionRequest bundle. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let other: Workspace;
+let agent: { id: string };
+let agentKey: { token: string };
+let memberKey: { token: string };   // a MEMBER acting as a person, WRITE_ISSUES only: not assignee, watcher or admin
+let statuses: Record<string, string>;
+
+const events = async (subjectId: string) => (await t.pools.owner.query(
+  `select kind, subject_type, payload from app_public.activity_events where subject_id = $1 order by seq`, [subjectId])).rows;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ws = await createWorkspace(t, 'ARQ');
+  other = await createWorkspace(t, 'ARX');
+  agent = await createAgent(t, ws, 'helper');
+  agentKey = await createKey(t, ws, { agent: 'helper', scopes: ['READ_ISSUES', 'WRITE_ISSUES', 'WRITE_COMMENTS'] });
+  await admin(t, 'add-member', { workspace: ws.key, email: 'member@example.com', role: 'MEMBER', json: true });
+  memberKey = await createKey(t, ws, { user: 'member@example.com', scopes: ['READ_ISSUES', 'WRITE_ISSUES', 'WRITE_COMMENTS'] });
+  statuses = Object.fromEntries((await ok(t, ws.token, 'statuses.list', {})).map((s: any) => [s.category, s.id]));
+});
+afterAll(() => t.close());
+
+describe('actionRequests', () => {
+  it('create, list (newest first, filters), transition along the machine, 409 once closed', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Decide' });
+    const r1 = await ok(t, ws.token, 'actionRequests.create', { title: 'Look at this', issueId: issue.key, severity: 'WARNING' });
+    expect(r1).toMatchObject({ status: 'OPEN', kind: 'FREE_FORM', severity: 'WARNING', issueId: issue.id, isPoll: false });
+    const r2 = await ok(t, ws.token, 'actionRequests.create', { title: 'Agent task', assignedAgentId: agent.id });
+    const list = await ok(t, ws.token, 'actionRequests.list', {});
+    expect(list.items.slice(0, 2).map((r: any) => r.id)).toEqual([r2.id, r1.id]);
+    expect((await ok(t, ws.token, 'actionRequests.list', { issueId: issue.key })).items.map((r: any) => r.id)).toEqual([r1.id]);
+    expect((await ok(t, ws.token, 'actionRequests.list', { assignedAgentId: agent.id })).items.map((r: any) => r.id)).toEqual([r2.id]);
+    expect(await ok(t, ws.token, 'actionRequests.transition', { id: r1.id, status: 'SNOOZED' })).toMatchObject({ status: 'SNOOZED' });
+    expect(await ok(t, ws.token, 'actionRequests.transition', { id: r1.id, status: 'OPEN' })).toMatchObject({ status: 'OPEN' });
+    expect(await ok(t, ws.token, 'actionRequests.transition', { id: r1.id, status: 'DISMISSED' })).toMatchObject({ status: 'DISMISSED' });
+    const again = await rest(t, ws.token, 'actionRequests.transition', { id: r1.id, status: 'RESOLVED' });
+    expect([again.status, again.body.error]).toEqual([409, 'illegal_transition']);
+    expect((await events(r1.id)).map((e: any) => `${e.kind}/${e.subject_type} ${e.payload.change} ${e.payload.to ?? ''}`)).toEqual([
+      'ISSUE_UPDATED/action-request created ', 'ISSUE_UPDATED/action-request status SNOOZED',
+      'ISSUE_UPDATED/action-request status OPEN', 'ISSUE_UPDATED/action-request status DISMISSED']);
+  });
+
+  it('accept runs the bound dispatch of each kind in the same transaction, then resolves', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Target' });
+    const dup = await ok(t, ws.token, 'issues.create', { title: 'Original' });
+    const label = await ok(t, ws.token, 'labels.create', { name: 'triaged' });
+    const mk = (kind: string, payload: object) => ok(t, agentKey.token, 'actionRequests.create', { title: kind, issueId: issue.id, kind, payload });
+    const tr = await mk('TRANSITION', { statusId: statuses.IN_PROGRESS });
+    expect((await ok(t, ws.token, 'actionRequests.accept', { id: tr.id })).dispatchResult).toMatchObject({ action: 'transition', statusId: statuses.IN_PROGRESS });
+    const sl = await mk('SET_LABELS', { add: [label.id] });
+    await ok(t, ws.token, 'actionRequests.accept', { id: sl.id });
+    const as = await mk('ASSIGN_AGENT', { agentId: agent.id });
+    await ok(t, ws.token, 'actionRequests.accept', { id: as.id });
+    let got = await ok(t, ws.token, 'issues.get', { id: issue.id, include: { labels: true, currentRun: true } });
+    expect(got).toMatchObject({ statusId: statuses.IN_PROGRESS, assignedAgentId: agent.id, currentRun: { agentId: agent.id } });
+    expect(got.labelIds ?? got.labels.map((l: any) => l.id)).toContain(label.id);
+    const cd = await mk('CLOSE_AS_DUPLICATE', { duplicateOfIssueId: dup.id });
+    const done = await ok(t, ws.token, 'actionRequests.accept', { id: cd.id });
+    expect(done).toMatchObject({ status: 'RESOLVED', dispatchResult: { action: 'close_as_duplicate', statusId: statuses.CANCELED } });
+    got = await ok(t, ws.token, 'issues.get', { id: issue.id, include: { relations: true } });
+    expect(got.statusId).toBe(statuses.CANCELED);
+    expect(got.relations).toContainEqual(expect.objectContaining({ kind: 'DUPLICATES', toIssueId: dup.id }));
+    // Decline: REJECTED, nothing dispatched.
+    const no = await mk('TRANSITION', { statusId: statuses.DONE });
+    expect(await ok(t, ws.token, 'actionRequests.decline', { id: no.id })).toMatchObject({ status: 'REJECTED', dispatchResult: null });
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).statusId).toBe(statuses.CANCELED);
+    expect((await rest(t, ws.token, 'actionRequests.accept', { id: no.id })).status).toBe(409);
+  });
+
+  it('accept/decline: assignee, watcher, OWNER/ADMIN only; same run-mode gating as the direct tool; a failed dispatch leaves the request open', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Gated' });
+    const req = await ok(t, ws.token, 'actionRequests.create', { title: 'Move it', issueId: issue.id, kind: 'TRANSITION', payload: { statusId: statuses.DONE } });
+    const denied = await rest(t, memberKey.token, 'actionRequests.accept', { id: req.id });
+    expect([denied.status, denied.body.error]).toEqual([403, 'not_allowed']);
+    expect((await rest(t, memberKey.token, 'actionRequests.decline', { id: req.id })).status).toBe(403);
+    await ok(t, memberKey.token, 'issues.watch', { issueId: issue.id });           // a watcher may decide
+    // The agent has a REVIEW-mode run on the issue: its accept is gated like issues.transition.
+    await ok(t, ws.token, 'issues.assign', { id: issue.id, agentId: agent.id, mode: 'REVIEW' });
+    const assigned = await ok(t, ws.token, 'actionRequests.create', { title: 'Agent: move it', issueId: issue.id, kind: 'TRANSITION',
+      payload: { statusId: statuses.DONE }, assignedAgentId: agent.id });
+    const gated = await rest(t, agentKey.token, 'actionRequests.accept', { id: assigned.id });
+    expect([gated.status, gated.body.error]).toEqual([403, 'run_mode_gated']);
+    expect((await ok(t, ws.token, 'actionRequests.list', { issueId: issue.id, status: 'OPEN' })).items).toHaveLength(2);
+    expect(await ok(t, memberKey.token, 'actionRequests.accept', { id: req.id })).toMatchObject({ status: 'RESOLVED' });
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).statusId).toBe(statuses.DONE);
+  });
+
+  it('polls: vote (overwrite, changed), results with tie-break, closeVoting by the requester only, vote after close 400', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Poll' });
+    const poll = await ok(t, ws.token, 'actionRequests.create', { title: 'Which DB?', issueId: issue.id,
+      options: [{ key: 'pg', label: 'PostgreSQL' }, { key: 'my', label: 'MySQL' }, { key: 'sq', label: 'SQLite' }] });
+    expect(poll.isPoll).toBe(true);
+    expect(await ok(t, memberKey.token, 'actionRequests.results', { id: poll.id })).toMatchObject({ total: 0, myVote: null, leadingOptionKey: 'pg' });
+    expect(await ok(t, memberKey.token, 'actionRequests.vote', { id: poll.id, optionKey: 'pg' })).toMatchObject({ optionKey: 'pg', changed: true });
+    const v2 = await ok(t, memberKey.token, 'actionRequests.vote', { id: poll.id, optionKey: 'my' });
+    expect(v2).toMatchObject({ optionKey: 'my', changed: true, previousOptionKey: 'pg' });
+    expect(await ok(t, memberKey.token, 'actionRequests.vote', { id: poll.id, optionKey: 'my' })).toMatchObject({ id: v2.id, changed: false });
+    await ok(t, ws.token, 'actionRequests.vote', { id: poll.id, optionKey: 'sq' });
+    // 1 vote each for my and sq: my was voted for first.
+    const res = await ok(t, ws.token, 'actionRequests.results', { id: poll.id });
+    expect(res).toMatchObject({ total: 2, myVote: 'sq', winningOptionKey: null, leadingOptionKey: 'my' });
+    expect(res.options.map((o: any) => [o.optionKey, o.count])).toEqual([['pg', 0], ['my', 1], ['sq', 1]]);
+    const bad = await rest(t, ws.token, 'actionRequests.vote', { id: poll.id, optionKey: 'nope' });
+    expect([bad.status, Object.keys(bad.body.issues)]).toEqual([400, ['optionKey']]);
+    expect((await rest(t, memberKey.token, 'actionRequests.closeVoting', { id: poll.id })).body.error).toBe('not_requester');
+    expect(await ok(t, ws.token, 'actionRequests.closeVoting', { id: poll.id })).toMatchObject({ winningOptionKey: 'my', total: 2 });
+    const late = await rest(t, memberKey.token, 'actionRequests.vote', { id: poll.id, optionKey: 'pg' });
+    expect([late.status, late.body.error]).toEqual([400, 'voting_closed']);
+    expect((await ok(t, ws.token, 'actionRequests.results', { id: poll.id })).winningOptionKey).toBe('my');
+    expect((await ok(t, ws.token, 'actionRequests.list', { issueId: issue.id })).items[0].status).toBe('OPEN'); // closing does not resolve
+    const ev = (await events(poll.id)).filter((e: any) => ['vote', 'close_voting'].includes(e.payload.change)).map((e: any) => e.payload);
+    expect(ev[0]).toMatchObject({ optionKey: 'pg', previousOptionKey: null, changed: true, issueId: issue.id });
+    expect(ev[1]).toMatchObject({ optionKey: 'my', previousOptionKey: 'pg', changed: true });
+    expect(ev.at(-1)).toMatchObject({ winningOptionKey: 'my', total: 2, issueId: issue.id });
+    // No votes at all: the first option wins.
+    const empty = await ok(t, ws.token, 'actionRequests.create', { title: 'Nobody', options: [{ key: 'a', label: 'A' }, { key: 'b', label: 'B' }] });
+    expect(await ok(t, ws.token, 'actionRequests.closeVoting', { id: empty.id })).toMatchObject({ winningOptionKey: 'a', total: 0 });
+  });
+
+  it('comments.create with actionRequest posts the comment and its card (a poll) in one transaction', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Bundle' });
+    const c = await ok(t, agentKey.token, 'comments.create', { issueId: issue.id, body: 'I recommend Postgres', confidence: 'HIGH',
+      actionRequest: { title: 'Pick one', options: [{ key: 'pg', label: 'PostgreSQL' }, { key: 'my', label: 'MySQL' }] } });
+    expect(c.actionRequest).toMatchObject({ issueId: issue.id, commentId: c.id, sourceType: 'comment', sourceId: c.id, isPoll: true,
+      requestedByAgentId: agent.id });
+    // A bad card fails the whole call: no comment either.
+    const bad = await rest(t, ws.token, 'comments.create', { issueId: issue.id, body: 'x', actionRequest: { title: 'T', kind: 'TRANSITION', payload: {} } });
+    expect([bad.status, Object.keys(bad.body.issues)]).toEqual([400, ['actionRequest.payload.statusId']]);
+    const missing = await rest(t, ws.token, 'comments.create', { issueId: issue.id, body: 'x',
+      actionRequest: { title: 'T', kind: 'TRANSITION', payload: { statusId: '00000000-0000-4000-8000-000000000000' } } });
+    expect([missing.status, missing.body.issues ?? missing.body.error]).toEqual([404, 'not_found']);
+    expect((await ok(t, ws.token, 'comments.list', { issueId: issue.id })).items).toHaveLength(1);
+    const r = await rpc(t, agentKey.token, 'tools/call', { name: 'comments.create', arguments: { issueId: issue.id, body: 'and a card',
+      actionRequest: { title: 'Close?', kind: 'CLOSE_AS_DUPLICATE', payload: { duplicateOfIssueId: issue.id } } } });
+    expect(r.body.result.isError).toBe(true);  // an issue cannot duplicate itself
+  });
+
+  it('bad input, missing scope, another workspace, narrowed keys', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Scoped' });
+    const req = await ok(t, ws.token, 'actionRequests.create', { title: 'x', issueId: issue.id });
+    const bad = await rest(t, ws.token, 'actionRequests.create', { title: '', kind: 'NOPE' });
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body.issues).sort()).toEqual(['kind', 'title']);
+    expect((await rest(t, ws.token, 'actionRequests.create', { title: 'x', kind: 'ASSIGN_AGENT', payload: { agentId: agent.id } })).body.issues)
+      .toHaveProperty('issueId');
+    const readOnly = await createKey(t, ws, { scopes: ['READ_ISSUES'] });
+    const scope = await rest(t, readOnly.token, 'actionRequests.vote', { id: req.id, optionKey: 'a' });
+    expect([scope.status, scope.body.error, scope.body.scope]).toEqual([403, 'scope_required', 'WRITE_ISSUES']);
+    expect((await rest(t, other.token, 'actionRequests.results', { id: req.id })).status).toBe(404);
+    expect((await rest(t, other.token, 'actionRequests.accept', { id: req.id })).status).toBe(404);
+    expect((await ok(t, other.token, 'actionRequests.list', {})).items).toEqual([]);
+    // A label-narrowed key sees only requests on issues it can see (and those assigned to it).
+    const label = await ok(t, ws.token, 'labels.create', { name: 'visible' });
+    const seen = await ok(t, ws.token, 'issues.create', { title: 'Seen', labelIds: [label.id] });
+    const onSeen = await ok(t, ws.token, 'actionRequests.create', { title: 'on seen', issueId: seen.id });
+    const narrowed = await createKey(t, ws, { labels: [label.id], scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    expect((await ok(t, narrowed.token, 'actionRequests.list', {})).items.map((r: any) => r.id)).toEqual([onSeen.id]);
+    expect((await rest(t, narrowed.token, 'actionRequests.transition', { id: req.id, status: 'RESOLVED' })).status).toBe(404);
+    const noIssue = await rest(t, narrowed.token, 'actionRequests.create', { title: 'workspace-wide' });
+    expect(noIssue.status).toBe(403);
+  });
+});

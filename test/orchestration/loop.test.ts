@@ -1,0 +1,191 @@
+/** The orchestration loop end to end (spec 3.7-3.9, 4.12, 6.3): goal → decompose → addSteps → requestApproval → accept → steps READY → REVIEW → judge → verdicts → ACHIEVED; the budget stop; gates. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let planner: { id: string }, worker: { id: string }, reviewer: { id: string };
+let crewId: string;
+
+/** Every event of the workspace after a sequence number, oldest first. */
+async function eventsSince(seq: number) {
+  const { rows } = await t.pools.owner.query(
+    'select seq, kind, subject_type, subject_id, payload from app_public.activity_events where workspace_id = $1 and seq > $2 order by seq',
+    [ws.id, seq]);
+  return rows as Array<{ seq: number; kind: string; subject_type: string; subject_id: string; payload: any }>;
+}
+const lastSeq = async () => Number((await t.pools.owner.query('select coalesce(max(seq), 0) s from app_public.activity_events')).rows[0].s);
+/** A tool call over MCP JSON-RPC (tools/call); the structured output. */
+async function mcp(token: string, name: string, args: unknown) {
+  const r = await rpc(t, token, 'tools/call', { name, arguments: args });
+  expect(r.body.result?.isError, JSON.stringify(r.body)).toBeFalsy();
+  return JSON.parse(r.body.result.content[0].text);
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ws = await createWorkspace(t, 'ORC');
+  planner = await createAgent(t, ws, 'planner');
+  worker = await createAgent(t, ws, 'worker', { 'webhook-url': 'http://127.0.0.1:9/hook' });
+  reviewer = await createAgent(t, ws, 'reviewer');
+  const crew = await ok(t, ws.token, 'agentCrews.create', {
+    name: 'Core crew', members: [
+      { agentId: planner.id, role: 'PLANNER' }, { agentId: worker.id, role: 'WORKER' }, { agentId: reviewer.id, role: 'REVIEWER' }],
+  });
+  crewId = crew.id;
+  expect(crew.memberCount).toBe(3);
+});
+afterAll(() => t.close());
+
+describe('the orchestration loop', () => {
+  it('goal → decompose → addSteps → requestApproval → accept → READY → REVIEW → judge → FAIL → PASS → ACHIEVED, with the events of 6.3 in order', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Ship the importer' });
+    const since = await lastSeq();
+    const goal = await mcp(ws.token, 'goals.create', { title: 'Importer shipped', issueId: issue.key, crewId });
+    expect(goal).toMatchObject({ status: 'OPEN', issueId: issue.id, crewId, aggregate: { activePlanId: null, totalSteps: 0 } });
+
+    const dec = await mcp(ws.token, 'plans.decompose', { goalId: goal.id });
+    expect(dec).toMatchObject({ status: 'PLANNING', plannerAgentId: planner.id, goalId: goal.id });
+    const added = await mcp(ws.token, 'plans.addSteps', { planId: dec.planId, steps: [
+      { title: 'Write the parser', expectedOutput: 'parser.ts', verification: [{ label: 'tests pass' }] },
+      { title: 'Wire the CLI', dependsOnStepIndexes: [0] },
+    ] });
+    const [a, b] = added.stepIds as string[];
+    const appr = await mcp(ws.token, 'plans.requestApproval', { planId: dec.planId });
+    const req = (await ok(t, ws.token, 'actionRequests.list', { sourceId: dec.planId })).items[0];
+    expect(req).toMatchObject({ id: appr.actionRequestId, kind: 'FREE_FORM', sourceType: 'execution-plan', status: 'OPEN', issueId: issue.id });
+
+    const accepted = await mcp(ws.token, 'actionRequests.accept', { id: appr.actionRequestId });
+    expect(accepted).toMatchObject({ status: 'RESOLVED', dispatchResult: { action: 'activate_plan', planId: dec.planId, readyStepIds: [a] } });
+    let g = await mcp(ws.token, 'goals.get', { id: goal.id });
+    expect(g).toMatchObject({ status: 'ACTIVE', aggregate: { activePlanId: dec.planId, totalSteps: 2, doneSteps: 0 } });
+    expect(g.startedAt).toBeTruthy();
+    expect(g.activePlan.steps.map((s: any) => [s.title, s.status, s.assignedAgentId])).toEqual([
+      ['Write the parser', 'READY', worker.id], ['Wire the CLI', 'TODO', null]]);
+    // The READY step opened a run for its worker on the goal's issue, and a dispatch delivery.
+    const runRows = (await t.pools.owner.query('select agent_id, issue_id, status from app_public.agent_runs where step_id = $1', [a])).rows;
+    expect(runRows).toEqual([{ agent_id: worker.id, issue_id: issue.id, status: 'ACTIVE' }]);
+    const deliveries = (await t.pools.owner.query(
+      `select d.channel, e.kind from app_public.webhook_deliveries d join app_public.activity_events e on e.id = d.event_id where d.agent_id = $1`, [worker.id])).rows;
+    expect(deliveries).toContainEqual({ channel: `agent:dispatch:${worker.id}`, kind: 'EXECUTION_STEP_READY' });
+
+    const toReview = await mcp(ws.token, 'executionPlans.transitionStep', { stepId: a, status: 'REVIEW' });
+    expect(toReview).toMatchObject({ step: { status: 'REVIEW' }, judgeAgentId: reviewer.id });  // the crew has a REVIEWER: auto-judge
+    expect(await mcp(ws.token, 'plans.judge', { stepId: a })).toMatchObject({ judgeAgentId: reviewer.id });
+    expect(await mcp(ws.token, 'plans.recordVerdict', { stepId: a, verdict: 'FAIL', feedback: 'No tests for empty input', score: 40 }))
+      .toMatchObject({ outcome: 'RETRY', retryCount: 1 });
+    const plan = await ok(t, ws.token, 'executionPlans.get', { id: dec.planId });
+    expect(plan.steps[0]).toMatchObject({ status: 'READY', retryCount: 1, lastFeedback: 'No tests for empty input' });
+    await mcp(ws.token, 'executionPlans.transitionStep', { stepId: a, status: 'REVIEW' });
+    expect(await mcp(ws.token, 'plans.recordVerdict', { stepId: a, verdict: 'PASS', feedback: 'Good', score: 90 }))
+      .toMatchObject({ outcome: 'DONE', retryCount: 1 });
+    g = await ok(t, ws.token, 'goals.get', { id: goal.id });
+    expect(g.activePlan.steps.map((s: any) => s.status)).toEqual(['DONE', 'READY']);
+    await mcp(ws.token, 'executionPlans.transitionStep', { stepId: b, status: 'REVIEW' });
+    expect(await mcp(ws.token, 'plans.recordVerdict', { stepId: b, verdict: 'PASS', feedback: 'Ship it' })).toMatchObject({ outcome: 'DONE' });
+    g = await ok(t, ws.token, 'goals.get', { id: goal.id });
+    expect(g).toMatchObject({ status: 'ACHIEVED', aggregate: { totalSteps: 2, doneSteps: 2, blockedSteps: 0 } });
+    expect(g.activePlan.status).toBe('COMPLETED');
+
+    const spec = new Set(['GOAL_CREATED', 'GOAL_STATUS_CHANGED', 'EXECUTION_STEP_READY', 'EXECUTION_STEP_JUDGED', 'PLAN_BUDGET_EXCEEDED']);
+    const seen = (await eventsSince(since)).filter((e) => spec.has(e.kind)).map((e) => {
+      const p = e.payload;
+      if (e.kind === 'GOAL_STATUS_CHANGED') return `${e.kind} ${p.from}→${p.to} ${p.planId === dec.planId ? 'plan' : p.planId}`;
+      if (e.kind === 'EXECUTION_STEP_READY') return `${e.kind} ${p.title} ${p.phase}${p.phase === 'judge' ? ` ${p.judgeAgentId === reviewer.id}` : ` ${p.assignedAgentId === worker.id} r${p.retryCount}`}`;
+      if (e.kind === 'EXECUTION_STEP_JUDGED') return `${e.kind} ${p.verdict} ${p.outcome}`;
+      return e.kind;
+    });
+    expect(seen).toEqual([
+      'GOAL_CREATED',
+      'GOAL_STATUS_CHANGED OPEN→PLANNING plan',
+      'GOAL_STATUS_CHANGED PLANNING→ACTIVE plan',
+      'EXECUTION_STEP_READY Write the parser work true r0',
+      'EXECUTION_STEP_READY Write the parser judge true',
+      'EXECUTION_STEP_READY Write the parser judge true',
+      'EXECUTION_STEP_JUDGED FAIL RETRY',
+      'EXECUTION_STEP_READY Write the parser work true r1',
+      'EXECUTION_STEP_READY Write the parser judge true',
+      'EXECUTION_STEP_JUDGED PASS DONE',
+      'EXECUTION_STEP_READY Wire the CLI work true r0',
+      'EXECUTION_STEP_READY Wire the CLI judge true',
+      'EXECUTION_STEP_JUDGED PASS DONE',
+      'GOAL_STATUS_CHANGED ACTIVE→ACHIEVED plan',
+    ]);
+    const all = await eventsSince(since);
+    const judged = all.find((e) => e.kind === 'EXECUTION_STEP_JUDGED')!;
+    expect(judged.payload).toMatchObject({ planId: dec.planId, verdict: 'FAIL', feedback: 'No tests for empty input', score: 40, outcome: 'RETRY' });
+    const judge = all.find((e) => e.kind === 'EXECUTION_STEP_READY' && e.payload.phase === 'judge')!;
+    expect(judge.payload.prompt).toContain('plans.recordVerdict');
+    const ready = all.find((e) => e.kind === 'EXECUTION_STEP_READY')!;
+    expect(Object.keys(ready.payload)).toEqual(expect.arrayContaining(
+      ['planId', 'stepId', 'title', 'body', 'expectedOutput', 'verification', 'contextSetId', 'assignedAgentId', 'lastFeedback', 'retryCount']));
+    // Every plan and step move wrote its status event too.
+    expect(all.filter((e) => e.kind === 'EXECUTION_PLAN_STATUS_CHANGED').map((e) => `${e.payload.from}→${e.payload.to}`))
+      .toEqual(['null→DRAFT', 'DRAFT→RUNNING', 'RUNNING→COMPLETED']);
+  });
+
+  it('a FAIL with no retries left blocks the step and opens a gate; approving makes it READY again, rejecting abandons the goal', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Flaky' });
+    const goal = await ok(t, ws.token, 'goals.create', { title: 'Flaky fixed', issueId: issue.id, crewId });
+    const plan = await ok(t, ws.token, 'executionPlans.create', { goalId: goal.id, maxStepRetries: 0, steps: [{ title: 'Fix' }] });
+    expect(plan).toMatchObject({ status: 'DRAFT', autoJudge: true, maxStepRetries: 0 });
+    await ok(t, ws.token, 'plans.activate', { planId: plan.id });
+    const step = plan.steps[0].id;
+    await ok(t, ws.token, 'executionPlans.transitionStep', { stepId: step, status: 'REVIEW' });
+    expect(await ok(t, ws.token, 'plans.recordVerdict', { stepId: step, verdict: 'FAIL', feedback: 'Still flaky' }))
+      .toMatchObject({ outcome: 'BLOCKED', retryCount: 0 });
+    const gates = await ok(t, ws.token, 'reviewGates.list', { goalId: goal.id, status: 'PENDING' });
+    expect(gates.items).toHaveLength(1);
+    expect(gates.items[0]).toMatchObject({ reason: 'STEP_BLOCKED', stepId: step, planId: plan.id });
+    expect((await ok(t, ws.token, 'goals.get', { id: goal.id })).aggregate.blockedSteps).toBe(1);
+    const approved = await ok(t, ws.token, 'reviewGates.resolve', { id: gates.items[0].id, decision: 'APPROVE', note: 'try again' });
+    expect(approved).toMatchObject({ status: 'APPROVED', planStatus: 'RUNNING', goalStatus: 'ACTIVE' });
+    expect((await ok(t, ws.token, 'executionPlans.get', { id: plan.id })).steps[0]).toMatchObject({ status: 'READY', retryCount: 0 });
+
+    const gate = await ok(t, ws.token, 'reviewGates.open', { planId: plan.id, note: 'hold on' });
+    expect(gate).toMatchObject({ reason: 'MANUAL', status: 'PENDING', stepId: null });
+    expect((await ok(t, ws.token, 'executionPlans.get', { id: plan.id })).status).toBe('BLOCKED');
+    expect((await rest(t, ws.token, 'executionPlans.transition', { id: plan.id, status: 'RUNNING' })).body.error).toBe('gate_pending');
+    const rejected = await ok(t, ws.token, 'reviewGates.resolve', { id: gate.id, decision: 'REJECT' });
+    expect(rejected).toMatchObject({ status: 'REJECTED', planStatus: 'CANCELED', goalStatus: 'ABANDONED' });
+    const r = await rest(t, ws.token, 'reviewGates.resolve', { id: gate.id, decision: 'APPROVE' });
+    expect([r.status, r.body.error]).toEqual([409, 'illegal_transition']);
+  });
+
+  it('a budget breach (run usage written by any tool) blocks the RUNNING plan, opens a gate and writes PLAN_BUDGET_EXCEEDED; wall time too', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Costly' });
+    const goal = await ok(t, ws.token, 'goals.create', { title: 'Cheap enough', issueId: issue.id, crewId, maxTotalCostUsd: 1.5, maxWallTimeMinutes: 60 });
+    const plan = await ok(t, ws.token, 'executionPlans.create', { goalId: goal.id, steps: [{ title: 'Spend' }, { title: 'Spend more' }] });
+    await ok(t, ws.token, 'plans.activate', { planId: plan.id });
+    const { rows: [run] } = await t.pools.owner.query('select id from app_public.agent_runs where step_id = $1', [plan.steps[0].id]);
+    const since = await lastSeq();
+    // Under the cap: nothing happens.
+    await t.pools.owner.query('update app_public.agent_runs set cost_usd = 1.0, tokens_in = 1000 where id = $1', [run.id]);
+    expect((await ok(t, ws.token, 'executionPlans.get', { id: plan.id })).status).toBe('RUNNING');
+    // Past it (as runs.recordUsage would write it).
+    await t.pools.owner.query('update app_public.agent_runs set cost_usd = 2.25, tokens_in = 3000 where id = $1', [run.id]);
+    const blocked = await ok(t, ws.token, 'executionPlans.get', { id: plan.id });
+    expect(blocked.status).toBe('BLOCKED');
+    expect(blocked.gates).toMatchObject([{ reason: 'BUDGET_COST', status: 'PENDING', stepId: null }]);
+    const ev = (await eventsSince(since)).filter((e) => e.kind === 'PLAN_BUDGET_EXCEEDED');
+    expect(ev).toHaveLength(1);
+    expect(ev[0]).toMatchObject({ subject_type: 'execution-plan', subject_id: plan.id,
+      payload: { totalCostUsd: 2.25, maxTotalCostUsd: 1.5, maxWallTimeMinutes: 60, reason: 'cost' } });
+    expect((await ok(t, ws.token, 'goals.get', { id: goal.id })).totalCostUsd).toBe(2.25);
+    // Steps do not move while the plan is blocked.
+    const r = await rest(t, ws.token, 'executionPlans.transitionStep', { stepId: plan.steps[0].id, status: 'DONE' });
+    expect([r.status, r.body.error]).toEqual([409, 'plan_not_running']);
+    // Approving continuation lifts the cost cap for this attempt.
+    await ok(t, ws.token, 'reviewGates.resolve', { id: blocked.gates[0].id, decision: 'APPROVE' });
+    await t.pools.owner.query('update app_public.agent_runs set cost_usd = 3 where id = $1', [run.id]);
+    expect((await ok(t, ws.token, 'executionPlans.get', { id: plan.id })).status).toBe('RUNNING');
+    // Wall time: the goal started 2 hours ago (set in the past instead of waiting).
+    await t.pools.owner.query(`update app_public.goals set started_at = now() - interval '2 hours' where id = $1`, [goal.id]);
+    await t.pools.owner.query('update app_public.agent_runs set last_event_at = now() where id = $1', [run.id]);
+    const again = await ok(t, ws.token, 'executionPlans.get', { id: plan.id });
+    expect(again.status).toBe('BLOCKED');
+    expect(again.gates.map((g: any) => [g.reason, g.status])).toEqual([['BUDGET_COST', 'APPROVED'], ['BUDGET_WALL_TIME', 'PENDING']]);
+    const wall = (await eventsSince(since)).filter((e) => e.kind === 'PLAN_BUDGET_EXCEEDED');
+    expect(wall.map((e) => e.payload.reason)).toEqual(['cost', 'wall_time']);
+  });
+});

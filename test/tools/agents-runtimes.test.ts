@@ -1,0 +1,172 @@
+/** agents.heartbeat / agents.list and the runtimes namespace (register, heartbeat, list, configure, reportInfo). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let other: Workspace;
+let bot: { id: string; profileKey: string };
+let botKey: { token: string };
+
+const events = async (kind: string, token = ws.token) =>
+  (await ok(t, token, 'events.recent', { kinds: [kind], limit: 200 })).items as Array<{ id: string; subjectId: string; payload: any }>;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ws = await createWorkspace(t, 'AGR');
+  other = await createWorkspace(t, 'AGO');
+  bot = await createAgent(t, ws, 'bot', { provider: 'CLAUDE', capabilities: 'HIGH,backend' });
+  botKey = await createKey(t, ws, { agent: 'bot', scopes: ['READ_ISSUES', 'READ_USERS', 'ADMIN'] });
+});
+afterAll(() => t.close());
+
+describe('agents.heartbeat', () => {
+  it('sets status (default ONLINE) and lastHeartbeatAt; AGENT_STATUS_CHANGED only on a real change', async () => {
+    const before = (await events('AGENT_STATUS_CHANGED')).length;
+    const a = await ok(t, botKey.token, 'agents.heartbeat', {});
+    expect(a).toMatchObject({ id: bot.id, status: 'ONLINE', runtime: null });
+    expect(Date.parse(a.lastHeartbeatAt)).toBeGreaterThan(Date.now() - 60_000);
+    const b = await ok(t, botKey.token, 'agents.heartbeat', { status: 'ONLINE' });
+    expect(Date.parse(b.lastHeartbeatAt)).toBeGreaterThanOrEqual(Date.parse(a.lastHeartbeatAt));
+    await ok(t, botKey.token, 'agents.heartbeat', { status: 'BUSY' });
+    const changed = (await events('AGENT_STATUS_CHANGED')).slice(0, -before || undefined);
+    expect(changed.map((e) => [e.subjectId, e.payload.from, e.payload.to])).toEqual([[bot.id, 'ONLINE', 'BUSY'], [bot.id, 'OFFLINE', 'ONLINE']]);
+    // over JSON-RPC too
+    const r = await rpc(t, botKey.token, 'tools/call', { name: 'agents.heartbeat', arguments: { status: 'ONLINE' } });
+    expect(r.body.result.structuredContent).toMatchObject({ id: bot.id, status: 'ONLINE' });
+  });
+
+  it('bad input 400; keys without an agent, archived agents 403', async () => {
+    const bad = await rest(t, botKey.token, 'agents.heartbeat', { status: 'SLEEPING' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.issues).toHaveProperty('status');
+    expect((await rest(t, ws.token, 'agents.heartbeat', {})).body).toMatchObject({ error: 'agent_key_required' });
+    await createAgent(t, ws, 'gone');
+    const goneKey = await createKey(t, ws, { agent: 'gone', scopes: ['READ_ISSUES'] });
+    await t.pools.owner.query("update app_public.agents set archived_at = now() where workspace_id = $1 and profile_key = 'gone'", [ws.id]);
+    const r = await rest(t, goneKey.token, 'agents.heartbeat', {});
+    expect(r.status).toBe(403);
+    expect(r.body.error).toBe('agent_archived');
+  });
+
+  it('attaches the agent to a runtime of its workspace only', async () => {
+    const rt = await ok(t, ws.token, 'runtimes.register', { name: 'laptop', kind: 'LOCAL_DAEMON', providersAvailable: ['CLAUDE'] });
+    const a = await ok(t, botKey.token, 'agents.heartbeat', { runtimeId: rt.id });
+    expect(a.runtime).toEqual({ id: rt.id, name: 'laptop', kind: 'LOCAL_DAEMON' });
+    const foreign = await ok(t, other.token, 'runtimes.register', { name: 'theirs', kind: 'CLOUD', providersAvailable: [] });
+    expect((await rest(t, botKey.token, 'agents.heartbeat', { runtimeId: foreign.id })).status).toBe(404);
+    expect((await ok(t, botKey.token, 'agents.me', {})).runtime.id).toBe(rt.id);
+  });
+});
+
+describe('agents.list', () => {
+  it('lists rows of spec 4.9 by profileKey; includeArchived and runtimeId filter; READ_USERS required', async () => {
+    const rows = await ok(t, ws.token, 'agents.list', {});
+    expect(rows.map((a: any) => a.profileKey)).toEqual(['bot']);
+    expect(rows[0]).toMatchObject({ id: bot.id, profileKey: 'bot', name: 'bot', status: expect.any(String), runtimeMode: 'PERSISTENT',
+      provider: 'CLAUDE', capabilities: ['HIGH', 'backend'], archivedAt: null, runtime: { id: expect.any(String), name: 'laptop', kind: 'LOCAL_DAEMON' } });
+    expect((await ok(t, ws.token, 'agents.list', { includeArchived: true })).map((a: any) => a.profileKey)).toEqual(['bot', 'gone']);
+    expect(await ok(t, ws.token, 'agents.list', { runtimeId: rows[0].runtime.id })).toHaveLength(1);
+    expect(await ok(t, ws.token, 'agents.list', { runtimeId: crypto.randomUUID() })).toEqual([]);
+    expect((await rest(t, ws.token, 'agents.list', { includeArchived: 'yes' })).body.issues).toHaveProperty('includeArchived');
+    const noUsers = await createKey(t, ws, { scopes: ['READ_ISSUES'] });
+    expect((await rest(t, noUsers.token, 'agents.list', {})).body).toMatchObject({ error: 'scope_required', scope: 'READ_USERS' });
+    expect(await ok(t, other.token, 'agents.list', {})).toEqual([]);
+    const { rows: [project] } = await t.pools.owner.query("insert into app_public.projects (workspace_id, name) values ($1, 'P') returning id", [ws.id]);
+    const narrowed = await createKey(t, ws, { scopes: ['READ_USERS'], projects: [project.id] });
+    expect((await ok(t, narrowed.token, 'agents.list', {})).map((a: any) => a.profileKey)).toEqual(['bot']);
+    const r = await rpc(t, ws.token, 'tools/call', { name: 'agents.list', arguments: {} });
+    expect(r.body.result.structuredContent.items[0].id).toBe(bot.id);
+  });
+});
+
+describe('runtimes', () => {
+  it('register: not de-duplicated; owner = key user, null for AGENT keys; info whitelisted; secret only as hasSecret; RUNTIME_REGISTERED', async () => {
+    const input = { name: 'box', kind: 'REMOTE_HTTP', endpoint: 'https://box.example.com/bridge', providersAvailable: ['CODEX', 'CLAUDE'],
+      info: { hostname: 'box-1', os: 'linux', password: 'hunter2', arch: 'arm64' }, secret: 's3cret-s3cret-s3cret' };
+    const a = await ok(t, ws.token, 'runtimes.register', input);
+    const b = await ok(t, ws.token, 'runtimes.register', input);
+    expect(a.id).not.toBe(b.id);
+    expect(a).toMatchObject({ name: 'box', kind: 'REMOTE_HTTP', endpoint: input.endpoint, providersAvailable: ['CODEX', 'CLAUDE'],
+      info: { hostname: 'box-1', os: 'linux', arch: 'arm64' }, hasSecret: true, ownerId: expect.any(String),
+      owner: { email: ws.ownerEmail }, _count: { agents: 0 }, config: {}, archivedAt: null });
+    expect(a.info).not.toHaveProperty('password');
+    expect(JSON.stringify(a)).not.toContain('s3cret');
+    const { rows } = await t.pools.owner.query('select encode(secret_hash, \'hex\') as h from app_private.runtime_secrets where runtime_id = $1', [a.id]);
+    expect(rows[0].h).toHaveLength(64);
+    const byAgent = await ok(t, botKey.token, 'runtimes.register', { name: 'bridge', kind: 'LOCAL_DAEMON', providersAvailable: [] });
+    expect(byAgent).toMatchObject({ ownerId: null, owner: null, hasSecret: false });
+    const registered = await events('RUNTIME_REGISTERED');
+    expect(registered.map((e) => e.subjectId)).toEqual(expect.arrayContaining([a.id, b.id, byAgent.id]));
+    // restore an archived runtime by id
+    await t.pools.owner.query('update app_public.runtimes set archived_at = now() where id = $1', [b.id]);
+    expect((await ok(t, ws.token, 'runtimes.list', {})).items.map((r: any) => r.id)).not.toContain(b.id);
+    const restored = await ok(t, ws.token, 'runtimes.register', { ...input, name: 'box again', runtimeId: b.id });
+    expect(restored).toMatchObject({ id: b.id, name: 'box again', archivedAt: null });
+  });
+
+  it('register: bad input 400, scope ADMIN, another workspace 404', async () => {
+    const bad = await rest(t, ws.token, 'runtimes.register', { name: 'x', kind: 'MAINFRAME', providersAvailable: [] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.issues).toHaveProperty('kind');
+    expect((await rest(t, ws.token, 'runtimes.register', { name: 'x', kind: 'CLOUD' })).body.issues).toHaveProperty('providersAvailable');
+    const reader = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    expect((await rest(t, reader.token, 'runtimes.register', { name: 'x', kind: 'CLOUD', providersAvailable: [] })).body).toMatchObject({ error: 'scope_required', scope: 'ADMIN' });
+    const theirs = (await ok(t, other.token, 'runtimes.list', {})).items[0];
+    expect((await rest(t, ws.token, 'runtimes.register', { name: 'steal', kind: 'CLOUD', providersAvailable: [], runtimeId: theirs.id })).status).toBe(404);
+  });
+
+  it('heartbeat bumps heartbeatAt; list: newest first, kind filter, _count.agents, paging; another workspace invisible', async () => {
+    const rt = await ok(t, ws.token, 'runtimes.register', { name: 'hb', kind: 'CLOUD', providersAvailable: ['HERMES'] });
+    expect(rt.heartbeatAt).toBeNull();
+    const hb = await ok(t, ws.token, 'runtimes.heartbeat', { runtimeId: rt.id, info: { runtimeVersion: '1.2.3', junk: 1 } });
+    expect(hb.heartbeatAt).not.toBeNull();
+    expect(hb.info).toEqual({ runtimeVersion: '1.2.3' });
+    expect((await rest(t, ws.token, 'runtimes.heartbeat', { runtimeId: 'nope' })).body.issues).toHaveProperty('runtimeId');
+    expect((await rest(t, other.token, 'runtimes.heartbeat', { runtimeId: rt.id })).status).toBe(404);
+    const list = await ok(t, ws.token, 'runtimes.list', {});
+    expect(list.items[0].id).toBe(rt.id);
+    expect(list.items.find((r: any) => r.name === 'laptop')._count.agents).toBe(1);
+    expect((await ok(t, ws.token, 'runtimes.list', { kind: 'CLOUD' })).items.map((r: any) => r.id)).toEqual([rt.id]);
+    const p1 = await ok(t, ws.token, 'runtimes.list', { limit: 2 });
+    const p2 = await ok(t, ws.token, 'runtimes.list', { limit: 2, cursor: p1.nextCursor });
+    expect(p2.items[0].id).not.toBe(p1.items[1].id);
+    expect((await ok(t, other.token, 'runtimes.list', {})).items.map((r: any) => r.name)).toEqual(['theirs']);
+    expect((await ok(t, ws.token, 'runtimes.list', { includeArchived: true })).items.length).toBeGreaterThan(list.items.length - 1);
+    const r = await rpc(t, ws.token, 'tools/call', { name: 'runtimes.list', arguments: { kind: 'CLOUD' } });
+    expect(r.body.result.structuredContent.items[0].id).toBe(rt.id);
+  });
+
+  it('configure merges by default, replaces with merge false, rejects unknown adapter keys (CODEX adds sandbox/approval); RUNTIME_UPDATED', async () => {
+    const plain = await ok(t, ws.token, 'runtimes.register', { name: 'plain', kind: 'LOCAL_DAEMON', providersAvailable: ['CLAUDE'] });
+    const codex = await ok(t, ws.token, 'runtimes.register', { name: 'codex', kind: 'LOCAL_DAEMON', providersAvailable: ['CODEX'] });
+    const a = await ok(t, ws.token, 'runtimes.configure', { runtimeId: plain.id, config: { workspaceRoot: '/srv', localWorkspaceTools: true } });
+    expect(a.config).toEqual({ workspaceRoot: '/srv', localWorkspaceTools: true });
+    const b = await ok(t, ws.token, 'runtimes.configure', { runtimeId: plain.id, config: { modeToolPolicyEnforced: true } });
+    expect(b.config).toEqual({ workspaceRoot: '/srv', localWorkspaceTools: true, modeToolPolicyEnforced: true });
+    const c = await ok(t, ws.token, 'runtimes.configure', { runtimeId: plain.id, config: { toolCapabilities: ['git'] }, merge: false });
+    expect(c.config).toEqual({ toolCapabilities: ['git'] });
+    const bad = await rest(t, ws.token, 'runtimes.configure', { runtimeId: plain.id, config: { sandbox: 'strict' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.issues).toHaveProperty('config.sandbox');
+    expect((await ok(t, ws.token, 'runtimes.configure', { runtimeId: codex.id, config: { sandbox: 'strict', approval: 'never' } })).config)
+      .toEqual({ sandbox: 'strict', approval: 'never' });
+    const updated = await events('RUNTIME_UPDATED');
+    expect(updated.filter((e) => e.subjectId === plain.id)).toHaveLength(3);
+    await ok(t, ws.token, 'runtimes.configure', { runtimeId: plain.id, config: { toolCapabilities: ['git'] } });
+    expect((await events('RUNTIME_UPDATED')).filter((e) => e.subjectId === plain.id)).toHaveLength(3);
+    expect((await rest(t, other.token, 'runtimes.configure', { runtimeId: plain.id, config: {} })).status).toBe(404);
+  });
+
+  it('reportInfo stores only whitelisted keys; without runtimeId uses the calling agent\'s runtime', async () => {
+    const r = await ok(t, botKey.token, 'runtimes.reportInfo', { info: { bridgeVersion: '0.9', containerImage: 'img:1', env: { SECRET: 'x' } } });
+    expect(r).toMatchObject({ name: 'laptop', info: { bridgeVersion: '0.9', containerImage: 'img:1' } });
+    expect(r.info).not.toHaveProperty('env');
+    expect((await rest(t, ws.token, 'runtimes.reportInfo', { info: {} })).body.issues).toHaveProperty('runtimeId');
+    const lonely = await createAgent(t, ws, 'lonely');
+    const lonelyKey = await createKey(t, ws, { agent: lonely.profileKey, scopes: ['ADMIN'] });
+    expect((await rest(t, lonelyKey.token, 'runtimes.reportInfo', { info: {} })).body.error).toBe('no_runtime');
+    expect((await rest(t, ws.token, 'runtimes.reportInfo', { runtimeId: r.id })).body.issues).toHaveProperty('info');
+    expect((await rest(t, other.token, 'runtimes.reportInfo', { runtimeId: r.id, info: {} })).status).toBe(404);
+  });
+});

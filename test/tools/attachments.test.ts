@@ -1,0 +1,337 @@
+/**
+ * attachments.* on both blob stores: the embedded one (files under a data directory, signed URLs served by
+ * the service) and S3 (a real s3rver started here). Uploads go through `curl -T`, as a user would.
+ */
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { fetchPageTitle } from '../../src/outbound/http.ts';
+import { startPages, startS3 } from '../support/outside.ts';
+
+const run = promisify(execFile);
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-attach-test-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function fileOf(name: string, bytes: Buffer): string {
+  const p = path.join(tmp, name);
+  fs.writeFileSync(p, bytes);
+  return p;
+}
+/** `curl -T file url`: the upload a user would do with the URL from initUpload. */
+async function curlPut(file: string, url: string): Promise<number> {
+  const { stdout } = await run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-T', file, url]);
+  return Number(stdout);
+}
+async function curlGet(url: string): Promise<Buffer> {
+  const out = path.join(tmp, `dl-${crypto.randomBytes(4).toString('hex')}`);
+  await run('curl', ['-sS', '-f', '-o', out, url]);
+  return fs.readFileSync(out);
+}
+function expect400(r: { status: number; body: any }, field: string) {
+  expect(r.status, JSON.stringify(r.body)).toBe(400);
+  expect(r.body.error).toBe('invalid_input');
+  expect(Object.keys(r.body.issues)).toContain(field);
+}
+
+/** initUpload → curl -T → finalize → bytes back from getDownloadUrl and getInline. */
+async function roundTrip(t: TestApp, ws: Workspace, issueId: string, bytes: Buffer, filename = 'shot.png', mimeType = 'image/png') {
+  const up = await ok(t, ws.token, 'attachments.initUpload', { targetType: 'issue', targetId: issueId, filename, mimeType, sizeBytes: bytes.length });
+  expect(up).toMatchObject({ method: 'PUT', key: expect.stringMatching(new RegExp(`^${ws.id}/`)), sizeBytes: bytes.length });
+  expect(await curlPut(fileOf(`${crypto.randomBytes(3).toString('hex')}-${filename}`, bytes), up.uploadUrl)).toBe(200);
+  const att = await ok(t, ws.token, 'attachments.finalize', { key: up.key });
+  expect(att).toMatchObject({ kind: 'FILE', targetType: 'issue', targetId: issueId, filename, mimeType, size: bytes.length, sizeBytes: bytes.length });
+  const dl = await ok(t, ws.token, 'attachments.getDownloadUrl', { id: att.id });
+  expect(dl).toMatchObject({ id: att.id, kind: 'FILE', method: 'GET', filename, sizeBytes: bytes.length });
+  expect((await curlGet(dl.url)).equals(bytes)).toBe(true);
+  const inline = await ok(t, ws.token, 'attachments.getInline', { id: att.id });
+  expect(inline).toMatchObject({ id: att.id, mimeType, sizeBytes: bytes.length, filename });
+  expect(Buffer.from(inline.base64, 'base64').equals(bytes)).toBe(true);
+  return { up, att, dl };
+}
+
+describe('attachments on the embedded store', () => {
+  let t: TestApp;
+  let ws: Workspace;
+  let other: Workspace;
+  let pages: Awaited<ReturnType<typeof startPages>>;
+  beforeAll(async () => {
+    t = await startTestApp({ worker: {} });
+    await t.listen();
+    ws = await createWorkspace(t);
+    other = await createWorkspace(t);
+    pages = await startPages({
+      '/titled': { body: '<html><head><title>  The &amp; Page\n Title </title></head><body>x</body></html>' },
+      '/moved': { status: 302, headers: { location: '/titled' } },
+      '/untitled': { body: '<html><body>no title</body></html>' },
+      '/late-title': { body: `<html><head>${' '.repeat(70 * 1024)}<title>too far</title></head></html>` },
+      '/hang': { hang: true },
+    });
+  });
+  afterAll(async () => {
+    await pages?.close();
+    await t?.close();
+  });
+
+  it('a file PUT with curl -T and finalized comes back byte for byte (download URL and inline); issues.get shows it; ISSUE_UPDATED', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'with a screenshot' });
+    const bytes = crypto.randomBytes(70_000);
+    const { att, dl } = await roundTrip(t, ws, issue.id, bytes);
+    expect(dl.url.startsWith(`${(t.blobs as any).base}/blobs/`)).toBe(true);
+    const got = await ok(t, ws.token, 'issues.get', { id: issue.key, include: { attachments: true } });
+    expect(got.attachments).toEqual([expect.objectContaining({ id: att.id, kind: 'FILE', sizeBytes: bytes.length })]);
+    const ev = (await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: issue.id, limit: 1 })).items[0];
+    expect(ev).toMatchObject({ kind: 'ISSUE_UPDATED', payload: { changes: ['attachments'], attachmentId: att.id, attachmentChange: 'added' } });
+    expect(await ok(t, ws.token, 'attachments.list', { targetType: 'issue', targetId: issue.key })).toEqual([expect.objectContaining({ id: att.id })]);
+  });
+
+  it('signed URLs: a tampered or expired link is 403, an upload larger than declared is 413, and finalize checks existence and size', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'uploads' });
+    const up = await ok(t, ws.token, 'attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 10 });
+    const missing = await rest(t, ws.token, 'attachments.finalize', { key: up.key });
+    expect(missing.status).toBe(409);
+    expect(missing.body.error).toBe('upload_missing');
+    expect(await curlPut(fileOf('big.txt', Buffer.alloc(11, 'x')), up.uploadUrl)).toBe(413);
+    expect(await curlPut(fileOf('a.txt', Buffer.from('0123456789')), up.uploadUrl.replace('max=10', 'max=99'))).toBe(403);
+    const expired = new URL(up.uploadUrl);
+    expired.searchParams.set('exp', '1000');
+    expect(await curlPut(fileOf('a.txt', Buffer.from('0123456789')), expired.toString())).toBe(403);
+    expect(await curlPut(fileOf('short.txt', Buffer.from('0123')), up.uploadUrl)).toBe(200);
+    const mismatch = await rest(t, ws.token, 'attachments.finalize', { key: up.key });
+    expect(mismatch.status).toBe(409);
+    expect(mismatch.body.error).toBe('size_mismatch');
+    expect(await curlPut(fileOf('a.txt', Buffer.from('0123456789')), up.uploadUrl)).toBe(200);
+    const att = await ok(t, ws.token, 'attachments.finalize', { key: up.key });
+    expect(att.sizeBytes).toBe(10);
+    expect((await rest(t, ws.token, 'attachments.finalize', { key: up.key })).status).toBe(404);
+  });
+
+  it('bad input is 400 naming the field; the 25 MB limit and the workspace quota are checked at initUpload', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'limits' });
+    const base = { targetType: 'issue', targetId: issue.id, filename: 'f.bin', mimeType: 'application/octet-stream', sizeBytes: 5 };
+    expect400(await rest(t, ws.token, 'attachments.initUpload', { ...base, filename: '../etc/passwd' }), 'filename');
+    expect400(await rest(t, ws.token, 'attachments.initUpload', { ...base, filename: 'a\u0000b' }), 'filename');
+    expect400(await rest(t, ws.token, 'attachments.initUpload', { ...base, mimeType: 'nonsense' }), 'mimeType');
+    expect400(await rest(t, ws.token, 'attachments.initUpload', { ...base, sizeBytes: 25 * 1024 * 1024 + 1 }), 'sizeBytes');
+    expect400(await rest(t, ws.token, 'attachments.initUpload', { ...base, targetType: 'project' }), 'targetType');
+    expect400(await rest(t, ws.token, 'attachments.finalize', { key: 'x/../../etc' }), 'key');
+    expect400(await rest(t, ws.token, 'attachments.getInline', { id: crypto.randomUUID(), maxBytes: 26 * 1024 * 1024 }), 'maxBytes');
+    expect400(await rest(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: 'ftp://x.example/y' }), 'externalUrl');
+    expect400(await rest(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: 'javascript:alert(1)' }), 'externalUrl');
+
+    const quotaWs = await createWorkspace(t);
+    await t.pools.owner.query('update app_public.workspaces set attachment_quota_mb = 1 where id = $1', [quotaWs.id]);
+    const qi = await ok(t, quotaWs.token, 'issues.create', { title: 'q' });
+    await ok(t, quotaWs.token, 'attachments.initUpload', { ...base, targetId: qi.id, sizeBytes: 700_000 });
+    const over = await rest(t, quotaWs.token, 'attachments.initUpload', { ...base, targetId: qi.id, sizeBytes: 400_000 });
+    expect(over.status).toBe(422);
+    expect(over.body.error).toBe('quota_exceeded');
+  });
+
+  it('getInline: types outside the allowlist are 403 with a pointer to getDownloadUrl; files above maxBytes are 400', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'inline' });
+    const up = await ok(t, ws.token, 'attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'a.zip', mimeType: 'application/zip', sizeBytes: 7 });
+    expect(await curlPut(fileOf('a.zip', Buffer.from('PK12345')), up.uploadUrl)).toBe(200);
+    const zip = await ok(t, ws.token, 'attachments.finalize', { key: up.key });
+    const refused = await rest(t, ws.token, 'attachments.getInline', { id: zip.id });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toBe('mime_not_inline');
+    expect(refused.body.message).toContain('getDownloadUrl');
+    expect((await curlGet((await ok(t, ws.token, 'attachments.getDownloadUrl', { id: zip.id })).url)).toString()).toBe('PK12345');
+
+    const md = Buffer.from('# hello\n'.repeat(100));
+    const { att: note } = await roundTrip(t, ws, issue.id, md, 'notes.md', 'text/markdown');
+    const tooBig = await rest(t, ws.token, 'attachments.getInline', { id: note.id, maxBytes: 100 });
+    expect(tooBig.status).toBe(400);
+    expect(tooBig.body).toMatchObject({ error: 'too_large', issues: { maxBytes: expect.stringContaining('getDownloadUrl') } });
+    expect(tooBig.body.message).toContain('getDownloadUrl');
+  });
+
+  it('delete removes the row and the blob; an upload never finalized is removed by its expiry job', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'delete me' });
+    const { up, att } = await roundTrip(t, ws, issue.id, Buffer.from('hello world'), 'h.txt', 'text/plain');
+    expect(await t.blobs.size(up.key)).toBe(11);
+    const del = await ok(t, ws.token, 'attachments.delete', { id: att.id });
+    expect(del).toMatchObject({ id: att.id, deleted: true });
+    expect(await t.blobs.size(up.key)).toBeNull();
+    expect(await ok(t, ws.token, 'attachments.list', { targetType: 'issue', targetId: issue.id })).toEqual([]);
+    expect((await rest(t, ws.token, 'attachments.getDownloadUrl', { id: att.id })).status).toBe(404);
+    const ev = (await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: issue.id, limit: 1 })).items[0];
+    expect(ev.payload).toMatchObject({ attachmentId: att.id, attachmentChange: 'removed' });
+
+    const orphan = await ok(t, ws.token, 'attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'o.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    expect(await curlPut(fileOf('o.txt', Buffer.from('abc')), orphan.uploadUrl)).toBe(200);
+    const { rows: jobs } = await t.pools.owner.query(
+      `select j.run_at from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+       where k.identifier = 'svc_attachment_upload_expire' and j.payload->>'uploadId' = $1`, [orphan.uploadId]);
+    expect(Math.abs(new Date(jobs[0].run_at).getTime() - (new Date(orphan.expiresAt).getTime() + 60_000))).toBeLessThan(1000);
+    // Time passes: the upload expires, and its job comes due.
+    await t.pools.owner.query("update app_public.attachment_uploads set expires_at = now() - interval '1 second' where id = $1", [orphan.uploadId]);
+    await t.pools.owner.query("update graphile_worker._private_jobs set run_at = now() where task_id = (select id from graphile_worker._private_tasks where identifier = 'svc_attachment_upload_expire') and payload->>'uploadId' = $1", [orphan.uploadId]);
+    await expect.poll(() => t.blobs.size(orphan.key), { timeout: 10_000 }).toBeNull();
+    const { rowCount } = await t.pools.owner.query('select 1 from app_public.attachment_uploads where id = $1', [orphan.uploadId]);
+    expect(rowCount).toBe(0);
+    expect((await rest(t, ws.token, 'attachments.finalize', { key: orphan.key })).status).toBe(404);
+  });
+
+  it('attachLink: with a title as given; without, the hostname until the job fetched the page title (redirects followed), else the hostname stays', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'links' });
+    const given = await ok(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: 'https://example.com/spec', linkTitle: 'The spec' });
+    expect(given).toMatchObject({ kind: 'LINK', mimeType: 'text/url', size: 0, sizeBytes: 0, linkTitle: 'The spec', externalUrl: 'https://example.com/spec' });
+    const scraped = await ok(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: `${pages.url}/moved` });
+    expect(scraped.linkTitle).toBe('127.0.0.1');
+    const bare = await ok(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: `${pages.url}/untitled` });
+    await expect.poll(async () => (await ok(t, ws.token, 'attachments.list', { targetType: 'issue', targetId: issue.id, kind: 'LINK' }))
+      .find((a: any) => a.id === scraped.id).linkTitle, { timeout: 10_000 }).toBe('The & Page Title');
+    await expect.poll(async () => (await t.pools.owner.query("select count(*)::int as n from graphile_worker.jobs where task_identifier = 'svc_attachment_link_title'")).rows[0].n, { timeout: 10_000 }).toBe(0);
+    const links = await ok(t, ws.token, 'attachments.list', { targetType: 'issue', targetId: issue.id });
+    expect(links.find((a: any) => a.id === bare.id).linkTitle).toBe('127.0.0.1');
+    const dl = await ok(t, ws.token, 'attachments.getDownloadUrl', { id: given.id });
+    expect(dl).toMatchObject({ kind: 'LINK', url: 'https://example.com/spec', expiresAt: null });
+  });
+
+  it('title fetching: the egress guard refuses private addresses, at most 64 KB are read, a slow page times out', async () => {
+    await expect(fetchPageTitle(`${pages.url}/titled`, { allowPrivate: false })).rejects.toThrow(/egress denied/);
+    await expect(fetchPageTitle(`http://localhost:${new URL(pages.url).port}/moved`, { allowPrivate: false })).rejects.toThrow(/egress denied/);
+    expect(await fetchPageTitle(`${pages.url}/moved`, { allowPrivate: true })).toBe('The & Page Title');
+    expect(await fetchPageTitle(`${pages.url}/late-title`, { allowPrivate: true })).toBeNull();
+    await expect(fetchPageTitle(`${pages.url}/hang`, { allowPrivate: true, timeoutMs: 300 })).rejects.toThrow(/timed out/);
+  });
+
+  it('files of several MB stream through the embedded store (no request body limit applies)', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'big file' });
+    const bytes = crypto.randomBytes(5 * 1024 * 1024 + 3);
+    const up = await ok(t, ws.token, 'attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'big.pdf', mimeType: 'application/pdf', sizeBytes: bytes.length });
+    expect(await curlPut(fileOf('big.pdf', bytes), up.uploadUrl)).toBe(200);
+    const att = await ok(t, ws.token, 'attachments.finalize', { key: up.key });
+    expect((await curlGet((await ok(t, ws.token, 'attachments.getDownloadUrl', { id: att.id })).url)).equals(bytes)).toBe(true);
+    const inline = await ok(t, ws.token, 'attachments.getInline', { id: att.id, maxBytes: 6_000_000 });
+    expect(Buffer.from(inline.base64, 'base64').equals(bytes)).toBe(true);
+  });
+
+  it('scopes: reads need READ_ISSUES, writes WRITE_ISSUES (403 scope_required)', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'scopes' });
+    const reader = await createKey(t, ws, { scopes: ['READ_ISSUES'] });
+    const writerOnly = await createKey(t, ws, { scopes: ['WRITE_ISSUES'] });
+    for (const [token, tool, input, scope] of [
+      [reader.token, 'attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'a', mimeType: 'text/plain', sizeBytes: 1 }, 'WRITE_ISSUES'],
+      [reader.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: 'https://x.example' }, 'WRITE_ISSUES'],
+      [reader.token, 'attachments.finalize', { key: `${ws.id}/${crypto.randomUUID()}` }, 'WRITE_ISSUES'],
+      [reader.token, 'attachments.delete', { id: crypto.randomUUID() }, 'WRITE_ISSUES'],
+      [writerOnly.token, 'attachments.list', { targetType: 'issue', targetId: issue.id }, 'READ_ISSUES'],
+      [writerOnly.token, 'attachments.getDownloadUrl', { id: crypto.randomUUID() }, 'READ_ISSUES'],
+      [writerOnly.token, 'attachments.getInline', { id: crypto.randomUUID() }, 'READ_ISSUES'],
+    ] as const) {
+      const r = await rest(t, token, tool, input);
+      expect(r.status, tool).toBe(403);
+      expect(r.body).toMatchObject({ error: 'scope_required', scope });
+    }
+  });
+
+  it('another workspace sees nothing: 404 for targets, attachments and uploads', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'private' });
+    const { up, att } = await roundTrip(t, ws, issue.id, Buffer.from('secret'), 's.txt', 'text/plain');
+    expect((await rest(t, other.token, 'attachments.list', { targetType: 'issue', targetId: issue.id })).status).toBe(404);
+    expect((await rest(t, other.token, 'attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'x', mimeType: 'text/plain', sizeBytes: 1 })).status).toBe(404);
+    expect((await rest(t, other.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: 'https://x.example' })).status).toBe(404);
+    for (const tool of ['attachments.getDownloadUrl', 'attachments.getInline', 'attachments.delete']) {
+      expect((await rest(t, other.token, tool, { id: att.id })).status, tool).toBe(404);
+    }
+    const second = await ok(t, ws.token, 'attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'y', mimeType: 'text/plain', sizeBytes: 1 });
+    expect((await rest(t, other.token, 'attachments.finalize', { key: second.key })).status).toBe(404);
+    expect(await t.blobs.size(up.key)).toBe(6);
+  });
+
+  it('narrowed keys: attachments follow their issue (also through comments) and initiative narrowing', async () => {
+    const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [ws.id, 'Attach P']);
+    const projectId = rows[0].id;
+    const inside = await ok(t, ws.token, 'issues.create', { title: 'inside', projectId });
+    const outside = await ok(t, ws.token, 'issues.create', { title: 'outside' });
+    const comment = await ok(t, ws.token, 'comments.create', { issueId: outside.id, body: 'has a file' });
+    const hiddenLink = await ok(t, ws.token, 'attachments.attachLink', { targetType: 'comment', targetId: comment.id, externalUrl: 'https://a.example', linkTitle: 'a' });
+    const outsideLink = await ok(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: outside.id, externalUrl: 'https://b.example', linkTitle: 'b' });
+    const key = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projects: [projectId] });
+    expect((await rest(t, key.token, 'attachments.list', { targetType: 'issue', targetId: outside.id })).status).toBe(404);
+    expect((await rest(t, key.token, 'attachments.list', { targetType: 'comment', targetId: comment.id })).status).toBe(404);
+    for (const a of [hiddenLink, outsideLink]) {
+      expect((await rest(t, key.token, 'attachments.getDownloadUrl', { id: a.id })).status).toBe(404);
+      expect((await rest(t, key.token, 'attachments.delete', { id: a.id })).status).toBe(404);
+    }
+    const { att } = await roundTrip(t, { ...ws, token: key.token }, inside.id, Buffer.from('%PDF-1.4 inside'), 'in.pdf', 'application/pdf');
+    expect(await ok(t, key.token, 'attachments.list', { targetType: 'issue', targetId: inside.id })).toEqual([expect.objectContaining({ id: att.id })]);
+
+    const i1 = await ok(t, ws.token, 'initiatives.create', { name: 'Visible initiative' });
+    const i2 = await ok(t, ws.token, 'initiatives.create', { name: 'Hidden initiative' });
+    const onI2 = await ok(t, ws.token, 'attachments.attachLink', { targetType: 'initiative', targetId: i2.id, externalUrl: 'https://c.example', linkTitle: 'c' });
+    const ikey = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], initiatives: [i1.id] });
+    expect((await rest(t, ikey.token, 'attachments.list', { targetType: 'initiative', targetId: i2.id })).status).toBe(404);
+    expect((await rest(t, ikey.token, 'attachments.getDownloadUrl', { id: onI2.id })).status).toBe(404);
+    const onI1 = await ok(t, ikey.token, 'attachments.attachLink', { targetType: 'initiative', targetId: i1.id, externalUrl: 'https://d.example', linkTitle: 'd' });
+    expect(await ok(t, ikey.token, 'attachments.list', { targetType: 'initiative', targetId: i1.id })).toEqual([expect.objectContaining({ id: onI1.id })]);
+    const ev = (await ok(t, ws.token, 'events.recent', { subjectType: 'initiative', subjectId: i1.id, limit: 1 })).items[0];
+    expect(ev).toMatchObject({ kind: 'INITIATIVE_UPDATED', payload: { changes: ['attachments'], attachmentId: onI1.id } });
+  });
+
+  it('answers over JSON-RPC too', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'rpc' });
+    const r = await rpc(t, ws.token, 'tools/call', { name: 'attachments.attachLink', arguments: { targetType: 'issue', targetId: issue.id, externalUrl: 'https://rpc.example/x', linkTitle: 'rpc' } });
+    expect(r.body.result.isError).toBeFalsy();
+    expect(r.body.result.structuredContent).toMatchObject({ kind: 'LINK', linkTitle: 'rpc' });
+    const list = await rpc(t, ws.token, 'tools/call', { name: 'attachments.list', arguments: { targetType: 'issue', targetId: issue.id } });
+    expect(list.body.result.structuredContent.items).toHaveLength(1);
+    const bad = await rpc(t, ws.token, 'tools/call', { name: 'attachments.getInline', arguments: { id: list.body.result.structuredContent.items[0].id } });
+    expect(bad.body.result.isError).toBe(true);
+
+    const call = async (name: string, args: object) => {
+      const r = await rpc(t, ws.token, 'tools/call', { name, arguments: args });
+      expect(r.body.result.isError, `${name}: ${JSON.stringify(r.body.result)}`).toBeFalsy();
+      return r.body.result.structuredContent;
+    };
+    const bytes = Buffer.from('uploaded over MCP');
+    const up = await call('attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'mcp.txt', mimeType: 'text/plain', sizeBytes: bytes.length });
+    expect(await curlPut(fileOf('mcp.txt', bytes), up.uploadUrl)).toBe(200);
+    const att = await call('attachments.finalize', { key: up.key });
+    expect((await curlGet((await call('attachments.getDownloadUrl', { id: att.id })).url)).equals(bytes)).toBe(true);
+    expect(Buffer.from((await call('attachments.getInline', { id: att.id })).base64, 'base64').equals(bytes)).toBe(true);
+    expect(await call('attachments.delete', { id: att.id })).toMatchObject({ id: att.id, deleted: true });
+  });
+});
+
+describe('attachments on S3 (s3rver)', () => {
+  let s3: Awaited<ReturnType<typeof startS3>>;
+  let t: TestApp;
+  let ws: Workspace;
+  beforeAll(async () => {
+    s3 = await startS3();
+    t = await startTestApp({ blobs: s3.store, worker: {} });
+    ws = await createWorkspace(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await s3?.close();
+  });
+
+  it('a file PUT with curl -T to the presigned URL and finalized comes back byte for byte; delete removes the object', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'on s3' });
+    const bytes = crypto.randomBytes(200_000);
+    const { up, att, dl } = await roundTrip(t, ws, issue.id, bytes, 'photo.jpg', 'image/jpeg');
+    expect(up.uploadUrl.startsWith(`${s3.endpoint}/svc-test/${ws.id}/`)).toBe(true);
+    expect(up.uploadUrl).toContain('X-Amz-Signature=');
+    expect(dl.url).toContain('X-Amz-Signature=');
+    expect(await s3.store.size(up.key)).toBe(bytes.length);
+    await ok(t, ws.token, 'attachments.delete', { id: att.id });
+    expect(await s3.store.size(up.key)).toBeNull();
+  });
+
+  it('finalize before the upload is 409 upload_missing; a wrong size is 409 size_mismatch', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'on s3 2' });
+    const up = await ok(t, ws.token, 'attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'x.txt', mimeType: 'text/plain', sizeBytes: 4 });
+    expect((await rest(t, ws.token, 'attachments.finalize', { key: up.key })).body.error).toBe('upload_missing');
+    expect(await curlPut(fileOf('x5.txt', Buffer.from('12345')), up.uploadUrl)).toBe(200);
+    expect((await rest(t, ws.token, 'attachments.finalize', { key: up.key })).body.error).toBe('size_mismatch');
+  });
+});

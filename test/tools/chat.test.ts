@@ -1,0 +1,230 @@
+/**
+ * Chat end to end: a person opens a thread and posts (GraphQL, svc admin open-chat); the USER message reaches
+ * the agent's dispatch delivery (webhook URL) and SSE; the agent streams its reply (started/delta/finalized on
+ * SSE, never stored) or answers in one piece. Then agent.context.bundle for issues and threads.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { gql, gqlError, gqlOk } from '../support/graphql.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { openSse, type SseClient, type SseMessage } from '../support/sse.ts';
+
+let t: TestApp;
+let baseUrl: string;
+let ws: Workspace;
+let other: Workspace;
+let receiver: Receiver;
+let hookReceiver: Receiver;
+let helper: { id: string };
+let helperKey: { token: string };
+let rivalKey: { token: string };
+let thread: { id: string };
+const data = (m: SseMessage) => JSON.parse(m.data);
+
+const OPEN = `mutation($a: UUID!, $m: String, $i: UUID, $r: String) {
+  chatOpenThread(input: {agentId: $a, message: $m, issueId: $i, route: $r}) { chatThread { rowId agentId createdByUserId issueId } } }`;
+const POST = `mutation($t: UUID!, $b: String!, $r: String) { chatPostMessage(input: {threadId: $t, body: $b, route: $r}) { chatMessage { rowId role body contextSnapshot } } }`;
+
+beforeAll(async () => {
+  t = await startTestApp({ graphql: true, worker: { backoffSeconds: [0.1], timeoutMs: 2000 } });
+  baseUrl = await t.listen();
+  receiver = await startReceiver();
+  hookReceiver = await startReceiver();
+  ws = await createWorkspace(t, 'CHT');
+  other = await createWorkspace(t, 'CHO');
+  helper = await createAgent(t, ws, 'helper', { 'webhook-url': `${receiver.url}/helper` });
+  await createAgent(t, ws, 'rival');
+  helperKey = await createKey(t, ws, { agent: 'helper', scopes: ['READ_ISSUES', 'WRITE_ISSUES', 'WRITE_COMMENTS', 'SUBSCRIBE_EVENTS'] });
+  rivalKey = await createKey(t, ws, { agent: 'rival', scopes: ['READ_ISSUES', 'WRITE_COMMENTS'] });
+  await admin(t, 'create-webhook', { workspace: ws.key, url: `${hookReceiver.url}/all`, json: true });
+});
+afterAll(async () => {
+  await t.close();
+  await receiver.close();
+  await hookReceiver.close();
+});
+
+describe('a person talks to an agent', () => {
+  let sse: SseClient;
+
+  it('the USER message is stored, recorded (6.4 payload), dispatched to the agent webhook and streamed on SSE and to webhooks', async () => {
+    sse = await openSse(baseUrl, helperKey.token);
+    await sse.waitForComment((c) => c === 'connected');
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Login fails' });
+    const r = await gqlOk(t, ws.token, OPEN, { a: helper.id, m: 'Can you look at this?', i: issue.id, r: '/issues/CHT-1' });
+    thread = { id: r.chatOpenThread.chatThread.rowId };
+    expect(r.chatOpenThread.chatThread).toMatchObject({ agentId: helper.id, issueId: issue.id, createdByUserId: expect.any(String) });
+
+    const [event] = (await ok(t, ws.token, 'events.recent', { subjectType: 'chat-thread', subjectId: thread.id })).items;
+    expect(event).toMatchObject({ kind: 'CHAT_MESSAGE_POSTED', subjectType: 'chat-thread', subjectId: thread.id, payload: {
+      threadId: thread.id, messageId: expect.any(String), agentId: helper.id, role: 'USER', body: 'Can you look at this?',
+      context: { route: '/issues/CHT-1', issueId: issue.id } } });
+    expect(event.payload).not.toHaveProperty('sourceRunId');
+    // the agent's dispatch delivery (webhook URL), signed, on its channel
+    const [req] = (await receiver.waitFor((rs) => rs.some((x) => JSON.parse(x.body).id === event.id))).filter((x) => JSON.parse(x.body).id === event.id);
+    expect(req!.headers['x-svc-channel']).toBe(`agent:dispatch:${helper.id}`);
+    expect(req!.headers['x-svc-signature']).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.parse(req!.body)).toMatchObject({ kind: 'CHAT_MESSAGE_POSTED', payload: { role: 'USER', threadId: thread.id } });
+    // SSE (stored: with an id) and the workspace webhook
+    const m = await sse.waitFor((x) => x.id === event.id);
+    expect(data(m)).toMatchObject({ kind: 'CHAT_MESSAGE_POSTED', payload: { role: 'USER' } });
+    await hookReceiver.waitFor((rs) => rs.some((x) => JSON.parse(x.body).id === event.id));
+
+    // a second USER message in the same thread
+    const posted = await gqlOk(t, ws.token, POST, { t: thread.id, b: 'Still broken', r: '/inbox' });
+    expect(posted.chatPostMessage.chatMessage).toMatchObject({ role: 'USER', body: 'Still broken', contextSnapshot: { route: '/inbox', issueId: issue.id } });
+  });
+
+  it('the agent streams its reply: started/delta/finalized on SSE without ids, nothing stored until finalized; replies are not dispatched', async () => {
+    const from = sse.messages.length;
+    const { draftId } = await ok(t, helperKey.token, 'chat.startDraft', { threadId: thread.id });
+    expect(await ok(t, helperKey.token, 'chat.appendDraftChunk', { threadId: thread.id, draftId, delta: 'Looking ', seq: 0 })).toEqual({ ok: true });
+    await ok(t, helperKey.token, 'chat.appendDraftChunk', { threadId: thread.id, draftId, delta: 'into it', seq: 2 });
+    expect((await ok(t, helperKey.token, 'chat.getThread', { threadId: thread.id })).messages).toHaveLength(2);
+    const fin = await ok(t, helperKey.token, 'chat.finalizeDraft', { threadId: thread.id, draftId, body: 'Looking into it' });
+    expect(fin).toEqual({ messageId: expect.any(String), threadId: thread.id, draftId });
+    const finalized = await sse.waitFor((x) => x.id === undefined && data(x).payload.phase === 'finalized', 5000, from);
+    const stream = sse.messages.slice(from).filter((x) => data(x).subjectType === 'chat-thread-stream');
+    expect(stream.every((x) => x.id === undefined)).toBe(true);
+    expect(stream.map((x) => data(x).payload)).toEqual([
+      { phase: 'started', threadId: thread.id, agentId: helper.id, draftId },
+      { phase: 'delta', threadId: thread.id, agentId: helper.id, draftId, delta: 'Looking ', seq: 0 },
+      { phase: 'delta', threadId: thread.id, agentId: helper.id, draftId, delta: 'into it', seq: 2 },
+      { phase: 'finalized', threadId: thread.id, agentId: helper.id, draftId, messageId: fin.messageId },
+    ]);
+    expect(data(finalized).kind).toBe('CHAT_MESSAGE_POSTED');
+    const persisted = await sse.waitFor((x) => x.id !== undefined && data(x).payload.messageId === fin.messageId, 5000, from);
+    expect(data(persisted)).toMatchObject({ subjectType: 'chat-thread', payload: { role: 'AGENT', body: 'Looking into it', draftId } });
+    // idempotent finalize
+    expect(await ok(t, helperKey.token, 'chat.finalizeDraft', { threadId: thread.id, draftId, body: 'other' })).toEqual(fin);
+    const { rows } = await t.pools.owner.query(
+      `select e.payload->>'role' as role, count(d.id)::int as deliveries from app_public.activity_events e
+       left join app_public.webhook_deliveries d on d.event_id = e.id and d.agent_id is not null
+       where e.subject_id = $1 and e.kind = 'CHAT_MESSAGE_POSTED' group by 1 order by 1`, [thread.id]);
+    expect(rows).toEqual([{ role: 'AGENT', deliveries: 0 }, { role: 'USER', deliveries: 2 }]);
+    sse.close();
+  });
+
+  it('appendMessage: single-shot reply with sourceRunId; getThread shapes and paging', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Run it' });
+    const run = (await ok(t, ws.token, 'issues.assign', { id: issue.id, profileKey: 'helper' })).currentRun;
+    const a = await ok(t, helperKey.token, 'chat.appendMessage', { threadId: thread.id, body: 'Fixed in a run', sourceRunId: run.id });
+    const rival = (await ok(t, ws.token, 'issues.assign', { id: (await ok(t, ws.token, 'issues.create', { title: 'x' })).id, profileKey: 'rival' })).currentRun;
+    expect((await rest(t, helperKey.token, 'chat.appendMessage', { threadId: thread.id, body: 'x', sourceRunId: rival.id })).body.issues).toHaveProperty('sourceRunId');
+    const events = (await ok(t, ws.token, 'events.recent', { subjectType: 'chat-thread', subjectId: thread.id })).items;
+    expect(events[0].payload).toMatchObject({ messageId: a.messageId, role: 'AGENT', sourceRunId: run.id, agentId: helper.id });
+    const g = await ok(t, helperKey.token, 'chat.getThread', { threadId: thread.id });
+    expect(g.thread).toMatchObject({ id: thread.id, agentId: helper.id, agent: { profileKey: 'helper' } });
+    expect(g.messages.map((m: any) => [m.role, m.body])).toEqual([
+      ['USER', 'Can you look at this?'], ['USER', 'Still broken'], ['AGENT', 'Looking into it'], ['AGENT', 'Fixed in a run']]);
+    expect(g.messages[3]).toEqual({ id: a.messageId, threadId: thread.id, role: 'AGENT', body: 'Fixed in a run', contextSnapshot: null,
+      sourceRunId: run.id, createdAt: expect.any(String), finalizedDraftId: null, authorUserId: expect.any(String), authorAgentId: helper.id });
+    expect(g.messages[2].finalizedDraftId).toEqual(expect.any(String));
+    const page = await ok(t, helperKey.token, 'chat.getThread', { threadId: thread.id, limit: 2 });
+    expect(page.messages.map((m: any) => m.body)).toEqual(['Looking into it', 'Fixed in a run']);
+    const older = await ok(t, helperKey.token, 'chat.getThread', { threadId: thread.id, limit: 2, before: page.nextCursor });
+    expect(older.messages.map((m: any) => m.body)).toEqual(['Can you look at this?', 'Still broken']);
+    expect(older.nextCursor).toBeNull();
+    const r = await rpc(t, helperKey.token, 'tools/call', { name: 'chat.getThread', arguments: { threadId: thread.id, limit: 1 } });
+    expect(r.body.result.structuredContent.messages).toHaveLength(1);
+  });
+
+  it('addressee gating, agent keys only, scope, bad input, other workspace', async () => {
+    for (const [tool, args] of [
+      ['chat.appendMessage', { threadId: thread.id, body: 'hi' }], ['chat.startDraft', { threadId: thread.id }],
+      ['chat.appendDraftChunk', { threadId: thread.id, draftId: crypto.randomUUID(), delta: 'x', seq: 1 }],
+      ['chat.finalizeDraft', { threadId: thread.id, draftId: crypto.randomUUID(), body: 'x' }], ['chat.getThread', { threadId: thread.id }],
+    ] as const) {
+      expect((await rest(t, rivalKey.token, tool, args)).body, tool).toMatchObject({ error: 'not_addressee' });
+      expect((await rest(t, ws.token, tool, args)).body, tool).toMatchObject({ error: 'agent_key_required' });
+    }
+    expect((await rest(t, helperKey.token, 'chat.appendMessage', { threadId: thread.id, body: '  ' })).body.issues).toHaveProperty('body');
+    expect((await rest(t, helperKey.token, 'chat.appendDraftChunk', { threadId: thread.id, draftId: 'x', delta: 'x', seq: 1 })).body.issues).toHaveProperty('draftId');
+    expect((await rest(t, helperKey.token, 'chat.getThread', { threadId: thread.id, limit: 500 })).body.issues).toHaveProperty('limit');
+    const noWrite = await createKey(t, ws, { agent: 'helper', scopes: ['READ_ISSUES'] });
+    expect((await rest(t, noWrite.token, 'chat.getThread', { threadId: thread.id })).body).toMatchObject({ error: 'scope_required', scope: 'WRITE_COMMENTS' });
+    await createAgent(t, other, 'helper');
+    const otherKey = await createKey(t, other, { agent: 'helper', scopes: ['WRITE_COMMENTS', 'READ_ISSUES'] });
+    expect((await rest(t, otherKey.token, 'chat.getThread', { threadId: thread.id })).status).toBe(404);
+    expect((await rest(t, otherKey.token, 'chat.appendMessage', { threadId: thread.id, body: 'x' })).status).toBe(404);
+    // a narrowed agent key still talks in its threads (threads are not narrowed)
+    const { rows: [project] } = await t.pools.owner.query("insert into app_public.projects (workspace_id, name) values ($1, 'N') returning id", [ws.id]);
+    const narrowed = await createKey(t, ws, { agent: 'helper', scopes: ['WRITE_COMMENTS'], projects: [project.id] });
+    expect((await ok(t, narrowed.token, 'chat.getThread', { threadId: thread.id })).messages.length).toBe(4);
+  });
+
+  it('in-app: only the opener (or an admin) sees a thread; agent keys cannot post USER messages; svc admin open-chat', async () => {
+    await admin(t, 'add-member', { workspace: ws.key, email: 'member@example.com', role: 'MEMBER', json: true });
+    const member = await createKey(t, ws, { user: 'member@example.com', scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS', 'WRITE_COMMENTS'] });
+    expect((await gqlError(t, member.token, POST, { t: thread.id, b: 'sneaky' })).status).toBe(404);
+    const mine = await gqlOk(t, member.token, OPEN, { a: helper.id });
+    expect(mine.chatOpenThread.chatThread.agentId).toBe(helper.id);
+    const list = await gqlOk(t, member.token, '{ chatThreads { nodes { rowId } } }');
+    expect(list.chatThreads.nodes.map((n: any) => n.rowId)).toEqual([mine.chatOpenThread.chatThread.rowId]);
+    const agentGql = await createKey(t, ws, { agent: 'helper', scopes: ['FULL'] });
+    expect((await gqlError(t, agentGql.token, POST, { t: thread.id, b: 'as user' })).code).toBe('person_key_required');
+    const noWrite = await createKey(t, ws, { user: 'member@example.com', scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS'] });
+    expect((await gqlError(t, noWrite.token, OPEN, { a: helper.id })).code).toBe('scope_required');
+    await t.pools.owner.query("update app_public.agents set archived_at = now() where workspace_id = $1 and profile_key = 'rival'", [ws.id]);
+    const rival = (await t.pools.owner.query("select id from app_public.agents where workspace_id = $1 and profile_key = 'rival'", [ws.id])).rows[0];
+    expect((await gqlError(t, ws.token, OPEN, { a: rival.id })).code).toBe('agent_archived');
+    expect((await gql(t, ws.token, POST, { t: thread.id, b: '' })).errors?.[0]?.extensions?.code).toBe('invalid_input');
+
+    const cli = await admin(t, 'open-chat', { workspace: ws.key, agent: 'helper', user: 'member@example.com', message: 'From the CLI', json: true });
+    expect(cli).toEqual({ thread: { id: expect.any(String), agentId: helper.id }, message: { id: expect.any(String) } });
+    const bare = await admin(t, 'open-chat', { workspace: ws.key, agent: 'helper', user: 'member@example.com', json: true });
+    expect(bare.message).toBeNull();
+    expect(bare.thread.id).not.toBe(cli.thread.id);
+    await receiver.waitFor((rs) => rs.some((x) => JSON.parse(x.body).payload?.messageId === cli.message.id));
+    await expect(admin(t, 'open-chat', { workspace: ws.key, agent: 'nobody', user: 'member@example.com', json: true })).rejects.toThrow();
+  });
+});
+
+describe('agent.context.bundle', () => {
+  it('issueId: every section; last 50 comments; runProtocol for the calling agent\'s run', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Bundle me', description: 'Details', expectedOutput: 'A fix',
+      verificationChecklist: [{ id: 'c1', label: 'Works', done: false }] });
+    for (let i = 0; i < 52; i++) await ok(t, ws.token, 'comments.create', { issueId: issue.id, body: `c${i}` });
+    const run = (await ok(t, ws.token, 'issues.assign', { id: issue.id, profileKey: 'helper', mode: 'REVIEW' })).currentRun;
+    const b = await ok(t, helperKey.token, 'agent.context.bundle', { issueId: issue.key });
+    expect(Object.keys(b).sort()).toEqual(['artifacts', 'attachments', 'comments', 'completionContract', 'currentRun', 'description',
+      'externalResources', 'issue', 'relations', 'runProtocol', 'workspace']);
+    expect(b).toMatchObject({ workspace: { key: 'CHT' }, issue: { id: issue.id, description: 'Details', expectedOutput: 'A fix' },
+      description: 'Details', attachments: [], relations: [], artifacts: [], externalResources: [],
+      currentRun: { id: run.id, engagementMode: 'REVIEW' },
+      completionContract: { engagementMode: 'REVIEW', requires: ['summary', 'verdict'], artifactRequired: false },
+      runProtocol: { contractVersion: '2026-11-01', runId: run.id, engagementMode: 'REVIEW', mayMutateIssue: false,
+        modeInstruction: expect.stringContaining('verdict'), protocolInstruction: expect.stringContaining('runs.complete') } });
+    expect(b.comments).toHaveLength(50);
+    expect(b.comments[0].body).toBe('c2');
+    expect(b.comments[49].body).toBe('c51');
+    const unassigned = await ok(t, ws.token, 'issues.create', { title: 'Free' });
+    const free = await ok(t, ws.token, 'agent.context.bundle', { issueId: unassigned.id });
+    expect(free.runProtocol).toMatchObject({ runId: null, engagementMode: 'EXECUTE', mayMutateIssue: true });
+    expect(free.currentRun).toBeNull();
+    const r = await rpc(t, helperKey.token, 'tools/call', { name: 'agent.context.bundle', arguments: { issueId: issue.id } });
+    expect(r.body.result.structuredContent.runProtocol.runId).toBe(run.id);
+  });
+
+  it('threadId: thread, messages, agent, linkedIssues; addressee gating; exactly one of; scope; narrowing; other workspace', async () => {
+    const b = await ok(t, helperKey.token, 'agent.context.bundle', { threadId: thread.id });
+    expect(Object.keys(b).sort()).toEqual(['agent', 'linkedIssues', 'messages', 'thread', 'workspace']);
+    expect(b.thread.id).toBe(thread.id);
+    expect(b.messages.map((m: any) => m.body)[0]).toBe('Can you look at this?');
+    expect(b.agent).toMatchObject({ id: helper.id, profileKey: 'helper' });
+    expect(b.linkedIssues.map((i: any) => i.title)).toEqual(['Login fails']);
+    expect((await ok(t, ws.token, 'agent.context.bundle', { threadId: thread.id })).thread.id).toBe(thread.id); // the opener
+    expect((await rest(t, rivalKey.token, 'agent.context.bundle', { threadId: thread.id })).status).toBe(403);
+    expect((await rest(t, ws.token, 'agent.context.bundle', {})).body.issues).toHaveProperty('issueId');
+    expect((await rest(t, ws.token, 'agent.context.bundle', { issueId: 'CHT-1', threadId: thread.id })).status).toBe(400);
+    const noRead = await createKey(t, ws, { scopes: ['WRITE_COMMENTS'] });
+    expect((await rest(t, noRead.token, 'agent.context.bundle', { issueId: 'CHT-1' })).body.scope).toBe('READ_ISSUES');
+    const { rows: [project] } = await t.pools.owner.query("insert into app_public.projects (workspace_id, name) values ($1, 'Only') returning id", [ws.id]);
+    const inside = await ok(t, ws.token, 'issues.create', { title: 'Inside', projectId: project.id });
+    const narrowed = await createKey(t, ws, { scopes: ['READ_ISSUES'], projects: [project.id] });
+    expect((await ok(t, narrowed.token, 'agent.context.bundle', { issueId: inside.id })).issue.id).toBe(inside.id);
+    expect((await rest(t, narrowed.token, 'agent.context.bundle', { issueId: 'CHT-1' })).status).toBe(404);
+    expect((await rest(t, other.token, 'agent.context.bundle', { issueId: inside.id })).status).toBe(404);
+    expect((await rest(t, other.token, 'agent.context.bundle', { threadId: thread.id })).status).toBe(404);
+  });
+});

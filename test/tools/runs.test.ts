@@ -1,0 +1,225 @@
+/** runs.recordUsage / complete / setWaiting / resumeWork / list / kick, and the stale-run sweep. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { openSse } from '../support/sse.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let other: Workspace;
+let receiver: Receiver;
+let coder: { id: string };
+let coderKey: { token: string };
+let helperKey: { token: string };
+const SCOPES = ['READ_ISSUES', 'WRITE_ISSUES', 'WRITE_COMMENTS'] as const;
+
+/** A fresh issue assigned to `profileKey` in `mode`; returns the issue and its run id. */
+async function assigned(title: string, mode = 'EXECUTE', extra: object = {}, profileKey = 'coder') {
+  const issue = await ok(t, ws.token, 'issues.create', { title, ...extra });
+  const a = await ok(t, ws.token, 'issues.assign', { id: issue.id, profileKey, mode });
+  return { issue, runId: a.currentRun.id as string };
+}
+const quiet = (runId: string, minutes: number) =>
+  t.pools.owner.query(`update app_public.agent_runs set last_event_at = now() - make_interval(mins => $2) where id = $1`, [runId, minutes]);
+const runEvents = async (issueId: string, kind: string) =>
+  ((await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: issueId, kinds: [kind] })).items as any[]).reverse();
+
+beforeAll(async () => {
+  t = await startTestApp({ worker: { backoffSeconds: [0.1], timeoutMs: 2000 } });
+  receiver = await startReceiver();
+  ws = await createWorkspace(t, 'RUN');
+  other = await createWorkspace(t, 'RUO');
+  coder = await createAgent(t, ws, 'coder', { 'webhook-url': `${receiver.url}/coder` });
+  await createAgent(t, ws, 'helper');
+  coderKey = await createKey(t, ws, { agent: 'coder', scopes: [...SCOPES] });
+  helperKey = await createKey(t, ws, { agent: 'helper', scopes: [...SCOPES] });
+});
+afterAll(async () => {
+  await t.close();
+  await receiver.close();
+});
+
+describe('runs.recordUsage', () => {
+  it('latest call replaces (cumulative), costUsd verbatim; only the run\'s agent; bad input; other workspace', async () => {
+    const { runId } = await assigned('Usage');
+    await ok(t, coderKey.token, 'runs.recordUsage', { runId, tokensIn: 100, tokensOut: 50, costUsd: 0.1 });
+    const r = await ok(t, coderKey.token, 'runs.recordUsage', { runId, tokensIn: 250, tokensCached: 7, costUsd: 0.123456789012 });
+    expect(r).toMatchObject({ id: runId, tokensIn: 250, tokensOut: 50, tokensCached: 7, costUsd: 0.123456789012 });
+    expect((await ok(t, coderKey.token, 'runs.recordUsage', { runId, tokensIn: 250 })).tokensIn).toBe(250);
+    expect((await rest(t, helperKey.token, 'runs.recordUsage', { runId, tokensIn: 1 })).body).toMatchObject({ error: 'not_run_agent' });
+    expect((await rest(t, ws.token, 'runs.recordUsage', { runId, tokensIn: 1 })).status).toBe(403);
+    expect((await rest(t, coderKey.token, 'runs.recordUsage', { runId, tokensIn: -1 })).body.issues).toHaveProperty('tokensIn');
+    expect((await rest(t, coderKey.token, 'runs.recordUsage', { runId: 'x' })).body.issues).toHaveProperty('runId');
+    const readOnly = await createKey(t, ws, { agent: 'coder', scopes: ['READ_ISSUES'] });
+    expect((await rest(t, readOnly.token, 'runs.recordUsage', { runId })).body).toMatchObject({ error: 'scope_required', scope: 'WRITE_ISSUES' });
+    expect((await rest(t, other.token, 'runs.recordUsage', { runId })).status).toBe(404);
+    const rpcCall = await rpc(t, coderKey.token, 'tools/call', { name: 'runs.recordUsage', arguments: { runId, tokensOut: 60 } });
+    expect(rpcCall.body.result.structuredContent).toMatchObject({ tokensOut: 60 });
+  });
+});
+
+describe('runs.setWaiting / resumeWork', () => {
+  it('ACTIVE → WAITING → ACTIVE with AGENT_RUN_STATUS_CHANGED; 403 for other keys; 409 once closed', async () => {
+    const { issue, runId } = await assigned('Wait');
+    expect((await ok(t, coderKey.token, 'runs.setWaiting', { runId, reason: 'needs input' })).status).toBe('WAITING');
+    expect((await ok(t, coderKey.token, 'runs.setWaiting', { runId })).status).toBe('WAITING');
+    expect((await ok(t, coderKey.token, 'runs.resumeWork', { runId })).status).toBe('ACTIVE');
+    const changes = await runEvents(issue.id, 'AGENT_RUN_STATUS_CHANGED');
+    expect(changes.map((e) => [e.payload.from, e.payload.to, e.payload.reason])).toEqual([['ACTIVE', 'WAITING', 'needs input'], ['WAITING', 'ACTIVE', 'resumed']]);
+    expect(changes[0].payload).toMatchObject({ runId, agentId: coder.id, issueId: issue.id, engagementMode: 'EXECUTE' });
+    expect((await rest(t, helperKey.token, 'runs.setWaiting', { runId })).status).toBe(403);
+    expect((await rest(t, helperKey.token, 'runs.resumeWork', { runId })).status).toBe(403);
+    expect((await rest(t, coderKey.token, 'runs.setWaiting', { runId, extra: 1 })).body.issues).toHaveProperty('extra');
+    await ok(t, coderKey.token, 'runs.complete', { runId, summary: 'done' });
+    expect((await rest(t, coderKey.token, 'runs.setWaiting', { runId })).body).toMatchObject({ error: 'run_closed' });
+    expect((await rest(t, coderKey.token, 'runs.resumeWork', { runId })).status).toBe(409);
+  });
+
+  it('a RESEARCH run may wait and complete although issue mutations are gated', async () => {
+    const { issue, runId } = await assigned('Research', 'RESEARCH');
+    expect((await rest(t, coderKey.token, 'issues.update', { id: issue.id, title: 'nope' })).body.error).toBe('run_mode_gated');
+    expect((await ok(t, coderKey.token, 'runs.setWaiting', { runId })).status).toBe('WAITING');
+    const bad = await rest(t, coderKey.token, 'runs.complete', { runId, summary: 'found it' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.issues).toHaveProperty('confidence');
+    const done = await ok(t, coderKey.token, 'runs.complete', { runId, summary: 'found it', confidence: 'HIGH' });
+    expect(done).toMatchObject({ status: 'COMPLETED', completionMeta: { contractVersion: '2026-11-01', summary: 'found it', confidence: 'HIGH' } });
+  });
+});
+
+describe('runs.complete', () => {
+  it('EXECUTE: artifact and checklist gates; completionMeta keeps the contract version; finishedAt set', async () => {
+    const { issue, runId } = await assigned('Ship it', 'EXECUTE', {
+      artifactRequired: true, verificationChecklist: [{ id: 'tests', label: 'Tests pass', done: false }, { id: 'docs', label: 'Docs', done: false }],
+    });
+    const noArtifact = await rest(t, coderKey.token, 'runs.complete', { runId, summary: 's' });
+    expect(noArtifact.body.issues).toHaveProperty('producedArtifactIds');
+    const partial = await rest(t, coderKey.token, 'runs.complete', { runId, summary: 's', producedArtifactIds: ['a1'],
+      verificationResult: [{ id: 'tests', done: true }, { id: 'docs', done: false }] });
+    expect(partial.status).toBe(400);
+    expect(partial.body.issues.verificationResult).toContain('docs');
+    const done = await ok(t, coderKey.token, 'runs.complete', { runId, summary: 'shipped', producedArtifactIds: ['a1'],
+      verificationResult: [{ id: 'tests', done: true }, { id: 'docs', done: true, note: 'README' }], followUps: ['polish'] });
+    expect(done).toMatchObject({ status: 'COMPLETED', finishedAt: expect.any(String), completionMeta: {
+      contractVersion: '2026-11-01', summary: 'shipped', producedArtifactIds: ['a1'], followUps: ['polish'] } });
+    expect((await rest(t, coderKey.token, 'runs.complete', { runId, summary: 'again' })).body.error).toBe('run_closed');
+    expect((await runEvents(issue.id, 'AGENT_RUN_STATUS_CHANGED')).at(-1).payload).toMatchObject({ from: 'ACTIVE', to: 'COMPLETED' });
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id, include: { currentRun: true } })).currentRun).toBeNull();
+  });
+
+  it('REVIEW needs a verdict; DISCUSS takes a summary only; summary required; only the run\'s agent', async () => {
+    const review = await assigned('Review', 'REVIEW');
+    expect((await rest(t, coderKey.token, 'runs.complete', { runId: review.runId, summary: 'ok' })).body.issues).toHaveProperty('verdict');
+    expect((await rest(t, coderKey.token, 'runs.complete', { runId: review.runId, summary: 'ok', verdict: 'MEH' })).body.issues).toHaveProperty('verdict');
+    expect((await rest(t, helperKey.token, 'runs.complete', { runId: review.runId, summary: 'ok', verdict: 'APPROVE' })).status).toBe(403);
+    expect((await ok(t, coderKey.token, 'runs.complete', { runId: review.runId, summary: 'ok', verdict: 'REQUEST_CHANGES' })).completionMeta.verdict).toBe('REQUEST_CHANGES');
+    const discuss = await assigned('Discuss', 'DISCUSS');
+    expect((await rest(t, coderKey.token, 'runs.complete', { runId: discuss.runId, summary: 'x', confidence: 'LOW' })).body.issues).toHaveProperty('confidence');
+    expect((await rest(t, coderKey.token, 'runs.complete', { runId: discuss.runId })).body.issues).toHaveProperty('summary');
+    expect((await ok(t, coderKey.token, 'runs.complete', { runId: discuss.runId, summary: 'talked' })).status).toBe('COMPLETED');
+  });
+});
+
+describe('runs.list', () => {
+  it('newest first with issue and agent; filters; paging; narrowed keys see runs on their issues only', async () => {
+    const { rows: [project] } = await t.pools.owner.query("insert into app_public.projects (workspace_id, name) values ($1, 'Narrow') returning id", [ws.id]);
+    const inside = await assigned('Inside', 'EXECUTE', { projectId: project.id }, 'helper');
+    const all = await ok(t, ws.token, 'runs.list', {});
+    expect(all.items[0]).toMatchObject({ id: inside.runId, status: 'ACTIVE', currentStep: null, startedAt: expect.any(String), finishedAt: null,
+      lastEventAt: expect.any(String), tokensIn: 0, tokensOut: 0, tokensCached: 0, costUsd: 0,
+      issue: { id: inside.issue.id, number: inside.issue.number, title: 'Inside', workspace: { key: 'RUN' } },
+      agent: { profileKey: 'helper' } });
+    const started = all.items.map((r: any) => Date.parse(r.startedAt));
+    expect([...started].sort((a, b) => b - a)).toEqual(started);
+    expect((await ok(t, ws.token, 'runs.list', { agentId: coder.id })).items.every((r: any) => r.agentId === coder.id)).toBe(true);
+    expect((await ok(t, ws.token, 'runs.list', { issueId: inside.issue.key })).items.map((r: any) => r.id)).toEqual([inside.runId]);
+    expect((await ok(t, ws.token, 'runs.list', { status: 'COMPLETED' })).items.every((r: any) => r.status === 'COMPLETED')).toBe(true);
+    const p1 = await ok(t, ws.token, 'runs.list', { limit: 2 });
+    const p2 = await ok(t, ws.token, 'runs.list', { limit: 2, before: p1.nextCursor });
+    expect(p2.items.map((r: any) => r.id)).toEqual(all.items.slice(2, 4).map((r: any) => r.id));
+    expect((await rest(t, ws.token, 'runs.list', { status: 'DONE' })).body.issues).toHaveProperty('status');
+    const narrowed = await createKey(t, ws, { scopes: ['READ_ISSUES'], projects: [project.id] });
+    expect((await ok(t, narrowed.token, 'runs.list', {})).items.map((r: any) => r.id)).toEqual([inside.runId]);
+    expect((await ok(t, other.token, 'runs.list', {})).items).toEqual([]);
+    const noRead = await createKey(t, ws, { scopes: ['WRITE_ISSUES'] });
+    expect((await rest(t, noRead.token, 'runs.list', {})).body.scope).toBe('READ_ISSUES');
+  });
+});
+
+describe('runs.kick', () => {
+  it('ACTIVE and quiet 5+ minutes: AGENT_RUN_KICKED (events.recent, webhook) and a re-fired dispatch delivery; otherwise kicked false', async () => {
+    const { issue, runId } = await assigned('Kick me');
+    expect(await ok(t, ws.token, 'runs.kick', { runId })).toMatchObject({ ok: true, kicked: false });
+    await quiet(runId, 6);
+    const before = (await t.pools.owner.query('select last_event_at from app_public.agent_runs where id = $1', [runId])).rows[0].last_event_at;
+    const k = await ok(t, ws.token, 'runs.kick', { runId });
+    expect(k).toMatchObject({ ok: true, kicked: true, runId, status: 'ACTIVE' });
+    const kicked = await runEvents(issue.id, 'AGENT_RUN_KICKED');
+    expect(kicked).toHaveLength(1);
+    expect(kicked[0]).toMatchObject({ id: k.eventId, subjectType: 'issue', payload: { runId, agentId: coder.id, issueId: issue.id, quietMinutes: 6 } });
+    const [req] = await receiver.waitFor((rs) => rs.some((r) => r.url === '/coder' && JSON.parse(r.body).id === k.eventId));
+    expect(req).toBeDefined();
+    const delivered = receiver.requests.find((r) => r.url === '/coder' && JSON.parse(r.body).id === k.eventId)!;
+    expect(delivered.headers['x-svc-channel']).toBe(`agent:dispatch:${coder.id}`);
+    expect(JSON.parse(delivered.body)).toMatchObject({ kind: 'AGENT_RUN_KICKED', payload: { runId } });
+    // the run is unchanged
+    const after = (await t.pools.owner.query('select status, last_event_at from app_public.agent_runs where id = $1', [runId])).rows[0];
+    expect(after).toEqual({ status: 'ACTIVE', last_event_at: before });
+    // not ACTIVE → not kicked
+    await ok(t, coderKey.token, 'runs.setWaiting', { runId });
+    await quiet(runId, 60);
+    expect(await ok(t, ws.token, 'runs.kick', { runId })).toMatchObject({ ok: true, kicked: false, status: 'WAITING' });
+    expect((await rest(t, ws.token, 'runs.kick', {})).body.issues).toHaveProperty('runId');
+    expect((await rest(t, other.token, 'runs.kick', { runId })).status).toBe(404);
+    const reader = await createKey(t, ws, { scopes: ['READ_ISSUES'] });
+    expect((await rest(t, reader.token, 'runs.kick', { runId })).body.scope).toBe('WRITE_ISSUES');
+    const r = await rpc(t, ws.token, 'tools/call', { name: 'runs.kick', arguments: { runId } });
+    expect(r.body.result.structuredContent).toMatchObject({ ok: true, kicked: false });
+  });
+});
+
+describe('stale-run sweep', () => {
+  it('marks ACTIVE runs quiet longer than agentRunStaleMinutes STALLED, once; resumeWork brings them back', async () => {
+    const { issue, runId } = await assigned('Going quiet');
+    const sweep = async (minutesAhead: number) =>
+      (await t.pools.owner.query(`select app_private.sweep_stale_runs(now() + make_interval(mins => $1)) as f`, [minutesAhead])).rows[0].f as any[];
+    expect((await sweep(29)).map((f) => f.subjectId)).not.toContain(runId);
+    const fired = await sweep(31);
+    expect(fired).toContainEqual(expect.objectContaining({ kind: 'AGENT_RUN_STALLED', subjectId: runId, issueId: issue.id }));
+    expect((await sweep(31)).map((f) => f.subjectId)).not.toContain(runId);
+    const stalled = (await runEvents(issue.id, 'AGENT_RUN_STATUS_CHANGED')).at(-1);
+    expect(stalled.payload).toMatchObject({ runId, from: 'ACTIVE', to: 'STALLED', reason: 'stale' });
+    expect((await ok(t, coderKey.token, 'runs.resumeWork', { runId })).status).toBe('ACTIVE');
+    await t.pools.owner.query('update app_public.workspaces set agent_run_stale_minutes = 5 where id = $1', [ws.id]);
+    expect((await sweep(6)).map((f) => f.subjectId)).toContain(runId);
+  });
+});
+
+describe('every event of this namespace family reaches events.recent, SSE and webhooks', () => {
+  it('AGENT_STATUS_CHANGED, RUNTIME_REGISTERED, RUNTIME_UPDATED, AGENT_RUN_STATUS_CHANGED, AGENT_RUN_KICKED', async () => {
+    const hooks = await startReceiver();
+    try {
+      await admin(t, 'create-webhook', { workspace: ws.key, url: `${hooks.url}/all`, json: true });
+      const sse = await openSse(await t.listen(), ws.token);
+      await sse.waitForComment((c) => c === 'connected');
+      await ok(t, coderKey.token, 'agents.heartbeat', { status: 'BUSY' });
+      const rt = await ok(t, ws.token, 'runtimes.register', { name: 'ev', kind: 'CLOUD', providersAvailable: [] });
+      await ok(t, ws.token, 'runtimes.configure', { runtimeId: rt.id, config: { workspaceRoot: '/w' } });
+      const { runId } = await assigned('Events');
+      await ok(t, coderKey.token, 'runs.setWaiting', { runId });
+      await ok(t, coderKey.token, 'runs.resumeWork', { runId });
+      await quiet(runId, 10);
+      await ok(t, ws.token, 'runs.kick', { runId });
+      const kinds = ['AGENT_STATUS_CHANGED', 'RUNTIME_REGISTERED', 'RUNTIME_UPDATED', 'AGENT_RUN_STATUS_CHANGED', 'AGENT_RUN_KICKED'];
+      const recent = (await ok(t, ws.token, 'events.recent', { kinds, limit: 20 })).items as Array<{ id: string; kind: string }>;
+      expect(new Set(recent.map((e) => e.kind))).toEqual(new Set(kinds));
+      for (const e of recent.slice(0, 6)) {
+        await sse.waitFor((m) => m.id === e.id);
+        await hooks.waitFor((rs) => rs.some((r) => JSON.parse(r.body).id === e.id));
+      }
+      sse.close();
+    } finally {
+      await hooks.close();
+    }
+  });
+});
