@@ -9,6 +9,7 @@ create or replace function app_tools.events_recent(args jsonb)
  stable
 as $$
 declare
+  v_ws uuid := app_hidden.current_workspace_id();
   v_limit int := coalesce((args->>'limit')::int, 50);
   v_subject_id uuid := app_hidden.parse_uuid(args->>'subjectId', 'subjectId');
   v_kinds text[] := (select array_agg(k) from jsonb_array_elements_text(args->'kinds') k);
@@ -26,7 +27,7 @@ begin
   return app_hidden.page_json(array(
     select (app_hidden.event_shape(t.e, a, u, true), (t.e).seq::text, null)::app_hidden.page_row
     from (select e from app_public.activity_events e
-          where e.workspace_id = app_hidden.current_workspace_id()
+          where e.workspace_id = v_ws
             and (args->>'subjectType' is null or e.subject_type = args->>'subjectType')
             and (v_subject_id is null or e.subject_id = v_subject_id)
             and (v_kinds is null or e.kind = any(v_kinds))
