@@ -1594,7 +1594,8 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.check_cycle_dates(uuid,date,date) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.check_project_initiative_reachable(app_public.projects) returns void; plpgsql stable; execute: svc_visitor; projects/projects.sql
 -- app_hidden.comment_for_write(text) returns app_public.comments; plpgsql volatile; execute: svc_visitor; comments/comments.sql
--- app_hidden.comment_json(app_public.comments) returns jsonb; sql stable; execute: svc_visitor; comments/comments.sql
+-- app_hidden.comment_json(app_public.comments) returns jsonb; plpgsql stable; execute: svc_visitor; comments/comments.sql
+-- app_hidden.comment_shape(app_public.comments,app_public.users,app_public.agents) returns jsonb; sql stable; execute: svc_visitor; comments/comments.sql
 -- app_hidden.crew_agent(text,text) returns app_public.agents; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
 -- app_hidden.crew_agent_for_role(uuid,text,integer) returns uuid; sql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.crew_json(app_public.agent_crews) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
@@ -1607,13 +1608,14 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.current_user_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.current_workspace_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.cursor_decode(text,text,text) returns text; plpgsql immutable; execute: svc_visitor; core/paging.sql
--- app_hidden.cursor_encode(text) returns text; sql immutable; execute: svc_visitor; core/paging.sql
+-- app_hidden.cursor_encode(text) returns text; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.cycle_json(app_public.cycles,boolean) returns jsonb; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.dispatch_rules_check_refs(uuid,uuid,uuid,text) returns void; plpgsql stable; execute: svc_visitor; dispatch/rules.sql
 -- app_hidden.dispatch_to_agent(uuid,uuid) returns uuid; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.each_item(jsonb,regprocedure) returns jsonb; plpgsql volatile; execute: svc_visitor; core/bulk.sql
 -- app_hidden.event_json(app_public.activity_events,boolean) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
 -- app_hidden.event_kinds() returns text[]; sql immutable; execute: svc_visitor; events/record.sql
+-- app_hidden.event_shape(app_public.activity_events,app_public.agents,app_public.users,boolean) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
 -- app_hidden.find_action_request(text,text,boolean) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.find_agent(text,text,text) returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql
 -- app_hidden.find_crew(text,text) returns app_public.agent_crews; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
@@ -1646,9 +1648,11 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.insert_cycle(app_public.workspaces,text,date,date,text) returns app_public.cycles; plpgsql volatile; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.is_workspace_admin() returns boolean; sql stable security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.issue_after_write(uuid) returns app_public.issues; plpgsql stable; execute: svc_visitor; issues/write.sql
+-- app_hidden.issue_extra_json(app_public.issues,jsonb) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_for_write(text,text) returns app_public.issues; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.issue_has_ancestor(uuid,uuid) returns boolean; sql stable security definer; execute: svc_visitor; issues/write.sql
--- app_hidden.issue_json(app_public.issues,boolean) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.issue_json(app_public.issues,boolean) returns jsonb; plpgsql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.issue_json_after_write(uuid) returns jsonb; plpgsql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_lean_json(app_public.issues,app_public.statuses,app_public.projects,app_public.agents,jsonb) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_passes_narrowing(uuid,uuid) returns boolean; sql stable security definer; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.issue_ref_json(app_public.issues) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
@@ -1752,7 +1756,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.user_ref_json(uuid) returns jsonb; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.user_today(text) returns date; plpgsql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.utc_today() returns date; sql stable; execute: svc_visitor; core/util.sql
--- app_hidden.uuid_array(jsonb,text) returns uuid[]; sql immutable; execute: svc_visitor; core/util.sql
+-- app_hidden.uuid_array(jsonb,text) returns uuid[]; plpgsql immutable; execute: svc_visitor; core/util.sql
 -- app_hidden.visible_parent_id(uuid) returns uuid; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.watcher_json(app_public.issue_watchers) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.webhook_create(text,text[],text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql

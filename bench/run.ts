@@ -1,49 +1,96 @@
 /**
- * npm run bench [-- --json] [--duration 10] [--connections 16]
+ * npm run bench [-- --json] [--duration S] [--connections N] [--keep]
  *
- * Starts `svc start` on a fresh embedded database (in .svc-bench/), seeds a workspace, then for
- * issues.create, issues.get and issues.list measures:
- *   - the REST alias under load (autocannon, N concurrent connections), and
- *   - the same SQL statement the API runs, straight through `pg` with the same concurrency
- *     (the database's own ceiling),
- * and prints req/s, p50, p99 and the ratio API / SQL. Finally issues.list p99 at 1,000 issues versus
- * 100,000 issues in the same workspace, with 50 other workspaces holding data.
+ * Starts `svc start` on a fresh embedded database (in .svc-bench/) and, in the same run and on the same
+ * cluster, a LEAN REFERENCE of the same work written by hand (bench/reference.sql, database
+ * svc_bench_reference). For issues.create, issues.get, issues.list, issues.update, comments.create and
+ * events.recent, with the work spread over BENCH_WORKSPACES workspaces, it measures:
+ *   - reference tx/s: the reference statement through pgbench (prepared);
+ *   - service SQL tx/s: the exact statement the service sends for the tool (src/db/as-caller.ts, with each
+ *     workspace's caller identity and the zod-validated arguments) as svc_visitor, through pgbench (prepared);
+ *   - REST req/s: the alias POST /api/mcp/<tool> under load (autocannon, one key per workspace);
+ * each with p50/p99, and the ratios sqlToReference and restToSql. Then issues.create in ONE busy workspace
+ * (all clients on one counter), and issues.list p99 at 1,000 vs BENCH_SCALE_ISSUES issues (with
+ * BENCH_OTHER_WORKSPACES other workspaces holding data).
+ *
+ * Knobs (env): BENCH_DURATION (s per run, 4), BENCH_ROUNDS (interleaved runs per method, 2),
+ * BENCH_CONNECTIONS (8), BENCH_WORKSPACES (20),
+ * BENCH_ISSUES (seeded per workspace, 1000), BENCH_TOOLS (comma list, default all), BENCH_SYNCHRONOUS_COMMIT
+ * (on; off shows the CPU cost of writes without the WAL flush), BENCH_SCALE=0 skips
+ * the growth measurement, BENCH_SCALE_ISSUES (100000), BENCH_OTHER_WORKSPACES (50), BENCH_OTHER_ISSUES (2000),
+ * PGBENCH (/usr/bin/pgbench; Debian: apt-get install postgresql-client), BENCH_DATABASE_URL (a superuser URL:
+ * run on that server instead of a fresh embedded one), BENCH_MIGRATIONS=committed (measure the committed
+ * migrations only; default: also migrations/current/, the work in progress).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import type { Caller } from '../src/auth/keys.ts';
+import { KeyAuthenticator, type Caller } from '../src/auth/keys.ts';
 import { ADMIN_COMMANDS } from '../src/cli/admin.ts';
-import { queryAsCaller } from '../src/db/as-caller.ts';
+import { openEmbeddedCluster } from '../src/db/embedded.ts';
+import { applyMigrations } from '../src/db/migrate.ts';
+import { callerStatement, callerValues } from '../src/db/as-caller.ts';
 import { findTool } from '../src/tools/catalog.ts';
+import { toolCall } from '../src/tools/invoke.ts';
+import { merge, percentile, pgbench, pgbenchVersion, type Leaf, type Measured, type PgbenchCase, type Target } from './pgbench.ts';
 
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const { values: opts } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
-    duration: { type: 'string', default: '8' },
-    connections: { type: 'string', default: '16' },
+    duration: { type: 'string' },
+    connections: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
 });
-const DURATION = Number(opts.duration);
-const CONNECTIONS = Number(opts.connections);
+const DURATION = Number(opts.duration ?? env('BENCH_DURATION', 4));
+/** Each measurement runs ROUNDS times per method, interleaved; figures are over all rounds. */
+const ROUNDS = env('BENCH_ROUNDS', 2);
+const CONNECTIONS = Number(opts.connections ?? env('BENCH_CONNECTIONS', 8));
+const WORKSPACES = env('BENCH_WORKSPACES', 20);
+const ISSUES = env('BENCH_ISSUES', 1000);
+/** Issues per workspace the pgbench leaves address (each client updates its own: at least CONNECTIONS). */
+const PICKS = Math.max(8, CONNECTIONS);
+const SCALE = process.env.BENCH_SCALE !== '0';
+/** 'on' (durable, as the service runs) or 'off': writes then measure CPU work rather than WAL flushes. */
+const SYNC_COMMIT = process.env.BENCH_SYNCHRONOUS_COMMIT ?? 'on';
+const SCALE_ISSUES = env('BENCH_SCALE_ISSUES', 100_000);
+const OTHER_WORKSPACES = env('BENCH_OTHER_WORKSPACES', 50);
+const OTHER_ISSUES = env('BENCH_OTHER_ISSUES', 2000);
+const TOOLS = ['issues.create', 'issues.get', 'issues.list', 'issues.update', 'comments.create', 'events.recent'];
+const SELECTED = process.env.BENCH_TOOLS ? process.env.BENCH_TOOLS.split(',').map((s) => s.trim()) : TOOLS;
 const dataDir = path.resolve('.svc-bench');
+const SERVICE_DB = 'svc_bench';
+const REFERENCE_DB = 'svc_bench_reference';
+const here = path.dirname(fileURLToPath(import.meta.url));
 
-interface Figure { name: string; reqPerSec: number; p50Ms: number; p99Ms: number; ratioToSql?: number }
-const figures: Figure[] = [];
 const log = (msg: string) => { if (!opts.json) process.stdout.write(`${msg}\n`); };
-function report(f: Figure) {
-  figures.push(f);
-  if (opts.json) process.stdout.write(`${JSON.stringify(f)}\n`);
-  else log(`${f.name.padEnd(34)} ${f.reqPerSec.toFixed(0).padStart(7)} req/s   p50 ${f.p50Ms.toFixed(2).padStart(7)} ms   p99 ${f.p99Ms.toFixed(2).padStart(7)} ms${f.ratioToSql !== undefined ? `   API/SQL ${(f.ratioToSql * 100).toFixed(0)}%` : ''}`);
-}
+const emit = (obj: Record<string, unknown>) => { if (opts.json) process.stdout.write(`${JSON.stringify(obj)}\n`); };
+const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
 
-async function startServer(): Promise<{ child: ChildProcess; url: string }> {
+// The lean reference's statements: the service's shape (one statement, identity set transaction-locally
+// in a FROM subquery, one jsonb argument, text out), the work written by hand (bench/reference.sql).
+const asReferenceCaller = (call: string) => `select ${call} as r from (select set_config('ref.workspace_id', $1, true)) as identity`;
+const REFERENCE: Record<string, string> = {
+  'issues.create': asReferenceCaller('ref.issues_create($2::jsonb)::text'),
+  'issues.get': asReferenceCaller(`(select row_to_json(i)::text from ref.issues i where i.id = ($2::jsonb->>'id')::uuid)`),
+  'issues.list': asReferenceCaller(`(select json_build_object('items', coalesce(json_agg(row_to_json(i) order by i.number desc), '[]'),
+      'nextCursor', min(i.number))::text
+    from (select * from ref.issues i where i.workspace_id = $1::uuid and i.deleted_at is null order by i.number desc limit ($2::jsonb->>'limit')::int) i)`),
+  'issues.update': asReferenceCaller('ref.issues_update($2::jsonb)::text'),
+  'comments.create': asReferenceCaller('ref.comments_create($2::jsonb)::text'),
+  'events.recent': asReferenceCaller(`(select json_build_object('items', coalesce(json_agg(row_to_json(e) order by e.seq desc), '[]'))::text
+    from (select * from ref.activity_events e where e.workspace_id = $1::uuid order by e.seq desc limit ($2::jsonb->>'limit')::int) e)`),
+};
+
+async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn('node', ['bin/svc.js', 'start'], {
-    env: { ...process.env, DATABASE_URL: '', SVC_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', SVC_RATE_LIMIT_RPC_PER_MIN: '0', SVC_RATE_LIMIT_REST_PER_MIN: '0' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, SVC_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', SVC_RATE_LIMIT_RPC_PER_MIN: '0', SVC_RATE_LIMIT_REST_PER_MIN: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -60,117 +107,355 @@ async function startServer(): Promise<{ child: ChildProcess; url: string }> {
   return { child, url };
 }
 
-function percentile(sorted: number[], p: number) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
+interface Workspace { id: string; key: string; token: string; caller: Caller; picks: string[] }
 
-/** The statement the API runs for a tool (src/tools/invoke.ts), with the same concurrency, straight through pg. */
-async function directSql(pool: pg.Pool, caller: Caller, tool: string, makeArgs: () => unknown): Promise<Figure> {
-  const t = findTool(tool)!;
+async function rest(url: string, tool: string, makeRequest: () => { token: string; args: unknown }): Promise<Measured> {
   const latencies: number[] = [];
-  const deadline = Date.now() + DURATION * 1000;
-  const started = Date.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (Date.now() < deadline) {
-      const t0 = performance.now();
-      await queryAsCaller(pool, caller, `bench:${tool}`, `${t.sqlFunction}($9::jsonb)`, [JSON.stringify(makeArgs())]);
-      latencies.push(performance.now() - t0);
-    }
-  }));
-  const seconds = (Date.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { name: `${tool} (direct SQL)`, reqPerSec: latencies.length / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99) };
-}
-
-async function api(url: string, token: string, tool: string, makeArgs: () => unknown): Promise<Figure> {
   const result = await autocannon({
     url: `${url}/api/mcp/${tool}`,
     connections: CONNECTIONS,
     duration: DURATION,
     requests: [{
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      setupRequest: (req) => ({ ...req, body: JSON.stringify(makeArgs()) }),
+      setupRequest: (req) => {
+        const { token, args } = makeRequest();
+        return { ...req, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(args) };
+      },
     }],
-  });
+  }).on('response', (_client, _status, _bytes, ms) => { latencies.push(ms); });
   if (result.non2xx || result.errors) throw new Error(`${tool}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { name: `${tool} (REST)`, reqPerSec: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
+  latencies.sort((a, b) => a - b);
+  return {
+    txPerSec: result.requests.total / result.duration, transactions: result.requests.total, latenciesMs: latencies,
+    p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99),
+  };
 }
 
-async function main() {
-  if (!opts.keep) await fs.rm(dataDir, { recursive: true, force: true });
-  log(`starting svc on an embedded database in ${dataDir} …`);
-  const server = await startServer();
-  const settings = JSON.parse(await fs.readFile(path.join(dataDir, 'embedded.json'), 'utf8'));
-  const ownerUrl = `postgres://postgres:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/svc`;
-  const owner = new pg.Pool({ connectionString: ownerUrl, max: 4 });
-  const visitor = new pg.Pool({ connectionString: ownerUrl, max: CONNECTIONS, options: '-c role=svc_visitor' });
-  try {
-    const client = await owner.connect();
-    const created = (await ADMIN_COMMANDS['create-workspace']!(client, { name: 'Bench', key: 'BENCH', 'owner-email': 'bench@example.com' })).json as {
-      workspace: { id: string }; owner: { id: string }; apiKey: { id: string; rawKey: string };
-    };
-    client.release();
-    const token = created.apiKey.rawKey;
-    const caller: Caller = {
-      keyId: created.apiKey.id, workspaceId: created.workspace.id, userId: created.owner.id, agentId: null, kind: 'PERSONAL',
-      scopes: ['FULL'], projectIds: [], labelIds: [], initiativeIds: [], expiresAt: null,
-    };
-    const ws = created.workspace.id;
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
 
+async function main() {
+  const pgbenchAt = await pgbenchVersion();
+  if (!pgbenchAt) throw new Error('pgbench not found (set PGBENCH, or on Debian: apt-get install postgresql-client)');
+  // The cluster: BENCH_DATABASE_URL (a superuser on a server of your choice, e.g. another PostgreSQL
+  // version), else a fresh embedded one in .svc-bench/. The service's database gets the migrations of
+  // the working tree (committed and migrations/current/, BENCH_MIGRATIONS=committed for committed only)
+  // before `svc start` runs on it.
+  let stopCluster = async () => {};
+  let adminUrl = process.env.BENCH_DATABASE_URL;
+  if (!adminUrl) {
+    if (!opts.keep) await fs.rm(dataDir, { recursive: true, force: true });
+    const cluster = await openEmbeddedCluster(dataDir);
+    adminUrl = cluster.url('postgres');
+    stopCluster = () => cluster.stop();
+  }
+  const adminAt = new URL(adminUrl);
+  const clusterUrl = (db: string) => { const u = new URL(adminUrl!); u.pathname = `/${db}`; return u.toString(); };
+  const settings = { host: adminAt.hostname, port: Number(adminAt.port || 5432), user: decodeURIComponent(adminAt.username), password: decodeURIComponent(adminAt.password) };
+  {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    await c.query(`drop database if exists ${SERVICE_DB} with (force)`);
+    await c.query(`create database ${SERVICE_DB}`);
+    await c.end();
+  }
+  await applyMigrations(clusterUrl(SERVICE_DB), { includeCurrent: process.env.BENCH_MIGRATIONS !== 'committed' });
+  log(`starting svc on ${process.env.BENCH_DATABASE_URL ? 'BENCH_DATABASE_URL' : `an embedded database in ${dataDir}`} …`);
+  const server = await startServer(clusterUrl(SERVICE_DB));
+  const stopServer = () => { server.child.kill('SIGTERM'); };
+  process.once('SIGINT', stopServer);
+  process.once('SIGTERM', stopServer);
+  const owner = new pg.Pool({ connectionString: clusterUrl(SERVICE_DB), max: 4 });
+  const visitor = new pg.Pool({ connectionString: clusterUrl(SERVICE_DB), max: 2, options: '-c role=svc_visitor' });
+  const keys = new KeyAuthenticator(visitor, owner);
+  const target = (database: string, role: string): Target =>
+    ({ ...settings, database, role });
+  const svcTarget = target(SERVICE_DB, 'svc_visitor');
+  const refTarget = target(REFERENCE_DB, 'svc_bench_ref_visitor');
+  let reference: pg.Pool | undefined;
+  let refListener: pg.Client | undefined;
+
+  try {
+    // The reference database, on the same cluster.
+    const admin = new pg.Client({ connectionString: clusterUrl('postgres') });
+    await admin.connect();
+    await admin.query(`drop database if exists ${REFERENCE_DB} with (force)`);
+    await admin.query(`create database ${REFERENCE_DB}`);
+    await admin.end();
+    reference = new pg.Pool({ connectionString: clusterUrl(REFERENCE_DB), max: 4 });
+    await reference.query(await fs.readFile(path.join(here, 'reference.sql'), 'utf8'));
+    // The service's SSE hub LISTENs to its events; the reference's NOTIFYs get a listener too.
+    refListener = new pg.Client({ connectionString: clusterUrl(REFERENCE_DB) });
+    await refListener.connect();
+    let refNotifications = 0;
+    refListener.on('notification', () => { refNotifications++; });
+    await refListener.query('listen svc_bench_ref_events');
+
+    if (SYNC_COMMIT !== 'on') {
+      // Everything on the cluster (the server's pool included: a reload reaches running sessions).
+      await owner.query(`alter system set synchronous_commit = '${SYNC_COMMIT}'`);
+      await owner.query('select pg_reload_conf()');
+    }
+    const pgVersion = (await owner.query('show server_version')).rows[0].server_version as string;
+    const environment = {
+      name: 'environment', postgres: pgVersion, pgbench: pgbenchAt, node: process.version, cpus: os.cpus().length,
+      loadavg: os.loadavg().map((x) => round(x)), connections: CONNECTIONS, durationSeconds: DURATION, rounds: ROUNDS,
+      workspaces: WORKSPACES, issuesPerWorkspace: ISSUES, synchronousCommit: SYNC_COMMIT,
+    };
+    emit(environment);
+    log(`PostgreSQL ${pgVersion}, ${pgbenchAt}, Node ${process.version}, ${os.cpus().length} CPUs, load ${environment.loadavg.join(' ')}, synchronous_commit ${SYNC_COMMIT}`);
+
+    /** A service workspace with its key and caller, and the same workspace (id, key) in the reference. */
+    const createWorkspace = async (key: string, issues: number): Promise<Workspace> => {
+      const client = await owner.connect();
+      const created = (await ADMIN_COMMANDS['create-workspace']!(client, { name: `Bench ${key}`, key, 'owner-email': `${key.toLowerCase()}@example.com` })).json as {
+        workspace: { id: string }; apiKey: { rawKey: string };
+      };
+      client.release();
+      const id = created.workspace.id;
+      if (issues > 0) await seedIssues(id, issues);
+      // The reference holds the same issues (same ids, numbers, keys and titles).
+      const { rows } = await owner.query(
+        'select id, number, key, title, priority from app_public.issues where workspace_id = $1 order by number', [id]);
+      await reference!.query('insert into ref.workspaces (id, key) values ($1, $2)', [id, key]);
+      await reference!.query('insert into ref.workspace_counters (workspace_id, last_issue_number) values ($1, $2)', [id, rows.length]);
+      if (rows.length) {
+        await reference!.query(
+          `insert into ref.issues (id, workspace_id, number, key, title, priority)
+           select id, $1, number, key, title, priority
+           from unnest($2::uuid[], $3::int[], $4::text[], $5::text[], $6::text[]) as t(id, number, key, title, priority)`,
+          [id, rows.map((r) => r.id), rows.map((r) => r.number), rows.map((r) => r.key), rows.map((r) => r.title), rows.map((r) => r.priority)]);
+      }
+      const shuffled = rows.map((r) => r.id as string).sort(() => Math.random() - 0.5);
+      const token = created.apiKey.rawKey;
+      return { id, key, token, caller: await keys.authenticate(`Bearer ${token}`), picks: shuffled.slice(0, PICKS) };
+    };
     const seedIssues = async (workspaceId: string, n: number) => {
       await owner.query(
         `insert into app_public.issues (workspace_id, title, status_id, priority)
          select $1, 'Seeded issue ' || g, (select id from app_public.statuses where workspace_id = $1 and is_default),
                 (array['NONE','LOW','MEDIUM','HIGH','URGENT'])[1 + g % 5]
          from generate_series(1, $2) g`, [workspaceId, n]);
+    };
+
+    /**
+     * Many issues fast, for the growth measurement (only issues.list reads them): triggers off
+     * (session_replication_role = replica), numbers and keys written here, the counter moved past them.
+     * No events are written for these.
+     */
+    const bulkIssues = async (workspaceId: string, n: number) => {
+      const client = await owner.connect();
+      try {
+        await client.query('begin');
+        await client.query('set local session_replication_role = replica');
+        await client.query(
+          `with counter as (select coalesce((select last_issue_number from app_private.workspace_counters where workspace_id = $1), 0) as last),
+                ws as (select key from app_public.workspaces where id = $1)
+           insert into app_public.issues (workspace_id, number, key, title, status_id, priority)
+           select $1, counter.last + g, ws.key || '-' || (counter.last + g), 'Seeded issue ' || g,
+                  (select id from app_public.statuses where workspace_id = $1 and is_default),
+                  (array['NONE','LOW','MEDIUM','HIGH','URGENT'])[1 + g % 5]
+           from counter, ws, generate_series(1, $2) g`, [workspaceId, n]);
+        await client.query(
+          `insert into app_private.workspace_counters (workspace_id, last_issue_number)
+           values ($1, (select max(number) from app_public.issues where workspace_id = $1))
+           on conflict (workspace_id) do update set last_issue_number = excluded.last_issue_number`, [workspaceId]);
+        await client.query('commit');
+      } finally {
+        client.release();
+      }
+    };
+
+    const t0 = Date.now();
+    const workspaces: Workspace[] = [];
+    for (let w = 1; w <= WORKSPACES; w++) workspaces.push(await createWorkspace(`WS${w}`, ISSUES));
+    const busy = await createWorkspace('BUSY', 0);
+    await owner.query('analyze');
+    await reference.query('analyze');
+    log(`seeded ${WORKSPACES} workspaces × ${ISSUES} issues (service and reference) in ${((Date.now() - t0) / 1000).toFixed(1)} s; ` +
+        `${CONNECTIONS} clients, ${ROUNDS} interleaved runs of ${DURATION} s per method\n`);
+
+    /** Arguments as the service passes them to SQL: the zod-validated input (defaults applied). */
+    const validated = (tool: string, args: unknown) => JSON.stringify(findTool(tool)!.input.parse(args));
+    const createArgs = { title: 'Benchmark issue', priority: 'HIGH', description: 'created under load' };
+    let restCounter = 0;
+
+    type Leaves = Array<{ ws: Workspace; args: unknown }>;
+    interface Work {
+      /** One argument set per leaf, with the workspace it runs in (per round, when a function). */
+      leaves: Leaves | ((round: number) => Leaves);
+      chooser?: string[];
+      init?: Record<string, string>;
+      /** REST: a random workspace's token and arguments. */
+      restRequest(): { token: string; args: unknown };
+    }
+    const randomWs = () => pick(workspaces);
+    const perWorkspace = (args: unknown) => workspaces.map((ws) => ({ ws, args }));
+    const perIssue = (make: (id: string, k: number) => unknown) =>
+      workspaces.flatMap((ws) => ws.picks.map((id, k) => ({ ws, args: make(id, k) })));
+    const randomIssue = (ws: Workspace) => ws.picks.length ? pick(ws.picks) : '';
+    const work: Record<string, Work> = {
+      'issues.create': {
+        leaves: perWorkspace(createArgs),
+        restRequest: () => ({ token: randomWs().token, args: createArgs }),
+      },
+      'issues.get': {
+        leaves: perIssue((id) => ({ id })),
+        restRequest: () => { const ws = randomWs(); return { token: ws.token, args: { id: randomIssue(ws) } }; },
+      },
+      'issues.list': {
+        leaves: perWorkspace({}),
+        restRequest: () => ({ token: randomWs().token, args: {} }),
+      },
+      'issues.update': {
+        // Every update really changes the title (a no-op update writes nothing): each client edits its own
+        // issue in each workspace, visiting the workspaces round robin and alternating two titles (new ones
+        // in every round).
+        leaves: (round) => workspaces.flatMap((ws) => ws.picks.flatMap((id, k) => [0, 1].map((variant) => ({
+          ws, args: { id, title: `Edited ${variant ? 'B' : 'A'} ${k} in round ${round}` },
+        })))),
+        init: { n: '0' },
+        chooser: [
+          '\\set n :n + 1',
+          `\\set w :n % ${WORKSPACES}`,
+          `\\set v ((:w * ${PICKS}) + (:client_id % ${PICKS})) * 2 + (:n / ${WORKSPACES}) % 2`,
+        ],
+        restRequest: () => { const ws = randomWs(); return { token: ws.token, args: { id: randomIssue(ws), title: `Edited ${restCounter++}` } }; },
+      },
+      'comments.create': {
+        leaves: perIssue((issueId) => ({ issueId, body: 'Benchmark comment' })),
+        restRequest: () => { const ws = randomWs(); return { token: ws.token, args: { issueId: randomIssue(ws), body: 'Benchmark comment' } }; },
+      },
+      'events.recent': {
+        leaves: perWorkspace({}),
+        restRequest: () => ({ token: randomWs().token, args: {} }),
+      },
+    };
+
+    const leavesOf = (w: Pick<Work, 'leaves'>, round: number) => typeof w.leaves === 'function' ? w.leaves(round) : w.leaves;
+    const serviceCase = (tool: string, w: Pick<Work, 'leaves' | 'chooser' | 'init'>, round = 0): PgbenchCase => ({
+      text: callerStatement(toolCall(findTool(tool)!)),
+      leaves: leavesOf(w, round).map(({ ws, args }): Leaf => callerValues(ws.caller, [validated(tool, args)])),
+      chooser: w.chooser,
+      init: w.init,
+    });
+    const referenceCase = (tool: string, w: Pick<Work, 'leaves' | 'chooser' | 'init'>, round = 0): PgbenchCase => ({
+      text: REFERENCE[tool]!,
+      leaves: leavesOf(w, round).map(({ ws, args }): Leaf => [ws.id, validated(tool, args)]),
+      chooser: w.chooser,
+      init: w.init,
+    });
+    /** Runs a case's first leaf once through node-pg: the statement works and returns something. */
+    const check = async (pool: pg.Pool, role: string, c: PgbenchCase, what: string) => {
+      const client = await pool.connect();
+      try {
+        await client.query(`set role ${role}`);
+        const { rows } = await client.query(c.text, c.leaves[0]);
+        if (rows[0]?.r == null) throw new Error(`${what}: the statement returned nothing (RLS?)`);
+      } finally {
+        await client.query('reset role').catch(() => {});
+        client.release();
+      }
+    };
+
+    const header = `${'tool'.padEnd(30)} ${'reference tx/s'.padStart(14)} ${'SQL tx/s'.padStart(9)} ${'REST req/s'.padStart(10)}  ` +
+      `${'SQL/ref'.padStart(7)} ${'REST/SQL'.padStart(8)}   p50/p99 ms: reference | SQL | REST   (load)`;
+    const measure = async (name: string, tool: string, w: Work) => {
+      await check(reference!, 'svc_bench_ref_visitor', referenceCase(tool, w, -1), `${name} reference`);
+      await check(owner, 'svc_visitor', serviceCase(tool, w, -1), `${name} service SQL`);
+      // Interleaved rounds (reference, SQL, REST, then REST, SQL, reference, …): a burst of other work on the
+      // machine, or data growing under the writes, weighs on all three alike. A checkpoint before each run:
+      // every run starts with the same full-page-write state of the WAL.
+      const runs: Record<'ref' | 'sql' | 'rest', Measured[]> = { ref: [], sql: [], rest: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        const once = {
+          ref: () => pgbench(refTarget, referenceCase(tool, w, round), { clients: CONNECTIONS, seconds: DURATION }),
+          sql: () => pgbench(svcTarget, serviceCase(tool, w, round), { clients: CONNECTIONS, seconds: DURATION }),
+          rest: () => rest(server.url, tool, w.restRequest),
+        };
+        const order = (['ref', 'sql', 'rest'] as const).slice();
+        if (round % 2) order.reverse();
+        for (const which of order) {
+          await owner.query('checkpoint');
+          runs[which].push(await once[which]());
+        }
+      }
+      const [ref, sql, api] = [merge(runs.ref), merge(runs.sql), merge(runs.rest)];
+      const load = round(os.loadavg()[0]!);
+      emit({
+        name,
+        referenceTxPerSec: round(ref.txPerSec, 0), referenceP50Ms: round(ref.p50Ms), referenceP99Ms: round(ref.p99Ms),
+        sqlTxPerSec: round(sql.txPerSec, 0), sqlP50Ms: round(sql.p50Ms), sqlP99Ms: round(sql.p99Ms),
+        restReqPerSec: round(api.txPerSec, 0), restP50Ms: round(api.p50Ms), restP99Ms: round(api.p99Ms),
+        sqlToReference: round(sql.txPerSec / ref.txPerSec), restToSql: round(api.txPerSec / sql.txPerSec), loadavg1m: load,
+      });
+      const ms = (m: Measured) => `${m.p50Ms.toFixed(2)}/${m.p99Ms.toFixed(2)}`;
+      log(`${name.padEnd(30)} ${ref.txPerSec.toFixed(0).padStart(14)} ${sql.txPerSec.toFixed(0).padStart(9)} ${api.txPerSec.toFixed(0).padStart(10)}  ` +
+          `${(sql.txPerSec / ref.txPerSec).toFixed(2).padStart(6)}× ${(api.txPerSec / sql.txPerSec).toFixed(2).padStart(7)}×   ` +
+          `${ms(ref)} | ${ms(sql)} | ${ms(api)}   (${load})`);
+    };
+
+    log(header);
+    // Reads first, so the writes' growth does not change what the reads see.
+    for (const tool of ['issues.get', 'issues.list', 'events.recent', 'issues.update', 'comments.create', 'issues.create']) {
+      if (SELECTED.includes(tool)) await measure(tool, tool, work[tool]!);
+    }
+    if (SELECTED.includes('issues.create')) {
+      // One busy workspace: every client creates in the same workspace (one counter row).
+      await measure('issues.create (busy workspace)', 'issues.create', {
+        leaves: [{ ws: busy, args: createArgs }],
+        restRequest: () => ({ token: busy.token, args: createArgs }),
+      });
+    }
+    log(`(reference NOTIFYs received by its listener: ${refNotifications})`);
+
+    if (SCALE) {
+      // issues.list at scale: a fresh workspace with 1,000 issues, then SCALE_ISSUES, with other workspaces holding data.
+      log(`\nissues.list latency as the workspace grows (${OTHER_WORKSPACES} other workspaces × ${OTHER_ISSUES} issues)`);
+      const t1 = Date.now();
+      for (let i = 0; i < OTHER_WORKSPACES; i++) {
+        const client = await owner.connect();
+        const other = (await ADMIN_COMMANDS['create-workspace']!(client, { name: `Other ${i}`, key: `OTHER${i}`, 'owner-email': `o${i}@example.com` })).json as { workspace: { id: string } };
+        client.release();
+        await bulkIssues(other.workspace.id, OTHER_ISSUES);
+      }
+      const scale = await createWorkspace('SCALE', 1000);
       await owner.query('analyze app_public.issues');
-    };
-    await seedIssues(ws, 1000);
-    const ids = (await owner.query('select id from app_public.issues where workspace_id = $1', [ws])).rows.map((r) => r.id as string);
-    const anyId = () => ids[Math.floor(Math.random() * ids.length)];
-    log(`seeded workspace BENCH with ${ids.length} issues; ${CONNECTIONS} connections, ${DURATION}s per run\n`);
-
-    const cases: Array<[string, () => unknown]> = [
-      ['issues.create', () => ({ title: 'Benchmark issue', priority: 'HIGH', description: 'created under load' })],
-      ['issues.get', () => ({ id: anyId() })],
-      ['issues.list', () => ({})],
-    ];
-    for (const [tool, makeArgs] of cases) {
-      const sql = await directSql(visitor, caller, tool, makeArgs);
-      report(sql);
-      const rest = await api(server.url, token, tool, makeArgs);
-      rest.ratioToSql = rest.reqPerSec / sql.reqPerSec;
-      report(rest);
+      const listCase = serviceCase('issues.list', { leaves: [{ ws: scale, args: {} }] });
+      const listRequest = () => ({ token: scale.token, args: {} });
+      const sqlSmall = await pgbench(svcTarget, listCase, { clients: CONNECTIONS, seconds: DURATION });
+      const small = await rest(server.url, 'issues.list', listRequest);
+      await bulkIssues(scale.id, SCALE_ISSUES - 1000);
+      await owner.query('analyze app_public.issues');
+      log(`  (seeded in ${((Date.now() - t1) / 1000).toFixed(1)} s)`);
+      const sqlLarge = await pgbench(svcTarget, listCase, { clients: CONNECTIONS, seconds: DURATION });
+      const large = await rest(server.url, 'issues.list', listRequest);
+      const filtered = await rest(server.url, 'issues.list', () => ({ token: scale.token, args: { priority: 'URGENT', status: 'TODO' } }));
+      const growth = {
+        name: 'issues.list p99 growth',
+        issuesSmall: 1000, issuesLarge: SCALE_ISSUES,
+        restP99SmallMs: round(small.p99Ms), restP99LargeMs: round(large.p99Ms), restRatio: round(large.p99Ms / small.p99Ms),
+        sqlP99SmallMs: round(sqlSmall.p99Ms), sqlP99LargeMs: round(sqlLarge.p99Ms), sqlRatio: round(sqlLarge.p99Ms / sqlSmall.p99Ms),
+        restReqPerSecSmall: round(small.txPerSec, 0), restReqPerSecLarge: round(large.txPerSec, 0),
+        restFilteredP99LargeMs: round(filtered.p99Ms), restFilteredReqPerSecLarge: round(filtered.txPerSec, 0),
+      };
+      emit(growth);
+      log(`  REST  @1k  ${small.txPerSec.toFixed(0).padStart(6)} req/s  p50 ${small.p50Ms.toFixed(2)} ms  p99 ${small.p99Ms.toFixed(2)} ms`);
+      log(`  REST  @${SCALE_ISSUES / 1000}k ${large.txPerSec.toFixed(0).padStart(6)} req/s  p50 ${large.p50Ms.toFixed(2)} ms  p99 ${large.p99Ms.toFixed(2)} ms`);
+      log(`  REST  @${SCALE_ISSUES / 1000}k filtered (priority URGENT, status TODO) ${filtered.txPerSec.toFixed(0)} req/s  p99 ${filtered.p99Ms.toFixed(2)} ms`);
+      log(`  SQL   @1k  ${sqlSmall.txPerSec.toFixed(0).padStart(6)} tx/s   p99 ${sqlSmall.p99Ms.toFixed(2)} ms;  @${SCALE_ISSUES / 1000}k ${sqlLarge.txPerSec.toFixed(0)} tx/s  p99 ${sqlLarge.p99Ms.toFixed(2)} ms`);
+      log(`  p99 at ${SCALE_ISSUES / 1000}k / at 1k: REST ${growth.restRatio.toFixed(2)}×, SQL ${growth.sqlRatio.toFixed(2)}× (target ≤ 1.5×)`);
     }
-
-    // issues.list at scale: a fresh workspace with 1,000 issues, then 100,000, with 50 other workspaces holding data.
-    log('\nissues.list latency as the workspace grows');
-    const scaleClient = await owner.connect();
-    const scale = (await ADMIN_COMMANDS['create-workspace']!(scaleClient, { name: 'Scale', key: 'SCALE', 'owner-email': 'scale@example.com' })).json as {
-      workspace: { id: string }; apiKey: { rawKey: string };
-    };
-    for (let i = 0; i < 50; i++) {
-      const other = (await ADMIN_COMMANDS['create-workspace']!(scaleClient, { name: `Other ${i}`, key: `OTHER${i}`, 'owner-email': `o${i}@example.com` })).json as { workspace: { id: string } };
-      await seedIssues(other.workspace.id, 2000);
-    }
-    scaleClient.release();
-    await seedIssues(scale.workspace.id, 1000);
-    const small = await api(server.url, scale.apiKey.rawKey, 'issues.list', () => ({}));
-    report({ ...small, name: 'issues.list @1k (REST)' });
-    await seedIssues(scale.workspace.id, 99_000);
-    const large = await api(server.url, scale.apiKey.rawKey, 'issues.list', () => ({}));
-    report({ ...large, name: 'issues.list @100k (REST)' });
-    const filtered = await api(server.url, scale.apiKey.rawKey, 'issues.list', () => ({ priority: 'URGENT', status: 'TODO' }));
-    report({ ...filtered, name: 'issues.list @100k filtered (REST)' });
-    const growth = large.p99Ms / small.p99Ms;
-    if (opts.json) process.stdout.write(`${JSON.stringify({ name: 'issues.list p99 growth 1k→100k', ratio: growth })}\n`);
-    else log(`issues.list p99 at 100k / at 1k: ${growth.toFixed(2)}× (target ≤ 1.5×)`);
   } finally {
+    await refListener?.end().catch(() => {});
+    await reference?.end();
+    await keys.close();
     await visitor.end();
     await owner.end();
-    server.child.kill('SIGTERM');
-    await new Promise((r) => server.child.on('exit', r));
+    if (server.child.exitCode === null) {
+      server.child.kill('SIGTERM');
+      await new Promise((r) => server.child.on('exit', r));
+    }
+    await stopCluster();
   }
 }
 

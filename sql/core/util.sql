@@ -62,11 +62,18 @@ grant execute on function app_hidden.utc_today() to svc_visitor;
 
 create or replace function app_hidden.uuid_array(p_value jsonb, p_field text)
  returns uuid[]
- language sql
+ language plpgsql
  immutable
 as $$
-  select coalesce(array_agg(app_hidden.parse_uuid(e, p_field)), '{}')
-  from jsonb_array_elements_text(coalesce(p_value, '[]')) e
+begin
+  -- plpgsql: a `language sql` function with a FROM clause is never inlined and was planned again in every
+  -- statement that called it (0.15 ms, for every issues.create).
+  if p_value is null then
+    return '{}';
+  end if;
+  return (select coalesce(array_agg(app_hidden.parse_uuid(e, p_field)), '{}')
+          from jsonb_array_elements_text(p_value) e);
+end
 $$;
 comment on function app_hidden.uuid_array(p_value jsonb, p_field text) is 'uuid[] from a JSON array of strings.';
 grant execute on function app_hidden.uuid_array(p_value jsonb, p_field text) to svc_visitor;

@@ -3,31 +3,78 @@
 
 create or replace function app_hidden.issue_json(i app_public.issues, p_full boolean default false)
  returns jsonb
- language sql
+ language plpgsql
  stable
 as $$
+begin
+  -- plpgsql, not sql: a `language sql` function with a FROM clause is never inlined, and PostgreSQL 17
+  -- plans its body again in every statement that calls it (the joins and the RLS policies of five tables:
+  -- ~1.5 ms of a 1.8 ms issues.get). plpgsql keeps the plan for the session.
   -- Joins rather than four scalar subqueries: measured 40 us per call instead of 250 us.
-  select app_hidden.issue_lean_json(i, s, p, a, li.ids)
-  || case when p_full then jsonb_build_object(
-    'description', i.description,
-    'labels', coalesce((select jsonb_agg(jsonb_build_object('id', l.id, 'name', l.name, 'color', l.color)
-                                         order by il.created_at, l.id)
-                        from app_public.issue_labels il join app_public.labels l on l.id = il.label_id
-                        where il.issue_id = i.id), '[]'),
-    'slaMinutes', i.sla_minutes, 'expectedOutput', i.expected_output,
-    'verificationChecklist', i.verification_checklist, 'artifactRequired', i.artifact_required,
-    'createdByUserId', i.created_by_user_id, 'createdByAgentId', i.created_by_agent_id,
-    'startedAt', i.started_at, 'completedAt', i.completed_at)
-  else '{}'::jsonb end
-  from (select 1) as one
+  -- The same joins read the issue and shape it in one query in issues.get and issue_json_after_write.
+  return (
+    select app_hidden.issue_lean_json(i, s, p, a, li.ids)
+           || case when p_full then app_hidden.issue_extra_json(i, lf.labels) else '{}'::jsonb end
+    from (select 1) as one
+    left join app_public.statuses s on s.id = i.status_id
+    left join app_public.projects p on p.id = i.project_id
+    left join app_public.agents a on a.id = i.assigned_agent_id
+    left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
+                       from app_public.issue_labels il where il.issue_id = i.id) li on true
+    left join lateral (select jsonb_agg(jsonb_build_object('id', l.id, 'name', l.name, 'color', l.color)
+                                        order by il.created_at, l.id) as labels
+                       from app_public.issue_labels il join app_public.labels l on l.id = il.label_id
+                       where p_full and il.issue_id = i.id) lf on true);
+end
+$$;
+comment on function app_hidden.issue_json(i app_public.issues, p_full boolean) is 'Issue shape: lean (status, project, assignee, labelIds) by default; p_full adds description, labels and the completion contract.';
+grant execute on function app_hidden.issue_json(i app_public.issues, p_full boolean) to svc_visitor;
+
+create or replace function app_hidden.issue_json_after_write(p_issue_id uuid)
+ returns jsonb
+ language plpgsql
+ stable
+as $$
+declare v_json jsonb;
+begin
+  -- issue_json(issue_after_write(id), true) in one query: re-read and shaped together.
+  select app_hidden.issue_lean_json(i, s, p, a, li.ids) || app_hidden.issue_extra_json(i, lf.labels)
+  into v_json
+  from app_public.issues i
   left join app_public.statuses s on s.id = i.status_id
   left join app_public.projects p on p.id = i.project_id
   left join app_public.agents a on a.id = i.assigned_agent_id
   left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
                      from app_public.issue_labels il where il.issue_id = i.id) li on true
+  left join lateral (select jsonb_agg(jsonb_build_object('id', l.id, 'name', l.name, 'color', l.color)
+                                      order by il.created_at, l.id) as labels
+                     from app_public.issue_labels il join app_public.labels l on l.id = il.label_id
+                     where il.issue_id = i.id) lf on true
+  where i.id = p_issue_id;
+  if v_json is null then
+    raise exception 'The issue would fall outside this key''s narrowing' using errcode = 'SV403', detail = 'narrowing';
+  end if;
+  return v_json;
+end
 $$;
-comment on function app_hidden.issue_json(i app_public.issues, p_full boolean) is 'Issue shape: lean (status, project, assignee, labelIds) by default; p_full adds description, labels and the completion contract.';
-grant execute on function app_hidden.issue_json(i app_public.issues, p_full boolean) to svc_visitor;
+comment on function app_hidden.issue_json_after_write(p_issue_id uuid) is 'The full issue shape re-read after a write, as issue_json(issue_after_write(id), true) in one query: a narrowed key must still see the issue (else 403 narrowing, and the call rolls back).';
+grant execute on function app_hidden.issue_json_after_write(p_issue_id uuid) to svc_visitor;
+
+create or replace function app_hidden.issue_extra_json(i app_public.issues, p_labels jsonb)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object(
+    'description', i.description,
+    'labels', coalesce(p_labels, '[]'),
+    'slaMinutes', i.sla_minutes, 'expectedOutput', i.expected_output,
+    'verificationChecklist', i.verification_checklist, 'artifactRequired', i.artifact_required,
+    'createdByUserId', i.created_by_user_id, 'createdByAgentId', i.created_by_agent_id,
+    'startedAt', i.started_at, 'completedAt', i.completed_at)
+$$;
+comment on function app_hidden.issue_extra_json(i app_public.issues, p_labels jsonb) is 'What the full issue shape adds to the lean one (description, labels {id, name, color}, the completion contract, creator, start and completion), from rows the caller already fetched; inlined.';
+grant execute on function app_hidden.issue_extra_json(i app_public.issues, p_labels jsonb) to svc_visitor;
 
 create or replace function app_hidden.visible_parent_id(p_parent_id uuid)
  returns uuid

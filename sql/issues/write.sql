@@ -102,9 +102,17 @@ create or replace function app_hidden.issue_for_write(p_ref text, p_field text d
 as $$
 declare v_issue app_public.issues;
 begin
-  v_issue := app_hidden.find_issue(p_ref, p_field);
   -- Lock the row: concurrent claims, assignments and edits of one issue serialize here.
-  select * into v_issue from app_public.issues where id = v_issue.id for update;
+  if p_ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+    -- By id: found and locked in one statement (find_issue's rule: live and visible, else 404).
+    select * into v_issue from app_public.issues where id = p_ref::uuid and deleted_at is null for update;
+    if v_issue.id is null then
+      raise exception 'Issue not found' using errcode = 'SV404', column = p_field;
+    end if;
+  else
+    v_issue := app_hidden.find_issue(p_ref, p_field);
+    select * into v_issue from app_public.issues where id = v_issue.id for update;
+  end if;
   perform app_hidden.assert_run_mode_allows_mutation(v_issue.id);
   return v_issue;
 end

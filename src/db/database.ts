@@ -44,6 +44,10 @@ export function createPools(ownerUrl: string, opts: { apiMax?: number; ownerMax?
     max: opts.apiMax ?? 20,
     application_name: 'svc-api',
     statement_timeout: 30_000,
+    // Keep connections (and with them their prepared statements and plpgsql plan caches) for a while:
+    // with pg's default 10 s idle timeout a pause in traffic made the next burst pay for re-planning
+    // every statement and recompiling every function on fresh connections.
+    idleTimeoutMillis: 300_000,
     // The request role is set in the startup packet, before any query can run on the connection.
     options: '-c role=svc_visitor',
   });

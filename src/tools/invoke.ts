@@ -29,6 +29,9 @@ export function zodIssues(error: z.ZodError): Record<string, string> {
   return issues;
 }
 
+/** The SQL expression a tool call runs (inside callerStatement); its one argument, $9, is the validated input as JSON. */
+export const toolCall = (t: Tool): string => `${t.sqlFunction}($9::jsonb)`;
+
 export class ToolRunner {
   constructor(private readonly pool: pg.Pool, readonly services: ToolServices = {}) {}
 
@@ -52,7 +55,7 @@ export class ToolRunner {
         invoke: async (name, a) => JSON.parse(await this.call(caller, name, a)),
         sql: async (a) => {
           if (!t.hasSql) throw new Error(`${t.name} has no SQL function (declare sql: true)`);
-          return JSON.parse(await this.sqlCall(caller, `tool:${t.name}`, `${t.sqlFunction}($9::jsonb)`, a));
+          return JSON.parse(await this.sqlCall(caller, `tool:${t.name}`, toolCall(t), a));
         },
         read: async (helper, a) => {
           if (!/^[a-z_]+$/.test(helper)) throw new Error(`bad helper name ${helper}`);
@@ -62,7 +65,7 @@ export class ToolRunner {
       const result = await t.run(ctx, parsed.data);
       return JSON.stringify(result ?? null);
     }
-    return this.sqlCall(caller, `tool:${t.name}`, `${t.sqlFunction}($9::jsonb)`, parsed.data);
+    return this.sqlCall(caller, `tool:${t.name}`, toolCall(t), parsed.data);
   }
 
   private async sqlCall(caller: Caller, statement: string, call: string, args: unknown): Promise<string> {

@@ -9,6 +9,7 @@ create or replace function app_tools.events_recent(args jsonb)
  stable
 as $$
 declare
+  v_ws uuid := app_hidden.current_workspace_id();
   v_limit int := coalesce((args->>'limit')::int, 50);
   v_subject_id uuid := app_hidden.parse_uuid(args->>'subjectId', 'subjectId');
   v_kinds text[] := (select array_agg(k) from jsonb_array_elements_text(args->'kinds') k);
@@ -21,15 +22,20 @@ begin
   if args->>'before' is not null then
     v_before_seq := app_hidden.cursor_decode(args->>'before', 'events', 'before')::bigint;
   end if;
+  -- The page first (index order, limit), then its actors by join and an inlined shaper: no per-row
+  -- function call (event_json per row was 3 of 7 ms).
   return app_hidden.page_json(array(
-    select (app_hidden.event_json(e), e.seq::text, null)::app_hidden.page_row
-    from app_public.activity_events e
-    where e.workspace_id = app_hidden.current_workspace_id()
-      and (args->>'subjectType' is null or e.subject_type = args->>'subjectType')
-      and (v_subject_id is null or e.subject_id = v_subject_id)
-      and (v_kinds is null or e.kind = any(v_kinds))
-      and (v_before_seq is null or e.seq < v_before_seq)
-    order by e.seq desc limit v_limit + 1), v_limit, 'events');
+    select (app_hidden.event_shape(t.e, a, u, true), (t.e).seq::text, null)::app_hidden.page_row
+    from (select e from app_public.activity_events e
+          where e.workspace_id = v_ws
+            and (args->>'subjectType' is null or e.subject_type = args->>'subjectType')
+            and (v_subject_id is null or e.subject_id = v_subject_id)
+            and (v_kinds is null or e.kind = any(v_kinds))
+            and (v_before_seq is null or e.seq < v_before_seq)
+          order by e.seq desc limit v_limit + 1) t
+    left join app_public.agents a on a.id = (t.e).actor_agent_id
+    left join app_public.users u on u.id = (t.e).actor_user_id
+    order by (t.e).seq desc), v_limit, 'events');
 end
 $$;
 comment on function app_tools.events_recent(args jsonb) is 'events.recent: Recent activity events of the workspace, newest first. Filter by subject (e.g. subjectType "issue" and an issue id) or kinds; page with before = nextCursor.';

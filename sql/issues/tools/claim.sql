@@ -23,7 +23,7 @@ begin
   set claimed_by_id = v_user,
       claim_expires_at = now() + make_interval(mins => coalesce((args->>'durationMinutes')::int, 240))
   where id = v_issue.id;
-  return app_hidden.issue_json(app_hidden.issue_after_write(v_issue.id), true);
+  return app_hidden.issue_json_after_write(v_issue.id);
 end
 $$;
 comment on function app_tools.issues_claim(args jsonb) is 'issues.claim: Claim an issue for the key''s user (claimedById) until claimExpiresAt (durationMinutes, default 240). Claiming your own claim again extends it; another user''s unexpired claim is 409 already_claimed.';

@@ -14,7 +14,6 @@ declare
   v_parent app_public.issues;
   v_label_ids uuid[] := app_hidden.uuid_array(args->'labelIds', 'labelIds');
   v_id uuid := gen_random_uuid();
-  v_issue app_public.issues;
 begin
   if args ? 'statusId' and args->>'statusId' is not null then
     select id into v_status_id from app_public.statuses
@@ -38,10 +37,14 @@ begin
     v_parent := app_hidden.find_issue(args->>'parentId', 'parentId');
   end if;
 
-  if (select count(*) from app_public.labels where id = any(v_label_ids)) <> cardinality(v_label_ids) then
+  if cardinality(v_label_ids) > 0
+     and (select count(*) from app_public.labels where id = any(v_label_ids)) <> cardinality(v_label_ids) then
     raise exception 'Label not found' using errcode = 'SV404', column = 'labelIds';
   end if;
 
+  -- Everything that can fail is checked above: the insert takes the workspace's issue counter (trigger
+  -- _200_assign_number), held until commit, so creates in one workspace queue behind it; after it comes
+  -- only what needs the row.
   -- No RETURNING: it would demand the row pass the SELECT policy before its labels exist.
   insert into app_public.issues (id, workspace_id, title, description, priority, status_id, project_id, parent_id,
                                  due_date, estimate, sla_minutes, expected_output, verification_checklist,
@@ -52,11 +55,12 @@ begin
           coalesce((args->>'artifactRequired')::boolean, false),
           app_hidden.current_user_id(), app_hidden.current_agent_id());
 
-  insert into app_public.issue_labels (workspace_id, issue_id, label_id)
-  select v_ws, v_id, l from unnest(v_label_ids) l;
+  if cardinality(v_label_ids) > 0 then
+    insert into app_public.issue_labels (workspace_id, issue_id, label_id)
+    select v_ws, v_id, l from unnest(v_label_ids) l;
+  end if;
 
-  v_issue := app_hidden.issue_after_write(v_id);
-  return app_hidden.issue_json(v_issue, true);
+  return app_hidden.issue_json_after_write(v_id);
 end
 $$;
 comment on function app_tools.issues_create(args jsonb) is 'issues.create: Create an issue. Returns the full issue with its key (e.g. ENG-12). Default status unless statusId is given.';

@@ -9,11 +9,39 @@ create or replace function app_tools.issues_get(args jsonb)
  stable
 as $$
 declare
-  v_issue app_public.issues := app_hidden.find_issue(args->>'id');
-  v_include jsonb := coalesce(args->'include', '{}');
-  v_result jsonb := app_hidden.issue_json(v_issue, false);
+  v_ref text := args->>'id';
+  v_include jsonb := args->'include';
+  v_found record;
+  v_issue app_public.issues;
+  v_result jsonb;
   v_limit int;
 begin
+  if v_ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+    -- By id (the common case): found and shaped in one query, the joins of issue_json.
+    select i as issue, app_hidden.issue_lean_json(i, s, p, a, li.ids) as json
+    into v_found
+    from app_public.issues i
+    left join app_public.statuses s on s.id = i.status_id
+    left join app_public.projects p on p.id = i.project_id
+    left join app_public.agents a on a.id = i.assigned_agent_id
+    left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
+                       from app_public.issue_labels il where il.issue_id = i.id) li on true
+    where i.id = v_ref::uuid and i.deleted_at is null;
+    if v_found.json is null then
+      raise exception 'Issue not found' using errcode = 'SV404', column = 'id';
+    end if;
+    if v_include is null then
+      return v_found.json;
+    end if;
+    v_issue := v_found.issue;
+    v_result := v_found.json;
+  else
+    v_issue := app_hidden.find_issue(v_ref);
+    v_result := app_hidden.issue_json(v_issue, false);
+    if v_include is null then
+      return v_result;
+    end if;
+  end if;
   if (v_include->>'description')::boolean then
     v_result := v_result || jsonb_build_object('description', v_issue.description);
   end if;
@@ -26,10 +54,12 @@ begin
   if jsonb_typeof(v_include->'comments') = 'object' or (v_include->>'comments')::boolean then
     v_limit := coalesce((v_include->'comments'->>'limit')::int, 20);
     v_result := v_result || jsonb_build_object('comments', coalesce(
-      (select jsonb_agg(app_hidden.comment_json(c) order by c.created_at desc, c.id desc)
-       from (select * from app_public.comments c
+      (select jsonb_agg(app_hidden.comment_shape(t.c, u, a) order by (t.c).created_at desc, (t.c).id desc)
+       from (select c from app_public.comments c
              where c.workspace_id = v_issue.workspace_id and c.issue_id = v_issue.id and c.deleted_at is null
-             order by c.created_at desc, c.id desc limit v_limit) c), '[]'));
+             order by c.created_at desc, c.id desc limit v_limit) t
+       left join app_public.users u on u.id = (t.c).author_user_id
+       left join app_public.agents a on a.id = (t.c).authoring_agent_id), '[]'));
   end if;
   if (v_include->>'attachments')::boolean then
     v_result := v_result || jsonb_build_object('attachments', coalesce(

@@ -14,70 +14,91 @@ declare
   v_where text := 'i.workspace_id = $1 and i.deleted_at is null';
   v_status text := args->>'status';
   v_page app_hidden.page_row[];
+  v_before int := 2147483647;
 begin
-  if args->>'cursor' is not null then
-    v_where := v_where || format(' and i.number < %s', app_hidden.cursor_decode(args->>'cursor', 'issues')::int);
-  end if;
-  if args->>'statusId' is not null then
-    v_where := v_where || format(' and i.status_id = %L', app_hidden.parse_uuid(args->>'statusId', 'statusId'));
-  end if;
-  if v_status is not null then
-    if v_status ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-      v_where := v_where || format(' and i.status_id = %L::uuid', v_status);
-    elsif v_status in ('BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED') then
-      v_where := v_where || format(' and i.status_id in (select s.id from app_public.statuses s where s.workspace_id = $1 and s.category = %L)', v_status);
-    else
-      v_where := v_where || format(' and i.status_id in (select s.id from app_public.statuses s where s.workspace_id = $1 and lower(s.name) = lower(%L))', v_status);
+  if args - 'limit' - 'cursor' = '{}'::jsonb then
+    -- No filter (the most common call, and every further page of it): a static query, planned once per
+    -- session, reading the list index from the cursor down.
+    if args->>'cursor' is not null then
+      v_before := app_hidden.cursor_decode(args->>'cursor', 'issues')::int;
     end if;
-  end if;
-  if args->>'open' is not null then
-    v_where := v_where || format(' and i.status_id %s (select s.id from app_public.statuses s where s.workspace_id = $1 and s.category in (''DONE'', ''CANCELED''))',
-                                 case when (args->>'open')::boolean then 'not in' else 'in' end);
-  end if;
-  if args->>'priority' is not null then
-    v_where := v_where || format(' and i.priority = %L', args->>'priority');
-  end if;
-  if args ? 'projectId' then
-    v_where := v_where || case when args->>'projectId' is null then ' and i.project_id is null'
-      else format(' and i.project_id = %L::uuid', app_hidden.parse_uuid(args->>'projectId', 'projectId')) end;
-  end if;
-  if args ? 'assignedAgentId' then
-    v_where := v_where || case when args->>'assignedAgentId' is null then ' and i.assigned_agent_id is null'
-      else format(' and i.assigned_agent_id = %L::uuid', app_hidden.parse_uuid(args->>'assignedAgentId', 'assignedAgentId')) end;
-  end if;
-  if args ? 'cycleId' then
-    v_where := v_where || case when args->>'cycleId' is null then ' and i.cycle_id is null'
-      else format(' and i.cycle_id = %L::uuid', app_hidden.parse_uuid(args->>'cycleId', 'cycleId')) end;
-  end if;
-  if args ? 'parentId' then
-    v_where := v_where || case when args->>'parentId' is null then ' and i.parent_id is null'
-      else format(' and i.parent_id = %L::uuid', (app_hidden.find_issue(args->>'parentId', 'parentId')).id) end;
-  end if;
-  if args ? 'claimedById' then
-    v_where := v_where || case when args->>'claimedById' is null then ' and i.claimed_by_id is null'
-      else format(' and i.claimed_by_id = %L::uuid', app_hidden.parse_uuid(args->>'claimedById', 'claimedById')) end;
-  end if;
-  if jsonb_array_length(coalesce(args->'labelIds', '[]')) > 0 then
-    v_where := v_where || format(' and exists (select 1 from app_public.issue_labels il where il.issue_id = i.id and il.label_id = any(%L::uuid[]))',
-                                 app_hidden.uuid_array(args->'labelIds', 'labelIds'));
-  end if;
-  if args->>'queued' is not null then
-    v_where := v_where || format(' and i.queued = %L', (args->>'queued')::boolean);
-  end if;
+    v_page := array(
+      select (app_hidden.issue_lean_json(t.i, s, p, a, coalesce(l.ids, '[]')), (t.i).number::text, null)::app_hidden.page_row
+      from (select i from app_public.issues i
+            where i.workspace_id = app_hidden.current_workspace_id() and i.deleted_at is null and i.number < v_before
+            order by i.number desc limit v_limit + 1) t
+      left join app_public.statuses s on s.id = (t.i).status_id
+      left join app_public.projects p on p.id = (t.i).project_id
+      left join app_public.agents a on a.id = (t.i).assigned_agent_id
+      left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
+                         from app_public.issue_labels il where il.issue_id = (t.i).id) l on true
+      order by (t.i).number desc);
+  else
+    -- Filters: the query is built for them (planned per call, so each filter gets its own index).
+    if args->>'cursor' is not null then
+      v_where := v_where || format(' and i.number < %s', app_hidden.cursor_decode(args->>'cursor', 'issues')::int);
+    end if;
+    if args->>'statusId' is not null then
+      v_where := v_where || format(' and i.status_id = %L', app_hidden.parse_uuid(args->>'statusId', 'statusId'));
+    end if;
+    if v_status is not null then
+      if v_status ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+        v_where := v_where || format(' and i.status_id = %L::uuid', v_status);
+      elsif v_status in ('BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED') then
+        v_where := v_where || format(' and i.status_id in (select s.id from app_public.statuses s where s.workspace_id = $1 and s.category = %L)', v_status);
+      else
+        v_where := v_where || format(' and i.status_id in (select s.id from app_public.statuses s where s.workspace_id = $1 and lower(s.name) = lower(%L))', v_status);
+      end if;
+    end if;
+    if args->>'open' is not null then
+      v_where := v_where || format(' and i.status_id %s (select s.id from app_public.statuses s where s.workspace_id = $1 and s.category in (''DONE'', ''CANCELED''))',
+                                   case when (args->>'open')::boolean then 'not in' else 'in' end);
+    end if;
+    if args->>'priority' is not null then
+      v_where := v_where || format(' and i.priority = %L', args->>'priority');
+    end if;
+    if args ? 'projectId' then
+      v_where := v_where || case when args->>'projectId' is null then ' and i.project_id is null'
+        else format(' and i.project_id = %L::uuid', app_hidden.parse_uuid(args->>'projectId', 'projectId')) end;
+    end if;
+    if args ? 'assignedAgentId' then
+      v_where := v_where || case when args->>'assignedAgentId' is null then ' and i.assigned_agent_id is null'
+        else format(' and i.assigned_agent_id = %L::uuid', app_hidden.parse_uuid(args->>'assignedAgentId', 'assignedAgentId')) end;
+    end if;
+    if args ? 'cycleId' then
+      v_where := v_where || case when args->>'cycleId' is null then ' and i.cycle_id is null'
+        else format(' and i.cycle_id = %L::uuid', app_hidden.parse_uuid(args->>'cycleId', 'cycleId')) end;
+    end if;
+    if args ? 'parentId' then
+      v_where := v_where || case when args->>'parentId' is null then ' and i.parent_id is null'
+        else format(' and i.parent_id = %L::uuid', (app_hidden.find_issue(args->>'parentId', 'parentId')).id) end;
+    end if;
+    if args ? 'claimedById' then
+      v_where := v_where || case when args->>'claimedById' is null then ' and i.claimed_by_id is null'
+        else format(' and i.claimed_by_id = %L::uuid', app_hidden.parse_uuid(args->>'claimedById', 'claimedById')) end;
+    end if;
+    if jsonb_array_length(coalesce(args->'labelIds', '[]')) > 0 then
+      v_where := v_where || format(' and exists (select 1 from app_public.issue_labels il where il.issue_id = i.id and il.label_id = any(%L::uuid[]))',
+                                   app_hidden.uuid_array(args->'labelIds', 'labelIds'));
+    end if;
+    if args->>'queued' is not null then
+      v_where := v_where || format(' and i.queued = %L', (args->>'queued')::boolean);
+    end if;
 
-  -- The page's rows first (index order, limit), then their status/project/agent/labels by join: one pass,
-  -- instead of four subqueries per row inside issue_json (3x faster at 50 rows).
-  execute format(
-    'select array(select (app_hidden.issue_lean_json(t.i, s, p, a, coalesce(l.ids, ''[]'')), (t.i).number::text, null)::app_hidden.page_row
-     from (select i from app_public.issues i where %s order by i.number desc limit %s) t
-     left join app_public.statuses s on s.id = (t.i).status_id
-     left join app_public.projects p on p.id = (t.i).project_id
-     left join app_public.agents a on a.id = (t.i).assigned_agent_id
-     left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
-                        from app_public.issue_labels il where il.issue_id = (t.i).id) l on true
-     order by (t.i).number desc)', v_where, v_limit + 1)
-  into v_page
-  using app_hidden.current_workspace_id();
+    -- The page's rows first (index order, limit), then their status/project/agent/labels by join: one pass,
+    -- instead of four subqueries per row inside issue_json (3x faster at 50 rows).
+    execute format(
+      'select array(select (app_hidden.issue_lean_json(t.i, s, p, a, coalesce(l.ids, ''[]'')), (t.i).number::text, null)::app_hidden.page_row
+       from (select i from app_public.issues i where %s order by i.number desc limit %s) t
+       left join app_public.statuses s on s.id = (t.i).status_id
+       left join app_public.projects p on p.id = (t.i).project_id
+       left join app_public.agents a on a.id = (t.i).assigned_agent_id
+       left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
+                          from app_public.issue_labels il where il.issue_id = (t.i).id) l on true
+       order by (t.i).number desc)', v_where, v_limit + 1)
+    into v_page
+    using app_hidden.current_workspace_id();
+  end if;
   return app_hidden.page_json(v_page, v_limit, 'issues');
 end
 $$;

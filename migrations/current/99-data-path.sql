@@ -1,0 +1,15 @@
+-- Issue 16: the data path at the speed of the machine. Shapers and helpers that PostgreSQL 17 planned
+-- again in every call are plpgsql (plans kept per session) or inlinable SQL; lists join instead of
+-- calling a shaper per row; reads and writes use fewer statements.
+--! include core/util.sql
+--! include core/paging.sql
+--! include issues/shapes.sql
+--! include issues/write.sql
+--! include issues/tools/get.sql
+--! include issues/tools/create.sql
+--! include issues/tools/claim.sql
+--! include comments/comments.sql
+--! include comments/tools/list.sql
+--! include events/record.sql
+--! include events/tools/recent.sql
+--! include issues/tools/list.sql
