@@ -1,3 +1,0 @@
--- A narrowed key does not learn the id of a parent issue it cannot see (issue 9, docs/decisions.md):
--- app_hidden.visible_parent_id in the lean issue shape. After the tables of the other current files.
---! include issues/shapes.sql
