@@ -3,7 +3,7 @@
  * CAPABILITY_MATCH with the 6.4 AGENT_ASSIGNED payload; eligibility (OFFLINE, archived, maxConcurrent);
  * triggers (queued, agent ONLINE, load drop) through a real worker; two workers never double-assign.
  */
-import pg from 'pg';
+import { spawn } from 'node:child_process';
 import type { Runner } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchWorkspace } from '../../src/dispatch/tasks.ts';
@@ -171,11 +171,23 @@ describe('dispatcher triggers through the worker', () => {
     expect(await waitForAssignment(ws, b.id)).toMatchObject({ agentId: ids.late });
   });
 
-  it('two workers and concurrent queue calls never assign an issue twice or exceed maxConcurrent', async () => {
+  it('two worker processes and concurrent queue calls never assign an issue twice or exceed maxConcurrent', async () => {
     const { ws, ids } = await workspaceWith('ROUND_ROBIN', [1, 2, 3, 4, 5].map((n) => ({ key: `c${n}`, max: 6 })));
-    const second = new pg.Pool({ connectionString: t.ownerUrl, max: 6 });
-    second.on('error', () => {});
-    const otherWorker = await startWorker(second, { allowPrivate: true, concurrency: 2, pollInterval: 100 });
+    // A second worker: a real `svc worker` process on the same database, next to this process's runner.
+    const other = spawn(process.execPath, ['bin/svc.js', 'worker'], {
+      env: { ...process.env, DATABASE_URL: t.ownerUrl, LOG_LEVEL: 'info', SVC_WORKER_CONCURRENCY: '2' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      const onData = (c: Buffer) => {
+        output += c.toString();
+        if (output.includes('svc worker running')) resolve();
+      };
+      other.stdout!.on('data', onData);
+      other.stderr!.on('data', onData);
+      other.once('exit', (code) => reject(new Error(`svc worker exited ${code}: ${output}`)));
+    });
     try {
       const issues = await ok(t, ws.token, 'issues.createMany', { items: Array.from({ length: 40 }, (_, i) => ({ title: `bulk ${i}` })) });
       await Promise.all((issues.items ?? issues).map((i: { id: string }) => ok(t, ws.token, 'issues.queue', { id: i.id })));
@@ -196,8 +208,9 @@ describe('dispatcher triggers through the worker', () => {
         "select count(*)::int as n, count(distinct subject_id)::int as issues from app_public.activity_events where workspace_id = $1 and kind = 'AGENT_ASSIGNED'", [ws.id]);
       expect(events).toEqual({ n: 30, issues: 30 });
     } finally {
-      await otherWorker.stop();
-      await second.end();
+      const exited = new Promise((r) => other.once('exit', r));
+      other.kill('SIGTERM');
+      await exited;
     }
   });
 });
