@@ -1,1 +1,2 @@
--- Enter migration here
+-- The dispatcher's wake-ups queue one job per wake (no job key: a keyed job could swallow a wake).
+--! include dispatch/dispatcher.sql

@@ -138,10 +138,11 @@ as $$
 begin
   if exists (select 1 from app_public.workspaces w
              where w.id = p_workspace_id and w.auto_dispatch and w.auto_dispatch_mode <> 'MANUAL_ONLY') then
-    -- One pending job per workspace: wakes that arrive while it waits fold into it.
-    perform graphile_worker.add_job('svc_dispatch', json_build_object('workspaceId', p_workspace_id),
-      job_key := 'svc_dispatch:' || p_workspace_id, job_key_mode := 'preserve_run_at');
+    -- A job per wake, without a job key: a keyed job that a worker locks between this add_job and our
+    -- commit would swallow the wake and run before it can see this change. Each job dispatches until
+    -- nothing is left; jobs of one workspace serialize on dispatch_next's advisory lock.
+    perform graphile_worker.add_job('svc_dispatch', json_build_object('workspaceId', p_workspace_id));
   end if;
 end
 $$;
-comment on function app_private.wake_dispatcher(p_workspace_id uuid) is 'Queues the dispatcher job of a workspace with autoDispatch on (one pending job per workspace), in the caller''s transaction: it runs once the change that woke it is committed.';
+comment on function app_private.wake_dispatcher(p_workspace_id uuid) is 'Queues a dispatcher job for a workspace with autoDispatch on, in the caller''s transaction: it runs once the change that woke it is committed, so no wake is lost.';
