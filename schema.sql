@@ -998,6 +998,7 @@ create table app_public.issues (
   updated_at timestamp with time zone default now() not null,
   deleted_at timestamp with time zone,
   cycle_id uuid, -- The cycle (sprint) the issue is planned in.
+  search tsvector generated always as ((setweight(to_tsvector('simple'::regconfig, COALESCE(title, ''::text)), 'A'::"char") || setweight(to_tsvector('simple'::regconfig, COALESCE(description, ''::text)), 'B'::"char"))) stored, -- @behavior -* Full-text search document: title (weight A) and description (weight B), simple configuration.
   constraint issues_pkey PRIMARY KEY (id),
   constraint issues_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint issues_workspace_id_number_key UNIQUE (workspace_id, number),
@@ -1025,6 +1026,7 @@ CREATE INDEX issues_parent_idx ON app_public.issues USING btree (workspace_id, p
 CREATE INDEX issues_priority_idx ON app_public.issues USING btree (workspace_id, priority, number DESC) WHERE (deleted_at IS NULL);
 CREATE INDEX issues_project_idx ON app_public.issues USING btree (workspace_id, project_id, number DESC) WHERE (deleted_at IS NULL);
 CREATE INDEX issues_queued_idx ON app_public.issues USING btree (workspace_id, number DESC) WHERE (queued AND (deleted_at IS NULL));
+CREATE INDEX issues_search_idx ON app_public.issues USING gin (workspace_id, search);
 CREATE INDEX issues_status_idx ON app_public.issues USING btree (workspace_id, status_id, number DESC) WHERE (deleted_at IS NULL);
 alter table app_public.issues enable row level security;
 alter table app_public.issues force row level security;
@@ -1539,6 +1541,7 @@ CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF auto_dispatch, auto_dispatch
 -- app_public.repo_mappings_create(text,text,text,jsonb,boolean) returns app_public.connection_mappings; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
 -- app_public.repo_mappings_delete(uuid) returns app_public.connection_mappings; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
 -- app_public.repo_mappings_update(uuid,text,text,jsonb,boolean,boolean,boolean,boolean) returns app_public.connection_mappings; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
+-- app_public.search_issues(text) returns SETOF app_public.issues; sql stable; execute: svc_visitor; issues/search.sql
 -- app_public.viewer() returns app_public.users; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.viewer_role() returns app_public.membership_role; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.webhook_deliveries_retry(uuid) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
@@ -1730,6 +1733,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.runtime_info_sanitize(jsonb) returns jsonb; sql immutable; execute: svc_visitor; runtimes/runtimes.sql
 -- app_hidden.runtime_json(app_public.runtimes) returns jsonb; sql stable; execute: svc_visitor; runtimes/runtimes.sql
 -- app_hidden.runtime_set_secret(uuid,text) returns void; plpgsql volatile security definer; execute: svc_visitor; runtimes/runtimes.sql
+-- app_hidden.search_tsquery(text,text) returns tsquery; plpgsql immutable; execute: svc_visitor; issues/search.sql
 -- app_hidden.set_issue_labels(uuid,uuid[],uuid[]) returns void; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.set_request_context(uuid,uuid,uuid,uuid,text[],uuid[],uuid[],uuid[]) returns void; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.status_json(app_public.statuses) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql

@@ -1,0 +1,35 @@
+-- Full-text search over issues (issues.list query, GraphQL searchIssues).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.search_tsquery(p_query text, p_field text default 'query'::text)
+ returns tsquery
+ language plpgsql
+ immutable
+as $$
+declare
+  v_words text[];
+begin
+  -- Only the words (letters and digits) reach to_tsquery: no operator, quote or backslash of the input can.
+  v_words := array(select lower(m[1]) from regexp_matches(coalesce(p_query, ''), '([[:alnum:]]+)', 'g') m limit 32);
+  if cardinality(v_words) = 0 then
+    raise exception 'query has no words to search for' using errcode = 'SV400', column = p_field;
+  end if;
+  -- Every word must match; the last one as a prefix (people search while they type).
+  return to_tsquery('simple', array_to_string(v_words, ' & ') || ':*');
+end
+$$;
+comment on function app_hidden.search_tsquery(p_query text, p_field text) is 'The tsquery of a search box: its words (letters and digits, at most 32) ANDed, the last one as a prefix; 400 on the field when it has none.';
+grant execute on function app_hidden.search_tsquery(p_query text, p_field text) to svc_visitor;
+
+create or replace function app_public.search_issues(query text)
+ returns setof app_public.issues
+ language sql
+ stable
+as $$
+  select i.* from app_public.issues i
+  where i.workspace_id = app_hidden.current_workspace_id() and i.deleted_at is null
+    and i.search @@ app_hidden.search_tsquery(query)
+  order by ts_rank(i.search, app_hidden.search_tsquery(query)) desc, i.number desc
+$$;
+comment on function app_public.search_issues(query text) is 'Issues whose title or description match the words of query (the last word as a prefix), best match first (title matches weigh more), then newest. Only issues the key may see.';
+grant execute on function app_public.search_issues(query text) to svc_visitor;
