@@ -1026,7 +1026,7 @@ CREATE INDEX issues_parent_idx ON app_public.issues USING btree (workspace_id, p
 CREATE INDEX issues_priority_idx ON app_public.issues USING btree (workspace_id, priority, number DESC) WHERE (deleted_at IS NULL);
 CREATE INDEX issues_project_idx ON app_public.issues USING btree (workspace_id, project_id, number DESC) WHERE (deleted_at IS NULL);
 CREATE INDEX issues_queued_idx ON app_public.issues USING btree (workspace_id, number DESC) WHERE (queued AND (deleted_at IS NULL));
-CREATE INDEX issues_search_idx ON app_public.issues USING gin (workspace_id, search);
+CREATE INDEX issues_search_gin ON app_public.issues USING gin (search);
 CREATE INDEX issues_status_idx ON app_public.issues USING btree (workspace_id, status_id, number DESC) WHERE (deleted_at IS NULL);
 alter table app_public.issues enable row level security;
 alter table app_public.issues force row level security;
@@ -1520,6 +1520,7 @@ CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF auto_dispatch, auto_dispatch
 -- app_public.chat_post_message(uuid,text,text,uuid) returns app_public.chat_messages; plpgsql volatile; execute: svc_visitor; chat/chat.sql
 -- app_public.comments_revision_history(app_public.comments) returns SETOF app_public.comment_revision; sql stable; execute: svc_visitor; comments/comments.sql
 -- app_public.current_workspace() returns app_public.workspaces; sql stable; execute: svc_visitor; workspace/workspace.sql
+-- app_public.cycles_current_status(app_public.cycles) returns text; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_public.dispatch_rules_create(uuid,text,uuid,uuid,text,integer,boolean) returns app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
 -- app_public.dispatch_rules_delete(uuid) returns app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
 -- app_public.dispatch_rules_reorder(uuid[]) returns SETOF app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
@@ -1604,6 +1605,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.crew_json(app_public.agent_crews) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
 -- app_hidden.crew_member_json(app_public.agent_crew_members) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
 -- app_hidden.current_agent_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.current_cycle() returns app_public.cycles; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.current_key_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.current_key_user_id() returns uuid; sql stable security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.current_run(uuid) returns app_public.agent_runs; sql stable; execute: svc_visitor; agents/runs.sql
@@ -1613,6 +1615,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.cursor_decode(text,text,text) returns text; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.cursor_encode(text) returns text; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.cycle_json(app_public.cycles,boolean) returns jsonb; sql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.cycle_status(app_public.cycles) returns text; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.dispatch_rules_check_refs(uuid,uuid,uuid,text) returns void; plpgsql stable; execute: svc_visitor; dispatch/rules.sql
 -- app_hidden.dispatch_to_agent(uuid,uuid) returns uuid; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.each_item(jsonb,regprocedure) returns jsonb; plpgsql volatile; execute: svc_visitor; core/bulk.sql

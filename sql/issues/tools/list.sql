@@ -41,7 +41,7 @@ begin
   else
     -- Filters: the query is built for them (planned per call, so each filter gets its own index).
     if args->>'query' is not null then
-      -- Full-text search (issues_search_idx): ranked, paged by (rank, number) from the cursor on.
+      -- Full-text search (issues_search_gin): ranked, paged by (rank, number) from the cursor on.
       v_query := app_hidden.search_tsquery(args->>'query');
       v_where := v_where || ' and i.search @@ $2';
       v_order := 'ts_rank(i.search, $2) desc, i.number desc';
