@@ -52,6 +52,11 @@ describe('issues.list query', () => {
     const narrowed = await createKey(t, ws, { scopes: ['READ_ISSUES'], projects: [projectB] });
     const page = await ok(t, narrowed.token, 'issues.list', { query: 'deploy' });
     expect(page.items.map((i: { id: string }) => i.id)).toEqual([ids.inTitle]);
+    // Narrowed keys page through the joined matches (the policies filter before the limit).
+    const inA = await createKey(t, ws, { scopes: ['READ_ISSUES'], projects: [projectA] });
+    const allA = (await ok(t, inA.token, 'issues.list', { query: 'depl' })).items.map((i: { id: string }) => i.id);
+    expect(new Set(allA)).toEqual(new Set([ids.inDescription, ids.deployment]));
+    expect((await allPages(t, inA.token, 'issues.list', { query: 'depl' }, 1)).map((i: { id: string }) => i.id)).toEqual(allA);
     const theirs = await ok(t, other.token, 'issues.list', { query: 'deploy' });
     expect(theirs.items).toHaveLength(1);
     expect(theirs.items[0].title).toBe('Deploy pipeline elsewhere');

@@ -20,6 +20,8 @@ declare
   v_outer_order text := '(t.i).number desc';
   v_sort text := '(t.i).number::text';
   v_after text[];
+  v_from text := 'app_public.issues i';
+  v_rank text := 'null::real';
 begin
   if args - 'limit' - 'cursor' = '{}'::jsonb then
     -- No filter (the most common call, and every further page of it): a static query, planned once per
@@ -43,8 +45,10 @@ begin
     if args->>'query' is not null then
       -- Full-text search (issues_search_gin): ranked, paged by (rank, number) from the cursor on.
       v_query := app_hidden.search_tsquery(args->>'query');
-      v_where := v_where || ' and i.search @@ $2';
-      v_order := 'ts_rank(i.search, $2) desc, i.number desc';
+      -- The matches come from a definer function (the index is unusable under RLS, see issue_search_matches);
+      -- joined back to issues, the policies apply.
+      v_rank := 'm.rank';
+      v_order := 'm.rank desc, i.number desc';
       v_outer_order := 't.rank desc, (t.i).number desc';
       v_sort := 't.rank::text || '':'' || (t.i).number::text';
       if args->>'cursor' is not null then
@@ -52,7 +56,17 @@ begin
         if cardinality(v_after) <> 2 or v_after[1] !~ '^[0-9.e+-]+$' or v_after[2] !~ '^[0-9]+$' then
           raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = 'cursor';
         end if;
-        v_where := v_where || format(' and (ts_rank(i.search, $2), i.number) < (%L::real, %s)', v_after[1], v_after[2]::int);
+      end if;
+      if args - 'limit' - 'cursor' - 'query' = '{}'::jsonb and app_hidden.issues_unrestricted() then
+        -- Nothing else filters and no narrowing hides a row: the matches function pages itself (no join of
+        -- every match).
+        v_from := format('app_hidden.issue_search_matches($2, %L::real, %L::int, %s) m join app_public.issues i on i.id = m.id',
+                         v_after[1], v_after[2], v_limit + 1);
+      else
+        v_from := 'app_hidden.issue_search_matches($2) m join app_public.issues i on i.id = m.id';
+        if v_after is not null then
+          v_where := v_where || format(' and (m.rank, i.number) < (%L::real, %s)', v_after[1], v_after[2]::int);
+        end if;
       end if;
     elsif args->>'cursor' is not null then
       v_where := v_where || format(' and i.number < %s', app_hidden.cursor_decode(args->>'cursor', 'issues')::int);
@@ -108,13 +122,13 @@ begin
     -- instead of four subqueries per row inside issue_json (3x faster at 50 rows).
     execute format(
       'select array(select (app_hidden.issue_lean_json(t.i, s, p, a, coalesce(l.ids, ''[]'')), %s, null)::app_hidden.page_row
-       from (select i, ts_rank(i.search, $2) as rank from app_public.issues i where %s order by %s limit %s) t
+       from (select i, %s as rank from %s where %s order by %s limit %s) t
        left join app_public.statuses s on s.id = (t.i).status_id
        left join app_public.projects p on p.id = (t.i).project_id
        left join app_public.agents a on a.id = (t.i).assigned_agent_id
        left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
                           from app_public.issue_labels il where il.issue_id = (t.i).id) l on true
-       order by %s)', v_sort, v_where, v_order, v_limit + 1, v_outer_order)
+       order by %s)', v_sort, v_rank, v_from, v_where, v_order, v_limit + 1, v_outer_order)
     into v_page
     using app_hidden.current_workspace_id(), v_query;
   end if;
