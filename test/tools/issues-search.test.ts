@@ -69,6 +69,10 @@ describe('issues.list query', () => {
       expect(r.status, JSON.stringify(input)).toBe(400);
       expect(r.body.issues).toHaveProperty(field);
     }
+    const forged = (token: string) => Buffer.from(`issues-search:${token}`).toString('base64url');
+    for (const token of ['1e+', '0.5', '0.5:x', '0.5:1:2', 'NaN:99999999999']) {
+      expect((await rest(t, ws.token, 'issues.list', { query: 'deploy', cursor: forged(token) })).status, token).toBe(400);
+    }
     const plainCursor = (await ok(t, ws.token, 'issues.list', { limit: 1 })).nextCursor;
     expect((await rest(t, ws.token, 'issues.list', { query: 'deploy', cursor: plainCursor })).status).toBe(400);
   });

@@ -53,7 +53,12 @@ begin
       v_sort := 't.rank::text || '':'' || (t.i).number::text';
       if args->>'cursor' is not null then
         v_after := string_to_array(app_hidden.cursor_decode(args->>'cursor', 'issues-search'), ':');
-        if cardinality(v_after) <> 2 or v_after[1] !~ '^[0-9.e+-]+$' or v_after[2] !~ '^[0-9]+$' then
+        begin
+          v_after := array[v_after[1]::real::text, v_after[2]::int::text, v_after[3]];
+        exception when others then
+          v_after := null;
+        end;
+        if v_after is null or v_after[1] is null or v_after[2] is null or v_after[3] is not null then
           raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = 'cursor';
         end if;
       end if;
