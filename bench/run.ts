@@ -251,7 +251,10 @@ async function main() {
           `with counter as (select coalesce((select last_issue_number from app_private.workspace_counters where workspace_id = $1), 0) as last),
                 ws as (select key from app_public.workspaces where id = $1)
            insert into app_public.issues (workspace_id, number, key, title, status_id, priority)
-           select $1, counter.last + g, ws.key || '-' || (counter.last + g), 'Seeded issue ' || g,
+           select $1, counter.last + g, ws.key || '-' || (counter.last + g),
+                  'Seeded issue ' || g || ' ' || (array['deploy','login','billing','flaky','search','export','cache','webhook','sprint','mobile',
+                    'backup','latency','upload','invite','theme','quota','report','token','audit','locale'])[1 + g % 20]
+                  || ' ' || (array['fails','slow','broken','missing','timeout','crash','wrong','stuck','leaks','ugly','retry','flaps','denied'])[1 + (g * 7) % 13],
                   (select id from app_public.statuses where workspace_id = $1 and is_default),
                   (array['NONE','LOW','MEDIUM','HIGH','URGENT'])[1 + g % 5]
            from counter, ws, generate_series(1, $2) g`, [workspaceId, n]);
@@ -430,6 +433,11 @@ async function main() {
       const sqlLarge = await pgbench(svcTarget, listCase, { clients: CONNECTIONS, seconds: DURATION });
       const large = await rest(server.url, 'issues.list', listRequest);
       const filtered = await rest(server.url, 'issues.list', () => ({ token: scale.token, args: { priority: 'URGENT', status: 'TODO' } }));
+      // Search (issue 15): a word in 1 of 20 titles (5,000 at 100k), a two-word prefix query, and a word in every title.
+      const searches: Record<string, Measured> = {};
+      for (const query of ['webhook', 'flaky timeo', 'seeded']) {
+        searches[query] = await rest(server.url, 'issues.list', () => ({ token: scale.token, args: { query } }));
+      }
       const growth = {
         name: 'issues.list p99 growth',
         issuesSmall: 1000, issuesLarge: SCALE_ISSUES,
@@ -437,11 +445,15 @@ async function main() {
         sqlP99SmallMs: round(sqlSmall.p99Ms), sqlP99LargeMs: round(sqlLarge.p99Ms), sqlRatio: round(sqlLarge.p99Ms / sqlSmall.p99Ms),
         restReqPerSecSmall: round(small.txPerSec, 0), restReqPerSecLarge: round(large.txPerSec, 0),
         restFilteredP99LargeMs: round(filtered.p99Ms), restFilteredReqPerSecLarge: round(filtered.txPerSec, 0),
+        restSearchP99LargeMs: Object.fromEntries(Object.entries(searches).map(([q, m]) => [q, round(m.p99Ms)])),
       };
       emit(growth);
       log(`  REST  @1k  ${small.txPerSec.toFixed(0).padStart(6)} req/s  p50 ${small.p50Ms.toFixed(2)} ms  p99 ${small.p99Ms.toFixed(2)} ms`);
       log(`  REST  @${SCALE_ISSUES / 1000}k ${large.txPerSec.toFixed(0).padStart(6)} req/s  p50 ${large.p50Ms.toFixed(2)} ms  p99 ${large.p99Ms.toFixed(2)} ms`);
       log(`  REST  @${SCALE_ISSUES / 1000}k filtered (priority URGENT, status TODO) ${filtered.txPerSec.toFixed(0)} req/s  p99 ${filtered.p99Ms.toFixed(2)} ms`);
+      for (const [q, m] of Object.entries(searches)) {
+        log(`  REST  @${SCALE_ISSUES / 1000}k search "${q}" ${m.txPerSec.toFixed(0)} req/s  p50 ${m.p50Ms.toFixed(2)} ms  p99 ${m.p99Ms.toFixed(2)} ms`);
+      }
       log(`  SQL   @1k  ${sqlSmall.txPerSec.toFixed(0).padStart(6)} tx/s   p99 ${sqlSmall.p99Ms.toFixed(2)} ms;  @${SCALE_ISSUES / 1000}k ${sqlLarge.txPerSec.toFixed(0)} tx/s  p99 ${sqlLarge.p99Ms.toFixed(2)} ms`);
       log(`  p99 at ${SCALE_ISSUES / 1000}k / at 1k: REST ${growth.restRatio.toFixed(2)}×, SQL ${growth.sqlRatio.toFixed(2)}× (target ≤ 1.5×)`);
     }

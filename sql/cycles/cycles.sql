@@ -25,13 +25,48 @@ $$;
 comment on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date) is 'Cycle dates: endsOn >= startsOn (400) and no overlap with another non-canceled cycle (409 cycle_overlap).';
 grant execute on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date) to svc_visitor;
 
+create or replace function app_hidden.cycle_status(c app_public.cycles)
+ returns text
+ language sql
+ stable parallel safe
+as $$
+  select case
+    when c.status in ('CANCELED', 'COMPLETED') then c.status
+    when c.ends_on < app_hidden.utc_today() then 'COMPLETED'
+    when c.starts_on <= app_hidden.utc_today() or c.status = 'ACTIVE' then 'ACTIVE'
+    else 'PLANNED' end
+$$;
+comment on function app_hidden.cycle_status(c app_public.cycles) is 'A cycle''s status on the calendar (decisions.md "Cycle status"): CANCELED and COMPLETED (set by rollover) stay; otherwise ended (endsOn before today, UTC) is COMPLETED, started (dates include today) or activated early (stored ACTIVE) is ACTIVE, else PLANNED.';
+grant execute on function app_hidden.cycle_status(c app_public.cycles) to svc_visitor;
+
+create or replace function app_public.cycles_current_status(c app_public.cycles)
+ returns text
+ language sql
+ stable
+as $$ select app_hidden.cycle_status(c) $$;
+comment on function app_public.cycles_current_status(c app_public.cycles) is 'The status on the calendar: a cycle whose dates include today is ACTIVE, one whose end has passed COMPLETED (status holds only what was set: PLANNED, or ACTIVE/COMPLETED by rollover, CANCELED).';
+grant execute on function app_public.cycles_current_status(c app_public.cycles) to svc_visitor;
+
+create or replace function app_hidden.current_cycle()
+ returns app_public.cycles
+ language sql
+ stable
+as $$
+  select * from app_public.cycles c
+  where c.workspace_id = app_hidden.current_workspace_id() and c.status not in ('CANCELED', 'COMPLETED')
+    and c.ends_on >= app_hidden.utc_today() and (c.starts_on <= app_hidden.utc_today() or c.status = 'ACTIVE')
+  order by c.starts_on <= app_hidden.utc_today() desc, c.starts_on, c.number limit 1
+$$;
+comment on function app_hidden.current_cycle() is 'The current cycle: the ACTIVE one (cycle_status), the one whose dates include today first (NULL row when none).';
+grant execute on function app_hidden.current_cycle() to svc_visitor;
+
 create or replace function app_hidden.cycle_json(c app_public.cycles, p_with_issues boolean default false)
  returns jsonb
  language sql
  stable
 as $$
   select jsonb_build_object(
-    'id', c.id, 'number', c.number, 'name', c.name, 'startsOn', c.starts_on, 'endsOn', c.ends_on, 'status', c.status,
+    'id', c.id, 'number', c.number, 'name', c.name, 'startsOn', c.starts_on, 'endsOn', c.ends_on, 'status', app_hidden.cycle_status(c),
     'issueCount', n.total, 'openIssueCount', n.open, 'doneIssueCount', n.done,
     'createdAt', c.created_at, 'updatedAt', c.updated_at)
   || case when p_with_issues then jsonb_build_object('issues', coalesce(
@@ -109,8 +144,8 @@ create or replace function app_hidden.require_open_cycle(p_cycle app_public.cycl
  stable
 as $$
 begin
-  if p_cycle.status in ('COMPLETED', 'CANCELED') then
-    raise exception 'Cycle % is %; issues can be planned only into PLANNED or ACTIVE cycles', p_cycle.name, lower(p_cycle.status)
+  if app_hidden.cycle_status(p_cycle) in ('COMPLETED', 'CANCELED') then
+    raise exception 'Cycle % is %; issues can be planned only into PLANNED or ACTIVE cycles', p_cycle.name, lower(app_hidden.cycle_status(p_cycle))
       using errcode = 'SV409', detail = 'cycle_closed';
   end if;
 end
@@ -124,8 +159,8 @@ create or replace function app_hidden.upcoming_cycle()
  stable
 as $$
   select * from app_public.cycles
-  where workspace_id = app_hidden.current_workspace_id() and status = 'PLANNED'
+  where workspace_id = app_hidden.current_workspace_id() and status = 'PLANNED' and starts_on > app_hidden.utc_today()
   order by starts_on, number limit 1
 $$;
-comment on function app_hidden.upcoming_cycle() is 'The upcoming cycle: the earliest PLANNED one (NULL row when none).';
+comment on function app_hidden.upcoming_cycle() is 'The upcoming cycle: the earliest PLANNED one (not started yet; NULL row when none).';
 grant execute on function app_hidden.upcoming_cycle() to svc_visitor;

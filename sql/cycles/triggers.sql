@@ -12,7 +12,7 @@ begin
   if tg_op = 'INSERT' then
     perform app_private.record_event(new.workspace_id, 'CYCLE_CREATED', 'cycle', new.id,
       jsonb_build_object('cycleId', new.id, 'number', new.number, 'name', new.name, 'startsOn', new.starts_on,
-                         'endsOn', new.ends_on, 'status', new.status));
+                         'endsOn', new.ends_on, 'status', app_hidden.cycle_status(new)));
     return null;
   end if;
   if new.name is distinct from old.name then v_changed := array_append(v_changed, 'name'); end if;
@@ -27,7 +27,7 @@ begin
   return null;
 end
 $$;
-comment on function app_private.tg_cycles__events() is 'CYCLE_CREATED; CYCLE_UPDATED on rename, re-dating and status moves (rollover completes/activates). Kinds beyond spec 6.1, see docs/decisions.md.';
+comment on function app_private.tg_cycles__events() is 'CYCLE_CREATED (status: on the calendar, as cycles.get shows it); CYCLE_UPDATED on rename, re-dating and status moves (rollover completes/activates; status and previousStatus: the stored values that changed). Kinds beyond spec 6.1, see docs/decisions.md.';
 
 drop trigger if exists _100_updated_at on app_public.cycles;
 create trigger _100_updated_at before update on app_public.cycles for each row execute function app_hidden.tg__set_updated_at();

@@ -17,6 +17,7 @@ import { registerMcp } from './mcp.ts';
 import { registerOriginGuard, type OriginPolicy } from './origin-guard.ts';
 import { RateLimiter, type RateSurface } from './rate-limit.ts';
 import { registerSse } from './sse.ts';
+import { registerWeb } from './web.ts';
 
 export interface AppServices {
   ownerPool: pg.Pool;
@@ -139,6 +140,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   }));
 
   registerMcp(app, services);
+  registerWeb(app);
   if (opts.blobs instanceof EmbeddedBlobStore) registerBlobRoutes(app, opts.blobs);
   if (opts.events) registerSse(app, opts.keys, opts.events);
 

@@ -10,7 +10,7 @@ export const cycleTools = defineTools(
   tool({
     name: 'cycles.list',
     scopes: ['READ_ISSUES'],
-    description: 'Cycles (shown as Sprints), latest start date first, paged ({items, nextCursor}), with issue counts. Filter by status PLANNED, ACTIVE, COMPLETED or CANCELED.',
+    description: 'Cycles (shown as Sprints), latest start date first, paged ({items, nextCursor}), with issue counts. Status follows the calendar: a cycle whose dates include today is ACTIVE, one that has ended COMPLETED. Filter by status PLANNED, ACTIVE, COMPLETED or CANCELED.',
     input: z.strictObject({ status: cycleStatus.optional(), limit: limit(50, 200), cursor: cursor.optional() }),
     output: page(CycleOut),
     readOnly: true,
@@ -26,7 +26,7 @@ export const cycleTools = defineTools(
   tool({
     name: 'cycles.current',
     scopes: ['READ_ISSUES'],
-    description: 'The current sprint: the ACTIVE cycle with its issues, or null when none is active.',
+    description: 'The current sprint: the cycle whose dates include today (or one activated early), with its issues; null when there is none.',
     input: z.strictObject({}),
     output: CycleOut.nullable(),
     readOnly: true,
@@ -34,7 +34,7 @@ export const cycleTools = defineTools(
   tool({
     name: 'cycles.create',
     scopes: ['WRITE_ISSUES'],
-    description: 'Create a cycle (sprint). Defaults: name "Sprint <n>", startsOn right after the last cycle plus the workspace cooldown (never before today), endsOn from the workspace cycle length. Cycles may not overlap. New cycles are PLANNED; activate: true makes it the current one when no other is active. Needs a key without project/label narrowing.',
+    description: 'Create a cycle (sprint). Defaults: name "Sprint <n>", startsOn right after the last cycle plus the workspace cooldown (never before today), endsOn from the workspace cycle length. Cycles may not overlap. A cycle is ACTIVE while its dates include today, COMPLETED once they have passed, PLANNED before; activate: true makes a future one current now when no other is. Needs a key without project/label narrowing.',
     input: z.strictObject({
       name: z.string().trim().min(1).max(200).optional(),
       startsOn: date.optional(),
@@ -62,7 +62,7 @@ export const cycleTools = defineTools(
   tool({
     name: 'cycles.rollover',
     scopes: ['WRITE_ISSUES'],
-    description: 'End the current sprint: move its unfinished issues (status not Done/Canceled) to the next cycle (the earliest PLANNED one, created from the workspace cycle length and cooldown when none exists), mark the current COMPLETED and the next ACTIVE. With no active cycle it just activates the next. Needs a key without project/label narrowing.',
+    description: 'End the current sprint (or the last one that ended without a rollover): move its unfinished issues (status not Done/Canceled) to the next cycle (the earliest PLANNED one, created from the workspace cycle length and cooldown when none exists), mark the current COMPLETED and the next ACTIVE. With no active cycle it just activates the next. Needs a key without project/label narrowing.',
     input: z.strictObject({}),
     output: z.object({
       completed: CycleOut.nullable(), current: CycleOut, movedIssueIds: z.array(z.string()), createdNext: z.boolean(),

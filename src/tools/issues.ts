@@ -82,8 +82,9 @@ export const issueTools = defineTools(
   tool({
     name: 'issues.list',
     scopes: ['READ_ISSUES'],
-    description: 'Issues newest first, paged ({items, nextCursor}). Filters: status (id, category such as IN_PROGRESS, or name), open (not DONE/CANCELED), priority, projectId, assignedAgentId, cycleId, parentId, claimedById (null = none for each), labelIds (any of), queued.',
+    description: 'Issues newest first, paged ({items, nextCursor}). query: full-text search over title and description (every word, the last as a prefix), best match first (title before description), then newest. Filters: status (id, category such as IN_PROGRESS, or name), open (not DONE/CANCELED), priority, projectId, assignedAgentId, cycleId, parentId, claimedById (null = none for each), labelIds (any of), queued.',
     input: z.strictObject({
+      query: z.string().trim().min(1).max(200).optional().describe('Search words; the last one matches as a prefix ("dep" finds "deploy")'),
       status: z.string().min(1).max(100).optional(),
       statusId: id('statusId').optional(),
       open: z.boolean().optional().describe('true: only issues not in a DONE/CANCELED status; false: only those'),

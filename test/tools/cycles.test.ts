@@ -30,7 +30,9 @@ describe('cycles.create / update / get / list / current', () => {
     const w = await createWorkspace(t);
     expect(await ok(t, w.token, 'cycles.current', {})).toBeNull();
     const first = await ok(t, w.token, 'cycles.create', {});
-    expect(first).toMatchObject({ number: 1, name: 'Sprint 1', startsOn: today(), endsOn: addDays(today(), 13), status: 'PLANNED', issueCount: 0 });
+    // It starts today: it is the current sprint at once (decisions.md "Cycle status").
+    expect(first).toMatchObject({ number: 1, name: 'Sprint 1', startsOn: today(), endsOn: addDays(today(), 13), status: 'ACTIVE', issueCount: 0 });
+    expect(await ok(t, w.token, 'cycles.current', {})).toMatchObject({ id: first.id, status: 'ACTIVE' });
     await settings(w, 7, 2);
     const second = await ok(t, w.token, 'cycles.create', { name: 'Hardening' });
     expect(second).toMatchObject({ number: 2, name: 'Hardening', startsOn: addDays(first.endsOn, 3), endsOn: addDays(first.endsOn, 9) });
@@ -78,6 +80,41 @@ describe('cycles.create / update / get / list / current', () => {
     expect(starts).toEqual(['2032-05-01', '2032-04-01', '2032-03-01', '2032-02-01', '2032-01-01']);
     expect((await ok(t, w.token, 'cycles.list', { status: 'ACTIVE' })).items).toEqual([]);
     expect((await ok(t, w.token, 'cycles.list', { status: 'PLANNED' })).items).toHaveLength(5);
+  });
+
+  it('status follows the calendar: started is ACTIVE and current, ended is COMPLETED, later is PLANNED', async () => {
+    const w = await createWorkspace(t);
+    const past = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), -20), endsOn: addDays(today(), -6) });
+    const now = await ok(t, w.token, 'cycles.create', { name: 'Now', startsOn: addDays(today(), -5), endsOn: addDays(today(), 8) });
+    const later = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), 9), endsOn: addDays(today(), 22) });
+    expect([past.status, now.status, later.status]).toEqual(['COMPLETED', 'ACTIVE', 'PLANNED']);
+    expect((await ok(t, w.token, 'cycles.current', {})).id).toBe(now.id);
+    expect((await ok(t, w.token, 'cycles.list', { status: 'ACTIVE' })).items.map((c: { id: string }) => c.id)).toEqual([now.id]);
+    expect((await ok(t, w.token, 'cycles.list', { status: 'COMPLETED' })).items.map((c: { id: string }) => c.id)).toEqual([past.id]);
+    const closed = await rest(t, w.token, 'cycles.addIssue', { cycleId: past.id, issueId: (await ok(t, w.token, 'issues.create', { title: 'late' })).id });
+    expect(closed.body.error).toBe('cycle_closed');
+    // activate: true cannot make a second current sprint while one runs.
+    expect((await rest(t, w.token, 'cycles.create', { startsOn: addDays(today(), 30), activate: true })).body.error).toBe('active_cycle_exists');
+
+    // Rollover moves the unfinished issues of the running sprint to the next and makes that one current.
+    const open = await ok(t, w.token, 'issues.create', { title: 'open' });
+    const done = await ok(t, w.token, 'issues.create', { title: 'done', statusId: await statusId(w, 'DONE') });
+    await ok(t, w.token, 'cycles.plan', { cycleId: now.id, add: [open.id, done.id] });
+    const r = await ok(t, w.token, 'cycles.rollover', {});
+    expect(r).toMatchObject({ completed: { id: now.id, status: 'COMPLETED' }, current: { id: later.id, status: 'ACTIVE' }, movedIssueIds: [open.id], createdNext: false });
+    expect((await ok(t, w.token, 'cycles.current', {})).id).toBe(later.id);
+    expect((await ok(t, w.token, 'issues.get', { id: done.id })).cycleId).toBe(now.id);
+  });
+
+  it('rollover with no running sprint finishes the last one that ended without a rollover', async () => {
+    const w = await createWorkspace(t);
+    const ended = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), -15), endsOn: addDays(today(), -2) });
+    const left = await ok(t, w.token, 'issues.create', { title: 'left over' });
+    await t.pools.owner.query('update app_public.issues set cycle_id = $2 where id = $1', [left.id, ended.id]);
+    expect(await ok(t, w.token, 'cycles.current', {})).toBeNull();
+    const r = await ok(t, w.token, 'cycles.rollover', {});
+    expect(r).toMatchObject({ completed: { id: ended.id, status: 'COMPLETED' }, createdNext: true, movedIssueIds: [left.id], current: { startsOn: today(), status: 'ACTIVE' } });
+    expect((await ok(t, w.token, 'cycles.current', {})).id).toBe(r.current.id);
   });
 
   it('rejects bad input with 400', async () => {
@@ -158,7 +195,7 @@ describe('issues in cycles', () => {
   it('rollover moves unfinished issues to a newly created next cycle, completes the current, activates the next', async () => {
     const w = await createWorkspace(t);
     await settings(w, 10, 1);
-    const cur = await ok(t, w.token, 'cycles.create', { startsOn: '2020-01-01', endsOn: '2020-01-14', activate: true });
+    const cur = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), -13), endsOn: today(), activate: true });
     const done = await ok(t, w.token, 'issues.create', { title: 'done', statusId: await statusId(w, 'DONE') });
     const canceled = await ok(t, w.token, 'issues.create', { title: 'canceled', statusId: await statusId(w, 'CANCELED') });
     const todo = await ok(t, w.token, 'issues.create', { title: 'todo' });
@@ -170,8 +207,8 @@ describe('issues in cycles', () => {
     const r = await ok(t, w.token, 'cycles.rollover', {});
     expect(r.createdNext).toBe(true);
     expect(r.completed).toMatchObject({ id: cur.id, status: 'COMPLETED', issueCount: 2, doneIssueCount: 1 });
-    // The current cycle ended long ago: the next one starts today, not in the past.
-    expect(r.current).toMatchObject({ number: 2, name: 'Sprint 2', status: 'ACTIVE', startsOn: today(), endsOn: addDays(today(), 9), issueCount: 2 });
+    // The next one starts after the current one and the cooldown, and is the current sprint from now on.
+    expect(r.current).toMatchObject({ number: 2, name: 'Sprint 2', status: 'ACTIVE', startsOn: addDays(today(), 2), endsOn: addDays(today(), 11), issueCount: 2 });
     expect([...r.movedIssueIds].sort()).toEqual([todo.id, doing.id].sort());
     expect((await ok(t, w.token, 'cycles.current', {})).id).toBe(r.current.id);
     expect((await ok(t, w.token, 'issues.get', { id: done.id })).cycleId).toBe(cur.id);

@@ -39,7 +39,7 @@ describe('outputs match their declared schemas', () => {
     await call('cycles.update', { id: c.id, name: 'Renamed' });
     await call('cycles.addIssue', { cycleId: c.id, issueId: a.id });
     await call('cycles.removeIssue', { cycleId: c.id, issueId: a.id });
-    await call('cycles.plan', { add: [a.id, b.id] });
+    await call('cycles.plan', { cycleId: c.id, add: [a.id, b.id] }); // c starts today: it is the current sprint, not an upcoming one
     await call('cycles.rollover', {});
     await call('cycles.current', {});
     await call('cycles.get', { id: c.id });

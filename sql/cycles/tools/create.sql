@@ -20,7 +20,7 @@ begin
   v_ends := coalesce((args->>'endsOn')::date, v_starts + v_ws.cycle_length_days - 1);
   perform app_hidden.check_cycle_dates(null, v_starts, v_ends);
   if coalesce((args->>'activate')::boolean, false) then
-    if exists (select 1 from app_public.cycles where workspace_id = v_ws.id and status = 'ACTIVE') then
+    if (app_hidden.current_cycle()).id is not null then
       raise exception 'Another cycle is active; finish it with cycles.rollover' using errcode = 'SV409', detail = 'active_cycle_exists';
     end if;
     v_status := 'ACTIVE';
@@ -29,5 +29,5 @@ begin
   return app_hidden.cycle_json(v_cycle);
 end
 $$;
-comment on function app_tools.cycles_create(args jsonb) is 'cycles.create: Create a cycle (sprint). Defaults: name "Sprint <n>", startsOn right after the last cycle plus the workspace cooldown (never before today), endsOn from the workspace cycle length. Cycles may not overlap. New cycles are PLANNED; activate: true makes it the current one when no other is active. Needs a key without project/label narrowing.';
+comment on function app_tools.cycles_create(args jsonb) is 'cycles.create: Create a cycle (sprint). Defaults: name "Sprint <n>", startsOn right after the last cycle plus the workspace cooldown (never before today), endsOn from the workspace cycle length. Cycles may not overlap. A cycle is ACTIVE while its dates include today, COMPLETED once they have passed, PLANNED before; activate: true makes a future one current now when no other is. Needs a key without project/label narrowing.';
 grant execute on function app_tools.cycles_create(args jsonb) to svc_visitor;

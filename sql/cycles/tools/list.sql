@@ -15,10 +15,10 @@ begin
     select (app_hidden.cycle_json(c), to_char(c.starts_on, 'YYYY-MM-DD'), c.id)::app_hidden.page_row
     from app_public.cycles c
     where c.workspace_id = app_hidden.current_workspace_id()
-      and (args->>'status' is null or c.status = args->>'status')
+      and (args->>'status' is null or app_hidden.cycle_status(c) = args->>'status')
       and (v_after.sort_id is null or (c.starts_on, c.id) < (v_after.sort_key::date, v_after.sort_id))
     order by c.starts_on desc, c.id desc limit v_limit + 1), v_limit, 'cycles');
 end
 $$;
-comment on function app_tools.cycles_list(args jsonb) is 'cycles.list: Cycles (shown as Sprints), latest start date first, paged ({items, nextCursor}), with issue counts. Filter by status PLANNED, ACTIVE, COMPLETED or CANCELED.';
+comment on function app_tools.cycles_list(args jsonb) is 'cycles.list: Cycles (shown as Sprints), latest start date first, paged ({items, nextCursor}), with issue counts. Status follows the calendar: a cycle whose dates include today is ACTIVE, one that has ended COMPLETED. Filter by status PLANNED, ACTIVE, COMPLETED or CANCELED.';
 grant execute on function app_tools.cycles_list(args jsonb) to svc_visitor;

@@ -1,7 +1,7 @@
 -- The cycles.rollover tool (declared in src/tools/).
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
--- moves unfinished issues (status category not DONE/CANCELED) from the ACTIVE cycle to the upcoming one
+-- moves unfinished issues (status category not DONE/CANCELED) from the current cycle (cycle_status) to the upcoming one
 -- (created from cycleLengthDays/cycleCooldownDays when none), completes the current and activates the next.
 -- Needs an unnarrowed key.
 create or replace function app_tools.cycles_rollover(args jsonb)
@@ -17,7 +17,14 @@ declare
 begin
   perform app_hidden.require_issues_unrestricted('Rolling over the cycle');
   v_ws := app_hidden.lock_cycles();
-  select * into v_current from app_public.cycles where workspace_id = v_ws.id and status = 'ACTIVE';
+  -- The cycle to finish: the current one, else the latest one that ran to its end without a rollover
+  -- (its unfinished issues move on too).
+  v_current := app_hidden.current_cycle();
+  if v_current.id is null then
+    select * into v_current from app_public.cycles
+    where workspace_id = v_ws.id and status not in ('CANCELED', 'COMPLETED') and ends_on < app_hidden.utc_today()
+    order by ends_on desc limit 1;
+  end if;
   v_next := app_hidden.upcoming_cycle();
   if v_next.id is null then
     v_next := app_hidden.insert_cycle(v_ws, null, app_hidden.next_cycle_start(v_ws), null, 'PLANNED');
@@ -41,5 +48,5 @@ begin
     'createdNext', v_created);
 end
 $$;
-comment on function app_tools.cycles_rollover(args jsonb) is 'cycles.rollover: End the current sprint: move its unfinished issues (status not Done/Canceled) to the next cycle (the earliest PLANNED one, created from the workspace cycle length and cooldown when none exists), mark the current COMPLETED and the next ACTIVE. With no active cycle it just activates the next. Needs a key without project/label narrowing.';
+comment on function app_tools.cycles_rollover(args jsonb) is 'cycles.rollover: End the current sprint (or the last one that ended without a rollover): move its unfinished issues (status not Done/Canceled) to the next cycle (the earliest PLANNED one, created from the workspace cycle length and cooldown when none exists), mark the current COMPLETED and the next ACTIVE. With no active cycle it just activates the next. Needs a key without project/label narrowing.';
 grant execute on function app_tools.cycles_rollover(args jsonb) to svc_visitor;

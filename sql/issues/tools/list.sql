@@ -1,7 +1,7 @@
 -- The issues.list tool (declared in src/tools/).
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
--- newest first by number, keyset-paged; filters status (id, category or name), statusId, open, priority,
+-- newest first by number (with query: best match first, then newest), keyset-paged; filters status (id, category or name), statusId, open, priority,
 -- projectId, assignedAgentId, cycleId, parentId, claimedById (null = none), labelIds (any), queued. RLS
 -- narrows the rows.
 create or replace function app_tools.issues_list(args jsonb)
@@ -15,6 +15,13 @@ declare
   v_status text := args->>'status';
   v_page app_hidden.page_row[];
   v_before int := 2147483647;
+  v_query tsquery;
+  v_order text := 'i.number desc';
+  v_outer_order text := '(t.i).number desc';
+  v_sort text := '(t.i).number::text';
+  v_after text[];
+  v_from text := 'app_public.issues i';
+  v_rank text := 'null::real';
 begin
   if args - 'limit' - 'cursor' = '{}'::jsonb then
     -- No filter (the most common call, and every further page of it): a static query, planned once per
@@ -35,7 +42,38 @@ begin
       order by (t.i).number desc);
   else
     -- Filters: the query is built for them (planned per call, so each filter gets its own index).
-    if args->>'cursor' is not null then
+    if args->>'query' is not null then
+      -- Full-text search (issues_search_gin): ranked, paged by (rank, number) from the cursor on.
+      v_query := app_hidden.search_tsquery(args->>'query');
+      -- The matches come from a definer function (the index is unusable under RLS, see issue_search_matches);
+      -- joined back to issues, the policies apply.
+      v_rank := 'm.rank';
+      v_order := 'm.rank desc, i.number desc';
+      v_outer_order := 't.rank desc, (t.i).number desc';
+      v_sort := 't.rank::text || '':'' || (t.i).number::text';
+      if args->>'cursor' is not null then
+        v_after := string_to_array(app_hidden.cursor_decode(args->>'cursor', 'issues-search'), ':');
+        begin
+          v_after := array[v_after[1]::real::text, v_after[2]::int::text, v_after[3]];
+        exception when others then
+          v_after := null;
+        end;
+        if v_after is null or v_after[1] is null or v_after[2] is null or v_after[3] is not null then
+          raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = 'cursor';
+        end if;
+      end if;
+      if args - 'limit' - 'cursor' - 'query' = '{}'::jsonb and app_hidden.issues_unrestricted() then
+        -- Nothing else filters and no narrowing hides a row: the matches function pages itself (no join of
+        -- every match).
+        v_from := format('app_hidden.issue_search_matches($2, %L::real, %L::int, %s) m join app_public.issues i on i.id = m.id',
+                         v_after[1], v_after[2], v_limit + 1);
+      else
+        v_from := 'app_hidden.issue_search_matches($2) m join app_public.issues i on i.id = m.id';
+        if v_after is not null then
+          v_where := v_where || format(' and (m.rank, i.number) < (%L::real, %s)', v_after[1], v_after[2]::int);
+        end if;
+      end if;
+    elsif args->>'cursor' is not null then
       v_where := v_where || format(' and i.number < %s', app_hidden.cursor_decode(args->>'cursor', 'issues')::int);
     end if;
     if args->>'statusId' is not null then
@@ -88,19 +126,19 @@ begin
     -- The page's rows first (index order, limit), then their status/project/agent/labels by join: one pass,
     -- instead of four subqueries per row inside issue_json (3x faster at 50 rows).
     execute format(
-      'select array(select (app_hidden.issue_lean_json(t.i, s, p, a, coalesce(l.ids, ''[]'')), (t.i).number::text, null)::app_hidden.page_row
-       from (select i from app_public.issues i where %s order by i.number desc limit %s) t
+      'select array(select (app_hidden.issue_lean_json(t.i, s, p, a, coalesce(l.ids, ''[]'')), %s, null)::app_hidden.page_row
+       from (select i, %s as rank from %s where %s order by %s limit %s) t
        left join app_public.statuses s on s.id = (t.i).status_id
        left join app_public.projects p on p.id = (t.i).project_id
        left join app_public.agents a on a.id = (t.i).assigned_agent_id
        left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
                           from app_public.issue_labels il where il.issue_id = (t.i).id) l on true
-       order by (t.i).number desc)', v_where, v_limit + 1)
+       order by %s)', v_sort, v_rank, v_from, v_where, v_order, v_limit + 1, v_outer_order)
     into v_page
-    using app_hidden.current_workspace_id();
+    using app_hidden.current_workspace_id(), v_query;
   end if;
-  return app_hidden.page_json(v_page, v_limit, 'issues');
+  return app_hidden.page_json(v_page, v_limit, case when v_query is null then 'issues' else 'issues-search' end);
 end
 $$;
-comment on function app_tools.issues_list(args jsonb) is 'issues.list: Issues newest first, paged ({items, nextCursor}). Filters: status (id, category such as IN_PROGRESS, or name), open (not DONE/CANCELED), priority, projectId, assignedAgentId, cycleId, parentId, claimedById (null = none for each), labelIds (any of), queued.';
+comment on function app_tools.issues_list(args jsonb) is 'issues.list: Issues newest first, paged ({items, nextCursor}). query: full-text search over title and description (every word, the last as a prefix), best match first (title before description), then newest. Filters: status (id, category such as IN_PROGRESS, or name), open (not DONE/CANCELED), priority, projectId, assignedAgentId, cycleId, parentId, claimedById (null = none for each), labelIds (any of), queued.';
 grant execute on function app_tools.issues_list(args jsonb) to svc_visitor;

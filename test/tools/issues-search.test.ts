@@ -1,0 +1,100 @@
+/** issues.list query (full-text search, ranked, prefix, paged) and GraphQL searchIssues (issue 15). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allPages, createKey, createWorkspace, insertLabel, insertProject, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { gql, gqlOk } from '../support/graphql.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let other: Workspace;
+let projectA: string;
+let projectB: string;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  t = await startTestApp({ graphql: true });
+  ws = await createWorkspace(t, 'SRCH');
+  other = await createWorkspace(t, 'OTHR');
+  projectA = await insertProject(t, ws, 'Alpha');
+  projectB = await insertProject(t, ws, 'Beta');
+  const make = async (name: string, input: object) => { ids[name] = (await ok(t, ws.token, 'issues.create', input)).id; };
+  await make('inDescription', { title: 'Nightly job', description: 'The deploy pipeline times out at night', projectId: projectA });
+  await make('inTitle', { title: 'Deploy pipeline is slow', description: 'It takes ages', projectId: projectB });
+  await make('unrelated', { title: 'Logo colour', description: 'Make it blue', projectId: projectA });
+  await make('deployment', { title: 'Deployment docs', projectId: projectA });
+  await ok(t, other.token, 'issues.create', { title: 'Deploy pipeline elsewhere' });
+});
+afterAll(() => t.close());
+
+describe('issues.list query', () => {
+  it('ranks title matches above description matches, every word must match, skips the rest', async () => {
+    const page = await ok(t, ws.token, 'issues.list', { query: 'deploy pipeline' });
+    expect(page.items.map((i: { id: string }) => i.id)).toEqual([ids.inTitle, ids.inDescription]);
+    expect(page.nextCursor).toBeNull();
+  });
+
+  it('matches the last word as a prefix, earlier words whole', async () => {
+    const page = await ok(t, ws.token, 'issues.list', { query: 'depl' });
+    expect(new Set(page.items.map((i: { id: string }) => i.id))).toEqual(new Set([ids.inTitle, ids.inDescription, ids.deployment]));
+    expect((await ok(t, ws.token, 'issues.list', { query: 'depl pipeline' })).items).toHaveLength(0);
+    expect((await ok(t, ws.token, 'issues.list', { query: 'PIPELINE, "deplo' })).items).toHaveLength(2);
+  });
+
+  it('combines with filters and pages by rank without repeats', async () => {
+    const inA = await ok(t, ws.token, 'issues.list', { query: 'deploy', projectId: projectA });
+    expect(new Set(inA.items.map((i: { id: string }) => i.id))).toEqual(new Set([ids.inDescription, ids.deployment]));
+    const all = await ok(t, ws.token, 'issues.list', { query: 'de' });
+    const paged = await allPages(t, ws.token, 'issues.list', { query: 'de' }, 1);
+    expect(paged.map((i: { id: string }) => i.id)).toEqual(all.items.map((i: { id: string }) => i.id));
+    expect(paged.length).toBe(3);
+  });
+
+  it('a narrowed key finds only what it may see; another workspace finds nothing of this one', async () => {
+    const narrowed = await createKey(t, ws, { scopes: ['READ_ISSUES'], projects: [projectB] });
+    const page = await ok(t, narrowed.token, 'issues.list', { query: 'deploy' });
+    expect(page.items.map((i: { id: string }) => i.id)).toEqual([ids.inTitle]);
+    // Narrowed keys page through the joined matches (the policies filter before the limit).
+    const inA = await createKey(t, ws, { scopes: ['READ_ISSUES'], projects: [projectA] });
+    const allA = (await ok(t, inA.token, 'issues.list', { query: 'depl' })).items.map((i: { id: string }) => i.id);
+    expect(new Set(allA)).toEqual(new Set([ids.inDescription, ids.deployment]));
+    expect((await allPages(t, inA.token, 'issues.list', { query: 'depl' }, 1)).map((i: { id: string }) => i.id)).toEqual(allA);
+    const theirs = await ok(t, other.token, 'issues.list', { query: 'deploy' });
+    expect(theirs.items).toHaveLength(1);
+    expect(theirs.items[0].title).toBe('Deploy pipeline elsewhere');
+  });
+
+  it('bad input: a query without words, an over-long one, a foreign cursor are 400s on their field', async () => {
+    for (const [input, field] of [[{ query: '!!! &|:*' }, 'query'], [{ query: '' }, 'query'], [{ query: 'x'.repeat(201) }, 'query'],
+      [{ query: 'deploy', cursor: 'bm9wZQ' }, 'cursor']] as const) {
+      const r = await rest(t, ws.token, 'issues.list', input);
+      expect(r.status, JSON.stringify(input)).toBe(400);
+      expect(r.body.issues).toHaveProperty(field);
+    }
+    const forged = (token: string) => Buffer.from(`issues-search:${token}`).toString('base64url');
+    for (const token of ['1e+', '0.5', '0.5:x', '0.5:1:2', 'NaN:99999999999']) {
+      expect((await rest(t, ws.token, 'issues.list', { query: 'deploy', cursor: forged(token) })).status, token).toBe(400);
+    }
+    const plainCursor = (await ok(t, ws.token, 'issues.list', { limit: 1 })).nextCursor;
+    expect((await rest(t, ws.token, 'issues.list', { query: 'deploy', cursor: plainCursor })).status).toBe(400);
+  });
+
+  it('missing scope is 403; JSON-RPC answers the same', async () => {
+    const noRead = await createKey(t, ws, { scopes: ['READ_PROJECTS'] });
+    const r = await rest(t, noRead.token, 'issues.list', { query: 'deploy' });
+    expect(r.status).toBe(403);
+    const viaRpc = await rpc(t, ws.token, 'tools/call', { name: 'issues.list', arguments: { query: 'slow' } });
+    expect(viaRpc.body.result.structuredContent.items.map((i: { id: string }) => i.id)).toEqual([ids.inTitle]);
+  });
+});
+
+describe('GraphQL searchIssues', () => {
+  it('returns the ranked matches the key may see', async () => {
+    const q = 'query($q: String!) { searchIssues(query: $q) { nodes { id: rowId title } } }';
+    const data = await gqlOk(t, ws.token, q, { q: 'deploy pipe' });
+    expect(data.searchIssues.nodes.map((i: { id: string }) => i.id)).toEqual([ids.inTitle, ids.inDescription]);
+    const narrowed = await createKey(t, ws, { scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS'], projects: [projectA] });
+    const mine = await gqlOk(t, narrowed.token, q, { q: 'deploy' });
+    expect(new Set(mine.searchIssues.nodes.map((i: { id: string }) => i.id))).toEqual(new Set([ids.inDescription, ids.deployment]));
+    const bad = await gql(t, ws.token, q, { q: '***' });
+    expect(bad.errors?.[0]?.extensions?.status).toBe(400);
+  });
+});
