@@ -1,0 +1,4 @@
+-- Issue 16, after the merge: the events policy asks the narrowing once per statement and checks subjects
+-- per row only for narrowed keys (sql/events/visibility.sql).
+--! include events/visibility.sql
+--! include events/policies.sql
