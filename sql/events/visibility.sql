@@ -21,38 +21,29 @@ create or replace function app_hidden.event_subject_visible(p_subject_type text,
  stable
 as $$
 begin
-  -- The subject rows are read as the caller: their own policies (narrowing included) decide.
   case p_subject_type
-    when 'issue' then
-      return app_hidden.issues_unrestricted()
-          or exists (select 1 from app_public.issues i where i.id = p_subject_id);
-    when 'comment' then
-      return app_hidden.issues_unrestricted()
-          or exists (select 1 from app_public.comments c where c.id = p_subject_id);
     when 'project' then
       return cardinality(app_hidden.narrowed_project_ids()) = 0
           or p_subject_id = any(app_hidden.narrowed_project_ids());
     when 'initiative' then
       return cardinality(app_hidden.narrowed_initiative_ids()) = 0
           or p_subject_id = any(app_hidden.narrowed_initiative_ids());
-    when 'goal' then
-      return app_hidden.issues_unrestricted()
-          or exists (select 1 from app_public.goals g where g.id = p_subject_id);
-    when 'execution-plan' then
-      return app_hidden.issues_unrestricted()
-          or exists (select 1 from app_public.execution_plans p where p.id = p_subject_id);
-    when 'execution-step' then
-      return app_hidden.issues_unrestricted()
-          or exists (select 1 from app_public.execution_steps s where s.id = p_subject_id);
-    when 'review-gate' then
-      return app_hidden.issues_unrestricted()
-          or exists (select 1 from app_public.review_gates rg where rg.id = p_subject_id);
-    when 'action-request' then
-      return app_hidden.issues_unrestricted()
-          or exists (select 1 from app_public.action_requests ar where ar.id = p_subject_id);
+    when 'issue', 'comment', 'goal', 'execution-plan', 'execution-step', 'review-gate', 'action-request' then
+      if app_hidden.issues_unrestricted() then
+        return true;
+      end if;
     else
       return true;
   end case;
+  -- Subjects that follow their issue: read as the caller, so their own policies (narrowing included) decide.
+  return case p_subject_type
+    when 'issue' then exists (select 1 from app_public.issues i where i.id = p_subject_id)
+    when 'comment' then exists (select 1 from app_public.comments c where c.id = p_subject_id)
+    when 'goal' then exists (select 1 from app_public.goals g where g.id = p_subject_id)
+    when 'execution-plan' then exists (select 1 from app_public.execution_plans p where p.id = p_subject_id)
+    when 'execution-step' then exists (select 1 from app_public.execution_steps s where s.id = p_subject_id)
+    when 'review-gate' then exists (select 1 from app_public.review_gates rg where rg.id = p_subject_id)
+    else exists (select 1 from app_public.action_requests ar where ar.id = p_subject_id) end;
 end
 $$;
 comment on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid) is 'Whether a narrowed key sees an event about this subject: issue and comment events only of issues it can see, project events only of its projects, initiative events only of its initiatives, goal, plan, step, review-gate and action-request events only of records it can see (they follow their issue); other subjects always.';
