@@ -9,3 +9,6 @@
 create statistics if not exists app_public.issues_workspace_status_stats (dependencies) on workspace_id, status_id from app_public.issues;
 comment on statistics app_public.issues_workspace_status_stats is 'A status id belongs to one workspace: workspace_id and status_id are not independent (issues.list filtered by status, issue 16).';
 --! include issues/tools/list.sql
+
+-- Narrowed keys: the issue narrowing check is plpgsql (planned once per session).
+--! include core/narrowing.sql

@@ -21,29 +21,28 @@ create or replace function app_hidden.event_subject_visible(p_subject_type text,
  stable
 as $$
 begin
-  case p_subject_type
-    when 'project' then
-      return cardinality(app_hidden.narrowed_project_ids()) = 0
-          or p_subject_id = any(app_hidden.narrowed_project_ids());
-    when 'initiative' then
-      return cardinality(app_hidden.narrowed_initiative_ids()) = 0
-          or p_subject_id = any(app_hidden.narrowed_initiative_ids());
-    when 'issue', 'comment', 'goal', 'execution-plan', 'execution-step', 'review-gate', 'action-request' then
-      if app_hidden.issues_unrestricted() then
-        return true;
-      end if;
-    else
-      return true;
-  end case;
+  if p_subject_type = 'project' then
+    return cardinality(app_hidden.narrowed_project_ids()) = 0
+        or p_subject_id = any(app_hidden.narrowed_project_ids());
+  elsif p_subject_type = 'initiative' then
+    return cardinality(app_hidden.narrowed_initiative_ids()) = 0
+        or p_subject_id = any(app_hidden.narrowed_initiative_ids());
+  elsif p_subject_type not in ('issue', 'comment', 'goal', 'execution-plan', 'execution-step', 'review-gate', 'action-request')
+        or app_hidden.issues_unrestricted() then
+    return true;
+  end if;
   -- Subjects that follow their issue: read as the caller, so their own policies (narrowing included) decide.
-  return case p_subject_type
-    when 'issue' then exists (select 1 from app_public.issues i where i.id = p_subject_id)
-    when 'comment' then exists (select 1 from app_public.comments c where c.id = p_subject_id)
-    when 'goal' then exists (select 1 from app_public.goals g where g.id = p_subject_id)
-    when 'execution-plan' then exists (select 1 from app_public.execution_plans p where p.id = p_subject_id)
-    when 'execution-step' then exists (select 1 from app_public.execution_steps s where s.id = p_subject_id)
-    when 'review-gate' then exists (select 1 from app_public.review_gates rg where rg.id = p_subject_id)
-    else exists (select 1 from app_public.action_requests ar where ar.id = p_subject_id) end;
+  -- One statement per subject type: only the one that runs is started (a single CASE over seven EXISTS
+  -- started all seven, policies included, in every call).
+  case p_subject_type
+    when 'issue' then return exists (select 1 from app_public.issues i where i.id = p_subject_id);
+    when 'comment' then return exists (select 1 from app_public.comments c where c.id = p_subject_id);
+    when 'goal' then return exists (select 1 from app_public.goals g where g.id = p_subject_id);
+    when 'execution-plan' then return exists (select 1 from app_public.execution_plans p where p.id = p_subject_id);
+    when 'execution-step' then return exists (select 1 from app_public.execution_steps s where s.id = p_subject_id);
+    when 'review-gate' then return exists (select 1 from app_public.review_gates rg where rg.id = p_subject_id);
+    else return exists (select 1 from app_public.action_requests ar where ar.id = p_subject_id);
+  end case;
 end
 $$;
 comment on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid) is 'Whether a narrowed key sees an event about this subject: issue and comment events only of issues it can see, project events only of its projects, initiative events only of its initiatives, goal, plan, step, review-gate and action-request events only of records it can see (they follow their issue); other subjects always.';
