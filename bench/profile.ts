@@ -1,5 +1,5 @@
 /**
- * npm run bench:profile [-- --calls 300] [--explain issues.get] [--tools issues.get,issues.list] [--committed]
+ * npm run bench:profile [-- --calls 300] [--explain issues.get] [--tools issues.get,issues.list] [--committed] [--narrowed]
  *
  * Where the time of the most used tools goes, one client, no concurrency: for each tool, the mean time of
  * its statement (the exact statement the service sends, as svc_visitor) and, with track_functions = 'all',
@@ -32,6 +32,7 @@ const { values: opts } = parseArgs({
     tools: { type: 'string' },
     top: { type: 'string', default: '6' },
     committed: { type: 'boolean', default: false },
+    narrowed: { type: 'boolean', default: false },
   },
 });
 const CALLS = Number(opts.calls);
@@ -92,7 +93,16 @@ async function main() {
     await client.query('select pg_stat_force_next_flush()');
     await client.query('select 1');
     client.release();
-    const caller: Caller = await keys.authenticate(`Bearer ${created.apiKey.rawKey}`);
+    let caller: Caller = await keys.authenticate(`Bearer ${created.apiKey.rawKey}`);
+    if (opts.narrowed) {
+      // A label-narrowed key that sees every other issue (and so every other issue's events).
+      const label = (await owner.query(`insert into app_public.labels (workspace_id, name) values ($1, 'Narrowed') returning id`, [ws])).rows[0]!.id as string;
+      await owner.query(
+        `insert into app_public.issue_labels (workspace_id, issue_id, label_id)
+         select $1, id, $2 from app_public.issues where workspace_id = $1 and number % 2 = 0`, [ws, label]);
+      await owner.query('analyze');
+      caller = { ...caller, labelIds: [label] };
+    }
     const ids = (await owner.query('select id from app_public.issues where workspace_id = $1', [ws])).rows.map((r) => r.id as string);
     const statuses = (await owner.query('select id, category from app_public.statuses where workspace_id = $1 order by position', [ws])).rows as Array<{ id: string; category: string }>;
     const anyId = () => ids[Math.floor(Math.random() * ids.length)]!;

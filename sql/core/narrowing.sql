@@ -3,13 +3,17 @@
 
 create or replace function app_hidden.issue_passes_narrowing(p_issue_id uuid, p_project_id uuid)
  returns boolean
- language sql
+ language plpgsql
  stable security definer
  set search_path to 'pg_catalog'
 as $$
-  select p_project_id = any(app_hidden.narrowed_project_ids())
+begin
+  -- plpgsql: its query is planned once per session. As a (security definer, so never inlined) SQL function
+  -- it was planned again in every call, ~0.2-0.3 ms per narrowed row.
+  return p_project_id = any(app_hidden.narrowed_project_ids())
       or exists (select 1 from app_public.issue_labels il
-                 where il.issue_id = p_issue_id and il.label_id = any(app_hidden.narrowed_label_ids()))
+                 where il.issue_id = p_issue_id and il.label_id = any(app_hidden.narrowed_label_ids()));
+end
 $$;
 comment on function app_hidden.issue_passes_narrowing(p_issue_id uuid, p_project_id uuid) is 'Spec 5.6: an issue passes when its project is in projectIds or any of its labels is in labelIds (OR). Only consulted for narrowed keys.';
 grant execute on function app_hidden.issue_passes_narrowing(p_issue_id uuid, p_project_id uuid) to svc_visitor;

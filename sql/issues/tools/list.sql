@@ -22,6 +22,7 @@ declare
   v_after text[];
   v_from text := 'app_public.issues i';
   v_rank text := 'null::real';
+  v_status_ids uuid[];
 begin
   if args - 'limit' - 'cursor' = '{}'::jsonb then
     -- No filter (the most common call, and every further page of it): a static query, planned once per
@@ -79,18 +80,29 @@ begin
     if args->>'statusId' is not null then
       v_where := v_where || format(' and i.status_id = %L', app_hidden.parse_uuid(args->>'statusId', 'statusId'));
     end if;
+    -- Status filters are resolved to ids here and written into the query as constants: as a subquery the
+    -- planner could not see that a workspace's statuses hold most of its issues (estimate 35 rows, actual
+    -- 20,000 at 100k issues) and sorted a bitmap scan instead of reading an index in list order.
     if v_status is not null then
       if v_status ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-        v_where := v_where || format(' and i.status_id = %L::uuid', v_status);
+        v_status_ids := array[v_status::uuid];
       elsif v_status in ('BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED') then
-        v_where := v_where || format(' and i.status_id in (select s.id from app_public.statuses s where s.workspace_id = $1 and s.category = %L)', v_status);
+        v_status_ids := array(select s.id from app_public.statuses s
+                              where s.workspace_id = app_hidden.current_workspace_id() and s.category = v_status);
       else
-        v_where := v_where || format(' and i.status_id in (select s.id from app_public.statuses s where s.workspace_id = $1 and lower(s.name) = lower(%L))', v_status);
+        v_status_ids := array(select s.id from app_public.statuses s
+                              where s.workspace_id = app_hidden.current_workspace_id() and lower(s.name) = lower(v_status));
       end if;
+      v_where := v_where || case cardinality(v_status_ids)
+        when 0 then ' and false'
+        when 1 then format(' and i.status_id = %L::uuid', v_status_ids[1])
+        else format(' and i.status_id = any(%L::uuid[])', v_status_ids) end;
     end if;
     if args->>'open' is not null then
-      v_where := v_where || format(' and i.status_id %s (select s.id from app_public.statuses s where s.workspace_id = $1 and s.category in (''DONE'', ''CANCELED''))',
-                                   case when (args->>'open')::boolean then 'not in' else 'in' end);
+      v_status_ids := array(select s.id from app_public.statuses s
+                            where s.workspace_id = app_hidden.current_workspace_id() and s.category in ('DONE', 'CANCELED'));
+      v_where := v_where || format(case when (args->>'open')::boolean then ' and i.status_id <> all(%L::uuid[])'
+                                        else ' and i.status_id = any(%L::uuid[])' end, v_status_ids);
     end if;
     if args->>'priority' is not null then
       v_where := v_where || format(' and i.priority = %L', args->>'priority');

@@ -1,0 +1,49 @@
+-- Which events a narrowed key sees, as the select_in_workspace policy of activity_events asks it.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.key_unnarrowed()
+ returns boolean
+ language sql
+ stable parallel safe
+as $$
+  select cardinality(app_hidden.narrowed_project_ids()) = 0
+     and cardinality(app_hidden.narrowed_label_ids()) = 0
+     and cardinality(app_hidden.narrowed_initiative_ids()) = 0
+$$;
+comment on function app_hidden.key_unnarrowed() is 'True when the calling key has no project, label or initiative narrowing: it sees every event of its workspace. The events policy asks this once per statement before any per-row check.';
+grant execute on function app_hidden.key_unnarrowed() to svc_visitor;
+
+-- plpgsql, not an inline CASE in the policy: its queries are planned once per session and only run for
+-- narrowed keys, where the inline form made every events query plan ~300 sub-plans (issue 16).
+create or replace function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid)
+ returns boolean
+ language plpgsql
+ stable
+as $$
+begin
+  if p_subject_type = 'project' then
+    return cardinality(app_hidden.narrowed_project_ids()) = 0
+        or p_subject_id = any(app_hidden.narrowed_project_ids());
+  elsif p_subject_type = 'initiative' then
+    return cardinality(app_hidden.narrowed_initiative_ids()) = 0
+        or p_subject_id = any(app_hidden.narrowed_initiative_ids());
+  elsif p_subject_type not in ('issue', 'comment', 'goal', 'execution-plan', 'execution-step', 'review-gate', 'action-request')
+        or app_hidden.issues_unrestricted() then
+    return true;
+  end if;
+  -- Subjects that follow their issue: read as the caller, so their own policies (narrowing included) decide.
+  -- One statement per subject type: only the one that runs is started (a single CASE over seven EXISTS
+  -- started all seven, policies included, in every call).
+  case p_subject_type
+    when 'issue' then return exists (select 1 from app_public.issues i where i.id = p_subject_id);
+    when 'comment' then return exists (select 1 from app_public.comments c where c.id = p_subject_id);
+    when 'goal' then return exists (select 1 from app_public.goals g where g.id = p_subject_id);
+    when 'execution-plan' then return exists (select 1 from app_public.execution_plans p where p.id = p_subject_id);
+    when 'execution-step' then return exists (select 1 from app_public.execution_steps s where s.id = p_subject_id);
+    when 'review-gate' then return exists (select 1 from app_public.review_gates rg where rg.id = p_subject_id);
+    else return exists (select 1 from app_public.action_requests ar where ar.id = p_subject_id);
+  end case;
+end
+$$;
+comment on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid) is 'Whether a narrowed key sees an event about this subject: issue and comment events only of issues it can see, project events only of its projects, initiative events only of its initiatives, goal, plan, step, review-gate and action-request events only of records it can see (they follow their issue); other subjects always.';
+grant execute on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid) to svc_visitor;
