@@ -64,6 +64,9 @@ const catalogTools = defineTools(
     description: "Call any tool by name with its arguments, as if called directly; the target tool's scopes and narrowing still apply.",
     input: z.strictObject({ name: z.string().min(1).max(100), arguments: z.record(z.string(), z.unknown()).default({}) }),
     output: z.unknown(),
+    // It reaches any tool: assume the worst of each hint.
+    destructive: true,
+    openWorld: true,
     run: async (ctx, input: { name: string; arguments: Record<string, unknown> }) => {
       if (input.name.startsWith('catalog.')) {
         throw new ApiError(400, { error: 'invalid_input', issues: { name: 'catalog helpers cannot be called through catalog.call' } });
@@ -180,7 +183,7 @@ export function mcpDescriptor(t: Tool) {
     description: t.description,
     inputSchema: s.input,
     ...(s.output ? { outputSchema: s.output } : {}),
-    annotations: { readOnlyHint: !!t.readOnly },
+    annotations: t.annotations,
   };
 }
 
@@ -192,6 +195,7 @@ export function descriptor(t: Tool) {
     description: t.description,
     scopes: t.scopes,
     readOnly: !!t.readOnly,
+    annotations: t.annotations,
     inputSchema: s.input,
     ...(s.output ? { outputSchema: s.output } : {}),
     rest: { method: 'POST', path: `/api/mcp/${t.name}` },
