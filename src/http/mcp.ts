@@ -8,7 +8,7 @@ import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from 
 import type { Caller } from '../auth/keys.ts';
 import { buildInfo } from '../build-info.ts';
 import { ApiError } from '../errors.ts';
-import { findTool, mcpDescriptor, selectTools } from '../tools/catalog.ts';
+import { findTool, fullListing, mcpDescriptor, selectTools } from '../tools/catalog.ts';
 import { sendRpcError, type AppServices } from './app.ts';
 
 const TOOLS_PAGE_SIZE = 100;
@@ -111,7 +111,7 @@ async function handleMessage(
         protocolVersion,
         capabilities: { tools: { listChanged: false } },
         serverInfo: { name: info.name, version: info.version, gitSha: info.gitSha, buildTime: info.buildTime },
-        instructions: 'Issue tracker tools. tools/list shows a profile (?profile=core|planning|agents|full or ?tools=ns1,ns2); catalog.search, catalog.describe and catalog.call reach every tool this key may call.',
+        instructions: 'Issue tracker tools. tools/list shows a profile (?profile=core|planning|agents|full or ?tools=ns1,ns2), light (no output schemas) except profile=full; catalog.search, catalog.describe (full input and output schemas) and catalog.call reach every tool this key may call.',
       }));
     }
     case 'ping':
@@ -131,7 +131,8 @@ async function handleMessage(
       }
       const pageTools = tools.slice(offset, offset + TOOLS_PAGE_SIZE);
       const next = offset + TOOLS_PAGE_SIZE < tools.length ? encodeCursor(offset + TOOLS_PAGE_SIZE) : undefined;
-      return rpcResult(id, JSON.stringify({ tools: pageTools.map(mcpDescriptor), ...(next ? { nextCursor: next } : {}) }));
+      const full = fullListing(selectors);
+      return rpcResult(id, JSON.stringify({ tools: pageTools.map((t) => mcpDescriptor(t, full)), ...(next ? { nextCursor: next } : {}) }));
     }
     case 'tools/call': {
       const name = params.name;
