@@ -14,6 +14,7 @@ import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
 import type { EventHub } from '../events/hub.ts';
 import type { ToolRunner } from '../tools/invoke.ts';
 import { registerMcp } from './mcp.ts';
+import { openApiJson } from './openapi.ts';
 import { registerOriginGuard, type OriginPolicy } from './origin-guard.ts';
 import { RateLimiter, type RateSurface } from './rate-limit.ts';
 import { registerSse } from './sse.ts';
@@ -137,6 +138,9 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     },
     tools: TOOLS.map(descriptor),
   }));
+
+  app.get('/api/mcp/openapi.json', async (_req, reply) =>
+    reply.header('content-type', 'application/json; charset=utf-8').send(openApiJson()));
 
   registerMcp(app, services);
   if (opts.blobs instanceof EmbeddedBlobStore) registerBlobRoutes(app, opts.blobs);

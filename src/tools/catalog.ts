@@ -208,7 +208,8 @@ function light(s: Schema): Schema {
   return rest;
 }
 
-function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Schema {
+/** A zod schema as portable JSON Schema (2020-12, no `$schema`). */
+export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Schema {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Schema;
   return mapSchema(rest, portable);
 }
