@@ -13,7 +13,10 @@ import { registerGraphql } from '../graphql/server.ts';
 import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
 import type { EventHub } from '../events/hub.ts';
 import type { ToolRunner } from '../tools/invoke.ts';
+import { committedMigrationCount } from '../db/committed.ts';
+import type { Tool } from '../tools/define.ts';
 import { registerMcp } from './mcp.ts';
+import { AppMetrics } from './metrics.ts';
 import { openApiJson } from './openapi.ts';
 import { registerOriginGuard, type OriginPolicy } from './origin-guard.ts';
 import { RateLimiter, type RateSurface } from './rate-limit.ts';
@@ -25,6 +28,8 @@ export interface AppServices {
   runner: ToolRunner;
   /** Counts `calls` calls of the caller (shared across processes); throws the 429 when over the limit. */
   rateLimit(caller: Caller, surface: RateSurface, calls?: number): Promise<void>;
+  /** Runs a tool (the runner's output JSON), counted and timed in /metrics. */
+  callTool(caller: Caller, t: Tool, args: unknown, surface: 'rest' | 'rpc'): Promise<string>;
 }
 
 export interface AppOptions {
@@ -78,11 +83,13 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     bodyLimit: 2 * 1024 * 1024,
   });
   const limiter = new RateLimiter(opts.apiPool ?? opts.ownerPool, opts.rateLimits ?? { rpc: 600, rest: 300 });
+  const metrics = new AppMetrics({ ownerPool: opts.ownerPool, apiPool: opts.apiPool, events: opts.events });
   const services: AppServices = {
     ownerPool: opts.ownerPool,
     keys: opts.keys,
     runner: opts.runner,
     rateLimit: (caller, surface, calls) => limiter.take(caller, surface, calls),
+    callTool: (caller, t, args, surface) => metrics.time(t.name, surface, () => opts.runner.run(caller, t, args)),
   };
   registerOriginGuard(app, opts.origins ?? { loopback: true });
 
@@ -128,6 +135,25 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
       return reply.code(503).send({ ok: false });
     }
   });
+  // Liveness: the process answers (no database call; a restart would not fix the database).
+  app.get('/live', async () => ({ ok: true }));
+  // Readiness: the database answers and every migration this code ships is applied.
+  app.get('/ready', async (req, reply) => {
+    const expected = await committedMigrationCount();
+    try {
+      const { rows } = await opts.ownerPool.query<{ n: number }>('select count(*)::int as n from graphile_migrate.migrations');
+      const applied = rows[0]!.n;
+      if (applied < expected) return reply.code(503).send({ ok: false, database: true, migrations: { applied, expected } });
+      return { ok: true, database: true, migrations: { applied, expected } };
+    } catch (err) {
+      req.log.warn({ err: (err as Error).message }, 'readiness check: database not reachable');
+      return reply.code(503).send({ ok: false, database: false });
+    }
+  });
+  app.get('/metrics', async (_req, reply) => {
+    const { contentType, body } = await metrics.text();
+    return reply.header('content-type', contentType).send(body);
+  });
 
   app.get('/api/mcp/describe', async () => ({
     serverInfo: buildInfo(),
@@ -162,7 +188,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     if (typeof body !== 'object' || Array.isArray(body)) {
       throw new ApiError(400, { error: 'invalid_input', message: 'Body must be a JSON object', issues: { body: 'must be a JSON object' } });
     }
-    const json = await opts.runner.run(caller, t, body);
+    const json = await services.callTool(caller, t, body, 'rest');
     return reply.header('content-type', 'application/json; charset=utf-8').send(json);
   });
 

@@ -141,7 +141,7 @@ async function handleMessage(
       if (!t) return rpcError(id, ErrorCode.InvalidParams, `Unknown tool: ${name}`);
       const args = params.arguments ?? {};
       try {
-        return rpcResult(id, toolResult(await services.runner.run(caller, t, args)));
+        return rpcResult(id, toolResult(await services.callTool(caller, t, args, 'rpc')));
       } catch (err) {
         if (err instanceof ApiError) return rpcResult(id, toolError(err));
         req.log.error({ err, tool: name }, 'tool call failed');
