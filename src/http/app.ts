@@ -1,7 +1,7 @@
 /**
  * The HTTP surface: thin. Authenticate, validate, call the tool's SQL function, shape errors.
  */
-import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type pg from 'pg';
 import type { Caller, KeyAuthenticator } from '../auth/keys.ts';
 import { EmbeddedBlobStore } from '../blobs/embedded.ts';
@@ -13,6 +13,7 @@ import { registerGraphql } from '../graphql/server.ts';
 import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
 import type { EventHub } from '../events/hub.ts';
 import type { ToolRunner } from '../tools/invoke.ts';
+import type { Logger } from '../log.ts';
 import { committedMigrationCount } from '../db/committed.ts';
 import type { Tool } from '../tools/define.ts';
 import { registerMcp } from './mcp.ts';
@@ -42,6 +43,8 @@ export interface AppOptions {
   /** Origin / Host checks (DNS-rebinding protection) and GraphQL CORS. Default: loopback rules. */
   origins?: OriginPolicy;
   logLevel?: string;
+  /** The process logger (pino) to log through instead of a new one at logLevel (svc start shares it with the worker). */
+  logger?: Logger;
   /** SSE fan-out; without it GET /api/plugins/events is not served. */
   events?: EventHub;
   /** Serve POST /graphql and GET /graphiql over this svc_visitor pool (the schema is built on ready()). */
@@ -77,7 +80,7 @@ export function sendRpcError(reply: FastifyReply, err: ApiError, id: string | nu
 
 export function buildApp(opts: AppOptions): { app: FastifyInstance; services: AppServices } {
   const app = Fastify({
-    logger: { level: opts.logLevel ?? 'info' },
+    ...(opts.logger ? { loggerInstance: opts.logger as FastifyBaseLogger } : { logger: { level: opts.logLevel ?? 'info' } }),
     // No per-request log lines on the hot path (logging each request cost 17% here).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 2 * 1024 * 1024,
