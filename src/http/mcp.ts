@@ -1,5 +1,6 @@
 /**
  * MCP over Streamable HTTP (JSON responses, no server-initiated stream): POST /api/mcp/rpc and /api/mcp.
+ * Tools here; resources, prompts, completion and logging/setLevel in mcp-extras.ts.
  * Protocol faults (unparseable body, unknown method or tool, bad params) are JSON-RPC errors; a tool that
  * fails (validation, scope, not found, conflict) is a result with isError: true (decisions.md).
  */
@@ -10,6 +11,7 @@ import { buildInfo } from '../build-info.ts';
 import { ApiError } from '../errors.ts';
 import { findTool, fullListing, mcpDescriptor, selectTools } from '../tools/catalog.ts';
 import { sendRpcError, type AppServices } from './app.ts';
+import { handleExtra, RpcFault } from './mcp-extras.ts';
 
 const TOOLS_PAGE_SIZE = 100;
 /** decisions.md: a JSON-RPC batch holds at most 50 calls; each counts against the key's rate limit. */
@@ -109,7 +111,10 @@ async function handleMessage(
       const info = buildInfo();
       return rpcResult(id, JSON.stringify({
         protocolVersion,
-        capabilities: { tools: { listChanged: false } },
+        capabilities: {
+          tools: { listChanged: false }, resources: { subscribe: false, listChanged: false }, prompts: { listChanged: false },
+          completions: {}, logging: {},
+        },
         serverInfo: { name: info.name, version: info.version, gitSha: info.gitSha, buildTime: info.buildTime },
         instructions: 'Issue tracker tools. tools/list shows a profile (?profile=core|planning|agents|full or ?tools=ns1,ns2), light (no output schemas) except profile=full; catalog.search, catalog.describe (full input and output schemas) and catalog.call reach every tool this key may call.',
       }));
@@ -148,8 +153,18 @@ async function handleMessage(
         return rpcError(id, ErrorCode.InternalError, 'Internal error');
       }
     }
-    default:
-      return rpcError(id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`);
+    default: {
+      // Resources, prompts, completion, logging (src/http/mcp-extras.ts).
+      try {
+        const result = await handleExtra(services, caller, msg.method, params);
+        if (result === undefined) return rpcError(id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`);
+        return rpcResult(id, JSON.stringify(result));
+      } catch (err) {
+        if (err instanceof RpcFault) return rpcError(id, err.code, err.message, err.data);
+        req.log.error({ err, method: msg.method }, 'MCP request failed');
+        return rpcError(id, ErrorCode.InternalError, 'Internal error');
+      }
+    }
   }
 }
 
