@@ -1,6 +1,7 @@
 /**
  * GraphiQL in a real headless browser (Debian's chromium) against `svc start`: opens GET /graphiql,
- * types the Authorization header and a query into GraphiQL's own editors, presses the run button and
+ * checks its first screen says how to add the key and that the Docs list the schema with no key and no
+ * manual re-fetch, types the Authorization header and a query into GraphiQL's own editors, presses the run button and
  * waits for the answer in the result pane. Exits 0 and prints one JSON line on success.
  *
  *   node --import tsx scripts/graphiql-check.ts                 start `svc start` itself (DATABASE_URL,
@@ -265,6 +266,23 @@ async function main() {
 
     // GraphiQL (Ruru) has mounted its editors.
     await waitFor('the GraphiQL editors', () => cdp.eval<boolean>(`!!document.querySelector('[data-uri$="-operation.graphql"] .view-lines') && !!document.querySelector('.graphiql-execute-button')`));
+    // The first screen says how to add the key.
+    const firstScreen = await waitFor('the welcome text in the operation editor', async () => {
+      const text = await editorText(cdp, '-operation.graphql');
+      return text.includes('Authorization') ? text : undefined;
+    });
+    if (!/Headers/.test(firstScreen) || !/Bearer/.test(firstScreen)) throw new Error(`the first screen does not say how to add the key: ${firstScreen}`);
+    // Schema and docs load without a key and without a manual re-fetch: the Docs show the root types.
+    await click(cdp, '.graphiql-sidebar button[aria-label="Show Documentation Explorer"]');
+    const docs = await waitFor('the Docs to list the root types', () => cdp.eval<string | null>(`(() => {
+      const el = document.querySelector('.graphiql-doc-explorer');
+      const text = el ? el.innerText : '';
+      if (text.includes('Error fetching schema')) throw new Error('Docs: Error fetching schema');
+      return text.includes('Root Types') && text.includes('Query') ? text : null;
+    })()`));
+    if (/Missing bearer token|Error fetching schema/.test(await cdp.eval<string>('document.body.innerText'))) {
+      throw new Error('GraphiQL shows a schema error on open');
+    }
     // The Authorization header, in GraphiQL's Headers tab.
     await click(cdp, '.graphiql-editor-tools button[data-name="headers"]');
     await typeInto(cdp, '-request-headers.json', JSON.stringify({ Authorization: `Bearer ${key}` }));
@@ -286,7 +304,7 @@ async function main() {
     if (workspaceKey && response.data.currentWorkspace.key !== workspaceKey) {
       throw new Error(`unexpected workspace in ${JSON.stringify(response)}`);
     }
-    return { ok: true, url: `${baseUrl}/graphiql`, title, query: QUERY, data: response.data };
+    return { ok: true, url: `${baseUrl}/graphiql`, title, query: QUERY, data: response.data, welcome: true, docsLoaded: docs.includes('Root Types') };
   } finally {
     for (const fn of cleanups.reverse()) await fn().catch(() => {});
   }

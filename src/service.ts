@@ -15,6 +15,7 @@ import { Notifier } from './events/notifier.ts';
 import { buildApp } from './http/app.ts';
 import { isLoopbackHost } from './http/origin-guard.ts';
 import { ToolRunner } from './tools/invoke.ts';
+import { createLogger } from './log.ts';
 import { startWorker } from './worker.ts';
 
 export interface Service {
@@ -56,6 +57,8 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
     stops.push(() => pools.end());
 
     const blobs = createBlobStore(config);
+    // One pino logger for HTTP and the worker (background failures are logged with ids, never secrets).
+    const logger = createLogger(config.logLevel);
     let worker: Runner | undefined;
     if (opts.worker) {
       progress(`starting the worker (${config.workerConcurrency} jobs at once)`);
@@ -64,6 +67,7 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
         concurrency: config.workerConcurrency,
         allowPrivate: config.egressAllowPrivate,
         timeoutMs: config.webhookTimeoutMs,
+        logger,
       });
       stops.push(() => worker!.stop());
       checkpoint();
@@ -89,6 +93,7 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
         apiPool: pools.api,
         origins: { publicUrl: config.publicUrl, corsOrigins: config.corsOrigins, loopback: isLoopbackHost(config.host) },
         logLevel: config.logLevel,
+        logger,
         events,
         graphql: { pool: pools.api },
         blobs,

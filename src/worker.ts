@@ -5,16 +5,24 @@
  * `svc start` and `svc worker` run the same runner on every node; jobs are shared through
  * Graphile Worker's SKIP LOCKED queue and new jobs wake workers through its LISTEN channel.
  */
-import { Logger, run, type Runner } from 'graphile-worker';
+import { Logger as WorkerLogger, run, type Runner } from 'graphile-worker';
 import type pg from 'pg';
 import { dispatchTasks } from './dispatch/tasks.ts';
 import { attachmentTasks } from './blobs/tasks.ts';
 import type { BlobStore } from './blobs/store.ts';
+import { jobFailures } from './http/metrics.ts';
+import { createLogger, type Logger } from './log.ts';
 import { isSchemaMissing, leaseMs, warnSchemaMissing, webhookTasks, type WebhookTaskOptions } from './webhooks/tasks.ts';
 
-// Worker start-up chatter stays quiet; warnings and errors reach stderr.
-const workerLogger = new Logger(() => (level, message) => {
-  if (level === 'error' || level === 'warning') process.stderr.write(`worker ${level}: ${message}\n`);
+/** Graphile Worker's own messages through our logger: its start-up chatter at debug, warnings and errors as such. */
+const workerLogger = (logger: Logger) => new WorkerLogger((scope) => (level, message, meta) => {
+  const fields = { component: 'worker', ...(scope.label ? { scope: scope.label } : {}), ...(scope.taskIdentifier ? { task: scope.taskIdentifier } : {}), ...(scope.jobId ? { jobId: scope.jobId } : {}) };
+  void meta; // may carry the job payload or the error object with its query: left out
+  // Its "Failed task …" lines quote the raw error (values from the payload): the job:error handler below logs them.
+  if (message.startsWith('Failed task')) return;
+  if (level === 'error') logger.error(fields, message);
+  else if (level === 'warning') logger.warn(fields, message);
+  else logger.debug(fields, message);
 });
 
 export interface WorkerOptions extends WebhookTaskOptions {
@@ -24,19 +32,29 @@ export interface WorkerOptions extends WebhookTaskOptions {
   /** Where attachment blobs live (the expiry job deletes blobs of uploads never finalized). */
   blobs?: BlobStore;
   linkTitleTimeoutMs?: number;
+  /** Where failed jobs and deliveries are logged (default: pino on stdout at LOG_LEVEL, else warn). */
+  logger?: Logger;
 }
 
 export async function startWorker(pool: pg.Pool, opts: WorkerOptions): Promise<Runner> {
+  const logger = opts.logger ?? createLogger(process.env.LOG_LEVEL?.trim().toLowerCase() || 'warn');
   const runner = await run({
     pgPool: pool,
-    taskList: { ...webhookTasks(opts), ...dispatchTasks(), ...attachmentTasks(opts) },
+    taskList: { ...webhookTasks({ ...opts, logger }), ...dispatchTasks(), ...attachmentTasks(opts) },
     concurrency: opts.concurrency ?? 8,
     noHandleSignals: true,
     pollInterval: opts.pollInterval ?? 1000,
-    logger: workerLogger,
+    logger: workerLogger(logger),
     // Recovery for deliveries whose worker died; never backfilled (a sweep covers everything at once).
     // Watchdogs fire at most once per (issue, kind) per 24 h, so a missed minute needs no backfill either.
     crontab: '* * * * * svc_webhooks_sweep\n* * * * * svc_watchdog_sweep',
+  });
+  // A job that threw: logged with its id, task and attempt (never its payload); counted in /metrics.
+  runner.events.on('job:error', ({ job, error }) => {
+    jobFailures.inc({ task: job.task_identifier });
+    const fields = { component: 'worker', jobId: job.id, task: job.task_identifier, attempt: job.attempts, maxAttempts: job.max_attempts, error: errorText(error) };
+    if (job.attempts >= job.max_attempts) logger.error(fields, 'background job failed for good');
+    else logger.warn(fields, 'background job failed; Graphile Worker will retry it');
   });
   // Start-up recovery: re-queue what a previous (killed) worker left, and come back when the leases
   // of deliveries that were in flight expire.
@@ -50,4 +68,13 @@ export async function startWorker(pool: pg.Pool, opts: WorkerOptions): Promise<R
     warnSchemaMissing();
   }
   return runner;
+}
+
+/** An error's message for a log line (its class and message; no stack, no attached query values). */
+function errorText(err: unknown): string {
+  // A database error's message can quote the offending value (the payload): its SQLSTATE says enough.
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return `database error ${code}`;
+  if (err instanceof Error) return `${err.name}: ${err.message}`.slice(0, 1000);
+  return String(err).slice(0, 1000);
 }

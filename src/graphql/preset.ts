@@ -89,6 +89,27 @@ export const TenantKeyNamingPlugin: GraphileConfig.Plugin = {
   },
 };
 
+/**
+ * GraphiQL's first screen (a first visit, before any query of the user's own): how to add the key, then a
+ * query to run. The schema and docs are there already (introspection needs no key; see server.ts).
+ */
+export const GRAPHIQL_WELCOME = `# Welcome to the svc GraphQL API.
+#
+# 1. Open the "Headers" tab below this editor and put your API key there:
+#
+#      { "Authorization": "Bearer svc_sk_..." }
+#
+#    No key yet? svc admin create-workspace ... --json prints one (apiKey.rawKey),
+#    svc admin create-key --workspace KEY --user you@example.com --json makes another.
+# 2. Press the run button (or Ctrl-Enter). The Docs (book icon, left) list every type and mutation.
+
+{
+  currentWorkspace { key name }
+  viewer { email }
+  viewerRole
+}
+`;
+
 export interface GraphqlPresetOptions {
   /** A pool whose connections run as svc_visitor (createPools().api). Ours: we end it, not PostGraphile. */
   pool: pg.Pool;
@@ -131,6 +152,14 @@ export function makePreset(opts: GraphqlPresetOptions): GraphileConfig.Preset {
     },
     grafast: {
       explain: false,
+    },
+    ruru: {
+      clientConfig: {
+        defaultQuery: GRAPHIQL_WELCOME,
+        // Only with the user's consent (GraphiQL's setting): a key kept in the browser's storage.
+        showPersistHeadersSettings: true,
+        // Its type wants every prop; Ruru treats each as optional.
+      } as NonNullable<NonNullable<GraphileConfig.Preset['ruru']>['clientConfig']>,
     },
   };
 }

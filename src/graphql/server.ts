@@ -4,7 +4,13 @@
  *   POST /graphql    Bearer key required (the same keys, checks and 401s as MCP), then one transaction
  *                    per database round trip with role svc_visitor and the caller's identity in the
  *                    svc.* settings, so RLS sees exactly what an MCP call by this key would see.
- *   GET  /graphiql   PostGraphile's GraphiQL (Ruru); its assets are served from /ruru-static/.
+ *   GET  /graphiql   PostGraphile's GraphiQL (Ruru); its assets are served from /ruru-static/. It opens on a
+ *                    first screen that says how to add the key (ruru.clientConfig in preset.ts).
+ *
+ * Introspection is public: a request whose every operation selects only __schema / __type / __typename
+ * is answered without a key (or with a bad one), so GraphiQL's schema and docs load at once instead of
+ * "Error fetching schema" until a manual re-fetch. The schema is the same for every key (RLS decides
+ * rows, not types) and is published anyway (schema.graphql in the repository, /api/mcp/describe).
  *
  * Identity: the Bearer key is authenticated in Node by KeyAuthenticator (401 invalid/revoked/expired),
  * bypassing its cache: one indexed lookup per GraphQL request, so a key revoked a moment ago (by GraphQL,
@@ -15,6 +21,7 @@
 import '../polyfills.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type pg from 'pg';
+import { Kind, parse } from 'graphql';
 import { postgraphile } from 'postgraphile';
 import { grafserv } from 'postgraphile/grafserv/fastify/v5';
 import { hasScope, type Caller, type KeyAuthenticator, type Scope } from '../auth/keys.ts';
@@ -26,7 +33,28 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated key of a POST /graphql request. */
     svcCaller?: Caller;
+    /** Why the key was refused (answered unless the request is introspection only). */
+    svcAuthError?: ApiError;
+    /** An introspection-only request answered without a key. */
+    svcIntrospection?: boolean;
   }
+}
+
+const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
+
+/** True when every operation of the document selects only introspection fields at its top level. */
+export function isIntrospectionOnly(body: unknown): boolean {
+  const query = (body as { query?: unknown } | undefined)?.query;
+  if (typeof query !== 'string' || query.length > 100_000) return false;
+  let doc;
+  try {
+    doc = parse(query);
+  } catch {
+    return false;
+  }
+  const operations = doc.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
+  return operations.length > 0 && operations.every((op) => op.operation === 'query'
+    && op.selectionSet.selections.every((sel) => sel.kind === Kind.FIELD && INTROSPECTION_FIELDS.has(sel.name.value)));
 }
 
 export const GRAPHQL_PATH = '/graphql';
@@ -74,7 +102,9 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
       context(requestContext) {
         const request = (requestContext as Grafast.RequestContext).fastifyv5?.request as FastifyRequest | undefined;
         const caller = request?.svcCaller;
-        // Unreachable: the onRequest hook below answers 401 first.
+        // Introspection without a key: no database identity (it reads no rows).
+        if (!caller && request?.svcIntrospection) return {};
+        // Unreachable: the hooks below answer 401 first.
         if (!caller) throw new ApiError(401, { error: 'invalid', message: 'Missing bearer token' });
         return { pgSettings: pgSettingsFor(caller) };
       },
@@ -84,12 +114,28 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
   await pgl.getSchema();
   const serv = pgl.createServ(grafserv);
 
+  const isGraphqlPost = (request: FastifyRequest) => request.method === 'POST' && request.routeOptions.url === GRAPHQL_PATH;
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (request.method !== 'POST' || request.routeOptions.url !== GRAPHQL_PATH) return;
-    const caller = await opts.keys.authenticate(request.headers.authorization, { fresh: true });
-    for (const scope of GRAPHQL_READ_SCOPES) if (!hasScope(caller, scope)) throw scopeRequired(scope);
+    if (!isGraphqlPost(request)) return;
+    let caller: Caller;
+    try {
+      caller = await opts.keys.authenticate(request.headers.authorization, { fresh: true });
+      for (const scope of GRAPHQL_READ_SCOPES) if (!hasScope(caller, scope)) throw scopeRequired(scope);
+    } catch (err) {
+      // Decided once the body is read: introspection is answered anyway, anything else gets this error.
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+        request.svcAuthError = err;
+        return;
+      }
+      throw err;
+    }
     await opts.rateLimit?.(caller, 'rest');
     request.svcCaller = caller;
+  });
+  app.addHook('preHandler', async (request: FastifyRequest) => {
+    if (!isGraphqlPost(request) || !request.svcAuthError) return;
+    if (isIntrospectionOnly(request.body)) request.svcIntrospection = true;
+    else throw request.svcAuthError;
   });
   await serv.addTo(app);
   app.addHook('onClose', async () => {

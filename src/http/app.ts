@@ -1,7 +1,7 @@
 /**
  * The HTTP surface: thin. Authenticate, validate, call the tool's SQL function, shape errors.
  */
-import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type pg from 'pg';
 import type { Caller, KeyAuthenticator } from '../auth/keys.ts';
 import { EmbeddedBlobStore } from '../blobs/embedded.ts';
@@ -13,7 +13,12 @@ import { registerGraphql } from '../graphql/server.ts';
 import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
 import type { EventHub } from '../events/hub.ts';
 import type { ToolRunner } from '../tools/invoke.ts';
+import type { Logger } from '../log.ts';
+import { committedMigrationCount } from '../db/committed.ts';
+import type { Tool } from '../tools/define.ts';
 import { registerMcp } from './mcp.ts';
+import { AppMetrics } from './metrics.ts';
+import { openApiJson } from './openapi.ts';
 import { registerOriginGuard, type OriginPolicy } from './origin-guard.ts';
 import { RateLimiter, type RateSurface } from './rate-limit.ts';
 import { registerSse } from './sse.ts';
@@ -25,6 +30,8 @@ export interface AppServices {
   runner: ToolRunner;
   /** Counts `calls` calls of the caller (shared across processes); throws the 429 when over the limit. */
   rateLimit(caller: Caller, surface: RateSurface, calls?: number): Promise<void>;
+  /** Runs a tool (the runner's output JSON), counted and timed in /metrics. */
+  callTool(caller: Caller, t: Tool, args: unknown, surface: 'rest' | 'rpc'): Promise<string>;
 }
 
 export interface AppOptions {
@@ -37,6 +44,8 @@ export interface AppOptions {
   /** Origin / Host checks (DNS-rebinding protection) and GraphQL CORS. Default: loopback rules. */
   origins?: OriginPolicy;
   logLevel?: string;
+  /** The process logger (pino) to log through instead of a new one at logLevel (svc start shares it with the worker). */
+  logger?: Logger;
   /** SSE fan-out; without it GET /api/plugins/events is not served. */
   events?: EventHub;
   /** Serve POST /graphql and GET /graphiql over this svc_visitor pool (the schema is built on ready()). */
@@ -72,17 +81,19 @@ export function sendRpcError(reply: FastifyReply, err: ApiError, id: string | nu
 
 export function buildApp(opts: AppOptions): { app: FastifyInstance; services: AppServices } {
   const app = Fastify({
-    logger: { level: opts.logLevel ?? 'info' },
+    ...(opts.logger ? { loggerInstance: opts.logger as FastifyBaseLogger } : { logger: { level: opts.logLevel ?? 'info' } }),
     // No per-request log lines on the hot path (logging each request cost 17% here).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 2 * 1024 * 1024,
   });
   const limiter = new RateLimiter(opts.apiPool ?? opts.ownerPool, opts.rateLimits ?? { rpc: 600, rest: 300 });
+  const metrics = new AppMetrics({ ownerPool: opts.ownerPool, apiPool: opts.apiPool, events: opts.events });
   const services: AppServices = {
     ownerPool: opts.ownerPool,
     keys: opts.keys,
     runner: opts.runner,
     rateLimit: (caller, surface, calls) => limiter.take(caller, surface, calls),
+    callTool: (caller, t, args, surface) => metrics.time(t.name, surface, () => opts.runner.run(caller, t, args)),
   };
   registerOriginGuard(app, opts.origins ?? { loopback: true });
 
@@ -128,6 +139,25 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
       return reply.code(503).send({ ok: false });
     }
   });
+  // Liveness: the process answers (no database call; a restart would not fix the database).
+  app.get('/live', async () => ({ ok: true }));
+  // Readiness: the database answers and every migration this code ships is applied.
+  app.get('/ready', async (req, reply) => {
+    const expected = await committedMigrationCount();
+    try {
+      const { rows } = await opts.ownerPool.query<{ n: number }>('select count(*)::int as n from graphile_migrate.migrations');
+      const applied = rows[0]!.n;
+      if (applied < expected) return reply.code(503).send({ ok: false, database: true, migrations: { applied, expected } });
+      return { ok: true, database: true, migrations: { applied, expected } };
+    } catch (err) {
+      req.log.warn({ err: (err as Error).message }, 'readiness check: database not reachable');
+      return reply.code(503).send({ ok: false, database: false });
+    }
+  });
+  app.get('/metrics', async (_req, reply) => {
+    const { contentType, body } = await metrics.text();
+    return reply.header('content-type', contentType).send(body);
+  });
 
   app.get('/api/mcp/describe', async () => ({
     serverInfo: buildInfo(),
@@ -138,6 +168,9 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     },
     tools: TOOLS.map(descriptor),
   }));
+
+  app.get('/api/mcp/openapi.json', async (_req, reply) =>
+    reply.header('content-type', 'application/json; charset=utf-8').send(openApiJson()));
 
   registerMcp(app, services);
   registerWeb(app);
@@ -160,7 +193,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     if (typeof body !== 'object' || Array.isArray(body)) {
       throw new ApiError(400, { error: 'invalid_input', message: 'Body must be a JSON object', issues: { body: 'must be a JSON object' } });
     }
-    const json = await opts.runner.run(caller, t, body);
+    const json = await services.callTool(caller, t, body, 'rest');
     return reply.header('content-type', 'application/json; charset=utf-8').send(json);
   });
 

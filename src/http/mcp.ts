@@ -1,5 +1,6 @@
 /**
  * MCP over Streamable HTTP (JSON responses, no server-initiated stream): POST /api/mcp/rpc and /api/mcp.
+ * Tools here; resources, prompts, completion and logging/setLevel in mcp-extras.ts.
  * Protocol faults (unparseable body, unknown method or tool, bad params) are JSON-RPC errors; a tool that
  * fails (validation, scope, not found, conflict) is a result with isError: true (decisions.md).
  */
@@ -8,8 +9,9 @@ import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from 
 import type { Caller } from '../auth/keys.ts';
 import { buildInfo } from '../build-info.ts';
 import { ApiError } from '../errors.ts';
-import { findTool, mcpDescriptor, selectTools } from '../tools/catalog.ts';
+import { findTool, fullListing, mcpDescriptor, selectTools } from '../tools/catalog.ts';
 import { sendRpcError, type AppServices } from './app.ts';
+import { handleExtra, RpcFault } from './mcp-extras.ts';
 
 const TOOLS_PAGE_SIZE = 100;
 /** decisions.md: a JSON-RPC batch holds at most 50 calls; each counts against the key's rate limit. */
@@ -109,9 +111,12 @@ async function handleMessage(
       const info = buildInfo();
       return rpcResult(id, JSON.stringify({
         protocolVersion,
-        capabilities: { tools: { listChanged: false } },
+        capabilities: {
+          tools: { listChanged: false }, resources: { subscribe: false, listChanged: false }, prompts: { listChanged: false },
+          completions: {}, logging: {},
+        },
         serverInfo: { name: info.name, version: info.version, gitSha: info.gitSha, buildTime: info.buildTime },
-        instructions: 'Issue tracker tools. tools/list shows a profile (?profile=core|planning|agents|full or ?tools=ns1,ns2); catalog.search, catalog.describe and catalog.call reach every tool this key may call.',
+        instructions: 'Issue tracker tools. tools/list shows a profile (?profile=core|planning|agents|full or ?tools=ns1,ns2), light (no output schemas) except profile=full; catalog.search, catalog.describe (full input and output schemas) and catalog.call reach every tool this key may call.',
       }));
     }
     case 'ping':
@@ -131,7 +136,8 @@ async function handleMessage(
       }
       const pageTools = tools.slice(offset, offset + TOOLS_PAGE_SIZE);
       const next = offset + TOOLS_PAGE_SIZE < tools.length ? encodeCursor(offset + TOOLS_PAGE_SIZE) : undefined;
-      return rpcResult(id, JSON.stringify({ tools: pageTools.map(mcpDescriptor), ...(next ? { nextCursor: next } : {}) }));
+      const full = fullListing(selectors);
+      return rpcResult(id, JSON.stringify({ tools: pageTools.map((t) => mcpDescriptor(t, full)), ...(next ? { nextCursor: next } : {}) }));
     }
     case 'tools/call': {
       const name = params.name;
@@ -140,15 +146,25 @@ async function handleMessage(
       if (!t) return rpcError(id, ErrorCode.InvalidParams, `Unknown tool: ${name}`);
       const args = params.arguments ?? {};
       try {
-        return rpcResult(id, toolResult(await services.runner.run(caller, t, args)));
+        return rpcResult(id, toolResult(await services.callTool(caller, t, args, 'rpc')));
       } catch (err) {
         if (err instanceof ApiError) return rpcResult(id, toolError(err));
         req.log.error({ err, tool: name }, 'tool call failed');
         return rpcError(id, ErrorCode.InternalError, 'Internal error');
       }
     }
-    default:
-      return rpcError(id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`);
+    default: {
+      // Resources, prompts, completion, logging (src/http/mcp-extras.ts).
+      try {
+        const result = await handleExtra(services, caller, msg.method, params);
+        if (result === undefined) return rpcError(id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`);
+        return rpcResult(id, JSON.stringify(result));
+      } catch (err) {
+        if (err instanceof RpcFault) return rpcError(id, err.code, err.message, err.data);
+        req.log.error({ err, method: msg.method }, 'MCP request failed');
+        return rpcError(id, ErrorCode.InternalError, 'Internal error');
+      }
+    }
   }
 }
 

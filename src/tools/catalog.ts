@@ -64,6 +64,9 @@ const catalogTools = defineTools(
     description: "Call any tool by name with its arguments, as if called directly; the target tool's scopes and narrowing still apply.",
     input: z.strictObject({ name: z.string().min(1).max(100), arguments: z.record(z.string(), z.unknown()).default({}) }),
     output: z.unknown(),
+    // It reaches any tool: assume the worst of each hint.
+    destructive: true,
+    openWorld: true,
     run: async (ctx, input: { name: string; arguments: Record<string, unknown> }) => {
       if (input.name.startsWith('catalog.')) {
         throw new ApiError(400, { error: 'invalid_input', issues: { name: 'catalog helpers cannot be called through catalog.call' } });
@@ -154,14 +157,64 @@ export function selectTools(caller: Caller, selectors: { profile?: unknown; tool
 }
 
 // JSON Schemas come from the zod declarations (never written twice); cached per tool.
-const schemaCache = new Map<string, { input: Record<string, unknown>; output?: Record<string, unknown> }>();
+const schemaCache = new Map<string, { input: Record<string, unknown>; output?: Record<string, unknown>; lightInput?: Record<string, unknown> }>();
 
-function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+type Schema = Record<string, unknown>;
+const SCHEMA_MAPS = ['properties', '$defs', 'definitions', 'patternProperties'];
+const SCHEMA_ONE = ['items', 'additionalProperties', 'not', 'propertyNames', 'contains', 'unevaluatedProperties', 'unevaluatedItems'];
+const SCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'];
+const ANNOTATIONS = new Set(['description', 'title', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
+
+/** Applies `fix` to every subschema, children first (only schema positions: not `default`, `enum`, …). */
+function mapSchema(schema: Schema, fix: (s: Schema) => Schema): Schema {
+  const out: Schema = { ...schema };
+  for (const k of SCHEMA_MAPS) {
+    const m = out[k];
+    if (m && typeof m === 'object') out[k] = Object.fromEntries(Object.entries(m).map(([n, v]) => [n, isSchema(v) ? mapSchema(v, fix) : v]));
+  }
+  for (const k of SCHEMA_ONE) if (isSchema(out[k])) out[k] = mapSchema(out[k] as Schema, fix);
+  for (const k of SCHEMA_LISTS) if (Array.isArray(out[k])) out[k] = (out[k] as unknown[]).map((v) => (isSchema(v) ? mapSchema(v, fix) : v));
+  return fix(out);
+}
+const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Provider-portable, same meaning: a nullable `type: [t, "null"]` becomes `anyOf: [{type: t, …}, {type: "null"}]`;
+ * `additionalProperties: {}` and `propertyNames: {type: "string"}` (what JSON allows anyway) go; any other empty
+ * `{}` says what it accepts; integer bounds equal to the safe-integer limits (zod's defaults) go.
+ */
+function portable(s: Schema): Schema {
+  const out = { ...s };
+  if (isSchema(out.additionalProperties) && Object.keys(out.additionalProperties).length === 0) delete out.additionalProperties;
+  if (isSchema(out.propertyNames) && Object.keys(out.propertyNames).length === 1 && out.propertyNames.type === 'string') delete out.propertyNames;
+  if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum;
+  if (out.minimum === Number.MIN_SAFE_INTEGER) delete out.minimum;
+  if (Array.isArray(out.type)) {
+    const types = out.type as string[];
+    const kept: Schema = {};
+    const branch: Schema = {};
+    for (const [k, v] of Object.entries(out)) if (k !== 'type') (ANNOTATIONS.has(k) ? kept : branch)[k] = v;
+    const branches = types.map((t) => (t === 'null' ? { type: 'null' } : { type: t, ...branch }));
+    return branches.length === 1 ? { ...kept, ...branches[0] } : { ...kept, anyOf: branches };
+  }
+  if (Object.keys(out).length === 0) return { description: 'Any JSON value' };
+  return out;
+}
+
+/** For the curated tools/list profiles: a `pattern` that only spells out a `format` (uuid, date-time) goes. */
+function light(s: Schema): Schema {
+  if (typeof s.format !== 'string' || s.pattern === undefined) return s;
+  const { pattern: _pattern, ...rest } = s;
   return rest;
 }
 
-export function schemasOf(t: Tool): { input: Record<string, unknown>; output?: Record<string, unknown> } {
+/** A zod schema as portable JSON Schema (2020-12, no `$schema`). */
+export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Schema {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Schema;
+  return mapSchema(rest, portable);
+}
+
+export function schemasOf(t: Tool): { input: Schema; output?: Schema } {
   let s = schemaCache.get(t.name);
   if (!s) {
     const out = t.output instanceof z.ZodArray ? z.object({ items: t.output }) : t.output;
@@ -172,17 +225,32 @@ export function schemasOf(t: Tool): { input: Record<string, unknown>; output?: R
   return s;
 }
 
-/** MCP tool descriptor (tools/list). Array outputs are advertised as {items: [...]}, as structuredContent carries them. */
-export function mcpDescriptor(t: Tool) {
+function lightInputOf(t: Tool): Schema {
+  schemasOf(t);
+  const s = schemaCache.get(t.name)!;
+  return (s.lightInput ??= mapSchema(s.input, light));
+}
+
+/**
+ * MCP tool descriptor (tools/list). Array outputs are advertised as {items: [...]}, as structuredContent
+ * carries them. `full` (profile=full): input and output schemas as declared. Otherwise (the curated
+ * profiles, the default): light, without outputSchema and format-spelling patterns; catalog.describe and
+ * profile=full still give everything.
+ */
+export function mcpDescriptor(t: Tool, full = true) {
   const s = schemasOf(t);
   return {
     name: t.name,
     description: t.description,
-    inputSchema: s.input,
-    ...(s.output ? { outputSchema: s.output } : {}),
-    annotations: { readOnlyHint: !!t.readOnly },
+    inputSchema: full ? s.input : lightInputOf(t),
+    ...(full && s.output ? { outputSchema: s.output } : {}),
+    annotations: t.annotations,
   };
 }
+
+/** Whether tools/list gives the full descriptors (profile=full) or the light ones (any other selection). */
+export const fullListing = (selectors: { profile?: unknown; tools?: unknown }) =>
+  selectors.profile === 'full' && !(typeof selectors.tools === 'string' && selectors.tools) && !Array.isArray(selectors.tools);
 
 export function descriptor(t: Tool) {
   const s = schemasOf(t);
@@ -192,6 +260,7 @@ export function descriptor(t: Tool) {
     description: t.description,
     scopes: t.scopes,
     readOnly: !!t.readOnly,
+    annotations: t.annotations,
     inputSchema: s.input,
     ...(s.output ? { outputSchema: s.output } : {}),
     rest: { method: 'POST', path: `/api/mcp/${t.name}` },

@@ -38,6 +38,17 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
   output: O;
   /** True for tools that change nothing (MCP readOnlyHint). */
   readOnly?: boolean;
+  /** MCP `title`; default: from the name (`issues.addLabels` → "Issues: add labels"). */
+  title?: string;
+  /**
+   * MCP destructiveHint (a write that deletes, removes or overwrites). Default: from the verb
+   * (delete, remove, archive, unlink, abandon, decline, … → true; create, add, append, log, … → false).
+   */
+  destructive?: boolean;
+  /** MCP idempotentHint (calling twice with the same arguments changes nothing more). Default: from the verb. */
+  idempotent?: boolean;
+  /** MCP openWorldHint (reaches systems outside this service: repository host, any tool). Default false. */
+  openWorld?: boolean;
   /**
    * Tools implemented in Node (the catalog helpers), or whose I/O outside SQL happens in Node (object
    * store, repository host) around their SQL function: then `sql: true` as well.
@@ -53,12 +64,46 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
 
 export interface Tool extends ToolDef {
   namespace: string;
+  /** MCP tool annotations, derived from the declaration. */
+  annotations: ToolAnnotations;
   /** True when app_tools.<ns>_<tool> exists for this tool (no `run`, or `run` with `sql: true`). */
   hasSql: boolean;
   /** The SQL function: app_tools.<namespace>_<tool in snake_case>(args jsonb) returns jsonb. */
   sqlFunction: string;
   /** Its file under sql/: `<namespace>/tools/<toolCamel>.sql`. */
   sqlFile: string;
+}
+
+/** MCP ToolAnnotations (every tool carries all five). */
+export interface ToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+// The verb is the first word of the tool part (`addLabels` → add). Writes that lose or overwrite state:
+const DESTRUCTIVE_VERBS = new Set(['delete', 'remove', 'archive', 'unlink', 'unwatch', 'abandon', 'decline', 'release', 'update',
+  'set', 'configure', 'transition', 'reassign', 'close', 'stop', 'complete', 'rollover', 'resolve', 'sync']);
+// Writes whose repetition with the same arguments changes nothing more:
+const IDEMPOTENT_VERBS = new Set(['delete', 'remove', 'archive', 'unlink', 'unwatch', 'watch', 'link', 'add', 'set', 'update',
+  'configure', 'assign', 'reassign', 'heartbeat', 'upsert', 'queue', 'abandon', 'release', 'close', 'stop', 'today', 'finalize',
+  'accept', 'decline', 'activate', 'resolve', 'sync', 'report']);
+
+/** The annotations of a declaration: explicit fields win; otherwise derived from readOnly and the verb. */
+export function annotationsOf(def: ToolDef, namespace: string, toolPart: string): ToolAnnotations {
+  const words = toolPart.replace(/([A-Z])/g, ' $1').toLowerCase().trim().split(/\s+/);
+  const verb = words[0]!;
+  const ns = namespace.replace(/([A-Z])/g, ' $1').toLowerCase();
+  const readOnly = !!def.readOnly;
+  return {
+    title: def.title ?? `${ns[0]!.toUpperCase()}${ns.slice(1)}: ${words.join(' ')}`,
+    readOnlyHint: readOnly,
+    destructiveHint: readOnly ? false : def.destructive ?? DESTRUCTIVE_VERBS.has(verb),
+    idempotentHint: readOnly ? true : def.idempotent ?? IDEMPOTENT_VERBS.has(verb),
+    openWorldHint: def.openWorld ?? false,
+  };
 }
 
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -69,7 +114,7 @@ export function defineTools<const T extends readonly ToolDef[]>(...defs: T): Too
     const [namespace, ...parts] = def.name.split('.');
     if (!namespace || !parts.length || parts.some((p) => !p)) throw new Error(`tool name ${def.name} must be <namespace>.<tool>`);
     const tool = parts.map((p, i) => (i ? p[0]!.toUpperCase() + p.slice(1) : p)).join('');
-    return { ...def, namespace, hasSql: !def.run || !!def.sql, sqlFunction: `app_tools.${snake(namespace)}_${snake(tool)}`, sqlFile: `${namespace}/tools/${tool}.sql` } as Tool;
+    return { ...def, namespace, annotations: annotationsOf(def, namespace, tool), hasSql: !def.run || !!def.sql, sqlFunction: `app_tools.${snake(namespace)}_${snake(tool)}`, sqlFile: `${namespace}/tools/${tool}.sql` } as Tool;
   });
 }
 

@@ -48,6 +48,7 @@ export const repohostTools = defineTools(
   }),
   tool({
     name: 'repohost.link',
+    openWorld: true,
     scopes: ['WRITE_ISSUES'],
     description: 'Link an issue or pull request URL of a mapped repository to an existing issue with kind SOURCE, IMPLEMENTS, REVIEWS or RELATES_TO. Reads the resource from the host and stores its snapshot; linking the same URL again changes the kind (created false). Never writes to the host.',
     input: z.strictObject({ issueId: issueRef, url, kind: linkKind.default('RELATES_TO') }),
@@ -57,6 +58,8 @@ export const repohostTools = defineTools(
   }),
   tool({
     name: 'repohost.importIssue',
+    openWorld: true,
+    idempotent: true,
     scopes: ['WRITE_ISSUES'],
     description: 'Create an issue from an issue or pull request of a mapped repository (give mappingId, or repoFullName with an active mapping, and number). Idempotent: when it was imported before, returns that issue with created false. Links it with kind SOURCE; optional projectId, labelIds, queue.',
     input: z.strictObject({
@@ -73,6 +76,7 @@ export const repohostTools = defineTools(
   }),
   tool({
     name: 'repohost.sync',
+    openWorld: true,
     scopes: ['WRITE_ISSUES'],
     description: 'Refresh the stored snapshot of linked external resources (one resourceId, or every resource linked to issueId) from the host and apply the mapping\'s rules: status rules move SOURCE/IMPLEMENTS-linked issues (e.g. closed or merged → Done), syncTitle copies the title onto SOURCE-linked issues.',
     input: z.strictObject({ issueId: issueRef.optional(), resourceId: id('resourceId').optional() })
@@ -85,6 +89,7 @@ export const repohostTools = defineTools(
   }),
   tool({
     name: 'repohost.search',
+    openWorld: true,
     scopes: ['READ_ISSUES'],
     description: 'Search issues and pull requests of a mapped repository on the host (GitHub search syntax in query); each hit says whether this workspace already knows it (resourceId).',
     input: z.strictObject({

@@ -8,7 +8,9 @@
  *                                    or whose job went missing; at worker start-up and every minute.
  */
 import type { Task, TaskList } from 'graphile-worker';
-import { deliver, type DeliveryWork } from './deliver.ts';
+import { webhookAttempts } from '../http/metrics.ts';
+import { hostOf, type Logger } from '../log.ts';
+import { deliver, type AttemptResult, type DeliveryWork } from './deliver.ts';
 
 /** decisions.md: about 5 s, 1 min, 10 min, 1 h, 6 h, 24 h, then DEAD_LETTER. */
 export const DEFAULT_BACKOFF_SECONDS = [5, 60, 600, 3600, 21_600, 86_400];
@@ -20,6 +22,25 @@ export interface WebhookTaskOptions {
   backoffSeconds?: number[];
   /** Added to the timeout to form the lease: how long a dead worker's delivery waits before a sweep takes it. */
   leaseGraceMs?: number;
+  /** Where failed attempts are logged (ids, host, status, error; never the secret, URL path or body). */
+  logger?: Logger;
+}
+
+/** Logs one recorded attempt that did not deliver and counts every attempt's outcome in /metrics. */
+function reportAttempt(logger: Logger | undefined, work: DeliveryWork, attempt: AttemptResult, recorded: { status?: string; nextAttemptAt?: string; deactivated?: boolean }) {
+  const status = recorded.status ?? 'GONE';
+  const outcome = status === 'PENDING' ? 'retry' : status.toLowerCase();
+  webhookAttempts.inc({ outcome });
+  if (status === 'DELIVERED' || status === 'GONE' && !attempt.error && !attempt.statusCode) return;
+  const fields = {
+    deliveryId: work.deliveryId, eventId: work.eventId, eventKind: work.kind, channel: work.channel, attempt: work.attempt,
+    host: hostOf(work.url), statusCode: attempt.statusCode, error: attempt.error, durationMs: attempt.durationMs, deliveryStatus: status,
+    ...(recorded.nextAttemptAt ? { nextAttemptAt: recorded.nextAttemptAt } : {}),
+    ...(recorded.deactivated ? { webhookDeactivated: true } : {}),
+  };
+  if (status === 'DEAD_LETTER') logger?.error(fields, 'webhook delivery dead-lettered: retries spent');
+  else if (status === 'CANCELED') logger?.warn(fields, 'webhook delivery canceled: the endpoint answered 410 Gone');
+  else if (status === 'PENDING') logger?.warn(fields, 'webhook delivery attempt failed; will retry');
 }
 
 export function leaseMs(opts: WebhookTaskOptions): number {
@@ -40,8 +61,9 @@ export function webhookTasks(opts: WebhookTaskOptions): TaskList {
     });
     if (!work) return;
     const attempt = await deliver(work, { allowPrivate: opts.allowPrivate, timeoutMs });
-    await helpers.withPgClient((client) =>
-      client.query('select app_private.webhook_delivery_record($1, $2::jsonb, $3::numeric[])', [deliveryId, JSON.stringify(attempt), backoff]));
+    const recorded = await helpers.withPgClient(async (client) =>
+      (await client.query('select app_private.webhook_delivery_record($1, $2::jsonb, $3::numeric[]) as r', [deliveryId, JSON.stringify(attempt), backoff])).rows[0]?.r);
+    reportAttempt(opts.logger, work, attempt, recorded ?? {});
   };
 
   const sweepTask: Task = async (_payload, helpers) => {

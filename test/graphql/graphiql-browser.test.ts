@@ -9,7 +9,7 @@ import { createTestDatabase } from '../support/harness.ts';
 
 const run = promisify(execFile);
 
-it('GraphiQL at GET /graphiql runs a query with a Bearer key, in headless chromium against `svc start`', async () => {
+it('GraphiQL at GET /graphiql opens on how to add the key, shows the Docs at once and runs a query with a Bearer key, in headless chromium against `svc start`', async () => {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/graphiql-check.ts'], {
     env: { ...process.env, DATABASE_URL: await createTestDatabase() },
     timeout: 120_000,
@@ -19,5 +19,7 @@ it('GraphiQL at GET /graphiql runs a query with a Bearer key, in headless chromi
     ok: true,
     title: expect.stringMatching(/Ruru|GraphiQL/),
     data: { currentWorkspace: { key: expect.stringMatching(/^GQ/), name: 'GraphiQL check' }, viewerRole: 'OWNER' },
+    welcome: true,
+    docsLoaded: true,
   });
 }, 180_000);

@@ -35,6 +35,25 @@ describe('POST /graphql authentication', () => {
     expect(revoked.body).toMatchObject({ error: 'revoked' });
   });
 
+  it('answers introspection without a key (GraphiQL loads schema and docs at once), and nothing else', async () => {
+    const schema = await gql(t, undefined, '{ __schema { queryType { name } } }');
+    expect(schema.status).toBe(200);
+    expect(schema.data.__schema.queryType.name).toBe('Query');
+    const named = await gql(t, 'Bearer-placeholder', 'query IntrospectionQuery { __type(name: "Issue") { name } __typename }');
+    expect(named.status).toBe(200);
+    expect(named.data.__type.name).toBe('Issue');
+    // Data next to introspection, a fragment spread at the top or a mutation: the key is needed.
+    for (const query of ['{ __schema { queryType { name } } viewerRole }', '{ ...F } fragment F on Query { viewerRole }',
+      'mutation { __typename }', '{ currentWorkspace { key } }']) {
+      const r = await gql(t, undefined, query);
+      expect(r.status, query).toBe(401);
+      expect(r.body).toMatchObject({ error: 'invalid' });
+    }
+    const narrow = await createKey(t, ws, { scopes: ['READ_ISSUES'] });
+    expect((await gql(t, narrow.token, '{ __schema { queryType { name } } }')).status).toBe(200);
+    expect((await gql(t, narrow.token, '{ viewerRole }')).status).toBe(403);
+  });
+
   it('needs the read scopes the exposed data needs over MCP (403 scope_required otherwise)', async () => {
     const narrow = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
     const r = await gql(t, narrow.token, '{ viewerRole }');

@@ -69,6 +69,33 @@ describe('official MCP SDK client', () => {
     await client.close();
   });
 
+  it('validates successful results against the full output schemas (profile=full) and lists light ones by default', async () => {
+    const client = await connect(ws.token, '/api/mcp/rpc?profile=full');
+    const listed: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : {});
+      listed.push(...page.tools.filter((x) => x.outputSchema).map((x) => x.name));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(listed).toContain('issues.get');
+    // The SDK checks structuredContent against each outputSchema: nullable fields, loose objects, arrays as {items}.
+    const created = await client.callTool({ name: 'issues.create', arguments: { title: 'Checked against the schema' } });
+    expect(created.isError).toBeFalsy();
+    const key = (created.structuredContent as { key: string }).key;
+    for (const [name, args] of [['issues.get', { id: key }], ['issues.list', {}], ['statuses.list', {}], ['comments.list', { issueId: key }], ['workspace.get', {}]] as const) {
+      const r = await client.callTool({ name, arguments: args });
+      expect(r.isError, name).toBeFalsy();
+    }
+    await client.close();
+
+    const light = await connect(ws.token);
+    const { tools } = await light.listTools();
+    expect(tools.every((x) => !x.outputSchema)).toBe(true);
+    expect(tools.find((x) => x.name === 'issues.get')!.annotations).toMatchObject({ readOnlyHint: true });
+    await light.close();
+  });
+
   it('answers an unknown tool with a JSON-RPC error', async () => {
     const client = await connect(ws.token);
     await expect(client.callTool({ name: 'issues.teleport', arguments: {} })).rejects.toThrow(/Unknown tool/);

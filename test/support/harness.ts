@@ -19,6 +19,7 @@ import { EventHub, type HubOptions } from '../../src/events/hub.ts';
 import { Notifier } from '../../src/events/notifier.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { ToolRunner } from '../../src/tools/invoke.ts';
+import { createLogger } from '../../src/log.ts';
 import { startWorker, type WorkerOptions } from '../../src/worker.ts';
 
 export async function createTestDatabase(): Promise<string> {
@@ -79,7 +80,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   });
   await app.ready();
   const worker = opts.worker
-    ? await startWorker(pools.owner, { allowPrivate: true, concurrency: 4, pollInterval: 100, blobs, ...opts.worker })
+    ? await startWorker(pools.owner, { allowPrivate: true, concurrency: 4, pollInterval: 100, blobs, logger: createLogger('silent'), ...opts.worker })
     : undefined;
   return {
     app, pools, ownerUrl, keys, hub, notifier, worker, blobs,

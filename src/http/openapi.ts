@@ -1,0 +1,92 @@
+/**
+ * GET /api/mcp/openapi.json: an OpenAPI 3.1 document of the REST aliases, generated from the catalog (the
+ * same zod declarations as tools/list): one `POST /api/mcp/{name}` per tool, its input JSON Schema as the
+ * request body, its output schema as the 200 body (arrays stay arrays on REST), the spec's error bodies.
+ */
+import { z } from 'zod';
+import { buildInfo } from '../build-info.ts';
+import { schemasOf, toJsonSchema, TOOLS } from '../tools/catalog.ts';
+import type { Tool } from '../tools/define.ts';
+
+const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
+  400: { name: 'InvalidInput', description: 'Invalid input (`invalid_input`, with `issues` naming each field) or invalid JSON.' },
+  401: { name: 'Unauthorized', description: 'Missing, unknown, expired or revoked key (`invalid`); `WWW-Authenticate: Bearer error="invalid_token"`.' },
+  403: { name: 'Forbidden', description: 'The key lacks a scope (`scope_required`, with `scope`) or the caller may not do this (`forbidden`).' },
+  404: { name: 'NotFound', description: 'Unknown tool (`unknown_tool`) or the target is not there for this key (`not_found`).' },
+  409: { name: 'Conflict', description: 'The change conflicts with the current state (`conflict`).' },
+  422: { name: 'PreconditionFailed', description: 'A precondition of the change does not hold (`precondition_failed`).' },
+  429: { name: 'RateLimited', description: 'Too many calls for this key (`rate_limited`); retry after `Retry-After` seconds.' },
+};
+const READ_ERRORS = ['400', '401', '403', '404', '429'];
+const WRITE_ERRORS = ['400', '401', '403', '404', '409', '422', '429'];
+
+function restOutputSchema(t: Tool): Record<string, unknown> {
+  // tools/list wraps array outputs as {items}; REST returns them bare, so the 200 body is the declared output.
+  const s = schemasOf(t);
+  return t.output instanceof z.ZodObject && s.output ? s.output : toJsonSchema(t.output, 'output');
+}
+
+function operation(t: Tool) {
+  const errors = t.readOnly ? READ_ERRORS : WRITE_ERRORS;
+  return {
+    operationId: t.name,
+    summary: t.annotations.title,
+    description: `${t.description}${t.scopes.length ? `\n\nScopes: ${t.scopes.join(', ')}.` : ''}`,
+    tags: [t.namespace],
+    'x-scopes': t.scopes,
+    'x-mcp-annotations': t.annotations,
+    requestBody: {
+      required: false,
+      description: 'The tool input (an empty body is `{}`).',
+      content: { 'application/json': { schema: schemasOf(t).input } },
+    },
+    responses: {
+      200: { description: 'The tool output.', content: { 'application/json': { schema: restOutputSchema(t) } } },
+      ...Object.fromEntries(errors.map((code) => [code, { $ref: `#/components/responses/${ERROR_RESPONSES[code]!.name}` }])),
+    },
+  };
+}
+
+let cached: string | undefined;
+
+/** The document as JSON text (built once: the catalog does not change while the process runs). */
+export function openApiJson(): string {
+  if (cached) return cached;
+  const info = buildInfo();
+  const doc = {
+    openapi: '3.1.0',
+    info: {
+      title: `${info.name} REST aliases`,
+      version: info.version,
+      description: 'Every MCP tool as `POST /api/mcp/{namespace}.{tool}`: the tool input as the JSON body, its output as the answer. '
+        + 'The same tools over MCP JSON-RPC: `POST /api/mcp/rpc`. Authenticate with `Authorization: Bearer <API key>`.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearerAuth: [] }],
+    tags: [...new Set(TOOLS.map((t) => t.namespace))].map((name) => ({ name })),
+    paths: Object.fromEntries(TOOLS.map((t) => [`/api/mcp/${t.name}`, { post: operation(t) }])),
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key created with `svc admin create-key` (or at workspace creation).' } },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: { type: 'string', description: 'Error code: invalid_input, invalid, scope_required, forbidden, not_found, unknown_tool, conflict, precondition_failed, rate_limited, …' },
+            message: { type: 'string' },
+            issues: { type: 'object', additionalProperties: { type: 'string' }, description: 'invalid_input: what is wrong with each field, by field path' },
+            scope: { type: 'string', description: 'scope_required: the scope the key lacks' },
+          },
+        },
+      },
+      responses: Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([code, r]) => [r.name, {
+        description: r.description,
+        ...(code === '401' ? { headers: { 'WWW-Authenticate': { schema: { type: 'string' } } } } : {}),
+        ...(code === '429' ? { headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' } } } : {}),
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      }])),
+    },
+  };
+  cached = JSON.stringify(doc);
+  return cached;
+}

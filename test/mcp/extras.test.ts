@@ -1,0 +1,76 @@
+/** MCP beyond tools: resources, resource templates, prompts, completion and logging/setLevel (issue 14). */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, ok, rpc, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let other: Workspace;
+let issue: { id: string; key: string };
+beforeAll(async () => {
+  ({ t, ws, other } = await startWithWorkspaces());
+  issue = await ok(t, ws.token, 'issues.create', { title: 'Printer on fire', description: 'Smoke everywhere' });
+});
+afterAll(() => t.close());
+
+describe('MCP resources, prompts, completion, logging', () => {
+  it('initialize announces the capabilities', async () => {
+    const r = await rpc(t, ws.token, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } });
+    expect(r.body.result.capabilities).toMatchObject({ tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} });
+  });
+
+  it('lists and reads the workspace and issues as resources; templates name issue://{key}', async () => {
+    const list = (await rpc(t, ws.token, 'resources/list')).body.result.resources;
+    expect(list.map((x: { uri: string }) => x.uri)).toEqual(expect.arrayContaining(['workspace://current', `issue://${issue.key}`]));
+    const templates = (await rpc(t, ws.token, 'resources/templates/list')).body.result.resourceTemplates;
+    expect(templates).toEqual([expect.objectContaining({ uriTemplate: 'issue://{key}' })]);
+    const read = (await rpc(t, ws.token, 'resources/read', { uri: `issue://${issue.key}` })).body.result.contents[0];
+    expect(read).toMatchObject({ uri: `issue://${issue.key}`, mimeType: 'application/json' });
+    expect(JSON.parse(read.text)).toMatchObject({ id: issue.id, description: 'Smoke everywhere' });
+    const wsRead = (await rpc(t, ws.token, 'resources/read', { uri: 'workspace://current' })).body.result.contents[0];
+    expect(JSON.parse(wsRead.text)).toMatchObject({ key: ws.key });
+    // Another workspace's key does not see it; unknown URIs are -32002.
+    expect((await rpc(t, other.token, 'resources/read', { uri: `issue://${issue.key}` })).body.error.code).toBe(-32002);
+    expect((await rpc(t, ws.token, 'resources/read', { uri: 'nope://x' })).body.error.code).toBe(-32002);
+    // A key without READ_ISSUES: no issues listed, reading one is refused.
+    const narrow = await createKey(t, ws, { scopes: ['READ_PROJECTS'] });
+    expect((await rpc(t, narrow.token, 'resources/list')).body.result.resources.map((x: { uri: string }) => x.uri)).not.toContain(`issue://${issue.key}`);
+    expect((await rpc(t, narrow.token, 'resources/read', { uri: `issue://${issue.key}` })).body.error).toMatchObject({ code: -32602, data: { error: 'scope_required' } });
+  });
+
+  it('offers prompts with arguments', async () => {
+    const prompts = (await rpc(t, ws.token, 'prompts/list')).body.result.prompts;
+    expect(prompts.map((p: { name: string }) => p.name)).toEqual(['triage-issue', 'draft-standup']);
+    const triage = (await rpc(t, ws.token, 'prompts/get', { name: 'triage-issue', arguments: { key: issue.key } })).body.result;
+    expect(triage.messages[0].content.text).toContain('Printer on fire');
+    const standup = (await rpc(t, ws.token, 'prompts/get', { name: 'draft-standup', arguments: { sinceHours: '48' } })).body.result;
+    expect(standup.messages[0].content.text).toMatch(/standup/i);
+    expect((await rpc(t, ws.token, 'prompts/get', { name: 'triage-issue', arguments: {} })).body.error.code).toBe(-32602);
+    expect((await rpc(t, ws.token, 'prompts/get', { name: 'nope' })).body.error.code).toBe(-32602);
+  });
+
+  it('completes issue keys for the prompt and the template; logging/setLevel checks the level', async () => {
+    const prefix = issue.key.slice(0, 2);
+    const c = (await rpc(t, ws.token, 'completion/complete', { ref: { type: 'ref/prompt', name: 'triage-issue' }, argument: { name: 'key', value: prefix } })).body.result;
+    expect(c.completion.values).toContain(issue.key);
+    const r = (await rpc(t, ws.token, 'completion/complete', { ref: { type: 'ref/resource', uri: 'issue://{key}' }, argument: { name: 'key', value: 'ZZZ' } })).body.result;
+    expect(r.completion.values).toEqual([]);
+    expect((await rpc(t, ws.token, 'logging/setLevel', { level: 'warning' })).body.result).toEqual({});
+    expect((await rpc(t, ws.token, 'logging/setLevel', { level: 'loud' })).body.error.code).toBe(-32602);
+  });
+
+  it('works with the official SDK client', async () => {
+    const base = await t.listen();
+    const client = new Client({ name: 'extras', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${ws.token}` } } }));
+    expect((await client.listResourceTemplates()).resourceTemplates[0]!.uriTemplate).toBe('issue://{key}');
+    const read = await client.readResource({ uri: `issue://${issue.key}` });
+    expect(JSON.parse((read.contents[0] as { text: string }).text).key).toBe(issue.key);
+    expect((await client.listPrompts()).prompts).toHaveLength(2);
+    expect((await client.getPrompt({ name: 'triage-issue', arguments: { key: issue.key } })).messages).toHaveLength(1);
+    expect((await client.complete({ ref: { type: 'ref/prompt', name: 'triage-issue' }, argument: { name: 'key', value: '' } })).completion.values).toContain(issue.key);
+    await client.setLoggingLevel('info');
+    await client.close();
+  });
+});

@@ -1,0 +1,127 @@
+/** What tools/list advertises: annotations on every tool, a light default list, provider-portable input schemas. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rpc, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let ws: Workspace;
+beforeAll(async () => ({ t, ws } = await startWithWorkspaces()));
+afterAll(() => t.close());
+
+type Listed = { name: string; description: string; inputSchema: Record<string, unknown>; outputSchema?: unknown; annotations?: Record<string, unknown> };
+/** Every page of tools/list for this query string, and the bytes of the result objects as sent. */
+async function list(query: string): Promise<{ tools: Listed[]; bytes: number }> {
+  const tools: Listed[] = [];
+  let bytes = 0;
+  let cursor: string | undefined;
+  do {
+    const res = await t.app.inject({
+      method: 'POST', url: `/api/mcp/rpc${query}`,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ws.token}` },
+      payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', ...(cursor ? { params: { cursor } } : {}) }),
+    });
+    expect(res.statusCode).toBe(200);
+    const result = res.json().result;
+    tools.push(...result.tools);
+    bytes += Buffer.byteLength(JSON.stringify(result));
+    cursor = result.nextCursor;
+  } while (cursor);
+  return { tools, bytes };
+}
+
+describe('tool annotations', () => {
+  it('every tool of the full profile carries all five MCP annotations', async () => {
+    const { tools } = await list('?profile=full');
+    expect(tools.length).toBeGreaterThan(100);
+    for (const tool of tools) {
+      const a = tool.annotations ?? {};
+      expect(typeof a.title, tool.name).toBe('string');
+      expect((a.title as string).length, tool.name).toBeGreaterThan(0);
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) {
+        expect(typeof a[hint], `${tool.name} ${hint}`).toBe('boolean');
+      }
+      // A read-only tool is never destructive (MCP: destructiveHint is meaningful only when not read-only).
+      if (a.readOnlyHint) expect(a.destructiveHint, tool.name).toBe(false);
+    }
+    const byName = new Map(tools.map((x) => [x.name, x.annotations!]));
+    expect(byName.get('issues.get')).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(byName.get('issues.delete')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    expect(byName.get('issues.create')).toMatchObject({ title: 'Issues: create', readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    expect(byName.get('repohost.search')).toMatchObject({ readOnlyHint: true, openWorldHint: true });
+    expect(byName.get('catalog.call')).toMatchObject({ destructiveHint: true, openWorldHint: true });
+  });
+
+  it('catalog.describe gives the same annotations', async () => {
+    const r = await rpc(t, ws.token, 'tools/call', { name: 'catalog.describe', arguments: { names: ['issues.delete'] } });
+    expect(r.body.result.structuredContent.items[0].annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+  });
+});
+
+// Budgets in bytes of the tools/list result (tokens ≈ bytes / 4). The default (runtime) profile is what every
+// agent pays in context per session: at most 40 KB. The curated profiles are light too (no output schemas);
+// profile=full carries every schema.
+const KB = 1024;
+const BUDGETS: Record<string, number> = { runtime: 40 * KB, core: 64 * KB, planning: 90 * KB, agents: 90 * KB, canvas: 4 * KB, full: 480 * KB };
+
+describe('tools/list size', () => {
+  it('the default list is the runtime profile, light, within 40 KB', async () => {
+    const [byDefault, runtime] = [await list(''), await list('?profile=runtime')];
+    expect(byDefault.bytes).toBe(runtime.bytes);
+    expect(byDefault.bytes).toBeLessThanOrEqual(40 * KB);
+    expect(byDefault.tools.some((x) => x.outputSchema)).toBe(false);
+  });
+
+  for (const [profile, budget] of Object.entries(BUDGETS)) {
+    it(`profile ${profile} stays within ${budget / KB} KB (~${budget / 4 / 1000}k tokens)`, async () => {
+      const { tools, bytes } = await list(`?profile=${profile}`);
+      expect(tools.length).toBeGreaterThan(0);
+      const tokens = Math.round(bytes / 4);
+      expect(bytes, `${profile}: ${tools.length} tools, ${bytes} bytes, ~${tokens} tokens`).toBeLessThanOrEqual(budget);
+      if (profile === 'full') expect(tools.filter((x) => x.outputSchema).length).toBeGreaterThan(100);
+    });
+  }
+
+  it('nothing is lost: profile=full and catalog.describe carry the output schemas the light list omits', async () => {
+    const light = (await list('')).tools.find((x) => x.name === 'issues.get')!;
+    const full = (await list('?profile=full')).tools.find((x) => x.name === 'issues.get')!;
+    expect(light.outputSchema).toBeUndefined();
+    expect(full.outputSchema).toMatchObject({ type: 'object' });
+    const described = await rpc(t, ws.token, 'tools/call', { name: 'catalog.describe', arguments: { names: ['issues.get'] } });
+    expect(described.body.result.structuredContent.items[0].outputSchema).toEqual(full.outputSchema);
+    expect(described.body.result.structuredContent.items[0].inputSchema).toEqual(full.inputSchema);
+    // The light input schema has the same properties and requirements.
+    expect(Object.keys(light.inputSchema.properties as object)).toEqual(Object.keys(full.inputSchema.properties as object));
+    expect(light.inputSchema.required).toEqual(full.inputSchema.required);
+  });
+});
+
+/** Every subschema of a JSON Schema (schema positions only: not `default`, `enum`, `const` values). */
+function* subschemas(s: unknown, path: string): Generator<[string, Record<string, unknown>]> {
+  if (typeof s !== 'object' || s === null || Array.isArray(s)) return;
+  const o = s as Record<string, unknown>;
+  yield [path, o];
+  for (const k of ['properties', '$defs', 'definitions', 'patternProperties']) {
+    if (o[k] && typeof o[k] === 'object') for (const [n, v] of Object.entries(o[k] as object)) yield* subschemas(v, `${path}.${n}`);
+  }
+  for (const k of ['items', 'additionalProperties', 'not', 'propertyNames', 'contains']) yield* subschemas(o[k], `${path}/${k}`);
+  for (const k of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) {
+    if (Array.isArray(o[k])) for (const [i, v] of (o[k] as unknown[]).entries()) yield* subschemas(v, `${path}/${k}[${i}]`);
+  }
+}
+
+describe('portable schemas', () => {
+  it('no tool has a nullable type array or an empty {} schema in its input (or output) schema', async () => {
+    const problems: string[] = [];
+    for (const query of ['?profile=full', '']) {
+      for (const tool of (await list(query)).tools) {
+        for (const [kind, schema] of [['input', tool.inputSchema], ['output', tool.outputSchema]] as const) {
+          for (const [path, sub] of subschemas(schema, `${tool.name} ${kind}`)) {
+            if (Array.isArray(sub.type)) problems.push(`${path}: type ${JSON.stringify(sub.type)}`);
+            if (Object.keys(sub).length === 0) problems.push(`${path}: {}`);
+          }
+        }
+        expect(tool.inputSchema.type, tool.name).toBe('object');
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
