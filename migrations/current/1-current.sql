@@ -1,2 +1,1 @@
--- The dispatcher's wake-ups queue one job per wake (no job key: a keyed job could swallow a wake).
---! include dispatch/dispatcher.sql
+-- Enter migration here
