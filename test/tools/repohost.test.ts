@@ -86,6 +86,9 @@ describe('repohost tools', () => {
     const again = await ok(t, ws.token, 'repohost.link', { issueId: issue.id, url: url(2, 'pull'), kind: 'REVIEWS' });
     expect(again).toMatchObject({ created: false, kind: 'REVIEWS', id: link.id });
     expect(await ok(t, ws.token, 'repohost.listLinked', { issueId: issue.id })).toEqual([expect.objectContaining({ id: link.id, kind: 'REVIEWS' })]);
+    // The agent's context bundle carries the same links as externalResources (spec 4.13).
+    const bundle = await ok(t, ws.token, 'agent.context.bundle', { issueId: issue.id });
+    expect(bundle.externalResources).toEqual([expect.objectContaining({ id: link.id, kind: 'REVIEWS', resource: expect.objectContaining({ number: 2 }) })]);
     const ev = (await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: issue.id, limit: 1 })).items[0];
     expect(ev).toMatchObject({ kind: 'ISSUE_UPDATED', payload: { changes: ['externalResources'] } });
     const unmapped = await rest(t, ws.token, 'repohost.link', { issueId: issue.id, url: 'https://github.com/acme/other/issues/9', kind: 'SOURCE' });

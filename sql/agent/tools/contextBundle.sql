@@ -57,7 +57,10 @@ begin
           when 'REVIEW' then '["summary", "verdict"]'::jsonb
           else '["summary"]'::jsonb end),
       'runProtocol', app_hidden.run_protocol(v_run),
-      'externalResources', '[]'::jsonb);
+      -- Linked external issues and pull requests (repohost.link / importIssue), with their latest local snapshot.
+      'externalResources', coalesce((select jsonb_agg(app_hidden.repo_link_json(l) order by l.created_at, l.id)
+                                     from app_public.external_links l
+                                     where l.workspace_id = v_issue.workspace_id and l.issue_id = v_issue.id), '[]'));
   end if;
 
   if app_hidden.current_agent_id() is not null then
