@@ -193,22 +193,28 @@ async function click(cdp: Cdp, selector: string) {
 
 /** Replaces the text of the Monaco editor whose model URI ends with `uriSuffix`, typing like a user. */
 async function typeInto(cdp: Cdp, uriSuffix: string, text: string) {
-  await click(cdp, `[data-uri$="${uriSuffix}"] .view-lines`);
-  await cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', key: 'a', code: 'KeyA', windowsVirtualKeyCode: 65, modifiers: 2, commands: ['selectAll'] });
-  await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key: 'a', code: 'KeyA', windowsVirtualKeyCode: 65, modifiers: 2 });
-  await cdp.send('Input.insertText', { text });
-  // The editor auto-closes brackets it sees typed: drop whatever it added after the cursor.
-  await cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', key: 'End', code: 'End', windowsVirtualKeyCode: 35, modifiers: 2 | 8, commands: ['selectToEndOfDocument'] });
-  await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key: 'End', code: 'End', windowsVirtualKeyCode: 35, modifiers: 2 | 8 });
-  await cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46, commands: ['deleteForward'] });
-  await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
+  // Under load the editor may not take focus on the first click: type again until it holds the text.
   let shown = '';
-  await waitFor(`${uriSuffix} to hold the text`, async () => {
-    shown = await editorText(cdp, uriSuffix);
-    return shown.replace(/\s+/g, '') === text.replace(/\s+/g, '');
-  }, 30_000).catch((err: Error) => {
-    throw new Error(`${err.message}; it shows ${JSON.stringify(shown)}`);
-  });
+  for (let attempt = 1; ; attempt++) {
+    await click(cdp, `[data-uri$="${uriSuffix}"] .view-lines`);
+    await cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', key: 'a', code: 'KeyA', windowsVirtualKeyCode: 65, modifiers: 2, commands: ['selectAll'] });
+    await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key: 'a', code: 'KeyA', windowsVirtualKeyCode: 65, modifiers: 2 });
+    await cdp.send('Input.insertText', { text });
+    // The editor auto-closes brackets it sees typed: drop whatever it added after the cursor.
+    await cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', key: 'End', code: 'End', windowsVirtualKeyCode: 35, modifiers: 2 | 8, commands: ['selectToEndOfDocument'] });
+    await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key: 'End', code: 'End', windowsVirtualKeyCode: 35, modifiers: 2 | 8 });
+    await cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46, commands: ['deleteForward'] });
+    await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
+    try {
+      await waitFor(`${uriSuffix} to hold the text`, async () => {
+        shown = await editorText(cdp, uriSuffix);
+        return shown.replace(/\s+/g, '') === text.replace(/\s+/g, '');
+      }, 10_000);
+      return;
+    } catch (err) {
+      if (attempt >= 3) throw new Error(`${(err as Error).message}; it shows ${JSON.stringify(shown)}`);
+    }
+  }
 }
 
 async function editorText(cdp: Cdp, uriSuffix: string): Promise<string> {
