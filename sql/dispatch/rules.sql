@@ -1,7 +1,7 @@
 -- dispatch: helper functions and in-app procedures.
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
-create or replace function app_hidden.dispatch_rules_check_refs(p_target_agent_id uuid, p_label_id uuid, p_project_id uuid, p_priority text)
+create or replace function app_hidden.dispatch_rules_check_refs(p_workspace_id uuid, p_target_agent_id uuid, p_label_id uuid, p_project_id uuid, p_priority text)
  returns void
  language plpgsql
  stable
@@ -10,43 +10,59 @@ begin
   if p_priority is not null and p_priority not in ('NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT') then
     perform app_hidden.raise_invalid('priority', 'must be NONE, LOW, MEDIUM, HIGH or URGENT');
   end if;
-  if p_target_agent_id is not null and not exists (select 1 from app_public.agents where id = p_target_agent_id) then
+  if p_target_agent_id is not null and not exists (
+       select 1 from app_public.agents where id = p_target_agent_id and workspace_id = p_workspace_id) then
     raise exception 'Agent not found' using errcode = 'SV404', column = 'targetAgentId';
   end if;
-  if p_label_id is not null and not exists (select 1 from app_public.labels where id = p_label_id) then
+  if p_label_id is not null and not exists (
+       select 1 from app_public.labels where id = p_label_id and workspace_id = p_workspace_id) then
     raise exception 'Label not found' using errcode = 'SV404', column = 'labelId';
   end if;
-  if p_project_id is not null and not exists (select 1 from app_public.projects where id = p_project_id) then
+  if p_project_id is not null and not exists (
+       select 1 from app_public.projects where id = p_project_id and workspace_id = p_workspace_id) then
     raise exception 'Project not found' using errcode = 'SV404', column = 'projectId';
   end if;
 end
 $$;
-comment on function app_hidden.dispatch_rules_check_refs(p_target_agent_id uuid, p_label_id uuid, p_project_id uuid, p_priority text) is 'The priority must be one of the issue priorities; the agent, label and project a rule names must be visible to the caller (RLS: its workspace, its narrowing), else 404 naming the field.';
-grant execute on function app_hidden.dispatch_rules_check_refs(p_target_agent_id uuid, p_label_id uuid, p_project_id uuid, p_priority text) to svc_visitor;
+comment on function app_hidden.dispatch_rules_check_refs(p_workspace_id uuid, p_target_agent_id uuid, p_label_id uuid, p_project_id uuid, p_priority text) is 'The priority must be one of the issue priorities; the agent, label and project a rule names must be in the workspace and visible to the caller (for a key, RLS adds its narrowing), else 404 naming the field.';
+grant execute on function app_hidden.dispatch_rules_check_refs(p_workspace_id uuid, p_target_agent_id uuid, p_label_id uuid, p_project_id uuid, p_priority text) to svc_visitor;
+
+-- The one place a rule is added: the in-app procedure and the operator's CLI both come here.
+create or replace function app_hidden.dispatch_rules_insert(p_workspace_id uuid, p_target_agent_id uuid, p_priority text, p_label_id uuid, p_project_id uuid, p_name text, p_at_position integer, p_enabled boolean)
+ returns app_public.dispatch_rules
+ language plpgsql
+as $$
+declare
+  v_count int;
+  v_rule app_public.dispatch_rules;
+begin
+  perform app_hidden.dispatch_rules_check_refs(p_workspace_id, p_target_agent_id, p_label_id, p_project_id, p_priority);
+  -- Two concurrent adds must not take the same position.
+  perform pg_advisory_xact_lock(hashtextextended('svc.dispatch_rules:' || p_workspace_id::text, 0));
+  select count(*) into v_count from app_public.dispatch_rules r where r.workspace_id = p_workspace_id;
+  if p_at_position is not null and p_at_position not between 0 and v_count then
+    perform app_hidden.raise_invalid('atPosition', format('must be 0 to %s', v_count));
+  end if;
+  update app_public.dispatch_rules r set position = r.position + 1
+  where r.workspace_id = p_workspace_id and r.position >= coalesce(p_at_position, v_count);
+  insert into app_public.dispatch_rules (workspace_id, position, name, priority, label_id, project_id, target_agent_id, enabled)
+  values (p_workspace_id, coalesce(p_at_position, v_count), p_name, p_priority, p_label_id, p_project_id,
+          p_target_agent_id, coalesce(p_enabled, true))
+  returning * into v_rule;
+  return v_rule;
+end
+$$;
+comment on function app_hidden.dispatch_rules_insert(p_workspace_id uuid, p_target_agent_id uuid, p_priority text, p_label_id uuid, p_project_id uuid, p_name text, p_at_position integer, p_enabled boolean) is 'Adds a dispatch rule to the workspace at p_at_position (0 = first; null = last), moving later rules down; checks what the rule names (dispatch_rules_check_refs).';
+grant execute on function app_hidden.dispatch_rules_insert(p_workspace_id uuid, p_target_agent_id uuid, p_priority text, p_label_id uuid, p_project_id uuid, p_name text, p_at_position integer, p_enabled boolean) to svc_visitor;
 
 create or replace function app_public.dispatch_rules_create(target_agent_id uuid, priority text default NULL::text, label_id uuid default NULL::uuid, project_id uuid default NULL::uuid, name text default NULL::text, at_position integer default NULL::integer, enabled boolean default true)
  returns app_public.dispatch_rules
  language plpgsql
 as $$
-declare
-  v_ws uuid := app_hidden.current_workspace_id();
-  v_count int;
-  v_rule app_public.dispatch_rules;
 begin
   perform app_hidden.require_workspace_admin_key();
-  perform app_hidden.dispatch_rules_check_refs(target_agent_id, label_id, project_id, priority);
-  select count(*) into v_count from app_public.dispatch_rules r where r.workspace_id = v_ws;
-  if at_position is not null and at_position not between 0 and v_count then
-    perform app_hidden.raise_invalid('atPosition', format('must be 0 to %s', v_count));
-  end if;
-  update app_public.dispatch_rules r set position = r.position + 1
-  where r.workspace_id = v_ws and r.position >= coalesce(at_position, v_count);
-  insert into app_public.dispatch_rules (workspace_id, position, name, priority, label_id, project_id, target_agent_id, enabled)
-  values (v_ws, coalesce(at_position, v_count), dispatch_rules_create.name, dispatch_rules_create.priority,
-          dispatch_rules_create.label_id, dispatch_rules_create.project_id, dispatch_rules_create.target_agent_id,
-          coalesce(dispatch_rules_create.enabled, true))
-  returning * into v_rule;
-  return v_rule;
+  return app_hidden.dispatch_rules_insert(app_hidden.current_workspace_id(), target_agent_id, priority, label_id,
+                                          project_id, name, at_position, enabled);
 end
 $$;
 comment on function app_public.dispatch_rules_create(target_agent_id uuid, priority text, label_id uuid, project_id uuid, name text, at_position integer, enabled boolean) is 'OWNER/ADMIN: adds a dispatch rule sending matching issues to targetAgentId. Conditions priority (NONE, LOW, MEDIUM, HIGH, URGENT), labelId and projectId must all match when set. Appended last unless atPosition (0 = first) is given.';
@@ -105,7 +121,7 @@ begin
   if not v_clear <@ array['priority', 'labelId', 'projectId', 'name'] then
     perform app_hidden.raise_invalid('clear', 'may name priority, labelId, projectId, name');
   end if;
-  perform app_hidden.dispatch_rules_check_refs(target_agent_id, label_id, project_id, priority);
+  perform app_hidden.dispatch_rules_check_refs(app_hidden.current_workspace_id(), target_agent_id, label_id, project_id, priority);
   update app_public.dispatch_rules r set
     target_agent_id = coalesce(dispatch_rules_update.target_agent_id, r.target_agent_id),
     priority = case when 'priority' = any(v_clear) then null else coalesce(dispatch_rules_update.priority, r.priority) end,
@@ -128,22 +144,9 @@ create or replace function app_private.create_dispatch_rule(p_workspace_id uuid,
  returns jsonb
  language plpgsql
 as $$
-declare v_rule app_public.dispatch_rules;
+declare v_rule app_public.dispatch_rules := app_hidden.dispatch_rules_insert(
+  p_workspace_id, p_target_agent_id, p_priority, p_label_id, p_project_id, p_name, null, true);
 begin
-  if p_priority is not null and p_priority not in ('NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT') then
-    perform app_hidden.raise_invalid('priority', 'must be NONE, LOW, MEDIUM, HIGH or URGENT');
-  end if;
-  if p_label_id is not null and not exists (select 1 from app_public.labels where id = p_label_id and workspace_id = p_workspace_id) then
-    raise exception 'Label not found in this workspace' using errcode = 'SV404', column = 'labelId';
-  end if;
-  if p_project_id is not null and not exists (select 1 from app_public.projects where id = p_project_id and workspace_id = p_workspace_id) then
-    raise exception 'Project not found in this workspace' using errcode = 'SV404', column = 'projectId';
-  end if;
-  perform pg_advisory_xact_lock(hashtextextended('svc.dispatch_rules:' || p_workspace_id::text, 0));
-  insert into app_public.dispatch_rules (workspace_id, position, name, priority, label_id, project_id, target_agent_id)
-  values (p_workspace_id, (select count(*) from app_public.dispatch_rules where workspace_id = p_workspace_id),
-          p_name, p_priority, p_label_id, p_project_id, (app_private.find_agent(p_workspace_id, p_target_agent_id)).id)
-  returning * into v_rule;
   return jsonb_build_object('id', v_rule.id, 'position', v_rule.position, 'name', v_rule.name,
     'targetAgentId', v_rule.target_agent_id, 'priority', v_rule.priority, 'labelId', v_rule.label_id,
     'projectId', v_rule.project_id, 'enabled', v_rule.enabled, 'createdAt', v_rule.created_at);

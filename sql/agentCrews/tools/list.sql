@@ -9,29 +9,15 @@ create or replace function app_tools.agent_crews_list(args jsonb)
 as $$
 declare
   v_limit int := coalesce((args->>'limit')::int, 50);
-  v_after_ts timestamptz;
-  v_after_id uuid;
-  v_items jsonb;
-  v_count int;
-  v_cursor text;
+  v_after record := app_hidden.keyset_decode(args->>'cursor', 'agent_crews');
 begin
-  if args->>'cursor' is not null then
-    select k.sort_key::timestamptz, k.sort_id into v_after_ts, v_after_id from app_hidden.keyset_decode(args->>'cursor', 'agent_crews') k;
-  end if;
-  with page as (
-    select c as r from app_public.agent_crews c
+  return app_hidden.page_json(array(
+    select (app_hidden.crew_json(c), app_hidden.ts_key(c.created_at), c.id)::app_hidden.page_row
+    from app_public.agent_crews c
     where c.workspace_id = app_hidden.current_workspace_id()
       and (coalesce((args->>'includeArchived')::boolean, false) or c.archived_at is null)
-      and (v_after_ts is null or (c.created_at, c.id) > (v_after_ts, v_after_id))
-    order by c.created_at, c.id
-    limit v_limit + 1),
-  numbered as (select r, row_number() over (order by (r).created_at, (r).id) as rn from page)
-  select coalesce(jsonb_agg(app_hidden.crew_json(r) order by rn) filter (where rn <= v_limit), '[]'),
-         count(*),
-         max(case when rn = v_limit then app_hidden.keyset_encode('agent_crews', app_hidden.ts_key((r).created_at), (r).id) end)
-  into v_items, v_count, v_cursor
-  from numbered;
-  return jsonb_build_object('items', v_items, 'nextCursor', case when v_count > v_limit then v_cursor end);
+      and (v_after.sort_id is null or (c.created_at, c.id) > (v_after.sort_key::timestamptz, v_after.sort_id))
+    order by c.created_at, c.id limit v_limit + 1), v_limit, 'agent_crews');
 end
 $$;
 comment on function app_tools.agent_crews_list(args jsonb) is 'agentCrews.list: Agent crews, oldest first, paged ({items, nextCursor}), with members and member and plan counts; archived crews with includeArchived.';

@@ -9,31 +9,17 @@ create or replace function app_tools.execution_plans_list(args jsonb)
 as $$
 declare
   v_limit int := coalesce((args->>'limit')::int, 50);
-  v_after_ts timestamptz;
-  v_after_id uuid;
-  v_items jsonb;
-  v_count int;
-  v_cursor text;
+  v_after record := app_hidden.keyset_decode(args->>'cursor', 'execution_plans');
 begin
-  if args->>'cursor' is not null then
-    select k.sort_key::timestamptz, k.sort_id into v_after_ts, v_after_id from app_hidden.keyset_decode(args->>'cursor', 'execution_plans') k;
-  end if;
-  with page as (
-    select p as r from app_public.execution_plans p
+  return app_hidden.page_json(array(
+    select (app_hidden.plan_json(p), app_hidden.ts_key(p.created_at), p.id)::app_hidden.page_row
+    from app_public.execution_plans p
     where p.workspace_id = app_hidden.current_workspace_id()
       and (args->>'goalId' is null or p.goal_id = app_hidden.parse_uuid(args->>'goalId', 'goalId'))
       and (args->>'status' is null or p.status = args->>'status')
       and (not coalesce((args->>'activeOnly')::boolean, false) or p.is_active_attempt)
-      and (v_after_ts is null or (p.created_at, p.id) < (v_after_ts, v_after_id))
-    order by p.created_at desc, p.id desc
-    limit v_limit + 1),
-  numbered as (select r, row_number() over (order by (r).created_at desc, (r).id desc) as rn from page)
-  select coalesce(jsonb_agg(app_hidden.plan_json(r) order by rn) filter (where rn <= v_limit), '[]'),
-         count(*),
-         max(case when rn = v_limit then app_hidden.keyset_encode('execution_plans', app_hidden.ts_key((r).created_at), (r).id) end)
-  into v_items, v_count, v_cursor
-  from numbered;
-  return jsonb_build_object('items', v_items, 'nextCursor', case when v_count > v_limit then v_cursor end);
+      and (v_after.sort_id is null or (p.created_at, p.id) < (v_after.sort_key::timestamptz, v_after.sort_id))
+    order by p.created_at desc, p.id desc limit v_limit + 1), v_limit, 'execution_plans');
 end
 $$;
 comment on function app_tools.execution_plans_list(args jsonb) is 'executionPlans.list: Execution plans, newest first, paged ({items, nextCursor}). Filters: goalId, status, activeOnly.';
