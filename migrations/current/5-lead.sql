@@ -7,3 +7,4 @@ drop function if exists app_hidden.dispatch_rules_check_refs(uuid, uuid, uuid, t
 --! include executionPlans/tools/list.sql
 --! include actionRequests/tools/list.sql
 --! include agentCrews/tools/list.sql
+--! include agent/tools/contextBundle.sql

@@ -11,7 +11,11 @@ const RunProtocolOut = z.looseObject({
 const IssueBundleOut = z.looseObject({
   workspace: WorkspaceOut, issue: IssueOut, description: z.string().nullable(),
   comments: z.array(CommentOut), attachments: z.array(AttachmentOut), relations: z.array(IssueRelationOut),
-  currentRun: RunOut.nullable(), artifacts: z.array(z.unknown()),
+  currentRun: RunOut.nullable(),
+  artifacts: z.array(z.looseObject({
+    id: z.string(), runId: z.string(), agentId: z.string(), completedAt: z.string().nullable(),
+    attachment: AttachmentOut.nullable(),
+  })),
   completionContract: z.looseObject({
     engagementMode: z.string(), expectedOutput: z.string().nullable(), verificationChecklist: z.array(z.unknown()),
     artifactRequired: z.boolean(), requires: z.array(z.string()),
@@ -28,7 +32,7 @@ export const agentContextTools = defineTools(
   tool({
     name: 'agent.context.bundle',
     scopes: ['READ_ISSUES'],
-    description: "Everything needed to work in one call. With issueId: workspace, issue (full), description, comments (last 50, oldest first), attachments, relations, currentRun (the caller's own open run, else the issue's), artifacts, completionContract, runProtocol {contractVersion, runId, engagementMode, modeInstruction, protocolInstruction, mayMutateIssue}, externalResources. With threadId: workspace, thread, messages (last 50), agent, linkedIssues (issues named in the messages' context). Exactly one of issueId or threadId.",
+    description: "Everything needed to work in one call. With issueId: workspace, issue (full), description, comments (last 50, oldest first), attachments, relations, currentRun (the caller's own open run, else the issue's), artifacts (what earlier runs produced), completionContract, runProtocol {contractVersion, runId, engagementMode, modeInstruction, protocolInstruction, mayMutateIssue}, externalResources. With threadId: workspace, thread, messages (last 50), agent, linkedIssues (issues named in the messages' context). Exactly one of issueId or threadId.",
     input: z.strictObject({ issueId: issueRef.optional(), threadId: id('threadId').optional() })
       .refine((a) => (a.issueId === undefined) !== (a.threadId === undefined), { message: 'give exactly one of issueId or threadId', path: ['issueId'] }),
     output: z.union([IssueBundleOut, ThreadBundleOut]),

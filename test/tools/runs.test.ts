@@ -98,10 +98,18 @@ describe('runs.complete', () => {
       verificationResult: [{ id: 'tests', done: true }, { id: 'docs', done: false }] });
     expect(partial.status).toBe(400);
     expect(partial.body.issues.verificationResult).toContain('docs');
-    const done = await ok(t, coderKey.token, 'runs.complete', { runId, summary: 'shipped', producedArtifactIds: ['a1'],
+    const link = await ok(t, coderKey.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id,
+      externalUrl: 'https://example.com/pr/1', linkTitle: 'PR 1' });
+    const done = await ok(t, coderKey.token, 'runs.complete', { runId, summary: 'shipped', producedArtifactIds: [link.id, 'a1'],
       verificationResult: [{ id: 'tests', done: true }, { id: 'docs', done: true, note: 'README' }], followUps: ['polish'] });
     expect(done).toMatchObject({ status: 'COMPLETED', finishedAt: expect.any(String), completionMeta: {
-      contractVersion: '2026-11-01', summary: 'shipped', producedArtifactIds: ['a1'], followUps: ['polish'] } });
+      contractVersion: '2026-11-01', summary: 'shipped', producedArtifactIds: [link.id, 'a1'], followUps: ['polish'] } });
+    // The next agent's bundle lists what this run produced; an id naming an attachment carries it.
+    const bundle = await ok(t, ws.token, 'agent.context.bundle', { issueId: issue.id });
+    expect(bundle.artifacts).toEqual([
+      expect.objectContaining({ id: link.id, runId, attachment: expect.objectContaining({ id: link.id, linkTitle: 'PR 1' }) }),
+      expect.objectContaining({ id: 'a1', runId, attachment: null }),
+    ]);
     expect((await rest(t, coderKey.token, 'runs.complete', { runId, summary: 'again' })).body.error).toBe('run_closed');
     expect((await runEvents(issue.id, 'AGENT_RUN_STATUS_CHANGED')).at(-1).payload).toMatchObject({ from: 'ACTIVE', to: 'COMPLETED' });
     expect((await ok(t, ws.token, 'issues.get', { id: issue.id, include: { currentRun: true } })).currentRun).toBeNull();

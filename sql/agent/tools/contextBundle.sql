@@ -43,7 +43,21 @@ begin
       'attachments', v_get->'attachments',
       'relations', v_get->'relations',
       'currentRun', case when v_run.id is not null then app_hidden.run_json(v_run) end,
-      'artifacts', '[]'::jsonb,
+      -- What earlier runs on this issue reported producing (runs.complete producedArtifactIds), newest run
+      -- first; an id that names one of the issue's attachments carries that attachment.
+      'artifacts', coalesce((select jsonb_agg(jsonb_build_object(
+                                 'id', x.artifact_id, 'runId', r.id, 'agentId', r.agent_id,
+                                 'completedAt', r.completion_meta->'completedAt',
+                                 'attachment', (select app_hidden.attachment_json(a) from app_public.attachments a
+                                                where a.workspace_id = r.workspace_id and a.target_type = 'issue' and a.target_id = r.issue_id
+                                                  and a.id::text = x.artifact_id))
+                               order by r.started_at desc, r.id, x.n)
+                             from (select * from app_public.agent_runs r
+                                   where r.workspace_id = v_issue.workspace_id and r.issue_id = v_issue.id
+                                     and r.status = 'COMPLETED'
+                                     and jsonb_typeof(r.completion_meta->'producedArtifactIds') = 'array'
+                                   order by r.started_at desc limit 50) r,
+                                  jsonb_array_elements_text(r.completion_meta->'producedArtifactIds') with ordinality x(artifact_id, n)), '[]'),
       'completionContract', jsonb_build_object(
         'engagementMode', coalesce(v_run.engagement_mode, 'EXECUTE'),
         'expectedOutput', v_issue.expected_output,
@@ -90,4 +104,4 @@ begin
 end
 $$;
 grant execute on function app_tools.agent_context_bundle(args jsonb) to svc_visitor;
-comment on function app_tools.agent_context_bundle(args jsonb) is 'agent.context.bundle: Everything needed to work in one call. With issueId: workspace, issue (full), description, comments (last 50, oldest first), attachments, relations, currentRun (the caller''s own open run, else the issue''s), artifacts, completionContract, runProtocol {contractVersion, runId, engagementMode, modeInstruction, protocolInstruction, mayMutateIssue}, externalResources. With threadId: workspace, thread, messages (last 50), agent, linkedIssues (issues named in the messages'' context). Exactly one of issueId or threadId.';
+comment on function app_tools.agent_context_bundle(args jsonb) is 'agent.context.bundle: Everything needed to work in one call. With issueId: workspace, issue (full), description, comments (last 50, oldest first), attachments, relations, currentRun (the caller''s own open run, else the issue''s), artifacts (what earlier runs produced), completionContract, runProtocol {contractVersion, runId, engagementMode, modeInstruction, protocolInstruction, mayMutateIssue}, externalResources. With threadId: workspace, thread, messages (last 50), agent, linkedIssues (issues named in the messages'' context). Exactly one of issueId or threadId.';
