@@ -22,9 +22,9 @@ async function signIn(token: string) {
   await page.evaluate(() => sessionStorage.clear());
   await page.goto(`${url}#/board`);
   await page.reload();
-  await page.fill('#key', token);
+  await page.fill('#key', token, { timeout: 5000 });
   await page.click('#signin button[type=submit]');
-  await page.waitForSelector('#board .column');
+  await page.waitForSelector('#board .column', { timeout: 5000 });
 }
 
 beforeAll(async () => {
@@ -187,17 +187,18 @@ describe('web board', () => {
 
   it('a key narrowed to one project sees only its issues; the tab keeps its key across a reload', async () => {
     const narrowed = await createKey(t, ws, { scopes: [...BOARD_SCOPES], projects: [demo.docs.id] });
-    await page.click('#signout');
-    await page.waitForSelector('#signin');
+    await page.click('#signout', { timeout: 5000 });
+    await page.waitForSelector('#signin', { timeout: 5000 });
     await signIn(narrowed.token);
-    await page.waitForSelector(`.card[data-id="${demo.guide.id}"]`);
+    await page.waitForSelector(`.card[data-id="${demo.guide.id}"]`, { timeout: 5000 });
     expect(await cards()).toBe(2);
     expect(await page.locator(`.card[data-id="${demo.login.id}"]`).count()).toBe(0);
     await page.goto(`${url}#/issue/${demo.login.key}`);
-    await page.waitForSelector('main.page .empty');
+    await page.waitForSelector('main.page .empty', { timeout: 5000 });
     await page.reload();
-    await page.goto(`${url}#/board`);
-    await page.waitForSelector(`.card[data-id="${demo.guide.id}"]`);
+    await page.waitForSelector('main.page .empty', { timeout: 5000 });
+    await page.click('#nav-board');
+    await page.waitForSelector(`.card[data-id="${demo.guide.id}"]`, { timeout: 5000 });
     expect(await cards()).toBe(2);
   });
 });
