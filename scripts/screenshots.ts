@@ -6,44 +6,18 @@
  *
  *   npm run docs:screenshots
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { seedBoardDemo } from '../test/support/board-demo.ts';
+import { run, startSvc } from './svc-process.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SVC = path.join(root, 'bin/svc.js');
 const OUT = path.join(root, 'docs/screenshots');
 
-function svc(args: string[], env: NodeJS.ProcessEnv): Promise<any> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SVC, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d));
-    child.stderr.on('data', (d: Buffer) => (err += d));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`svc ${args.join(' ')} exited ${code}: ${err}`))));
-  });
-}
-
-function startSvc(env: NodeJS.ProcessEnv): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(process.execPath, [SVC, 'start', '--no-worker'], { env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  const url = new Promise<string>((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      log += d;
-      const m = log.match(/svc listening on (http:\/\/[^\s"]+)/);
-      if (m) resolve(m[1]!);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`svc start exited ${code}: ${log}`)));
-  });
-  return { child, url };
-}
+const svc = async (args: string[], env: NodeJS.ProcessEnv): Promise<any> => JSON.parse(await run(args, env));
 
 async function main() {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-screenshots-'));
