@@ -17,9 +17,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { run, startSvc } from './svc-process.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SVC = path.join(root, 'bin/svc.js');
 const QUERY = '{ currentWorkspace { key name } viewer { email } viewerRole }';
 
 // Node 20 has WebSocket behind a flag (Node 22 has it by default): re-run ourselves with the flag.
@@ -56,33 +56,6 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null |
   throw new Error(`timed out waiting for ${what}${last ? ` (${(last as Error).message})` : ''}`);
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SVC, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d));
-    child.stderr.on('data', (d: Buffer) => (err += d));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`svc ${args.join(' ')} exited ${code}: ${err}`))));
-  });
-}
-
-/** `svc start` on a free port; resolves with its base URL once it logs where it listens. */
-function startSvc(env: NodeJS.ProcessEnv): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(process.execPath, [SVC, 'start', '--no-worker'], { env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  const url = new Promise<string>((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      log += d;
-      const m = log.match(/svc listening on (http:\/\/[^\s"]+)/);
-      if (m) resolve(m[1]!);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`svc start exited ${code}: ${log}`)));
-  });
-  return { child, url };
-}
 
 async function stopChild(child: ChildProcess | undefined) {
   if (!child || child.exitCode !== null) return;

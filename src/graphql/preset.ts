@@ -4,8 +4,9 @@
  * - Only `app_public` is introspected, as the request role (svc_visitor), so only what that role may
  *   select/execute appears (PostGraphile's RBAC), and RLS applies to every row.
  * - Tables are read-only here: the generated create/update/delete mutations are switched off
- *   (`-insert -update -delete`). Every mutation is an `app_public` function (the in-app procedures),
- *   which calls the same checked SQL as `svc admin`.
+ *   (`-insert -update -delete`). Mutations are `app_public` functions (the in-app procedures), which
+ *   call the same checked SQL as `svc admin`, and the catalog tools of tool-mutations.ts (issuesUpdate,
+ *   commentsCreate, …), which run through the same path as REST and JSON-RPC.
  * - Columns that are internal (storage keys, the acting key id, the raw revisions JSON) are hidden
  *   with smart tags below; secrets and hashes live in app_private and never reach the schema.
  * - Descriptions are the SQL comments.
@@ -16,6 +17,7 @@ import type pg from 'pg';
 import { makePgService } from 'postgraphile/adaptors/pg';
 import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
 import { makeJSONPgSmartTagsPlugin } from 'postgraphile/utils';
+import { ToolMutationsPlugin } from './tool-mutations.ts';
 import { WebhookUrlCheckPlugin } from './webhook-urls.ts';
 
 /** Hidden from GraphQL although the request role may read them (MCP tools use them). */
@@ -119,7 +121,7 @@ export interface GraphqlPresetOptions {
 export function makePreset(opts: GraphqlPresetOptions): GraphileConfig.Preset {
   return {
     extends: [PostGraphileAmberPreset, PgSimplifyInflectionPreset],
-    plugins: [HiddenColumnsPlugin, TenantKeyNamingPlugin, WebhookUrlCheckPlugin],
+    plugins: [HiddenColumnsPlugin, TenantKeyNamingPlugin, WebhookUrlCheckPlugin, ToolMutationsPlugin],
     // PostGraphile hides relations and filters whose columns lack a full (non-partial) index. Ours are
     // mostly partial (`where deleted_at is null`) and every query is confined to one workspace by RLS,
     // so in-app clients get every relation (Project.issues, Agent.assignedIssues, ...).

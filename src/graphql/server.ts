@@ -28,6 +28,8 @@ import { hasScope, type Caller, type KeyAuthenticator, type Scope } from '../aut
 import { ApiError, scopeRequired } from '../errors.ts';
 import { maskError } from './errors.ts';
 import { makePreset } from './preset.ts';
+import type { ToolMutationContext } from './tool-mutations.ts';
+import type { Tool } from '../tools/define.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -73,6 +75,8 @@ export interface GraphqlOptions {
   graphiql?: boolean;
   /** Counts each GraphQL request against the key's REST limit (shared across processes). */
   rateLimit?: (caller: Caller, surface: 'rest') => Promise<void>;
+  /** Runs a catalog tool as REST and JSON-RPC do (the tool mutations, tool-mutations.ts). */
+  callTool?: (caller: Caller, t: Tool, args: unknown) => Promise<string>;
 }
 
 const pgArray = (values: readonly string[]) => `{${values.join(',')}}`;
@@ -106,7 +110,8 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
         if (!caller && request?.svcIntrospection) return {};
         // Unreachable: the hooks below answer 401 first.
         if (!caller) throw new ApiError(401, { error: 'invalid', message: 'Missing bearer token' });
-        return { pgSettings: pgSettingsFor(caller) };
+        const tools: ToolMutationContext = { svcCaller: caller, svcCallTool: opts.callTool };
+        return { pgSettings: pgSettingsFor(caller), ...tools };
       },
     },
   });

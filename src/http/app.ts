@@ -31,7 +31,7 @@ export interface AppServices {
   /** Counts `calls` calls of the caller (shared across processes); throws the 429 when over the limit. */
   rateLimit(caller: Caller, surface: RateSurface, calls?: number): Promise<void>;
   /** Runs a tool (the runner's output JSON), counted and timed in /metrics. */
-  callTool(caller: Caller, t: Tool, args: unknown, surface: 'rest' | 'rpc'): Promise<string>;
+  callTool(caller: Caller, t: Tool, args: unknown, surface: 'rest' | 'rpc' | 'graphql'): Promise<string>;
 }
 
 export interface AppOptions {
@@ -180,7 +180,10 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   if (opts.graphql) {
     const graphql = opts.graphql;
     // Its own plugin scope: the GraphQL auth hook applies to the GraphQL routes only.
-    app.register(async (scope) => registerGraphql(scope, { ...graphql, keys: opts.keys, rateLimit: services.rateLimit }));
+    app.register(async (scope) => registerGraphql(scope, {
+      ...graphql, keys: opts.keys, rateLimit: services.rateLimit,
+      callTool: (caller, t, args) => services.callTool(caller, t, args, 'graphql'),
+    }));
   }
 
   // REST alias: the tool's input object in, its output out; errors with the status and body of spec part 7.

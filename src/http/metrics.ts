@@ -47,7 +47,7 @@ export class AppMetrics {
     const registers = [this.registry];
     this.calls = new Counter({
       name: 'svc_tool_calls_total',
-      help: 'Tool calls by tool, surface (rest, rpc) and HTTP status of the outcome',
+      help: 'Tool calls by tool, surface (rest, rpc, graphql) and HTTP status of the outcome',
       labelNames: ['tool', 'surface', 'status'] as const,
       registers,
     });
@@ -125,7 +125,7 @@ export class AppMetrics {
   }
 
   /** Times one tool call and counts it under the status it ended with (500 for unexpected failures). */
-  async time<T>(tool: string, surface: 'rest' | 'rpc', fn: () => Promise<T>): Promise<T> {
+  async time<T>(tool: string, surface: 'rest' | 'rpc' | 'graphql', fn: () => Promise<T>): Promise<T> {
     const started = process.hrtime.bigint();
     let status = 500;
     try {

@@ -1,75 +1,204 @@
 /**
- * The web board at GET / in Debian's headless chromium (playwright-core, no browser download): sign in with
- * a key, see the issues in status columns (read through /graphql), see an issue created over REST appear
- * within a second (SSE), drag a card to another column and see the status change over MCP, search.
+ * The web board at GET / in Debian's headless chromium (playwright-core, no browser download), one browser
+ * and one page for the file: sign in, the board (filters, drag to another column and the status seen over
+ * MCP, an issue created over REST on the open board within a second), search, the list's keyboard
+ * navigation, the issue page (markdown rendered, HTML in it not executed), the agents view (a poll voted
+ * on, a request accepted, both checked over MCP), and a project-narrowed key that sees only its issues.
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { createAgent, createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { seedBoardDemo } from '../support/board-demo.ts';
 
 let t: TestApp;
 let ws: Workspace;
 let url: string;
 let browser: Browser;
 let page: Page;
+let demo: Awaited<ReturnType<typeof seedBoardDemo>>;
+const BOARD_SCOPES = ['READ_ISSUES', 'WRITE_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'WRITE_COMMENTS', 'READ_USERS', 'SUBSCRIBE_EVENTS'] as const;
+
+async function signIn(token: string) {
+  await page.evaluate(() => sessionStorage.clear());
+  await page.goto(`${url}#/board`);
+  await page.reload();
+  await page.fill('#key', token, { timeout: 5000 });
+  await page.click('#signin button[type=submit]');
+  await page.waitForSelector('#board .column', { timeout: 5000 });
+}
 
 beforeAll(async () => {
   t = await startTestApp({ graphql: true });
   ws = await createWorkspace(t, 'WEB');
+  await createAgent(t, ws, 'coder');
+  const agentKey = await createKey(t, ws, { agent: 'coder' });
+  demo = await seedBoardDemo((token, tool, input) => ok(t, token, tool, input), ws.token, agentKey.token, 'coder');
   url = await t.listen();
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
   });
   page = await browser.newPage();
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await browser?.close();
   await t?.close();
 });
 
+const cards = () => page.locator('#board .card').count();
+
 describe('web board', () => {
-  it('serves the page with a strict CSP', async () => {
+  it('serves the page and the bundle with a strict CSP', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/html/);
     expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(res.body).not.toMatch(/<script>|style=/);
+    const js = await t.app.inject({ method: 'GET', url: '/web/app.js' });
+    expect(js.statusCode).toBe(200);
+    expect(js.headers['content-type']).toMatch(/javascript/);
+    expect((await t.app.inject({ method: 'GET', url: '/web/app.css' })).statusCode).toBe(200);
   });
 
-  it('refuses a bad key, signs in with a good one, shows the board, and updates live', async () => {
-    const first = await ok(t, ws.token, 'issues.create', { title: 'Already there' });
+  it('refuses a bad key, signs in, shows the board, updates live, and drags a card (seen over MCP)', async () => {
     await page.goto(url);
     await page.fill('#key', 'svc_sk_nope');
     await page.click('#signin button[type=submit]');
     await expect.poll(() => page.textContent('#signin-error')).not.toBe('');
 
-    const key = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS', 'SUBSCRIBE_EVENTS'] });
+    const key = await createKey(t, ws, { scopes: [...BOARD_SCOPES] });
     await page.fill('#key', key.token);
     await page.click('#signin button[type=submit]');
-    await page.waitForSelector(`.card[data-id="${first.id}"]`);
+    await page.waitForSelector(`.card[data-id="${demo.login.id}"]`);
     expect(await page.evaluate(() => sessionStorage.getItem('svc.key'))).toBe(key.token);
     expect(await page.textContent('#workspace')).toContain('WEB');
-    const todo = page.locator('.column[data-category="TODO"]');
-    expect(await todo.locator(`.card[data-id="${first.id}"]`).count()).toBe(1);
-    await page.waitForSelector('#live:not([hidden])');
+    expect(await cards()).toBe(5);
+    await page.waitForSelector('#live.live:not(.off)');
 
     // Created over REST: on the open board within a second, no reload.
     const created = await ok(t, ws.token, 'issues.create', { title: 'Made over REST' });
-    await page.waitForSelector(`.card[data-id="${created.id}"]`, { timeout: 1000 });
+    await page.waitForSelector(`.column[data-category="TODO"] .card[data-id="${created.id}"]`, { timeout: 1000 });
 
-    // Drag to IN_PROGRESS: the status changes (seen over MCP).
+    // Drag to IN_PROGRESS: the status changes (seen over MCP), through the issuesUpdate mutation.
     await page.dragAndDrop(`.card[data-id="${created.id}"]`, '.column[data-category="IN_PROGRESS"]');
     await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: created.id })).status.category, { timeout: 5000 }).toBe('IN_PROGRESS');
     await page.waitForSelector(`.column[data-category="IN_PROGRESS"] .card[data-id="${created.id}"]`);
+    const events = await ok(t, ws.token, 'events.recent', { limit: 20 });
+    expect(JSON.stringify(events)).toContain('ISSUE_STATUS_CHANGED');
+  });
 
-    // Search narrows the board.
+  it('filters by project, label, assignee, priority and the current sprint', async () => {
+    const only = async (name: string, value: string, ids: string[]) => {
+      await page.selectOption(`select[name="${name}"]`, value);
+      await expect.poll(cards).toBe(ids.length);
+      for (const id of ids) expect(await page.locator(`.card[data-id="${id}"]`).count()).toBe(1);
+      await page.selectOption(`select[name="${name}"]`, '');
+    };
+    await only('project', demo.docs.id, [demo.guide.id, (await ok(t, ws.token, 'issues.list', { query: 'rate limit headers' })).items[0].id]);
+    await only('label', demo.bug.id, [demo.login.id]);
+    await only('priority', 'HIGH', [demo.search.id]);
+    await only('assignee', `agent:${(await ok(t, ws.token, 'agents.list', {})).items?.[0]?.id ?? (await ok(t, ws.token, 'agents.list', {}))[0].id}`, [demo.login.id]);
+    // The cycle filter offers the current sprint first.
+    const firstCycle = await page.locator('select[name="cycle"] option').nth(1).textContent();
+    expect(firstCycle).toContain('Current sprint (Sprint 1)');
+    await only('cycle', demo.sprint.id, [demo.login.id, demo.search.id]);
+    await expect.poll(cards).toBe(6);
+  });
+
+  it('searches, and the list moves with j/k and the arrows, opens with Enter, / focuses the search', async () => {
     await page.fill('#search', 'made ov');
-    await expect.poll(() => page.locator('.card').count(), { timeout: 5000 }).toBe(1);
+    await expect.poll(cards, { timeout: 5000 }).toBe(1);
     await page.fill('#search', '');
-    await expect.poll(() => page.locator('.card').count(), { timeout: 5000 }).toBe(2);
+    await expect.poll(cards, { timeout: 5000 }).toBe(6);
 
-    // The key stays in this tab's session: a reload keeps the board.
+    await page.click('#nav-list');
+    await page.waitForSelector('main.list tbody tr');
+    const selected = () => page.getAttribute('main.list tr.selected', 'data-key');
+    const keys = await page.locator('main.list tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key')));
+    expect(await selected()).toBe(keys[0]);
+    await page.keyboard.press('j');
+    await page.keyboard.press('ArrowDown');
+    expect(await selected()).toBe(keys[2]);
+    await page.keyboard.press('k');
+    expect(await selected()).toBe(keys[1]);
+    await page.keyboard.press('/');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('search');
+    await page.keyboard.type('login');
+    await expect.poll(() => page.locator('main.list tbody tr').count(), { timeout: 5000 }).toBe(1);
+    await page.keyboard.press('Escape');
+    expect(await selected()).toBe(demo.login.key);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`main.issue[data-key="${demo.login.key}"]`);
+  });
+
+  it('shows the issue page: markdown rendered safely, assignee, comments with agent and confidence, relations, attachments, the run and its timeline', async () => {
+    expect(await page.textContent('#issue-title')).toBe('Login fails with long passwords');
+    expect(await page.locator('#description h2').textContent()).toBe('Steps');
+    expect(await page.locator('#description strong').first().textContent()).toBe('login');
+    // Raw HTML is shown as text, never parsed or run; the javascript: link loses its URL.
+    expect(await page.locator('#description script, #description img').count()).toBe(0);
+    expect(await page.textContent('#description')).toContain('<script>');
+    expect(await page.locator('#description a[href^="javascript"]').count()).toBe(0);
+    expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
+
+    expect(await page.textContent('#assignee')).toContain('Agent: coder');
+    expect(await page.textContent('#labels')).toContain('bug');
+    const agentComment = page.locator('.comment', { hasText: 'Reproduced' });
+    expect(await agentComment.textContent()).toMatch(/via agent coder.*confidence HIGH/);
+    expect(await agentComment.locator('strong').last().textContent()).toBe('72 bytes');
+    expect(await page.textContent('#relations')).toContain(demo.search.key);
+    expect(await page.textContent('#attachments')).toContain('Incident 42');
+    expect(await page.textContent('#run .mode')).toBe('EXECUTE');
+    expect(await page.textContent('#run .tokens')).toContain('21660');
+    expect(await page.textContent('#run .cost')).toBe('$0.1275');
+    expect(await page.locator('#timeline li').count()).toBeGreaterThan(2);
+
+    // Live: a comment posted over MCP appears without a reload; one written here lands over GraphQL.
+    await ok(t, ws.token, 'comments.create', { issueId: demo.login.id, body: 'Posted over *MCP*' });
+    await page.waitForSelector('.comment em:text("MCP")', { timeout: 2000 });
+    await page.fill('.new-comment textarea', 'Written in the **browser**');
+    await page.click('.new-comment button[type=submit]');
+    await expect.poll(async () => (await ok(t, ws.token, 'comments.list', { issueId: demo.login.id })).items[0].body).toBe('Written in the **browser**');
+    await page.selectOption('#issue-priority', 'LOW');
+    await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: demo.login.id })).priority).toBe('LOW');
+  });
+
+  it('agents view: presence and work, a poll voted on and a request accepted (checked over MCP)', async () => {
+    await page.click('#nav-agents');
+    await page.waitForSelector('#agents tr[data-agent="coder"]');
+    const row = page.locator('#agents tr[data-agent="coder"]');
+    expect(await row.locator('.presence').textContent()).toBe('BUSY');
+    expect(await row.textContent()).toContain(demo.login.key);
+
+    const poll = page.locator(`.request[data-id="${demo.poll.id}"]`);
+    await poll.locator('button.vote[data-option="256"]').click();
+    await expect.poll(async () => (await ok(t, ws.token, 'actionRequests.results', { id: demo.poll.id })).myVote).toBe('256');
+    await page.waitForSelector(`.request[data-id="${demo.poll.id}"] button.vote.mine[data-option="256"]`);
+
+    await page.locator(`.request[data-id="${demo.card.id}"] button.accept`).click();
+    await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: demo.guide.id })).status.category).toBe('DONE');
+    await page.waitForSelector(`.request[data-id="${demo.card.id}"]`, { state: 'detached' });
+
+    // Presence changes arrive live.
+    const agentKey = await createKey(t, ws, { agent: 'coder' });
+    await ok(t, agentKey.token, 'agents.heartbeat', { status: 'OFFLINE' });
+    await page.waitForSelector('#agents tr[data-agent="coder"] .presence:text("OFFLINE")', { timeout: 2000 });
+  });
+
+  it('a key narrowed to one project sees only its issues; the tab keeps its key across a reload', async () => {
+    const narrowed = await createKey(t, ws, { scopes: [...BOARD_SCOPES], projects: [demo.docs.id] });
+    await page.click('#signout', { timeout: 5000 });
+    await page.waitForSelector('#signin', { timeout: 5000 });
+    await signIn(narrowed.token);
+    await page.waitForSelector(`.card[data-id="${demo.guide.id}"]`, { timeout: 5000 });
+    expect(await cards()).toBe(2);
+    expect(await page.locator(`.card[data-id="${demo.login.id}"]`).count()).toBe(0);
+    await page.goto(`${url}#/issue/${demo.login.key}`);
+    await page.waitForSelector('main.page .empty', { timeout: 5000 });
     await page.reload();
-    await page.waitForSelector(`.card[data-id="${first.id}"]`);
-  }, 60_000);
+    await page.waitForSelector('main.page .empty', { timeout: 5000 });
+    await page.click('#nav-board');
+    await page.waitForSelector(`.card[data-id="${demo.guide.id}"]`, { timeout: 5000 });
+    expect(await cards()).toBe(2);
+  });
 });

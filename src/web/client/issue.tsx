@@ -1,0 +1,171 @@
+import { useState } from 'preact/hooks';
+import { gql } from './api.ts';
+import { PRIORITIES, type Meta } from './data.ts';
+import { useLive } from './hooks.ts';
+import { renderMarkdown } from './markdown.ts';
+import { REQUEST_FIELDS, RequestCard, type Request } from './requests.tsx';
+
+const ISSUE = `query Issue($key: String!) {
+  viewer { rowId }
+  issues(condition: {key: $key, deletedAt: null}, first: 1) { nodes {
+    rowId key title description priority statusId createdAt updatedAt dueDate
+    project { name } cycle { name } parent { key title }
+    assignedAgent { name profileKey status } claimedBy { name email }
+    createdByUser { name email } createdByAgent { name }
+    issueLabels { nodes { label { rowId name color } } }
+    comments(orderBy: CREATED_AT_ASC, condition: {deletedAt: null}) { nodes {
+      rowId body kind confidence createdAt editedAt authorUser { name email } authoringAgent { name profileKey } } }
+    issueRelationsByFromIssueId { nodes { kind toIssue { key title } } }
+    issueRelationsByToIssueId { nodes { kind fromIssue { key title } } }
+    agentRuns(orderBy: STARTED_AT_DESC, first: 1) { nodes {
+      rowId status engagementMode controlState currentStep tokensIn tokensOut tokensCached costUsd startedAt finishedAt agent { name } } }
+    actionRequests(orderBy: CREATED_AT_DESC) { nodes { ${REQUEST_FIELDS} } }
+  } }
+}`;
+const MORE = `query IssueMore($id: UUID!, $run: UUID!) {
+  attachments(condition: {targetType: "issue", targetId: $id}, orderBy: CREATED_AT_ASC) { nodes { rowId kind filename externalUrl linkTitle mimeType sizeBytes } }
+  issueEvents: activityEvents(condition: {subjectId: $id}, orderBy: SEQ_DESC, first: 50) { nodes { seq kind createdAt payload } }
+  runEvents: activityEvents(condition: {subjectId: $run}, orderBy: SEQ_DESC, first: 50) { nodes { seq kind createdAt payload } }
+}`;
+const NONE = '00000000-0000-0000-0000-000000000000';
+
+async function loadIssue(key: string) {
+  const d = await gql(ISSUE, { key });
+  const issue = d.issues.nodes[0];
+  if (!issue) return { viewerId: d.viewer?.rowId, issue: undefined };
+  const run = issue.agentRuns.nodes[0];
+  const more = await gql(MORE, { id: issue.rowId, run: run?.rowId ?? NONE });
+  const timeline = [...more.issueEvents.nodes, ...more.runEvents.nodes].sort((a, b) => Number(b.seq) - Number(a.seq));
+  return { viewerId: d.viewer?.rowId as string | undefined, issue, run, attachments: more.attachments.nodes, timeline };
+}
+
+const who = (u?: { name: string; email: string } | null) => (u ? u.name || u.email : undefined);
+const when = (t?: string | null) => (t ? new Date(t).toLocaleString() : '');
+
+export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) {
+  const loaded = useLive(() => loadIssue(issueKey), [issueKey]);
+  const [body, setBody] = useState('');
+  const [error, setError] = useState<string>();
+  const d = loaded.data;
+  if (loaded.error && !d) return <main class="page"><p class="error" role="alert">{loaded.error}</p></main>;
+  if (!d) return <main class="page"><p>Loading…</p></main>;
+  if (!d.issue) return <main class="page"><p class="empty">No issue {issueKey} (or this key may not see it).</p></main>;
+  const i = d.issue;
+
+  const update = async (fields: Record<string, unknown>) => {
+    try {
+      await gql('mutation Update($id: String!, $statusId: String, $priority: String) { issuesUpdate(id: $id, statusId: $statusId, priority: $priority) }', { id: i.rowId, ...fields });
+      setError(undefined);
+      loaded.reload();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  const comment = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await gql('mutation Comment($i: String!, $b: String!) { commentsCreate(issueId: $i, body: $b) }', { i: i.rowId, b: body });
+      setBody('');
+      setError(undefined);
+      loaded.reload();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+
+  return (
+    <main class="page issue" data-key={i.key}>
+      <p><a href="#/list">← Issues</a></p>
+      <h1><span class="key">{i.key}</span> <span id="issue-title">{i.title}</span></h1>
+      {error && <p class="error" role="alert">{error}</p>}
+      <div class="layout">
+        <div class="body">
+          <section class="markdown" id="description" dangerouslySetInnerHTML={{ __html: i.description ? renderMarkdown(i.description) : '<p class="empty">No description.</p>' }} />
+
+          {d.run && (
+            <section class="run" id="run">
+              <h2>Agent run</h2>
+              <dl>
+                <dt>Agent</dt><dd>{d.run.agent?.name}</dd>
+                <dt>Status</dt><dd>{d.run.status}{d.run.controlState ? ` (${d.run.controlState})` : ''}</dd>
+                <dt>Mode</dt><dd class="mode">{d.run.engagementMode}</dd>
+                <dt>Step</dt><dd class="step">{d.run.currentStep ?? '—'}</dd>
+                <dt>Tokens</dt><dd class="tokens">{Number(d.run.tokensIn) + Number(d.run.tokensOut)} ({d.run.tokensIn} in, {d.run.tokensOut} out, {d.run.tokensCached} cached)</dd>
+                <dt>Cost</dt><dd class="cost">${Number(d.run.costUsd).toFixed(4)}</dd>
+                <dt>Started</dt><dd>{when(d.run.startedAt)}{d.run.finishedAt ? `, finished ${when(d.run.finishedAt)}` : ''}</dd>
+              </dl>
+            </section>
+          )}
+
+          <section class="timeline" id="timeline">
+            <h2>Timeline</h2>
+            <ol>
+              {d.timeline!.map((ev: { seq: string; kind: string; createdAt: string }) => (
+                <li key={ev.seq} data-kind={ev.kind}><span class="meta">{when(ev.createdAt)}</span> {ev.kind.replace(/_/g, ' ').toLowerCase()}</li>
+              ))}
+            </ol>
+          </section>
+
+          <section class="comments" id="comments">
+            <h2>Comments</h2>
+            {i.comments.nodes.map((c: any) => (
+              <article key={c.rowId} class="comment" data-id={c.rowId}>
+                <header>
+                  <strong>{who(c.authorUser) ?? 'someone'}</strong>
+                  {c.authoringAgent && <span class="badge agent">via agent {c.authoringAgent.name}</span>}
+                  {c.confidence && <span class={`badge confidence c-${c.confidence}`}>confidence {c.confidence}</span>}
+                  {c.kind !== 'COMMENT' && <span class="badge">{c.kind}</span>}
+                  <span class="meta"> {when(c.createdAt)}{c.editedAt ? ' (edited)' : ''}</span>
+                </header>
+                <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(c.body) }} />
+              </article>
+            ))}
+            <form class="new-comment" onSubmit={comment}>
+              <textarea aria-label="Comment" placeholder="Write a comment (markdown)" value={body} onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)} />
+              <button type="submit" disabled={!body.trim()}>Comment</button>
+            </form>
+          </section>
+        </div>
+
+        <aside class="side">
+          <label>Status
+            <select id="issue-status" value={i.statusId} onChange={(e) => update({ statusId: (e.target as HTMLSelectElement).value })}>
+              {meta.statuses.map((s) => <option key={s.rowId} value={s.rowId}>{s.name}</option>)}
+            </select>
+          </label>
+          <label>Priority
+            <select id="issue-priority" value={i.priority} onChange={(e) => update({ priority: (e.target as HTMLSelectElement).value })}>
+              {PRIORITIES.map((p) => <option key={p} value={p}>{p}</option>)}
+            </select>
+          </label>
+          <dl>
+            <dt>Assignee</dt>
+            <dd id="assignee">{i.assignedAgent ? `Agent: ${i.assignedAgent.name} (${i.assignedAgent.status})` : ''}{i.assignedAgent && i.claimedBy ? ', ' : ''}{who(i.claimedBy) ?? (i.assignedAgent ? '' : 'Nobody')}</dd>
+            <dt>Labels</dt>
+            <dd id="labels">{i.issueLabels.nodes.map((l: any) => <span key={l.label.rowId} class="label" data-color={l.label.color}>{l.label.name}</span>)}</dd>
+            {i.project && <><dt>Project</dt><dd>{i.project.name}</dd></>}
+            {i.cycle && <><dt>Cycle</dt><dd>{i.cycle.name}</dd></>}
+            {i.parent && <><dt>Parent</dt><dd><a href={`#/issue/${i.parent.key}`}>{i.parent.key}</a> {i.parent.title}</dd></>}
+            {i.dueDate && <><dt>Due</dt><dd>{i.dueDate}</dd></>}
+            <dt>Created</dt><dd>{when(i.createdAt)} by {i.createdByAgent ? `agent ${i.createdByAgent.name}` : who(i.createdByUser)}</dd>
+          </dl>
+          <h3>Relations</h3>
+          <ul id="relations">
+            {i.issueRelationsByFromIssueId.nodes.map((r: any) => r.toIssue && <li key={`f${r.toIssue.key}${r.kind}`}>{r.kind.toLowerCase()} <a href={`#/issue/${r.toIssue.key}`}>{r.toIssue.key}</a> {r.toIssue.title}</li>)}
+            {i.issueRelationsByToIssueId.nodes.map((r: any) => r.fromIssue && <li key={`t${r.fromIssue.key}${r.kind}`}><a href={`#/issue/${r.fromIssue.key}`}>{r.fromIssue.key}</a> {r.kind.toLowerCase()} this</li>)}
+          </ul>
+          <h3>Attachments</h3>
+          <ul id="attachments">
+            {d.attachments.map((a: any) => (
+              <li key={a.rowId}>{a.externalUrl && /^https?:/.test(a.externalUrl)
+                ? <a href={a.externalUrl} rel="noopener noreferrer" target="_blank">{a.linkTitle || a.externalUrl}</a>
+                : <span>{a.filename ?? a.linkTitle} <span class="meta">({a.mimeType}, {a.sizeBytes} bytes)</span></span>}</li>
+            ))}
+          </ul>
+          {i.actionRequests.nodes.length > 0 && <h3>Requests</h3>}
+          {i.actionRequests.nodes.map((r: Request) => <RequestCard key={r.rowId} request={r} viewerId={d.viewerId} onDone={loaded.reload} />)}
+        </aside>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,57 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { loadIssues, matches, type Filters, type Meta } from './data.ts';
+import { useLive } from './hooks.ts';
+
+/** A list of issues: j/k or the arrows move, Enter opens, / goes to the search box. */
+export function List({ meta, filters, query }: { meta: Meta; filters: Filters; query: string }) {
+  const issues = useLive(() => loadIssues(query), [query]);
+  const [at, setAt] = useState(0);
+  const list = useRef<HTMLTableSectionElement>(null);
+  const shown = (issues.data ?? []).filter((i) => matches(i, filters));
+  const statusOf = (id: string) => meta.statuses.find((s) => s.rowId === id);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement;
+      if (target.matches('input, textarea, select')) return;
+      if (e.key === 'j' || e.key === 'ArrowDown') setAt((n) => Math.min(n + 1, Math.max(shown.length - 1, 0)));
+      else if (e.key === 'k' || e.key === 'ArrowUp') setAt((n) => Math.max(n - 1, 0));
+      else if (e.key === 'Enter' && shown[at]) location.hash = `#/issue/${shown[at]!.key}`;
+      else return;
+      e.preventDefault();
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, [shown, at]);
+  useEffect(() => {
+    if (at >= shown.length && shown.length) setAt(shown.length - 1);
+    list.current?.querySelector('tr.selected')?.scrollIntoView({ block: 'nearest' });
+  }, [at, shown.length]);
+
+  return (
+    <main class="list">
+      {issues.error && <p class="error" role="alert">{issues.error}</p>}
+      <p class="hint">j/k or ↑/↓ to move, Enter to open, / to search</p>
+      <table>
+        <thead><tr><th>Key</th><th>Title</th><th>Status</th><th>Priority</th><th>Assignee</th></tr></thead>
+        <tbody ref={list}>
+          {shown.map((i, n) => {
+            const agent = meta.agents.find((a) => a.rowId === i.assignedAgentId);
+            const user = meta.users.find((u) => u.rowId === i.claimedById);
+            return (
+              <tr key={i.rowId} class={n === at ? 'selected' : ''} data-key={i.key} aria-selected={n === at} onClick={() => setAt(n)}
+                onDblClick={() => { location.hash = `#/issue/${i.key}`; }}>
+                <td class="key"><a href={`#/issue/${i.key}`}>{i.key}</a></td>
+                <td>{i.title}</td>
+                <td>{statusOf(i.statusId)?.name}</td>
+                <td>{i.priority}</td>
+                <td>{agent ? `Agent: ${agent.name}` : user ? user.name || user.email : ''}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {issues.data && !shown.length && <p class="empty">No issues.</p>}
+    </main>
+  );
+}

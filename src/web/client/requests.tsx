@@ -1,0 +1,64 @@
+import { useState } from 'preact/hooks';
+import { gql } from './api.ts';
+
+export const REQUEST_FIELDS = `rowId title body kind status options votingClosedAt winningOptionKey createdAt
+  issue { key title } requestedByAgent { name } requestedByUser { name email } assignedAgent { name } assignedUser { name email }
+  actionRequestVotesByRequestId { nodes { optionKey userId } }`;
+
+export interface Request {
+  rowId: string; title: string; body: string | null; kind: string; status: string; votingClosedAt: string | null; winningOptionKey: string | null;
+  options: { key: string; label: string; description?: string }[] | null;
+  issue: { key: string; title: string } | null;
+  requestedByAgent: { name: string } | null; requestedByUser: { name: string; email: string } | null;
+  assignedAgent: { name: string } | null; assignedUser: { name: string; email: string } | null;
+  actionRequestVotesByRequestId: { nodes: { optionKey: string; userId: string }[] };
+}
+
+/** An action request: accept / decline, or for a poll one button per option with its votes. */
+export function RequestCard({ request: r, viewerId, onDone }: { request: Request; viewerId?: string; onDone(): void }) {
+  const [error, setError] = useState<string>();
+  const act = async (mutation: string, variables: Record<string, unknown>) => {
+    try {
+      await gql(mutation, variables);
+      setError(undefined);
+      onDone();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  const votes = r.actionRequestVotesByRequestId.nodes;
+  const mine = votes.find((v) => v.userId === viewerId)?.optionKey;
+  const by = r.requestedByAgent ? `Agent: ${r.requestedByAgent.name}` : r.requestedByUser?.name || r.requestedByUser?.email;
+  return (
+    <article class="request" data-id={r.rowId}>
+      <header>
+        <strong>{r.title}</strong> <span class="badge">{r.options ? 'POLL' : r.kind}</span>
+        {r.issue && <a href={`#/issue/${r.issue.key}`} class="key"> {r.issue.key}</a>}
+      </header>
+      {r.body && <p>{r.body}</p>}
+      <p class="meta">asked by {by ?? 'someone'}{r.assignedAgent ? `, for agent ${r.assignedAgent.name}` : r.assignedUser ? `, for ${r.assignedUser.name || r.assignedUser.email}` : ''}</p>
+      {r.options && (
+        <div class="options">
+          {r.options.map((o) => {
+            const count = votes.filter((v) => v.optionKey === o.key).length;
+            return (
+              <button type="button" key={o.key} class={`vote${mine === o.key ? ' mine' : ''}`} data-option={o.key} disabled={!!r.votingClosedAt}
+                title={o.description} onClick={() => act('mutation Vote($id: String!, $o: String!) { actionRequestsVote(id: $id, optionKey: $o) }', { id: r.rowId, o: o.key })}>
+                {o.label} · {count}
+              </button>
+            );
+          })}
+          {r.votingClosedAt && <span class="meta"> voting closed, winner {r.winningOptionKey}</span>}
+        </div>
+      )}
+      {r.status === 'OPEN' && (
+        <div class="actions">
+          <button type="button" class="accept" onClick={() => act('mutation Accept($id: String!) { actionRequestsAccept(id: $id) }', { id: r.rowId })}>Accept</button>
+          <button type="button" class="decline" onClick={() => act('mutation Decline($id: String!) { actionRequestsDecline(id: $id) }', { id: r.rowId })}>Decline</button>
+        </div>
+      )}
+      {r.status !== 'OPEN' && <p class="meta">{r.status}</p>}
+      {error && <p class="error" role="alert">{error}</p>}
+    </article>
+  );
+}

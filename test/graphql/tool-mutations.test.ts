@@ -1,0 +1,90 @@
+/**
+ * The catalog tools as GraphQL mutations (src/graphql/tool-mutations.ts): issuesCreate, issuesUpdate,
+ * commentsCreate, actionRequestsAccept/Decline/Vote run through the same path as REST (validation,
+ * scopes, RLS, events) and fail with extensions {code, status, issues?, scope?}.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, ok, startWithWorkspaces, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
+import { gql, gqlError, gqlOk } from '../support/graphql.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let other: Workspace;
+const READ = ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS'] as const;
+
+beforeAll(async () => {
+  ({ t, ws, other } = await startWithWorkspaces({ graphql: true }));
+});
+afterAll(() => t.close());
+
+describe('tool mutations', () => {
+  it('issuesCreate and issuesUpdate: same result and events as the tools', async () => {
+    const created = (await gqlOk(t, ws.token, 'mutation($t: String!) { issuesCreate(title: $t, priority: "HIGH") }', { t: 'Made over GraphQL' })).issuesCreate;
+    expect(created).toMatchObject({ title: 'Made over GraphQL', priority: 'HIGH', key: expect.stringMatching(/-\d+$/) });
+    expect(await ok(t, ws.token, 'issues.get', { id: created.key })).toMatchObject({ id: created.id, title: 'Made over GraphQL' });
+
+    const statuses = await ok(t, ws.token, 'statuses.list', {});
+    const doing = (statuses.items ?? statuses).find((s: { category: string }) => s.category === 'IN_PROGRESS');
+    const updated = (await gqlOk(t, ws.token, 'mutation($id: String!, $s: String) { issuesUpdate(id: $id, statusId: $s, description: null) }', { id: created.id, s: doing.id })).issuesUpdate;
+    expect(updated.status.category).toBe('IN_PROGRESS');
+    const kinds = (await subjectEvents(t, ws.token, 'issue', created.id)).map((e: { kind: string }) => e.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['ISSUE_CREATED', 'ISSUE_STATUS_CHANGED']));
+  });
+
+  it('bad input: 400 invalid_input naming the field', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'x' });
+    const e = await gqlError(t, ws.token, 'mutation($id: String!) { issuesUpdate(id: $id, priority: "SOMETIMES") }', { id: issue.id });
+    expect(e).toMatchObject({ code: 'invalid_input', status: 400, issues: { priority: expect.any(String) } });
+    const empty = await gqlError(t, ws.token, 'mutation { issuesCreate(title: "") }');
+    expect(empty).toMatchObject({ code: 'invalid_input', status: 400, issues: { title: expect.any(String) } });
+    // GraphQL's own validation (a missing required argument) is a GraphQL error before any tool runs.
+    const r = await gql(t, ws.token, 'mutation { issuesCreate }');
+    expect(r.errors?.[0]?.message).toMatch(/title/);
+  });
+
+  it('missing scope: 403 scope_required', async () => {
+    const readOnly = await createKey(t, ws, { scopes: [...READ] });
+    const e = await gqlError(t, readOnly.token, 'mutation { issuesCreate(title: "nope") }');
+    expect(e).toMatchObject({ code: 'scope_required', status: 403, scope: 'WRITE_ISSUES' });
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'commented' });
+    const c = await gqlError(t, readOnly.token, 'mutation($i: String!) { commentsCreate(issueId: $i, body: "hi") }', { i: issue.id });
+    expect(c).toMatchObject({ code: 'scope_required', status: 403, scope: 'WRITE_COMMENTS' });
+  });
+
+  it('another workspace: not found, nothing changes', async () => {
+    const mine = await ok(t, ws.token, 'issues.create', { title: 'mine' });
+    const e = await gqlError(t, other.token, 'mutation($id: String!) { issuesUpdate(id: $id, title: "stolen") }', { id: mine.id });
+    expect(e).toMatchObject({ code: 'not_found', status: 404 });
+    const c = await gqlError(t, other.token, 'mutation($i: String!) { commentsCreate(issueId: $i, body: "hi") }', { i: mine.id });
+    expect(c).toMatchObject({ status: 404 });
+    expect((await ok(t, ws.token, 'issues.get', { id: mine.id })).title).toBe('mine');
+  });
+
+  it('commentsCreate with confidence; a poll voted on, a request accepted and one declined', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Decide' });
+    const comment = (await gqlOk(t, ws.token, `mutation($i: String!) { commentsCreate(issueId: $i, body: "**bold**", confidence: "HIGH",
+      actionRequest: {kind: "FREE_FORM", title: "Which?", options: [{key: "a", label: "A"}, {key: "b", label: "B"}]}) }`, { i: issue.id })).commentsCreate;
+    expect(comment).toMatchObject({ body: '**bold**', confidence: 'HIGH', actionRequest: { title: 'Which?' } });
+    const pollId = comment.actionRequest.id;
+    const vote = (await gqlOk(t, ws.token, 'mutation($id: String!) { actionRequestsVote(id: $id, optionKey: "b") }', { id: pollId })).actionRequestsVote;
+    expect(vote).toMatchObject({ optionKey: 'b', changed: true });
+    expect((await ok(t, ws.token, 'actionRequests.results', { id: pollId })).myVote).toBe('b');
+    const badVote = await gqlError(t, ws.token, 'mutation($id: String!) { actionRequestsVote(id: $id, optionKey: "zzz") }', { id: pollId });
+    expect(badVote.status).toBe(400);
+
+    const statuses = await ok(t, ws.token, 'statuses.list', {});
+    const done = (statuses.items ?? statuses).find((s: { category: string }) => s.category === 'DONE');
+    const card = await ok(t, ws.token, 'actionRequests.create', { issueId: issue.id, kind: 'TRANSITION', title: 'Close it?', payload: { statusId: done.id } });
+    const accepted = (await gqlOk(t, ws.token, 'mutation($id: String!) { actionRequestsAccept(id: $id) }', { id: card.id })).actionRequestsAccept;
+    expect(accepted.status).toBe('RESOLVED');
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).status.category).toBe('DONE');
+    const again = await gqlError(t, ws.token, 'mutation($id: String!) { actionRequestsAccept(id: $id) }', { id: card.id });
+    expect(again.status).toBe(409);
+
+    const other2 = await ok(t, ws.token, 'actionRequests.create', { issueId: issue.id, kind: 'FREE_FORM', title: 'Maybe?' });
+    const declined = (await gqlOk(t, ws.token, 'mutation($id: String!) { actionRequestsDecline(id: $id) }', { id: other2.id })).actionRequestsDecline;
+    expect(declined.status).toBe('REJECTED');
+    const foreign = await gqlError(t, other.token, 'mutation($id: String!) { actionRequestsDecline(id: $id) }', { id: pollId });
+    expect(foreign.status).toBe(404);
+  });
+});
