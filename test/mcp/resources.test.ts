@@ -53,9 +53,9 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
     expect(uris).toContain(`cycle://${cycle.id}`);
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((x) => x.uriTemplate)).toEqual(['issue://{key}', 'project://{id}', 'cycle://{id}']);
-    const p = JSON.parse((await client.readResource({ uri: `project://${project.id}` })).contents[0]!.text as string);
+    const p = JSON.parse(((await client.readResource({ uri: `project://${project.id}` })).contents[0] as { text: string }).text);
     expect(p).toMatchObject({ id: project.id, name: 'Apollo', openIssues: [expect.objectContaining({ title: 'In Apollo' })] });
-    const c = JSON.parse((await client.readResource({ uri: `cycle://${cycle.id}` })).contents[0]!.text as string);
+    const c = JSON.parse(((await client.readResource({ uri: `cycle://${cycle.id}` })).contents[0] as { text: string }).text);
     expect(c).toMatchObject({ id: cycle.id, name: 'Sprint A' });
     // Another workspace's project: not found.
     const theirs = await ok(t, other.token, 'projects.create', { name: 'Theirs' });
