@@ -53,9 +53,9 @@ const NOT_APPLICABLE: Record<string, string> = {
   'prompts-get-with-args': `${FIXTURE} (prompt test_prompt_with_arguments)`,
   'prompts-get-embedded-resource': `${FIXTURE} (prompt test_prompt_with_embedded_resource)`,
   'prompts-get-with-image': `${FIXTURE} (prompt test_prompt_with_image)`,
-  // Needs an Mcp-Session-Id to open several SSE streams on one session; this server is stateless
-  // (JSON responses, no sessions), so the suite only records a WARNING and runs no check.
-  'server-sse-multiple-streams': 'needs a stateful session (Mcp-Session-Id); this server is stateless by design (decisions.md)',
+  // SEP-1699: several concurrent POST responses as SSE streams on one session. This server answers every
+  // POST with JSON (server notifications go on the session's GET stream only), so there is nothing to test.
+  'server-sse-multiple-streams': 'expects POST responses as SSE streams; this server answers POST with JSON (decisions.md)',
 };
 
 interface Check { id: string; status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | string; errorMessage?: string }
