@@ -79,7 +79,7 @@ export class EventHub {
   private closed = false;
   private readonly listeners: Array<[string, (...args: any[]) => void]> = [];
 
-  constructor(private readonly pool: pg.Pool, private readonly notifier: Notifier, opts: HubOptions = {}) {
+  constructor(private readonly pool: pg.Pool, readonly notifier: Notifier, opts: HubOptions = {}) {
     this.opts = {
       heartbeatMs: opts.heartbeatMs ?? 25_000,
       maxBufferBytes: opts.maxBufferBytes ?? 1024 * 1024,

@@ -17,6 +17,7 @@ import type { Logger } from '../log.ts';
 import { committedMigrationCount } from '../db/committed.ts';
 import type { Tool } from '../tools/define.ts';
 import { registerMcp } from './mcp.ts';
+import { McpSessions } from './mcp-subscriptions.ts';
 import { AppMetrics } from './metrics.ts';
 import { openApiJson } from './openapi.ts';
 import { registerOriginGuard, type OriginPolicy } from './origin-guard.ts';
@@ -32,6 +33,8 @@ export interface AppServices {
   rateLimit(caller: Caller, surface: RateSurface, calls?: number): Promise<void>;
   /** Runs a tool (the runner's output JSON), counted and timed in /metrics. */
   callTool(caller: Caller, t: Tool, args: unknown, surface: 'rest' | 'rpc' | 'graphql'): Promise<string>;
+  /** MCP sessions with resource subscriptions (only with the event feed). */
+  mcpSessions?: McpSessions;
 }
 
 export interface AppOptions {
@@ -94,7 +97,9 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     runner: opts.runner,
     rateLimit: (caller, surface, calls) => limiter.take(caller, surface, calls),
     callTool: (caller, t, args, surface) => metrics.time(t.name, surface, () => opts.runner.run(caller, t, args)),
+    mcpSessions: opts.events ? new McpSessions(opts.ownerPool, opts.events.notifier) : undefined,
   };
+  if (services.mcpSessions) app.addHook('preClose', async () => services.mcpSessions!.close());
   registerOriginGuard(app, opts.origins ?? { loopback: true });
 
   // Only JSON bodies (spec 4.1): anything else, text/plain included, is 415.

@@ -1,17 +1,19 @@
 /**
- * MCP over Streamable HTTP (JSON responses, no server-initiated stream): POST /api/mcp/rpc and /api/mcp.
+ * MCP over Streamable HTTP: POST /api/mcp/rpc and /api/mcp answer with JSON; a session that subscribes to
+ * resources gets its notifications on GET (SSE) with Mcp-Session-Id (mcp-subscriptions.ts).
  * Tools here; resources, prompts, completion and logging/setLevel in mcp-extras.ts.
  * Protocol faults (unparseable body, unknown method or tool, bad params) are JSON-RPC errors; a tool that
  * fails (validation, scope, not found, conflict) is a result with isError: true (decisions.md).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../auth/keys.ts';
 import { buildInfo } from '../build-info.ts';
 import { ApiError } from '../errors.ts';
 import { findTool, fullListing, mcpDescriptor, selectTools } from '../tools/catalog.ts';
 import { sendRpcError, type AppServices } from './app.ts';
-import { handleExtra, RpcFault } from './mcp-extras.ts';
+import { handleExtra, RpcFault, type McpContext } from './mcp-extras.ts';
 
 const TOOLS_PAGE_SIZE = 100;
 /** decisions.md: a JSON-RPC batch holds at most 50 calls; each counts against the key's rate limit. */
@@ -61,21 +63,50 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
     // Every message of a batch counts (one upsert for the whole request).
     await services.rateLimit(caller, 'rpc', messages.length);
 
+    const header = req.headers['mcp-session-id'];
+    const session: McpContext = { sessionId: typeof header === 'string' && header ? header : undefined };
     const responses: string[] = [];
     for (const message of messages) {
-      const response = await handleMessage(services, caller, selectors, message, req);
+      const response = await handleMessage(services, caller, selectors, message, req, session);
       if (response !== undefined) responses.push(response);
     }
+    // Named on initialize; it only matters to clients that subscribe to resources (mcp-subscriptions.ts).
+    if (session.created) reply.header('mcp-session-id', session.created);
     if (responses.length === 0) return reply.code(202).send();
     return sendJson(reply, 200, batch ? `[${responses.join(',')}]` : responses[0]!);
   };
   app.post('/api/mcp/rpc', handler);
   app.post('/api/mcp', handler);
-  const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
-    sendRpcError(reply.header('allow', 'POST'), new ApiError(405, { error: 'method_not_allowed', message: 'This MCP endpoint answers POST only (no server-initiated stream).' }));
+  const notAllowed = (reply: FastifyReply) =>
+    sendRpcError(reply.header('allow', 'POST'), new ApiError(405, { error: 'method_not_allowed', message: 'This MCP endpoint streams only for a session (Mcp-Session-Id from initialize); otherwise it answers POST.' }));
+  const sessionOf = (req: FastifyRequest) => {
+    const h = req.headers['mcp-session-id'];
+    return typeof h === 'string' && h ? h : undefined;
+  };
+  // GET with the session id: the stream of server notifications (notifications/resources/updated).
+  const stream = async (req: FastifyRequest, reply: FastifyReply) => {
+    const id = sessionOf(req);
+    const sessions = services.mcpSessions;
+    if (!id || !sessions || !String(req.headers.accept ?? '').includes('text/event-stream')) return notAllowed(reply);
+    const caller = await services.keys.authenticate(req.headers.authorization);
+    reply.hijack();
+    const res = reply.raw;
+    req.socket.setNoDelay(true);
+    req.socket.setKeepAlive(true, 30_000);
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no', 'mcp-session-id': id });
+    res.write(': connected\n\n');
+    if (!sessions.attach(id, caller, res)) res.end();
+  };
+  const end = async (req: FastifyRequest, reply: FastifyReply) => {
+    const id = sessionOf(req);
+    if (!id || !services.mcpSessions) return notAllowed(reply);
+    const caller = await services.keys.authenticate(req.headers.authorization);
+    services.mcpSessions.end(id, caller);
+    return reply.code(200).send();
+  };
   for (const path of ['/api/mcp/rpc', '/api/mcp']) {
-    app.get(path, notAllowed);
-    app.delete(path, notAllowed);
+    app.get(path, stream);
+    app.delete(path, end);
   }
 }
 
@@ -84,7 +115,7 @@ function sendJson(reply: FastifyReply, status: number, json: string) {
 }
 
 async function handleMessage(
-  services: AppServices, caller: Caller, selectors: Selectors, message: unknown, req: FastifyRequest,
+  services: AppServices, caller: Caller, selectors: Selectors, message: unknown, req: FastifyRequest, session: McpContext,
 ): Promise<string | undefined> {
   if (typeof message !== 'object' || message === null || (message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
     return rpcError(null, ErrorCode.InvalidRequest, 'Invalid JSON-RPC 2.0 message');
@@ -109,10 +140,11 @@ async function handleMessage(
       const protocolVersion =
         typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
       const info = buildInfo();
+      if (services.mcpSessions) session.created = randomUUID();
       return rpcResult(id, JSON.stringify({
         protocolVersion,
         capabilities: {
-          tools: { listChanged: false }, resources: { subscribe: false, listChanged: false }, prompts: { listChanged: false },
+          tools: { listChanged: false }, resources: { subscribe: !!services.mcpSessions, listChanged: false }, prompts: { listChanged: false },
           completions: {}, logging: {},
         },
         serverInfo: { name: info.name, version: info.version, gitSha: info.gitSha, buildTime: info.buildTime },
@@ -156,7 +188,7 @@ async function handleMessage(
     default: {
       // Resources, prompts, completion, logging (src/http/mcp-extras.ts).
       try {
-        const result = await handleExtra(services, caller, msg.method, params);
+        const result = await handleExtra(services, caller, msg.method, params, session);
         if (result === undefined) return rpcError(id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`);
         return rpcResult(id, JSON.stringify(result));
       } catch (err) {

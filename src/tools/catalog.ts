@@ -180,12 +180,17 @@ const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== nul
 
 /**
  * Provider-portable, same meaning: a nullable `type: [t, "null"]` becomes `anyOf: [{type: t, …}, {type: "null"}]`;
- * `additionalProperties: {}` and `propertyNames: {type: "string"}` (what JSON allows anyway) go; any other empty
+ * `additionalProperties` and `items` that accept anything, and `propertyNames: {type: "string"}` (what JSON allows anyway) go; any other empty
  * `{}` says what it accepts; integer bounds equal to the safe-integer limits (zod's defaults) go.
  */
+const acceptsAnything = (v: unknown) => isSchema(v) && Object.keys(v).every((k) => ANNOTATIONS.has(k));
+
 function portable(s: Schema): Schema {
   const out = { ...s };
-  if (isSchema(out.additionalProperties) && Object.keys(out.additionalProperties).length === 0) delete out.additionalProperties;
+  // `additionalProperties` / `items` that accept anything (no validation keyword, maybe a description) go:
+  // absent means the same, and strict clients (MCP Inspector --strict) flag a schema that constrains nothing.
+  if (acceptsAnything(out.additionalProperties)) delete out.additionalProperties;
+  if (acceptsAnything(out.items)) delete out.items;
   if (isSchema(out.propertyNames) && Object.keys(out.propertyNames).length === 1 && out.propertyNames.type === 'string') delete out.propertyNames;
   if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum;
   if (out.minimum === Number.MIN_SAFE_INTEGER) delete out.minimum;

@@ -24,7 +24,7 @@ describe('MCP resources, prompts, completion, logging', () => {
     const list = (await rpc(t, ws.token, 'resources/list')).body.result.resources;
     expect(list.map((x: { uri: string }) => x.uri)).toEqual(expect.arrayContaining(['workspace://current', `issue://${issue.key}`]));
     const templates = (await rpc(t, ws.token, 'resources/templates/list')).body.result.resourceTemplates;
-    expect(templates).toEqual([expect.objectContaining({ uriTemplate: 'issue://{key}' })]);
+    expect(templates.map((x: { uriTemplate: string }) => x.uriTemplate)).toEqual(['issue://{key}', 'project://{id}', 'cycle://{id}']);
     const read = (await rpc(t, ws.token, 'resources/read', { uri: `issue://${issue.key}` })).body.result.contents[0];
     expect(read).toMatchObject({ uri: `issue://${issue.key}`, mimeType: 'application/json' });
     expect(JSON.parse(read.text)).toMatchObject({ id: issue.id, description: 'Smoke everywhere' });
@@ -41,7 +41,7 @@ describe('MCP resources, prompts, completion, logging', () => {
 
   it('offers prompts with arguments', async () => {
     const prompts = (await rpc(t, ws.token, 'prompts/list')).body.result.prompts;
-    expect(prompts.map((p: { name: string }) => p.name)).toEqual(['triage-issue', 'draft-standup']);
+    expect(prompts.map((p: { name: string }) => p.name)).toEqual(['triage-issue', 'hand-off-issue', 'draft-standup']);
     const triage = (await rpc(t, ws.token, 'prompts/get', { name: 'triage-issue', arguments: { key: issue.key } })).body.result;
     expect(triage.messages[0].content.text).toContain('Printer on fire');
     const standup = (await rpc(t, ws.token, 'prompts/get', { name: 'draft-standup', arguments: { sinceHours: '48' } })).body.result;
@@ -67,7 +67,7 @@ describe('MCP resources, prompts, completion, logging', () => {
     expect((await client.listResourceTemplates()).resourceTemplates[0]!.uriTemplate).toBe('issue://{key}');
     const read = await client.readResource({ uri: `issue://${issue.key}` });
     expect(JSON.parse((read.contents[0] as { text: string }).text).key).toBe(issue.key);
-    expect((await client.listPrompts()).prompts).toHaveLength(2);
+    expect((await client.listPrompts()).prompts).toHaveLength(3);
     expect((await client.getPrompt({ name: 'triage-issue', arguments: { key: issue.key } })).messages).toHaveLength(1);
     expect((await client.complete({ ref: { type: 'ref/prompt', name: 'triage-issue' }, argument: { name: 'key', value: '' } })).completion.values).toContain(issue.key);
     await client.setLoggingLevel('info');

@@ -117,6 +117,13 @@ describe('portable schemas', () => {
           for (const [path, sub] of subschemas(schema, `${tool.name} ${kind}`)) {
             if (Array.isArray(sub.type)) problems.push(`${path}: type ${JSON.stringify(sub.type)}`);
             if (Object.keys(sub).length === 0) problems.push(`${path}: {}`);
+            // MCP Inspector --strict: additionalProperties / items must carry a validation keyword (or be absent).
+            for (const k of ['additionalProperties', 'items'] as const) {
+              const v = sub[k];
+              if (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).every((x) => ['description', 'title', 'default', 'examples'].includes(x))) {
+                problems.push(`${path}.${k}: no validation keyword`);
+              }
+            }
           }
         }
         expect(tool.inputSchema.type, tool.name).toBe('object');

@@ -1,0 +1,138 @@
+/**
+ * MCP resource subscriptions (resources/subscribe, resources/unsubscribe, notifications/resources/updated).
+ *
+ * Streamable HTTP delivers server notifications on a GET SSE stream of the MCP endpoint, tied to the
+ * session the server named in `Mcp-Session-Id` on initialize (the official SDK client opens that stream
+ * by itself after initialize). The service stays stateless for everything else: a session costs memory
+ * only once it subscribes or opens its stream, and requests without a session header work as before.
+ *
+ * A subscription is checked when made (the URI must be readable by the key: scopes, narrowing, RLS;
+ * another workspace's issue is "not found"), then matched against the ActivityEvents of the key's
+ * workspace (svc_events, the same LISTEN feed as SSE): an event whose subject is the subscribed issue,
+ * project or cycle (or an issue event naming it in its payload) sends `notifications/resources/updated`
+ * with the URI only; the client reads the new content with resources/read, through its own key.
+ *
+ * Sessions live in the API process that served them: with several API processes behind a balancer, the
+ * subscribe call and the GET stream must reach the same process (sticky sessions on Mcp-Session-Id).
+ */
+import type { ServerResponse } from 'node:http';
+import type pg from 'pg';
+import type { Caller } from '../auth/keys.ts';
+import type { Notifier } from '../events/notifier.ts';
+
+export interface Subscription {
+  uri: string;
+  subjectType: 'issue' | 'project' | 'cycle' | 'workspace';
+  subjectId: string;
+}
+
+interface Session {
+  keyId: string;
+  workspaceId: string;
+  subs: Map<string, Subscription>;
+  streams: Set<ServerResponse>;
+  idleSince: number;
+}
+
+const IDLE_MS = 60 * 60 * 1000;
+const MAX_SUBSCRIPTIONS = 1000;
+
+export class McpSessions {
+  private readonly sessions = new Map<string, Session>();
+  private readonly sweep: NodeJS.Timeout;
+  private readonly heartbeat: NodeJS.Timeout;
+  private readonly onEvent = (payload: string) => void this.deliver(payload).catch(() => {});
+
+  constructor(private readonly ownerPool: pg.Pool, private readonly notifier: Notifier) {
+    notifier.on('svc_events', this.onEvent);
+    this.sweep = setInterval(() => this.dropIdle(), 60_000);
+    this.sweep.unref();
+    this.heartbeat = setInterval(() => this.beat(), 25_000);
+    this.heartbeat.unref();
+  }
+
+  /** The session of this id for this key; undefined when the id belongs to another key. */
+  private session(id: string, caller: Caller, create: boolean): Session | undefined {
+    const s = this.sessions.get(id);
+    if (s) return s.keyId === caller.keyId ? s : undefined;
+    if (!create) return undefined;
+    const fresh: Session = { keyId: caller.keyId, workspaceId: caller.workspaceId, subs: new Map(), streams: new Set(), idleSince: Date.now() };
+    this.sessions.set(id, fresh);
+    return fresh;
+  }
+
+  subscribe(id: string, caller: Caller, sub: Subscription): boolean {
+    const s = this.session(id, caller, true);
+    if (!s || (s.subs.size >= MAX_SUBSCRIPTIONS && !s.subs.has(sub.uri))) return false;
+    s.subs.set(sub.uri, sub);
+    return true;
+  }
+
+  unsubscribe(id: string, caller: Caller, uri: string): void {
+    this.session(id, caller, false)?.subs.delete(uri);
+  }
+
+  /** Serves the session's notification stream on an open response; false when the session is another key's. */
+  attach(id: string, caller: Caller, res: ServerResponse): boolean {
+    const s = this.session(id, caller, true);
+    if (!s) return false;
+    s.streams.add(res);
+    res.on('close', () => {
+      s.streams.delete(res);
+      s.idleSince = Date.now();
+    });
+    return true;
+  }
+
+  end(id: string, caller: Caller): boolean {
+    const s = this.session(id, caller, false);
+    if (!s) return false;
+    for (const res of s.streams) res.end();
+    this.sessions.delete(id);
+    return true;
+  }
+
+  private async deliver(payload: string) {
+    let msg: { id: string; workspaceId: string };
+    try {
+      msg = JSON.parse(payload);
+    } catch {
+      return;
+    }
+    const targets = [...this.sessions.values()].filter((s) => s.workspaceId === msg.workspaceId && s.subs.size > 0 && s.streams.size > 0);
+    if (targets.length === 0) return;
+    const { rows } = await this.ownerPool.query<{ subject_type: string; subject_id: string | null; issue_id: string | null; workspace_id: string }>(
+      `select subject_type, subject_id, payload->>'issueId' as issue_id, workspace_id
+         from app_public.activity_events where id = $1`, [msg.id]);
+    const e = rows[0];
+    if (!e) return;
+    const touched = new Set<string>();
+    if (e.subject_id) touched.add(`${e.subject_type}:${e.subject_id}`);
+    if (e.issue_id) touched.add(`issue:${e.issue_id}`);
+    for (const s of targets) {
+      if (s.workspaceId !== e.workspace_id) continue;
+      for (const sub of s.subs.values()) {
+        if (!touched.has(`${sub.subjectType}:${sub.subjectId}`)) continue;
+        const frame = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: sub.uri } })}\n\n`;
+        for (const res of s.streams) res.write(frame);
+      }
+    }
+  }
+
+  private beat() {
+    for (const s of this.sessions.values()) for (const res of s.streams) res.write(': heartbeat\n\n');
+  }
+
+  private dropIdle() {
+    const now = Date.now();
+    for (const [id, s] of this.sessions) if (s.streams.size === 0 && now - s.idleSince > IDLE_MS) this.sessions.delete(id);
+  }
+
+  close() {
+    clearInterval(this.sweep);
+    clearInterval(this.heartbeat);
+    this.notifier.off('svc_events', this.onEvent);
+    for (const s of this.sessions.values()) for (const res of s.streams) res.end();
+    this.sessions.clear();
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * MCP resources beyond issues (project://, cycle://), subscriptions with notifications/resources/updated
+ * on the session's GET stream, and completions, through the official SDK client over real HTTP.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, ok, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let base: string;
+let ws: Workspace;
+let other: Workspace;
+
+async function connect(token: string) {
+  const client = new Client({ name: 'sdk-resources', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  const updates: string[] = [];
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+    updates.push(n.params.uri);
+  });
+  return { client, transport, updates };
+}
+
+async function until(fn: () => boolean, ms = 10_000) {
+  const end = Date.now() + ms;
+  while (!fn()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+beforeAll(async () => {
+  ({ t, ws, other } = await startWithWorkspaces());
+  base = await t.listen();
+});
+afterAll(() => t.close());
+
+describe('MCP resources, subscriptions and completions (official SDK client)', () => {
+  it('lists and reads project and cycle resources; templates include them', async () => {
+    const project = await ok(t, ws.token, 'projects.create', { name: 'Apollo' });
+    const cycle = await ok(t, ws.token, 'cycles.create', { name: 'Sprint A' });
+    await ok(t, ws.token, 'issues.create', { title: 'In Apollo', projectId: project.id });
+    const { client } = await connect(ws.token);
+    expect(client.getServerCapabilities()?.resources).toMatchObject({ subscribe: true });
+    const { resources } = await client.listResources();
+    const uris = resources.map((r) => r.uri);
+    expect(uris).toContain(`project://${project.id}`);
+    expect(uris).toContain(`cycle://${cycle.id}`);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((x) => x.uriTemplate)).toEqual(['issue://{key}', 'project://{id}', 'cycle://{id}']);
+    const p = JSON.parse(((await client.readResource({ uri: `project://${project.id}` })).contents[0] as { text: string }).text);
+    expect(p).toMatchObject({ id: project.id, name: 'Apollo', openIssues: [expect.objectContaining({ title: 'In Apollo' })] });
+    const c = JSON.parse(((await client.readResource({ uri: `cycle://${cycle.id}` })).contents[0] as { text: string }).text);
+    expect(c).toMatchObject({ id: cycle.id, name: 'Sprint A' });
+    // Another workspace's project: not found.
+    const theirs = await ok(t, other.token, 'projects.create', { name: 'Theirs' });
+    await expect(client.readResource({ uri: `project://${theirs.id}` })).rejects.toThrow(/not found/i);
+    await client.close();
+  });
+
+  it('a subscription receives notifications/resources/updated after issues.update, and stops after unsubscribe', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Watch me' });
+    const quiet = await ok(t, ws.token, 'issues.create', { title: 'Not watched' });
+    const { client, transport, updates } = await connect(ws.token);
+    expect(transport.sessionId).toEqual(expect.any(String));
+    await client.subscribeResource({ uri: `issue://${issue.key}` });
+    // The SDK opens the GET stream right after initialize; give it a moment to be attached.
+    await new Promise((r) => setTimeout(r, 200));
+    await ok(t, ws.token, 'issues.update', { id: quiet.id, title: 'Still not watched' });
+    await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Watched and changed' });
+    await until(() => updates.includes(`issue://${issue.key}`));
+    expect(updates.every((u) => u === `issue://${issue.key}`)).toBe(true);
+
+    await client.unsubscribeResource({ uri: `issue://${issue.key}` });
+    const before = updates.length;
+    await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Changed again' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(updates.length).toBe(before);
+    await client.close();
+  });
+
+  it('another workspace cannot subscribe to our issue and hears nothing of it', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Private' });
+    const { client, updates } = await connect(other.token);
+    await expect(client.subscribeResource({ uri: `issue://${issue.id}` })).rejects.toThrow(/not found/i);
+    await expect(client.subscribeResource({ uri: 'test://watched-resource' })).rejects.toThrow(/unknown resource/i);
+    await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Private, changed' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(updates).toEqual([]);
+    await client.close();
+  });
+
+  it('completes issue keys, status names, label names, agent profile keys, project and cycle ids', async () => {
+    await ok(t, ws.token, 'labels.create', { name: 'backend' });
+    await ok(t, ws.token, 'labels.create', { name: 'bug' });
+    await createAgent(t, ws, 'reviewer');
+    await ok(t, ws.token, 'cycles.create', { name: 'Sprint C' });
+    const { client } = await connect(ws.token);
+    const complete = async (ref: any, name: string, value: string) =>
+      (await client.complete({ ref, argument: { name, value } })).completion.values;
+    const triage = { type: 'ref/prompt', name: 'triage-issue' };
+    expect(await complete(triage, 'label', 'b')).toEqual(expect.arrayContaining(['backend', 'bug']));
+    expect(await complete(triage, 'label', 'bu')).toEqual(['bug']);
+    const statuses = await complete(triage, 'status', '');
+    expect(statuses.length).toBeGreaterThan(1);
+    expect(await complete(triage, 'status', statuses[0]!.slice(0, 2))).toContain(statuses[0]);
+    expect(await complete({ type: 'ref/prompt', name: 'hand-off-issue' }, 'profile', 'rev')).toEqual(['reviewer']);
+    const key = (await ok(t, ws.token, 'issues.create', { title: 'k' })).key as string;
+    expect(await complete(triage, 'key', key)).toEqual([key]);
+    expect(await complete({ type: 'ref/resource', uri: 'issue://{key}' }, 'key', key)).toEqual([key]);
+    const cycles = await complete({ type: 'ref/resource', uri: 'cycle://{id}' }, 'id', '');
+    expect(cycles.length).toBeGreaterThan(0);
+    expect(await complete({ type: 'ref/prompt', name: 'nope' }, 'key', '')).toEqual([]);
+    // Another workspace's names do not leak.
+    const theirs = await connect(other.token);
+    expect(await (await theirs.client.complete({ ref: triage as any, argument: { name: 'label', value: 'b' } })).completion.values).toEqual([]);
+    await theirs.client.close();
+
+    const prompt = await client.getPrompt({ name: 'hand-off-issue', arguments: { key, profile: 'reviewer' } });
+    expect((prompt.messages[0]!.content as { text: string }).text).toContain('assignedAgentId');
+    await client.close();
+  });
+});
