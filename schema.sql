@@ -1638,7 +1638,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.issue_lean_json(app_public.issues,app_public.statuses,app_public.projects,app_public.agents,jsonb) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_passes_narrowing(uuid,uuid) returns boolean; plpgsql stable security definer; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.issue_ref_json(app_public.issues) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
--- app_hidden.issue_search_matches(tsquery,real,integer,integer) returns TABLE(id uuid, number integer, rank real); sql stable security definer; execute: svc_visitor; issues/search.sql
+-- app_hidden.issue_search_matches(tsquery,real,integer,integer) returns TABLE(id uuid, number integer, rank real); plpgsql stable security definer; execute: svc_visitor; issues/search.sql
 -- app_hidden.issues_unrestricted() returns boolean; sql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.key_unnarrowed() returns boolean; sql stable; execute: svc_visitor; events/visibility.sql
 -- app_hidden.keyset_decode(text,text,text) returns record; plpgsql immutable; execute: svc_visitor; core/paging.sql

@@ -446,6 +446,7 @@ async function main() {
         restReqPerSecSmall: round(small.txPerSec, 0), restReqPerSecLarge: round(large.txPerSec, 0),
         restFilteredP99LargeMs: round(filtered.p99Ms), restFilteredReqPerSecLarge: round(filtered.txPerSec, 0),
         restSearchP99LargeMs: Object.fromEntries(Object.entries(searches).map(([q, m]) => [q, round(m.p99Ms)])),
+        restSearchP50LargeMs: Object.fromEntries(Object.entries(searches).map(([q, m]) => [q, round(m.p50Ms)])),
       };
       emit(growth);
       log(`  REST  @1k  ${small.txPerSec.toFixed(0).padStart(6)} req/s  p50 ${small.p50Ms.toFixed(2)} ms  p99 ${small.p99Ms.toFixed(2)} ms`);

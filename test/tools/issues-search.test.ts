@@ -86,6 +86,31 @@ describe('issues.list query', () => {
   });
 });
 
+describe('issues.list query over many matches', () => {
+  it('ranks the newest 1,000 matches, then pages the older ones newest first, each match once', async () => {
+    const big = await createWorkspace(t, 'MANY');
+    // Issue 1 matches best (the word twice in its title) but is older than the newest 1,000 matches: it
+    // comes after them, in number order. Issues 2–1,100 match once.
+    await t.pools.owner.query(
+      `insert into app_public.issues (workspace_id, title, status_id)
+       select $1, case when g = 1 then 'marker marker marker' else 'Plain marker ' || g end,
+              (select id from app_public.statuses where workspace_id = $1 and is_default)
+       from generate_series(1, 1100) g order by g`, [big.id]);
+    const byNumber = (await t.pools.owner.query(
+      'select id, number from app_public.issues where workspace_id = $1', [big.id])).rows;
+    const numberOf = new Map(byNumber.map((r: { id: string; number: number }) => [r.id, r.number]));
+    const all = await allPages(t, big.token, 'issues.list', { query: 'marker' }, 200);
+    const numbers = all.map((i: { id: string }) => numberOf.get(i.id)!);
+    expect(numbers).toHaveLength(1100);
+    expect(new Set(numbers).size).toBe(1100);
+    expect(new Set(numbers.slice(0, 1000))).toEqual(new Set(Array.from({ length: 1000 }, (_, k) => 1100 - k)));
+    expect(numbers.slice(1000)).toEqual(Array.from({ length: 100 }, (_, k) => 100 - k));
+    // The filtered (joined) path orders the same way.
+    const filtered = await allPages(t, big.token, 'issues.list', { query: 'marker', priority: 'NONE' }, 150);
+    expect(filtered.map((i: { id: string }) => numberOf.get(i.id)!)).toEqual(numbers);
+  });
+});
+
 describe('GraphQL searchIssues', () => {
   it('returns the ranked matches the key may see', async () => {
     const q = 'query($q: String!) { searchIssues(query: $q) { nodes { id: rowId title } } }';
