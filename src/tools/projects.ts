@@ -20,6 +20,14 @@ export const projectTools = defineTools(
     readOnly: true,
   }),
   tool({
+    name: 'projects.get',
+    scopes: ['READ_PROJECTS'],
+    description: 'One project by id (archived ones too).',
+    input: z.strictObject({ id: id('id') }),
+    output: ProjectOut,
+    readOnly: true,
+  }),
+  tool({
     name: 'projects.create',
     scopes: ['WRITE_PROJECTS'],
     description: 'Create a project (name, optional description and initiativeId). Returns the project; use its id as projectId on issues. Keys narrowed to projects cannot create projects.',

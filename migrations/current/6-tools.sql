@@ -1,0 +1,16 @@
+-- Issue 6 (tools): the catalog past 200 tools; each tool reuses the in-app procedures and helpers.
+
+--! include comments/find.sql
+--! include projects/tools/get.sql
+--! include labels/tools/get.sql
+--! include reviewGates/tools/get.sql
+--! include agentCrews/tools/get.sql
+--! include actionRequests/tools/get.sql
+--! include notes/tools/get.sql
+--! include runtimes/tools/get.sql
+--! include runs/tools/get.sql
+--! include attachments/tools/get.sql
+--! include agents/tools/get.sql
+--! include events/tools/get.sql
+--! include comments/tools/get.sql
+--! include comments/tools/revisions.sql
