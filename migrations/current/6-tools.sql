@@ -14,3 +14,16 @@
 --! include events/tools/get.sql
 --! include comments/tools/get.sql
 --! include comments/tools/revisions.sql
+--! include agents/tools/create.sql
+--! include agents/tools/update.sql
+--! include agents/tools/archive.sql
+--! include agents/tools/unarchive.sql
+--! include workspace/tools/updateSettings.sql
+--! include members/members.sql
+--! include members/tools/list.sql
+--! include members/tools/add.sql
+--! include members/tools/remove.sql
+--! include members/tools/setRole.sql
+--! include access/keys.sql
+--! include access/tools/listKeys.sql
+--! include access/tools/revoke.sql

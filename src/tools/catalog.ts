@@ -7,7 +7,8 @@ import { hasScope, type Caller } from '../auth/keys.ts';
 import { ApiError } from '../errors.ts';
 import { agentContextTools } from './agent.ts';
 import { actionRequestTools } from './actionRequests.ts';
-import { agentTools } from './agents.ts';
+import { accessTools } from './access.ts';
+import { agentAdminTools, agentTools } from './agents.ts';
 import { chatTools } from './chat.ts';
 import { analyticsTools, standupTools } from './analytics.ts';
 import { attachmentTools } from './attachments.ts';
@@ -16,6 +17,7 @@ import { defineTools, tool, type Tool } from './define.ts';
 import { eventTools } from './events.ts';
 import { issueTools } from './issues.ts';
 import { labelTools } from './labels.ts';
+import { memberTools } from './members.ts';
 import { notificationTools } from './notification.ts';
 import { cycleTools } from './cycles.ts';
 import { noteTools } from './notes.ts';
@@ -84,6 +86,7 @@ export const TOOLS: Tool[] = [
   ...workspaceTools,
   ...statusTools,
   ...agentTools,
+  ...agentAdminTools,
   ...eventTools,
   ...notificationTools,
   ...projectTools,
@@ -107,6 +110,8 @@ export const TOOLS: Tool[] = [
   ...repohostTools,
   ...analyticsTools,
   ...standupTools,
+  ...memberTools,
+  ...accessTools,
   ...catalogTools,
 ];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
@@ -115,7 +120,7 @@ export const findTool = (name: string): Tool | undefined => byName.get(name);
 
 // Profiles (spec 4.1): curated namespace bundles for tools/list. The catalog helpers are always listed.
 const CORE = ['issues', 'comments', 'projects', 'statuses', 'labels', 'relations', 'attachments', 'agents', 'notes',
-  'pins', 'time', 'events', 'workspace', 'repohost', 'notification', 'agent', 'standup', 'analytics'];
+  'pins', 'time', 'events', 'workspace', 'repohost', 'notification', 'agent', 'standup', 'analytics', 'members', 'access'];
 export const PROFILES: Record<string, string[] | 'all'> = {
   runtime: ['issues', 'comments', 'chat', 'runs', 'actionRequests', 'workspace'],
   core: CORE,
