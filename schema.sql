@@ -1551,7 +1551,6 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.agents_delete(uuid) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agents_set_archived(uuid,boolean) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agents_update(uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
--- app_hidden.api_key_json(app_public.api_key) returns jsonb; sql stable; execute: svc_visitor; access/keys.sql
 -- app_hidden.assert_move(text,text,text,text) returns void; plpgsql immutable; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.assert_run_mode_allows_mutation(uuid) returns void; plpgsql stable; execute: svc_visitor; issues/write.sql
 -- app_hidden.assign_issue_agent(app_public.issues,app_public.agents,text,text,text,uuid,jsonb) returns uuid; plpgsql volatile; execute: svc_visitor; issues/write.sql
@@ -1986,8 +1985,6 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- usage: svc_visitor:USAGE
 
 -- functions of app_tools (definitions in sql/)
--- app_tools.access_list_keys(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; access/tools/listKeys.sql
--- app_tools.access_revoke(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; access/tools/revoke.sql
 -- app_tools.action_requests_accept(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/accept.sql
 -- app_tools.action_requests_close_voting(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/closeVoting.sql
 -- app_tools.action_requests_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/create.sql
@@ -2006,14 +2003,10 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.agent_crews_remove_member(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/removeMember.sql
 -- app_tools.agent_crews_set_member_role(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/setMemberRole.sql
 -- app_tools.agent_crews_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/update.sql
--- app_tools.agents_archive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agents/tools/archive.sql
--- app_tools.agents_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agents/tools/create.sql
 -- app_tools.agents_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agents/tools/get.sql
 -- app_tools.agents_heartbeat(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agents/tools/heartbeat.sql
 -- app_tools.agents_list(jsonb) returns jsonb; sql stable; execute: svc_visitor; agents/tools/list.sql
 -- app_tools.agents_me(jsonb) returns jsonb; sql stable; execute: svc_visitor; agents/tools/me.sql
--- app_tools.agents_unarchive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agents/tools/unarchive.sql
--- app_tools.agents_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agents/tools/update.sql
 -- app_tools.analytics_summary(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; analytics/tools/summary.sql
 -- app_tools.attachments_attach_link(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/attachLink.sql
 -- app_tools.attachments_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/delete.sql
@@ -2032,7 +2025,6 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.comments_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/delete.sql
 -- app_tools.comments_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; comments/tools/get.sql
 -- app_tools.comments_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; comments/tools/list.sql
--- app_tools.comments_revisions(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; comments/tools/revisions.sql
 -- app_tools.comments_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/update.sql
 -- app_tools.comments_upsert_status(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/upsertStatus.sql
 -- app_tools.cycles_add_issue(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/addIssue.sql
@@ -2086,10 +2078,7 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.labels_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; labels/tools/get.sql
 -- app_tools.labels_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; labels/tools/list.sql
 -- app_tools.labels_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; labels/tools/update.sql
--- app_tools.members_add(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; members/tools/add.sql
 -- app_tools.members_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; members/tools/list.sql
--- app_tools.members_remove(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; members/tools/remove.sql
--- app_tools.members_set_role(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; members/tools/setRole.sql
 -- app_tools.notes_archive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notes/tools/archive.sql
 -- app_tools.notes_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notes/tools/create.sql
 -- app_tools.notes_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; notes/tools/get.sql

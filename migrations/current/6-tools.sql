@@ -1,5 +1,18 @@
 -- Issue 6 (tools): the catalog past 200 tools; each tool reuses the in-app procedures and helpers.
 
+-- Spec 4.14/4.15 keep these in-app only (not MCP); an earlier draft of this branch had them as tools.
+drop function if exists app_tools.agents_create(jsonb);
+drop function if exists app_tools.agents_update(jsonb);
+drop function if exists app_tools.agents_archive(jsonb);
+drop function if exists app_tools.agents_unarchive(jsonb);
+drop function if exists app_tools.members_add(jsonb);
+drop function if exists app_tools.members_remove(jsonb);
+drop function if exists app_tools.members_set_role(jsonb);
+drop function if exists app_tools.access_list_keys(jsonb);
+drop function if exists app_tools.access_revoke(jsonb);
+drop function if exists app_hidden.api_key_json(app_public.api_key);
+drop function if exists app_tools.comments_revisions(jsonb);
+
 --! include comments/find.sql
 --! include projects/tools/get.sql
 --! include labels/tools/get.sql
@@ -13,17 +26,6 @@
 --! include agents/tools/get.sql
 --! include events/tools/get.sql
 --! include comments/tools/get.sql
---! include comments/tools/revisions.sql
---! include agents/tools/create.sql
---! include agents/tools/update.sql
---! include agents/tools/archive.sql
---! include agents/tools/unarchive.sql
 --! include workspace/tools/updateSettings.sql
 --! include members/members.sql
 --! include members/tools/list.sql
---! include members/tools/add.sql
---! include members/tools/remove.sql
---! include members/tools/setRole.sql
---! include access/keys.sql
---! include access/tools/listKeys.sql
---! include access/tools/revoke.sql

@@ -7,8 +7,7 @@ import { hasScope, type Caller } from '../auth/keys.ts';
 import { ApiError } from '../errors.ts';
 import { agentContextTools } from './agent.ts';
 import { actionRequestTools } from './actionRequests.ts';
-import { accessTools } from './access.ts';
-import { agentAdminTools, agentTools } from './agents.ts';
+import { agentTools } from './agents.ts';
 import { chatTools } from './chat.ts';
 import { analyticsTools, standupTools } from './analytics.ts';
 import { attachmentTools } from './attachments.ts';
@@ -86,7 +85,6 @@ export const TOOLS: Tool[] = [
   ...workspaceTools,
   ...statusTools,
   ...agentTools,
-  ...agentAdminTools,
   ...eventTools,
   ...notificationTools,
   ...projectTools,
@@ -111,7 +109,6 @@ export const TOOLS: Tool[] = [
   ...analyticsTools,
   ...standupTools,
   ...memberTools,
-  ...accessTools,
   ...catalogTools,
 ];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
@@ -120,7 +117,7 @@ export const findTool = (name: string): Tool | undefined => byName.get(name);
 
 // Profiles (spec 4.1): curated namespace bundles for tools/list. The catalog helpers are always listed.
 const CORE = ['issues', 'comments', 'projects', 'statuses', 'labels', 'relations', 'attachments', 'agents', 'notes',
-  'pins', 'time', 'events', 'workspace', 'repohost', 'notification', 'agent', 'standup', 'analytics', 'members', 'access'];
+  'pins', 'time', 'events', 'workspace', 'repohost', 'notification', 'agent', 'standup', 'analytics', 'members'];
 export const PROFILES: Record<string, string[] | 'all'> = {
   runtime: ['issues', 'comments', 'chat', 'runs', 'actionRequests', 'workspace'],
   core: CORE,

@@ -45,17 +45,6 @@ export const commentTools = defineTools(
     readOnly: true,
   }),
   tool({
-    name: 'comments.revisions',
-    scopes: ['READ_ISSUES'],
-    description: 'Revision history of a comment: previous bodies, oldest first (last 20 kept by comments.update).',
-    input: z.strictObject({ id: id('id') }),
-    output: z.looseObject({
-      id: z.string(), body: z.string(), editedAt: z.string().nullable(),
-      revisions: z.array(z.looseObject({ revision: z.number(), body: z.string(), editedAt: z.string() })),
-    }),
-    readOnly: true,
-  }),
-  tool({
     name: 'comments.upsertStatus',
     scopes: ['WRITE_COMMENTS'],
     description: "Set the calling agent's rolling STATUS comment for its open run on an issue: created the first time, replaced in place afterwards (same body: no change). Needs an agent-linked key and an open run (assignment opens one).",
