@@ -2002,6 +2002,7 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.agent_crews_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agentCrews/tools/list.sql
 -- app_tools.agent_crews_remove_member(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/removeMember.sql
 -- app_tools.agent_crews_set_member_role(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/setMemberRole.sql
+-- app_tools.agent_crews_unarchive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/unarchive.sql
 -- app_tools.agent_crews_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/update.sql
 -- app_tools.agents_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agents/tools/get.sql
 -- app_tools.agents_heartbeat(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agents/tools/heartbeat.sql
@@ -2047,10 +2048,12 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.goals_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; goals/tools/create.sql
 -- app_tools.goals_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; goals/tools/get.sql
 -- app_tools.goals_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; goals/tools/list.sql
+-- app_tools.initiatives_archive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/archive.sql
 -- app_tools.initiatives_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/create.sql
 -- app_tools.initiatives_get(jsonb) returns jsonb; sql stable; execute: svc_visitor; initiatives/tools/get.sql
 -- app_tools.initiatives_link_project(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/linkProject.sql
 -- app_tools.initiatives_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; initiatives/tools/list.sql
+-- app_tools.initiatives_unarchive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/unarchive.sql
 -- app_tools.initiatives_unlink_project(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/unlinkProject.sql
 -- app_tools.initiatives_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/update.sql
 -- app_tools.issues_add_labels(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/addLabels.sql
@@ -2100,6 +2103,7 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.projects_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/create.sql
 -- app_tools.projects_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; projects/tools/get.sql
 -- app_tools.projects_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; projects/tools/list.sql
+-- app_tools.projects_unarchive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/unarchive.sql
 -- app_tools.projects_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/update.sql
 -- app_tools.relations_add(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; relations/tools/add.sql
 -- app_tools.relations_list_for_issue(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; relations/tools/listForIssue.sql
@@ -2135,5 +2139,8 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.time_start(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/start.sql
 -- app_tools.time_stop(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/stop.sql
 -- app_tools.time_summary(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; time/tools/summary.sql
+-- app_tools.webhooks_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; webhooks/tools/get.sql
+-- app_tools.webhooks_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; webhooks/tools/list.sql
+-- app_tools.webhooks_list_deliveries(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; webhooks/tools/listDeliveries.sql
 -- app_tools.workspace_get(jsonb) returns jsonb; sql stable; execute: svc_visitor; workspace/tools/get.sql
 -- app_tools.workspace_update_settings(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; workspace/tools/updateSettings.sql

@@ -29,3 +29,10 @@ drop function if exists app_tools.comments_revisions(jsonb);
 --! include workspace/tools/updateSettings.sql
 --! include members/members.sql
 --! include members/tools/list.sql
+--! include projects/tools/unarchive.sql
+--! include initiatives/tools/archive.sql
+--! include initiatives/tools/unarchive.sql
+--! include agentCrews/tools/unarchive.sql
+--! include webhooks/tools/list.sql
+--! include webhooks/tools/get.sql
+--! include webhooks/tools/listDeliveries.sql

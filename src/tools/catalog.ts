@@ -28,6 +28,7 @@ import { runTools } from './runs.ts';
 import { runtimeTools } from './runtimes.ts';
 import { repohostTools } from './repohost.ts';
 import { timeTools } from './time.ts';
+import { webhookTools } from './webhooks.ts';
 import { statusTools, workspaceTools } from './workspace.ts';
 
 const descriptorOut = z.looseObject({
@@ -109,6 +110,7 @@ export const TOOLS: Tool[] = [
   ...analyticsTools,
   ...standupTools,
   ...memberTools,
+  ...webhookTools,
   ...catalogTools,
 ];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
@@ -117,7 +119,7 @@ export const findTool = (name: string): Tool | undefined => byName.get(name);
 
 // Profiles (spec 4.1): curated namespace bundles for tools/list. The catalog helpers are always listed.
 const CORE = ['issues', 'comments', 'projects', 'statuses', 'labels', 'relations', 'attachments', 'agents', 'notes',
-  'pins', 'time', 'events', 'workspace', 'repohost', 'notification', 'agent', 'standup', 'analytics', 'members'];
+  'pins', 'time', 'events', 'workspace', 'repohost', 'notification', 'agent', 'standup', 'analytics', 'members', 'webhooks'];
 export const PROFILES: Record<string, string[] | 'all'> = {
   runtime: ['issues', 'comments', 'chat', 'runs', 'actionRequests', 'workspace'],
   core: CORE,

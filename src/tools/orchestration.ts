@@ -207,6 +207,13 @@ export const crewTools = defineTools(
     input: z.strictObject({ id: id('id') }),
     output: CrewOut,
   }),
+  tool({
+    name: 'agentCrews.unarchive',
+    scopes: ['ADMIN'],
+    description: 'Restore an archived crew (ADMIN; idempotent).',
+    input: z.strictObject({ id: id('id') }),
+    output: CrewOut,
+  }),
 );
 
 export const reviewGateTools = defineTools(

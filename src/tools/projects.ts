@@ -51,6 +51,13 @@ export const projectTools = defineTools(
     input: z.strictObject({ id: id('id') }),
     output: ProjectOut,
   }),
+  tool({
+    name: 'projects.unarchive',
+    scopes: ['WRITE_PROJECTS'],
+    description: 'Restore an archived project. Idempotent.',
+    input: z.strictObject({ id: id('id') }),
+    output: ProjectOut,
+  }),
 );
 
 export const initiativeTools = defineTools(
@@ -82,6 +89,20 @@ export const initiativeTools = defineTools(
     scopes: ['WRITE_PROJECTS'],
     description: 'Change an initiative\'s name or description (null clears). Only the fields given change.',
     input: z.strictObject({ id: id('id'), name: name.optional(), description: description.nullable().optional() }),
+    output: InitiativeOut,
+  }),
+  tool({
+    name: 'initiatives.archive',
+    scopes: ['WRITE_PROJECTS'],
+    description: 'Archive an initiative (soft; its projects stay linked). Idempotent.',
+    input: z.strictObject({ id: id('id') }),
+    output: InitiativeOut,
+  }),
+  tool({
+    name: 'initiatives.unarchive',
+    scopes: ['WRITE_PROJECTS'],
+    description: 'Restore an archived initiative. Idempotent.',
+    input: z.strictObject({ id: id('id') }),
     output: InitiativeOut,
   }),
   tool({

@@ -101,3 +101,73 @@ describe('members, workspace settings', () => {
     expect((await ok(t, other.token, 'workspace.get', {})).cycleLengthDays).not.toBe(7);
   });
 });
+
+describe('archive / unarchive', () => {
+  it('projects.unarchive, initiatives.archive / unarchive, agentCrews.unarchive: idempotent, with their events', async () => {
+    const p = await ok(t, ws.token, 'projects.create', { name: 'Comeback' });
+    await ok(t, ws.token, 'projects.archive', { id: p.id });
+    expect(await ok(t, ws.token, 'projects.unarchive', { id: p.id })).toMatchObject({ archived: false, archivedAt: null });
+    await ok(t, ws.token, 'projects.unarchive', { id: p.id });
+    const pe = await subjectEvents(t, ws.token, 'project', p.id);
+    expect(pe.map((e) => e.kind)).toEqual(['PROJECT_CREATED', 'PROJECT_UPDATED', 'PROJECT_UPDATED']);
+    expect(pe[2]!.payload).toMatchObject({ archived: false });
+
+    const i = await ok(t, ws.token, 'initiatives.create', { name: 'Shelved' });
+    expect((await ok(t, ws.token, 'initiatives.archive', { id: i.id })).archived).toBe(true);
+    await ok(t, ws.token, 'initiatives.archive', { id: i.id });
+    expect((await ok(t, ws.token, 'initiatives.unarchive', { id: i.id })).archived).toBe(false);
+    expect((await subjectEvents(t, ws.token, 'initiative', i.id)).map((e) => e.kind))
+      .toEqual(['INITIATIVE_CREATED', 'INITIATIVE_UPDATED', 'INITIATIVE_UPDATED']);
+
+    const c = await ok(t, ws.token, 'agentCrews.create', { name: 'Resting' });
+    await ok(t, ws.token, 'agentCrews.archive', { id: c.id });
+    expect((await ok(t, ws.token, 'agentCrews.unarchive', { id: c.id })).archivedAt).toBeNull();
+    expect((await subjectEvents(t, ws.token, 'crew', c.id)).map((e) => e.kind)).toEqual(['CREW_CREATED', 'CREW_UPDATED', 'CREW_UPDATED']);
+
+    for (const [tool, id] of [['projects.unarchive', p.id], ['initiatives.archive', i.id], ['initiatives.unarchive', i.id], ['agentCrews.unarchive', c.id]]) {
+      expect400(await rest(t, ws.token, tool!, { id: 'x' }), 'id');
+      expect((await rest(t, other.token, tool!, { id })).status, tool).toBe(404);
+    }
+    const reader = await createKey(t, ws, { scopes: ['READ_PROJECTS', 'READ_ISSUES', 'WRITE_ISSUES'] });
+    expect((await rest(t, reader.token, 'projects.unarchive', { id: p.id })).status).toBe(403);
+    expect((await rest(t, reader.token, 'initiatives.archive', { id: i.id })).status).toBe(403);
+    expect((await rest(t, reader.token, 'agentCrews.unarchive', { id: c.id })).status).toBe(403);
+    // Narrowed: a project-narrowed key reaches only its projects; an initiative-narrowed key only its initiatives.
+    const narrowed = await createKey(t, ws, { projects: [await insertProject(t, ws, 'Elsewhere')] });
+    expect((await rest(t, narrowed.token, 'projects.unarchive', { id: p.id })).status).toBe(404);
+    const i2 = await ok(t, ws.token, 'initiatives.create', { name: 'Mine' });
+    const byInit = await createKey(t, ws, { initiatives: [i2.id] });
+    expect((await rest(t, byInit.token, 'initiatives.archive', { id: i.id })).status).toBe(404);
+    expect((await ok(t, byInit.token, 'initiatives.archive', { id: i2.id })).archived).toBe(true);
+  });
+});
+
+describe('webhooks (reads)', () => {
+  it('list, get, listDeliveries: ADMIN + OWNER/ADMIN, never a secret, nothing of another workspace', async () => {
+    const made = await admin(t, 'create-webhook', { workspace: ws.key, url: 'https://hooks.example.com/in', events: 'ISSUE_CREATED', json: true });
+    const secret = JSON.stringify(made).match(/whsec_[A-Za-z0-9+/=_-]+/)?.[0];
+    const hookId = made.webhook?.id ?? made.id;
+    await ok(t, ws.token, 'issues.create', { title: 'fires a delivery' });
+    const list = await ok(t, ws.token, 'webhooks.list', {});
+    expect(list.items.map((w: any) => w.id)).toEqual([hookId]);
+    if (secret) expect(JSON.stringify(list)).not.toContain(secret);
+    expect(await ok(t, ws.token, 'webhooks.get', { id: hookId })).toMatchObject({ id: hookId, url: 'https://hooks.example.com/in', events: ['ISSUE_CREATED'] });
+    const deliveries = await ok(t, ws.token, 'webhooks.listDeliveries', { webhookId: hookId });
+    expect(deliveries.items.length).toBeGreaterThan(0);
+    expect((await ok(t, ws.token, 'webhooks.listDeliveries', { status: 'CANCELED' })).items).toEqual([]);
+
+    expect((await rest(t, other.token, 'webhooks.get', { id: hookId })).status).toBe(404);
+    expect((await rest(t, other.token, 'webhooks.listDeliveries', { webhookId: hookId })).status).toBe(404);
+    expect((await ok(t, other.token, 'webhooks.list', {})).items).toEqual([]);
+    expect400(await rest(t, ws.token, 'webhooks.get', { id: 'x' }), 'id');
+    expect400(await rest(t, ws.token, 'webhooks.listDeliveries', { status: 'LOST' }), 'status');
+    expect400(await rest(t, ws.token, 'webhooks.listDeliveries', { cursor: 'x' }), 'cursor');
+    const reader = await createKey(t, ws, { scopes: ['READ_ISSUES'] });
+    expect((await rest(t, reader.token, 'webhooks.list', {})).status).toBe(403);
+    await admin(t, 'add-member', { workspace: ws.key, email: 'hooks.member@example.com', role: 'MEMBER' });
+    const member = await createKey(t, ws, { user: 'hooks.member@example.com', scopes: ['ADMIN'] });
+    expect((await rest(t, member.token, 'webhooks.list', {})).status).toBe(403);
+    const r = await rpc(t, ws.token, 'tools/call', { name: 'webhooks.get', arguments: { id: hookId } });
+    expect(r.body.result.structuredContent.id).toBe(hookId);
+  });
+});
