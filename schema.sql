@@ -1989,7 +1989,6 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.action_requests_close_voting(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/closeVoting.sql
 -- app_tools.action_requests_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/create.sql
 -- app_tools.action_requests_decline(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/decline.sql
--- app_tools.action_requests_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; actionRequests/tools/get.sql
 -- app_tools.action_requests_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; actionRequests/tools/list.sql
 -- app_tools.action_requests_results(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; actionRequests/tools/results.sql
 -- app_tools.action_requests_transition(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/transition.sql
@@ -2143,4 +2142,3 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.webhooks_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; webhooks/tools/list.sql
 -- app_tools.webhooks_list_deliveries(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; webhooks/tools/listDeliveries.sql
 -- app_tools.workspace_get(jsonb) returns jsonb; sql stable; execute: svc_visitor; workspace/tools/get.sql
--- app_tools.workspace_update_settings(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; workspace/tools/updateSettings.sql

@@ -12,13 +12,15 @@ drop function if exists app_tools.access_list_keys(jsonb);
 drop function if exists app_tools.access_revoke(jsonb);
 drop function if exists app_hidden.api_key_json(app_public.api_key);
 drop function if exists app_tools.comments_revisions(jsonb);
+-- Over the runtime profile's 40 KB budget (docs/decisions.md).
+drop function if exists app_tools.workspace_update_settings(jsonb);
+drop function if exists app_tools.action_requests_get(jsonb);
 
 --! include comments/find.sql
 --! include projects/tools/get.sql
 --! include labels/tools/get.sql
 --! include reviewGates/tools/get.sql
 --! include agentCrews/tools/get.sql
---! include actionRequests/tools/get.sql
 --! include notes/tools/get.sql
 --! include runtimes/tools/get.sql
 --! include runs/tools/get.sql
@@ -26,7 +28,6 @@ drop function if exists app_tools.comments_revisions(jsonb);
 --! include agents/tools/get.sql
 --! include events/tools/get.sql
 --! include comments/tools/get.sql
---! include workspace/tools/updateSettings.sql
 --! include members/members.sql
 --! include members/tools/list.sql
 --! include projects/tools/unarchive.sql

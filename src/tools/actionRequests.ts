@@ -18,14 +18,6 @@ export const actionRequestTools = defineTools(
     readOnly: true,
   }),
   tool({
-    name: 'actionRequests.get',
-    scopes: ['READ_ISSUES'],
-    description: 'One action request by id, with its options and state.',
-    input: z.strictObject({ id: id('id') }),
-    output: ActionRequestOut,
-    readOnly: true,
-  }),
-  tool({
     name: 'actionRequests.create',
     scopes: ['WRITE_ISSUES'],
     description: 'Ask a person or agent to decide: a recommendation card whose kind binds what accept runs (TRANSITION {statusId}, SET_LABELS {add?, remove?}, ASSIGN_AGENT {agentId}, CLOSE_AS_DUPLICATE {duplicateOfIssueId, statusId?}, or FREE_FORM). options[] (2-20 {key, label, description?}) make it a poll. The caller is the requester.',

@@ -11,20 +11,6 @@ export const workspaceTools = defineTools(
     output: WorkspaceOut,
     readOnly: true,
   }),
-  tool({
-    name: 'workspace.updateSettings',
-    scopes: ['ADMIN'],
-    description: 'OWNER/ADMIN: change the settings given (name, cycles, time tracking, dispatch, SLAs).',
-    input: z.strictObject({
-      name: z.string().trim().min(1).max(200).optional(),
-      cycleLengthDays: z.number().int().min(1).max(365).optional(), cycleCooldownDays: z.number().int().min(0).max(365).optional(),
-      timeTrackingEnabled: z.boolean().optional(), attachmentQuotaMb: z.number().int().min(0).max(1_000_000).optional(),
-      requiredAckSeconds: z.number().int().min(0).max(86_400).optional(), autoDispatch: z.boolean().optional(),
-      autoDispatchMode: WorkspaceOut.shape.autoDispatchMode.optional(),
-      assignmentSlaMinutes: z.number().int().min(0).max(525_600).optional(), agentRunStaleMinutes: z.number().int().min(1).max(10_080).optional(),
-    }),
-    output: WorkspaceOut,
-  }),
 );
 
 export const statusTools = defineTools(
