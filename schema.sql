@@ -1600,6 +1600,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.event_subject_visible(text,uuid) returns boolean; plpgsql stable; execute: svc_visitor; events/visibility.sql
 -- app_hidden.find_action_request(text,text,boolean) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.find_agent(text,text,text) returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql
+-- app_hidden.find_comment(text,text) returns app_public.comments; plpgsql stable; execute: svc_visitor; comments/find.sql
 -- app_hidden.find_crew(text,text) returns app_public.agent_crews; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
 -- app_hidden.find_crew_member(text,text) returns app_public.agent_crew_members; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
 -- app_hidden.find_cycle(text,text) returns app_public.cycles; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
@@ -1646,6 +1647,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.label_json(app_public.labels) returns jsonb; sql stable; execute: svc_visitor; labels/labels.sql
 -- app_hidden.lock_cycles() returns app_public.workspaces; sql volatile; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.lock_plan(uuid) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.member_json(app_public.memberships) returns jsonb; sql stable; execute: svc_visitor; members/members.sql
 -- app_hidden.members_add(text,text) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql
 -- app_hidden.members_remove(uuid) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql
 -- app_hidden.members_set_role(uuid,text) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql
@@ -1996,10 +1998,13 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.agent_crews_add_member(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/addMember.sql
 -- app_tools.agent_crews_archive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/archive.sql
 -- app_tools.agent_crews_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/create.sql
+-- app_tools.agent_crews_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agentCrews/tools/get.sql
 -- app_tools.agent_crews_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agentCrews/tools/list.sql
 -- app_tools.agent_crews_remove_member(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/removeMember.sql
 -- app_tools.agent_crews_set_member_role(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/setMemberRole.sql
+-- app_tools.agent_crews_unarchive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/unarchive.sql
 -- app_tools.agent_crews_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/update.sql
+-- app_tools.agents_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agents/tools/get.sql
 -- app_tools.agents_heartbeat(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agents/tools/heartbeat.sql
 -- app_tools.agents_list(jsonb) returns jsonb; sql stable; execute: svc_visitor; agents/tools/list.sql
 -- app_tools.agents_me(jsonb) returns jsonb; sql stable; execute: svc_visitor; agents/tools/me.sql
@@ -2007,6 +2012,7 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.attachments_attach_link(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/attachLink.sql
 -- app_tools.attachments_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/delete.sql
 -- app_tools.attachments_finalize(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/finalize.sql
+-- app_tools.attachments_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; attachments/tools/get.sql
 -- app_tools.attachments_get_download_url(jsonb) returns jsonb; sql stable; execute: svc_visitor; attachments/tools/getDownloadUrl.sql
 -- app_tools.attachments_get_inline(jsonb) returns jsonb; sql stable; execute: svc_visitor; attachments/tools/getInline.sql
 -- app_tools.attachments_init_upload(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/initUpload.sql
@@ -2018,6 +2024,7 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.chat_start_draft(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/startDraft.sql
 -- app_tools.comments_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/create.sql
 -- app_tools.comments_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/delete.sql
+-- app_tools.comments_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; comments/tools/get.sql
 -- app_tools.comments_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; comments/tools/list.sql
 -- app_tools.comments_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/update.sql
 -- app_tools.comments_upsert_status(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/upsertStatus.sql
@@ -2030,6 +2037,7 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.cycles_remove_issue(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/removeIssue.sql
 -- app_tools.cycles_rollover(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/rollover.sql
 -- app_tools.cycles_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/update.sql
+-- app_tools.events_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; events/tools/get.sql
 -- app_tools.events_recent(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; events/tools/recent.sql
 -- app_tools.execution_plans_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; executionPlans/tools/create.sql
 -- app_tools.execution_plans_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; executionPlans/tools/get.sql
@@ -2040,10 +2048,12 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.goals_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; goals/tools/create.sql
 -- app_tools.goals_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; goals/tools/get.sql
 -- app_tools.goals_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; goals/tools/list.sql
+-- app_tools.initiatives_archive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/archive.sql
 -- app_tools.initiatives_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/create.sql
 -- app_tools.initiatives_get(jsonb) returns jsonb; sql stable; execute: svc_visitor; initiatives/tools/get.sql
 -- app_tools.initiatives_link_project(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/linkProject.sql
 -- app_tools.initiatives_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; initiatives/tools/list.sql
+-- app_tools.initiatives_unarchive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/unarchive.sql
 -- app_tools.initiatives_unlink_project(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/unlinkProject.sql
 -- app_tools.initiatives_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/update.sql
 -- app_tools.issues_add_labels(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/addLabels.sql
@@ -2068,10 +2078,13 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.issues_watch(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/watch.sql
 -- app_tools.labels_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; labels/tools/create.sql
 -- app_tools.labels_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; labels/tools/delete.sql
+-- app_tools.labels_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; labels/tools/get.sql
 -- app_tools.labels_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; labels/tools/list.sql
 -- app_tools.labels_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; labels/tools/update.sql
+-- app_tools.members_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; members/tools/list.sql
 -- app_tools.notes_archive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notes/tools/archive.sql
 -- app_tools.notes_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notes/tools/create.sql
+-- app_tools.notes_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; notes/tools/get.sql
 -- app_tools.notes_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; notes/tools/list.sql
 -- app_tools.notes_list_journal(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; notes/tools/listJournal.sql
 -- app_tools.notes_today_journal(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notes/tools/todayJournal.sql
@@ -2088,7 +2101,9 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.plans_request_approval(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plans/tools/requestApproval.sql
 -- app_tools.projects_archive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/archive.sql
 -- app_tools.projects_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/create.sql
+-- app_tools.projects_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; projects/tools/get.sql
 -- app_tools.projects_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; projects/tools/list.sql
+-- app_tools.projects_unarchive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/unarchive.sql
 -- app_tools.projects_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/update.sql
 -- app_tools.relations_add(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; relations/tools/add.sql
 -- app_tools.relations_list_for_issue(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; relations/tools/listForIssue.sql
@@ -2099,16 +2114,19 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.repohost_parse_url(jsonb) returns jsonb; sql immutable; execute: svc_visitor; repohost/tools/parseUrl.sql
 -- app_tools.repohost_search(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; repohost/tools/search.sql
 -- app_tools.repohost_sync(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/tools/sync.sql
+-- app_tools.review_gates_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; reviewGates/tools/get.sql
 -- app_tools.review_gates_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; reviewGates/tools/list.sql
 -- app_tools.review_gates_open(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; reviewGates/tools/open.sql
 -- app_tools.review_gates_resolve(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; reviewGates/tools/resolve.sql
 -- app_tools.runs_complete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/complete.sql
+-- app_tools.runs_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; runs/tools/get.sql
 -- app_tools.runs_kick(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/kick.sql
 -- app_tools.runs_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; runs/tools/list.sql
 -- app_tools.runs_record_usage(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/recordUsage.sql
 -- app_tools.runs_resume_work(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/resumeWork.sql
 -- app_tools.runs_set_waiting(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/setWaiting.sql
 -- app_tools.runtimes_configure(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/configure.sql
+-- app_tools.runtimes_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; runtimes/tools/get.sql
 -- app_tools.runtimes_heartbeat(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/heartbeat.sql
 -- app_tools.runtimes_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; runtimes/tools/list.sql
 -- app_tools.runtimes_register(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/register.sql
@@ -2121,4 +2139,7 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_tools.time_start(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/start.sql
 -- app_tools.time_stop(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/stop.sql
 -- app_tools.time_summary(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; time/tools/summary.sql
+-- app_tools.webhooks_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; webhooks/tools/get.sql
+-- app_tools.webhooks_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; webhooks/tools/list.sql
+-- app_tools.webhooks_list_deliveries(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; webhooks/tools/listDeliveries.sql
 -- app_tools.workspace_get(jsonb) returns jsonb; sql stable; execute: svc_visitor; workspace/tools/get.sql

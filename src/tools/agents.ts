@@ -29,4 +29,13 @@ export const agentTools = defineTools(
     output: z.array(AgentOut),
     readOnly: true,
   }),
+  tool({
+    name: 'agents.get',
+    scopes: ['READ_USERS'],
+    description: 'One agent by id (archived too).',
+    input: z.strictObject({ id: id('id') }),
+    output: AgentOut,
+    readOnly: true,
+  }),
 );
+

@@ -92,6 +92,14 @@ export const attachmentTools = defineTools(
     readOnly: true,
   }),
   tool({
+    name: 'attachments.get',
+    scopes: ['READ_ISSUES'],
+    description: 'One attachment by id (metadata; fetch bytes with getDownloadUrl).',
+    input: z.strictObject({ id: id('id') }),
+    output: AttachmentOut,
+    readOnly: true,
+  }),
+  tool({
     name: 'attachments.getDownloadUrl',
     scopes: ['READ_ISSUES'],
     description: 'A presigned GET URL for a file attachment (valid expiresInSeconds, default 900); for a LINK, its externalUrl.',

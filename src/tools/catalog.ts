@@ -16,6 +16,7 @@ import { defineTools, tool, type Tool } from './define.ts';
 import { eventTools } from './events.ts';
 import { issueTools } from './issues.ts';
 import { labelTools } from './labels.ts';
+import { memberTools } from './members.ts';
 import { notificationTools } from './notification.ts';
 import { cycleTools } from './cycles.ts';
 import { noteTools } from './notes.ts';
@@ -27,6 +28,7 @@ import { runTools } from './runs.ts';
 import { runtimeTools } from './runtimes.ts';
 import { repohostTools } from './repohost.ts';
 import { timeTools } from './time.ts';
+import { webhookTools } from './webhooks.ts';
 import { statusTools, workspaceTools } from './workspace.ts';
 
 const descriptorOut = z.looseObject({
@@ -107,6 +109,8 @@ export const TOOLS: Tool[] = [
   ...repohostTools,
   ...analyticsTools,
   ...standupTools,
+  ...memberTools,
+  ...webhookTools,
   ...catalogTools,
 ];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
@@ -115,7 +119,7 @@ export const findTool = (name: string): Tool | undefined => byName.get(name);
 
 // Profiles (spec 4.1): curated namespace bundles for tools/list. The catalog helpers are always listed.
 const CORE = ['issues', 'comments', 'projects', 'statuses', 'labels', 'relations', 'attachments', 'agents', 'notes',
-  'pins', 'time', 'events', 'workspace', 'repohost', 'notification', 'agent', 'standup', 'analytics'];
+  'pins', 'time', 'events', 'workspace', 'repohost', 'notification', 'agent', 'standup', 'analytics', 'members', 'webhooks'];
 export const PROFILES: Record<string, string[] | 'all'> = {
   runtime: ['issues', 'comments', 'chat', 'runs', 'actionRequests', 'workspace'],
   core: CORE,

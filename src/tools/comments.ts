@@ -37,6 +37,14 @@ export const commentTools = defineTools(
     readOnly: true,
   }),
   tool({
+    name: 'comments.get',
+    scopes: ['READ_ISSUES'],
+    description: 'One comment by id.',
+    input: z.strictObject({ id: id('id') }),
+    output: CommentOut,
+    readOnly: true,
+  }),
+  tool({
     name: 'comments.upsertStatus',
     scopes: ['WRITE_COMMENTS'],
     description: "Set the calling agent's rolling STATUS comment for its open run on an issue: created the first time, replaced in place afterwards (same body: no change). Needs an agent-linked key and an open run (assignment opens one).",

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, defineTools, limit, page, tool } from './define.ts';
+import { cursor, defineTools, id, limit, page, tool } from './define.ts';
 import { EventOut } from './shapes.ts';
 
 export const eventTools = defineTools(
@@ -15,6 +15,14 @@ export const eventTools = defineTools(
       before: cursor.optional(),
     }),
     output: page(EventOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'events.get',
+    scopes: ['READ_ISSUES'],
+    description: 'One activity event by id.',
+    input: z.strictObject({ id: id('id') }),
+    output: EventOut,
     readOnly: true,
   }),
 );

@@ -15,6 +15,14 @@ export const labelTools = defineTools(
     readOnly: true,
   }),
   tool({
+    name: 'labels.get',
+    scopes: ['READ_ISSUES'],
+    description: 'One label by id.',
+    input: z.strictObject({ id: id('id') }),
+    output: LabelOut,
+    readOnly: true,
+  }),
+  tool({
     name: 'labels.create',
     scopes: ['WRITE_ISSUES'],
     description: 'Create a label (name unique in the workspace, case-insensitive; 409 label_exists).',

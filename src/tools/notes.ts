@@ -28,6 +28,14 @@ export const noteTools = defineTools(
     readOnly: true,
   }),
   tool({
+    name: 'notes.get',
+    scopes: ['READ_ISSUES'],
+    description: 'One of your own notes by id (archived too).',
+    input: z.strictObject({ id: id('id') }),
+    output: NoteOut,
+    readOnly: true,
+  }),
+  tool({
     name: 'notes.update',
     scopes: ['WRITE_ISSUES'],
     description: 'Edit one of your notes: title (null clears), body, pinned. Only the fields given change. Archived notes cannot be edited.',

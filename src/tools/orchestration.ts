@@ -156,6 +156,14 @@ export const crewTools = defineTools(
     readOnly: true,
   }),
   tool({
+    name: 'agentCrews.get',
+    scopes: ['READ_ISSUES'],
+    description: 'One crew by id, with its members (archived crews too).',
+    input: z.strictObject({ id: id('id') }),
+    output: CrewOut,
+    readOnly: true,
+  }),
+  tool({
     name: 'agentCrews.create',
     scopes: ['ADMIN'],
     description: 'Create a crew (ADMIN) with optional members [{agentId, role}]: PLANNER decomposes goals, WORKERs take steps, a REVIEWER judges them (and makes plans auto-judge by default).',
@@ -199,6 +207,13 @@ export const crewTools = defineTools(
     input: z.strictObject({ id: id('id') }),
     output: CrewOut,
   }),
+  tool({
+    name: 'agentCrews.unarchive',
+    scopes: ['ADMIN'],
+    description: 'Restore an archived crew (ADMIN; idempotent).',
+    input: z.strictObject({ id: id('id') }),
+    output: CrewOut,
+  }),
 );
 
 export const reviewGateTools = defineTools(
@@ -209,6 +224,14 @@ export const reviewGateTools = defineTools(
     input: z.strictObject({ status: gateStatus.optional(), planId: id('planId').optional(), goalId: id('goalId').optional(),
                             cursor: cursor.optional(), limit: limit(50, 200) }),
     output: page(GateOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'reviewGates.get',
+    scopes: ['READ_ISSUES'],
+    description: 'One review gate by id.',
+    input: z.strictObject({ id: id('id') }),
+    output: GateOut,
     readOnly: true,
   }),
   tool({

@@ -59,6 +59,14 @@ export const runTools = defineTools(
     readOnly: true,
   }),
   tool({
+    name: 'runs.get',
+    scopes: ['READ_ISSUES'],
+    description: 'One run by id.',
+    input: z.strictObject({ id: id('id') }),
+    output: RunOut,
+    readOnly: true,
+  }),
+  tool({
     name: 'runs.kick',
     scopes: ['WRITE_ISSUES'],
     description: "Nudge an ACTIVE run that has been quiet for 5 minutes or more: re-fires the agent's dispatch delivery (agent:dispatch:<agentId>) and records AGENT_RUN_KICKED; the run itself is unchanged. Otherwise {ok: true, kicked: false}.",

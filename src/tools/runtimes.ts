@@ -43,6 +43,14 @@ export const runtimeTools = defineTools(
     readOnly: true,
   }),
   tool({
+    name: 'runtimes.get',
+    scopes: ['ADMIN'],
+    description: 'One runtime by id (archived too); never its secret.',
+    input: z.strictObject({ id: id('id') }),
+    output: RuntimeOut,
+    readOnly: true,
+  }),
+  tool({
     name: 'runtimes.configure',
     scopes: ['ADMIN'],
     description: 'Set adapter configuration of a runtime: merged into the current config (merge true, default) or replacing it. Accepted keys: localWorkspaceTools, toolCapabilities, workspaceRoot, modeToolPolicyEnforced; runtimes offering CODEX also sandbox and approval. Unknown keys are a 400. Emits RUNTIME_UPDATED when the config changes.',
