@@ -1,3 +1,3 @@
--- Issue 16 (perf): search ranks a bounded set, busy workspaces take their number late, REST path.
+-- Search ranks at most the newest 1,000 matches (issue 16).
 
 --! include issues/search.sql

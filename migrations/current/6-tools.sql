@@ -1,20 +1,5 @@
--- Issue 6 (tools): the catalog past 200 tools; each tool reuses the in-app procedures and helpers.
-
--- Spec 4.14/4.15 keep these in-app only (not MCP); an earlier draft of this branch had them as tools.
-drop function if exists app_tools.agents_create(jsonb);
-drop function if exists app_tools.agents_update(jsonb);
-drop function if exists app_tools.agents_archive(jsonb);
-drop function if exists app_tools.agents_unarchive(jsonb);
-drop function if exists app_tools.members_add(jsonb);
-drop function if exists app_tools.members_remove(jsonb);
-drop function if exists app_tools.members_set_role(jsonb);
-drop function if exists app_tools.access_list_keys(jsonb);
-drop function if exists app_tools.access_revoke(jsonb);
-drop function if exists app_hidden.api_key_json(app_public.api_key);
-drop function if exists app_tools.comments_revisions(jsonb);
--- Over the runtime profile's 40 KB budget (docs/decisions.md).
-drop function if exists app_tools.workspace_update_settings(jsonb);
-drop function if exists app_tools.action_requests_get(jsonb);
+-- More of the catalog: get tools, archive/unarchive, members.list and read-only webhook tools; each reuses the
+-- existing finders, shapes and in-app procedures.
 
 --! include comments/find.sql
 --! include projects/tools/get.sql

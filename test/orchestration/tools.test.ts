@@ -37,7 +37,9 @@ describe('every tool of 4.11 and 4.12', () => {
       await c('agentCrews.setMemberRole', { memberId: member.id, role: 'REVIEWER' });
       await c('agentCrews.removeMember', { memberId: member.id });
       await c('agentCrews.list', {});
+      await c('agentCrews.get', { id: crew.id });
       await c('agentCrews.archive', { id: crew.id });
+      await c('agentCrews.unarchive', { id: crew.id });
 
       const goal = await c('goals.create', { title: `Goal ${via}`, issueId: issue.id });
       await c('goals.list', {});
@@ -54,6 +56,7 @@ describe('every tool of 4.11 and 4.12', () => {
       await c('plans.recordVerdict', { stepId: plan.steps[0].id, verdict: 'PASS', feedback: 'ok' });
       const gate = await c('reviewGates.open', { planId: dec.planId, stepId: plan.steps[1].id });
       await c('reviewGates.list', { planId: dec.planId });
+      await c('reviewGates.get', { id: gate.id });
       await c('reviewGates.resolve', { id: gate.id, decision: 'APPROVE' });
       await c('goals.get', { id: goal.id });
       await c('goals.abandon', { id: goal.id, reason: 'done testing' });
@@ -70,7 +73,7 @@ describe('every tool of 4.11 and 4.12', () => {
 
       const expected = TOOLS.filter((x) => NAMESPACES.includes(x.namespace)).map((x) => x.name).sort();
       expect([...called].sort()).toEqual(expected);
-      expect(expected).toHaveLength(8 + 4 + 6 + 5 + 7 + 3);
+      expect(expected).toHaveLength(8 + 4 + 6 + 5 + 9 + 4);
     });
   }
 

@@ -28,9 +28,13 @@ describe('outputs match their declared schemas', () => {
     await call('projects.update', { id: p.id, description: 'x' });
     await call('projects.list', { includeArchived: true });
     await call('initiatives.get', { id: init.id });
+    await call('projects.get', { id: p.id });
     await call('initiatives.unlinkProject', { projectId: p.id });
     await call('initiatives.linkProject', { initiativeId: init.id, projectId: p.id });
     await call('projects.archive', { id: p.id });
+    await call('projects.unarchive', { id: p.id });
+    await call('initiatives.archive', { id: init.id });
+    await call('initiatives.unarchive', { id: init.id });
 
     const a = await ok(t, ws.token, 'issues.create', { title: 'a' });
     const b = await ok(t, ws.token, 'issues.create', { title: 'b' });
@@ -54,6 +58,7 @@ describe('outputs match their declared schemas', () => {
 
     const n = await call('notes.create', { body: 'n' });
     await call('notes.update', { id: n.id, title: 't' });
+    await call('notes.get', { id: n.id });
     await call('notes.archive', { id: n.id });
     await call('notes.list', { archived: true });
     await call('notes.todayJournal', {});
