@@ -18,7 +18,7 @@ import { committedMigrationCount } from '../db/committed.ts';
 import type { Tool } from '../tools/define.ts';
 import { registerMcp } from './mcp.ts';
 import { McpSessions } from './mcp-subscriptions.ts';
-import { AppMetrics } from './metrics.ts';
+import { AppMetrics, type ToolSurface } from './metrics.ts';
 import { openApiJson } from './openapi.ts';
 import { registerOriginGuard, type OriginPolicy } from './origin-guard.ts';
 import { RateLimiter, type RateSurface } from './rate-limit.ts';
@@ -32,7 +32,7 @@ export interface AppServices {
   /** Counts `calls` calls of the caller (shared across processes); throws the 429 when over the limit. */
   rateLimit(caller: Caller, surface: RateSurface, calls?: number): Promise<void>;
   /** Runs a tool (the runner's output JSON), counted and timed in /metrics. */
-  callTool(caller: Caller, t: Tool, args: unknown, surface: 'rest' | 'rpc' | 'graphql'): Promise<string>;
+  callTool(caller: Caller, t: Tool, args: unknown, surface: ToolSurface): Promise<string>;
   /** MCP sessions with resource subscriptions (only with the event feed). */
   mcpSessions?: McpSessions;
 }

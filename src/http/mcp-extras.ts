@@ -95,10 +95,8 @@ export async function handleExtra(
     }
     case 'resources/list': {
       const resources: unknown[] = [{ uri: WORKSPACE_URI, name: 'workspace', title: 'This workspace', description: 'The workspace of this key: key, name, settings.', mimeType: 'application/json' }];
-      const issues = await call(services, caller, 'issues.list', { open: true, limit: 50 }).catch((err) => {
-        if (err instanceof RpcFault) return { items: [] }; // a key without READ_ISSUES still lists the workspace
-        throw err;
-      });
+      // A key without READ_ISSUES (or READ_PROJECTS, READ_CYCLES) still lists the workspace.
+      const issues = await optional(call(services, caller, 'issues.list', { open: true, limit: 50 }));
       for (const i of issues.items) resources.push({ uri: `issue://${i.key}`, name: i.key, title: `${i.key}: ${i.title}`, mimeType: 'application/json' });
       const projects = await optional(call(services, caller, 'projects.list', { limit: 50 }));
       for (const p of projects.items) resources.push({ uri: `project://${p.id}`, name: p.name, title: `Project ${p.name}`, mimeType: 'application/json' });
@@ -199,18 +197,9 @@ async function readResource(services: AppServices, caller: Caller, uri: string):
   const ref = decodeURIComponent(m[2]!);
   if (scheme === 'issue') return readIssue(services, caller, ref);
   if (scheme === 'cycle') return call(services, caller, 'cycles.get', { id: ref });
-  // Projects have no get tool: find it in the (archived included) list, then its open issues.
-  let cursor: string | undefined;
-  do {
-    const page = await call(services, caller, 'projects.list', { includeArchived: true, limit: 200, ...(cursor ? { cursor } : {}) });
-    const project = (page.items as Array<{ id: string }>).find((p) => p.id === ref);
-    if (project) {
-      const issues = await optional(call(services, caller, 'issues.list', { projectId: project.id, open: true, limit: 50 }));
-      return { ...project, openIssues: issues.items };
-    }
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
-  throw new RpcFault(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri, error: 'not_found', status: 404 });
+  const project = await call(services, caller, 'projects.get', { id: ref });
+  const issues = await optional(call(services, caller, 'issues.list', { projectId: project.id, open: true, limit: 50 }));
+  return { ...project, openIssues: issues.items };
 }
 
 /** A list the key may lack the scope for: empty instead of failing the whole answer. */

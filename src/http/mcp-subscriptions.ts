@@ -101,16 +101,15 @@ export class McpSessions {
     }
     const targets = [...this.sessions.values()].filter((s) => s.workspaceId === msg.workspaceId && s.subs.size > 0 && s.streams.size > 0);
     if (targets.length === 0) return;
-    const { rows } = await this.ownerPool.query<{ subject_type: string; subject_id: string | null; issue_id: string | null; workspace_id: string }>(
-      `select subject_type, subject_id, payload->>'issueId' as issue_id, workspace_id
-         from app_public.activity_events where id = $1`, [msg.id]);
+    const { rows } = await this.ownerPool.query<{ subject_type: string; subject_id: string | null; issue_id: string | null }>(
+      `select subject_type, subject_id, payload->>'issueId' as issue_id
+         from app_public.activity_events where id = $1 and workspace_id = $2`, [msg.id, msg.workspaceId]);
     const e = rows[0];
     if (!e) return;
     const touched = new Set<string>();
     if (e.subject_id) touched.add(`${e.subject_type}:${e.subject_id}`);
     if (e.issue_id) touched.add(`issue:${e.issue_id}`);
     for (const s of targets) {
-      if (s.workspaceId !== e.workspace_id) continue;
       for (const sub of s.subs.values()) {
         if (!touched.has(`${sub.subjectType}:${sub.subjectId}`)) continue;
         const frame = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: sub.uri } })}\n\n`;

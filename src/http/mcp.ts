@@ -14,8 +14,14 @@ import { ApiError } from '../errors.ts';
 import { findTool, fullListing, mcpDescriptor, selectTools } from '../tools/catalog.ts';
 import { sendRpcError, type AppServices } from './app.ts';
 import { handleExtra, RpcFault, type McpContext } from './mcp-extras.ts';
+import { openEventStream } from './sse.ts';
 
 const TOOLS_PAGE_SIZE = 100;
+/** The client's Mcp-Session-Id (named by initialize; mcp-subscriptions.ts). */
+const sessionOf = (req: FastifyRequest) => {
+  const h = req.headers['mcp-session-id'];
+  return typeof h === 'string' && h ? h : undefined;
+};
 /** decisions.md: a JSON-RPC batch holds at most 50 calls; each counts against the key's rate limit. */
 export const MAX_BATCH = 50;
 type Id = string | number | null;
@@ -63,8 +69,7 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
     // Every message of a batch counts (one upsert for the whole request).
     await services.rateLimit(caller, 'rpc', messages.length);
 
-    const header = req.headers['mcp-session-id'];
-    const session: McpContext = { sessionId: typeof header === 'string' && header ? header : undefined };
+    const session: McpContext = { sessionId: sessionOf(req) };
     const responses: string[] = [];
     for (const message of messages) {
       const response = await handleMessage(services, caller, selectors, message, req, session);
@@ -79,21 +84,13 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
   app.post('/api/mcp', handler);
   const notAllowed = (reply: FastifyReply) =>
     sendRpcError(reply.header('allow', 'POST'), new ApiError(405, { error: 'method_not_allowed', message: 'This MCP endpoint streams only for a session (Mcp-Session-Id from initialize); otherwise it answers POST.' }));
-  const sessionOf = (req: FastifyRequest) => {
-    const h = req.headers['mcp-session-id'];
-    return typeof h === 'string' && h ? h : undefined;
-  };
   // GET with the session id: the stream of server notifications (notifications/resources/updated).
   const stream = async (req: FastifyRequest, reply: FastifyReply) => {
     const id = sessionOf(req);
     const sessions = services.mcpSessions;
     if (!id || !sessions || !String(req.headers.accept ?? '').includes('text/event-stream')) return notAllowed(reply);
     const caller = await services.keys.authenticate(req.headers.authorization);
-    reply.hijack();
-    const res = reply.raw;
-    req.socket.setNoDelay(true);
-    req.socket.setKeepAlive(true, 30_000);
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no', 'mcp-session-id': id });
+    const res = openEventStream(req, reply, { 'mcp-session-id': id });
     res.write(': connected\n\n');
     if (!sessions.attach(id, caller, res)) res.end();
   };

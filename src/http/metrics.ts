@@ -34,6 +34,9 @@ export interface AppMetricsSources {
   events?: EventHub;
 }
 
+/** Where a tool call came in: a REST alias, JSON-RPC, or a GraphQL tool mutation. */
+export type ToolSurface = 'rest' | 'rpc' | 'graphql';
+
 export class AppMetrics {
   readonly registry = new Registry();
   private readonly calls: Counter<'tool' | 'surface' | 'status'>;
@@ -125,7 +128,7 @@ export class AppMetrics {
   }
 
   /** Times one tool call and counts it under the status it ended with (500 for unexpected failures). */
-  async time<T>(tool: string, surface: 'rest' | 'rpc' | 'graphql', fn: () => Promise<T>): Promise<T> {
+  async time<T>(tool: string, surface: ToolSurface, fn: () => Promise<T>): Promise<T> {
     const started = process.hrtime.bigint();
     let status = 500;
     try {

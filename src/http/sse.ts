@@ -3,10 +3,27 @@
  * `Last-Event-ID` (header, or `?lastEventId=` for clients that cannot set headers) resumes from the
  * stored log; see src/events/hub.ts.
  */
-import type { FastifyInstance } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasScope, type KeyAuthenticator } from '../auth/keys.ts';
 import { scopeRequired } from '../errors.ts';
 import type { EventHub } from '../events/hub.ts';
+
+/** Takes the response over from Fastify and opens it as an SSE stream (also the MCP session stream, mcp.ts). */
+export function openEventStream(req: FastifyRequest, reply: FastifyReply, headers: Record<string, string> = {}): ServerResponse {
+  reply.hijack();
+  const res = reply.raw;
+  req.socket.setNoDelay(true);
+  req.socket.setKeepAlive(true, 30_000);
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no', // proxies (nginx) must not buffer the stream
+    ...headers,
+  });
+  return res;
+}
 
 export function registerSse(app: FastifyInstance, keys: KeyAuthenticator, hub: EventHub): void {
   app.get<{ Querystring: { lastEventId?: string } }>('/api/plugins/events', async (req, reply) => {
@@ -15,16 +32,7 @@ export function registerSse(app: FastifyInstance, keys: KeyAuthenticator, hub: E
     const header = req.headers['last-event-id'];
     const lastEventId = (Array.isArray(header) ? header[0] : header) ?? req.query.lastEventId;
 
-    reply.hijack();
-    const res = reply.raw;
-    req.socket.setNoDelay(true);
-    req.socket.setKeepAlive(true, 30_000);
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no', // proxies (nginx) must not buffer the stream
-    });
+    const res = openEventStream(req, reply);
     // Reconnect hint for EventSource clients; the hub writes `: connected` once the start is fixed.
     res.write('retry: 2000\n\n');
     try {
