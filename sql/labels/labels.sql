@@ -1,14 +1,26 @@
 -- labels: helper functions and in-app procedures.
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
+create or replace function app_hidden.find_label(p_id text)
+ returns app_public.labels
+ language plpgsql
+ stable
+as $$
+begin
+  return app_hidden.found(
+    (select l from app_public.labels l
+     where l.id = app_hidden.parse_uuid(p_id, 'id') and l.workspace_id = app_hidden.current_workspace_id()), 'Label');
+end
+$$;
+comment on function app_hidden.find_label(p_id text) is 'A label of the caller''s workspace by id, else 404 naming id.';
+grant execute on function app_hidden.find_label(p_id text) to svc_visitor;
+
 create or replace function app_hidden.find_label_for_write(p_id text)
  returns app_public.labels
  language plpgsql
 as $$
 declare
-  v_label app_public.labels := app_hidden.found(
-    (select l from app_public.labels l
-     where l.id = app_hidden.parse_uuid(p_id, 'id') and l.workspace_id = app_hidden.current_workspace_id()), 'Label');
+  v_label app_public.labels := app_hidden.find_label(p_id);
 begin
   if not app_hidden.issues_unrestricted() then
     raise exception 'A key with project or label narrowing may not change workspace labels'

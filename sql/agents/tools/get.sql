@@ -8,8 +8,7 @@ create or replace function app_tools.agents_get(args jsonb)
  stable
 as $$
 begin
-  return app_hidden.agent_json(app_hidden.found((select a from app_public.agents a
-    where a.id = app_hidden.parse_uuid(args->>'id', 'id') and a.workspace_id = app_hidden.current_workspace_id()), 'Agent'));
+  return app_hidden.agent_json(app_hidden.find_agent(args->>'id', null, 'id'));
 end
 $$;
 comment on function app_tools.agents_get(args jsonb) is 'agents.get: One agent by id (archived too).';

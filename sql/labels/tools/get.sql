@@ -8,8 +8,7 @@ create or replace function app_tools.labels_get(args jsonb)
  stable
 as $$
 begin
-  return app_hidden.label_json(app_hidden.found((select l from app_public.labels l
-    where l.id = app_hidden.parse_uuid(args->>'id', 'id') and l.workspace_id = app_hidden.current_workspace_id()), 'Label'));
+  return app_hidden.label_json(app_hidden.find_label(args->>'id'));
 end
 $$;
 comment on function app_tools.labels_get(args jsonb) is 'labels.get: One label by id.';

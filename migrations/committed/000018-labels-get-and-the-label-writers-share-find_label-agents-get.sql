@@ -1,0 +1,97 @@
+--! Previous: sha1:8ef5816efa82a0278a084e27725bbf4b289a6414
+--! Hash: sha1:ae49ee97bd322b2d186b92e7e805190a0eb74d05
+--! Message: labels.get and the label writers share find_label; agents.get uses find_agent
+
+--! split: 1-current.sql
+-- labels.get and the label writers share app_hidden.find_label; agents.get uses app_hidden.find_agent.
+--! Included labels/labels.sql
+-- labels: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.find_label(p_id text)
+ returns app_public.labels
+ language plpgsql
+ stable
+as $$
+begin
+  return app_hidden.found(
+    (select l from app_public.labels l
+     where l.id = app_hidden.parse_uuid(p_id, 'id') and l.workspace_id = app_hidden.current_workspace_id()), 'Label');
+end
+$$;
+comment on function app_hidden.find_label(p_id text) is 'A label of the caller''s workspace by id, else 404 naming id.';
+grant execute on function app_hidden.find_label(p_id text) to svc_visitor;
+
+create or replace function app_hidden.find_label_for_write(p_id text)
+ returns app_public.labels
+ language plpgsql
+as $$
+declare
+  v_label app_public.labels := app_hidden.find_label(p_id);
+begin
+  if not app_hidden.issues_unrestricted() then
+    raise exception 'A key with project or label narrowing may not change workspace labels'
+      using errcode = 'SV403', detail = 'narrowing';
+  end if;
+  return v_label;
+end
+$$;
+comment on function app_hidden.find_label_for_write(p_id text) is 'A label of the caller''s workspace (404 otherwise) that the key may change (403 narrowing for narrowed keys).';
+grant execute on function app_hidden.find_label_for_write(p_id text) to svc_visitor;
+
+create or replace function app_hidden.label_json(l app_public.labels)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object('id', l.id, 'name', l.name, 'color', l.color, 'description', l.description,
+                            'createdAt', l.created_at, 'updatedAt', l.updated_at)
+$$;
+comment on function app_hidden.label_json(l app_public.labels) is 'Label {id, name, color, description, createdAt, updatedAt}.';
+grant execute on function app_hidden.label_json(l app_public.labels) to svc_visitor;
+
+create or replace function app_hidden.raise_label_name_taken(p_name text)
+ returns void
+ language plpgsql
+as $$
+begin
+  raise exception 'A label named "%" already exists', p_name using errcode = 'SV409', detail = 'label_exists', column = 'name';
+end
+$$;
+comment on function app_hidden.raise_label_name_taken(p_name text) is 'Raises 409 label_exists (names are unique per workspace, case-insensitively).';
+grant execute on function app_hidden.raise_label_name_taken(p_name text) to svc_visitor;
+--! EndIncluded labels/labels.sql
+--! Included labels/tools/get.sql
+-- The labels.get tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- one label of the workspace.
+create or replace function app_tools.labels_get(args jsonb)
+ returns jsonb
+ language plpgsql
+ stable
+as $$
+begin
+  return app_hidden.label_json(app_hidden.find_label(args->>'id'));
+end
+$$;
+comment on function app_tools.labels_get(args jsonb) is 'labels.get: One label by id.';
+grant execute on function app_tools.labels_get(args jsonb) to svc_visitor;
+--! EndIncluded labels/tools/get.sql
+--! Included agents/tools/get.sql
+-- The agents.get tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- one agent of the workspace (archived included).
+create or replace function app_tools.agents_get(args jsonb)
+ returns jsonb
+ language plpgsql
+ stable
+as $$
+begin
+  return app_hidden.agent_json(app_hidden.find_agent(args->>'id', null, 'id'));
+end
+$$;
+comment on function app_tools.agents_get(args jsonb) is 'agents.get: One agent by id (archived too).';
+grant execute on function app_tools.agents_get(args jsonb) to svc_visitor;
+--! EndIncluded agents/tools/get.sql
