@@ -129,7 +129,7 @@ create table app_public.activity_events (
   actor_agent_id uuid,
   actor_key_id uuid,
   created_at timestamp with time zone default now() not null,
-  stream_pos bigint, -- Commit-ordered position within the workspace (allocated at commit by _900_sequence_and_notify). SSE resumes with stream_pos > the last delivered one; NULL only inside the writing transaction.
+  stream_pos bigint, -- Position in the workspace's event stream, handed out after commit by app_private.sequence_events (one sequencer at a time, so every snapshot sees a prefix). SSE resumes with stream_pos > the last delivered one; NULL until sequenced (moments after commit).
   constraint activity_events_pkey PRIMARY KEY (id),
   constraint activity_events_seq_key UNIQUE (seq),
   constraint activity_events_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE
@@ -137,6 +137,7 @@ create table app_public.activity_events (
 CREATE INDEX activity_events_kind_idx ON app_public.activity_events USING btree (workspace_id, kind, seq DESC);
 CREATE INDEX activity_events_recent_idx ON app_public.activity_events USING btree (workspace_id, seq DESC);
 CREATE INDEX activity_events_subject_idx ON app_public.activity_events USING btree (workspace_id, subject_type, subject_id, seq DESC);
+CREATE INDEX activity_events_unsequenced_idx ON app_public.activity_events USING btree (seq) WHERE (stream_pos IS NULL);
 CREATE UNIQUE INDEX activity_events_stream_idx ON app_public.activity_events USING btree (workspace_id, stream_pos);
 alter table app_public.activity_events enable row level security;
 alter table app_public.activity_events force row level security;
@@ -145,7 +146,6 @@ create policy owner_all on app_public.activity_events for all to current_user us
 create policy select_in_workspace on app_public.activity_events for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.event_subject_visible(subject_type, subject_id))));
 CREATE TRIGGER _500_webhooks AFTER INSERT ON app_public.activity_events FOR EACH ROW EXECUTE FUNCTION app_private.tg_activity_events__webhooks();
 CREATE TRIGGER _510_agent_dispatch AFTER INSERT ON app_public.activity_events FOR EACH ROW WHEN (new.kind = 'AGENT_ASSIGNED'::text) EXECUTE FUNCTION app_private.tg_activity_events__agent_dispatch();
-CREATE CONSTRAINT TRIGGER _900_sequence_and_notify AFTER INSERT ON app_public.activity_events DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app_private.tg_activity_events__sequence();
 
 -- An agent's role in a crew (one role per agent per crew).
 create table app_public.agent_crew_members (
@@ -1478,6 +1478,7 @@ create policy select_own_workspace on app_public.workspaces for select to svc_vi
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__seed_statuses();
 CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF auto_dispatch, auto_dispatch_mode ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__wake_dispatcher();
+CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__drop_number_sequence();
 
 -- functions of app_public (definitions in sql/)
 -- app_public.access_create(app_public.api_key_kind,uuid,integer,app_public.api_key_scope[],uuid[],uuid[],uuid[],text) returns app_public.issued_api_key; plpgsql volatile; execute: svc_visitor; auth/keys.sql
@@ -1632,6 +1633,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.insert_cycle(app_public.workspaces,text,date,date,text) returns app_public.cycles; plpgsql volatile; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.is_workspace_admin() returns boolean; sql stable security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.issue_after_write(uuid) returns app_public.issues; plpgsql stable; execute: svc_visitor; issues/write.sql
+-- app_hidden.issue_create_refs(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; issues/write.sql
 -- app_hidden.issue_extra_json(app_public.issues,jsonb) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_for_write(text,text) returns app_public.issues; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.issue_has_ancestor(uuid,uuid) returns boolean; sql stable security definer; execute: svc_visitor; issues/write.sql
@@ -1745,7 +1747,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.user_today(text) returns date; plpgsql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.utc_today() returns date; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.uuid_array(jsonb,text) returns uuid[]; plpgsql immutable; execute: svc_visitor; core/util.sql
--- app_hidden.visible_parent_id(uuid) returns uuid; sql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.visible_parent_id(uuid) returns uuid; plpgsql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.watcher_json(app_public.issue_watchers) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.webhook_create(text,text[],text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_delete(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
@@ -1877,17 +1879,6 @@ alter table app_private.webhook_secrets enable row level security;
 alter table app_private.webhook_secrets force row level security;
 create policy owner_all on app_private.webhook_secrets for all to current_user using (true) with check (true);
 
--- Per-workspace issue number allocator, kept off the workspace row so reads never wait on it.
-create table app_private.workspace_counters (
-  workspace_id uuid not null,
-  last_issue_number integer default 0 not null,
-  constraint workspace_counters_pkey PRIMARY KEY (workspace_id),
-  constraint workspace_counters_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE
-);
-alter table app_private.workspace_counters enable row level security;
-alter table app_private.workspace_counters force row level security;
-create policy owner_all on app_private.workspace_counters for all to current_user using (true) with check (true);
-
 -- functions of app_private (definitions in sql/)
 -- app_private.add_member(uuid,text,text) returns jsonb; plpgsql volatile; execute: owner only; workspace/members.sql
 -- app_private.api_key_info(app_private.api_keys,uuid) returns app_public.api_key; sql stable; execute: owner only; auth/keys.sql
@@ -1916,6 +1907,7 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_private.generate_api_token() returns record; plpgsql volatile; execute: owner only; auth/keys.sql
 -- app_private.issue_api_key(uuid,uuid,text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text,uuid) returns app_public.issued_api_key; plpgsql volatile; execute: owner only; auth/keys.sql
 -- app_private.issue_last_event_at(uuid,uuid,text) returns timestamp with time zone; sql stable; execute: owner only; dispatch/watchdogs.sql
+-- app_private.issue_number_sequence(uuid) returns text; sql immutable; execute: owner only; issues/triggers.sql
 -- app_private.new_webhook_secret() returns text; sql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.notification_preference_effective(uuid,uuid,text) returns TABLE(enabled boolean, delivery text, source text); sql stable; execute: owner only; notification/preferences.sql
 -- app_private.plugin_info(app_private.plugins) returns app_public.plugin_info; sql stable; execute: owner only; auth/plugins.sql
@@ -1927,12 +1919,12 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_private.require_scopes_within(app_private.caller,text[]) returns void; plpgsql stable; execute: owner only; auth/keys.sql
 -- app_private.revoke_api_key(uuid) returns app_private.api_keys; plpgsql volatile; execute: owner only; auth/keys.sql
 -- app_private.rotate_agent_webhook_secret(uuid) returns text; plpgsql volatile; execute: owner only; agents/agents.sql
+-- app_private.sequence_events(integer) returns integer; plpgsql volatile security definer; execute: owner only; events/stream.sql
 -- app_private.set_agent_archived(uuid,uuid,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.set_member_role(uuid,uuid,text) returns app_public.memberships; plpgsql volatile; execute: owner only; workspace/members.sql
 -- app_private.sweep_stale_runs(timestamp with time zone) returns jsonb; plpgsql volatile security definer; execute: owner only; runs/runs.sql
 -- app_private.tg_action_requests__events() returns trigger; plpgsql volatile security definer; execute: owner only; actionRequests/triggers.sql
 -- app_private.tg_activity_events__agent_dispatch() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
--- app_private.tg_activity_events__sequence() returns trigger; plpgsql volatile security definer; execute: owner only; events/triggers.sql
 -- app_private.tg_activity_events__webhooks() returns trigger; plpgsql volatile security definer; execute: owner only; events/triggers.sql
 -- app_private.tg_agent_crew_members__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_agent_crews__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
@@ -1962,6 +1954,7 @@ create policy owner_all on app_private.workspace_counters for all to current_use
 -- app_private.tg_memberships__events() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
 -- app_private.tg_projects__events() returns trigger; plpgsql volatile security definer; execute: owner only; projects/triggers.sql
 -- app_private.tg_review_gates__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
+-- app_private.tg_workspaces__drop_number_sequence() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
 -- app_private.tg_workspaces__seed_statuses() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
 -- app_private.tg_workspaces__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.touch_api_keys(uuid[]) returns void; sql volatile; execute: owner only; auth/keys.sql

@@ -89,7 +89,9 @@ const REFERENCE: Record<string, string> = {
 };
 
 async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn('node', ['bin/svc.js', 'start'], {
+  // BENCH_NODE_ARGS, e.g. '--cpu-prof --cpu-prof-dir=prof': flags for the server's Node (profiling it under load).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn('node', [...nodeArgs, 'bin/svc.js', 'start'], {
     env: { ...process.env, DATABASE_URL: databaseUrl, SVC_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', SVC_RATE_LIMIT_RPC_PER_MIN: '0', SVC_RATE_LIMIT_REST_PER_MIN: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -239,7 +241,7 @@ async function main() {
 
     /**
      * Many issues fast, for the growth measurement (only issues.list reads them): triggers off
-     * (session_replication_role = replica), numbers and keys written here, the counter moved past them.
+     * (session_replication_role = replica), numbers and keys written here, the workspace's number sequence moved past them.
      * No events are written for these.
      */
     const bulkIssues = async (workspaceId: string, n: number) => {
@@ -248,7 +250,7 @@ async function main() {
         await client.query('begin');
         await client.query('set local session_replication_role = replica');
         await client.query(
-          `with counter as (select coalesce((select last_issue_number from app_private.workspace_counters where workspace_id = $1), 0) as last),
+          `with counter as (select coalesce((select max(number) from app_public.issues where workspace_id = $1), 0) as last),
                 ws as (select key from app_public.workspaces where id = $1)
            insert into app_public.issues (workspace_id, number, key, title, status_id, priority)
            select $1, counter.last + g, ws.key || '-' || (counter.last + g),
@@ -259,9 +261,8 @@ async function main() {
                   (array['NONE','LOW','MEDIUM','HIGH','URGENT'])[1 + g % 5]
            from counter, ws, generate_series(1, $2) g`, [workspaceId, n]);
         await client.query(
-          `insert into app_private.workspace_counters (workspace_id, last_issue_number)
-           values ($1, (select max(number) from app_public.issues where workspace_id = $1))
-           on conflict (workspace_id) do update set last_issue_number = excluded.last_issue_number`, [workspaceId]);
+          `select setval(app_private.issue_number_sequence($1)::regclass, (select max(number) from app_public.issues where workspace_id = $1))`,
+          [workspaceId]);
         await client.query('commit');
       } finally {
         client.release();
@@ -403,7 +404,8 @@ async function main() {
       if (SELECTED.includes(tool)) await measure(tool, tool, work[tool]!);
     }
     if (SELECTED.includes('issues.create')) {
-      // One busy workspace: every client creates in the same workspace (one counter row).
+      // One busy workspace: every client creates in the same workspace (the reference: one counter row locked
+      // to commit; the service: the workspace's number sequence).
       await measure('issues.create (busy workspace)', 'issues.create', {
         leaves: [{ ws: busy, args: createArgs }],
         restRequest: () => ({ token: busy.token, args: createArgs }),

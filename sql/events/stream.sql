@@ -56,9 +56,44 @@ create or replace function app_hidden.stream_position(p_event_id uuid, p_max_age
  language sql
  stable
 as $$
-  select e.stream_pos from app_public.activity_events e
+  -- An event not positioned yet (committed moments ago; app_private.sequence_events) resumes from the head:
+  -- it and whatever follows it arrive live.
+  select coalesce(e.stream_pos, app_hidden.stream_head()) from app_public.activity_events e
   where e.id = p_event_id and e.workspace_id = app_hidden.current_workspace_id()
     and e.created_at > now() - p_max_age
 $$;
-comment on function app_hidden.stream_position(p_event_id uuid, p_max_age interval) is 'SSE resume: stream position of a Last-Event-ID the caller may see and that is younger than p_max_age; NULL otherwise.';
+comment on function app_hidden.stream_position(p_event_id uuid, p_max_age interval) is 'SSE resume: stream position of a Last-Event-ID the caller may see and that is younger than p_max_age (the head if it has none yet); NULL otherwise.';
 grant execute on function app_hidden.stream_position(p_event_id uuid, p_max_age interval) to svc_visitor;
+
+create or replace function app_private.sequence_events(p_limit integer)
+ returns integer
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  r record;
+  v_count integer := 0;
+begin
+  -- One sequencer at a time in the database, whichever process calls: positions are handed out only here,
+  -- in transactions that follow one another, so every snapshot sees a prefix of each workspace's positions
+  -- and a reader resuming after position P can never miss an event that gets a lower one later. Writers
+  -- take no lock and send no NOTIFY (whose database-wide lock is held through every commit's WAL flush).
+  if not pg_try_advisory_xact_lock(1398161490, 0) then
+    return 0;
+  end if;
+  for r in
+    update app_public.activity_events e set stream_pos = p.pos
+    from (select t.id, nextval('app_private.activity_event_stream_pos') as pos
+          from (select u.id from app_public.activity_events u where u.stream_pos is null order by u.seq limit p_limit) t) p
+    where e.id = p.id and e.stream_pos is null
+    returning e.id, e.seq, e.stream_pos, e.workspace_id
+  loop
+    perform pg_notify('svc_events', json_build_object(
+      'id', r.id, 'seq', r.seq, 'pos', r.stream_pos, 'workspaceId', r.workspace_id)::text);
+    v_count := v_count + 1;
+  end loop;
+  return v_count;
+end
+$$;
+comment on function app_private.sequence_events(p_limit integer) is 'Gives committed events without a stream position one (oldest first, at most p_limit) and NOTIFYs svc_events {id, seq, pos, workspaceId} for each; returns how many. Called in a loop by every process''s Notifier; one runs at a time.';

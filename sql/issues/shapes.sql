@@ -78,15 +78,18 @@ grant execute on function app_hidden.issue_extra_json(i app_public.issues, p_lab
 
 create or replace function app_hidden.visible_parent_id(p_parent_id uuid)
  returns uuid
- language sql
+ language plpgsql
  stable
 as $$
-  select case
-    when p_parent_id is null then null
-    when app_hidden.issues_unrestricted() then p_parent_id
-    -- Runs as the caller: the issues policy decides whether the parent is visible.
-    else (select p.id from app_public.issues p where p.id = p_parent_id)
-  end
+begin
+  -- plpgsql, not SQL: called per row of every issue shape, and a SQL function with a subquery is planned again
+  -- in every statement (PostgreSQL 17); most issues have no parent and most keys are not narrowed.
+  if p_parent_id is null or app_hidden.issues_unrestricted() then
+    return p_parent_id;
+  end if;
+  -- Runs as the caller: the issues policy decides whether the parent is visible.
+  return (select p.id from app_public.issues p where p.id = p_parent_id);
+end
 $$;
 comment on function app_hidden.visible_parent_id(p_parent_id uuid) is 'The parent issue id as the caller may see it: NULL for a narrowed key that cannot see the parent (its id stays hidden, docs/decisions.md).';
 grant execute on function app_hidden.visible_parent_id(p_parent_id uuid) to svc_visitor;

@@ -19,6 +19,14 @@ end
 $$;
 comment on function app_private.tg_issue_labels__events() is 'ISSUE_UPDATED (changes labelIds) when labels are added to or removed from an existing issue (not in the transaction that creates it).';
 
+create or replace function app_private.issue_number_sequence(p_workspace_id uuid)
+ returns text
+ language sql
+ immutable
+ set search_path to 'pg_catalog'
+as $$ select 'app_private.issue_numbers_' || replace(p_workspace_id::text, '-', '') $$;
+comment on function app_private.issue_number_sequence(p_workspace_id uuid) is 'The qualified name of a workspace''s issue number sequence (created with the workspace).';
+
 create or replace function app_private.tg_issues__assign_number()
  returns trigger
  language plpgsql
@@ -26,15 +34,15 @@ create or replace function app_private.tg_issues__assign_number()
  set search_path to 'pg_catalog'
 as $$
 begin
-  insert into app_private.workspace_counters as c (workspace_id, last_issue_number)
-  values (new.workspace_id, 1)
-  on conflict (workspace_id) do update set last_issue_number = c.last_issue_number + 1
-  returning last_issue_number into new.number;
+  -- A sequence, not a counter row: a row would stay locked until commit (its WAL flush included), so the
+  -- creates of one workspace would queue one behind the other. The price: a create that fails after this
+  -- point leaves a gap in the numbers (docs/decisions.md).
+  new.number := nextval(app_private.issue_number_sequence(new.workspace_id)::regclass);
   new.key := (select w.key from app_public.workspaces w where w.id = new.workspace_id) || '-' || new.number;
   return new;
 end
 $$;
-comment on function app_private.tg_issues__assign_number() is 'BEFORE INSERT on issues: next per-workspace number and the key <WS>-<n>.';
+comment on function app_private.tg_issues__assign_number() is 'BEFORE INSERT on issues: the next number of the workspace''s sequence and the key <WS>-<n>.';
 
 create or replace function app_private.tg_issues__events()
  returns trigger

@@ -278,3 +278,50 @@ end
 $$;
 comment on function app_hidden.update_issue(p_issue app_public.issues, args jsonb) is 'Applies an issues.update patch (only the keys present; null clears a nullable field) to a locked issue. Writes only when something changed, so the triggers record ISSUE_STATUS_CHANGED / ISSUE_PRIORITY_CHANGED / ISSUE_QUEUED / one merged ISSUE_UPDATED for real changes only. 403 narrowing when the result would leave the key''s reach.';
 grant execute on function app_hidden.update_issue(p_issue app_public.issues, args jsonb) to svc_visitor;
+
+-- issues.create's checks, apart from the insert: issues.createMany runs them for every item before any item
+-- takes a number.
+create or replace function app_hidden.issue_create_refs(args jsonb)
+ returns jsonb
+ language plpgsql
+ stable
+as $$
+declare
+  v_ws uuid := app_hidden.current_workspace_id();
+  v_status_id uuid;
+  v_project_id uuid;
+  v_parent app_public.issues;
+  v_label_ids uuid[] := app_hidden.uuid_array(args->'labelIds', 'labelIds');
+begin
+  if args ? 'statusId' and args->>'statusId' is not null then
+    select id into v_status_id from app_public.statuses
+    where id = app_hidden.parse_uuid(args->>'statusId', 'statusId') and workspace_id = v_ws;
+    if v_status_id is null then
+      raise exception 'Status not found' using errcode = 'SV404', column = 'statusId';
+    end if;
+  else
+    select id into v_status_id from app_public.statuses where workspace_id = v_ws and is_default;
+  end if;
+
+  if args->>'projectId' is not null then
+    select id into v_project_id from app_public.projects
+    where id = app_hidden.parse_uuid(args->>'projectId', 'projectId') and archived_at is null;
+    if v_project_id is null then
+      raise exception 'Project not found' using errcode = 'SV404', column = 'projectId';
+    end if;
+  end if;
+
+  if args->>'parentId' is not null then
+    v_parent := app_hidden.find_issue(args->>'parentId', 'parentId');
+  end if;
+
+  if cardinality(v_label_ids) > 0
+     and (select count(*) from app_public.labels where id = any(v_label_ids)) <> cardinality(v_label_ids) then
+    raise exception 'Label not found' using errcode = 'SV404', column = 'labelIds';
+  end if;
+
+  return jsonb_build_object('statusId', v_status_id, 'projectId', v_project_id, 'parentId', v_parent.id);
+end
+$$;
+comment on function app_hidden.issue_create_refs(args jsonb) is 'issues.create''s checks without the insert: the status (default unless statusId), project, parent and labels, resolved as {statusId, projectId, parentId}; 404 naming the field otherwise.';
+grant execute on function app_hidden.issue_create_refs(args jsonb) to svc_visitor;

@@ -36,12 +36,6 @@ create policy select_workspace_members on app_public.users for select to svc_vis
   WHERE ((m.user_id = users.id) AND (m.workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id))))));
 comment on policy select_workspace_members on app_public.users is 'Users are visible only when they are members of the caller''s workspace.';
 
-drop policy if exists owner_all on app_private.workspace_counters;
-create policy owner_all on app_private.workspace_counters for all to current_user
-  using (true)
-  with check (true);
-comment on policy owner_all on app_private.workspace_counters is 'The schema owner allocates issue numbers.';
-
 drop policy if exists owner_all on app_public.workspaces;
 create policy owner_all on app_public.workspaces for all to current_user
   using (true)

@@ -37,17 +37,33 @@ begin
     (new.id, 'In Review', 'IN_REVIEW', '#8b5cf6', 3, false),
     (new.id, 'Done', 'DONE', '#22c55e', 4, false),
     (new.id, 'Canceled', 'CANCELED', '#ef4444', 5, false);
-  insert into app_private.workspace_counters (workspace_id) values (new.id);
+  execute format('create sequence %s as integer', app_private.issue_number_sequence(new.id));
   return null;
 end
 $$;
-comment on function app_private.tg_workspaces__seed_statuses() is 'AFTER INSERT on workspaces: the six default statuses and the issue counter.';
+comment on function app_private.tg_workspaces__seed_statuses() is 'AFTER INSERT on workspaces: the six default statuses and the workspace''s issue number sequence.';
+
+create or replace function app_private.tg_workspaces__drop_number_sequence()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  execute format('drop sequence if exists %s', app_private.issue_number_sequence(old.id));
+  return null;
+end
+$$;
+comment on function app_private.tg_workspaces__drop_number_sequence() is 'AFTER DELETE on workspaces: drops the workspace''s issue number sequence.';
 
 drop trigger if exists _800_events on app_public.memberships;
 create trigger _800_events after insert or delete or update on app_public.memberships for each row execute function app_private.tg_memberships__events();
 
 drop trigger if exists _100_updated_at on app_public.workspaces;
 create trigger _100_updated_at before update on app_public.workspaces for each row execute function app_hidden.tg__set_updated_at();
+
+drop trigger if exists _900_drop_number_sequence on app_public.workspaces;
+create trigger _900_drop_number_sequence after delete on app_public.workspaces for each row execute function app_private.tg_workspaces__drop_number_sequence();
 
 drop trigger if exists _500_seed_statuses on app_public.workspaces;
 create trigger _500_seed_statuses after insert on app_public.workspaces for each row execute function app_private.tg_workspaces__seed_statuses();

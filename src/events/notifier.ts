@@ -1,19 +1,30 @@
 /**
  * One LISTEN connection per process. Channels: svc_keys (a key was revoked: drop it from caches),
- * svc_events (an ActivityEvent committed: wake the SSE fan-out; payload {id, seq, pos, workspaceId})
- * and svc_stream (an ephemeral, never-stored event for SSE: {workspaceId, event}). Reconnects with
- * backoff if the connection drops and emits 'connected' again, so listeners can catch up.
+ * svc_events (an ActivityEvent got its stream position: wake the SSE fan-out; payload {id, seq, pos,
+ * workspaceId}) and svc_stream (an ephemeral, never-stored event for SSE: {workspaceId, event}).
+ * Reconnects with backoff if the connection drops and emits 'connected' again, so listeners can catch up.
+ *
+ * The same connection sequences the event stream: it calls app_private.sequence_events, which gives
+ * committed events their positions and sends svc_events (one sequencer runs at a time across processes).
+ * Writers send no NOTIFY, so they do not queue on its database-wide commit lock; the price is a short
+ * delay before an event streams: it polls every SEQUENCE_MIN_MS while events arrive, backing off to
+ * SEQUENCE_MAX_MS when idle.
  */
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 
 export const CHANNELS = ['svc_keys', 'svc_events', 'svc_stream'] as const;
+const SEQUENCE_MIN_MS = 2;
+const SEQUENCE_MAX_MS = 50;
+const SEQUENCE_BATCH = 1000;
 export type Channel = (typeof CHANNELS)[number];
 
 export class Notifier extends EventEmitter {
   private client: pg.Client | undefined;
   private closed = false;
   private retryMs = 250;
+  private sequenceTimer: NodeJS.Timeout | undefined;
+  private sequenceDelayMs = SEQUENCE_MIN_MS;
 
   constructor(private readonly connectionString: string) {
     super();
@@ -30,6 +41,28 @@ export class Notifier extends EventEmitter {
     this.client = client;
     this.retryMs = 250;
     this.emit('connected');
+    this.scheduleSequencing(0);
+  }
+
+  private scheduleSequencing(delayMs: number) {
+    clearTimeout(this.sequenceTimer);
+    if (this.closed) return;
+    this.sequenceTimer = setTimeout(() => void this.sequence(), delayMs);
+    this.sequenceTimer.unref();
+  }
+
+  private async sequence() {
+    const client = this.client;
+    if (!client) return; // reconnecting: start() schedules again
+    try {
+      const { rows } = await client.query<{ n: number }>('select app_private.sequence_events($1) as n', [SEQUENCE_BATCH]);
+      // A full batch: more are waiting. Some: poll soon. None: back off.
+      this.sequenceDelayMs = rows[0]!.n > 0 ? SEQUENCE_MIN_MS : Math.min(this.sequenceDelayMs * 2, SEQUENCE_MAX_MS);
+      this.scheduleSequencing(rows[0]!.n >= SEQUENCE_BATCH ? 0 : this.sequenceDelayMs);
+    } catch {
+      // The connection failed (reconnect() takes over) or the database is not migrated yet: try again later.
+      if (this.client === client) this.scheduleSequencing(SEQUENCE_MAX_MS);
+    }
   }
 
   private reconnect(client: pg.Client) {
@@ -46,6 +79,7 @@ export class Notifier extends EventEmitter {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.sequenceTimer);
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => {});

@@ -214,8 +214,13 @@ describe('resume with Last-Event-ID', () => {
       await c.waitFor((m) => m.id === later);
       c.close(); // the client leaves before the slow transaction commits
       await slow.query('commit');
-      const seqs = await t.pools.owner.query('select id, seq, stream_pos from app_public.activity_events where id = any($1)', [[early.id, later]]);
-      const byId = Object.fromEntries(seqs.rows.map((r) => [r.id, r]));
+      // Positions are handed out by the sequencer moments after commit (app_private.sequence_events).
+      let byId: Record<string, { seq: number; stream_pos: number | null }> = {};
+      for (let i = 0; i < 100 && !byId[early.id]?.stream_pos; i++) {
+        if (i) await new Promise((r) => setTimeout(r, 20));
+        const seqs = await t.pools.owner.query('select id, seq, stream_pos from app_public.activity_events where id = any($1)', [[early.id, later]]);
+        byId = Object.fromEntries(seqs.rows.map((r) => [r.id, r]));
+      }
       expect(byId[early.id].seq).toBeLessThan(byId[later].seq); // "seq > last" would skip it
       expect(byId[early.id].stream_pos).toBeGreaterThan(byId[later].stream_pos);
       const again = await sse(subscriber.token, { lastEventId: later });

@@ -44,6 +44,28 @@ describe('issues.create', () => {
     expect(first.key).toBe(`${other.key}-1`);
   });
 
+  it('does not make creates in one workspace wait for each other to commit (a failed create leaves a gap)', async () => {
+    const busy = await createWorkspace(t);
+    const held = await t.pools.owner.connect();
+    try {
+      await held.query('begin');
+      const { rows: [open] } = await held.query(
+        `insert into app_public.issues (workspace_id, title, status_id)
+         select $1, 'not committed yet', id from app_public.statuses where workspace_id = $1 and is_default returning number`, [busy.id]);
+      // With a counter row locked until commit, this call would wait for `held` (and time out here).
+      const next = await Promise.race([
+        ok(t, busy.token, 'issues.create', { title: 'not waiting' }),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('issues.create waited for another transaction')), 3000)),
+      ]) as { number: number };
+      expect(next.number).toBe(open.number + 1);
+      await held.query('rollback');
+      const after = await ok(t, busy.token, 'issues.create', { title: 'after the rollback' });
+      expect(after.number).toBe(next.number + 1); // open.number is never used: a gap, as documented
+    } finally {
+      held.release();
+    }
+  });
+
   it('rejects bad input with 400 and an issues map, writing nothing', async () => {
     const before = await ok(t, ws.token, 'events.recent', { limit: 1 });
     const cases: Array<[unknown, string]> = [

@@ -9,48 +9,19 @@ create or replace function app_tools.issues_create(args jsonb)
 as $$
 declare
   v_ws uuid := app_hidden.current_workspace_id();
-  v_status_id uuid;
-  v_project_id uuid;
-  v_parent app_public.issues;
   v_label_ids uuid[] := app_hidden.uuid_array(args->'labelIds', 'labelIds');
   v_id uuid := gen_random_uuid();
+  v_refs jsonb;
 begin
-  if args ? 'statusId' and args->>'statusId' is not null then
-    select id into v_status_id from app_public.statuses
-    where id = app_hidden.parse_uuid(args->>'statusId', 'statusId') and workspace_id = v_ws;
-    if v_status_id is null then
-      raise exception 'Status not found' using errcode = 'SV404', column = 'statusId';
-    end if;
-  else
-    select id into v_status_id from app_public.statuses where workspace_id = v_ws and is_default;
-  end if;
-
-  if args->>'projectId' is not null then
-    select id into v_project_id from app_public.projects
-    where id = app_hidden.parse_uuid(args->>'projectId', 'projectId') and archived_at is null;
-    if v_project_id is null then
-      raise exception 'Project not found' using errcode = 'SV404', column = 'projectId';
-    end if;
-  end if;
-
-  if args->>'parentId' is not null then
-    v_parent := app_hidden.find_issue(args->>'parentId', 'parentId');
-  end if;
-
-  if cardinality(v_label_ids) > 0
-     and (select count(*) from app_public.labels where id = any(v_label_ids)) <> cardinality(v_label_ids) then
-    raise exception 'Label not found' using errcode = 'SV404', column = 'labelIds';
-  end if;
-
-  -- Everything that can fail is checked above: the insert takes the workspace's issue counter (trigger
-  -- _200_assign_number), held until commit, so creates in one workspace queue behind it; after it comes
-  -- only what needs the row.
+  v_refs := app_hidden.issue_create_refs(args);
+  -- Everything that can fail is checked above, so the number the insert takes (trigger _200_assign_number,
+  -- from the workspace's sequence) is not lost to a failure after it.
   -- No RETURNING: it would demand the row pass the SELECT policy before its labels exist.
   insert into app_public.issues (id, workspace_id, title, description, priority, status_id, project_id, parent_id,
                                  due_date, estimate, sla_minutes, expected_output, verification_checklist,
                                  artifact_required, created_by_user_id, created_by_agent_id)
-  values (v_id, v_ws, args->>'title', args->>'description', coalesce(args->>'priority', 'NONE'), v_status_id, v_project_id,
-          v_parent.id, (args->>'dueDate')::date, (args->>'estimate')::numeric, (args->>'slaMinutes')::int,
+  values (v_id, v_ws, args->>'title', args->>'description', coalesce(args->>'priority', 'NONE'), (v_refs->>'statusId')::uuid,
+          (v_refs->>'projectId')::uuid, (v_refs->>'parentId')::uuid, (args->>'dueDate')::date, (args->>'estimate')::numeric, (args->>'slaMinutes')::int,
           args->>'expectedOutput', coalesce(args->'verificationChecklist', '[]'),
           coalesce((args->>'artifactRequired')::boolean, false),
           app_hidden.current_user_id(), app_hidden.current_agent_id());

@@ -8,6 +8,8 @@ create or replace function app_tools.issues_create_many(args jsonb)
  language plpgsql
 as $$
 begin
+  -- Every item is checked before any takes a number: a failing item leaves no gap in the numbers.
+  perform app_hidden.each_item(args->'items', 'app_hidden.issue_create_refs(jsonb)');
   return jsonb_build_object('items', app_hidden.each_item(args->'items', 'app_tools.issues_create(jsonb)'));
 end
 $$;
