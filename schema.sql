@@ -1000,7 +1000,7 @@ CREATE INDEX issues_parent_idx ON app_public.issues USING btree (workspace_id, p
 CREATE INDEX issues_priority_idx ON app_public.issues USING btree (workspace_id, priority, number DESC) WHERE (deleted_at IS NULL);
 CREATE INDEX issues_project_idx ON app_public.issues USING btree (workspace_id, project_id, number DESC) WHERE (deleted_at IS NULL);
 CREATE INDEX issues_queued_idx ON app_public.issues USING btree (workspace_id, number DESC) WHERE (queued AND (deleted_at IS NULL));
-CREATE INDEX issues_search_gin ON app_public.issues USING gin (search);
+CREATE INDEX issues_search_gin ON app_public.issues USING gin (workspace_id, search) WITH (gin_pending_list_limit='256');
 CREATE INDEX issues_status_idx ON app_public.issues USING btree (workspace_id, status_id, number DESC) WHERE (deleted_at IS NULL);
 alter table app_public.issues enable row level security;
 alter table app_public.issues force row level security;

@@ -215,7 +215,7 @@ describe('resume with Last-Event-ID', () => {
       c.close(); // the client leaves before the slow transaction commits
       await slow.query('commit');
       // Positions are handed out by the sequencer moments after commit (app_private.sequence_events).
-      let byId: Record<string, { seq: number; stream_pos: number | null }> = {};
+      let byId: Record<string, any> = {};
       for (let i = 0; i < 100 && !byId[early.id]?.stream_pos; i++) {
         if (i) await new Promise((r) => setTimeout(r, 20));
         const seqs = await t.pools.owner.query('select id, seq, stream_pos from app_public.activity_events where id = any($1)', [[early.id, later]]);
