@@ -995,7 +995,6 @@ create table app_public.issues (
 CREATE INDEX issues_agent_idx ON app_public.issues USING btree (workspace_id, assigned_agent_id, number DESC) WHERE (deleted_at IS NULL);
 CREATE INDEX issues_cycle_idx ON app_public.issues USING btree (workspace_id, cycle_id, number DESC) WHERE (deleted_at IS NULL);
 CREATE INDEX issues_key_idx ON app_public.issues USING btree (workspace_id, key);
-CREATE INDEX issues_list_idx ON app_public.issues USING btree (workspace_id, number DESC) WHERE (deleted_at IS NULL);
 CREATE INDEX issues_parent_idx ON app_public.issues USING btree (workspace_id, parent_id) WHERE (parent_id IS NOT NULL);
 CREATE INDEX issues_priority_idx ON app_public.issues USING btree (workspace_id, priority, number DESC) WHERE (deleted_at IS NULL);
 CREATE INDEX issues_project_idx ON app_public.issues USING btree (workspace_id, project_id, number DESC) WHERE (deleted_at IS NULL);
@@ -1638,7 +1637,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.issue_for_write(text,text) returns app_public.issues; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.issue_has_ancestor(uuid,uuid) returns boolean; sql stable security definer; execute: svc_visitor; issues/write.sql
 -- app_hidden.issue_json(app_public.issues,boolean) returns jsonb; plpgsql stable; execute: svc_visitor; issues/shapes.sql
--- app_hidden.issue_json_after_write(uuid) returns jsonb; plpgsql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.issue_json_after_write(uuid,boolean) returns jsonb; plpgsql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_lean_json(app_public.issues,app_public.statuses,app_public.projects,app_public.agents,jsonb) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_passes_narrowing(uuid,uuid) returns boolean; plpgsql stable security definer; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.issue_ref_json(app_public.issues) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql

@@ -42,7 +42,7 @@ declare
   v_ranks real[];
 begin
   if p_after_rank is null or p_after_rank >= 0 then
-    -- The candidates: newest first through the list index when many issues match (it stops after
+    -- The candidates: newest first through (workspace_id, number) when many issues match (it stops after
     -- v_ranked), through issues_search_gin (workspace, document) when few do (custom plan per call: the
     -- planner sees the query).
     select coalesce(array_agg(c.id), '{}'), coalesce(array_agg(c.number), '{}'),

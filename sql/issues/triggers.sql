@@ -23,9 +23,8 @@ create or replace function app_private.issue_number_sequence(p_workspace_id uuid
  returns text
  language sql
  immutable
- set search_path to 'pg_catalog'
-as $$ select 'app_private.issue_numbers_' || replace(p_workspace_id::text, '-', '') $$;
-comment on function app_private.issue_number_sequence(p_workspace_id uuid) is 'The qualified name of a workspace''s issue number sequence (created with the workspace).';
+as $$ select 'app_private.issue_numbers_' || pg_catalog.replace(p_workspace_id::text, '-', '') $$;
+comment on function app_private.issue_number_sequence(p_workspace_id uuid) is 'The qualified name of a workspace''s issue number sequence (created with the workspace). No SET clause, so it is inlined.';
 
 create or replace function app_private.tg_issues__assign_number()
  returns trigger

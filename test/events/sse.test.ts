@@ -23,6 +23,16 @@ async function recordEvent(w: Workspace, kind = 'AGENT_UPDATED', subjectType = '
   return rows[0].id;
 }
 
+/** The events' rows once the sequencer has given each its stream position (it runs moments after commit). */
+async function sequenced(ids: string[]): Promise<Record<string, any>> {
+  for (let i = 0; ; i++) {
+    const { rows } = await t.pools.owner.query('select id, seq, stream_pos from app_public.activity_events where id = any($1)', [ids]);
+    if (rows.length === ids.length && rows.every((r) => r.stream_pos !== null)) return Object.fromEntries(rows.map((r) => [r.id, r]));
+    if (i >= 100) throw new Error(`events not sequenced: ${ids.join(', ')}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 const data = (m: SseMessage) => JSON.parse(m.data);
 const storedIds = (c: SseClient) => c.messages.filter((m) => m.id).map((m) => m.id);
 
@@ -214,13 +224,7 @@ describe('resume with Last-Event-ID', () => {
       await c.waitFor((m) => m.id === later);
       c.close(); // the client leaves before the slow transaction commits
       await slow.query('commit');
-      // Positions are handed out by the sequencer moments after commit (app_private.sequence_events).
-      let byId: Record<string, any> = {};
-      for (let i = 0; i < 100 && !byId[early.id]?.stream_pos; i++) {
-        if (i) await new Promise((r) => setTimeout(r, 20));
-        const seqs = await t.pools.owner.query('select id, seq, stream_pos from app_public.activity_events where id = any($1)', [[early.id, later]]);
-        byId = Object.fromEntries(seqs.rows.map((r) => [r.id, r]));
-      }
+      const byId = await sequenced([early.id, later]);
       expect(byId[early.id].seq).toBeLessThan(byId[later].seq); // "seq > last" would skip it
       expect(byId[early.id].stream_pos).toBeGreaterThan(byId[later].stream_pos);
       const again = await sse(subscriber.token, { lastEventId: later });
@@ -263,7 +267,9 @@ describe('resume with Last-Event-ID', () => {
 
     // replayLimit is 20 in this file's hub
     const start = await recordEvent(ws);
-    for (let i = 0; i < 25; i++) await recordEvent(ws);
+    const rest: string[] = [];
+    for (let i = 0; i < 25; i++) rest.push(await recordEvent(ws));
+    await sequenced([start, ...rest]); // a Last-Event-ID not sequenced yet resumes from the head instead
     const behind = await sse(subscriber.token, { lastEventId: start });
     const tooFar = await behind.waitFor((m) => m.event === 'reset');
     expect(data(tooFar)).toEqual({ reason: 'too_far_behind' });
@@ -312,6 +318,8 @@ describe('slow clients', () => {
       } finally {
         await writer.end();
       }
+      // The last events reach the hub moments after their commit (the sequencer): give it that moment.
+      for (let i = 0; i < 100 && slowApp.hub.subscriberCount > 0; i++) await new Promise((r) => setTimeout(r, 50));
       expect(slowApp.hub.subscriberCount).toBe(0);
       // Reading again, the client finds its stream cut short by the server.
       socket.on('data', (chunk: Buffer) => { received += chunk.length; });

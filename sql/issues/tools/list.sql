@@ -26,7 +26,7 @@ declare
 begin
   if args - 'limit' - 'cursor' = '{}'::jsonb then
     -- No filter (the most common call, and every further page of it): a static query, planned once per
-    -- session, reading the list index from the cursor down.
+    -- session, reading the (workspace_id, number) index from the cursor down.
     if args->>'cursor' is not null then
       v_before := app_hidden.cursor_decode(args->>'cursor', 'issues')::int;
     end if;
