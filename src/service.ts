@@ -76,7 +76,8 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
     let app: FastifyInstance | undefined;
     let url: string | undefined;
     if (opts.http) {
-      const notifier = new Notifier(target.ownerUrl);
+      const notifier = new Notifier(target.ownerUrl, (err) =>
+        logger.error({ err: err.message }, 'event sequencing failed: events do not stream until it recovers (retrying)'));
       await notifier.start();
       stops.push(() => notifier.close());
       const keys = new KeyAuthenticator(pools.api, pools.owner);

@@ -25,8 +25,10 @@ export class Notifier extends EventEmitter {
   private retryMs = 250;
   private sequenceTimer: NodeJS.Timeout | undefined;
   private sequenceDelayMs = SEQUENCE_MIN_MS;
+  private sequenceFailing = false;
 
-  constructor(private readonly connectionString: string) {
+  /** onSequenceError: told once when sequencing starts failing (events then do not stream), not at every retry. */
+  constructor(private readonly connectionString: string, private readonly onSequenceError: (err: Error) => void = () => {}) {
     super();
     this.setMaxListeners(0);
   }
@@ -58,10 +60,14 @@ export class Notifier extends EventEmitter {
       const { rows } = await client.query<{ n: number }>('select app_private.sequence_events($1) as n', [SEQUENCE_BATCH]);
       // A full batch: more are waiting. Some: poll soon. None: back off.
       this.sequenceDelayMs = rows[0]!.n > 0 ? SEQUENCE_MIN_MS : Math.min(this.sequenceDelayMs * 2, SEQUENCE_MAX_MS);
+      this.sequenceFailing = false;
       this.scheduleSequencing(rows[0]!.n >= SEQUENCE_BATCH ? 0 : this.sequenceDelayMs);
-    } catch {
-      // The connection failed (reconnect() takes over) or the database is not migrated yet: try again later.
-      if (this.client === client) this.scheduleSequencing(SEQUENCE_MAX_MS);
+    } catch (err) {
+      // The connection failed (reconnect() takes over) or the query did: try again later.
+      if (this.client !== client || this.closed) return;
+      if (!this.sequenceFailing) this.onSequenceError(err as Error);
+      this.sequenceFailing = true;
+      this.scheduleSequencing(SEQUENCE_MAX_MS);
     }
   }
 

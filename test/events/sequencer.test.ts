@@ -1,0 +1,75 @@
+/**
+ * The stream sequencer (app_private.sequence_events, run by every Notifier): committed events get their
+ * positions moments after commit, svc_events is sent for each, and a failing sequencer is reported once and
+ * picks up the backlog when it recovers.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Notifier } from '../../src/events/notifier.ts';
+import { createTestDatabase } from '../support/harness.ts';
+
+let url: string;
+let db: pg.Client;
+let workspaceId: string;
+
+beforeAll(async () => {
+  url = await createTestDatabase();
+  db = new pg.Client({ connectionString: url });
+  await db.connect();
+  workspaceId = (await db.query(`insert into app_public.workspaces (name, key, slug) values ('Seq', 'SEQ', 'seq') returning id`)).rows[0].id;
+});
+afterAll(() => db.end());
+
+const recordEvent = async () =>
+  (await db.query(`select app_private.record_event($1, 'AGENT_UPDATED', 'agent', null, '{}') as id`, [workspaceId])).rows[0].id as string;
+const positionOf = async (id: string) =>
+  (await db.query('select stream_pos from app_public.activity_events where id = $1', [id])).rows[0].stream_pos as number | null;
+
+async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean, ms = 3000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('the stream sequencer', () => {
+  it('positions committed events after commit, in order, and notifies each', async () => {
+    const first = await recordEvent();
+    expect(await positionOf(first)).toBeNull(); // no Notifier runs yet: the writer took no position
+    const notifier = new Notifier(url);
+    const notified: Array<{ id: string; pos: number; workspaceId: string }> = [];
+    notifier.on('svc_events', (payload: string) => notified.push(JSON.parse(payload)));
+    await notifier.start();
+    try {
+      const second = await recordEvent();
+      const seen = await until(async () => notified.map((n) => n.id), (ids) => ids.includes(second));
+      expect(seen).toEqual([first, second]);
+      expect(notified[0]!.pos).toBeLessThan(notified[1]!.pos);
+      expect(notified[1]).toMatchObject({ workspaceId, pos: await positionOf(second) });
+    } finally {
+      await notifier.close();
+    }
+  });
+
+  it('reports a failing sequencer once, and sequences the backlog when it recovers', async () => {
+    const errors: Error[] = [];
+    const notifier = new Notifier(url, (err) => errors.push(err));
+    await db.query('alter function app_private.sequence_events(integer) rename to sequence_events_off');
+    try {
+      await notifier.start();
+      const waiting = await recordEvent();
+      await until(async () => errors.length, (n) => n > 0);
+      await new Promise((r) => setTimeout(r, 200)); // several retries
+      expect(errors).toHaveLength(1);
+      expect(errors[0]!.message).toMatch(/sequence_events/);
+      expect(await positionOf(waiting)).toBeNull();
+      await db.query('alter function app_private.sequence_events_off(integer) rename to sequence_events');
+      expect(await until(() => positionOf(waiting), (p) => p !== null)).not.toBeNull();
+    } finally {
+      await db.query('alter function if exists app_private.sequence_events_off(integer) rename to sequence_events').catch(() => {});
+      await notifier.close();
+    }
+  });
+});
