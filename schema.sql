@@ -1638,7 +1638,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.issue_has_ancestor(uuid,uuid) returns boolean; sql stable security definer; execute: svc_visitor; issues/write.sql
 -- app_hidden.issue_json(app_public.issues,boolean) returns jsonb; plpgsql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_json_after_write(uuid,boolean) returns jsonb; plpgsql stable; execute: svc_visitor; issues/shapes.sql
--- app_hidden.issue_lean_json(app_public.issues,app_public.statuses,app_public.projects,app_public.agents,jsonb) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.issue_lean_json(app_public.issues,app_public.statuses,app_public.projects,app_public.agents,jsonb) returns json; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_passes_narrowing(uuid,uuid) returns boolean; plpgsql stable security definer; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.issue_ref_json(app_public.issues) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_search_matches(tsquery,real,integer,integer) returns TABLE(id uuid, number integer, rank real); plpgsql stable security definer; execute: svc_visitor; issues/search.sql
@@ -1662,6 +1662,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.open_gate(app_public.execution_plans,uuid,text,text,jsonb) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.orchestration_allows(text,text,text) returns boolean; sql immutable; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.page_json(app_hidden.page_row[],integer,text) returns jsonb; plpgsql immutable; execute: svc_visitor; core/paging.sql
+-- app_hidden.page_json_text(json[],text[],integer,text) returns json; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.parse_uuid(text,text) returns uuid; plpgsql immutable; execute: svc_visitor; core/util.sql
 -- app_hidden.pins_json() returns jsonb; sql stable; execute: svc_visitor; pins/pins.sql
 -- app_hidden.plan_activate(app_public.execution_plans) returns uuid[]; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
@@ -2051,13 +2052,13 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.initiatives_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/update.sql
 -- app_tools.issues_add_labels(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/addLabels.sql
 -- app_tools.issues_assign(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/assign.sql
--- app_tools.issues_assigned(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; issues/tools/assigned.sql
+-- app_tools.issues_assigned(jsonb) returns json; plpgsql stable; execute: svc_visitor; issues/tools/assigned.sql
 -- app_tools.issues_claim(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/claim.sql
 -- app_tools.issues_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/create.sql
 -- app_tools.issues_create_many(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/createMany.sql
 -- app_tools.issues_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/delete.sql
--- app_tools.issues_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; issues/tools/get.sql
--- app_tools.issues_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; issues/tools/list.sql
+-- app_tools.issues_get(jsonb) returns json; plpgsql stable; execute: svc_visitor; issues/tools/get.sql
+-- app_tools.issues_list(jsonb) returns json; plpgsql stable; execute: svc_visitor; issues/tools/list.sql
 -- app_tools.issues_list_watchers(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; issues/tools/listWatchers.sql
 -- app_tools.issues_list_watching(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; issues/tools/listWatching.sql
 -- app_tools.issues_queue(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/queue.sql

@@ -4,7 +4,7 @@
 -- issues assigned to an agent (agentId, profileKey, or the key's linked agent; 400 without any), open ones
 -- unless includeClosed; paged like issues.list.
 create or replace function app_tools.issues_assigned(args jsonb)
- returns jsonb
+ returns json
  language plpgsql
  stable
 as $$

@@ -4,7 +4,7 @@
 -- the lean issue by id or key; include adds description, labels, comments (newest first, default 20, max 100,
 -- soft-deleted hidden), attachments, relations (as seen from this issue) and currentRun.
 create or replace function app_tools.issues_get(args jsonb)
- returns jsonb
+ returns json
  language plpgsql
  stable
 as $$
@@ -31,15 +31,15 @@ begin
       raise exception 'Issue not found' using errcode = 'SV404', column = 'id';
     end if;
     if v_include is null then
-      return v_found.json;
+      return v_found.json;  -- json as built: no jsonb round trip for the common read
     end if;
     v_issue := v_found.issue;
-    v_result := v_found.json;
+    v_result := v_found.json::jsonb;
   else
     v_issue := app_hidden.find_issue(v_ref);
     v_result := app_hidden.issue_json(v_issue, false);
     if v_include is null then
-      return v_result;
+      return v_result::json;
     end if;
   end if;
   if (v_include->>'description')::boolean then
@@ -85,7 +85,7 @@ begin
     v_result := v_result || jsonb_build_object('currentRun',
       (select app_hidden.run_json(r) from app_hidden.current_run(v_issue.id) r where r.id is not null));
   end if;
-  return v_result;
+  return v_result::json;
 end
 $$;
 comment on function app_tools.issues_get(args jsonb) is 'issues.get: One issue by id or key. Lean by default (status, project, assignee, labelIds). include adds description, labels, comments (newest first; true = 20, or {limit} up to 100), attachments, relations and currentRun (the open agent run).';

@@ -5,7 +5,7 @@
 -- projectId, assignedAgentId, cycleId, parentId, claimedById (null = none), labelIds (any), queued. RLS
 -- narrows the rows.
 create or replace function app_tools.issues_list(args jsonb)
- returns jsonb
+ returns json
  language plpgsql
  stable
 as $$
@@ -13,7 +13,8 @@ declare
   v_limit int := coalesce((args->>'limit')::int, 50);
   v_where text := 'i.workspace_id = $1 and i.deleted_at is null';
   v_status text := args->>'status';
-  v_page app_hidden.page_row[];
+  v_items json[];
+  v_keys text[];
   v_before int := 2147483647;
   v_query tsquery;
   v_order text := 'i.number desc';
@@ -30,17 +31,17 @@ begin
     if args->>'cursor' is not null then
       v_before := app_hidden.cursor_decode(args->>'cursor', 'issues')::int;
     end if;
-    v_page := array(
-      select (app_hidden.issue_lean_json(t.i, s, p, a, coalesce(l.ids, '[]')), (t.i).number::text, null)::app_hidden.page_row
-      from (select i from app_public.issues i
-            where i.workspace_id = app_hidden.current_workspace_id() and i.deleted_at is null and i.number < v_before
-            order by i.number desc limit v_limit + 1) t
-      left join app_public.statuses s on s.id = (t.i).status_id
-      left join app_public.projects p on p.id = (t.i).project_id
-      left join app_public.agents a on a.id = (t.i).assigned_agent_id
-      left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
-                         from app_public.issue_labels il where il.issue_id = (t.i).id) l on true
-      order by (t.i).number desc);
+    select array_agg(app_hidden.issue_lean_json(t.i, s, p, a, l.ids) order by (t.i).number desc),
+           array_agg((t.i).number::text order by (t.i).number desc)
+    into v_items, v_keys
+    from (select i from app_public.issues i
+          where i.workspace_id = app_hidden.current_workspace_id() and i.deleted_at is null and i.number < v_before
+          order by i.number desc limit v_limit + 1) t
+    left join app_public.statuses s on s.id = (t.i).status_id
+    left join app_public.projects p on p.id = (t.i).project_id
+    left join app_public.agents a on a.id = (t.i).assigned_agent_id
+    left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
+                       from app_public.issue_labels il where il.issue_id = (t.i).id) l on true;
   else
     -- Filters: the query is built for them (planned per call, so each filter gets its own index).
     if args->>'query' is not null then
@@ -67,17 +68,17 @@ begin
         -- Nothing else filters and no narrowing hides a row (the common search): the matches function pages
         -- itself (no join of every match), and the page is read by a static query, planned once per session
         -- (planning the built query cost ~5 ms of every search).
-        v_page := array(
-          select (app_hidden.issue_lean_json(i, s, p, a, coalesce(l.ids, '[]')), m.rank::text || ':' || m.number::text, null)::app_hidden.page_row
-          from app_hidden.issue_search_matches(v_query, v_after[1]::real, v_after[2]::int, v_limit + 1) m
-          join app_public.issues i on i.id = m.id
-          left join app_public.statuses s on s.id = i.status_id
-          left join app_public.projects p on p.id = i.project_id
-          left join app_public.agents a on a.id = i.assigned_agent_id
-          left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
-                             from app_public.issue_labels il where il.issue_id = i.id) l on true
-          order by m.rank desc, m.number desc);
-        return app_hidden.page_json(v_page, v_limit, 'issues-search');
+        select array_agg(app_hidden.issue_lean_json(i, s, p, a, l.ids) order by m.rank desc, m.number desc),
+               array_agg(m.rank::text || ':' || m.number::text order by m.rank desc, m.number desc)
+        into v_items, v_keys
+        from app_hidden.issue_search_matches(v_query, v_after[1]::real, v_after[2]::int, v_limit + 1) m
+        join app_public.issues i on i.id = m.id
+        left join app_public.statuses s on s.id = i.status_id
+        left join app_public.projects p on p.id = i.project_id
+        left join app_public.agents a on a.id = i.assigned_agent_id
+        left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
+                           from app_public.issue_labels il where il.issue_id = i.id) l on true;
+        return app_hidden.page_json_text(v_items, v_keys, v_limit, 'issues-search');
       else
         v_from := 'app_hidden.issue_search_matches($2) m join app_public.issues i on i.id = m.id';
         if v_after is not null then
@@ -148,18 +149,18 @@ begin
     -- The page's rows first (index order, limit), then their status/project/agent/labels by join: one pass,
     -- instead of four subqueries per row inside issue_json (3x faster at 50 rows).
     execute format(
-      'select array(select (app_hidden.issue_lean_json(t.i, s, p, a, coalesce(l.ids, ''[]'')), %s, null)::app_hidden.page_row
+      'select array_agg(app_hidden.issue_lean_json(t.i, s, p, a, l.ids) order by %s), array_agg(%s order by %s)
        from (select i, %s as rank from %s where %s order by %s limit %s) t
        left join app_public.statuses s on s.id = (t.i).status_id
        left join app_public.projects p on p.id = (t.i).project_id
        left join app_public.agents a on a.id = (t.i).assigned_agent_id
        left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
-                          from app_public.issue_labels il where il.issue_id = (t.i).id) l on true
-       order by %s)', v_sort, v_rank, v_from, v_where, v_order, v_limit + 1, v_outer_order)
-    into v_page
+                          from app_public.issue_labels il where il.issue_id = (t.i).id) l on true',
+      v_outer_order, v_sort, v_outer_order, v_rank, v_from, v_where, v_order, v_limit + 1)
+    into v_items, v_keys
     using app_hidden.current_workspace_id(), v_query;
   end if;
-  return app_hidden.page_json(v_page, v_limit, case when v_query is null then 'issues' else 'issues-search' end);
+  return app_hidden.page_json_text(v_items, v_keys, v_limit, case when v_query is null then 'issues' else 'issues-search' end);
 end
 $$;
 comment on function app_tools.issues_list(args jsonb) is 'issues.list: Issues newest first, paged ({items, nextCursor}). query: full-text search over title and description (every word, the last as a prefix), best match first (title before description), then newest. Filters: status (id, category such as IN_PROGRESS, or name), open (not DONE/CANCELED), priority, projectId, assignedAgentId, cycleId, parentId, claimedById (null = none for each), labelIds (any of), queued.';
