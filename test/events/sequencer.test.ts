@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Notifier } from '../../src/events/notifier.ts';
 import { createTestDatabase } from '../support/harness.ts';
+import { until } from '../support/until.ts';
 
 let url: string;
 let db: pg.Client;
@@ -24,15 +25,6 @@ const recordEvent = async () =>
   (await db.query(`select app_private.record_event($1, 'AGENT_UPDATED', 'agent', null, '{}') as id`, [workspaceId])).rows[0].id as string;
 const positionOf = async (id: string) =>
   (await db.query('select stream_pos from app_public.activity_events where id = $1', [id])).rows[0].stream_pos as number | null;
-
-async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean, ms = 3000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('the stream sequencer', () => {
   it('positions committed events after commit, in order, and notifies each', async () => {

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { openSse, type SseClient, type SseMessage } from '../support/sse.ts';
+import { until } from '../support/until.ts';
 
 let t: TestApp;
 let url: string;
@@ -25,12 +26,10 @@ async function recordEvent(w: Workspace, kind = 'AGENT_UPDATED', subjectType = '
 
 /** The events' rows once the sequencer has given each its stream position (it runs moments after commit). */
 async function sequenced(ids: string[]): Promise<Record<string, any>> {
-  for (let i = 0; ; i++) {
-    const { rows } = await t.pools.owner.query('select id, seq, stream_pos from app_public.activity_events where id = any($1)', [ids]);
-    if (rows.length === ids.length && rows.every((r) => r.stream_pos !== null)) return Object.fromEntries(rows.map((r) => [r.id, r]));
-    if (i >= 100) throw new Error(`events not sequenced: ${ids.join(', ')}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const rows = await until(
+    async () => (await t.pools.owner.query('select id, seq, stream_pos from app_public.activity_events where id = any($1)', [ids])).rows,
+    (rs) => rs.length === ids.length && rs.every((r) => r.stream_pos !== null), 2000);
+  return Object.fromEntries(rows.map((r) => [r.id, r]));
 }
 
 const data = (m: SseMessage) => JSON.parse(m.data);
@@ -319,7 +318,7 @@ describe('slow clients', () => {
         await writer.end();
       }
       // The last events reach the hub moments after their commit (the sequencer): give it that moment.
-      for (let i = 0; i < 100 && slowApp.hub.subscriberCount > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      await until(() => slowApp.hub.subscriberCount, (n) => n === 0, 5000);
       expect(slowApp.hub.subscriberCount).toBe(0);
       // Reading again, the client finds its stream cut short by the server.
       socket.on('data', (chunk: Buffer) => { received += chunk.length; });

@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, ok, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+import { until } from '../support/until.ts';
 
 let t: TestApp;
 let base: string;
@@ -24,14 +25,6 @@ async function connect(token: string) {
     updates.push(n.params.uri);
   });
   return { client, transport, updates };
-}
-
-async function until(fn: () => boolean, ms = 10_000) {
-  const end = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 beforeAll(async () => {
@@ -73,7 +66,7 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
     await new Promise((r) => setTimeout(r, 200));
     await ok(t, ws.token, 'issues.update', { id: quiet.id, title: 'Still not watched' });
     await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Watched and changed' });
-    await until(() => updates.includes(`issue://${issue.key}`));
+    await until(() => updates.includes(`issue://${issue.key}`), Boolean);
     expect(updates.every((u) => u === `issue://${issue.key}`)).toBe(true);
 
     await client.unsubscribeResource({ uri: `issue://${issue.key}` });

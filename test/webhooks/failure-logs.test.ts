@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.ts';
 import { admin, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { until } from '../support/until.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -20,16 +21,6 @@ afterAll(async () => {
   await t.close();
   await receiver.close();
 });
-
-async function until<T>(fn: () => T | Promise<T>, pass: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (pass(v)) return v;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('background failure logs', () => {
   it('logs each failed attempt and the dead letter with delivery and event ids, the host only, no secret', async () => {

@@ -7,6 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createAgent, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { startReceiver, type Receiver, type Received } from '../support/receiver.ts';
+import { until } from '../support/until.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -45,16 +46,6 @@ async function deliveriesOf(webhookId: string) {
     `select d.*, (select json_agg(a order by a.attempt_number) from app_public.webhook_delivery_attempts a where a.delivery_id = d.id) as attempts
      from app_public.webhook_deliveries d where d.webhook_id = $1 order by d.created_at`, [webhookId]);
   return rows;
-}
-
-async function until<T>(fn: () => Promise<T>, pass: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (pass(v)) return v;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(v).slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const hmacHex = (key: string, message: string) => crypto.createHmac('sha256', key).update(message).digest('hex');
