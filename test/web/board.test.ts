@@ -39,6 +39,8 @@ beforeAll(async () => {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
   });
   page = await browser.newPage();
+  // Shorter than the test timeout, so a wait that never ends names its own line.
+  page.setDefaultTimeout(10_000);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
@@ -125,7 +127,9 @@ describe('web board', () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('search');
     await page.keyboard.type('login');
     await expect.poll(() => page.locator('main.list tbody tr').count(), { timeout: 5000 }).toBe(1);
-    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape'); // leaves the search box, keeping what it searches
+    expect(await page.inputValue('#search')).toBe('login');
+    expect(await page.evaluate(() => document.activeElement?.id)).not.toBe('search');
     expect(await selected()).toBe(demo.login.key);
     await page.keyboard.press('Enter');
     await page.waitForSelector(`main.issue[data-key="${demo.login.key}"]`);

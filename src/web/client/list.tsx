@@ -9,24 +9,31 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
   const list = useRef<HTMLTableSectionElement>(null);
   const shown = (issues.data ?? []).filter((i) => matches(i, filters));
   const statusOf = (id: string) => meta.statuses.find((s) => s.rowId === id);
+  // The selection is clamped while rendering, so a shorter list never leaves nothing selected.
+  const selected = Math.min(at, Math.max(shown.length - 1, 0));
+  // The key handler is registered once and reads what is on screen now: effects run after paint, so a
+  // handler re-registered per render would still see the previous list for a moment.
+  const onScreen = useRef({ shown, selected });
+  onScreen.current = { shown, selected };
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement;
       if (target.matches('input, textarea, select')) return;
-      if (e.key === 'j' || e.key === 'ArrowDown') setAt((n) => Math.min(n + 1, Math.max(shown.length - 1, 0)));
-      else if (e.key === 'k' || e.key === 'ArrowUp') setAt((n) => Math.max(n - 1, 0));
-      else if (e.key === 'Enter' && shown[at]) location.hash = `#/issue/${shown[at]!.key}`;
+      const { shown, selected } = onScreen.current;
+      const last = Math.max(shown.length - 1, 0);
+      if (e.key === 'j' || e.key === 'ArrowDown') setAt((n) => Math.min(Math.min(n, last) + 1, last));
+      else if (e.key === 'k' || e.key === 'ArrowUp') setAt((n) => Math.max(Math.min(n, last) - 1, 0));
+      else if (e.key === 'Enter' && shown[selected]) location.hash = `#/issue/${shown[selected]!.key}`;
       else return;
       e.preventDefault();
     };
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
-  }, [shown, at]);
+  }, []);
   useEffect(() => {
-    if (at >= shown.length && shown.length) setAt(shown.length - 1);
     list.current?.querySelector('tr.selected')?.scrollIntoView({ block: 'nearest' });
-  }, [at, shown.length]);
+  }, [selected, shown.length]);
 
   return (
     <main class="list">
@@ -39,7 +46,7 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
             const agent = meta.agents.find((a) => a.rowId === i.assignedAgentId);
             const user = meta.users.find((u) => u.rowId === i.claimedById);
             return (
-              <tr key={i.rowId} class={n === at ? 'selected' : ''} data-key={i.key} aria-selected={n === at} onClick={() => setAt(n)}
+              <tr key={i.rowId} class={n === selected ? 'selected' : ''} data-key={i.key} aria-selected={n === selected} onClick={() => setAt(n)}
                 onDblClick={() => { location.hash = `#/issue/${i.key}`; }}>
                 <td class="key"><a href={`#/issue/${i.key}`}>{i.key}</a></td>
                 <td>{i.title}</td>

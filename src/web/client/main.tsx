@@ -79,7 +79,11 @@ function Workspace({ signOut }: { signOut(): void }) {
         </nav>
         {searchable && <input id="search" ref={search} type="search" placeholder="Search issues  ( / )" aria-label="Search issues" value={typed}
           onInput={(e) => setTyped((e.target as HTMLInputElement).value)}
-          onKeyDown={(e) => { if (e.key === 'Escape' || e.key === 'Enter') (e.target as HTMLInputElement).blur(); }} />}
+          onKeyDown={(e) => {
+            if (e.key !== 'Escape' && e.key !== 'Enter') return;
+            e.preventDefault(); // Chrome would empty a search field on Escape without telling us: keep what is searched
+            (e.target as HTMLInputElement).blur();
+          }} />}
         <span id="live" class={live ? 'live' : 'live off'}>{live ? 'live' : 'offline'}</span>
         <button id="signout" type="button" onClick={signOut}>Sign out</button>
       </header>
