@@ -862,6 +862,8 @@ create policy owner_all on app_public.issue_labels for all to current_user using
 create policy select_in_workspace on app_public.issue_labels for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
    FROM app_public.issues i
   WHERE (i.id = issue_labels.issue_id))))));
+CREATE TRIGGER _700_label_ids AFTER INSERT ON app_public.issue_labels REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg_issue_labels__label_ids();
+CREATE TRIGGER _701_label_ids AFTER DELETE ON app_public.issue_labels REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app_private.tg_issue_labels__label_ids();
 CREATE TRIGGER _800_events AFTER INSERT OR DELETE ON app_public.issue_labels FOR EACH ROW EXECUTE FUNCTION app_private.tg_issue_labels__events();
 
 -- Directed links between issues. BLOCKED_BY is stored as the reverse BLOCKS (A BLOCKED_BY B = B BLOCKS A), so each fact has one row; RELATES_TO is symmetric and stored once.
@@ -973,6 +975,7 @@ create table app_public.issues (
   deleted_at timestamp with time zone,
   cycle_id uuid, -- The cycle (sprint) the issue is planned in.
   search tsvector generated always as ((setweight(to_tsvector('simple'::regconfig, COALESCE(title, ''::text)), 'A'::"char") || setweight(to_tsvector('simple'::regconfig, COALESCE(description, ''::text)), 'B'::"char"))) stored, -- @behavior -* Full-text search document: title (weight A) and description (weight B), simple configuration.
+  label_ids uuid[] default '{}'::uuid[] not null, -- The ids of the issue's labels, in the order they were added (kept from issue_labels by trigger _700_label_ids; read-only copy).
   constraint issues_pkey PRIMARY KEY (id),
   constraint issues_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint issues_workspace_id_number_key UNIQUE (workspace_id, number),
@@ -1637,8 +1640,9 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.issue_for_write(text,text) returns app_public.issues; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.issue_has_ancestor(uuid,uuid) returns boolean; sql stable security definer; execute: svc_visitor; issues/write.sql
 -- app_hidden.issue_json(app_public.issues,boolean) returns jsonb; plpgsql stable; execute: svc_visitor; issues/shapes.sql
--- app_hidden.issue_json_after_write(uuid,boolean) returns jsonb; plpgsql stable; execute: svc_visitor; issues/shapes.sql
--- app_hidden.issue_lean_json(app_public.issues,app_public.statuses,app_public.projects,app_public.agents,jsonb) returns json; sql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.issue_json_after_write(uuid) returns jsonb; plpgsql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.issue_labels_json(uuid[]) returns jsonb; plpgsql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.issue_lean_json(app_public.issues,app_public.statuses,app_public.projects,app_public.agents) returns json; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_passes_narrowing(uuid,uuid) returns boolean; plpgsql stable security definer; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.issue_ref_json(app_public.issues) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_search_matches(tsquery,real,integer,integer) returns TABLE(id uuid, number integer, rank real); plpgsql stable security definer; execute: svc_visitor; issues/search.sql
@@ -1945,6 +1949,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_goals__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_initiatives__events() returns trigger; plpgsql volatile security definer; execute: owner only; initiatives/triggers.sql
 -- app_private.tg_issue_labels__events() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
+-- app_private.tg_issue_labels__label_ids() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issue_relations__events() returns trigger; plpgsql volatile security definer; execute: owner only; relations/triggers.sql
 -- app_private.tg_issues__assign_number() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__events() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql

@@ -178,7 +178,7 @@ begin
     delete from app_public.issue_labels where issue_id = v_issue.id and label_id = any(v_remove);
     v_issue := app_hidden.issue_after_write(v_issue.id);
     return jsonb_build_object('action', 'set_labels', 'issueId', v_issue.id,
-      'labelIds', (select coalesce(jsonb_agg(il.label_id), '[]') from app_public.issue_labels il where il.issue_id = v_issue.id));
+      'labelIds', to_jsonb(v_issue.label_ids));
   elsif p_request.kind = 'ASSIGN_AGENT' then
     v_agent := app_hidden.find_agent(v_payload->>'agentId', null, 'payload.agentId');
     if v_agent.archived_at is not null then

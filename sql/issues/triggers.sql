@@ -19,6 +19,27 @@ end
 $$;
 comment on function app_private.tg_issue_labels__events() is 'ISSUE_UPDATED (changes labelIds) when labels are added to or removed from an existing issue (not in the transaction that creates it).';
 
+create or replace function app_private.tg_issue_labels__label_ids()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_issue_ids uuid[] := array(select distinct c.issue_id from changed c);
+begin
+  -- Lock the issues first, read their labels after (a new statement, so a new snapshot): a transaction
+  -- changing the same issue's labels at the same time has committed by then, and neither loses the other's.
+  perform from app_public.issues i where i.id = any(v_issue_ids) order by i.id for no key update;
+  update app_public.issues i
+  set label_ids = coalesce((select array_agg(il.label_id order by il.created_at, il.label_id)
+                            from app_public.issue_labels il where il.issue_id = i.id), '{}')
+  where i.id = any(v_issue_ids);
+  return null;
+end
+$$;
+comment on function app_private.tg_issue_labels__label_ids() is 'AFTER INSERT/DELETE statement on issue_labels (transition table `changed`): copies each changed issue''s label ids, oldest first, into issues.label_ids, which the issue shapes read.';
+
 create or replace function app_private.issue_number_sequence(p_workspace_id uuid)
  returns text
  language sql
@@ -146,6 +167,10 @@ end
 $$;
 comment on function app_private.tg_issues__status_timestamps() is 'BEFORE INSERT/UPDATE OF status_id on issues: startedAt is stamped the first time the issue reaches a started category; completedAt is set on DONE/CANCELED and cleared when the issue is reopened.';
 
+drop trigger if exists _700_label_ids on app_public.issue_labels;
+create trigger _700_label_ids after insert on app_public.issue_labels referencing new table as changed for each statement execute function app_private.tg_issue_labels__label_ids();
+drop trigger if exists _701_label_ids on app_public.issue_labels;
+create trigger _701_label_ids after delete on app_public.issue_labels referencing old table as changed for each statement execute function app_private.tg_issue_labels__label_ids();
 drop trigger if exists _800_events on app_public.issue_labels;
 create trigger _800_events after insert or delete on app_public.issue_labels for each row execute function app_private.tg_issue_labels__events();
 

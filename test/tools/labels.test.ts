@@ -93,6 +93,45 @@ describe('labels', () => {
     expect((await ok(t, ws.token, 'labels.list', { query: 'scoped' })).items[0].name).toBe('scoped');
   });
 
+  it("an issue's labelIds follow every change of its labels, in the order they were added", async () => {
+    const [a, b, c] = [await ok(t, ws.token, 'labels.create', { name: 'order-a' }), await ok(t, ws.token, 'labels.create', { name: 'order-b' }),
+      await ok(t, ws.token, 'labels.create', { name: 'order-c' })];
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Labelled', labelIds: [a.id] });
+    expect(issue.labelIds).toEqual([a.id]);
+    expect(issue.labels.map((l: { name: string }) => l.name)).toEqual(['order-a']);
+    await ok(t, ws.token, 'issues.addLabels', { id: issue.id, labelIds: [c.id] });
+    const added = await ok(t, ws.token, 'issues.addLabels', { id: issue.id, labelIds: [b.id] });
+    expect(added.labelIds).toEqual([a.id, c.id, b.id]);
+    expect(added.labels.map((l: { name: string }) => l.name)).toEqual(['order-a', 'order-c', 'order-b']);
+    expect((await ok(t, ws.token, 'issues.removeLabels', { id: issue.id, labelIds: [c.id] })).labelIds).toEqual([a.id, b.id]);
+    await ok(t, ws.token, 'labels.delete', { id: a.id });
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).labelIds).toEqual([b.id]);
+    expect((await ok(t, ws.token, 'issues.list', { labelIds: [b.id] })).items.map((i: { id: string }) => i.id)).toContain(issue.id);
+    expect((await ok(t, ws.token, 'issues.update', { id: issue.id, labelIds: [] })).labelIds).toEqual([]);
+  });
+
+  it('two transactions labelling one issue at once both land in its labelIds', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Labelled twice at once' });
+    const [x, y] = [await ok(t, ws.token, 'labels.create', { name: 'race-x' }), await ok(t, ws.token, 'labels.create', { name: 'race-y' })];
+    const [first, second] = [await t.pools.owner.connect(), await t.pools.owner.connect()];
+    try {
+      const add = (client: typeof first, label: string) =>
+        client.query('insert into app_public.issue_labels (workspace_id, issue_id, label_id) values ($1, $2, $3)', [ws.id, issue.id, label]);
+      await first.query('begin');
+      await add(first, x.id);
+      await second.query('begin');
+      const waiting = add(second, y.id); // waits for the first transaction's lock on the issue
+      await new Promise((r) => setTimeout(r, 200));
+      await first.query('commit');
+      await waiting;
+      await second.query('commit');
+    } finally {
+      first.release();
+      second.release();
+    }
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).labelIds).toEqual([x.id, y.id]);
+  });
+
   it('answers over MCP JSON-RPC', async () => {
     const r = await rpc(t, ws.token, 'tools/call', { name: 'labels.create', arguments: { name: 'from rpc' } });
     expect(r.body.result.structuredContent).toMatchObject({ name: 'from rpc' });

@@ -31,7 +31,7 @@ begin
     select v_ws, v_id, l from unnest(v_label_ids) l;
   end if;
 
-  return app_hidden.issue_json_after_write(v_id, cardinality(v_label_ids) > 0);
+  return app_hidden.issue_json_after_write(v_id);
 end
 $$;
 comment on function app_tools.issues_create(args jsonb) is 'issues.create: Create an issue. Returns the full issue with its key (e.g. ENG-12). Default status unless statusId is given.';

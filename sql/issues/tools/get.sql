@@ -18,14 +18,12 @@ declare
 begin
   if v_ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
     -- By id (the common case): found and shaped in one query, the joins of issue_json.
-    select i as issue, app_hidden.issue_lean_json(i, s, p, a, li.ids) as json
+    select i as issue, app_hidden.issue_lean_json(i, s, p, a) as json
     into v_found
     from app_public.issues i
     left join app_public.statuses s on s.id = i.status_id
     left join app_public.projects p on p.id = i.project_id
     left join app_public.agents a on a.id = i.assigned_agent_id
-    left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
-                       from app_public.issue_labels il where il.issue_id = i.id) li on true
     where i.id = v_ref::uuid and i.deleted_at is null;
     if v_found.json is null then
       raise exception 'Issue not found' using errcode = 'SV404', column = 'id';
@@ -46,10 +44,7 @@ begin
     v_result := v_result || jsonb_build_object('description', v_issue.description);
   end if;
   if (v_include->>'labels')::boolean then
-    v_result := v_result || jsonb_build_object('labels', coalesce(
-      (select jsonb_agg(jsonb_build_object('id', l.id, 'name', l.name, 'color', l.color) order by il.created_at, l.id)
-       from app_public.issue_labels il join app_public.labels l on l.id = il.label_id
-       where il.issue_id = v_issue.id), '[]'));
+    v_result := v_result || jsonb_build_object('labels', app_hidden.issue_labels_json(v_issue.label_ids));
   end if;
   if jsonb_typeof(v_include->'comments') = 'object' or (v_include->>'comments')::boolean then
     v_limit := coalesce((v_include->'comments'->>'limit')::int, 20);

@@ -31,7 +31,7 @@ begin
     if args->>'cursor' is not null then
       v_before := app_hidden.cursor_decode(args->>'cursor', 'issues')::int;
     end if;
-    select array_agg(app_hidden.issue_lean_json(t.i, s, p, a, l.ids) order by (t.i).number desc),
+    select array_agg(app_hidden.issue_lean_json(t.i, s, p, a) order by (t.i).number desc),
            array_agg((t.i).number::text order by (t.i).number desc)
     into v_items, v_keys
     from (select i from app_public.issues i
@@ -39,9 +39,7 @@ begin
           order by i.number desc limit v_limit + 1) t
     left join app_public.statuses s on s.id = (t.i).status_id
     left join app_public.projects p on p.id = (t.i).project_id
-    left join app_public.agents a on a.id = (t.i).assigned_agent_id
-    left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
-                       from app_public.issue_labels il where il.issue_id = (t.i).id) l on true;
+    left join app_public.agents a on a.id = (t.i).assigned_agent_id;
   else
     -- Filters: the query is built for them (planned per call, so each filter gets its own index).
     if args->>'query' is not null then
@@ -68,16 +66,14 @@ begin
         -- Nothing else filters and no narrowing hides a row (the common search): the matches function pages
         -- itself (no join of every match), and the page is read by a static query, planned once per session
         -- (planning the built query cost ~5 ms of every search).
-        select array_agg(app_hidden.issue_lean_json(i, s, p, a, l.ids) order by m.rank desc, m.number desc),
+        select array_agg(app_hidden.issue_lean_json(i, s, p, a) order by m.rank desc, m.number desc),
                array_agg(m.rank::text || ':' || m.number::text order by m.rank desc, m.number desc)
         into v_items, v_keys
         from app_hidden.issue_search_matches(v_query, v_after[1]::real, v_after[2]::int, v_limit + 1) m
         join app_public.issues i on i.id = m.id
         left join app_public.statuses s on s.id = i.status_id
         left join app_public.projects p on p.id = i.project_id
-        left join app_public.agents a on a.id = i.assigned_agent_id
-        left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
-                           from app_public.issue_labels il where il.issue_id = i.id) l on true;
+        left join app_public.agents a on a.id = i.assigned_agent_id;
         return app_hidden.page_json_text(v_items, v_keys, v_limit, 'issues-search');
       else
         v_from := 'app_hidden.issue_search_matches($2) m join app_public.issues i on i.id = m.id';
@@ -146,16 +142,14 @@ begin
       v_where := v_where || format(' and i.queued = %L', (args->>'queued')::boolean);
     end if;
 
-    -- The page's rows first (index order, limit), then their status/project/agent/labels by join: one pass,
+    -- The page's rows first (index order, limit), then their status/project/agent by join: one pass,
     -- instead of four subqueries per row inside issue_json (3x faster at 50 rows).
     execute format(
-      'select array_agg(app_hidden.issue_lean_json(t.i, s, p, a, l.ids) order by %s), array_agg(%s order by %s)
+      'select array_agg(app_hidden.issue_lean_json(t.i, s, p, a) order by %s), array_agg(%s order by %s)
        from (select i, %s as rank from %s where %s order by %s limit %s) t
        left join app_public.statuses s on s.id = (t.i).status_id
        left join app_public.projects p on p.id = (t.i).project_id
-       left join app_public.agents a on a.id = (t.i).assigned_agent_id
-       left join lateral (select jsonb_agg(il.label_id order by il.created_at, il.label_id) as ids
-                          from app_public.issue_labels il where il.issue_id = (t.i).id) l on true',
+       left join app_public.agents a on a.id = (t.i).assigned_agent_id',
       v_outer_order, v_sort, v_outer_order, v_rank, v_from, v_where, v_order, v_limit + 1)
     into v_items, v_keys
     using app_hidden.current_workspace_id(), v_query;

@@ -9,7 +9,7 @@ export interface User extends Named { email: string }
 export interface IssueRow {
   rowId: string; key: string; title: string; priority: string; statusId: string; projectId: string | null;
   cycleId: string | null; assignedAgentId: string | null; claimedById: string | null; updatedAt: string;
-  issueLabels: { nodes: { labelId: string }[] };
+  labelIds: string[];
 }
 export interface Meta {
   workspace: { key: string; name: string };
@@ -32,7 +32,7 @@ export async function loadMeta(): Promise<Meta> {
   };
 }
 
-const ISSUE_FIELDS = 'rowId key title priority statusId projectId cycleId assignedAgentId claimedById updatedAt issueLabels { nodes { labelId } }';
+const ISSUE_FIELDS = 'rowId key title priority statusId projectId cycleId assignedAgentId claimedById updatedAt labelIds';
 
 /** The workspace's issues (newest first), or the matches of a full-text search (best first). */
 export async function loadIssues(query: string): Promise<IssueRow[]> {
@@ -50,7 +50,7 @@ export const PRIORITIES = ['URGENT', 'HIGH', 'MEDIUM', 'LOW', 'NONE'];
 /** Assignee values: "agent:<id>" or "user:<id>" (people claim issues, agents are assigned), "none". */
 export function matches(i: IssueRow, f: Filters): boolean {
   if (f.project && i.projectId !== f.project) return false;
-  if (f.label && !i.issueLabels.nodes.some((l) => l.labelId === f.label)) return false;
+  if (f.label && !i.labelIds.includes(f.label)) return false;
   if (f.priority && i.priority !== f.priority) return false;
   if (f.cycle && i.cycleId !== f.cycle) return false;
   if (f.assignee === 'none' && (i.assignedAgentId || i.claimedById)) return false;
