@@ -1599,7 +1599,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.each_item(jsonb,regprocedure) returns jsonb; plpgsql volatile; execute: svc_visitor; core/bulk.sql
 -- app_hidden.event_json(app_public.activity_events,boolean) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
 -- app_hidden.event_kinds() returns text[]; sql immutable; execute: svc_visitor; events/record.sql
--- app_hidden.event_shape(app_public.activity_events,app_public.agents,app_public.users,boolean) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
+-- app_hidden.event_shape(app_public.activity_events,app_public.agents,app_public.users,boolean) returns json; sql stable; execute: svc_visitor; events/record.sql
 -- app_hidden.event_subject_visible(text,uuid) returns boolean; plpgsql stable; execute: svc_visitor; events/visibility.sql
 -- app_hidden.find_action_request(text,text,boolean) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.find_agent(text,text,text) returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql
@@ -2037,7 +2037,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.cycles_rollover(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/rollover.sql
 -- app_tools.cycles_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/update.sql
 -- app_tools.events_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; events/tools/get.sql
--- app_tools.events_recent(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; events/tools/recent.sql
+-- app_tools.events_recent(jsonb) returns json; plpgsql stable; execute: svc_visitor; events/tools/recent.sql
 -- app_tools.execution_plans_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; executionPlans/tools/create.sql
 -- app_tools.execution_plans_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; executionPlans/tools/get.sql
 -- app_tools.execution_plans_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; executionPlans/tools/list.sql

@@ -4,7 +4,7 @@
 -- newest first; filters subjectType, subjectId, kinds; before = the nextCursor of a previous page. Issue
 -- narrowing applies to issue subjects.
 create or replace function app_tools.events_recent(args jsonb)
- returns jsonb
+ returns json
  language plpgsql
  stable
 as $$
@@ -14,6 +14,8 @@ declare
   v_subject_id uuid := app_hidden.parse_uuid(args->>'subjectId', 'subjectId');
   v_kinds text[] := (select array_agg(k) from jsonb_array_elements_text(args->'kinds') k);
   v_before_seq bigint;
+  v_items json[];
+  v_keys text[];
 begin
   if args->>'subjectType' = 'issue' and v_subject_id is not null then
     -- Narrowing is enforced on the subject itself: an issue outside it is not found.
@@ -23,19 +25,20 @@ begin
     v_before_seq := app_hidden.cursor_decode(args->>'before', 'events', 'before')::bigint;
   end if;
   -- The page first (index order, limit), then its actors by join and an inlined shaper: no per-row
-  -- function call (event_json per row was 3 of 7 ms).
-  return app_hidden.page_json(array(
-    select (app_hidden.event_shape(t.e, a, u, true), (t.e).seq::text, null)::app_hidden.page_row
-    from (select e from app_public.activity_events e
-          where e.workspace_id = v_ws
-            and (args->>'subjectType' is null or e.subject_type = args->>'subjectType')
-            and (v_subject_id is null or e.subject_id = v_subject_id)
-            and (v_kinds is null or e.kind = any(v_kinds))
-            and (v_before_seq is null or e.seq < v_before_seq)
-          order by e.seq desc limit v_limit + 1) t
-    left join app_public.agents a on a.id = (t.e).actor_agent_id
-    left join app_public.users u on u.id = (t.e).actor_user_id
-    order by (t.e).seq desc), v_limit, 'events');
+  -- function call (event_json per row was 3 of 7 ms); built as json text (page_json_text).
+  select array_agg(app_hidden.event_shape(t.e, a, u, true) order by (t.e).seq desc),
+         array_agg((t.e).seq::text order by (t.e).seq desc)
+  into v_items, v_keys
+  from (select e from app_public.activity_events e
+        where e.workspace_id = v_ws
+          and (args->>'subjectType' is null or e.subject_type = args->>'subjectType')
+          and (v_subject_id is null or e.subject_id = v_subject_id)
+          and (v_kinds is null or e.kind = any(v_kinds))
+          and (v_before_seq is null or e.seq < v_before_seq)
+        order by e.seq desc limit v_limit + 1) t
+  left join app_public.agents a on a.id = (t.e).actor_agent_id
+  left join app_public.users u on u.id = (t.e).actor_user_id;
+  return app_hidden.page_json_text(v_items, v_keys, v_limit, 'events');
 end
 $$;
 comment on function app_tools.events_recent(args jsonb) is 'events.recent: Recent activity events of the workspace, newest first. Filter by subject (e.g. subjectType "issue" and an issue id) or kinds; page with before = nextCursor.';

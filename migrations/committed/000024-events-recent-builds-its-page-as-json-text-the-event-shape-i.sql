@@ -1,0 +1,205 @@
+--! Previous: sha1:bf61012496062395ab6aaf5e9c38e39d5737b851
+--! Hash: sha1:2f68b02436e580f56448fcad98b68e903048b11b
+--! Message: events.recent builds its page as json text: the event shape is json
+
+--! split: 1-current.sql
+-- events.recent builds its page as json (text), as the issue lists do: the event shape is json, the page is
+-- joined as text and never re-parsed.
+drop function if exists app_tools.events_recent(jsonb);
+drop function if exists app_hidden.event_shape(app_public.activity_events, app_public.agents, app_public.users, boolean);
+--! Included events/record.sql
+-- events: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.event_shape(e app_public.activity_events, a app_public.agents, u app_public.users, p_with_actor boolean)
+ returns json
+ language sql
+ stable
+as $$
+  -- No subqueries and no FROM: PostgreSQL inlines it into the calling query (events.recent joins the actors).
+  -- json (text), not jsonb: events.recent joins its page as text (twice the pages per second).
+  select case when p_with_actor then json_build_object(
+    'id', e.id, 'kind', e.kind, 'subjectType', e.subject_type, 'subjectId', e.subject_id,
+    'payload', e.payload, 'createdAt', e.created_at, 'actor', coalesce(
+       case when a.id is not null then json_build_object('id', a.id, 'name', a.name, 'image', null, 'type', 'agent') end,
+       case when u.id is not null then json_build_object('id', u.id, 'name', coalesce(nullif(u.name, ''), u.email), 'image', u.image_url, 'type', 'user') end))
+  else json_build_object(
+    'id', e.id, 'kind', e.kind, 'subjectType', e.subject_type, 'subjectId', e.subject_id,
+    'payload', e.payload, 'createdAt', e.created_at) end
+$$;
+comment on function app_hidden.event_shape(e app_public.activity_events, a app_public.agents, u app_public.users, p_with_actor boolean) is 'The ActivityEvent shape (json) from rows the caller already fetched: the acting agent (a) when set and visible, else the acting user (u); inlined into lists.';
+grant execute on function app_hidden.event_shape(e app_public.activity_events, a app_public.agents, u app_public.users, p_with_actor boolean) to svc_visitor;
+
+create or replace function app_hidden.event_json(e app_public.activity_events, p_with_actor boolean default true)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select app_hidden.event_shape(e,
+    case when p_with_actor then (select a from app_public.agents a where a.id = e.actor_agent_id) end,
+    case when p_with_actor then (select u from app_public.users u where u.id = e.actor_user_id) end,
+    p_with_actor)::jsonb
+$$;
+comment on function app_hidden.event_json(e app_public.activity_events, p_with_actor boolean) is 'ActivityEvent (spec 2.17); actor {id, name, image} is the agent when an agent key acted, else the user; null for the system.';
+grant execute on function app_hidden.event_json(e app_public.activity_events, p_with_actor boolean) to svc_visitor;
+
+create or replace function app_hidden.event_kinds()
+ returns text[]
+ language sql
+ immutable parallel safe
+as $$
+  select array[
+    'ISSUE_CREATED', 'ISSUE_UPDATED', 'ISSUE_DELETED', 'ISSUE_STATUS_CHANGED', 'ISSUE_ASSIGNED',
+    'ISSUE_PRIORITY_CHANGED', 'ISSUE_QUEUED', 'COMMENT_CREATED', 'COMMENT_UPDATED', 'PROJECT_CREATED',
+    'PROJECT_UPDATED', 'SKILL_INVOKED', 'PLUGIN_ERROR', 'AGENT_CREATED', 'AGENT_UPDATED', 'AGENT_DELETED',
+    'AGENT_ASSIGNED', 'AGENT_STATUS_CHANGED', 'MEMBERSHIP_CREATED', 'MEMBERSHIP_ROLE_CHANGED',
+    'MEMBERSHIP_REMOVED', 'ISSUE_STALLED', 'AGENT_NOACK', 'ISSUE_SLA_BREACH', 'CHAT_MESSAGE_POSTED',
+    'GOAL_CREATED', 'GOAL_STATUS_CHANGED', 'EXECUTION_STEP_READY', 'EXECUTION_STEP_JUDGED',
+    'PLAN_BUDGET_EXCEEDED', 'AGENT_RUN_KICKED', 'AGENT_RUN_STATUS_CHANGED', 'RUNTIME_REGISTERED',
+    'RUNTIME_UPDATED', 'EXECUTION_PLAN_STATUS_CHANGED', 'EXECUTION_STEP_STATUS_CHANGED',
+    'REVIEW_GATE_OPENED', 'REVIEW_GATE_RESOLVED', 'CREW_CREATED', 'CREW_UPDATED']::text[]
+$$;
+comment on function app_hidden.event_kinds() is 'Every ActivityEvent kind (spec 6.1, AGENT_RUN_KICKED, and ours of docs/decisions.md: run status, runtimes, orchestration); kept equal to src/events/kinds.ts by a test.';
+grant execute on function app_hidden.event_kinds() to svc_visitor;
+
+create or replace function app_hidden.publish_ephemeral_event(p_kind text, p_subject_type text, p_subject_id uuid, p_payload jsonb)
+ returns jsonb
+ language sql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+  select app_private.publish_ephemeral_event(app_hidden.current_workspace_id(), p_kind, p_subject_type, p_subject_id, p_payload)
+$$;
+comment on function app_hidden.publish_ephemeral_event(p_kind text, p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'For tool functions (chat drafts): publishes a stream-only event in the caller''s workspace only.';
+grant execute on function app_hidden.publish_ephemeral_event(p_kind text, p_subject_type text, p_subject_id uuid, p_payload jsonb) to svc_visitor;
+
+create or replace function app_hidden.record_event(p_kind text, p_subject_type text, p_subject_id uuid, p_payload jsonb)
+ returns uuid
+ language sql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+  select app_private.record_event(app_hidden.current_workspace_id(), p_kind, p_subject_type, p_subject_id, p_payload)
+$$;
+comment on function app_hidden.record_event(p_kind text, p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'For tool functions whose event needs context a trigger cannot see (e.g. AGENT_ASSIGNED reason): records in the caller''s workspace only.';
+grant execute on function app_hidden.record_event(p_kind text, p_subject_type text, p_subject_id uuid, p_payload jsonb) to svc_visitor;
+
+create or replace function app_private.publish_ephemeral_event(p_workspace_id uuid, p_kind text, p_subject_type text, p_subject_id uuid, p_payload jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_event jsonb := jsonb_build_object(
+    'id', gen_random_uuid(), 'kind', p_kind, 'subjectType', p_subject_type, 'subjectId', p_subject_id,
+    'payload', coalesce(p_payload, '{}'), 'createdAt', clock_timestamp());
+  v_message text := json_build_object('workspaceId', p_workspace_id, 'event', v_event)::text;
+begin
+  if p_workspace_id is null then
+    raise exception 'No workspace' using errcode = 'SV403';
+  end if;
+  if p_kind !~ '^[A-Z_]+$' then
+    perform app_hidden.raise_invalid('kind', 'kind must be an event kind such as CHAT_MESSAGE_POSTED');
+  end if;
+  -- NOTIFY payloads are limited to 8000 bytes; keep headroom for the envelope.
+  if octet_length(v_message) > 7800 then
+    perform app_hidden.raise_invalid('payload', 'ephemeral event too large (max about 7.5 kB)');
+  end if;
+  perform pg_notify('svc_stream', v_message);
+  return v_event;
+end
+$$;
+comment on function app_private.publish_ephemeral_event(p_workspace_id uuid, p_kind text, p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'Publishes a stream-only event (e.g. CHAT_MESSAGE_POSTED on chat-thread-stream) to the workspace''s SSE subscribers when the transaction commits; nothing is stored, nothing is replayed.';
+
+create or replace function app_private.record_event(p_workspace_id uuid, p_kind text, p_subject_type text, p_subject_id uuid, p_payload jsonb)
+ returns uuid
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_id uuid;
+begin
+  insert into app_public.activity_events (workspace_id, kind, subject_type, subject_id, payload,
+                                          actor_user_id, actor_agent_id, actor_key_id)
+  values (p_workspace_id, p_kind, p_subject_type, p_subject_id, coalesce(p_payload, '{}'),
+          app_hidden.current_user_id(), app_hidden.current_agent_id(), app_hidden.current_key_id())
+  returning id into v_id;
+  return v_id;
+end
+$$;
+comment on function app_private.record_event(p_workspace_id uuid, p_kind text, p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'Appends an ActivityEvent with the caller as actor. Security definer: the request role cannot forge events.';
+
+create or replace function app_private.record_issue_updated(p_workspace_id uuid, p_issue_id uuid, p_changes text[], p_extra jsonb default '{}'::jsonb)
+ returns void
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_id uuid;
+begin
+  select e.id into v_id from app_public.activity_events e
+  where e.workspace_id = p_workspace_id and e.subject_type = 'issue' and e.subject_id = p_issue_id
+    and e.kind = 'ISSUE_UPDATED' and e.created_at = now()
+    and e.actor_key_id is not distinct from app_hidden.current_key_id()
+  order by e.seq desc limit 1;
+  if v_id is null then
+    perform app_private.record_event(p_workspace_id, 'ISSUE_UPDATED', 'issue', p_issue_id,
+      jsonb_build_object('issueId', p_issue_id, 'changes', to_jsonb(p_changes)) || coalesce(p_extra, '{}'));
+  else
+    update app_public.activity_events e
+    set payload = e.payload || coalesce(p_extra, '{}') || jsonb_build_object('changes',
+      (select jsonb_agg(distinct c) from (
+         select jsonb_array_elements_text(e.payload->'changes') c union select unnest(p_changes)) s))
+    where e.id = v_id;
+  end if;
+end
+$$;
+comment on function app_private.record_issue_updated(p_workspace_id uuid, p_issue_id uuid, p_changes text[], p_extra jsonb) is 'Writes ISSUE_UPDATED for an issue, or merges the changed fields into the one this transaction already wrote (same key, written at now()): one event per issue per call, bulk calls included.';
+--! EndIncluded events/record.sql
+--! Included events/tools/recent.sql
+-- The events.recent tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- newest first; filters subjectType, subjectId, kinds; before = the nextCursor of a previous page. Issue
+-- narrowing applies to issue subjects.
+create or replace function app_tools.events_recent(args jsonb)
+ returns json
+ language plpgsql
+ stable
+as $$
+declare
+  v_ws uuid := app_hidden.current_workspace_id();
+  v_limit int := coalesce((args->>'limit')::int, 50);
+  v_subject_id uuid := app_hidden.parse_uuid(args->>'subjectId', 'subjectId');
+  v_kinds text[] := (select array_agg(k) from jsonb_array_elements_text(args->'kinds') k);
+  v_before_seq bigint;
+  v_items json[];
+  v_keys text[];
+begin
+  if args->>'subjectType' = 'issue' and v_subject_id is not null then
+    -- Narrowing is enforced on the subject itself: an issue outside it is not found.
+    perform app_hidden.find_issue(v_subject_id::text, 'subjectId');
+  end if;
+  if args->>'before' is not null then
+    v_before_seq := app_hidden.cursor_decode(args->>'before', 'events', 'before')::bigint;
+  end if;
+  -- The page first (index order, limit), then its actors by join and an inlined shaper: no per-row
+  -- function call (event_json per row was 3 of 7 ms); built as json text (page_json_text).
+  select array_agg(app_hidden.event_shape(t.e, a, u, true) order by (t.e).seq desc),
+         array_agg((t.e).seq::text order by (t.e).seq desc)
+  into v_items, v_keys
+  from (select e from app_public.activity_events e
+        where e.workspace_id = v_ws
+          and (args->>'subjectType' is null or e.subject_type = args->>'subjectType')
+          and (v_subject_id is null or e.subject_id = v_subject_id)
+          and (v_kinds is null or e.kind = any(v_kinds))
+          and (v_before_seq is null or e.seq < v_before_seq)
+        order by e.seq desc limit v_limit + 1) t
+  left join app_public.agents a on a.id = (t.e).actor_agent_id
+  left join app_public.users u on u.id = (t.e).actor_user_id;
+  return app_hidden.page_json_text(v_items, v_keys, v_limit, 'events');
+end
+$$;
+comment on function app_tools.events_recent(args jsonb) is 'events.recent: Recent activity events of the workspace, newest first. Filter by subject (e.g. subjectType "issue" and an issue id) or kinds; page with before = nextCursor.';
+grant execute on function app_tools.events_recent(args jsonb) to svc_visitor;
+--! EndIncluded events/tools/recent.sql
