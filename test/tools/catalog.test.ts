@@ -126,6 +126,11 @@ describe('first tools', () => {
     const second = await ok(t, ws.token, 'events.recent', { limit: 2, kinds: ['ISSUE_CREATED'], before: first.nextCursor });
     expect(second.items[0].id).not.toBe(first.items[1].id);
     expect(new Date(second.items[0].createdAt) <= new Date(first.items[1].createdAt)).toBe(true);
+    // Unfiltered (its own query): the next page starts right after the last item of this one.
+    const all = (await ok(t, ws.token, 'events.recent', { limit: 4 })).items.map((e: { id: string }) => e.id);
+    const page1 = await ok(t, ws.token, 'events.recent', { limit: 2 });
+    const page2 = await ok(t, ws.token, 'events.recent', { limit: 2, before: page1.nextCursor });
+    expect([...page1.items, ...page2.items].map((e: { id: string }) => e.id)).toEqual(all);
     expect((await rest(t, ws.token, 'events.recent', { limit: 201 })).status).toBe(400);
     const def = await ok(t, ws.token, 'events.recent', {});
     expect(def.items.length).toBeLessThanOrEqual(50);

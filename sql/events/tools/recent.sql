@@ -26,18 +26,35 @@ begin
   end if;
   -- The page first (index order, limit), then its actors by join and an inlined shaper: no per-row
   -- function call (event_json per row was 3 of 7 ms); built as json text (page_json_text).
-  select array_agg(app_hidden.event_shape(t.e, a, u, true) order by (t.e).seq desc),
-         array_agg((t.e).seq::text order by (t.e).seq desc)
-  into v_items, v_keys
-  from (select e from app_public.activity_events e
-        where e.workspace_id = v_ws
-          and (args->>'subjectType' is null or e.subject_type = args->>'subjectType')
-          and (v_subject_id is null or e.subject_id = v_subject_id)
-          and (v_kinds is null or e.kind = any(v_kinds))
-          and (v_before_seq is null or e.seq < v_before_seq)
-        order by e.seq desc limit v_limit + 1) t
-  left join app_public.agents a on a.id = (t.e).actor_agent_id
-  left join app_public.users u on u.id = (t.e).actor_user_id;
+  if args->>'subjectType' is null and v_subject_id is null and v_kinds is null then
+    -- No filter (the common call): a static query, planned once per session, reading (workspace_id, seq)
+    -- from the cursor down. With the filters' "param is null or ..." in it, the cached generic plan read
+    -- every event of the workspace and sorted them (12 ms at 5,000 events instead of 0.6).
+    select array_agg(app_hidden.event_shape(t.e, a, u, true) order by (t.e).seq desc),
+           array_agg((t.e).seq::text order by (t.e).seq desc)
+    into v_items, v_keys
+    from (select e from app_public.activity_events e
+          where e.workspace_id = v_ws and e.seq < coalesce(v_before_seq, 9223372036854775807)
+          order by e.seq desc limit v_limit + 1) t
+    left join app_public.agents a on a.id = (t.e).actor_agent_id
+    left join app_public.users u on u.id = (t.e).actor_user_id;
+  else
+    -- Filters: planned per call with their values, so each filter gets its own index.
+    execute format(
+      'select array_agg(app_hidden.event_shape(t.e, a, u, true) order by (t.e).seq desc),
+              array_agg((t.e).seq::text order by (t.e).seq desc)
+       from (select e from app_public.activity_events e
+             where e.workspace_id = $1 and e.seq < $2 %s %s %s
+             order by e.seq desc limit %s) t
+       left join app_public.agents a on a.id = (t.e).actor_agent_id
+       left join app_public.users u on u.id = (t.e).actor_user_id',
+      case when args->>'subjectType' is not null then format('and e.subject_type = %L', args->>'subjectType') else '' end,
+      case when v_subject_id is not null then format('and e.subject_id = %L::uuid', v_subject_id) else '' end,
+      case when v_kinds is not null then format('and e.kind = any(%L::text[])', v_kinds) else '' end,
+      v_limit + 1)
+    into v_items, v_keys
+    using v_ws, coalesce(v_before_seq, 9223372036854775807);
+  end if;
   return app_hidden.page_json_text(v_items, v_keys, v_limit, 'events');
 end
 $$;

@@ -1,0 +1,71 @@
+--! Previous: sha1:2f68b02436e580f56448fcad98b68e903048b11b
+--! Hash: sha1:28931ba70170515d9f43375d6bff035d214888da
+--! Message: events.recent: a static query when nothing filters, a per-call plan when something does
+
+--! split: 1-current.sql
+-- events.recent reads its page through (workspace_id, seq) when nothing filters (a static query), and plans
+-- a filtered read per call: the cached generic plan of one query for both read every event of the workspace.
+--! Included events/tools/recent.sql
+-- The events.recent tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- newest first; filters subjectType, subjectId, kinds; before = the nextCursor of a previous page. Issue
+-- narrowing applies to issue subjects.
+create or replace function app_tools.events_recent(args jsonb)
+ returns json
+ language plpgsql
+ stable
+as $$
+declare
+  v_ws uuid := app_hidden.current_workspace_id();
+  v_limit int := coalesce((args->>'limit')::int, 50);
+  v_subject_id uuid := app_hidden.parse_uuid(args->>'subjectId', 'subjectId');
+  v_kinds text[] := (select array_agg(k) from jsonb_array_elements_text(args->'kinds') k);
+  v_before_seq bigint;
+  v_items json[];
+  v_keys text[];
+begin
+  if args->>'subjectType' = 'issue' and v_subject_id is not null then
+    -- Narrowing is enforced on the subject itself: an issue outside it is not found.
+    perform app_hidden.find_issue(v_subject_id::text, 'subjectId');
+  end if;
+  if args->>'before' is not null then
+    v_before_seq := app_hidden.cursor_decode(args->>'before', 'events', 'before')::bigint;
+  end if;
+  -- The page first (index order, limit), then its actors by join and an inlined shaper: no per-row
+  -- function call (event_json per row was 3 of 7 ms); built as json text (page_json_text).
+  if args->>'subjectType' is null and v_subject_id is null and v_kinds is null then
+    -- No filter (the common call): a static query, planned once per session, reading (workspace_id, seq)
+    -- from the cursor down. With the filters' "param is null or ..." in it, the cached generic plan read
+    -- every event of the workspace and sorted them (12 ms at 5,000 events instead of 0.6).
+    select array_agg(app_hidden.event_shape(t.e, a, u, true) order by (t.e).seq desc),
+           array_agg((t.e).seq::text order by (t.e).seq desc)
+    into v_items, v_keys
+    from (select e from app_public.activity_events e
+          where e.workspace_id = v_ws and e.seq < coalesce(v_before_seq, 9223372036854775807)
+          order by e.seq desc limit v_limit + 1) t
+    left join app_public.agents a on a.id = (t.e).actor_agent_id
+    left join app_public.users u on u.id = (t.e).actor_user_id;
+  else
+    -- Filters: planned per call with their values, so each filter gets its own index.
+    execute format(
+      'select array_agg(app_hidden.event_shape(t.e, a, u, true) order by (t.e).seq desc),
+              array_agg((t.e).seq::text order by (t.e).seq desc)
+       from (select e from app_public.activity_events e
+             where e.workspace_id = $1 and e.seq < $2 %s %s %s
+             order by e.seq desc limit %s) t
+       left join app_public.agents a on a.id = (t.e).actor_agent_id
+       left join app_public.users u on u.id = (t.e).actor_user_id',
+      case when args->>'subjectType' is not null then format('and e.subject_type = %L', args->>'subjectType') else '' end,
+      case when v_subject_id is not null then format('and e.subject_id = %L::uuid', v_subject_id) else '' end,
+      case when v_kinds is not null then format('and e.kind = any(%L::text[])', v_kinds) else '' end,
+      v_limit + 1)
+    into v_items, v_keys
+    using v_ws, coalesce(v_before_seq, 9223372036854775807);
+  end if;
+  return app_hidden.page_json_text(v_items, v_keys, v_limit, 'events');
+end
+$$;
+comment on function app_tools.events_recent(args jsonb) is 'events.recent: Recent activity events of the workspace, newest first. Filter by subject (e.g. subjectType "issue" and an issue id) or kinds; page with before = nextCursor.';
+grant execute on function app_tools.events_recent(args jsonb) to svc_visitor;
+--! EndIncluded events/tools/recent.sql
