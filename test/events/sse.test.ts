@@ -304,7 +304,6 @@ describe('slow clients', () => {
       await new Promise((resolve) => socket.once('data', resolve));
       socket.pause(); // stop reading: the kernel buffers fill, then the server's
       const closed = new Promise((resolve) => socket.once('close', resolve));
-      let received = 0;
       expect(slowApp.hub.subscriberCount).toBe(1);
       const big = 'x'.repeat(200_000);
       const writer = new pg.Client({ connectionString: t.ownerUrl });
@@ -320,11 +319,12 @@ describe('slow clients', () => {
       // The last events reach the hub moments after their commit (the sequencer): give it that moment.
       await until(() => slowApp.hub.subscriberCount, (n) => n === 0, 5000);
       expect(slowApp.hub.subscriberCount).toBe(0);
-      // Reading again, the client finds its stream cut short by the server.
-      socket.on('data', (chunk: Buffer) => { received += chunk.length; });
+      // Reading again, the client finds its stream cut short by the server. (What it still reads first depends
+      // on the kernel: data queued towards a socket that is reset may be dropped, so no count is asserted.)
+      socket.on('error', () => {});
       socket.resume();
       await closed;
-      expect(received).toBeGreaterThan(0);
+      expect(socket.destroyed).toBe(true);
     } finally {
       await slowApp.close();
     }
