@@ -29,14 +29,11 @@ create or replace function app_hidden.issue_json_after_write(p_issue_id uuid)
  language plpgsql
  stable
 as $$
-declare
-  v_json jsonb;
-  v_label_ids uuid[];
+declare v_json jsonb;
 begin
-  -- issue_json(issue_after_write(id), true) in one query: re-read and shaped together; the labels' names and
-  -- colours only when it has labels (most creates have none).
-  select app_hidden.issue_lean_json(i, s, p, a)::jsonb || app_hidden.issue_extra_json(i, '[]'), i.label_ids
-  into v_json, v_label_ids
+  -- issue_json(issue_after_write(id), true) in one query: re-read and shaped together.
+  select app_hidden.issue_lean_json(i, s, p, a)::jsonb || app_hidden.issue_extra_json(i, app_hidden.issue_labels_json(i.label_ids))
+  into v_json
   from app_public.issues i
   left join app_public.statuses s on s.id = i.status_id
   left join app_public.projects p on p.id = i.project_id
@@ -44,9 +41,6 @@ begin
   where i.id = p_issue_id;
   if v_json is null then
     raise exception 'The issue would fall outside this key''s narrowing' using errcode = 'SV403', detail = 'narrowing';
-  end if;
-  if cardinality(v_label_ids) > 0 then
-    v_json := v_json || jsonb_build_object('labels', app_hidden.issue_labels_json(v_label_ids));
   end if;
   return v_json;
 end
@@ -61,7 +55,7 @@ create or replace function app_hidden.issue_labels_json(p_label_ids uuid[])
 as $$
 begin
   if cardinality(p_label_ids) = 0 then
-    return '[]';
+    return '[]';  -- most issues: no query at all
   end if;
   return coalesce((select jsonb_agg(jsonb_build_object('id', l.id, 'name', l.name, 'color', l.color)
                                     order by array_position(p_label_ids, l.id))

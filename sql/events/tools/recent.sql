@@ -13,7 +13,7 @@ declare
   v_limit int := coalesce((args->>'limit')::int, 50);
   v_subject_id uuid := app_hidden.parse_uuid(args->>'subjectId', 'subjectId');
   v_kinds text[] := (select array_agg(k) from jsonb_array_elements_text(args->'kinds') k);
-  v_before_seq bigint;
+  v_before_seq bigint := 9223372036854775807;
   v_items json[];
   v_keys text[];
 begin
@@ -34,7 +34,7 @@ begin
            array_agg((t.e).seq::text order by (t.e).seq desc)
     into v_items, v_keys
     from (select e from app_public.activity_events e
-          where e.workspace_id = v_ws and e.seq < coalesce(v_before_seq, 9223372036854775807)
+          where e.workspace_id = v_ws and e.seq < v_before_seq
           order by e.seq desc limit v_limit + 1) t
     left join app_public.agents a on a.id = (t.e).actor_agent_id
     left join app_public.users u on u.id = (t.e).actor_user_id;
@@ -53,7 +53,7 @@ begin
       case when v_kinds is not null then format('and e.kind = any(%L::text[])', v_kinds) else '' end,
       v_limit + 1)
     into v_items, v_keys
-    using v_ws, coalesce(v_before_seq, 9223372036854775807);
+    using v_ws, v_before_seq;
   end if;
   return app_hidden.page_json_text(v_items, v_keys, v_limit, 'events');
 end
