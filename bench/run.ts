@@ -8,7 +8,7 @@
  *   - reference tx/s: the reference statement through pgbench (prepared);
  *   - service SQL tx/s: the exact statement the service sends for the tool (src/db/as-caller.ts, with each
  *     workspace's caller identity and the zod-validated arguments) as svc_visitor, through pgbench (prepared);
- *   - REST req/s: the alias POST /api/mcp/<tool> under load (autocannon, one key per workspace);
+ *   - REST req/s: the alias POST /api/mcp/<tool> under load (wrk, a random workspace's key per request);
  * each with p50/p99, and the ratios sqlToReference and restToSql. Then issues.create in ONE busy workspace
  * (all clients on one counter), and issues.list p99 at 1,000 vs BENCH_SCALE_ISSUES issues (with
  * BENCH_OTHER_WORKSPACES other workspaces holding data).
@@ -18,17 +18,18 @@
  * BENCH_ISSUES (seeded per workspace, 1000), BENCH_TOOLS (comma list, default all), BENCH_SYNCHRONOUS_COMMIT
  * (on; off shows the CPU cost of writes without the WAL flush), BENCH_SCALE=0 skips
  * the growth measurement, BENCH_SCALE_ISSUES (100000), BENCH_OTHER_WORKSPACES (50), BENCH_OTHER_ISSUES (2000),
- * PGBENCH (/usr/bin/pgbench; Debian: apt-get install postgresql-client), BENCH_DATABASE_URL (a superuser URL:
+ * PGBENCH (/usr/bin/pgbench; Debian: apt-get install postgresql-client), WRK (/usr/bin/wrk; Debian: apt-get install
+ * wrk), BENCH_DATABASE_URL (a superuser URL:
  * run on that server instead of a fresh embedded one), BENCH_MIGRATIONS=committed (measure the committed
  * migrations only; default: also migrations/current/, the work in progress).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { KeyAuthenticator, type Caller } from '../src/auth/keys.ts';
 import { ADMIN_COMMANDS } from '../src/cli/admin.ts';
@@ -38,6 +39,7 @@ import { callerStatement, callerValues } from '../src/db/as-caller.ts';
 import { findTool } from '../src/tools/catalog.ts';
 import { toolCall } from '../src/tools/invoke.ts';
 import { merge, percentile, pgbench, pgbenchVersion, type Leaf, type Measured, type PgbenchCase, type Target } from './pgbench.ts';
+import { wrk, wrkVersion, type HttpRequest } from './wrk.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const { values: opts } = parseArgs({
@@ -111,53 +113,55 @@ async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; 
 
 interface Workspace { id: string; key: string; token: string; caller: Caller; picks: string[] }
 
-/** autocannon against the REST alias: closed loop, as fast as answers come. */
-async function rest(url: string, tool: string, makeRequest: () => { token: string; args: unknown }): Promise<Measured> {
-  const latencies: number[] = [];
-  const result = await autocannon({
-    url: `${url}/api/mcp/${tool}`,
-    connections: CONNECTIONS,
-    duration: DURATION,
-    requests: [{
-      method: 'POST',
-      setupRequest: (req) => {
-        const { token, args } = makeRequest();
-        return { ...req, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(args) };
-      },
-    }],
-  }).on('response', (_client, _status, _bytes, ms) => { latencies.push(ms); });
-  if (result.non2xx || result.errors) throw new Error(`${tool}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  latencies.sort((a, b) => a - b);
-  return {
-    txPerSec: result.requests.total / result.duration, transactions: result.requests.total, latenciesMs: latencies,
-    p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99),
-  };
-}
+/** Requests to the REST alias, each with a random workspace's key and arguments (makeRequest), enough that a run cycles through few times. */
+const REST_REQUESTS = 2000;
+const restRequests = (tool: string, makeRequest: () => { token: string; args: unknown }): HttpRequest[] =>
+  Array.from({ length: REST_REQUESTS }, () => {
+    const { token, args } = makeRequest();
+    return { method: 'POST', path: `/api/mcp/${tool}`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(args) };
+  });
+
+/** wrk against the REST alias: closed loop, as fast as answers come (CONNECTIONS connections, as pgbench's clients). */
+const rest = (url: string, tool: string, makeRequest: () => { token: string; args: unknown }, seconds = DURATION): Promise<Measured> =>
+  wrk(url, restRequests(tool, makeRequest), { connections: CONNECTIONS, seconds });
 
 /**
  * Open loop: one request every 1/rate s, evenly spaced, whether or not earlier ones have answered (the
- * latency of an answer at that load; autocannon's own rate limit sends each second's budget in a burst).
+ * latency of an answer at that load). node:http with a keep-alive agent: fetch (undici) added its own
+ * stalls of up to 100 ms to this client's tail while the server's own histogram had 499 of 500 answers
+ * under 50 ms.
  */
 async function paced(url: string, tool: string, makeRequest: () => { token: string; args: unknown }, rate: number): Promise<Measured> {
+  const agent = new http.Agent({ keepAlive: true });
+  const target = new URL(`${url}/api/mcp/${tool}`);
+  const post = (token: string, body: string) => new Promise<void>((resolve, reject) => {
+    const req = http.request({
+      agent, host: target.hostname, port: target.port, path: target.pathname, method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode! < 300 ? resolve() : reject(new Error(`${tool}: HTTP ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
   const latencies: number[] = [];
   const inFlight: Array<Promise<void>> = [];
   const t0 = performance.now();
   const total = Math.max(1, Math.round(rate * DURATION));
-  for (let k = 0; k < total; k++) {
-    const due = t0 + (k * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const { token, args } = makeRequest();
-    const started = performance.now();
-    inFlight.push(fetch(`${url}/api/mcp/${tool}`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(args),
-    }).then(async (res) => {
-      await res.arrayBuffer();
-      if (!res.ok) throw new Error(`${tool}: HTTP ${res.status}`);
-      latencies.push(performance.now() - started);
-    }));
+  try {
+    for (let k = 0; k < total; k++) {
+      const due = t0 + (k * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const { token, args } = makeRequest();
+      const started = performance.now();
+      inFlight.push(post(token, JSON.stringify(args)).then(() => { latencies.push(performance.now() - started); }));
+    }
+    await Promise.all(inFlight);
+  } finally {
+    agent.destroy();
   }
-  await Promise.all(inFlight);
   const seconds = (performance.now() - t0) / 1000;
   latencies.sort((a, b) => a - b);
   return { txPerSec: latencies.length / seconds, transactions: latencies.length, latenciesMs: latencies, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99) };
@@ -168,6 +172,8 @@ const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length
 async function main() {
   const pgbenchAt = await pgbenchVersion();
   if (!pgbenchAt) throw new Error('pgbench not found (set PGBENCH, or on Debian: apt-get install postgresql-client)');
+  const wrkAt = await wrkVersion();
+  if (!wrkAt) throw new Error('wrk not found (set WRK, or on Debian: apt-get install wrk)');
   // The cluster: BENCH_DATABASE_URL (a superuser on a server of your choice, e.g. another PostgreSQL
   // version), else a fresh embedded one in .svc-bench/. The service's database gets the migrations of
   // the working tree (committed and migrations/current/, BENCH_MIGRATIONS=committed for committed only)
@@ -229,12 +235,12 @@ async function main() {
     }
     const pgVersion = (await owner.query('show server_version')).rows[0].server_version as string;
     const environment = {
-      name: 'environment', postgres: pgVersion, pgbench: pgbenchAt, node: process.version, cpus: os.cpus().length,
+      name: 'environment', postgres: pgVersion, pgbench: pgbenchAt, wrk: wrkAt, node: process.version, cpus: os.cpus().length,
       loadavg: os.loadavg().map((x) => round(x)), connections: CONNECTIONS, durationSeconds: DURATION, rounds: ROUNDS,
       workspaces: WORKSPACES, issuesPerWorkspace: ISSUES, synchronousCommit: SYNC_COMMIT,
     };
     emit(environment);
-    log(`PostgreSQL ${pgVersion}, ${pgbenchAt}, Node ${process.version}, ${os.cpus().length} CPUs, load ${environment.loadavg.join(' ')}, synchronous_commit ${SYNC_COMMIT}`);
+    log(`PostgreSQL ${pgVersion}, ${pgbenchAt}, ${wrkAt}, Node ${process.version}, ${os.cpus().length} CPUs, load ${environment.loadavg.join(' ')}, synchronous_commit ${SYNC_COMMIT}`);
 
     /** A service workspace with its key and caller, and the same workspace (id, key) in the reference. */
     const createWorkspace = async (key: string, issues: number): Promise<Workspace> => {
@@ -396,6 +402,9 @@ async function main() {
     const measure = async (name: string, tool: string, w: Work) => {
       await check(reference!, 'svc_bench_ref_visitor', referenceCase(tool, w, -1), `${name} reference`);
       await check(owner, 'svc_visitor', serviceCase(tool, w, -1), `${name} service SQL`);
+      // A second of REST first: the server's pool connections prepare the statement and compile the functions
+      // once, as pgbench's fresh connections do in the first of their thousands of transactions.
+      await rest(server.url, tool, w.restRequest, 1);
       // Interleaved rounds (reference, SQL, REST, then REST, SQL, reference, …): a burst of other work on the
       // machine, or data growing under the writes, weighs on all three alike. A checkpoint before each run:
       // every run starts with the same full-page-write state of the WAL.
