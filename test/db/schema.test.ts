@@ -59,6 +59,16 @@ describe('schema rules a DBA can read in psql', () => {
     }
   });
 
+  it('issues.list and events.recent keep one plan for their unfiltered query (the plan cache re-planned it per call in a big workspace)', async () => {
+    const { rows } = await client.query(
+      `select p.proname, p.proconfig from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+       where n.nspname = 'app_tools' and p.proname in ('issues_list', 'events_recent') order by p.proname`);
+    expect(rows).toEqual([
+      { proname: 'events_recent', proconfig: ['plan_cache_mode=force_generic_plan'] },
+      { proname: 'issues_list', proconfig: ['plan_cache_mode=force_generic_plan'] },
+    ]);
+  });
+
   it('the request role cannot touch app_private, and sees nothing without a caller identity', async () => {
     await client.query('begin');
     try {

@@ -8,6 +8,7 @@ create or replace function app_tools.issues_list(args jsonb)
  returns json
  language plpgsql
  stable
+ set plan_cache_mode to 'force_generic_plan'
 as $$
 declare
   v_limit int := coalesce((args->>'limit')::int, 50);
@@ -27,7 +28,10 @@ declare
 begin
   if args - 'limit' - 'cursor' = '{}'::jsonb then
     -- No filter (the most common call, and every further page of it): a static query, planned once per
-    -- session, reading the (workspace_id, number) index from the cursor down.
+    -- session (force_generic_plan: left to choose, the plan cache re-planned it in every call for a workspace
+    -- of 100,000 issues, where a generic LIMIT looks costlier than a custom plan: 2.7 ms a call instead of
+    -- 1.7), reading the (workspace_id, number) index from the cursor down. Filtered calls EXECUTE their
+    -- query, planned per call whatever this setting says.
     if args->>'cursor' is not null then
       v_before := app_hidden.cursor_decode(args->>'cursor', 'issues')::int;
     end if;
