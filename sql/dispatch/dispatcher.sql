@@ -28,8 +28,7 @@ begin
     end loop;
   elsif p_mode = 'CAPABILITY_MATCH' then
     select coalesce(array_agg(lower(l.name)), '{}') into v_labels
-    from app_public.issue_labels il join app_public.labels l on l.id = il.label_id
-    where il.issue_id = p_issue.id;
+    from app_public.labels l where l.id = any(p_issue.label_ids);
     foreach v_agent in array p_eligible loop
       select count(distinct lower(c)) into v_matches from unnest(v_agent.capabilities) c where lower(c) = any(v_labels);
       if v_matches > v_best then  -- strictly more: ties keep the least recently dispatched
@@ -102,7 +101,7 @@ begin
   where r.workspace_id = p_workspace_id and r.enabled
     and (r.priority is null or r.priority = v_issue.priority)
     and (r.project_id is null or r.project_id = v_issue.project_id)
-    and (r.label_id is null or exists (select 1 from app_public.issue_labels il where il.issue_id = v_issue.id and il.label_id = r.label_id))
+    and (r.label_id is null or r.label_id = any(v_issue.label_ids))
   order by r.position
   limit 1;
   if v_rule.id is not null then

@@ -126,6 +126,18 @@ describe('dispatcher decisions', () => {
     });
     expect([ids.any, ids.oncall]).toContain(high.assigned.agentId);
   });
+
+  it('a rule on a label matches the issues carrying it, whichever label was added first', async () => {
+    const { ws, ids } = await workspaceWith('ROUND_ROBIN', [{ key: 'generalist', max: 0 }, { key: 'dba', max: 0 }]);
+    const db = await ok(t, ws.token, 'labels.create', { name: 'database' });
+    const ui = await ok(t, ws.token, 'labels.create', { name: 'ui' });
+    const { rows: [rule] } = await sql(
+      'insert into app_public.dispatch_rules (workspace_id, position, label_id, target_agent_id) values ($1, 0, $2, $3) returning id', [ws.id, db.id, ids.dba]);
+    const labelled = await queueAndDispatch(ws, { title: 'slow query', labelIds: [ui.id, db.id] });
+    expect(labelled.assigned).toMatchObject({ agentId: ids.dba, reason: `rule:${rule.id}` });
+    const other = await queueAndDispatch(ws, { title: 'button', labelIds: [ui.id] });
+    expect(other.assigned.reason).toBe('round-robin');
+  });
 });
 
 describe('dispatcher triggers through the worker', () => {
