@@ -9,23 +9,33 @@
  * :v, which a chooser sets (random, or round robin per client). Parameters stay parameters ($n in the
  * prepared statement); a NULL parameter is written as the literal null (pgbench has no NULL variables).
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import pgUtils from 'pg/lib/utils.js';
 
-const run = promisify(execFile);
+/**
+ * Runs a load generator (pgbench, wrk) to its end: its exit code and its stdout and stderr as one text;
+ * code null when it could not be started (not installed).
+ */
+export async function runTool(command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  const code = await new Promise<number | null>((resolve) => {
+    child.on('error', () => resolve(null));
+    child.on('exit', resolve);
+  });
+  return { code, out };
+}
 
 export const PGBENCH = process.env.PGBENCH ?? '/usr/bin/pgbench';
 
 export async function pgbenchVersion(): Promise<string | undefined> {
-  try {
-    return (await run(PGBENCH, ['--version'])).stdout.trim();
-  } catch {
-    return undefined;
-  }
+  const { code, out } = await runTool(PGBENCH, ['--version']);
+  return code === 0 ? out.trim() : undefined;
 }
 
 /** One parameter set for a statement whose parameters are $1, $2, … */
@@ -122,14 +132,8 @@ export async function pgbench(target: Target, c: PgbenchCase, opts: { clients: n
       ...Object.entries(variables).flatMap(([k, v]) => ['-D', `${k}=${v}`]),
       target.database,
     ];
-    const child = spawn(PGBENCH, args, {
-      env: { ...process.env, PGPASSWORD: target.password, PGOPTIONS: `-c role=${target.role}`, PGAPPNAME: 'svc-bench' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, out } = await runTool(PGBENCH, args,
+      { ...process.env, PGPASSWORD: target.password, PGOPTIONS: `-c role=${target.role}`, PGAPPNAME: 'svc-bench' });
     if (code !== 0 || /aborted|error/i.test(out.replace(/number of failed transactions: 0/, ''))) {
       throw new Error(`pgbench failed (exit ${code}):\n${out.slice(-3000)}\nscript head:\n${script.slice(0, 1500)}`);
     }

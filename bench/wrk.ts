@@ -8,23 +8,17 @@
  * (path, headers, body) that each thread sends in turn from its own starting point. Its `done` hook prints
  * the counts and 1,000 quantiles of the latency as one JSON line.
  */
-import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { percentile, type Measured } from './pgbench.ts';
+import { percentile, runTool, type Measured } from './pgbench.ts';
 
 export const WRK = process.env.WRK ?? '/usr/bin/wrk';
 
 export async function wrkVersion(): Promise<string | undefined> {
-  try {
-    // wrk -v prints its version and usage, and exits 1.
-    const { stdout } = await promisify(execFile)(WRK, ['-v']).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
-    return stdout.match(/wrk [^\s]+/)?.[0];
-  } catch {
-    return undefined;
-  }
+  // wrk -v prints its version and usage, and exits 1.
+  const { code, out } = await runTool(WRK, ['-v']);
+  return code === null ? undefined : out.match(/wrk [^\s]+/)?.[0];
 }
 
 export interface HttpRequest {
@@ -83,13 +77,7 @@ export async function wrk(baseUrl: string, requests: HttpRequest[], opts: { conn
     const file = path.join(dir, 'requests.lua');
     await fs.writeFile(file, buildScript(requests));
     const threads = opts.threads ?? Math.min(opts.connections, Math.max(1, os.cpus().length));
-    const child = spawn(WRK, ['-t', String(threads), '-c', String(opts.connections), '-d', `${opts.seconds}s`, '--timeout', '30s', '-s', file, baseUrl], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, out } = await runTool(WRK, ['-t', String(threads), '-c', String(opts.connections), '-d', `${opts.seconds}s`, '--timeout', '30s', '-s', file, baseUrl]);
     const line = out.split('\n').find((l) => l.startsWith('{"requests"'));
     if (code !== 0 || !line) throw new Error(`wrk failed (exit ${code}):\n${out.slice(-3000)}`);
     const r = JSON.parse(line) as {
