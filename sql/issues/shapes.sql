@@ -113,7 +113,9 @@ as $$
     'assignedAgentId', i.assigned_agent_id,
     'assignedAgent', case when a.id is null then null else json_build_object('id', a.id, 'profileKey', a.profile_key, 'name', a.name) end,
     'claimedById', i.claimed_by_id, 'claimExpiresAt', i.claim_expires_at,
-    'queued', i.queued, 'parentId', app_hidden.visible_parent_id(i.parent_id), 'cycleId', i.cycle_id, 'dueDate', i.due_date, 'estimate', i.estimate,
+    'queued', i.queued,
+    -- Most issues have no parent: no call then (a plpgsql call per row of every list page).
+    'parentId', case when i.parent_id is null then null else app_hidden.visible_parent_id(i.parent_id) end, 'cycleId', i.cycle_id, 'dueDate', i.due_date, 'estimate', i.estimate,
     'labelIds', to_json(i.label_ids),
     'createdAt', i.created_at, 'updatedAt', i.updated_at)
 $$;

@@ -28,6 +28,8 @@ afterAll(() => t.close());
 describe('parentId of a parent the key cannot see', () => {
   it('is null for the narrowed key in issues.get, issues.list and issues.update answers', async () => {
     expect((await ok(t, narrowed, 'issues.get', { id: child.key })).parentId).toBeNull();
+    expect((await ok(t, narrowed, 'issues.get', { id: child.id })).parentId).toBeNull();
+    expect((await ok(t, narrowed, 'issues.get', { id: child.id, include: { description: true } })).parentId).toBeNull();
     const list = await ok(t, narrowed, 'issues.list', {});
     expect(list.items.map((i: { id: string }) => i.id)).toEqual([child.id]);
     expect(list.items[0].parentId).toBeNull();
@@ -37,6 +39,8 @@ describe('parentId of a parent the key cannot see', () => {
   it('is the id for keys that can see the parent (un-narrowed, or narrowed to both projects)', async () => {
     expect((await ok(t, ws.token, 'issues.get', { id: child.key })).parentId).toBe(parent.id);
     expect((await ok(t, both, 'issues.get', { id: child.key })).parentId).toBe(parent.id);
+    expect((await ok(t, both, 'issues.get', { id: child.id })).parentId).toBe(parent.id);
+    expect((await ok(t, ws.token, 'issues.get', { id: parent.id })).parentId).toBeNull();
   });
 
   it('GraphQL: parent is null for the narrowed key, set for the owner; parentId is not a readable field', async () => {

@@ -11,34 +11,30 @@ as $$
 declare
   v_ref text := args->>'id';
   v_include jsonb := args->'include';
-  v_found record;
+  v_json json;
   v_issue app_public.issues;
   v_result jsonb;
   v_limit int;
 begin
-  if v_ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-    -- By id (the common case): found and shaped in one query, the joins of issue_json.
-    select i as issue, app_hidden.issue_lean_json(i, s, p, a) as json
-    into v_found
+  if v_include is null and v_ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+    -- The common read (by id, lean): found and shaped in one query, the joins of issue_json, and returned as
+    -- built (no jsonb round trip, no row kept for the includes).
+    select app_hidden.issue_lean_json(i, s, p, a)
+    into v_json
     from app_public.issues i
     left join app_public.statuses s on s.id = i.status_id
     left join app_public.projects p on p.id = i.project_id
     left join app_public.agents a on a.id = i.assigned_agent_id
     where i.id = v_ref::uuid and i.deleted_at is null;
-    if v_found.json is null then
+    if v_json is null then
       raise exception 'Issue not found' using errcode = 'SV404', column = 'id';
     end if;
-    if v_include is null then
-      return v_found.json;  -- json as built: no jsonb round trip for the common read
-    end if;
-    v_issue := v_found.issue;
-    v_result := v_found.json::jsonb;
-  else
-    v_issue := app_hidden.find_issue(v_ref);
-    v_result := app_hidden.issue_json(v_issue, false);
-    if v_include is null then
-      return v_result::json;
-    end if;
+    return v_json;
+  end if;
+  v_issue := app_hidden.find_issue(v_ref);
+  v_result := app_hidden.issue_json(v_issue, false);
+  if v_include is null then
+    return v_result::json;
   end if;
   if (v_include->>'description')::boolean then
     v_result := v_result || jsonb_build_object('description', v_issue.description);
