@@ -11,13 +11,14 @@
  * the statement itself through pg at the same concurrency, and (unless --no-compare) the same load against
  * a second start with SVC_RATE_LIMIT_*_PER_MIN=0.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { ADMIN_COMMANDS } from '../src/cli/admin.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
+import { percentile } from './pgbench.ts';
+import { startServer, stopServer } from './server.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -33,31 +34,6 @@ const dataDir = path.resolve('.svc-bench-load');
 const log = (msg: string) => { if (!opts.json) process.stdout.write(`${msg}\n`); };
 const emit = (o: object) => { if (opts.json) process.stdout.write(`${JSON.stringify(o)}\n`); };
 
-async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn('node', ['bin/svc.js', 'start', '--no-worker'], {
-    env: { ...process.env, DATABASE_URL: '', SVC_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (c: Buffer) => {
-      out += c.toString();
-      const m = out.match(/svc listening on (http:\/\/[^\s"]+)/);
-      if (m) resolve(m[1]!);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`server exited ${code}\n${out}`)));
-  });
-  return { child, url };
-}
-
-async function stopServer(child: ChildProcess) {
-  child.kill('SIGTERM');
-  await new Promise((r) => child.on('exit', r));
-}
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 interface Client { token: string; issueIds: string[] }
 type Kind = 'rest:issues.create' | 'rest:issues.get' | 'rest:issues.list' | 'rest:comments.create' | 'rpc:tools/call'
@@ -196,7 +172,8 @@ function report(label: string, r: Awaited<ReturnType<typeof runLoad>>) {
 async function main() {
   await fs.rm(dataDir, { recursive: true, force: true });
   log(`starting svc (rate limits on: 600/min JSON-RPC, 300/min REST+GraphQL per key) in ${dataDir} …`);
-  let server = await startServer({ SVC_RATE_LIMIT_RPC_PER_MIN: '600', SVC_RATE_LIMIT_REST_PER_MIN: '300' });
+  const serverEnv = { DATABASE_URL: '', SVC_DATA_DIR: dataDir };
+  let server = await startServer({ args: ['--no-worker'], env: { ...serverEnv, SVC_RATE_LIMIT_RPC_PER_MIN: '600', SVC_RATE_LIMIT_REST_PER_MIN: '300' } });
   const settings = JSON.parse(await fs.readFile(path.join(dataDir, 'embedded.json'), 'utf8'));
   const ownerUrl = `postgres://postgres:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/svc`;
   let failed = false;
@@ -214,8 +191,8 @@ async function main() {
     emit({ name: 'rate-limit upsert', ...cost });
 
     if (!opts['no-compare']) {
-      await stopServer(server.child);
-      server = await startServer({ SVC_RATE_LIMIT_RPC_PER_MIN: '0', SVC_RATE_LIMIT_REST_PER_MIN: '0' });
+      await stopServer(server);
+      server = await startServer({ args: ['--no-worker'], env: { ...serverEnv, SVC_RATE_LIMIT_RPC_PER_MIN: '0', SVC_RATE_LIMIT_REST_PER_MIN: '0' } });
       const off = await runLoad(server.url, await seed(ownerUrl, 'B'));
       report('rate limits off', off);
       failed ||= off.errors.length > 0;
@@ -224,7 +201,7 @@ async function main() {
       emit({ name: 'rate limits on - off', p50DeltaMs: d50 });
     }
   } finally {
-    await stopServer(server.child);
+    await stopServer(server);
   }
   if (failed) {
     process.stderr.write('bench:load: errors above\n');

@@ -23,7 +23,6 @@
  * run on that server instead of a fresh embedded one), BENCH_MIGRATIONS=committed (measure the committed
  * migrations only; default: also migrations/current/, the work in progress).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
@@ -39,6 +38,7 @@ import { callerStatement, callerValues } from '../src/db/as-caller.ts';
 import { findTool } from '../src/tools/catalog.ts';
 import { toolCall } from '../src/tools/invoke.ts';
 import { merge, percentile, pgbench, pgbenchVersion, type Leaf, type Measured, type PgbenchCase, type Target } from './pgbench.ts';
+import { startServer, stopServer } from './server.ts';
 import { wrk, wrkVersion, type HttpRequest } from './wrk.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -89,27 +89,6 @@ const REFERENCE: Record<string, string> = {
   'events.recent': asReferenceCaller(`(select json_build_object('items', coalesce(json_agg(row_to_json(e) order by e.seq desc), '[]'))::text
     from (select * from ref.activity_events e where e.workspace_id = $1::uuid order by e.seq desc limit ($2::jsonb->>'limit')::int) e)`),
 };
-
-async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  // BENCH_NODE_ARGS, e.g. '--cpu-prof --cpu-prof-dir=prof': flags for the server's Node (profiling it under load).
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn('node', [...nodeArgs, 'bin/svc.js', 'start'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, SVC_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', SVC_RATE_LIMIT_RPC_PER_MIN: '0', SVC_RATE_LIMIT_REST_PER_MIN: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (c: Buffer) => {
-      out += c.toString();
-      const m = out.match(/svc listening on (http:\/\/[^\s"]+)/);
-      if (m) resolve(m[1]!);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`server exited ${code}\n${out}`)));
-  });
-  return { child, url };
-}
 
 interface Workspace { id: string; key: string; token: string; caller: Caller; picks: string[] }
 
@@ -214,10 +193,14 @@ async function main() {
   }
   await applyMigrations(clusterUrl(SERVICE_DB), { includeCurrent: process.env.BENCH_MIGRATIONS !== 'committed' });
   log(`starting svc on ${process.env.BENCH_DATABASE_URL ? 'BENCH_DATABASE_URL' : `an embedded database in ${dataDir}`} …`);
-  const server = await startServer(clusterUrl(SERVICE_DB));
-  const stopServer = () => { server.child.kill('SIGTERM'); };
-  process.once('SIGINT', stopServer);
-  process.once('SIGTERM', stopServer);
+  // BENCH_NODE_ARGS, e.g. '--cpu-prof --cpu-prof-dir=prof': flags for the server's Node (profiling it under load).
+  const server = await startServer({
+    nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    env: { DATABASE_URL: clusterUrl(SERVICE_DB), SVC_DATA_DIR: dataDir, SVC_RATE_LIMIT_RPC_PER_MIN: '0', SVC_RATE_LIMIT_REST_PER_MIN: '0' },
+  });
+  const stop = () => { void stopServer(server); };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   const owner = new pg.Pool({ connectionString: clusterUrl(SERVICE_DB), max: 4 });
   const visitor = new pg.Pool({ connectionString: clusterUrl(SERVICE_DB), max: 2, options: '-c role=svc_visitor' });
   const keys = new KeyAuthenticator(visitor, owner);
@@ -551,10 +534,7 @@ async function main() {
     await keys.close();
     await visitor.end();
     await owner.end();
-    if (server.child.exitCode === null) {
-      server.child.kill('SIGTERM');
-      await new Promise((r) => server.child.on('exit', r));
-    }
+    await stopServer(server);
     await stopCluster();
   }
 }
