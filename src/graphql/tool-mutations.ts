@@ -1,8 +1,10 @@
 /**
- * GraphQL mutations generated from the tool catalog (issue 15: the web board writes through /graphql).
+ * GraphQL fields generated from the tool catalog (issue 15: the web board reads and writes through /graphql).
  *
  * A tool is declared once (src/tools/<ns>.ts); this plugin turns the catalog entries the in-app client
- * needs into mutations: `issues.update` → `issuesUpdate(id: String!, title: String, …): JSON`. The
+ * needs into fields: the write tool `issues.update` → the mutation `issuesUpdate(id: String!, title: String, …): JSON`,
+ * the read tool `issues.list` → the query `issuesList(status: String, …): JSON` (its filters and keyset paging,
+ * which PostGraphile's generated `issues` connection does not have: labels, search, assignee none). The
  * arguments come from the tool's input JSON Schema (scalars typed, anything nested as JSON), the result
  * is the tool's output JSON. Each resolver calls the SAME path as REST and JSON-RPC (AppServices.callTool:
  * scope check, zod validation, one statement in one transaction under RLS, its events, /metrics); the
@@ -26,6 +28,9 @@ export const GRAPHQL_TOOL_MUTATIONS = [
   'actionRequests.decline',
   'actionRequests.vote',
 ] as const;
+
+/** The read tools the web board uses, as queries. */
+export const GRAPHQL_TOOL_QUERIES = ['issues.list', 'issues.get'] as const;
 
 /** What the GraphQL context carries for these resolvers (server.ts puts it there). */
 export interface ToolMutationContext {
@@ -61,7 +66,7 @@ function graphqlType(s: Schema): string {
 
 const quote = (text: string) => JSON.stringify(text.replace(/"""/g, '\\"""'));
 
-/** The SDL of one tool's mutation field. */
+/** The SDL of one tool's field (a mutation, or a query for a read tool). */
 export function mutationSdl(t: Tool): string {
   const input = schemasOf(t).input as { properties?: Record<string, Schema>; required?: string[] };
   const required = new Set(input.required ?? []);
@@ -74,23 +79,35 @@ export function mutationSdl(t: Tool): string {
   return `  ${quote(doc)}\n  ${mutationName(t.name)}${args.length ? `(${args.join(', ')})` : ''}: JSON`;
 }
 
-export const ToolMutationsPlugin = extendSchema(() => {
-  const tools = GRAPHQL_TOOL_MUTATIONS.map((name) => {
+type Resolver = (parent: unknown, args: Record<string, unknown>, context: ToolMutationContext) => Promise<unknown>;
+
+/** The catalog tools `names`, checked to be reads (queries) or writes (mutations), with their resolvers. */
+function toolFields(names: readonly string[], reads: boolean): { tools: Tool[]; resolvers: Record<string, Resolver> } {
+  const tools = names.map((name) => {
     const t = findTool(name);
-    if (!t || t.annotations.readOnlyHint) throw new Error(`GraphQL tool mutation ${name}: not a write tool of the catalog`);
+    if (!t || Boolean(t.annotations.readOnlyHint) !== reads) {
+      throw new Error(`GraphQL tool ${reads ? 'query' : 'mutation'} ${name}: not a ${reads ? 'read' : 'write'} tool of the catalog`);
+    }
     return t;
   });
-  const resolvers: Record<string, (parent: unknown, args: Record<string, unknown>, context: ToolMutationContext) => Promise<unknown>> = {};
+  const resolvers: Record<string, Resolver> = {};
   for (const t of tools) {
     resolvers[mutationName(t.name)] = async (_parent, args, context) => {
       const caller = context.svcCaller;
       if (!caller || !context.svcCallTool) throw new ApiError(401, { error: 'invalid', message: 'Missing bearer token' });
-      // graphql-js passes only the arguments given (an explicit null stays null: "null clears").
+      // graphql-js passes only the arguments given (an explicit null stays null: "null clears", "null = none").
       return JSON.parse(await context.svcCallTool(caller, t, { ...args }));
     };
   }
+  return { tools, resolvers };
+}
+
+export const ToolMutationsPlugin = extendSchema(() => {
+  const writes = toolFields(GRAPHQL_TOOL_MUTATIONS, false);
+  const reads = toolFields(GRAPHQL_TOOL_QUERIES, true);
   return {
-    typeDefs: parse(`extend type Mutation {\n${tools.map(mutationSdl).join('\n')}\n}`),
-    resolvers: { Mutation: resolvers },
+    typeDefs: parse(`extend type Mutation {\n${writes.tools.map(mutationSdl).join('\n')}\n}\n` +
+      `extend type Query {\n${reads.tools.map(mutationSdl).join('\n')}\n}`),
+    resolvers: { Mutation: writes.resolvers, Query: reads.resolvers },
   };
 }, 'SvcToolMutationsPlugin');

@@ -1,7 +1,7 @@
 /**
- * The catalog tools as GraphQL mutations (src/graphql/tool-mutations.ts): issuesCreate, issuesUpdate,
- * commentsCreate, actionRequestsAccept/Decline/Vote run through the same path as REST (validation,
- * scopes, RLS, events) and fail with extensions {code, status, issues?, scope?}.
+ * The catalog tools as GraphQL fields (src/graphql/tool-mutations.ts): the mutations issuesCreate, issuesUpdate,
+ * commentsCreate, actionRequestsAccept/Decline/Vote and the queries issuesList, issuesGet run through the same
+ * path as REST (validation, scopes, RLS, events) and fail with extensions {code, status, issues?, scope?}.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, ok, startWithWorkspaces, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
@@ -86,5 +86,33 @@ describe('tool mutations', () => {
     expect(declined.status).toBe('REJECTED');
     const foreign = await gqlError(t, other.token, 'mutation($id: String!) { actionRequestsDecline(id: $id) }', { id: pollId });
     expect(foreign.status).toBe(404);
+  });
+
+  it("issuesList and issuesGet: the tools' filters, paging and results; scopes, narrowing and other workspaces apply", async () => {
+    const project = await ok(t, ws.token, 'projects.create', { name: 'GraphQL list' });
+    const made = [];
+    for (const title of ['List one', 'List two', 'List three']) made.push(await ok(t, ws.token, 'issues.create', { title, projectId: project.id }));
+    const q = 'query($p: String, $limit: Int, $cursor: String) { issuesList(projectId: $p, limit: $limit, cursor: $cursor) }';
+    const first = (await gqlOk(t, ws.token, q, { p: project.id, limit: 2 })).issuesList;
+    expect(first).toEqual(await ok(t, ws.token, 'issues.list', { projectId: project.id, limit: 2 }));
+    expect(first.items.map((i: { title: string }) => i.title)).toEqual(['List three', 'List two']);
+    const second = (await gqlOk(t, ws.token, q, { p: project.id, limit: 2, cursor: first.nextCursor })).issuesList;
+    expect(second).toMatchObject({ items: [{ id: made[0].id }], nextCursor: null });
+    // Explicit null is the tool's "none": issues with no assignee and no claim.
+    const none = (await gqlOk(t, ws.token, 'query($p: String) { issuesList(projectId: $p, assignedAgentId: null, claimedById: null) }', { p: project.id })).issuesList;
+    expect(none.items).toHaveLength(3);
+    expect((await gqlOk(t, ws.token, 'query($id: String!) { issuesGet(id: $id) }', { id: made[1].key })).issuesGet)
+      .toEqual(await ok(t, ws.token, 'issues.get', { id: made[1].key }));
+
+    expect(await gqlError(t, ws.token, 'query { issuesList(limit: 0) }')).toMatchObject({ code: 'invalid_input', status: 400, issues: { limit: expect.any(String) } });
+    const noRead = await createKey(t, ws, { scopes: ['READ_PROJECTS'] });
+    // /graphql itself needs READ_ISSUES: refused before any field runs.
+    expect(await gql(t, noRead.token, 'query { issuesList }')).toMatchObject({ status: 403, body: { error: 'scope_required', scope: 'READ_ISSUES' } });
+    const elsewhere = await ok(t, ws.token, 'projects.create', { name: 'Elsewhere' });
+    const narrowed = await createKey(t, ws, { projects: [elsewhere.id] });
+    expect((await gqlOk(t, narrowed.token, q, { p: project.id })).issuesList.items).toEqual([]);
+    expect(await gqlError(t, narrowed.token, 'query($id: String!) { issuesGet(id: $id) }', { id: made[0].id })).toMatchObject({ status: 404 });
+    expect((await gqlOk(t, other.token, q, { p: project.id })).issuesList.items).toEqual([]);
+    expect(await gqlError(t, other.token, 'query($id: String!) { issuesGet(id: $id) }', { id: made[0].id })).toMatchObject({ status: 404 });
   });
 });

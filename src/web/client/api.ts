@@ -24,7 +24,8 @@ export async function gql<T = any>(query: string, variables?: Record<string, unk
   return body.data as T;
 }
 
-// Live updates: every event on the stream bumps a counter (debounced); views re-read when it moves.
+// Live updates: views re-read after events on the stream, at most once per 300 ms however many arrive (each
+// re-read is a GraphQL request, counted against the key's rate limit).
 type Listener = () => void;
 const listeners = new Set<Listener>();
 export function onChange(listener: Listener): () => void {
@@ -33,12 +34,18 @@ export function onChange(listener: Listener): () => void {
 }
 let pending: ReturnType<typeof setTimeout> | undefined;
 function changed() {
-  clearTimeout(pending);
-  pending = setTimeout(() => listeners.forEach((l) => l()), 40);
+  if (pending) return;
+  pending = setTimeout(() => { pending = undefined; listeners.forEach((l) => l()); }, 300);
 }
 
-/** Follows /api/plugins/events until aborted, reconnecting with Last-Event-ID; reports whether it is connected. */
-export function follow(key: string, live: (on: boolean) => void): () => void {
+/** Whether the board follows the stream, and why not when the service refuses it (e.g. a key without SUBSCRIBE_EVENTS). */
+export type LiveState = { on: true } | { on: false; refused?: string };
+
+/**
+ * Follows /api/plugins/events until aborted, reconnecting with Last-Event-ID; reports whether it is connected. A 403
+ * (the key may not subscribe) is final: it is reported with the service's message and not retried.
+ */
+export function follow(key: string, live: (state: LiveState) => void): () => void {
   const stop = new AbortController();
   (async () => {
     let lastId: string | undefined;
@@ -48,8 +55,13 @@ export function follow(key: string, live: (on: boolean) => void): () => void {
           headers: { authorization: `Bearer ${key}`, ...(lastId ? { 'last-event-id': lastId } : {}) },
           signal: stop.signal,
         });
+        if (res.status === 403) {
+          const body = await res.json().catch(() => ({}));
+          live({ on: false, refused: body.scope ? `this key lacks the ${body.scope} scope` : body.message ?? 'refused' });
+          return;
+        }
         if (res.status !== 200 || !res.body) throw new Error(`events: HTTP ${res.status}`);
-        live(true);
+        live({ on: true });
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = '';
         for (;;) {
@@ -68,7 +80,7 @@ export function follow(key: string, live: (on: boolean) => void): () => void {
       } catch {
         if (stop.signal.aborted) return;
       }
-      live(false);
+      live({ on: false });
       await new Promise((r) => setTimeout(r, 2000));
     }
   })();

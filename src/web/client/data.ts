@@ -6,8 +6,9 @@ export interface Named { rowId: string; name: string }
 export interface Cycle extends Named { number: number; startsOn: string; endsOn: string; currentStatus: string }
 export interface Agent extends Named { profileKey: string; status: string }
 export interface User extends Named { email: string }
+/** An issue as the issues.list and issues.get tools return it (the lean shape). */
 export interface IssueRow {
-  rowId: string; key: string; title: string; priority: string; statusId: string; projectId: string | null;
+  id: string; key: string; title: string; priority: string; statusId: string; projectId: string | null;
   cycleId: string | null; assignedAgentId: string | null; claimedById: string | null; updatedAt: string;
   labelIds: string[];
 }
@@ -32,17 +33,73 @@ export async function loadMeta(): Promise<Meta> {
   };
 }
 
-const ISSUE_FIELDS = 'rowId key title priority statusId projectId cycleId assignedAgentId claimedById updatedAt labelIds';
+/** The issues.list tool's filters (absent: any; null: none). */
+type ListArgs = Record<string, string | string[] | number | null | undefined>;
+export interface IssuePage { items: IssueRow[]; nextCursor: string | null }
 
-/** The workspace's issues (newest first), or the matches of a full-text search (best first). */
-export async function loadIssues(query: string): Promise<IssueRow[]> {
-  if (query) {
-    const d = await gql(`query Search($q: String!) { searchIssues(query: $q, first: 500) { nodes { ${ISSUE_FIELDS} deletedAt } } }`, { q: query });
-    return d.searchIssues.nodes.filter((i: { deletedAt: string | null }) => !i.deletedAt);
-  }
-  const d = await gql(`query Issues { issues(orderBy: NUMBER_DESC, first: 500, condition: {deletedAt: null}) { nodes { ${ISSUE_FIELDS} } } }`);
-  return d.issues.nodes;
+const LIST_VARIABLES = '$projectId: String, $labelIds: [String!], $assignedAgentId: String, $claimedById: String, ' +
+  '$priority: String, $cycleId: String, $query: String';
+const LIST_ARGUMENTS = 'projectId: $projectId, labelIds: $labelIds, assignedAgentId: $assignedAgentId, claimedById: $claimedById, ' +
+  'priority: $priority, cycleId: $cycleId, query: $query';
+
+/** The board's and the list's filters as issues.list arguments: they are applied by the service, over every issue. */
+export function listArgs(f: Filters, query: string): ListArgs {
+  const args: ListArgs = {};
+  if (f.project) args.projectId = f.project;
+  if (f.label) args.labelIds = [f.label];
+  if (f.priority) args.priority = f.priority;
+  if (f.cycle) args.cycleId = f.cycle;
+  if (f.assignee === 'none') Object.assign(args, { assignedAgentId: null, claimedById: null });
+  else if (f.assignee?.startsWith('agent:')) args.assignedAgentId = f.assignee.slice(6);
+  else if (f.assignee?.startsWith('user:')) args.claimedById = f.assignee.slice(5);
+  if (query) args.query = query;
+  return args;
 }
+
+/** A query that names an issue by its key (ENG-12): the search box also opens that issue. */
+const ISSUE_KEY = /^[A-Za-z][A-Za-z0-9_]*-[0-9]+$/;
+
+/** The issue a key-shaped query names, when it exists and passes the filters; else nothing. */
+async function byKey(f: Filters, query: string): Promise<IssueRow[]> {
+  if (!ISSUE_KEY.test(query)) return [];
+  const d = await gql('query ByKey($id: String!) { issuesGet(id: $id) }', { id: query }).catch(() => null);
+  return d?.issuesGet && matches(d.issuesGet, f) ? [d.issuesGet] : [];
+}
+
+/** Up to `limit` issues of the list (newest first, or best match first), following the pages (200 at most each). */
+export async function loadList(f: Filters, query: string, limit: number): Promise<IssuePage> {
+  const items: IssueRow[] = [...await byKey(f, query)];
+  let cursor: string | null = null;
+  do {
+    const d: { issuesList: IssuePage } = await gql(`query List(${LIST_VARIABLES}, $limit: Int, $cursor: String) {
+      issuesList(${LIST_ARGUMENTS}, limit: $limit, cursor: $cursor) }`,
+      { ...listArgs(f, query), limit: Math.min(200, limit - items.length), cursor: cursor ?? undefined });
+    items.push(...d.issuesList.items.filter((i) => !items.some((k) => k.id === i.id)));
+    cursor = d.issuesList.nextCursor;
+  } while (cursor && items.length < limit);
+  return { items, nextCursor: cursor };
+}
+
+/** Each status column's first `limits[statusId]` issues (at most 200), in ONE GraphQL request (one call of the rate limit). */
+export async function loadColumns(statuses: Status[], limits: Record<string, number>, f: Filters, query: string): Promise<Record<string, IssuePage>> {
+  const fields = statuses.map((s, n) =>
+    `c${n}: issuesList(statusId: $s${n}, ${LIST_ARGUMENTS}, limit: $l${n})`);
+  const variables = statuses.map((_, n) => `$s${n}: String, $l${n}: Int`).join(', ');
+  const values: Record<string, unknown> = { ...listArgs(f, query) };
+  statuses.forEach((s, n) => { values[`s${n}`] = s.rowId; values[`l${n}`] = Math.min(200, limits[s.rowId] ?? COLUMN_PAGE); });
+  const [d, found] = await Promise.all([
+    gql(`query Board(${LIST_VARIABLES}${variables ? `, ${variables}` : ''}) {\n${fields.join('\n')}\n}`, values),
+    byKey(f, query),
+  ]);
+  return Object.fromEntries(statuses.map((s, n) => {
+    const page = d[`c${n}`] as IssuePage;
+    const extra = found.filter((i) => i.statusId === s.rowId && !page.items.some((k) => k.id === i.id));
+    return [s.rowId, { items: [...extra, ...page.items], nextCursor: page.nextCursor }];
+  }));
+}
+
+/** Cards a column shows at first, and how many more "Show more" adds. */
+export const COLUMN_PAGE = 50;
 
 export interface Filters { project?: string; label?: string; assignee?: string; priority?: string; cycle?: string }
 export const PRIORITIES = ['URGENT', 'HIGH', 'MEDIUM', 'LOW', 'NONE'];

@@ -113,7 +113,8 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
                 <header>
                   <strong>{who(c.authorUser) ?? 'someone'}</strong>
                   {c.authoringAgent && <span class="badge agent">via agent {c.authoringAgent.name}</span>}
-                  {c.confidence && <span class={`badge confidence c-${c.confidence}`}>confidence {c.confidence}</span>}
+                  {/* Spec 2.4: confidence is kept for every comment, shown only for agent-authored ones. */}
+                  {c.authoringAgent && c.confidence && <span class={`badge confidence c-${c.confidence}`}>confidence {c.confidence}</span>}
                   {c.kind !== 'COMMENT' && <span class="badge">{c.kind}</span>}
                   <span class="meta"> {when(c.createdAt)}{c.editedAt ? ' (edited)' : ''}</span>
                 </header>

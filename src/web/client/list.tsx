@@ -1,13 +1,19 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { loadIssues, matches, type Filters, type Meta } from './data.ts';
+import { loadList, type Filters, type Meta } from './data.ts';
 import { useLive } from './hooks.ts';
 
-/** A list of issues: j/k or the arrows move, Enter opens, / goes to the search box. */
+const PAGE = 100;
+
+/**
+ * A list of issues (filtered and searched by the service, 100 at a time, "Load more" for the next): j/k or the
+ * arrows move, Enter opens, / goes to the search box.
+ */
 export function List({ meta, filters, query }: { meta: Meta; filters: Filters; query: string }) {
-  const issues = useLive(() => loadIssues(query), [query]);
+  const [limit, setLimit] = useState(PAGE);
+  const issues = useLive(() => loadList(filters, query, limit), [query, JSON.stringify(filters), limit]);
   const [at, setAt] = useState(0);
   const list = useRef<HTMLTableSectionElement>(null);
-  const shown = (issues.data ?? []).filter((i) => matches(i, filters));
+  const shown = issues.data?.items ?? [];
   const statusOf = (id: string) => meta.statuses.find((s) => s.rowId === id);
   // The selection is clamped while rendering, so a shorter list never leaves nothing selected.
   const selected = Math.min(at, Math.max(shown.length - 1, 0));
@@ -46,7 +52,7 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
             const agent = meta.agents.find((a) => a.rowId === i.assignedAgentId);
             const user = meta.users.find((u) => u.rowId === i.claimedById);
             return (
-              <tr key={i.rowId} class={n === selected ? 'selected' : ''} data-key={i.key} aria-selected={n === selected} onClick={() => setAt(n)}
+              <tr key={i.id} class={n === selected ? 'selected' : ''} data-key={i.key} aria-selected={n === selected} onClick={() => setAt(n)}
                 onDblClick={() => { location.hash = `#/issue/${i.key}`; }}>
                 <td class="key"><a href={`#/issue/${i.key}`}>{i.key}</a></td>
                 <td>{i.title}</td>
@@ -59,6 +65,7 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
         </tbody>
       </table>
       {issues.data && !shown.length && <p class="empty">No issues.</p>}
+      {issues.data?.nextCursor && <button type="button" class="link more" onClick={() => setLimit((n) => n + PAGE)}>Load more</button>}
     </main>
   );
 }

@@ -3,7 +3,7 @@
 // Routes: #/board, #/list, #/issue/ENG-1, #/agents.
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { follow, gql, storedKey, storeKey } from './api.ts';
+import { follow, gql, storedKey, storeKey, type LiveState } from './api.ts';
 import { Agents } from './agents.tsx';
 import { Board } from './board.tsx';
 import { loadMeta, type Filters } from './data.ts';
@@ -40,7 +40,7 @@ function SignIn({ onKey }: { onKey(key: string): void }) {
 function Workspace({ signOut }: { signOut(): void }) {
   const hash = useHash();
   const meta = useLive(loadMeta, []);
-  const [live, setLive] = useState(false);
+  const [live, setLive] = useState<LiveState>({ on: false });
   const [filters, setFilters] = useState<Filters>({});
   const [query, setQuery] = useState('');
   const [typed, setTyped] = useState('');
@@ -84,15 +84,21 @@ function Workspace({ signOut }: { signOut(): void }) {
             e.preventDefault(); // Chrome would empty a search field on Escape without telling us: keep what is searched
             (e.target as HTMLInputElement).blur();
           }} />}
-        <span id="live" class={live ? 'live' : 'live off'}>{live ? 'live' : 'offline'}</span>
+        <span id="live" class={live.on ? 'live' : 'live off'} title={!live.on && live.refused ? `No live updates: ${live.refused}` : undefined}>
+          {live.on ? 'live' : live.refused ? 'not live: reload to see changes' : 'offline'}
+        </span>
         <button id="signout" type="button" onClick={signOut}>Sign out</button>
       </header>
       {meta.error && !m && <p class="error" role="alert">{meta.error}</p>}
       {m && searchable && <FilterBar meta={m} filters={filters} onChange={setFilters} />}
-      {m && view === 'board' && <Board meta={m} filters={filters} query={query} />}
-      {m && view === 'list' && <List meta={m} filters={filters} query={query} />}
+      {/* Keyed by what is searched and filtered: a new search starts from its first page and its first row. */}
+      {m && view === 'board' && <Board key={JSON.stringify(filters) + query} meta={m} filters={filters} query={query} />}
+      {m && view === 'list' && <List key={JSON.stringify(filters) + query} meta={m} filters={filters} query={query} />}
       {m && view === 'issue' && route[1] && <IssuePage issueKey={decodeURIComponent(route[1])} meta={m} />}
       {view === 'agents' && <Agents />}
+      {!['board', 'list', 'issue', 'agents'].includes(view) && (
+        <main class="notfound"><p class="empty">There is no page “{view}”. <a href="#/board">Back to the board</a></p></main>
+      )}
     </>
   );
 }
