@@ -253,6 +253,7 @@ create policy update_on_visible_issues on app_public.agent_runs for update to sv
    FROM app_public.issues i
   WHERE (i.id = agent_runs.issue_id)))));
 CREATE TRIGGER _700_plan_budget AFTER UPDATE OF cost_usd, tokens_in, tokens_out, tokens_cached, last_event_at ON app_public.agent_runs FOR EACH ROW WHEN (new.step_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_agent_runs__plan_budget();
+CREATE TRIGGER _810_run_abandoned AFTER UPDATE OF status ON app_public.agent_runs FOR EACH ROW WHEN (new.status = 'ABANDONED'::text AND old.status IS DISTINCT FROM 'ABANDONED'::text) EXECUTE FUNCTION app_private.tg_agent_runs__abandoned();
 
 -- A software agent working in a workspace. profileKey is its handle for handoffs and assignment.
 create table app_public.agents (
@@ -1018,6 +1019,7 @@ CREATE TRIGGER _150_status_timestamps BEFORE INSERT OR UPDATE OF status_id ON ap
 CREATE TRIGGER _200_assign_number BEFORE INSERT ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__assign_number();
 CREATE TRIGGER _210_plugin_creator BEFORE INSERT ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__plugin_creator();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__events();
+CREATE TRIGGER _810_detach_children AFTER UPDATE OF deleted_at ON app_public.issues FOR EACH ROW WHEN (old.deleted_at IS NULL AND new.deleted_at IS NOT NULL) EXECUTE FUNCTION app_private.tg_issues__detach_children();
 CREATE TRIGGER _850_wake_dispatcher AFTER INSERT OR UPDATE OF queued, assigned_agent_id, status_id, deleted_at ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__wake_dispatcher();
 
 -- Labels that can be put on issues; also a narrowing dimension for keys.
@@ -1590,6 +1592,8 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.current_user_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.current_workspace_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.cursor_decode(text,text,text) returns text; plpgsql immutable; execute: svc_visitor; core/paging.sql
+-- app_hidden.cursor_decode_bigint(text,text,text) returns bigint; plpgsql immutable; execute: svc_visitor; core/paging.sql
+-- app_hidden.cursor_decode_int(text,text,text) returns integer; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.cursor_encode(text) returns text; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.cycle_json(app_public.cycles,boolean) returns jsonb; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.cycle_status(app_public.cycles) returns text; sql stable; execute: svc_visitor; cycles/cycles.sql
@@ -1649,6 +1653,8 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.issues_unrestricted() returns boolean; sql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.key_unnarrowed() returns boolean; sql stable; execute: svc_visitor; events/visibility.sql
 -- app_hidden.keyset_decode(text,text,text) returns record; plpgsql immutable; execute: svc_visitor; core/paging.sql
+-- app_hidden.keyset_decode_date(text,text,text) returns record; plpgsql immutable; execute: svc_visitor; core/paging.sql
+-- app_hidden.keyset_decode_ts(text,text,text) returns record; plpgsql stable; execute: svc_visitor; core/paging.sql
 -- app_hidden.keyset_encode(text,text,uuid) returns text; sql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.label_json(app_public.labels) returns jsonb; sql stable; execute: svc_visitor; labels/labels.sql
 -- app_hidden.lock_cycles() returns app_public.workspaces; sql volatile; execute: svc_visitor; cycles/cycles.sql
@@ -1912,6 +1918,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.issue_api_key(uuid,uuid,text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text,uuid) returns app_public.issued_api_key; plpgsql volatile; execute: owner only; auth/keys.sql
 -- app_private.issue_last_event_at(uuid,uuid,text) returns timestamp with time zone; sql stable; execute: owner only; dispatch/watchdogs.sql
 -- app_private.issue_number_sequence(uuid) returns text; sql immutable; execute: owner only; issues/triggers.sql
+-- app_private.narrowing_within(app_private.caller,uuid[],uuid[],uuid[]) returns boolean; sql stable; execute: owner only; auth/keys.sql
 -- app_private.new_webhook_secret() returns text; sql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.notification_preference_effective(uuid,uuid,text) returns TABLE(enabled boolean, delivery text, source text); sql stable; execute: owner only; notification/preferences.sql
 -- app_private.plugin_info(app_private.plugins) returns app_public.plugin_info; sql stable; execute: owner only; auth/plugins.sql
@@ -1923,6 +1930,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.require_scopes_within(app_private.caller,text[]) returns void; plpgsql stable; execute: owner only; auth/keys.sql
 -- app_private.revoke_api_key(uuid) returns app_private.api_keys; plpgsql volatile; execute: owner only; auth/keys.sql
 -- app_private.rotate_agent_webhook_secret(uuid) returns text; plpgsql volatile; execute: owner only; agents/agents.sql
+-- app_private.scopes_not_held(app_private.caller,text[]) returns text[]; sql stable; execute: owner only; auth/keys.sql
 -- app_private.sequence_events(integer) returns integer; plpgsql volatile security definer; execute: owner only; events/stream.sql
 -- app_private.set_agent_archived(uuid,uuid,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.set_member_role(uuid,uuid,text) returns app_public.memberships; plpgsql volatile; execute: owner only; workspace/members.sql
@@ -1932,6 +1940,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_activity_events__webhooks() returns trigger; plpgsql volatile security definer; execute: owner only; events/triggers.sql
 -- app_private.tg_agent_crew_members__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_agent_crews__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
+-- app_private.tg_agent_runs__abandoned() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
 -- app_private.tg_agent_runs__plan_budget() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_agents__events() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
 -- app_private.tg_agents__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
@@ -1952,6 +1961,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_issue_labels__label_ids() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issue_relations__events() returns trigger; plpgsql volatile security definer; execute: owner only; relations/triggers.sql
 -- app_private.tg_issues__assign_number() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
+-- app_private.tg_issues__detach_children() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__events() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__plugin_creator() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__status_timestamps() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql

@@ -60,7 +60,22 @@ const FRIENDLY: Record<string, string> = {
   '22021': 'must be valid UTF-8 text',
   '54000': 'value too large',
   '54001': 'input nested too deeply',
+  // Data exceptions: our words, never PostgreSQL's (its text names types and echoes internals); the
+  // original goes to the debug log (logRefusedInputTo).
+  '22P02': 'not a valid value for this field',
+  '22003': 'number out of range',
+  '22008': 'date or time out of range',
+  '22007': 'not a valid date or time',
+  '22001': 'value too long',
 };
+/** Any other data exception (class 22). */
+const DATA_EXCEPTION_MESSAGE = 'not a valid value';
+
+/** Where fromPgError reports what PostgreSQL said about input it refused (debug level); set by buildApp. */
+let refusedInputLog: ((detail: Record<string, unknown>, message: string) => void) | undefined;
+export function logRefusedInputTo(log: typeof refusedInputLog): void {
+  refusedInputLog = log;
+}
 
 interface PgError {
   code?: string;
@@ -83,6 +98,9 @@ export function fromPgError(err: unknown): ApiError | undefined {
     message: custom ? e.message : describeConstraint(e),
   };
   if (mapped.status === 400) body.issues = { [e.column || constraintField(e) || 'input']: body.message! };
+  if (e.code!.startsWith('22')) {
+    refusedInputLog?.({ sqlstate: e.code, pgMessage: e.message, detail: e.detail, column: e.column }, 'input refused by PostgreSQL (data exception → 400)');
+  }
   if (e.code === 'SVSCP' && e.hint) body.scope = e.hint;
   return new ApiError(mapped.status, body);
 }
@@ -98,6 +116,6 @@ function describeConstraint(e: PgError): string {
     case '23505': return 'Already exists';
     case '23503': return 'Referenced record not found';
     case '42501': return 'Not permitted for this key';
-    default: return FRIENDLY[e.code!] ?? e.message;
+    default: return FRIENDLY[e.code!] ?? (e.code!.startsWith('22') ? DATA_EXCEPTION_MESSAGE : e.message);
   }
 }

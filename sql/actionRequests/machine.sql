@@ -64,17 +64,22 @@ create or replace function app_hidden.action_request_may_decide(p_request app_pu
  language sql
  stable
 as $$
-  select (p_request.assigned_agent_id is not null and p_request.assigned_agent_id = app_hidden.current_agent_id())
-      or (p_request.assigned_user_id is not null and app_hidden.current_agent_id() is null
-          and p_request.assigned_user_id = app_hidden.current_user_id())
-      or (p_request.issue_id is not null and exists (
+  -- Every branch is coalesced to a boolean: a key without an agent (or a plugin key without a user) compares as
+  -- NULL, and NULL here would make `if not ...` pass the caller through.
+  select coalesce(p_request.assigned_agent_id is not null
+                  and p_request.assigned_agent_id is not distinct from app_hidden.current_agent_id(), false)
+      or coalesce(p_request.assigned_user_id is not null and app_hidden.current_agent_id() is null
+                  and p_request.assigned_user_id is not distinct from app_hidden.current_user_id(), false)
+      or coalesce(p_request.issue_id is not null and exists (
             select 1 from app_public.issue_watchers w
             where w.issue_id = p_request.issue_id
               and case when app_hidden.current_agent_id() is not null then w.agent_id = app_hidden.current_agent_id()
-                       else w.user_id = app_hidden.current_user_id() end))
-      or app_hidden.caller_may_moderate()
+                       else w.user_id = app_hidden.current_user_id() end), false)
+      -- OWNER/ADMIN is the membership role (spec 2.8) of a person: a key with no linked agent whose own user has
+      -- that role. The ADMIN scope alone does not make a MEMBER (or an agent) an OWNER/ADMIN.
+      or coalesce(app_hidden.current_agent_id() is null and app_hidden.caller_role() in ('OWNER', 'ADMIN'), false)
 $$;
-comment on function app_hidden.action_request_may_decide(p_request app_public.action_requests) is 'accept/decline gate (spec 5.9): the assignee (its agent, or its user acting as a person), a watcher of the request''s issue (as the key watches: agent or user), a workspace OWNER/ADMIN acting as a person, or an ADMIN-scoped key.';
+comment on function app_hidden.action_request_may_decide(p_request app_public.action_requests) is 'accept/decline gate (spec 3.6, 4.11): the assignee (the assigned agent''s own key, or the assigned user''s key acting as a person), a watcher of the request''s issue (as the key watches: agent or user), or a person (key with no linked agent) whose workspace role is OWNER or ADMIN. The ADMIN scope alone grants nothing here. Never NULL.';
 grant execute on function app_hidden.action_request_may_decide(p_request app_public.action_requests) to svc_visitor;
 
 create or replace function app_hidden.action_request_insert(args jsonb, p_issue_id uuid, p_comment_id uuid, p_field text default ''::text)
@@ -184,7 +189,7 @@ begin
     if v_agent.archived_at is not null then
       raise exception 'Agent % is archived', v_agent.profile_key using errcode = 'SV400', column = 'payload.agentId', detail = 'agent_archived';
     end if;
-    if not (v_issue.assigned_agent_id = v_agent.id and exists (
+    if not (v_issue.assigned_agent_id is not distinct from v_agent.id and exists (
           select 1 from app_public.agent_runs r where r.issue_id = v_issue.id and r.agent_id = v_agent.id
             and r.status in ('ACTIVE', 'WAITING', 'STALLED'))) then
       perform app_hidden.assign_issue_agent(v_issue, v_agent, 'EXECUTE', 'manual');

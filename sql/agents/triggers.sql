@@ -41,3 +41,23 @@ create trigger _100_updated_at before update on app_public.agents for each row e
 
 drop trigger if exists _800_events on app_public.agents;
 create trigger _800_events after insert or delete or update on app_public.agents for each row execute function app_private.tg_agents__events();
+
+create or replace function app_private.tg_agent_runs__abandoned()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  perform app_private.record_event(new.workspace_id, 'AGENT_RUN_STATUS_CHANGED', 'issue', new.issue_id,
+    app_hidden.run_status_payload(new, old.status,
+      coalesce(nullif(current_setting('svc.run_end_reason', true), ''), 'abandoned')));
+  return null;
+end
+$$;
+comment on function app_private.tg_agent_runs__abandoned() is 'AGENT_RUN_STATUS_CHANGED for every move of a run into ABANDONED, whoever makes it (reassignment, a canceled plan attempt, issues.delete, an operator), with the payload of the other run moves (runId, agentId, issueId, from, to, engagementMode, reason). The reason is the transaction-local svc.run_end_reason the writer sets around its update (reassigned, plan_canceled), else abandoned.';
+
+drop trigger if exists _810_run_abandoned on app_public.agent_runs;
+create trigger _810_run_abandoned after update of status on app_public.agent_runs
+  for each row when (new.status = 'ABANDONED' and old.status is distinct from 'ABANDONED')
+  execute function app_private.tg_agent_runs__abandoned();

@@ -14,7 +14,7 @@ begin
     issue_id := target_id;
   elsif p_type = 'comment' then
     select c.id, c.issue_id into target_id, issue_id from app_public.comments c
-    where c.id = app_hidden.parse_uuid(p_id, 'targetId')
+    where c.id = app_hidden.parse_uuid(p_id, 'targetId') and c.deleted_at is null
       and exists (select 1 from app_public.issues i where i.id = c.issue_id and i.deleted_at is null);
   elsif p_type = 'initiative' then
     select i.id into target_id from app_public.initiatives i where i.id = app_hidden.parse_uuid(p_id, 'targetId');
@@ -37,13 +37,19 @@ as $$
 declare v_row app_public.attachments;
 begin
   select * into v_row from app_public.attachments a where a.id = app_hidden.parse_uuid(p_id, 'id');
-  if v_row.id is null then
+  -- Deleted issues are 404 everywhere: so are the attachments on them, on their comments, and on deleted comments.
+  if v_row.id is null
+     or (v_row.target_type = 'issue'
+         and not exists (select 1 from app_public.issues i where i.id = v_row.target_id and i.deleted_at is null))
+     or (v_row.target_type = 'comment'
+         and not exists (select 1 from app_public.comments c join app_public.issues i on i.id = c.issue_id
+                         where c.id = v_row.target_id and c.deleted_at is null and i.deleted_at is null)) then
     raise exception 'Attachment not found' using errcode = 'SV404', column = 'id';
   end if;
   return v_row;
 end
 $$;
-comment on function app_hidden.attachment_visible(p_id text) is 'An attachment the caller can see (RLS follows the target it is attached to), else 404.';
+comment on function app_hidden.attachment_visible(p_id text) is 'An attachment the caller can see (RLS follows the target it is attached to) whose issue or comment target is not soft-deleted (nor the comment''s issue), else 404: the finder of attachments.get, getInline, getDownloadUrl and delete.';
 grant execute on function app_hidden.attachment_visible(p_id text) to svc_visitor;
 
 create or replace function app_hidden.attachment_bytes_used(p_workspace_id uuid)

@@ -29,22 +29,17 @@ begin
   end if;
   perform app_private.require_scopes_within(v_caller, v_scopes);
   -- Narrowing can only shrink: a narrowed caller's key inherits its narrowing, or a subset of it.
-  if cardinality(v_caller.project_ids) > 0 or cardinality(v_caller.label_ids) > 0 then
-    if cardinality(v_projects) = 0 and cardinality(v_labels) = 0 then
-      v_projects := v_caller.project_ids;
-      v_labels := v_caller.label_ids;
-    elsif not (v_projects <@ v_caller.project_ids and v_labels <@ v_caller.label_ids) then
-      raise exception 'A narrowed key can only create keys within its own narrowing'
-        using errcode = 'SV403', detail = 'narrowing';
-    end if;
+  if (cardinality(v_caller.project_ids) > 0 or cardinality(v_caller.label_ids) > 0)
+     and cardinality(v_projects) = 0 and cardinality(v_labels) = 0 then
+    v_projects := v_caller.project_ids;
+    v_labels := v_caller.label_ids;
   end if;
-  if cardinality(v_caller.initiative_ids) > 0 then
-    if cardinality(v_initiatives) = 0 then
-      v_initiatives := v_caller.initiative_ids;
-    elsif not v_initiatives <@ v_caller.initiative_ids then
-      raise exception 'A narrowed key can only create keys within its own narrowing'
-        using errcode = 'SV403', detail = 'narrowing';
-    end if;
+  if cardinality(v_caller.initiative_ids) > 0 and cardinality(v_initiatives) = 0 then
+    v_initiatives := v_caller.initiative_ids;
+  end if;
+  if not app_private.narrowing_within(v_caller, v_projects, v_labels, v_initiatives) then
+    raise exception 'A narrowed key can only create keys within its own narrowing'
+      using errcode = 'SV403', detail = 'narrowing';
   end if;
   -- A key never outlives the key that created it.
   if v_caller.expires_at is not null then
@@ -84,21 +79,37 @@ as $$
 declare
   v_caller app_private.caller := app_private.current_caller();
   v_key app_private.api_keys;
+  v_admin boolean := v_caller.role in ('OWNER', 'ADMIN') and ('ADMIN' = any(v_caller.scopes) or 'FULL' = any(v_caller.scopes));
+  v_beyond text[];
 begin
   select * into v_key from app_private.api_keys k
   where k.id = p_key_id and k.workspace_id = v_caller.workspace_id;
   if v_key.id is null
      or not (v_key.id = v_caller.key_id
              or (v_caller.user_id is not null and v_key.user_id = v_caller.user_id)
-             or (v_caller.role in ('OWNER', 'ADMIN') and ('ADMIN' = any(v_caller.scopes) or 'FULL' = any(v_caller.scopes)))) then
+             or v_admin) then
     raise exception 'API key not found' using errcode = 'SV404', column = 'keyId';
+  end if;
+  -- Another of your own keys: only one that does not exceed this key, by the rule access.create applies to a
+  -- new key (scopes, narrowing), so a leaked read-only or narrowed key cannot lock its owner out.
+  -- A key may always revoke itself; workspace admins (OWNER/ADMIN with the ADMIN scope) any key.
+  if v_key.id <> v_caller.key_id and not v_admin then
+    v_beyond := app_private.scopes_not_held(v_caller, v_key.scopes);
+    if cardinality(v_beyond) > 0 then
+      raise exception 'A key cannot revoke a key with scopes it does not hold: %', array_to_string(v_beyond, ', ')
+        using errcode = 'SV403', detail = 'scope_escalation';
+    end if;
+    if not app_private.narrowing_within(v_caller, v_key.project_ids, v_key.label_ids, v_key.initiative_ids) then
+      raise exception 'A narrowed key can only revoke keys within its own narrowing'
+        using errcode = 'SV403', detail = 'narrowing';
+    end if;
   end if;
   -- The update fires the svc_keys NOTIFY; every API process drops its cached copy.
   v_key := app_private.revoke_api_key(v_key.id);
   return app_private.api_key_info(v_key, v_caller.key_id);
 end
 $$;
-comment on function app_hidden.access_revoke(p_key_id uuid) is 'Revokes one of the caller''s own keys (OWNER/ADMIN: any key of the workspace). Permanent; the key fails with 401 revoked on its next call.';
+comment on function app_hidden.access_revoke(p_key_id uuid) is 'Revokes the calling key itself, or another of its user''s keys that does not exceed it (scopes held, narrowing within, as for access.create: else 403 scope_escalation / narrowing); OWNER/ADMIN with the ADMIN scope: any key of the workspace. Permanent; the key fails with 401 revoked on its next call.';
 grant execute on function app_hidden.access_revoke(p_key_id uuid) to svc_visitor;
 
 create or replace function app_hidden.authenticate(p_token_hash bytea)
@@ -218,17 +229,36 @@ end
 $$;
 comment on function app_private.issue_api_key(p_workspace_id uuid, p_user_id uuid, p_kind text, p_linked_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[], p_expires_at timestamp with time zone, p_name text, p_plugin_id uuid) is 'Generates a token and stores the key (app_private.create_api_key). The one path for `svc admin create-key`, `create-workspace` and every in-app key procedure.';
 
+create or replace function app_private.scopes_not_held(p_caller app_private.caller, p_scopes text[])
+ returns text[]
+ language sql
+ stable
+as $$
+  select case when 'FULL' = any(p_caller.scopes) then '{}'::text[]
+              else array(select s from unnest(p_scopes) s where s <> all(p_caller.scopes)) end
+$$;
+comment on function app_private.scopes_not_held(p_caller app_private.caller, p_scopes text[]) is 'The scopes of p_scopes the calling key does not hold (none when it holds FULL): the comparison behind "a key never exceeds its creator" (require_scopes_within) and access.revoke.';
+
+create or replace function app_private.narrowing_within(p_caller app_private.caller, p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[])
+ returns boolean
+ language sql
+ stable
+as $$
+  select (cardinality(p_caller.project_ids) = 0 and cardinality(p_caller.label_ids) = 0
+          or ((cardinality(p_project_ids) > 0 or cardinality(p_label_ids) > 0)
+              and p_project_ids <@ p_caller.project_ids and p_label_ids <@ p_caller.label_ids))
+     and (cardinality(p_caller.initiative_ids) = 0
+          or (cardinality(p_initiative_ids) > 0 and p_initiative_ids <@ p_caller.initiative_ids))
+$$;
+comment on function app_private.narrowing_within(p_caller app_private.caller, p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[]) is 'Whether a key narrowed to these projects/labels/initiatives (empty = unrestricted) sees no more than the calling key: a project/label-narrowed caller needs a narrowed key within its projects and labels, an initiative-narrowed one a key within its initiatives. Used by access.create, pluginIssueApiKey (after inheriting the caller''s narrowing) and access.revoke.';
+
 create or replace function app_private.require_scopes_within(p_caller app_private.caller, p_scopes text[])
  returns void
  language plpgsql
  stable
 as $$
-declare v_extra text[];
+declare v_extra text[] := app_private.scopes_not_held(p_caller, p_scopes);
 begin
-  if 'FULL' = any(p_caller.scopes) then
-    return;
-  end if;
-  v_extra := array(select s from unnest(p_scopes) s where s <> all(p_caller.scopes));
   if cardinality(v_extra) > 0 then
     raise exception 'A key cannot grant scopes it does not hold: %', array_to_string(v_extra, ', ')
       using errcode = 'SV403', detail = 'scope_escalation';
@@ -314,5 +344,5 @@ create or replace function app_public.access_revoke(key_id uuid)
  returns app_public.api_key
  language sql
 as $$ select app_hidden.access_revoke(key_id) $$;
-comment on function app_public.access_revoke(key_id uuid) is 'Revokes a key: your own, or (OWNER/ADMIN) any key of the workspace. Permanent: its next call fails with 401 revoked.';
+comment on function app_public.access_revoke(key_id uuid) is 'Revokes a key: the calling key itself, another of your keys whose scopes this key holds and whose narrowing is within this key''s (403 scope_escalation / narrowing otherwise), or (OWNER/ADMIN) any key of the workspace. Permanent: its next call fails with 401 revoked.';
 grant execute on function app_public.access_revoke(key_id uuid) to svc_visitor;

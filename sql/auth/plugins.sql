@@ -39,20 +39,16 @@ begin
   end if;
   perform app_private.require_scopes_within(v_caller, p_scopes);
   -- Same rules as access.create: narrowing can only shrink, and a key never outlives its creator's.
-  if cardinality(v_caller.project_ids) > 0 or cardinality(v_caller.label_ids) > 0 then
-    if cardinality(v_projects) = 0 and cardinality(v_labels) = 0 then
-      v_projects := v_caller.project_ids;
-      v_labels := v_caller.label_ids;
-    elsif not (v_projects <@ v_caller.project_ids and v_labels <@ v_caller.label_ids) then
-      raise exception 'A narrowed key can only create keys within its own narrowing' using errcode = 'SV403', detail = 'narrowing';
-    end if;
+  if (cardinality(v_caller.project_ids) > 0 or cardinality(v_caller.label_ids) > 0)
+     and cardinality(v_projects) = 0 and cardinality(v_labels) = 0 then
+    v_projects := v_caller.project_ids;
+    v_labels := v_caller.label_ids;
   end if;
-  if cardinality(v_caller.initiative_ids) > 0 then
-    if cardinality(v_initiatives) = 0 then
-      v_initiatives := v_caller.initiative_ids;
-    elsif not v_initiatives <@ v_caller.initiative_ids then
-      raise exception 'A narrowed key can only create keys within its own narrowing' using errcode = 'SV403', detail = 'narrowing';
-    end if;
+  if cardinality(v_caller.initiative_ids) > 0 and cardinality(v_initiatives) = 0 then
+    v_initiatives := v_caller.initiative_ids;
+  end if;
+  if not app_private.narrowing_within(v_caller, v_projects, v_labels, v_initiatives) then
+    raise exception 'A narrowed key can only create keys within its own narrowing' using errcode = 'SV403', detail = 'narrowing';
   end if;
   if v_caller.expires_at is not null then
     v_expires := least(coalesce(v_expires, v_caller.expires_at), v_caller.expires_at);

@@ -48,11 +48,103 @@ begin
     raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = p_field;
   end if;
   sort_key := substr(v_token, 1, length(v_token) - 37);
-  sort_id := app_hidden.parse_uuid(right(v_token, 36), p_field);
+  begin
+    sort_id := right(v_token, 36)::uuid;
+  exception when invalid_text_representation then
+    raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = p_field;
+  end;
 end
 $$;
 comment on function app_hidden.keyset_decode(p_cursor text, p_prefix text, p_field text, OUT sort_key text, OUT sort_id uuid) is 'Reads a cursor made by keyset_encode (a null cursor gives nulls); anything else is a 400 on the field (cursor unless named).';
 grant execute on function app_hidden.keyset_decode(p_cursor text, p_prefix text, p_field text, OUT sort_key text, OUT sort_id uuid) to svc_visitor;
+
+-- Typed readers: every list reads its cursor through one of these, never a bare cast of cursor_decode's or
+-- keyset_decode's text (a forged `issues:abc` or `comments:2026-02-30…` must be the same clean 400 on the
+-- field as any other foreign cursor, not PostgreSQL's cast error).
+create or replace function app_hidden.cursor_decode_int(p_cursor text, p_prefix text, p_field text default 'cursor'::text)
+ returns integer
+ language plpgsql
+ immutable
+as $$
+declare v_token text := app_hidden.cursor_decode(p_cursor, p_prefix, p_field);
+begin
+  if v_token is null then
+    return null;
+  elsif v_token ~ '^[0-9]{1,10}$' and v_token::bigint <= 2147483647 then
+    return v_token::integer;
+  end if;
+  raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = p_field;
+end
+$$;
+comment on function app_hidden.cursor_decode_int(p_cursor text, p_prefix text, p_field text) is 'cursor_decode of a cursor whose token is a non-negative integer (e.g. an issue number); anything else, out of range included, is a 400 on the field.';
+grant execute on function app_hidden.cursor_decode_int(p_cursor text, p_prefix text, p_field text) to svc_visitor;
+
+create or replace function app_hidden.cursor_decode_bigint(p_cursor text, p_prefix text, p_field text default 'cursor'::text)
+ returns bigint
+ language plpgsql
+ immutable
+as $$
+declare v_token text := app_hidden.cursor_decode(p_cursor, p_prefix, p_field);
+begin
+  if v_token is null then
+    return null;
+  elsif v_token ~ '^[0-9]{1,19}$' and v_token::numeric <= 9223372036854775807 then
+    return v_token::bigint;
+  end if;
+  raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = p_field;
+end
+$$;
+comment on function app_hidden.cursor_decode_bigint(p_cursor text, p_prefix text, p_field text) is 'cursor_decode of a cursor whose token is a non-negative bigint (e.g. an event seq); anything else, out of range included, is a 400 on the field.';
+grant execute on function app_hidden.cursor_decode_bigint(p_cursor text, p_prefix text, p_field text) to svc_visitor;
+
+create or replace function app_hidden.keyset_decode_ts(p_cursor text, p_prefix text, p_field text default 'cursor'::text, OUT sort_key timestamp with time zone, OUT sort_id uuid)
+ returns record
+ language plpgsql
+ stable
+as $$
+declare v_key text;
+begin
+  select k.sort_key, k.sort_id into v_key, sort_id from app_hidden.keyset_decode(p_cursor, p_prefix, p_field) k;
+  if v_key is null then
+    return;
+  end if;
+  -- ts_key writes exactly this; the cast then only has impossible values (2026-02-30, year 0) to refuse.
+  if v_key !~ '^[0-9]{4,6}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?Z$' then
+    raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = p_field;
+  end if;
+  begin
+    sort_key := v_key::timestamptz;
+  exception when data_exception then
+    raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = p_field;
+  end;
+end
+$$;
+comment on function app_hidden.keyset_decode_ts(p_cursor text, p_prefix text, p_field text, OUT sort_key timestamp with time zone, OUT sort_id uuid) is 'keyset_decode of a cursor whose sort key is a timestamp (app_hidden.ts_key); a null cursor gives nulls, anything else (impossible dates included) is a 400 on the field.';
+grant execute on function app_hidden.keyset_decode_ts(p_cursor text, p_prefix text, p_field text, OUT sort_key timestamp with time zone, OUT sort_id uuid) to svc_visitor;
+
+create or replace function app_hidden.keyset_decode_date(p_cursor text, p_prefix text, p_field text default 'cursor'::text, OUT sort_key date, OUT sort_id uuid)
+ returns record
+ language plpgsql
+ immutable
+as $$
+declare v_key text;
+begin
+  select k.sort_key, k.sort_id into v_key, sort_id from app_hidden.keyset_decode(p_cursor, p_prefix, p_field) k;
+  if v_key is null then
+    return;
+  end if;
+  if v_key !~ '^[0-9]{4,6}-[0-9]{2}-[0-9]{2}$' then
+    raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = p_field;
+  end if;
+  begin
+    sort_key := v_key::date;
+  exception when data_exception then
+    raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = p_field;
+  end;
+end
+$$;
+comment on function app_hidden.keyset_decode_date(p_cursor text, p_prefix text, p_field text, OUT sort_key date, OUT sort_id uuid) is 'keyset_decode of a cursor whose sort key is a date (YYYY-MM-DD); a null cursor gives nulls, anything else (2026-02-30, year 0) is a 400 on the field.';
+grant execute on function app_hidden.keyset_decode_date(p_cursor text, p_prefix text, p_field text, OUT sort_key date, OUT sort_id uuid) to svc_visitor;
 
 create or replace function app_hidden.keyset_encode(p_prefix text, p_sort text, p_id uuid)
  returns text

@@ -31,12 +31,12 @@ create or replace function app_hidden.cycle_status(c app_public.cycles)
  stable parallel safe
 as $$
   select case
-    when c.status in ('CANCELED', 'COMPLETED') then c.status
+    when c.status = 'CANCELED' then 'CANCELED'
     when c.ends_on < app_hidden.utc_today() then 'COMPLETED'
     when c.starts_on <= app_hidden.utc_today() or c.status = 'ACTIVE' then 'ACTIVE'
     else 'PLANNED' end
 $$;
-comment on function app_hidden.cycle_status(c app_public.cycles) is 'A cycle''s status on the calendar (decisions.md "Cycle status"): CANCELED and COMPLETED (set by rollover) stay; otherwise ended (endsOn before today, UTC) is COMPLETED, started (dates include today) or activated early (stored ACTIVE) is ACTIVE, else PLANNED.';
+comment on function app_hidden.cycle_status(c app_public.cycles) is 'A cycle''s status on the calendar (decisions.md "Cycle status"): CANCELED stays; otherwise ended (endsOn before today, UTC) is COMPLETED, started (dates include today) or activated early by cycles.create activate: true (stored ACTIVE) is ACTIVE, else PLANNED. A stored COMPLETED only records that an ended cycle was rolled over; it never ends a cycle early.';
 grant execute on function app_hidden.cycle_status(c app_public.cycles) to svc_visitor;
 
 create or replace function app_public.cycles_current_status(c app_public.cycles)
@@ -44,7 +44,7 @@ create or replace function app_public.cycles_current_status(c app_public.cycles)
  language sql
  stable
 as $$ select app_hidden.cycle_status(c) $$;
-comment on function app_public.cycles_current_status(c app_public.cycles) is 'The status on the calendar: a cycle whose dates include today is ACTIVE, one whose end has passed COMPLETED (status holds only what was set: PLANNED, or ACTIVE/COMPLETED by rollover, CANCELED).';
+comment on function app_public.cycles_current_status(c app_public.cycles) is 'The status on the calendar: a cycle whose dates include today is ACTIVE, one whose end has passed COMPLETED, a later one PLANNED (status holds only what was set: PLANNED, ACTIVE by cycles.create activate: true, COMPLETED once an ended cycle was rolled over, CANCELED).';
 grant execute on function app_public.cycles_current_status(c app_public.cycles) to svc_visitor;
 
 create or replace function app_hidden.current_cycle()
@@ -53,11 +53,11 @@ create or replace function app_hidden.current_cycle()
  stable
 as $$
   select * from app_public.cycles c
-  where c.workspace_id = app_hidden.current_workspace_id() and c.status not in ('CANCELED', 'COMPLETED')
+  where c.workspace_id = app_hidden.current_workspace_id() and c.status <> 'CANCELED'
     and c.ends_on >= app_hidden.utc_today() and (c.starts_on <= app_hidden.utc_today() or c.status = 'ACTIVE')
   order by c.starts_on <= app_hidden.utc_today() desc, c.starts_on, c.number limit 1
 $$;
-comment on function app_hidden.current_cycle() is 'The current cycle: the ACTIVE one (cycle_status), the one whose dates include today first (NULL row when none).';
+comment on function app_hidden.current_cycle() is 'The current cycle: the one whose dates include today, else one activated early by cycles.create activate: true (NULL row when none). Rollover never changes it.';
 grant execute on function app_hidden.current_cycle() to svc_visitor;
 
 create or replace function app_hidden.cycle_json(c app_public.cycles, p_with_issues boolean default false)

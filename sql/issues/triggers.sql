@@ -126,6 +126,22 @@ end
 $$;
 comment on function app_private.tg_issues__events() is 'AFTER INSERT/UPDATE on issues: ISSUE_CREATED, ISSUE_DELETED, ISSUE_STATUS_CHANGED, ISSUE_PRIORITY_CHANGED, ISSUE_ASSIGNED, ISSUE_QUEUED, and one ISSUE_UPDATED (merged per issue per transaction) naming any other changed fields. A change that changes nothing writes nothing.';
 
+create or replace function app_private.tg_issues__detach_children()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- Every live child, also those the deleting key cannot see (narrowing): a deleted issue is 404 everywhere,
+  -- so nothing may keep pointing at it. Each child writes ISSUE_UPDATED (changes parentId) through _800_events.
+  update app_public.issues c set parent_id = null
+  where c.workspace_id = new.workspace_id and c.parent_id = new.id and c.deleted_at is null;
+  return null;
+end
+$$;
+comment on function app_private.tg_issues__detach_children() is 'AFTER UPDATE OF deleted_at on issues, when an issue is soft-deleted: its live sub-issues (all of them, whatever the key''s narrowing) become top-level (parentId null), each with the ISSUE_UPDATED (changes parentId) an update of parentId writes.';
+
 create or replace function app_private.tg_issues__plugin_creator()
  returns trigger
  language plpgsql
@@ -185,6 +201,10 @@ create trigger _200_assign_number before insert on app_public.issues for each ro
 
 drop trigger if exists _210_plugin_creator on app_public.issues;
 create trigger _210_plugin_creator before insert on app_public.issues for each row execute function app_private.tg_issues__plugin_creator();
+
+drop trigger if exists _810_detach_children on app_public.issues;
+create trigger _810_detach_children after update of deleted_at on app_public.issues for each row
+  when (old.deleted_at is null and new.deleted_at is not null) execute function app_private.tg_issues__detach_children();
 
 drop trigger if exists _800_events on app_public.issues;
 create trigger _800_events after insert or update on app_public.issues for each row execute function app_private.tg_issues__events();

@@ -39,10 +39,13 @@ declare
 begin
   -- The previous agent's open run ends (decisions.md "Runs").
   if v_from is not null and v_from <> p_agent.id then
+    -- AGENT_RUN_STATUS_CHANGED (to ABANDONED, reason reassigned) by trigger _810_run_abandoned.
+    perform set_config('svc.run_end_reason', 'reassigned', true);
     update app_public.agent_runs
     set status = 'ABANDONED', finished_at = now(), last_event_at = now()
     where workspace_id = p_issue.workspace_id and issue_id = p_issue.id and agent_id = v_from
       and status in ('ACTIVE', 'WAITING', 'STALLED');
+    perform set_config('svc.run_end_reason', '', true);
   end if;
   if v_from is distinct from p_agent.id then
     update app_public.issues set assigned_agent_id = p_agent.id where id = p_issue.id;  -- ISSUE_ASSIGNED by trigger
@@ -58,7 +61,7 @@ begin
   return v_run_id;
 end
 $$;
-comment on function app_hidden.assign_issue_agent(p_issue app_public.issues, p_agent app_public.agents, p_mode text, p_reason text, p_rationale text, p_comment_id uuid, p_dispatch jsonb) is 'The assignment transition shared by issues.assign and issues.reassign: abandons the previous agent''s open run, swaps assignedAgentId (ISSUE_ASSIGNED by trigger), opens an ACTIVE run in the given mode and writes AGENT_ASSIGNED with the spec 6.4 payload (auto and dispatch when the dispatcher passes p_dispatch). Returns the new run id.';
+comment on function app_hidden.assign_issue_agent(p_issue app_public.issues, p_agent app_public.agents, p_mode text, p_reason text, p_rationale text, p_comment_id uuid, p_dispatch jsonb) is 'The assignment transition shared by issues.assign and issues.reassign: abandons the previous agent''s open run (AGENT_RUN_STATUS_CHANGED by trigger, reason reassigned), swaps assignedAgentId (ISSUE_ASSIGNED by trigger), opens an ACTIVE run in the given mode and writes AGENT_ASSIGNED with the spec 6.4 payload (auto and dispatch when the dispatcher passes p_dispatch). Returns the new run id.';
 grant execute on function app_hidden.assign_issue_agent(p_issue app_public.issues, p_agent app_public.agents, p_mode text, p_reason text, p_rationale text, p_comment_id uuid, p_dispatch jsonb) to svc_visitor;
 
 create or replace function app_hidden.find_issue(p_ref text, p_field text default 'id'::text)
@@ -320,8 +323,16 @@ begin
     raise exception 'Label not found' using errcode = 'SV404', column = 'labelIds';
   end if;
 
+  -- A narrowed key creates only inside its narrowing (spec 5.6, as issue_passes_narrowing for the new row):
+  -- checked here, before the insert takes a number, rather than left to the insert policy.
+  if not app_hidden.issues_unrestricted()
+     and not (coalesce(v_project_id = any(app_hidden.narrowed_project_ids()), false)
+              or v_label_ids && app_hidden.narrowed_label_ids()) then
+    raise exception 'The issue would fall outside this key''s narrowing' using errcode = 'SV403', detail = 'narrowing';
+  end if;
+
   return jsonb_build_object('statusId', v_status_id, 'projectId', v_project_id, 'parentId', v_parent.id);
 end
 $$;
-comment on function app_hidden.issue_create_refs(args jsonb) is 'issues.create''s checks without the insert: the status (default unless statusId), project, parent and labels, resolved as {statusId, projectId, parentId}; 404 naming the field otherwise.';
+comment on function app_hidden.issue_create_refs(args jsonb) is 'issues.create''s checks without the insert: the status (default unless statusId), project, parent and labels, resolved as {statusId, projectId, parentId}; 404 naming the field otherwise; 403 narrowing when a narrowed key would create outside its narrowing.';
 grant execute on function app_hidden.issue_create_refs(args jsonb) to svc_visitor;

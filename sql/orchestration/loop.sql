@@ -254,9 +254,12 @@ begin
     perform app_hidden.step_move(v_step, 'CANCELED');
   end loop;
   perform app_hidden.gates_cancel(v_plan.id);
+  -- AGENT_RUN_STATUS_CHANGED (to ABANDONED, reason plan_canceled) by trigger _810_run_abandoned.
+  perform set_config('svc.run_end_reason', 'plan_canceled', true);
   update app_public.agent_runs r set status = 'ABANDONED', finished_at = now(), last_event_at = now()
   where r.workspace_id = v_plan.workspace_id and r.status in ('ACTIVE', 'WAITING', 'STALLED')
     and r.step_id in (select s.id from app_public.execution_steps s where s.plan_id = v_plan.id);
+  perform set_config('svc.run_end_reason', '', true);
   perform app_hidden.action_requests_supersede('execution-plan', v_plan.id);
   return v_plan;
 end

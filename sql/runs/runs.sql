@@ -63,17 +63,24 @@ create or replace function app_hidden.run_set_status(r app_public.agent_runs, p_
 as $$
 declare v_from text := r.status;
 begin
+  if p_to = 'ABANDONED' then  -- its event is written by trigger _810_run_abandoned (every path to ABANDONED)
+    perform set_config('svc.run_end_reason', coalesce(p_reason, ''), true);
+  end if;
   update app_public.agent_runs
   set status = p_to, last_event_at = now(),
       finished_at = case when p_to in ('COMPLETED', 'ABANDONED') then now() end
   where id = r.id
   returning * into r;
-  perform app_hidden.record_event('AGENT_RUN_STATUS_CHANGED', 'issue', r.issue_id,
-    app_hidden.run_status_payload(r, v_from, p_reason));
+  if p_to = 'ABANDONED' then
+    perform set_config('svc.run_end_reason', '', true);
+  else
+    perform app_hidden.record_event('AGENT_RUN_STATUS_CHANGED', 'issue', r.issue_id,
+      app_hidden.run_status_payload(r, v_from, p_reason));
+  end if;
   return r;
 end
 $$;
-comment on function app_hidden.run_set_status(r app_public.agent_runs, p_to text, p_reason text) is 'Moves a run to another status (finishedAt on COMPLETED/ABANDONED, lastEventAt bumped) and writes AGENT_RUN_STATUS_CHANGED (subject: the run''s issue).';
+comment on function app_hidden.run_set_status(r app_public.agent_runs, p_to text, p_reason text) is 'Moves a run to another status (finishedAt on COMPLETED/ABANDONED, lastEventAt bumped) and writes AGENT_RUN_STATUS_CHANGED (subject: the run''s issue; for ABANDONED trigger _810_run_abandoned writes it with p_reason).';
 grant execute on function app_hidden.run_set_status(r app_public.agent_runs, p_to text, p_reason text) to svc_visitor;
 
 create or replace function app_hidden.run_list_json(r app_public.agent_runs)

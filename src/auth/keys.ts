@@ -59,6 +59,20 @@ interface KeyRow {
 const unauthorized = (error: 'invalid' | 'revoked' | 'expired', message: string) =>
   new ApiError(401, { error, message }, { 'www-authenticate': `Bearer error="invalid_token", error_description="${message}"` });
 
+/**
+ * A request must carry at most one Authorization header. Node keeps only the first of several in
+ * `req.headers.authorization` (and authenticate() would use it), so the raw header list is checked: two
+ * credentials in one request are refused with the same 401 `invalid` as any other unusable credential.
+ */
+export function assertOneAuthorization(rawHeaders: readonly string[]): void {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]!.length === 13 && rawHeaders[i]!.toLowerCase() === 'authorization' && ++n > 1) {
+      throw unauthorized('invalid', 'More than one Authorization header; send exactly one');
+    }
+  }
+}
+
 export class KeyAuthenticator {
   private cache = new Map<string, { row: KeyRow | null; at: number }>();
   private used = new Set<string>();

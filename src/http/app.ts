@@ -1,14 +1,15 @@
 /**
  * The HTTP surface: thin. Authenticate, validate, call the tool's SQL function, shape errors.
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { isUtf8 } from 'node:buffer';
 import type pg from 'pg';
-import type { Caller, KeyAuthenticator } from '../auth/keys.ts';
+import { assertOneAuthorization, type Caller, type KeyAuthenticator } from '../auth/keys.ts';
 import { EmbeddedBlobStore } from '../blobs/embedded.ts';
 import { registerBlobRoutes } from '../blobs/routes.ts';
 import type { BlobStore } from '../blobs/store.ts';
 import { buildInfo } from '../build-info.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, logRefusedInputTo } from '../errors.ts';
 import { registerGraphql } from '../graphql/server.ts';
 import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
 import type { EventHub } from '../events/hub.ts';
@@ -59,6 +60,19 @@ export interface AppOptions {
 
 const isMcpPath = (url: string) => /^\/api\/mcp(\/rpc)?(\?|$)/.test(url);
 
+/**
+ * The rate-limit surface of a tool-call route whose handler counts its own calls (REST alias, JSON-RPC).
+ * A request refused before its handler runs (unparseable or non-UTF-8 body, 413, 415) is counted by the
+ * error handler instead. GraphQL counts in its own onRequest hook, before the body is read.
+ */
+function countedSurface(req: FastifyRequest): RateSurface | undefined {
+  if (req.method !== 'POST') return undefined;
+  const route = req.routeOptions?.url;
+  if (route === '/api/mcp/:tool') return 'rest';
+  if (route === '/api/mcp' || route === '/api/mcp/rpc') return 'rpc';
+  return undefined;
+}
+
 const STATUS_ERRORS: Record<number, string> = {
   405: 'method_not_allowed', 413: 'payload_too_large', 415: 'unsupported_media_type', 404: 'not_found',
 };
@@ -100,13 +114,25 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     mcpSessions: opts.events ? new McpSessions(opts.ownerPool, opts.events.notifier) : undefined,
   };
   if (services.mcpSessions) app.addHook('preClose', async () => services.mcpSessions!.close());
+  // What PostgreSQL said about input it refused stays in the debug log (the client gets our words).
+  logRefusedInputTo((detail, message) => app.log.debug(detail, message));
   registerOriginGuard(app, opts.origins ?? { loopback: true });
+  // Two Authorization headers: refused before any route reads the first (REST, JSON-RPC, SSE, GraphQL).
+  app.addHook('onRequest', async (req) => assertOneAuthorization(req.raw.rawHeaders));
+  // Requests whose handler ran (and counted the call itself); the others are counted by the error handler.
+  const reachedHandler = new WeakSet<FastifyRequest>();
+  app.addHook('preHandler', async (req) => { reachedHandler.add(req); });
 
   // Only JSON bodies (spec 4.1): anything else, text/plain included, is 415.
   app.removeContentTypeParser('text/plain');
-  // JSON bodies; an empty body is "no arguments" rather than an error.
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = (body as string).trim();
+  // JSON bodies; an empty body is "no arguments" rather than an error. JSON is UTF-8 (RFC 8259): bytes that
+  // are not are refused, never decoded to U+FFFD and stored (every JSON surface: REST, JSON-RPC, GraphQL).
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
+    const bytes = body as Buffer;
+    if (!isUtf8(bytes)) {
+      return done(new ApiError(400, { error: 'invalid_json', message: 'Request body is not valid UTF-8', issues: { body: 'not valid UTF-8' } }), undefined);
+    }
+    const text = bytes.toString('utf8').trim();
     if (text === '') return done(null, undefined);
     try {
       done(null, JSON.parse(text));
@@ -117,7 +143,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
 
   // Every rejection before or around a call (401, 403, 413, 415, 429, bad JSON, 500): the spec's REST body,
   // or on the MCP endpoint a JSON-RPC error envelope with the same HTTP status (MCP Streamable HTTP).
-  app.setErrorHandler((err, req, reply) => {
+  app.setErrorHandler(async (err, req, reply) => {
     let apiError: ApiError;
     if (err instanceof ApiError) {
       apiError = err;
@@ -129,6 +155,12 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
         req.log.error({ err }, 'request failed');
         apiError = new ApiError(500, { error: 'internal', message: 'Internal server error' });
       }
+    }
+    // A call refused before its handler (bad body, 413, 415) still counts against the key's limit.
+    const surface = apiError.status !== 401 && !reachedHandler.has(req) ? countedSurface(req) : undefined;
+    if (surface && limiter.enabled(surface)) {
+      const caller = await opts.keys.authenticate(req.headers.authorization).catch(() => undefined);
+      if (caller) apiError = await limiter.take(caller, surface).then(() => apiError, (e: unknown) => (e instanceof ApiError ? e : apiError));
     }
     reply.code(apiError.status).headers(apiError.headers);
     if (isMcpPath(req.url)) return sendRpcError(reply, apiError, requestId(req.body));

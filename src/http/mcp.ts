@@ -61,13 +61,14 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
     const selectors = req.query as Selectors;
     const batch = Array.isArray(body);
     const messages: unknown[] = batch ? body : [body];
+    // Every message of a batch counts (one upsert for the whole request), refused ones too: an empty batch
+    // is one call, a batch over the size limit counts all its messages.
+    await services.rateLimit(caller, 'rpc', Math.max(messages.length, 1));
     if (messages.length === 0) return sendJson(reply, 400, rpcError(null, ErrorCode.InvalidRequest, 'Empty batch'));
     if (messages.length > MAX_BATCH) {
       return sendJson(reply, 400, rpcError(null, ErrorCode.InvalidRequest, `Batch too large: ${messages.length} messages, at most ${MAX_BATCH}`,
         { error: 'batch_too_large', status: 400, limit: MAX_BATCH }));
     }
-    // Every message of a batch counts (one upsert for the whole request).
-    await services.rateLimit(caller, 'rpc', messages.length);
 
     const session: McpContext = { sessionId: sessionOf(req) };
     const responses: string[] = [];

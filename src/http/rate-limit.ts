@@ -8,7 +8,8 @@ export type RateSurface = 'rpc' | 'rest';
  * Per-key limits (decisions.md: 600 calls/min on JSON-RPC, 300/min on REST and GraphQL; 0 disables),
  * counted in PostgreSQL so they hold across every API process: one upsert per HTTP request into an
  * unlogged counter table (app_hidden.rate_limit_take), fixed one-minute windows aligned to the clock.
- * A JSON-RPC batch counts each of its calls. 429 carries Retry-After in seconds.
+ * A JSON-RPC batch counts each of its calls. Every authenticated call counts, refused ones too (bad JSON,
+ * wrong content type, invalid input: see the error handler in app.ts). 429 carries Retry-After in seconds.
  */
 export class RateLimiter {
   constructor(private readonly pool: pg.Pool, private readonly limits: { rpc: number; rest: number }) {}

@@ -36,7 +36,7 @@ export const actionRequestTools = defineTools(
   tool({
     name: 'actionRequests.accept',
     scopes: ['WRITE_ISSUES'],
-    description: "Accept a request: runs its bound dispatch (transition, labels, agent assignment, close as duplicate; a plan approval activates the plan) in the same transaction, with the same authorization and run-mode gating as the direct tool, and resolves it. Only the assignee, a watcher of its issue, a workspace OWNER/ADMIN or an ADMIN key.",
+    description: "Accept a request: runs its bound dispatch (transition, labels, agent assignment, close as duplicate; a plan approval activates the plan) in the same transaction, with the same authorization and run-mode gating as the direct tool, and resolves it. Only the assignee (the assigned user, or the assigned agent's own key), a watcher of its issue, or a workspace OWNER/ADMIN acting as a person (403 not_allowed otherwise).",
     input: reqId,
     output: ActionRequestOut,
   }),

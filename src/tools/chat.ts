@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTools, id, timestamp, tool } from './define.ts';
+import { defineTools, id, int, timestamp, tool } from './define.ts';
 
 const threadId = id('threadId');
 const draftId = id('draftId');
@@ -37,7 +37,7 @@ export const chatTools = defineTools(
     name: 'chat.appendDraftChunk',
     scopes: ['WRITE_COMMENTS'],
     description: `Publish the next piece of a streamed reply (phase delta {delta, seq}); ephemeral, never stored. seq is advisory: gaps and reordering are tolerated. About one chunk per 60-200 ms. ${addressee}`,
-    input: z.strictObject({ threadId, draftId, delta: z.string().min(1).max(4000), seq: z.number().int().min(0) }),
+    input: z.strictObject({ threadId, draftId, delta: z.string().min(1).max(4000), seq: int(0) }),
     output: z.object({ ok: z.boolean() }),
   }),
   tool({

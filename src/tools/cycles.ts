@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, issueRef, limit, page, tool } from './define.ts';
+import { cursor, defineTools, id, isoDate, issueRef, limit, page, tool } from './define.ts';
 import { CycleOut, cycleStatus } from './planning-shapes.ts';
 import { IssueOut } from './shapes.ts';
 
-const date = z.iso.date().describe('ISO date, YYYY-MM-DD');
+const date = isoDate().describe('ISO date, YYYY-MM-DD');
 const issueList = z.array(issueRef).max(100);
 
 export const cycleTools = defineTools(
@@ -62,7 +62,7 @@ export const cycleTools = defineTools(
   tool({
     name: 'cycles.rollover',
     scopes: ['WRITE_ISSUES'],
-    description: 'End the current sprint (or the last one that ended without a rollover): move its unfinished issues (status not Done/Canceled) to the next cycle (the earliest PLANNED one, created from the workspace cycle length and cooldown when none exists), mark the current COMPLETED and the next ACTIVE. With no active cycle it just activates the next. Needs a key without project/label narrowing.',
+    description: 'Move the unfinished issues (status not Done/Canceled) of the current sprint (the cycle whose dates include today; when none runs, the last one that ended without a rollover) to the next cycle (the earliest one not started yet, created from the workspace cycle length and cooldown when none exists). It never changes which sprint is current: cycles stay ACTIVE while their dates include today and become COMPLETED when they end. Returns completed: the cycle the issues came from when it has ended (null while it still runs), current: the cycle they moved to, movedIssueIds, createdNext. Running it again the same day only moves what is still unfinished. Needs a key without project/label narrowing.',
     input: z.strictObject({}),
     output: z.object({
       completed: CycleOut.nullable(), current: CycleOut, movedIssueIds: z.array(z.string()), createdNext: z.boolean(),

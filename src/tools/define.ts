@@ -132,5 +132,21 @@ export const priority = z.enum(['NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT']);
 export const statusCategory = z.enum(['BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED']);
 export const timestamp = z.string().describe('ISO 8601 timestamp');
 
+/** The largest value of a PostgreSQL `integer` column (what most integer inputs end up in). */
+export const INT4_MAX = 2_147_483_647;
+/**
+ * A whole-number input that fits an `integer` column (or a smaller `max`): the published JSON Schema says
+ * so, and a value past it is a 400 naming the field instead of PostgreSQL's "out of range" error.
+ */
+export const int = (min: number, max = INT4_MAX) => z.number().int().min(min).max(max);
+
+// zod's ISO patterns already refuse impossible days (2026-02-30) and times; PostgreSQL also has no year 0.
+const YEAR_ZERO = { message: 'year 0000 does not exist (years start at 0001)' };
+const notYearZero = (s: string) => !s.startsWith('0000');
+/** An ISO date (YYYY-MM-DD) PostgreSQL can store: a real calendar day, year 0001 or later. */
+export const isoDate = () => z.iso.date().refine(notYearZero, YEAR_ZERO);
+/** An ISO 8601 date-time with Z or an offset that PostgreSQL can store (a real day, year 0001 or later). */
+export const isoDateTime = () => z.iso.datetime({ offset: true }).refine(notYearZero, YEAR_ZERO);
+
 /** `{ items, nextCursor }` — the shape of every paged list. */
 export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });

@@ -10,7 +10,7 @@ import { queryAsCaller } from '../db/as-caller.ts';
 import { ApiError, fromPgError, invalidInput, scopeRequired } from '../errors.ts';
 import { findTool } from './catalog.ts';
 import type { Tool, ToolContext, ToolServices } from './define.ts';
-import { textIssues } from './text-guard.ts';
+import { inputDepthIssues, textIssues } from './text-guard.ts';
 
 export function zodIssues(error: z.ZodError): Record<string, string> {
   // Own properties only: a field named `__proto__` must be reported, not become the map's prototype.
@@ -44,6 +44,9 @@ export class ToolRunner {
 
   async run(caller: Caller, t: Tool, args: unknown): Promise<string> {
     for (const scope of t.scopes) if (!hasScope(caller, scope)) throw scopeRequired(scope);
+    // Nesting past MAX_INPUT_DEPTH is refused first, before anything that recurses (zod, JSON.stringify, jsonb).
+    const tooDeep = inputDepthIssues(args);
+    if (Object.keys(tooDeep).length) throw invalidInput(tooDeep);
     // Text PostgreSQL cannot store (NUL, lone surrogates) is refused for every tool, naming the field.
     const parsed = t.input.safeParse(args ?? {});
     const issues = { ...textIssues(args), ...(parsed.success ? {} : zodIssues(parsed.error)) };

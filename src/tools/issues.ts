@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, issueRef, limit, page, priority, tool } from './define.ts';
+import { cursor, defineTools, id, int, isoDate, issueRef, limit, page, priority, tool } from './define.ts';
 import { IssueOut, RunOut, WatcherOut } from './shapes.ts';
 
 const checklistItem = z.strictObject({ id: z.string().min(1).max(100), label: z.string().min(1).max(500), done: z.boolean().default(false) });
@@ -15,9 +15,9 @@ const createFields = {
   statusId: id('statusId').optional(),
   labelIds: z.array(id('labelIds')).max(50).optional(),
   parentId: issueRef.optional().describe('Parent issue (id or key) to make this a sub-issue'),
-  dueDate: z.iso.date().optional(),
+  dueDate: isoDate().optional(),
   estimate: z.number().min(0).max(10_000).optional(),
-  slaMinutes: z.number().int().min(1).optional(),
+  slaMinutes: int(1).optional(),
   expectedOutput: z.string().max(10_000).optional(),
   verificationChecklist: z.array(checklistItem).max(50).optional(),
   artifactRequired: z.boolean().optional(),
@@ -34,9 +34,9 @@ const updateFields = {
   labelIds: z.array(id('labelIds')).max(50).optional().describe('Replaces the whole label set (see issues.addLabels / removeLabels)'),
   parentId: issueRef.nullable().optional().describe('Parent issue id or key; null detaches'),
   cycleId: id('cycleId').nullable().optional(),
-  dueDate: z.iso.date().nullable().optional(),
+  dueDate: isoDate().nullable().optional(),
   estimate: z.number().min(0).max(10_000).nullable().optional(),
-  slaMinutes: z.number().int().min(1).nullable().optional(),
+  slaMinutes: int(1).nullable().optional(),
   expectedOutput: z.string().max(10_000).nullable().optional(),
   verificationChecklist: z.array(checklistItem).max(50).optional(),
   artifactRequired: z.boolean().optional(),
@@ -119,7 +119,7 @@ export const issueTools = defineTools(
   tool({
     name: 'issues.delete',
     scopes: ['WRITE_ISSUES'],
-    description: 'Delete an issue (soft: it disappears from reads and lists but is kept for audit; ISSUE_DELETED). Open agent runs on it are abandoned.',
+    description: 'Delete an issue (soft: it disappears from reads and lists but is kept for audit; ISSUE_DELETED). Open agent runs on it are abandoned; its sub-issues become top-level (parentId null, ISSUE_UPDATED each).',
     input: z.strictObject({ id: issueRef }),
     output: z.object({ ok: z.boolean(), id: z.string(), key: z.string(), deleted: z.boolean() }),
   }),

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, limit, page, tool } from './define.ts';
+import { cursor, defineTools, id, isoDate, limit, page, tool } from './define.ts';
 import { NoteOut, noteKind } from './planning-shapes.ts';
 
-const date = z.iso.date().describe('ISO date, YYYY-MM-DD');
+const date = isoDate().describe('ISO date, YYYY-MM-DD');
 const title = z.string().max(500);
 const body = z.string().max(200_000);
 

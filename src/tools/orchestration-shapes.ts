@@ -1,6 +1,6 @@
 /** Inputs and outputs shared by action requests and orchestration (goals, plans, steps, crews, review gates). */
 import { z } from 'zod';
-import { id, timestamp } from './define.ts';
+import { id, isoDateTime, timestamp } from './define.ts';
 
 export const arStatus = z.enum(['OPEN', 'RESOLVED', 'DISMISSED', 'SNOOZED', 'REJECTED', 'SUPERSEDED']);
 export const arSeverity = z.enum(['INFO', 'SUCCESS', 'WARNING', 'ERROR', 'CRITICAL']);
@@ -24,7 +24,7 @@ export const actionRequestBase = z.strictObject({
   payload: z.record(z.string(), z.unknown()).default({}),
   assignedUserId: id('assignedUserId').optional(),
   assignedAgentId: id('assignedAgentId').optional(),
-  dueAt: z.iso.datetime({ offset: true }).optional(),
+  dueAt: isoDateTime().optional(),
   options: z.array(option).min(2).max(20).optional().describe('Poll options; present = the request is a poll'),
 });
 

@@ -1,6 +1,6 @@
 /** Orchestration (spec 4.12): goals, plans, executionPlans, agentCrews, reviewGates. */
 import { z } from 'zod';
-import { cursor, defineTools, id, issueRef, limit, page, tool } from './define.ts';
+import { cursor, defineTools, id, int, issueRef, limit, page, tool } from './define.ts';
 import { CrewMemberOut, CrewOut, GateOut, GoalOut, PlanOut, StepOut, crewRole, gateStatus, goalStatus, planStatus } from './orchestration-shapes.ts';
 
 const money = z.number().min(0).max(1_000_000);
@@ -14,7 +14,7 @@ const stepInput = z.strictObject({
   body: z.string().max(100_000).optional(),
   expectedOutput: z.string().max(20_000).optional(),
   verification: z.array(z.strictObject({ label: z.string().min(1).max(500), done: z.boolean().default(false) })).max(50).optional(),
-  dependsOnStepIndexes: z.array(z.number().int().min(0)).max(100).optional().describe('0-based positions of earlier or later steps in this batch'),
+  dependsOnStepIndexes: z.array(int(0, 99)).max(100).optional().describe('0-based positions of earlier or later steps in this batch'),
   assignedAgentId: id('assignedAgentId').optional(),
   assignedRole: crewRole.optional(),
   contextSetId: z.string().min(1).max(200).optional(),

@@ -6,6 +6,11 @@ const provider = z.enum(['CUSTOM', 'CLAUDE', 'CODEX', 'HERMES']);
 const info = z.record(z.string(), z.unknown()).describe(
   'Runtime metadata; only runtimeVersion, bridgeVersion, codexVersion, containerImage, hostname, os, arch and workspaceRoot are kept');
 
+// The table's check (`^https?://`, ≤ 2048) said as a 400 on `endpoint` instead of a constraint name.
+const ENDPOINT_MESSAGE = 'must be an http:// or https:// URL';
+const endpoint = z.url({ protocol: /^https?$/, error: ENDPOINT_MESSAGE }).regex(/^https?:\/\//, ENDPOINT_MESSAGE).max(2048)
+  .describe('http:// or https:// URL of the runtime');
+
 export const RuntimeOut = z.looseObject({
   id: z.string(), name: z.string(), kind, endpoint: z.string().nullable(), providersAvailable: z.array(z.string()),
   info: z.record(z.string(), z.unknown()), config: z.record(z.string(), z.unknown()), ownerId: z.string().nullable(),
@@ -20,7 +25,7 @@ export const runtimeTools = defineTools(
     scopes: ['ADMIN'],
     description: "Register a runtime (a machine or service running agents). Not de-duplicated: each call creates one, unless runtimeId names an existing (possibly archived) runtime, which is restored and updated. ownerId is the key's user (null for AGENT keys); a secret is stored only as a hash (hasSecret). Emits RUNTIME_REGISTERED.",
     input: z.strictObject({
-      name: z.string().trim().min(1).max(200), kind, endpoint: z.url().max(2048).optional(),
+      name: z.string().trim().min(1).max(200), kind, endpoint: endpoint.optional(),
       providersAvailable: z.array(provider).max(4), info: info.optional(),
       secret: z.string().min(16).max(500).optional().describe('Shared secret of the runtime; kept only as SHA-256'),
       runtimeId: id('runtimeId').optional().describe('Restore this runtime instead of creating one'),

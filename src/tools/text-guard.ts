@@ -4,7 +4,15 @@
  * depth), they are a 400 naming the field, checked once here for every tool instead of failing deep
  * inside SQL. The walk is iterative (no recursion limit on nesting) and stops after a bounded number of
  * findings.
+ *
+ * Nesting depth is bounded too (`inputDepthIssues`, checked first for every tool): JSON.parse accepts any
+ * depth, but zod, JSON.stringify and PostgreSQL's jsonb functions recurse, so a 5,000-level payload used to
+ * overflow the stack (500). Input nested deeper than MAX_INPUT_DEPTH levels is a 400 naming the field.
  */
+
+/** How many objects/arrays deep a tool's input may nest; the input object itself is level 1. */
+export const MAX_INPUT_DEPTH = 64;
+export const DEPTH_MESSAGE = `must not be nested deeper than ${MAX_INPUT_DEPTH} levels`;
 
 export const NUL_MESSAGE = 'must not contain NUL characters';
 export const SURROGATE_MESSAGE = 'must be valid Unicode (no lone surrogates)';
@@ -20,6 +28,35 @@ export function textProblem(s: string): string | undefined {
 
 /** A path segment as printable text (a key may itself hold NUL or surrogates). */
 const printable = (key: string) => (textProblem(key) ? JSON.stringify(key).slice(1, -1).replace(/\\u0000/g, '\\0') : key);
+
+/**
+ * {path: message} for the first container (object or array) found deeper than `maxDepth` levels, where the
+ * input itself is level 1; {} when the input is shallow enough. Iterative, so any depth is safe to walk.
+ */
+export function inputDepthIssues(value: unknown, maxDepth = MAX_INPUT_DEPTH): Record<string, string> {
+  const stack: Array<[unknown, string, number]> = [[value, '', 1]];
+  while (stack.length) {
+    const [v, path, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > maxDepth) {
+      const issues: Record<string, string> = {};
+      Object.defineProperty(issues, path || 'input', { value: DEPTH_MESSAGE, enumerable: true, configurable: true, writable: true });
+      return issues;
+    }
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) {
+        const c = v[i];
+        if (c !== null && typeof c === 'object') stack.push([c, path ? `${path}.${i}` : String(i), depth + 1]);
+      }
+    } else {
+      for (const key of Object.keys(v)) {
+        const c = (v as Record<string, unknown>)[key];
+        if (c !== null && typeof c === 'object') stack.push([c, path ? `${path}.${printable(key)}` : printable(key), depth + 1]);
+      }
+    }
+  }
+  return {};
+}
 
 /** Field path → message for every string (or key) in `value` that PostgreSQL cannot store; {} when none. */
 export function textIssues(value: unknown, maxIssues = 20): Record<string, string> {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, issueRef, limit, page, tool } from './define.ts';
+import { cursor, defineTools, id, isoDate, isoDateTime, issueRef, limit, page, tool } from './define.ts';
 import { TimeEntryOut } from './planning-shapes.ts';
 
-const date = z.iso.date().describe('ISO date, YYYY-MM-DD (UTC day)');
+const date = isoDate().describe('ISO date, YYYY-MM-DD (UTC day)');
 const note = z.string().max(2_000);
 const filters = {
   userId: id('userId').optional().describe('Only this user\'s entries'),
@@ -32,7 +32,7 @@ export const timeTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: `Log time spent on an issue manually: durationMin minutes (startedAt defaults to now minus the duration). ${DISABLED}`,
     input: z.strictObject({
-      issueId: issueRef, durationMin: z.number().int().min(1).max(10_080), note: note.optional(), startedAt: z.iso.datetime({ offset: true }).optional(),
+      issueId: issueRef, durationMin: z.number().int().min(1).max(10_080), note: note.optional(), startedAt: isoDateTime().optional(),
     }),
     output: TimeEntryOut,
   }),

@@ -6,6 +6,8 @@
  *     three fields replaced by something hostile: wrong types, null, '' and 100k-character strings,
  *     NUL characters, lone surrogates, invalid UUIDs, SQL-injection strings, deep nesting, 10k-element
  *     arrays, `__proto__` keys;
+ *   - for every tool, a value nested 5,000 levels deep (in its first field and as the whole input): 400 naming
+ *     the path where the 64-level limit was passed;
  *   - missing required fields, unknown fields, non-object inputs.
  *
  * Asserts: never a 5xx / -32603; every 400 (REST) or isError status 400 (JSON-RPC) carries an `issues`
@@ -15,6 +17,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schemasOf, TOOLS } from '../../src/tools/catalog.ts';
+import { DEPTH_MESSAGE, MAX_INPUT_DEPTH } from '../../src/tools/text-guard.ts';
 import { createAgent, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
 type Schema = Record<string, any>;
@@ -227,7 +230,62 @@ describe('every tool survives hostile input', () => {
       const arb = inputs(schemasOf(tool).input as Schema);
       await fc.assert(fc.asyncProperty(arb, async (input) => viaRest(tool.name, input)), { numRuns: RUNS, seed: SEED, endOnFailure: true });
       await fc.assert(fc.asyncProperty(arb, async (input) => viaRpc(tool.name, input)), { numRuns: RUNS, seed: SEED + 1, endOnFailure: true });
+      const schema = schemasOf(tool).input as Schema;
+      const [base] = fc.sample(valid(schema), { numRuns: 1, seed: SEED });
+      await deeplyNested(tool.name, deepField(schema), base);
       await healthy();
     });
   }
 });
+
+/**
+ * A 5,000-level value in the tool's first field (and as the whole input), over REST and JSON-RPC: a 400
+ * invalid_input naming the path where MAX_INPUT_DEPTH (64) was exceeded, never a stack overflow (500/-32603).
+ */
+/** The field to nest in: one that takes free-form JSON (payload, config, info, followUps ...) when the tool has one. */
+function deepField(schema: Schema): string {
+  const freeForm = (x: Schema | undefined): boolean => !!x && (
+    (x.type === undefined && !x.anyOf && !x.enum && x.const === undefined && !x.$ref) ||
+    (x.type === 'object' && !x.properties) ||
+    (x.type === 'array' && freeForm(x.items)) ||
+    (Array.isArray(x.anyOf) && x.anyOf.some(freeForm)));
+  const props = Object.entries((schema.properties ?? {}) as Record<string, Schema>);
+  return (props.find(([, x]) => freeForm(x)) ?? props[0])?.[0] ?? 'anything';
+}
+
+async function deeplyNested(tool: string, field: string, base: unknown) {
+  // Built as text: JSON.stringify itself overflows the stack on 5,000 levels.
+  const deepText = (n: number) => `${'{"a":'.repeat(n)}"bottom"${'}'.repeat(n)}`;
+  const depthPath = (prefix: string) => [prefix, ...new Array(MAX_INPUT_DEPTH - (prefix ? 1 : 0)).fill('a')].filter(Boolean).join('.');
+  // The deep value goes into an otherwise plausible input (required fields filled), so it gets past zod to
+  // whatever used to recurse after it (JSON.stringify of the arguments: a 500 before the limit existed).
+  const marker = '"__deep_value__"';
+  const around = JSON.stringify({ ...(base && typeof base === 'object' ? base : {}), [field]: JSON.parse(marker) });
+  const cases: Array<[string, string]> = [[around.replace(marker, deepText(5000)), depthPath(field)], [deepText(5000), depthPath('')]];
+  for (const [input, path] of cases) {
+    const r = await t.app.inject({
+      method: 'POST', url: `/api/mcp/${tool}`, payload: input,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ws.token}` },
+    });
+    stats.requests++;
+    bump(stats.rest, `${r.statusCode}:${safeJson(r.body)?.error}`);
+    const where = `REST ${tool} nested 5000 deep in ${field} → ${r.statusCode} ${r.body.slice(0, 300)}`;
+    expect([r.statusCode, safeJson(r.body)?.error], where).toEqual([400, 'invalid_input']);
+    expect(r.json().issues, where).toEqual({ [path]: DEPTH_MESSAGE });
+    const id = nextId++;
+    const c = await t.app.inject({
+      method: 'POST', url: '/api/mcp/rpc',
+      payload: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${JSON.stringify(tool)},"arguments":${input}}}`,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${ws.token}` },
+    });
+    stats.requests++;
+    const rwhere = `RPC ${tool} nested 5000 deep → ${c.statusCode} ${c.body.slice(0, 300)}`;
+    expect(c.statusCode, rwhere).toBe(200);
+    const body = c.json();
+    expect(body.id, rwhere).toBe(id);
+    expect(body.result?.isError, rwhere).toBe(true);
+    const err = JSON.parse(body.result.content[0].text);
+    expect([err.status, err.error, err.issues], rwhere).toEqual([400, 'invalid_input', { [path]: DEPTH_MESSAGE }]);
+    bump(stats.rpc, `isError:${err.status}:${err.error}`);
+  }
+}

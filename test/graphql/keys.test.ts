@@ -211,6 +211,76 @@ describe('keys: list and revoke', () => {
   });
 });
 
+describe('revoking another of your keys: only one that does not exceed the revoking key', () => {
+  const revoke = async (token: string, id: string) =>
+    (await gqlOk(t, token, `mutation { accessRevoke(input: {keyId: "${id}"}) { apiKey { rowId revokedAt } } }`)).accessRevoke.apiKey;
+  // Still usable: anything but 401 (revoked) from a call it makes.
+  const alive = async (token: string) => (await rest(t, token, 'workspace.get')).status !== 401;
+
+  it('a read-only key cannot revoke its owner\'s FULL key (403 scope_escalation), a narrowed key no unnarrowed one (403 narrowing)', async () => {
+    const full = await createKey(t, ws, { user: memberEmail });
+    const reader = await createKey(t, ws, { user: memberEmail, scopes: [...READS] });
+    const denied = await gqlError(t, reader.token, `mutation { accessRevoke(input: {keyId: "${full.id}"}) { apiKey { rowId } } }`);
+    expect(denied).toMatchObject({ code: 'scope_escalation', status: 403 });
+    expect(denied.message).toMatch(/cannot revoke.*FULL/);
+    expect(await alive(full.token)).toBe(true);
+    // A scope beyond the reader's, even with the rest held, is refused too.
+    const writer = await createKey(t, ws, { user: memberEmail, scopes: [...READS, 'WRITE_ISSUES'] });
+    expect(await gqlError(t, reader.token, `mutation { accessRevoke(input: {keyId: "${writer.id}"}) { apiKey { rowId } } }`))
+      .toMatchObject({ code: 'scope_escalation', status: 403 });
+    expect(await alive(writer.token)).toBe(true);
+
+    const { rows: [p1] } = await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'R1') returning id`, [ws.id]);
+    const { rows: [p2] } = await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'R2') returning id`, [ws.id]);
+    const narrowed = await createKey(t, ws, { user: memberEmail, scopes: [...READS], projects: [p1.id] });
+    const elsewhere = await createKey(t, ws, { user: memberEmail, scopes: [...READS], projects: [p2.id] });
+    for (const target of [reader, elsewhere]) {
+      expect(await gqlError(t, narrowed.token, `mutation { accessRevoke(input: {keyId: "${target.id}"}) { apiKey { rowId } } }`))
+        .toMatchObject({ code: 'narrowing', status: 403 });
+      expect(await alive(target.token)).toBe(true);
+    }
+    // An OWNER's key without the ADMIN scope is not an admin key: the same rule holds for its owner's keys.
+    const ownerFull = await createKey(t, ws);
+    const ownerReader = await createKey(t, ws, { scopes: [...READS] });
+    expect(await gqlError(t, ownerReader.token, `mutation { accessRevoke(input: {keyId: "${ownerFull.id}"}) { apiKey { rowId } } }`))
+      .toMatchObject({ code: 'scope_escalation', status: 403 });
+    expect(await alive(ownerFull.token)).toBe(true);
+  });
+
+  it('allows keys within the revoking key\'s scopes and narrowing, the key itself, and admins any key; another workspace\'s key is 404', async () => {
+    const { rows: [p1] } = await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'A1') returning id`, [ws.id]);
+    const reader = await createKey(t, ws, { user: memberEmail, scopes: [...READS] });
+    const sameScopes = await createKey(t, ws, { user: memberEmail, scopes: [...READS] });
+    const fewer = await createKey(t, ws, { user: memberEmail, scopes: ['READ_ISSUES'] });
+    const narrower = await createKey(t, ws, { user: memberEmail, scopes: [...READS], projects: [p1.id] });
+    for (const target of [sameScopes, fewer, narrower]) {
+      expect(await revoke(reader.token, target.id)).toMatchObject({ rowId: target.id, revokedAt: expect.any(String) });
+      expect(await alive(target.token)).toBe(false);
+    }
+    // A narrowed key revokes a key within its narrowing.
+    const narrowed = await createKey(t, ws, { user: memberEmail, scopes: [...READS], projects: [p1.id] });
+    const inside = await createKey(t, ws, { user: memberEmail, scopes: ['READ_ISSUES'], projects: [p1.id] });
+    expect((await revoke(narrowed.token, inside.id)).revokedAt).toBeTruthy();
+    // FULL covers everything: it revokes a narrowed key and another FULL key of its user.
+    const full = await createKey(t, ws, { user: memberEmail });
+    const otherFull = await createKey(t, ws, { user: memberEmail });
+    expect((await revoke(full.token, narrowed.id)).revokedAt).toBeTruthy();
+    expect((await revoke(full.token, otherFull.id)).revokedAt).toBeTruthy();
+    // Any key may revoke itself, whatever it holds.
+    expect((await revoke(reader.token, reader.id)).revokedAt).toBeTruthy();
+    expect(await alive(reader.token)).toBe(false);
+    // A workspace admin (OWNER with a FULL key) still revokes any key of the workspace.
+    expect((await revoke(ws.token, full.id)).revokedAt).toBeTruthy();
+    expect(await alive(full.token)).toBe(false);
+    // Another workspace's key: 404, untouched.
+    const elsewhere = await createWorkspace(t);
+    const theirs = await createKey(t, elsewhere);
+    expect(await gqlError(t, ws.token, `mutation { accessRevoke(input: {keyId: "${theirs.id}"}) { apiKey { rowId } } }`))
+      .toMatchObject({ code: 'not_found', status: 404 });
+    expect(await alive(theirs.token)).toBe(true);
+  });
+});
+
 describe('plugins: manifest.scopes and plugin.issueApiKey', () => {
   let pluginId: string;
 

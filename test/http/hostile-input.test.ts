@@ -3,8 +3,11 @@
  * every surface, prototype names as tools/list profiles, repeated query parameters, GraphQL internal
  * errors. Each must be a 4xx with a body naming the problem, never a 5xx.
  */
+import crypto from 'node:crypto';
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gql } from '../support/graphql.ts';
+import { schemasOf, TOOLS } from '../../src/tools/catalog.ts';
 import { createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
@@ -107,5 +110,178 @@ describe('tools/list selectors', () => {
     const r = await rpc(t, ws.token, 'tools/list', undefined, '?profile=full');
     expect(r.body.result.tools.length).toBeGreaterThan(50);
     await ok(t, ws.token, 'workspace.get', {});
+  });
+});
+
+describe('request bodies that are not UTF-8', () => {
+  // "bad utf8 " + the bytes FF FE (never valid UTF-8) inside a JSON string.
+  const badUtf8 = (prefix: string, suffix: string) => Buffer.concat([Buffer.from(prefix), Buffer.from([0xff, 0xfe]), Buffer.from(suffix)]);
+  const post = (url: string, payload: Buffer, token: string | undefined = ws.token) => t.app.inject({
+    method: 'POST', url, payload,
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  });
+
+  it('REST: 400 invalid_json naming the body; nothing is stored', async () => {
+    const before = (await ok(t, ws.token, 'issues.list', { limit: 200 })).items.length;
+    const res = await post('/api/mcp/issues.create', badUtf8('{"title":"bad utf8 ', '"}'));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'invalid_json', message: 'Request body is not valid UTF-8', issues: { body: 'not valid UTF-8' } });
+    expect((await ok(t, ws.token, 'issues.list', { limit: 200 })).items.length).toBe(before);
+  });
+
+  it('JSON-RPC (/api/mcp/rpc and /api/mcp): a -32700 parse error with status 400', async () => {
+    for (const url of ['/api/mcp/rpc', '/api/mcp']) {
+      const res = await post(url, badUtf8('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"issues.create","arguments":{"title":"bad ', '"}}}'));
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json(), url).toMatchObject({ jsonrpc: '2.0', error: { code: -32700, data: { error: 'invalid_json', issues: { body: 'not valid UTF-8' } } } });
+    }
+  });
+
+  it('GraphQL: 400 invalid_json', async () => {
+    const res = await post('/graphql', badUtf8('{"query":"mutation { issuesCreate(input: {title: \\"bad ', '\\"}) { issue { title } } }"}'));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'invalid_json', issues: { body: 'not valid UTF-8' } });
+  });
+
+  it('valid multi-byte UTF-8 still passes (and an escaped lone surrogate is still refused)', async () => {
+    const res = await post('/api/mcp/issues.create', Buffer.from('{"title":"naïve 漢字 🚀"}', 'utf8'));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().title).toBe('naïve 漢字 🚀');
+    const surrogate = await post('/api/mcp/issues.create', Buffer.from('{"title":"x\\ud800"}'));
+    expect(surrogate.statusCode).toBe(400);
+  });
+});
+
+describe('two Authorization headers', () => {
+  // Node keeps only the first of several Authorization headers in req.headers: the raw list is what counts.
+  const two = () => ({ authorization: [`Bearer ${ws.token}`, 'Bearer svc_sk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'] });
+  // Node's header types allow one Authorization value; both clients send an array as repeated headers.
+  const asHeaders = (h: Record<string, string | string[]>) => h as unknown as Record<string, string>;
+  const refused = { error: 'invalid', message: expect.stringContaining('More than one Authorization header') };
+
+  it('REST: 401 invalid, whichever comes first', async () => {
+    for (const authorization of [two().authorization, [...two().authorization].reverse()]) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/mcp/workspace.get', payload: '{}', headers: asHeaders({ 'content-type': 'application/json', authorization }) });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toMatchObject(refused);
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
+    }
+  });
+
+  it('JSON-RPC: 401 in a JSON-RPC envelope', async () => {
+    const res = await t.app.inject({
+      method: 'POST', url: '/api/mcp/rpc', payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      headers: asHeaders({ 'content-type': 'application/json', ...two() }),
+    });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ jsonrpc: '2.0', error: { data: refused } });
+  });
+
+  it('GraphQL: 401', async () => {
+    const res = await t.app.inject({
+      method: 'POST', url: '/graphql', payload: JSON.stringify({ query: '{ currentWorkspace: __typename }' }),
+      headers: asHeaders({ 'content-type': 'application/json', accept: 'application/json', ...two() }),
+    });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject(refused);
+  });
+
+  it('SSE and REST over a real socket: 401 before any stream opens; one header still works', async () => {
+    const base = await t.listen();
+    const status = (path: string, method: string, authorization: string | string[]) => new Promise<number>((resolve, reject) => {
+      const req = http.request(`${base}${path}`, { method, headers: asHeaders({ authorization, 'content-type': 'application/json', accept: 'text/event-stream' }) }, (res) => {
+        resolve(res.statusCode!);
+        res.destroy();
+      });
+      req.on('error', reject);
+      req.setTimeout(5000, () => req.destroy(new Error('timeout')));
+      req.end(method === 'POST' ? '{}' : undefined);
+    });
+    expect(await status('/api/plugins/events', 'GET', two().authorization)).toBe(401);
+    expect(await status('/api/mcp/workspace.get', 'POST', two().authorization)).toBe(401);
+    expect(await status('/api/mcp/workspace.get', 'POST', `Bearer ${ws.token}`)).toBe(200);
+  });
+});
+
+describe('numbers and dates PostgreSQL cannot store are 400s on the field', () => {
+  it('slaMinutes past the integer column: issues.create, issues.update, issues.createMany', async () => {
+    const created = await rest(t, ws.token, 'issues.create', { title: 'sla', slaMinutes: 2147483648 });
+    expect(created.status).toBe(400);
+    expect(Object.keys(created.body.issues)).toEqual(['slaMinutes']);
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'sla ok', slaMinutes: 2147483647 });
+    const updated = await rest(t, ws.token, 'issues.update', { id: issue.id, slaMinutes: 2147483648 });
+    expect(updated.status).toBe(400);
+    expect(Object.keys(updated.body.issues)).toEqual(['slaMinutes']);
+    const many = await rest(t, ws.token, 'issues.createMany', { items: [{ title: 'a' }, { title: 'b', slaMinutes: 2 ** 40 }] });
+    expect(many.status).toBe(400);
+    expect(Object.keys(many.body.issues)).toEqual(['items.1.slaMinutes']);
+  });
+
+  it('every integer input publishes a maximum that fits its column', async () => {
+    const { INT4_MAX } = await import('../../src/tools/define.ts');
+    // bigint columns (agent_runs.tokens_*): zod's safe-integer bound, which fits, is left out of the schema.
+    const bigint = new Set(['runs.recordUsage tokensIn', 'runs.recordUsage tokensOut', 'runs.recordUsage tokensCached']);
+    const unbounded: string[] = [];
+    const walk = (tool: string, s: any, path: string) => {
+      if (!s || typeof s !== 'object') return;
+      if (s.type === 'integer' && !(s.maximum <= INT4_MAX) && !bigint.has(`${tool} ${path}`)) unbounded.push(`${tool} ${path}`);
+      for (const [k, v] of Object.entries(s.properties ?? {})) walk(tool, v, path ? `${path}.${k}` : k);
+      if (s.items) walk(tool, s.items, `${path}[]`);
+      for (const b of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) walk(tool, b, path);
+    };
+    for (const tool of TOOLS) walk(tool.name, schemasOf(tool).input, '');
+    expect(unbounded).toEqual([]);
+    const chat = await rest(t, ws.token, 'chat.appendDraftChunk', { threadId: crypto.randomUUID(), draftId: crypto.randomUUID(), delta: 'x', seq: 2147483648 });
+    expect(chat.status).toBe(400);
+    expect(Object.keys(chat.body.issues)).toEqual(['seq']);
+  });
+
+  it('year 0000: dueDate, cycles startsOn, notes journalDate, time startedAt', async () => {
+    const due = await rest(t, ws.token, 'issues.create', { title: 'due', dueDate: '0000-01-01' });
+    expect(due.status).toBe(400);
+    expect(due.body.issues).toEqual({ dueDate: expect.stringContaining('year 0000') });
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'due ok', dueDate: '0001-01-01' });
+    expect(issue.dueDate).toBe('0001-01-01');
+    const upd = await rest(t, ws.token, 'issues.update', { id: issue.id, dueDate: '0000-02-29' });
+    expect(upd.body.issues).toEqual({ dueDate: expect.any(String) });
+    const impossible = await rest(t, ws.token, 'issues.update', { id: issue.id, dueDate: '2026-02-30' });
+    expect(impossible.status).toBe(400);
+    expect(Object.keys(impossible.body.issues)).toEqual(['dueDate']);
+    const cycle = await rest(t, ws.token, 'cycles.create', { startsOn: '0000-01-01', endsOn: '0000-01-14' });
+    expect(cycle.status).toBe(400);
+    expect(Object.keys(cycle.body.issues).sort()).toEqual(['endsOn', 'startsOn']);
+    const note = await rest(t, ws.token, 'notes.create', { body: 'j', kind: 'JOURNAL', journalDate: '0000-12-31' });
+    expect(note.status).toBe(400);
+    expect(note.body.issues).toHaveProperty('journalDate');
+    const time = await rest(t, ws.token, 'time.log', { issueId: issue.id, durationMin: 5, startedAt: '0000-06-01T10:00:00Z' });
+    expect(time.status).toBe(400);
+    expect(time.body.issues).toHaveProperty('startedAt');
+  });
+
+  it('data exceptions that still reach PostgreSQL are a 400 in our words (PostgreSQL\'s text only in the debug log)', async () => {
+    const { fromPgError, logRefusedInputTo } = await import('../../src/errors.ts');
+    const logged: unknown[] = [];
+    logRefusedInputTo((detail) => logged.push(detail));
+    try {
+      const cases = [
+        { code: '22P02', message: 'invalid input syntax for type integer: "abc"' },
+        { code: '22003', message: 'value "2147483648" is out of range for type integer' },
+        { code: '22008', message: 'date/time field value out of range: "2026-02-30"' },
+        { code: '22007', message: 'invalid input syntax for type timestamp with time zone: "x"' },
+        { code: '22023', message: 'invalid parameter value: internal detail' },
+      ];
+      for (const pgErr of cases) {
+        const mapped = fromPgError(pgErr)!;
+        expect(mapped.status, pgErr.code).toBe(400);
+        expect(mapped.body.error).toBe('invalid_input');
+        expect(JSON.stringify(mapped.body), pgErr.code).not.toContain(pgErr.message);
+        expect(JSON.stringify(mapped.body), pgErr.code).not.toMatch(/type integer|timestamp with time zone|syntax/);
+      }
+      expect(fromPgError({ code: '22P02', message: 'x', column: 'estimate' })!.body.issues).toEqual({ estimate: 'not a valid value for this field' });
+      expect(logged).toHaveLength(cases.length + 1);
+      expect(logged[0]).toMatchObject({ sqlstate: '22P02', pgMessage: cases[0]!.message });
+    } finally {
+      logRefusedInputTo(undefined);
+    }
   });
 });

@@ -73,6 +73,44 @@ describe('rate limits', () => {
     expect((await rpc(a, key.token, 'ping')).status).toBe(200);
   });
 
+  it('REST: calls refused as invalid count too (bad JSON, non-UTF-8 body, wrong content type, bad input, unknown tool)', async () => {
+    await freshWindow();
+    const key = await createKey(a, ws);
+    const raw = (payload: string | Buffer, contentType = 'application/json', tool = 'issues.create') => a.app.inject({
+      method: 'POST', url: `/api/mcp/${tool}`, payload, headers: { 'content-type': contentType, authorization: `Bearer ${key.token}` },
+    });
+    expect((await raw('{"title":')).statusCode).toBe(400);
+    expect((await raw(Buffer.from([0x7b, 0xff, 0x7d]))).statusCode).toBe(400);
+    expect((await raw('title=x', 'text/plain')).statusCode).toBe(415);
+    expect((await rest(a, key.token, 'issues.create', { title: 123 })).status).toBe(400);
+    // Four calls so far: the limit is reached, so anything more is refused, valid or not.
+    expect((await rest(a, key.token, 'workspace.get', {})).status).toBe(429);
+    const bad = await raw('{"title":');
+    expect(bad.statusCode).toBe(429);
+    expect(bad.json()).toMatchObject({ error: 'rate_limited' });
+    expect(bad.headers['retry-after']).toMatch(/^\d+$/);
+  });
+
+  it('JSON-RPC: unparseable bodies, empty and oversized batches and invalid calls count too', async () => {
+    await freshWindow();
+    const key = await createKey(a, ws);
+    const post = (payload: string) => a.app.inject({
+      method: 'POST', url: '/api/mcp/rpc', payload, headers: { 'content-type': 'application/json', authorization: `Bearer ${key.token}` },
+    });
+    expect((await post('{"jsonrpc":')).statusCode).toBe(400); // 1
+    expect((await post('[]')).statusCode).toBe(400); // 2
+    const invalid = await rpc(a, key.token, 'tools/call', { name: 'issues.create', arguments: { title: 5 } }); // 3
+    expect(invalid.body.result.isError).toBe(true);
+    expect((await postBatch(a, key.token, 3)).statusCode).toBe(200); // 6
+    const over = await post('{"jsonrpc":');
+    expect(over.statusCode).toBe(429);
+    expect(over.json()).toMatchObject({ jsonrpc: '2.0', error: { data: { error: 'rate_limited' } } });
+    // An oversized batch counts every message (another key: 51 > 6 at once).
+    const other = await createKey(a, ws);
+    const big = await postBatch(a, other.token, 51);
+    expect(big.statusCode).toBe(429);
+  });
+
   it('GraphQL requests count against the REST limit', async () => {
     await freshWindow();
     const key = await createKey(a, ws);

@@ -90,6 +90,67 @@ describe('actionRequests', () => {
     expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).statusId).toBe(statuses.DONE);
   });
 
+  it('a person key with no agent cannot decide a request assigned to an agent (NULL-safe gate); the agent can', async () => {
+    await createAgent(t, ws, 'bot2');
+    const bot2Key = await createKey(t, ws, { agent: 'bot2', scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    const bot2 = (await ok(t, bot2Key.token, 'agents.me', {})) as { id: string };
+    const plainMember = await createKey(t, ws, { user: 'member@example.com', scopes: ['READ_ISSUES', 'WRITE_ISSUES', 'READ_USERS', 'WRITE_COMMENTS'] });
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'For bot2' });
+    const mk = () => ok(t, ws.token, 'actionRequests.create', { title: 'Cancel it?', issueId: issue.id, kind: 'TRANSITION',
+      payload: { statusId: statuses.CANCELED }, assignedAgentId: bot2.id });
+    const req = await mk();
+    for (const verb of ['actionRequests.accept', 'actionRequests.decline']) {
+      const r = await rest(t, plainMember.token, verb, { id: req.id });
+      expect([verb, r.status, r.body.error]).toEqual([verb, 403, 'not_allowed']);
+      // Another agent's key is not the assignee either.
+      expect((await rest(t, agentKey.token, verb, { id: req.id })).body.error).toBe('not_allowed');
+    }
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).statusId).not.toBe(statuses.CANCELED);
+    expect((await ok(t, ws.token, 'actionRequests.list', { issueId: issue.id })).items[0].status).toBe('OPEN');
+    // The assigned agent's own key decides.
+    expect(await ok(t, bot2Key.token, 'actionRequests.decline', { id: req.id })).toMatchObject({ status: 'REJECTED' });
+    const req2 = await mk();
+    expect(await ok(t, bot2Key.token, 'actionRequests.accept', { id: req2.id })).toMatchObject({ status: 'RESOLVED' });
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).statusId).toBe(statuses.CANCELED);
+  });
+
+  it('OWNER/ADMIN is the membership role of a person, not the ADMIN scope of a key', async () => {
+    await admin(t, 'add-member', { workspace: ws.key, email: 'ann@example.com', role: 'MEMBER', json: true });
+    await admin(t, 'add-member', { workspace: ws.key, email: 'bob@example.com', role: 'MEMBER', json: true });
+    await admin(t, 'add-member', { workspace: ws.key, email: 'ada@example.com', role: 'ADMIN', json: true });
+    const ann = (await t.pools.owner.query(`select id from app_public.users where email = 'ann@example.com'`)).rows[0].id;
+    const annKey = await createKey(t, ws, { user: 'ann@example.com', scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    const bobFull = await createKey(t, ws, { user: 'bob@example.com', scopes: ['FULL'] });
+    const bobAdmin = await createKey(t, ws, { user: 'bob@example.com', scopes: ['READ_ISSUES', 'WRITE_ISSUES', 'ADMIN'] });
+    const adaKey = await createKey(t, ws, { user: 'ada@example.com', scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    const ownerAgentFull = await createKey(t, ws, { agent: 'helper', scopes: ['FULL'] }); // the owner's user, acting as an agent
+    const mk = () => ok(t, ws.token, 'actionRequests.create', { title: 'For ann', assignedUserId: ann });
+    const req = await mk();
+    for (const key of [bobFull, bobAdmin, ownerAgentFull]) {
+      for (const verb of ['actionRequests.decline', 'actionRequests.accept']) {
+        const r = await rest(t, key.token, verb, { id: req.id });
+        expect([r.status, r.body.error]).toEqual([403, 'not_allowed']);
+      }
+    }
+    // A workspace ADMIN acting as a person decides without the ADMIN scope; so does the OWNER; so does ann.
+    expect(await ok(t, adaKey.token, 'actionRequests.decline', { id: req.id })).toMatchObject({ status: 'REJECTED' });
+    expect(await ok(t, ws.token, 'actionRequests.accept', { id: (await mk()).id })).toMatchObject({ status: 'RESOLVED' });
+    expect(await ok(t, annKey.token, 'actionRequests.decline', { id: (await mk()).id })).toMatchObject({ status: 'REJECTED' });
+  });
+
+  it('closeVoting on a poll an agent created: only that agent; a person key or another agent is 403 not_requester', async () => {
+    await createAgent(t, ws, 'pollster');
+    const pollsterKey = await createKey(t, ws, { agent: 'pollster', scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    const poll = await ok(t, pollsterKey.token, 'actionRequests.create', { title: 'Agent asks', options: [{ key: 'a', label: 'A' }, { key: 'b', label: 'B' }] });
+    await ok(t, memberKey.token, 'actionRequests.vote', { id: poll.id, optionKey: 'b' });
+    for (const key of [memberKey, agentKey, ws]) {
+      const r = await rest(t, key.token, 'actionRequests.closeVoting', { id: poll.id });
+      expect([r.status, r.body.error]).toEqual([403, 'not_requester']);
+    }
+    expect((await ok(t, ws.token, 'actionRequests.results', { id: poll.id })).votingClosedAt).toBeNull();
+    expect(await ok(t, pollsterKey.token, 'actionRequests.closeVoting', { id: poll.id })).toMatchObject({ winningOptionKey: 'b', total: 1 });
+  });
+
   it('polls: vote (overwrite, changed), results with tie-break, closeVoting by the requester only, vote after close 400', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Poll' });
     const poll = await ok(t, ws.token, 'actionRequests.create', { title: 'Which DB?', issueId: issue.id,

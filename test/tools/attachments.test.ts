@@ -246,6 +246,35 @@ describe('attachments on the embedded store', () => {
     expect(await t.blobs.size(up.key)).toBe(6);
   });
 
+  it('attachments of a deleted issue (direct, or through its comments) and of a deleted comment are 404 in every tool', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'to be deleted' });
+    const { up, att } = await roundTrip(t, ws, issue.id, Buffer.from('gone soon'), 'g.txt', 'text/plain');
+    const comment = await ok(t, ws.token, 'comments.create', { issueId: issue.id, body: 'with a link' });
+    const onComment = await ok(t, ws.token, 'attachments.attachLink', { targetType: 'comment', targetId: comment.id, externalUrl: 'https://e.example', linkTitle: 'e' });
+    const live = await ok(t, ws.token, 'issues.create', { title: 'stays' });
+    const liveComment = await ok(t, ws.token, 'comments.create', { issueId: live.id, body: 'to delete' });
+    const onDeletedComment = await ok(t, ws.token, 'attachments.attachLink', { targetType: 'comment', targetId: liveComment.id, externalUrl: 'https://f.example', linkTitle: 'f' });
+    const onLive = await ok(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: live.id, externalUrl: 'https://g.example', linkTitle: 'g' });
+    for (const a of [att, onComment, onDeletedComment]) expect((await rest(t, ws.token, 'attachments.get', { id: a.id })).status).toBe(200);
+
+    await ok(t, ws.token, 'issues.delete', { id: issue.id });
+    await ok(t, ws.token, 'comments.delete', { id: liveComment.id });
+    for (const a of [att, onComment, onDeletedComment]) {
+      for (const tool of ['attachments.get', 'attachments.getInline', 'attachments.getDownloadUrl', 'attachments.delete']) {
+        const r = await rest(t, ws.token, tool, { id: a.id });
+        expect([r.status, r.body.message], `${tool} ${a.id}`).toEqual([404, 'Attachment not found']);
+      }
+    }
+    expect((await rest(t, ws.token, 'attachments.list', { targetType: 'issue', targetId: issue.id })).status).toBe(404);
+    expect((await rest(t, ws.token, 'attachments.list', { targetType: 'comment', targetId: comment.id })).status).toBe(404);
+    expect((await rest(t, ws.token, 'attachments.list', { targetType: 'comment', targetId: liveComment.id })).status).toBe(404);
+    // The refused delete left the blob alone; attachments of the live issue still answer.
+    expect(await t.blobs.size(up.key)).toBe(9);
+    expect(await ok(t, ws.token, 'attachments.get', { id: onLive.id })).toMatchObject({ id: onLive.id });
+    expect(await ok(t, ws.token, 'attachments.getDownloadUrl', { id: onLive.id })).toMatchObject({ url: 'https://g.example' });
+    expect(await ok(t, ws.token, 'attachments.list', { targetType: 'issue', targetId: live.id })).toEqual([expect.objectContaining({ id: onLive.id })]);
+  });
+
   it('narrowed keys: attachments follow their issue (also through comments) and initiative narrowing', async () => {
     const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [ws.id, 'Attach P']);
     const projectId = rows[0].id;

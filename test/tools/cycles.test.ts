@@ -96,14 +96,45 @@ describe('cycles.create / update / get / list / current', () => {
     // activate: true cannot make a second current sprint while one runs.
     expect((await rest(t, w.token, 'cycles.create', { startsOn: addDays(today(), 30), activate: true })).body.error).toBe('active_cycle_exists');
 
-    // Rollover moves the unfinished issues of the running sprint to the next and makes that one current.
+    // Rollover moves the unfinished issues of the running sprint to the next; the running one stays current.
     const open = await ok(t, w.token, 'issues.create', { title: 'open' });
     const done = await ok(t, w.token, 'issues.create', { title: 'done', statusId: await statusId(w, 'DONE') });
     await ok(t, w.token, 'cycles.plan', { cycleId: now.id, add: [open.id, done.id] });
     const r = await ok(t, w.token, 'cycles.rollover', {});
-    expect(r).toMatchObject({ completed: { id: now.id, status: 'COMPLETED' }, current: { id: later.id, status: 'ACTIVE' }, movedIssueIds: [open.id], createdNext: false });
-    expect((await ok(t, w.token, 'cycles.current', {})).id).toBe(later.id);
+    expect(r).toMatchObject({ completed: null, current: { id: later.id, status: 'PLANNED' }, movedIssueIds: [open.id], createdNext: false });
+    expect(await ok(t, w.token, 'cycles.current', {})).toMatchObject({ id: now.id, status: 'ACTIVE' });
     expect((await ok(t, w.token, 'issues.get', { id: done.id })).cycleId).toBe(now.id);
+  });
+
+  it('rollover follows the calendar: the running sprint stays current and ACTIVE, later ones stay PLANNED, repeating it is harmless', async () => {
+    const w = await createWorkspace(t);
+    const c1 = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), -3), endsOn: addDays(today(), 10) });
+    const c2 = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), 11), endsOn: addDays(today(), 24) });
+    const c3 = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), 25), endsOn: addDays(today(), 38) });
+    const open = await ok(t, w.token, 'issues.create', { title: 'open' });
+    const done = await ok(t, w.token, 'issues.create', { title: 'done', statusId: await statusId(w, 'DONE') });
+    await ok(t, w.token, 'cycles.plan', { cycleId: c1.id, add: [open.id, done.id] });
+    const cycleEventsBefore = (await ok(t, w.token, 'events.recent', { subjectType: 'cycle', kinds: ['CYCLE_UPDATED'] })).items;
+
+    const r1 = await ok(t, w.token, 'cycles.rollover', {});
+    expect(r1).toMatchObject({ completed: null, current: { id: c2.id, status: 'PLANNED' }, movedIssueIds: [open.id], createdNext: false });
+    expect((await issueEvents(w.token, open.id))[0]).toMatchObject({ kind: 'ISSUE_UPDATED', payload: { changes: ['cycleId'] } });
+    // A second rollover the same day: nothing unfinished is left in C1, C3 is not touched.
+    const r2 = await ok(t, w.token, 'cycles.rollover', {});
+    expect(r2).toMatchObject({ completed: null, current: { id: c2.id, status: 'PLANNED' }, movedIssueIds: [], createdNext: false });
+    // An issue added to the running sprint afterwards moves on the next rollover, to the same next cycle.
+    const late = await ok(t, w.token, 'issues.create', { title: 'late' });
+    await ok(t, w.token, 'cycles.addIssue', { cycleId: c1.id, issueId: late.id });
+    expect(await ok(t, w.token, 'cycles.rollover', {})).toMatchObject({ current: { id: c2.id }, movedIssueIds: [late.id] });
+
+    expect(await ok(t, w.token, 'cycles.current', {})).toMatchObject({ id: c1.id, status: 'ACTIVE', issues: [{ id: done.id }] });
+    const statuses = Object.fromEntries((await ok(t, w.token, 'cycles.list', {})).items.map((c: { id: string; status: string }) => [c.id, c.status]));
+    expect(statuses).toEqual({ [c1.id]: 'ACTIVE', [c2.id]: 'PLANNED', [c3.id]: 'PLANNED' });
+    expect((await ok(t, w.token, 'cycles.get', { id: c2.id })).issues.map((i: { id: string }) => i.id)).toEqual([open.id, late.id]);
+    // No cycle changed status: no CYCLE_UPDATED.
+    expect((await ok(t, w.token, 'events.recent', { subjectType: 'cycle', kinds: ['CYCLE_UPDATED'] })).items).toEqual(cycleEventsBefore);
+    // The upcoming cycle is still plannable (it was not activated).
+    expect((await ok(t, w.token, 'cycles.plan', { remove: [late.id] })).cycle.id).toBe(c2.id);
   });
 
   it('rollover with no running sprint finishes the last one that ended without a rollover', async () => {
@@ -113,8 +144,26 @@ describe('cycles.create / update / get / list / current', () => {
     await t.pools.owner.query('update app_public.issues set cycle_id = $2 where id = $1', [left.id, ended.id]);
     expect(await ok(t, w.token, 'cycles.current', {})).toBeNull();
     const r = await ok(t, w.token, 'cycles.rollover', {});
+    // The new cycle starts today (never in the past), so the calendar makes it the current one.
     expect(r).toMatchObject({ completed: { id: ended.id, status: 'COMPLETED' }, createdNext: true, movedIssueIds: [left.id], current: { startsOn: today(), status: 'ACTIVE' } });
     expect((await ok(t, w.token, 'cycles.current', {})).id).toBe(r.current.id);
+    // The ended cycle is remembered as rolled over (stored COMPLETED): the next rollover does not pick it again.
+    const cycleEvents = (await ok(t, w.token, 'events.recent', { subjectType: 'cycle', kinds: ['CYCLE_UPDATED'] })).items;
+    expect(cycleEvents.map((e: { subjectId: string; payload: any }) => [e.subjectId, e.payload.previousStatus, e.payload.status])).toEqual([[ended.id, 'PLANNED', 'COMPLETED']]);
+  });
+
+  it('rollover with no running sprint and an upcoming one does not activate it early', async () => {
+    const w = await createWorkspace(t);
+    const ended = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), -15), endsOn: addDays(today(), -2) });
+    const next = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), 3), endsOn: addDays(today(), 16) });
+    const left = await ok(t, w.token, 'issues.create', { title: 'left over' });
+    await t.pools.owner.query('update app_public.issues set cycle_id = $2 where id = $1', [left.id, ended.id]);
+    const r = await ok(t, w.token, 'cycles.rollover', {});
+    expect(r).toMatchObject({ completed: { id: ended.id, status: 'COMPLETED' }, createdNext: false, movedIssueIds: [left.id], current: { id: next.id, status: 'PLANNED' } });
+    expect(await ok(t, w.token, 'cycles.current', {})).toBeNull();
+    // Again the same day: nothing left to roll over, nothing changes.
+    expect(await ok(t, w.token, 'cycles.rollover', {})).toMatchObject({ completed: null, createdNext: false, movedIssueIds: [], current: { id: next.id, status: 'PLANNED' } });
+    expect((await ok(t, w.token, 'cycles.list', {})).items.map((c: { status: string }) => c.status)).toEqual(['PLANNED', 'COMPLETED']);
   });
 
   it('rejects bad input with 400', async () => {
@@ -183,16 +232,18 @@ describe('issues in cycles', () => {
     expect((await ok(t, w.token, 'events.recent', { limit: 1 })).items[0].id).toBe(before.items[0].id);
     expect((await ok(t, w.token, 'issues.get', { id: i2.id })).cycleId).toBeNull();
 
-    // Planning into the active cycle by id works; into a completed one does not.
+    // Planning into the active cycle by id works, also after a rollover (it stays current); into a completed one it does not.
     expect((await ok(t, w.token, 'cycles.plan', { cycleId: current.id, add: [i2.id] })).added).toEqual([i2.id]);
-    await ok(t, w.token, 'cycles.rollover', {});
-    const closed = await rest(t, w.token, 'cycles.plan', { cycleId: current.id, add: [i1.id] });
+    expect((await ok(t, w.token, 'cycles.rollover', {})).movedIssueIds).toEqual([i2.id]);
+    expect((await ok(t, w.token, 'cycles.plan', { cycleId: current.id, add: [i2.id] })).added).toEqual([i2.id]);
+    const past = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), -20), endsOn: addDays(today(), -6) });
+    const closed = await rest(t, w.token, 'cycles.plan', { cycleId: past.id, add: [i1.id] });
     expect(closed.status).toBe(409);
     expect(closed.body.error).toBe('cycle_closed');
-    expect((await rest(t, w.token, 'cycles.addIssue', { cycleId: current.id, issueId: i1.id })).body.error).toBe('cycle_closed');
+    expect((await rest(t, w.token, 'cycles.addIssue', { cycleId: past.id, issueId: i1.id })).body.error).toBe('cycle_closed');
   });
 
-  it('rollover moves unfinished issues to a newly created next cycle, completes the current, activates the next', async () => {
+  it('rollover moves unfinished issues to a newly created next cycle; the current one stays current until it ends', async () => {
     const w = await createWorkspace(t);
     await settings(w, 10, 1);
     const cur = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), -13), endsOn: today(), activate: true });
@@ -206,26 +257,26 @@ describe('issues in cycles', () => {
 
     const r = await ok(t, w.token, 'cycles.rollover', {});
     expect(r.createdNext).toBe(true);
-    expect(r.completed).toMatchObject({ id: cur.id, status: 'COMPLETED', issueCount: 2, doneIssueCount: 1 });
-    // The next one starts after the current one and the cooldown, and is the current sprint from now on.
-    expect(r.current).toMatchObject({ number: 2, name: 'Sprint 2', status: 'ACTIVE', startsOn: addDays(today(), 2), endsOn: addDays(today(), 11), issueCount: 2 });
+    // The current cycle's last day is today: it still runs, so completed is null and it stays current.
+    expect(r.completed).toBeNull();
+    expect(await ok(t, w.token, 'cycles.get', { id: cur.id })).toMatchObject({ status: 'ACTIVE', issueCount: 2, doneIssueCount: 1 });
+    // The next one starts after the current one and the cooldown; it is PLANNED until then.
+    expect(r.current).toMatchObject({ number: 2, name: 'Sprint 2', status: 'PLANNED', startsOn: addDays(today(), 2), endsOn: addDays(today(), 11), issueCount: 2 });
     expect([...r.movedIssueIds].sort()).toEqual([todo.id, doing.id].sort());
-    expect((await ok(t, w.token, 'cycles.current', {})).id).toBe(r.current.id);
+    expect((await ok(t, w.token, 'cycles.current', {})).id).toBe(cur.id);
     expect((await ok(t, w.token, 'issues.get', { id: done.id })).cycleId).toBe(cur.id);
     const evs = await issueEvents(w.token, todo.id);
     expect(evs[0]).toMatchObject({ kind: 'ISSUE_UPDATED', payload: { changes: ['cycleId'] } });
-    const cycleEvents = (await ok(t, w.token, 'events.recent', { subjectType: 'cycle', kinds: ['CYCLE_UPDATED'] })).items;
-    expect(cycleEvents.map((e: { subjectId: string; payload: any }) => [e.subjectId, e.payload.previousStatus, e.payload.status])).toEqual(
-      expect.arrayContaining([[cur.id, 'ACTIVE', 'COMPLETED'], [r.current.id, 'PLANNED', 'ACTIVE']]));
+    expect((await ok(t, w.token, 'events.recent', { subjectType: 'cycle', kinds: ['CYCLE_UPDATED'] })).items).toEqual([]);
 
-    // Next time an upcoming cycle exists: it is used, not created.
+    // Next time the upcoming cycle exists: it is used, not created, and nothing is left to move.
     const planned = await ok(t, w.token, 'cycles.create', {});
     expect(planned.startsOn).toBe(addDays(r.current.endsOn, 2));
     const r2 = await ok(t, w.token, 'cycles.rollover', {});
-    expect(r2).toMatchObject({ createdNext: false, completed: { id: r.current.id }, current: { id: planned.id, status: 'ACTIVE' } });
+    expect(r2).toMatchObject({ createdNext: false, completed: null, movedIssueIds: [], current: { id: r.current.id, status: 'PLANNED' } });
   });
 
-  it('rollover without an active cycle activates the upcoming one (created if need be) and moves nothing', async () => {
+  it('rollover with no cycle at all creates the next one (starting today, so current by the calendar) and moves nothing', async () => {
     const w = await createWorkspace(t);
     const r = await ok(t, w.token, 'cycles.rollover', {});
     expect(r).toMatchObject({ completed: null, createdNext: true, movedIssueIds: [], current: { number: 1, status: 'ACTIVE', startsOn: today() } });

@@ -48,12 +48,16 @@ describe('issues.assign', () => {
       [coder.id, 'ABANDONED', 'EXECUTE'], [reviewer.id, 'ACTIVE', 'REVIEW'],
     ]);
     const events = await issueEvents(issue.id);
-    expect(events.map((e) => e.kind)).toEqual(['ISSUE_CREATED', 'ISSUE_ASSIGNED', 'AGENT_ASSIGNED', 'ISSUE_ASSIGNED', 'AGENT_ASSIGNED']);
+    // The previous agent's run moving to ABANDONED writes AGENT_RUN_STATUS_CHANGED (reason reassigned) first.
+    expect(events.map((e) => e.kind)).toEqual(['ISSUE_CREATED', 'ISSUE_ASSIGNED', 'AGENT_ASSIGNED', 'AGENT_RUN_STATUS_CHANGED',
+      'ISSUE_ASSIGNED', 'AGENT_ASSIGNED']);
     expect(events[2]!.payload).toMatchObject({
       agentId: coder.id, profileKey: 'coder', from: null, to: coder.id, auto: false, reason: 'manual',
       rationale: null, commentId: null, dispatch: null,
     });
-    expect(events[4]!.payload).toMatchObject({ from: coder.id, to: reviewer.id, reason: 'manual' });
+    expect(events[3]!.payload).toMatchObject({ runId: a.currentRun.id, agentId: coder.id, issueId: issue.id, from: 'ACTIVE',
+      to: 'ABANDONED', engagementMode: 'EXECUTE', reason: 'reassigned' });
+    expect(events[5]!.payload).toMatchObject({ from: coder.id, to: reviewer.id, reason: 'manual' });
     // the same agent again, run still open: nothing happens
     const last = await lastEventId();
     await ok(t, ws.token, 'issues.assign', { id: issue.id, profileKey: 'reviewer' });

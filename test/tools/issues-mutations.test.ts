@@ -218,6 +218,34 @@ describe('issues.transition / queue / delete', () => {
     expect(ev.map((e) => e.kind)).toEqual(['ISSUE_CREATED', 'ISSUE_DELETED']);
     expect((await rest(t, ws.token, 'issues.delete', {})).status).toBe(400);
   });
+
+  it('delete detaches the live sub-issues (also those the deleting key cannot see), each with ISSUE_UPDATED parentId', async () => {
+    const parent = await ok(t, ws.token, 'issues.create', { title: 'Parent to delete', projectId: projectA });
+    const seen = await ok(t, ws.token, 'issues.create', { title: 'Visible child', projectId: projectA, parentId: parent.id });
+    const hidden = await ok(t, ws.token, 'issues.create', { title: 'Hidden child', projectId: projectB, parentId: parent.id });
+    const grandchild = await ok(t, ws.token, 'issues.create', { title: 'Grandchild', parentId: seen.id });
+    const gone = await ok(t, ws.token, 'issues.create', { title: 'Deleted child', parentId: parent.id });
+    await ok(t, ws.token, 'issues.delete', { id: gone.id });
+    // Another workspace cannot delete it: 404, nothing detached.
+    expect((await rest(t, other.token, 'issues.delete', { id: parent.id })).status).toBe(404);
+    expect((await ok(t, ws.token, 'issues.get', { id: seen.id })).parentId).toBe(parent.id);
+
+    const narrowed = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projects: [projectA] });
+    await ok(t, narrowed.token, 'issues.delete', { id: parent.key });
+    for (const child of [seen, hidden]) {
+      expect((await ok(t, ws.token, 'issues.get', { id: child.id })).parentId).toBeNull();
+      const evs = await issueEvents(child.id);
+      expect(evs.at(-1)).toMatchObject({ kind: 'ISSUE_UPDATED', payload: { changes: ['parentId'] } });
+    }
+    expect((await ok(t, ws.token, 'issues.get', { id: grandchild.id })).parentId).toBe(seen.id);
+    const topLevel = (await ok(t, ws.token, 'issues.list', { parentId: null, limit: 200 })).items.map((i: { id: string }) => i.id);
+    expect(topLevel).toEqual(expect.arrayContaining([seen.id, hidden.id]));
+    expect(topLevel).not.toContain(parent.id);
+    expect((await rest(t, ws.token, 'issues.list', { parentId: parent.key })).status).toBe(404);
+    // The deleted child is left as it was (deleted rows are not touched again).
+    const { rows } = await t.pools.owner.query('select parent_id from app_public.issues where id = $1', [gone.id]);
+    expect(rows[0].parent_id).toBe(parent.id);
+  });
 });
 
 describe('issues.claim / release', () => {

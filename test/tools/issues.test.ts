@@ -199,15 +199,23 @@ describe('narrowing (spec 5.6)', () => {
 
   it('a narrowed key can create only inside its narrowing', async () => {
     const projectKey = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projects: [projectA] });
-    expect((await rest(t, projectKey.token, 'issues.create', { title: 'inside', projectId: projectA })).status).toBe(200);
+    const inside = await rest(t, projectKey.token, 'issues.create', { title: 'inside', projectId: projectA });
+    expect(inside.status).toBe(200);
     // A project outside the narrowing is invisible to the key, so naming it is a 404 (nothing leaks)…
     const outside = await rest(t, projectKey.token, 'issues.create', { title: 'outside', projectId: projectB });
     expect(outside.status).toBe(404);
     // …and an issue that would land outside the narrowing is refused.
-    expect((await rest(t, projectKey.token, 'issues.create', { title: 'no project' })).status).toBe(403);
+    const noProject = await rest(t, projectKey.token, 'issues.create', { title: 'no project' });
+    expect([noProject.status, noProject.body.error]).toEqual([403, 'narrowing']);
     const labelKey = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], labels: [labelX] });
     expect((await rest(t, labelKey.token, 'issues.create', { title: 'labelled', labelIds: [labelX] })).status).toBe(200);
-    expect((await rest(t, labelKey.token, 'issues.create', { title: 'unlabelled' })).status).toBe(403);
+    const unlabelled = await rest(t, labelKey.token, 'issues.create', { title: 'unlabelled' });
+    expect([unlabelled.status, unlabelled.body.error]).toEqual([403, 'narrowing']);
+    const many = await rest(t, labelKey.token, 'issues.createMany', { items: [{ title: 'ok', labelIds: [labelX] }, { title: 'not ok' }] });
+    expect([many.status, many.body.error]).toEqual([403, 'narrowing']);
+    // Refused before the insert: no issue number was used up by the refusals.
+    const next = await ok(t, ws.token, 'issues.create', { title: 'after the refusals' });
+    expect(next.number).toBe(inside.body.number + 2);
     const titles = (await ok(t, ws.token, 'issues.list', { limit: 200 })).items.map((i: { title: string }) => i.title);
     expect(titles).not.toContain('outside');
     expect(titles).not.toContain('unlabelled');

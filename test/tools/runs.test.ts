@@ -128,6 +128,54 @@ describe('runs.complete', () => {
   });
 });
 
+describe('runs.complete: checklist items reported by label', () => {
+  it('an entry without an id matches the item with that label (exact, after trimming); a wrong label or case still fails', async () => {
+    const { runId } = await assigned('By label', 'EXECUTE', {
+      verificationChecklist: [{ id: 't1', label: 'Tests pass', done: false }, { id: 'd1', label: 'Docs', done: false }],
+    });
+    const wrongCase = await rest(t, coderKey.token, 'runs.complete', { runId, summary: 's',
+      verificationResult: [{ label: 'tests pass', done: true }, { label: 'Docs', done: true }] });
+    expect([wrongCase.status, wrongCase.body.issues?.verificationResult]).toEqual([400, expect.stringMatching(/missing: t1$/)]);
+    const notDone = await rest(t, coderKey.token, 'runs.complete', { runId, summary: 's',
+      verificationResult: [{ label: 'Tests pass', done: true }, { label: 'Docs', done: false }] });
+    expect(notDone.body.issues?.verificationResult).toMatch(/missing: d1$/);
+    // An entry with an id is matched by its id only (its label is not a second chance).
+    const byWrongId = await rest(t, coderKey.token, 'runs.complete', { runId, summary: 's',
+      verificationResult: [{ id: 'nope', label: 'Tests pass', done: true }, { id: 'd1', done: true }] });
+    expect(byWrongId.body.issues?.verificationResult).toMatch(/missing: t1$/);
+    const done = await ok(t, coderKey.token, 'runs.complete', { runId, summary: 'by label',
+      verificationResult: [{ label: 'Tests pass', done: true }, { label: '  Docs ', done: true }] });
+    expect(done).toMatchObject({ status: 'COMPLETED', completionMeta: { verificationResult: [{ label: 'Tests pass' }, { label: '  Docs ' }] } });
+  });
+});
+
+describe('runs moving to ABANDONED write AGENT_RUN_STATUS_CHANGED', () => {
+  it('issues.reassign (reason reassigned), a re-decomposed plan (plan_canceled); same payload shape as the other moves', async () => {
+    const { issue, runId } = await assigned('Hand over');
+    await ok(t, coderKey.token, 'runs.setWaiting', { runId });
+    await ok(t, coderKey.token, 'issues.reassign', { issueId: issue.id, toProfileKey: 'helper', rationale: 'helper knows this code' });
+    const changes = await runEvents(issue.id, 'AGENT_RUN_STATUS_CHANGED');
+    expect(changes.map((e) => [e.payload.runId, e.payload.from, e.payload.to, e.payload.reason])).toEqual([
+      [runId, 'ACTIVE', 'WAITING', null], [runId, 'WAITING', 'ABANDONED', 'reassigned']]);
+    expect(Object.keys(changes[1].payload).sort()).toEqual(Object.keys(changes[0].payload).sort());
+    expect(changes[1].payload).toMatchObject({ agentId: coder.id, issueId: issue.id, engagementMode: 'EXECUTE' });
+    expect((await ok(t, ws.token, 'runs.list', { issueId: issue.id, agentId: coder.id })).items[0].status).toBe('ABANDONED');
+
+    // A step run on the goal's issue is abandoned when the plan is decomposed again.
+    const goalIssue = await ok(t, ws.token, 'issues.create', { title: 'Goal issue' });
+    const goal = await ok(t, ws.token, 'goals.create', { title: 'Re-plan me', issueId: goalIssue.id });
+    const dec = await ok(t, ws.token, 'plans.decompose', { goalId: goal.id, plannerAgentId: coder.id });
+    await ok(t, ws.token, 'plans.addSteps', { planId: dec.planId, steps: [{ title: 'Work', assignedAgentId: coder.id }] });
+    await ok(t, ws.token, 'plans.activate', { planId: dec.planId });
+    const stepRun = (await ok(t, ws.token, 'runs.list', { issueId: goalIssue.id, status: 'ACTIVE' })).items[0];
+    expect(stepRun).toBeDefined();
+    await ok(t, ws.token, 'plans.decompose', { goalId: goal.id, plannerAgentId: coder.id });
+    const abandoned = (await runEvents(goalIssue.id, 'AGENT_RUN_STATUS_CHANGED')).filter((e) => e.payload.runId === stepRun.id);
+    expect(abandoned.map((e) => [e.payload.from, e.payload.to, e.payload.reason])).toEqual([['ACTIVE', 'ABANDONED', 'plan_canceled']]);
+    expect(Object.keys(abandoned[0].payload).sort()).toEqual(Object.keys(changes[0].payload).sort());
+  });
+});
+
 describe('runs.list', () => {
   it('newest first with issue and agent; filters; paging; narrowed keys see runs on their issues only', async () => {
     const { rows: [project] } = await t.pools.owner.query("insert into app_public.projects (workspace_id, name) values ($1, 'Narrow') returning id", [ws.id]);

@@ -10,7 +10,7 @@ as $$
 declare
   v_limit int := coalesce((args->>'limit')::int, 50);
   v_issue uuid := case when args->>'issueId' is not null then (app_hidden.find_issue(args->>'issueId', 'issueId')).id end;
-  v_after record := app_hidden.keyset_decode(args->>'cursor', 'action_requests');
+  v_after record := app_hidden.keyset_decode_ts(args->>'cursor', 'action_requests');
 begin
   return app_hidden.page_json(array(
     select (app_hidden.action_request_json(a), app_hidden.ts_key(a.created_at), a.id)::app_hidden.page_row
@@ -22,7 +22,7 @@ begin
       and (v_issue is null or a.issue_id = v_issue)
       and (args->>'sourceType' is null or a.source_type = args->>'sourceType')
       and (args->>'sourceId' is null or a.source_id = app_hidden.parse_uuid(args->>'sourceId', 'sourceId'))
-      and (v_after.sort_id is null or (a.created_at, a.id) < (v_after.sort_key::timestamptz, v_after.sort_id))
+      and (v_after.sort_id is null or (a.created_at, a.id) < (v_after.sort_key, v_after.sort_id))
     order by a.created_at desc, a.id desc limit v_limit + 1), v_limit, 'action_requests');
 end
 $$;

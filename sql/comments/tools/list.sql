@@ -11,7 +11,7 @@ as $$
 declare
   v_issue app_public.issues := app_hidden.find_issue(args->>'issueId', 'issueId');
   v_limit int := coalesce((args->>'limit')::int, 50);
-  v_before record := app_hidden.keyset_decode(args->>'before', 'comments', 'before');
+  v_before record := app_hidden.keyset_decode_ts(args->>'before', 'comments', 'before');
 begin
   -- The page first (index order, limit), then its authors by join and an inlined shaper: no per-row
   -- function call.
@@ -19,7 +19,7 @@ begin
     select (app_hidden.comment_shape(t.c, u, a), app_hidden.ts_key((t.c).created_at), (t.c).id)::app_hidden.page_row
     from (select c from app_public.comments c
           where c.workspace_id = v_issue.workspace_id and c.issue_id = v_issue.id and c.deleted_at is null
-            and (v_before.sort_id is null or (c.created_at, c.id) < (v_before.sort_key::timestamptz, v_before.sort_id))
+            and (v_before.sort_id is null or (c.created_at, c.id) < (v_before.sort_key, v_before.sort_id))
           order by c.created_at desc, c.id desc limit v_limit + 1) t
     left join app_public.users u on u.id = (t.c).author_user_id
     left join app_public.agents a on a.id = (t.c).authoring_agent_id

@@ -23,7 +23,7 @@ begin
     perform app_hidden.find_issue(v_subject_id::text, 'subjectId');
   end if;
   if args->>'before' is not null then
-    v_before_seq := app_hidden.cursor_decode(args->>'before', 'events', 'before')::bigint;
+    v_before_seq := app_hidden.cursor_decode_bigint(args->>'before', 'events', 'before');
   end if;
   -- The page first (index order, limit), then its actors by join and an inlined shaper: no per-row
   -- function call (event_json per row was 3 of 7 ms); built as json text (page_json_text).

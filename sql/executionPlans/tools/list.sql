@@ -9,7 +9,7 @@ create or replace function app_tools.execution_plans_list(args jsonb)
 as $$
 declare
   v_limit int := coalesce((args->>'limit')::int, 50);
-  v_after record := app_hidden.keyset_decode(args->>'cursor', 'execution_plans');
+  v_after record := app_hidden.keyset_decode_ts(args->>'cursor', 'execution_plans');
 begin
   return app_hidden.page_json(array(
     select (app_hidden.plan_json(p), app_hidden.ts_key(p.created_at), p.id)::app_hidden.page_row
@@ -18,7 +18,7 @@ begin
       and (args->>'goalId' is null or p.goal_id = app_hidden.parse_uuid(args->>'goalId', 'goalId'))
       and (args->>'status' is null or p.status = args->>'status')
       and (not coalesce((args->>'activeOnly')::boolean, false) or p.is_active_attempt)
-      and (v_after.sort_id is null or (p.created_at, p.id) < (v_after.sort_key::timestamptz, v_after.sort_id))
+      and (v_after.sort_id is null or (p.created_at, p.id) < (v_after.sort_key, v_after.sort_id))
     order by p.created_at desc, p.id desc limit v_limit + 1), v_limit, 'execution_plans');
 end
 $$;

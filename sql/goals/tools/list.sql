@@ -9,7 +9,7 @@ create or replace function app_tools.goals_list(args jsonb)
 as $$
 declare
   v_limit int := coalesce((args->>'limit')::int, 50);
-  v_after record := app_hidden.keyset_decode(args->>'cursor', 'goals');
+  v_after record := app_hidden.keyset_decode_ts(args->>'cursor', 'goals');
 begin
   return app_hidden.page_json(array(
     select (app_hidden.goal_json(g), app_hidden.ts_key(g.created_at), g.id)::app_hidden.page_row
@@ -18,7 +18,7 @@ begin
       and (args->>'status' is null or g.status = args->>'status')
       and (coalesce((args->>'includeArchived')::boolean, false) or g.archived_at is null)
       and (args->>'crewId' is null or g.crew_id = app_hidden.parse_uuid(args->>'crewId', 'crewId'))
-      and (v_after.sort_id is null or (g.created_at, g.id) < (v_after.sort_key::timestamptz, v_after.sort_id))
+      and (v_after.sort_id is null or (g.created_at, g.id) < (v_after.sort_key, v_after.sort_id))
     order by g.created_at desc, g.id desc limit v_limit + 1), v_limit, 'goals');
 end
 $$;

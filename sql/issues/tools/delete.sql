@@ -2,7 +2,8 @@
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
 -- soft delete (deletedAt; ISSUE_DELETED). The issue disappears from reads and lists; its open runs are
--- abandoned. Run-mode gated.
+-- abandoned; its live sub-issues are detached (parentId null, ISSUE_UPDATED) by the _810_detach_children trigger.
+-- Run-mode gated.
 create or replace function app_tools.issues_delete(args jsonb)
  returns jsonb
  language plpgsql
@@ -12,9 +13,9 @@ begin
   update app_public.agent_runs
   set status = 'ABANDONED', finished_at = now(), last_event_at = now()
   where issue_id = v_issue.id and status in ('ACTIVE', 'WAITING', 'STALLED');
-  update app_public.issues set deleted_at = now() where id = v_issue.id;  -- ISSUE_DELETED by trigger
+  update app_public.issues set deleted_at = now() where id = v_issue.id;  -- ISSUE_DELETED, children detached: triggers
   return jsonb_build_object('ok', true, 'id', v_issue.id, 'key', v_issue.key, 'deleted', true);
 end
 $$;
-comment on function app_tools.issues_delete(args jsonb) is 'issues.delete: Delete an issue (soft: it disappears from reads and lists but is kept for audit; ISSUE_DELETED). Open agent runs on it are abandoned.';
+comment on function app_tools.issues_delete(args jsonb) is 'issues.delete: Delete an issue (soft: it disappears from reads and lists but is kept for audit; ISSUE_DELETED). Open agent runs on it are abandoned; its sub-issues become top-level (parentId null, ISSUE_UPDATED each).';
 grant execute on function app_tools.issues_delete(args jsonb) to svc_visitor;

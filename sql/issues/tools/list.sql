@@ -33,7 +33,7 @@ begin
     -- 1.7), reading the (workspace_id, number) index from the cursor down. Filtered calls EXECUTE their
     -- query, planned per call whatever this setting says.
     if args->>'cursor' is not null then
-      v_before := app_hidden.cursor_decode(args->>'cursor', 'issues')::int;
+      v_before := app_hidden.cursor_decode_int(args->>'cursor', 'issues');
     end if;
     select array_agg(app_hidden.issue_lean_json(t.i, s, p, a) order by (t.i).number desc),
            array_agg((t.i).number::text order by (t.i).number desc)
@@ -86,7 +86,7 @@ begin
         end if;
       end if;
     elsif args->>'cursor' is not null then
-      v_where := v_where || format(' and i.number < %s', app_hidden.cursor_decode(args->>'cursor', 'issues')::int);
+      v_where := v_where || format(' and i.number < %s', app_hidden.cursor_decode_int(args->>'cursor', 'issues'));
     end if;
     if args->>'statusId' is not null then
       v_where := v_where || format(' and i.status_id = %L', app_hidden.parse_uuid(args->>'statusId', 'statusId'));

@@ -14,7 +14,7 @@ declare
   v_before int;
 begin
   if args->>'cursor' is not null then
-    v_before := app_hidden.cursor_decode(args->>'cursor', 'watching')::int;
+    v_before := app_hidden.cursor_decode_int(args->>'cursor', 'watching');
   end if;
   return app_hidden.page_json(array(
     select (app_hidden.issue_json(i), i.number::text, null)::app_hidden.page_row

@@ -15,7 +15,7 @@ declare
   v_after record;
 begin
   perform app_hidden.require_user();
-  v_after := app_hidden.keyset_decode(args->>'cursor', 'notes');
+  v_after := app_hidden.keyset_decode_ts(args->>'cursor', 'notes');
   return app_hidden.page_json(array(
     select (app_hidden.note_json(n), app_hidden.ts_key(n.updated_at), n.id)::app_hidden.page_row
     from app_public.notes n
@@ -23,7 +23,7 @@ begin
       and n.kind = v_kind
       and (n.archived_at is not null) = v_archived
       and (args->>'pinned' is null or n.pinned = (args->>'pinned')::boolean)
-      and (v_after.sort_id is null or (n.updated_at, n.id) < (v_after.sort_key::timestamptz, v_after.sort_id))
+      and (v_after.sort_id is null or (n.updated_at, n.id) < (v_after.sort_key, v_after.sort_id))
     order by n.updated_at desc, n.id desc limit v_limit + 1), v_limit, 'notes');
 end
 $$;

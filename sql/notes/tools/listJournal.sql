@@ -18,7 +18,7 @@ begin
   if v_from > v_to then
     raise exception 'from must be on or before to' using errcode = 'SV400', column = 'from';
   end if;
-  v_after := app_hidden.keyset_decode(args->>'cursor', 'journal');
+  v_after := app_hidden.keyset_decode_date(args->>'cursor', 'journal');
   return app_hidden.page_json(array(
     select (app_hidden.note_json(n), to_char(n.journal_date, 'YYYY-MM-DD'), n.id)::app_hidden.page_row
     from app_public.notes n
@@ -26,7 +26,7 @@ begin
       and n.kind = 'JOURNAL' and n.archived_at is null
       and (v_from is null or n.journal_date >= v_from)
       and (v_to is null or n.journal_date <= v_to)
-      and (v_after.sort_id is null or (n.journal_date, n.id) < (v_after.sort_key::date, v_after.sort_id))
+      and (v_after.sort_id is null or (n.journal_date, n.id) < (v_after.sort_key, v_after.sort_id))
     order by n.journal_date desc, n.id desc limit v_limit + 1), v_limit, 'journal');
 end
 $$;

@@ -12,7 +12,7 @@ declare
   v_limit int := coalesce((args->>'limit')::int, 50);
   v_include_archived boolean := coalesce((args->>'includeArchived')::boolean, false);
   v_initiative uuid := app_hidden.parse_uuid(args->>'initiativeId', 'initiativeId');
-  v_after record := app_hidden.keyset_decode(args->>'cursor', 'projects');
+  v_after record := app_hidden.keyset_decode_ts(args->>'cursor', 'projects');
 begin
   return app_hidden.page_json(array(
     select (app_hidden.project_json(p), app_hidden.ts_key(p.created_at), p.id)::app_hidden.page_row
@@ -22,7 +22,7 @@ begin
       and (not args ? 'initiativeId'
            or (v_initiative is null and p.initiative_id is null)
            or p.initiative_id = v_initiative)
-      and (v_after.sort_id is null or (p.created_at, p.id) > (v_after.sort_key::timestamptz, v_after.sort_id))
+      and (v_after.sort_id is null or (p.created_at, p.id) > (v_after.sort_key, v_after.sort_id))
     order by p.created_at, p.id limit v_limit + 1), v_limit, 'projects');
 end
 $$;

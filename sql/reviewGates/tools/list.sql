@@ -9,7 +9,7 @@ create or replace function app_tools.review_gates_list(args jsonb)
 as $$
 declare
   v_limit int := coalesce((args->>'limit')::int, 50);
-  v_after record := app_hidden.keyset_decode(args->>'cursor', 'review_gates');
+  v_after record := app_hidden.keyset_decode_ts(args->>'cursor', 'review_gates');
 begin
   return app_hidden.page_json(array(
     select (app_hidden.gate_json(g), app_hidden.ts_key(g.created_at), g.id)::app_hidden.page_row
@@ -19,7 +19,7 @@ begin
       and (args->>'planId' is null or g.plan_id = app_hidden.parse_uuid(args->>'planId', 'planId'))
       and (args->>'goalId' is null or g.plan_id in (select p.id from app_public.execution_plans p
                                                     where p.goal_id = app_hidden.parse_uuid(args->>'goalId', 'goalId')))
-      and (v_after.sort_id is null or (g.created_at, g.id) < (v_after.sort_key::timestamptz, v_after.sort_id))
+      and (v_after.sort_id is null or (g.created_at, g.id) < (v_after.sort_key, v_after.sort_id))
     order by g.created_at desc, g.id desc limit v_limit + 1), v_limit, 'review_gates');
 end
 $$;

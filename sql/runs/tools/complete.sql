@@ -19,13 +19,15 @@ begin
       if v_issue.artifact_required and coalesce(jsonb_array_length(args->'producedArtifactIds'), 0) = 0 then
         perform app_hidden.raise_invalid('producedArtifactIds', 'this issue requires an artifact: give at least one produced artifact id');
       end if;
-      -- Every checklist item must be reported done: [{id, done: true}] in verificationResult.
+      -- Every checklist item must be reported done: [{id | label, done: true}] in verificationResult. An entry
+      -- with an id matches the item with that id; one without an id matches by label (exact, after trimming).
       select array_agg(coalesce(c->>'id', c->>'label') order by n) into v_missing
       from jsonb_array_elements(v_issue.verification_checklist) with ordinality as x(c, n)
       where not exists (
         select 1 from jsonb_array_elements(coalesce(args->'verificationResult', '[]')) v
-        where (v->>'id' = c->>'id' or (c->>'id' is null and v->>'label' = c->>'label'))
-          and (v->>'done')::boolean);
+        where coalesce(case when v->>'id' is not null then v->>'id' = c->>'id'
+                            else btrim(v->>'label', E' \t\r\n') = btrim(c->>'label', E' \t\r\n') end, false)
+          and coalesce((v->>'done')::boolean, false));
       if v_missing is not null then
         perform app_hidden.raise_invalid('verificationResult',
           'every verificationChecklist item must be reported done; missing: ' || array_to_string(v_missing, ', '));
@@ -56,4 +58,4 @@ begin
 end
 $$;
 grant execute on function app_tools.runs_complete(args jsonb) to svc_visitor;
-comment on function app_tools.runs_complete(args jsonb) is 'runs.complete: Close an open run as COMPLETED. Gates by mode: EXECUTE needs a produced artifact when the issue has artifactRequired and every verificationChecklist item reported done in verificationResult [{id, done}]; RESEARCH needs confidence; REVIEW needs verdict; DISCUSS takes a summary only. completionMeta keeps what was reported and the run contract version. Only a key linked to the run''s agent (403 otherwise).';
+comment on function app_tools.runs_complete(args jsonb) is 'runs.complete: Close an open run as COMPLETED. Gates by mode: EXECUTE needs a produced artifact when the issue has artifactRequired and every verificationChecklist item reported done in verificationResult [{id | label, done}] (by id, else by label: exact after trimming); RESEARCH needs confidence; REVIEW needs verdict; DISCUSS takes a summary only. completionMeta keeps what was reported and the run contract version. Only a key linked to the run''s agent (403 otherwise).';

@@ -21,7 +21,7 @@ begin
     v_issue := (app_hidden.find_issue(args->>'issueId', 'issueId')).id;
   end if;
   if args->>'before' is not null then
-    select k.sort_key::timestamptz, k.sort_id into v_after_ts, v_after_id from app_hidden.keyset_decode(args->>'before', 'runs') k;
+    select k.sort_key, k.sort_id into v_after_ts, v_after_id from app_hidden.keyset_decode_ts(args->>'before', 'runs', 'before') k;
   end if;
   with page as (
     select r from app_public.agent_runs r

@@ -16,7 +16,7 @@ declare
   v_cursor text;
 begin
   if args->>'cursor' is not null then
-    select k.sort_key::timestamptz, k.sort_id into v_after_ts, v_after_id from app_hidden.keyset_decode(args->>'cursor', 'runtimes') k;
+    select k.sort_key, k.sort_id into v_after_ts, v_after_id from app_hidden.keyset_decode_ts(args->>'cursor', 'runtimes') k;
   end if;
   with page as (
     select r from app_public.runtimes r

@@ -13,11 +13,11 @@ declare
   v_after record;
 begin
   perform app_hidden.require_time_tracking();
-  v_after := app_hidden.keyset_decode(args->>'cursor', 'time');
+  v_after := app_hidden.keyset_decode_ts(args->>'cursor', 'time');
   return app_hidden.page_json(array(
     select (app_hidden.time_entry_json(e), app_hidden.ts_key(e.started_at), e.id)::app_hidden.page_row
     from app_hidden.time_entries_filtered(args) e
-    where v_after.sort_id is null or (e.started_at, e.id) < (v_after.sort_key::timestamptz, v_after.sort_id)
+    where v_after.sort_id is null or (e.started_at, e.id) < (v_after.sort_key, v_after.sort_id)
     order by e.started_at desc, e.id desc limit v_limit + 1), v_limit, 'time');
 end
 $$;
