@@ -116,6 +116,8 @@ function describeConstraint(e: PgError): string {
     case '23505': return 'Already exists';
     case '23503': return 'Referenced record not found';
     case '42501': return 'Not permitted for this key';
+    // The table's rule, not PostgreSQL's sentence (which names the relation and the constraint).
+    case '23514': { const field = constraintField(e); return field ? `${field} is not an allowed value` : 'A value is not allowed'; }
     default: return FRIENDLY[e.code!] ?? (e.code!.startsWith('22') ? DATA_EXCEPTION_MESSAGE : e.message);
   }
 }

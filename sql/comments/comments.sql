@@ -20,7 +20,7 @@ begin
                         then v_comment.authoring_agent_id = app_hidden.current_agent_id()
                         else app_hidden.current_agent_id() is null and v_comment.author_user_id = app_hidden.current_user_id() end, false)
      and not app_hidden.caller_may_moderate() then
-    raise exception 'Only the author, a workspace OWNER/ADMIN or an ADMIN key may change this comment'
+    raise exception 'Only the author or a workspace OWNER/ADMIN may change this comment'
       using errcode = 'SV403', detail = 'not_author';
   end if;
   return v_comment;

@@ -6,14 +6,14 @@ create or replace function app_hidden.caller_may_moderate()
  language sql
  stable
 as $$
-  select app_hidden.has_scope('ADMIN')
-      or (app_hidden.current_agent_id() is null
-          and exists (select 1 from app_public.memberships m
-                      where m.workspace_id = app_hidden.current_workspace_id()
-                        and m.user_id = app_hidden.current_user_id()
-                        and m.role in ('OWNER', 'ADMIN')))
+  -- Roles, not scopes (spec 2.8): keys are FULL by default, so a scope test would make every member a moderator.
+  select app_hidden.current_agent_id() is null
+     and exists (select 1 from app_public.memberships m
+                 where m.workspace_id = app_hidden.current_workspace_id()
+                   and m.user_id = app_hidden.current_user_id()
+                   and m.role in ('OWNER', 'ADMIN'))
 $$;
-comment on function app_hidden.caller_may_moderate() is 'True for an ADMIN-scoped key, or a key acting as a person (no linked agent) whose user is workspace OWNER or ADMIN. Used to override authorship (comments.update/delete) and another user''s claim (issues.release).';
+comment on function app_hidden.caller_may_moderate() is 'True for a key acting as a person (no linked agent) whose user is workspace OWNER or ADMIN (a membership role; the ADMIN scope alone does not moderate). Used to override authorship (comments.update/delete) and another user''s claim (issues.release).';
 grant execute on function app_hidden.caller_may_moderate() to svc_visitor;
 
 create or replace function app_hidden.caller_role()

@@ -66,6 +66,11 @@ describe('NUL characters and lone surrogates', () => {
       expect(fromPgError({ code, message: 'x' })?.status, code).toBe(400);
     }
     expect(fromPgError({ code: 'XX000', message: 'x' })).toBeUndefined();
+    // A check violation names the field, not the relation and the constraint.
+    const check = fromPgError({ code: '23514', message: 'new row for relation "runtimes" violates check constraint "runtimes_endpoint_check"', constraint: 'runtimes_endpoint_check' })!;
+    expect(check.status).toBe(400);
+    expect(check.body).toMatchObject({ error: 'invalid_input', message: 'endpoint is not an allowed value', issues: { endpoint: 'endpoint is not an allowed value' } });
+    expect(JSON.stringify(check.body)).not.toMatch(/relation|constraint/);
   });
 });
 

@@ -93,7 +93,7 @@ describe('comments.update / delete', () => {
     expect(r[19]!.body).toBe('v21');
   });
 
-  it('others get 403 not_author; OWNER/ADMIN person keys and ADMIN-scoped keys may override; agents by their agent', async () => {
+  it('others get 403 not_author; OWNER/ADMIN person keys may override, the ADMIN scope alone may not; agents by their agent', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Authz' });
     const c = await ok(t, memberKey.token, 'comments.create', { issueId: issue.id, body: 'mine' });
     const byAgent = await ok(t, agentKey.token, 'comments.create', { issueId: issue.id, body: 'agent note' });
@@ -110,12 +110,16 @@ describe('comments.update / delete', () => {
     const agentKeyOwnerPersonal = await createKey(t, ws, { user: 'member@example.com', scopes: [...W] });
     expect((await rest(t, agentKeyOwnerPersonal.token, 'comments.update', { id: byAgent.id, body: 'x' })).status).toBe(403);
     expect((await ok(t, agentKey.token, 'comments.update', { id: byAgent.id, body: 'agent note v2' })).body).toBe('agent note v2');
-    // an agent key whose user is the OWNER still needs the ADMIN scope to override
+    // an agent key does not inherit its user's role (the OWNER's agent key may not override)
     expect((await rest(t, agentKey.token, 'comments.update', { id: c.id, body: 'x' })).status).toBe(403);
     expect((await ok(t, adminMemberKey.token, 'comments.update', { id: c.id, body: 'moderated' })).body).toBe('moderated');
-    const adminScoped = await createKey(t, ws, { user: 'other@example.com', scopes: [...W, 'ADMIN'] });
-    expect((await ok(t, adminScoped.token, 'comments.update', { id: c.id, body: 'by admin key' })).body).toBe('by admin key');
-    expect(await ok(t, adminScoped.token, 'comments.delete', { id: byAgent.id })).toMatchObject({ ok: true, deleted: true });
+    // A MEMBER's key with the ADMIN scope (or FULL) is still a MEMBER's: moderation is a role (spec 2.8).
+    for (const scopes of [[...W, 'ADMIN'], ['FULL']]) {
+      const memberAdminScoped = await createKey(t, ws, { user: 'other@example.com', scopes: scopes as typeof W[number][] });
+      const r = await rest(t, memberAdminScoped.token, 'comments.update', { id: c.id, body: 'by admin key' });
+      expect([r.status, r.body.error]).toEqual([403, 'not_author']);
+    }
+    expect(await ok(t, adminMemberKey.token, 'comments.delete', { id: byAgent.id })).toMatchObject({ ok: true, deleted: true });
   });
 
   it('delete is soft: hidden from lists and bundles, row kept, COMMENT_UPDATED {deleted}, then 404', async () => {

@@ -150,6 +150,16 @@ describe('issues.list', () => {
     expect((await rest(t, fresh.token, 'issues.list', { limit: 201 })).status).toBe(400);
   });
 
+  it('filters by status id, category or name (any case); a name no status has is a 400 on status', async () => {
+    const made = await ok(t, fresh.token, 'issues.create', { title: 'status filter' });
+    for (const status of [made.statusId, made.status.category, made.status.name, made.status.name.toUpperCase()]) {
+      expect((await ok(t, fresh.token, 'issues.list', { status })).items.map((i: { id: string }) => i.id), status).toContain(made.id);
+    }
+    expect((await ok(t, fresh.token, 'issues.list', { status: 'CANCELED' })).items).toEqual([]);
+    const typo = await rest(t, fresh.token, 'issues.list', { status: 'In Progres' });
+    expect([typo.status, Object.keys(typo.body.issues ?? {})]).toEqual([400, ['status']]);
+  });
+
   it('filters by status, priority, project, labels and queued', async () => {
     const statuses = await ok(t, ws.token, 'statuses.list', {});
     const done = statuses.find((s: { category: string }) => s.category === 'DONE');

@@ -103,6 +103,10 @@ begin
       else
         v_status_ids := array(select s.id from app_public.statuses s
                               where s.workspace_id = app_hidden.current_workspace_id() and lower(s.name) = lower(v_status));
+        if cardinality(v_status_ids) = 0 then
+          -- A typo in a name is the caller's mistake to hear about, not an empty list.
+          raise exception 'No status has this id, category or name' using errcode = 'SV400', column = 'status';
+        end if;
       end if;
       v_where := v_where || case cardinality(v_status_ids)
         when 0 then ' and false'
