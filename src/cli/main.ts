@@ -291,8 +291,12 @@ main().catch((err) => {
   }
   const apiErr = err instanceof ApiError ? err : fromPgError(err);
   if (apiErr) {
-    const details = apiErr.body.issues ? ` (${Object.entries(apiErr.body.issues).map(([k, v]) => `${k}: ${v}`).join('; ')})` : '';
-    process.stderr.write(`svc: ${apiErr.message}${details}\n`);
+    // The fields at fault, without repeating the message when it is the one issue's own ("events: unknown event kind X").
+    const issues = Object.entries(apiErr.body.issues ?? {});
+    const line = issues.length === 1 && issues[0]![1] === apiErr.message
+      ? `${issues[0]![0]}: ${apiErr.message}`
+      : `${apiErr.message}${issues.length ? ` (${issues.map(([k, v]) => `${k}: ${v}`).join('; ')})` : ''}`;
+    process.stderr.write(`svc: ${line}\n`);
   } else {
     process.stderr.write(`svc: ${(err as Error)?.message ?? err}\n`);
   }

@@ -1,6 +1,8 @@
 /**
  * The HTTP surface: thin. Authenticate, validate, call the tool's SQL function, shape errors.
  */
+import http from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isUtf8 } from 'node:buffer';
 import type pg from 'pg';
@@ -96,12 +98,32 @@ export function sendRpcError(reply: FastifyReply, err: ApiError, id: string | nu
     .send(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, data: { ...err.body, status: err.status } } }));
 }
 
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (headers over 16 KB, malformed requests, a
+ * client too slow to send its headers): answered with the spec's `{error, message}` body like every other error
+ * (Fastify's default body uses the status phrase as `error`), then the connection is closed.
+ */
+function answerClientError(err: Error & { code?: string }, socket: Socket) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, error, message] =
+    err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'headers_too_large', 'Request headers are larger than 16 KB']
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'request_timeout', 'The request was not received in time']
+    : [400, 'bad_request', 'Malformed HTTP request'];
+  const body = JSON.stringify({ error, message });
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
+}
+
 export function buildApp(opts: AppOptions): { app: FastifyInstance; services: AppServices } {
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger as FastifyBaseLogger } : { logger: { level: opts.logLevel ?? 'info' } }),
     // No per-request log lines on the hot path (logging each request cost 17% here).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 2 * 1024 * 1024,
+    clientErrorHandler: answerClientError,
   });
   const limiter = new RateLimiter(opts.apiPool ?? opts.ownerPool, opts.rateLimits ?? { rpc: 600, rest: 300 });
   const metrics = new AppMetrics({ ownerPool: opts.ownerPool, apiPool: opts.apiPool, events: opts.events });

@@ -5,6 +5,7 @@
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gql } from '../support/graphql.ts';
 import { schemasOf, TOOLS } from '../../src/tools/catalog.ts';
@@ -205,6 +206,23 @@ describe('two Authorization headers', () => {
     expect(await status('/api/plugins/events', 'GET', two().authorization)).toBe(401);
     expect(await status('/api/mcp/workspace.get', 'POST', two().authorization)).toBe(401);
     expect(await status('/api/mcp/workspace.get', 'POST', `Bearer ${ws.token}`)).toBe(200);
+  });
+
+  it('what Node refuses before Fastify (headers over 16 KB, a malformed request) gets the {error, message} body', async () => {
+    const base = new URL(await t.listen());
+    const raw = (request: string) => new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(base.port), base.hostname, () => socket.end(request));
+      let answer = '';
+      socket.on('data', (c) => { answer += c.toString(); });
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+    const big = await raw(`GET /live HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`);
+    expect(big).toMatch(/^HTTP\/1.1 431 /);
+    expect(JSON.parse(big.slice(big.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'headers_too_large', message: expect.any(String) });
+    const malformed = await raw('NOT A REQUEST\r\n\r\n');
+    expect(malformed).toMatch(/^HTTP\/1.1 400 /);
+    expect(JSON.parse(malformed.slice(malformed.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'bad_request', message: expect.any(String) });
   });
 });
 

@@ -84,8 +84,9 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     : undefined;
   return {
     app, pools, ownerUrl, keys, hub, notifier, worker, blobs,
+    /** Listens on a free loopback port (once: later calls return the same URL). */
     async listen() {
-      await app.listen({ port: 0, host: '127.0.0.1' });
+      if (!app.server.listening) await app.listen({ port: 0, host: '127.0.0.1' });
       const addr = app.server.address() as { port: number };
       const url = `http://127.0.0.1:${addr.port}`;
       if (blobs instanceof EmbeddedBlobStore) blobs.setPublicUrl(url);
