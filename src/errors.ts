@@ -57,7 +57,7 @@ const DATA_EXCEPTION = { status: 400, error: 'invalid_input' };
 
 const FRIENDLY: Record<string, string> = {
   '22P05': 'must not contain NUL characters',
-  '22021': 'must be valid UTF-8 text',
+  '22021': 'must be valid UTF-8 text without NUL characters', // PostgreSQL reports a NUL in a text parameter as an invalid byte sequence
   '54000': 'value too large',
   '54001': 'input nested too deeply',
   // Data exceptions: our words, never PostgreSQL's (its text names types and echoes internals); the
