@@ -27,8 +27,9 @@ import { grafserv } from 'postgraphile/grafserv/fastify/v5';
 import { hasScope, type Caller, type KeyAuthenticator, type Scope } from '../auth/keys.ts';
 import { ApiError, scopeRequired } from '../errors.ts';
 import { maskError } from './errors.ts';
+import { measureQuery, parseQuery } from './limits.ts';
 import { makePreset } from './preset.ts';
-import type { ToolMutationContext } from './tool-mutations.ts';
+import { TOOL_FIELD_NAMES, type ToolMutationContext } from './tool-mutations.ts';
 import type { Tool } from '../tools/define.ts';
 
 declare module 'fastify' {
@@ -73,18 +74,22 @@ export interface GraphqlOptions {
   pool: pg.Pool;
   keys: KeyAuthenticator;
   graphiql?: boolean;
-  /** Counts each GraphQL request against the key's REST limit (shared across processes). */
-  rateLimit?: (caller: Caller, surface: 'rest') => Promise<void>;
+  /** Counts a GraphQL request (and each tool field past its first) against the key's REST limit (shared across processes). */
+  rateLimit?: (caller: Caller, surface: 'rest', calls?: number) => Promise<void>;
   /** Runs a catalog tool as REST and JSON-RPC do (the tool mutations, tool-mutations.ts). */
   callTool?: (caller: Caller, t: Tool, args: unknown) => Promise<string>;
 }
 
 const pgArray = (values: readonly string[]) => `{${values.join(',')}}`;
 
-/** The transaction-local settings app_hidden.set_request_context writes, plus the request role. */
+/** How long one GraphQL statement may run: what the query-shape limits (limits.ts) cannot foresee stops here. */
+export const GRAPHQL_STATEMENT_TIMEOUT = '10s';
+
+/** The transaction-local settings app_hidden.set_request_context writes, plus the request role and the statement timeout. */
 export function pgSettingsFor(caller: Caller): Record<string, string> {
   return {
     role: 'svc_visitor',
+    statement_timeout: GRAPHQL_STATEMENT_TIMEOUT,
     'svc.workspace_id': caller.workspaceId,
     'svc.user_id': caller.userId ?? '',
     'svc.key_id': caller.keyId,
@@ -116,7 +121,7 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     },
   });
   // Build the schema now: a broken schema fails start-up instead of the first request.
-  await pgl.getSchema();
+  const schema = await pgl.getSchema();
   const serv = pgl.createServ(grafserv);
 
   const isGraphqlPost = (request: FastifyRequest) => request.method === 'POST' && request.routeOptions.url === GRAPHQL_PATH;
@@ -138,9 +143,28 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     request.svcCaller = caller;
   });
   app.addHook('preHandler', async (request: FastifyRequest) => {
-    if (!isGraphqlPost(request) || !request.svcAuthError) return;
-    if (isIntrospectionOnly(request.body)) request.svcIntrospection = true;
-    else throw request.svcAuthError;
+    if (!isGraphqlPost(request)) return;
+    // What the request asks for (limits.ts), before anything runs, with a key or without.
+    const { query, variables } = (request.body ?? {}) as { query?: unknown; variables?: unknown };
+    let toolWrites = 0;
+    if (typeof query === 'string') {
+      const doc = parseQuery(query);
+      const refused = doc === 'too_deep' ? 'nested too deeply to parse'
+        : doc && measureQuery(schema, doc, variables && typeof variables === 'object' ? variables as Record<string, unknown> : undefined, TOOL_FIELD_NAMES);
+      const reason = typeof refused === 'string' ? refused : refused?.refused;
+      if (reason) {
+        const message = `Query too large: ${reason}`;
+        throw new ApiError(400, { error: 'query_too_complex', message, issues: { query: message } });
+      }
+      if (refused && typeof refused === 'object') toolWrites = refused.toolWrites;
+    }
+    if (request.svcAuthError) {
+      if (isIntrospectionOnly(request.body)) request.svcIntrospection = true;
+      else throw request.svcAuthError;
+      return;
+    }
+    // The request counted once at onRequest; each further tool write is one more call (as in a JSON-RPC batch).
+    if (request.svcCaller && toolWrites > 1) await opts.rateLimit?.(request.svcCaller, 'rest', toolWrites - 1);
   });
   await serv.addTo(app);
   app.addHook('onClose', async () => {

@@ -42,6 +42,9 @@ export interface ToolMutationContext {
 export const mutationName = (toolName: string) =>
   toolName.split('.').map((p, i) => (i ? p[0]!.toUpperCase() + p.slice(1) : p)).join('');
 
+/** The GraphQL field names of those tools (each selection of one is a tool call: limits.ts counts them). */
+export const TOOL_FIELD_NAMES: ReadonlySet<string> = new Set([...GRAPHQL_TOOL_MUTATIONS, ...GRAPHQL_TOOL_QUERIES].map((n) => mutationName(n)));
+
 type Schema = Record<string, unknown>;
 const NAME = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
 

@@ -61,9 +61,9 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
     const selectors = req.query as Selectors;
     const batch = Array.isArray(body);
     const messages: unknown[] = batch ? body : [body];
-    // Every message of a batch counts (one upsert for the whole request), refused ones too: an empty batch
-    // is one call, a batch over the size limit counts all its messages.
-    await services.rateLimit(caller, 'rpc', Math.max(messages.length, 1));
+    // Every message of a batch counts (one upsert for the whole request). A batch refused whole (empty, or over
+    // the size limit: nothing runs) is one call: 10,000 pings must not spend the key's minute.
+    await services.rateLimit(caller, 'rpc', messages.length === 0 || messages.length > MAX_BATCH ? 1 : messages.length);
     if (messages.length === 0) return sendJson(reply, 400, rpcError(null, ErrorCode.InvalidRequest, 'Empty batch'));
     if (messages.length > MAX_BATCH) {
       return sendJson(reply, 400, rpcError(null, ErrorCode.InvalidRequest, `Batch too large: ${messages.length} messages, at most ${MAX_BATCH}`,

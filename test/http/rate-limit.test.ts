@@ -105,10 +105,14 @@ describe('rate limits', () => {
     const over = await post('{"jsonrpc":');
     expect(over.statusCode).toBe(429);
     expect(over.json()).toMatchObject({ jsonrpc: '2.0', error: { data: { error: 'rate_limited' } } });
-    // An oversized batch counts every message (another key: 51 > 6 at once).
+    // An oversized batch is refused whole (400 batch_too_large, nothing runs) and counts as one call: 10,000
+    // messages must not spend the key's minute (another key: 5 calls of its 6 are left after it).
     const other = await createKey(a, ws);
-    const big = await postBatch(a, other.token, 51);
-    expect(big.statusCode).toBe(429);
+    const big = await postBatch(a, other.token, 10_000);
+    expect(big.statusCode).toBe(400);
+    expect(big.json()).toMatchObject({ error: { data: { error: 'batch_too_large' } } });
+    expect((await postBatch(a, other.token, 5)).statusCode).toBe(200);
+    expect((await postBatch(a, other.token, 1)).statusCode).toBe(429);
   });
 
   it('GraphQL requests count against the REST limit', async () => {

@@ -1,0 +1,134 @@
+/**
+ * What one GraphQL request may ask for, checked before PostGraphile plans it (an outside review found that one
+ * 167-byte query of lists nested three deep made PostgreSQL fail a 1 GB allocation, and 500 aliases of
+ * `__schema` without a key made 55 MB answers that held the service for seconds):
+ *
+ *   - at most MAX_FIELDS field selections, fragments expanded (stops counting at the limit: fragment bombs);
+ *   - at most MAX_DEPTH levels of fields outside introspection;
+ *   - at most MAX_INTROSPECTION `__schema` / `__type` fields (GraphiQL asks for one `__schema`);
+ *   - an estimate of the rows the lists can return, at most MAX_ROWS: each list or connection multiplies its
+ *     parent's count by its `first` / `last` (a literal or a variable), or by DEFAULT_PAGE when it has none
+ *     (lists without `first` are bounded by the data; what they may still cost is bounded by the statement
+ *     timeout every GraphQL transaction runs under, server.ts);
+ *   - at most MAX_TOOL_FIELDS catalog tool fields (issuesList, issuesCreate, …), as a JSON-RPC batch holds at most
+ *     50 calls; each tool field of a mutation is one call of the key's rate limit, as each write of a batch is
+ *     (a query counts once however many lists it reads, the board's six columns included).
+ *
+ * A document that does not parse is left to PostGraphile's own error, except when its nesting overflows the
+ * parser's stack, which is answered here.
+ */
+import {
+  getNamedType, getNullableType, isListType, isObjectType, isInterfaceType, Kind, parse,
+  type DocumentNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode, type ValueNode,
+} from 'postgraphile/graphql';
+
+export const GRAPHQL_LIMITS = {
+  MAX_FIELDS: 1_000,
+  MAX_DEPTH: 12,
+  MAX_INTROSPECTION: 5,
+  MAX_ROWS: 100_000,
+  DEFAULT_PAGE: 10,
+  MAX_TOOL_FIELDS: 50,
+} as const;
+
+export interface QueryShape {
+  /** Why the request is refused, or undefined. */
+  refused?: string;
+  /** Catalog tool fields selected by mutations (each counts as one call of the rate limit). */
+  toolWrites: number;
+}
+
+class Refused extends Error {}
+
+/** The parsed document, or `'too_deep'` when the parser's recursion overflowed, or undefined when it does not parse. */
+export function parseQuery(query: string): DocumentNode | 'too_deep' | undefined {
+  try {
+    return parse(query);
+  } catch (err) {
+    return err instanceof RangeError ? 'too_deep' : undefined;
+  }
+}
+
+/** Checks a parsed document against GRAPHQL_LIMITS, with the request's variables for `first` / `last`. */
+export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables: Record<string, unknown> | undefined, toolFieldNames: ReadonlySet<string>): QueryShape {
+  const L = GRAPHQL_LIMITS;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of doc.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  let fields = 0;
+  let introspection = 0;
+  let rows = 0;
+  let toolFields = 0;
+  let toolWrites = 0;
+
+  const intValue = (node: ValueNode | undefined): number | undefined => {
+    if (!node) return undefined;
+    if (node.kind === Kind.INT) return Number(node.value);
+    if (node.kind === Kind.VARIABLE) {
+      const v = variables?.[node.name.value];
+      return typeof v === 'number' ? v : undefined;
+    }
+    return undefined;
+  };
+
+  let inMutation = false;
+  const walk = (set: SelectionSetNode, parent: GraphQLNamedType | undefined, depth: number, multiplier: number, inIntrospection: boolean, spreading: Set<string>) => {
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FIELD) {
+        if (++fields > L.MAX_FIELDS) throw new Refused(`more than ${L.MAX_FIELDS} fields`);
+        const name = sel.name.value;
+        const introspecting = inIntrospection || name.startsWith('__');
+        if (name === '__schema' || name === '__type') {
+          if (++introspection > L.MAX_INTROSPECTION) throw new Refused(`more than ${L.MAX_INTROSPECTION} __schema/__type fields`);
+        }
+        if (!introspecting && depth + 1 > L.MAX_DEPTH) throw new Refused(`fields nested more than ${L.MAX_DEPTH} deep`);
+        if (depth === 0 && toolFieldNames.has(name)) {
+          if (++toolFields > L.MAX_TOOL_FIELDS) throw new Refused(`more than ${L.MAX_TOOL_FIELDS} tool fields (issuesList, issuesCreate, …) in one request`);
+          if (inMutation) toolWrites++;
+        }
+        const def = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[name] : undefined;
+        let count = multiplier;
+        if (def && !introspecting) {
+          const type = getNamedType(def.type);
+          // A connection counts its page; its `nodes` / `edges` are that page again, not a further factor;
+          // a list of scalars (labelIds) is part of its row.
+          const inConnection = parent?.name.endsWith('Connection') ?? false;
+          const many = sel.selectionSet !== undefined && !inConnection
+            && (isListType(getNullableType(def.type)) || type.name.endsWith('Connection'));
+          if (many) {
+            const page = intValue(sel.arguments?.find((a) => a.name.value === 'first' || a.name.value === 'last')?.value);
+            count = multiplier * Math.max(1, page ?? L.DEFAULT_PAGE);
+            rows += count;
+            if (rows > L.MAX_ROWS) {
+              throw new Refused(`the lists asked for could return about ${Math.round(rows).toLocaleString('en')} rows (at most ${L.MAX_ROWS.toLocaleString('en')}): ` +
+                `pass smaller first/last on nested lists (a list without first counts as ${L.DEFAULT_PAGE})`);
+            }
+          }
+        }
+        if (sel.selectionSet) walk(sel.selectionSet, def ? getNamedType(def.type) : undefined, introspecting ? depth : depth + 1, count, introspecting, spreading);
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        const on = sel.typeCondition ? schema.getType(sel.typeCondition.name.value) ?? parent : parent;
+        walk(sel.selectionSet, on, depth, multiplier, inIntrospection, spreading);
+      } else {
+        const name = sel.name.value;
+        const fragment = fragments.get(name);
+        if (!fragment || spreading.has(name)) continue; // unknown or cyclic: GraphQL validation reports it
+        spreading.add(name);
+        walk(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) ?? parent, depth, multiplier, inIntrospection, spreading);
+        spreading.delete(name);
+      }
+    }
+  };
+
+  try {
+    for (const d of doc.definitions) {
+      if (d.kind !== Kind.OPERATION_DEFINITION) continue;
+      inMutation = d.operation === 'mutation';
+      const root = d.operation === 'mutation' ? schema.getMutationType() : d.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+      walk(d.selectionSet, root ?? undefined, 0, 1, false, new Set());
+    }
+  } catch (err) {
+    if (err instanceof Refused) return { refused: err.message, toolWrites };
+    throw err;
+  }
+  return { toolWrites };
+}

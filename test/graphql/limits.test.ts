@@ -1,0 +1,61 @@
+/**
+ * What one GraphQL request may ask for (src/graphql/limits.ts), from an outside review: lists nested three deep
+ * with first: 1000 made PostgreSQL fail a 1 GB allocation; 500 aliases of __schema without a key made 55 MB answers
+ * that held the service; 350 aliased issuesCreate in one request went past the rate limit; 5,000 nested selections
+ * overflowed the parser. Each is now a 400 `query_too_complex` before anything runs, or counted as the calls it is.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { gql, gqlOk } from '../support/graphql.ts';
+
+let t: TestApp;
+let ws: Workspace;
+
+beforeAll(async () => {
+  t = await startTestApp({ graphql: true, rateLimits: { rpc: 0, rest: 40 } });
+  ws = await createWorkspace(t, 'LIM');
+});
+afterAll(() => t.close());
+
+const refused = (r: { status: number; body: any }) => {
+  expect(r.status).toBe(400);
+  expect(r.body).toMatchObject({ error: 'query_too_complex', issues: { query: expect.stringContaining('Query too large') } });
+};
+
+describe('GraphQL request limits', () => {
+  it('nested lists whose rows multiply past the limit are refused before they run', async () => {
+    const bomb = '{ workspaces { nodes { issues(first: 1000) { nodes { rowId status { issues(first: 1000) { nodes { rowId status { issues(first: 1000) { nodes { rowId } } } } } } } } } } }';
+    refused(await gql(t, ws.token, bomb));
+    // The same through a variable.
+    refused(await gql(t, ws.token, 'query($n: Int) { issues(first: $n) { nodes { status { issues(first: $n) { nodes { rowId } } } } } }', { n: 2_000 }));
+    // What an app asks for passes: a page of issues with their comments, labels and runs.
+    await ok(t, ws.token, 'issues.create', { title: 'fine' });
+    const page = await gqlOk(t, ws.token, '{ issues(first: 50) { nodes { rowId comments(first: 20) { nodes { rowId } } issueLabels { nodes { label { name } } } agentRuns(first: 5) { nodes { rowId } } } } }');
+    expect(page.issues.nodes).toHaveLength(1);
+  });
+
+  it('introspection without a key: one schema is answered, 500 aliases of it are not', async () => {
+    expect((await gql(t, undefined, '{ __schema { queryType { name } } }')).status).toBe(200);
+    const aliases = Array.from({ length: 500 }, (_, n) => `a${n}: __schema { types { name fields { name args { name } type { name } } } }`).join(' ');
+    refused(await gql(t, undefined, `{ ${aliases} }`));
+    refused(await gql(t, undefined, `{ ${Array.from({ length: 6 }, (_, n) => `s${n}: __schema { queryType { name } }`).join(' ')} }`));
+  });
+
+  it('query text nested past the parser, or fields nested past the depth limit, is a 400', async () => {
+    refused(await gql(t, ws.token, `{ ${'issues { nodes { '.repeat(2_500)}rowId${' } }'.repeat(2_500)} }`));
+    refused(await gql(t, ws.token, `{ ${'a: issues(first: 1) { nodes { status { '.repeat(5)}rowId${' } } }'.repeat(5)} }`));
+  });
+
+  it('more than 50 tool fields are refused; each tool write counts against the rate limit', async () => {
+    const creates = (n: number, from = 0) => `mutation { ${Array.from({ length: n }, (_, k) => `c${k}: issuesCreate(title: "alias ${from + k}")`).join(' ')} }`;
+    refused(await gql(t, ws.token, creates(51)));
+    const reader = await createKey(t, ws); // its own budget, to count what was written
+    const before = (await ok(t, reader.token, 'issues.list', { limit: 200 })).items.length;
+    // The limit is 40 calls a minute and about 10 are spent above: 20 writes pass; the next request of 20 is
+    // refused (429) and writes nothing.
+    expect((await gql(t, ws.token, creates(20))).status).toBe(200);
+    const over = await gql(t, ws.token, creates(20, 20));
+    expect(over.status).toBe(429);
+    expect((await ok(t, reader.token, 'issues.list', { limit: 200 })).items.length).toBe(before + 20);
+  });
+});
