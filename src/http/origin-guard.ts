@@ -5,8 +5,9 @@
  *    (SVC_PUBLIC_URL), listed in SVC_CORS_ORIGINS, or, while the service listens on loopback, a
  *    loopback origin (http://localhost:3000, http://127.0.0.1:3000, http://[::1]:3000, any port); on a
  *    public listener, an Origin naming the very Host the request was sent to (a same-origin page).
- *  - While listening on loopback, a `Host` header that is not a loopback name is refused: a page on
- *    evil.example.com that re-resolves its name to 127.0.0.1 still sends `Host: evil.example.com`.
+ *  - While listening on loopback, a `Host` header that is not a loopback name, nor the host of SVC_PUBLIC_URL (a
+ *    reverse proxy on the same machine that keeps the Host header), is refused: a page on evil.example.com that
+ *    re-resolves its name to 127.0.0.1 still sends `Host: evil.example.com`.
  *
  * Refusals are 403 `{error: 'forbidden_origin' | 'forbidden_host'}` (a JSON-RPC envelope on the MCP
  * endpoint, see app.ts). Requests without Origin (curl, SDKs, servers) are not affected by the Origin rule.
@@ -61,6 +62,9 @@ export function registerOriginGuard(app: FastifyInstance, policy: OriginPolicy):
   const cors = new Set(policy.corsOrigins ?? []);
   for (const o of cors) allowed.add(o);
   const loopback = policy.loopback ?? false;
+  // Host names a loopback listener answers: its own, and SVC_PUBLIC_URL's (the operator's name for it).
+  const hostNames = new Set(LOOPBACK_NAMES);
+  if (own) hostNames.add(new URL(own).hostname.toLowerCase());
 
   const originAllowed = (origin: string, host: string | undefined): boolean => {
     if (allowed.has(origin)) return true;
@@ -77,10 +81,11 @@ export function registerOriginGuard(app: FastifyInstance, policy: OriginPolicy):
   app.addHook('onRequest', async (req, reply) => {
     if (loopback) {
       const host = req.headers.host;
-      if (!host || !LOOPBACK_NAMES.has(hostName(host))) {
+      if (!host || !hostNames.has(hostName(host))) {
         throw new ApiError(403, {
           error: 'forbidden_host',
-          message: `Host ${JSON.stringify(host ?? '')} refused: this service listens on loopback and answers only localhost, 127.0.0.1 or [::1] (DNS-rebinding protection)`,
+          message: `Host ${JSON.stringify(host ?? '')} refused: this service listens on loopback and answers only localhost, 127.0.0.1, [::1] ` +
+            'or the host of SVC_PUBLIC_URL (DNS-rebinding protection)',
         });
       }
     }

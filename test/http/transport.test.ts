@@ -4,6 +4,8 @@
  * bodies; every 401 carries `WWW-Authenticate: Bearer error="invalid_token"`. DNS-rebinding protection
  * (item 9): foreign Host and Origin headers are refused; SVC_CORS_ORIGINS opens GraphQL to listed origins.
  */
+import Fastify from 'fastify';
+import { registerOriginGuard } from '../../src/http/origin-guard.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.ts';
 import { MAX_BATCH } from '../../src/http/mcp.ts';
@@ -165,5 +167,22 @@ describe('SVC_PUBLIC_URL and SVC_CORS_ORIGINS (public listener)', () => {
     expect(res.headers['access-control-allow-origin']).toBe('https://board.example.org');
     const own = await call('/graphql', { origin: 'https://svc.example.com', accept: 'application/json' }, JSON.stringify({ query: '{ __typename }' }));
     expect(own.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('DNS-rebinding protection behind a reverse proxy', () => {
+  it('a loopback listener also answers the Host of SVC_PUBLIC_URL (a proxy that keeps Host), and only that one', async () => {
+    const app = Fastify();
+    registerOriginGuard(app, { publicUrl: 'https://tracker.example.test:8443/', loopback: true });
+    app.get('/ping', async () => ({ ok: true }));
+    for (const host of ['tracker.example.test:8443', 'TRACKER.example.test', 'localhost:3000']) {
+      expect((await app.inject({ method: 'GET', url: '/ping', headers: { host } })).statusCode, host).toBe(200);
+    }
+    const same = await app.inject({ method: 'GET', url: '/ping', headers: { host: 'tracker.example.test', origin: 'https://tracker.example.test:8443' } });
+    expect(same.statusCode).toBe(200);
+    for (const host of ['evil.example.com', 'tracker.example.test.evil.com']) {
+      expect((await app.inject({ method: 'GET', url: '/ping', headers: { host } })).statusCode, host).toBe(403);
+    }
+    await app.close();
   });
 });
