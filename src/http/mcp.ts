@@ -54,8 +54,22 @@ interface Selectors {
   tools?: string | string[];
 }
 
+/**
+ * The MCP-Protocol-Version header, when a client sends one (after initialize), must name a version this server
+ * speaks: otherwise 400 (MCP transports, "Protocol Version Header"). Without it, the negotiated or default version.
+ */
+function assertProtocolVersion(req: FastifyRequest): void {
+  const v = req.headers['mcp-protocol-version'];
+  if (v === undefined || (typeof v === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(v))) return;
+  throw new ApiError(400, {
+    error: 'unsupported_protocol_version',
+    message: `MCP-Protocol-Version ${JSON.stringify(v)} is not one this server speaks (${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+  });
+}
+
 export function registerMcp(app: FastifyInstance, services: AppServices): void {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    assertProtocolVersion(req);
     const caller = await services.keys.authenticate(req.headers.authorization);
     const body = req.body;
     const selectors = req.query as Selectors;
@@ -87,6 +101,7 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
     sendRpcError(reply.header('allow', 'POST'), new ApiError(405, { error: 'method_not_allowed', message: 'This MCP endpoint streams only for a session (Mcp-Session-Id from initialize); otherwise it answers POST.' }));
   // GET with the session id: the stream of server notifications (notifications/resources/updated).
   const stream = async (req: FastifyRequest, reply: FastifyReply) => {
+    assertProtocolVersion(req);
     const id = sessionOf(req);
     const sessions = services.mcpSessions;
     if (!id || !sessions || !String(req.headers.accept ?? '').includes('text/event-stream')) return notAllowed(reply);
@@ -96,6 +111,7 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
     if (!sessions.attach(id, caller, res)) res.end();
   };
   const end = async (req: FastifyRequest, reply: FastifyReply) => {
+    assertProtocolVersion(req);
     const id = sessionOf(req);
     if (!id || !services.mcpSessions) return notAllowed(reply);
     const caller = await services.keys.authenticate(req.headers.authorization);

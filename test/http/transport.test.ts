@@ -186,3 +186,14 @@ describe('DNS-rebinding protection behind a reverse proxy', () => {
     await app.close();
   });
 });
+
+describe('MCP-Protocol-Version header', () => {
+  it('a version the server speaks passes; any other is 400 (a JSON-RPC envelope)', async () => {
+    const ok = await post('/api/mcp/rpc', ping(), { ...auth(), 'mcp-protocol-version': '2025-06-18' });
+    expect(ok.statusCode).toBe(200);
+    for (const v of ['1999-01-01', 'garbage']) {
+      const bad = await post('/api/mcp/rpc', ping(), { ...auth(), 'mcp-protocol-version': v });
+      expectEnvelope(bad, 400, 'unsupported_protocol_version');
+    }
+  });
+});
