@@ -103,10 +103,14 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
       checkpoint();
       const where = `${target.description}${opts.worker ? ', worker running' : ''}`;
       // The start-up line scripts wait for: where it listens.
-      await app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `svc listening on ${address} (${where})` });
+      const listening = (address: string) => `svc listening on ${address} (${where})`;
+      await app.listen({ port: config.port, host: config.host, listenTextResolver: listening });
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
       url = `http://${config.host}:${port}`;
+      // The operator interface promises this line at any LOG_LEVEL but silent: below info, as plain text (as
+      // "svc stopped" is), since Fastify logged it at info.
+      if (!logger.isLevelEnabled('info') && logger.level !== 'silent') process.stdout.write(`${listening(url)}\n`);
       // Links to the embedded store follow the real port when no SVC_PUBLIC_URL was given (PORT=0).
       if (blobs instanceof EmbeddedBlobStore && config.publicUrl === `http://${config.host}:${config.port}`) blobs.setPublicUrl(url);
     }

@@ -132,6 +132,15 @@ describe('svc with DATABASE_URL', () => {
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   });
+
+  it('prints the line saying where it listens at LOG_LEVEL=warn too (the operator interface), and no progress lines', async () => {
+    const server = startServer({ ...env, LOG_LEVEL: 'warn' });
+    const url = await server.ready;
+    expect(server.output()).toMatch(new RegExp(`^svc listening on ${url.replace(/[.:/]/g, '\\$&')} \\(`, 'm'));
+    expect(server.output()).not.toMatch(/applying|starting the worker/);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
 });
 
 describe('svc on its embedded PostgreSQL', () => {
