@@ -199,3 +199,11 @@ create or replace function app_public.viewer_role()
 as $$ select app_hidden.caller_role()::app_public.membership_role $$;
 comment on function app_public.viewer_role() is 'Role of the key''s own user in this workspace (null for plugin keys). OWNER and ADMIN may use the administrative mutations.';
 grant execute on function app_public.viewer_role() to svc_visitor;
+
+create or replace function app_public.viewer_scopes()
+ returns text[]
+ language sql
+ stable
+as $$ select app_hidden.current_scopes() $$;
+comment on function app_public.viewer_scopes() is 'Scopes of the key making this request (FULL holds every scope): a client shows only the controls the key may use.';
+grant execute on function app_public.viewer_scopes() to svc_visitor;

@@ -74,7 +74,12 @@ describe('web board', () => {
     await page.waitForSelector(`.card[data-id="${demo.login.id}"]`);
     expect(await page.evaluate(() => sessionStorage.getItem('svc.key'))).toBe(key.token);
     expect(await page.textContent('#workspace')).toContain('WEB');
+    expect(await page.title()).toBe('Board · ' + (await ok(t, ws.token, 'workspace.get', {})).name);
     expect(await cards()).toBe(5);
+    // Labels on the cards; a key that may write sees no read-only badge and cards that move.
+    expect(await page.textContent(`.card[data-id="${demo.login.id}"] .labels`)).toContain('bug');
+    expect(await page.locator('#readonly').count()).toBe(0);
+    expect(await page.getAttribute(`.card[data-id="${demo.login.id}"]`, 'draggable')).toBe('true');
     await page.waitForSelector('#live.live:not(.off)');
 
     // Created over REST: on the open board within a second, no reload.
@@ -137,8 +142,12 @@ describe('web board', () => {
 
   it('shows the issue page: markdown rendered safely, assignee, comments with agent and confidence, relations, attachments, the run and its timeline', async () => {
     expect(await page.textContent('#issue-title')).toBe('Login fails with long passwords');
+    expect(await page.title()).toMatch(new RegExp(`^${demo.login.key} Login fails with long passwords · `));
     expect(await page.locator('#description h2').textContent()).toBe('Steps');
     expect(await page.locator('#description strong').first().textContent()).toBe('login');
+    // GFM: a table (agents write reports in it) and strikethrough.
+    expect(await page.locator('#description table td').allTextContents()).toEqual(['64', 'ok', '72', 'ok fails']);
+    expect(await page.locator('#description del').textContent()).toBe('ok');
     // Raw HTML is shown as text, never parsed or run; the javascript: link loses its URL.
     expect(await page.locator('#description script, #description img').count()).toBe(0);
     expect(await page.textContent('#description')).toContain('<script>');
@@ -204,5 +213,33 @@ describe('web board', () => {
     await page.click('#nav-board');
     await page.waitForSelector(`.card[data-id="${demo.guide.id}"]`, { timeout: 5000 });
     expect(await cards()).toBe(2);
+  });
+
+  it('a read-only key gets no controls it may not use: cards do not move, no status, priority, comment or vote controls', async () => {
+    const readOnly = await createKey(t, ws, { scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS', 'SUBSCRIBE_EVENTS'] });
+    await page.click('#signout', { timeout: 5000 });
+    await page.waitForSelector('#signin', { timeout: 5000 });
+    await signIn(readOnly.token);
+    await page.waitForSelector('#readonly');
+    const card = `.card[data-id="${demo.search.id}"]`;
+    await page.waitForSelector(card);
+    expect(await page.getAttribute(card, 'draggable')).toBe('false');
+    const before = (await ok(t, ws.token, 'issues.get', { id: demo.search.id })).status.category;
+    const target = before === 'DONE' ? 'TODO' : 'DONE';
+    await page.dragAndDrop(card, `.column[data-category="${target}"]`);
+    await page.waitForTimeout(300);
+    expect((await ok(t, ws.token, 'issues.get', { id: demo.search.id })).status.category).toBe(before);
+    expect(await page.locator('#board ~ .error, p.error[role=alert]').count()).toBe(0);
+
+    await page.goto(`${url}#/issue/${demo.search.key}`);
+    await page.waitForSelector(`main.issue[data-key="${demo.search.key}"]`);
+    expect(await page.isDisabled('#issue-status')).toBe(true);
+    expect(await page.isDisabled('#issue-priority')).toBe(true);
+    expect(await page.locator('.new-comment').count()).toBe(0);
+    expect(await page.textContent('#comment-readonly')).toContain('WRITE_COMMENTS');
+
+    await page.click('#nav-agents');
+    await page.waitForSelector(`.request[data-id="${demo.poll.id}"]`);
+    expect(await page.locator(`.request[data-id="${demo.poll.id}"] button.vote`).evaluateAll((b) => b.every((x) => (x as HTMLButtonElement).disabled))).toBe(true);
   });
 });

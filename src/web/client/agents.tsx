@@ -1,4 +1,5 @@
 import { gql } from './api.ts';
+import { may, type Meta } from './data.ts';
 import { useLive } from './hooks.ts';
 import { REQUEST_FIELDS, RequestCard, type Request } from './requests.tsx';
 
@@ -12,7 +13,7 @@ const AGENTS = `query Agents {
 }`;
 
 /** Who is ONLINE / BUSY / OFFLINE and on what; the open action requests and polls to decide. */
-export function Agents() {
+export function Agents({ meta }: { meta: Meta }) {
   const loaded = useLive(() => gql(AGENTS), []);
   const d = loaded.data;
   if (!d) return <main class="page">{loaded.error ? <p class="error" role="alert">{loaded.error}</p> : <p>Loading…</p>}</main>;
@@ -39,7 +40,7 @@ export function Agents() {
       </section>
       <section id="requests">
         <h2>Open requests and polls</h2>
-        {d.actionRequests.nodes.map((r: Request) => <RequestCard key={r.rowId} request={r} viewerId={d.viewer?.rowId} onDone={loaded.reload} />)}
+        {d.actionRequests.nodes.map((r: Request) => <RequestCard key={r.rowId} request={r} viewerId={d.viewer?.rowId} canAct={may(meta, 'WRITE_ISSUES')} onDone={loaded.reload} />)}
         {!d.actionRequests.nodes.length && <p class="empty">Nothing to decide.</p>}
       </section>
     </main>

@@ -14,12 +14,15 @@ export interface IssueRow {
 }
 export interface Meta {
   workspace: { key: string; name: string };
+  /** The key's scopes (FULL holds every one): controls the key may not use are not offered. */
+  scopes: string[];
   statuses: Status[]; projects: Named[]; labels: (Named & { color: string })[]; cycles: Cycle[]; agents: Agent[]; users: User[];
 }
 
 export async function loadMeta(): Promise<Meta> {
   const d = await gql(`query Meta {
     currentWorkspace { key name }
+    viewerScopes
     statuses(orderBy: POSITION_ASC) { nodes { rowId name category } }
     projects(orderBy: NAME_ASC, condition: {archivedAt: null}) { nodes { rowId name } }
     labels(orderBy: NAME_ASC) { nodes { rowId name color } }
@@ -28,7 +31,7 @@ export async function loadMeta(): Promise<Meta> {
     users(orderBy: NAME_ASC) { nodes { rowId name email } }
   }`);
   return {
-    workspace: d.currentWorkspace, statuses: d.statuses.nodes, projects: d.projects.nodes, labels: d.labels.nodes,
+    workspace: d.currentWorkspace, scopes: d.viewerScopes ?? [], statuses: d.statuses.nodes, projects: d.projects.nodes, labels: d.labels.nodes,
     cycles: d.cycles.nodes, agents: d.agents.nodes, users: d.users.nodes,
   };
 }
@@ -115,5 +118,8 @@ export function matches(i: IssueRow, f: Filters): boolean {
   if (f.assignee?.startsWith('user:') && i.claimedById !== f.assignee.slice(5)) return false;
   return true;
 }
+
+/** Whether the signed-in key holds a scope (the service checks it again on every write). */
+export const may = (m: Meta, scope: 'WRITE_ISSUES' | 'WRITE_COMMENTS') => m.scopes.includes('FULL') || m.scopes.includes(scope);
 
 export const currentCycle = (m: Meta) => m.cycles.find((c) => c.currentStatus === 'ACTIVE');

@@ -1,6 +1,7 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { gql } from './api.ts';
-import { PRIORITIES, type Meta } from './data.ts';
+import { LabelChip } from './board.tsx';
+import { may, PRIORITIES, type Meta } from './data.ts';
 import { useLive } from './hooks.ts';
 import { renderMarkdown } from './markdown.ts';
 import { REQUEST_FIELDS, RequestCard, type Request } from './requests.tsx';
@@ -47,10 +48,13 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
   const [body, setBody] = useState('');
   const [error, setError] = useState<string>();
   const d = loaded.data;
+  const title = d?.issue?.title;
+  useEffect(() => { if (title) document.title = `${issueKey} ${title} · ${meta.workspace.name}`; }, [title]);
   if (loaded.error && !d) return <main class="page"><p class="error" role="alert">{loaded.error}</p></main>;
   if (!d) return <main class="page"><p>Loading…</p></main>;
   if (!d.issue) return <main class="page"><p class="empty">No issue {issueKey} (or this key may not see it).</p></main>;
   const i = d.issue;
+  const writable = may(meta, 'WRITE_ISSUES');
 
   const update = async (fields: Record<string, unknown>) => {
     try {
@@ -121,21 +125,23 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
                 <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(c.body) }} />
               </article>
             ))}
-            <form class="new-comment" onSubmit={comment}>
-              <textarea aria-label="Comment" placeholder="Write a comment (markdown)" value={body} onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)} />
-              <button type="submit" disabled={!body.trim()}>Comment</button>
-            </form>
+            {may(meta, 'WRITE_COMMENTS')
+              ? <form class="new-comment" onSubmit={comment}>
+                  <textarea aria-label="Comment" placeholder="Write a comment (markdown)" value={body} onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)} />
+                  <button type="submit" disabled={!body.trim()}>Comment</button>
+                </form>
+              : <p class="hint" id="comment-readonly">This key may not comment (no WRITE_COMMENTS scope).</p>}
           </section>
         </div>
 
         <aside class="side">
           <label>Status
-            <select id="issue-status" value={i.statusId} onChange={(e) => update({ statusId: (e.target as HTMLSelectElement).value })}>
+            <select id="issue-status" value={i.statusId} disabled={!writable} onChange={(e) => update({ statusId: (e.target as HTMLSelectElement).value })}>
               {meta.statuses.map((s) => <option key={s.rowId} value={s.rowId}>{s.name}</option>)}
             </select>
           </label>
           <label>Priority
-            <select id="issue-priority" value={i.priority} onChange={(e) => update({ priority: (e.target as HTMLSelectElement).value })}>
+            <select id="issue-priority" value={i.priority} disabled={!writable} onChange={(e) => update({ priority: (e.target as HTMLSelectElement).value })}>
               {PRIORITIES.map((p) => <option key={p} value={p}>{p}</option>)}
             </select>
           </label>
@@ -143,7 +149,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             <dt>Assignee</dt>
             <dd id="assignee">{i.assignedAgent ? `Agent: ${i.assignedAgent.name} (${i.assignedAgent.status})` : ''}{i.assignedAgent && i.claimedBy ? ', ' : ''}{who(i.claimedBy) ?? (i.assignedAgent ? '' : 'Nobody')}</dd>
             <dt>Labels</dt>
-            <dd id="labels">{i.issueLabels.nodes.map((l: any) => <span key={l.label.rowId} class="label" data-color={l.label.color}>{l.label.name}</span>)}</dd>
+            <dd id="labels">{i.issueLabels.nodes.map((l: any) => <LabelChip key={l.label.rowId} name={l.label.name} color={l.label.color} />)}</dd>
             {i.project && <><dt>Project</dt><dd>{i.project.name}</dd></>}
             {i.cycle && <><dt>Cycle</dt><dd>{i.cycle.name}</dd></>}
             {i.parent && <><dt>Parent</dt><dd><a href={`#/issue/${i.parent.key}`}>{i.parent.key}</a> {i.parent.title}</dd></>}
@@ -164,7 +170,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             ))}
           </ul>
           {i.actionRequests.nodes.length > 0 && <h3>Requests</h3>}
-          {i.actionRequests.nodes.map((r: Request) => <RequestCard key={r.rowId} request={r} viewerId={d.viewerId} onDone={loaded.reload} />)}
+          {i.actionRequests.nodes.map((r: Request) => <RequestCard key={r.rowId} request={r} viewerId={d.viewerId} canAct={writable} onDone={loaded.reload} />)}
         </aside>
       </div>
     </main>

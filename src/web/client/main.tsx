@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { follow, gql, storedKey, storeKey, type LiveState } from './api.ts';
 import { Agents } from './agents.tsx';
 import { Board } from './board.tsx';
-import { loadMeta, type Filters } from './data.ts';
+import { loadMeta, may, type Filters } from './data.ts';
 import { FilterBar } from './filters.tsx';
 import { useHash, useLive } from './hooks.ts';
 import { IssuePage } from './issue.tsx';
@@ -68,6 +68,11 @@ function Workspace({ signOut }: { signOut(): void }) {
   const view = route[0] || 'board';
   const m = meta.data;
   const searchable = view === 'board' || view === 'list';
+  // The tab's title names the view and the workspace (the issue page adds the issue's title once loaded).
+  useEffect(() => {
+    const page = view === 'issue' ? decodeURIComponent(route[1] ?? '') : ({ board: 'Board', list: 'Issues', agents: 'Agents' } as Record<string, string>)[view] ?? 'Not found';
+    document.title = m ? `${page} · ${m.workspace.name}` : page;
+  }, [hash, m]);
   return (
     <>
       <header class="top">
@@ -84,6 +89,7 @@ function Workspace({ signOut }: { signOut(): void }) {
             e.preventDefault(); // Chrome would empty a search field on Escape without telling us: keep what is searched
             (e.target as HTMLInputElement).blur();
           }} />}
+        {m && !may(m, 'WRITE_ISSUES') && <span id="readonly" class="badge" title="This key may read but not change issues">read-only</span>}
         <span id="live" class={live.on ? 'live' : 'live off'} title={!live.on && live.refused ? `No live updates: ${live.refused}` : undefined}>
           {live.on ? 'live' : live.refused ? 'not live: reload to see changes' : 'offline'}
         </span>
@@ -95,7 +101,7 @@ function Workspace({ signOut }: { signOut(): void }) {
       {m && view === 'board' && <Board key={JSON.stringify(filters) + query} meta={m} filters={filters} query={query} />}
       {m && view === 'list' && <List key={JSON.stringify(filters) + query} meta={m} filters={filters} query={query} />}
       {m && view === 'issue' && route[1] && <IssuePage issueKey={decodeURIComponent(route[1])} meta={m} />}
-      {view === 'agents' && <Agents />}
+      {m && view === 'agents' && <Agents meta={m} />}
       {!['board', 'list', 'issue', 'agents'].includes(view) && (
         <main class="notfound"><p class="empty">There is no page “{view}”. <a href="#/board">Back to the board</a></p></main>
       )}

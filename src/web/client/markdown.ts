@@ -1,6 +1,10 @@
 // Markdown to HTML with micromark in its safe default: raw HTML in the source is escaped (shown as text,
 // never parsed), and link/image URLs with dangerous protocols (javascript:, data: …) are dropped. The
-// page's CSP forbids inline scripts besides.
+// page's CSP forbids inline scripts besides. GFM (tables, task lists, strikethrough, autolinks, footnotes)
+// because agents write their reports in it.
 import { micromark } from 'micromark';
+import { gfm, gfmHtml } from 'micromark-extension-gfm';
 
-export const renderMarkdown = (source: string): string => micromark(source, { allowDangerousHtml: false, allowDangerousProtocol: false });
+export const renderMarkdown = (source: string): string => micromark(source, {
+  allowDangerousHtml: false, allowDangerousProtocol: false, extensions: [gfm()], htmlExtensions: [gfmHtml()],
+});

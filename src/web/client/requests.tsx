@@ -14,8 +14,11 @@ export interface Request {
   actionRequestVotesByRequestId: { nodes: { optionKey: string; userId: string }[] };
 }
 
-/** An action request: accept / decline, or for a poll one button per option with its votes. */
-export function RequestCard({ request: r, viewerId, onDone }: { request: Request; viewerId?: string; onDone(): void }) {
+/**
+ * An action request: accept / decline, or for a poll one button per option with its votes. The buttons are
+ * disabled for a key that may not decide (no WRITE_ISSUES).
+ */
+export function RequestCard({ request: r, viewerId, canAct, onDone }: { request: Request; viewerId?: string; canAct: boolean; onDone(): void }) {
   const [error, setError] = useState<string>();
   const act = async (mutation: string, variables: Record<string, unknown>) => {
     try {
@@ -42,7 +45,7 @@ export function RequestCard({ request: r, viewerId, onDone }: { request: Request
           {r.options.map((o) => {
             const count = votes.filter((v) => v.optionKey === o.key).length;
             return (
-              <button type="button" key={o.key} class={`vote${mine === o.key ? ' mine' : ''}`} data-option={o.key} disabled={!!r.votingClosedAt}
+              <button type="button" key={o.key} class={`vote${mine === o.key ? ' mine' : ''}`} data-option={o.key} disabled={!!r.votingClosedAt || !canAct}
                 title={o.description} onClick={() => act('mutation Vote($id: String!, $o: String!) { actionRequestsVote(id: $id, optionKey: $o) }', { id: r.rowId, o: o.key })}>
                 {o.label} · {count}
               </button>
@@ -53,8 +56,8 @@ export function RequestCard({ request: r, viewerId, onDone }: { request: Request
       )}
       {r.status === 'OPEN' && (
         <div class="actions">
-          <button type="button" class="accept" onClick={() => act('mutation Accept($id: String!) { actionRequestsAccept(id: $id) }', { id: r.rowId })}>Accept</button>
-          <button type="button" class="decline" onClick={() => act('mutation Decline($id: String!) { actionRequestsDecline(id: $id) }', { id: r.rowId })}>Decline</button>
+          <button type="button" class="accept" disabled={!canAct} onClick={() => act('mutation Accept($id: String!) { actionRequestsAccept(id: $id) }', { id: r.rowId })}>Accept</button>
+          <button type="button" class="decline" disabled={!canAct} onClick={() => act('mutation Decline($id: String!) { actionRequestsDecline(id: $id) }', { id: r.rowId })}>Decline</button>
         </div>
       )}
       {r.status !== 'OPEN' && <p class="meta">{r.status}</p>}
