@@ -234,8 +234,8 @@ const commands = [
     workspace: WORKSPACE,
     target: { kind: 'string', required: true, description: 'profile key of the agent matching issues go to', placeholder: 'PROFILE_KEY' },
     priority: { kind: 'string', choices: ['NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT'], description: 'condition: the issue has this priority', placeholder: 'P' },
-    label: { kind: 'string', description: 'condition: the issue carries this label', placeholder: 'ID' },
-    project: { kind: 'string', description: 'condition: the issue is in this project', placeholder: 'ID' },
+    label: { kind: 'id', description: 'condition: the issue carries this label' },
+    project: { kind: 'id', description: 'condition: the issue is in this project' },
     name: { kind: 'string', description: 'a name for people' },
   }, async (client, v) => {
     const ws = await workspaceId(client, v.workspace);
@@ -296,7 +296,7 @@ const commands = [
   }),
 
   command('revoke-key', 'Revoke a key (it stops working at once).', {
-    id: { kind: 'string', required: true, description: 'key id (see list-keys)' },
+    id: { kind: 'id', required: true, description: 'key id (see list-keys)' },
   }, async (client, v) => {
     const { rows } = await client.query('select id, revoked_at from app_private.revoke_api_key($1)', [v.id]);
     return { json: { apiKey: { id: rows[0].id, revokedAt: rows[0].revoked_at.toISOString() } }, text: `Revoked key ${rows[0].id}.` };
@@ -327,13 +327,13 @@ const commands = [
     const { rows } = await client.query('select app_private.webhooks_list($1) as l', [ws]);
     const list = rows[0].l as Array<{ id: string; url: string; active: boolean; pending: number; deadLetters: number }>;
     return {
-      json: { webhooks: list },
+      json: { items: list },
       text: list.map((w) => `${w.id} ${w.active ? 'active  ' : 'inactive'} ${w.url} pending=${w.pending} dead=${w.deadLetters}`).join('\n') || 'No webhooks.',
     };
   }),
 
   command('update-webhook', 'Change a webhook (only the flags given).', {
-    id: { kind: 'string', required: true, description: 'webhook id' },
+    id: { kind: 'id', required: true, description: 'webhook id (see list-webhooks)' },
     url: { kind: 'string', description: 'new URL' },
     events: { kind: 'string', description: 'event kinds, or all', placeholder: 'K1,K2|all' },
     active: { kind: 'bool', description: 'deliver or pause' },
@@ -346,13 +346,13 @@ const commands = [
     return { json: { webhook: rows[0].w }, text: `Updated webhook ${rows[0].w.id}.` };
   }),
 
-  command('delete-webhook', 'Delete a webhook.', { id: { kind: 'string', required: true, description: 'webhook id' } }, async (client, v) => {
+  command('delete-webhook', 'Delete a webhook.', { id: { kind: 'id', required: true, description: 'webhook id (see list-webhooks)' } }, async (client, v) => {
     const { rows } = await client.query('select app_private.webhook_delete($1) as w', [v.id]);
     return { json: { webhook: rows[0].w }, text: `Deleted webhook ${rows[0].w.id}.` };
   }),
 
   command('rotate-webhook-secret', 'Replace a webhook\'s signing secret; prints the new one once.', {
-    id: { kind: 'string', required: true, description: 'webhook id' },
+    id: { kind: 'id', required: true, description: 'webhook id (see list-webhooks)' },
   }, async (client, v) => {
     const { rows } = await client.query('select app_private.webhook_rotate_secret($1) as w', [v.id]);
     return { json: { webhook: rows[0].w }, text: `New signing secret for ${rows[0].w.id} (shown once): ${rows[0].w.secret}` };
@@ -360,7 +360,7 @@ const commands = [
 
   command('list-deliveries', 'List webhook deliveries, newest first.', {
     workspace: WORKSPACE,
-    webhook: { kind: 'string', description: 'only this webhook', placeholder: 'ID' },
+    webhook: { kind: 'id', description: 'only this webhook' },
     status: { kind: 'string', choices: ['PENDING', 'DELIVERED', 'DEAD_LETTER', 'CANCELED'], description: 'only this status' },
     limit: { kind: 'int', min: 1, max: 500, description: 'page size (default 50)' },
     before: { kind: 'string', description: 'cursor from a previous page', placeholder: 'CURSOR' },
@@ -371,13 +371,13 @@ const commands = [
     ]);
     const page = rows[0].l as { nextCursor: string | null; items: Array<{ id: string; status: string; eventKind: string; channel: string; totalAttempts: number; lastError: string | null }> };
     return {
-      json: { deliveries: page.items, nextCursor: page.nextCursor },
+      json: { items: page.items, nextCursor: page.nextCursor },
       text: page.items.map((d) => `${d.id} ${d.status.padEnd(11)} ${d.eventKind} ${d.channel} attempts=${d.totalAttempts}${d.lastError ? ` (${d.lastError})` : ''}`).join('\n') || 'No deliveries.',
     };
   }),
 
   command('retry-delivery', 'Put a dead-letter delivery back in the queue.', {
-    id: { kind: 'string', required: true, description: 'delivery id' },
+    id: { kind: 'id', required: true, description: 'delivery id (see list-deliveries)' },
   }, async (client, v) => {
     const { rows } = await client.query('select app_private.webhook_delivery_retry($1) as d', [v.id]);
     return { json: { delivery: rows[0].d }, text: `Delivery ${rows[0].d.id} queued again.` };

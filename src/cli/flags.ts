@@ -11,9 +11,10 @@ import { parseArgs } from 'node:util';
  *  - `string`: one value; `choices` restricts it (case-insensitive, normalised to upper case);
  *  - `int`: a whole number, at least `min` (default 0);
  *  - `bool`: the value `true` or `false` (`--auto-dispatch false`);
- *  - `list`: comma-separated values (`--scopes A,B`).
+ *  - `list`: comma-separated values (`--scopes A,B`);
+ *  - `id`: a UUID (a row's id, as the list commands print it).
  */
-export type FlagKind = 'switch' | 'string' | 'int' | 'bool' | 'list';
+export type FlagKind = 'switch' | 'string' | 'int' | 'bool' | 'list' | 'id';
 
 export interface FlagSpec {
   kind: FlagKind;
@@ -48,6 +49,8 @@ export type Values<F extends FlagSpecs> = {
   [K in keyof F as F[K]['required'] extends true ? never : F[K]['kind'] extends 'switch' ? never : K]?: ValueOf<F[K]>;
 };
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export class UsageError extends Error {
   readonly exitCode = 2;
   constructor(message: string, readonly usage?: string) {
@@ -77,6 +80,8 @@ function placeholder(name: string, spec: FlagSpec): string {
       return 'true|false';
     case 'list':
       return `${name.toUpperCase().replace(/S$/, '')}1,..`;
+    case 'id':
+      return 'ID';
     default:
       return name.toUpperCase().replace(/-/g, '_');
   }
@@ -236,6 +241,13 @@ export function validate<F extends FlagSpecs>(spec: CommandSpec<F>, raw: Record<
       }
       case 'list':
         out[name] = Array.isArray(v) ? v.map(String) : text.split(',').map((s) => s.trim()).filter(Boolean);
+        break;
+      case 'id':
+        if (!UUID.test(text)) {
+          const rawKey = text.startsWith('svc_sk_') ? '; that is a raw key, not its id' : '';
+          throw new UsageError(`--${name} must be a UUID: ${f.description}; got ${JSON.stringify(text.slice(0, 60))}${rawKey}`);
+        }
+        out[name] = text.toLowerCase();
         break;
       default: {
         if (f.choices) {

@@ -66,7 +66,8 @@ const COMMANDS: Record<string, TopCommand> = {
     name: 'svc admin', summary: 'Operator commands on workspaces, members, agents, keys and webhooks.', flags: {},
     async main(args) {
       const [sub, ...rest] = args;
-      if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') return void process.stdout.write(`${adminUsage()}\n`);
+      if (sub === undefined) throw new UsageError('svc admin needs a command', adminUsage());
+      if (sub === '--help' || sub === '-h' || sub === 'help') return void process.stdout.write(`${adminUsage()}\n`);
       const spec = ADMIN_SPECS[sub];
       if (!spec) throw new UsageError(`unknown admin command ${JSON.stringify(sub)}; ${suggestion(sub, Object.keys(ADMIN_SPECS))} (svc admin --help lists them)`);
       if (wantsHelp(rest)) return void process.stdout.write(`${usage(spec)}\n`);
@@ -94,7 +95,8 @@ const COMMANDS: Record<string, TopCommand> = {
     name: 'svc db', summary: 'Database helpers: `svc db url` prints the connection string.', flags: {},
     async main(args) {
       const [sub, ...rest] = args;
-      if (sub === undefined || sub === '--help' || sub === '-h') return void process.stdout.write(`usage: ${synopsis(DB_URL)}\n\n${DB_URL.summary}\n`);
+      if (sub === undefined) throw new UsageError('svc db needs a command', `usage: ${synopsis(DB_URL)}`);
+      if (sub === '--help' || sub === '-h') return void process.stdout.write(`usage: ${synopsis(DB_URL)}\n\n${DB_URL.summary}\n`);
       if (sub !== 'url') throw new UsageError(`unknown db command ${JSON.stringify(sub)}; did you mean url? (svc db url --help)`);
       await DB_URL.main(rest);
     },
@@ -270,7 +272,9 @@ async function serve(http: boolean, worker: boolean) {
 
 async function main() {
   const [command, ...rest] = process.argv.slice(2);
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+  // Nothing to do is a usage mistake (exit 2, usage on stderr): a script calling `svc $CMD` with CMD unset fails.
+  if (command === undefined) throw new UsageError('no command given', mainUsage());
+  if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${mainUsage()}\n`);
     return;
   }

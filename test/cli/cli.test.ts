@@ -93,7 +93,7 @@ describe('svc with DATABASE_URL', () => {
     expect(webhook).toMatchObject({ id: expect.any(String), url: 'https://hooks.example.com/svc', events: ['ISSUE_CREATED', 'ISSUE_DELETED'],
       secret: expect.stringMatching(/^whsec_/) });
     const listed = await svc(['admin', 'list-webhooks', '--workspace', 'CLI', '--json'], env);
-    expect(JSON.parse(listed.stdout).webhooks[0]).toMatchObject({ id: webhook.id, active: true });
+    expect(JSON.parse(listed.stdout).items[0]).toMatchObject({ id: webhook.id, active: true });
     expect(listed.stdout).not.toContain('whsec_');
     const bad = await svc(['admin', 'create-webhook', '--workspace', 'CLI', '--url', 'https://x.example.com', '--events', 'NOPE', '--json'], env);
     expect(bad.code).not.toBe(0);

@@ -123,6 +123,24 @@ describe('--help', () => {
     expect((await svc(['admin', 'create-key', '-h'], env)).stdout).toBe(`${usage(ADMIN_SPECS['create-key']!)}\n`);
   }, 120_000);
 
+  it('a missing command is a usage mistake: the usage on stderr, exit 2 (svc, svc admin, svc db)', async () => {
+    const results = await each([[], ['admin'], ['db']], (args) => svc(args, env));
+    for (const r of results) {
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^svc: .*needs a command|^svc: no command given/);
+      expect(r.stderr).toMatch(/usage: svc/);
+    }
+  }, 60_000);
+
+  it('an id flag takes a UUID: anything else is exit 2 naming the flag (a raw key is recognised)', async () => {
+    const [bad, raw] = await each([['admin', 'revoke-key', '--id', 'nope'], ['admin', 'revoke-key', '--id', 'svc_sk_abc']], (args) => svc(args, env));
+    expect(bad!.code).toBe(2);
+    expect(bad!.stderr).toBe('svc: --id must be a UUID: key id (see list-keys); got "nope"\n');
+    expect(raw!.code).toBe(2);
+    expect(raw!.stderr).toMatch(/that is a raw key, not its id/);
+  }, 60_000);
+
   it('top-level commands have --help too', async () => {
     const results = await each(['start', 'worker', 'migrate', 'psql'], (c) => svc([c, '--help'], env));
     for (const r of results) {

@@ -177,9 +177,9 @@ describe('failures', () => {
     for (const g of gaps) expect(g).toBeGreaterThanOrEqual(80);
 
     const listed = await admin(t, 'list-deliveries', { workspace: ws.key, status: 'DEAD_LETTER', json: true });
-    expect(listed.deliveries.map((x: { id: string }) => x.id)).toContain(d.id);
+    expect(listed.items.map((x: { id: string }) => x.id)).toContain(d.id);
     const webhooks = await admin(t, 'list-webhooks', { workspace: ws.key, json: true });
-    expect(webhooks.webhooks.find((w: { id: string }) => w.id === hook.id)).toMatchObject({ deadLetters: 1, pending: 0 });
+    expect(webhooks.items.find((w: { id: string }) => w.id === hook.id)).toMatchObject({ deadLetters: 1, pending: 0 });
     expect(JSON.stringify(webhooks)).not.toContain('whsec_');
 
     healthy = true;
