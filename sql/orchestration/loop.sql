@@ -209,6 +209,13 @@ begin
   if not v_plan.is_active_attempt then
     raise exception 'This plan is not the goal''s active attempt' using errcode = 'SV409', detail = 'not_active_attempt';
   end if;
+  -- Spec 3.8: only DRAFT or APPROVED. A BLOCKED plan runs again through its gate (reviewGates.resolve) or
+  -- executionPlans.transition RUNNING, which refuse while a gate holds it.
+  if v_plan.status not in ('DRAFT', 'APPROVED') then
+    raise exception 'Plan is %; plans.activate runs a DRAFT or APPROVED plan%', v_plan.status,
+      case when v_plan.status = 'BLOCKED' then ' (a blocked plan runs again when its review gate is resolved)' else '' end
+      using errcode = 'SV409', detail = 'illegal_transition';
+  end if;
   if v_goal.status not in ('PLANNING', 'ACTIVE') then
     raise exception 'Goal is %; its plan cannot run', v_goal.status using errcode = 'SV409', detail = 'illegal_transition';
   end if;
@@ -387,8 +394,10 @@ begin
     end loop;
   end loop;
   if v_seen < v_n then
-    perform app_hidden.raise_invalid(p_field || '.dependsOnStepIndexes',
-      format('the dependencies make a cycle (steps %s)', (select string_agg(i::text, ', ') from generate_subscripts(v_indeg, 1) i where v_indeg[i] > 0 and i <= v_n)));
+    -- Named as the other errors are: 0-based batch positions, the field of the first step in the cycle.
+    perform app_hidden.raise_invalid(
+      format('%s.%s.dependsOnStepIndexes', p_field, (select min(i) - 1 from generate_subscripts(v_indeg, 1) i where v_indeg[i] > 0 and i <= v_n)),
+      format('the dependencies make a cycle (steps %s)', (select string_agg((i - 1)::text, ', ') from generate_subscripts(v_indeg, 1) i where v_indeg[i] > 0 and i <= v_n)));
   end if;
 
   v_base := coalesce((select max(s.position) + 1 from app_public.execution_steps s where s.plan_id = p_plan.id), 0);
@@ -396,7 +405,7 @@ begin
     v_step := p_steps->v_i;
     v_agent := null;
     if v_step->>'assignedAgentId' is not null then
-      v_agent := (app_hidden.find_agent(v_step->>'assignedAgentId', null, format('%s.%s.assignedAgentId', p_field, v_i))).id;
+      v_agent := (app_hidden.crew_agent(v_step->>'assignedAgentId', format('%s.%s.assignedAgentId', p_field, v_i))).id;
     end if;
     -- A dependency may come later in the batch: insert every step first, then link them.
     insert into app_public.execution_steps (workspace_id, plan_id, position, title, body, expected_output, verification,
@@ -406,6 +415,10 @@ begin
     returning id into v_id;
     v_ids := v_ids || v_id;
   end loop;
+  -- The plan an approver was asked about has changed: its open approval request is SUPERSEDED (ask again).
+  if v_n > 0 then
+    perform app_hidden.action_requests_supersede('execution-plan', p_plan.id);
+  end if;
   for v_i in 0 .. v_n - 1 loop
     update app_public.execution_steps s
     set depends_on_step_ids = (select coalesce(array_agg(distinct v_ids[(e)::int + 1]), '{}')
@@ -415,7 +428,7 @@ begin
   return v_ids;
 end
 $$;
-comment on function app_hidden.add_plan_steps(p_plan app_public.execution_plans, p_steps jsonb, p_field text) is 'Adds a batch of steps to a DRAFT plan (409 plan_not_draft otherwise). dependsOnStepIndexes are 0-based positions in the batch and must form a DAG: an unknown index, a self-dependency or a cycle is a 400 naming the field. Steps start TODO.';
+comment on function app_hidden.add_plan_steps(p_plan app_public.execution_plans, p_steps jsonb, p_field text) is 'Adds a batch of steps to a DRAFT plan (409 plan_not_draft otherwise). dependsOnStepIndexes are 0-based positions in the batch and must form a DAG: an unknown index, a self-dependency or a cycle is a 400 naming the field. assignedAgentId must be a live agent (400 agent_archived). Steps start TODO; an open approval request of the plan is SUPERSEDED (what it asked about changed).';
 grant execute on function app_hidden.add_plan_steps(p_plan app_public.execution_plans, p_steps jsonb, p_field text) to svc_visitor;
 
 create or replace function app_hidden.open_gate(p_plan app_public.execution_plans, p_step_id uuid, p_reason text, p_title text, p_details jsonb default '{}'::jsonb)

@@ -171,8 +171,13 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
       apiError = err;
     } else {
       const status = (err as { statusCode?: number }).statusCode;
+      const code = (err as NodeJS.ErrnoException).code;
       if (status && status >= 400 && status < 500) {
         apiError = new ApiError(status, { error: STATUS_ERRORS[status] ?? 'bad_request', message: (err as Error).message });
+      } else if (code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
+        // The client went away mid-request (an aborted upload): nobody reads the answer, and it is not our fault.
+        req.log.info({ code }, 'client closed the connection mid-request');
+        apiError = new ApiError(400, { error: 'bad_request', message: 'The request was cut off before its end' });
       } else {
         req.log.error({ err }, 'request failed');
         apiError = new ApiError(500, { error: 'internal', message: 'Internal server error' });

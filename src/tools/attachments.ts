@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { BlobStore } from '../blobs/store.ts';
 import { BLOB_KEY, MAX_FILE_BYTES } from '../blobs/store.ts';
 import { ApiError } from '../errors.ts';
-import { defineTools, id, tool, type ToolContext } from './define.ts';
+import { defineTools, httpUrl, id, tool, type ToolContext } from './define.ts';
 import { AttachmentOut } from './shapes.ts';
 
 /** Spec 8: getInline serves only these; anything else → use getDownloadUrl. */
@@ -21,7 +21,11 @@ const filename = z.string().min(1).max(255)
   .refine((s) => !/[/\\]/.test(s), 'must not contain / or \\')
   .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters')
   .refine((s) => s !== '.' && s !== '..', 'is not a file name');
-const mimeType = z.string().max(255).regex(/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/, 'must be a MIME type such as image/png');
+// type/subtype with optional parameters (text/plain; charset=utf-8), RFC 6838 tokens: nothing that could break the
+// Content-Type header it is served with.
+const mimeType = z.string().max(255).regex(
+  /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\s*;\s*[A-Za-z0-9!#$&^_.+-]+=([A-Za-z0-9!#$&^_.+-]+|"[^"\\\x00-\x1f\x7f]*"))*$/,
+  'must be a MIME type such as image/png or text/plain; charset=utf-8');
 
 function blobsOf(ctx: ToolContext): BlobStore {
   const b = ctx.services.blobs;
@@ -78,7 +82,7 @@ export const attachmentTools = defineTools(
     description: 'Attach a link (kind LINK, mimeType text/url, size 0) to an issue, comment, cycle or initiative. Without linkTitle the hostname stands in until a background job has fetched the page title (5 s, redirects followed, 64 KB read).',
     input: z.strictObject({
       targetType, targetId,
-      externalUrl: z.string().max(2000).regex(/^https?:\/\/[^\s/?#]+/i, 'must start with http:// or https://'),
+      externalUrl: httpUrl(2000),
       linkTitle: z.string().trim().min(1).max(500).optional(),
     }),
     output: AttachmentOut,

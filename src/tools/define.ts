@@ -149,4 +149,23 @@ export const isoDate = () => z.iso.date().refine(notYearZero, YEAR_ZERO);
 export const isoDateTime = () => z.iso.datetime({ offset: true }).refine(notYearZero, YEAR_ZERO);
 
 /** `{ items, nextCursor }` — the shape of every paged list. */
+/**
+ * An http(s) URL as people paste it: it must parse (WHATWG URL: no space in the host), carry no user:password@ (it
+ * would be stored and shown to every reader), and its scheme may be in any case (stored in lower case, as the
+ * tables' checks expect). Otherwise the string is kept as given.
+ */
+export const httpUrl = (max: number) => z.string().max(max)
+  .refine(isHttpUrl, 'must be an http:// or https:// URL (no spaces, no user:password@)')
+  .overwrite((s) => s.replace(/^https?:/i, (scheme) => scheme.toLowerCase()));
+
+function isHttpUrl(s: string): boolean {
+  if (!/^https?:\/\/[^\s/?#]/i.test(s) || /\s/.test(s)) return false;
+  try {
+    const u = new URL(s);
+    return !u.username && !u.password && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
 export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });

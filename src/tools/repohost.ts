@@ -6,12 +6,12 @@
  */
 import { z } from 'zod';
 import { fetchResource, hostClient, searchRepo, type FetchedResource, type MappingRef } from '../repohost/github.ts';
-import { defineTools, id, issueRef, tool, type ToolContext } from './define.ts';
+import { defineTools, httpUrl, id, issueRef, tool, type ToolContext } from './define.ts';
 import { IssueOut } from './shapes.ts';
 
 const linkKind = z.enum(['SOURCE', 'IMPLEMENTS', 'REVIEWS', 'RELATES_TO']);
 const repoFullName = z.string().regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, 'must be owner/name');
-const url = z.string().max(500).regex(/^https?:\/\//i, 'must be an http(s) URL');
+const url = httpUrl(500);
 
 const ResourceOut = z.looseObject({
   id: z.string(), provider: z.string(), repoFullName: z.string(), type: z.enum(['issue', 'pull_request']),

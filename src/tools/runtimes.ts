@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, limit, page, timestamp, tool } from './define.ts';
+import { cursor, defineTools, httpUrl, id, limit, page, timestamp, tool } from './define.ts';
 
 const kind = z.enum(['LOCAL_DAEMON', 'REMOTE_HTTP', 'CLOUD']);
 const provider = z.enum(['CUSTOM', 'CLAUDE', 'CODEX', 'HERMES']);
@@ -7,9 +7,7 @@ const info = z.record(z.string(), z.unknown()).describe(
   'Runtime metadata; only runtimeVersion, bridgeVersion, codexVersion, containerImage, hostname, os, arch and workspaceRoot are kept');
 
 // The table's check (`^https?://`, ≤ 2048) said as a 400 on `endpoint` instead of a constraint name.
-const ENDPOINT_MESSAGE = 'must be an http:// or https:// URL';
-const endpoint = z.url({ protocol: /^https?$/, error: ENDPOINT_MESSAGE }).regex(/^https?:\/\//, ENDPOINT_MESSAGE).max(2048)
-  .describe('http:// or https:// URL of the runtime');
+const endpoint = httpUrl(2048).describe('http:// or https:// URL of the runtime');
 
 export const RuntimeOut = z.looseObject({
   id: z.string(), name: z.string(), kind, endpoint: z.string().nullable(), providersAvailable: z.array(z.string()),

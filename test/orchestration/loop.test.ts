@@ -1,6 +1,6 @@
 /** The orchestration loop end to end (spec 3.7-3.9, 4.12, 6.3): goal → decompose → addSteps → requestApproval → accept → steps READY → REVIEW → judge → verdicts → ACHIEVED; the budget stop; gates. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -187,5 +187,60 @@ describe('the orchestration loop', () => {
     expect(again.gates.map((g: any) => [g.reason, g.status])).toEqual([['BUDGET_COST', 'APPROVED'], ['BUDGET_WALL_TIME', 'PENDING']]);
     const wall = (await eventsSince(since)).filter((e) => e.kind === 'PLAN_BUDGET_EXCEEDED');
     expect(wall.map((e) => e.payload.reason)).toEqual(['cost', 'wall_time']);
+  });
+
+  it('guards around gates and approval: no activate of a BLOCKED plan, a gate-held step moves only to CANCELED, approval asks again after addSteps, no empty approvals, live step agents, real source runs', async () => {
+    const workerKey = await createKey(t, ws, { agent: 'worker', scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    const refused = async (token: string, tool: string, args: unknown, status: number, error: string) => {
+      const r = await rest(t, token, tool, args);
+      expect([tool, r.status, r.body.error]).toEqual([tool, status, error]);
+      return r.body;
+    };
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Guarded' });
+    const goal = await ok(t, ws.token, 'goals.create', { title: 'Guarded goal', issueId: issue.id, crewId });
+
+    // An empty plan is neither approved nor sent for approval (it would be stuck: no steps, no way back to DRAFT).
+    const empty = await ok(t, ws.token, 'executionPlans.create', { goalId: goal.id });
+    await refused(ws.token, 'executionPlans.transition', { id: empty.id, status: 'APPROVED' }, 409, 'plan_empty');
+    await refused(ws.token, 'plans.requestApproval', { planId: empty.id }, 409, 'plan_empty');
+
+    // Steps for an archived agent are refused, naming the step.
+    await createAgent(t, ws, 'retired');
+    const retired = await admin(t, 'archive-agent', { workspace: ws.key, agent: 'retired', json: true });
+    const archived = await refused(ws.token, 'plans.addSteps', { planId: empty.id, steps: [{ title: 'x', assignedAgentId: retired.agent.id }] }, 400, 'agent_archived');
+    expect(Object.keys(archived.issues)).toEqual(['steps.0.assignedAgentId']);
+
+    // Adding steps after the approval request supersedes it: the approver is asked again about the new plan.
+    await ok(t, ws.token, 'plans.addSteps', { planId: empty.id, steps: [{ title: 'Fix' }] });
+    const asked = await ok(t, ws.token, 'plans.requestApproval', { planId: empty.id });
+    await ok(t, workerKey.token, 'plans.addSteps', { planId: empty.id, steps: [{ title: 'rm -rf prod' }] });
+    expect((await ok(t, ws.token, 'actionRequests.list', { status: 'SUPERSEDED' })).items.map((r: any) => r.id)).toContain(asked.actionRequestId);
+    await refused(ws.token, 'actionRequests.accept', { id: asked.actionRequestId }, 409, 'illegal_transition');
+    expect((await ok(t, ws.token, 'executionPlans.get', { id: empty.id })).status).toBe('DRAFT');
+
+    // A BLOCKED plan does not run again through plans.activate, whoever asks: only through its gate.
+    const plan = empty;
+    await ok(t, ws.token, 'plans.activate', { planId: plan.id });
+    const gate = await ok(t, ws.token, 'reviewGates.open', { planId: plan.id, note: 'hold' });
+    for (const token of [ws.token, workerKey.token]) await refused(token, 'plans.activate', { planId: plan.id }, 409, 'illegal_transition');
+    expect((await ok(t, ws.token, 'executionPlans.get', { id: plan.id })).status).toBe('BLOCKED');
+    expect((await ok(t, ws.token, 'reviewGates.get', { id: gate.id })).status).toBe('PENDING');
+    await ok(t, ws.token, 'reviewGates.resolve', { id: gate.id, decision: 'APPROVE' });
+
+    // A step held by a pending gate moves only to CANCELED, which cancels the gate.
+    const [fix, prod] = (await ok(t, ws.token, 'executionPlans.get', { id: plan.id })).steps;
+    const held = await ok(t, ws.token, 'executionPlans.transitionStep', { stepId: prod.id, status: 'BLOCKED', note: 'needs a person' });
+    for (const status of ['READY', 'RUNNING', 'REVIEW', 'DONE']) {
+      await refused(workerKey.token, 'executionPlans.transitionStep', { stepId: prod.id, status }, 409, 'gate_pending');
+    }
+    expect((await ok(t, ws.token, 'reviewGates.get', { id: held.gateId })).status).toBe('PENDING');
+    await ok(t, ws.token, 'executionPlans.transitionStep', { stepId: prod.id, status: 'CANCELED' });
+    expect((await ok(t, ws.token, 'reviewGates.get', { id: held.gateId })).status).toBe('CANCELED');
+
+    // sourceRunId names one of the step's own runs.
+    const nope = await refused(ws.token, 'executionPlans.transitionStep', { stepId: fix.id, status: 'RUNNING', sourceRunId: crypto.randomUUID() }, 404, 'not_found');
+    expect(Object.keys(nope.issues ?? { sourceRunId: 1 })).toEqual(['sourceRunId']);
+    const { rows: [run] } = await t.pools.owner.query('select id from app_public.agent_runs where step_id = $1', [fix.id]);
+    expect((await ok(t, ws.token, 'executionPlans.transitionStep', { stepId: fix.id, status: 'RUNNING', sourceRunId: run.id })).step.sourceRunId).toBe(run.id);
   });
 });

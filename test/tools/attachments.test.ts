@@ -122,6 +122,14 @@ describe('attachments on the embedded store', () => {
     expect400(await rest(t, ws.token, 'attachments.getInline', { id: crypto.randomUUID(), maxBytes: 26 * 1024 * 1024 }), 'maxBytes');
     expect400(await rest(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: 'ftp://x.example/y' }), 'externalUrl');
     expect400(await rest(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: 'javascript:alert(1)' }), 'externalUrl');
+    // Not a URL (a space in the host), or one carrying a password that every reader would see.
+    expect400(await rest(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: 'https://exa mple.com' }), 'externalUrl');
+    expect400(await rest(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: 'https://user:pass@example.com/' }), 'externalUrl');
+    // The scheme in any case is a URL (stored in lower case), and a MIME type may carry parameters.
+    const upper = await ok(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: 'HTTPS://EXAMPLE.COM/A', linkTitle: 'A' });
+    expect(upper.externalUrl).toBe('https://EXAMPLE.COM/A');
+    expect((await ok(t, ws.token, 'attachments.initUpload', { ...base, mimeType: 'text/plain; charset=utf-8' })).mimeType).toBe('text/plain; charset=utf-8');
+    expect400(await rest(t, ws.token, 'attachments.initUpload', { ...base, mimeType: 'text/plain; charset=utf-8\r\nX-Evil: 1' }), 'mimeType');
 
     const quotaWs = await createWorkspace(t);
     await t.pools.owner.query('update app_public.workspaces set attachment_quota_mb = 1 where id = $1', [quotaWs.id]);

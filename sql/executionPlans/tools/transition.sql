@@ -32,11 +32,14 @@ begin
     end if;
   elsif v_to = 'CANCELED' then
     perform app_hidden.plan_cancel(v_plan);
+  elsif v_to = 'APPROVED' and not exists (select 1 from app_public.execution_steps s where s.plan_id = v_plan.id) then
+    -- An approved plan takes no more steps and an empty one cannot run: it would be stuck.
+    raise exception 'The plan has no steps: add them with plans.addSteps before approving it' using errcode = 'SV409', detail = 'plan_empty';
   else
     perform app_hidden.plan_move(v_plan, v_to);
   end if;
   return app_hidden.plan_json((select p from app_public.execution_plans p where p.id = v_plan.id), true);
 end
 $$;
-comment on function app_tools.execution_plans_transition(args jsonb) is 'executionPlans.transition: Move a plan: APPROVED, RUNNING (as plans.activate; from BLOCKED only when no review gate holds it), BLOCKED, COMPLETED (every step DONE or CANCELED), CANCELED (unfinished steps, gates and step runs end). Illegal moves are 409.';
+comment on function app_tools.execution_plans_transition(args jsonb) is 'executionPlans.transition: Move a plan: APPROVED (it has steps), RUNNING (as plans.activate; from BLOCKED only when no review gate holds it), BLOCKED, COMPLETED (every step DONE or CANCELED), CANCELED (unfinished steps, gates and step runs end). Illegal moves are 409.';
 grant execute on function app_tools.execution_plans_transition(args jsonb) to svc_visitor;

@@ -19,8 +19,17 @@ begin
   if v_plan.status <> 'RUNNING' then
     raise exception 'Plan is %; its steps move only while it runs', v_plan.status using errcode = 'SV409', detail = 'plan_not_running';
   end if;
+  -- A pending gate holds the step: a person decides it (reviewGates.resolve); only canceling the step (which
+  -- cancels the gate) goes around it.
+  if v_to <> 'CANCELED' and exists (select 1 from app_public.review_gates g where g.step_id = v_step.id and g.status = 'PENDING') then
+    raise exception 'A review gate holds this step: resolve it with reviewGates.resolve' using errcode = 'SV409', detail = 'gate_pending';
+  end if;
   if args->>'sourceRunId' is not null then
-    update app_public.execution_steps set source_run_id = app_hidden.parse_uuid(args->>'sourceRunId', 'sourceRunId')
+    -- The run the move comes from: one of this step's runs.
+    if not exists (select 1 from app_public.agent_runs r where r.id = app_hidden.parse_uuid(args->>'sourceRunId', 'sourceRunId') and r.step_id = v_step.id) then
+      raise exception 'Run not found among this step''s runs' using errcode = 'SV404', column = 'sourceRunId';
+    end if;
+    update app_public.execution_steps set source_run_id = (args->>'sourceRunId')::uuid
     where id = v_step.id returning * into v_step;
   end if;
   if v_to = 'READY' then
@@ -39,6 +48,12 @@ begin
         perform app_hidden.step_dispatch_judge(v_step, v_judge);
       end if;
     elsif v_to in ('DONE', 'CANCELED') then
+      if v_to = 'CANCELED' then
+        for v_gate in select * from app_public.review_gates g where g.step_id = v_step.id and g.status = 'PENDING' loop
+          perform app_hidden.gate_move(v_gate, 'CANCELED', 'the step was canceled');
+        end loop;
+        v_gate := null;
+      end if;
       v_ready := app_hidden.plan_cascade(v_plan.id);
     end if;
   end if;
@@ -49,5 +64,5 @@ begin
     'readyStepIds', to_jsonb(v_ready), 'judgeAgentId', v_judge, 'gateId', v_gate.id);
 end
 $$;
-comment on function app_tools.execution_plans_transition_step(args jsonb) is 'executionPlans.transitionStep: Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew''s REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED.';
+comment on function app_tools.execution_plans_transition_step(args jsonb) is 'executionPlans.transitionStep: Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew''s REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step''s runs (404).';
 grant execute on function app_tools.execution_plans_transition_step(args jsonb) to svc_visitor;

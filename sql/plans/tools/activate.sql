@@ -14,5 +14,5 @@ begin
   return jsonb_build_object('ok', true, 'planId', v_plan.id, 'readyStepIds', to_jsonb(v_ready));
 end
 $$;
-comment on function app_tools.plans_activate(args jsonb) is 'plans.activate: Run a DRAFT or APPROVED plan: RUNNING, the goal becomes ACTIVE, root steps become READY (each writes EXECUTION_STEP_READY and is dispatched to its agent, which gets a run).';
+comment on function app_tools.plans_activate(args jsonb) is 'plans.activate: Run a DRAFT or APPROVED plan: RUNNING, the goal becomes ACTIVE, root steps become READY (each writes EXECUTION_STEP_READY and is dispatched to its agent, which gets a run). Any other plan is 409 (a BLOCKED one runs again when its review gate is resolved).';
 grant execute on function app_tools.plans_activate(args jsonb) to svc_visitor;

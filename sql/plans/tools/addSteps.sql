@@ -13,5 +13,5 @@ begin
   return jsonb_build_object('planId', v_plan.id, 'stepIds', to_jsonb(app_hidden.add_plan_steps(v_plan, args->'steps', 'steps')));
 end
 $$;
-comment on function app_tools.plans_add_steps(args jsonb) is 'plans.addSteps: Add steps to a DRAFT plan. dependsOnStepIndexes are 0-based positions within this batch and must form a DAG (a cycle is a 400). Steps start TODO and become READY when the plan runs and their dependencies are DONE.';
+comment on function app_tools.plans_add_steps(args jsonb) is 'plans.addSteps: Add steps to a DRAFT plan. dependsOnStepIndexes are 0-based positions within this batch and must form a DAG (a cycle is a 400). assignedAgentId must be a live agent. Steps start TODO and become READY when the plan runs and their dependencies are DONE. An open approval request of the plan is superseded (ask again).';
 grant execute on function app_tools.plans_add_steps(args jsonb) to svc_visitor;

@@ -19,6 +19,9 @@ begin
   if not v_plan.is_active_attempt then
     raise exception 'This plan is not the goal''s active attempt' using errcode = 'SV409', detail = 'not_active_attempt';
   end if;
+  if not exists (select 1 from app_public.execution_steps s where s.plan_id = v_plan.id) then
+    raise exception 'The plan has no steps to approve: add them with plans.addSteps first' using errcode = 'SV409', detail = 'plan_empty';
+  end if;
   select * into v_goal from app_public.goals where id = v_plan.goal_id;
   perform app_hidden.action_requests_supersede('execution-plan', v_plan.id);
   v_req := app_hidden.action_request_insert(jsonb_build_object(
@@ -36,5 +39,5 @@ begin
   return jsonb_build_object('actionRequestId', v_req.id, 'planId', v_plan.id);
 end
 $$;
-comment on function app_tools.plans_request_approval(args jsonb) is 'plans.requestApproval: Ask for approval of a DRAFT plan: raises a FREE_FORM action request (sourceType execution-plan, on the goal''s issue) whose acceptance activates the plan. An earlier open approval request is superseded.';
+comment on function app_tools.plans_request_approval(args jsonb) is 'plans.requestApproval: Ask for approval of a DRAFT plan: raises a FREE_FORM action request (sourceType execution-plan, on the goal''s issue) whose acceptance activates the plan (409 plan_empty without steps). An earlier open approval request is superseded, as is this one when steps are added later.';
 grant execute on function app_tools.plans_request_approval(args jsonb) to svc_visitor;
