@@ -227,8 +227,12 @@ begin
     raise exception 'Only the assignee, a watcher of its issue, or a workspace OWNER/ADMIN may decide this request'
       using errcode = 'SV403', detail = 'not_allowed';
   end if;
+  -- Spec 3.2: deciding a request on an issue is an issue-state mutation for an agent in a gated run.
+  if v.issue_id is not null then
+    perform app_hidden.assert_run_mode_allows_mutation(v.issue_id);
+  end if;
   return v;
 end
 $$;
-comment on function app_hidden.action_request_for_decision(p_id text, p_verb text) is 'accept/decline: the request, locked, still open (409 otherwise) and decidable by the caller (403 not_allowed otherwise).';
+comment on function app_hidden.action_request_for_decision(p_id text, p_verb text) is 'accept/decline: the request, locked, still open (409 otherwise), decidable by the caller (403 not_allowed otherwise) and not by an agent whose RESEARCH/REVIEW/DISCUSS run is on its issue (403 run_mode_gated).';
 grant execute on function app_hidden.action_request_for_decision(p_id text, p_verb text) to svc_visitor;

@@ -87,8 +87,10 @@ begin
     return null;
   end if;
   -- Most urgent first, then the longest waiting.
+  -- Closed issues stay queued (queued is only cleared by assignment) but are no work to hand out.
   select i.* into v_issue from app_public.issues i
   where i.workspace_id = p_workspace_id and i.queued and i.assigned_agent_id is null and i.deleted_at is null
+    and (select s.category from app_public.statuses s where s.id = i.status_id) not in ('DONE', 'CANCELED')
   order by array_position(array['URGENT', 'HIGH', 'MEDIUM', 'LOW', 'NONE'], i.priority), i.created_at, i.id
   limit 1
   for update;
@@ -126,7 +128,7 @@ begin
   return jsonb_build_object('issueId', v_issue.id, 'agentId', v_agent.id, 'reason', v_reason);
 end
 $$;
-comment on function app_private.dispatch_next(p_workspace_id uuid) is 'One dispatcher step: when the workspace has autoDispatch on, the most urgent, longest-queued unassigned issue goes to the first matching rule''s target if eligible, else to the mode''s pick; AGENT_ASSIGNED (auto true, dispatch {mode, candidates, chosen, reason, ruleId}) and a run are written by assign_issue_agent. NULL when there is nothing to do. Call until NULL, one transaction each.';
+comment on function app_private.dispatch_next(p_workspace_id uuid) is 'One dispatcher step: when the workspace has autoDispatch on, the most urgent, longest-queued unassigned open (not DONE/CANCELED) issue goes to the first matching rule''s target if eligible, else to the mode''s pick; AGENT_ASSIGNED (auto true, dispatch {mode, candidates, chosen, reason, ruleId}) and a run are written by assign_issue_agent. NULL when there is nothing to do. Call until NULL, one transaction each.';
 
 create or replace function app_private.wake_dispatcher(p_workspace_id uuid)
  returns void

@@ -256,8 +256,9 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     await limiter.take(caller, 'rest');
     const t = findTool(req.params.tool);
     if (!t) throw new ApiError(404, { error: 'unknown_tool', message: `Unknown tool: ${req.params.tool}` });
-    const body = req.body ?? {};
-    if (typeof body !== 'object' || Array.isArray(body)) {
+    // No body is "no arguments"; a JSON null is a value, and not an object.
+    const body = req.body === undefined ? {} : req.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new ApiError(400, { error: 'invalid_input', message: 'Body must be a JSON object', issues: { body: 'must be a JSON object' } });
     }
     const json = await services.callTool(caller, t, body, 'rest');

@@ -4,6 +4,13 @@ import { defineTools, id, int, timestamp, tool } from './define.ts';
 const threadId = id('threadId');
 const draftId = id('draftId');
 const body = z.string().max(100_000).refine((s) => s.trim().length > 0, 'body must not be empty');
+// A chunk travels in one NOTIFY (8,000 bytes with its envelope): 4,000 plain characters fit, but escaping and
+// multi-byte characters can make 4,000 characters three times longer, so the encoded size is checked too.
+const DELTA_MAX_BYTES = 6000;
+const draftDelta = z.string().min(1).max(4000)
+  .refine((s) => Buffer.byteLength(JSON.stringify(s)) <= DELTA_MAX_BYTES,
+    `must be at most ${DELTA_MAX_BYTES} bytes as JSON (quotes, newlines and control characters count more, é two): split it over more chunks`)
+  .describe(`The next piece of the reply: up to 4000 characters and ${DELTA_MAX_BYTES} bytes as JSON`);
 const addressee = 'Needs a key linked to the agent the thread is addressed to (403 otherwise).';
 
 export const ChatMessageOut = z.looseObject({
@@ -37,7 +44,7 @@ export const chatTools = defineTools(
     name: 'chat.appendDraftChunk',
     scopes: ['WRITE_COMMENTS'],
     description: `Publish the next piece of a streamed reply (phase delta {delta, seq}); ephemeral, never stored. seq is advisory: gaps and reordering are tolerated. About one chunk per 60-200 ms. ${addressee}`,
-    input: z.strictObject({ threadId, draftId, delta: z.string().min(1).max(4000), seq: int(0) }),
+    input: z.strictObject({ threadId, draftId, delta: draftDelta, seq: int(0) }),
     output: z.object({ ok: z.boolean() }),
   }),
   tool({

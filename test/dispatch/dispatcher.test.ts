@@ -72,6 +72,25 @@ describe('dispatcher decisions', () => {
     expect(run.currentRun).toMatchObject({ agentId: ids.r1, status: 'ACTIVE' });
   });
 
+  it('a queued issue closed (DONE or CANCELED) before an agent was free is never handed out', async () => {
+    const { ws, ids } = await workspaceWith('ROUND_ROBIN', [{ key: 'c1', status: 'OFFLINE' }]);
+    const closed = [];
+    for (const category of ['CANCELED', 'DONE']) {
+      const issue = await ok(t, ws.token, 'issues.create', { title: `closed ${category}`, priority: 'URGENT' });
+      await ok(t, ws.token, 'issues.queue', { id: issue.id });
+      const statusId = (await ok(t, ws.token, 'statuses.list', { category }))[0].id;
+      await ok(t, ws.token, 'issues.transition', { id: issue.id, statusId });
+      closed.push(issue);
+    }
+    await sql('update app_public.agents set status = $2 where id = $1', [ids.c1, 'ONLINE']);
+    const open = await queueAndDispatch(ws, { title: 'open, less urgent', priority: 'LOW' });
+    expect(open.assigned?.agentId).toBe(ids.c1);
+    for (const issue of closed) {
+      expect(await assignedEvent(ws, issue.id)).toBeUndefined();
+      expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).assignedAgentId).toBeNull();
+    }
+  });
+
   it('load = assigned issues not DONE or CANCELED: finishing one frees the agent', async () => {
     const { ws, ids } = await workspaceWith('ROUND_ROBIN', [{ key: 'solo' }]);
     const a = await queueAndDispatch(ws, { title: 'busy' });

@@ -90,6 +90,14 @@ describe('REST keeps the spec bodies', () => {
     expect(r413.json()).toMatchObject({ error: 'payload_too_large' });
   });
 
+  it('a body that is JSON but not an object (null, an array, a string) is 400 {body}; no body at all is no arguments', async () => {
+    for (const payload of ['null', '[]', '"x"', '7']) {
+      const res = await post('/api/mcp/workspace.get', payload, auth());
+      expect([payload, res.statusCode, res.json().issues]).toEqual([payload, 400, { body: 'must be a JSON object' }]);
+    }
+    expect((await post('/api/mcp/workspace.get', '', auth())).statusCode).toBe(200);
+  });
+
   it('GraphQL and SSE 401s carry WWW-Authenticate too', async () => {
     // A data query: introspection alone is answered without a key (GraphiQL's schema and docs, issue 14).
     const g = await post('/graphql', JSON.stringify({ query: '{ viewerRole }' }), { accept: 'application/json' });

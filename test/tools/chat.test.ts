@@ -140,6 +140,15 @@ describe('a person talks to an agent', () => {
     }
     expect((await rest(t, helperKey.token, 'chat.appendMessage', { threadId: thread.id, body: '  ' })).body.issues).toHaveProperty('body');
     expect((await rest(t, helperKey.token, 'chat.appendDraftChunk', { threadId: thread.id, draftId: 'x', delta: 'x', seq: 1 })).body.issues).toHaveProperty('draftId');
+    // The delta's limit holds for any text: 4,000 plain characters pass; escaped or multi-byte text past the
+    // encoded limit is a 400 on delta (it was a 400 on a field "payload" the input does not have).
+    const { draftId } = await ok(t, helperKey.token, 'chat.startDraft', { threadId: thread.id });
+    expect(await ok(t, helperKey.token, 'chat.appendDraftChunk', { threadId: thread.id, draftId, delta: 'a'.repeat(4000), seq: 1 })).toEqual({ ok: true });
+    for (const delta of ['\n'.repeat(4000), 'é'.repeat(3700), '\u0001'.repeat(1500)]) {
+      const r = await rest(t, helperKey.token, 'chat.appendDraftChunk', { threadId: thread.id, draftId, delta, seq: 2 });
+      expect([r.status, Object.keys(r.body.issues)]).toEqual([400, ['delta']]);
+    }
+    expect(await ok(t, helperKey.token, 'chat.appendDraftChunk', { threadId: thread.id, draftId, delta: 'é'.repeat(2900), seq: 3 })).toEqual({ ok: true });
     expect((await rest(t, helperKey.token, 'chat.getThread', { threadId: thread.id, limit: 500 })).body.issues).toHaveProperty('limit');
     const noWrite = await createKey(t, ws, { agent: 'helper', scopes: ['READ_ISSUES'] });
     expect((await rest(t, noWrite.token, 'chat.getThread', { threadId: thread.id })).body).toMatchObject({ error: 'scope_required', scope: 'WRITE_COMMENTS' });

@@ -184,7 +184,20 @@ describe('run-mode gating (spec 3.2)', () => {
       expect(r.status, tool).toBe(403);
       expect(r.body.error, tool).toBe('run_mode_gated');
     }
-    expect(await lastEventId()).toBe(last);
+    // Spec 3.2: issue-linked artifact writes and action-request acceptance are issue mutations too.
+    const request = await ok(t, ws.token, 'actionRequests.create', { title: 'Ship it?', issueId: issue.id, kind: 'FREE_FORM', assignedAgentId: reviewer.id });
+    for (const [tool, input] of [
+      ['attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: 'https://example.com/x', linkTitle: 'x' }],
+      ['attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 3 }],
+      ['actionRequests.accept', { id: request.id }],
+      ['actionRequests.decline', { id: request.id }],
+    ] as const) {
+      const r = await rest(t, reviewerKey.token, tool, input);
+      expect([tool, r.status, r.body.error]).toEqual([tool, 403, 'run_mode_gated']);
+    }
+    const linked = await ok(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: 'https://example.com/y', linkTitle: 'y' });
+    const del = await rest(t, reviewerKey.token, 'attachments.delete', { id: linked.id });
+    expect([del.status, del.body.error]).toEqual([403, 'run_mode_gated']);
     // Allowed: comments and the rolling status; other agents and people are not gated.
     await ok(t, reviewerKey.token, 'comments.create', { issueId: issue.id, body: 'LGTM so far' });
     await ok(t, reviewerKey.token, 'comments.upsertStatus', { issueId: issue.id, body: 'reviewing' });

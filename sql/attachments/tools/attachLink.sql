@@ -14,6 +14,10 @@ declare
   v_title text := nullif(btrim(args->>'linkTitle'), '');
   v_row app_public.attachments;
 begin
+  -- Spec 3.2: an artifact on the issue itself is an issue mutation (gated runs); on a comment it is part of commenting.
+  if args->>'targetType' = 'issue' then
+    perform app_hidden.assert_run_mode_allows_mutation(v_target.issue_id);
+  end if;
   if v_url !~* '^https?://' or v_host is null or v_host = '' then
     perform app_hidden.raise_invalid('externalUrl', 'must be an http:// or https:// URL');
   end if;

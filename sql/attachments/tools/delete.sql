@@ -9,6 +9,9 @@ create or replace function app_tools.attachments_delete(args jsonb)
 as $$
 declare v_row app_public.attachments := app_hidden.attachment_visible(args->>'id');
 begin
+  if v_row.target_type = 'issue' then
+    perform app_hidden.assert_run_mode_allows_mutation(v_row.target_id);
+  end if;
   delete from app_public.attachments a where a.id = v_row.id;
   return app_hidden.attachment_blob_ref(v_row) || jsonb_build_object('deleted', true);
 end

@@ -18,6 +18,10 @@ declare
   v_expires timestamptz := now() + make_interval(secs => coalesce((args->>'expiresInSeconds')::int, 900));
   v_key text;
 begin
+  -- Spec 3.2: an artifact on the issue itself is an issue mutation (gated runs); on a comment it is part of commenting.
+  if args->>'targetType' = 'issue' then
+    perform app_hidden.assert_run_mode_allows_mutation(v_target.issue_id);
+  end if;
   if v_size is null or v_size < 1 or v_size > 26214400 then
     perform app_hidden.raise_invalid('sizeBytes', 'must be 1 to 26214400 bytes (25 MB per file)');
   end if;
