@@ -87,9 +87,9 @@ describe('issues.list query', () => {
 });
 
 describe('issues.list query over many matches', () => {
-  it('ranks the newest 500 matches, then pages the older ones newest first, each match once', async () => {
+  it('ranks the newest 200 matches, then pages the older ones newest first, each match once', async () => {
     const big = await createWorkspace(t, 'MANY');
-    // Issue 1 matches best (the word twice in its title) but is older than the newest 500 matches: it
+    // Issue 1 matches best (the word twice in its title) but is older than the newest 200 matches: it
     // comes after them, in number order. Issues 2–1,100 match once.
     await t.pools.owner.query(
       `insert into app_public.issues (workspace_id, title, status_id)
@@ -103,8 +103,8 @@ describe('issues.list query over many matches', () => {
     const numbers = all.map((i: { id: string }) => numberOf.get(i.id)!);
     expect(numbers).toHaveLength(1100);
     expect(new Set(numbers).size).toBe(1100);
-    expect(new Set(numbers.slice(0, 500))).toEqual(new Set(Array.from({ length: 500 }, (_, k) => 1100 - k)));
-    expect(numbers.slice(500)).toEqual(Array.from({ length: 600 }, (_, k) => 600 - k));
+    expect(new Set(numbers.slice(0, 200))).toEqual(new Set(Array.from({ length: 200 }, (_, k) => 1100 - k)));
+    expect(numbers.slice(200)).toEqual(Array.from({ length: 900 }, (_, k) => 900 - k));
     // The filtered (joined) path orders the same way.
     const filtered = await allPages(t, big.token, 'issues.list', { query: 'marker', priority: 'NONE' }, 150);
     expect(filtered.map((i: { id: string }) => numberOf.get(i.id)!)).toEqual(numbers);
