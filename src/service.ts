@@ -53,7 +53,7 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
     await applyMigrations(target.ownerUrl);
     checkpoint();
     // The worker's jobs use owner connections: room for each concurrent job plus the API's own use.
-    const pools = createPools(target.ownerUrl, { ownerMax: opts.worker ? config.workerConcurrency + 4 : 8 });
+    const pools = createPools(target.ownerUrl, { apiMax: config.dbPoolSize, ownerMax: opts.worker ? config.workerConcurrency + 4 : 8 });
     stops.push(() => pools.end());
 
     const blobs = createBlobStore(config);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_SPECS } from '../../src/cli/admin.ts';
 import { closest, parseCommand, usage, UsageError, validate } from '../../src/cli/flags.ts';
+import { loadConfig } from '../../src/config.ts';
 import { svc } from './support.ts';
 
 /** Runs svc commands a few at a time (the machine is shared). */
@@ -77,6 +78,14 @@ describe('typos and usage errors (exit 2)', () => {
     expect(level.stderr).toMatch(/LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"/);
     const big = await svc(['migrate'], { ...env, PORT: '70000' });
     expect(big.code).toBe(2);
+  });
+});
+
+describe('SVC_DB_POOL_SIZE', () => {
+  it('defaults to 2 × CPUs + 1, takes a whole number, refuses anything else with a one-line error', () => {
+    expect(loadConfig({}).dbPoolSize).toBe(2 * os.availableParallelism() + 1);
+    expect(loadConfig({ SVC_DB_POOL_SIZE: '12' }).dbPoolSize).toBe(12);
+    expect(() => loadConfig({ SVC_DB_POOL_SIZE: 'many' })).toThrow(/SVC_DB_POOL_SIZE must be a whole number from 0 to 1000, got "many"/);
   });
 });
 
