@@ -242,6 +242,10 @@ begin
       if v.cycle_id is null then
         raise exception 'Cycle not found' using errcode = 'SV404', column = 'cycleId';
       end if;
+      -- As cycles.addIssue: only into a PLANNED or ACTIVE cycle (moving within the same cycle changes nothing).
+      if v.cycle_id is distinct from p_issue.cycle_id then
+        perform app_hidden.require_open_cycle((select c from app_public.cycles c where c.id = v.cycle_id));
+      end if;
     end if;
   end if;
   if args ? 'dueDate' then v.due_date := (args->>'dueDate')::date; end if;

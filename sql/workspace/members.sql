@@ -69,11 +69,15 @@ begin
     perform app_hidden.raise_invalid('role', 'role must be OWNER, ADMIN or MEMBER');
   end if;
   insert into app_public.memberships (workspace_id, user_id, role) values (p_workspace_id, v_user.id, p_role)
-  on conflict (workspace_id, user_id) do update set role = excluded.role;
+  on conflict (workspace_id, user_id) do nothing;
+  if not found then
+    -- Already a member: a role change, with set_member_role's guard (the last OWNER is not demoted).
+    perform app_private.set_member_role(p_workspace_id, v_user.id, p_role);
+  end if;
   return jsonb_build_object('user', jsonb_build_object('id', v_user.id, 'email', v_user.email), 'role', p_role);
 end
 $$;
-comment on function app_private.add_member(p_workspace_id uuid, p_email text, p_role text) is 'Adds a user (created if new) to a workspace, or changes the role of an existing member.';
+comment on function app_private.add_member(p_workspace_id uuid, p_email text, p_role text) is 'Adds a user (created if new) to a workspace, or changes the role of an existing member through set_member_role (the last OWNER is not demoted: 409 last_owner).';
 
 create or replace function app_private.check_membership_change(p_caller app_private.caller, p_old_role text, p_new_role text)
  returns void

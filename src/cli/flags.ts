@@ -172,6 +172,12 @@ export function parseCommand<F extends FlagSpecs>(spec: CommandSpec<F>, args: st
   } catch (err) {
     throw parseArgsError(spec, err as NodeJS.ErrnoException);
   }
+  // An empty value on the command line is a mistake, not "leave it out": `--scopes "$SCOPES"` with SCOPES unset
+  // must not issue a FULL key, nor `--projects ""` an unrestricted one.
+  const empty = Object.entries(values).filter(([name, v]) => v === '' || (typeof v === 'string' && v.trim() === '' && spec.flags[name]?.kind !== 'switch'));
+  if (empty.length) {
+    throw new UsageError(`${empty.map(([name]) => `--${name}`).join(', ')} ${empty.length > 1 ? 'are' : 'is'} empty: give a value or leave the flag out (see ${spec.name} --help)`);
+  }
   return validate(spec, values);
 }
 

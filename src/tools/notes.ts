@@ -1,5 +1,16 @@
 import { z } from 'zod';
 import { cursor, defineTools, id, isoDate, limit, page, tool } from './define.ts';
+
+// An IANA zone name as Intl knows it: PostgreSQL alone would also take POSIX strings such as "UTC+14", whose sign
+// is the reverse of what people mean (a user at UTC+14 would get yesterday's journal).
+const ianaZone = z.string().min(1).max(64).refine((zone) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be an IANA time zone such as Europe/Paris or UTC').describe('IANA time zone, e.g. Europe/Paris');
 import { NoteOut, noteKind } from './planning-shapes.ts';
 
 const date = isoDate().describe('ISO date, YYYY-MM-DD');
@@ -53,7 +64,7 @@ export const noteTools = defineTools(
     name: 'notes.todayJournal',
     scopes: ['WRITE_ISSUES'],
     description: 'Get or create today\'s journal entry for you. "Today" is in timezone (IANA name such as Europe/Paris) if given, else your user time zone (default UTC). Idempotent; created tells whether it was just made.',
-    input: z.strictObject({ timezone: z.string().min(1).max(64).optional() }),
+    input: z.strictObject({ timezone: ianaZone.optional() }),
     output: NoteOut.extend({ created: z.boolean() }),
   }),
   tool({

@@ -142,6 +142,12 @@ describe('--help', () => {
     }
   }, 60_000);
 
+  it('an empty value is exit 2, not "unset": no FULL key from --scopes "" and no unrestricted one from --projects ""', async () => {
+    const r = await svc(['admin', 'create-key', '--workspace', 'E', '--user', 'a@b.c', '--scopes', '', '--projects', ' '], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^svc: --scopes, --projects are empty: give a value or leave the flag out/);
+  }, 30_000);
+
   it('an id flag takes a UUID: anything else is exit 2 naming the flag (a raw key is recognised)', async () => {
     const [bad, raw] = await each([['admin', 'revoke-key', '--id', 'nope'], ['admin', 'revoke-key', '--id', 'svc_sk_abc']], (args) => svc(args, env));
     expect(bad!.code).toBe(2);

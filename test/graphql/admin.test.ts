@@ -156,6 +156,9 @@ describe('members', () => {
       .toMatchObject({ code: 'last_owner', status: 409 });
     expect(await gqlError(t, ws.token, `mutation { membersRemove(input: {userId: "${ownerUserId}"}) { membership { rowId } } }`))
       .toMatchObject({ code: 'last_owner', status: 409 });
+    // The operator's add-member on an existing member is a role change with the same guard.
+    await expect(admin(t, 'add-member', { workspace: ws.key, email: ws.ownerEmail, role: 'MEMBER', json: true })).rejects.toMatchObject({ code: 'SV409' });
+    expect((await t.pools.owner.query('select role from app_public.memberships where user_id = $1', [ownerUserId])).rows[0].role).toBe('OWNER');
     // An OWNER may make another OWNER, and then step down.
     const { membersSetRole } = await gqlOk(t, ws.token, `mutation { membersSetRole(input: {userId: "${adminUserId}", role: OWNER}) { membership { role } } }`);
     expect(membersSetRole.membership.role).toBe('OWNER');

@@ -91,8 +91,13 @@ describe('cycles.create / update / get / list / current', () => {
     expect((await ok(t, w.token, 'cycles.current', {})).id).toBe(now.id);
     expect((await ok(t, w.token, 'cycles.list', { status: 'ACTIVE' })).items.map((c: { id: string }) => c.id)).toEqual([now.id]);
     expect((await ok(t, w.token, 'cycles.list', { status: 'COMPLETED' })).items.map((c: { id: string }) => c.id)).toEqual([past.id]);
-    const closed = await rest(t, w.token, 'cycles.addIssue', { cycleId: past.id, issueId: (await ok(t, w.token, 'issues.create', { title: 'late' })).id });
+    const late = await ok(t, w.token, 'issues.create', { title: 'late' });
+    const closed = await rest(t, w.token, 'cycles.addIssue', { cycleId: past.id, issueId: late.id });
     expect(closed.body.error).toBe('cycle_closed');
+    // issues.update and updateMany keep the same rule.
+    expect((await rest(t, w.token, 'issues.update', { id: late.id, cycleId: past.id })).body.error).toBe('cycle_closed');
+    expect((await rest(t, w.token, 'issues.updateMany', { items: [{ id: late.id, cycleId: past.id }] })).body.error).toBe('cycle_closed');
+    expect((await ok(t, w.token, 'issues.update', { id: late.id, cycleId: later.id })).cycleId).toBe(later.id);
     // activate: true cannot make a second current sprint while one runs.
     expect((await rest(t, w.token, 'cycles.create', { startsOn: addDays(today(), 30), activate: true })).body.error).toBe('active_cycle_exists');
 

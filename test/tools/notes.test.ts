@@ -79,6 +79,7 @@ describe('notes', () => {
     expect400(await rest(t, ws.token, 'notes.archive', {}), 'id');
     expect400(await rest(t, ws.token, 'notes.list', { limit: 500 }), 'limit');
     expect400(await rest(t, ws.token, 'notes.todayJournal', { timezone: 'Mars/Olympus' }), 'timezone');
+    for (const zone of ['UTC+14', 'foo+3', '+05:00']) expect400(await rest(t, ws.token, 'notes.todayJournal', { timezone: zone }), 'timezone');
     expect400(await rest(t, ws.token, 'notes.listJournal', { from: '2024-03-01', to: '2024-02-01' }), 'from');
     expect400(await rest(t, ws.token, 'notes.listJournal', { from: 'yesterday' }), 'from');
   });

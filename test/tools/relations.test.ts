@@ -52,6 +52,30 @@ describe('relations', () => {
     expect(reverse.body.error).toBe('reverse_relation_exists');
   });
 
+  it('concurrent reverse links: exactly one of A BLOCKS B and B BLOCKS A (and of DUPLICATES) is stored', async () => {
+    for (const kind of ['BLOCKS', 'DUPLICATES']) {
+      for (let round = 0; round < 3; round++) {
+        const a = await issue(ws, `race ${kind} a${round}`);
+        const b = await issue(ws, `race ${kind} b${round}`);
+        const [one, two] = await Promise.all([
+          rest(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: b.id, kind }),
+          rest(t, ws.token, 'relations.add', { fromIssueId: b.id, toIssueId: a.id, kind }),
+        ]);
+        expect([one.status, two.status].sort()).toEqual([200, 409]);
+        expect(await ok(t, ws.token, 'relations.listForIssue', { issueId: a.id })).toHaveLength(1);
+      }
+    }
+  });
+
+  it('a relation to a deleted issue is neither listed nor removable (404)', async () => {
+    const a = await issue(ws, 'keeps');
+    const b = await issue(ws, 'goes');
+    const rel = await ok(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: b.id, kind: 'RELATES_TO' });
+    await ok(t, ws.token, 'issues.delete', { id: b.id });
+    expect(await ok(t, ws.token, 'relations.listForIssue', { issueId: a.id })).toEqual([]);
+    expect((await rest(t, ws.token, 'relations.remove', { id: rel.id })).status).toBe(404);
+  });
+
   it('RELATES_TO is symmetric and stored once; DUPLICATES keeps its direction; kind filter', async () => {
     const a = await issue(ws, 'r1');
     const b = await issue(ws, 'r2');

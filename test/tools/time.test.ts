@@ -46,6 +46,26 @@ describe('timers', () => {
     expect((await ok(t, w.token, 'events.recent', { limit: 1 })).items[0].id).toBe(before);
   });
 
+  it('concurrent starts on different issues leave one running timer, each call answered (no raw 409)', async () => {
+    const w = await createWorkspace(t);
+    const issues = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => ok(t, w.token, 'issues.create', { title: `t${n}` })));
+    const answers = await Promise.all(issues.map((i) => rest(t, w.token, 'time.start', { issueId: i.id })));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const running = await t.pools.owner.query('select count(*)::int n from app_public.time_entries where workspace_id = $1 and duration_min is null', [w.id]);
+    expect(running.rows[0].n).toBe(1);
+  });
+
+  it('time on a deleted issue is neither listed nor summed', async () => {
+    const w = await createWorkspace(t);
+    const gone = await ok(t, w.token, 'issues.create', { title: 'gone' });
+    const kept = await ok(t, w.token, 'issues.create', { title: 'kept' });
+    await ok(t, w.token, 'time.log', { issueId: gone.id, durationMin: 30 });
+    await ok(t, w.token, 'time.log', { issueId: kept.id, durationMin: 10 });
+    await ok(t, w.token, 'issues.delete', { id: gone.id });
+    expect((await ok(t, w.token, 'time.list', {})).items.map((e: { issueId: string }) => e.issueId)).toEqual([kept.id]);
+    expect(JSON.stringify(await ok(t, w.token, 'time.summary', {}))).not.toContain(gone.id);
+  });
+
   it('each user has their own running timer', async () => {
     const email = `timer-${ws.key.toLowerCase()}@example.com`;
     await admin(t, 'add-member', { workspace: ws.key, email, role: 'MEMBER', json: true });

@@ -21,7 +21,7 @@ begin
   perform app_hidden.check_cycle_dates(null, v_starts, v_ends);
   if coalesce((args->>'activate')::boolean, false) then
     if (app_hidden.current_cycle()).id is not null then
-      raise exception 'Another cycle is active; finish it with cycles.rollover' using errcode = 'SV409', detail = 'active_cycle_exists';
+      raise exception 'Another cycle is active: a cycle is activated early only while none runs (the running one ends on its endsOn)' using errcode = 'SV409', detail = 'active_cycle_exists';
     end if;
     v_status := 'ACTIVE';
   end if;

@@ -14,7 +14,7 @@ begin
   end if;
   if v_issue.claimed_by_id is distinct from app_hidden.current_user_id() and v_issue.claim_expires_at > now()
      and not app_hidden.caller_may_moderate() then
-    raise exception 'Only the claimer, a workspace OWNER/ADMIN or an ADMIN key may release a live claim'
+    raise exception 'Only the claimer or a workspace OWNER/ADMIN acting as a person may release a live claim (or anyone once it expired)'
       using errcode = 'SV403', detail = 'not_claimer';
   end if;
   update app_public.issues set claimed_by_id = null, claim_expires_at = null where id = v_issue.id;

@@ -24,6 +24,9 @@ begin
   else
     v_s_from := v_from.id; v_s_to := v_to.id; v_s_kind := v_kind;
   end if;
+  -- One decision per pair of issues at a time: two concurrent calls linking A→B and B→A would each see no
+  -- reverse link and both insert.
+  perform pg_advisory_xact_lock(hashtextextended('svc.relation:' || least(v_s_from, v_s_to)::text || greatest(v_s_from, v_s_to)::text, 0));
 
   select * into v_rel from app_public.issue_relations r
   where r.workspace_id = v_from.workspace_id and r.kind = v_s_kind

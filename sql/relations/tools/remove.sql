@@ -10,6 +10,9 @@ declare v_rel app_public.issue_relations;
 begin
   delete from app_public.issue_relations
   where id = app_hidden.parse_uuid(args->>'id', 'id') and workspace_id = app_hidden.current_workspace_id()
+    -- A link to a deleted issue is not listed (listForIssue), so it is not found here either.
+    and not exists (select 1 from app_public.issues i
+                    where i.id in (issue_relations.from_issue_id, issue_relations.to_issue_id) and i.deleted_at is not null)
   returning * into v_rel;
   if v_rel.id is null then
     raise exception 'Relation not found' using errcode = 'SV404', column = 'id';

@@ -17,6 +17,8 @@ begin
   perform app_hidden.require_time_tracking();
   v_user := app_hidden.require_user();
   v_issue := app_hidden.find_issue(args->>'issueId', 'issueId');
+  -- One timer decision per person at a time: two concurrent starts would each see no running timer.
+  perform pg_advisory_xact_lock(hashtextextended('svc.timer:' || v_issue.workspace_id::text || v_user::text, 0));
   select * into v_running from app_public.time_entries
   where workspace_id = v_issue.workspace_id and user_id = v_user and duration_min is null;
   if v_running.issue_id = v_issue.id then
