@@ -111,13 +111,16 @@ describe('runtimes', () => {
     expect(bad.body.issues).toHaveProperty('kind');
     expect((await rest(t, ws.token, 'runtimes.register', { name: 'x', kind: 'CLOUD' })).body.issues).toHaveProperty('providersAvailable');
     // endpoint: only http(s) URLs, refused on the field (not by the table's check constraint, whose name used to leak).
-    for (const endpoint of ['javascript:alert(1)', 'ftp://x/', 'HTTP://upper.example.com', 'http:no-slashes', 'not a url']) {
+    for (const endpoint of ['javascript:alert(1)', 'ftp://x/', 'http:no-slashes', 'not a url', 'https://user:pw@box.example.com/']) {
       const r = await rest(t, ws.token, 'runtimes.register', { name: 'x', kind: 'REMOTE_HTTP', endpoint, providersAvailable: [] });
-      expect([endpoint, r.status, r.body.issues]).toEqual([endpoint, 400, { endpoint: 'must be an http:// or https:// URL' }]);
+      expect([endpoint, r.status, r.body.issues]).toEqual([endpoint, 400, { endpoint: 'must be an http:// or https:// URL (no spaces, no user:password@)' }]);
       expect(JSON.stringify(r.body)).not.toContain('constraint');
     }
     expect((await ok(t, ws.token, 'runtimes.register', { name: 'x', kind: 'REMOTE_HTTP', endpoint: 'http://10.0.0.5:8080/b', providersAvailable: [] }))
       .endpoint).toBe('http://10.0.0.5:8080/b');
+    // A scheme in capitals is still a URL: stored in lower case, as the table's check expects.
+    expect((await ok(t, ws.token, 'runtimes.register', { name: 'x', kind: 'REMOTE_HTTP', endpoint: 'HTTP://upper.example.com', providersAvailable: [] }))
+      .endpoint).toBe('http://upper.example.com');
     const reader = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
     expect((await rest(t, reader.token, 'runtimes.register', { name: 'x', kind: 'CLOUD', providersAvailable: [] })).body).toMatchObject({ error: 'scope_required', scope: 'ADMIN' });
     const theirs = (await ok(t, other.token, 'runtimes.list', {})).items[0];
