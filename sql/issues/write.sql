@@ -196,6 +196,7 @@ declare
   v app_public.issues := p_issue;
   v_ws uuid := app_hidden.current_workspace_id();
   v_parent app_public.issues;
+  v_cycle app_public.cycles;
   v_labels uuid[];
 begin
   if args ? 'title' then v.title := args->>'title'; end if;
@@ -237,15 +238,16 @@ begin
     if args->>'cycleId' is null then
       v.cycle_id := null;
     else
-      select c.id into v.cycle_id from app_public.cycles c
+      select c.* into v_cycle from app_public.cycles c
       where c.id = app_hidden.parse_uuid(args->>'cycleId', 'cycleId') and c.workspace_id = v_ws;
-      if v.cycle_id is null then
+      if v_cycle.id is null then
         raise exception 'Cycle not found' using errcode = 'SV404', column = 'cycleId';
       end if;
-      -- As cycles.addIssue: only into a PLANNED or ACTIVE cycle (moving within the same cycle changes nothing).
-      if v.cycle_id is distinct from p_issue.cycle_id then
-        perform app_hidden.require_open_cycle((select c from app_public.cycles c where c.id = v.cycle_id));
+      -- As cycles.addIssue: only into a PLANNED or ACTIVE cycle (staying in the same cycle changes nothing).
+      if v_cycle.id is distinct from p_issue.cycle_id then
+        perform app_hidden.require_open_cycle(v_cycle);
       end if;
+      v.cycle_id := v_cycle.id;
     end if;
   end if;
   if args ? 'dueDate' then v.due_date := (args->>'dueDate')::date; end if;

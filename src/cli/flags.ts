@@ -174,7 +174,7 @@ export function parseCommand<F extends FlagSpecs>(spec: CommandSpec<F>, args: st
   }
   // An empty value on the command line is a mistake, not "leave it out": `--scopes "$SCOPES"` with SCOPES unset
   // must not issue a FULL key, nor `--projects ""` an unrestricted one.
-  const empty = Object.entries(values).filter(([name, v]) => v === '' || (typeof v === 'string' && v.trim() === '' && spec.flags[name]?.kind !== 'switch'));
+  const empty = Object.entries(values).filter(([, v]) => typeof v === 'string' && v.trim() === '');
   if (empty.length) {
     throw new UsageError(`${empty.map(([name]) => `--${name}`).join(', ')} ${empty.length > 1 ? 'are' : 'is'} empty: give a value or leave the flag out (see ${spec.name} --help)`);
   }

@@ -13,6 +13,8 @@ declare
   v_ready uuid[] := '{}';
   v_judge uuid;
   v_gate app_public.review_gates;
+  v_held app_public.review_gates;
+  v_source_run uuid := app_hidden.parse_uuid(args->>'sourceRunId', 'sourceRunId');
 begin
   v_plan := app_hidden.lock_plan(v_step.plan_id);
   select * into v_step from app_public.execution_steps where id = v_step.id;
@@ -24,12 +26,12 @@ begin
   if v_to <> 'CANCELED' and exists (select 1 from app_public.review_gates g where g.step_id = v_step.id and g.status = 'PENDING') then
     raise exception 'A review gate holds this step: resolve it with reviewGates.resolve' using errcode = 'SV409', detail = 'gate_pending';
   end if;
-  if args->>'sourceRunId' is not null then
+  if v_source_run is not null then
     -- The run the move comes from: one of this step's runs.
-    if not exists (select 1 from app_public.agent_runs r where r.id = app_hidden.parse_uuid(args->>'sourceRunId', 'sourceRunId') and r.step_id = v_step.id) then
+    if not exists (select 1 from app_public.agent_runs r where r.id = v_source_run and r.step_id = v_step.id) then
       raise exception 'Run not found among this step''s runs' using errcode = 'SV404', column = 'sourceRunId';
     end if;
-    update app_public.execution_steps set source_run_id = (args->>'sourceRunId')::uuid
+    update app_public.execution_steps set source_run_id = v_source_run
     where id = v_step.id returning * into v_step;
   end if;
   if v_to = 'READY' then
@@ -49,10 +51,9 @@ begin
       end if;
     elsif v_to in ('DONE', 'CANCELED') then
       if v_to = 'CANCELED' then
-        for v_gate in select * from app_public.review_gates g where g.step_id = v_step.id and g.status = 'PENDING' loop
-          perform app_hidden.gate_move(v_gate, 'CANCELED', 'the step was canceled');
+        for v_held in select * from app_public.review_gates g where g.step_id = v_step.id and g.status = 'PENDING' loop
+          perform app_hidden.gate_move(v_held, 'CANCELED', 'the step was canceled');
         end loop;
-        v_gate := null;
       end if;
       v_ready := app_hidden.plan_cascade(v_plan.id);
     end if;
