@@ -26,7 +26,10 @@ begin
       get stacked diagnostics v_state = returned_sqlstate, v_msg = message_text, v_detail = pg_exception_detail,
                               v_hint = pg_exception_hint, v_col = column_name;
       if v_state like 'SV%' then
-        raise exception using errcode = v_state, message = v_msg, detail = coalesce(v_detail, ''),
+        -- A 400 names the item in its issues map (the column); any other status only in its message.
+        raise exception using errcode = v_state,
+          message = case when v_state = 'SV400' then v_msg else format('items.%s: %s', v_index, v_msg) end,
+          detail = coalesce(v_detail, ''),
           hint = coalesce(v_hint, ''),
           column = 'items.' || v_index || case when coalesce(v_col, '') <> '' then '.' || v_col else '' end;
       end if;
@@ -37,5 +40,5 @@ begin
   return v_out;
 end
 $$;
-comment on function app_hidden.each_item(p_items jsonb, p_fn regprocedure) is 'Bulk tools: p_fn(item[, results so far]) for each item in order, results as a JSON array; a business error (SV…) of item N is re-raised naming its field items.N.<field>, and the whole call rolls back.';
+comment on function app_hidden.each_item(p_items jsonb, p_fn regprocedure) is 'Bulk tools: p_fn(item[, results so far]) for each item in order, results as a JSON array; a business error (SV…) of item N is re-raised naming its field items.N.<field> (and, when not a 400, starting its message with items.N:), and the whole call rolls back.';
 grant execute on function app_hidden.each_item(p_items jsonb, p_fn regprocedure) to svc_visitor;

@@ -25,6 +25,31 @@ $$;
 comment on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date) is 'Cycle dates: endsOn >= startsOn (400) and no overlap with another non-canceled cycle (409 cycle_overlap).';
 grant execute on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date) to svc_visitor;
 
+create or replace function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date)
+ returns void
+ language plpgsql
+ stable
+as $$
+declare
+  v_other app_public.cycles;
+begin
+  -- Dates never overlap, so two cycles can be ACTIVE at once only through an early activation: a cycle whose
+  -- dates include today beside one activated early (stored ACTIVE, starting later).
+  if p_starts <= app_hidden.utc_today() and p_ends >= app_hidden.utc_today() then
+    select * into v_other from app_public.cycles c
+    where c.workspace_id = app_hidden.current_workspace_id() and c.id is distinct from p_cycle_id
+      and c.status = 'ACTIVE' and c.starts_on > app_hidden.utc_today()
+    limit 1;
+    if v_other.id is not null then
+      raise exception 'Cycle % was activated early and is the current cycle: no other cycle may span today while it runs', v_other.name
+        using errcode = 'SV409', detail = 'active_cycle_exists';
+    end if;
+  end if;
+end
+$$;
+comment on function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date) is 'At most one ACTIVE cycle: a cycle (new, or p_cycle_id re-dated) whose dates include today is refused while another was activated early (409 active_cycle_exists). Call under lock_cycles().';
+grant execute on function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date) to svc_visitor;
+
 create or replace function app_hidden.cycle_status(c app_public.cycles)
  returns text
  language sql
@@ -96,7 +121,7 @@ $$;
 comment on function app_hidden.find_cycle(p_id text, p_field text) is 'A cycle of the caller''s workspace, else 404 Cycle not found.';
 grant execute on function app_hidden.find_cycle(p_id text, p_field text) to svc_visitor;
 
-create or replace function app_hidden.insert_cycle(p_ws app_public.workspaces, p_name text, p_starts date, p_ends date, p_status text)
+create or replace function app_hidden.insert_cycle(p_ws app_public.workspaces, p_name text, p_starts date, p_ends date)
  returns app_public.cycles
  language plpgsql
 as $$
@@ -112,8 +137,8 @@ begin
   return v_cycle;
 end
 $$;
-comment on function app_hidden.insert_cycle(p_ws app_public.workspaces, p_name text, p_starts date, p_ends date, p_status text) is 'Inserts the next-numbered cycle (name defaults to "Sprint <n>", end to start + cycleLengthDays - 1). Call under lock_cycles().';
-grant execute on function app_hidden.insert_cycle(p_ws app_public.workspaces, p_name text, p_starts date, p_ends date, p_status text) to svc_visitor;
+comment on function app_hidden.insert_cycle(p_ws app_public.workspaces, p_name text, p_starts date, p_ends date) is 'Inserts the next-numbered cycle (name defaults to "Sprint <n>", end to start + cycleLengthDays - 1). Call under lock_cycles().';
+grant execute on function app_hidden.insert_cycle(p_ws app_public.workspaces, p_name text, p_starts date, p_ends date) to svc_visitor;
 
 create or replace function app_hidden.lock_cycles()
  returns app_public.workspaces

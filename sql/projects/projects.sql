@@ -37,11 +37,13 @@ create or replace function app_hidden.project_json(p app_public.projects)
  stable
 as $$
   select jsonb_build_object(
-    'id', p.id, 'name', p.name, 'description', p.description, 'initiativeId', p.initiative_id,
+    'id', p.id, 'name', p.name, 'description', p.description,
+    -- Under RLS: an initiative-narrowed key does not learn the id of an initiative outside its narrowing.
+    'initiativeId', (select i.id from app_public.initiatives i where i.id = p.initiative_id),
     'initiative', (select jsonb_build_object('id', i.id, 'name', i.name)
                    from app_public.initiatives i where i.id = p.initiative_id),
     'archived', p.archived_at is not null, 'archivedAt', p.archived_at,
     'createdAt', p.created_at, 'updatedAt', p.updated_at)
 $$;
-comment on function app_hidden.project_json(p app_public.projects) is 'Project (spec 2.7): name, description, initiativeId (+ initiative {id, name} when the key can see it), archived state.';
+comment on function app_hidden.project_json(p app_public.projects) is 'Project (spec 2.7): name, description, initiativeId and initiative {id, name} (both null when the key cannot see the initiative), archived state.';
 grant execute on function app_hidden.project_json(p app_public.projects) to svc_visitor;

@@ -16,3 +16,24 @@ as $$
 $$;
 comment on function app_hidden.relation_view(r app_public.issue_relations, p_pov uuid) is 'A relation seen from one issue, as issues.get include.relations shows it: fromIssueId/toIssueId the stored directed link, kind from that issue''s point of view (B sees A BLOCKS B as BLOCKED_BY), direction outbound/inbound, issue = the other end.';
 grant execute on function app_hidden.relation_view(r app_public.issue_relations, p_pov uuid) to svc_visitor;
+
+create or replace function app_hidden.relation_path_exists(p_kind text, p_from uuid, p_to uuid)
+ returns boolean
+ language sql
+ stable
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+  -- Definer: a chain may pass through issues the caller's narrowing hides, and it still makes a cycle.
+  -- Links of deleted issues are left out (they are gone everywhere else too).
+  with recursive reach(issue_id) as (
+    select p_from
+    union
+    select r.to_issue_id
+    from reach join app_public.issue_relations r
+      on r.from_issue_id = reach.issue_id and r.workspace_id = app_hidden.current_workspace_id() and r.kind = p_kind
+    join app_public.issues i on i.id = r.to_issue_id and i.deleted_at is null)
+  select exists (select 1 from reach where issue_id = p_to)
+$$;
+comment on function app_hidden.relation_path_exists(p_kind text, p_from uuid, p_to uuid) is 'Whether a chain of p_kind links (BLOCKS or DUPLICATES) leads from p_from to p_to in the caller''s workspace, through any issue (definer: narrowing does not break a cycle). relations.add refuses the link that would close one.';
+grant execute on function app_hidden.relation_path_exists(p_kind text, p_from uuid, p_to uuid) to svc_visitor;

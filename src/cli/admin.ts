@@ -177,7 +177,7 @@ const commands = [
     provider: { kind: 'string', choices: PROVIDERS, description: 'default CUSTOM' },
     'runtime-mode': { kind: 'string', choices: RUNTIME_MODES, description: 'default PERSISTENT' },
     'max-concurrent': { kind: 'int', min: 0, description: 'open assigned issues at once (default 1; 0 = unlimited)' },
-    'webhook-url': { kind: 'string', description: 'dispatch deliveries go here, signed (prints the secret once)', placeholder: 'URL' },
+    'webhook-url': { kind: 'string', maxLength: 2048, description: 'dispatch deliveries go here, signed (prints the secret once)', placeholder: 'URL' },
   }, async (client, v) => {
     await assertWebhookUrl(v['webhook-url'], 'webhookUrl');
     const ws = await workspaceId(client, v.workspace);
@@ -306,9 +306,9 @@ const commands = [
 
   command('create-webhook', 'Register a webhook; prints its signing secret once.', {
     workspace: WORKSPACE,
-    url: { kind: 'string', required: true, description: 'https URL that receives the POSTs' },
-    events: { kind: 'string', description: 'event kinds to deliver (default: all)', placeholder: 'K1,K2|all' },
-    description: { kind: 'string', description: 'a note for people' },
+    url: { kind: 'string', required: true, maxLength: 2048, description: 'https URL that receives the POSTs' },
+    events: { kind: 'string', maxLength: 4000, description: 'event kinds to deliver (default: all)', placeholder: 'K1,K2|all' },
+    description: { kind: 'string', maxLength: 1000, description: 'a note for people' },
   }, async (client, v) => {
     await assertWebhookUrl(v.url);
     const ws = await workspaceId(client, v.workspace);
@@ -334,10 +334,10 @@ const commands = [
 
   command('update-webhook', 'Change a webhook (only the flags given).', {
     id: { kind: 'id', required: true, description: 'webhook id (see list-webhooks)' },
-    url: { kind: 'string', description: 'new URL' },
-    events: { kind: 'string', description: 'event kinds, or all', placeholder: 'K1,K2|all' },
+    url: { kind: 'string', maxLength: 2048, description: 'new URL' },
+    events: { kind: 'string', maxLength: 4000, description: 'event kinds, or all', placeholder: 'K1,K2|all' },
     active: { kind: 'bool', description: 'deliver or pause' },
-    description: { kind: 'string', description: 'a note for people' },
+    description: { kind: 'string', maxLength: 1000, description: 'a note for people' },
   }, async (client, v) => {
     await assertWebhookUrl(v.url);  // no credentials; no private targets unless SVC_EGRESS_ALLOW_PRIVATE=1
     const { rows } = await client.query('select app_private.webhook_update($1, $2, $3, $4, $5) as w', [
@@ -399,7 +399,7 @@ const commands = [
     workspace: WORKSPACE,
     repo: { kind: 'string', required: true, description: 'owner/name of the repository', placeholder: 'OWNER/NAME' },
     'token-env': { kind: 'string', description: 'environment variable holding the host token', placeholder: 'VAR' },
-    'api-url': { kind: 'string', description: 'API base URL (GitHub Enterprise); default https://api.github.com', placeholder: 'URL' },
+    'api-url': { kind: 'string', maxLength: 500, description: 'API base URL (GitHub Enterprise); default https://api.github.com', placeholder: 'URL' },
   }, async (client, v) => {
     const ws = await workspaceId(client, v.workspace);
     const { rows } = await client.query('select app_hidden.repo_mapping_insert($1, $2, $3, $4) as m', [
@@ -411,7 +411,7 @@ const commands = [
   command('open-chat', 'Open a new chat thread addressed to an agent on behalf of a person, optionally posting a USER message (delivered to the agent).', {
     workspace: WORKSPACE, agent: AGENT,
     user: { kind: 'string', required: true, description: 'email of the member the thread belongs to', placeholder: 'EMAIL' },
-    message: { kind: 'string', description: 'first USER message', placeholder: 'TEXT' },
+    message: { kind: 'string', maxLength: 100_000, multiline: true, description: 'first USER message', placeholder: 'TEXT' },
   }, async (client, v) => {
     const ws = await workspaceId(client, v.workspace);
     const { rows } = await client.query(

@@ -28,6 +28,10 @@ export interface FlagSpec {
   max?: number;
   /** Name of the value in usage lines (default: derived from the kind). */
   placeholder?: string;
+  /** Longest allowed `string` value in characters (default 200, a name's length in the API). */
+  maxLength?: number;
+  /** A `string` flag that may hold line breaks and tabs (other control characters are refused anyway). */
+  multiline?: boolean;
 }
 
 export type FlagSpecs = Record<string, FlagSpec>;
@@ -48,6 +52,21 @@ export type Values<F extends FlagSpecs> = {
 } & {
   [K in keyof F as F[K]['required'] extends true ? never : F[K]['kind'] extends 'switch' ? never : K]?: ValueOf<F[K]>;
 };
+
+const DEFAULT_MAX_LENGTH = 200;
+// C0 controls and DEL; line breaks and tabs only where the flag is multiline.
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const LINE_BREAK = /[\n\r\t]/;
+
+/** A free-text value as the API would take it: not too long, no control characters (a pasted NUL or escape). */
+function checkedText(name: string, f: FlagSpec, text: string): string {
+  const max = f.maxLength ?? DEFAULT_MAX_LENGTH;
+  if (text.length > max) throw new UsageError(`--${name} is ${text.length} characters long; at most ${max}`);
+  if (CONTROL.test(text) || (!f.multiline && LINE_BREAK.test(text))) {
+    throw new UsageError(`--${name} holds a control character${f.multiline ? '' : ' or a line break'}; give it as plain text`);
+  }
+  return text;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -264,7 +283,7 @@ export function validate<F extends FlagSpecs>(spec: CommandSpec<F>, raw: Record<
           }
           out[name] = up;
         } else {
-          out[name] = text;
+          out[name] = checkedText(name, f, text);
         }
       }
     }

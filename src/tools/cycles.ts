@@ -46,7 +46,7 @@ export const cycleTools = defineTools(
   tool({
     name: 'cycles.update',
     scopes: ['WRITE_ISSUES'],
-    description: 'Rename or re-date a cycle (name, startsOn, endsOn; no overlaps). Status moves happen through cycles.rollover. Needs a key without project/label narrowing.',
+    description: 'Rename or re-date a cycle (name, startsOn, endsOn; no overlaps; an ended or canceled cycle keeps its dates). Status moves happen through cycles.rollover. Needs a key without project/label narrowing.',
     input: z.strictObject({
       id: id('id'), name: z.string().trim().min(1).max(200).optional(), startsOn: date.optional(), endsOn: date.optional(),
     }),

@@ -148,6 +148,24 @@ describe('--help', () => {
     expect(r.stderr).toMatch(/^svc: --scopes, --projects are empty: give a value or leave the flag out/);
   }, 30_000);
 
+  it('a text flag is refused when too long or holding control characters; a multiline one takes line breaks', async () => {
+    const [long, nul, newline] = await each([
+      ['admin', 'create-workspace', '--name', 'x'.repeat(100_000), '--key', 'ENG', '--owner-email', 'a@b.c'],
+      ['admin', 'create-workspace', '--name', 'bad\u0007bell', '--key', 'ENG', '--owner-email', 'a@b.c'],
+      ['admin', 'create-workspace', '--name', 'two\nlines', '--key', 'ENG', '--owner-email', 'a@b.c'],
+    ], (args) => svc(args, env));
+    expect(long!.code).toBe(2);
+    expect(long!.stderr).toBe('svc: --name is 100000 characters long; at most 200\n');
+    expect(nul!.code).toBe(2);
+    expect(nul!.stderr).toMatch(/^svc: --name holds a control character or a line break/);
+    expect(newline!.code).toBe(2);
+    // The chat's first message may span lines (still no other control characters).
+    const open = ADMIN_SPECS['open-chat']!;
+    const base = { workspace: 'ENG', agent: 'a', user: 'a@b.c' };
+    expect(validate(open, { ...base, message: 'line one\nline two' }).message).toBe('line one\nline two');
+    expect(() => validate(open, { ...base, message: 'nul\u0000' })).toThrow(/--message holds a control character/);
+  }, 60_000);
+
   it('an id flag takes a UUID: anything else is exit 2 naming the flag (a raw key is recognised)', async () => {
     const [bad, raw] = await each([['admin', 'revoke-key', '--id', 'nope'], ['admin', 'revoke-key', '--id', 'svc_sk_abc']], (args) => svc(args, env));
     expect(bad!.code).toBe(2);

@@ -204,4 +204,17 @@ describe('narrowed keys and workspace configuration', () => {
       await t3.close();
     }
   });
+  it('an initiative-narrowed key sees a project but not the initiative it belongs to, nor its id', async () => {
+    const w = await createWorkspace(t);
+    const hidden = await ok(t, w.token, 'initiatives.create', { name: 'Hidden plan' });
+    const mine = await ok(t, w.token, 'initiatives.create', { name: 'Mine' });
+    const p = await ok(t, w.token, 'projects.create', { name: 'Under the hidden plan', initiativeId: hidden.id });
+    const key = await createKey(t, w, { initiatives: [mine.id] });
+    const seen = await gqlOk(t, key.token, 'query($id: UUID!) { project(rowId: $id) { name initiative { rowId } } }', { id: p.id });
+    expect(seen.project).toEqual({ name: 'Under the hidden plan', initiative: null });
+    // The raw column is not in the schema (as Issue.parentId): Project.initiative, null under RLS, stands for it.
+    expect((await gql(t, key.token, 'query($id: UUID!) { project(rowId: $id) { initiativeId } }', { id: p.id })).errors?.[0]?.message)
+      .toMatch(/Cannot query field "initiativeId"/);
+    expect((await gqlOk(t, w.token, 'query($id: UUID!) { project(rowId: $id) { initiative { rowId } } }', { id: p.id })).project.initiative.rowId).toBe(hidden.id);
+  });
 });

@@ -73,6 +73,27 @@ describe('cycles.create / update / get / list / current', () => {
     expect(await ok(t, w.token, 'cycles.get', { id: b.id })).toMatchObject({ startsOn: '2031-01-15', endsOn: '2031-01-28', issues: [] });
   });
 
+  it('an ended cycle keeps its dates (409 cycle_closed; renaming stays allowed); no cycle spans today beside one activated early', async () => {
+    const w = await createWorkspace(t);
+    const past = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), -20), endsOn: addDays(today(), -6) });
+    const redated = await rest(t, w.token, 'cycles.update', { id: past.id, startsOn: addDays(today(), 40), endsOn: addDays(today(), 50) });
+    expect(redated.status).toBe(409);
+    expect(redated.body.error).toBe('cycle_closed');
+    expect(await ok(t, w.token, 'cycles.update', { id: past.id, name: 'Archive' })).toMatchObject({ name: 'Archive', status: 'COMPLETED', endsOn: addDays(today(), -6) });
+
+    // Activated early (no cycle runs today), then a cycle spanning today, created or re-dated into it: refused.
+    const early = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), 10), endsOn: addDays(today(), 20), activate: true });
+    expect(early.status).toBe('ACTIVE');
+    const spanning = await rest(t, w.token, 'cycles.create', { startsOn: addDays(today(), -2), endsOn: addDays(today(), 5) });
+    expect(spanning.status).toBe(409);
+    expect(spanning.body.error).toBe('active_cycle_exists');
+    const later = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), 30), endsOn: addDays(today(), 35) });
+    expect((await rest(t, w.token, 'cycles.update', { id: later.id, startsOn: today(), endsOn: addDays(today(), 3) })).body.error).toBe('active_cycle_exists');
+    expect((await ok(t, w.token, 'cycles.list', { status: 'ACTIVE' })).items.map((c: { id: string }) => c.id)).toEqual([early.id]);
+    // The early one itself may be re-dated, even to start today.
+    expect(await ok(t, w.token, 'cycles.update', { id: early.id, startsOn: today() })).toMatchObject({ status: 'ACTIVE', startsOn: today() });
+  });
+
   it('lists latest start first, pages with a cursor, filters by status', async () => {
     const w = await createWorkspace(t);
     for (let m = 1; m <= 5; m++) await ok(t, w.token, 'cycles.create', { startsOn: `2032-0${m}-01`, endsOn: `2032-0${m}-10` });

@@ -367,6 +367,8 @@ describe('issues.createMany / updateMany', () => {
     ] });
     expect(fail.status).toBe(404);
     expect(fail.body.issues ?? {}).toEqual({});
+    // A 404 (or 409) has no issues map: its message names the item.
+    expect(fail.body.message).toMatch(/^items\.1: Status not found/);
     const dup = await rest(t, ws.token, 'issues.updateMany', { items: [{ id: a.id, title: 'x' }, { id: a.key, title: 'y' }] });
     expect(dup.status).toBe(400);
     expect(dup.body.issues).toHaveProperty('items.1.id');

@@ -205,5 +205,10 @@ describe('initiatives', () => {
     expect(evs).toContain(mine.id);
     expect(evs).not.toContain(theirs.id);
     expect((await ok(t, ws.token, 'projects.list', { limit: 200 })).items.find((x: { id: string }) => x.id === p.id).initiativeId).toBe(theirs.id);
+    // The project is visible (initiative narrowing does not hide projects), the id of its hidden initiative is not.
+    expect(await ok(t, key.token, 'projects.get', { id: p.id })).toMatchObject({ id: p.id, initiativeId: null, initiative: null });
+    expect((await ok(t, key.token, 'projects.list', { limit: 200 })).items.find((x: { id: string }) => x.id === p.id))
+      .toMatchObject({ initiativeId: null, initiative: null });
+    // GraphQL: test/graphql/tenancy.test.ts.
   });
 });

@@ -52,6 +52,26 @@ describe('relations', () => {
     expect(reverse.body.error).toBe('reverse_relation_exists');
   });
 
+  it('a link that would close a longer cycle of BLOCKS or DUPLICATES is 409 relation_cycle; deleted issues break a chain', async () => {
+    for (const kind of ['BLOCKS', 'DUPLICATES']) {
+      const [a, b, c] = [await issue(ws, `${kind} a`), await issue(ws, `${kind} b`), await issue(ws, `${kind} c`)];
+      await ok(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: b.id, kind });
+      await ok(t, ws.token, 'relations.add', { fromIssueId: b.id, toIssueId: c.id, kind });
+      const closing = await rest(t, ws.token, 'relations.add', { fromIssueId: c.id, toIssueId: a.id, kind });
+      expect(closing.status).toBe(409);
+      expect(closing.body).toMatchObject({ error: 'relation_cycle', message: expect.stringContaining(`${c.key} ${kind} ${a.key} would close a cycle`) });
+      expect((await ok(t, ws.token, 'relations.listForIssue', { issueId: c.id })).map((r: any) => r.issue.id)).toEqual([b.id]);
+      if (kind === 'BLOCKS') {
+        // The same link written the other way round (A BLOCKED_BY C) is the same cycle.
+        expect((await rest(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: c.id, kind: 'BLOCKED_BY' })).body.error).toBe('relation_cycle');
+        // RELATES_TO is undirected and never a cycle.
+        await ok(t, ws.token, 'relations.add', { fromIssueId: c.id, toIssueId: a.id, kind: 'RELATES_TO' });
+      }
+      await ok(t, ws.token, 'issues.delete', { id: b.id });
+      expect(await ok(t, ws.token, 'relations.add', { fromIssueId: c.id, toIssueId: a.id, kind })).toMatchObject({ created: true });
+    }
+  });
+
   it('concurrent reverse links: exactly one of A BLOCKS B and B BLOCKS A (and of DUPLICATES) is stored', async () => {
     for (const kind of ['BLOCKS', 'DUPLICATES']) {
       for (let round = 0; round < 3; round++) {

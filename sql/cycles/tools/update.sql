@@ -1,7 +1,7 @@
 -- The cycles.update tool (declared in src/tools/).
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
--- name, startsOn, endsOn (no overlaps); CYCLE_UPDATED by trigger, none when nothing changes.
+-- name, startsOn, endsOn (no overlaps; an ended or canceled cycle keeps its dates, 409 cycle_closed); CYCLE_UPDATED by trigger, none when nothing changes.
 create or replace function app_tools.cycles_update(args jsonb)
  returns jsonb
  language plpgsql
@@ -17,7 +17,13 @@ begin
   v_starts := coalesce((args->>'startsOn')::date, v_cycle.starts_on);
   v_ends := coalesce((args->>'endsOn')::date, v_cycle.ends_on);
   if (v_starts, v_ends) is distinct from (v_cycle.starts_on, v_cycle.ends_on) then
+    -- An ended or canceled cycle is history: re-dated, it would come back as PLANNED or ACTIVE with its old issues.
+    if app_hidden.cycle_status(v_cycle) in ('COMPLETED', 'CANCELED') then
+      raise exception 'Cycle % is %: its dates can no longer change (create a new cycle)', v_cycle.name, lower(app_hidden.cycle_status(v_cycle))
+        using errcode = 'SV409', detail = 'cycle_closed';
+    end if;
     perform app_hidden.check_cycle_dates(v_cycle.id, v_starts, v_ends);
+    perform app_hidden.check_one_active_cycle(v_cycle.id, v_starts, v_ends);
   end if;
   update app_public.cycles set name = coalesce(args->>'name', name), starts_on = v_starts, ends_on = v_ends
   where id = v_cycle.id and (coalesce(args->>'name', name), v_starts, v_ends) is distinct from (name, starts_on, ends_on)
@@ -28,5 +34,5 @@ begin
   return app_hidden.cycle_json(v_cycle);
 end
 $$;
-comment on function app_tools.cycles_update(args jsonb) is 'cycles.update: Rename or re-date a cycle (name, startsOn, endsOn; no overlaps). Status moves happen through cycles.rollover. Needs a key without project/label narrowing.';
+comment on function app_tools.cycles_update(args jsonb) is 'cycles.update: Rename or re-date a cycle (name, startsOn, endsOn; no overlaps; an ended or canceled cycle keeps its dates). Status moves happen through cycles.rollover. Needs a key without project/label narrowing.';
 grant execute on function app_tools.cycles_update(args jsonb) to svc_visitor;

@@ -2,7 +2,8 @@
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
 -- links two visible issues (BLOCKED_BY stored as the reverse BLOCKS); an existing identical link is returned
--- with created false (idempotent); self-links 400; a reverse BLOCKS/DUPLICATES 409.
+-- with created false (idempotent); self-links 400; a reverse BLOCKS/DUPLICATES 409, as is one
+-- closing a longer cycle of them.
 create or replace function app_tools.relations_add(args jsonb)
  returns jsonb
  language plpgsql
@@ -24,9 +25,11 @@ begin
   else
     v_s_from := v_from.id; v_s_to := v_to.id; v_s_kind := v_kind;
   end if;
-  -- One decision per pair of issues at a time: two concurrent calls linking A→B and B→A would each see no
-  -- reverse link and both insert.
-  perform pg_advisory_xact_lock(hashtextextended('svc.relation:' || least(v_s_from, v_s_to)::text || greatest(v_s_from, v_s_to)::text, 0));
+  -- One decision at a time: two concurrent calls linking A→B and B→A would each see no reverse link and both
+  -- insert. Directed kinds are serialized per workspace (a cycle can close through any pair), RELATES_TO per pair.
+  perform pg_advisory_xact_lock(hashtextextended(case when v_s_kind = 'RELATES_TO'
+    then 'svc.relation:' || least(v_s_from, v_s_to)::text || greatest(v_s_from, v_s_to)::text
+    else 'svc.relation:' || v_s_kind || ':' || v_from.workspace_id::text end, 0));
 
   select * into v_rel from app_public.issue_relations r
   where r.workspace_id = v_from.workspace_id and r.kind = v_s_kind
@@ -43,6 +46,13 @@ begin
       (select key from app_public.issues where id = v_s_to), v_s_kind, (select key from app_public.issues where id = v_s_from)
       using errcode = 'SV409', detail = 'reverse_relation_exists';
   end if;
+  if v_s_kind in ('BLOCKS', 'DUPLICATES') and app_hidden.relation_path_exists(v_s_kind, v_s_to, v_s_from) then
+    -- A longer cycle (A BLOCKS B BLOCKS C, then C BLOCKS A) would leave every issue on it waiting on itself.
+    raise exception '% % % would close a cycle: a chain of % links already leads from % back to %',
+      (select key from app_public.issues where id = v_s_from), v_s_kind, (select key from app_public.issues where id = v_s_to),
+      v_s_kind, (select key from app_public.issues where id = v_s_to), (select key from app_public.issues where id = v_s_from)
+      using errcode = 'SV409', detail = 'relation_cycle';
+  end if;
 
   insert into app_public.issue_relations (workspace_id, from_issue_id, to_issue_id, kind, created_by_user_id, created_by_agent_id)
   values (v_from.workspace_id, v_s_from, v_s_to, v_s_kind, app_hidden.current_user_id(), app_hidden.current_agent_id())
@@ -50,5 +60,5 @@ begin
   return app_hidden.relation_view(v_rel, v_from.id) || jsonb_build_object('created', true);
 end
 $$;
-comment on function app_tools.relations_add(args jsonb) is 'relations.add: Link two issues: fromIssueId <kind> toIssueId, kind BLOCKS, BLOCKED_BY, DUPLICATES or RELATES_TO. A BLOCKS B is one link, seen from B as BLOCKED_BY A (so BLOCKED_BY A→B is stored as B BLOCKS A). Returns the link as seen from fromIssueId; one that already exists comes back with created false. No self-links.';
+comment on function app_tools.relations_add(args jsonb) is 'relations.add: Link two issues: fromIssueId <kind> toIssueId, kind BLOCKS, BLOCKED_BY, DUPLICATES or RELATES_TO. A BLOCKS B is one link, seen from B as BLOCKED_BY A (so BLOCKED_BY A→B is stored as B BLOCKS A). Returns the link as seen from fromIssueId; one that already exists comes back with created false. No self-links, and no cycles of BLOCKS or DUPLICATES (409 reverse_relation_exists or relation_cycle).';
 grant execute on function app_tools.relations_add(args jsonb) to svc_visitor;
