@@ -164,9 +164,12 @@ describe('update-workspace', () => {
   it('a value the table rejects fails with exit 1 and changes nothing', async () => {
     const bad = await svc(['admin', 'update-workspace', '--workspace', 'OPS', '--name', '', '--cycle-cooldown-days', '400', '--json'], env);
     expect(bad.code).toBe(2); // caught by the declaration (max 365)
-    const r = await svc(['admin', 'update-workspace', '--workspace', 'OPS', '--name', 'x'.repeat(201), '--json'], env);
+    const long = await svc(['admin', 'update-workspace', '--workspace', 'OPS', '--name', 'x'.repeat(201), '--json'], env);
+    expect(long.code).toBe(2); // the declaration's text limit (200)
+    const r = await svc(['admin', 'update-workspace', '--workspace', 'OPS', '--required-ack-seconds', '3000000000', '--json'], env);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^svc: /);
+    expect((await svcJson(['admin', 'update-workspace', '--workspace', 'OPS', '--json'], env)).workspace.requiredAckSeconds).not.toBe(3000000000);
   });
 });
 
