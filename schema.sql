@@ -1319,9 +1319,11 @@ CREATE INDEX time_entries_user_idx ON app_public.time_entries USING btree (works
 CREATE UNIQUE INDEX time_entries_one_running ON app_public.time_entries USING btree (workspace_id, user_id) WHERE (duration_min IS NULL);
 alter table app_public.time_entries enable row level security;
 alter table app_public.time_entries force row level security;
+grant delete on app_public.time_entries to svc_visitor;
 grant select on app_public.time_entries to svc_visitor;
 grant insert (workspace_id, issue_id, user_id, started_at, ended_at, duration_min, note) on app_public.time_entries to svc_visitor;
-grant update (ended_at, duration_min, note) on app_public.time_entries to svc_visitor;
+grant update (started_at, ended_at, duration_min, note) on app_public.time_entries to svc_visitor;
+create policy delete_own_time on app_public.time_entries for delete to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))));
 create policy insert_own_time on app_public.time_entries for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
   WHERE (i.id = time_entries.issue_id)))));
@@ -1674,6 +1676,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.notification_preference_json(app_public.notification_preferences) returns jsonb; sql stable; execute: svc_visitor; notification/preferences.sql
 -- app_hidden.open_gate(app_public.execution_plans,uuid,text,text,jsonb) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.orchestration_allows(text,text,text) returns boolean; sql immutable; execute: svc_visitor; orchestration/machine.sql
+-- app_hidden.own_time_entry_for_write(text) returns app_public.time_entries; plpgsql volatile; execute: svc_visitor; time/time.sql
 -- app_hidden.page_json(app_hidden.page_row[],integer,text) returns jsonb; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.page_json_text(json[],text[],integer,text) returns json; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.parse_uuid(text,text) returns uuid; plpgsql immutable; execute: svc_visitor; core/util.sql
@@ -2034,6 +2037,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.chat_append_message(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/appendMessage.sql
 -- app_tools.chat_finalize_draft(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/finalizeDraft.sql
 -- app_tools.chat_get_thread(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; chat/tools/getThread.sql
+-- app_tools.chat_list_threads(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; chat/tools/listThreads.sql
 -- app_tools.chat_start_draft(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/startDraft.sql
 -- app_tools.comments_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/create.sql
 -- app_tools.comments_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/delete.sql
@@ -2146,12 +2150,14 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.runtimes_report_info(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/reportInfo.sql
 -- app_tools.standup_draft(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; standup/tools/draft.sql
 -- app_tools.statuses_list(jsonb) returns jsonb; sql stable; execute: svc_visitor; statuses/tools/list.sql
+-- app_tools.time_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/delete.sql
 -- app_tools.time_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; time/tools/list.sql
 -- app_tools.time_log(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/log.sql
 -- app_tools.time_running(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; time/tools/running.sql
 -- app_tools.time_start(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/start.sql
 -- app_tools.time_stop(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/stop.sql
 -- app_tools.time_summary(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; time/tools/summary.sql
+-- app_tools.time_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/update.sql
 -- app_tools.webhooks_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; webhooks/tools/get.sql
 -- app_tools.webhooks_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; webhooks/tools/list.sql
 -- app_tools.webhooks_list_deliveries(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; webhooks/tools/listDeliveries.sql

@@ -30,3 +30,8 @@ drop policy if exists update_own_time on app_public.time_entries;
 create policy update_own_time on app_public.time_entries for update to svc_visitor
   using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))));
 comment on policy update_own_time on app_public.time_entries is 'A user stops only their own timers.';
+
+drop policy if exists delete_own_time on app_public.time_entries;
+create policy delete_own_time on app_public.time_entries for delete to svc_visitor
+  using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))));
+comment on policy delete_own_time on app_public.time_entries is 'A user deletes only their own time entries (time.delete).';

@@ -78,3 +78,23 @@ as $$
 $$;
 comment on function app_hidden.time_entry_json(e app_public.time_entries) is 'Time entry (spec 2.7): issueId (+ issue when visible), user, startedAt, endedAt, durationMin (null while running), running.';
 grant execute on function app_hidden.time_entry_json(e app_public.time_entries) to svc_visitor;
+
+create or replace function app_hidden.own_time_entry_for_write(p_id text)
+ returns app_public.time_entries
+ language plpgsql
+as $$
+declare v_entry app_public.time_entries;
+begin
+  -- Only the caller's own entries (select_own_time), and not those of deleted issues (404 there as everywhere).
+  select e.* into v_entry from app_public.time_entries e
+  where e.id = app_hidden.parse_uuid(p_id, 'id') and e.workspace_id = app_hidden.current_workspace_id()
+    and e.user_id = app_hidden.current_user_id()
+    -- Within the key's narrowing, as time.list (the timer tools alone reach a timer outside it).
+    and ((select app_hidden.issues_unrestricted()) or exists (select 1 from app_public.issues i where i.id = e.issue_id))
+    and not exists (select 1 from app_public.issues i where i.id = e.issue_id and i.deleted_at is not null)
+  for update;
+  return app_hidden.found(v_entry, 'Time entry');
+end
+$$;
+comment on function app_hidden.own_time_entry_for_write(p_id text) is 'time.update / time.delete: the caller''s own entry, locked (another person''s entry, one on a deleted issue or on an issue outside the key''s narrowing is 404 Time entry not found).';
+grant execute on function app_hidden.own_time_entry_for_write(p_id text) to svc_visitor;

@@ -210,11 +210,16 @@ function portable(s: Schema): Schema {
   return out;
 }
 
-/** For the curated tools/list profiles: a `pattern` that only spells out a `format` (uuid, date-time) goes. */
+/**
+ * For the curated tools/list profiles: a `pattern` that only spells out a `format` (uuid, date-time) goes, and so
+ * does `additionalProperties: false` (62 of them in the default list, 1.7 KB; the server refuses an unknown field
+ * with a 400 naming it either way). profile=full and catalog.describe keep both.
+ */
 function light(s: Schema): Schema {
-  if (typeof s.format !== 'string' || s.pattern === undefined) return s;
-  const { pattern: _pattern, ...rest } = s;
-  return rest;
+  const out = { ...s };
+  if (typeof out.format === 'string') delete out.pattern;
+  if (out.additionalProperties === false) delete out.additionalProperties;
+  return out;
 }
 
 /** A zod schema as portable JSON Schema (2020-12, no `$schema`). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTools, id, int, timestamp, tool } from './define.ts';
+import { cursor, defineTools, id, int, limit, page, timestamp, tool } from './define.ts';
 
 const threadId = id('threadId');
 const draftId = id('draftId');
@@ -60,6 +60,17 @@ export const chatTools = defineTools(
     description: `A thread and its latest messages (default 50, max 200), oldest first: id, role, body, contextSnapshot, sourceRunId, createdAt, finalizedDraftId. before = a message id (or nextCursor) pages back. ${addressee}`,
     input: z.strictObject({ threadId, before: id('before').optional(), limit: z.number().int().min(1).max(200).default(50) }),
     output: z.object({ thread: ChatThreadOut, messages: z.array(ChatMessageOut), nextCursor: z.string().nullable() }),
+    readOnly: true,
+  }),
+  tool({
+    name: 'chat.listThreads',
+    scopes: ['WRITE_COMMENTS'],
+    description: `Threads addressed to your agent, latest activity first, paged: each with lastMessage (a 500-character preview) and awaitingReply (the last message is a person's). awaitingReply: true lists those only. Needs a key linked to an agent (403 otherwise).`,
+    input: z.strictObject({ awaitingReply: z.boolean().optional(), limit: limit(20, 100), cursor: cursor.optional() }),
+    output: page(ChatThreadOut.extend({
+      lastMessage: z.object({ id: z.string(), role: z.enum(['USER', 'AGENT']), createdAt: timestamp, body: z.string(), truncated: z.boolean() }).nullable(),
+      awaitingReply: z.boolean(),
+    })),
     readOnly: true,
   }),
 );

@@ -37,6 +37,22 @@ export const timeTools = defineTools(
     output: TimeEntryOut,
   }),
   tool({
+    name: 'time.update',
+    scopes: ['WRITE_ISSUES'],
+    description: `Correct one of your time entries: note, and for a finished entry durationMin and startedAt (endedAt follows). A running timer's times come from the clock (409 timer_running). Another person's entry is 404. ${DISABLED}`,
+    input: z.strictObject({
+      id: id('id'), durationMin: z.number().int().min(1).max(10_080).optional(), startedAt: isoDateTime().optional(), note: note.nullable().optional(),
+    }),
+    output: TimeEntryOut,
+  }),
+  tool({
+    name: 'time.delete',
+    scopes: ['WRITE_ISSUES'],
+    description: `Delete one of your time entries (a running timer is discarded). Another person's entry is 404. ${DISABLED}`,
+    input: z.strictObject({ id: id('id') }),
+    output: z.object({ id: z.string(), deleted: z.literal(true) }),
+  }),
+  tool({
     name: 'time.list',
     scopes: ['READ_ISSUES'],
     description: `Time entries on issues this key can see, newest first, paged ({items, nextCursor}); filter by userId, issueId and a from/to day range. ${DISABLED}`,

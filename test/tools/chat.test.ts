@@ -162,6 +162,32 @@ describe('a person talks to an agent', () => {
     expect((await ok(t, narrowed.token, 'chat.getThread', { threadId: thread.id })).messages.length).toBe(4);
   });
 
+  it('listThreads: the agent\'s own threads, latest activity first, awaitingReply after a person speaks; paged; nobody else\'s', async () => {
+    const opened = (await gqlOk(t, ws.token, OPEN, { a: helper.id, m: `New question ${'?'.repeat(600)}` })).chatOpenThread.chatThread;
+    const all = await ok(t, helperKey.token, 'chat.listThreads', {});
+    expect(all.items.map((x: any) => x.id)).toEqual([opened.rowId, thread.id]);
+    expect(all.items[0]).toMatchObject({ id: opened.rowId, agentId: helper.id, awaitingReply: true,
+      lastMessage: { role: 'USER', truncated: true, body: expect.stringMatching(/^New question \?+$/) } });
+    expect(all.items[0].lastMessage.body).toHaveLength(500);
+    expect(all.items[1]).toMatchObject({ id: thread.id, awaitingReply: false, lastMessage: { role: 'AGENT', body: 'Fixed in a run', truncated: false } });
+    expect((await ok(t, helperKey.token, 'chat.listThreads', { awaitingReply: true })).items.map((x: any) => x.id)).toEqual([opened.rowId]);
+    expect((await ok(t, helperKey.token, 'chat.listThreads', { awaitingReply: false })).items.map((x: any) => x.id)).toEqual([thread.id]);
+    // Paged by latest activity: a reply moves nothing here (this thread is already the newest), the other follows.
+    await ok(t, helperKey.token, 'chat.appendMessage', { threadId: opened.rowId, body: 'On it' });
+    const first = await ok(t, helperKey.token, 'chat.listThreads', { limit: 1 });
+    expect(first.items.map((x: any) => [x.id, x.awaitingReply])).toEqual([[opened.rowId, false]]);
+    const next = await ok(t, helperKey.token, 'chat.listThreads', { limit: 1, cursor: first.nextCursor });
+    expect([next.items.map((x: any) => x.id), next.nextCursor]).toEqual([[thread.id], null]);
+    // Another agent, a person's key, another workspace: none of these threads.
+    expect((await ok(t, rivalKey.token, 'chat.listThreads', {})).items).toEqual([]);
+    expect((await rest(t, ws.token, 'chat.listThreads', {})).body).toMatchObject({ error: 'agent_key_required' });
+    await createAgent(t, other, 'lister');
+    const otherKey = await createKey(t, other, { agent: 'lister', scopes: ['WRITE_COMMENTS'] });
+    expect((await ok(t, otherKey.token, 'chat.listThreads', {})).items).toEqual([]);
+    expect((await rest(t, helperKey.token, 'chat.listThreads', { cursor: 'forged' })).body.issues).toHaveProperty('cursor');
+    expect((await rest(t, helperKey.token, 'chat.listThreads', { limit: 101 })).body.issues).toHaveProperty('limit');
+  });
+
   it('in-app: only the opener (or an admin) sees a thread; agent keys cannot post USER messages; svc admin open-chat', async () => {
     await admin(t, 'add-member', { workspace: ws.key, email: 'member@example.com', role: 'MEMBER', json: true });
     const member = await createKey(t, ws, { user: 'member@example.com', scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS', 'WRITE_COMMENTS'] });

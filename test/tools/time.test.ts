@@ -183,6 +183,7 @@ describe('isolation and settings', () => {
     const inputs: Record<string, object> = {
       'time.start': { issueId: a.id }, 'time.stop': {}, 'time.log': { issueId: a.id, durationMin: 5 },
       'time.list': {}, 'time.summary': {}, 'time.running': {},
+      'time.update': { id: crypto.randomUUID(), note: 'x' }, 'time.delete': { id: crypto.randomUUID() },
     };
     const timeTools = TOOLS.filter((x) => x.namespace === 'time').map((x) => x.name).sort();
     expect(timeTools).toEqual(Object.keys(inputs).sort());
@@ -192,5 +193,51 @@ describe('isolation and settings', () => {
       expect(r.body.error).toBe('time_tracking_disabled');
     }
     expect((await t.pools.owner.query('select count(*)::int as n from app_public.time_entries where workspace_id = $1', [w.id])).rows[0].n).toBe(0);
+  });
+});
+
+describe('update, delete', () => {
+  it('corrects a finished entry (endedAt follows), clears its note, deletes it; a running timer keeps its clock times', async () => {
+    const w = await createWorkspace(t);
+    const a = await ok(t, w.token, 'issues.create', { title: 'fix my time' });
+    const logged = await ok(t, w.token, 'time.log', { issueId: a.id, durationMin: 30, startedAt: '2026-03-02T09:00:00Z', note: 'typo' });
+    const fixed = await ok(t, w.token, 'time.update', { id: logged.id, durationMin: 45, startedAt: '2026-03-02T08:30:00Z', note: null });
+    expect(fixed).toMatchObject({ id: logged.id, durationMin: 45, note: null, running: false });
+    expect(Date.parse(fixed.startedAt)).toBe(Date.parse('2026-03-02T08:30:00Z'));
+    expect(Date.parse(fixed.endedAt)).toBe(Date.parse('2026-03-02T09:15:00Z'));
+    expect((await ok(t, w.token, 'time.summary', { issueId: a.id })).totalMin).toBe(45);
+
+    const running = (await ok(t, w.token, 'time.start', { issueId: a.id })).entry;
+    const clock = await rest(t, w.token, 'time.update', { id: running.id, durationMin: 5 });
+    expect(clock.status).toBe(409);
+    expect(clock.body.error).toBe('timer_running');
+    expect(await ok(t, w.token, 'time.update', { id: running.id, note: 'still going' })).toMatchObject({ running: true, note: 'still going' });
+    // Deleting the running timer discards it.
+    expect(await ok(t, w.token, 'time.delete', { id: running.id })).toEqual({ id: running.id, deleted: true });
+    expect(await ok(t, w.token, 'time.running', {})).toBeNull();
+    await ok(t, w.token, 'time.delete', { id: logged.id });
+    expect((await ok(t, w.token, 'time.list', {})).items).toEqual([]);
+    expect((await rest(t, w.token, 'time.delete', { id: logged.id })).status).toBe(404);
+    expect400(await rest(t, w.token, 'time.update', { id: 'nope' }), 'id');
+    expect400(await rest(t, w.token, 'time.update', { id: logged.id, durationMin: 0 }), 'durationMin');
+  });
+
+  it('only your own entries: a teammate, another workspace and a narrowed key outside its reach get 404', async () => {
+    const w = await createWorkspace(t);
+    const email = `mate-${w.key.toLowerCase()}@example.com`;
+    await admin(t, 'add-member', { workspace: w.key, email, role: 'MEMBER', json: true });
+    const mate = await createKey(t, w, { user: email, scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [w.id, 'Reach']);
+    const outside = await ok(t, w.token, 'issues.create', { title: 'out of reach' });
+    const mine = await ok(t, w.token, 'time.log', { issueId: outside.id, durationMin: 20 });
+    const narrowed = await createKey(t, w, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projects: [rows[0].id] });
+    for (const [who, token] of [['teammate', mate.token], ['other workspace', other.token], ['narrowed', narrowed.token]] as const) {
+      expect((await rest(t, token, 'time.update', { id: mine.id, durationMin: 1 })).status, who).toBe(404);
+      expect((await rest(t, token, 'time.delete', { id: mine.id })).status, who).toBe(404);
+    }
+    expect((await ok(t, w.token, 'time.list', {})).items).toEqual([expect.objectContaining({ id: mine.id, durationMin: 20 })]);
+    // An entry on a deleted issue is gone with it.
+    await ok(t, w.token, 'issues.delete', { id: outside.id });
+    expect((await rest(t, w.token, 'time.update', { id: mine.id, note: 'x' })).status).toBe(404);
   });
 });
