@@ -799,7 +799,7 @@ alter table app_public.goals enable row level security;
 alter table app_public.goals force row level security;
 grant select on app_public.goals to svc_visitor;
 grant insert (workspace_id, title, description, issue_id, crew_id, max_total_cost_usd, max_wall_time_minutes, created_by_user_id, created_by_agent_id) on app_public.goals to svc_visitor;
-grant update (status, started_at, finished_at, abandon_reason, archived_at, updated_at) on app_public.goals to svc_visitor;
+grant update (title, description, status, started_at, finished_at, abandon_reason, archived_at, updated_at) on app_public.goals to svc_visitor;
 create policy insert_visible_goals on app_public.goals for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
   WHERE (i.id = goals.issue_id)))))));
@@ -813,7 +813,7 @@ create policy update_visible_goals on app_public.goals for update to svc_visitor
    FROM app_public.issues i
   WHERE (i.id = goals.issue_id)))))));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.goals FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
-CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.goals FOR EACH ROW EXECUTE FUNCTION app_private.tg_goals__events();
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status, title, description ON app_public.goals FOR EACH ROW EXECUTE FUNCTION app_private.tg_goals__events();
 
 -- A long-running objective; projects link to it through initiativeId.
 create table app_public.initiatives (
@@ -2065,6 +2065,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.goals_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; goals/tools/create.sql
 -- app_tools.goals_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; goals/tools/get.sql
 -- app_tools.goals_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; goals/tools/list.sql
+-- app_tools.goals_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; goals/tools/update.sql
 -- app_tools.initiatives_archive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/archive.sql
 -- app_tools.initiatives_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/create.sql
 -- app_tools.initiatives_get(jsonb) returns jsonb; sql stable; execute: svc_visitor; initiatives/tools/get.sql

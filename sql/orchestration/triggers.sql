@@ -16,7 +16,17 @@ begin
     perform app_private.record_event(new.workspace_id, 'GOAL_CREATED', 'goal', new.id, jsonb_build_object(
       'goalId', new.id, 'title', new.title, 'issueId', new.issue_id, 'crewId', new.crew_id, 'status', new.status,
       'maxTotalCostUsd', new.max_total_cost_usd, 'maxWallTimeMinutes', new.max_wall_time_minutes));
-  elsif new.status is distinct from old.status then
+  elsif new.status is not distinct from old.status then
+    -- goals.update: the text changed (ours; the spec has no kind for it).
+    if (new.title, new.description) is not distinct from (old.title, old.description) then
+      return null;
+    end if;
+    perform app_private.record_event(new.workspace_id, 'GOAL_UPDATED', 'goal', new.id, jsonb_build_object(
+      'goalId', new.id, 'title', new.title, 'status', new.status,
+      'changes', to_jsonb(array_remove(array[
+        case when new.title is distinct from old.title then 'title' end,
+        case when new.description is distinct from old.description then 'description' end], null))));
+  else
     v_payload := app_hidden.goal_status_payload(new, old.status, new.status);
     v_event := app_private.record_event(new.workspace_id, 'GOAL_STATUS_CHANGED', 'goal', new.id, v_payload);
     -- Planning starts: the planner of the new attempt is dispatched.
@@ -27,7 +37,7 @@ begin
   return null;
 end
 $$;
-comment on function app_private.tg_goals__events() is 'GOAL_CREATED on insert; GOAL_STATUS_CHANGED {from, to, planId, plannerAgentId} on every status move, dispatched to the planner when planning starts.';
+comment on function app_private.tg_goals__events() is 'GOAL_CREATED on insert; GOAL_STATUS_CHANGED {from, to, planId, plannerAgentId} on every status move, dispatched to the planner when planning starts; GOAL_UPDATED {goalId, title, status, changes} when goals.update changes the title or description.';
 
 create or replace function app_private.tg_execution_plans__events()
  returns trigger
@@ -75,7 +85,17 @@ begin
     perform app_private.record_event(new.workspace_id, 'REVIEW_GATE_OPENED', 'review-gate', new.id, jsonb_build_object(
       'gateId', new.id, 'planId', new.plan_id, 'goalId', v_goal, 'stepId', new.step_id, 'reason', new.reason,
       'title', new.title, 'details', new.details));
-  elsif new.status is distinct from old.status then
+  elsif new.status is not distinct from old.status then
+    -- goals.update: the text changed (ours; the spec has no kind for it).
+    if (new.title, new.description) is not distinct from (old.title, old.description) then
+      return null;
+    end if;
+    perform app_private.record_event(new.workspace_id, 'GOAL_UPDATED', 'goal', new.id, jsonb_build_object(
+      'goalId', new.id, 'title', new.title, 'status', new.status,
+      'changes', to_jsonb(array_remove(array[
+        case when new.title is distinct from old.title then 'title' end,
+        case when new.description is distinct from old.description then 'description' end], null))));
+  else
     perform app_private.record_event(new.workspace_id, 'REVIEW_GATE_RESOLVED', 'review-gate', new.id, jsonb_build_object(
       'gateId', new.id, 'planId', new.plan_id, 'goalId', v_goal, 'stepId', new.step_id, 'reason', new.reason,
       'from', old.status, 'to', new.status, 'note', new.resolution_note));
@@ -186,7 +206,7 @@ comment on function app_private.tg_agent_runs__plan_budget() is 'Budget stop (sp
 drop trigger if exists _100_updated_at on app_public.goals;
 create trigger _100_updated_at before update on app_public.goals for each row execute function app_hidden.tg__set_updated_at();
 drop trigger if exists _800_events on app_public.goals;
-create trigger _800_events after insert or update of status on app_public.goals for each row execute function app_private.tg_goals__events();
+create trigger _800_events after insert or update of status, title, description on app_public.goals for each row execute function app_private.tg_goals__events();
 
 drop trigger if exists _100_updated_at on app_public.execution_plans;
 create trigger _100_updated_at before update on app_public.execution_plans for each row execute function app_hidden.tg__set_updated_at();

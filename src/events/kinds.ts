@@ -12,5 +12,9 @@ export const EVENT_KINDS = [
   // Orchestration state changes the spec has no kind for (docs/decisions.md).
   'EXECUTION_PLAN_STATUS_CHANGED', 'EXECUTION_STEP_STATUS_CHANGED', 'REVIEW_GATE_OPENED', 'REVIEW_GATE_RESOLVED',
   'CREW_CREATED', 'CREW_UPDATED',
+  // Initiatives and cycles (docs/decisions.md, "Events for initiatives and cycles").
+  'INITIATIVE_CREATED', 'INITIATIVE_UPDATED', 'CYCLE_CREATED', 'CYCLE_UPDATED',
+  // goals.update (docs/decisions.md).
+  'GOAL_UPDATED',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];

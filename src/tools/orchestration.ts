@@ -51,6 +51,13 @@ export const goalTools = defineTools(
     output: GoalOut,
   }),
   tool({
+    name: 'goals.update',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Change the title or description (null clears it) of a goal that is not ACHIEVED or ABANDONED (409 goal_closed). Writes GOAL_UPDATED {changes}; nothing when nothing changes.',
+    input: z.strictObject({ id: id('id'), title: z.string().trim().min(1).max(500).optional(), description: z.string().max(100_000).nullable().optional() }),
+    output: GoalOut,
+  }),
+  tool({
     name: 'goals.abandon',
     scopes: ['WRITE_ISSUES'],
     description: 'Abandon a goal (terminal): its running plan attempt is canceled with its unfinished steps, open gates and step runs.',

@@ -59,6 +59,7 @@ describe('every tool of 4.11 and 4.12', () => {
       await c('reviewGates.get', { id: gate.id });
       await c('reviewGates.resolve', { id: gate.id, decision: 'APPROVE' });
       await c('goals.get', { id: goal.id });
+      await c('goals.update', { id: goal.id, description: 'the why' });
       await c('goals.abandon', { id: goal.id, reason: 'done testing' });
       const second = await c('goals.create', { title: `Second ${via}` });
       await c('executionPlans.create', { goalId: second.id, steps: [{ title: 'x' }] });
@@ -73,7 +74,7 @@ describe('every tool of 4.11 and 4.12', () => {
 
       const expected = TOOLS.filter((x) => NAMESPACES.includes(x.namespace)).map((x) => x.name).sort();
       expect([...called].sort()).toEqual(expected);
-      expect(expected).toHaveLength(8 + 4 + 6 + 5 + 9 + 4);
+      expect(expected).toHaveLength(8 + 5 + 6 + 5 + 9 + 4);
     });
   }
 
@@ -124,12 +125,27 @@ describe('every tool of 4.11 and 4.12', () => {
     expect((await ok(t, writer.token, 'agentCrews.list', {})).items).toBeDefined();
   });
 
+  it('goals.update changes title and description with GOAL_UPDATED; no change, no event; a closed goal is 409 goal_closed', async () => {
+    const goal = await ok(t, ws.token, 'goals.create', { title: 'Ship it', description: 'draft' });
+    const u = await ok(t, ws.token, 'goals.update', { id: goal.id, title: 'Ship it well', description: null });
+    expect(u).toMatchObject({ id: goal.id, title: 'Ship it well', description: null, status: 'OPEN' });
+    const events = async () => (await ok(t, ws.token, 'events.recent', { subjectType: 'goal', subjectId: goal.id })).items;
+    expect((await events()).map((e: any) => [e.kind, e.payload.changes])).toEqual([['GOAL_UPDATED', ['title', 'description']], ['GOAL_CREATED', undefined]]);
+    await ok(t, ws.token, 'goals.update', { id: goal.id, title: 'Ship it well' });
+    expect(await events()).toHaveLength(2);
+    expect((await rest(t, ws.token, 'goals.update', { id: goal.id, title: '  ' })).body.issues).toHaveProperty('title');
+    await ok(t, ws.token, 'goals.abandon', { id: goal.id });
+    const closed = await rest(t, ws.token, 'goals.update', { id: goal.id, title: 'Revived' });
+    expect([closed.status, closed.body.error]).toEqual([409, 'goal_closed']);
+  });
+
   it('another workspace sees nothing and reaches nothing (404)', async () => {
     const goal = await ok(t, ws.token, 'goals.create', { title: 'Private goal' });
     const plan = await ok(t, ws.token, 'executionPlans.create', { goalId: goal.id, steps: [{ title: 's' }] });
     const crew = await ok(t, ws.token, 'agentCrews.create', { name: 'Private crew' });
     for (const [tool, args] of [
-      ['goals.get', { id: goal.id }], ['goals.abandon', { id: goal.id }], ['plans.decompose', { goalId: goal.id }],
+      ['goals.get', { id: goal.id }], ['goals.abandon', { id: goal.id }], ['goals.update', { id: goal.id, title: 'theirs' }],
+      ['plans.decompose', { goalId: goal.id }],
       ['plans.addSteps', { planId: plan.id, steps: [{ title: 'x' }] }], ['executionPlans.get', { id: plan.id }],
       ['executionPlans.transitionStep', { stepId: plan.steps[0].id, status: 'DONE' }], ['reviewGates.open', { planId: plan.id }],
       ['agentCrews.update', { id: crew.id, name: 'mine' }], ['goals.create', { title: 'x', crewId: crew.id }],
@@ -157,6 +173,8 @@ describe('every tool of 4.11 and 4.12', () => {
     expect(ids).not.toContain(gHidden.id);
     expect(ids).not.toContain(gNone.id);
     expect((await rest(t, narrowed.token, 'goals.get', { id: gHidden.id })).status).toBe(404);
+    expect((await rest(t, narrowed.token, 'goals.update', { id: gHidden.id, title: 'x' })).status).toBe(404);
+    expect((await ok(t, narrowed.token, 'goals.update', { id: gSeen.id, title: 'On seen, renamed' })).title).toBe('On seen, renamed');
     expect((await rest(t, narrowed.token, 'plans.decompose', { goalId: gNone.id })).status).toBe(404);
     expect((await rest(t, narrowed.token, 'goals.create', { title: 'x' })).body.error).toBe('narrowing');
     expect((await rest(t, narrowed.token, 'goals.create', { title: 'x', issueId: hidden.id })).status).toBe(404);

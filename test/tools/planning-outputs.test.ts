@@ -68,9 +68,11 @@ describe('outputs match their declared schemas', () => {
     await call('time.start', { issueId: a.id });
     await call('time.running', {});
     await call('time.stop', {});
-    await call('time.log', { issueId: b.id, durationMin: 3 });
+    const logged = await call('time.log', { issueId: b.id, durationMin: 3 });
+    await call('time.update', { id: logged.id, durationMin: 4 });
     await call('time.list', {});
     await call('time.summary', {});
+    await call('time.delete', { id: logged.id });
 
     const expected = TOOLS.filter((x) => NAMESPACES.includes(x.namespace)).map((x) => x.name).sort();
     expect([...checked].sort()).toEqual(expected);
