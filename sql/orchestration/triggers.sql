@@ -85,17 +85,7 @@ begin
     perform app_private.record_event(new.workspace_id, 'REVIEW_GATE_OPENED', 'review-gate', new.id, jsonb_build_object(
       'gateId', new.id, 'planId', new.plan_id, 'goalId', v_goal, 'stepId', new.step_id, 'reason', new.reason,
       'title', new.title, 'details', new.details));
-  elsif new.status is not distinct from old.status then
-    -- goals.update: the text changed (ours; the spec has no kind for it).
-    if (new.title, new.description) is not distinct from (old.title, old.description) then
-      return null;
-    end if;
-    perform app_private.record_event(new.workspace_id, 'GOAL_UPDATED', 'goal', new.id, jsonb_build_object(
-      'goalId', new.id, 'title', new.title, 'status', new.status,
-      'changes', to_jsonb(array_remove(array[
-        case when new.title is distinct from old.title then 'title' end,
-        case when new.description is distinct from old.description then 'description' end], null))));
-  else
+  elsif new.status is distinct from old.status then
     perform app_private.record_event(new.workspace_id, 'REVIEW_GATE_RESOLVED', 'review-gate', new.id, jsonb_build_object(
       'gateId', new.id, 'planId', new.plan_id, 'goalId', v_goal, 'stepId', new.step_id, 'reason', new.reason,
       'from', old.status, 'to', new.status, 'note', new.resolution_note));

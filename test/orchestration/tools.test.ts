@@ -137,6 +137,15 @@ describe('every tool of 4.11 and 4.12', () => {
     await ok(t, ws.token, 'goals.abandon', { id: goal.id });
     const closed = await rest(t, ws.token, 'goals.update', { id: goal.id, title: 'Revived' });
     expect([closed.status, closed.body.error]).toEqual([409, 'goal_closed']);
+    // GOAL_UPDATED is the goals trigger's alone: a review gate written without a status move records nothing.
+    const other = await ok(t, ws.token, 'goals.create', { title: 'Gated' });
+    const plan = await ok(t, ws.token, 'executionPlans.create', { goalId: other.id, steps: [{ title: 's' }] });
+    await ok(t, ws.token, 'executionPlans.transition', { id: plan.id, status: 'APPROVED' });
+    await ok(t, ws.token, 'plans.activate', { planId: plan.id });
+    const gate = await ok(t, ws.token, 'reviewGates.open', { planId: plan.id });
+    const before = (await ok(t, ws.token, 'events.recent', { limit: 1 })).items[0].id;
+    await t.pools.owner.query('update app_public.review_gates set status = status, title = title where id = $1', [gate.id]);
+    expect((await ok(t, ws.token, 'events.recent', { limit: 1 })).items[0].id).toBe(before);
   });
 
   it('another workspace sees nothing and reaches nothing (404)', async () => {
