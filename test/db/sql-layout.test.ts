@@ -53,6 +53,12 @@ describe('sql/ layout', () => {
     expect(rows.map((r) => r.name).filter((n) => !filesOf.has(n)), 'functions with no file in sql/').toEqual([]);
     expect([...filesOf].filter(([, files]) => new Set(files).size > 1), 'functions defined in several files').toEqual([]);
     expect([...filesOf.keys()].filter((n) => !dbNames.has(n)), 'sql/ defines functions the migrations do not create').toEqual([]);
+    // As many overloads as sql/ creates: a signature changed in sql/ leaves the old one behind unless a migration
+    // drops it (the old one then still answers every caller that passes the old arguments).
+    const overloads = new Map<string, number>();
+    for (const r of rows) overloads.set(r.name, (overloads.get(r.name) ?? 0) + 1);
+    expect([...overloads].filter(([n, count]) => count !== (filesOf.get(n)?.length ?? 0)).map(([n, count]) => `${n}: ${count} in the database`),
+      'overloads the migrations left behind').toEqual([]);
   });
 
   it('a tool with a run hook declares whether it has an SQL function (and then calls it)', () => {

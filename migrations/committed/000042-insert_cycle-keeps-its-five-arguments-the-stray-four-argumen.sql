@@ -1,0 +1,202 @@
+--! Previous: sha1:ee1693f7811482be2591793f56abdae43023760e
+--! Hash: sha1:7c4a08bd4f4c07e1bba6b96b1a53b31e832bedc6
+--! Message: insert_cycle keeps its five arguments; the stray four-argument overload is dropped
+
+--! split: 1-current.sql
+-- Mends 000038: a text replacement meant for check_one_active_cycle also took p_status off insert_cycle's
+-- signature, creating a second, broken insert_cycle(workspace, name, starts, ends) that nothing calls. It goes;
+-- the five-argument one (which every caller uses) is re-created from sql/ as it was.
+drop function if exists app_hidden.insert_cycle(app_public.workspaces, text, date, date);
+--! Included cycles/cycles.sql
+-- cycles: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date)
+ returns void
+ language plpgsql
+ stable
+as $$
+declare v_other app_public.cycles;
+begin
+  if p_ends < p_starts then
+    raise exception 'endsOn must be on or after startsOn' using errcode = 'SV400', column = 'endsOn';
+  end if;
+  select * into v_other from app_public.cycles c
+  where c.workspace_id = app_hidden.current_workspace_id() and c.status <> 'CANCELED'
+    and c.id is distinct from p_cycle_id
+    and daterange(c.starts_on, c.ends_on, '[]') && daterange(p_starts, p_ends, '[]')
+  order by c.starts_on limit 1;
+  if v_other.id is not null then
+    raise exception 'The dates overlap % (% to %)', v_other.name, v_other.starts_on, v_other.ends_on
+      using errcode = 'SV409', detail = 'cycle_overlap';
+  end if;
+end
+$$;
+comment on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date) is 'Cycle dates: endsOn >= startsOn (400) and no overlap with another non-canceled cycle (409 cycle_overlap).';
+grant execute on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date) to svc_visitor;
+
+create or replace function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date)
+ returns void
+ language plpgsql
+ stable
+as $$
+declare
+  v_other app_public.cycles;
+begin
+  -- Dates never overlap, so two cycles can be ACTIVE at once only through an early activation: a cycle whose
+  -- dates include today beside one activated early (stored ACTIVE, starting later).
+  if p_starts <= app_hidden.utc_today() and p_ends >= app_hidden.utc_today() then
+    select * into v_other from app_public.cycles c
+    where c.workspace_id = app_hidden.current_workspace_id() and c.id is distinct from p_cycle_id
+      and c.status = 'ACTIVE' and c.starts_on > app_hidden.utc_today()
+    limit 1;
+    if v_other.id is not null then
+      raise exception 'Cycle % was activated early and is the current cycle: no other cycle may span today while it runs', v_other.name
+        using errcode = 'SV409', detail = 'active_cycle_exists';
+    end if;
+  end if;
+end
+$$;
+comment on function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date) is 'At most one ACTIVE cycle: a cycle (new, or p_cycle_id re-dated) whose dates include today is refused while another was activated early (409 active_cycle_exists). Call under lock_cycles().';
+grant execute on function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date) to svc_visitor;
+
+create or replace function app_hidden.cycle_status(c app_public.cycles)
+ returns text
+ language sql
+ stable parallel safe
+as $$
+  select case
+    when c.status = 'CANCELED' then 'CANCELED'
+    when c.ends_on < app_hidden.utc_today() then 'COMPLETED'
+    when c.starts_on <= app_hidden.utc_today() or c.status = 'ACTIVE' then 'ACTIVE'
+    else 'PLANNED' end
+$$;
+comment on function app_hidden.cycle_status(c app_public.cycles) is 'A cycle''s status on the calendar (decisions.md "Cycle status"): CANCELED stays; otherwise ended (endsOn before today, UTC) is COMPLETED, started (dates include today) or activated early by cycles.create activate: true (stored ACTIVE) is ACTIVE, else PLANNED. A stored COMPLETED only records that an ended cycle was rolled over; it never ends a cycle early.';
+grant execute on function app_hidden.cycle_status(c app_public.cycles) to svc_visitor;
+
+create or replace function app_public.cycles_current_status(c app_public.cycles)
+ returns text
+ language sql
+ stable
+as $$ select app_hidden.cycle_status(c) $$;
+comment on function app_public.cycles_current_status(c app_public.cycles) is 'The status on the calendar: a cycle whose dates include today is ACTIVE, one whose end has passed COMPLETED, a later one PLANNED (status holds only what was set: PLANNED, ACTIVE by cycles.create activate: true, COMPLETED once an ended cycle was rolled over, CANCELED).';
+grant execute on function app_public.cycles_current_status(c app_public.cycles) to svc_visitor;
+
+create or replace function app_hidden.current_cycle()
+ returns app_public.cycles
+ language sql
+ stable
+as $$
+  select * from app_public.cycles c
+  where c.workspace_id = app_hidden.current_workspace_id() and c.status <> 'CANCELED'
+    and c.ends_on >= app_hidden.utc_today() and (c.starts_on <= app_hidden.utc_today() or c.status = 'ACTIVE')
+  order by c.starts_on <= app_hidden.utc_today() desc, c.starts_on, c.number limit 1
+$$;
+comment on function app_hidden.current_cycle() is 'The current cycle: the one whose dates include today, else one activated early by cycles.create activate: true (NULL row when none). Rollover never changes it.';
+grant execute on function app_hidden.current_cycle() to svc_visitor;
+
+create or replace function app_hidden.cycle_json(c app_public.cycles, p_with_issues boolean default false)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object(
+    'id', c.id, 'number', c.number, 'name', c.name, 'startsOn', c.starts_on, 'endsOn', c.ends_on, 'status', app_hidden.cycle_status(c),
+    'issueCount', n.total, 'openIssueCount', n.open, 'doneIssueCount', n.done,
+    'createdAt', c.created_at, 'updatedAt', c.updated_at)
+  || case when p_with_issues then jsonb_build_object('issues', coalesce(
+       (select jsonb_agg(app_hidden.issue_json(i) order by i.number)
+        from app_public.issues i where i.workspace_id = c.workspace_id and i.cycle_id = c.id and i.deleted_at is null), '[]'))
+     else '{}'::jsonb end
+  from (select count(*) as total,
+               count(*) filter (where s.category not in ('DONE', 'CANCELED')) as open,
+               count(*) filter (where s.category = 'DONE') as done
+        from app_public.issues i join app_public.statuses s on s.id = i.status_id
+        where i.workspace_id = c.workspace_id and i.cycle_id = c.id and i.deleted_at is null) n
+$$;
+comment on function app_hidden.cycle_json(c app_public.cycles, p_with_issues boolean) is 'Cycle: number, name, startsOn, endsOn, status, issue counts (issues the key can see); with p_with_issues the issues themselves (lean).';
+grant execute on function app_hidden.cycle_json(c app_public.cycles, p_with_issues boolean) to svc_visitor;
+
+create or replace function app_hidden.find_cycle(p_id text, p_field text default 'id'::text)
+ returns app_public.cycles
+ language plpgsql
+ stable
+as $$
+begin
+  return app_hidden.found((select c from app_public.cycles c
+                           where c.id = app_hidden.parse_uuid(p_id, p_field) and c.workspace_id = app_hidden.current_workspace_id()),
+                          'Cycle', p_field);
+end
+$$;
+comment on function app_hidden.find_cycle(p_id text, p_field text) is 'A cycle of the caller''s workspace, else 404 Cycle not found.';
+grant execute on function app_hidden.find_cycle(p_id text, p_field text) to svc_visitor;
+
+create or replace function app_hidden.insert_cycle(p_ws app_public.workspaces, p_name text, p_starts date, p_ends date, p_status text)
+ returns app_public.cycles
+ language plpgsql
+as $$
+declare
+  v_number int;
+  v_cycle app_public.cycles;
+begin
+  select coalesce(max(number), 0) + 1 into v_number from app_public.cycles where workspace_id = p_ws.id;
+  insert into app_public.cycles (workspace_id, number, name, starts_on, ends_on, status)
+  values (p_ws.id, v_number, coalesce(p_name, 'Sprint ' || v_number), p_starts,
+          coalesce(p_ends, p_starts + p_ws.cycle_length_days - 1), p_status)
+  returning * into v_cycle;
+  return v_cycle;
+end
+$$;
+comment on function app_hidden.insert_cycle(p_ws app_public.workspaces, p_name text, p_starts date, p_ends date, p_status text) is 'Inserts the next-numbered cycle (name defaults to "Sprint <n>", end to start + cycleLengthDays - 1). Call under lock_cycles().';
+grant execute on function app_hidden.insert_cycle(p_ws app_public.workspaces, p_name text, p_starts date, p_ends date, p_status text) to svc_visitor;
+
+create or replace function app_hidden.lock_cycles()
+ returns app_public.workspaces
+ language sql
+as $$
+  select pg_advisory_xact_lock(hashtextextended('svc.cycles:' || app_hidden.current_workspace_id()::text, 0));
+  select * from app_public.workspaces where id = app_hidden.current_workspace_id();
+$$;
+comment on function app_hidden.lock_cycles() is 'Serialises cycle scheduling within a workspace (numbers, dates, rollover) for the transaction; returns the workspace settings.';
+grant execute on function app_hidden.lock_cycles() to svc_visitor;
+
+create or replace function app_hidden.next_cycle_start(p_ws app_public.workspaces)
+ returns date
+ language sql
+ stable
+as $$
+  select greatest(app_hidden.utc_today(),
+                  coalesce((select max(c.ends_on) + 1 + p_ws.cycle_cooldown_days
+                            from app_public.cycles c where c.workspace_id = p_ws.id and c.status <> 'CANCELED'),
+                           app_hidden.utc_today()))
+$$;
+comment on function app_hidden.next_cycle_start(p_ws app_public.workspaces) is 'Where the next cycle starts by default: after the last non-canceled cycle plus cycleCooldownDays, never before today (UTC).';
+grant execute on function app_hidden.next_cycle_start(p_ws app_public.workspaces) to svc_visitor;
+
+create or replace function app_hidden.require_open_cycle(p_cycle app_public.cycles)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  if app_hidden.cycle_status(p_cycle) in ('COMPLETED', 'CANCELED') then
+    raise exception 'Cycle % is %; issues can be planned only into PLANNED or ACTIVE cycles', p_cycle.name, lower(app_hidden.cycle_status(p_cycle))
+      using errcode = 'SV409', detail = 'cycle_closed';
+  end if;
+end
+$$;
+comment on function app_hidden.require_open_cycle(p_cycle app_public.cycles) is 'Issues may be added only to PLANNED or ACTIVE cycles: 409 cycle_closed otherwise.';
+grant execute on function app_hidden.require_open_cycle(p_cycle app_public.cycles) to svc_visitor;
+
+create or replace function app_hidden.upcoming_cycle()
+ returns app_public.cycles
+ language sql
+ stable
+as $$
+  select * from app_public.cycles
+  where workspace_id = app_hidden.current_workspace_id() and status = 'PLANNED' and starts_on > app_hidden.utc_today()
+  order by starts_on, number limit 1
+$$;
+comment on function app_hidden.upcoming_cycle() is 'The upcoming cycle: the earliest PLANNED one (not started yet; NULL row when none).';
+grant execute on function app_hidden.upcoming_cycle() to svc_visitor;
+--! EndIncluded cycles/cycles.sql
