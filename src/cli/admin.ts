@@ -73,7 +73,7 @@ const commands = [
   command('create-workspace', 'Create a workspace with its default statuses, its OWNER and a FULL personal key for the owner.', {
     name: { kind: 'string', required: true, description: 'display name' },
     key: { kind: 'string', required: true, description: 'issue key prefix: 2-10 letters/digits, starting with a letter', placeholder: 'KEY' },
-    'owner-email': { kind: 'string', required: true, description: 'email of the owner (created if new)', placeholder: 'EMAIL' },
+    'owner-email': { kind: 'string', required: true, maxLength: 254, description: 'email of the owner (created if new)', placeholder: 'EMAIL' },
   }, async (client, v) => {
     const { rows } = await client.query('select app_private.create_workspace($1, $2, $3) as r', [v.name, v.key.toUpperCase(), v['owner-email']]);
     const created = rows[0].r as { workspace: { id: string; key: string }; owner: { id: string; email: string } };
@@ -87,7 +87,7 @@ const commands = [
 
   command('add-member', 'Add a user (created if new) to a workspace with a role.', {
     workspace: WORKSPACE,
-    email: { kind: 'string', required: true, description: 'the person\'s email' },
+    email: { kind: 'string', required: true, maxLength: 254, description: 'the person\'s email' },
     role: { kind: 'string', required: true, choices: ['OWNER', 'ADMIN', 'MEMBER'], description: 'their role' },
   }, async (client, v) => {
     const ws = await workspaceId(client, v.workspace);
@@ -256,7 +256,7 @@ const commands = [
 
   command('create-key', 'Issue an API key owned by a member (the raw key is printed once and never stored).', {
     workspace: WORKSPACE,
-    user: { kind: 'string', required: true, description: 'email of the member who owns the key', placeholder: 'EMAIL' },
+    user: { kind: 'string', required: true, maxLength: 254, description: 'email of the member who owns the key', placeholder: 'EMAIL' },
     kind: { kind: 'string', choices: ['AGENT', 'PERSONAL', 'SESSION'], description: 'default AGENT with --agent, else PERSONAL' },
     agent: { kind: 'string', description: 'link the key to this agent (AGENT keys)', placeholder: 'PROFILE_KEY' },
     scopes: { kind: 'list', description: 'scopes, or FULL (default FULL)', placeholder: 'S1,S2|FULL' },
@@ -410,7 +410,7 @@ const commands = [
 
   command('open-chat', 'Open a new chat thread addressed to an agent on behalf of a person, optionally posting a USER message (delivered to the agent).', {
     workspace: WORKSPACE, agent: AGENT,
-    user: { kind: 'string', required: true, description: 'email of the member the thread belongs to', placeholder: 'EMAIL' },
+    user: { kind: 'string', required: true, maxLength: 254, description: 'email of the member the thread belongs to', placeholder: 'EMAIL' },
     message: { kind: 'string', maxLength: 100_000, multiline: true, description: 'first USER message', placeholder: 'TEXT' },
   }, async (client, v) => {
     const ws = await workspaceId(client, v.workspace);
