@@ -1662,6 +1662,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.keyset_encode(text,text,uuid) returns text; sql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.label_json(app_public.labels) returns jsonb; sql stable; execute: svc_visitor; labels/labels.sql
 -- app_hidden.lock_cycles() returns app_public.workspaces; sql volatile; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.lock_directed_relations(text) returns void; sql volatile; execute: svc_visitor; relations/relations.sql
 -- app_hidden.lock_plan(uuid) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.member_json(app_public.memberships) returns jsonb; sql stable; execute: svc_visitor; members/members.sql
 -- app_hidden.members_add(text,text) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql
@@ -1692,6 +1693,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.plugins_create(text,text[]) returns app_public.plugin_info; plpgsql volatile security definer; execute: svc_visitor; auth/plugins.sql
 -- app_hidden.poll_tally(uuid,jsonb) returns TABLE(option_key text, label text, ord bigint, votes bigint, first_vote_at timestamp with time zone); sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_hidden.poll_winner(uuid,jsonb) returns text; sql stable; execute: svc_visitor; actionRequests/shapes.sql
+-- app_hidden.project_event_payload(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; events/record.sql
 -- app_hidden.project_json(app_public.projects) returns jsonb; sql stable; execute: svc_visitor; projects/projects.sql
 -- app_hidden.publish_ephemeral_event(text,text,uuid,jsonb) returns jsonb; sql volatile security definer; execute: svc_visitor; events/record.sql
 -- app_hidden.raise_invalid(text,text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql

@@ -37,6 +37,9 @@ const BY_SQLSTATE: Record<string, { status: number; error: string }> = {
   SVSCP: { status: 403, error: 'scope_required' },
   '42501': { status: 403, error: 'forbidden' }, // insufficient privilege / row-level security
   '23505': { status: 409, error: 'conflict' }, // unique violation
+  // A concurrent transaction got in the way (tool calls are retried first, src/db/as-caller.ts).
+  '40P01': { status: 409, error: 'conflict' }, // deadlock detected
+  '40001': { status: 409, error: 'conflict' }, // serialization failure
   '23503': { status: 404, error: 'not_found' }, // foreign key: the referenced row is not there (for this key)
   '23514': { status: 400, error: 'invalid_input' }, // check violation
   '23502': { status: 400, error: 'invalid_input' }, // not null violation
@@ -69,6 +72,8 @@ const FRIENDLY: Record<string, string> = {
   '22008': 'date or time out of range',
   '22007': 'not a valid date or time',
   '22001': 'value too long',
+  '40P01': 'A concurrent change got in the way; try again',
+  '40001': 'A concurrent change got in the way; try again',
 };
 /** Any other data exception (class 22). */
 const DATA_EXCEPTION_MESSAGE = 'not a valid value';

@@ -172,6 +172,11 @@ begin
     end if;
     return jsonb_build_object('action', 'none');
   end if;
+  if p_request.kind = 'CLOSE_AS_DUPLICATE' then
+    -- relations.add below takes this lock; taken after the issue's row lock it could deadlock with a concurrent
+    -- relations.add that holds it and waits on that row (its foreign-key check).
+    perform app_hidden.lock_directed_relations('DUPLICATES');
+  end if;
   -- The same entry as the direct issue tools: visibility, row lock and run-mode gating.
   v_issue := app_hidden.issue_for_write(p_request.issue_id::text, 'issueId');
   if p_request.kind = 'TRANSITION' then

@@ -1,6 +1,24 @@
 -- events: helper functions and in-app procedures.
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
+create or replace function app_hidden.project_event_payload(p_payload jsonb)
+ returns jsonb
+ language plpgsql
+ stable
+as $$
+begin
+  -- An initiative-narrowed key sees every project's events, but not the id of an initiative outside its
+  -- narrowing (as project_json hides it).
+  if p_payload->>'initiativeId' is null or cardinality(app_hidden.narrowed_initiative_ids()) = 0
+     or (p_payload->>'initiativeId')::uuid = any(app_hidden.narrowed_initiative_ids()) then
+    return p_payload;
+  end if;
+  return p_payload || '{"initiativeId": null}';
+end
+$$;
+comment on function app_hidden.project_event_payload(p_payload jsonb) is 'A PROJECT_* event payload as the caller may read it: initiativeId null when the key''s initiative narrowing leaves that initiative out.';
+grant execute on function app_hidden.project_event_payload(p_payload jsonb) to svc_visitor;
+
 create or replace function app_hidden.event_shape(e app_public.activity_events, a app_public.agents, u app_public.users, p_with_actor boolean)
  returns json
  language sql
@@ -10,12 +28,14 @@ as $$
   -- json (text), not jsonb: events.recent joins its page as text (twice the pages per second).
   select case when p_with_actor then json_build_object(
     'id', e.id, 'kind', e.kind, 'subjectType', e.subject_type, 'subjectId', e.subject_id,
-    'payload', e.payload, 'createdAt', e.created_at, 'actor', coalesce(
+    'payload', case when e.subject_type = 'project' then app_hidden.project_event_payload(e.payload) else e.payload end,
+    'createdAt', e.created_at, 'actor', coalesce(
        case when a.id is not null then json_build_object('id', a.id, 'name', a.name, 'image', null, 'type', 'agent') end,
        case when u.id is not null then json_build_object('id', u.id, 'name', coalesce(nullif(u.name, ''), u.email), 'image', u.image_url, 'type', 'user') end))
   else json_build_object(
     'id', e.id, 'kind', e.kind, 'subjectType', e.subject_type, 'subjectId', e.subject_id,
-    'payload', e.payload, 'createdAt', e.created_at) end
+    'payload', case when e.subject_type = 'project' then app_hidden.project_event_payload(e.payload) else e.payload end,
+    'createdAt', e.created_at) end
 $$;
 comment on function app_hidden.event_shape(e app_public.activity_events, a app_public.agents, u app_public.users, p_with_actor boolean) is 'The ActivityEvent shape (json) from rows the caller already fetched: the acting agent (a) when set and visible, else the acting user (u); inlined into lists.';
 grant execute on function app_hidden.event_shape(e app_public.activity_events, a app_public.agents, u app_public.users, p_with_actor boolean) to svc_visitor;

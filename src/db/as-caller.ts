@@ -22,10 +22,20 @@ export const callerValues = (caller: Caller, args: unknown[]): unknown[] => [
 export async function queryAsCaller(
   pool: pg.Pool, caller: Caller, statementName: string, call: string, args: unknown[],
 ): Promise<string | null> {
-  const { rows } = await pool.query<{ r: string | null }>({
-    name: statementName,
-    text: callerStatement(call),
-    values: callerValues(caller, args),
-  });
-  return rows[0]?.r ?? null;
+  const query = { name: statementName, text: callerStatement(call), values: callerValues(caller, args) };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { rows } = await pool.query<{ r: string | null }>(query);
+      return rows[0]?.r ?? null;
+    } catch (err) {
+      // A deadlock or serialization victim was rolled back whole (the call is one statement, one transaction):
+      // running it again is safe, and usually succeeds once the other transaction is through.
+      if (attempt >= RETRIES || !TRANSIENT.has((err as { code?: string }).code ?? '')) throw err;
+      await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
+    }
+  }
 }
+
+/** deadlock_detected, serialization_failure: retried (a last failure is a 409 conflict, src/errors.ts). */
+const TRANSIENT = new Set(['40P01', '40001']);
+const RETRIES = 3;

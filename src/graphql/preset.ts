@@ -34,8 +34,9 @@ export const HiddenColumnsPlugin = makeJSONPgSmartTagsPlugin({
       // Issue.parent (under RLS: null when the key cannot see the parent) instead of the raw id, which a
       // narrowed key must not learn (docs/decisions.md). Filtering and ordering by it stay.
       'app_public.issues': { attribute: { parent_id: { tags: { behavior: '-select' } } } },
-      // Likewise Project.initiative instead of the raw initiative id (an initiative-narrowed key sees every project).
-      'app_public.projects': { attribute: { initiative_id: { tags: { behavior: '-select' } } } },
+      // Likewise Project.initiative instead of the raw initiative id (an initiative-narrowed key sees every project);
+      // no filter or order by it either, which would tell a hidden initiative's projects to whoever learns its id.
+      'app_public.projects': { attribute: { initiative_id: { tags: { behavior: '-select -filterBy -orderBy' } } } },
     },
   },
 });

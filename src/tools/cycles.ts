@@ -34,7 +34,7 @@ export const cycleTools = defineTools(
   tool({
     name: 'cycles.create',
     scopes: ['WRITE_ISSUES'],
-    description: 'Create a cycle (sprint). Defaults: name "Sprint <n>", startsOn right after the last cycle plus the workspace cooldown (never before today), endsOn from the workspace cycle length. Cycles may not overlap. A cycle is ACTIVE while its dates include today, COMPLETED once they have passed, PLANNED before; activate: true makes a future one current now when no other is. Needs a key without project/label narrowing.',
+    description: 'Create a cycle (sprint). Defaults: name "Sprint <n>", startsOn right after the last cycle plus the workspace cooldown (never before today), endsOn from the workspace cycle length. Cycles may not overlap. A cycle is ACTIVE while its dates include today, COMPLETED once they have passed, PLANNED before; activate: true makes a future one current now when no other is; while it waits for its dates, no other cycle may span today (409 active_cycle_exists). Needs a key without project/label narrowing.',
     input: z.strictObject({
       name: z.string().trim().min(1).max(200).optional(),
       startsOn: date.optional(),
@@ -46,7 +46,7 @@ export const cycleTools = defineTools(
   tool({
     name: 'cycles.update',
     scopes: ['WRITE_ISSUES'],
-    description: 'Rename or re-date a cycle (name, startsOn, endsOn; no overlaps; an ended or canceled cycle keeps its dates). Status moves happen through cycles.rollover. Needs a key without project/label narrowing.',
+    description: 'Rename or re-date a cycle (name, startsOn, endsOn; no overlaps; an ended or canceled cycle keeps its dates, and a live one cannot be made to end before today). Status moves happen through cycles.rollover. Needs a key without project/label narrowing.',
     input: z.strictObject({
       id: id('id'), name: z.string().trim().min(1).max(200).optional(), startsOn: date.optional(), endsOn: date.optional(),
     }),

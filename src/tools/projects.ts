@@ -9,7 +9,7 @@ export const projectTools = defineTools(
   tool({
     name: 'projects.list',
     scopes: ['READ_PROJECTS'],
-    description: 'Projects this key can see, oldest first, paged ({items, nextCursor}). Archived projects only with includeArchived; initiativeId filters (null = projects without an initiative).',
+    description: 'Projects this key can see, oldest first, paged ({items, nextCursor}). Archived projects only with includeArchived; initiativeId filters (null = projects without an initiative; one the key cannot see is 404).',
     input: z.strictObject({
       includeArchived: z.boolean().optional(),
       initiativeId: id('initiativeId').nullable().optional(),

@@ -215,6 +215,9 @@ describe('narrowed keys and workspace configuration', () => {
     // The raw column is not in the schema (as Issue.parentId): Project.initiative, null under RLS, stands for it.
     expect((await gql(t, key.token, 'query($id: UUID!) { project(rowId: $id) { initiativeId } }', { id: p.id })).errors?.[0]?.message)
       .toMatch(/Cannot query field "initiativeId"/);
+    // Nor filtered by it: that would list a hidden initiative's projects to whoever learns its id.
+    expect((await gql(t, key.token, 'query($i: UUID!) { projects(condition: {initiativeId: $i}) { nodes { rowId } } }', { i: hidden.id })).errors?.[0]?.message)
+      .toMatch(/initiativeId/);
     expect((await gqlOk(t, w.token, 'query($id: UUID!) { project(rowId: $id) { initiative { rowId } } }', { id: p.id })).project.initiative.rowId).toBe(hidden.id);
   });
 });

@@ -72,6 +72,30 @@ describe('NUL characters and lone surrogates', () => {
     expect(check.status).toBe(400);
     expect(check.body).toMatchObject({ error: 'invalid_input', message: 'endpoint is not an allowed value', issues: { endpoint: 'endpoint is not an allowed value' } });
     expect(JSON.stringify(check.body)).not.toMatch(/relation|constraint/);
+    // A concurrent transaction's victim: 409, in words that say to try again.
+    for (const code of ['40P01', '40001']) {
+      expect(fromPgError({ code, message: 'deadlock detected' })?.body).toEqual({ error: 'conflict', message: 'A concurrent change got in the way; try again' });
+    }
+  });
+
+  it('a call that lost a deadlock is run again (it is one transaction); one that keeps losing is 409', async () => {
+    const { queryAsCaller } = await import('../../src/db/as-caller.ts');
+    const { KeyAuthenticator } = await import('../../src/auth/keys.ts');
+    const caller = await new KeyAuthenticator(t.pools.api, t.pools.owner).authenticate(`Bearer ${ws.token}`);
+    // Loses the first `wins` - 1 times (a sequence is not rolled back), then answers.
+    await t.pools.owner.query(`create sequence app_hidden.test_attempts;
+      create function app_hidden.test_flaky(wins int) returns jsonb language plpgsql as $f$
+      begin
+        if nextval('app_hidden.test_attempts') < wins then raise exception 'deadlock detected' using errcode = '40P01'; end if;
+        return '{"ok": true}';
+      end $f$;
+      grant usage on sequence app_hidden.test_attempts to svc_visitor;
+      grant execute on function app_hidden.test_flaky(int) to svc_visitor`);
+    expect(await queryAsCaller(t.pools.api, caller, 'test_flaky', 'app_hidden.test_flaky($9::int)', [3])).toBe('{"ok": true}');
+    await t.pools.owner.query(`select setval('app_hidden.test_attempts', 1, false)`);
+    const lost = await queryAsCaller(t.pools.api, caller, 'test_flaky', 'app_hidden.test_flaky($9::int)', [10]).catch((e: { code?: string }) => e);
+    expect((lost as { code?: string }).code).toBe('40P01');
+    expect(Number((await t.pools.owner.query(`select last_value from app_hidden.test_attempts`)).rows[0].last_value)).toBe(3);
   });
 });
 

@@ -172,12 +172,13 @@ describe('a person talks to an agent', () => {
     expect(all.items[1]).toMatchObject({ id: thread.id, awaitingReply: false, lastMessage: { role: 'AGENT', body: 'Fixed in a run', truncated: false } });
     expect((await ok(t, helperKey.token, 'chat.listThreads', { awaitingReply: true })).items.map((x: any) => x.id)).toEqual([opened.rowId]);
     expect((await ok(t, helperKey.token, 'chat.listThreads', { awaitingReply: false })).items.map((x: any) => x.id)).toEqual([thread.id]);
-    // Paged by latest activity: a reply moves nothing here (this thread is already the newest), the other follows.
+    // Ordered by latest activity, not by opening: a new message in the older thread moves it ahead.
     await ok(t, helperKey.token, 'chat.appendMessage', { threadId: opened.rowId, body: 'On it' });
+    await ok(t, helperKey.token, 'chat.appendMessage', { threadId: thread.id, body: 'One more thing' });
     const first = await ok(t, helperKey.token, 'chat.listThreads', { limit: 1 });
-    expect(first.items.map((x: any) => [x.id, x.awaitingReply])).toEqual([[opened.rowId, false]]);
+    expect(first.items.map((x: any) => [x.id, x.awaitingReply, x.lastMessage.body])).toEqual([[thread.id, false, 'One more thing']]);
     const next = await ok(t, helperKey.token, 'chat.listThreads', { limit: 1, cursor: first.nextCursor });
-    expect([next.items.map((x: any) => x.id), next.nextCursor]).toEqual([[thread.id], null]);
+    expect([next.items.map((x: any) => x.id), next.nextCursor]).toEqual([[opened.rowId], null]);
     // Another agent, a person's key, another workspace: none of these threads.
     expect((await ok(t, rivalKey.token, 'chat.listThreads', {})).items).toEqual([]);
     expect((await rest(t, ws.token, 'chat.listThreads', {})).body).toMatchObject({ error: 'agent_key_required' });

@@ -80,6 +80,9 @@ describe('cycles.create / update / get / list / current', () => {
     expect(redated.status).toBe(409);
     expect(redated.body.error).toBe('cycle_closed');
     expect(await ok(t, w.token, 'cycles.update', { id: past.id, name: 'Archive' })).toMatchObject({ name: 'Archive', status: 'COMPLETED', endsOn: addDays(today(), -6) });
+    // Nor does a live cycle become history by a typo: it could never be re-dated back.
+    const live = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), 60), endsOn: addDays(today(), 70) });
+    expect400(await rest(t, w.token, 'cycles.update', { id: live.id, startsOn: addDays(today(), -5), endsOn: addDays(today(), -1) }), 'endsOn');
 
     // Activated early (no cycle runs today), then a cycle spanning today, created or re-dated into it: refused.
     const early = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), 10), endsOn: addDays(today(), 20), activate: true });

@@ -209,6 +209,12 @@ describe('initiatives', () => {
     expect(await ok(t, key.token, 'projects.get', { id: p.id })).toMatchObject({ id: p.id, initiativeId: null, initiative: null });
     expect((await ok(t, key.token, 'projects.list', { limit: 200 })).items.find((x: { id: string }) => x.id === p.id))
       .toMatchObject({ initiativeId: null, initiative: null });
+    // Nor through the project's events, nor by filtering on the id (404, as for any initiative it cannot see).
+    const projectEvents = (await ok(t, key.token, 'events.recent', { subjectType: 'project', subjectId: p.id })).items;
+    expect(projectEvents.map((e: any) => [e.kind, e.payload.initiativeId])).toEqual([['PROJECT_CREATED', null]]);
+    expect((await ok(t, ws.token, 'events.recent', { subjectType: 'project', subjectId: p.id })).items[0].payload.initiativeId).toBe(theirs.id);
+    expect((await rest(t, key.token, 'projects.list', { initiativeId: theirs.id })).status).toBe(404);
+    expect((await ok(t, key.token, 'projects.list', { initiativeId: mine.id })).items.map((x: { id: string }) => x.id)).toEqual([free.id]);
     // GraphQL: test/graphql/tenancy.test.ts.
   });
 });

@@ -72,6 +72,30 @@ describe('relations', () => {
     }
   });
 
+  it('a cycle through an issue a narrowed key cannot see is still a cycle; concurrent links cannot close one between them', async () => {
+    const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [ws.id, 'Cycle P']);
+    const a = await issue(ws, 'cycle a', { projectId: rows[0].id });
+    const c = await issue(ws, 'cycle c', { projectId: rows[0].id });
+    const hidden = await issue(ws, 'cycle hidden');
+    await ok(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: hidden.id, kind: 'BLOCKS' });
+    await ok(t, ws.token, 'relations.add', { fromIssueId: hidden.id, toIssueId: c.id, kind: 'BLOCKS' });
+    const key = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projects: [rows[0].id] });
+    const closing = await rest(t, key.token, 'relations.add', { fromIssueId: c.id, toIssueId: a.id, kind: 'BLOCKS' });
+    expect([closing.status, closing.body.error]).toEqual([409, 'relation_cycle']);
+    expect(closing.body.message).not.toContain(hidden.key);
+
+    // Three links of a triangle at once: at most two are stored (the third would close it), whatever the order.
+    for (let round = 0; round < 3; round++) {
+      const [x, y, z] = [await issue(ws, `tri x${round}`), await issue(ws, `tri y${round}`), await issue(ws, `tri z${round}`)];
+      const results = await Promise.all([[x, y], [y, z], [z, x]].map(([from, to]) =>
+        rest(t, ws.token, 'relations.add', { fromIssueId: from!.id, toIssueId: to!.id, kind: 'BLOCKS' })));
+      expect(results.map((r) => r.status).sort()).toEqual([200, 200, 409]);
+      const { rows: stored } = await t.pools.owner.query(
+        'select count(*)::int as n from app_public.issue_relations where from_issue_id = any($1)', [[x.id, y.id, z.id]]);
+      expect(stored[0].n).toBe(2);
+    }
+  });
+
   it('concurrent reverse links: exactly one of A BLOCKS B and B BLOCKS A (and of DUPLICATES) is stored', async () => {
     for (const kind of ['BLOCKS', 'DUPLICATES']) {
       for (let round = 0; round < 3; round++) {

@@ -1,7 +1,8 @@
 -- The cycles.update tool (declared in src/tools/).
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
--- name, startsOn, endsOn (no overlaps; an ended or canceled cycle keeps its dates, 409 cycle_closed); CYCLE_UPDATED by trigger, none when nothing changes.
+-- name, startsOn, endsOn (no overlaps; an ended or canceled cycle keeps its dates, 409 cycle_closed; a live one
+-- cannot be made to end before today, 400 endsOn); CYCLE_UPDATED by trigger, none when nothing changes.
 create or replace function app_tools.cycles_update(args jsonb)
  returns jsonb
  language plpgsql
@@ -22,6 +23,12 @@ begin
       raise exception 'Cycle % is %: its dates can no longer change (create a new cycle)', v_cycle.name, lower(app_hidden.cycle_status(v_cycle))
         using errcode = 'SV409', detail = 'cycle_closed';
     end if;
+    -- Nor does a live one become history by a date change: it could not be re-dated back (above), and its
+    -- unfinished issues would stay in it without a rollover. A past cycle is made with cycles.create.
+    if v_ends < app_hidden.utc_today() then
+      raise exception 'endsOn % is before today: the cycle would end at once, and an ended cycle keeps its dates', v_ends
+        using errcode = 'SV400', column = 'endsOn';
+    end if;
     perform app_hidden.check_cycle_dates(v_cycle.id, v_starts, v_ends);
     perform app_hidden.check_one_active_cycle(v_cycle.id, v_starts, v_ends);
   end if;
@@ -34,5 +41,5 @@ begin
   return app_hidden.cycle_json(v_cycle);
 end
 $$;
-comment on function app_tools.cycles_update(args jsonb) is 'cycles.update: Rename or re-date a cycle (name, startsOn, endsOn; no overlaps; an ended or canceled cycle keeps its dates). Status moves happen through cycles.rollover. Needs a key without project/label narrowing.';
+comment on function app_tools.cycles_update(args jsonb) is 'cycles.update: Rename or re-date a cycle (name, startsOn, endsOn; no overlaps; an ended or canceled cycle keeps its dates, and a live one cannot be made to end before today). Status moves happen through cycles.rollover. Needs a key without project/label narrowing.';
 grant execute on function app_tools.cycles_update(args jsonb) to svc_visitor;

@@ -2,7 +2,7 @@
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
 -- projects the key can see, oldest first, keyset-paged; archived ones only with includeArchived; initiativeId
--- filter (null = without initiative).
+-- filter (null = without initiative; one the key cannot see is 404).
 create or replace function app_tools.projects_list(args jsonb)
  returns jsonb
  language plpgsql
@@ -11,7 +11,9 @@ as $$
 declare
   v_limit int := coalesce((args->>'limit')::int, 50);
   v_include_archived boolean := coalesce((args->>'includeArchived')::boolean, false);
-  v_initiative uuid := app_hidden.parse_uuid(args->>'initiativeId', 'initiativeId');
+  -- An initiative the key cannot see is 404 here as everywhere (filtering by it would tell its projects).
+  v_initiative uuid := case when args->>'initiativeId' is not null
+                            then (app_hidden.find_initiative(args->>'initiativeId', 'initiativeId')).id end;
   v_after record := app_hidden.keyset_decode_ts(args->>'cursor', 'projects');
 begin
   return app_hidden.page_json(array(
@@ -26,5 +28,5 @@ begin
     order by p.created_at, p.id limit v_limit + 1), v_limit, 'projects');
 end
 $$;
-comment on function app_tools.projects_list(args jsonb) is 'projects.list: Projects this key can see, oldest first, paged ({items, nextCursor}). Archived projects only with includeArchived; initiativeId filters (null = projects without an initiative).';
+comment on function app_tools.projects_list(args jsonb) is 'projects.list: Projects this key can see, oldest first, paged ({items, nextCursor}). Archived projects only with includeArchived; initiativeId filters (null = projects without an initiative; one the key cannot see is 404).';
 grant execute on function app_tools.projects_list(args jsonb) to svc_visitor;

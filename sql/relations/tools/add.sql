@@ -27,9 +27,11 @@ begin
   end if;
   -- One decision at a time: two concurrent calls linking A→B and B→A would each see no reverse link and both
   -- insert. Directed kinds are serialized per workspace (a cycle can close through any pair), RELATES_TO per pair.
-  perform pg_advisory_xact_lock(hashtextextended(case when v_s_kind = 'RELATES_TO'
-    then 'svc.relation:' || least(v_s_from, v_s_to)::text || greatest(v_s_from, v_s_to)::text
-    else 'svc.relation:' || v_s_kind || ':' || v_from.workspace_id::text end, 0));
+  if v_s_kind = 'RELATES_TO' then
+    perform pg_advisory_xact_lock(hashtextextended('svc.relation:' || least(v_s_from, v_s_to)::text || greatest(v_s_from, v_s_to)::text, 0));
+  else
+    perform app_hidden.lock_directed_relations(v_s_kind);
+  end if;
 
   select * into v_rel from app_public.issue_relations r
   where r.workspace_id = v_from.workspace_id and r.kind = v_s_kind
