@@ -66,9 +66,13 @@ class WorkspaceStream {
 }
 
 const sorted = (xs: string[]) => [...xs].sort().join(',');
-// The activity_events policy depends on the workspace and the project/label/initiative narrowing only;
-// if it ever depends on more of the identity, that belongs in this key too.
-const groupKey = (c: Caller) => `${sorted(c.projectIds)}|${sorted(c.labelIds)}|${sorted(c.initiativeIds)}`;
+// A group's events are read once, as its first member: the key holds all the activity_events policy depends on.
+// An unnarrowed key sees every event of its workspace. For a narrowed one the policy also asks whose an
+// action request is (assigned to the key's agent or user), so its agent and user are part of the key too.
+const groupKey = (c: Caller) => {
+  const narrowing = `${sorted(c.projectIds)}|${sorted(c.labelIds)}|${sorted(c.initiativeIds)}`;
+  return narrowing === '||' ? narrowing : `${narrowing}|${c.agentId ?? ''}|${c.userId ?? ''}`;
+};
 const frameOf = (id: string, data: string) => `id: ${id}\nevent: message\ndata: ${data}\n\n`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -2,7 +2,7 @@
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { createAgent, createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { openSse, type SseClient, type SseMessage } from '../support/sse.ts';
 import { until } from '../support/until.ts';
 
@@ -143,6 +143,29 @@ describe('live delivery', () => {
     expect(subjects(full)).toEqual(expect.arrayContaining([inA.id, inB.id, loose.id]));
     n.close();
     full.close();
+  });
+
+  it('keys with the same narrowing but another agent or user do not share what only one may see', async () => {
+    const { rows: [p] } = await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'Shared narrowing') returning id`, [ws.id]);
+    await createAgent(t, ws, 'sse-one');
+    await createAgent(t, ws, 'sse-two');
+    const one = await createKey(t, ws, { scopes: ['SUBSCRIBE_EVENTS', 'READ_ISSUES'], projects: [p.id], agent: 'sse-one' });
+    const two = await createKey(t, ws, { scopes: ['SUBSCRIBE_EVENTS', 'READ_ISSUES'], projects: [p.id], agent: 'sse-two' });
+    const agentOne = (await t.pools.owner.query(`select id from app_public.agents where workspace_id = $1 and profile_key = 'sse-one'`, [ws.id])).rows[0].id;
+    // `two` subscribes first: were the group read as its first member, `one` would miss its own request.
+    const c2 = await sse(two.token);
+    const c1 = await sse(one.token);
+    await c2.waitForComment((x) => x === 'connected');
+    await c1.waitForComment((x) => x === 'connected');
+    const req = await ok(t, ws.token, 'actionRequests.create', { title: 'For sse-one only', assignedAgentId: agentOne,
+      options: [{ key: 'a', label: 'A' }, { key: 'b', label: 'B' }] });
+    const marker = await recordEvent(ws);
+    await c1.waitFor((m) => m.id === marker);
+    await c2.waitFor((m) => m.id === marker);
+    expect(c1.messages.some((m) => data(m).subjectId === req.id)).toBe(true);
+    expect(c2.messages.some((m) => data(m).subjectId === req.id)).toBe(false);
+    c1.close();
+    c2.close();
   });
 
   it('serves every subscriber of several API processes on one database', async () => {
