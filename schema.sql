@@ -1722,6 +1722,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.require_scope(text) returns void; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_time_tracking() returns void; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.require_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.require_webhook_admin() returns void; plpgsql stable; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.require_workspace_admin() returns void; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_workspace_admin_key() returns void; plpgsql stable security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.resolve_issue_list(jsonb,text,boolean) returns uuid[]; plpgsql volatile; execute: svc_visitor; issues/write.sql

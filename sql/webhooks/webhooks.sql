@@ -1,6 +1,24 @@
 -- webhooks: helper functions and in-app procedures.
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
+create or replace function app_hidden.require_webhook_admin()
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  perform app_hidden.require_workspace_admin();
+  -- A webhook receives every event of the workspace (or every event of its kinds): a key narrowed to some
+  -- projects, labels or initiatives must not point one at itself, as it may not mint a wider key.
+  if not app_hidden.key_unnarrowed() then
+    raise exception 'Webhooks deliver the whole workspace''s events; managing them needs a key without project, label or initiative narrowing'
+      using errcode = 'SV403', detail = 'narrowing';
+  end if;
+end
+$$;
+comment on function app_hidden.require_webhook_admin() is 'Every in-app webhook procedure and webhooks.* tool starts here: OWNER/ADMIN with the ADMIN scope (require_workspace_admin), and a key without narrowing (403 narrowing).';
+grant execute on function app_hidden.require_webhook_admin() to svc_visitor;
+
 create or replace function app_hidden.webhook_create(p_url text, p_events text[] default '{}'::text[], p_description text default NULL::text)
  returns jsonb
  language plpgsql
@@ -8,7 +26,7 @@ create or replace function app_hidden.webhook_create(p_url text, p_events text[]
  set search_path to 'pg_catalog'
 as $$
 begin
-  perform app_hidden.require_workspace_admin();
+  perform app_hidden.require_webhook_admin();
   return app_private.webhook_create(app_hidden.current_workspace_id(), p_url, p_events, p_description);
 end
 $$;
@@ -22,7 +40,7 @@ create or replace function app_hidden.webhook_delete(p_webhook_id uuid)
  set search_path to 'pg_catalog'
 as $$
 begin
-  perform app_hidden.require_workspace_admin();
+  perform app_hidden.require_webhook_admin();
   return app_private.webhook_delete(app_hidden.webhook_in_workspace(p_webhook_id));
 end
 $$;
@@ -36,7 +54,7 @@ create or replace function app_hidden.webhook_deliveries_list(p_webhook_id uuid 
  set search_path to 'pg_catalog'
 as $$
 begin
-  perform app_hidden.require_workspace_admin();
+  perform app_hidden.require_webhook_admin();
   if p_webhook_id is not null then
     perform app_hidden.webhook_in_workspace(p_webhook_id);
   end if;
@@ -73,7 +91,7 @@ create or replace function app_hidden.webhook_delivery_retry(p_delivery_id uuid)
  set search_path to 'pg_catalog'
 as $$
 begin
-  perform app_hidden.require_workspace_admin();
+  perform app_hidden.require_webhook_admin();
   if not exists (select 1 from app_public.webhook_deliveries where id = p_delivery_id and workspace_id = app_hidden.current_workspace_id()) then
     perform app_hidden.raise_not_found('Delivery');
   end if;
@@ -118,7 +136,7 @@ create or replace function app_hidden.webhook_rotate_secret(p_webhook_id uuid)
  set search_path to 'pg_catalog'
 as $$
 begin
-  perform app_hidden.require_workspace_admin();
+  perform app_hidden.require_webhook_admin();
   return app_private.webhook_rotate_secret(app_hidden.webhook_in_workspace(p_webhook_id));
 end
 $$;
@@ -132,7 +150,7 @@ create or replace function app_hidden.webhook_update(p_webhook_id uuid, p_url te
  set search_path to 'pg_catalog'
 as $$
 begin
-  perform app_hidden.require_workspace_admin();
+  perform app_hidden.require_webhook_admin();
   return app_private.webhook_update(app_hidden.webhook_in_workspace(p_webhook_id), p_url, p_events, p_active, p_description);
 end
 $$;
@@ -146,7 +164,7 @@ create or replace function app_hidden.webhooks_list()
  set search_path to 'pg_catalog'
 as $$
 begin
-  perform app_hidden.require_workspace_admin();
+  perform app_hidden.require_webhook_admin();
   return app_private.webhooks_list(app_hidden.current_workspace_id());
 end
 $$;

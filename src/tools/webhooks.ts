@@ -13,7 +13,7 @@ export const webhookTools = defineTools(
   tool({
     name: 'webhooks.list',
     scopes: ['ADMIN'],
-    description: 'OWNER/ADMIN: webhooks of the workspace with pending and dead-letter counts. Never a secret.',
+    description: 'OWNER/ADMIN, with a key without narrowing: webhooks of the workspace with pending and dead-letter counts. Never a secret.',
     input: z.strictObject({}),
     output: z.object({ items: z.array(WebhookOut) }),
     readOnly: true,
@@ -21,7 +21,7 @@ export const webhookTools = defineTools(
   tool({
     name: 'webhooks.get',
     scopes: ['ADMIN'],
-    description: 'OWNER/ADMIN: one webhook by id, with its delivery health. Never a secret.',
+    description: 'OWNER/ADMIN, with a key without narrowing: one webhook by id, with its delivery health. Never a secret.',
     input: z.strictObject({ id: id('id') }),
     output: WebhookOut,
     readOnly: true,
@@ -29,7 +29,7 @@ export const webhookTools = defineTools(
   tool({
     name: 'webhooks.listDeliveries',
     scopes: ['ADMIN'],
-    description: 'OWNER/ADMIN: webhook deliveries newest first with their attempts; filter by webhookId or status.',
+    description: 'OWNER/ADMIN, with a key without narrowing: webhook deliveries newest first with their attempts; filter by webhookId or status.',
     input: z.strictObject({
       webhookId: id('webhookId').optional(), status: z.enum(['PENDING', 'DELIVERED', 'DEAD_LETTER', 'CANCELED']).optional(),
       limit: limit(50, 200), cursor: id('cursor').optional(),

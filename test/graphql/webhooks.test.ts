@@ -1,6 +1,6 @@
 /** Webhook management over GraphQL: OWNER/ADMIN with the ADMIN scope, own workspace only, secrets shown once. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, createKey, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createKey, rest, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
 import { gqlError, gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
@@ -43,5 +43,16 @@ describe('webhooks over GraphQL', () => {
     expect(foreign.code).toBe('not_found');
     expect((await gqlOk(t, other.token, `{ webhooks { nodes { rowId } } }`)).webhooks.nodes).toEqual([]);
     expect((await gqlOk(t, member.token, `{ webhooks { nodes { rowId } } }`)).webhooks.nodes).toEqual([]);
+  });
+
+  it('an owner\'s narrowed key cannot point a webhook at itself (it would receive every event of the workspace)', async () => {
+    const created = (await gqlOk(t, ws.token, CREATE, { url: 'https://hooks.example.com/whole' })).webhooksCreate.result;
+    const { rows: [project] } = await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'Narrow') returning id`, [ws.id]);
+    const narrowed = await createKey(t, ws, { projects: [project.id] });
+    expect(await gqlError(t, narrowed.token, CREATE, { url: 'https://hooks.example.com/mine' })).toMatchObject({ code: 'narrowing' });
+    expect((await gqlError(t, narrowed.token, `mutation($id: UUID!) { webhooksRotateSecret(input: {webhookId: $id}) { result } }`, { id: created.id })).code).toBe('narrowing');
+    expect((await gqlError(t, narrowed.token, `mutation($id: UUID!) { webhooksUpdate(input: {webhookId: $id, url: "https://hooks.example.com/mine"}) { result } }`, { id: created.id })).code).toBe('narrowing');
+    const listed = await rest(t, narrowed.token, 'webhooks.listDeliveries', {});
+    expect([listed.status, listed.body.error]).toEqual([403, 'narrowing']);
   });
 });

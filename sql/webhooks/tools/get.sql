@@ -12,5 +12,5 @@ begin
   return app_hidden.found((select w from jsonb_array_elements(app_public.webhooks_overview()) w where w->>'id' = v_id::text), 'Webhook');
 end
 $$;
-comment on function app_tools.webhooks_get(args jsonb) is 'webhooks.get: OWNER/ADMIN: one webhook by id, with its delivery health. Never a secret.';
+comment on function app_tools.webhooks_get(args jsonb) is 'webhooks.get: OWNER/ADMIN, with a key without narrowing: one webhook by id, with its delivery health. Never a secret.';
 grant execute on function app_tools.webhooks_get(args jsonb) to svc_visitor;

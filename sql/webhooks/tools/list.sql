@@ -11,5 +11,5 @@ begin
   return jsonb_build_object('items', app_public.webhooks_overview());
 end
 $$;
-comment on function app_tools.webhooks_list(args jsonb) is 'webhooks.list: OWNER/ADMIN: webhooks of the workspace with pending and dead-letter counts. Never a secret.';
+comment on function app_tools.webhooks_list(args jsonb) is 'webhooks.list: OWNER/ADMIN, with a key without narrowing: webhooks of the workspace with pending and dead-letter counts. Never a secret.';
 grant execute on function app_tools.webhooks_list(args jsonb) to svc_visitor;

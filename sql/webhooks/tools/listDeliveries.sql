@@ -12,5 +12,5 @@ begin
     coalesce((args->>'limit')::int, 50), app_hidden.parse_uuid(args->>'cursor', 'cursor'));
 end
 $$;
-comment on function app_tools.webhooks_list_deliveries(args jsonb) is 'webhooks.listDeliveries: OWNER/ADMIN: webhook deliveries newest first with their attempts; filter by webhookId or status.';
+comment on function app_tools.webhooks_list_deliveries(args jsonb) is 'webhooks.listDeliveries: OWNER/ADMIN, with a key without narrowing: webhook deliveries newest first with their attempts; filter by webhookId or status.';
 grant execute on function app_tools.webhooks_list_deliveries(args jsonb) to svc_visitor;
