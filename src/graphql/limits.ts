@@ -60,12 +60,21 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
   let toolFields = 0;
   let toolWrites = 0;
 
+  // A variable left out of the request takes its default (`query($n: Int = 120)`): counted as that, not as
+  // DEFAULT_PAGE. With several operations in the document the largest default of a name counts.
+  const defaults = new Map<string, number>();
+  for (const d of doc.definitions) {
+    if (d.kind !== Kind.OPERATION_DEFINITION) continue;
+    for (const v of d.variableDefinitions ?? []) {
+      if (v.defaultValue?.kind === Kind.INT) defaults.set(v.variable.name.value, Math.max(defaults.get(v.variable.name.value) ?? 0, Number(v.defaultValue.value)));
+    }
+  }
   const intValue = (node: ValueNode | undefined): number | undefined => {
     if (!node) return undefined;
     if (node.kind === Kind.INT) return Number(node.value);
     if (node.kind === Kind.VARIABLE) {
       const v = variables?.[node.name.value];
-      return typeof v === 'number' ? v : undefined;
+      return typeof v === 'number' ? v : v === undefined ? defaults.get(node.name.value) : undefined;
     }
     return undefined;
   };

@@ -28,6 +28,8 @@ describe('GraphQL request limits', () => {
     refused(await gql(t, ws.token, bomb));
     // The same through a variable.
     refused(await gql(t, ws.token, 'query($n: Int) { issues(first: $n) { nodes { status { issues(first: $n) { nodes { rowId } } } } } }', { n: 2_000 }));
+    // And through a variable's default, when the request leaves the variable out.
+    refused(await gql(t, ws.token, 'query($n: Int = 2000) { issues(first: $n) { nodes { status { issues(first: $n) { nodes { rowId } } } } } }'));
     // What an app asks for passes: a page of issues with their comments, labels and runs.
     await ok(t, ws.token, 'issues.create', { title: 'fine' });
     const page = await gqlOk(t, ws.token, '{ issues(first: 50) { nodes { rowId comments(first: 20) { nodes { rowId } } issueLabels { nodes { label { name } } } agentRuns(first: 5) { nodes { rowId } } } } }');
