@@ -194,7 +194,13 @@ async function readResource(services: AppServices, caller: Caller, uri: string):
   const m = uri.match(/^(issue|project|cycle):\/\/(.+)$/);
   if (!m) throw new RpcFault(RESOURCE_NOT_FOUND, `Unknown resource: ${uri}`, { uri });
   const scheme = m[1] as Scheme;
-  const ref = decodeURIComponent(m[2]!);
+  let ref: string;
+  try {
+    ref = decodeURIComponent(m[2]!);
+  } catch {
+    // A stray or truncated %-escape ("issue://%"): the client's URI, not our fault.
+    throw new RpcFault(INVALID_PARAMS, `Not a valid resource URI (bad %-escape): ${uri.slice(0, 200)}`, { uri: uri.slice(0, 200) });
+  }
   if (scheme === 'issue') return readIssue(services, caller, ref);
   if (scheme === 'cycle') return call(services, caller, 'cycles.get', { id: ref });
   const project = await call(services, caller, 'projects.get', { id: ref });

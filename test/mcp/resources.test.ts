@@ -82,6 +82,11 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
     const { client, updates } = await connect(other.token);
     await expect(client.subscribeResource({ uri: `issue://${issue.id}` })).rejects.toThrow(/not found/i);
     await expect(client.subscribeResource({ uri: 'test://watched-resource' })).rejects.toThrow(/unknown resource/i);
+    // A broken %-escape is the client's mistake (invalid params), not an internal error.
+    for (const uri of ['issue://%', 'project://%E0%A4%A']) {
+      await expect(client.readResource({ uri })).rejects.toMatchObject({ code: -32602 });
+      await expect(client.subscribeResource({ uri })).rejects.toMatchObject({ code: -32602 });
+    }
     await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Private, changed' });
     await new Promise((r) => setTimeout(r, 500));
     expect(updates).toEqual([]);
