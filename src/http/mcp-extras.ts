@@ -157,7 +157,7 @@ export async function handleExtra(
           description: `Hand ${issue.key} to ${agent.name}`,
           messages: [{ role: 'user', content: { type: 'text', text:
             `Prepare handing issue ${issue.key} to the agent ${agent.name} (profile ${agent.profileKey}, id ${agent.id}). Summarise what the agent needs `
-            + `to know, list open questions, then assign it with issues.update {id: "${issue.id}", assignedAgentId: "${agent.id}"}.\n\nThe issue:\n${JSON.stringify(issue, null, 2)}` } }],
+            + `to know, list open questions, then assign it with issues.assign {id: "${issue.id}", agentId: "${agent.id}"}.\n\nThe issue:\n${JSON.stringify(issue, null, 2)}` } }],
         };
       }
       if (name === 'draft-standup') {

@@ -120,7 +120,11 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
     await theirs.client.close();
 
     const prompt = await client.getPrompt({ name: 'hand-off-issue', arguments: { key, profile: 'reviewer' } });
-    expect((prompt.messages[0]!.content as { text: string }).text).toContain('assignedAgentId');
+    // The call the prompt tells the agent to make is one that works.
+    const text = (prompt.messages[0]!.content as { text: string }).text;
+    const [, tool, args] = text.match(/assign it with (\S+) (\{[^}]*\})/)!;
+    const assigned = await ok(t, ws.token, tool!, JSON.parse(args!.replace(/(\w+):/g, '"$1":')));
+    expect(assigned.assignedAgent).toMatchObject({ profileKey: 'reviewer' });
     await client.close();
   });
 });
