@@ -1578,7 +1578,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.chat_thread_for_agent(text) returns app_public.chat_threads; plpgsql stable security definer; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_thread_json(app_public.chat_threads) returns jsonb; sql stable; execute: svc_visitor; chat/chat.sql
 -- app_hidden.check_cycle_dates(uuid,date,date) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
--- app_hidden.check_one_active_cycle(uuid,date,date) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.check_one_active_cycle(uuid,date,date,text) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.check_project_initiative_reachable(app_public.projects) returns void; plpgsql stable; execute: svc_visitor; projects/projects.sql
 -- app_hidden.comment_for_write(text) returns app_public.comments; plpgsql volatile; execute: svc_visitor; comments/comments.sql
 -- app_hidden.comment_json(app_public.comments) returns jsonb; plpgsql stable; execute: svc_visitor; comments/comments.sql

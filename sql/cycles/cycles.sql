@@ -25,7 +25,7 @@ $$;
 comment on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date) is 'Cycle dates: endsOn >= startsOn (400) and no overlap with another non-canceled cycle (409 cycle_overlap).';
 grant execute on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date) to svc_visitor;
 
-create or replace function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date)
+create or replace function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date, p_status text)
  returns void
  language plpgsql
  stable
@@ -33,22 +33,29 @@ as $$
 declare
   v_other app_public.cycles;
 begin
-  -- Dates never overlap, so two cycles can be ACTIVE at once only through an early activation: a cycle whose
-  -- dates include today beside one activated early (stored ACTIVE, starting later).
-  if p_starts <= app_hidden.utc_today() and p_ends >= app_hidden.utc_today() then
+  -- Dates never overlap, so two cycles can be ACTIVE at once only through an early activation: a cycle stored
+  -- ACTIVE before its dates is current from now until it ends, and any other cycle whose dates come before its
+  -- start (and have not ended) is ACTIVE by the calendar in that time.
+  if p_status = 'ACTIVE' and p_starts > app_hidden.utc_today() then
     select * into v_other from app_public.cycles c
     where c.workspace_id = app_hidden.current_workspace_id() and c.id is distinct from p_cycle_id
-      and c.status = 'ACTIVE' and c.starts_on > app_hidden.utc_today()
+      and c.status <> 'CANCELED' and c.ends_on >= app_hidden.utc_today() and c.starts_on < p_starts
+    order by c.starts_on limit 1;
+  elsif p_ends >= app_hidden.utc_today() then
+    select * into v_other from app_public.cycles c
+    where c.workspace_id = app_hidden.current_workspace_id() and c.id is distinct from p_cycle_id
+      and c.status = 'ACTIVE' and c.starts_on > app_hidden.utc_today() and p_starts < c.starts_on
     limit 1;
-    if v_other.id is not null then
-      raise exception 'Cycle % was activated early and is the current cycle: no other cycle may span today while it runs', v_other.name
-        using errcode = 'SV409', detail = 'active_cycle_exists';
-    end if;
+  end if;
+  if v_other.id is not null then
+    raise exception 'Cycle % (% to %) and this one would both be ACTIVE before %: one cycle is current at a time',
+      v_other.name, v_other.starts_on, v_other.ends_on, greatest(v_other.starts_on, p_starts)
+      using errcode = 'SV409', detail = 'active_cycle_exists';
   end if;
 end
 $$;
-comment on function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date) is 'At most one ACTIVE cycle: a cycle (new, or p_cycle_id re-dated) whose dates include today is refused while another was activated early (409 active_cycle_exists). Call under lock_cycles().';
-grant execute on function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date) to svc_visitor;
+comment on function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date, p_status text) is 'At most one ACTIVE cycle at any time: a cycle activated early (stored ACTIVE, starting later) is current until it ends, so no other cycle may run by the calendar before its start (409 active_cycle_exists), whichever of the two is written (p_cycle_id re-dated, or new). Call under lock_cycles().';
+grant execute on function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date, p_status text) to svc_visitor;
 
 create or replace function app_hidden.cycle_status(c app_public.cycles)
  returns text

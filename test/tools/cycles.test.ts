@@ -93,8 +93,15 @@ describe('cycles.create / update / get / list / current', () => {
     const later = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), 30), endsOn: addDays(today(), 35) });
     expect((await rest(t, w.token, 'cycles.update', { id: later.id, startsOn: today(), endsOn: addDays(today(), 3) })).body.error).toBe('active_cycle_exists');
     expect((await ok(t, w.token, 'cycles.list', { status: 'ACTIVE' })).items.map((c: { id: string }) => c.id)).toEqual([early.id]);
+    // Nor may one run by the calendar later but before the early one starts (both would be ACTIVE tomorrow).
+    expect((await rest(t, w.token, 'cycles.create', { startsOn: addDays(today(), 1), endsOn: addDays(today(), 3) })).body.error).toBe('active_cycle_exists');
     // The early one itself may be re-dated, even to start today.
     expect(await ok(t, w.token, 'cycles.update', { id: early.id, startsOn: today() })).toMatchObject({ status: 'ACTIVE', startsOn: today() });
+
+    // The other way round: a planned cycle before it blocks an early activation.
+    const w2 = await createWorkspace(t);
+    await ok(t, w2.token, 'cycles.create', { startsOn: addDays(today(), 5), endsOn: addDays(today(), 8) });
+    expect((await rest(t, w2.token, 'cycles.create', { startsOn: addDays(today(), 20), endsOn: addDays(today(), 30), activate: true })).body.error).toBe('active_cycle_exists');
   });
 
   it('lists latest start first, pages with a cursor, filters by status', async () => {

@@ -25,7 +25,7 @@ begin
     end if;
     v_status := 'ACTIVE';
   end if;
-  perform app_hidden.check_one_active_cycle(null, v_starts, v_ends);
+  perform app_hidden.check_one_active_cycle(null, v_starts, v_ends, v_status);
   v_cycle := app_hidden.insert_cycle(v_ws, args->>'name', v_starts, v_ends, v_status);
   return app_hidden.cycle_json(v_cycle);
 end

@@ -30,7 +30,7 @@ begin
         using errcode = 'SV400', column = 'endsOn';
     end if;
     perform app_hidden.check_cycle_dates(v_cycle.id, v_starts, v_ends);
-    perform app_hidden.check_one_active_cycle(v_cycle.id, v_starts, v_ends);
+    perform app_hidden.check_one_active_cycle(v_cycle.id, v_starts, v_ends, v_cycle.status);
   end if;
   update app_public.cycles set name = coalesce(args->>'name', name), starts_on = v_starts, ends_on = v_ends
   where id = v_cycle.id and (coalesce(args->>'name', name), v_starts, v_ends) is distinct from (name, starts_on, ends_on)

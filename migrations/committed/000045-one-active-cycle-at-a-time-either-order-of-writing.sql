@@ -1,0 +1,292 @@
+--! Previous: sha1:da18c033e17fcf48570924ee8bcc3fbe82e31978
+--! Hash: sha1:62df785928f8b1bd30c8c76b9d0d1975bda86945
+--! Message: one ACTIVE cycle at a time, either order of writing
+
+--! split: 1-current.sql
+-- From an outside probe: a cycle activated early could still share ACTIVE with a cycle whose dates start later
+-- than today but before the early one's start. check_one_active_cycle now knows the written cycle's status and
+-- refuses either order (the three-argument version goes).
+drop function if exists app_hidden.check_one_active_cycle(uuid, date, date);
+--! Included cycles/cycles.sql
+-- cycles: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date)
+ returns void
+ language plpgsql
+ stable
+as $$
+declare v_other app_public.cycles;
+begin
+  if p_ends < p_starts then
+    raise exception 'endsOn must be on or after startsOn' using errcode = 'SV400', column = 'endsOn';
+  end if;
+  select * into v_other from app_public.cycles c
+  where c.workspace_id = app_hidden.current_workspace_id() and c.status <> 'CANCELED'
+    and c.id is distinct from p_cycle_id
+    and daterange(c.starts_on, c.ends_on, '[]') && daterange(p_starts, p_ends, '[]')
+  order by c.starts_on limit 1;
+  if v_other.id is not null then
+    raise exception 'The dates overlap % (% to %)', v_other.name, v_other.starts_on, v_other.ends_on
+      using errcode = 'SV409', detail = 'cycle_overlap';
+  end if;
+end
+$$;
+comment on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date) is 'Cycle dates: endsOn >= startsOn (400) and no overlap with another non-canceled cycle (409 cycle_overlap).';
+grant execute on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date) to svc_visitor;
+
+create or replace function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date, p_status text)
+ returns void
+ language plpgsql
+ stable
+as $$
+declare
+  v_other app_public.cycles;
+begin
+  -- Dates never overlap, so two cycles can be ACTIVE at once only through an early activation: a cycle stored
+  -- ACTIVE before its dates is current from now until it ends, and any other cycle whose dates come before its
+  -- start (and have not ended) is ACTIVE by the calendar in that time.
+  if p_status = 'ACTIVE' and p_starts > app_hidden.utc_today() then
+    select * into v_other from app_public.cycles c
+    where c.workspace_id = app_hidden.current_workspace_id() and c.id is distinct from p_cycle_id
+      and c.status <> 'CANCELED' and c.ends_on >= app_hidden.utc_today() and c.starts_on < p_starts
+    order by c.starts_on limit 1;
+  elsif p_ends >= app_hidden.utc_today() then
+    select * into v_other from app_public.cycles c
+    where c.workspace_id = app_hidden.current_workspace_id() and c.id is distinct from p_cycle_id
+      and c.status = 'ACTIVE' and c.starts_on > app_hidden.utc_today() and p_starts < c.starts_on
+    limit 1;
+  end if;
+  if v_other.id is not null then
+    raise exception 'Cycle % (% to %) and this one would both be ACTIVE before %: one cycle is current at a time',
+      v_other.name, v_other.starts_on, v_other.ends_on, greatest(v_other.starts_on, p_starts)
+      using errcode = 'SV409', detail = 'active_cycle_exists';
+  end if;
+end
+$$;
+comment on function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date, p_status text) is 'At most one ACTIVE cycle at any time: a cycle activated early (stored ACTIVE, starting later) is current until it ends, so no other cycle may run by the calendar before its start (409 active_cycle_exists), whichever of the two is written (p_cycle_id re-dated, or new). Call under lock_cycles().';
+grant execute on function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date, p_status text) to svc_visitor;
+
+create or replace function app_hidden.cycle_status(c app_public.cycles)
+ returns text
+ language sql
+ stable parallel safe
+as $$
+  select case
+    when c.status = 'CANCELED' then 'CANCELED'
+    when c.ends_on < app_hidden.utc_today() then 'COMPLETED'
+    when c.starts_on <= app_hidden.utc_today() or c.status = 'ACTIVE' then 'ACTIVE'
+    else 'PLANNED' end
+$$;
+comment on function app_hidden.cycle_status(c app_public.cycles) is 'A cycle''s status on the calendar (decisions.md "Cycle status"): CANCELED stays; otherwise ended (endsOn before today, UTC) is COMPLETED, started (dates include today) or activated early by cycles.create activate: true (stored ACTIVE) is ACTIVE, else PLANNED. A stored COMPLETED only records that an ended cycle was rolled over; it never ends a cycle early.';
+grant execute on function app_hidden.cycle_status(c app_public.cycles) to svc_visitor;
+
+create or replace function app_public.cycles_current_status(c app_public.cycles)
+ returns text
+ language sql
+ stable
+as $$ select app_hidden.cycle_status(c) $$;
+comment on function app_public.cycles_current_status(c app_public.cycles) is 'The status on the calendar: a cycle whose dates include today is ACTIVE, one whose end has passed COMPLETED, a later one PLANNED (status holds only what was set: PLANNED, ACTIVE by cycles.create activate: true, COMPLETED once an ended cycle was rolled over, CANCELED).';
+grant execute on function app_public.cycles_current_status(c app_public.cycles) to svc_visitor;
+
+create or replace function app_hidden.current_cycle()
+ returns app_public.cycles
+ language sql
+ stable
+as $$
+  select * from app_public.cycles c
+  where c.workspace_id = app_hidden.current_workspace_id() and c.status <> 'CANCELED'
+    and c.ends_on >= app_hidden.utc_today() and (c.starts_on <= app_hidden.utc_today() or c.status = 'ACTIVE')
+  order by c.starts_on <= app_hidden.utc_today() desc, c.starts_on, c.number limit 1
+$$;
+comment on function app_hidden.current_cycle() is 'The current cycle: the one whose dates include today, else one activated early by cycles.create activate: true (NULL row when none). Rollover never changes it.';
+grant execute on function app_hidden.current_cycle() to svc_visitor;
+
+create or replace function app_hidden.cycle_json(c app_public.cycles, p_with_issues boolean default false)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object(
+    'id', c.id, 'number', c.number, 'name', c.name, 'startsOn', c.starts_on, 'endsOn', c.ends_on, 'status', app_hidden.cycle_status(c),
+    'issueCount', n.total, 'openIssueCount', n.open, 'doneIssueCount', n.done,
+    'createdAt', c.created_at, 'updatedAt', c.updated_at)
+  || case when p_with_issues then jsonb_build_object('issues', coalesce(
+       (select jsonb_agg(app_hidden.issue_json(i) order by i.number)
+        from app_public.issues i where i.workspace_id = c.workspace_id and i.cycle_id = c.id and i.deleted_at is null), '[]'))
+     else '{}'::jsonb end
+  from (select count(*) as total,
+               count(*) filter (where s.category not in ('DONE', 'CANCELED')) as open,
+               count(*) filter (where s.category = 'DONE') as done
+        from app_public.issues i join app_public.statuses s on s.id = i.status_id
+        where i.workspace_id = c.workspace_id and i.cycle_id = c.id and i.deleted_at is null) n
+$$;
+comment on function app_hidden.cycle_json(c app_public.cycles, p_with_issues boolean) is 'Cycle: number, name, startsOn, endsOn, status, issue counts (issues the key can see); with p_with_issues the issues themselves (lean).';
+grant execute on function app_hidden.cycle_json(c app_public.cycles, p_with_issues boolean) to svc_visitor;
+
+create or replace function app_hidden.find_cycle(p_id text, p_field text default 'id'::text)
+ returns app_public.cycles
+ language plpgsql
+ stable
+as $$
+begin
+  return app_hidden.found((select c from app_public.cycles c
+                           where c.id = app_hidden.parse_uuid(p_id, p_field) and c.workspace_id = app_hidden.current_workspace_id()),
+                          'Cycle', p_field);
+end
+$$;
+comment on function app_hidden.find_cycle(p_id text, p_field text) is 'A cycle of the caller''s workspace, else 404 Cycle not found.';
+grant execute on function app_hidden.find_cycle(p_id text, p_field text) to svc_visitor;
+
+create or replace function app_hidden.insert_cycle(p_ws app_public.workspaces, p_name text, p_starts date, p_ends date, p_status text)
+ returns app_public.cycles
+ language plpgsql
+as $$
+declare
+  v_number int;
+  v_cycle app_public.cycles;
+begin
+  select coalesce(max(number), 0) + 1 into v_number from app_public.cycles where workspace_id = p_ws.id;
+  insert into app_public.cycles (workspace_id, number, name, starts_on, ends_on, status)
+  values (p_ws.id, v_number, coalesce(p_name, 'Sprint ' || v_number), p_starts,
+          coalesce(p_ends, p_starts + p_ws.cycle_length_days - 1), p_status)
+  returning * into v_cycle;
+  return v_cycle;
+end
+$$;
+comment on function app_hidden.insert_cycle(p_ws app_public.workspaces, p_name text, p_starts date, p_ends date, p_status text) is 'Inserts the next-numbered cycle (name defaults to "Sprint <n>", end to start + cycleLengthDays - 1). Call under lock_cycles().';
+grant execute on function app_hidden.insert_cycle(p_ws app_public.workspaces, p_name text, p_starts date, p_ends date, p_status text) to svc_visitor;
+
+create or replace function app_hidden.lock_cycles()
+ returns app_public.workspaces
+ language sql
+as $$
+  select pg_advisory_xact_lock(hashtextextended('svc.cycles:' || app_hidden.current_workspace_id()::text, 0));
+  select * from app_public.workspaces where id = app_hidden.current_workspace_id();
+$$;
+comment on function app_hidden.lock_cycles() is 'Serialises cycle scheduling within a workspace (numbers, dates, rollover) for the transaction; returns the workspace settings.';
+grant execute on function app_hidden.lock_cycles() to svc_visitor;
+
+create or replace function app_hidden.next_cycle_start(p_ws app_public.workspaces)
+ returns date
+ language sql
+ stable
+as $$
+  select greatest(app_hidden.utc_today(),
+                  coalesce((select max(c.ends_on) + 1 + p_ws.cycle_cooldown_days
+                            from app_public.cycles c where c.workspace_id = p_ws.id and c.status <> 'CANCELED'),
+                           app_hidden.utc_today()))
+$$;
+comment on function app_hidden.next_cycle_start(p_ws app_public.workspaces) is 'Where the next cycle starts by default: after the last non-canceled cycle plus cycleCooldownDays, never before today (UTC).';
+grant execute on function app_hidden.next_cycle_start(p_ws app_public.workspaces) to svc_visitor;
+
+create or replace function app_hidden.require_open_cycle(p_cycle app_public.cycles)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  if app_hidden.cycle_status(p_cycle) in ('COMPLETED', 'CANCELED') then
+    raise exception 'Cycle % is %; issues can be planned only into PLANNED or ACTIVE cycles', p_cycle.name, lower(app_hidden.cycle_status(p_cycle))
+      using errcode = 'SV409', detail = 'cycle_closed';
+  end if;
+end
+$$;
+comment on function app_hidden.require_open_cycle(p_cycle app_public.cycles) is 'Issues may be added only to PLANNED or ACTIVE cycles: 409 cycle_closed otherwise.';
+grant execute on function app_hidden.require_open_cycle(p_cycle app_public.cycles) to svc_visitor;
+
+create or replace function app_hidden.upcoming_cycle()
+ returns app_public.cycles
+ language sql
+ stable
+as $$
+  select * from app_public.cycles
+  where workspace_id = app_hidden.current_workspace_id() and status = 'PLANNED' and starts_on > app_hidden.utc_today()
+  order by starts_on, number limit 1
+$$;
+comment on function app_hidden.upcoming_cycle() is 'The upcoming cycle: the earliest PLANNED one (not started yet; NULL row when none).';
+grant execute on function app_hidden.upcoming_cycle() to svc_visitor;
+--! EndIncluded cycles/cycles.sql
+--! Included cycles/tools/create.sql
+-- The cycles.create tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- a PLANNED cycle (ACTIVE with activate: true and no other active one); dates default from cycleLengthDays /
+-- cycleCooldownDays; no overlaps. CYCLE_CREATED by trigger.
+create or replace function app_tools.cycles_create(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_ws app_public.workspaces;
+  v_starts date;
+  v_ends date;
+  v_status text := 'PLANNED';
+  v_cycle app_public.cycles;
+begin
+  perform app_hidden.require_issues_unrestricted('Creating a cycle');
+  v_ws := app_hidden.lock_cycles();
+  v_starts := coalesce((args->>'startsOn')::date, app_hidden.next_cycle_start(v_ws));
+  v_ends := coalesce((args->>'endsOn')::date, v_starts + v_ws.cycle_length_days - 1);
+  perform app_hidden.check_cycle_dates(null, v_starts, v_ends);
+  if coalesce((args->>'activate')::boolean, false) then
+    if (app_hidden.current_cycle()).id is not null then
+      raise exception 'Another cycle is active: a cycle is activated early only while none runs (the running one ends on its endsOn)' using errcode = 'SV409', detail = 'active_cycle_exists';
+    end if;
+    v_status := 'ACTIVE';
+  end if;
+  perform app_hidden.check_one_active_cycle(null, v_starts, v_ends, v_status);
+  v_cycle := app_hidden.insert_cycle(v_ws, args->>'name', v_starts, v_ends, v_status);
+  return app_hidden.cycle_json(v_cycle);
+end
+$$;
+comment on function app_tools.cycles_create(args jsonb) is 'cycles.create: Create a cycle (sprint). Defaults: name "Sprint <n>", startsOn right after the last cycle plus the workspace cooldown (never before today), endsOn from the workspace cycle length. Cycles may not overlap. A cycle is ACTIVE while its dates include today, COMPLETED once they have passed, PLANNED before; activate: true makes a future one current now when no other is; while it waits for its dates, no other cycle may span today (409 active_cycle_exists). Needs a key without project/label narrowing.';
+grant execute on function app_tools.cycles_create(args jsonb) to svc_visitor;
+--! EndIncluded cycles/tools/create.sql
+--! Included cycles/tools/update.sql
+-- The cycles.update tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- name, startsOn, endsOn (no overlaps; an ended or canceled cycle keeps its dates, 409 cycle_closed; a live one
+-- cannot be made to end before today, 400 endsOn); CYCLE_UPDATED by trigger, none when nothing changes.
+create or replace function app_tools.cycles_update(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_cycle app_public.cycles;
+  v_starts date;
+  v_ends date;
+begin
+  perform app_hidden.require_issues_unrestricted('Changing a cycle');
+  perform app_hidden.lock_cycles();
+  v_cycle := app_hidden.find_cycle(args->>'id');
+  v_starts := coalesce((args->>'startsOn')::date, v_cycle.starts_on);
+  v_ends := coalesce((args->>'endsOn')::date, v_cycle.ends_on);
+  if (v_starts, v_ends) is distinct from (v_cycle.starts_on, v_cycle.ends_on) then
+    -- An ended or canceled cycle is history: re-dated, it would come back as PLANNED or ACTIVE with its old issues.
+    if app_hidden.cycle_status(v_cycle) in ('COMPLETED', 'CANCELED') then
+      raise exception 'Cycle % is %: its dates can no longer change (create a new cycle)', v_cycle.name, lower(app_hidden.cycle_status(v_cycle))
+        using errcode = 'SV409', detail = 'cycle_closed';
+    end if;
+    -- Nor does a live one become history by a date change: it could not be re-dated back (above), and its
+    -- unfinished issues would stay in it without a rollover. A past cycle is made with cycles.create.
+    if v_ends < app_hidden.utc_today() then
+      raise exception 'endsOn % is before today: the cycle would end at once, and an ended cycle keeps its dates', v_ends
+        using errcode = 'SV400', column = 'endsOn';
+    end if;
+    perform app_hidden.check_cycle_dates(v_cycle.id, v_starts, v_ends);
+    perform app_hidden.check_one_active_cycle(v_cycle.id, v_starts, v_ends, v_cycle.status);
+  end if;
+  update app_public.cycles set name = coalesce(args->>'name', name), starts_on = v_starts, ends_on = v_ends
+  where id = v_cycle.id and (coalesce(args->>'name', name), v_starts, v_ends) is distinct from (name, starts_on, ends_on)
+  returning * into v_cycle;
+  if not found then
+    v_cycle := app_hidden.find_cycle(args->>'id');
+  end if;
+  return app_hidden.cycle_json(v_cycle);
+end
+$$;
+comment on function app_tools.cycles_update(args jsonb) is 'cycles.update: Rename or re-date a cycle (name, startsOn, endsOn; no overlaps; an ended or canceled cycle keeps its dates, and a live one cannot be made to end before today). Status moves happen through cycles.rollover. Needs a key without project/label narrowing.';
+grant execute on function app_tools.cycles_update(args jsonb) to svc_visitor;
+--! EndIncluded cycles/tools/update.sql
