@@ -1497,6 +1497,7 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.agents_delete(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_unarchive(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_update(uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
+-- app_public.agents_webhook_url(app_public.agents) returns text; sql stable; execute: svc_visitor; agents/agents.sql
 -- app_public.chat_open_thread(uuid,text,text,uuid,text) returns app_public.chat_threads; plpgsql volatile; execute: svc_visitor; chat/chat.sql
 -- app_public.chat_post_message(uuid,text,text,uuid) returns app_public.chat_messages; plpgsql volatile; execute: svc_visitor; chat/chat.sql
 -- app_public.comments_revision_history(app_public.comments) returns SETOF app_public.comment_revision; sql stable; execute: svc_visitor; comments/comments.sql

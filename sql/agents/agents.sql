@@ -1,6 +1,16 @@
 -- agents: helper functions and in-app procedures.
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
+create or replace function app_public.agents_webhook_url(a app_public.agents)
+ returns text
+ language sql
+ stable
+as $$
+  select case when app_hidden.current_workspace_id() is null or app_hidden.is_workspace_admin() then a.webhook_url end
+$$;
+comment on function app_public.agents_webhook_url(a app_public.agents) is 'Where dispatch deliveries for the agent go (signed); shown only to a workspace admin''s key and the operator (it may carry a token).';
+grant execute on function app_public.agents_webhook_url(a app_public.agents) to svc_visitor;
+
 create or replace function app_hidden.agent_json(a app_public.agents)
  returns jsonb
  language sql
@@ -9,13 +19,15 @@ as $$
   select jsonb_build_object(
     'id', a.id, 'profileKey', a.profile_key, 'name', a.name, 'status', a.status,
     'runtimeMode', a.runtime_mode, 'provider', a.provider, 'capabilities', to_jsonb(a.capabilities),
-    'maxConcurrent', a.max_concurrent, 'webhookUrl', a.webhook_url,
+    -- The dispatch URL may carry a token: workspace admins only (as runtimes' endpoints), and the operator (svc
+    -- admin, no caller).
+    'maxConcurrent', a.max_concurrent, 'webhookUrl', app_public.agents_webhook_url(a),
     'lastHeartbeatAt', a.last_heartbeat_at, 'lastDispatchedAt', a.last_dispatched_at,
     'archivedAt', a.archived_at, 'createdAt', a.created_at,
     'runtime', (select jsonb_build_object('id', r.id, 'name', r.name, 'kind', r.kind)
                 from app_public.runtimes r where r.id = a.runtime_id and r.workspace_id = a.workspace_id))
 $$;
-comment on function app_hidden.agent_json(a app_public.agents) is 'Agent (spec 2.9) with its runtime {id, name, kind} (null when it has none).';
+comment on function app_hidden.agent_json(a app_public.agents) is 'Agent (spec 2.9) with its runtime {id, name, kind} (null when it has none); webhookUrl only for a workspace admin''s key (it may carry a token).';
 grant execute on function app_hidden.agent_json(a app_public.agents) to svc_visitor;
 
 create or replace function app_hidden.agents_create(p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text)

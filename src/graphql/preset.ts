@@ -37,6 +37,12 @@ export const HiddenColumnsPlugin = makeJSONPgSmartTagsPlugin({
       // Likewise Project.initiative instead of the raw initiative id (an initiative-narrowed key sees every project);
       // no filter or order by it either, which would tell a hidden initiative's projects to whoever learns its id.
       'app_public.projects': { attribute: { initiative_id: { tags: { behavior: '-select -filterBy -orderBy' } } } },
+      // Admin data, as over MCP (runtimes.* and the agents' dispatch URL need a workspace admin's key): a runtime's
+      // endpoint, config and info are not in the schema; Agent.webhookUrl is app_public.agents_webhook_url.
+      'app_public.runtimes': { attribute: { endpoint: { tags: { behavior: '-*' } }, config: { tags: { behavior: '-*' } }, info: { tags: { behavior: '-*' } } } },
+      'app_public.agents': { attribute: { webhook_url: { tags: { behavior: '-*' } } } },
+      // A person's own time entry may be on an issue their narrowed key cannot see: TimeEntry.issue (null then).
+      'app_public.time_entries': { attribute: { issue_id: { tags: { behavior: '-select -filterBy -orderBy' } } } },
     },
   },
 });

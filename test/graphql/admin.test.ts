@@ -1,7 +1,7 @@
 /** Workspace administration over GraphQL: agents, settings, members, dispatch rules. OWNER/ADMIN only. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createAgent, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
-import { gqlError, gqlOk } from '../support/graphql.ts';
+import { gql, gqlError, gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -46,6 +46,13 @@ describe('agents', () => {
     const updated = (await gqlOk(t, adminKey.token, `mutation($id: UUID!) { agentsUpdate(input: {agentId: $id, name: "Code reviewer", webhookUrl: "https://hooks.example.com/a"}) { agent { ${AGENT} } } }`, { id: created.rowId })).agentsUpdate.agent;
     expect(updated).toMatchObject({ name: 'Code reviewer', profileKey: 'reviewer', provider: 'CLAUDE', webhookUrl: 'https://hooks.example.com/a', capabilities: ['HIGH', 'backend'] });
     expect((await events('AGENT_UPDATED'))[0]).toMatchObject({ subjectId: created.rowId });
+    // The dispatch URL may carry a token: a member's key sees the agent but not the URL, here and over MCP.
+    const byMember = (await gqlOk(t, member.token, `query($id: UUID!) { agent(rowId: $id) { name webhookUrl } }`, { id: created.rowId })).agent;
+    expect(byMember).toEqual({ name: 'Code reviewer', webhookUrl: null });
+    expect((await ok(t, member.token, 'agents.get', { id: created.rowId })).webhookUrl).toBeNull();
+    expect((await ok(t, ws.token, 'agents.get', { id: created.rowId })).webhookUrl).toBe('https://hooks.example.com/a');
+    // Nor are a runtime's endpoint, config and info in the schema (runtimes.* over MCP need ADMIN).
+    expect((await gql(t, member.token, '{ runtimes { nodes { endpoint } } }')).errors?.[0]?.message).toMatch(/Cannot query field "endpoint"/);
     const cleared = (await gqlOk(t, adminKey.token, `mutation($id: UUID!) { agentsUpdate(input: {agentId: $id, clearWebhookUrl: true}) { agent { webhookUrl } } }`, { id: created.rowId })).agentsUpdate.agent;
     expect(cleared.webhookUrl).toBeNull();
 

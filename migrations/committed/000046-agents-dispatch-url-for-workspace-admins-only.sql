@@ -1,0 +1,355 @@
+--! Previous: sha1:62df785928f8b1bd30c8c76b9d0d1975bda86945
+--! Hash: sha1:d52141c84d97a04178aac8f37589f0faa1017ea3
+--! Message: agents' dispatch URL for workspace admins only
+
+--! split: 1-current.sql
+-- From an outside probe: an agent's dispatch URL (which may carry a token) is shown only to a workspace admin's
+-- key, in agents.* and, through app_public.agents_webhook_url, in GraphQL (as runtimes' endpoints are admin data).
+--! Included agents/agents.sql
+-- agents: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.agent_json(a app_public.agents)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object(
+    'id', a.id, 'profileKey', a.profile_key, 'name', a.name, 'status', a.status,
+    'runtimeMode', a.runtime_mode, 'provider', a.provider, 'capabilities', to_jsonb(a.capabilities),
+    -- The dispatch URL may carry a token: workspace admins only (as runtimes' endpoints).
+    'maxConcurrent', a.max_concurrent, 'webhookUrl', case when app_hidden.is_workspace_admin() then a.webhook_url end,
+    'lastHeartbeatAt', a.last_heartbeat_at, 'lastDispatchedAt', a.last_dispatched_at,
+    'archivedAt', a.archived_at, 'createdAt', a.created_at,
+    'runtime', (select jsonb_build_object('id', r.id, 'name', r.name, 'kind', r.kind)
+                from app_public.runtimes r where r.id = a.runtime_id and r.workspace_id = a.workspace_id))
+$$;
+comment on function app_hidden.agent_json(a app_public.agents) is 'Agent (spec 2.9) with its runtime {id, name, kind} (null when it has none); webhookUrl only for a workspace admin''s key (it may carry a token).';
+grant execute on function app_hidden.agent_json(a app_public.agents) to svc_visitor;
+
+create or replace function app_hidden.agents_create(p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text)
+ returns app_public.agents
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_private.current_caller();
+begin
+  perform app_private.require_admin(v_caller);
+  return app_private.create_agent(v_caller.workspace_id, p_profile_key, p_name, p_capabilities, p_provider,
+    p_runtime_mode, p_max_concurrent, p_webhook_url);
+end
+$$;
+comment on function app_hidden.agents_create(p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text) is 'OWNER/ADMIN: app_private.create_agent in the caller''s workspace.';
+grant execute on function app_hidden.agents_create(p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text) to svc_visitor;
+
+create or replace function app_hidden.agents_delete(p_agent_id uuid)
+ returns app_public.agents
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_private.current_caller();
+begin
+  perform app_private.require_admin(v_caller);
+  return app_private.delete_agent(v_caller.workspace_id, p_agent_id);
+end
+$$;
+comment on function app_hidden.agents_delete(p_agent_id uuid) is 'OWNER/ADMIN: delete an agent of the caller''s workspace.';
+grant execute on function app_hidden.agents_delete(p_agent_id uuid) to svc_visitor;
+
+create or replace function app_hidden.agents_set_archived(p_agent_id uuid, p_archived boolean)
+ returns app_public.agents
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_private.current_caller();
+begin
+  perform app_private.require_admin(v_caller);
+  return app_private.set_agent_archived(v_caller.workspace_id, p_agent_id, p_archived);
+end
+$$;
+comment on function app_hidden.agents_set_archived(p_agent_id uuid, p_archived boolean) is 'OWNER/ADMIN: archive or restore an agent of the caller''s workspace.';
+grant execute on function app_hidden.agents_set_archived(p_agent_id uuid, p_archived boolean) to svc_visitor;
+
+create or replace function app_hidden.agents_update(p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean)
+ returns app_public.agents
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_private.current_caller();
+begin
+  perform app_private.require_admin(v_caller);
+  return app_private.update_agent(v_caller.workspace_id, p_agent_id, p_name, p_profile_key, p_capabilities,
+    p_provider, p_runtime_mode, p_max_concurrent, p_webhook_url, p_clear_webhook_url);
+end
+$$;
+comment on function app_hidden.agents_update(p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean) is 'OWNER/ADMIN: app_private.update_agent in the caller''s workspace.';
+grant execute on function app_hidden.agents_update(p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean) to svc_visitor;
+
+create or replace function app_hidden.find_agent(p_agent_id text, p_profile_key text, p_field text)
+ returns app_public.agents
+ language plpgsql
+ stable
+as $$
+begin
+  if p_agent_id is not null then
+    return app_hidden.found((select a from app_public.agents a
+                             where a.id = app_hidden.parse_uuid(p_agent_id, p_field) and a.workspace_id = app_hidden.current_workspace_id()),
+                            'Agent', p_field);
+  end if;
+  return app_hidden.found((select a from app_public.agents a
+                           where a.profile_key = lower(p_profile_key) and a.workspace_id = app_hidden.current_workspace_id()),
+                          'Agent', p_field);
+end
+$$;
+comment on function app_hidden.find_agent(p_agent_id text, p_profile_key text, p_field text) is 'An agent of the caller''s workspace by id or profileKey; 404 naming the field otherwise.';
+grant execute on function app_hidden.find_agent(p_agent_id text, p_profile_key text, p_field text) to svc_visitor;
+
+create or replace function app_private.create_agent(p_workspace_id uuid, p_profile_key text, p_name text, p_capabilities text[] default '{}'::text[], p_provider text default 'CUSTOM'::text, p_runtime_mode text default 'PERSISTENT'::text, p_max_concurrent integer default 1, p_webhook_url text default NULL::text)
+ returns app_public.agents
+ language plpgsql
+as $$
+declare v_agent app_public.agents;
+begin
+  if exists (select 1 from app_public.agents where workspace_id = p_workspace_id and profile_key = p_profile_key) then
+    raise exception 'An agent with profile key % already exists', p_profile_key using errcode = 'SV409';
+  end if;
+  insert into app_public.agents (workspace_id, profile_key, name, capabilities, provider, runtime_mode, max_concurrent, webhook_url)
+  values (p_workspace_id, p_profile_key, p_name, coalesce(p_capabilities, '{}'), coalesce(p_provider, 'CUSTOM'),
+          coalesce(p_runtime_mode, 'PERSISTENT'), coalesce(p_max_concurrent, 1), p_webhook_url)
+  returning * into v_agent;
+  return v_agent;
+end
+$$;
+comment on function app_private.create_agent(p_workspace_id uuid, p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text) is 'Creates an agent (AGENT_CREATED by trigger).';
+
+create or replace function app_private.delete_agent(p_workspace_id uuid, p_agent_id uuid)
+ returns app_public.agents
+ language plpgsql
+as $$
+declare v_agent app_public.agents := app_private.find_agent(p_workspace_id, p_agent_id);
+begin
+  -- Its keys stop working at once (svc_keys NOTIFY) before the rows go with the agent.
+  update app_private.api_keys set revoked_at = now()
+  where workspace_id = p_workspace_id and linked_agent_id = v_agent.id and revoked_at is null;
+  begin
+    delete from app_public.agents where id = v_agent.id;
+  exception when foreign_key_violation then
+    raise exception 'Agent % still has issues or comments; archive it instead', v_agent.profile_key
+      using errcode = 'SV409', detail = 'agent_in_use';
+  end;
+  return v_agent;
+end
+$$;
+comment on function app_private.delete_agent(p_workspace_id uuid, p_agent_id uuid) is 'Deletes an agent that no issue or comment refers to (409 agent_in_use otherwise: archive it). Its keys are revoked; AGENT_DELETED by trigger.';
+
+create or replace function app_private.enqueue_agent_dispatch(p_event_id uuid, p_agent_id uuid)
+ returns uuid
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_event app_public.activity_events;
+  v_agent app_public.agents;
+  v_delivery uuid;
+begin
+  select * into v_event from app_public.activity_events where id = p_event_id;
+  if v_event.id is null then
+    perform app_hidden.raise_not_found('Event');
+  end if;
+  select * into v_agent from app_public.agents where id = p_agent_id and workspace_id = v_event.workspace_id;
+  if v_agent.id is null then
+    perform app_hidden.raise_not_found('Agent');
+  end if;
+  if v_agent.webhook_url is null or v_agent.archived_at is not null then
+    return null; -- no endpoint: the agent sees the event on SSE only
+  end if;
+  -- A secret exists before the first delivery; the operator reads it with rotate-agent-secret.
+  insert into app_private.agent_webhook_secrets (agent_id, workspace_id, secret)
+  values (v_agent.id, v_agent.workspace_id, app_private.new_webhook_secret())
+  on conflict (agent_id) do nothing;
+  insert into app_public.webhook_deliveries (workspace_id, event_id, agent_id, channel)
+  values (v_event.workspace_id, v_event.id, v_agent.id, 'agent:dispatch:' || v_agent.id)
+  on conflict (agent_id, event_id) do nothing
+  returning id into v_delivery;
+  if v_delivery is not null then
+    perform app_private.enqueue_delivery_job(v_delivery);
+  end if;
+  return v_delivery;
+end
+$$;
+comment on function app_private.enqueue_agent_dispatch(p_event_id uuid, p_agent_id uuid) is 'Queues a signed POST of an event to an agent''s webhookUrl on channel agent:dispatch:<agentId>, in the caller''s transaction. NULL when the agent has no webhookUrl (it still sees the event on SSE).';
+
+create or replace function app_private.find_agent(p_workspace_id uuid, p_agent_id uuid)
+ returns app_public.agents
+ language plpgsql
+ stable
+as $$
+declare v_agent app_public.agents;
+begin
+  select * into v_agent from app_public.agents where id = p_agent_id and workspace_id = p_workspace_id;
+  if v_agent.id is null then
+    raise exception 'Agent not found' using errcode = 'SV404', column = 'agentId';
+  end if;
+  return v_agent;
+end
+$$;
+comment on function app_private.find_agent(p_workspace_id uuid, p_agent_id uuid) is 'The agent with this id in this workspace, else 404 (never a hint that it exists elsewhere).';
+
+create or replace function app_private.rotate_agent_webhook_secret(p_agent_id uuid)
+ returns text
+ language plpgsql
+as $$
+declare
+  v_agent app_public.agents;
+  v_secret text := app_private.new_webhook_secret();
+begin
+  select * into v_agent from app_public.agents where id = p_agent_id;
+  if v_agent.id is null then
+    perform app_hidden.raise_not_found('Agent');
+  end if;
+  insert into app_private.agent_webhook_secrets (agent_id, workspace_id, secret) values (v_agent.id, v_agent.workspace_id, v_secret)
+  on conflict (agent_id) do update set secret = excluded.secret, rotated_at = now();
+  return v_secret;
+end
+$$;
+comment on function app_private.rotate_agent_webhook_secret(p_agent_id uuid) is 'Sets a new signing secret for an agent''s dispatch deliveries and returns it (shown once).';
+
+create or replace function app_private.set_agent_archived(p_workspace_id uuid, p_agent_id uuid, p_archived boolean)
+ returns app_public.agents
+ language plpgsql
+as $$
+declare v_agent app_public.agents := app_private.find_agent(p_workspace_id, p_agent_id);
+begin
+  if (v_agent.archived_at is not null) = p_archived then
+    return v_agent;  -- already so: no event
+  end if;
+  update app_public.agents set archived_at = case when p_archived then now() end
+  where id = v_agent.id returning * into v_agent;
+  return v_agent;
+end
+$$;
+comment on function app_private.set_agent_archived(p_workspace_id uuid, p_agent_id uuid, p_archived boolean) is 'Archives (AGENT_DELETED with archived: true) or restores (AGENT_UPDATED) an agent. Idempotent.';
+
+create or replace function app_private.update_agent(p_workspace_id uuid, p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean default false)
+ returns app_public.agents
+ language plpgsql
+as $$
+declare v_agent app_public.agents := app_private.find_agent(p_workspace_id, p_agent_id);
+begin
+  if p_profile_key is not null and p_profile_key <> v_agent.profile_key and exists (
+    select 1 from app_public.agents where workspace_id = p_workspace_id and profile_key = p_profile_key) then
+    raise exception 'An agent with profile key % already exists', p_profile_key using errcode = 'SV409';
+  end if;
+  update app_public.agents a set
+    name = coalesce(p_name, a.name),
+    profile_key = coalesce(p_profile_key, a.profile_key),
+    capabilities = coalesce(p_capabilities, a.capabilities),
+    provider = coalesce(p_provider, a.provider),
+    runtime_mode = coalesce(p_runtime_mode, a.runtime_mode),
+    max_concurrent = coalesce(p_max_concurrent, a.max_concurrent),
+    webhook_url = case when coalesce(p_clear_webhook_url, false) then null else coalesce(p_webhook_url, a.webhook_url) end
+  where a.id = v_agent.id
+  returning * into v_agent;
+  return v_agent;
+end
+$$;
+comment on function app_private.update_agent(p_workspace_id uuid, p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean) is 'Changes the given fields of an agent (NULL = unchanged; p_clear_webhook_url removes the webhook). AGENT_UPDATED by trigger.';
+
+create or replace function app_public.agents_archive(agent_id uuid)
+ returns app_public.agents
+ language sql
+as $$ select app_hidden.agents_set_archived(agent_id, true) $$;
+comment on function app_public.agents_archive(agent_id uuid) is 'OWNER/ADMIN: archives an agent (no new assignments or dispatch; its history stays). Emits AGENT_DELETED with archived: true.';
+grant execute on function app_public.agents_archive(agent_id uuid) to svc_visitor;
+
+create or replace function app_public.agents_create(profile_key text, name text, capabilities text[] default '{}'::text[], provider text default 'CUSTOM'::text, runtime_mode text default 'PERSISTENT'::text, max_concurrent integer default 1, webhook_url text default NULL::text)
+ returns app_public.agents
+ language sql
+as $$
+  select app_hidden.agents_create(profile_key, name, capabilities, provider, runtime_mode, max_concurrent, webhook_url)
+$$;
+comment on function app_public.agents_create(profile_key text, name text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text) is 'OWNER/ADMIN: creates an agent. profileKey is its unique handle (a-z, 0-9, _ . -); provider CUSTOM, CLAUDE, CODEX or HERMES; runtimeMode PERSISTENT or EPHEMERAL; maxConcurrent 0 = unlimited. Emits AGENT_CREATED.';
+grant execute on function app_public.agents_create(profile_key text, name text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text) to svc_visitor;
+
+create or replace function app_public.agents_delete(agent_id uuid)
+ returns app_public.agents
+ language sql
+as $$ select app_hidden.agents_delete(agent_id) $$;
+comment on function app_public.agents_delete(agent_id uuid) is 'OWNER/ADMIN: deletes an agent no issue or comment refers to (otherwise 409 agent_in_use: archive it instead). Its keys are revoked. Emits AGENT_DELETED.';
+grant execute on function app_public.agents_delete(agent_id uuid) to svc_visitor;
+
+create or replace function app_public.agents_unarchive(agent_id uuid)
+ returns app_public.agents
+ language sql
+as $$ select app_hidden.agents_set_archived(agent_id, false) $$;
+comment on function app_public.agents_unarchive(agent_id uuid) is 'OWNER/ADMIN: restores an archived agent. Emits AGENT_UPDATED.';
+grant execute on function app_public.agents_unarchive(agent_id uuid) to svc_visitor;
+
+create or replace function app_public.agents_update(agent_id uuid, name text default NULL::text, profile_key text default NULL::text, capabilities text[] default NULL::text[], provider text default NULL::text, runtime_mode text default NULL::text, max_concurrent integer default NULL::integer, webhook_url text default NULL::text, clear_webhook_url boolean default false)
+ returns app_public.agents
+ language sql
+as $$
+  select app_hidden.agents_update(agent_id, name, profile_key, capabilities, provider, runtime_mode, max_concurrent,
+                                  webhook_url, clear_webhook_url)
+$$;
+comment on function app_public.agents_update(agent_id uuid, name text, profile_key text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text, clear_webhook_url boolean) is 'OWNER/ADMIN: changes the fields given (omitted = unchanged; clearWebhookUrl removes the webhook). Emits AGENT_UPDATED.';
+grant execute on function app_public.agents_update(agent_id uuid, name text, profile_key text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text, clear_webhook_url boolean) to svc_visitor;
+
+create or replace function app_hidden.require_own_agent()
+ returns app_public.agents
+ language plpgsql
+ stable
+as $$
+declare v_agent app_public.agents;
+begin
+  if app_hidden.current_agent_id() is null then
+    raise exception 'This key is not linked to an agent' using errcode = 'SV403', detail = 'agent_key_required';
+  end if;
+  select * into v_agent from app_public.agents where id = app_hidden.current_agent_id();
+  if v_agent.id is null or v_agent.workspace_id <> app_hidden.current_workspace_id() then
+    raise exception 'The linked agent is not in this workspace' using errcode = 'SV403', detail = 'agent_forbidden';
+  end if;
+  if v_agent.archived_at is not null then
+    raise exception 'The linked agent is archived' using errcode = 'SV403', detail = 'agent_archived';
+  end if;
+  return v_agent;
+end
+$$;
+comment on function app_hidden.require_own_agent() is 'The agent linked to the calling key; 403 agent_key_required (no linked agent), agent_forbidden (another workspace) or agent_archived.';
+grant execute on function app_hidden.require_own_agent() to svc_visitor;
+
+create or replace function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid)
+ returns uuid
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  if p_agent_id is null then
+    return null;  -- nobody to deliver to (e.g. a step with no agent yet)
+  end if;
+  if not exists (select 1 from app_public.activity_events e
+                 where e.id = p_event_id and e.workspace_id = app_hidden.current_workspace_id()) then
+    perform app_hidden.raise_not_found('Event');
+  end if;
+  return app_private.enqueue_agent_dispatch(p_event_id, p_agent_id);
+end
+$$;
+comment on function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid) is 'For tool functions: queues an event of the caller''s workspace to an agent''s dispatch channel (app_private.enqueue_agent_dispatch): chat USER messages, kicks, ready steps and judges. NULL when there is no agent or it has no webhookUrl (it sees the event on SSE).';
+grant execute on function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid) to svc_visitor;
+
+create or replace function app_public.agents_webhook_url(a app_public.agents)
+ returns text
+ language sql
+ stable
+as $$
+  select case when app_hidden.is_workspace_admin() then a.webhook_url end
+$$;
+comment on function app_public.agents_webhook_url(a app_public.agents) is 'Where dispatch deliveries for the agent go (signed); shown only to a workspace admin''s key (it may carry a token).';
+grant execute on function app_public.agents_webhook_url(a app_public.agents) to svc_visitor;
+--! EndIncluded agents/agents.sql
