@@ -32,6 +32,8 @@ export interface FlagSpec {
   maxLength?: number;
   /** A `string` flag that may hold line breaks and tabs (other control characters are refused anyway). */
   multiline?: boolean;
+  /** What each value of a `list` flag is: free text (default) or a UUID. */
+  items?: 'text' | 'id';
 }
 
 export type FlagSpecs = Record<string, FlagSpec>;
@@ -54,9 +56,12 @@ export type Values<F extends FlagSpecs> = {
 };
 
 const DEFAULT_MAX_LENGTH = 200;
-// C0 controls and DEL; line breaks and tabs only where the flag is multiline.
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-const LINE_BREAK = /[\n\r\t]/;
+// C0 and C1 controls and DEL (a pasted NUL or terminal escape); line breaks and tabs, and Unicode's line and
+// paragraph separators, only where the flag is multiline.
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+const LINE_BREAK = /[\n\r\t\u2028\u2029]/;
+/** A value quoted back in an error: never the whole of a 100,000-character paste. */
+const quoted = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
 
 /** A free-text value as the API would take it: not too long, no control characters (a pasted NUL or escape). */
 function checkedText(name: string, f: FlagSpec, text: string): string {
@@ -252,7 +257,7 @@ export function validate<F extends FlagSpecs>(spec: CommandSpec<F>, raw: Record<
         const min = f.min ?? 0;
         if (!Number.isSafeInteger(n) || n < min || (f.max !== undefined && n > f.max)) {
           const range = f.max !== undefined ? `from ${min} to ${f.max}` : min === 0 ? '0 or more' : `${min} or more`;
-          throw new UsageError(`--${name} must be a whole number ${range}, got ${JSON.stringify(text)}`);
+          throw new UsageError(`--${name} must be a whole number ${range}, got ${quoted(text)}`);
         }
         out[name] = n;
         break;
@@ -261,16 +266,20 @@ export function validate<F extends FlagSpecs>(spec: CommandSpec<F>, raw: Record<
         const t = text.toLowerCase();
         if (v === true || v === false) out[name] = v;
         else if (t === 'true' || t === 'false') out[name] = t === 'true';
-        else throw new UsageError(`--${name} must be true or false, got ${JSON.stringify(text)}`);
+        else throw new UsageError(`--${name} must be true or false, got ${quoted(text)}`);
         break;
       }
-      case 'list':
-        out[name] = Array.isArray(v) ? v.map(String) : text.split(',').map((s) => s.trim()).filter(Boolean);
+      case 'list': {
+        const items = Array.isArray(v) ? v.map(String) : checkedText(name, { ...f, maxLength: f.maxLength ?? 10_000 }, text).split(',').map((s) => s.trim()).filter(Boolean);
+        const bad = f.items === 'id' ? items.find((x) => !UUID.test(x)) : undefined;
+        if (bad !== undefined) throw new UsageError(`--${name} takes UUIDs: ${f.description}; got ${quoted(bad)}`);
+        out[name] = f.items === 'id' ? items.map((x) => x.toLowerCase()) : items;
         break;
+      }
       case 'id':
         if (!UUID.test(text)) {
           const rawKey = text.startsWith('svc_sk_') ? '; that is a raw key, not its id' : '';
-          throw new UsageError(`--${name} must be a UUID: ${f.description}; got ${JSON.stringify(text.slice(0, 60))}${rawKey}`);
+          throw new UsageError(`--${name} must be a UUID: ${f.description}; got ${quoted(text)}${rawKey}`);
         }
         out[name] = text.toLowerCase();
         break;
@@ -279,7 +288,7 @@ export function validate<F extends FlagSpecs>(spec: CommandSpec<F>, raw: Record<
           const up = text.toUpperCase();
           if (!f.choices.includes(up)) {
             const near = closest(up, [...f.choices]);
-            throw new UsageError(`--${name} must be one of ${f.choices.join(', ')}, got ${JSON.stringify(text)}${near ? `; did you mean ${near}?` : ''}`);
+            throw new UsageError(`--${name} must be one of ${f.choices.join(', ')}, got ${quoted(text)}${near ? `; did you mean ${near}?` : ''}`);
           }
           out[name] = up;
         } else {

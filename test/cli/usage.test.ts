@@ -57,7 +57,7 @@ describe('typos and usage errors (exit 2)', () => {
       [['admin', 'update-workspace', '--workspace', 'E', '--auto-dispatch-mode', 'ROUND_ROBINN'],
         /--auto-dispatch-mode must be one of .*; did you mean ROUND_ROBIN\?/],
       [['admin', 'add-member', '--workspace', 'E', '--email', 'a@b.c', '--role', 'owmer'], /did you mean OWNER\?/],
-      [['admin', 'create-key', '--workspace', 'E', '--user', 'a@b.c', '--expires-in-seconds', '0'], /--expires-in-seconds must be a whole number 1 or more/],
+      [['admin', 'create-key', '--workspace', 'E', '--user', 'a@b.c', '--expires-in-seconds', '0'], /--expires-in-seconds must be a whole number from 1 to 3153600000/],
       [['admin', 'create-key', '--workspace', 'E', '--user'], /--user needs a value/],
     ];
     const results = await each(cases, ([args]) => svc(args, env));
@@ -165,6 +165,22 @@ describe('--help', () => {
     expect(validate(open, { ...base, message: 'line one\nline two' }).message).toBe('line one\nline two');
     expect(() => validate(open, { ...base, message: 'nul\u0000' })).toThrow(/--message holds a control character/);
   }, 60_000);
+
+  it('list flags are checked too (ids are UUIDs, no control characters); C1 controls and line separators are refused; errors quote at most 60 characters', () => {
+    const key = ADMIN_SPECS['create-key']!;
+    const agent = ADMIN_SPECS['create-agent']!;
+    const base = { workspace: 'ENG', user: 'a@b.c' };
+    expect(() => validate(key, { ...base, projects: 'not-a-uuid' })).toThrow(/--projects takes UUIDs: .*got "not-a-uuid"/);
+    expect(validate(key, { ...base, projects: '5F3C6B9E-1111-4222-8333-944445555666' }).projects).toEqual(['5f3c6b9e-1111-4222-8333-944445555666']);
+    expect(() => validate(agent, { workspace: 'ENG', 'profile-key': 'p', name: 'n', capabilities: 'ok,a\u001b[2Jb' })).toThrow(/--capabilities holds a control character/);
+    expect(() => validate(agent, { workspace: 'ENG', 'profile-key': 'p', name: 'n', capabilities: 'z'.repeat(100_000) })).toThrow(/--capabilities is 100000 characters long/);
+    for (const name of ['a\u0085b', 'a\u009b31mb', 'a\u2028b']) {
+      expect(() => validate(agent, { workspace: 'ENG', 'profile-key': 'p', name })).toThrow(/--name holds a control character or a line break/);
+    }
+    expect(() => validate(key, { ...base, 'expires-in-days': '99999999' })).toThrow(/--expires-in-days must be a whole number from 1 to 36500/);
+    const long = (() => { try { validate(key, { ...base, 'expires-in-days': '9'.repeat(100_000) }); } catch (e) { return (e as Error).message; } })()!;
+    expect(long.length).toBeLessThan(200);
+  });
 
   it('an id flag takes a UUID: anything else is exit 2 naming the flag (a raw key is recognised)', async () => {
     const [bad, raw] = await each([['admin', 'revoke-key', '--id', 'nope'], ['admin', 'revoke-key', '--id', 'svc_sk_abc']], (args) => svc(args, env));
