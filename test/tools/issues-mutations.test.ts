@@ -349,6 +349,19 @@ describe('issues.createMany / updateMany', () => {
     expect((await ok(t, fresh.token, 'issues.create', { title: 'first' })).number).toBe(1);
   });
 
+  it('two updateMany calls over the same issues in opposite orders both land (a deadlock victim is run again), never a 500', async () => {
+    const issues = [];
+    for (let i = 0; i < 6; i++) issues.push(await ok(t, ws.token, 'issues.create', { title: `order ${i}` }));
+    for (let round = 0; round < 5; round++) {
+      const forward = issues.map((x) => ({ id: x.id, title: `forward ${round}` }));
+      const results = await Promise.all([
+        rest(t, ws.token, 'issues.updateMany', { items: forward }),
+        rest(t, ws.token, 'issues.updateMany', { items: [...forward].reverse().map((x) => ({ ...x, title: `backward ${round}` })) }),
+      ]);
+      for (const r of results) expect([200, 409], JSON.stringify(r.body)).toContain(r.status);
+    }
+  });
+
   it('updates many, one event per issue per kind, and rolls back entirely on a failing item', async () => {
     const a = await ok(t, ws.token, 'issues.create', { title: 'many a' });
     const b = await ok(t, ws.token, 'issues.create', { title: 'many b' });
