@@ -3,6 +3,9 @@ import { cursor, defineTools, id, int, isoDate, issueRef, limit, page, priority,
 import { IssueOut, RunOut, WatcherOut } from './shapes.ts';
 
 const checklistItem = z.strictObject({ id: z.string().min(1).max(100), label: z.string().min(1).max(500), done: z.boolean().default(false) });
+// runs.complete reports items done by id: two items with one id could not be told apart.
+const checklist = z.array(checklistItem).max(50)
+  .refine((items) => new Set(items.map((i) => i.id)).size === items.length, 'checklist item ids must be unique');
 const engagementMode = z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS'])
   .describe('Engagement mode of the run the assignment opens (default EXECUTE). RESEARCH/REVIEW/DISCUSS runs may comment but not change the issue.');
 const profileKey = z.string().trim().min(1).max(64);
@@ -19,7 +22,7 @@ const createFields = {
   estimate: z.number().min(0).max(10_000).optional(),
   slaMinutes: int(1).optional(),
   expectedOutput: z.string().max(10_000).optional(),
-  verificationChecklist: z.array(checklistItem).max(50).optional(),
+  verificationChecklist: checklist.optional(),
   artifactRequired: z.boolean().optional(),
 };
 const createInput = z.strictObject(createFields);
@@ -38,7 +41,7 @@ const updateFields = {
   estimate: z.number().min(0).max(10_000).nullable().optional(),
   slaMinutes: int(1).nullable().optional(),
   expectedOutput: z.string().max(10_000).nullable().optional(),
-  verificationChecklist: z.array(checklistItem).max(50).optional(),
+  verificationChecklist: checklist.optional(),
   artifactRequired: z.boolean().optional(),
 };
 const updateInput = z.strictObject({ id: issueRef, ...updateFields });

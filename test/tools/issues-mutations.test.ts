@@ -97,6 +97,7 @@ describe('issues.update', () => {
       [{ id: issue.id, statusId: 'nope' }, 'statusId'],
       [{ id: issue.id, dueDate: 'soon' }, 'dueDate'],
       [{ id: issue.id, estimate: -1 }, 'estimate'],
+      [{ id: issue.id, verificationChecklist: [{ id: 'x', label: 'a' }, { id: 'x', label: 'b' }] }, 'verificationChecklist'],
       [{ id: issue.id, assignedAgentId: null }, 'assignedAgentId'],
       [{ title: 'no id' }, 'id'],
       [{ id: issue.id, parentId: issue.id }, 'parentId'],
