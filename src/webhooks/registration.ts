@@ -26,7 +26,8 @@ export async function webhookUrlProblem(raw: string, allowPrivate = egressAllowP
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined; // likewise
   if (url.username || url.password || /^[a-z]+:\/\/[^/?#]*@/i.test(raw)) return 'must not contain credentials (user:password@); use the signing secret instead';
   if (allowPrivate) return undefined;
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  // A fully qualified name's trailing dot ("localhost.") names the same host.
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.+$/, '');
   const refuse = (ip: string, reason: string) =>
     `refused: ${host} ${ip === host ? 'is' : `resolves to ${ip},`} a ${reason} address (set SVC_EGRESS_ALLOW_PRIVATE=1 to allow)`;
   if (net.isIP(host)) {

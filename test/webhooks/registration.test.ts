@@ -24,7 +24,7 @@ const strict = () => { process.env.SVC_EGRESS_ALLOW_PRIVATE = '0'; };
 afterEach(() => { process.env.SVC_EGRESS_ALLOW_PRIVATE = '1'; });
 
 const CREDENTIALS = ['http://user:secret@hooks.example.com/x', 'https://token@hooks.example.com/', 'https://hooks.example.com@evil.example.com/x'];
-const PRIVATE = ['http://127.0.0.1:8080/x', 'http://localhost/x', 'http://api.localhost/x', 'http://10.1.2.3/x', 'http://192.168.0.10/x',
+const PRIVATE = ['http://127.0.0.1:8080/x', 'http://localhost/x', 'http://localhost./x', 'http://api.localhost/x', 'http://10.1.2.3/x', 'http://192.168.0.10/x',
   'http://169.254.169.254/latest/meta-data', 'http://[::1]:3000/x', 'http://[fd00::1]/x', 'http://0.0.0.0/x'];
 
 const createHook = (url: string) => admin(t, 'create-webhook', { workspace: ws.key, url, json: true });
