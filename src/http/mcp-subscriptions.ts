@@ -42,9 +42,18 @@ export class McpSessions {
   private readonly sweep: NodeJS.Timeout;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly onEvent = (payload: string) => void this.deliver(payload).catch(() => {});
+  // A revoked key's sessions end, streams included (as its SSE streams do).
+  private readonly onKeyRevoked = (keyId: string) => {
+    for (const [id, s] of this.sessions) {
+      if (s.keyId !== keyId) continue;
+      for (const res of s.streams) res.end();
+      this.sessions.delete(id);
+    }
+  };
 
   constructor(private readonly ownerPool: pg.Pool, private readonly notifier: Notifier) {
     notifier.on('svc_events', this.onEvent);
+    notifier.on('svc_keys', this.onKeyRevoked);
     this.sweep = setInterval(() => this.dropIdle(), 60_000);
     this.sweep.unref();
     this.heartbeat = setInterval(() => this.beat(), 25_000);
@@ -131,6 +140,7 @@ export class McpSessions {
     clearInterval(this.sweep);
     clearInterval(this.heartbeat);
     this.notifier.off('svc_events', this.onEvent);
+    this.notifier.off('svc_keys', this.onKeyRevoked);
     for (const s of this.sessions.values()) for (const res of s.streams) res.end();
     this.sessions.clear();
   }

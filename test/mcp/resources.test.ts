@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, ok, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createAgent, createKey, ok, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
 import { until } from '../support/until.ts';
 
 let t: TestApp;
@@ -75,6 +75,23 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
     await new Promise((r) => setTimeout(r, 500));
     expect(updates.length).toBe(before);
     await client.close();
+  });
+
+  it('a revoked key\'s session hears nothing more', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Watched by a key about to go' });
+    const key = await createKey(t, ws);
+    const { client, updates } = await connect(key.token);
+    await client.subscribeResource({ uri: `issue://${issue.key}` });
+    await new Promise((r) => setTimeout(r, 200));
+    await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Seen' });
+    await until(() => updates.length, (n) => n > 0);
+    await admin(t, 'revoke-key', { id: key.id, json: true });
+    await new Promise((r) => setTimeout(r, 300));
+    const before = updates.length;
+    await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Not seen' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(updates.length).toBe(before);
+    await client.close().catch(() => {});
   });
 
   it('another workspace cannot subscribe to our issue and hears nothing of it', async () => {
