@@ -165,10 +165,17 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** An exclusive lock file holding our pid; a lock left by a dead process is taken over. */
-async function withSetupLock<T>(dataDir: string, fn: () => Promise<T>): Promise<T> {
+/** A lock file that names no pid this long after it was made was left by a process killed between the two. */
+const UNNAMED_LOCK_STALE_MS = 5_000;
+
+/**
+ * An exclusive lock file holding our pid; a lock left by a dead process is taken over, and so is one left empty
+ * (a process killed between creating it and writing its pid). Waiting for a live holder is said once.
+ */
+export async function withSetupLock<T>(dataDir: string, fn: () => Promise<T>, progress: Progress = () => {}): Promise<T> {
   const lock = path.join(dataDir, 'setup.lock');
   const deadline = Date.now() + 180_000;
+  let told = false;
   for (;;) {
     try {
       const fh = await fs.open(lock, 'wx');
@@ -178,11 +185,16 @@ async function withSetupLock<T>(dataDir: string, fn: () => Promise<T>): Promise<
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number(await fs.readFile(lock, 'utf8').catch(() => ''));
-      if (holder && !processAlive(holder)) {
+      const stale = holder
+        ? !processAlive(holder)
+        : ((await fs.stat(lock).catch(() => undefined))?.mtimeMs ?? Date.now()) < Date.now() - UNNAMED_LOCK_STALE_MS;
+      if (stale) {
         await fs.rm(lock, { force: true });
         continue;
       }
       if (Date.now() > deadline) throw new Error(`another svc process holds ${lock}`);
+      if (!told && holder) progress(`waiting for another svc process (pid ${holder}) that is setting up ${dataDir}`);
+      told ||= Boolean(holder);
       await sleep(100);
     }
   }
@@ -263,7 +275,7 @@ export async function openEmbeddedCluster(dataDir: string, progress: Progress = 
     await presence.connect();
     if (settings.ownerPassword) await ensureOwnerRole(presence, settings.ownerPassword);
     return { settings, startedHere, presence };
-  });
+  }, progress);
 
   const url = (database: string) =>
     `postgres://postgres:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/${database}`;
