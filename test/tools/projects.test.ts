@@ -215,6 +215,9 @@ describe('initiatives', () => {
     expect((await ok(t, ws.token, 'events.recent', { subjectType: 'project', subjectId: p.id })).items[0].payload.initiativeId).toBe(theirs.id);
     expect((await rest(t, key.token, 'projects.list', { initiativeId: theirs.id })).status).toBe(404);
     expect((await ok(t, key.token, 'projects.list', { initiativeId: mine.id })).items.map((x: { id: string }) => x.id)).toEqual([free.id]);
+    // It reads initiativeId null, so the null filter lists it (as the key sees it, it has no initiative).
+    expect((await ok(t, key.token, 'projects.list', { initiativeId: null, limit: 200 })).items.map((x: { id: string }) => x.id)).toContain(p.id);
+    expect((await ok(t, ws.token, 'projects.list', { initiativeId: null, limit: 200 })).items.map((x: { id: string }) => x.id)).not.toContain(p.id);
     // GraphQL: test/graphql/tenancy.test.ts.
   });
 });

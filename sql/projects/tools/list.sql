@@ -22,7 +22,9 @@ begin
     where p.workspace_id = app_hidden.current_workspace_id()
       and (v_include_archived or p.archived_at is null)
       and (not args ? 'initiativeId'
-           or (v_initiative is null and p.initiative_id is null)
+           -- null: projects without an initiative as the key sees them (one of a hidden initiative reads null too)
+           or (v_initiative is null and (p.initiative_id is null
+               or not exists (select 1 from app_public.initiatives i where i.id = p.initiative_id)))
            or p.initiative_id = v_initiative)
       and (v_after.sort_id is null or (p.created_at, p.id) > (v_after.sort_key, v_after.sort_id))
     order by p.created_at, p.id limit v_limit + 1), v_limit, 'projects');
