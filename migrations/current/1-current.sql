@@ -1,1 +1,3 @@
--- Enter migration here
+-- The catalog's completion: the event kinds of the new tools (statuses, webhooks, canvases, cycle deletion,
+-- issue restore).
+--! include events/record.sql

@@ -16,5 +16,9 @@ export const EVENT_KINDS = [
   'INITIATIVE_CREATED', 'INITIATIVE_UPDATED', 'CYCLE_CREATED', 'CYCLE_UPDATED',
   // goals.update (docs/decisions.md).
   'GOAL_UPDATED',
+  // The catalog's completion (docs/decisions.md, "Catalog completion"): cycle deletion, issue restore, the
+  // workflow's statuses, webhook registration and canvases.
+  'CYCLE_DELETED', 'ISSUE_RESTORED', 'STATUS_CREATED', 'STATUS_UPDATED', 'STATUS_DELETED',
+  'WEBHOOK_CREATED', 'WEBHOOK_UPDATED', 'WEBHOOK_DELETED', 'CANVAS_CREATED', 'CANVAS_UPDATED', 'CANVAS_DELETED',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];

@@ -29,6 +29,7 @@ import { runtimeTools } from './runtimes.ts';
 import { repohostTools } from './repohost.ts';
 import { timeTools } from './time.ts';
 import { webhookTools } from './webhooks.ts';
+import { canvasTools } from './canvas.ts';
 import { statusTools, workspaceTools } from './workspace.ts';
 
 const descriptorOut = z.looseObject({
@@ -111,6 +112,7 @@ export const TOOLS: Tool[] = [
   ...standupTools,
   ...memberTools,
   ...webhookTools,
+  ...canvasTools,
   ...catalogTools,
 ];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));

@@ -1,0 +1,3 @@
+import { defineTools } from './define.ts';
+
+export const canvasTools = defineTools();
