@@ -100,7 +100,7 @@ alter table app_public.action_requests enable row level security;
 alter table app_public.action_requests force row level security;
 grant select on app_public.action_requests to svc_visitor;
 grant insert (workspace_id, title, body, severity, kind, payload, assigned_user_id, assigned_agent_id, issue_id, comment_id, due_at, source_type, source_id, options, requested_by_user_id, requested_by_agent_id) on app_public.action_requests to svc_visitor;
-grant update (status, voting_closed_at, winning_option_key, resolved_at, resolved_by_user_id, resolved_by_agent_id, dispatch_result, updated_at) on app_public.action_requests to svc_visitor;
+grant update (title, body, severity, assigned_user_id, assigned_agent_id, due_at, status, voting_closed_at, winning_option_key, resolved_at, resolved_by_user_id, resolved_by_agent_id, dispatch_result, updated_at) on app_public.action_requests to svc_visitor;
 create policy insert_visible_requests on app_public.action_requests for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
   WHERE (i.id = action_requests.issue_id)))))));
@@ -375,6 +375,141 @@ create policy select_in_workspace on app_public.attachments for select to svc_vi
 CREATE TRIGGER _200_link_title BEFORE INSERT ON app_public.attachments FOR EACH ROW EXECUTE FUNCTION app_private.tg_attachments__link_title();
 CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE OF link_title ON app_public.attachments FOR EACH ROW EXECUTE FUNCTION app_private.tg_attachments__events();
 
+-- An arrow between two cards of one canvas (fromNode → toNode) with an optional label. A key sees it when it sees both cards.
+create table app_public.canvas_edges (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  canvas_id uuid not null,
+  from_node_id uuid not null,
+  to_node_id uuid not null,
+  label text,
+  created_at timestamp with time zone default now() not null,
+  constraint canvas_edges_pkey PRIMARY KEY (id),
+  constraint canvas_edges_workspace_id_canvas_id_from_node_id_to_node_id_key UNIQUE (workspace_id, canvas_id, from_node_id, to_node_id),
+  constraint canvas_edges_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint canvas_edges_from_node_fkey FOREIGN KEY (workspace_id, canvas_id, from_node_id) REFERENCES app_public.canvas_nodes(workspace_id, canvas_id, id) ON DELETE CASCADE,
+  constraint canvas_edges_to_node_fkey FOREIGN KEY (workspace_id, canvas_id, to_node_id) REFERENCES app_public.canvas_nodes(workspace_id, canvas_id, id) ON DELETE CASCADE,
+  constraint canvas_edges_workspace_id_canvas_id_fkey FOREIGN KEY (workspace_id, canvas_id) REFERENCES app_public.canvases(workspace_id, id) ON DELETE CASCADE,
+  constraint canvas_edges_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint canvas_edges_check CHECK (from_node_id <> to_node_id),
+  constraint canvas_edges_label_check CHECK (length(label) <= 200)
+);
+CREATE INDEX canvas_edges_to_idx ON app_public.canvas_edges USING btree (workspace_id, canvas_id, to_node_id);
+alter table app_public.canvas_edges enable row level security;
+alter table app_public.canvas_edges force row level security;
+grant delete on app_public.canvas_edges to svc_visitor;
+grant select on app_public.canvas_edges to svc_visitor;
+grant insert (workspace_id, canvas_id, from_node_id, to_node_id, label) on app_public.canvas_edges to svc_visitor;
+create policy delete_visible on app_public.canvas_edges for delete to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((EXISTS ( SELECT 1
+   FROM app_public.canvas_nodes n
+  WHERE (n.id = canvas_edges.from_node_id))) AND (EXISTS ( SELECT 1
+   FROM app_public.canvas_nodes n
+  WHERE (n.id = canvas_edges.to_node_id)))))));
+create policy insert_visible on app_public.canvas_edges for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((EXISTS ( SELECT 1
+   FROM app_public.canvas_nodes n
+  WHERE (n.id = canvas_edges.from_node_id))) AND (EXISTS ( SELECT 1
+   FROM app_public.canvas_nodes n
+  WHERE (n.id = canvas_edges.to_node_id)))))));
+create policy owner_all on app_public.canvas_edges for all to current_user using (true) with check (true);
+create policy select_visible on app_public.canvas_edges for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((EXISTS ( SELECT 1
+   FROM app_public.canvas_nodes n
+  WHERE (n.id = canvas_edges.from_node_id))) AND (EXISTS ( SELECT 1
+   FROM app_public.canvas_nodes n
+  WHERE (n.id = canvas_edges.to_node_id)))))));
+
+-- A card on a canvas: an issue (kind issue) or free text (kind text) at x/y with a size and an optional #rrggbb color. A key sees an issue card only when it sees the issue.
+create table app_public.canvas_nodes (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  canvas_id uuid not null,
+  kind text not null,
+  issue_id uuid, -- The issue of an issue card (one card per issue and canvas); deleting the issue for good removes the card.
+  text text,
+  x double precision not null,
+  y double precision not null,
+  width double precision default 240 not null,
+  height double precision default 120 not null,
+  color text,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint canvas_nodes_pkey PRIMARY KEY (id),
+  constraint canvas_nodes_workspace_id_canvas_id_id_key UNIQUE (workspace_id, canvas_id, id),
+  constraint canvas_nodes_workspace_id_canvas_id_issue_id_key UNIQUE (workspace_id, canvas_id, issue_id),
+  constraint canvas_nodes_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint canvas_nodes_workspace_id_canvas_id_fkey FOREIGN KEY (workspace_id, canvas_id) REFERENCES app_public.canvases(workspace_id, id) ON DELETE CASCADE,
+  constraint canvas_nodes_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint canvas_nodes_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE CASCADE,
+  constraint canvas_nodes_check CHECK (
+CASE kind
+    WHEN 'issue'::text THEN issue_id IS NOT NULL AND text IS NULL
+    ELSE issue_id IS NULL AND text IS NOT NULL
+END),
+  constraint canvas_nodes_color_check CHECK (color ~ '^#[0-9a-f]{6}$'::text),
+  constraint canvas_nodes_height_check CHECK (height >= 1::double precision AND height <= 10000::double precision),
+  constraint canvas_nodes_kind_check CHECK (kind = ANY (ARRAY['issue'::text, 'text'::text])),
+  constraint canvas_nodes_text_check CHECK (length(text) >= 1 AND length(text) <= 10000),
+  constraint canvas_nodes_width_check CHECK (width >= 1::double precision AND width <= 10000::double precision),
+  constraint canvas_nodes_x_check CHECK (x >= '-1000000'::numeric::double precision AND x <= '1000000'::numeric::double precision),
+  constraint canvas_nodes_y_check CHECK (y >= '-1000000'::numeric::double precision AND y <= '1000000'::numeric::double precision)
+);
+CREATE INDEX canvas_nodes_issue_idx ON app_public.canvas_nodes USING btree (workspace_id, issue_id) WHERE (issue_id IS NOT NULL);
+alter table app_public.canvas_nodes enable row level security;
+alter table app_public.canvas_nodes force row level security;
+grant delete on app_public.canvas_nodes to svc_visitor;
+grant select on app_public.canvas_nodes to svc_visitor;
+grant insert (workspace_id, canvas_id, kind, issue_id, text, x, y, width, height, color) on app_public.canvas_nodes to svc_visitor;
+grant update (text, x, y, width, height, color) on app_public.canvas_nodes to svc_visitor;
+create policy delete_visible on app_public.canvas_nodes for delete to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((issue_id IS NULL) OR ( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = canvas_nodes.issue_id))))));
+create policy insert_visible on app_public.canvas_nodes for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((issue_id IS NULL) OR ( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = canvas_nodes.issue_id))))));
+create policy owner_all on app_public.canvas_nodes for all to current_user using (true) with check (true);
+create policy select_visible on app_public.canvas_nodes for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((issue_id IS NULL) OR ( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = canvas_nodes.issue_id))))));
+create policy update_visible on app_public.canvas_nodes for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((issue_id IS NULL) OR ( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = canvas_nodes.issue_id)))))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.canvas_nodes FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+
+-- @name canvas_board
+-- A planning whiteboard of the workspace: issue and text cards (canvas_nodes) laid out at x/y positions, connected by edges (canvas_edges). Shared by everyone of the workspace; updatedAt moves with every card or edge change.
+create table app_public.canvases (
+  id uuid default gen_random_uuid() not null,
+  workspace_id uuid not null,
+  name text not null,
+  description text,
+  created_by_user_id uuid,
+  created_by_agent_id uuid,
+  archived_at timestamp with time zone, -- Archived canvases leave canvas.list (unless includeArchived) and take no card or edge changes.
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint canvases_pkey PRIMARY KEY (id),
+  constraint canvases_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint canvases_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint canvases_workspace_id_created_by_agent_id_fkey FOREIGN KEY (workspace_id, created_by_agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE SET NULL (created_by_agent_id),
+  constraint canvases_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
+  constraint canvases_description_check CHECK (length(description) <= 10000),
+  constraint canvases_name_check CHECK (length(name) >= 1 AND length(name) <= 200)
+);
+CREATE INDEX canvases_agent_idx ON app_public.canvases USING btree (workspace_id, created_by_agent_id) WHERE (created_by_agent_id IS NOT NULL);
+CREATE INDEX canvases_list_idx ON app_public.canvases USING btree (workspace_id, updated_at DESC, id DESC);
+CREATE INDEX canvases_user_idx ON app_public.canvases USING btree (created_by_user_id) WHERE (created_by_user_id IS NOT NULL);
+alter table app_public.canvases enable row level security;
+alter table app_public.canvases force row level security;
+grant delete on app_public.canvases to svc_visitor;
+grant select on app_public.canvases to svc_visitor;
+grant insert (workspace_id, name, description, created_by_user_id, created_by_agent_id) on app_public.canvases to svc_visitor;
+grant update (name, description, archived_at, updated_at) on app_public.canvases to svc_visitor;
+create policy delete_in_workspace on app_public.canvases for delete to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy insert_in_workspace on app_public.canvases for insert to svc_visitor with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy owner_all on app_public.canvases for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.canvases for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy update_in_workspace on app_public.canvases for update to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.canvases FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+
 -- A persisted chat message: USER (a person, in-app) or AGENT (the addressee, chat.appendMessage or chat.finalizeDraft). Drafts are never stored.
 create table app_public.chat_messages (
   id uuid default gen_random_uuid() not null,
@@ -546,15 +681,17 @@ CREATE INDEX cycles_dates_idx ON app_public.cycles USING btree (workspace_id, st
 CREATE UNIQUE INDEX cycles_one_active ON app_public.cycles USING btree (workspace_id) WHERE (status = 'ACTIVE'::text);
 alter table app_public.cycles enable row level security;
 alter table app_public.cycles force row level security;
+grant delete on app_public.cycles to svc_visitor;
 grant select on app_public.cycles to svc_visitor;
 grant insert (workspace_id, number, name, starts_on, ends_on, status) on app_public.cycles to svc_visitor;
 grant update (name, starts_on, ends_on, status) on app_public.cycles to svc_visitor;
+create policy delete_unnarrowed on app_public.cycles for delete to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted)));
 create policy insert_in_workspace on app_public.cycles for insert to svc_visitor with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 create policy owner_all on app_public.cycles for all to current_user using (true) with check (true);
 create policy select_in_workspace on app_public.cycles for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 create policy update_in_workspace on app_public.cycles for update to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.cycles FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
-CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.cycles FOR EACH ROW EXECUTE FUNCTION app_private.tg_cycles__events();
+CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE ON app_public.cycles FOR EACH ROW EXECUTE FUNCTION app_private.tg_cycles__events();
 
 -- Routing rules for auto-dispatch, tried in position order before the workspace's dispatch mode: every condition that is set (priority, label, project) must match; the first matching rule names the target agent. A rule disappears with its label, project or agent.
 create table app_public.dispatch_rules (
@@ -719,6 +856,7 @@ create table app_public.external_links (
 CREATE INDEX external_links_resource_idx ON app_public.external_links USING btree (workspace_id, resource_id);
 alter table app_public.external_links enable row level security;
 alter table app_public.external_links force row level security;
+grant delete on app_public.external_links to svc_visitor;
 grant select on app_public.external_links to svc_visitor;
 grant insert (workspace_id, issue_id, resource_id, kind, created_by_user_id, created_by_agent_id) on app_public.external_links to svc_visitor;
 grant update (kind) on app_public.external_links to svc_visitor;
@@ -886,6 +1024,7 @@ create table app_public.issue_relations (
   constraint issue_relations_check CHECK (from_issue_id <> to_issue_id),
   constraint issue_relations_kind_check CHECK (kind = ANY (ARRAY['BLOCKS'::text, 'DUPLICATES'::text, 'RELATES_TO'::text]))
 );
+CREATE INDEX issue_relations_created_idx ON app_public.issue_relations USING btree (workspace_id, created_at, id);
 CREATE INDEX issue_relations_from_idx ON app_public.issue_relations USING btree (workspace_id, from_issue_id);
 CREATE INDEX issue_relations_to_idx ON app_public.issue_relations USING btree (workspace_id, to_issue_id);
 CREATE UNIQUE INDEX issue_relations_relates_once ON app_public.issue_relations USING btree (LEAST(from_issue_id, to_issue_id), GREATEST(from_issue_id, to_issue_id)) WHERE (kind = 'RELATES_TO'::text);
@@ -1020,6 +1159,7 @@ CREATE TRIGGER _200_assign_number BEFORE INSERT ON app_public.issues FOR EACH RO
 CREATE TRIGGER _210_plugin_creator BEFORE INSERT ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__plugin_creator();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__events();
 CREATE TRIGGER _810_detach_children AFTER UPDATE OF deleted_at ON app_public.issues FOR EACH ROW WHEN (old.deleted_at IS NULL AND new.deleted_at IS NOT NULL) EXECUTE FUNCTION app_private.tg_issues__detach_children();
+CREATE TRIGGER _811_restore_links AFTER UPDATE OF deleted_at ON app_public.issues FOR EACH ROW WHEN (old.deleted_at IS NOT NULL AND new.deleted_at IS NULL) EXECUTE FUNCTION app_private.tg_issues__restore_links();
 CREATE TRIGGER _850_wake_dispatcher AFTER INSERT OR UPDATE OF queued, assigned_agent_id, status_id, deleted_at ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__wake_dispatcher();
 
 -- Labels that can be put on issues; also a narrowing dimension for keys.
@@ -1122,9 +1262,11 @@ CREATE UNIQUE INDEX notification_preferences_global_key ON app_public.notificati
 CREATE UNIQUE INDEX notification_preferences_workspace_key ON app_public.notification_preferences USING btree (workspace_id, user_id, event_kind) WHERE (workspace_id IS NOT NULL);
 alter table app_public.notification_preferences enable row level security;
 alter table app_public.notification_preferences force row level security;
+grant delete on app_public.notification_preferences to svc_visitor;
 grant select on app_public.notification_preferences to svc_visitor;
 grant insert (workspace_id, user_id, event_kind, enabled, delivery) on app_public.notification_preferences to svc_visitor;
 grant update (enabled, delivery) on app_public.notification_preferences to svc_visitor;
+create policy delete_own_preferences on app_public.notification_preferences for delete to svc_visitor using (((user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND ((workspace_id IS NULL) OR (workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)))));
 create policy insert_own_preferences on app_public.notification_preferences for insert to svc_visitor with check (((user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND ((workspace_id IS NULL) OR (workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)))));
 create policy owner_all on app_public.notification_preferences for all to current_user using (true) with check (true);
 create policy select_own_preferences on app_public.notification_preferences for select to svc_visitor using (((user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND ((workspace_id IS NULL) OR (workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)))));
@@ -1290,11 +1432,18 @@ create table app_public.statuses (
   constraint statuses_name_check CHECK (length(name) >= 1 AND length(name) <= 100)
 );
 CREATE UNIQUE INDEX statuses_one_default ON app_public.statuses USING btree (workspace_id) WHERE is_default;
+CREATE UNIQUE INDEX statuses_workspace_id_lower_name_key ON app_public.statuses USING btree (workspace_id, lower(name));
 alter table app_public.statuses enable row level security;
 alter table app_public.statuses force row level security;
+grant delete on app_public.statuses to svc_visitor;
 grant select on app_public.statuses to svc_visitor;
+grant insert (workspace_id, name, category, color, position, is_default) on app_public.statuses to svc_visitor;
+grant update (name, category, color, position, is_default) on app_public.statuses to svc_visitor;
+create policy delete_as_workspace_admin on app_public.statuses for delete to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)));
+create policy insert_as_workspace_admin on app_public.statuses for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)));
 create policy owner_all on app_public.statuses for all to current_user using (true) with check (true);
 create policy select_in_workspace on app_public.statuses for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+create policy update_as_workspace_admin on app_public.statuses for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 
 -- Time spent on issues: a running timer (duration_min null) or a finished/logged entry. One running timer per user per workspace.
 create table app_public.time_entries (
@@ -1483,6 +1632,7 @@ create policy owner_all on app_public.workspaces for all to current_user using (
 create policy select_own_workspace on app_public.workspaces for select to svc_visitor using ((id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__seed_statuses();
+CREATE TRIGGER _800_events AFTER UPDATE OF name, cycle_length_days, cycle_cooldown_days, time_tracking_enabled, attachment_quota_mb, required_ack_seconds, auto_dispatch, auto_dispatch_mode, assignment_sla_minutes, agent_run_stale_minutes ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__events();
 CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF auto_dispatch, auto_dispatch_mode ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__wake_dispatcher();
 CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__drop_number_sequence();
 
@@ -1546,6 +1696,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.access_create_key(text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text) returns app_public.issued_api_key; plpgsql volatile security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.access_keys() returns SETOF app_public.api_key; sql stable security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.access_revoke(uuid) returns app_public.api_key; plpgsql volatile security definer; execute: svc_visitor; auth/keys.sql
+-- app_hidden.action_request_caller_is_requester(app_public.action_requests) returns boolean; sql stable; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_dispatch(app_public.action_requests) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_for_decision(text,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_insert(jsonb,uuid,uuid,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
@@ -1571,6 +1722,17 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.authenticate(bytea) returns TABLE(key_id uuid, workspace_id uuid, user_id uuid, kind text, linked_agent_id uuid, scopes text[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_at timestamp with time zone, revoked_at timestamp with time zone, acting_user_id uuid); sql stable security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.caller_may_moderate() returns boolean; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.caller_role() returns text; sql stable security definer; execute: svc_visitor; core/caller.sql
+-- app_hidden.canvas_changed(uuid,jsonb) returns void; plpgsql volatile; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.canvas_edge_json(app_public.canvas_edges) returns jsonb; sql stable; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.canvas_json(app_public.canvases) returns jsonb; plpgsql stable; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.canvas_node_json(app_public.canvas_nodes,app_public.issues,app_public.statuses) returns jsonb; sql stable; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.canvas_node_shown(uuid) returns boolean; sql stable; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.canvas_node_view(app_public.canvas_nodes) returns jsonb; sql stable; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.canvas_require_room(uuid,text) returns void; plpgsql volatile; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.canvas_shape(app_public.canvases,integer,integer) returns jsonb; sql stable; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.canvas_shown_node_ids(uuid) returns uuid[]; sql stable; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.canvas_size(uuid) returns record; sql stable security definer; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.chat_message_for_agent(text) returns app_public.chat_messages; plpgsql stable security definer; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_message_json(app_public.chat_messages) returns jsonb; sql stable; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_open_thread(uuid,text,uuid,text,text) returns uuid; plpgsql volatile security definer; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_post_agent_message(app_public.chat_threads,text,text,uuid) returns app_public.chat_messages; plpgsql volatile; execute: svc_visitor; chat/chat.sql
@@ -1612,6 +1774,10 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.event_subject_visible(text,uuid) returns boolean; plpgsql stable; execute: svc_visitor; events/visibility.sql
 -- app_hidden.find_action_request(text,text,boolean) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.find_agent(text,text,text) returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql
+-- app_hidden.find_canvas(text,text) returns app_public.canvases; plpgsql stable; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.find_canvas_edge(text,text) returns app_public.canvas_edges; plpgsql stable; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.find_canvas_for_change(text,text) returns app_public.canvases; plpgsql volatile; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.find_canvas_node(text,text) returns app_public.canvas_nodes; plpgsql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.find_comment(text,text) returns app_public.comments; plpgsql stable; execute: svc_visitor; comments/find.sql
 -- app_hidden.find_crew(text,text) returns app_public.agent_crews; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
 -- app_hidden.find_crew_member(text,text) returns app_public.agent_crew_members; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
@@ -1627,6 +1793,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.find_project(text,text) returns app_public.projects; plpgsql stable; execute: svc_visitor; projects/projects.sql
 -- app_hidden.find_run(text,text) returns app_public.agent_runs; plpgsql stable; execute: svc_visitor; runs/runs.sql
 -- app_hidden.find_runtime(text,text) returns app_public.runtimes; plpgsql stable; execute: svc_visitor; runtimes/runtimes.sql
+-- app_hidden.find_status(text,text) returns app_public.statuses; plpgsql stable; execute: svc_visitor; statuses/statuses.sql
 -- app_hidden.find_step(text,text) returns app_public.execution_steps; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.found(anyelement,text,text) returns anyelement; plpgsql stable; execute: svc_visitor; core/errors.sql
 -- app_hidden.gate_json(app_public.review_gates) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
@@ -1653,8 +1820,10 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.issue_labels_json(uuid[]) returns jsonb; plpgsql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_lean_json(app_public.issues,app_public.statuses,app_public.projects,app_public.agents) returns json; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_passes_narrowing(uuid,uuid) returns boolean; plpgsql stable security definer; execute: svc_visitor; core/narrowing.sql
+-- app_hidden.issue_progress_json(uuid[]) returns jsonb; sql stable; execute: svc_visitor; projects/progress.sql
 -- app_hidden.issue_ref_json(app_public.issues) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_search_matches(tsquery,real,integer,integer) returns TABLE(id uuid, number integer, rank real); plpgsql stable security definer; execute: svc_visitor; issues/search.sql
+-- app_hidden.issues_filter(jsonb) returns record; plpgsql stable; execute: svc_visitor; issues/filters.sql
 -- app_hidden.issues_unrestricted() returns boolean; sql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.key_unnarrowed() returns boolean; sql stable; execute: svc_visitor; events/visibility.sql
 -- app_hidden.keyset_decode(text,text,text) returns record; plpgsql immutable; execute: svc_visitor; core/paging.sql
@@ -1700,8 +1869,10 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.raise_invalid(text,text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
 -- app_hidden.raise_label_name_taken(text) returns void; plpgsql volatile; execute: svc_visitor; labels/labels.sql
 -- app_hidden.raise_not_found(text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
+-- app_hidden.raise_status_name_taken(text) returns void; plpgsql volatile; execute: svc_visitor; statuses/statuses.sql
 -- app_hidden.rate_limit_take(uuid,uuid,text,integer,integer) returns integer; sql volatile security definer; execute: svc_visitor; core/rate_limits.sql
 -- app_hidden.record_event(text,text,uuid,jsonb) returns uuid; sql volatile security definer; execute: svc_visitor; events/record.sql
+-- app_hidden.record_status_event(text,app_public.statuses,jsonb) returns uuid; sql volatile; execute: svc_visitor; statuses/statuses.sql
 -- app_hidden.relation_path_exists(text,uuid,uuid) returns boolean; sql stable security definer; execute: svc_visitor; relations/relations.sql
 -- app_hidden.relation_view(app_public.issue_relations,uuid) returns jsonb; sql stable; execute: svc_visitor; relations/relations.sql
 -- app_hidden.repo_apply_rules(app_public.external_resources) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
@@ -1719,11 +1890,13 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.require_issues_unrestricted(text) returns void; plpgsql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.require_key_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_open_cycle(app_public.cycles) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.require_other_done_status(app_public.statuses) returns void; plpgsql stable; execute: svc_visitor; statuses/statuses.sql
 -- app_hidden.require_own_agent() returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql
 -- app_hidden.require_scope(text) returns void; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_time_tracking() returns void; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.require_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_webhook_admin() returns void; plpgsql stable; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.require_workflow_admin() returns uuid; plpgsql volatile; execute: svc_visitor; statuses/statuses.sql
 -- app_hidden.require_workspace_admin() returns void; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_workspace_admin_key() returns void; plpgsql stable security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.resolve_issue_list(jsonb,text,boolean) returns uuid[]; plpgsql volatile; execute: svc_visitor; issues/write.sql
@@ -1774,9 +1947,12 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.webhook_deliveries_list(uuid,text,integer,uuid) returns jsonb; plpgsql stable security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_delivery_json(app_public.webhook_deliveries) returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_delivery_retry(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_event_payload(app_public.webhooks) returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_host(text) returns text; sql immutable; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_in_workspace(uuid) returns uuid; plpgsql stable security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_json(app_public.webhooks) returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_rotate_secret(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_test(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_update(uuid,text,text[],boolean,text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhooks_list() returns jsonb; plpgsql stable security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.workspace_json(app_public.workspaces) returns jsonb; sql stable; execute: svc_visitor; workspace/workspace.sql
@@ -1974,12 +2150,14 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_issues__detach_children() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__events() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__plugin_creator() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
+-- app_private.tg_issues__restore_links() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__status_timestamps() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_memberships__events() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
 -- app_private.tg_projects__events() returns trigger; plpgsql volatile security definer; execute: owner only; projects/triggers.sql
 -- app_private.tg_review_gates__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_workspaces__drop_number_sequence() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
+-- app_private.tg_workspaces__events() returns trigger; plpgsql volatile; execute: owner only; workspace/triggers.sql
 -- app_private.tg_workspaces__seed_statuses() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
 -- app_private.tg_workspaces__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.touch_api_keys(uuid[]) returns void; sql volatile; execute: owner only; auth/keys.sql
@@ -1996,6 +2174,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.webhook_delivery_record(uuid,jsonb,numeric[]) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_delivery_retry(uuid) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_rotate_secret(uuid) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
+-- app_private.webhook_test(uuid) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_update(uuid,text,text[],boolean,text) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhooks_list(uuid) returns jsonb; sql stable; execute: owner only; webhooks/webhooks.sql
 -- app_private.workspace_by_key(text) returns app_public.workspaces; plpgsql stable; execute: owner only; workspace/workspace.sql
@@ -2009,9 +2188,11 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.action_requests_close_voting(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/closeVoting.sql
 -- app_tools.action_requests_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/create.sql
 -- app_tools.action_requests_decline(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/decline.sql
+-- app_tools.action_requests_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; actionRequests/tools/get.sql
 -- app_tools.action_requests_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; actionRequests/tools/list.sql
 -- app_tools.action_requests_results(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; actionRequests/tools/results.sql
 -- app_tools.action_requests_transition(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/transition.sql
+-- app_tools.action_requests_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/update.sql
 -- app_tools.action_requests_vote(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/tools/vote.sql
 -- app_tools.agent_context_bundle(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agent/tools/contextBundle.sql
 -- app_tools.agent_crews_add_member(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/addMember.sql
@@ -2027,6 +2208,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.agents_heartbeat(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agents/tools/heartbeat.sql
 -- app_tools.agents_list(jsonb) returns jsonb; sql stable; execute: svc_visitor; agents/tools/list.sql
 -- app_tools.agents_me(jsonb) returns jsonb; sql stable; execute: svc_visitor; agents/tools/me.sql
+-- app_tools.agents_workload(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agents/tools/workload.sql
 -- app_tools.analytics_summary(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; analytics/tools/summary.sql
 -- app_tools.attachments_attach_link(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/attachLink.sql
 -- app_tools.attachments_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/delete.sql
@@ -2036,10 +2218,22 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.attachments_get_inline(jsonb) returns jsonb; sql stable; execute: svc_visitor; attachments/tools/getInline.sql
 -- app_tools.attachments_init_upload(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/initUpload.sql
 -- app_tools.attachments_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; attachments/tools/list.sql
+-- app_tools.canvas_add_node(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; canvas/tools/addNode.sql
+-- app_tools.canvas_connect(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; canvas/tools/connect.sql
+-- app_tools.canvas_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; canvas/tools/create.sql
+-- app_tools.canvas_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; canvas/tools/delete.sql
+-- app_tools.canvas_disconnect(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; canvas/tools/disconnect.sql
+-- app_tools.canvas_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; canvas/tools/get.sql
+-- app_tools.canvas_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; canvas/tools/list.sql
+-- app_tools.canvas_remove_node(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; canvas/tools/removeNode.sql
+-- app_tools.canvas_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; canvas/tools/update.sql
+-- app_tools.canvas_update_node(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; canvas/tools/updateNode.sql
 -- app_tools.chat_append_draft_chunk(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/appendDraftChunk.sql
 -- app_tools.chat_append_message(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/appendMessage.sql
 -- app_tools.chat_finalize_draft(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/finalizeDraft.sql
+-- app_tools.chat_get_message(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; chat/tools/getMessage.sql
 -- app_tools.chat_get_thread(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; chat/tools/getThread.sql
+-- app_tools.chat_list_messages(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; chat/tools/listMessages.sql
 -- app_tools.chat_list_threads(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; chat/tools/listThreads.sql
 -- app_tools.chat_start_draft(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/startDraft.sql
 -- app_tools.comments_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/create.sql
@@ -2051,6 +2245,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.cycles_add_issue(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/addIssue.sql
 -- app_tools.cycles_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/create.sql
 -- app_tools.cycles_current(jsonb) returns jsonb; sql stable; execute: svc_visitor; cycles/tools/current.sql
+-- app_tools.cycles_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/delete.sql
 -- app_tools.cycles_get(jsonb) returns jsonb; sql stable; execute: svc_visitor; cycles/tools/get.sql
 -- app_tools.cycles_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; cycles/tools/list.sql
 -- app_tools.cycles_plan(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; cycles/tools/plan.sql
@@ -2074,17 +2269,21 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.initiatives_get(jsonb) returns jsonb; sql stable; execute: svc_visitor; initiatives/tools/get.sql
 -- app_tools.initiatives_link_project(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/linkProject.sql
 -- app_tools.initiatives_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; initiatives/tools/list.sql
+-- app_tools.initiatives_summary(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; initiatives/tools/summary.sql
 -- app_tools.initiatives_unarchive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/unarchive.sql
 -- app_tools.initiatives_unlink_project(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/unlinkProject.sql
 -- app_tools.initiatives_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/update.sql
 -- app_tools.issues_add_labels(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/addLabels.sql
 -- app_tools.issues_assign(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/assign.sql
 -- app_tools.issues_assigned(jsonb) returns json; plpgsql stable; execute: svc_visitor; issues/tools/assigned.sql
+-- app_tools.issues_children(jsonb) returns json; plpgsql stable; execute: svc_visitor; issues/tools/children.sql
 -- app_tools.issues_claim(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/claim.sql
+-- app_tools.issues_count(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; issues/tools/count.sql
 -- app_tools.issues_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/create.sql
 -- app_tools.issues_create_many(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/createMany.sql
 -- app_tools.issues_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/delete.sql
 -- app_tools.issues_get(jsonb) returns json; plpgsql stable; execute: svc_visitor; issues/tools/get.sql
+-- app_tools.issues_history(jsonb) returns json; plpgsql stable; execute: svc_visitor; issues/tools/history.sql
 -- app_tools.issues_list(jsonb) returns json; plpgsql stable; execute: svc_visitor; issues/tools/list.sql
 -- app_tools.issues_list_watchers(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; issues/tools/listWatchers.sql
 -- app_tools.issues_list_watching(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; issues/tools/listWatching.sql
@@ -2092,6 +2291,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.issues_reassign(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/reassign.sql
 -- app_tools.issues_release(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/release.sql
 -- app_tools.issues_remove_labels(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/removeLabels.sql
+-- app_tools.issues_restore(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/restore.sql
 -- app_tools.issues_transition(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/transition.sql
 -- app_tools.issues_unwatch(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/unwatch.sql
 -- app_tools.issues_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/update.sql
@@ -2101,7 +2301,9 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.labels_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; labels/tools/delete.sql
 -- app_tools.labels_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; labels/tools/get.sql
 -- app_tools.labels_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; labels/tools/list.sql
+-- app_tools.labels_merge(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; labels/tools/merge.sql
 -- app_tools.labels_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; labels/tools/update.sql
+-- app_tools.members_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; members/tools/get.sql
 -- app_tools.members_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; members/tools/list.sql
 -- app_tools.notes_archive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notes/tools/archive.sql
 -- app_tools.notes_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notes/tools/create.sql
@@ -2111,6 +2313,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.notes_today_journal(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notes/tools/todayJournal.sql
 -- app_tools.notes_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notes/tools/update.sql
 -- app_tools.notification_get_preferences(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; notification/tools/getPreferences.sql
+-- app_tools.notification_reset_preference(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notification/tools/resetPreference.sql
 -- app_tools.notification_set_preference(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; notification/tools/setPreference.sql
 -- app_tools.pins_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; pins/tools/list.sql
 -- app_tools.pins_set(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; pins/tools/set.sql
@@ -2124,9 +2327,11 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.projects_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/create.sql
 -- app_tools.projects_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; projects/tools/get.sql
 -- app_tools.projects_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; projects/tools/list.sql
+-- app_tools.projects_summary(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; projects/tools/summary.sql
 -- app_tools.projects_unarchive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/unarchive.sql
 -- app_tools.projects_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/update.sql
 -- app_tools.relations_add(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; relations/tools/add.sql
+-- app_tools.relations_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; relations/tools/list.sql
 -- app_tools.relations_list_for_issue(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; relations/tools/listForIssue.sql
 -- app_tools.relations_remove(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; relations/tools/remove.sql
 -- app_tools.repohost_import_issue(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/tools/importIssue.sql
@@ -2135,10 +2340,12 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.repohost_parse_url(jsonb) returns jsonb; sql immutable; execute: svc_visitor; repohost/tools/parseUrl.sql
 -- app_tools.repohost_search(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; repohost/tools/search.sql
 -- app_tools.repohost_sync(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/tools/sync.sql
+-- app_tools.repohost_unlink(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/tools/unlink.sql
 -- app_tools.review_gates_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; reviewGates/tools/get.sql
 -- app_tools.review_gates_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; reviewGates/tools/list.sql
 -- app_tools.review_gates_open(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; reviewGates/tools/open.sql
 -- app_tools.review_gates_resolve(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; reviewGates/tools/resolve.sql
+-- app_tools.runs_cancel(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/cancel.sql
 -- app_tools.runs_complete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/complete.sql
 -- app_tools.runs_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; runs/tools/get.sql
 -- app_tools.runs_kick(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runs/tools/kick.sql
@@ -2153,8 +2360,14 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.runtimes_register(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/register.sql
 -- app_tools.runtimes_report_info(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/reportInfo.sql
 -- app_tools.standup_draft(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; standup/tools/draft.sql
+-- app_tools.statuses_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; statuses/tools/create.sql
+-- app_tools.statuses_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; statuses/tools/delete.sql
+-- app_tools.statuses_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; statuses/tools/get.sql
 -- app_tools.statuses_list(jsonb) returns jsonb; sql stable; execute: svc_visitor; statuses/tools/list.sql
+-- app_tools.statuses_reorder(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; statuses/tools/reorder.sql
+-- app_tools.statuses_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; statuses/tools/update.sql
 -- app_tools.time_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/delete.sql
+-- app_tools.time_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; time/tools/get.sql
 -- app_tools.time_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; time/tools/list.sql
 -- app_tools.time_log(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/log.sql
 -- app_tools.time_running(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; time/tools/running.sql
@@ -2162,7 +2375,13 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.time_stop(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/stop.sql
 -- app_tools.time_summary(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; time/tools/summary.sql
 -- app_tools.time_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; time/tools/update.sql
+-- app_tools.webhooks_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; webhooks/tools/create.sql
+-- app_tools.webhooks_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; webhooks/tools/delete.sql
 -- app_tools.webhooks_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; webhooks/tools/get.sql
 -- app_tools.webhooks_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; webhooks/tools/list.sql
 -- app_tools.webhooks_list_deliveries(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; webhooks/tools/listDeliveries.sql
+-- app_tools.webhooks_rotate_secret(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; webhooks/tools/rotateSecret.sql
+-- app_tools.webhooks_test(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; webhooks/tools/test.sql
+-- app_tools.webhooks_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; webhooks/tools/update.sql
 -- app_tools.workspace_get(jsonb) returns jsonb; sql stable; execute: svc_visitor; workspace/tools/get.sql
+-- app_tools.workspace_update_settings(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; workspace/tools/updateSettings.sql

@@ -1,3 +1,1 @@
--- The catalog's completion: the event kinds of the new tools (statuses, webhooks, canvases, cycle deletion,
--- issue restore).
---! include events/record.sql
+-- Enter migration here

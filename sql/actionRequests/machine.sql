@@ -82,6 +82,22 @@ $$;
 comment on function app_hidden.action_request_may_decide(p_request app_public.action_requests) is 'accept/decline gate (spec 3.6, 4.11): the assignee (the assigned agent''s own key, or the assigned user''s key acting as a person), a watcher of the request''s issue (as the key watches: agent or user), or a person (key with no linked agent) whose workspace role is OWNER or ADMIN. The ADMIN scope alone grants nothing here. Never NULL.';
 grant execute on function app_hidden.action_request_may_decide(p_request app_public.action_requests) to svc_visitor;
 
+create or replace function app_hidden.action_request_caller_is_requester(p_request app_public.action_requests)
+ returns boolean
+ language sql
+ stable
+as $$
+  -- `is not distinct from`: a key without an agent (or without a user) must compare false, not NULL
+  -- (`if not NULL` would let it through).
+  select coalesce(case
+    when p_request.requested_by_agent_id is not null then p_request.requested_by_agent_id is not distinct from app_hidden.current_agent_id()
+    when p_request.requested_by_user_id is not null then app_hidden.current_agent_id() is null
+                                                          and p_request.requested_by_user_id is not distinct from app_hidden.current_user_id()
+    else app_hidden.caller_may_moderate() end, false)
+$$;
+comment on function app_hidden.action_request_caller_is_requester(p_request app_public.action_requests) is 'Whether the calling key speaks for the requester: the requesting agent''s own key, or the requesting person''s key acting as a person (no linked agent); a request without a requester (raised by the system) counts as a workspace OWNER/ADMIN person''s. Never NULL. closeVoting and update use it.';
+grant execute on function app_hidden.action_request_caller_is_requester(p_request app_public.action_requests) to svc_visitor;
+
 create or replace function app_hidden.action_request_insert(args jsonb, p_issue_id uuid, p_comment_id uuid, p_field text default ''::text)
  returns app_public.action_requests
  language plpgsql

@@ -57,6 +57,29 @@ $$;
 comment on function app_hidden.chat_thread_for_agent(p_thread_id text) is 'Addressee gating of the chat tools: the thread (of the caller''s workspace, else 404) must be addressed to the agent linked to the calling key (403 agent_key_required / agent_archived / not_addressee).';
 grant execute on function app_hidden.chat_thread_for_agent(p_thread_id text) to svc_visitor;
 
+create or replace function app_hidden.chat_message_for_agent(p_message_id text)
+ returns app_public.chat_messages
+ language plpgsql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_message app_public.chat_messages;
+begin
+  perform app_hidden.require_own_agent();  -- a key without an agent hears that first, as in the other chat tools
+  -- Found as the owner (RLS would hide another agent's thread as a 404), then gated as chat.getThread gates its
+  -- thread: 404 outside the workspace, 403 not_addressee inside it.
+  select * into v_message from app_public.chat_messages m
+  where m.id = app_hidden.parse_uuid(p_message_id, 'id') and m.workspace_id = app_hidden.current_workspace_id();
+  if v_message.id is null then
+    raise exception 'Message not found' using errcode = 'SV404', column = 'id';
+  end if;
+  perform app_hidden.chat_thread_for_agent(v_message.thread_id::text);
+  return v_message;
+end
+$$;
+comment on function app_hidden.chat_message_for_agent(p_message_id text) is 'Addressee gating of chat.getMessage: the message (of the caller''s workspace, else 404 on id) must be in a thread addressed to the agent linked to the calling key (403 agent_key_required / agent_archived / not_addressee, as chat_thread_for_agent).';
+grant execute on function app_hidden.chat_message_for_agent(p_message_id text) to svc_visitor;
+
 create or replace function app_hidden.chat_post_agent_message(t app_public.chat_threads, p_body text, p_source_run_id text, p_draft_id uuid)
  returns app_public.chat_messages
  language plpgsql

@@ -9,6 +9,14 @@ create or replace function app_private.tg_cycles__events()
 as $$
 declare v_changed text[] := '{}';
 begin
+  if tg_op = 'DELETE' then
+    perform app_private.record_event(old.workspace_id, 'CYCLE_DELETED', 'cycle', old.id,
+      jsonb_build_object('cycleId', old.id, 'number', old.number, 'name', old.name, 'startsOn', old.starts_on,
+                         'endsOn', old.ends_on, 'status', app_hidden.cycle_status(old)));
+    -- Pins are personal rows of every member: nothing may keep pointing at the cycle.
+    delete from app_public.pins p where p.workspace_id = old.workspace_id and p.target_type = 'CYCLE' and p.target_id = old.id;
+    return null;
+  end if;
   if tg_op = 'INSERT' then
     perform app_private.record_event(new.workspace_id, 'CYCLE_CREATED', 'cycle', new.id,
       jsonb_build_object('cycleId', new.id, 'number', new.number, 'name', new.name, 'startsOn', new.starts_on,
@@ -27,10 +35,10 @@ begin
   return null;
 end
 $$;
-comment on function app_private.tg_cycles__events() is 'CYCLE_CREATED (status: on the calendar, as cycles.get shows it); CYCLE_UPDATED on rename, re-dating and status moves (rollover completes/activates; status and previousStatus: the stored values that changed). Kinds beyond spec 6.1, see docs/decisions.md.';
+comment on function app_private.tg_cycles__events() is 'CYCLE_CREATED (status: on the calendar, as cycles.get shows it); CYCLE_UPDATED on rename, re-dating and status moves (rollover completes/activates; status and previousStatus: the stored values that changed); CYCLE_DELETED (status: on the calendar when deleted), and the members'' pins of a deleted cycle go. Kinds beyond spec 6.1, see docs/decisions.md.';
 
 drop trigger if exists _100_updated_at on app_public.cycles;
 create trigger _100_updated_at before update on app_public.cycles for each row execute function app_hidden.tg__set_updated_at();
 
 drop trigger if exists _800_events on app_public.cycles;
-create trigger _800_events after insert or update on app_public.cycles for each row execute function app_private.tg_cycles__events();
+create trigger _800_events after insert or update or delete on app_public.cycles for each row execute function app_private.tg_cycles__events();

@@ -15,6 +15,10 @@ begin
     from app_public.webhooks w
     where w.workspace_id = new.workspace_id and w.active
       and (cardinality(w.events) = 0 or new.kind = any(w.events))
+      -- A webhook hears nothing about its own registration (the others do; its receiver may not hold a new
+      -- secret yet), and WEBHOOK_TESTED goes to the tested webhook alone (app_private.webhook_test queues it).
+      and not (new.subject_type = 'webhook' and new.subject_id = w.id)
+      and new.kind <> 'WEBHOOK_TESTED'
     returning id
   loop
     perform app_private.enqueue_delivery_job(v_delivery);

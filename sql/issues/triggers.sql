@@ -85,6 +85,11 @@ begin
       jsonb_build_object('issueId', new.id, 'key', new.key));
     return null;
   end if;
+  if new.deleted_at is null and old.deleted_at is not null then
+    perform app_private.record_event(new.workspace_id, 'ISSUE_RESTORED', 'issue', new.id,
+      jsonb_build_object('issueId', new.id, 'key', new.key, 'deletedAt', old.deleted_at));
+    return null;
+  end if;
   if new.status_id is distinct from old.status_id then
     perform app_private.record_event(new.workspace_id, 'ISSUE_STATUS_CHANGED', 'issue', new.id,
       jsonb_build_object('issueId', new.id, 'from', old.status_id, 'to', new.status_id));
@@ -124,7 +129,7 @@ begin
   return null;
 end
 $$;
-comment on function app_private.tg_issues__events() is 'AFTER INSERT/UPDATE on issues: ISSUE_CREATED, ISSUE_DELETED, ISSUE_STATUS_CHANGED, ISSUE_PRIORITY_CHANGED, ISSUE_ASSIGNED, ISSUE_QUEUED, and one ISSUE_UPDATED (merged per issue per transaction) naming any other changed fields. A change that changes nothing writes nothing.';
+comment on function app_private.tg_issues__events() is 'AFTER INSERT/UPDATE on issues: ISSUE_CREATED, ISSUE_DELETED, ISSUE_RESTORED (deletedAt: when it had been deleted), ISSUE_STATUS_CHANGED, ISSUE_PRIORITY_CHANGED, ISSUE_ASSIGNED, ISSUE_QUEUED, and one ISSUE_UPDATED (merged per issue per transaction) naming any other changed fields. A change that changes nothing writes nothing.';
 
 create or replace function app_private.tg_issues__detach_children()
  returns trigger
@@ -132,15 +137,56 @@ create or replace function app_private.tg_issues__detach_children()
  security definer
  set search_path to 'pg_catalog'
 as $$
+declare v_child uuid;
 begin
   -- Every live child, also those the deleting key cannot see (narrowing): a deleted issue is 404 everywhere,
   -- so nothing may keep pointing at it. Each child writes ISSUE_UPDATED (changes parentId) through _800_events.
-  update app_public.issues c set parent_id = null
-  where c.workspace_id = new.workspace_id and c.parent_id = new.id and c.deleted_at is null;
+  for v_child in
+    update app_public.issues c set parent_id = null
+    where c.workspace_id = new.workspace_id and c.parent_id = new.id and c.deleted_at is null
+    returning c.id
+  loop
+    -- Why, in that same ISSUE_UPDATED: issues.restore reattaches the children named so (_811_restore_links).
+    perform app_private.record_issue_updated(new.workspace_id, v_child, array['parentId'],
+                                             jsonb_build_object('detachedFromParentId', new.id));
+  end loop;
   return null;
 end
 $$;
-comment on function app_private.tg_issues__detach_children() is 'AFTER UPDATE OF deleted_at on issues, when an issue is soft-deleted: its live sub-issues (all of them, whatever the key''s narrowing) become top-level (parentId null), each with the ISSUE_UPDATED (changes parentId) an update of parentId writes.';
+comment on function app_private.tg_issues__detach_children() is 'AFTER UPDATE OF deleted_at on issues, when an issue is soft-deleted: its live sub-issues (all of them, whatever the key''s narrowing) become top-level (parentId null), each with the ISSUE_UPDATED (changes parentId, detachedFromParentId) an update of parentId writes.';
+
+create or replace function app_private.tg_issues__restore_links()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- The restored issue may not point at a parent deleted meanwhile (a deleted issue is 404 everywhere).
+  update app_public.issues i set parent_id = null
+  where i.id = new.id and exists (select 1 from app_public.issues p where p.id = new.parent_id and p.deleted_at is not null);
+  -- The sub-issues its deletion detached (their ISSUE_UPDATED since the deletion names it as
+  -- detachedFromParentId) come back, all of them as the deletion took all of them, unless they moved since:
+  -- deleted, given another parent, or their parentId changed again (set and cleared) after the detachment;
+  -- and never into a cycle. Each writes ISSUE_UPDATED (changes parentId) through _800_events.
+  update app_public.issues c set parent_id = new.id
+  from (select e.subject_id as child_id, max(e.seq) as seq
+        from app_public.activity_events e
+        where e.workspace_id = new.workspace_id and e.kind = 'ISSUE_UPDATED' and e.subject_type = 'issue'
+          and e.seq > coalesce((select max(d.seq) from app_public.activity_events d
+                                where d.workspace_id = new.workspace_id and d.subject_type = 'issue'
+                                  and d.subject_id = new.id and d.kind = 'ISSUE_DELETED'), 0)
+          and e.payload->>'detachedFromParentId' = new.id::text
+        group by e.subject_id) d
+  where c.id = d.child_id and c.workspace_id = new.workspace_id and c.parent_id is null and c.deleted_at is null
+    and not exists (select 1 from app_public.activity_events l
+                    where l.workspace_id = new.workspace_id and l.subject_type = 'issue' and l.subject_id = c.id
+                      and l.kind = 'ISSUE_UPDATED' and l.seq > d.seq and l.payload->'changes' ? 'parentId')
+    and not app_hidden.issue_has_ancestor(new.id, c.id);
+  return null;
+end
+$$;
+comment on function app_private.tg_issues__restore_links() is 'AFTER UPDATE OF deleted_at on issues, when a deleted issue is restored (issues.restore): a parent deleted meanwhile is cleared, and the sub-issues its deletion detached (ISSUE_UPDATED with detachedFromParentId since the deletion) that are still live, top-level and untouched since are reattached, whatever the key''s narrowing (as the deletion detached them), never into a cycle; each with the ISSUE_UPDATED (changes parentId) an update of parentId writes.';
 
 create or replace function app_private.tg_issues__plugin_creator()
  returns trigger
@@ -205,6 +251,10 @@ create trigger _210_plugin_creator before insert on app_public.issues for each r
 drop trigger if exists _810_detach_children on app_public.issues;
 create trigger _810_detach_children after update of deleted_at on app_public.issues for each row
   when (old.deleted_at is null and new.deleted_at is not null) execute function app_private.tg_issues__detach_children();
+
+drop trigger if exists _811_restore_links on app_public.issues;
+create trigger _811_restore_links after update of deleted_at on app_public.issues for each row
+  when (old.deleted_at is not null and new.deleted_at is null) execute function app_private.tg_issues__restore_links();
 
 drop trigger if exists _800_events on app_public.issues;
 create trigger _800_events after insert or update on app_public.issues for each row execute function app_private.tg_issues__events();

@@ -25,12 +25,17 @@ create or replace function app_hidden.webhook_create(p_url text, p_events text[]
  security definer
  set search_path to 'pg_catalog'
 as $$
+declare v_result jsonb;
 begin
   perform app_hidden.require_webhook_admin();
-  return app_private.webhook_create(app_hidden.current_workspace_id(), p_url, p_events, p_description);
+  v_result := app_private.webhook_create(app_hidden.current_workspace_id(), p_url, p_events, p_description);
+  -- The workspace's other webhooks receive it; this one hears nothing about itself (the outbox trigger).
+  perform app_hidden.record_event('WEBHOOK_CREATED', 'webhook', (v_result->>'id')::uuid,
+    (select app_hidden.webhook_event_payload(w) from app_public.webhooks w where w.id = (v_result->>'id')::uuid));
+  return v_result;
 end
 $$;
-comment on function app_hidden.webhook_create(p_url text, p_events text[], p_description text) is 'In-app: register a webhook (OWNER/ADMIN); returns the secret once.';
+comment on function app_hidden.webhook_create(p_url text, p_events text[], p_description text) is 'In-app: register a webhook (OWNER/ADMIN); returns the secret once. Records WEBHOOK_CREATED (host only, never the secret).';
 grant execute on function app_hidden.webhook_create(p_url text, p_events text[], p_description text) to svc_visitor;
 
 create or replace function app_hidden.webhook_delete(p_webhook_id uuid)
@@ -39,12 +44,18 @@ create or replace function app_hidden.webhook_delete(p_webhook_id uuid)
  security definer
  set search_path to 'pg_catalog'
 as $$
+declare
+  v_webhook app_public.webhooks;
+  v_result jsonb;
 begin
   perform app_hidden.require_webhook_admin();
-  return app_private.webhook_delete(app_hidden.webhook_in_workspace(p_webhook_id));
+  select * into v_webhook from app_public.webhooks where id = app_hidden.webhook_in_workspace(p_webhook_id);
+  v_result := app_private.webhook_delete(v_webhook.id);
+  perform app_hidden.record_event('WEBHOOK_DELETED', 'webhook', v_webhook.id, app_hidden.webhook_event_payload(v_webhook));
+  return v_result;
 end
 $$;
-comment on function app_hidden.webhook_delete(p_webhook_id uuid) is 'In-app: delete a webhook of the calling workspace (OWNER/ADMIN).';
+comment on function app_hidden.webhook_delete(p_webhook_id uuid) is 'In-app: delete a webhook of the calling workspace (OWNER/ADMIN). Records WEBHOOK_DELETED.';
 grant execute on function app_hidden.webhook_delete(p_webhook_id uuid) to svc_visitor;
 
 create or replace function app_hidden.webhook_deliveries_list(p_webhook_id uuid default NULL::uuid, p_status text default NULL::text, p_limit integer default 50, p_before uuid default NULL::uuid)
@@ -101,6 +112,24 @@ $$;
 comment on function app_hidden.webhook_delivery_retry(p_delivery_id uuid) is 'In-app: retry a dead letter of the calling workspace (OWNER/ADMIN); spec 4.14 keeps it off MCP.';
 grant execute on function app_hidden.webhook_delivery_retry(p_delivery_id uuid) to svc_visitor;
 
+create or replace function app_hidden.webhook_host(p_url text)
+ returns text
+ language sql
+ immutable
+as $$ select lower(substring(p_url from '^[A-Za-z][A-Za-z0-9+.-]*://(\[[^]/?#]*\]|[^/?#:]*)')) $$;
+comment on function app_hidden.webhook_host(p_url text) is 'The host of a webhook URL (lower case; an IPv6 literal keeps its brackets), without port, path or query.';
+grant execute on function app_hidden.webhook_host(p_url text) to svc_visitor;
+
+create or replace function app_hidden.webhook_event_payload(w app_public.webhooks)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object('webhookId', w.id, 'host', app_hidden.webhook_host(w.url), 'events', to_jsonb(w.events), 'active', w.active)
+$$;
+comment on function app_hidden.webhook_event_payload(w app_public.webhooks) is 'Payload of the WEBHOOK_* events: id, host, events, active. Never the secret, nor the URL''s path or query (they may carry a token).';
+grant execute on function app_hidden.webhook_event_payload(w app_public.webhooks) to svc_visitor;
+
 create or replace function app_hidden.webhook_in_workspace(p_webhook_id uuid)
  returns uuid
  language plpgsql
@@ -135,15 +164,20 @@ create or replace function app_hidden.webhook_rotate_secret(p_webhook_id uuid)
  security definer
  set search_path to 'pg_catalog'
 as $$
+declare v_result jsonb;
 begin
   perform app_hidden.require_webhook_admin();
-  return app_private.webhook_rotate_secret(app_hidden.webhook_in_workspace(p_webhook_id));
+  v_result := app_private.webhook_rotate_secret(app_hidden.webhook_in_workspace(p_webhook_id));
+  perform app_hidden.record_event('WEBHOOK_UPDATED', 'webhook', p_webhook_id,
+    (select app_hidden.webhook_event_payload(w) from app_public.webhooks w where w.id = p_webhook_id)
+    || jsonb_build_object('changes', jsonb_build_array('secret')));
+  return v_result;
 end
 $$;
-comment on function app_hidden.webhook_rotate_secret(p_webhook_id uuid) is 'In-app: new signing secret for a webhook of the calling workspace (OWNER/ADMIN), shown once.';
+comment on function app_hidden.webhook_rotate_secret(p_webhook_id uuid) is 'In-app: new signing secret for a webhook of the calling workspace (OWNER/ADMIN), shown once. Records WEBHOOK_UPDATED (changes secret; never the secret itself).';
 grant execute on function app_hidden.webhook_rotate_secret(p_webhook_id uuid) to svc_visitor;
 
-create or replace function app_hidden.webhook_update(p_webhook_id uuid, p_url text default NULL::text, p_events text[] default NULL::text[], p_active boolean default NULL::boolean, p_description text default NULL::text)
+create or replace function app_hidden.webhook_test(p_webhook_id uuid)
  returns jsonb
  language plpgsql
  security definer
@@ -151,10 +185,43 @@ create or replace function app_hidden.webhook_update(p_webhook_id uuid, p_url te
 as $$
 begin
   perform app_hidden.require_webhook_admin();
-  return app_private.webhook_update(app_hidden.webhook_in_workspace(p_webhook_id), p_url, p_events, p_active, p_description);
+  return app_private.webhook_test(app_hidden.webhook_in_workspace(p_webhook_id));
 end
 $$;
-comment on function app_hidden.webhook_update(p_webhook_id uuid, p_url text, p_events text[], p_active boolean, p_description text) is 'In-app: change a webhook of the calling workspace (OWNER/ADMIN).';
+comment on function app_hidden.webhook_test(p_webhook_id uuid) is 'In-app: queue a WEBHOOK_TESTED delivery to one webhook of the calling workspace now (OWNER/ADMIN); 409 webhook_inactive for an inactive one.';
+grant execute on function app_hidden.webhook_test(p_webhook_id uuid) to svc_visitor;
+
+create or replace function app_hidden.webhook_update(p_webhook_id uuid, p_url text default NULL::text, p_events text[] default NULL::text[], p_active boolean default NULL::boolean, p_description text default NULL::text)
+ returns jsonb
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_old app_public.webhooks;
+  v_new app_public.webhooks;
+  v_result jsonb;
+  v_changes text[] := '{}';
+begin
+  perform app_hidden.require_webhook_admin();
+  select * into v_old from app_public.webhooks where id = app_hidden.webhook_in_workspace(p_webhook_id);
+  v_result := app_private.webhook_update(v_old.id, p_url, p_events, p_active, p_description);
+  select * into v_new from app_public.webhooks where id = v_old.id;
+  if v_new.url is distinct from v_old.url then v_changes := array_append(v_changes, 'url'); end if;
+  if v_new.events is distinct from v_old.events then v_changes := array_append(v_changes, 'events'); end if;
+  if v_new.active is distinct from v_old.active then v_changes := array_append(v_changes, 'active'); end if;
+  if v_new.description is distinct from v_old.description then v_changes := array_append(v_changes, 'description'); end if;
+  -- A change that changes nothing records nothing. The URL's path and query never reach the event: host only.
+  if cardinality(v_changes) > 0 then
+    perform app_hidden.record_event('WEBHOOK_UPDATED', 'webhook', v_new.id, app_hidden.webhook_event_payload(v_new)
+      || jsonb_build_object('changes', to_jsonb(v_changes))
+      || case when app_hidden.webhook_host(v_new.url) is distinct from app_hidden.webhook_host(v_old.url)
+              then jsonb_build_object('previousHost', app_hidden.webhook_host(v_old.url)) else '{}' end);
+  end if;
+  return v_result;
+end
+$$;
+comment on function app_hidden.webhook_update(p_webhook_id uuid, p_url text, p_events text[], p_active boolean, p_description text) is 'In-app: change a webhook of the calling workspace (OWNER/ADMIN). Records WEBHOOK_UPDATED naming the changed fields (none changed: no event).';
 grant execute on function app_hidden.webhook_update(p_webhook_id uuid, p_url text, p_events text[], p_active boolean, p_description text) to svc_visitor;
 
 create or replace function app_hidden.webhooks_list()
@@ -474,6 +541,35 @@ begin
 end
 $$;
 comment on function app_private.webhook_rotate_secret(p_webhook_id uuid) is 'Replaces a webhook''s signing secret at once and returns the new one (shown once).';
+
+create or replace function app_private.webhook_test(p_webhook_id uuid)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_webhook app_public.webhooks;
+  v_event uuid;
+  v_delivery app_public.webhook_deliveries;
+begin
+  select * into v_webhook from app_public.webhooks where id = p_webhook_id;
+  if v_webhook.id is null then
+    perform app_hidden.raise_not_found('Webhook');
+  end if;
+  if not v_webhook.active then
+    raise exception 'The webhook is inactive; activate it first' using errcode = 'SV409', detail = 'webhook_inactive';
+  end if;
+  -- A stored event (the audit trail says who tested which webhook; deliveries need one), which the outbox
+  -- trigger fans out to no webhook: only this one gets it, whatever its event filter.
+  v_event := app_private.record_event(v_webhook.workspace_id, 'WEBHOOK_TESTED', 'webhook', v_webhook.id,
+    app_hidden.webhook_event_payload(v_webhook) || jsonb_build_object('test', true));
+  insert into app_public.webhook_deliveries (workspace_id, event_id, webhook_id, channel)
+  values (v_webhook.workspace_id, v_event, v_webhook.id, 'webhook:' || v_webhook.id)
+  returning * into v_delivery;
+  perform app_private.enqueue_delivery_job(v_delivery.id);
+  return app_hidden.webhook_delivery_json(v_delivery);
+end
+$$;
+comment on function app_private.webhook_test(p_webhook_id uuid) is 'Records WEBHOOK_TESTED about a webhook and queues its delivery to that webhook only (signed and retried like any delivery); 409 webhook_inactive.';
 
 create or replace function app_private.webhook_update(p_webhook_id uuid, p_url text default NULL::text, p_events text[] default NULL::text[], p_active boolean default NULL::boolean, p_description text default NULL::text)
  returns jsonb

@@ -56,6 +56,34 @@ end
 $$;
 comment on function app_private.tg_workspaces__drop_number_sequence() is 'AFTER DELETE on workspaces: drops the workspace''s issue number sequence.';
 
+create or replace function app_private.tg_workspaces__events()
+ returns trigger
+ language plpgsql
+as $$
+declare v_changes text[];
+begin
+  -- The settings an admin changes (workspace.updateSettings, GraphQL, CLI), by their API names.
+  select array_agg(c.api order by c.api) into v_changes
+  from (values
+    ('name', old.name is distinct from new.name),
+    ('cycleLengthDays', old.cycle_length_days is distinct from new.cycle_length_days),
+    ('cycleCooldownDays', old.cycle_cooldown_days is distinct from new.cycle_cooldown_days),
+    ('timeTrackingEnabled', old.time_tracking_enabled is distinct from new.time_tracking_enabled),
+    ('attachmentQuotaMb', old.attachment_quota_mb is distinct from new.attachment_quota_mb),
+    ('requiredAckSeconds', old.required_ack_seconds is distinct from new.required_ack_seconds),
+    ('autoDispatch', old.auto_dispatch is distinct from new.auto_dispatch),
+    ('autoDispatchMode', old.auto_dispatch_mode is distinct from new.auto_dispatch_mode),
+    ('assignmentSlaMinutes', old.assignment_sla_minutes is distinct from new.assignment_sla_minutes),
+    ('agentRunStaleMinutes', old.agent_run_stale_minutes is distinct from new.agent_run_stale_minutes)) as c(api, changed)
+  where c.changed;
+  if v_changes is not null then
+    perform app_private.record_event(new.id, 'WORKSPACE_UPDATED', 'workspace', new.id, jsonb_build_object('changes', to_jsonb(v_changes)));
+  end if;
+  return null;
+end
+$$;
+comment on function app_private.tg_workspaces__events() is 'AFTER UPDATE of the settings columns on workspaces: WORKSPACE_UPDATED naming the settings that changed (nothing when none did).';
+
 drop trigger if exists _800_events on app_public.memberships;
 create trigger _800_events after insert or delete or update on app_public.memberships for each row execute function app_private.tg_memberships__events();
 
@@ -64,6 +92,9 @@ create trigger _100_updated_at before update on app_public.workspaces for each r
 
 drop trigger if exists _900_drop_number_sequence on app_public.workspaces;
 create trigger _900_drop_number_sequence after delete on app_public.workspaces for each row execute function app_private.tg_workspaces__drop_number_sequence();
+
+drop trigger if exists _800_events on app_public.workspaces;
+create trigger _800_events after update of name, cycle_length_days, cycle_cooldown_days, time_tracking_enabled, attachment_quota_mb, required_ack_seconds, auto_dispatch, auto_dispatch_mode, assignment_sla_minutes, agent_run_stale_minutes on app_public.workspaces for each row execute function app_private.tg_workspaces__events();
 
 drop trigger if exists _500_seed_statuses on app_public.workspaces;
 create trigger _500_seed_statuses after insert on app_public.workspaces for each row execute function app_private.tg_workspaces__seed_statuses();

@@ -19,6 +19,7 @@ export const EVENT_KINDS = [
   // The catalog's completion (docs/decisions.md, "Catalog completion"): cycle deletion, issue restore, the
   // workflow's statuses, webhook registration and canvases.
   'CYCLE_DELETED', 'ISSUE_RESTORED', 'STATUS_CREATED', 'STATUS_UPDATED', 'STATUS_DELETED',
-  'WEBHOOK_CREATED', 'WEBHOOK_UPDATED', 'WEBHOOK_DELETED', 'CANVAS_CREATED', 'CANVAS_UPDATED', 'CANVAS_DELETED',
+  'WEBHOOK_CREATED', 'WEBHOOK_UPDATED', 'WEBHOOK_DELETED', 'WEBHOOK_TESTED', 'CANVAS_CREATED', 'CANVAS_UPDATED', 'CANVAS_DELETED',
+  'WORKSPACE_UPDATED',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];

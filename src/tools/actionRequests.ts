@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, issueRef, limit, page, tool, timestamp } from './define.ts';
-import { ActionRequestOut, actionRequestBase, arStatus, checkActionRequest } from './orchestration-shapes.ts';
+import { cursor, defineTools, id, isoDateTime, issueRef, limit, page, tool, timestamp } from './define.ts';
+import { ActionRequestOut, actionRequestBase, arSeverity, arStatus, checkActionRequest } from './orchestration-shapes.ts';
 
 const reqId = z.strictObject({ id: id('id') });
 
@@ -18,12 +18,31 @@ export const actionRequestTools = defineTools(
     readOnly: true,
   }),
   tool({
+    name: 'actionRequests.get',
+    scopes: ['READ_ISSUES'],
+    description: 'One action request by id, as actionRequests.list shows it.',
+    input: reqId,
+    output: ActionRequestOut,
+    readOnly: true,
+  }),
+  tool({
     name: 'actionRequests.create',
     scopes: ['WRITE_ISSUES'],
     description: 'Ask a person or agent to decide: a recommendation card whose kind binds what accept runs (TRANSITION {statusId}, SET_LABELS {add?, remove?}, ASSIGN_AGENT {agentId}, CLOSE_AS_DUPLICATE {duplicateOfIssueId, statusId?}, or FREE_FORM). options[] (2-20 {key, label, description?}) make it a poll. The caller is the requester.',
     input: actionRequestBase.extend({
       issueId: issueRef.optional(), sourceType: z.string().trim().min(1).max(100).optional(), sourceId: id('sourceId').optional(),
     }).superRefine(checkActionRequest),
+    output: ActionRequestOut,
+  }),
+  tool({
+    name: 'actionRequests.update',
+    scopes: ['WRITE_ISSUES'],
+    description: 'The requester (or a workspace OWNER/ADMIN person) amends an open or snoozed request: title, body, severity, dueAt, assignee (null clears). Kind, payload and options stay. Closed: 409. To withdraw it, transition it to DISMISSED.',
+    input: z.strictObject({
+      id: id('id'), title: actionRequestBase.shape.title.optional(), body: actionRequestBase.shape.body.unwrap().nullable().optional(),
+      severity: arSeverity.optional(), dueAt: isoDateTime().nullable().optional(),
+      assignedUserId: id('assignedUserId').nullable().optional(), assignedAgentId: id('assignedAgentId').nullable().optional(),
+    }),
     output: ActionRequestOut,
   }),
   tool({

@@ -1,6 +1,31 @@
 import { z } from 'zod';
-import { defineTools, id, tool } from './define.ts';
+import { defineTools, id, priority, timestamp, tool } from './define.ts';
 import { AgentOut } from './shapes.ts';
+
+const issueRef = z.object({ id: z.string(), key: z.string(), number: z.number(), title: z.string() });
+const WorkloadOut = z.looseObject({
+  generatedAt: timestamp,
+  autoDispatch: z.boolean(),
+  autoDispatchMode: z.string(),
+  pool: z.looseObject({
+    queued: z.number().describe('Open issues queued for dispatch and not assigned yet'),
+    byPriority: z.record(priority, z.number()),
+    next: issueRef.extend({ priority }).nullable().describe('The issue the dispatcher hands out first (most urgent, then oldest)'),
+  }),
+  agents: z.array(z.looseObject({
+    id: z.string(), profileKey: z.string(), name: z.string(), status: z.enum(['ONLINE', 'BUSY', 'OFFLINE']),
+    lastHeartbeatAt: timestamp.nullable(), lastDispatchedAt: timestamp.nullable(), capabilities: z.array(z.string()),
+    maxConcurrent: z.number().describe('0 = unlimited'),
+    openAssigned: z.number().describe('Open issues assigned to the agent (its load)'),
+    freeSlots: z.number().nullable().describe('maxConcurrent minus load; null when unlimited'),
+    runs: z.object({ active: z.number(), waiting: z.number(), stalled: z.number() }),
+    currentRun: z.looseObject({
+      id: z.string(), status: z.enum(['ACTIVE', 'WAITING', 'STALLED']),
+      engagementMode: z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS']), currentStep: z.string().nullable(),
+      startedAt: timestamp, lastEventAt: timestamp, issue: issueRef,
+    }).nullable(),
+  })),
+});
 
 export const agentTools = defineTools(
   tool({
@@ -35,6 +60,14 @@ export const agentTools = defineTools(
     description: 'One agent by id (archived too).',
     input: z.strictObject({ id: id('id') }),
     output: AgentOut,
+    readOnly: true,
+  }),
+  tool({
+    name: 'agents.workload',
+    scopes: ['READ_USERS', 'READ_ISSUES'],
+    description: 'Dispatch view: the queued pool (by priority, next out) and, per live agent, status, load (open assigned issues) vs maxConcurrent, open runs and current run (issue, mode, step). Counts what this key can see.',
+    input: z.strictObject({}),
+    output: WorkloadOut,
     readOnly: true,
   }),
 );

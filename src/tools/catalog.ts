@@ -119,11 +119,19 @@ const byName = new Map(TOOLS.map((t) => [t.name, t]));
 
 export const findTool = (name: string): Tool | undefined => byName.get(name);
 
-// Profiles (spec 4.1): curated namespace bundles for tools/list. The catalog helpers are always listed.
+/**
+ * Tools of the runtime namespaces an agent at work rarely needs, left out of the default list (40 KB budget,
+ * test/mcp/tool-list.test.ts): profiles core/agents/full list them, catalog.search finds them, tools/call takes them.
+ */
+const RUNTIME_LEAVES_OUT = ['issues.count', 'issues.children', 'issues.history', 'issues.restore', 'runs.cancel',
+  'actionRequests.update', 'chat.listMessages'];
 const CORE = ['issues', 'comments', 'projects', 'statuses', 'labels', 'relations', 'attachments', 'agents', 'notes',
   'pins', 'time', 'events', 'workspace', 'repohost', 'notification', 'agent', 'standup', 'analytics', 'members', 'webhooks'];
+// Profiles (spec 4.1): curated bundles for tools/list. An entry is a namespace ('issues'), one tool
+// ('workspace.get'), or '!' and either, left out of what the other entries bring ('!issues.count'). The catalog
+// helpers are always listed.
 export const PROFILES: Record<string, string[] | 'all'> = {
-  runtime: ['issues', 'comments', 'chat', 'runs', 'actionRequests', 'workspace'],
+  runtime: ['issues', 'comments', 'chat', 'runs', 'actionRequests', 'workspace.get', ...RUNTIME_LEAVES_OUT.map((n) => `!${n}`)],
   core: CORE,
   planning: [...CORE, 'cycles', 'initiatives', 'goals', 'plans', 'executionPlans', 'reviewGates'],
   agents: [...CORE, 'runs', 'agentCrews', 'runtimes', 'actionRequests', 'chat'],
@@ -131,12 +139,25 @@ export const PROFILES: Record<string, string[] | 'all'> = {
   full: 'all',
 };
 export const DEFAULT_PROFILE = 'runtime';
+// A profile entry naming one tool must name a real one (a typo would silently list nothing, or leave out nothing).
+for (const [profile, entries] of Object.entries(PROFILES)) {
+  for (const entry of entries === 'all' ? [] : entries) {
+    const target = entry.replace(/^!/, '');
+    if (target.includes('.') && !byName.has(target)) throw new Error(`profile ${profile}: no tool ${target}`);
+  }
+}
+
+/** Whether selector entries (a profile's, or `tools`) take in a tool: its namespace or its name, unless a '!' entry leaves it out. */
+function selects(entries: Set<string>, t: Tool): boolean {
+  if (entries.has(`!${t.name}`) || entries.has(`!${t.namespace}`)) return false;
+  return entries.has(t.namespace) || entries.has(t.name);
+}
 
 export function canCall(caller: Caller, t: Tool): boolean {
   return t.scopes.every((s) => hasScope(caller, s));
 }
 
-/** Tools advertised by tools/list for these selectors; `tools` (namespaces) wins over `profile`. */
+/** Tools advertised by tools/list for these selectors; `tools` (namespaces or tool names, '!' leaves out) wins over `profile`. */
 export function selectTools(caller: Caller, selectors: { profile?: unknown; tools?: unknown }): Tool[] {
   let namespaces: Set<string> | 'all';
   // Query strings repeat parameters as arrays (?tools=issues&tools=notes): every value counts.
@@ -158,7 +179,7 @@ export function selectTools(caller: Caller, selectors: { profile?: unknown; tool
     namespaces = profile === 'all' ? 'all' : new Set(profile);
   }
   return TOOLS.filter(
-    (t) => (namespaces === 'all' || namespaces.has(t.namespace) || t.namespace === 'catalog') && canCall(caller, t),
+    (t) => (namespaces === 'all' || selects(namespaces, t) || t.namespace === 'catalog') && canCall(caller, t),
   );
 }
 

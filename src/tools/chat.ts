@@ -63,6 +63,22 @@ export const chatTools = defineTools(
     readOnly: true,
   }),
   tool({
+    name: 'chat.getMessage',
+    scopes: ['WRITE_COMMENTS'],
+    description: `One message by id (e.g. a CHAT_MESSAGE_POSTED messageId), shaped as in chat.getThread. ${addressee}`,
+    input: z.strictObject({ id: id('id') }),
+    output: ChatMessageOut,
+    readOnly: true,
+  }),
+  tool({
+    name: 'chat.listMessages',
+    scopes: ['WRITE_COMMENTS'],
+    description: `Messages of a thread after one (after = a message id or nextCursor; none = from the first), oldest first, paged forward: what came since you last read. ${addressee}`,
+    input: z.strictObject({ threadId, after: id('after').optional(), limit: limit(50, 200) }),
+    output: page(ChatMessageOut),
+    readOnly: true,
+  }),
+  tool({
     name: 'chat.listThreads',
     scopes: ['WRITE_COMMENTS'],
     description: `Threads addressed to your agent, latest activity first, paged: each with lastMessage (a 500-character preview) and awaitingReply (the last message is a person's). awaitingReply: true lists those only. Needs a key linked to an agent (403 otherwise).`,

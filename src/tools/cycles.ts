@@ -53,6 +53,16 @@ export const cycleTools = defineTools(
     output: CycleOut,
   }),
   tool({
+    name: 'cycles.delete',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Delete a PLANNED or CANCELED cycle, or one that never held an issue; its issues lose the cycle. A sprint that ran with issues: 409 cycle_started; with attachments: 409 cycle_has_attachments. Needs a key without project/label narrowing.',
+    input: z.strictObject({ id: id('id') }),
+    output: z.object({
+      ok: z.boolean(), id: z.string(), number: z.number(), name: z.string(), status: cycleStatus,
+      detachedIssueIds: z.array(z.string()),
+    }),
+  }),
+  tool({
     name: 'cycles.plan',
     scopes: ['WRITE_ISSUES'],
     description: 'Plan the upcoming sprint in one call: add and/or remove issues (ids or keys, up to 100 each). Targets the earliest PLANNED cycle unless cycleId is given (a PLANNED or ACTIVE one). All or nothing. Returns the cycle with its issues and the ids that actually moved.',

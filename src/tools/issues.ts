@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, int, isoDate, issueRef, limit, page, priority, tool } from './define.ts';
-import { IssueOut, RunOut, WatcherOut } from './shapes.ts';
+import { cursor, defineTools, id, int, isoDate, issueRef, limit, page, priority, statusCategory, tool } from './define.ts';
+import { EventOut, IssueOut, RunOut, WatcherOut } from './shapes.ts';
 
 const checklistItem = z.strictObject({ id: z.string().min(1).max(100), label: z.string().min(1).max(500), done: z.boolean().default(false) });
 // runs.complete reports items done by id: two items with one id could not be told apart.
@@ -46,6 +46,22 @@ const updateFields = {
 };
 const updateInput = z.strictObject({ id: issueRef, ...updateFields });
 
+/** The filters of issues.list, also those of issues.count (one SQL builds both: app_hidden.issues_filter). */
+const listFilters = {
+  query: z.string().trim().min(1).max(200).optional().describe('Search words; the last one matches as a prefix ("dep" finds "deploy")'),
+  status: z.string().min(1).max(100).optional(),
+  statusId: id('statusId').optional(),
+  open: z.boolean().optional().describe('true: only issues not in a DONE/CANCELED status; false: only those'),
+  priority: priority.optional(),
+  projectId: id('projectId').nullable().optional(),
+  assignedAgentId: id('assignedAgentId').nullable().optional(),
+  cycleId: id('cycleId').nullable().optional(),
+  parentId: issueRef.nullable().optional().describe('Sub-issues of this issue (id or key); null = top-level issues'),
+  claimedById: id('claimedById').nullable().optional(),
+  labelIds: z.array(id('labelIds')).max(50).optional(),
+  queued: z.boolean().optional(),
+};
+
 /** Exactly one of agentId / profileKey. */
 const oneAgent = (v: { agentId?: string; profileKey?: string }) => (v.agentId === undefined) !== (v.profileKey === undefined);
 
@@ -86,23 +102,36 @@ export const issueTools = defineTools(
     name: 'issues.list',
     scopes: ['READ_ISSUES'],
     description: 'Issues newest first, paged ({items, nextCursor}). query: full-text search over title and description (every word, the last as a prefix), best match first (title before description), then newest. Filters: status (id, category such as IN_PROGRESS, or name), open (not DONE/CANCELED), priority, projectId, assignedAgentId, cycleId, parentId, claimedById (null = none for each), labelIds (any of), queued.',
-    input: z.strictObject({
-      query: z.string().trim().min(1).max(200).optional().describe('Search words; the last one matches as a prefix ("dep" finds "deploy")'),
-      status: z.string().min(1).max(100).optional(),
-      statusId: id('statusId').optional(),
-      open: z.boolean().optional().describe('true: only issues not in a DONE/CANCELED status; false: only those'),
-      priority: priority.optional(),
-      projectId: id('projectId').nullable().optional(),
-      assignedAgentId: id('assignedAgentId').nullable().optional(),
-      cycleId: id('cycleId').nullable().optional(),
-      parentId: issueRef.nullable().optional().describe('Sub-issues of this issue (id or key); null = top-level issues'),
-      claimedById: id('claimedById').nullable().optional(),
-      labelIds: z.array(id('labelIds')).max(50).optional(),
-      queued: z.boolean().optional(),
-      limit: limit(50, 200),
-      cursor: cursor.optional(),
-    }),
+    input: z.strictObject({ ...listFilters, limit: limit(50, 200), cursor: cursor.optional() }),
     output: page(IssueOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'issues.count',
+    scopes: ['READ_ISSUES'],
+    description: "Count what issues.list's filters select: total, byStatus [{statusId, name, category, count}], byPriority.",
+    input: z.strictObject(listFilters),
+    output: z.object({
+      total: z.number(),
+      byStatus: z.array(z.looseObject({ statusId: z.string(), name: z.string(), category: statusCategory, count: z.number() })),
+      byPriority: z.array(z.object({ priority, count: z.number() })),
+    }),
+    readOnly: true,
+  }),
+  tool({
+    name: 'issues.children',
+    scopes: ['READ_ISSUES'],
+    description: 'Sub-issues of an issue, oldest first, paged.',
+    input: z.strictObject({ id: issueRef, limit: limit(50, 200), cursor: cursor.optional() }),
+    output: page(IssueOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'issues.history',
+    scopes: ['READ_ISSUES'],
+    description: "An issue's events and its comments', newest first, paged, as events.recent.",
+    input: z.strictObject({ id: issueRef, limit: limit(50, 200), cursor: cursor.optional() }),
+    output: page(EventOut),
     readOnly: true,
   }),
   tool({
@@ -125,6 +154,15 @@ export const issueTools = defineTools(
     description: 'Delete an issue (soft: it disappears from reads and lists but is kept for audit; ISSUE_DELETED). Open agent runs on it are abandoned; its sub-issues become top-level (parentId null, ISSUE_UPDATED each).',
     input: z.strictObject({ id: issueRef }),
     output: z.object({ ok: z.boolean(), id: z.string(), key: z.string(), deleted: z.boolean() }),
+  }),
+  tool({
+    name: 'issues.restore',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Undo issues.delete (any time): comments, labels, watchers, relations and the sub-issues it detached come back (ISSUE_RESTORED); runs stay closed; 409 if live.',
+    input: z.strictObject({ id: issueRef }),
+    output: IssueOut,
+    destructive: false,
+    idempotent: false,
   }),
   tool({
     name: 'issues.queue',

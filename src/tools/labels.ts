@@ -43,4 +43,14 @@ export const labelTools = defineTools(
     input: z.strictObject({ id: id('id') }),
     output: z.object({ ok: z.boolean(), id: z.string(), removedFromIssues: z.number() }),
   }),
+  tool({
+    name: 'labels.merge',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Merge label fromId into intoId: its issues get intoId, then fromId is deleted (as labels.delete). Returns the surviving label and issue counts. Keys narrowed to projects or labels may not.',
+    input: z.strictObject({ fromId: id('fromId').describe('The label that goes'), intoId: id('intoId').describe('The label that stays') }),
+    output: z.object({ ok: z.boolean(), fromId: z.string(), fromName: z.string(), into: LabelOut, issueCount: z.number(), addedToIssues: z.number() }),
+    // Its verb says nothing to the defaults: it deletes a label, and a second call finds fromId gone (404).
+    destructive: true,
+    idempotent: false,
+  }),
 );

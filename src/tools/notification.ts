@@ -24,6 +24,23 @@ export const notificationTools = defineTools(
     output: PreferenceOut,
   }),
   tool({
+    name: 'notification.resetPreference',
+    scopes: ['WRITE_USERS'],
+    description: "Remove your setting for one event kind (this workspace's, or the global one with scope global) so the next rule applies again (workspace, global, enabled). Returns the effective setting; removed false if there was none.",
+    input: z.strictObject({
+      // A pattern, not the enum: the kinds list is long (events.kinds has them); SQL refuses unknown ones (400).
+      eventKind: z.string().regex(/^[A-Z_]{1,50}$/, 'must be an event kind such as ISSUE_ASSIGNED').describe('Event kind (events.kinds)'),
+      scope: z.enum(['workspace', 'global']).default('workspace'),
+    }),
+    output: z.object({
+      eventKind: z.string(), scope: z.enum(['workspace', 'global']), removed: z.boolean(),
+      effective: z.object({ eventKind: z.string(), enabled: z.boolean(), delivery, source: z.enum(['workspace', 'global', 'default']) }),
+    }),
+    // It removes a stored setting; removing one that is not there changes nothing more.
+    destructive: true,
+    idempotent: true,
+  }),
+  tool({
     name: 'notification.getPreferences',
     scopes: ['READ_USERS'],
     description: "The key's own notification settings: the stored rows (this workspace and global) and the effective setting for each event kind (workspace row, else global row, else enabled).",

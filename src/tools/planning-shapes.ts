@@ -31,7 +31,7 @@ export const CycleOut = z.looseObject({
 
 export const relationKind = z.enum(['BLOCKS', 'BLOCKED_BY', 'DUPLICATES', 'RELATES_TO']);
 
-const IssueRefOut = z.looseObject({
+export const IssueRefOut = z.looseObject({
   id: z.string(), key: z.string(), number: z.number(), title: z.string(), statusId: z.string(),
   status: z.object({ id: z.string(), name: z.string(), category: statusCategory }).nullable(),
 });

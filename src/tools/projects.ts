@@ -1,8 +1,24 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, limit, page, tool } from './define.ts';
+import { cursor, defineTools, id, limit, page, priority, statusCategory, timestamp, tool } from './define.ts';
 import { InitiativeOut, ProjectOut } from './planning-shapes.ts';
 
 const name = z.string().trim().min(1).max(200);
+
+/** Progress figures over live issues the key can see (app_hidden.issue_progress_json). */
+const counts = {
+  total: z.number(), open: z.number(), done: z.number(), canceled: z.number(),
+  percentComplete: z.number().nullable().describe('done of the non-canceled issues, in percent (rounded); null when there are none'),
+  overdue: z.number().describe('Open issues whose dueDate is before today (UTC)'),
+};
+const progress = {
+  ...counts,
+  unassignedOpen: z.number().describe('Open issues without an assigned agent'),
+  byCategory: z.record(statusCategory, z.number()),
+  openByPriority: z.record(priority, z.number()),
+  estimate: z.object({ total: z.number().describe('Sum of estimates, canceled issues left out'), done: z.number() }),
+  lastCompletedAt: timestamp.nullable(),
+  generatedAt: timestamp,
+};
 const description = z.string().max(100_000);
 
 export const projectTools = defineTools(
@@ -25,6 +41,14 @@ export const projectTools = defineTools(
     description: 'One project by id (archived ones too).',
     input: z.strictObject({ id: id('id') }),
     output: ProjectOut,
+    readOnly: true,
+  }),
+  tool({
+    name: 'projects.summary',
+    scopes: ['READ_PROJECTS', 'READ_ISSUES'],
+    description: 'Progress of a project: its issues (that this key sees) by status category and open ones by priority; open, done, percentComplete (of non-canceled), overdue, unassigned, estimates.',
+    input: z.strictObject({ id: id('id') }),
+    output: z.looseObject({ project: ProjectOut, ...progress }),
     readOnly: true,
   }),
   tool({
@@ -75,6 +99,17 @@ export const initiativeTools = defineTools(
     description: 'One initiative by id, with the projects linked to it.',
     input: z.strictObject({ id: id('id') }),
     output: InitiativeOut,
+    readOnly: true,
+  }),
+  tool({
+    name: 'initiatives.summary',
+    scopes: ['READ_PROJECTS', 'READ_ISSUES'],
+    description: 'Progress of an initiative: projects.summary rolled up over its projects (archived too), with a row per project.',
+    input: z.strictObject({ id: id('id') }),
+    output: z.looseObject({
+      initiative: InitiativeOut, ...progress,
+      projects: z.array(z.looseObject({ id: z.string(), name: z.string(), archived: z.boolean(), ...counts })),
+    }),
     readOnly: true,
   }),
   tool({

@@ -1,6 +1,11 @@
 import { z } from 'zod';
-import { defineTools, id, issueRef, tool } from './define.ts';
-import { RelationOut, relationKind } from './planning-shapes.ts';
+import { cursor, defineTools, id, issueRef, limit, page, timestamp, tool } from './define.ts';
+import { IssueRefOut, RelationOut, relationKind } from './planning-shapes.ts';
+
+const StoredRelationOut = z.looseObject({
+  id: z.string(), kind: z.enum(['BLOCKS', 'DUPLICATES', 'RELATES_TO']),
+  fromIssueId: z.string(), toIssueId: z.string(), fromIssue: IssueRefOut, toIssue: IssueRefOut, createdAt: timestamp,
+});
 
 export const relationTools = defineTools(
   tool({
@@ -23,6 +28,19 @@ export const relationTools = defineTools(
     description: 'Every relation of an issue, outbound and inbound, each seen from that issue: kind is its point of view (BLOCKED_BY when another issue blocks it), direction says which way the stored link goes, issue is the other end. Optional kind filter (applies to the kind as seen).',
     input: z.strictObject({ issueId: issueRef, kind: relationKind.optional() }),
     output: z.array(RelationOut),
+    readOnly: true,
+  }),
+  tool({
+    name: 'relations.list',
+    scopes: ['READ_ISSUES'],
+    description: 'Relations of the workspace as stored (fromIssue BLOCKS, DUPLICATES or RELATES_TO toIssue; BLOCKED_BY is stored reversed), oldest first, paged. Only links between issues this key can see. Filters: kind, issueId (either end).',
+    input: z.strictObject({
+      kind: z.enum(['BLOCKS', 'DUPLICATES', 'RELATES_TO']).optional().describe('The stored kind'),
+      issueId: issueRef.optional(),
+      limit: limit(50, 200),
+      cursor: cursor.optional(),
+    }),
+    output: page(StoredRelationOut),
     readOnly: true,
   }),
 );

@@ -57,6 +57,13 @@ export const repohostTools = defineTools(
     run: async (ctx, input) => ctx.sql({ ...input, fetched: await readFromHost(ctx, { url: input.url }) }),
   }),
   tool({
+    name: 'repohost.unlink',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Remove a link between an issue and an external issue or PR (id from repohost.listLinked). Nothing is written to the host.',
+    input: z.strictObject({ id: id('id') }),
+    output: z.looseObject({ id: z.string(), issueId: z.string(), issueKey: z.string(), resourceId: z.string(), kind: linkKind, removed: z.literal(true) }),
+  }),
+  tool({
     name: 'repohost.importIssue',
     openWorld: true,
     idempotent: true,

@@ -47,6 +47,15 @@ export const runTools = defineTools(
     output: RunOut,
   }),
   tool({
+    name: 'runs.cancel',
+    scopes: ['WRITE_ISSUES'],
+    description: "End an open run without completing it: ABANDONED, reason canceled (AGENT_RUN_STATUS_CHANGED); completionMeta keeps cancelReason. The run's agent, or a person's key (another agent's key: 403). Closed runs: 409.",
+    input: z.strictObject({ runId, reason: z.string().trim().min(1).max(2000).optional() }),
+    output: RunOut.extend({ completionMeta: z.record(z.string(), z.unknown()).nullable().optional() }),
+    destructive: true,
+    idempotent: false,
+  }),
+  tool({
     name: 'runs.list',
     scopes: ['READ_ISSUES'],
     description: 'Agent runs on issues the key can see, newest first by startedAt: status, currentStep, timestamps, token usage, costUsd, issue {id, key, number, title, workspace {key}}, agent {id, profileKey}. Page with before = nextCursor.',

@@ -61,6 +61,14 @@ export const timeTools = defineTools(
     readOnly: true,
   }),
   tool({
+    name: 'time.get',
+    scopes: ['READ_ISSUES'],
+    description: `One time entry by id, as time.list shows it (anyone's, on issues this key can see). ${DISABLED}`,
+    input: z.strictObject({ id: id('id') }),
+    output: TimeEntryOut,
+    readOnly: true,
+  }),
+  tool({
     name: 'time.summary',
     scopes: ['READ_ISSUES'],
     description: `Minutes logged (finished entries) in total, by user, by issue and by UTC day, with the same filters as time.list. ${DISABLED}`,

@@ -1,14 +1,26 @@
 import { z } from 'zod';
-import { defineTools, id, limit, page, tool } from './define.ts';
+import { assertWebhookUrl, egressAllowPrivateFromEnv } from '../webhooks/registration.ts';
+import { defineTools, id, limit, page, tool, type ToolContext } from './define.ts';
 
-const WebhookOut = z.looseObject({
+const WebhookShape = z.looseObject({
   id: z.string(), url: z.string(), events: z.array(z.string()), active: z.boolean(), description: z.string().nullable(),
-  pending: z.number(), deadLetters: z.number(), lastDeliveredAt: z.string().nullable(),
 });
+const WebhookOut = WebhookShape.extend({ pending: z.number(), deadLetters: z.number(), lastDeliveredAt: z.string().nullable() });
 const DeliveryOut = z.looseObject({ id: z.string(), status: z.string() });
 
-// Reads only: registration changes stay in-app for now (no event kind records them; docs/decisions.md), and the
-// dead-letter retry is in-app by spec 4.14.
+// The URL and events are checked by the same code as GraphQL and the CLI: here assertWebhookUrl (Node: credentials,
+// loopback/private targets after DNS), then app_private.check_webhook_input (SQL: scheme, length, known kinds).
+const url = z.string().min(1).max(2048).describe('http(s) URL receiving the signed POSTs');
+const events = z.array(z.string().min(1).max(64)).max(100).describe('Event kinds (events.kinds); [] = all');
+const description = z.string().max(500);
+const admin = 'OWNER/ADMIN, unnarrowed key';
+
+/** The registration check of every other path (src/webhooks/registration.ts); private targets as the server allows. */
+const checkUrl = (ctx: ToolContext, value: string | undefined) =>
+  assertWebhookUrl(value, 'url', ctx.services.allowPrivateEgress ?? egressAllowPrivateFromEnv());
+
+// Registration writes go through the in-app procedures (the same as GraphQL's) and record WEBHOOK_* events; the
+// dead-letter retry stays in-app by spec 4.14.
 export const webhookTools = defineTools(
   tool({
     name: 'webhooks.list',
@@ -36,5 +48,54 @@ export const webhookTools = defineTools(
     }),
     output: page(DeliveryOut),
     readOnly: true,
+  }),
+  tool({
+    name: 'webhooks.create',
+    scopes: ['ADMIN'],
+    description: `${admin}: register a webhook (events default: all). The answer holds its signing secret, shown only this once.`,
+    input: z.strictObject({ url, events: events.optional(), description: description.optional() }),
+    output: WebhookShape.extend({ secret: z.string() }),
+    sql: true,
+    run: async (ctx, input) => {
+      await checkUrl(ctx, input.url);
+      return ctx.sql(input);
+    },
+  }),
+  tool({
+    name: 'webhooks.update',
+    scopes: ['ADMIN'],
+    description: `${admin}: change url, events, active (false pauses deliveries) or description of a webhook.`,
+    input: z.strictObject({
+      id: id('id'), url: url.optional(), events: events.optional(), active: z.boolean().optional(), description: description.optional(),
+    }),
+    output: WebhookShape,
+    sql: true,
+    run: async (ctx, input) => {
+      await checkUrl(ctx, input.url);
+      return ctx.sql(input);
+    },
+  }),
+  tool({
+    name: 'webhooks.delete',
+    scopes: ['ADMIN'],
+    description: `${admin}: delete a webhook and its deliveries.`,
+    input: z.strictObject({ id: id('id') }),
+    output: z.looseObject({ id: z.string(), deleted: z.boolean() }),
+  }),
+  tool({
+    name: 'webhooks.rotateSecret',
+    scopes: ['ADMIN'],
+    description: `${admin}: new signing secret at once (the old one stops); shown only in this answer.`,
+    input: z.strictObject({ id: id('id') }),
+    output: z.looseObject({ id: z.string(), secret: z.string() }),
+    destructive: true,
+  }),
+  tool({
+    name: 'webhooks.test',
+    scopes: ['ADMIN'],
+    description: `${admin}: send a signed WEBHOOK_TESTED delivery to this webhook now, whatever its filter (see webhooks.listDeliveries).`,
+    input: z.strictObject({ id: id('id') }),
+    output: DeliveryOut,
+    openWorld: true, // its point is a POST to the receiver (made by the worker moments later)
   }),
 );

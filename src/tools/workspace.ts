@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTools, statusCategory, tool } from './define.ts';
+import { defineTools, id, int, statusCategory, tool } from './define.ts';
 import { StatusOut, WorkspaceOut } from './shapes.ts';
 
 export const workspaceTools = defineTools(
@@ -11,7 +11,29 @@ export const workspaceTools = defineTools(
     output: WorkspaceOut,
     readOnly: true,
   }),
+  tool({
+    name: 'workspace.updateSettings',
+    scopes: ['ADMIN'],
+    description: 'Change the workspace settings given (as workspace.get shows them; requiredAckSeconds, assignmentSlaMinutes 0 = off). OWNER/ADMIN with the ADMIN scope and no narrowing (else 403).',
+    input: z.strictObject({
+      name: z.string().trim().min(1).max(200).optional(),
+      cycleLengthDays: int(1, 365).optional(),
+      cycleCooldownDays: int(0, 365).optional(),
+      timeTrackingEnabled: z.boolean().optional(),
+      attachmentQuotaMb: int(0).optional(),
+      requiredAckSeconds: int(0).optional(),
+      autoDispatch: z.boolean().optional(),
+      autoDispatchMode: z.enum(['ROUND_ROBIN', 'PRIORITY_MATCH', 'CAPABILITY_MATCH', 'MANUAL_ONLY']).optional(),
+      assignmentSlaMinutes: int(0).optional(),
+      agentRunStaleMinutes: int(1).optional(),
+    }),
+    output: WorkspaceOut,
+  }),
 );
+
+const statusName = z.string().trim().min(1).max(100);
+const statusColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'color must be #RRGGBB');
+const workflowAdmin = 'OWNER/ADMIN, unnarrowed key';
 
 export const statusTools = defineTools(
   tool({
@@ -21,5 +43,47 @@ export const statusTools = defineTools(
     input: z.strictObject({ category: statusCategory.optional().describe('Only statuses of this category') }),
     output: z.array(StatusOut),
     readOnly: true,
+  }),
+  tool({
+    name: 'statuses.get',
+    scopes: ['READ_ISSUES'],
+    description: 'One workflow status by id.',
+    input: z.strictObject({ id: id('id') }),
+    output: StatusOut,
+    readOnly: true,
+  }),
+  // Writes: the workflow is every member's board, so like workspace administration (docs/decisions.md).
+  tool({
+    name: 'statuses.create',
+    scopes: ['ADMIN'],
+    description: `${workflowAdmin}: add a status (unique name, at most 50). position: 0 = first, the ones from there move down; default last.`,
+    input: z.strictObject({ name: statusName, category: statusCategory, color: statusColor.optional(), position: int(0, 1000).optional() }),
+    output: StatusOut,
+  }),
+  tool({
+    name: 'statuses.update',
+    scopes: ['ADMIN'],
+    description: `${workflowAdmin}: rename, recolor, recategorize (only while it has no issues) or make it the default (must be open).`,
+    input: z.strictObject({
+      id: id('id'), name: statusName.optional(), color: statusColor.optional(), category: statusCategory.optional(),
+      isDefault: z.literal(true).optional().describe('New issues start here'),
+    }),
+    output: StatusOut,
+  }),
+  tool({
+    name: 'statuses.delete',
+    scopes: ['ADMIN'],
+    description: `${workflowAdmin}: delete a status, its issues moving to moveIssuesTo (required if it has any). Not the default nor the last DONE status.`,
+    input: z.strictObject({ id: id('id'), moveIssuesTo: id('moveIssuesTo').optional() }),
+    output: z.looseObject({ ok: z.boolean(), id: z.string(), movedIssues: z.number(), movedIssuesTo: z.string().nullable() }),
+  }),
+  tool({
+    name: 'statuses.reorder',
+    scopes: ['ADMIN'],
+    description: `${workflowAdmin}: set the board order: ids = every status once, first to last.`,
+    input: z.strictObject({ ids: z.array(id('ids')).min(1).max(50) }),
+    output: z.array(StatusOut),
+    destructive: true,
+    idempotent: true,
   }),
 );

@@ -72,7 +72,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const REQUIRED: Record<string, () => unknown> = { issueId: () => issueId };
+// id: the issue of issues.children / issues.history.
+const REQUIRED: Record<string, () => unknown> = { issueId: () => issueId, id: () => issueId };
 function baseInput(tool: (typeof lists)[number]['tool']): Record<string, unknown> {
   const schema = schemasOf(tool).input as { required?: string[] };
   return Object.fromEntries((schema.required ?? []).map((k) => {

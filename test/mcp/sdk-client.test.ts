@@ -126,7 +126,8 @@ describe('official MCP SDK client', () => {
 
     const onlyStatuses = await connect(ws.token, '/api/mcp/rpc?tools=statuses&profile=runtime');
     expect((await onlyStatuses.listTools()).tools.map((x) => x.name).sort()).toEqual(
-      ['catalog.call', 'catalog.describe', 'catalog.search', 'statuses.list']);
+      ['catalog.call', 'catalog.describe', 'catalog.search', 'statuses.create', 'statuses.delete', 'statuses.get', 'statuses.list',
+        'statuses.reorder', 'statuses.update']);
     await onlyStatuses.close();
 
     const reader = await createKey(t, ws, { scopes: ['READ_ISSUES'] });
@@ -134,6 +135,7 @@ describe('official MCP SDK client', () => {
     const names = (await readOnly.listTools()).tools.map((x) => x.name);
     expect(names).toContain('issues.get');
     expect(names).not.toContain('issues.create');
+    expect(names.filter((n) => n.startsWith('statuses.')).sort()).toEqual(['statuses.get', 'statuses.list']);
     // tools/call is not restricted by the list, only by scopes
     const denied = await readOnly.callTool({ name: 'issues.create', arguments: { title: 'x' } });
     expect(JSON.parse((denied.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ error: 'scope_required', scope: 'WRITE_ISSUES', status: 403 });

@@ -67,6 +67,8 @@ describe('every tool of 4.11 and 4.12', () => {
       const req = await c('actionRequests.create', { title: 'Poll', options: [{ key: 'a', label: 'A' }, { key: 'b', label: 'B' }] });
       await c('actionRequests.vote', { id: req.id, optionKey: 'b' });
       await c('actionRequests.results', { id: req.id });
+      await c('actionRequests.get', { id: req.id });
+      await c('actionRequests.update', { id: req.id, title: 'Poll (renamed)' });
       await c('actionRequests.closeVoting', { id: req.id });
       await c('actionRequests.transition', { id: req.id, status: 'SNOOZED' });
       await c('actionRequests.accept', { id: req.id });
@@ -74,7 +76,7 @@ describe('every tool of 4.11 and 4.12', () => {
 
       const expected = TOOLS.filter((x) => NAMESPACES.includes(x.namespace)).map((x) => x.name).sort();
       expect([...called].sort()).toEqual(expected);
-      expect(expected).toHaveLength(8 + 5 + 6 + 5 + 9 + 4);
+      expect(expected).toHaveLength(10 + 5 + 6 + 5 + 9 + 4);
     });
   }
 

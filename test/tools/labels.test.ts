@@ -137,6 +137,6 @@ describe('labels', () => {
     expect(r.body.result.structuredContent).toMatchObject({ name: 'from rpc' });
     const list = await rpc(t, ws.token, 'tools/list', {}, '?tools=labels');
     expect(list.body.result.tools.map((x: { name: string }) => x.name).sort()).toEqual(['catalog.call', 'catalog.describe', 'catalog.search',
-      'labels.create', 'labels.delete', 'labels.get', 'labels.list', 'labels.update']);
+      'labels.create', 'labels.delete', 'labels.get', 'labels.list', 'labels.merge', 'labels.update']);
   });
 });

@@ -29,6 +29,8 @@ describe('outputs match their declared schemas', () => {
     await call('projects.list', { includeArchived: true });
     await call('initiatives.get', { id: init.id });
     await call('projects.get', { id: p.id });
+    await call('projects.summary', { id: p.id });
+    await call('initiatives.summary', { id: init.id });
     await call('initiatives.unlinkProject', { projectId: p.id });
     await call('initiatives.linkProject', { initiativeId: init.id, projectId: p.id });
     await call('projects.archive', { id: p.id });
@@ -48,9 +50,11 @@ describe('outputs match their declared schemas', () => {
     await call('cycles.current', {});
     await call('cycles.get', { id: c.id });
     await call('cycles.list', {});
+    await call('cycles.delete', { id: (await call('cycles.create', { startsOn: '2040-01-01', endsOn: '2040-01-10' })).id });
 
     const rel = await call('relations.add', { fromIssueId: a.id, toIssueId: b.id, kind: 'BLOCKED_BY' });
     await call('relations.listForIssue', { issueId: b.id });
+    await call('relations.list', {});
     await call('relations.remove', { id: rel.id });
 
     await call('pins.set', { issueIds: [a.id] });
@@ -70,6 +74,7 @@ describe('outputs match their declared schemas', () => {
     await call('time.stop', {});
     const logged = await call('time.log', { issueId: b.id, durationMin: 3 });
     await call('time.update', { id: logged.id, durationMin: 4 });
+    await call('time.get', { id: logged.id });
     await call('time.list', {});
     await call('time.summary', {});
     await call('time.delete', { id: logged.id });

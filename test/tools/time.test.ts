@@ -183,7 +183,7 @@ describe('isolation and settings', () => {
     const inputs: Record<string, object> = {
       'time.start': { issueId: a.id }, 'time.stop': {}, 'time.log': { issueId: a.id, durationMin: 5 },
       'time.list': {}, 'time.summary': {}, 'time.running': {},
-      'time.update': { id: crypto.randomUUID(), note: 'x' }, 'time.delete': { id: crypto.randomUUID() },
+      'time.update': { id: crypto.randomUUID(), note: 'x' }, 'time.delete': { id: crypto.randomUUID() }, 'time.get': { id: crypto.randomUUID() },
     };
     const timeTools = TOOLS.filter((x) => x.namespace === 'time').map((x) => x.name).sort();
     expect(timeTools).toEqual(Object.keys(inputs).sort());

@@ -13,11 +13,7 @@ begin
   if v_req.options is null then
     perform app_hidden.raise_invalid('id', 'this request is not a poll (it has no options)');
   end if;
-  -- `is not distinct from`: a key without an agent (or without a user) must compare false, not NULL
-  -- (`if not NULL` would let it through).
-  if not coalesce(case when v_req.requested_by_agent_id is not null then v_req.requested_by_agent_id is not distinct from app_hidden.current_agent_id()
-               when v_req.requested_by_user_id is not null then app_hidden.current_agent_id() is null and v_req.requested_by_user_id is not distinct from app_hidden.current_user_id()
-               else app_hidden.caller_may_moderate() end, false) then
+  if not app_hidden.action_request_caller_is_requester(v_req) then
     raise exception 'Only the requester may close voting' using errcode = 'SV403', detail = 'not_requester';
   end if;
   if v_req.voting_closed_at is not null then

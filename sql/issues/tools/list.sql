@@ -12,8 +12,7 @@ create or replace function app_tools.issues_list(args jsonb)
 as $$
 declare
   v_limit int := coalesce((args->>'limit')::int, 50);
-  v_where text := 'i.workspace_id = $1 and i.deleted_at is null';
-  v_status text := args->>'status';
+  v_where text;
   v_items json[];
   v_keys text[];
   v_before int := 2147483647;
@@ -22,9 +21,8 @@ declare
   v_outer_order text := '(t.i).number desc';
   v_sort text := '(t.i).number::text';
   v_after text[];
-  v_from text := 'app_public.issues i';
+  v_from text;
   v_rank text := 'null::real';
-  v_status_ids uuid[];
 begin
   if args - 'limit' - 'cursor' = '{}'::jsonb then
     -- No filter (the most common call, and every further page of it): a static query, planned once per
@@ -45,12 +43,11 @@ begin
     left join app_public.projects p on p.id = (t.i).project_id
     left join app_public.agents a on a.id = (t.i).assigned_agent_id;
   else
-    -- Filters: the query is built for them (planned per call, so each filter gets its own index).
-    if args->>'query' is not null then
-      -- Full-text search (issues_search_gin): ranked, paged by (rank, number) from the cursor on.
-      v_query := app_hidden.search_tsquery(args->>'query');
-      -- The matches come from a definer function (the index is unusable under RLS, see issue_search_matches);
-      -- joined back to issues, the policies apply.
+    -- Filters (shared with issues.count): the query is built for them (planned per call, so each filter
+    -- gets its own index).
+    select f.from_sql, f.where_sql, f.search into v_from, v_where, v_query from app_hidden.issues_filter(args) f;
+    if v_query is not null then
+      -- Full-text search: ranked, paged by (rank, number) from the cursor on.
       v_rank := 'm.rank';
       v_order := 'm.rank desc, i.number desc';
       v_outer_order := 't.rank desc, (t.i).number desc';
@@ -79,75 +76,11 @@ begin
         left join app_public.projects p on p.id = i.project_id
         left join app_public.agents a on a.id = i.assigned_agent_id;
         return app_hidden.page_json_text(v_items, v_keys, v_limit, 'issues-search');
-      else
-        v_from := 'app_hidden.issue_search_matches($2) m join app_public.issues i on i.id = m.id';
-        if v_after is not null then
-          v_where := v_where || format(' and (m.rank, i.number) < (%L::real, %s)', v_after[1], v_after[2]::int);
-        end if;
+      elsif v_after is not null then
+        v_where := v_where || format(' and (m.rank, i.number) < (%L::real, %s)', v_after[1], v_after[2]::int);
       end if;
     elsif args->>'cursor' is not null then
       v_where := v_where || format(' and i.number < %s', app_hidden.cursor_decode_int(args->>'cursor', 'issues'));
-    end if;
-    if args->>'statusId' is not null then
-      v_where := v_where || format(' and i.status_id = %L', app_hidden.parse_uuid(args->>'statusId', 'statusId'));
-    end if;
-    -- Status filters are resolved to ids here and written into the query as constants: as a subquery the
-    -- planner could not see that a workspace's statuses hold most of its issues (estimate 35 rows, actual
-    -- 20,000 at 100k issues) and sorted a bitmap scan instead of reading an index in list order.
-    if v_status is not null then
-      if v_status ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-        v_status_ids := array[v_status::uuid];
-      elsif v_status in ('BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED') then
-        v_status_ids := array(select s.id from app_public.statuses s
-                              where s.workspace_id = app_hidden.current_workspace_id() and s.category = v_status);
-      else
-        v_status_ids := array(select s.id from app_public.statuses s
-                              where s.workspace_id = app_hidden.current_workspace_id() and lower(s.name) = lower(v_status));
-        if cardinality(v_status_ids) = 0 then
-          -- A typo in a name is the caller's mistake to hear about, not an empty list.
-          raise exception 'No status has this id, category or name' using errcode = 'SV400', column = 'status';
-        end if;
-      end if;
-      v_where := v_where || case cardinality(v_status_ids)
-        when 0 then ' and false'
-        when 1 then format(' and i.status_id = %L::uuid', v_status_ids[1])
-        else format(' and i.status_id = any(%L::uuid[])', v_status_ids) end;
-    end if;
-    if args->>'open' is not null then
-      v_status_ids := array(select s.id from app_public.statuses s
-                            where s.workspace_id = app_hidden.current_workspace_id() and s.category in ('DONE', 'CANCELED'));
-      v_where := v_where || format(case when (args->>'open')::boolean then ' and i.status_id <> all(%L::uuid[])'
-                                        else ' and i.status_id = any(%L::uuid[])' end, v_status_ids);
-    end if;
-    if args->>'priority' is not null then
-      v_where := v_where || format(' and i.priority = %L', args->>'priority');
-    end if;
-    if args ? 'projectId' then
-      v_where := v_where || case when args->>'projectId' is null then ' and i.project_id is null'
-        else format(' and i.project_id = %L::uuid', app_hidden.parse_uuid(args->>'projectId', 'projectId')) end;
-    end if;
-    if args ? 'assignedAgentId' then
-      v_where := v_where || case when args->>'assignedAgentId' is null then ' and i.assigned_agent_id is null'
-        else format(' and i.assigned_agent_id = %L::uuid', app_hidden.parse_uuid(args->>'assignedAgentId', 'assignedAgentId')) end;
-    end if;
-    if args ? 'cycleId' then
-      v_where := v_where || case when args->>'cycleId' is null then ' and i.cycle_id is null'
-        else format(' and i.cycle_id = %L::uuid', app_hidden.parse_uuid(args->>'cycleId', 'cycleId')) end;
-    end if;
-    if args ? 'parentId' then
-      v_where := v_where || case when args->>'parentId' is null then ' and i.parent_id is null'
-        else format(' and i.parent_id = %L::uuid', (app_hidden.find_issue(args->>'parentId', 'parentId')).id) end;
-    end if;
-    if args ? 'claimedById' then
-      v_where := v_where || case when args->>'claimedById' is null then ' and i.claimed_by_id is null'
-        else format(' and i.claimed_by_id = %L::uuid', app_hidden.parse_uuid(args->>'claimedById', 'claimedById')) end;
-    end if;
-    if jsonb_array_length(coalesce(args->'labelIds', '[]')) > 0 then
-      v_where := v_where || format(' and exists (select 1 from app_public.issue_labels il where il.issue_id = i.id and il.label_id = any(%L::uuid[]))',
-                                   app_hidden.uuid_array(args->'labelIds', 'labelIds'));
-    end if;
-    if args->>'queued' is not null then
-      v_where := v_where || format(' and i.queued = %L', (args->>'queued')::boolean);
     end if;
 
     -- The page's rows first (index order, limit), then their status/project/agent by join: one pass,

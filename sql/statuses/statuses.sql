@@ -1,0 +1,74 @@
+-- statuses: helper functions of the workflow tools (statuses.get/create/update/delete/reorder).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.find_status(p_id text, p_field text default 'id'::text)
+ returns app_public.statuses
+ language plpgsql
+ stable
+as $$
+begin
+  return app_hidden.found(
+    (select s from app_public.statuses s
+     where s.id = app_hidden.parse_uuid(p_id, p_field) and s.workspace_id = app_hidden.current_workspace_id()), 'Status', p_field);
+end
+$$;
+comment on function app_hidden.find_status(p_id text, p_field text) is 'A status of the caller''s workspace by id, else 404 naming the field.';
+grant execute on function app_hidden.find_status(p_id text, p_field text) to svc_visitor;
+
+create or replace function app_hidden.raise_status_name_taken(p_name text)
+ returns void
+ language plpgsql
+as $$
+begin
+  raise exception 'A status named "%" already exists', p_name using errcode = 'SV409', detail = 'status_exists', column = 'name';
+end
+$$;
+comment on function app_hidden.raise_status_name_taken(p_name text) is 'Raises 409 status_exists (status names are unique per workspace, case-insensitively).';
+grant execute on function app_hidden.raise_status_name_taken(p_name text) to svc_visitor;
+
+create or replace function app_hidden.record_status_event(p_kind text, s app_public.statuses, p_extra jsonb default '{}'::jsonb)
+ returns uuid
+ language sql
+as $$
+  select app_hidden.record_event(p_kind, 'status', s.id, jsonb_build_object('statusId', s.id, 'name', s.name,
+    'category', s.category, 'color', s.color, 'position', s.position, 'isDefault', s.is_default) || p_extra)
+$$;
+comment on function app_hidden.record_status_event(p_kind text, s app_public.statuses, p_extra jsonb) is 'STATUS_CREATED/UPDATED/DELETED about a status: its fields (as they are now) plus p_extra (changes, previous, movedIssues...).';
+grant execute on function app_hidden.record_status_event(p_kind text, s app_public.statuses, p_extra jsonb) to svc_visitor;
+
+create or replace function app_hidden.require_other_done_status(s app_public.statuses)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  -- Issues are finished by moving them to a DONE status (analytics, cycles, standups count those): keep one.
+  if s.category = 'DONE' and not exists (select 1 from app_public.statuses o
+                                         where o.workspace_id = s.workspace_id and o.category = 'DONE' and o.id <> s.id) then
+    raise exception 'This is the workspace''s last DONE status; the workflow needs one to finish issues (create another first)'
+      using errcode = 'SV409', detail = 'last_done_status';
+  end if;
+end
+$$;
+comment on function app_hidden.require_other_done_status(s app_public.statuses) is 'Raises 409 last_done_status when s is the only DONE status of its workspace (it may not be deleted or leave DONE).';
+grant execute on function app_hidden.require_other_done_status(s app_public.statuses) to svc_visitor;
+
+create or replace function app_hidden.require_workflow_admin()
+ returns uuid
+ language plpgsql
+as $$
+declare v_ws uuid := app_hidden.current_workspace_id();
+begin
+  perform app_hidden.require_workspace_admin();
+  -- The statuses are every member's board, and deleting one moves issues a narrowed key cannot see.
+  if not app_hidden.key_unnarrowed() then
+    raise exception 'The workflow''s statuses belong to the whole workspace; changing them needs a key without project, label or initiative narrowing'
+      using errcode = 'SV403', detail = 'narrowing';
+  end if;
+  -- One workflow change at a time per workspace: the checks (last DONE status, the default, names) read the whole set.
+  perform from app_public.statuses s where s.workspace_id = v_ws order by s.id for update;
+  return v_ws;
+end
+$$;
+comment on function app_hidden.require_workflow_admin() is 'Every statuses.* write starts here: OWNER/ADMIN with the ADMIN scope (require_workspace_admin), a key without narrowing (403 narrowing); locks the workspace''s statuses for the transaction. Returns the workspace id.';
+grant execute on function app_hidden.require_workflow_admin() to svc_visitor;
