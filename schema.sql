@@ -495,7 +495,7 @@ create table app_public.canvases (
   constraint canvases_name_check CHECK (length(name) >= 1 AND length(name) <= 200)
 );
 CREATE INDEX canvases_agent_idx ON app_public.canvases USING btree (workspace_id, created_by_agent_id) WHERE (created_by_agent_id IS NOT NULL);
-CREATE INDEX canvases_list_idx ON app_public.canvases USING btree (workspace_id, updated_at DESC, id DESC);
+CREATE INDEX canvases_created_idx ON app_public.canvases USING btree (workspace_id, created_at DESC, id DESC);
 CREATE INDEX canvases_user_idx ON app_public.canvases USING btree (created_by_user_id) WHERE (created_by_user_id IS NOT NULL);
 alter table app_public.canvases enable row level security;
 alter table app_public.canvases force row level security;
@@ -1189,6 +1189,7 @@ create policy owner_all on app_public.labels for all to current_user using (true
 create policy select_in_workspace on app_public.labels for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 create policy update_in_workspace on app_public.labels for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.labels FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE ON app_public.labels FOR EACH ROW EXECUTE FUNCTION app_private.tg_labels__events();
 
 -- A user's role in a workspace: OWNER, ADMIN or MEMBER.
 create table app_public.memberships (
@@ -1718,6 +1719,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.attachment_bytes_used(uuid) returns bigint; sql stable security definer; execute: svc_visitor; attachments/attachments.sql
 -- app_hidden.attachment_json(app_public.attachments) returns jsonb; sql stable; execute: svc_visitor; attachments/shapes.sql
 -- app_hidden.attachment_target(text,text) returns record; plpgsql stable; execute: svc_visitor; attachments/attachments.sql
+-- app_hidden.attachment_target_for_write(text,text) returns record; plpgsql volatile; execute: svc_visitor; attachments/attachments.sql
 -- app_hidden.attachment_visible(text) returns app_public.attachments; plpgsql stable; execute: svc_visitor; attachments/attachments.sql
 -- app_hidden.authenticate(bytea) returns TABLE(key_id uuid, workspace_id uuid, user_id uuid, kind text, linked_agent_id uuid, scopes text[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_at timestamp with time zone, revoked_at timestamp with time zone, acting_user_id uuid); sql stable security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.caller_may_moderate() returns boolean; sql stable; execute: svc_visitor; core/caller.sql
@@ -1725,12 +1727,14 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.canvas_changed(uuid,jsonb) returns void; plpgsql volatile; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_edge_json(app_public.canvas_edges) returns jsonb; sql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_json(app_public.canvases) returns jsonb; plpgsql stable; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.canvas_node_edge_ids(uuid) returns uuid[]; sql stable security definer; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_node_json(app_public.canvas_nodes,app_public.issues,app_public.statuses) returns jsonb; sql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_node_shown(uuid) returns boolean; sql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_node_view(app_public.canvas_nodes) returns jsonb; sql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_require_room(uuid,text) returns void; plpgsql volatile; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_shape(app_public.canvases,integer,integer) returns jsonb; sql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_shown_node_ids(uuid) returns uuid[]; sql stable; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.canvas_shows_node(app_public.canvas_nodes) returns boolean; sql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_size(uuid) returns record; sql stable security definer; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.chat_message_for_agent(text) returns app_public.chat_messages; plpgsql stable security definer; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_message_json(app_public.chat_messages) returns jsonb; sql stable; execute: svc_visitor; chat/chat.sql
@@ -1777,6 +1781,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.find_canvas(text,text) returns app_public.canvases; plpgsql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.find_canvas_edge(text,text) returns app_public.canvas_edges; plpgsql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.find_canvas_for_change(text,text) returns app_public.canvases; plpgsql volatile; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.find_canvas_locked(text,text) returns app_public.canvases; plpgsql volatile; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.find_canvas_node(text,text) returns app_public.canvas_nodes; plpgsql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.find_comment(text,text) returns app_public.comments; plpgsql stable; execute: svc_visitor; comments/find.sql
 -- app_hidden.find_crew(text,text) returns app_public.agent_crews; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
@@ -1894,6 +1899,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.require_own_agent() returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql
 -- app_hidden.require_scope(text) returns void; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_time_tracking() returns void; plpgsql stable; execute: svc_visitor; time/time.sql
+-- app_hidden.require_unnarrowed_admin(text) returns void; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_webhook_admin() returns void; plpgsql stable; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.require_workflow_admin() returns uuid; plpgsql volatile; execute: svc_visitor; statuses/statuses.sql
@@ -1948,7 +1954,6 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.webhook_delivery_json(app_public.webhook_deliveries) returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_delivery_retry(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_event_payload(app_public.webhooks) returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
--- app_hidden.webhook_host(text) returns text; sql immutable; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_in_workspace(uuid) returns uuid; plpgsql stable security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_json(app_public.webhooks) returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_rotate_secret(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
@@ -2016,6 +2021,22 @@ alter table app_private.api_keys enable row level security;
 alter table app_private.api_keys force row level security;
 create policy owner_all on app_private.api_keys for all to current_user using (true) with check (true);
 CREATE TRIGGER _900_notify_revoked AFTER UPDATE OF revoked_at ON app_private.api_keys FOR EACH ROW WHEN (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL) EXECUTE FUNCTION app_private.tg_api_keys__notify_revoked();
+
+-- Sub-issues a soft delete made top-level, by parent: issues.restore reattaches those still live and top-level. A child's row goes when its parentId changes again.
+create table app_private.issue_detachments (
+  workspace_id uuid not null,
+  parent_id uuid not null,
+  child_id uuid not null,
+  detached_at timestamp with time zone default now() not null,
+  constraint issue_detachments_pkey PRIMARY KEY (parent_id, child_id),
+  constraint issue_detachments_child_id_fkey FOREIGN KEY (child_id) REFERENCES app_public.issues(id) ON DELETE CASCADE,
+  constraint issue_detachments_parent_id_fkey FOREIGN KEY (parent_id) REFERENCES app_public.issues(id) ON DELETE CASCADE,
+  constraint issue_detachments_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE
+);
+CREATE INDEX issue_detachments_child_idx ON app_private.issue_detachments USING btree (child_id);
+alter table app_private.issue_detachments enable row level security;
+alter table app_private.issue_detachments force row level security;
+create policy owner_all on app_private.issue_detachments for all to current_user using (true) with check (true);
 
 -- Approved plugin records; keys issued under a plugin may hold only a subset of manifest.scopes.
 create table app_private.plugins (
@@ -2153,6 +2174,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_issues__restore_links() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__status_timestamps() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
+-- app_private.tg_labels__events() returns trigger; plpgsql volatile security definer; execute: owner only; labels/triggers.sql
 -- app_private.tg_memberships__events() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
 -- app_private.tg_projects__events() returns trigger; plpgsql volatile security definer; execute: owner only; projects/triggers.sql
 -- app_private.tg_review_gates__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql

@@ -29,6 +29,25 @@ $$;
 comment on function app_hidden.attachment_target(p_type text, p_id text, out target_id uuid, out issue_id uuid) is 'The issue (id or key), comment, initiative or cycle an attachment goes on, as the caller sees it (RLS: narrowing of the issue behind an issue or comment, initiative narrowing); 404 targetId otherwise. issue_id is the issue behind an issue or comment target.';
 grant execute on function app_hidden.attachment_target(p_type text, p_id text, out target_id uuid, out issue_id uuid) to svc_visitor;
 
+create or replace function app_hidden.attachment_target_for_write(p_type text, p_id text, out target_id uuid, out issue_id uuid)
+ language plpgsql
+as $$
+begin
+  select t.target_id, t.issue_id into target_id, issue_id from app_hidden.attachment_target(p_type, p_id) t;
+  -- cycles.delete refuses a cycle with attachments while it holds the cycle's row lock. This key-share lock
+  -- serialises the two: the delete waits for this attachment (and then sees it: 409), or this waits for the
+  -- delete (and then finds the cycle gone: 404). No attachment is left on a deleted cycle.
+  if p_type = 'cycle' then
+    perform 1 from app_public.cycles c where c.id = target_id for key share;
+    if not found then
+      raise exception 'Attachment target not found (%)', p_type using errcode = 'SV404', column = 'targetId';
+    end if;
+  end if;
+end
+$$;
+comment on function app_hidden.attachment_target_for_write(p_type text, p_id text, out target_id uuid, out issue_id uuid) is 'attachment_target for the tools that attach (attachLink, finalize): a cycle target is also locked FOR KEY SHARE, so cycles.delete and the attaching serialise.';
+grant execute on function app_hidden.attachment_target_for_write(p_type text, p_id text, out target_id uuid, out issue_id uuid) to svc_visitor;
+
 create or replace function app_hidden.attachment_visible(p_id text)
  returns app_public.attachments
  language plpgsql

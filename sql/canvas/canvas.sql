@@ -3,17 +3,27 @@
 
 -- A card is shown when the caller sees it (RLS: an issue card follows its issue's narrowing) and, for an issue
 -- card, the issue is not deleted (a restored issue's card comes back). Hidden cards are left out with their edges.
+-- The one definition of the rule: canvas_node_shown, canvas_shown_node_ids (canvas.get, canvas_json) apply it.
+create or replace function app_hidden.canvas_shows_node(n app_public.canvas_nodes)
+ returns boolean
+ language sql
+ stable
+as $$
+  -- No FROM: inlined into the callers' queries. The row itself was read under RLS, so only the issue is left.
+  select n.issue_id is null
+         or exists (select 1 from app_public.issues i where i.id = n.issue_id and i.deleted_at is null)
+$$;
+comment on function app_hidden.canvas_shows_node(n app_public.canvas_nodes) is 'Whether a card the caller read (RLS) is shown: a text card, or an issue card whose issue the caller sees and is not deleted.';
+grant execute on function app_hidden.canvas_shows_node(n app_public.canvas_nodes) to svc_visitor;
+
 create or replace function app_hidden.canvas_node_shown(p_node_id uuid)
  returns boolean
  language sql
  stable
 as $$
-  select exists (select 1 from app_public.canvas_nodes n
-                 where n.id = p_node_id
-                   and (n.issue_id is null
-                        or exists (select 1 from app_public.issues i where i.id = n.issue_id and i.deleted_at is null)))
+  select exists (select 1 from app_public.canvas_nodes n where n.id = p_node_id and app_hidden.canvas_shows_node(n))
 $$;
-comment on function app_hidden.canvas_node_shown(p_node_id uuid) is 'Whether the caller is shown this card: it sees the card (RLS) and, for an issue card, the issue is not deleted.';
+comment on function app_hidden.canvas_node_shown(p_node_id uuid) is 'Whether the caller is shown this card (canvas_shows_node): it sees the card (RLS) and, for an issue card, the issue is not deleted.';
 grant execute on function app_hidden.canvas_node_shown(p_node_id uuid) to svc_visitor;
 
 create or replace function app_hidden.canvas_shown_node_ids(p_canvas_id uuid)
@@ -23,10 +33,9 @@ create or replace function app_hidden.canvas_shown_node_ids(p_canvas_id uuid)
 as $$
   select coalesce(array_agg(n.id), '{}') from app_public.canvas_nodes n
   where n.workspace_id = app_hidden.current_workspace_id() and n.canvas_id = p_canvas_id
-    and (n.issue_id is null
-         or exists (select 1 from app_public.issues i where i.id = n.issue_id and i.deleted_at is null))
+    and app_hidden.canvas_shows_node(n)
 $$;
-comment on function app_hidden.canvas_shown_node_ids(p_canvas_id uuid) is 'The ids of the cards of a canvas the caller is shown (canvas_node_shown).';
+comment on function app_hidden.canvas_shown_node_ids(p_canvas_id uuid) is 'The ids of the cards of a canvas the caller is shown (canvas_shows_node).';
 grant execute on function app_hidden.canvas_shown_node_ids(p_canvas_id uuid) to svc_visitor;
 
 create or replace function app_hidden.canvas_size(p_canvas_id uuid, OUT node_count integer, OUT edge_count integer)
@@ -43,6 +52,20 @@ as $$
 $$;
 comment on function app_hidden.canvas_size(p_canvas_id uuid, OUT node_count integer, OUT edge_count integer) is 'How many cards and edges a canvas of the caller''s workspace holds, those the key cannot see included (for the limits and narrowed deletes; counts only).';
 grant execute on function app_hidden.canvas_size(p_canvas_id uuid, OUT node_count integer, OUT edge_count integer) to svc_visitor;
+
+create or replace function app_hidden.canvas_node_edge_ids(p_node_id uuid)
+ returns uuid[]
+ language sql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+  -- Every edge of the card, those to cards the key cannot see included: canvas.removeNode names all the edges its
+  -- card takes along (the foreign keys remove them whatever the key sees). Edge ids only: they name no issue.
+  select coalesce(array_agg(e.id order by e.id), '{}') from app_public.canvas_edges e
+  where e.workspace_id = app_hidden.current_workspace_id() and (e.from_node_id = p_node_id or e.to_node_id = p_node_id)
+$$;
+comment on function app_hidden.canvas_node_edge_ids(p_node_id uuid) is 'The ids of every edge from or to a card of the caller''s workspace, edges to cards the key cannot see included (for canvas.removeNode''s removedEdgeIds; ids only).';
+grant execute on function app_hidden.canvas_node_edge_ids(p_node_id uuid) to svc_visitor;
 
 create or replace function app_hidden.canvas_shape(c app_public.canvases, p_node_count integer, p_edge_count integer)
  returns jsonb
@@ -127,20 +150,34 @@ $$;
 comment on function app_hidden.find_canvas(p_id text, p_field text) is 'A canvas of the caller''s workspace by id, else 404 naming the field (id unless named).';
 grant execute on function app_hidden.find_canvas(p_id text, p_field text) to svc_visitor;
 
-create or replace function app_hidden.find_canvas_for_change(p_id text, p_field text default 'id'::text)
+create or replace function app_hidden.find_canvas_locked(p_id text, p_field text default 'id'::text)
  returns app_public.canvases
  language plpgsql
 as $$
 declare v_canvas app_public.canvases;
 begin
-  -- Locked: card and edge writes of one canvas take turns, so the limits (and duplicate checks) hold under
-  -- concurrent calls.
+  -- Locked until commit, and read after the lock is granted: a write computed from this row (canvas.update's
+  -- patch, canvas.delete's check) sees every change committed before it and none can slip in after it.
   select * into v_canvas from app_public.canvases c
   where c.id = app_hidden.parse_uuid(p_id, p_field) and c.workspace_id = app_hidden.current_workspace_id()
   for update;
   if v_canvas.id is null then
     raise exception 'Canvas not found' using errcode = 'SV404', column = p_field;
   end if;
+  return v_canvas;
+end
+$$;
+comment on function app_hidden.find_canvas_locked(p_id text, p_field text) is 'A canvas of the caller''s workspace, locked until commit (its current row), else 404 naming the field (id unless named).';
+grant execute on function app_hidden.find_canvas_locked(p_id text, p_field text) to svc_visitor;
+
+create or replace function app_hidden.find_canvas_for_change(p_id text, p_field text default 'id'::text)
+ returns app_public.canvases
+ language plpgsql
+as $$
+declare v_canvas app_public.canvases := app_hidden.find_canvas_locked(p_id, p_field);
+begin
+  -- Locked: card and edge writes of one canvas take turns, so the limits (and duplicate checks) hold under
+  -- concurrent calls.
   if v_canvas.archived_at is not null then
     raise exception 'Canvas "%" is archived; unarchive it (canvas.update archived false) to change its cards and edges', v_canvas.name
       using errcode = 'SV409', detail = 'canvas_archived';
@@ -148,7 +185,7 @@ begin
   return v_canvas;
 end
 $$;
-comment on function app_hidden.find_canvas_for_change(p_id text, p_field text) is 'A canvas of the caller''s workspace whose cards or edges are about to change, locked until commit; 404 naming the field, 409 canvas_archived for an archived one.';
+comment on function app_hidden.find_canvas_for_change(p_id text, p_field text) is 'A canvas of the caller''s workspace whose cards or edges are about to change, locked until commit (find_canvas_locked); 404 naming the field, 409 canvas_archived for an archived one.';
 grant execute on function app_hidden.find_canvas_for_change(p_id text, p_field text) to svc_visitor;
 
 create or replace function app_hidden.find_canvas_node(p_id text, p_field text default 'id'::text)
@@ -209,7 +246,7 @@ create or replace function app_hidden.canvas_changed(p_canvas_id uuid, p_payload
  language plpgsql
 as $$
 begin
-  -- A card or edge change is a change of the canvas: it moves to the top of canvas.list and writes CANVAS_UPDATED.
+  -- A card or edge change is a change of the canvas: it stamps updatedAt and writes CANVAS_UPDATED.
   update app_public.canvases set updated_at = now() where id = p_canvas_id;
   perform app_hidden.record_event('CANVAS_UPDATED', 'canvas', p_canvas_id, jsonb_build_object('canvasId', p_canvas_id) || p_payload);
 end

@@ -70,3 +70,9 @@ create policy update_in_workspace on app_public.issues for update to svc_visitor
   using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR app_hidden.issue_passes_narrowing(id, project_id))))
   with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 comment on policy update_in_workspace on app_public.issues is 'Update issues the caller can see.';
+
+drop policy if exists owner_all on app_private.issue_detachments;
+create policy owner_all on app_private.issue_detachments for all to current_user
+  using (true)
+  with check (true);
+comment on policy owner_all on app_private.issue_detachments is 'Only the schema owner (the issues triggers, security definer) reads and writes detachments.';

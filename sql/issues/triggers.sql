@@ -110,7 +110,11 @@ begin
   if new.title is distinct from old.title then v_changed := array_append(v_changed, 'title'); end if;
   if new.description is distinct from old.description then v_changed := array_append(v_changed, 'description'); end if;
   if new.project_id is distinct from old.project_id then v_changed := array_append(v_changed, 'projectId'); end if;
-  if new.parent_id is distinct from old.parent_id then v_changed := array_append(v_changed, 'parentId'); end if;
+  if new.parent_id is distinct from old.parent_id then
+    v_changed := array_append(v_changed, 'parentId');
+    -- A sub-issue given a parent (or cleared) after its parent's deletion is not reattached by a restore.
+    delete from app_private.issue_detachments d where d.child_id = new.id;
+  end if;
   if new.cycle_id is distinct from old.cycle_id then v_changed := array_append(v_changed, 'cycleId'); end if;
   if new.due_date is distinct from old.due_date then v_changed := array_append(v_changed, 'dueDate'); end if;
   if new.estimate is distinct from old.estimate then v_changed := array_append(v_changed, 'estimate'); end if;
@@ -137,23 +141,24 @@ create or replace function app_private.tg_issues__detach_children()
  security definer
  set search_path to 'pg_catalog'
 as $$
-declare v_child uuid;
+declare v_children uuid[];
 begin
   -- Every live child, also those the deleting key cannot see (narrowing): a deleted issue is 404 everywhere,
-  -- so nothing may keep pointing at it. Each child writes ISSUE_UPDATED (changes parentId) through _800_events.
-  for v_child in
+  -- so nothing may keep pointing at it. Each child writes ISSUE_UPDATED (changes parentId) through _800_events,
+  -- whose own bookkeeping runs at the end of this statement (it forgets older detachments of the child).
+  with detached as (
     update app_public.issues c set parent_id = null
     where c.workspace_id = new.workspace_id and c.parent_id = new.id and c.deleted_at is null
-    returning c.id
-  loop
-    -- Why, in that same ISSUE_UPDATED: issues.restore reattaches the children named so (_811_restore_links).
-    perform app_private.record_issue_updated(new.workspace_id, v_child, array['parentId'],
-                                             jsonb_build_object('detachedFromParentId', new.id));
-  end loop;
+    returning c.id)
+  select array_agg(id) into v_children from detached;
+  -- Remembered privately (never in an event: a key may see the child but not the parent), for issues.restore.
+  insert into app_private.issue_detachments (workspace_id, parent_id, child_id)
+  select new.workspace_id, new.id, child from unnest(v_children) child
+  on conflict do nothing;
   return null;
 end
 $$;
-comment on function app_private.tg_issues__detach_children() is 'AFTER UPDATE OF deleted_at on issues, when an issue is soft-deleted: its live sub-issues (all of them, whatever the key''s narrowing) become top-level (parentId null), each with the ISSUE_UPDATED (changes parentId, detachedFromParentId) an update of parentId writes.';
+comment on function app_private.tg_issues__detach_children() is 'AFTER UPDATE OF deleted_at on issues, when an issue is soft-deleted: its live sub-issues (all of them, whatever the key''s narrowing) become top-level (parentId null), each with the ISSUE_UPDATED (changes parentId) an update of parentId writes, and app_private.issue_detachments remembers them for issues.restore.';
 
 create or replace function app_private.tg_issues__restore_links()
  returns trigger
@@ -165,28 +170,20 @@ begin
   -- The restored issue may not point at a parent deleted meanwhile (a deleted issue is 404 everywhere).
   update app_public.issues i set parent_id = null
   where i.id = new.id and exists (select 1 from app_public.issues p where p.id = new.parent_id and p.deleted_at is not null);
-  -- The sub-issues its deletion detached (their ISSUE_UPDATED since the deletion names it as
-  -- detachedFromParentId) come back, all of them as the deletion took all of them, unless they moved since:
-  -- deleted, given another parent, or their parentId changed again (set and cleared) after the detachment;
-  -- and never into a cycle. Each writes ISSUE_UPDATED (changes parentId) through _800_events.
+  -- The sub-issues its deletion detached (app_private.issue_detachments) come back, all of them as the deletion
+  -- took all of them, unless they moved since: deleted, or their parentId changed after the detachment (that
+  -- forgot the detachment, tg_issues__events); and never into a cycle. Each writes ISSUE_UPDATED (changes
+  -- parentId) through _800_events.
   update app_public.issues c set parent_id = new.id
-  from (select e.subject_id as child_id, max(e.seq) as seq
-        from app_public.activity_events e
-        where e.workspace_id = new.workspace_id and e.kind = 'ISSUE_UPDATED' and e.subject_type = 'issue'
-          and e.seq > coalesce((select max(d.seq) from app_public.activity_events d
-                                where d.workspace_id = new.workspace_id and d.subject_type = 'issue'
-                                  and d.subject_id = new.id and d.kind = 'ISSUE_DELETED'), 0)
-          and e.payload->>'detachedFromParentId' = new.id::text
-        group by e.subject_id) d
-  where c.id = d.child_id and c.workspace_id = new.workspace_id and c.parent_id is null and c.deleted_at is null
-    and not exists (select 1 from app_public.activity_events l
-                    where l.workspace_id = new.workspace_id and l.subject_type = 'issue' and l.subject_id = c.id
-                      and l.kind = 'ISSUE_UPDATED' and l.seq > d.seq and l.payload->'changes' ? 'parentId')
+  from app_private.issue_detachments d
+  where d.parent_id = new.id and c.id = d.child_id and c.workspace_id = new.workspace_id
+    and c.parent_id is null and c.deleted_at is null
     and not app_hidden.issue_has_ancestor(new.id, c.id);
+  delete from app_private.issue_detachments d where d.parent_id = new.id;
   return null;
 end
 $$;
-comment on function app_private.tg_issues__restore_links() is 'AFTER UPDATE OF deleted_at on issues, when a deleted issue is restored (issues.restore): a parent deleted meanwhile is cleared, and the sub-issues its deletion detached (ISSUE_UPDATED with detachedFromParentId since the deletion) that are still live, top-level and untouched since are reattached, whatever the key''s narrowing (as the deletion detached them), never into a cycle; each with the ISSUE_UPDATED (changes parentId) an update of parentId writes.';
+comment on function app_private.tg_issues__restore_links() is 'AFTER UPDATE OF deleted_at on issues, when a deleted issue is restored (issues.restore): a parent deleted meanwhile is cleared, and the sub-issues its deletion detached (app_private.issue_detachments) that are still live, top-level and untouched since are reattached, whatever the key''s narrowing (as the deletion detached them), never into a cycle; each with the ISSUE_UPDATED (changes parentId) an update of parentId writes.';
 
 create or replace function app_private.tg_issues__plugin_creator()
  returns trigger

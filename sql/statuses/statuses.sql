@@ -59,16 +59,14 @@ create or replace function app_hidden.require_workflow_admin()
 as $$
 declare v_ws uuid := app_hidden.current_workspace_id();
 begin
-  perform app_hidden.require_workspace_admin();
   -- The statuses are every member's board, and deleting one moves issues a narrowed key cannot see.
-  if not app_hidden.key_unnarrowed() then
-    raise exception 'The workflow''s statuses belong to the whole workspace; changing them needs a key without project, label or initiative narrowing'
-      using errcode = 'SV403', detail = 'narrowing';
-  end if;
-  -- One workflow change at a time per workspace: the checks (last DONE status, the default, names) read the whole set.
-  perform from app_public.statuses s where s.workspace_id = v_ws order by s.id for update;
+  perform app_hidden.require_unnarrowed_admin('The workflow''s statuses belong to the whole workspace');
+  -- One workflow change at a time per workspace: the checks (last DONE status, the default, names) read the whole
+  -- set. An advisory lock, not row locks on every status: those would block every issue write of the workspace
+  -- (its foreign key takes KEY SHARE on a status) and deadlock against an issue moving while a status is deleted.
+  perform pg_advisory_xact_lock(hashtextextended('svc.statuses:' || v_ws::text, 0));
   return v_ws;
 end
 $$;
-comment on function app_hidden.require_workflow_admin() is 'Every statuses.* write starts here: OWNER/ADMIN with the ADMIN scope (require_workspace_admin), a key without narrowing (403 narrowing); locks the workspace''s statuses for the transaction. Returns the workspace id.';
+comment on function app_hidden.require_workflow_admin() is 'Every statuses.* write starts here: OWNER/ADMIN with the ADMIN scope (require_workspace_admin), a key without narrowing (403 narrowing); serialises the workspace''s status writes for the transaction (advisory lock). Returns the workspace id.';
 grant execute on function app_hidden.require_workflow_admin() to svc_visitor;

@@ -35,6 +35,7 @@ create or replace function app_hidden.time_entries_filtered(args jsonb)
 as $$
 declare
   v_issue_id uuid;
+  v_id uuid := app_hidden.parse_uuid(args->>'id', 'id');
   v_user_id uuid := app_hidden.parse_uuid(args->>'userId', 'userId');
   v_from date := (args->>'from')::date;
   v_to date := (args->>'to')::date;
@@ -52,13 +53,14 @@ begin
       and ((select app_hidden.issues_unrestricted()) or exists (select 1 from app_public.issues i where i.id = e.issue_id))
       -- Deleted issues are 404 everywhere, so their time is not listed or summed either.
       and not exists (select 1 from app_public.issues i where i.id = e.issue_id and i.deleted_at is not null)
+      and (v_id is null or e.id = v_id)
       and (v_issue_id is null or e.issue_id = v_issue_id)
       and (v_user_id is null or e.user_id = v_user_id)
       and (v_from is null or e.started_at >= v_from::timestamp at time zone 'UTC')
       and (v_to is null or e.started_at < (v_to + 1)::timestamp at time zone 'UTC');
 end
 $$;
-comment on function app_hidden.time_entries_filtered(args jsonb) is 'Time entries on issues the key can see and that are not deleted (a narrowed key''s own entries elsewhere included only by its timer tools), filtered by issueId (404 when invisible), userId, and from/to (inclusive UTC days of startedAt).';
+comment on function app_hidden.time_entries_filtered(args jsonb) is 'Time entries on issues the key can see and that are not deleted (a narrowed key''s own entries elsewhere included only by its timer tools), filtered by id (time.get), issueId (404 when invisible), userId, and from/to (inclusive UTC days of startedAt).';
 grant execute on function app_hidden.time_entries_filtered(args jsonb) to svc_visitor;
 
 create or replace function app_hidden.time_entry_json(e app_public.time_entries)

@@ -7,13 +7,8 @@ create or replace function app_hidden.require_webhook_admin()
  stable
 as $$
 begin
-  perform app_hidden.require_workspace_admin();
-  -- A webhook receives every event of the workspace (or every event of its kinds): a key narrowed to some
-  -- projects, labels or initiatives must not point one at itself, as it may not mint a wider key.
-  if not app_hidden.key_unnarrowed() then
-    raise exception 'Webhooks deliver the whole workspace''s events; managing them needs a key without project, label or initiative narrowing'
-      using errcode = 'SV403', detail = 'narrowing';
-  end if;
+  -- A webhook receives every event of the workspace (or every event of its kinds).
+  perform app_hidden.require_unnarrowed_admin('Webhooks deliver the whole workspace''s events');
 end
 $$;
 comment on function app_hidden.require_webhook_admin() is 'Every in-app webhook procedure and webhooks.* tool starts here: OWNER/ADMIN with the ADMIN scope (require_workspace_admin), and a key without narrowing (403 narrowing).';
@@ -35,7 +30,7 @@ begin
   return v_result;
 end
 $$;
-comment on function app_hidden.webhook_create(p_url text, p_events text[], p_description text) is 'In-app: register a webhook (OWNER/ADMIN); returns the secret once. Records WEBHOOK_CREATED (host only, never the secret).';
+comment on function app_hidden.webhook_create(p_url text, p_events text[], p_description text) is 'In-app: register a webhook (OWNER/ADMIN); returns the secret once. Records WEBHOOK_CREATED (webhookId and active only).';
 grant execute on function app_hidden.webhook_create(p_url text, p_events text[], p_description text) to svc_visitor;
 
 create or replace function app_hidden.webhook_delete(p_webhook_id uuid)
@@ -112,22 +107,16 @@ $$;
 comment on function app_hidden.webhook_delivery_retry(p_delivery_id uuid) is 'In-app: retry a dead letter of the calling workspace (OWNER/ADMIN); spec 4.14 keeps it off MCP.';
 grant execute on function app_hidden.webhook_delivery_retry(p_delivery_id uuid) to svc_visitor;
 
-create or replace function app_hidden.webhook_host(p_url text)
- returns text
- language sql
- immutable
-as $$ select lower(substring(p_url from '^[A-Za-z][A-Za-z0-9+.-]*://(\[[^]/?#]*\]|[^/?#:]*)')) $$;
-comment on function app_hidden.webhook_host(p_url text) is 'The host of a webhook URL (lower case; an IPv6 literal keeps its brackets), without port, path or query.';
-grant execute on function app_hidden.webhook_host(p_url text) to svc_visitor;
-
 create or replace function app_hidden.webhook_event_payload(w app_public.webhooks)
  returns jsonb
  language sql
  stable
 as $$
-  select jsonb_build_object('webhookId', w.id, 'host', app_hidden.webhook_host(w.url), 'events', to_jsonb(w.events), 'active', w.active)
+  -- Every key of the workspace reads WEBHOOK_* events, and only admins may read webhooks: no URL, host, event
+  -- filter or secret here (webhooks.get shows them to an admin).
+  select jsonb_build_object('webhookId', w.id, 'active', w.active)
 $$;
-comment on function app_hidden.webhook_event_payload(w app_public.webhooks) is 'Payload of the WEBHOOK_* events: id, host, events, active. Never the secret, nor the URL''s path or query (they may carry a token).';
+comment on function app_hidden.webhook_event_payload(w app_public.webhooks) is 'Payload of the WEBHOOK_* events: webhookId and active only. Every key of the workspace reads these events; the URL, host, event filter and secret stay with admins (webhooks.get).';
 grant execute on function app_hidden.webhook_event_payload(w app_public.webhooks) to svc_visitor;
 
 create or replace function app_hidden.webhook_in_workspace(p_webhook_id uuid)
@@ -211,12 +200,10 @@ begin
   if v_new.events is distinct from v_old.events then v_changes := array_append(v_changes, 'events'); end if;
   if v_new.active is distinct from v_old.active then v_changes := array_append(v_changes, 'active'); end if;
   if v_new.description is distinct from v_old.description then v_changes := array_append(v_changes, 'description'); end if;
-  -- A change that changes nothing records nothing. The URL's path and query never reach the event: host only.
+  -- A change that changes nothing records nothing. The event names what changed, never the values.
   if cardinality(v_changes) > 0 then
     perform app_hidden.record_event('WEBHOOK_UPDATED', 'webhook', v_new.id, app_hidden.webhook_event_payload(v_new)
-      || jsonb_build_object('changes', to_jsonb(v_changes))
-      || case when app_hidden.webhook_host(v_new.url) is distinct from app_hidden.webhook_host(v_old.url)
-              then jsonb_build_object('previousHost', app_hidden.webhook_host(v_old.url)) else '{}' end);
+      || jsonb_build_object('changes', to_jsonb(v_changes)));
   end if;
   return v_result;
 end

@@ -16,8 +16,8 @@ const WorkloadOut = z.looseObject({
     id: z.string(), profileKey: z.string(), name: z.string(), status: z.enum(['ONLINE', 'BUSY', 'OFFLINE']),
     lastHeartbeatAt: timestamp.nullable(), lastDispatchedAt: timestamp.nullable(), capabilities: z.array(z.string()),
     maxConcurrent: z.number().describe('0 = unlimited'),
-    openAssigned: z.number().describe('Open issues assigned to the agent (its load)'),
-    freeSlots: z.number().nullable().describe('maxConcurrent minus load; null when unlimited'),
+    openAssigned: z.number().describe('Open issues assigned to the agent (its load), as far as this key can see them'),
+    freeSlots: z.number().nullable().describe('maxConcurrent minus load; null when unlimited or when the key is narrowed by project or label'),
     runs: z.object({ active: z.number(), waiting: z.number(), stalled: z.number() }),
     currentRun: z.looseObject({
       id: z.string(), status: z.enum(['ACTIVE', 'WAITING', 'STALLED']),
@@ -65,7 +65,7 @@ export const agentTools = defineTools(
   tool({
     name: 'agents.workload',
     scopes: ['READ_USERS', 'READ_ISSUES'],
-    description: 'Dispatch view: the queued pool (by priority, next out) and, per live agent, status, load (open assigned issues) vs maxConcurrent, open runs and current run (issue, mode, step). Counts what this key can see.',
+    description: 'Dispatch view: the queued pool (by priority, next out) and, per live agent, status, load (open assigned issues) vs maxConcurrent, open runs and current run (issue, mode, step). Counts what this key can see; for a key narrowed by project or label, freeSlots is null (its load count may miss issues it cannot see).',
     input: z.strictObject({}),
     output: WorkloadOut,
     readOnly: true,

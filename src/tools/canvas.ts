@@ -48,7 +48,7 @@ export const canvasTools = defineTools(
   tool({
     name: 'canvas.list',
     scopes: ['READ_ISSUES'],
-    description: 'Canvases of the workspace, most recently changed first, paged ({items, nextCursor}); archived ones only with includeArchived.',
+    description: 'Canvases of the workspace, newest first (by creation: editing a canvas does not move it, so paging skips none), paged ({items, nextCursor}); archived ones only with includeArchived.',
     input: z.strictObject({ includeArchived: z.boolean().optional(), limit: limit(50, 200), cursor: cursor.optional() }),
     output: page(CanvasOut),
     readOnly: true,
@@ -73,7 +73,7 @@ export const canvasTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: 'Delete a canvas with its nodes and edges (the issues stay). A narrowed key may not delete a canvas holding cards it cannot see (403 narrowing).',
     input: z.strictObject({ id: id('id') }),
-    output: z.object({ id: z.string(), deleted: z.literal(true), removedNodes: z.number(), removedEdges: z.number() }),
+    output: z.object({ ok: z.literal(true), id: z.string(), deleted: z.literal(true), removedNodes: z.number(), removedEdges: z.number() }),
   }),
   tool({
     name: 'canvas.addNode',
@@ -106,7 +106,8 @@ export const canvasTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: 'Remove a card and its edges from its canvas (an issue card\'s issue stays).',
     input: z.strictObject({ id: id('id') }),
-    output: z.object({ id: z.string(), canvasId: z.string(), removed: z.literal(true), removedEdgeIds: z.array(z.string()) }),
+    output: z.object({ id: z.string(), canvasId: z.string(), removed: z.literal(true),
+      removedEdgeIds: z.array(z.string()).describe('Every edge that went with the card, those to cards this key cannot see included') }),
   }),
   tool({
     name: 'canvas.connect',
@@ -121,7 +122,8 @@ export const canvasTools = defineTools(
     description: 'Remove an edge by its id.',
     input: z.strictObject({ id: id('id') }),
     output: z.object({ id: z.string(), canvasId: z.string(), removed: z.literal(true) }),
+    // A second call finds the edge gone (404), as labels.merge.
     destructive: true,
-    idempotent: true,
+    idempotent: false,
   }),
 );

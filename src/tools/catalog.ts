@@ -147,6 +147,8 @@ for (const [profile, entries] of Object.entries(PROFILES)) {
   }
 }
 
+const KNOWN_SELECTORS = new Set([...TOOLS.map((t) => t.name), ...TOOLS.map((t) => t.namespace)]);
+
 /** Whether selector entries (a profile's, or `tools`) take in a tool: its namespace or its name, unless a '!' entry leaves it out. */
 function selects(entries: Set<string>, t: Tool): boolean {
   if (entries.has(`!${t.name}`) || entries.has(`!${t.namespace}`)) return false;
@@ -168,6 +170,12 @@ export function selectTools(caller: Caller, selectors: { profile?: unknown; tool
   }
   if (typeof tools === 'string' && tools) {
     namespaces = new Set(tools.split(',').map((s) => s.trim()).filter(Boolean));
+    // A typo would silently list nothing (or leave out nothing): unknown entries are a 400, as an unknown profile is.
+    const unknown = [...namespaces].filter((e) => !KNOWN_SELECTORS.has(e.replace(/^!/, '')));
+    if (unknown.length) {
+      const hint = `unknown namespace or tool ${unknown.slice(0, 3).map((e) => JSON.stringify(e.slice(0, 60))).join(', ')}; name namespaces (issues) or tools (issues.get), '!' to leave one out`;
+      throw new ApiError(400, { error: 'invalid_input', message: hint, issues: { tools: hint } });
+    }
   } else {
     const name = typeof selectors.profile === 'string' && selectors.profile ? selectors.profile : DEFAULT_PROFILE;
     // Own keys only: `constructor`, `__proto__`, `toString` are unknown profiles, not Object.prototype members.

@@ -55,7 +55,7 @@ export const cycleTools = defineTools(
   tool({
     name: 'cycles.delete',
     scopes: ['WRITE_ISSUES'],
-    description: 'Delete a PLANNED or CANCELED cycle, or one that never held an issue; its issues lose the cycle. A sprint that ran with issues: 409 cycle_started; with attachments: 409 cycle_has_attachments. Needs a key without project/label narrowing.',
+    description: 'Delete a PLANNED or CANCELED cycle, or any cycle holding no issue (trashed ones count); its issues lose the cycle. A sprint that ran with issues: 409 cycle_started; with attachments: 409 cycle_has_attachments. Needs a key without project/label narrowing.',
     input: z.strictObject({ id: id('id') }),
     output: z.object({
       ok: z.boolean(), id: z.string(), number: z.number(), name: z.string(), status: cycleStatus,

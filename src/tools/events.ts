@@ -66,6 +66,9 @@ const KIND_INFO: Record<EventKind, { subjectTypes: string[]; meaning: string; or
   CANVAS_CREATED: { subjectTypes: ['canvas'], meaning: 'A canvas was created.', origin: 'service' },
   CANVAS_UPDATED: { subjectTypes: ['canvas'], meaning: 'A canvas was changed.', origin: 'service' },
   CANVAS_DELETED: { subjectTypes: ['canvas'], meaning: 'A canvas was deleted.', origin: 'service' },
+  LABEL_CREATED: { subjectTypes: ['label'], meaning: 'A label was created.', origin: 'service' },
+  LABEL_UPDATED: { subjectTypes: ['label'], meaning: 'A label\'s name, color or description changed (payload.changes names them).', origin: 'service' },
+  LABEL_DELETED: { subjectTypes: ['label'], meaning: 'A label was deleted (labels.delete, or merged away by labels.merge); its issues each record ISSUE_UPDATED labelIds.', origin: 'service' },
   WORKSPACE_UPDATED: { subjectTypes: ['workspace'], meaning: 'The workspace\'s name or settings changed (payload.changes names them), from a tool, GraphQL or the operator CLI.', origin: 'service' },
 };
 const KINDS = EVENT_KINDS.map((kind) => ({ kind, ...KIND_INFO[kind] }));

@@ -124,6 +124,13 @@ describe('tools/list selectors', () => {
     });
   }
 
+  it('?tools= with an unknown namespace or tool is a 400 naming it, as an unknown profile is', async () => {
+    for (const tools of ['nope', 'issues,issues.nope', '!constructor', '__proto__']) {
+      const r = await rpc(t, ws.token, 'tools/list', undefined, `?tools=${tools}`);
+      expect(r.body.error, tools).toMatchObject({ code: -32602, data: { error: 'invalid_input', issues: { tools: expect.stringContaining('unknown namespace or tool') } } });
+    }
+  });
+
   it('?tools=issues&tools=notes lists both namespaces (repeated parameters are joined)', async () => {
     const r = await rpc(t, ws.token, 'tools/list', undefined, '?tools=issues&tools=notes');
     expect(r.status).toBe(200);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_KINDS } from '../../src/events/kinds.ts';
 import { findTool } from '../../src/tools/catalog.ts';
 import {
-  admin, allPages, createAgent, createKey, insertProject, ok as okRaw, rest, rpc, startWithWorkspaces, subjectEvents, type TestApp, type Workspace,
+  admin, allPages, createAgent, createKey, insertLabel, insertProject, ok as okRaw, rest, rpc, startWithWorkspaces, subjectEvents, type TestApp, type Workspace,
 } from '../support/harness.ts';
 import { expect400 } from '../support/expect.ts';
 
@@ -46,6 +46,34 @@ async function expect403(r: { status: number; body: any }, error: string, scope?
 }
 const memberId = async (email: string) =>
   (await allPages(t, ws.token, 'members.list', {}, 100)).find((m: any) => m.user.email === email)!.userId as string;
+
+/**
+ * Runs `calls` while an owner transaction holds what `hold` locks, waits until `waiters` of the calls wait for a
+ * lock (gives up after 3 s: a call that does not wait simply runs on), runs `then` in that transaction, commits,
+ * and returns the calls' answers.
+ */
+async function whileLocked(hold: string, args: unknown[], calls: () => Promise<{ status: number; body: any }>[],
+  waiters: number, then?: { sql: string; args: unknown[] }) {
+  const client = await t.pools.owner.connect();
+  try {
+    await client.query('begin');
+    await client.query(hold, args);
+    const pending = calls();
+    for (let i = 0; i < 60; i++) {
+      const { rows: [r] } = await t.pools.owner.query(
+        `select count(distinct l.pid)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
+         where not l.granted and a.datname = current_database()`);
+      if (r.n >= waiters) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    if (then) await client.query(then.sql, then.args);
+    await client.query('commit');
+    return await Promise.all(pending);
+  } finally {
+    await client.query('rollback').catch(() => {});
+    client.release();
+  }
+}
 
 describe('members.get', () => {
   it('one member with their role; non-members and other workspaces 404; READ_USERS', async () => {
@@ -185,6 +213,19 @@ describe('repohost.unlink', () => {
     await ok(t, ws.token, 'issues.assign', { id: reviewed.id, agentId: agent.id, mode: 'REVIEW' });
     const agentKey = await createKey(t, ws, { agent: agent.profileKey });
     await expect403(await rest(t, agentKey.token, 'repohost.unlink', { id: l2 }), 'run_mode_gated');
+  });
+
+  it('of two concurrent calls for one link, one removes it and the other is 404 without an event', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Unlinked twice at once' });
+    const { linkId } = await link(ws, issue.id, 104);
+    const before = (await subjectEvents(t, ws.token, 'issue', issue.id)).length;
+    // Both calls have read the link and wait for the issue's row lock (held here as an issue write would).
+    const answers = await whileLocked('select 1 from app_public.issues where id = $1 for update', [issue.id],
+      () => [rest(t, ws.token, 'repohost.unlink', { id: linkId }), rest(t, ws.token, 'repohost.unlink', { id: linkId })], 2);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 404]);
+    expect(answers.find((a) => a.status === 200)!.body).toMatchObject({ id: linkId, removed: true });
+    const events = await subjectEvents(t, ws.token, 'issue', issue.id);
+    expect(events).toHaveLength(before + 1);
   });
 });
 
@@ -397,6 +438,17 @@ describe('cycles.delete', () => {
     await ok(t, ws.token, 'attachments.delete', { id: att.id });
     expect((await ok(t, ws.token, 'cycles.delete', { id: withFile.id })).ok).toBe(true);
   });
+
+  it('attaching to a cycle waits for a delete under way and is then 404: no attachment is left on a deleted cycle', async () => {
+    const doomed = await ok(t, ws.token, 'cycles.create', { name: 'Deleted while attached to', startsOn: daysFromNow(600), endsOn: daysFromNow(610) });
+    // cycles.delete holds the cycle's row lock from its attachment check to the delete.
+    const [answer] = await whileLocked('select 1 from app_public.cycles where id = $1 for update', [doomed.id],
+      () => [rest(t, ws.token, 'attachments.attachLink', { targetType: 'cycle', targetId: doomed.id, externalUrl: 'https://example.com/late' })],
+      1, { sql: 'delete from app_public.cycles where id = $1', args: [doomed.id] });
+    expect(answer!.status, JSON.stringify(answer!.body)).toBe(404);
+    const { rows } = await t.pools.owner.query('select 1 from app_public.attachments where target_id = $1', [doomed.id]);
+    expect(rows).toEqual([]);
+  });
 });
 
 describe('workspace.updateSettings', () => {
@@ -469,6 +521,14 @@ describe('agents.workload', () => {
     const seen = await ok(t, narrowed.token, 'agents.workload', {});
     expect(seen.pool).toMatchObject({ queued: 1, next: { id: urgent.id } });
     expect(seen.agents[0]).toMatchObject({ openAssigned: 1, runs: { active: 0, waiting: 1 }, currentRun: { status: 'WAITING', engagementMode: 'RESEARCH', issue: { id: first.id } } });
+    // Its load misses what it cannot see, so it is told no free slot count (1 would overstate: the agent is full).
+    expect(seen.agents[0].freeSlots).toBeNull();
+    expect(seen.agents[1]).toMatchObject({ maxConcurrent: 0, freeSlots: null });
+    const labelNarrowed = await createKey(t, other, { labels: [await insertLabel(t, other, 'wl-label')] });
+    expect((await ok(t, labelNarrowed.token, 'agents.workload', {})).agents[0]).toMatchObject({ openAssigned: 0, freeSlots: null });
+    // Initiative narrowing does not hide issues: the load is whole.
+    const initiativeNarrowed = await createKey(t, other, { initiatives: [(await ok(t, other.token, 'initiatives.create', { name: 'WL initiative' })).id] });
+    expect((await ok(t, initiativeNarrowed.token, 'agents.workload', {})).agents[0]).toMatchObject({ openAssigned: 2, freeSlots: 0 });
     // Nothing of another workspace.
     expect((await ok(t, ws.token, 'agents.workload', {})).agents.map((a: any) => a.id)).not.toContain(busy.id);
     expect400(await rest(t, other.token, 'agents.workload', { agentId: busy.id }), 'agentId');

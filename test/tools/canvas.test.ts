@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allPages, createKey, createWorkspace, insertProject, ok, rest, rpc, startWithWorkspaces, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
 import { expect400 } from '../support/expect.ts';
 import { gqlOk } from '../support/graphql.ts';
+import { canvasTools } from '../../src/tools/canvas.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -44,7 +45,8 @@ describe('canvases', () => {
     await ok(t, ws.token, 'canvas.update', { id: created.id, archived: false });
     await ok(t, ws.token, 'canvas.addNode', { canvasId: created.id, kind: 'text', text: 'x', x: 0, y: 0 });
 
-    expect(await ok(t, ws.token, 'canvas.delete', { id: created.id })).toEqual({ id: created.id, deleted: true, removedNodes: 1, removedEdges: 0 });
+    // ok: true as every other delete.
+    expect(await ok(t, ws.token, 'canvas.delete', { id: created.id })).toEqual({ ok: true, id: created.id, deleted: true, removedNodes: 1, removedEdges: 0 });
     expect((await rest(t, ws.token, 'canvas.get', { id: created.id })).status).toBe(404);
     expect((await rest(t, ws.token, 'canvas.delete', { id: created.id })).status).toBe(404);
 
@@ -56,22 +58,65 @@ describe('canvases', () => {
     expect(events[0]!.payload).toEqual({ canvasId: created.id, name: 'Q3 plan' });
     expect(events[1]!.payload).toMatchObject({ changes: ['name', 'description'], name: 'Q3', archived: false });
     expect(events[2]!.payload).toMatchObject({ changes: ['archived'], archived: true });
-    expect(events[5]!.payload).toMatchObject({ canvasId: created.id, name: 'Q3', removedNodes: 1, removedEdges: 0 });
+    // No counts: every key reads canvas events, and they would count cards a narrowed key cannot see.
+    expect(events[5]!.payload).toEqual({ canvasId: created.id, name: 'Q3' });
   });
 
-  it('canvas.list pages most recently changed first; a card change moves its canvas up', async () => {
+  it('canvas.list pages newest created first; a canvas edited while paging is neither skipped nor moved', async () => {
     const w = await createWorkspace(t); // its own: the shared workspace collects canvases from other tests
     const made = [];
     for (const name of ['one', 'two', 'three', 'four', 'five']) made.push(await ok(t, w.token, 'canvas.create', { name }));
     const all = await allPages(t, w.token, 'canvas.list', {}, 2);
     expect(all.map((c: any) => c.name)).toEqual(['five', 'four', 'three', 'two', 'one']);
+    // Page by page, editing canvases between pages: one not yet listed and one already listed.
+    const first = await ok(t, w.token, 'canvas.list', { limit: 2 });
+    expect(first.items.map((c: any) => c.name)).toEqual(['five', 'four']);
     await ok(t, w.token, 'canvas.addNode', { canvasId: made[1].id, kind: 'text', text: 'bump', x: 1, y: 2 });
-    const first = await ok(t, w.token, 'canvas.list', { limit: 1 });
-    expect(first.items[0]).toMatchObject({ name: 'two', nodeCount: 1, edgeCount: 0 });
-    expect(first.nextCursor).toEqual(expect.any(String));
+    await ok(t, w.token, 'canvas.update', { id: made[3].id, description: 'edited after its page' });
+    const second = await ok(t, w.token, 'canvas.list', { limit: 2, cursor: first.nextCursor });
+    const third = second.nextCursor ? await ok(t, w.token, 'canvas.list', { limit: 2, cursor: second.nextCursor }) : { items: [], nextCursor: null };
+    expect([...second.items, ...third.items].map((c: any) => c.name)).toEqual(['three', 'two', 'one']);
+    expect(second.items[1]).toMatchObject({ name: 'two', nodeCount: 1, edgeCount: 0 });
+    expect(third.nextCursor).toBeNull();
+    expect((await ok(t, w.token, 'canvas.list', { limit: 1 })).items[0].name).toBe('five');
     expect400(await rest(t, w.token, 'canvas.list', { cursor: 'garbage' }), 'cursor');
+    // A forged cursor of the right prefix is the same clean 400.
+    const forged = Buffer.from(`canvases:2026-02-30T00:00:00Z|${uuid()}`).toString('base64url');
+    expect400(await rest(t, w.token, 'canvas.list', { cursor: forged }), 'cursor');
     expect400(await rest(t, w.token, 'canvas.list', { limit: 201 }), 'limit');
     expect400(await rest(t, w.token, 'canvas.list', { includeArchived: 'yes' }), 'includeArchived');
+  });
+
+  it('canvas.update keeps a concurrent change of another field (the row is locked before the patch is computed)', async () => {
+    const canvas = await ok(t, ws.token, 'canvas.create', { name: 'Before', description: 'old' });
+    const client = await t.pools.owner.connect();
+    try {
+      const holder = (await client.query('select pg_backend_pid() as pid')).rows[0].pid;
+      await client.query('begin');
+      await client.query('update app_public.canvases set name = $2 where id = $1', [canvas.id, 'Renamed meanwhile']);
+      const pending = rest(t, ws.token, 'canvas.update', { id: canvas.id, description: 'new' });
+      // Until the tool waits for the row held here (before the fix it read the row, then waited to write it).
+      for (let i = 0; i < 250; i++) {
+        const { rows } = await t.pools.owner.query(
+          'select exists (select 1 from pg_locks l where not l.granted and $1 = any(pg_blocking_pids(l.pid))) as waiting', [holder]);
+        if (rows[0].waiting) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await client.query('commit');
+      const answer = await pending;
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ name: 'Renamed meanwhile', description: 'new' });
+    } finally {
+      client.release();
+    }
+    expect(await ok(t, ws.token, 'canvas.get', { id: canvas.id })).toMatchObject({ name: 'Renamed meanwhile', description: 'new' });
+    const events = await subjectEvents(t, ws.token, 'canvas', canvas.id);
+    expect(events.at(-1)!.payload).toMatchObject({ change: 'canvas_updated', changes: ['description'], name: 'Renamed meanwhile' });
+  });
+
+  it('canvas.disconnect is not idempotent (a second call is 404)', () => {
+    const annotations = canvasTools.find((x) => x.name === 'canvas.disconnect')!.annotations;
+    expect(annotations).toMatchObject({ destructiveHint: true, idempotentHint: false });
   });
 
   it('bad input is a 400 naming the field', async () => {
@@ -180,6 +225,13 @@ describe('cards and edges', () => {
     expect((await rest(t, ws.token, 'canvas.updateNode', { id: one.a.id, x: 1 })).status).toBe(404);
     expect((await rest(t, ws.token, 'canvas.disconnect', { id: one.edge.id })).status).toBe(404);
     expect((await rest(t, ws.token, 'canvas.addNode', { canvasId: two.canvas.id, kind: 'issue', issueId: one.issue.id, x: 0, y: 0 })).status).toBe(404);
+  });
+
+  it('the "card shown" rule is written once (canvas_shows_node), so canvas.get and the counts cannot drift apart', async () => {
+    const { rows } = await t.pools.owner.query(
+      `select p.proname from pg_proc p join pg_namespace ns on ns.oid = p.pronamespace
+       where ns.nspname in ('app_hidden', 'app_tools') and p.proname like '%canvas%' and p.prosrc like '%deleted_at%'`);
+    expect(rows.map((r) => r.proname)).toEqual(['canvas_shows_node']);
   });
 
   it('a canvas holds at most 500 nodes and 1,000 edges (409, counted whatever the key sees)', async () => {
@@ -300,16 +352,26 @@ describe('tenancy, scopes and narrowing', () => {
     expect(del.status).toBe(403);
     expect(del.body.error).toBe('narrowing');
 
-    // What it sees it works on; a card it removes takes along edges to cards it cannot see.
+    // What it sees it works on; a card it removes takes along edges to cards it cannot see, and names them all
+    // (edge ids name no issue), in its answer and in the event.
     const mine = await ok(t, key.token, 'canvas.create', { name: 'Narrow board' });
     const card = await ok(t, key.token, 'canvas.addNode', { canvasId: mine.id, kind: 'issue', issueId: seen.key, x: 1, y: 1 });
     expect(card.issue.key).toBe(seen.key);
     await ok(t, key.token, 'canvas.updateNode', { id: s.id, y: 50 });
-    expect(await ok(t, key.token, 'canvas.removeNode', { id: s.id })).toMatchObject({ removedEdgeIds: [st.id] });
+    const removedEdgeIds = [sh.id, st.id].sort();
+    expect(await ok(t, key.token, 'canvas.removeNode', { id: s.id })).toEqual({ id: s.id, canvasId: canvas.id, removed: true, removedEdgeIds });
     expect(await ok(t, ws.token, 'canvas.get', { id: canvas.id })).toMatchObject({ nodeCount: 2, edgeCount: 1 });
-    const payload = (await subjectEvents(t, ws.token, 'canvas', canvas.id)).find((e) => e.payload.nodeId === h.id)!.payload;
+    const events = await subjectEvents(t, ws.token, 'canvas', canvas.id);
+    expect(events.find((e) => e.payload.change === 'node_removed')!.payload)
+      .toEqual({ canvasId: canvas.id, change: 'node_removed', nodeId: s.id, kind: 'issue', removedEdgeIds });
+    const payload = events.find((e) => e.payload.nodeId === h.id)!.payload;
     expect(payload).toEqual({ canvasId: canvas.id, change: 'node_added', nodeId: h.id, kind: 'issue' }); // no issue id for every reader
-    expect(await ok(t, key.token, 'canvas.delete', { id: mine.id })).toMatchObject({ deleted: true, removedNodes: 1 });
+    expect(await ok(t, key.token, 'canvas.delete', { id: mine.id })).toEqual({ ok: true, id: mine.id, deleted: true, removedNodes: 1, removedEdges: 0 });
+
+    // Deleted by a key that sees every card: the event carries no counts (the narrowed key reads it too).
+    await ok(t, ws.token, 'canvas.delete', { id: canvas.id });
+    const deleted = (await subjectEvents(t, key.token, 'canvas', canvas.id)).find((e) => e.kind === 'CANVAS_DELETED')!;
+    expect(deleted.payload).toEqual({ canvasId: canvas.id, name: 'Mixed' });
   });
 
   it('GraphQL: the tables read as RLS lets the key see them', async () => {

@@ -1,6 +1,6 @@
 /** labels.list / create / update / delete. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { createKey, createWorkspace, ok, rest, rpc, startTestApp, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -138,5 +138,25 @@ describe('labels', () => {
     const list = await rpc(t, ws.token, 'tools/list', {}, '?tools=labels');
     expect(list.body.result.tools.map((x: { name: string }) => x.name).sort()).toEqual(['catalog.call', 'catalog.describe', 'catalog.search',
       'labels.create', 'labels.delete', 'labels.get', 'labels.list', 'labels.merge', 'labels.update']);
+  });
+});
+
+describe('label events', () => {
+  it('LABEL_CREATED, LABEL_UPDATED naming the changes (none when nothing changed), LABEL_DELETED on delete and on merge', async () => {
+    const label = await ok(t, ws.token, 'labels.create', { name: 'evented', color: '#112233' });
+    await ok(t, ws.token, 'labels.update', { id: label.id, name: 'evented-2' });
+    await ok(t, ws.token, 'labels.update', { id: label.id, name: 'evented-2' });
+    await ok(t, ws.token, 'labels.delete', { id: label.id });
+    const events = await subjectEvents(t, ws.token, 'label', label.id);
+    expect(events.map((e) => [e.kind, e.payload.name, e.payload.changes ?? null])).toEqual([
+      ['LABEL_CREATED', 'evented', null], ['LABEL_UPDATED', 'evented-2', ['name']], ['LABEL_DELETED', 'evented-2', null],
+    ]);
+    // Merging away a label no issue carries still leaves its trace.
+    const unused = await ok(t, ws.token, 'labels.create', { name: 'unused' });
+    const into = await ok(t, ws.token, 'labels.create', { name: 'kept' });
+    await ok(t, ws.token, 'labels.merge', { fromId: unused.id, intoId: into.id });
+    expect((await subjectEvents(t, ws.token, 'label', unused.id)).map((e) => e.kind)).toEqual(['LABEL_CREATED', 'LABEL_DELETED']);
+    // Another workspace reads none of them.
+    expect(await subjectEvents(t, other.token, 'label', label.id)).toEqual([]);
   });
 });

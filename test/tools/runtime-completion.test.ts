@@ -118,8 +118,9 @@ describe('issues.restore', () => {
     expect(events.map((e) => e.kind).slice(-2)).toEqual(['ISSUE_DELETED', 'ISSUE_RESTORED']);
     expect(events.at(-1)!.payload).toMatchObject({ issueId: parent.id, key: parent.key, deletedAt: expect.any(String) });
     const keptEvents = await subjectEvents(t, ws.token, 'issue', kept.id);
-    expect(keptEvents.slice(-2).map((e) => [e.kind, e.payload.changes, e.payload.detachedFromParentId ?? null]))
-      .toEqual([['ISSUE_UPDATED', ['parentId'], parent.id], ['ISSUE_UPDATED', ['parentId'], null]]);
+    expect(keptEvents.slice(-2).map((e) => [e.kind, e.payload.changes])).toEqual([['ISSUE_UPDATED', ['parentId']], ['ISSUE_UPDATED', ['parentId']]]);
+    // The detachment is kept privately, not in the child's events (a key may see the child but not the parent).
+    expect(JSON.stringify(keptEvents)).not.toContain('detachedFrom');
 
     // Once live, restoring is a conflict.
     expect((await rest(t, ws.token, 'issues.restore', { id: parent.id })).body).toMatchObject({ error: 'not_deleted' });
@@ -140,6 +141,20 @@ describe('issues.restore', () => {
     await ok(t, ws.token, 'issues.delete', { id: top.id });
     expect((await ok(t, ws.token, 'issues.restore', { id: middle.id })).parentId).toBeNull();
     expect((await subjectEvents(t, ws.token, 'issue', middle.id)).map((e) => e.kind).slice(-2)).toEqual(['ISSUE_RESTORED', 'ISSUE_UPDATED']);
+  });
+
+  it('a key that sees a child but not its parent never reads the parent\'s id when the parent is deleted and restored', async () => {
+    const hiddenParent = await ok(t, ws.token, 'issues.create', { title: 'Hidden parent', projectId: outside });
+    const child = await ok(t, ws.token, 'issues.create', { title: 'Visible child', projectId: inside, parentId: hiddenParent.id });
+    await ok(t, ws.token, 'issues.delete', { id: hiddenParent.id });
+    await ok(t, ws.token, 'issues.restore', { id: hiddenParent.id });
+    expect((await ok(t, ws.token, 'issues.get', { id: child.id })).parentId).toBe(hiddenParent.id);
+    const seen = [
+      await ok(t, narrowed.token, 'issues.history', { id: child.id }),
+      await ok(t, narrowed.token, 'events.recent', { subjectType: 'issue', subjectId: child.id, limit: 200 }),
+      await ok(t, narrowed.token, 'issues.get', { id: child.id }),
+    ];
+    expect(JSON.stringify(seen)).not.toContain(hiddenParent.id);
   });
 
   it('404 outside narrowing, for another workspace and unknown ids; 403 without WRITE_ISSUES; 400 naming the field', async () => {
@@ -400,32 +415,36 @@ describe('chat.getMessage / listMessages', () => {
     expect400(await rest(t, agentKey.token, 'chat.getMessage', { id: 'nope' }), 'id');
   });
 
-  it('listMessages: oldest first from the start or after a message, paged forward; 403/404/400', async () => {
+  it('listMessages: oldest first from the start or after a message (cursor), paged forward; 403/404/400', async () => {
     const { messages } = await ok(t, agentKey.token, 'chat.getThread', { threadId });
     const ids = messages.map((m: any) => m.id);
     const newer = [await postUser('one more'), await postUser('and another')];
     const all = [...ids, ...newer];
 
     const pages: string[][] = [];
-    let after: string | undefined;
+    // nextCursor goes back as cursor, as in every other list.
+    let cursor: string | undefined;
     do {
-      const page = await ok(t, agentKey.token, 'chat.listMessages', { threadId, limit: 2, ...(after ? { after } : {}) });
+      const page = await ok(t, agentKey.token, 'chat.listMessages', { threadId, limit: 2, ...(cursor ? { cursor } : {}) });
       pages.push(page.items.map((m: any) => m.id));
-      after = page.nextCursor ?? undefined;
-    } while (after);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
     expect(pages.flat()).toEqual(all);
     expect(pages[0]).toHaveLength(2);
-    const since = await ok(t, agentKey.token, 'chat.listMessages', { threadId, after: ids.at(-1) });
+    // Any message id of the thread is a cursor: the page starts after it.
+    const since = await ok(t, agentKey.token, 'chat.listMessages', { threadId, cursor: ids.at(-1) });
     expect(since.items.map((m: any) => [m.id, m.role, m.body])).toEqual([[newer[0], 'USER', 'one more'], [newer[1], 'USER', 'and another']]);
     expect(since.nextCursor).toBeNull();
-    expect((await ok(t, agentKey.token, 'chat.listMessages', { threadId, after: newer[1] })).items).toEqual([]);
+    expect((await ok(t, agentKey.token, 'chat.listMessages', { threadId, cursor: newer[1] })).items).toEqual([]);
 
     expect((await rest(t, rivalKey.token, 'chat.listMessages', { threadId })).body.error).toBe('not_addressee');
     const foreignKey = await createKey(t, other, { agent: 'chatter', scopes: ['WRITE_COMMENTS'] });
     expect((await rest(t, foreignKey.token, 'chat.listMessages', { threadId })).status).toBe(404);
     const noWrite = await createKey(t, ws, { agent: 'chatter', scopes: ['READ_ISSUES'] });
     expect403Scope(await rest(t, noWrite.token, 'chat.listMessages', { threadId }), 'WRITE_COMMENTS');
-    expect400(await rest(t, agentKey.token, 'chat.listMessages', { threadId, after: crypto.randomUUID() }), 'after');
+    expect400(await rest(t, agentKey.token, 'chat.listMessages', { threadId, cursor: crypto.randomUUID() }), 'cursor');
+    expect400(await rest(t, agentKey.token, 'chat.listMessages', { threadId, cursor: 'page-2' }), 'cursor');
+    expect400(await rest(t, agentKey.token, 'chat.listMessages', { threadId, after: ids[0] }), 'after');
     expect400(await rest(t, agentKey.token, 'chat.listMessages', { threadId, limit: 0 }), 'limit');
     expect400(await rest(t, agentKey.token, 'chat.listMessages', {}), 'threadId');
   });

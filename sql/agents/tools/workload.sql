@@ -4,7 +4,9 @@
 -- the dispatch view: the workspace's dispatch settings, the pool (queued, unassigned, open issues; next = the one
 -- the dispatcher hands out first), and for every live (non-archived) agent by profileKey its presence, load against
 -- maxConcurrent, open runs by status and its current run (the newest ACTIVE one, else the newest open one) with
--- the issue, mode and step. Issue and run figures count what the key can see (RLS: narrowing).
+-- the issue, mode and step. Issue and run figures count what the key can see (RLS: narrowing). A narrowed key's
+-- load may miss issues it cannot see, so its freeSlots is null rather than overstated (a definer count would
+-- reveal how many hidden issues an agent holds).
 create or replace function app_tools.agents_workload(args jsonb)
  returns jsonb
  language plpgsql
@@ -12,6 +14,7 @@ create or replace function app_tools.agents_workload(args jsonb)
 as $$
 declare
   v_ws app_public.workspaces := (select w from app_public.workspaces w where w.id = app_hidden.current_workspace_id());
+  v_whole_load boolean := app_hidden.issues_unrestricted();
 begin
   return jsonb_build_object(
     'generatedAt', now(),
@@ -35,8 +38,9 @@ begin
                'lastHeartbeatAt', a.last_heartbeat_at, 'lastDispatchedAt', a.last_dispatched_at,
                'capabilities', to_jsonb(a.capabilities),
                'maxConcurrent', a.max_concurrent, 'openAssigned', l.open_assigned,
-               -- The dispatcher's rule (load = open assigned issues; maxConcurrent 0 = unlimited).
-               'freeSlots', case when a.max_concurrent = 0 then null else greatest(a.max_concurrent - l.open_assigned, 0) end,
+               -- The dispatcher's rule (load = open assigned issues; maxConcurrent 0 = unlimited); unknown to a narrowed key.
+               'freeSlots', case when a.max_concurrent = 0 or not v_whole_load then null
+                                 else greatest(a.max_concurrent - l.open_assigned, 0) end,
                'runs', jsonb_build_object('active', r.active, 'waiting', r.waiting, 'stalled', r.stalled),
                'currentRun', (select jsonb_build_object(
                                 'id', cr.id, 'status', cr.status, 'engagementMode', cr.engagement_mode,
@@ -63,4 +67,4 @@ begin
 end
 $$;
 grant execute on function app_tools.agents_workload(args jsonb) to svc_visitor;
-comment on function app_tools.agents_workload(args jsonb) is 'agents.workload: Dispatch view: the queued pool (by priority, next out) and, per live agent, status, load (open assigned issues) vs maxConcurrent, open runs and current run (issue, mode, step). Counts what this key can see.';
+comment on function app_tools.agents_workload(args jsonb) is 'agents.workload: Dispatch view: the queued pool (by priority, next out) and, per live agent, status, load (open assigned issues) vs maxConcurrent, open runs and current run (issue, mode, step). Counts what this key can see; for a key narrowed by project or label, freeSlots is null (its load count may miss issues it cannot see).';

@@ -8,7 +8,7 @@ create or replace function app_tools.attachments_attach_link(args jsonb)
  language plpgsql
 as $$
 declare
-  v_target record := app_hidden.attachment_target(args->>'targetType', args->>'targetId');
+  v_target record := app_hidden.attachment_target_for_write(args->>'targetType', args->>'targetId');
   v_url text := args->>'externalUrl';
   v_host text := app_hidden.url_hostname(v_url);
   v_title text := nullif(btrim(args->>'linkTitle'), '');

@@ -21,7 +21,7 @@ begin
     raise exception 'The upload expired at %; start again with attachments.initUpload', v_upload.expires_at
       using errcode = 'SV409', detail = 'upload_expired';
   end if;
-  v_target := app_hidden.attachment_target(v_upload.target_type, v_upload.target_id::text);
+  v_target := app_hidden.attachment_target_for_write(v_upload.target_type, v_upload.target_id::text);
   if args->'storedSize' is null or args->'storedSize' = 'null'::jsonb then
     raise exception 'Nothing was uploaded to this key yet: PUT the file to uploadUrl first' using errcode = 'SV409', detail = 'upload_missing';
   end if;

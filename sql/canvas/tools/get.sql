@@ -10,18 +10,17 @@ create or replace function app_tools.canvas_get(args jsonb)
 as $$
 declare
   v_canvas app_public.canvases := app_hidden.find_canvas(args->>'id');
+  -- The cards shown by the one rule (canvas_shows_node), as canvas.list's counts.
+  v_ids uuid[] := app_hidden.canvas_shown_node_ids(v_canvas.id);
   v_nodes jsonb;
-  v_ids uuid[];
   v_edges jsonb;
 begin
-  select coalesce(jsonb_agg(app_hidden.canvas_node_json(n, i, s) order by n.created_at, n.id), '[]'),
-         coalesce(array_agg(n.id), '{}')
-  into v_nodes, v_ids
+  select coalesce(jsonb_agg(app_hidden.canvas_node_json(n, i, s) order by n.created_at, n.id), '[]')
+  into v_nodes
   from app_public.canvas_nodes n
   left join app_public.issues i on i.id = n.issue_id
   left join app_public.statuses s on s.id = i.status_id
-  where n.workspace_id = v_canvas.workspace_id and n.canvas_id = v_canvas.id
-    and (n.issue_id is null or (i.id is not null and i.deleted_at is null));
+  where n.workspace_id = v_canvas.workspace_id and n.canvas_id = v_canvas.id and n.id = any(v_ids);
   select coalesce(jsonb_agg(app_hidden.canvas_edge_json(e) order by e.created_at, e.id), '[]')
   into v_edges
   from app_public.canvas_edges e

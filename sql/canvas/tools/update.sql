@@ -2,13 +2,14 @@
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
 -- name, description (null clears), archived of a canvas; only the fields given change. CANVAS_UPDATED
--- {change: 'canvas_updated', changes} when something did, nothing otherwise.
+-- {change: 'canvas_updated', changes} when something did, nothing otherwise. The row is locked before the patch is
+-- computed, so a concurrent change of another field is kept and `changes` names only what this call changed.
 create or replace function app_tools.canvas_update(args jsonb)
  returns jsonb
  language plpgsql
 as $$
 declare
-  v_canvas app_public.canvases := app_hidden.find_canvas(args->>'id');
+  v_canvas app_public.canvases := app_hidden.find_canvas_locked(args->>'id');
   v_name text := coalesce(args->>'name', v_canvas.name);
   v_description text := case when args ? 'description' then args->>'description' else v_canvas.description end;
   v_archived_at timestamptz := case

@@ -1,9 +1,9 @@
 -- The chat.listMessages tool (declared in src/tools/).
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
--- the messages of a thread addressed to the key's agent (gated as chat.getThread) after a message (after = a
--- message id of the thread, or nextCursor; none = from the first), oldest first, paged forward: what arrived
--- since the last one the agent read. chat.getThread pages the other way, from the newest back.
+-- the messages of a thread addressed to the key's agent (gated as chat.getThread) after a message (cursor = a
+-- message id of the thread: nextCursor, or the last message the agent read; none = from the first), oldest first,
+-- paged forward: what arrived since. chat.getThread pages the other way, from the newest back.
 create or replace function app_tools.chat_list_messages(args jsonb)
  returns jsonb
  language plpgsql
@@ -14,12 +14,12 @@ declare
   v_limit int := coalesce((args->>'limit')::int, 50);
   v_after_seq bigint := 0;
 begin
-  if args->>'after' is not null then
+  if args->>'cursor' is not null then
     select m.seq into v_after_seq from app_public.chat_messages m
-    where m.id = app_hidden.parse_uuid(args->>'after', 'after') and m.workspace_id = v_thread.workspace_id
+    where m.id = app_hidden.parse_uuid(args->>'cursor', 'cursor') and m.workspace_id = v_thread.workspace_id
       and m.thread_id = v_thread.id;
     if v_after_seq is null then
-      raise exception 'after must be a message of this thread' using errcode = 'SV400', column = 'after';
+      raise exception 'cursor must be a message id of this thread' using errcode = 'SV400', column = 'cursor';
     end if;
   end if;
   -- The cursor is the last message id of the page (page_json with no prefix: the sort key itself).
@@ -31,4 +31,4 @@ begin
 end
 $$;
 grant execute on function app_tools.chat_list_messages(args jsonb) to svc_visitor;
-comment on function app_tools.chat_list_messages(args jsonb) is 'chat.listMessages: Messages of a thread after one (after = a message id or nextCursor; none = from the first), oldest first, paged forward: what came since you last read. Needs a key linked to the agent the thread is addressed to (403 otherwise).';
+comment on function app_tools.chat_list_messages(args jsonb) is 'chat.listMessages: Messages of a thread after one (cursor = nextCursor or the id of a message of the thread, e.g. the last one you read; none = from the first), oldest first, paged forward: what came since you last read. Needs a key linked to the agent the thread is addressed to (403 otherwise).';

@@ -1,7 +1,7 @@
 -- The cycles.delete tool (declared in src/tools/).
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
--- deletes a cycle that has not run: PLANNED (not started) or CANCELED, or any cycle that never held an issue.
+-- deletes a cycle that has not run: PLANNED (not started) or CANCELED, or any cycle holding no issue now (trashed ones count).
 -- A started or ended cycle with issues is history (409 cycle_started); one with attachments keeps them until they
 -- are deleted (409 cycle_has_attachments: their files live outside SQL). Its issues, deleted ones included, lose
 -- the cycle (ISSUE_UPDATED cycleId each, by trigger), then CYCLE_DELETED (trigger). Needs a key without
@@ -25,6 +25,8 @@ begin
     raise exception 'Cycle % is %: a sprint that ran with issues is history and stays (only PLANNED, CANCELED or empty cycles can be deleted)',
       v_cycle.name, lower(v_status) using errcode = 'SV409', detail = 'cycle_started';
   end if;
+  -- Attaching to a cycle takes a key-share lock on it (app_hidden.attachment_target_for_write): under this row
+  -- lock no attachment can appear on the cycle unseen.
   if exists (select 1 from app_public.attachments a
              where a.workspace_id = v_cycle.workspace_id and a.target_type = 'cycle' and a.target_id = v_cycle.id) then
     raise exception 'Cycle % has attachments: delete them first (attachments.list, attachments.delete)', v_cycle.name
@@ -41,4 +43,4 @@ begin
 end
 $$;
 grant execute on function app_tools.cycles_delete(args jsonb) to svc_visitor;
-comment on function app_tools.cycles_delete(args jsonb) is 'cycles.delete: Delete a PLANNED or CANCELED cycle, or one that never held an issue; its issues lose the cycle. A sprint that ran with issues: 409 cycle_started; with attachments: 409 cycle_has_attachments. Needs a key without project/label narrowing.';
+comment on function app_tools.cycles_delete(args jsonb) is 'cycles.delete: Delete a PLANNED or CANCELED cycle, or any cycle holding no issue (trashed ones count); its issues lose the cycle. A sprint that ran with issues: 409 cycle_started; with attachments: 409 cycle_has_attachments. Needs a key without project/label narrowing.';

@@ -24,8 +24,22 @@ begin
     perform app_hidden.raise_invalid('intoId', 'must be another label than fromId');
   end if;
   perform app_hidden.require_issues_unrestricted('Merging labels');
-  -- Both labels locked: a concurrent rename, delete or merge of either waits for this one.
-  perform from app_public.labels l where l.id in (v_from.id, v_into.id) order by l.id for update;
+  -- Both labels locked, in id order: a concurrent rename, delete or merge of either waits for this one. `into`
+  -- only FOR NO KEY UPDATE: labelling an issue with it takes KEY SHARE on it while holding the issue's row, and
+  -- this merge then waits for that issue (a FOR UPDATE here deadlocked them).
+  if v_from.id < v_into.id then
+    perform from app_public.labels l where l.id = v_from.id for update;
+    perform from app_public.labels l where l.id = v_into.id for no key update;
+  else
+    perform from app_public.labels l where l.id = v_into.id for no key update;
+    perform from app_public.labels l where l.id = v_from.id for update;
+  end if;
+  -- Then the issues carrying `from`, in id order, before writing any of their labels: an issue being labelled
+  -- concurrently holds its row while it inserts (issue, into); taking the row first makes this merge wait for
+  -- that write instead of both waiting on each other's (issue, into) row.
+  perform from app_public.issues i
+  where i.workspace_id = v_ws and i.id in (select il.issue_id from app_public.issue_labels il where il.workspace_id = v_ws and il.label_id = v_from.id)
+  order by i.id for update;
   insert into app_public.issue_labels (workspace_id, issue_id, label_id)
   select il.workspace_id, il.issue_id, v_into.id from app_public.issue_labels il
   where il.workspace_id = v_ws and il.label_id = v_from.id

@@ -13,8 +13,6 @@ declare
   v_global boolean := coalesce(args->>'scope', 'workspace') = 'global';
   v_kind text := args->>'eventKind';
   v_removed int;
-  v_w app_public.notification_preferences;
-  v_g app_public.notification_preferences;
 begin
   if not (v_kind = any(app_hidden.event_kinds())) then
     perform app_hidden.raise_invalid('eventKind', 'unknown event kind');
@@ -23,16 +21,10 @@ begin
   where p.user_id = v_user and p.event_kind = v_kind
     and (case when v_global then p.workspace_id is null else p.workspace_id = v_ws end);
   get diagnostics v_removed = row_count;
-  -- What applies now (notification.getPreferences' rule): workspace row, else global row, else enabled.
-  select * into v_w from app_public.notification_preferences p where p.user_id = v_user and p.workspace_id = v_ws and p.event_kind = v_kind;
-  select * into v_g from app_public.notification_preferences p where p.user_id = v_user and p.workspace_id is null and p.event_kind = v_kind;
+  -- What applies now, as notification.getPreferences says it (workspace row, else global row, else enabled).
   return jsonb_build_object(
     'eventKind', v_kind, 'scope', case when v_global then 'global' else 'workspace' end, 'removed', v_removed > 0,
-    'effective', jsonb_build_object(
-      'eventKind', v_kind,
-      'enabled', coalesce(v_w.enabled, v_g.enabled, true),
-      'delivery', coalesce(v_w.delivery, v_g.delivery, 'INBOX_ONLY'),
-      'source', case when v_w.id is not null then 'workspace' when v_g.id is not null then 'global' else 'default' end));
+    'effective', app_tools.notification_get_preferences(jsonb_build_object('eventKinds', jsonb_build_array(v_kind)))->'effective'->0);
 end
 $$;
 grant execute on function app_tools.notification_reset_preference(args jsonb) to svc_visitor;

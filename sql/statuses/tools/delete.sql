@@ -26,6 +26,8 @@ begin
       perform app_hidden.raise_invalid('moveIssuesTo', 'moveIssuesTo must be another status than the one deleted');
     end if;
   end if;
+  -- Only this status is row-locked: no issue can enter it until the delete commits (their foreign key waits).
+  perform from app_public.statuses s where s.id = v_status.id for update;
   select count(*) into v_held from app_public.issues i where i.workspace_id = v_ws and i.status_id = v_status.id;
   if v_held > 0 then
     if v_to.id is null then
@@ -37,8 +39,8 @@ begin
     get diagnostics v_moved = row_count;
   end if;
   delete from app_public.statuses s where s.id = v_status.id;
-  perform app_hidden.record_status_event('STATUS_DELETED', v_status,
-    jsonb_build_object('movedIssues', v_moved, 'movedIssuesTo', v_to.id));
+  -- No count in the event: every key reads it, and a narrowed one must not learn how many issues it cannot see.
+  perform app_hidden.record_status_event('STATUS_DELETED', v_status, jsonb_build_object('movedIssuesTo', v_to.id));
   return jsonb_build_object('ok', true, 'id', v_status.id, 'movedIssues', v_moved, 'movedIssuesTo', v_to.id);
 end
 $$;

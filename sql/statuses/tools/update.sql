@@ -24,7 +24,9 @@ begin
   end if;
   if v_category <> v_old.category then
     -- The issues in it would change category without moving (no ISSUE_STATUS_CHANGED, startedAt/completedAt
-    -- not stamped, the dispatcher not told): only an empty status changes category.
+    -- not stamped, the dispatcher not told): only an empty status changes category. Row-locked first, so no
+    -- issue enters it before this commits.
+    perform from app_public.statuses s where s.id = v_old.id for update;
     if exists (select 1 from app_public.issues i where i.workspace_id = v_ws and i.status_id = v_old.id) then
       raise exception 'Issues are in this status; move them first (or create a status of the new category and delete this one with moveIssuesTo)'
         using errcode = 'SV409', detail = 'status_in_use';

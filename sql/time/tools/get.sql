@@ -12,13 +12,9 @@ declare
   v_id uuid := app_hidden.parse_uuid(args->>'id', 'id');
 begin
   perform app_hidden.require_time_tracking();
+  -- time.list's rule, from time.list's own finder: within the narrowing, never on a deleted issue.
   return app_hidden.time_entry_json(app_hidden.found(
-    (select e from app_public.time_entries e
-     where e.id = v_id and e.workspace_id = app_hidden.current_workspace_id()
-       -- time.list's rule (app_hidden.time_entries_filtered): within the narrowing, never on a deleted issue.
-       and ((select app_hidden.issues_unrestricted()) or exists (select 1 from app_public.issues i where i.id = e.issue_id))
-       and not exists (select 1 from app_public.issues i where i.id = e.issue_id and i.deleted_at is not null)),
-    'Time entry'));
+    (select e from app_hidden.time_entries_filtered(jsonb_build_object('id', v_id)) e where e.id = v_id), 'Time entry'));
 end
 $$;
 grant execute on function app_tools.time_get(args jsonb) to svc_visitor;

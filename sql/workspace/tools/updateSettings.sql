@@ -4,17 +4,14 @@
 -- the in-app procedure's path (app_hidden.workspace_update_settings: OWNER/ADMIN with the ADMIN scope, else 403
 -- admin_required / scope_required): changes the settings given, returns them as workspace.get shows them. A key
 -- with any narrowing may not (403 narrowing): the settings rule every project, as webhooks see every event.
--- Settings are configuration (like repository mappings and dispatch rules): no event kind records them.
+-- Every setting that changes is named in one WORKSPACE_UPDATED (trigger on workspaces, sql/workspace/triggers.sql,
+-- whatever the path: this tool, GraphQL, the CLI); a call that changes nothing writes none.
 create or replace function app_tools.workspace_update_settings(args jsonb)
  returns jsonb
  language plpgsql
 as $$
 begin
-  perform app_hidden.require_workspace_admin();
-  if not app_hidden.key_unnarrowed() then
-    raise exception 'Workspace settings apply to the whole workspace; changing them needs a key without project, label or initiative narrowing'
-      using errcode = 'SV403', detail = 'narrowing';
-  end if;
+  perform app_hidden.require_unnarrowed_admin('Workspace settings apply to the whole workspace');
   return app_hidden.workspace_json(app_hidden.workspace_update_settings(
     args->>'name', (args->>'cycleLengthDays')::int, (args->>'cycleCooldownDays')::int,
     (args->>'timeTrackingEnabled')::boolean, (args->>'attachmentQuotaMb')::int, (args->>'requiredAckSeconds')::int,
