@@ -33,6 +33,7 @@ export const cycleTools = defineTools(
   }),
   tool({
     name: 'cycles.create',
+    refusesNarrowedKeys: 'projectOrLabel',
     scopes: ['WRITE_ISSUES'],
     description: 'Create a cycle (sprint). Defaults: name "Sprint <n>", startsOn right after the last cycle plus the workspace cooldown (never before today), endsOn from the workspace cycle length. Cycles may not overlap. A cycle is ACTIVE while its dates include today, COMPLETED once they have passed, PLANNED before; activate: true makes a future one current now when no other is; while it waits for its dates, no other cycle may span today (409 active_cycle_exists). Needs a key without project/label narrowing.',
     input: z.strictObject({
@@ -45,6 +46,7 @@ export const cycleTools = defineTools(
   }),
   tool({
     name: 'cycles.update',
+    refusesNarrowedKeys: 'projectOrLabel',
     scopes: ['WRITE_ISSUES'],
     description: 'Rename or re-date a cycle (name, startsOn, endsOn; no overlaps; an ended or canceled cycle keeps its dates, and a live one cannot be made to end before today). Status moves happen through cycles.rollover. Needs a key without project/label narrowing.',
     input: z.strictObject({
@@ -54,6 +56,7 @@ export const cycleTools = defineTools(
   }),
   tool({
     name: 'cycles.delete',
+    refusesNarrowedKeys: 'projectOrLabel',
     scopes: ['WRITE_ISSUES'],
     description: 'Delete a PLANNED or CANCELED cycle, or any cycle holding no issue (trashed ones count); its issues lose the cycle. A sprint that ran with issues: 409 cycle_started; with attachments: 409 cycle_has_attachments. Needs a key without project/label narrowing.',
     input: z.strictObject({ id: id('id') }),
@@ -71,6 +74,7 @@ export const cycleTools = defineTools(
   }),
   tool({
     name: 'cycles.rollover',
+    refusesNarrowedKeys: 'projectOrLabel',
     scopes: ['WRITE_ISSUES'],
     description: 'Move the unfinished issues (status not Done/Canceled) of the current sprint (the cycle whose dates include today; when none runs, the last one that ended without a rollover) to the next cycle (the earliest one not started yet, created from the workspace cycle length and cooldown when none exists). It never changes which sprint is current: cycles stay ACTIVE while their dates include today and become COMPLETED when they end. Returns completed: the cycle the issues came from when it has ended (null while it still runs), current: the cycle they moved to, movedIssueIds, createdNext. Running it again the same day only moves what is still unfinished. Needs a key without project/label narrowing.',
     input: z.strictObject({}),

@@ -60,6 +60,13 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
    * Tools without `run` always have one.
    */
   sql?: boolean;
+  /**
+   * The tool always refuses a narrowed key (its SQL raises 403 narrowing): 'any' narrowing (webhooks, statuses,
+   * settings: they rule the whole workspace), or 'projectOrLabel' narrowing (cycles, label changes). Used only to
+   * leave the tool out of tools/list and catalog.search for such keys (spec 4.1: the list omits what the key could
+   * not call); SQL stays the check.
+   */
+  refusesNarrowedKeys?: 'any' | 'projectOrLabel';
 }
 
 export interface Tool extends ToolDef {

@@ -31,6 +31,7 @@ export const labelTools = defineTools(
   }),
   tool({
     name: 'labels.update',
+    refusesNarrowedKeys: 'projectOrLabel',
     scopes: ['WRITE_ISSUES'],
     description: 'Rename, recolor or describe a label. Keys narrowed to projects or labels may not.',
     input: z.strictObject({ id: id('id'), name: name.optional(), color: color.optional(), description: z.string().max(1000).nullable().optional() }),
@@ -38,6 +39,7 @@ export const labelTools = defineTools(
   }),
   tool({
     name: 'labels.delete',
+    refusesNarrowedKeys: 'projectOrLabel',
     scopes: ['WRITE_ISSUES'],
     description: 'Delete a label; it comes off every issue. Keys narrowed to projects or labels may not.',
     input: z.strictObject({ id: id('id') }),
@@ -45,6 +47,7 @@ export const labelTools = defineTools(
   }),
   tool({
     name: 'labels.merge',
+    refusesNarrowedKeys: 'projectOrLabel',
     scopes: ['WRITE_ISSUES'],
     description: 'Merge label fromId into intoId: its issues get intoId, then fromId is deleted (as labels.delete). Returns the surviving label and issue counts. Keys narrowed to projects or labels may not.',
     input: z.strictObject({ fromId: id('fromId').describe('The label that goes'), intoId: id('intoId').describe('The label that stays') }),

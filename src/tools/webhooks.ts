@@ -25,6 +25,7 @@ export const webhookTools = defineTools(
   tool({
     name: 'webhooks.list',
     scopes: ['ADMIN'],
+    refusesNarrowedKeys: 'any',
     description: 'OWNER/ADMIN, with a key without narrowing: webhooks of the workspace with pending and dead-letter counts. Never a secret.',
     input: z.strictObject({}),
     output: z.object({ items: z.array(WebhookOut) }),
@@ -33,6 +34,7 @@ export const webhookTools = defineTools(
   tool({
     name: 'webhooks.get',
     scopes: ['ADMIN'],
+    refusesNarrowedKeys: 'any',
     description: 'OWNER/ADMIN, with a key without narrowing: one webhook by id, with its delivery health. Never a secret.',
     input: z.strictObject({ id: id('id') }),
     output: WebhookOut,
@@ -41,6 +43,7 @@ export const webhookTools = defineTools(
   tool({
     name: 'webhooks.listDeliveries',
     scopes: ['ADMIN'],
+    refusesNarrowedKeys: 'any',
     description: 'OWNER/ADMIN, with a key without narrowing: webhook deliveries newest first with their attempts; filter by webhookId or status.',
     input: z.strictObject({
       webhookId: id('webhookId').optional(), status: z.enum(['PENDING', 'DELIVERED', 'DEAD_LETTER', 'CANCELED']).optional(),
@@ -52,6 +55,7 @@ export const webhookTools = defineTools(
   tool({
     name: 'webhooks.create',
     scopes: ['ADMIN'],
+    refusesNarrowedKeys: 'any',
     description: `${admin}: register a webhook (events default: all). The answer holds its signing secret, shown only this once.`,
     input: z.strictObject({ url, events: events.optional(), description: description.optional() }),
     output: WebhookShape.extend({ secret: z.string() }),
@@ -64,6 +68,7 @@ export const webhookTools = defineTools(
   tool({
     name: 'webhooks.update',
     scopes: ['ADMIN'],
+    refusesNarrowedKeys: 'any',
     description: `${admin}: change url, events, active (false pauses deliveries) or description of a webhook.`,
     input: z.strictObject({
       id: id('id'), url: url.optional(), events: events.optional(), active: z.boolean().optional(), description: description.optional(),
@@ -78,6 +83,7 @@ export const webhookTools = defineTools(
   tool({
     name: 'webhooks.delete',
     scopes: ['ADMIN'],
+    refusesNarrowedKeys: 'any',
     description: `${admin}: delete a webhook and its deliveries.`,
     input: z.strictObject({ id: id('id') }),
     output: z.looseObject({ id: z.string(), deleted: z.boolean() }),
@@ -85,6 +91,7 @@ export const webhookTools = defineTools(
   tool({
     name: 'webhooks.rotateSecret',
     scopes: ['ADMIN'],
+    refusesNarrowedKeys: 'any',
     description: `${admin}: new signing secret at once (the old one stops); shown only in this answer.`,
     input: z.strictObject({ id: id('id') }),
     output: z.looseObject({ id: z.string(), secret: z.string() }),
@@ -93,6 +100,7 @@ export const webhookTools = defineTools(
   tool({
     name: 'webhooks.test',
     scopes: ['ADMIN'],
+    refusesNarrowedKeys: 'any',
     description: `${admin}: send a signed WEBHOOK_TESTED delivery to this webhook now, whatever its filter (see webhooks.listDeliveries).`,
     input: z.strictObject({ id: id('id') }),
     output: DeliveryOut,

@@ -1,6 +1,7 @@
 /** What tools/list advertises: annotations on every tool, a light default list, provider-portable input schemas. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rpc, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+import { createKey, insertProject, ok, rest, rpc, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+import { TOOLS } from '../../src/tools/catalog.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -131,5 +132,44 @@ describe('portable schemas', () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+});
+
+describe('tools a narrowed key could not call are not listed', () => {
+  it('a project-narrowed key is not offered webhooks, workflow or settings changes, cycle scheduling or label changes', async () => {
+    const narrowed = await createKey(t, ws, { projects: [await insertProject(t, ws, 'Listed narrowly')] });
+    const names = async (token: string) => {
+      const out: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const r = await rpc(t, token, 'tools/list', cursor ? { cursor } : {}, '?profile=full');
+        out.push(...r.body.result.tools.map((x: { name: string }) => x.name));
+        cursor = r.body.result.nextCursor;
+      } while (cursor);
+      return out;
+    };
+    const refused = TOOLS.filter((x) => x.refusesNarrowedKeys).map((x) => x.name);
+    expect(refused).toEqual(expect.arrayContaining(['webhooks.create', 'statuses.delete', 'workspace.updateSettings', 'cycles.delete', 'labels.merge']));
+    const full = await names(ws.token);
+    const listed = await names(narrowed.token);
+    for (const name of refused) {
+      expect(full, name).toContain(name);
+      expect(listed, name).not.toContain(name);
+    }
+    expect(listed).toEqual(expect.arrayContaining(['statuses.list', 'labels.create', 'cycles.list', 'issues.create']));
+    const found = await ok(t, narrowed.token, 'catalog.search', { query: 'webhook' });
+    expect(JSON.stringify(found)).not.toContain('webhooks.create');
+
+    // The flag follows the SQL: those calls are 403 narrowing for this key.
+    const from = await ok(t, ws.token, 'labels.create', { name: 'listed-from' });
+    const into = await ok(t, ws.token, 'labels.create', { name: 'listed-into' });
+    const cycle = await ok(t, ws.token, 'cycles.create', { startsOn: '2099-01-01' });
+    for (const [tool, args] of [
+      ['webhooks.list', {}], ['workspace.updateSettings', {}], ['statuses.reorder', { ids: [crypto.randomUUID()] }],
+      ['cycles.delete', { id: cycle.id }], ['labels.merge', { fromId: from.id, intoId: into.id }], ['labels.delete', { id: from.id }],
+    ] as const) {
+      const r = await rest(t, narrowed.token, tool, args);
+      expect([r.status, r.body.error], tool).toEqual([403, 'narrowing']);
+    }
   });
 });
