@@ -1902,6 +1902,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.require_unnarrowed_admin(text) returns void; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_webhook_admin() returns void; plpgsql stable; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.require_webhook_admin_for_change() returns void; plpgsql volatile; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.require_workflow_admin() returns uuid; plpgsql volatile; execute: svc_visitor; statuses/statuses.sql
 -- app_hidden.require_workspace_admin() returns void; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_workspace_admin_key() returns void; plpgsql stable security definer; execute: svc_visitor; core/caller.sql

@@ -114,7 +114,11 @@ begin
     end if;
   else
     v_issue := app_hidden.find_issue(p_ref, p_field);
-    select * into v_issue from app_public.issues where id = v_issue.id for update;
+    -- Still live once locked: a concurrent delete may have got there first (then 404, as by id).
+    select * into v_issue from app_public.issues where id = v_issue.id and deleted_at is null for update;
+    if v_issue.id is null then
+      raise exception 'Issue not found' using errcode = 'SV404', column = p_field;
+    end if;
   end if;
   perform app_hidden.assert_run_mode_allows_mutation(v_issue.id);
   return v_issue;

@@ -14,6 +14,20 @@ $$;
 comment on function app_hidden.require_webhook_admin() is 'Every in-app webhook procedure and webhooks.* tool starts here: OWNER/ADMIN with the ADMIN scope (require_workspace_admin), and a key without narrowing (403 narrowing).';
 grant execute on function app_hidden.require_webhook_admin() to svc_visitor;
 
+create or replace function app_hidden.require_webhook_admin_for_change()
+ returns void
+ language plpgsql
+as $$
+begin
+  perform app_hidden.require_webhook_admin();
+  -- One registration change at a time per workspace: each records a WEBHOOK_* event that is delivered to the
+  -- workspace's other webhooks, so two deletes at once each waited for the other's webhook (deadlock, then 409).
+  perform pg_advisory_xact_lock(hashtextextended('svc.webhooks:' || app_hidden.current_workspace_id()::text, 0));
+end
+$$;
+comment on function app_hidden.require_webhook_admin_for_change() is 'require_webhook_admin, then serialises the workspace''s webhook registration changes for the transaction (advisory lock).';
+grant execute on function app_hidden.require_webhook_admin_for_change() to svc_visitor;
+
 create or replace function app_hidden.webhook_create(p_url text, p_events text[] default '{}'::text[], p_description text default NULL::text)
  returns jsonb
  language plpgsql
@@ -22,7 +36,7 @@ create or replace function app_hidden.webhook_create(p_url text, p_events text[]
 as $$
 declare v_result jsonb;
 begin
-  perform app_hidden.require_webhook_admin();
+  perform app_hidden.require_webhook_admin_for_change();
   v_result := app_private.webhook_create(app_hidden.current_workspace_id(), p_url, p_events, p_description);
   -- The workspace's other webhooks receive it; this one hears nothing about itself (the outbox trigger).
   perform app_hidden.record_event('WEBHOOK_CREATED', 'webhook', (v_result->>'id')::uuid,
@@ -43,7 +57,7 @@ declare
   v_webhook app_public.webhooks;
   v_result jsonb;
 begin
-  perform app_hidden.require_webhook_admin();
+  perform app_hidden.require_webhook_admin_for_change();
   select * into v_webhook from app_public.webhooks where id = app_hidden.webhook_in_workspace(p_webhook_id);
   v_result := app_private.webhook_delete(v_webhook.id);
   perform app_hidden.record_event('WEBHOOK_DELETED', 'webhook', v_webhook.id, app_hidden.webhook_event_payload(v_webhook));
@@ -155,7 +169,7 @@ create or replace function app_hidden.webhook_rotate_secret(p_webhook_id uuid)
 as $$
 declare v_result jsonb;
 begin
-  perform app_hidden.require_webhook_admin();
+  perform app_hidden.require_webhook_admin_for_change();
   v_result := app_private.webhook_rotate_secret(app_hidden.webhook_in_workspace(p_webhook_id));
   perform app_hidden.record_event('WEBHOOK_UPDATED', 'webhook', p_webhook_id,
     (select app_hidden.webhook_event_payload(w) from app_public.webhooks w where w.id = p_webhook_id)
@@ -173,7 +187,7 @@ create or replace function app_hidden.webhook_test(p_webhook_id uuid)
  set search_path to 'pg_catalog'
 as $$
 begin
-  perform app_hidden.require_webhook_admin();
+  perform app_hidden.require_webhook_admin_for_change();
   return app_private.webhook_test(app_hidden.webhook_in_workspace(p_webhook_id));
 end
 $$;
@@ -192,7 +206,7 @@ declare
   v_result jsonb;
   v_changes text[] := '{}';
 begin
-  perform app_hidden.require_webhook_admin();
+  perform app_hidden.require_webhook_admin_for_change();
   select * into v_old from app_public.webhooks where id = app_hidden.webhook_in_workspace(p_webhook_id);
   v_result := app_private.webhook_update(v_old.id, p_url, p_events, p_active, p_description);
   select * into v_new from app_public.webhooks where id = v_old.id;

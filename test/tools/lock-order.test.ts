@@ -62,4 +62,21 @@ describe('lock order', () => {
     expect(r.ms).toBeLessThan(900);
     expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).labelIds).toEqual([into.id]);
   });
+
+  it('of two concurrent issues.delete by key, the second (it waited for the row) is 404 and writes nothing', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Deleted twice at once' });
+    const client = await t.pools.owner.connect();
+    try {
+      await client.query('begin');
+      await client.query('select 1 from app_public.issues where id = $1 for update', [issue.id]);
+      const calls = [rest(t, ws.token, 'issues.delete', { id: issue.key }), rest(t, ws.token, 'issues.delete', { id: issue.key })];
+      await sleep(150);
+      await client.query('commit');
+      expect((await Promise.all(calls)).map((r) => r.status).sort()).toEqual([200, 404]);
+    } finally {
+      client.release();
+    }
+    const recent = await ok(t, ws.token, 'events.recent', { limit: 50 });
+    expect(recent.items.filter((e: any) => e.kind === 'ISSUE_DELETED' && e.subjectId === issue.id)).toHaveLength(1);
+  });
 });

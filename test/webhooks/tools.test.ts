@@ -98,6 +98,18 @@ describe('webhooks.create', () => {
   });
 });
 
+describe('parallel registration changes', () => {
+  it('ten webhooks deleted at once all go (each deletion is delivered to the others: they used to deadlock)', async () => {
+    const hooks = [];
+    for (let i = 0; i < 10; i++) hooks.push(await ok(t, other.token, 'webhooks.create', { url: `https://parallel-${i}.example.com/in` }));
+    // A backlog: every event of the workspace is a pending delivery to each of them.
+    await ok(t, other.token, 'issues.createMany', { items: Array.from({ length: 50 }, (_, i) => ({ title: `Backlog ${i}` })) });
+    const answers = await Promise.all(hooks.map((h) => rest(t, other.token, 'webhooks.delete', { id: h.id })));
+    expect(answers.map((r) => r.status)).toEqual(hooks.map(() => 200));
+    expect((await ok(t, other.token, 'webhooks.list', {})).items.filter((w: any) => w.url.includes('parallel-'))).toEqual([]);
+  });
+});
+
 describe('who may', () => {
   it('a MEMBER (admin_required), a key without ADMIN (scope_required) and a narrowed key (narrowing) are refused by every tool', async () => {
     const hook = await ok(t, ws.token, 'webhooks.create', { url: 'https://hooks.example.com/guarded' });
