@@ -298,6 +298,12 @@ begin
   if p_url is null then
     perform app_hidden.raise_invalid('url', 'url is required');
   end if;
+  -- At most 50 per workspace (every event becomes a delivery to each of them), counted under the lock that
+  -- serialises registration changes (require_webhook_admin_for_change takes the same one; it is reentrant).
+  perform pg_advisory_xact_lock(hashtextextended('svc.webhooks:' || p_workspace_id::text, 0));
+  if (select count(*) from app_public.webhooks w where w.workspace_id = p_workspace_id) >= 50 then
+    raise exception 'A workspace has at most 50 webhooks; delete one first' using errcode = 'SV409', detail = 'webhook_limit';
+  end if;
   insert into app_public.webhooks (workspace_id, url, events, description)
   values (p_workspace_id, p_url, v_events, p_description)
   returning * into v_webhook;
@@ -305,7 +311,7 @@ begin
   return app_hidden.webhook_json(v_webhook) || jsonb_build_object('secret', v_secret);
 end
 $$;
-comment on function app_private.webhook_create(p_workspace_id uuid, p_url text, p_events text[], p_description text) is 'Registers a webhook; the result carries its signing secret, shown this once.';
+comment on function app_private.webhook_create(p_workspace_id uuid, p_url text, p_events text[], p_description text) is 'Registers a webhook (at most 50 per workspace: 409 webhook_limit); the result carries its signing secret, shown this once.';
 
 create or replace function app_private.webhook_delete(p_webhook_id uuid)
  returns jsonb

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.ts';
 import { ToolRunner } from '../../src/tools/invoke.ts';
 import { gql } from '../support/graphql.ts';
-import { admin, createKey, insertProject, ok, rest, rpc, startWithWorkspaces, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createKey, createWorkspace, insertProject, ok, rest, rpc, startWithWorkspaces, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
 import { expect400 } from '../support/expect.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { until } from '../support/until.ts';
@@ -107,6 +107,20 @@ describe('parallel registration changes', () => {
     const answers = await Promise.all(hooks.map((h) => rest(t, other.token, 'webhooks.delete', { id: h.id })));
     expect(answers.map((r) => r.status)).toEqual(hooks.map(() => 200));
     expect((await ok(t, other.token, 'webhooks.list', {})).items.filter((w: any) => w.url.includes('parallel-'))).toEqual([]);
+  });
+});
+
+describe('limit', () => {
+  it('a workspace has at most 50 webhooks: the 51st is 409 webhook_limit, on the tool and the operator CLI alike', async () => {
+    const w = await createWorkspace(t);
+    // 49 registered directly (no events, no deliveries), then the 50th through the tool.
+    await t.pools.owner.query(`insert into app_public.webhooks (workspace_id, url) select $1, 'https://limit-' || g || '.example.com/in' from generate_series(1, 49) g`, [w.id]);
+    await ok(t, w.token, 'webhooks.create', { url: 'https://limit-50.example.com/in' });
+    const r = await rest(t, w.token, 'webhooks.create', { url: 'https://limit-51.example.com/in' });
+    expect([r.status, r.body.error]).toEqual([409, 'webhook_limit']);
+    await expect(admin(t, 'create-webhook', { workspace: w.key, url: 'https://limit-52.example.com/in' })).rejects.toThrow(/at most 50 webhooks/);
+    const { rows } = await t.pools.owner.query('select count(*)::int as n from app_public.webhooks where workspace_id = $1', [w.id]);
+    expect(rows[0].n).toBe(50);
   });
 });
 
