@@ -1738,6 +1738,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.canvas_size(uuid) returns record; sql stable security definer; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.chat_message_for_agent(text) returns app_public.chat_messages; plpgsql stable security definer; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_message_json(app_public.chat_messages) returns jsonb; sql stable; execute: svc_visitor; chat/chat.sql
+-- app_hidden.chat_message_seq(app_public.chat_threads,text,text) returns bigint; plpgsql stable; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_open_thread(uuid,text,uuid,text,text) returns uuid; plpgsql volatile security definer; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_post_agent_message(app_public.chat_threads,text,text,uuid) returns app_public.chat_messages; plpgsql volatile; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_post_user_message(uuid,text,text,uuid) returns uuid; plpgsql volatile security definer; execute: svc_visitor; chat/chat.sql
@@ -2126,6 +2127,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.issue_api_key(uuid,uuid,text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text,uuid) returns app_public.issued_api_key; plpgsql volatile; execute: owner only; auth/keys.sql
 -- app_private.issue_last_event_at(uuid,uuid,text) returns timestamp with time zone; sql stable; execute: owner only; dispatch/watchdogs.sql
 -- app_private.issue_number_sequence(uuid) returns text; sql immutable; execute: owner only; issues/triggers.sql
+-- app_private.lock_webhook_registrations(uuid) returns void; sql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.narrowing_within(app_private.caller,uuid[],uuid[],uuid[]) returns boolean; sql stable; execute: owner only; auth/keys.sql
 -- app_private.new_webhook_secret() returns text; sql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.notification_preference_effective(uuid,uuid,text) returns TABLE(enabled boolean, delivery text, source text); sql stable; execute: owner only; notification/preferences.sql

@@ -33,6 +33,25 @@ $$;
 comment on function app_hidden.chat_message_json(m app_public.chat_messages) is 'ChatMessage (spec 2.12): id, threadId, role, body, contextSnapshot, sourceRunId, createdAt, finalizedDraftId (+ author ids).';
 grant execute on function app_hidden.chat_message_json(m app_public.chat_messages) to svc_visitor;
 
+create or replace function app_hidden.chat_message_seq(p_thread app_public.chat_threads, p_message_id text, p_field text)
+ returns bigint
+ language plpgsql
+ stable
+as $$
+declare v_seq bigint;
+begin
+  select m.seq into v_seq from app_public.chat_messages m
+  where m.id = app_hidden.parse_uuid(p_message_id, p_field) and m.workspace_id = p_thread.workspace_id
+    and m.thread_id = p_thread.id;
+  if v_seq is null then
+    raise exception '% must be the id of a message of this thread', p_field using errcode = 'SV400', column = p_field;
+  end if;
+  return v_seq;
+end
+$$;
+comment on function app_hidden.chat_message_seq(p_thread app_public.chat_threads, p_message_id text, p_field text) is 'The position (seq) of a message of the thread, for paging from it (chat.getThread before, chat.listMessages cursor); 400 naming the field otherwise.';
+grant execute on function app_hidden.chat_message_seq(p_thread app_public.chat_threads, p_message_id text, p_field text) to svc_visitor;
+
 create or replace function app_hidden.chat_thread_for_agent(p_thread_id text)
  returns app_public.chat_threads
  language plpgsql

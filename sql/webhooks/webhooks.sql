@@ -14,15 +14,23 @@ $$;
 comment on function app_hidden.require_webhook_admin() is 'Every in-app webhook procedure and webhooks.* tool starts here: OWNER/ADMIN with the ADMIN scope (require_workspace_admin), and a key without narrowing (403 narrowing).';
 grant execute on function app_hidden.require_webhook_admin() to svc_visitor;
 
+create or replace function app_private.lock_webhook_registrations(p_workspace_id uuid)
+ returns void
+ language sql
+as $$
+  -- One registration change at a time per workspace: each records a WEBHOOK_* event that is delivered to the
+  -- workspace's other webhooks, so two deletes at once each waited for the other's webhook (deadlock, then 409).
+  select pg_advisory_xact_lock(hashtextextended('svc.webhooks:' || p_workspace_id::text, 0))
+$$;
+comment on function app_private.lock_webhook_registrations(p_workspace_id uuid) is 'Serialises the webhook registration changes of a workspace for the transaction (advisory lock, reentrant).';
+
 create or replace function app_hidden.require_webhook_admin_for_change()
  returns void
  language plpgsql
 as $$
 begin
   perform app_hidden.require_webhook_admin();
-  -- One registration change at a time per workspace: each records a WEBHOOK_* event that is delivered to the
-  -- workspace's other webhooks, so two deletes at once each waited for the other's webhook (deadlock, then 409).
-  perform pg_advisory_xact_lock(hashtextextended('svc.webhooks:' || app_hidden.current_workspace_id()::text, 0));
+  perform app_private.lock_webhook_registrations(app_hidden.current_workspace_id());
 end
 $$;
 comment on function app_hidden.require_webhook_admin_for_change() is 'require_webhook_admin, then serialises the workspace''s webhook registration changes for the transaction (advisory lock).';
@@ -299,8 +307,8 @@ begin
     perform app_hidden.raise_invalid('url', 'url is required');
   end if;
   -- At most 50 per workspace (every event becomes a delivery to each of them), counted under the lock that
-  -- serialises registration changes (require_webhook_admin_for_change takes the same one; it is reentrant).
-  perform pg_advisory_xact_lock(hashtextextended('svc.webhooks:' || p_workspace_id::text, 0));
+  -- serialises registration changes (require_webhook_admin_for_change takes it too; it is reentrant).
+  perform app_private.lock_webhook_registrations(p_workspace_id);
   if (select count(*) from app_public.webhooks w where w.workspace_id = p_workspace_id) >= 50 then
     raise exception 'A workspace has at most 50 webhooks; delete one first' using errcode = 'SV409', detail = 'webhook_limit';
   end if;

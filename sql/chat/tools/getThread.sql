@@ -16,11 +16,7 @@ declare
   v_count int;
 begin
   if args->>'before' is not null then
-    select m.seq into v_before_seq from app_public.chat_messages m
-    where m.id = app_hidden.parse_uuid(args->>'before', 'before') and m.thread_id = v_thread.id;
-    if v_before_seq is null then
-      raise exception 'before must be a message of this thread' using errcode = 'SV400', column = 'before';
-    end if;
+    v_before_seq := app_hidden.chat_message_seq(v_thread, args->>'before', 'before');
   end if;
   select coalesce(jsonb_agg(app_hidden.chat_message_json(x.m) order by x.seq) filter (where x.rn <= v_limit), '[]'), count(*)
   into v_messages, v_count

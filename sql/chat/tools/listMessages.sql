@@ -15,12 +15,7 @@ declare
   v_after_seq bigint := 0;
 begin
   if args->>'cursor' is not null then
-    select m.seq into v_after_seq from app_public.chat_messages m
-    where m.id = app_hidden.parse_uuid(args->>'cursor', 'cursor') and m.workspace_id = v_thread.workspace_id
-      and m.thread_id = v_thread.id;
-    if v_after_seq is null then
-      raise exception 'cursor must be a message id of this thread' using errcode = 'SV400', column = 'cursor';
-    end if;
+    v_after_seq := app_hidden.chat_message_seq(v_thread, args->>'cursor', 'cursor');
   end if;
   -- The cursor is the last message id of the page (page_json with no prefix: the sort key itself).
   return app_hidden.page_json(array(
