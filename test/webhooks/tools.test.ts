@@ -186,7 +186,11 @@ describe('webhooks.update / delete / rotateSecret', () => {
     expect(rotated.secret).not.toBe(hook.secret);
     const { rows } = await t.pools.owner.query('select secret from app_private.webhook_secrets where webhook_id = $1', [hook.id]);
     expect(rows[0].secret).toBe(rotated.secret);
+    // A pending delivery goes with the webhook (docs/decisions.md: it names the URL and was signed with the secret).
+    await ok(t, ws.token, 'issues.create', { title: 'Delivered to the rotated webhook' });
+    expect((await deliveriesOf(hook.id)).length).toBeGreaterThan(0);
     expect(await ok(t, ws.token, 'webhooks.delete', { id: hook.id })).toEqual({ id: hook.id, deleted: true });
+    expect(await deliveriesOf(hook.id)).toEqual([]);
     expect((await rest(t, ws.token, 'webhooks.get', { id: hook.id })).status).toBe(404);
     expect((await rest(t, ws.token, 'webhooks.delete', { id: hook.id })).status).toBe(404);
     const events = await subjectEvents(t, ws.token, 'webhook', hook.id);
