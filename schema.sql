@@ -1876,7 +1876,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.raise_label_name_taken(text) returns void; plpgsql volatile; execute: svc_visitor; labels/labels.sql
 -- app_hidden.raise_not_found(text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
 -- app_hidden.raise_status_name_taken(text) returns void; plpgsql volatile; execute: svc_visitor; statuses/statuses.sql
--- app_hidden.rate_limit_take(uuid,uuid,text,integer,integer) returns integer; sql volatile security definer; execute: svc_visitor; core/rate_limits.sql
+-- app_hidden.rate_limit_reserve(uuid,uuid,text,integer,integer) returns record; plpgsql volatile security definer; execute: svc_visitor; core/rate_limits.sql
 -- app_hidden.record_event(text,text,uuid,jsonb) returns uuid; sql volatile security definer; execute: svc_visitor; events/record.sql
 -- app_hidden.record_status_event(text,app_public.statuses,jsonb) returns uuid; sql volatile; execute: svc_visitor; statuses/statuses.sql
 -- app_hidden.relation_path_exists(text,uuid,uuid) returns boolean; sql stable security definer; execute: svc_visitor; relations/relations.sql

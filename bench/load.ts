@@ -7,9 +7,9 @@
  * calls), and GraphQL queries. Every answer must be a success (HTTP 2xx, no JSON-RPC error, no isError, no
  * GraphQL errors): the run fails on any error. Prints p50/p99 per kind and overall.
  *
- * The cost of the shared rate limit (one upsert per request, src/http/rate-limit.ts) is reported twice:
- * the statement itself through pg at the same concurrency, and (unless --no-compare) the same load against
- * a second start with SVC_RATE_LIMIT_*_PER_MIN=0.
+ * The cost of the shared rate limit (src/http/rate-limit.ts: a reservation statement every few calls of a key)
+ * is reported twice: one reservation through pg against `select 1`, and (unless --no-compare) the same load
+ * against a second start with SVC_RATE_LIMIT_*_PER_MIN=0.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -129,10 +129,10 @@ async function seed(ownerUrl: string, runTag: string): Promise<Client[]> {
 }
 
 /**
- * What the shared counter costs one request: the rate-limit upsert against a bare `select 1` round trip,
- * interleaved on one connection (so both see the same machine load); the difference is the cost per call.
+ * What one reservation of the shared counter costs: the statement against a bare `select 1` round trip,
+ * interleaved on one connection (so both see the same machine load); a key pays it every few calls.
  */
-async function rateLimitCost(ownerUrl: string): Promise<{ upsertP50Ms: number; selectP50Ms: number; costP50Ms: number; costMeanMs: number }> {
+async function rateLimitCost(ownerUrl: string): Promise<{ reserveP50Ms: number; selectP50Ms: number; costP50Ms: number; costMeanMs: number }> {
   const visitor = new pg.Client({ connectionString: ownerUrl, options: '-c role=svc_visitor' });
   await visitor.connect();
   try {
@@ -142,7 +142,7 @@ async function rateLimitCost(ownerUrl: string): Promise<{ upsertP50Ms: number; s
     const base: number[] = [];
     for (let i = 0; i < CALLS; i++) {
       let t0 = performance.now();
-      await visitor.query({ name: 'rl', text: 'select app_hidden.rate_limit_take($1, $2, $3, $4, $5) as retry', values: [key, ws, 'rest', 1, 1_000_000_000] });
+      await visitor.query({ name: 'rl', text: 'select granted from app_hidden.rate_limit_reserve($1, $2, $3, $4, $5)', values: [key, ws, 'rest', 1, 1_000_000_000] });
       up.push(performance.now() - t0);
       t0 = performance.now();
       await visitor.query({ name: 'one', text: 'select 1 as one' });
@@ -152,7 +152,7 @@ async function rateLimitCost(ownerUrl: string): Promise<{ upsertP50Ms: number; s
     const costMeanMs = mean(up) - mean(base);
     up.sort((a, b) => a - b);
     base.sort((a, b) => a - b);
-    return { upsertP50Ms: percentile(up, 50), selectP50Ms: percentile(base, 50), costP50Ms: percentile(up, 50) - percentile(base, 50), costMeanMs };
+    return { reserveP50Ms: percentile(up, 50), selectP50Ms: percentile(base, 50), costP50Ms: percentile(up, 50) - percentile(base, 50), costMeanMs };
   } finally {
     await visitor.end();
   }
@@ -187,8 +187,8 @@ async function main() {
     failed ||= on.errors.length > 0;
 
     const cost = await rateLimitCost(ownerUrl);
-    log(`\nrate-limit upsert vs select 1 (one connection, ${CALLS} each, interleaved): p50 ${cost.upsertP50Ms.toFixed(3)} vs ${cost.selectP50Ms.toFixed(3)} ms → cost per request p50 ${cost.costP50Ms.toFixed(3)} ms, mean ${cost.costMeanMs.toFixed(3)} ms`);
-    emit({ name: 'rate-limit upsert', ...cost });
+    log(`\nrate-limit reservation vs select 1 (one connection, ${CALLS} each, interleaved): p50 ${cost.reserveP50Ms.toFixed(3)} vs ${cost.selectP50Ms.toFixed(3)} ms → cost per reservation p50 ${cost.costP50Ms.toFixed(3)} ms, mean ${cost.costMeanMs.toFixed(3)} ms`);
+    emit({ name: 'rate-limit reservation', ...cost });
 
     if (!opts['no-compare']) {
       await stopServer(server);

@@ -50,6 +50,34 @@ describe('rate limits', () => {
     expect((await rest(a, other.token, 'workspace.get', {})).status).toBe(200);
   });
 
+  it('REST: calls at once from two processes: exactly the limit passes, the rest are 429', async () => {
+    await freshWindow();
+    const key = await createKey(a, ws);
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => rest(i % 2 ? b : a, key.token, 'workspace.get', {})));
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(4);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(8);
+  });
+
+  it('a process reserves calls ahead: a key\'s counter is written every few calls, not on every call', async () => {
+    await freshWindow();
+    const roomy = await startTestApp({ rateLimits: { rpc: 600, rest: 300 }, ownerUrl: a.ownerUrl });
+    try {
+      const key = await createKey(a, ws);
+      const counted = async () => (await a.pools.owner.query(
+        'select calls from app_private.rate_limit_counters where key_id = $1 and surface = $2', [key.id, 'rest'])).rows[0]?.calls;
+      expect((await rest(roomy, key.token, 'workspace.get', {})).status).toBe(200);
+      // The call itself and an eighth of the 299 left: 1 + 37.
+      expect(await counted()).toBe(38);
+      for (let i = 0; i < 37; i++) expect((await rest(roomy, key.token, 'workspace.get', {})).status).toBe(200);
+      expect(await counted()).toBe(38);
+      // The 39th call reserves again: 1 + (300 - 38 - 1) / 8.
+      expect((await rest(roomy, key.token, 'workspace.get', {})).status).toBe(200);
+      expect(await counted()).toBe(38 + 1 + 32);
+    } finally {
+      await roomy.close();
+    }
+  });
+
   it('JSON-RPC: each call of a batch counts; over the limit the whole batch is a 429 envelope', async () => {
     await freshWindow();
     const key = await createKey(a, ws);
