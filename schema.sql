@@ -107,12 +107,12 @@ create policy insert_visible_requests on app_public.action_requests for insert t
 create policy owner_all on app_public.action_requests for all to current_user using (true) with check (true);
 create policy select_visible_requests on app_public.action_requests for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
-  WHERE (i.id = action_requests.issue_id)))) OR (assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (issue_id IS NULL)))));
+  WHERE (i.id = action_requests.issue_id)))) OR ((issue_id IS NULL) AND ((assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR (assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)))))));
 create policy update_visible_requests on app_public.action_requests for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
-  WHERE (i.id = action_requests.issue_id)))) OR (assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (issue_id IS NULL))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+  WHERE (i.id = action_requests.issue_id)))) OR ((issue_id IS NULL) AND ((assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR (assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
-  WHERE (i.id = action_requests.issue_id)))) OR (assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (issue_id IS NULL)))));
+  WHERE (i.id = action_requests.issue_id)))) OR ((issue_id IS NULL) AND ((assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR (assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)))))));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.action_requests FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.action_requests FOR EACH ROW EXECUTE FUNCTION app_private.tg_action_requests__events();
 
@@ -143,7 +143,7 @@ alter table app_public.activity_events enable row level security;
 alter table app_public.activity_events force row level security;
 grant select on app_public.activity_events to svc_visitor;
 create policy owner_all on app_public.activity_events for all to current_user using (true) with check (true);
-create policy select_in_workspace on app_public.activity_events for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.event_subject_visible(subject_type, subject_id))));
+create policy select_in_workspace on app_public.activity_events for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (((subject_type <> 'chat-thread'::text) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.event_subject_visible(subject_type, subject_id))) OR ((subject_type = 'chat-thread'::text) AND app_hidden.chat_event_visible(subject_id, ((payload -> 'context'::text) ->> 'issueId'::text))))));
 CREATE TRIGGER _500_webhooks AFTER INSERT ON app_public.activity_events FOR EACH ROW EXECUTE FUNCTION app_private.tg_activity_events__webhooks();
 CREATE TRIGGER _510_agent_dispatch AFTER INSERT ON app_public.activity_events FOR EACH ROW WHEN (new.kind = 'AGENT_ASSIGNED'::text) EXECUTE FUNCTION app_private.tg_activity_events__agent_dispatch();
 
@@ -572,7 +572,7 @@ alter table app_public.chat_threads enable row level security;
 alter table app_public.chat_threads force row level security;
 grant select on app_public.chat_threads to svc_visitor;
 create policy owner_all on app_public.chat_threads for all to current_user using (true) with check (true);
-create policy select_as_participant on app_public.chat_threads for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND (created_by_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))) OR ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin))));
+create policy select_as_participant on app_public.chat_threads for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND (created_by_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))) OR ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)) AND ((issue_id IS NULL) OR ( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR app_hidden.chat_thread_issue_visible(issue_id))));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.chat_threads FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 
 -- Comments on issues. Deletion is soft (kept for audit, hidden from lists and bundles). Previous bodies in revisions (at most 20, oldest dropped).
@@ -1736,6 +1736,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.canvas_shown_node_ids(uuid) returns uuid[]; sql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_shows_node(app_public.canvas_nodes) returns boolean; sql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_size(uuid) returns record; sql stable security definer; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.chat_event_visible(uuid,text) returns boolean; plpgsql stable; execute: svc_visitor; events/visibility.sql
 -- app_hidden.chat_message_for_agent(text) returns app_public.chat_messages; plpgsql stable security definer; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_message_json(app_public.chat_messages) returns jsonb; sql stable; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_message_seq(app_public.chat_threads,text,text) returns bigint; plpgsql stable; execute: svc_visitor; chat/chat.sql
@@ -1744,6 +1745,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.chat_post_user_message(uuid,text,text,uuid) returns uuid; plpgsql volatile security definer; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_publish_draft(app_public.chat_threads,jsonb) returns void; sql volatile; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_thread_for_agent(text) returns app_public.chat_threads; plpgsql stable security definer; execute: svc_visitor; chat/chat.sql
+-- app_hidden.chat_thread_issue_visible(uuid) returns boolean; plpgsql stable security definer; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_thread_json(app_public.chat_threads) returns jsonb; sql stable; execute: svc_visitor; chat/chat.sql
 -- app_hidden.check_cycle_dates(uuid,date,date) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.check_one_active_cycle(uuid,date,date,text) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
@@ -1948,7 +1950,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.user_today(text) returns date; plpgsql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.utc_today() returns date; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.uuid_array(jsonb,text) returns uuid[]; plpgsql immutable; execute: svc_visitor; core/util.sql
--- app_hidden.visible_parent_id(uuid) returns uuid; plpgsql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.visible_issue_id(uuid) returns uuid; plpgsql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.watcher_json(app_public.issue_watchers) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.webhook_create(text,text[],text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_delete(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
@@ -1962,6 +1964,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.webhook_test(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_update(uuid,text,text[],boolean,text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhooks_list() returns jsonb; plpgsql stable security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.with_visible_duplicate(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_hidden.workspace_json(app_public.workspaces) returns jsonb; sql stable; execute: svc_visitor; workspace/workspace.sql
 -- app_hidden.workspace_update_settings(text,integer,integer,boolean,integer,integer,boolean,text,integer,integer) returns app_public.workspaces; plpgsql volatile security definer; execute: svc_visitor; workspace/workspace.sql
 

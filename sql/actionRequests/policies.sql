@@ -1,5 +1,6 @@
 -- Row-level security policies of action requests and votes. A request tied to an issue follows that issue's
--- narrowing; a narrowed key also sees requests assigned to its agent (or, without an issue, to its user).
+-- narrowing (assigned to the key's agent or not: its issue id, body and payload are about that issue); a narrowed
+-- key also sees requests without an issue assigned to its agent or its user.
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
 drop policy if exists owner_all on app_public.action_requests;
@@ -10,8 +11,8 @@ comment on policy owner_all on app_public.action_requests is 'The schema owner (
 
 drop policy if exists select_visible_requests on app_public.action_requests;
 create policy select_visible_requests on app_public.action_requests for select to svc_visitor
-  using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1 FROM app_public.issues i WHERE (i.id = action_requests.issue_id)))) OR (assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (issue_id IS NULL)))));
-comment on policy select_visible_requests on app_public.action_requests is 'Requests of the workspace; a narrowed key sees those on issues it can see and those assigned to it.';
+  using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1 FROM app_public.issues i WHERE (i.id = action_requests.issue_id)))) OR ((issue_id IS NULL) AND ((assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR (assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)))))));
+comment on policy select_visible_requests on app_public.action_requests is 'Requests of the workspace; a narrowed key sees those on issues it can see and those without an issue assigned to its agent or user.';
 
 drop policy if exists insert_visible_requests on app_public.action_requests;
 create policy insert_visible_requests on app_public.action_requests for insert to svc_visitor
@@ -20,8 +21,8 @@ comment on policy insert_visible_requests on app_public.action_requests is 'Requ
 
 drop policy if exists update_visible_requests on app_public.action_requests;
 create policy update_visible_requests on app_public.action_requests for update to svc_visitor
-  using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1 FROM app_public.issues i WHERE (i.id = action_requests.issue_id)))) OR (assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (issue_id IS NULL)))))
-  with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1 FROM app_public.issues i WHERE (i.id = action_requests.issue_id)))) OR (assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND (issue_id IS NULL)))));
+  using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1 FROM app_public.issues i WHERE (i.id = action_requests.issue_id)))) OR ((issue_id IS NULL) AND ((assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR (assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)))))))
+  with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1 FROM app_public.issues i WHERE (i.id = action_requests.issue_id)))) OR ((issue_id IS NULL) AND ((assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR (assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)))))));
 comment on policy update_visible_requests on app_public.action_requests is 'Request moves, votes closing and accept/decline by keys that can see the request.';
 
 drop policy if exists owner_all on app_public.action_request_votes;

@@ -1,20 +1,45 @@
 -- actionRequests: JSON shapes and poll arithmetic (spec 2.13, 4.11).
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
+create or replace function app_hidden.with_visible_duplicate(p_json jsonb)
+ returns jsonb
+ language plpgsql
+ stable
+as $$
+declare v_ref text := p_json->>'duplicateOfIssueId';
+begin
+  if v_ref is null or app_hidden.issues_unrestricted() then
+    return p_json;
+  end if;
+  -- As the caller (RLS): the issue, named by id or key as the request was made, must be visible.
+  if v_ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+     and exists (select 1 from app_public.issues i where i.id = v_ref::uuid) then
+    return p_json;
+  elsif exists (select 1 from app_public.issues i where i.workspace_id = app_hidden.current_workspace_id() and i.key = upper(v_ref)) then
+    return p_json;
+  end if;
+  return jsonb_set(p_json, '{duplicateOfIssueId}', 'null');
+end
+$$;
+comment on function app_hidden.with_visible_duplicate(p_json jsonb) is 'An action request''s payload or dispatch result with duplicateOfIssueId (an id or key) null when the caller cannot see that issue (narrowing).';
+grant execute on function app_hidden.with_visible_duplicate(p_json jsonb) to svc_visitor;
+
 create or replace function app_hidden.action_request_json(r app_public.action_requests)
  returns jsonb
  language sql
  stable
 as $$
   select jsonb_build_object(
-    'id', r.id, 'title', r.title, 'body', r.body, 'severity', r.severity, 'kind', r.kind, 'payload', r.payload,
+    'id', r.id, 'title', r.title, 'body', r.body, 'severity', r.severity, 'kind', r.kind,
+    -- The issue a CLOSE_AS_DUPLICATE names only if the caller may see it (as in its dispatch result).
+    'payload', app_hidden.with_visible_duplicate(r.payload),
     'assignedUserId', r.assigned_user_id, 'assignedAgentId', r.assigned_agent_id, 'issueId', r.issue_id,
     'commentId', r.comment_id, 'dueAt', r.due_at, 'sourceType', r.source_type, 'sourceId', r.source_id,
     'status', r.status, 'options', coalesce(r.options, '[]'::jsonb), 'isPoll', r.options is not null,
     'votingClosedAt', r.voting_closed_at, 'winningOptionKey', r.winning_option_key,
     'requestedByUserId', r.requested_by_user_id, 'requestedByAgentId', r.requested_by_agent_id,
     'resolvedAt', r.resolved_at, 'resolvedByUserId', r.resolved_by_user_id, 'resolvedByAgentId', r.resolved_by_agent_id,
-    'dispatchResult', r.dispatch_result, 'createdAt', r.created_at, 'updatedAt', r.updated_at)
+    'dispatchResult', app_hidden.with_visible_duplicate(r.dispatch_result), 'createdAt', r.created_at, 'updatedAt', r.updated_at)
 $$;
 comment on function app_hidden.action_request_json(r app_public.action_requests) is 'ActionRequest (spec 2.13) with isPoll, requester, resolution and the result of its bound dispatch.';
 grant execute on function app_hidden.action_request_json(r app_public.action_requests) to svc_visitor;

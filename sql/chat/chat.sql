@@ -26,11 +26,14 @@ create or replace function app_hidden.chat_message_json(m app_public.chat_messag
  stable
 as $$
   select jsonb_build_object(
-    'id', m.id, 'threadId', m.thread_id, 'role', m.role, 'body', m.body, 'contextSnapshot', m.context_snapshot,
+    'id', m.id, 'threadId', m.thread_id, 'role', m.role, 'body', m.body,
+    -- The issue of a person's context only if the caller may see it (a narrowed agent key may not).
+    'contextSnapshot', case when m.context_snapshot->>'issueId' is null then m.context_snapshot
+                            else jsonb_set(m.context_snapshot, '{issueId}', coalesce(to_jsonb(app_hidden.visible_issue_id((m.context_snapshot->>'issueId')::uuid)), 'null')) end,
     'sourceRunId', m.source_run_id, 'createdAt', m.created_at, 'finalizedDraftId', m.finalized_draft_id,
     'authorUserId', m.author_user_id, 'authorAgentId', m.author_agent_id)
 $$;
-comment on function app_hidden.chat_message_json(m app_public.chat_messages) is 'ChatMessage (spec 2.12): id, threadId, role, body, contextSnapshot, sourceRunId, createdAt, finalizedDraftId (+ author ids).';
+comment on function app_hidden.chat_message_json(m app_public.chat_messages) is 'ChatMessage (spec 2.12): id, threadId, role, body, contextSnapshot (its issueId null when the caller cannot see that issue), sourceRunId, createdAt, finalizedDraftId (+ author ids).';
 grant execute on function app_hidden.chat_message_json(m app_public.chat_messages) to svc_visitor;
 
 create or replace function app_hidden.chat_message_seq(p_thread app_public.chat_threads, p_message_id text, p_field text)
@@ -52,6 +55,24 @@ $$;
 comment on function app_hidden.chat_message_seq(p_thread app_public.chat_threads, p_message_id text, p_field text) is 'The position (seq) of a message of the thread, for paging from it (chat.getThread before, chat.listMessages cursor); 400 naming the field otherwise.';
 grant execute on function app_hidden.chat_message_seq(p_thread app_public.chat_threads, p_message_id text, p_field text) to svc_visitor;
 
+create or replace function app_hidden.chat_thread_issue_visible(p_issue_id uuid)
+ returns boolean
+ language plpgsql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- The issues policy's own rule (unrestricted key, or the issue passes the narrowing), asked as the owner so
+  -- that definer functions and policies get the same answer. plpgsql: its query is planned once per session.
+  return p_issue_id is null or app_hidden.issues_unrestricted() or exists (
+    select 1 from app_public.issues i
+    where i.id = p_issue_id and i.workspace_id = app_hidden.current_workspace_id()
+      and app_hidden.issue_passes_narrowing(i.id, i.project_id));
+end
+$$;
+comment on function app_hidden.chat_thread_issue_visible(p_issue_id uuid) is 'Whether the calling key may see a chat thread tied to this issue (null: a thread without issue, always): threads follow their issue''s narrowing (policy select_as_participant, chat_thread_for_agent).';
+grant execute on function app_hidden.chat_thread_issue_visible(p_issue_id uuid) to svc_visitor;
+
 create or replace function app_hidden.chat_thread_for_agent(p_thread_id text)
  returns app_public.chat_threads
  language plpgsql
@@ -64,7 +85,9 @@ declare
 begin
   select * into v_thread from app_public.chat_threads t
   where t.id = app_hidden.parse_uuid(p_thread_id, 'threadId') and t.workspace_id = app_hidden.current_workspace_id();
-  if v_thread.id is null then
+  -- A thread about an issue outside the key's narrowing is not there for it (as the threads policy says; found
+  -- here as the owner, so the same rule is asked explicitly).
+  if v_thread.id is null or not app_hidden.chat_thread_issue_visible(v_thread.issue_id) then
     raise exception 'Thread not found' using errcode = 'SV404', column = 'threadId';
   end if;
   if v_thread.agent_id <> v_agent.id then

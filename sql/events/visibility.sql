@@ -47,3 +47,19 @@ end
 $$;
 comment on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid) is 'Whether a narrowed key sees an event about this subject: issue and comment events only of issues it can see, project events only of its projects, initiative events only of its initiatives, goal, plan, step, review-gate and action-request events only of records it can see (they follow their issue); other subjects always.';
 grant execute on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid) to svc_visitor;
+
+create or replace function app_hidden.chat_event_visible(p_thread_id uuid, p_context_issue_id text)
+ returns boolean
+ language plpgsql
+ stable
+as $$
+begin
+  -- Runs as the caller: the threads policy decides (the addressee agent's keys, the person who opened it,
+  -- workspace admins; a thread tied to an issue only for keys that may see it). The issue a person's message
+  -- was about is in the payload, so it must be visible too.
+  return exists (select 1 from app_public.chat_threads t where t.id = p_thread_id)
+     and (p_context_issue_id is null or app_hidden.visible_issue_id(p_context_issue_id::uuid) is not null);
+end
+$$;
+comment on function app_hidden.chat_event_visible(p_thread_id uuid, p_context_issue_id text) is 'Whether the caller sees a chat-thread event: the caller sees the thread (chat_threads policy: participants and admins, the thread issue''s narrowing) and the issue of the message''s context, if any.';
+grant execute on function app_hidden.chat_event_visible(p_thread_id uuid, p_context_issue_id text) to svc_visitor;

@@ -81,7 +81,9 @@ $$;
 comment on function app_hidden.issue_extra_json(i app_public.issues, p_labels jsonb) is 'What the full issue shape adds to the lean one (description, labels {id, name, color}, the completion contract, creator, start and completion), from rows the caller already fetched; inlined.';
 grant execute on function app_hidden.issue_extra_json(i app_public.issues, p_labels jsonb) to svc_visitor;
 
-create or replace function app_hidden.visible_parent_id(p_parent_id uuid)
+drop function if exists app_hidden.visible_parent_id(uuid);  -- now visible_issue_id (parents, chat contexts, duplicates)
+
+create or replace function app_hidden.visible_issue_id(p_issue_id uuid)
  returns uuid
  language plpgsql
  stable
@@ -89,15 +91,15 @@ as $$
 begin
   -- plpgsql, not SQL: called per row of every issue shape, and a SQL function with a subquery is planned again
   -- in every statement (PostgreSQL 17); most issues have no parent and most keys are not narrowed.
-  if p_parent_id is null or app_hidden.issues_unrestricted() then
-    return p_parent_id;
+  if p_issue_id is null or app_hidden.issues_unrestricted() then
+    return p_issue_id;
   end if;
-  -- Runs as the caller: the issues policy decides whether the parent is visible.
-  return (select p.id from app_public.issues p where p.id = p_parent_id);
+  -- Runs as the caller: the issues policy decides whether the issue is visible.
+  return (select i.id from app_public.issues i where i.id = p_issue_id);
 end
 $$;
-comment on function app_hidden.visible_parent_id(p_parent_id uuid) is 'The parent issue id as the caller may see it: NULL for a narrowed key that cannot see the parent (its id stays hidden, docs/decisions.md).';
-grant execute on function app_hidden.visible_parent_id(p_parent_id uuid) to svc_visitor;
+comment on function app_hidden.visible_issue_id(p_issue_id uuid) is 'An issue id another record names (a parent, a chat message''s context, a duplicate), as the caller may see it: NULL for a narrowed key that cannot see that issue (its id stays hidden, docs/decisions.md). Runs as the caller (RLS).';
+grant execute on function app_hidden.visible_issue_id(p_issue_id uuid) to svc_visitor;
 
 create or replace function app_hidden.issue_lean_json(i app_public.issues, s app_public.statuses, p app_public.projects, a app_public.agents)
  returns json
@@ -115,7 +117,7 @@ as $$
     'claimedById', i.claimed_by_id, 'claimExpiresAt', i.claim_expires_at,
     'queued', i.queued,
     -- Most issues have no parent: no call then (a plpgsql call per row of every list page).
-    'parentId', case when i.parent_id is null then null else app_hidden.visible_parent_id(i.parent_id) end, 'cycleId', i.cycle_id, 'dueDate', i.due_date, 'estimate', i.estimate,
+    'parentId', case when i.parent_id is null then null else app_hidden.visible_issue_id(i.parent_id) end, 'cycleId', i.cycle_id, 'dueDate', i.due_date, 'estimate', i.estimate,
     'labelIds', to_json(i.label_ids),
     'createdAt', i.created_at, 'updatedAt', i.updated_at)
 $$;

@@ -2,12 +2,14 @@
  * SSE fan-out. One hub per API process, fed by the process's single LISTEN connection (Notifier):
  *
  *  - svc_events {id, pos, workspaceId}: a stored event committed. Subscribers are grouped by what
- *    they may see (workspace + key narrowing); per group the new events are read ONCE, through the
+ *    they may see (workspace, key narrowing, and whom the key acts for: chat events reach only a thread's
+ *    participants and admins); per group the new events are read ONCE, through the
  *    request role with a group member's identity, so RLS (select_in_workspace on activity_events)
  *    decides visibility exactly as for events.recent. Reads are batched per workspace and applied in
  *    order, so each client gets events in stream (commit) order.
- *  - svc_stream {workspaceId, event}: an ephemeral event (chat drafts): written to the workspace's
- *    subscribers without an `id:` line (it cannot be resumed from), never stored.
+ *  - svc_stream {workspaceId, event}: an ephemeral event (chat drafts): written without an `id:` line (it
+ *    cannot be resumed from), never stored, to the groups that see its thread (asked once per group and
+ *    thread, then remembered for THREAD_VISIBILITY_MS).
  *  - svc_keys: a key was revoked: its streams end.
  *
  * Resume: a client that reconnects with Last-Event-ID gets the events after that one from the stored
@@ -21,7 +23,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type pg from 'pg';
-import type { Caller } from '../auth/keys.ts';
+import { hasScope, type Caller } from '../auth/keys.ts';
 import type { Notifier } from './notifier.ts';
 import { queryAsCaller } from '../db/as-caller.ts';
 
@@ -52,9 +54,11 @@ class Subscriber {
   constructor(readonly caller: Caller, readonly res: ServerResponse, readonly group: Group) {}
 }
 
-/** Subscribers that see the same events: same workspace and the same key narrowing. */
+/** Subscribers that see the same events: same workspace, key narrowing, agent, user and admin scope. */
 class Group {
   readonly subscribers = new Set<Subscriber>();
+  /** Chat threads this group was found to see or not (drafts are not stored, so no RLS read filters them). */
+  readonly threads = new Map<string, { visible: Promise<boolean>; at: number }>();
   constructor(readonly key: string, readonly narrowed: boolean) {}
 }
 
@@ -66,13 +70,13 @@ class WorkspaceStream {
 }
 
 const sorted = (xs: string[]) => [...xs].sort().join(',');
-// A group's events are read once, as its first member: the key holds all the activity_events policy depends on.
-// An unnarrowed key sees every event of its workspace. For a narrowed one the policy also asks whose an
-// action request is (assigned to the key's agent or user), so its agent and user are part of the key too.
-const groupKey = (c: Caller) => {
-  const narrowing = `${sorted(c.projectIds)}|${sorted(c.labelIds)}|${sorted(c.initiativeIds)}`;
-  return narrowing === '||' ? narrowing : `${narrowing}|${c.agentId ?? ''}|${c.userId ?? ''}`;
-};
+// A group's events are read once, as its first member: the key holds all the activity_events policy depends on:
+// its narrowing, and whom it acts for (chat events reach a thread's addressee agent, the person who opened it and
+// workspace admins; action requests without an issue, the agent or user they are assigned to).
+const groupKey = (c: Caller) =>
+  `${sorted(c.projectIds)}|${sorted(c.labelIds)}|${sorted(c.initiativeIds)}|${c.agentId ?? ''}|${c.userId ?? ''}|${hasScope(c, 'ADMIN') ? 'admin' : ''}`;
+/** How long a group's answer to "do you see this chat thread" is reused for the thread's draft events. */
+const THREAD_VISIBILITY_MS = 10_000;
 const frameOf = (id: string, data: string) => `id: ${id}\nevent: message\ndata: ${data}\n\n`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -276,7 +280,7 @@ export class EventHub {
   }
 
   private onEphemeral(payload: string) {
-    let msg: { workspaceId: string; event: { subjectType?: string } };
+    let msg: { workspaceId: string; event: { subjectType?: string; subjectId?: string } };
     try {
       msg = JSON.parse(payload);
     } catch {
@@ -284,12 +288,39 @@ export class EventHub {
     }
     const ws = this.streams.get(msg.workspaceId);
     if (!ws) return;
-    const data = JSON.stringify(msg.event);
-    for (const group of ws.groups.values()) {
-      // Not stored, so no RLS read: a narrowed key gets no issue-subject ephemeral event at all.
-      if (group.narrowed && msg.event.subjectType === 'issue') continue;
-      for (const sub of group.subscribers) this.write(sub, `event: message\ndata: ${data}\n\n`);
-    }
+    const frame = `event: message\ndata: ${JSON.stringify(msg.event)}\n\n`;
+    const { subjectType, subjectId } = msg.event;
+    // In order with the workspace's other events (the chain), each group once it is known to see the thread.
+    ws.chain = ws.chain.then(() => Promise.all([...ws.groups.values()].map(async (group) => {
+      if (subjectType === 'chat-thread-stream') {
+        if (!subjectId || !UUID.test(subjectId) || !(await this.seesThread(group, subjectId))) return;
+      } else if (group.narrowed && subjectType === 'issue') {
+        return; // not stored, so no RLS read: a narrowed key gets no issue-subject ephemeral event at all
+      }
+      for (const sub of group.subscribers) this.write(sub, frame);
+    }))).then(() => {}, () => {});
+  }
+
+  /** Whether a group sees a chat thread (the threads policy, asked as a member); remembered for a short while. */
+  private seesThread(group: Group, threadId: string): Promise<boolean> {
+    const now = Date.now();
+    const known = group.threads.get(threadId);
+    if (known && now - known.at < THREAD_VISIBILITY_MS) return known.visible;
+    if (group.threads.size > 1000) group.threads.clear();
+    const visible = (async () => {
+      for (const sub of group.subscribers) {
+        if (sub.closed) continue;
+        try {
+          return (await this.query(sub.caller, 'app_hidden.chat_event_visible($9::uuid, null)', [threadId])) === 'true';
+        } catch (err) {
+          if (!isAuthError(err)) return false;
+          this.closeKey(sub.caller.keyId);
+        }
+      }
+      return false;
+    })();
+    group.threads.set(threadId, { visible, at: now });
+    return visible;
   }
 
   private catchUpAll() {

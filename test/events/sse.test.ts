@@ -2,7 +2,7 @@
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createAgent, createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { openSse, type SseClient, type SseMessage } from '../support/sse.ts';
 import { until } from '../support/until.ts';
 
@@ -187,10 +187,18 @@ describe('live delivery', () => {
     }
   });
 
-  it('publishes ephemeral events without storing them or giving them an id', async () => {
+  it('publishes ephemeral events without storing them or giving them an id, to those who see their chat thread', async () => {
     const c = await sse(subscriber.token);
     await c.waitForComment((x) => x === 'connected');
-    const threadId = crypto.randomUUID();
+    // A thread the subscriber's user opened; another member's stream gets none of its drafts.
+    const agent = await createAgent(t, ws, 'sse-drafts');
+    const { rows: [thread] } = await t.pools.owner.query(
+      `insert into app_public.chat_threads (workspace_id, agent_id, created_by_user_id)
+       select $1, $2, k.user_id from app_private.api_keys k where k.id = $3 returning id`, [ws.id, agent.id, subscriber.id]);
+    const threadId: string = thread.id;
+    await admin(t, 'add-member', { workspace: ws.key, email: 'sse-bystander@example.com', role: 'MEMBER', json: true });
+    const bystander = await sse((await createKey(t, ws, { user: 'sse-bystander@example.com', scopes: ['SUBSCRIBE_EVENTS'] })).token);
+    await bystander.waitForComment((x) => x === 'connected');
     const { rows: [r] } = await t.pools.owner.query(
       `select app_private.publish_ephemeral_event($1, 'CHAT_MESSAGE_POSTED', 'chat-thread-stream', $2, $3) as e`,
       [ws.id, threadId, { phase: 'delta', threadId, delta: 'Hel', seq: 1 }]);
@@ -207,7 +215,16 @@ describe('live delivery', () => {
     await c.waitFor((x) => data(x).id === own.e.id);
     await expect(t.pools.owner.query(`select app_private.publish_ephemeral_event($1, 'X', 'chat-thread-stream', null, $2)`,
       [ws.id, { big: 'x'.repeat(9000) }])).rejects.toMatchObject({ code: 'SV400' });
+    // A stored event after them reaches the bystander, the drafts before it did not; nor does a draft of a thread
+    // that does not exist reach anyone.
+    await t.pools.owner.query(`select app_private.publish_ephemeral_event($1, 'CHAT_MESSAGE_POSTED', 'chat-thread-stream', $2, '{}')`, [ws.id, crypto.randomUUID()]);
+    const after = await recordEvent(ws);
+    await bystander.waitFor((m) => m.id === after);
+    await c.waitFor((m) => m.id === after);
+    expect(bystander.messages.filter((m) => data(m).subjectType === 'chat-thread-stream')).toEqual([]);
+    expect(c.messages.filter((m) => data(m).subjectType === 'chat-thread-stream')).toHaveLength(2);
     c.close();
+    bystander.close();
   });
 
   it('ends the stream of a revoked key', async () => {

@@ -224,5 +224,24 @@ describe('actionRequests', () => {
     expect((await rest(t, narrowed.token, 'actionRequests.transition', { id: req.id, status: 'RESOLVED' })).status).toBe(404);
     const noIssue = await rest(t, narrowed.token, 'actionRequests.create', { title: 'workspace-wide' });
     expect(noIssue.status).toBe(403);
+    // Assigned to the key's agent does not open a request on an issue the key cannot see (its issue id, body and
+    // payload are about that issue); one without an issue assigned to the agent is seen. A visible request that
+    // names a hidden issue as the duplicate shows it as null, in the payload and in the dispatch result.
+    const narrowedAgent = await createKey(t, ws, { agent: 'helper', labels: [label.id], scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    const onHidden = await ok(t, ws.token, 'actionRequests.create', { title: 'about the hidden one', body: 'secret', issueId: issue.id, assignedAgentId: agent.id });
+    const unbound = await ok(t, ws.token, 'actionRequests.create', { title: 'for the agent', assignedAgentId: agent.id });
+    const dup = await ok(t, ws.token, 'actionRequests.create', { title: 'Close?', issueId: seen.id, kind: 'CLOSE_AS_DUPLICATE',
+      payload: { duplicateOfIssueId: issue.id }, assignedAgentId: agent.id });
+    const listed = (await ok(t, narrowedAgent.token, 'actionRequests.list', {})).items;
+    const ids = listed.map((r: any) => r.id);
+    expect(ids).toEqual(expect.arrayContaining([onSeen.id, unbound.id, dup.id]));
+    expect(ids).not.toContain(onHidden.id);
+    expect(listed.every((r: any) => r.issueId === null || r.issueId === seen.id)).toBe(true);
+    expect((await rest(t, narrowedAgent.token, 'actionRequests.get', { id: onHidden.id })).status).toBe(404);
+    expect((await ok(t, narrowedAgent.token, 'actionRequests.get', { id: dup.id })).payload).toEqual({ duplicateOfIssueId: null });
+    expect((await ok(t, agentKey.token, 'actionRequests.get', { id: dup.id })).payload).toEqual({ duplicateOfIssueId: issue.id });
+    const all = JSON.stringify(await ok(t, narrowedAgent.token, 'events.recent', { limit: 200 })) + JSON.stringify(listed);
+    expect(all).not.toContain(issue.id);
+    expect(all).not.toContain('secret');
   });
 });

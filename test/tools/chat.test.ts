@@ -156,10 +156,21 @@ describe('a person talks to an agent', () => {
     const otherKey = await createKey(t, other, { agent: 'helper', scopes: ['WRITE_COMMENTS', 'READ_ISSUES'] });
     expect((await rest(t, otherKey.token, 'chat.getThread', { threadId: thread.id })).status).toBe(404);
     expect((await rest(t, otherKey.token, 'chat.appendMessage', { threadId: thread.id, body: 'x' })).status).toBe(404);
-    // a narrowed agent key still talks in its threads (threads are not narrowed)
+    // A thread follows the narrowing of its issue: a key narrowed to another project does not find it (nor its
+    // messages, events or drafts); once the issue is in the key's project, the agent talks in it again.
     const { rows: [project] } = await t.pools.owner.query("insert into app_public.projects (workspace_id, name) values ($1, 'N') returning id", [ws.id]);
-    const narrowed = await createKey(t, ws, { agent: 'helper', scopes: ['WRITE_COMMENTS'], projects: [project.id] });
+    const narrowed = await createKey(t, ws, { agent: 'helper', scopes: ['WRITE_COMMENTS', 'READ_ISSUES'], projects: [project.id] });
+    for (const [tool, args] of [['chat.getThread', { threadId: thread.id }], ['chat.appendMessage', { threadId: thread.id, body: 'x' }],
+      ['chat.startDraft', { threadId: thread.id }], ['chat.listMessages', { threadId: thread.id }]] as const) {
+      expect((await rest(t, narrowed.token, tool, args)).status, tool).toBe(404);
+    }
+    expect((await ok(t, narrowed.token, 'chat.listThreads', {})).items.map((x: any) => x.id)).not.toContain(thread.id);
+    expect((await ok(t, narrowed.token, 'events.recent', { subjectType: 'chat-thread', subjectId: thread.id })).items).toEqual([]);
+    const { rows: [{ issue_id: issueId }] } = await t.pools.owner.query('select issue_id from app_public.chat_threads where id = $1', [thread.id]);
+    await ok(t, ws.token, 'issues.update', { id: issueId, projectId: project.id });
     expect((await ok(t, narrowed.token, 'chat.getThread', { threadId: thread.id })).messages.length).toBe(4);
+    expect((await ok(t, narrowed.token, 'events.recent', { subjectType: 'chat-thread', subjectId: thread.id })).items.length).toBeGreaterThan(0);
+    await ok(t, ws.token, 'issues.update', { id: issueId, projectId: null });
   });
 
   it('listThreads: the agent\'s own threads, latest activity first, awaitingReply after a person speaks; paged; nobody else\'s', async () => {
@@ -213,6 +224,54 @@ describe('a person talks to an agent', () => {
     expect(bare.thread.id).not.toBe(cli.thread.id);
     await receiver.waitFor((rs) => rs.some((x) => JSON.parse(x.body).payload?.messageId === cli.message.id));
     await expect(admin(t, 'open-chat', { workspace: ws.key, agent: 'nobody', user: 'member@example.com', json: true })).rejects.toThrow();
+  });
+
+  it('a chat is private to its participants and admins on every surface: events.recent, SSE, drafts', async () => {
+    await admin(t, 'add-member', { workspace: ws.key, email: 'bystander@example.com', role: 'MEMBER', json: true });
+    const bystander = await createKey(t, ws, { user: 'bystander@example.com', scopes: ['FULL'] });
+    await admin(t, 'add-member', { workspace: ws.key, email: 'opener@example.com', role: 'MEMBER', json: true });
+    const own = await createKey(t, ws, { user: 'opener@example.com', scopes: ['FULL'] });
+    const listen = async (token: string) => {
+      const c = await openSse(baseUrl, token);
+      await c.waitForComment((x) => x === 'connected');
+      return c;
+    };
+    const [watching, itsOpener, itsAgent, anAdmin] = [await listen(bystander.token), await listen(own.token), await listen(helperKey.token), await listen(ws.token)];
+    const opened = (await gqlOk(t, own.token, OPEN, { a: helper.id, m: 'Private question' })).chatOpenThread.chatThread;
+    const { draftId } = await ok(t, helperKey.token, 'chat.startDraft', { threadId: opened.rowId });
+    await ok(t, helperKey.token, 'chat.finalizeDraft', { threadId: opened.rowId, draftId, body: 'Private answer' });
+    const about = (m: SseMessage) => data(m).subjectId === opened.rowId;
+    for (const c of [itsOpener, itsAgent, anAdmin]) {
+      await c.waitFor((m) => about(m) && data(m).payload.phase === 'started');
+      await c.waitFor((m) => about(m) && data(m).payload.body === 'Private answer' && m.id !== undefined);
+    }
+    // The bystander's stream stayed open and carried later events, but none of the thread's.
+    const later = await ok(t, ws.token, 'issues.create', { title: 'After the chat' });
+    await watching.waitFor((m) => data(m).subjectId === later.id);
+    expect(watching.messages.filter(about)).toEqual([]);
+    for (const c of [watching, itsOpener, itsAgent, anAdmin]) c.close();
+    const seen = async (token: string) => (await ok(t, token, 'events.recent', { subjectType: 'chat-thread', subjectId: opened.rowId })).items.length;
+    expect(await seen(bystander.token)).toBe(0);
+    expect(await seen(own.token)).toBe(2);
+    expect(await seen(ws.token)).toBe(2);
+  });
+
+  it('a message\'s context names an issue only to keys that may see it', async () => {
+    const { rows: [project] } = await t.pools.owner.query("insert into app_public.projects (workspace_id, name) values ($1, 'Ctx') returning id", [ws.id]);
+    const hidden = await ok(t, ws.token, 'issues.create', { title: 'Outside the agent key' });
+    const opened = (await gqlOk(t, ws.token, OPEN, { a: helper.id })).chatOpenThread.chatThread;
+    await gqlOk(t, ws.token, `mutation($t: UUID!, $i: UUID) { chatPostMessage(input: {threadId: $t, body: "see this", issueId: $i}) { chatMessage { rowId } } }`,
+      { t: opened.rowId, i: hidden.id });
+    const narrowed = await createKey(t, ws, { agent: 'helper', scopes: ['WRITE_COMMENTS', 'READ_ISSUES'], projects: [project.id] });
+    const full = await ok(t, helperKey.token, 'chat.getThread', { threadId: opened.rowId });
+    expect(full.messages[0].contextSnapshot.issueId).toBe(hidden.id);
+    const seen = await ok(t, narrowed.token, 'chat.getThread', { threadId: opened.rowId });
+    expect(seen.messages[0]).toMatchObject({ body: 'see this', contextSnapshot: { issueId: null } });
+    expect(JSON.stringify(seen)).not.toContain(hidden.id);
+    expect(JSON.stringify(await ok(t, narrowed.token, 'chat.getMessage', { id: seen.messages[0].id }))).not.toContain(hidden.id);
+    expect(JSON.stringify(await ok(t, narrowed.token, 'agent.context.bundle', { threadId: opened.rowId }))).not.toContain(hidden.id);
+    // Its event names the issue in the payload, so the narrowed key does not get it at all.
+    expect(JSON.stringify(await ok(t, narrowed.token, 'events.recent', { limit: 200 }))).not.toContain(hidden.id);
   });
 });
 
