@@ -1677,6 +1677,7 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.repo_mappings_update(uuid,text,text,jsonb,boolean,boolean,boolean,boolean) returns app_public.connection_mappings; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
 -- app_public.search_issues(text) returns SETOF app_public.issues; sql stable; execute: svc_visitor; issues/search.sql
 -- app_public.viewer() returns app_public.users; sql stable; execute: svc_visitor; workspace/members.sql
+-- app_public.viewer_key_kind() returns text; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.viewer_role() returns app_public.membership_role; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.viewer_scopes() returns text[]; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.webhook_deliveries_retry(uuid) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
@@ -1760,6 +1761,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.current_agent_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.current_cycle() returns app_public.cycles; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.current_key_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.current_key_kind() returns text; sql stable security definer; execute: svc_visitor; workspace/members.sql
 -- app_hidden.current_key_user_id() returns uuid; sql stable security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.current_run(uuid) returns app_public.agent_runs; sql stable; execute: svc_visitor; agents/runs.sql
 -- app_hidden.current_scopes() returns text[]; sql stable; execute: svc_visitor; core/caller.sql
@@ -1838,6 +1840,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.keyset_decode_date(text,text,text) returns record; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.keyset_decode_ts(text,text,text) returns record; plpgsql stable; execute: svc_visitor; core/paging.sql
 -- app_hidden.keyset_encode(text,text,uuid) returns text; sql immutable; execute: svc_visitor; core/paging.sql
+-- app_hidden.label_id_list(jsonb) returns uuid[]; sql immutable; execute: svc_visitor; issues/write.sql
 -- app_hidden.label_json(app_public.labels) returns jsonb; sql stable; execute: svc_visitor; labels/labels.sql
 -- app_hidden.lock_cycles() returns app_public.workspaces; sql volatile; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.lock_directed_relations(text) returns void; sql volatile; execute: svc_visitor; relations/relations.sql

@@ -172,7 +172,7 @@ begin
   -- Settings of the whole workspace (webhooks, the workflow, its settings): a key narrowed to some projects,
   -- labels or initiatives may not change them, as it may not mint a wider key.
   if not app_hidden.key_unnarrowed() then
-    raise exception '%; changing them needs a key without project, label or initiative narrowing', p_what
+    raise exception '%; that needs a key without project, label or initiative narrowing', p_what
       using errcode = 'SV403', detail = 'narrowing';
   end if;
 end

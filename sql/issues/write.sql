@@ -172,6 +172,18 @@ $$;
 comment on function app_hidden.resolve_issue_list(p_refs jsonb, p_field text, p_for_write boolean) is 'Ids of a JSON list of issue refs (id or key), in order; 404 naming <field>.<n> for one the key cannot see, 400 for one listed twice. p_for_write locks each issue and applies the run-mode gate (issue_for_write).';
 grant execute on function app_hidden.resolve_issue_list(p_refs jsonb, p_field text, p_for_write boolean) to svc_visitor;
 
+create or replace function app_hidden.label_id_list(p_json jsonb)
+ returns uuid[]
+ language sql
+ immutable
+as $$
+  -- A label listed twice is the label once, where it was first listed (it was a 409 on create).
+  select array(select u.id from unnest(app_hidden.uuid_array(p_json, 'labelIds')) with ordinality u(id, n)
+               group by u.id order by min(u.n))
+$$;
+comment on function app_hidden.label_id_list(p_json jsonb) is 'The labelIds of an issues.create or issues.update input as uuid[] (400 on labelIds for a malformed one), each label once, in the order first given.';
+grant execute on function app_hidden.label_id_list(p_json jsonb) to svc_visitor;
+
 create or replace function app_hidden.set_issue_labels(p_issue_id uuid, p_add uuid[], p_keep uuid[])
  returns void
  language plpgsql
@@ -265,7 +277,7 @@ begin
   -- Labels are added before and removed after the row changes, so a label-narrowed key never passes
   -- through a state it cannot see when the final state is visible to it.
   if args ? 'labelIds' then
-    v_labels := app_hidden.uuid_array(args->'labelIds', 'labelIds');
+    v_labels := app_hidden.label_id_list(args->'labelIds');
     perform app_hidden.set_issue_labels(v.id, v_labels, null);
   end if;
   -- Nothing changed: no write, no event, updatedAt untouched.
@@ -304,7 +316,7 @@ declare
   v_status_id uuid;
   v_project_id uuid;
   v_parent app_public.issues;
-  v_label_ids uuid[] := app_hidden.uuid_array(args->'labelIds', 'labelIds');
+  v_label_ids uuid[] := app_hidden.label_id_list(args->'labelIds');
 begin
   if args ? 'statusId' and args->>'statusId' is not null then
     select id into v_status_id from app_public.statuses

@@ -211,3 +211,20 @@ create or replace function app_public.viewer_scopes()
 as $$ select app_hidden.current_scopes() $$;
 comment on function app_public.viewer_scopes() is 'Scopes of the key making this request (FULL holds every scope): a client shows only the controls the key may use.';
 grant execute on function app_public.viewer_scopes() to svc_visitor;
+
+create or replace function app_hidden.current_key_kind()
+ returns text
+ language sql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$ select k.kind from app_private.api_keys k where k.id = app_hidden.current_key_id() $$;
+comment on function app_hidden.current_key_kind() is 'Kind of the calling key (AGENT, PERSONAL, SESSION, PLUGIN), read as the owner (keys are private).';
+grant execute on function app_hidden.current_key_kind() to svc_visitor;
+
+create or replace function app_public.viewer_key_kind()
+ returns text
+ language sql
+ stable
+as $$ select app_hidden.current_key_kind() $$;
+comment on function app_public.viewer_key_kind() is 'Kind of the key making this request (AGENT, PERSONAL, SESSION, PLUGIN): the web board refuses agent keys, which would act as the agent.';
+grant execute on function app_public.viewer_key_kind() to svc_visitor;

@@ -158,6 +158,9 @@ export function makePreset(opts: GraphqlPresetOptions): GraphileConfig.Preset {
       graphiqlPath: '/graphiql',
       graphiqlOnGraphQLGET: false,
       graphqlOverGET: false,
+      // As large as a REST or JSON-RPC body (src/http/app.ts): a comment the tools take must fit here too
+      // (grafserv's default, 100 kB, refused a 100,000-character comment the tool accepts).
+      maxRequestLength: 2 * 1024 * 1024,
       websockets: false,
       watch: false,
     },

@@ -132,7 +132,9 @@ async function handleMessage(
   services: AppServices, caller: Caller, selectors: Selectors, message: unknown, req: FastifyRequest, session: McpContext,
 ): Promise<string | undefined> {
   if (typeof message !== 'object' || message === null || (message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
-    return rpcError(null, ErrorCode.InvalidRequest, 'Invalid JSON-RPC 2.0 message');
+    // The id is echoed when it can be read, so the client can tell which request was refused.
+    const id = (message as { id?: unknown } | null)?.id;
+    return rpcError(typeof id === 'string' || typeof id === 'number' ? id : null, ErrorCode.InvalidRequest, 'Invalid JSON-RPC 2.0 message: "jsonrpc" must be "2.0"');
   }
   const msg = message as { id?: unknown; method?: unknown; params?: unknown };
   if (typeof msg.method !== 'string') {

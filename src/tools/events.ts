@@ -81,7 +81,8 @@ export const eventTools = defineTools(
     input: z.strictObject({
       subjectType: z.string().min(1).max(50).optional().describe('issue, comment, project, agent, membership, ...'),
       subjectId: z.uuid().optional(),
-      kinds: z.array(z.string().regex(/^[A-Z_]+$/)).max(50).optional().describe('Event kinds such as ISSUE_CREATED'),
+      kinds: z.array(z.string().refine((k) => (EVENT_KINDS as readonly string[]).includes(k), 'not an event kind (events.kinds lists them)'))
+        .max(50).optional().describe('Event kinds such as ISSUE_CREATED'),
       limit: limit(50, 200),
       before: cursor.optional(),
     }),

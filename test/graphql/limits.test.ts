@@ -5,7 +5,7 @@
  * overflowed the parser. Each is now a 400 `query_too_complex` before anything runs, or counted as the calls it is.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { createAgent, createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { gql, gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
@@ -61,3 +61,21 @@ describe('GraphQL request limits', () => {
     expect((await ok(t, reader.token, 'issues.list', { limit: 200 })).items.length).toBe(before + 20);
   });
 });
+
+describe('what GraphQL takes, as the tools take it', () => {
+  it('a comment as long as comments.create accepts fits in one request (grafserv refused bodies over 100 kB)', async () => {
+    const fresh = await createKey(t, ws); // a budget of its own: the tests above spent the owner's minute
+    const issue = await ok(t, fresh.token, 'issues.create', { title: 'Long comment' });
+    const body = 'é'.repeat(50_000); // 100 kB of UTF-8
+    const made = await gqlOk(t, fresh.token, 'mutation($i: String!, $b: String!) { commentsCreate(issueId: $i, body: $b) }', { i: issue.id, b: body });
+    expect(made.commentsCreate.body).toBe(body);
+  });
+
+  it('viewerKeyKind names the kind of the key (the web board refuses agent keys)', async () => {
+    expect((await gqlOk(t, (await createKey(t, ws)).token, '{ viewerKeyKind }')).viewerKeyKind).toBe('PERSONAL');
+    await createAgent(t, ws, 'kinded');
+    const agentKey = await createKey(t, ws, { agent: 'kinded' });
+    expect((await gqlOk(t, agentKey.token, '{ viewerKeyKind }')).viewerKeyKind).toBe('AGENT');
+  });
+});
+

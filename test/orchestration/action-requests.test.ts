@@ -181,6 +181,13 @@ describe('actionRequests', () => {
     // No votes at all: the first option wins.
     const empty = await ok(t, ws.token, 'actionRequests.create', { title: 'Nobody', options: [{ key: 'a', label: 'A' }, { key: 'b', label: 'B' }] });
     expect(await ok(t, ws.token, 'actionRequests.closeVoting', { id: empty.id })).toMatchObject({ winningOptionKey: 'a', total: 0 });
+    // A poll that was decided takes no more votes, its voting closed or not.
+    const decided = await ok(t, ws.token, 'actionRequests.create', { title: 'Decided', options: [{ key: 'a', label: 'A' }, { key: 'b', label: 'B' }] });
+    await ok(t, ws.token, 'actionRequests.vote', { id: decided.id, optionKey: 'a' });
+    await ok(t, ws.token, 'actionRequests.accept', { id: decided.id });
+    const afterDecision = await rest(t, ws.token, 'actionRequests.vote', { id: decided.id, optionKey: 'b' });
+    expect([afterDecision.status, afterDecision.body.issues]).toEqual([400, { optionKey: 'This poll is RESOLVED: voting is over' }]);
+    expect((await ok(t, ws.token, 'actionRequests.results', { id: decided.id })).total).toBe(1);
   });
 
   it('comments.create with actionRequest posts the comment and its card (a poll) in one transaction', async () => {

@@ -278,6 +278,8 @@ describe('issues.claim / release', () => {
     const conflict = await rest(t, member.token, 'issues.claim', { id: issue.id });
     expect(conflict.status).toBe(409);
     expect(conflict.body.error).toBe('already_claimed');
+    // The time in the message is ISO 8601, as every time the API gives.
+    expect(conflict.body.message).toMatch(/until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const denied = await rest(t, member.token, 'issues.release', { id: issue.id });
     expect(denied.status).toBe(403);
     expect(denied.body.error).toBe('not_claimer');

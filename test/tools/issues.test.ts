@@ -231,3 +231,16 @@ describe('narrowing (spec 5.6)', () => {
     expect(titles).not.toContain('unlabelled');
   });
 });
+
+describe('input the tools forgive or refuse', () => {
+  it('a label listed twice on create is the label once', async () => {
+    const made = await ok(t, ws.token, 'issues.create', { title: 'Twice labelled', labelIds: [labelX, labelY, labelX] });
+    expect(made.labelIds).toEqual([labelX, labelY]);
+  });
+
+  it('events.recent refuses a kind that does not exist (it listed nothing before)', async () => {
+    const r = await rest(t, ws.token, 'events.recent', { kinds: ['ISSUE_CREATED', 'NOPE'] });
+    expect([r.status, Object.keys(r.body.issues)]).toEqual([400, ['kinds.1']]);
+    expect((await rest(t, ws.token, 'events.recent', { kinds: ['ISSUE_CREATED'] })).status).toBe(200);
+  });
+});

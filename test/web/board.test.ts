@@ -242,4 +242,43 @@ describe('web board', () => {
     await page.waitForSelector(`.request[data-id="${demo.poll.id}"]`);
     expect(await page.locator(`.request[data-id="${demo.poll.id}"] button.vote`).evaluateAll((b) => b.every((x) => (x as HTMLButtonElement).disabled))).toBe(true);
   });
+
+  it('refuses an agent key; in the list Enter on a focused link is the link\'s, and the selection stays on its issue as rows arrive', async () => {
+    await page.click('#signout', { timeout: 5000 });
+    await page.waitForSelector('#signin', { timeout: 5000 });
+    await page.evaluate(() => sessionStorage.clear());
+    await page.reload();
+    const agentKey = await createKey(t, ws, { agent: 'coder' });
+    await page.fill('#key', agentKey.token);
+    await page.click('#signin button[type=submit]');
+    await expect.poll(() => page.textContent('#signin-error')).toContain('agent');
+    await signIn((await createKey(t, ws, { scopes: [...BOARD_SCOPES] })).token);
+
+    await page.click('#nav-list');
+    await page.waitForSelector('main.list tbody tr');
+    const selected = () => page.getAttribute('main.list tr.selected', 'data-key');
+    await page.keyboard.press('j');
+    const chosen = await selected();
+    const rows = await page.locator('main.list tbody tr').count();
+    await ok(t, ws.token, 'issues.create', { title: 'Arrives above the selection' });
+    await expect.poll(() => page.locator('main.list tbody tr').count(), { timeout: 5000 }).toBe(rows + 1);
+    expect(await selected()).toBe(chosen);
+    // Enter on the focused "Board" link follows the link, not the selected row.
+    await page.focus('#nav-board');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#board .column');
+    expect(page.url()).toContain('#/board');
+  });
+
+  it('a key revoked while the page is open signs the page out, saying why', async () => {
+    const key = await createKey(t, ws, { scopes: [...BOARD_SCOPES] });
+    await page.click('#signout', { timeout: 5000 });
+    await page.waitForSelector('#signin', { timeout: 5000 });
+    await signIn(key.token);
+    await page.waitForSelector('#live:not(.off)');
+    await t.pools.owner.query('select app_private.revoke_api_key($1)', [key.id]);
+    await page.waitForSelector('#signin', { timeout: 10_000 });
+    expect(await page.textContent('#signin-error')).toMatch(/Signed out: .*revoked/i);
+    expect(await page.evaluate(() => sessionStorage.getItem('svc.key'))).toBeNull();
+  });
 });

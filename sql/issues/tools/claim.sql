@@ -16,7 +16,8 @@ begin
     raise exception 'This key acts for no user, so it cannot claim' using errcode = 'SV403', detail = 'user_required';
   end if;
   if v_issue.claimed_by_id is not null and v_issue.claimed_by_id <> v_user and v_issue.claim_expires_at > now() then
-    raise exception 'The issue is claimed by someone else until %', v_issue.claim_expires_at
+    raise exception 'The issue is claimed by someone else until %',
+      to_char(v_issue.claim_expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
       using errcode = 'SV409', detail = 'already_claimed';
   end if;
   update app_public.issues

@@ -9,7 +9,7 @@ create or replace function app_tools.issues_create(args jsonb)
 as $$
 declare
   v_ws uuid := app_hidden.current_workspace_id();
-  v_label_ids uuid[] := app_hidden.uuid_array(args->'labelIds', 'labelIds');
+  v_label_ids uuid[] := app_hidden.label_id_list(args->'labelIds');
   v_id uuid := gen_random_uuid();
   v_refs jsonb;
 begin

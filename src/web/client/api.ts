@@ -11,13 +11,23 @@ export class GraphqlError extends Error {
   }
 }
 
+/** Called when the service refuses the signed-in key (revoked, expired): the page signs out and says why. */
+let refusedKey: ((reason: string) => void) | undefined;
+export const onKeyRefused = (fn: ((reason: string) => void) | undefined) => { refusedKey = fn; };
+
 export async function gql<T = any>(query: string, variables?: Record<string, unknown>, key = storedKey()): Promise<T> {
-  const res = await fetch('/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ query, variables }),
-  });
+  let res: Response;
+  try {
+    res = await fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ query, variables }),
+    });
+  } catch {
+    throw new GraphqlError('The service cannot be reached; this page will retry when it is back.');
+  }
   const body = await res.json().catch(() => ({}));
+  if (res.status === 401 && key === storedKey()) refusedKey?.(body.message ?? 'The key was refused');
   const first = body.errors?.[0];
   if (first) throw new GraphqlError(first.message, first.extensions?.code, first.extensions?.status);
   if (res.status !== 200) throw new GraphqlError(body.message ?? `HTTP ${res.status}`, body.error, res.status);
@@ -49,12 +59,18 @@ export function follow(key: string, live: (state: LiveState) => void): () => voi
   const stop = new AbortController();
   (async () => {
     let lastId: string | undefined;
+    let broken = false; // set once connected: any later connection is a reconnection
     while (!stop.signal.aborted) {
       try {
         const res = await fetch('/api/plugins/events', {
           headers: { authorization: `Bearer ${key}`, ...(lastId ? { 'last-event-id': lastId } : {}) },
           signal: stop.signal,
         });
+        if (res.status === 401) {
+          const body = await res.json().catch(() => ({}));
+          refusedKey?.(body.message ?? 'The key was refused');
+          return;
+        }
         if (res.status === 403) {
           const body = await res.json().catch(() => ({}));
           live({ on: false, refused: body.scope ? `this key lacks the ${body.scope} scope` : body.message ?? 'refused' });
@@ -62,6 +78,9 @@ export function follow(key: string, live: (state: LiveState) => void): () => voi
         }
         if (res.status !== 200 || !res.body) throw new Error(`events: HTTP ${res.status}`);
         live({ on: true });
+        // Back after a break: what happened meanwhile (or failed to load while the service was away) is read again.
+        if (broken) changed();
+        broken = true;
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = '';
         for (;;) {

@@ -11,12 +11,15 @@ const PAGE = 100;
 export function List({ meta, filters, query }: { meta: Meta; filters: Filters; query: string }) {
   const [limit, setLimit] = useState(PAGE);
   const issues = useLive(() => loadList(filters, query, limit), [query, JSON.stringify(filters), limit]);
-  const [at, setAt] = useState(0);
+  // The selection is an issue (its key), so rows arriving above it do not move it to another issue; its row
+  // number is kept too, for when the issue leaves the list.
+  const [at, setAt] = useState<{ key?: string; n: number }>({ n: 0 });
   const list = useRef<HTMLTableSectionElement>(null);
   const shown = issues.data?.items ?? [];
   const statusOf = (id: string) => meta.statuses.find((s) => s.rowId === id);
   // The selection is clamped while rendering, so a shorter list never leaves nothing selected.
-  const selected = Math.min(at, Math.max(shown.length - 1, 0));
+  const found = at.key === undefined ? -1 : shown.findIndex((i) => i.key === at.key);
+  const selected = found >= 0 ? found : Math.min(at.n, Math.max(shown.length - 1, 0));
   // The key handler is registered once and reads what is on screen now: effects run after paint, so a
   // handler re-registered per render would still see the previous list for a moment.
   const onScreen = useRef({ shown, selected });
@@ -28,9 +31,11 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
       if (target.matches('input, textarea, select')) return;
       const { shown, selected } = onScreen.current;
       const last = Math.max(shown.length - 1, 0);
-      if (e.key === 'j' || e.key === 'ArrowDown') setAt((n) => Math.min(Math.min(n, last) + 1, last));
-      else if (e.key === 'k' || e.key === 'ArrowUp') setAt((n) => Math.max(Math.min(n, last) - 1, 0));
-      else if (e.key === 'Enter' && shown[selected]) location.hash = `#/issue/${shown[selected]!.key}`;
+      const select = (n: number) => setAt({ key: shown[n]?.key, n });
+      if (e.key === 'j' || e.key === 'ArrowDown') select(Math.min(selected + 1, last));
+      else if (e.key === 'k' || e.key === 'ArrowUp') select(Math.max(selected - 1, 0));
+      // Enter on a focused link or button is that control's own (sign out, load more, a key's link).
+      else if (e.key === 'Enter' && !target.closest('a, button') && shown[selected]) location.hash = `#/issue/${shown[selected]!.key}`;
       else return;
       e.preventDefault();
     };
@@ -52,7 +57,7 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
             const agent = meta.agents.find((a) => a.rowId === i.assignedAgentId);
             const user = meta.users.find((u) => u.rowId === i.claimedById);
             return (
-              <tr key={i.id} class={n === selected ? 'selected' : ''} data-key={i.key} aria-selected={n === selected} onClick={() => setAt(n)}
+              <tr key={i.id} class={n === selected ? 'selected' : ''} data-key={i.key} aria-selected={n === selected} onClick={() => setAt({ key: i.key, n })}
                 onDblClick={() => { location.hash = `#/issue/${i.key}`; }}>
                 <td class="key"><a href={`#/issue/${i.key}`}>{i.key}</a></td>
                 <td>{i.title}</td>

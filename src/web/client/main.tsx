@@ -3,7 +3,7 @@
 // Routes: #/board, #/list, #/issue/ENG-1, #/agents.
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { follow, gql, storedKey, storeKey, type LiveState } from './api.ts';
+import { follow, gql, onKeyRefused, storedKey, storeKey, type LiveState } from './api.ts';
 import { Agents } from './agents.tsx';
 import { Board } from './board.tsx';
 import { loadMeta, may, type Filters } from './data.ts';
@@ -13,14 +13,25 @@ import { IssuePage } from './issue.tsx';
 import { List } from './list.tsx';
 import './style.css';
 
-function SignIn({ onKey }: { onKey(key: string): void }) {
-  const [error, setError] = useState('');
+/** A hash part as typed, or as it is when it is not valid percent-encoding (#/issue/%E0%A4%A). */
+const decoded = (part: string) => {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+};
+
+function SignIn({ onKey, reason }: { onKey(key: string): void; reason?: string }) {
+  const [error, setError] = useState(reason ?? '');
   const submit = async (e: Event) => {
     e.preventDefault();
     const input = (e.target as HTMLFormElement).elements.namedItem('key') as HTMLInputElement;
     const key = input.value.trim();
     try {
-      await gql('query SignIn { currentWorkspace { key } }', undefined, key);
+      const { viewerKeyKind } = await gql('query SignIn { currentWorkspace { key } viewerKeyKind }', undefined, key);
+      // The board is for people: an agent's key would act as the agent in everything done here.
+      if (viewerKeyKind === 'AGENT') throw new Error('This is an agent\'s key; sign in with a personal or session key');
       input.value = '';
       onKey(key);
     } catch (err) {
@@ -37,7 +48,7 @@ function SignIn({ onKey }: { onKey(key: string): void }) {
   );
 }
 
-function Workspace({ signOut }: { signOut(): void }) {
+function Workspace({ signOut }: { signOut(reason?: string): void }) {
   const hash = useHash();
   const meta = useLive(loadMeta, []);
   const [live, setLive] = useState<LiveState>({ on: false });
@@ -47,6 +58,10 @@ function Workspace({ signOut }: { signOut(): void }) {
   const search = useRef<HTMLInputElement>(null);
 
   useEffect(() => follow(storedKey()!, setLive), []);
+  useEffect(() => {
+    onKeyRefused((reason) => signOut(`Signed out: ${reason}`));
+    return () => onKeyRefused(undefined);
+  }, []);
   useEffect(() => {
     const t = setTimeout(() => setQuery(typed.trim()), 150);
     return () => clearTimeout(t);
@@ -61,7 +76,7 @@ function Workspace({ signOut }: { signOut(): void }) {
     return () => removeEventListener('keydown', onKey);
   }, []);
   useEffect(() => {
-    if (meta.error && /invalid|revoked|expired|bearer/i.test(meta.error)) signOut();
+    if (meta.error && /invalid|revoked|expired|bearer/i.test(meta.error)) signOut(`Signed out: ${meta.error}`);
   }, [meta.error]);
 
   const route = hash.replace(/^#\/?/, '').split('/');
@@ -70,7 +85,7 @@ function Workspace({ signOut }: { signOut(): void }) {
   const searchable = view === 'board' || view === 'list';
   // The tab's title names the view and the workspace (the issue page adds the issue's title once loaded).
   useEffect(() => {
-    const page = view === 'issue' ? decodeURIComponent(route[1] ?? '') : ({ board: 'Board', list: 'Issues', agents: 'Agents' } as Record<string, string>)[view] ?? 'Not found';
+    const page = view === 'issue' ? decoded(route[1] ?? '') : ({ board: 'Board', list: 'Issues', agents: 'Agents' } as Record<string, string>)[view] ?? 'Not found';
     document.title = m ? `${page} · ${m.workspace.name}` : page;
   }, [hash, m]);
   return (
@@ -93,14 +108,14 @@ function Workspace({ signOut }: { signOut(): void }) {
         <span id="live" class={live.on ? 'live' : 'live off'} title={!live.on && live.refused ? `No live updates: ${live.refused}` : undefined}>
           {live.on ? 'live' : live.refused ? 'not live: reload to see changes' : 'offline'}
         </span>
-        <button id="signout" type="button" onClick={signOut}>Sign out</button>
+        <button id="signout" type="button" onClick={() => signOut()}>Sign out</button>
       </header>
       {meta.error && !m && <p class="error" role="alert">{meta.error}</p>}
       {m && searchable && <FilterBar meta={m} filters={filters} onChange={setFilters} />}
       {/* Keyed by what is searched and filtered: a new search starts from its first page and its first row. */}
       {m && view === 'board' && <Board key={JSON.stringify(filters) + query} meta={m} filters={filters} query={query} />}
       {m && view === 'list' && <List key={JSON.stringify(filters) + query} meta={m} filters={filters} query={query} />}
-      {m && view === 'issue' && route[1] && <IssuePage issueKey={decodeURIComponent(route[1])} meta={m} />}
+      {m && view === 'issue' && route[1] && <IssuePage issueKey={decoded(route[1])} meta={m} />}
       {m && view === 'agents' && <Agents meta={m} />}
       {!['board', 'list', 'issue', 'agents'].includes(view) && (
         <main class="notfound"><p class="empty">There is no page “{view}”. <a href="#/board">Back to the board</a></p></main>
@@ -111,8 +126,9 @@ function Workspace({ signOut }: { signOut(): void }) {
 
 function App() {
   const [key, setKey] = useState(storedKey());
-  if (!key) return <SignIn onKey={(k) => { storeKey(k); setKey(k); }} />;
-  return <Workspace key={key} signOut={() => { storeKey(null); setKey(null); }} />;
+  const [reason, setReason] = useState<string>();
+  if (!key) return <SignIn reason={reason} onKey={(k) => { storeKey(k); setReason(undefined); setKey(k); }} />;
+  return <Workspace key={key} signOut={(why) => { storeKey(null); setReason(why); setKey(null); document.title = 'Issue board'; }} />;
 }
 
 render(<App />, document.getElementById('app')!);

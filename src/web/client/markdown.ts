@@ -7,4 +7,5 @@ import { gfm, gfmHtml } from 'micromark-extension-gfm';
 
 export const renderMarkdown = (source: string): string => micromark(source, {
   allowDangerousHtml: false, allowDangerousProtocol: false, extensions: [gfm()], htmlExtensions: [gfmHtml()],
-});
+  // A link whose URL was dropped comes out as <a href="">, which reloads the page when clicked: plain text instead.
+}).replace(/<a href="">([\s\S]*?)<\/a>/g, '<span class="dropped-link">$1</span>');
