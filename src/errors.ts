@@ -8,6 +8,8 @@ export interface ErrorBody {
   message?: string;
   issues?: Record<string, string>;
   scope?: string;
+  /** 404: the input field that named the missing record (e.g. steps.1.assignedAgentId), when the SQL says. */
+  field?: string;
 }
 
 export class ApiError extends Error {
@@ -105,6 +107,7 @@ export function fromPgError(err: unknown): ApiError | undefined {
     message: custom ? e.message : describeConstraint(e),
   };
   if (mapped.status === 400) body.issues = { [e.column || constraintField(e) || 'input']: body.message! };
+  if (mapped.status === 404 && custom && e.column) body.field = e.column;
   if (e.code!.startsWith('22')) {
     refusedInputLog?.({ sqlstate: e.code, pgMessage: e.message, detail: e.detail, column: e.column }, 'input refused by PostgreSQL (data exception → 400)');
   }

@@ -233,10 +233,25 @@ begin
   end if;
   update app_public.agents set archived_at = case when p_archived then now() end
   where id = v_agent.id returning * into v_agent;
+  if p_archived then
+    -- An archived agent works no more: its open runs end (AGENT_RUN_STATUS_CHANGED by trigger, reason
+    -- agent_archived), its unfinished issues are unassigned (ISSUE_ASSIGNED by trigger; queued ones go back to
+    -- the dispatcher), and it is OFFLINE (AGENT_STATUS_CHANGED). Left as they were, its issues stayed assigned
+    -- to nobody who would work on them.
+    perform set_config('svc.run_end_reason', 'agent_archived', true);
+    update app_public.agent_runs set status = 'ABANDONED', finished_at = now(), last_event_at = now()
+    where workspace_id = p_workspace_id and agent_id = v_agent.id and status in ('ACTIVE', 'WAITING', 'STALLED');
+    perform set_config('svc.run_end_reason', '', true);
+    update app_public.issues i set assigned_agent_id = null
+    where i.workspace_id = p_workspace_id and i.assigned_agent_id = v_agent.id and i.deleted_at is null
+      and not exists (select 1 from app_public.statuses s where s.id = i.status_id and s.category in ('DONE', 'CANCELED'));
+    update app_public.agents set status = 'OFFLINE' where id = v_agent.id and status <> 'OFFLINE';
+    v_agent := app_private.find_agent(p_workspace_id, p_agent_id);
+  end if;
   return v_agent;
 end
 $$;
-comment on function app_private.set_agent_archived(p_workspace_id uuid, p_agent_id uuid, p_archived boolean) is 'Archives (AGENT_DELETED with archived: true) or restores (AGENT_UPDATED) an agent. Idempotent.';
+comment on function app_private.set_agent_archived(p_workspace_id uuid, p_agent_id uuid, p_archived boolean) is 'Archives (AGENT_DELETED with archived: true) or restores (AGENT_UPDATED) an agent. Idempotent. Archiving ends the agent''s open runs (reason agent_archived), unassigns its unfinished issues (queued ones return to the dispatcher) and sets it OFFLINE.';
 
 create or replace function app_private.update_agent(p_workspace_id uuid, p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean default false)
  returns app_public.agents

@@ -159,6 +159,22 @@ $$;
 comment on function app_hidden.step_dispatch_judge(p_step app_public.execution_steps, p_judge uuid) is 'Dispatches the judge of a step in REVIEW: EXECUTION_STEP_READY with phase judge, judgeAgentId and a judging prompt, delivered to the reviewer.';
 grant execute on function app_hidden.step_dispatch_judge(p_step app_public.execution_steps, p_judge uuid) to svc_visitor;
 
+create or replace function app_hidden.plan_end_step_runs(p_plan app_public.execution_plans, p_reason text)
+ returns void
+ language plpgsql
+as $$
+begin
+  -- AGENT_RUN_STATUS_CHANGED (to ABANDONED, with the reason) by trigger _810_run_abandoned.
+  perform set_config('svc.run_end_reason', p_reason, true);
+  update app_public.agent_runs r set status = 'ABANDONED', finished_at = now(), last_event_at = now()
+  where r.workspace_id = p_plan.workspace_id and r.status in ('ACTIVE', 'WAITING', 'STALLED')
+    and r.step_id in (select s.id from app_public.execution_steps s where s.plan_id = p_plan.id);
+  perform set_config('svc.run_end_reason', '', true);
+end
+$$;
+comment on function app_hidden.plan_end_step_runs(p_plan app_public.execution_plans, p_reason text) is 'Ends the open runs of a plan attempt''s steps (ABANDONED, reason plan_canceled or plan_completed), when the attempt is canceled or completes.';
+grant execute on function app_hidden.plan_end_step_runs(p_plan app_public.execution_plans, p_reason text) to svc_visitor;
+
 create or replace function app_hidden.plan_cascade(p_plan_id uuid)
  returns uuid[]
  language plpgsql
@@ -186,6 +202,8 @@ begin
      and not exists (select 1 from app_public.execution_steps s where s.plan_id = p_plan_id and s.status not in ('DONE', 'CANCELED')) then
     v_plan := app_hidden.plan_move(v_plan, 'COMPLETED');
     perform app_hidden.gates_cancel(p_plan_id);
+    -- Step runs their agents left open would otherwise stay ACTIVE on a finished plan, and stall.
+    perform app_hidden.plan_end_step_runs(v_plan, 'plan_completed');
     select * into v_goal from app_public.goals where id = v_plan.goal_id;
     if v_plan.is_active_attempt and v_goal.status = 'ACTIVE' then
       perform app_hidden.goal_move(v_goal, 'ACHIEVED');
@@ -194,7 +212,7 @@ begin
   return v_ready;
 end
 $$;
-comment on function app_hidden.plan_cascade(p_plan_id uuid) is 'Readiness cascade of a RUNNING plan: every TODO step whose dependencies are all DONE becomes READY (and is dispatched); when every step is DONE (CANCELED ones skipped) the plan is COMPLETED and its goal ACHIEVED. Returns the ids made READY.';
+comment on function app_hidden.plan_cascade(p_plan_id uuid) is 'Readiness cascade of a RUNNING plan: every TODO step whose dependencies are all DONE becomes READY (and is dispatched); when every step is DONE (CANCELED ones skipped) the plan is COMPLETED (open step runs end, reason plan_completed) and its goal ACHIEVED. Returns the ids made READY.';
 grant execute on function app_hidden.plan_cascade(p_plan_id uuid) to svc_visitor;
 
 create or replace function app_hidden.plan_activate(p_plan app_public.execution_plans)
@@ -261,12 +279,7 @@ begin
     perform app_hidden.step_move(v_step, 'CANCELED');
   end loop;
   perform app_hidden.gates_cancel(v_plan.id);
-  -- AGENT_RUN_STATUS_CHANGED (to ABANDONED, reason plan_canceled) by trigger _810_run_abandoned.
-  perform set_config('svc.run_end_reason', 'plan_canceled', true);
-  update app_public.agent_runs r set status = 'ABANDONED', finished_at = now(), last_event_at = now()
-  where r.workspace_id = v_plan.workspace_id and r.status in ('ACTIVE', 'WAITING', 'STALLED')
-    and r.step_id in (select s.id from app_public.execution_steps s where s.plan_id = v_plan.id);
-  perform set_config('svc.run_end_reason', '', true);
+  perform app_hidden.plan_end_step_runs(v_plan, 'plan_canceled');
   perform app_hidden.action_requests_supersede('execution-plan', v_plan.id);
   return v_plan;
 end

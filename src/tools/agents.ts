@@ -30,6 +30,7 @@ const WorkloadOut = z.looseObject({
 export const agentTools = defineTools(
   tool({
     name: 'agents.me',
+    requiresAgentKey: true,
     scopes: [],
     description: 'The agent linked to the calling key (provider, runtimeMode, status, capabilities). Keys without a linked agent, or linked to an archived agent, get 403.',
     input: z.strictObject({}),
@@ -38,6 +39,7 @@ export const agentTools = defineTools(
   }),
   tool({
     name: 'agents.heartbeat',
+    requiresAgentKey: true,
     scopes: [],
     description: "Presence of the agent linked to the calling key: sets status (default ONLINE) and lastHeartbeatAt in one update; runtimeId attaches the agent to a runtime. AGENT_STATUS_CHANGED only when the status changes. Keys without an agent, or linked to an archived agent: 403.",
     input: z.strictObject({

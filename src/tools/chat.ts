@@ -28,6 +28,7 @@ export const ChatThreadOut = z.looseObject({
 export const chatTools = defineTools(
   tool({
     name: 'chat.appendMessage',
+    requiresAgentKey: true,
     scopes: ['WRITE_COMMENTS'],
     description: `Reply in one piece: persists an AGENT message (CHAT_MESSAGE_POSTED). Per reply use this or the draft tools, never both. ${addressee}`,
     input: z.strictObject({ threadId, body, sourceRunId: id('sourceRunId').optional() }),
@@ -35,6 +36,7 @@ export const chatTools = defineTools(
   }),
   tool({
     name: 'chat.startDraft',
+    requiresAgentKey: true,
     scopes: ['WRITE_COMMENTS'],
     description: `Start a streamed reply: returns a draftId and publishes phase started on the realtime channel (SSE only; nothing stored). Then appendDraftChunk… and finalizeDraft. ${addressee}`,
     input: z.strictObject({ threadId }),
@@ -42,6 +44,7 @@ export const chatTools = defineTools(
   }),
   tool({
     name: 'chat.appendDraftChunk',
+    requiresAgentKey: true,
     scopes: ['WRITE_COMMENTS'],
     description: `Publish the next piece of a streamed reply (phase delta {delta, seq}); ephemeral, never stored. seq is advisory: gaps and reordering are tolerated. About one chunk per 60-200 ms. ${addressee}`,
     input: z.strictObject({ threadId, draftId, delta: draftDelta, seq: int(0) }),
@@ -49,6 +52,7 @@ export const chatTools = defineTools(
   }),
   tool({
     name: 'chat.finalizeDraft',
+    requiresAgentKey: true,
     scopes: ['WRITE_COMMENTS'],
     description: `Finish a streamed reply: persists the full body as an AGENT message (finalizedDraftId = draftId, CHAT_MESSAGE_POSTED) and publishes phase finalized. Finalizing the same draft again returns the same message. ${addressee}`,
     input: z.strictObject({ threadId, draftId, body, sourceRunId: id('sourceRunId').optional() }),
@@ -56,6 +60,7 @@ export const chatTools = defineTools(
   }),
   tool({
     name: 'chat.getThread',
+    requiresAgentKey: true,
     scopes: ['WRITE_COMMENTS'],
     description: `A thread and its latest messages (default 50, max 200), oldest first: id, role, body, contextSnapshot, sourceRunId, createdAt, finalizedDraftId. before = a message id (or nextCursor) pages back. ${addressee}`,
     input: z.strictObject({ threadId, before: id('before').optional(), limit: z.number().int().min(1).max(200).default(50) }),
@@ -64,6 +69,7 @@ export const chatTools = defineTools(
   }),
   tool({
     name: 'chat.getMessage',
+    requiresAgentKey: true,
     scopes: ['WRITE_COMMENTS'],
     description: `One message by id (e.g. a CHAT_MESSAGE_POSTED messageId), shaped as in chat.getThread. ${addressee}`,
     input: z.strictObject({ id: id('id') }),
@@ -72,6 +78,7 @@ export const chatTools = defineTools(
   }),
   tool({
     name: 'chat.listMessages',
+    requiresAgentKey: true,
     scopes: ['WRITE_COMMENTS'],
     description: `Messages of a thread after one (cursor = nextCursor or the id of a message of the thread, e.g. the last one you read; none = from the first), oldest first, paged forward: what came since you last read. ${addressee}`,
     // The cursor is a message id (what nextCursor holds), so a client may also start after a message it knows.
@@ -81,6 +88,7 @@ export const chatTools = defineTools(
   }),
   tool({
     name: 'chat.listThreads',
+    requiresAgentKey: true,
     scopes: ['WRITE_COMMENTS'],
     description: `Threads addressed to your agent, latest activity first, paged: each with lastMessage (a 500-character preview) and awaitingReply (the last message is a person's). awaitingReply: true lists those only. Needs a key linked to an agent (403 otherwise).`,
     input: z.strictObject({ awaitingReply: z.boolean().optional(), limit: limit(20, 100), cursor: cursor.optional() }),

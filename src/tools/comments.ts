@@ -46,6 +46,7 @@ export const commentTools = defineTools(
   }),
   tool({
     name: 'comments.upsertStatus',
+    requiresAgentKey: true,
     scopes: ['WRITE_COMMENTS'],
     description: "Set the calling agent's rolling STATUS comment for its open run on an issue: created the first time, replaced in place afterwards (same body: no change). Needs an agent-linked key and an open run (assignment opens one).",
     input: z.strictObject({ issueId: issueRef, body, confidence: confidence.optional() }),

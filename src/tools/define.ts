@@ -67,6 +67,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
    * not call); SQL stays the check.
    */
   refusesNarrowedKeys?: 'any' | 'projectOrLabel';
+  /**
+   * The tool always refuses a key not linked to an agent (403 agent_key_required / not_run_agent: heartbeats, the
+   * chat tools, a run's own reports). Like refusesNarrowedKeys, only leaves it out of tools/list and catalog.search
+   * for such keys; SQL stays the check.
+   */
+  requiresAgentKey?: true;
 }
 
 export interface Tool extends ToolDef {

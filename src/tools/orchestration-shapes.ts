@@ -21,7 +21,9 @@ export const actionRequestBase = z.strictObject({
   body: z.string().max(100_000).optional(),
   severity: arSeverity.default('INFO'),
   kind: arKind.default('FREE_FORM').describe('What accept runs: TRANSITION {statusId}, SET_LABELS {add?, remove?}, ASSIGN_AGENT {agentId}, CLOSE_AS_DUPLICATE {duplicateOfIssueId, statusId?}; FREE_FORM runs nothing'),
-  payload: z.record(z.string(), z.unknown()).default({}),
+  // 16 KB of JSON at most: what a bound dispatch needs is a few ids; a megabyte was taken before (only the body limit stopped it).
+  payload: z.record(z.string(), z.unknown()).default({})
+    .refine((p) => JSON.stringify(p).length <= 16_384, 'payload must be at most 16 KB of JSON'),
   assignedUserId: id('assignedUserId').optional(),
   assignedAgentId: id('assignedAgentId').optional(),
   dueAt: isoDateTime().optional(),

@@ -13,6 +13,7 @@ export const RunListOut = RunOut.extend({
 export const runTools = defineTools(
   tool({
     name: 'runs.recordUsage',
+    requiresAgentKey: true,
     scopes: ['WRITE_ISSUES'],
     description: `Report cumulative usage of a run: each given value replaces the stored one (idempotent; send totals, not increments). costUsd is stored verbatim. ${agentOnly}`,
     input: z.strictObject({ runId, tokensIn: count.optional(), tokensOut: count.optional(), tokensCached: count.optional(), costUsd: z.number().min(0).optional() }),
@@ -20,6 +21,7 @@ export const runTools = defineTools(
   }),
   tool({
     name: 'runs.complete',
+    requiresAgentKey: true,
     scopes: ['WRITE_ISSUES'],
     description: `Close an open run as COMPLETED. Gates by mode: EXECUTE needs a produced artifact when the issue has artifactRequired and every verificationChecklist item reported done in verificationResult [{id | label, done}] (by id, else by label: exact after trimming); RESEARCH needs confidence; REVIEW needs verdict; DISCUSS takes a summary only. completionMeta keeps what was reported and the run contract version. ${agentOnly}`,
     input: z.strictObject({
@@ -34,6 +36,7 @@ export const runTools = defineTools(
   }),
   tool({
     name: 'runs.setWaiting',
+    requiresAgentKey: true,
     scopes: ['WRITE_ISSUES'],
     description: `Mark a run WAITING (blocked on someone else); already waiting: unchanged. ${agentOnly}`,
     input: z.strictObject({ runId, reason: z.string().max(500).optional() }),
@@ -41,6 +44,7 @@ export const runTools = defineTools(
   }),
   tool({
     name: 'runs.resumeWork',
+    requiresAgentKey: true,
     scopes: ['WRITE_ISSUES'],
     description: `Resume a WAITING (or STALLED) run: back to ACTIVE. ${agentOnly}`,
     input: z.strictObject({ runId }),

@@ -1,6 +1,6 @@
 /** What tools/list advertises: annotations on every tool, a light default list, provider-portable input schemas. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, insertProject, ok, rest, rpc, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+import { createAgent, createKey, insertProject, ok, rest, rpc, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
 import { TOOLS } from '../../src/tools/catalog.ts';
 
 let t: TestApp;
@@ -173,3 +173,35 @@ describe('tools a narrowed key could not call are not listed', () => {
     }
   });
 });
+
+describe('tools a person\'s key could not call are not listed', () => {
+  it('a key without an agent is not offered heartbeats, the chat tools or a run\'s own reports; an agent key is', async () => {
+    const names = async (token: string) => {
+      const out: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const r = await rpc(t, token, 'tools/list', cursor ? { cursor } : {}, '?profile=full');
+        out.push(...r.body.result.tools.map((x: { name: string }) => x.name));
+        cursor = r.body.result.nextCursor;
+      } while (cursor);
+      return out;
+    };
+    const agentOnly = TOOLS.filter((x) => x.requiresAgentKey).map((x) => x.name);
+    expect(agentOnly).toEqual(expect.arrayContaining(['agents.heartbeat', 'chat.getThread', 'runs.complete', 'comments.upsertStatus']));
+    await createAgent(t, ws, 'listed-agent');
+    const agentKey = await createKey(t, ws, { agent: 'listed-agent' });
+    const person = await names(ws.token);
+    const agent = await names(agentKey.token);
+    for (const name of agentOnly) {
+      expect(person, name).not.toContain(name);
+      expect(agent, name).toContain(name);
+    }
+    // The flag follows the SQL: the person's key is refused by every one of them.
+    for (const name of agentOnly) {
+      const r = await rest(t, ws.token, name, {});
+      expect(r.status, name).not.toBe(200);
+    }
+    expect((await rest(t, ws.token, 'agents.heartbeat', {})).body.error).toBe('agent_key_required');
+  });
+});
+

@@ -214,6 +214,8 @@ describe('actionRequests', () => {
     const bad = await rest(t, ws.token, 'actionRequests.create', { title: '', kind: 'NOPE' });
     expect(bad.status).toBe(400);
     expect(Object.keys(bad.body.issues).sort()).toEqual(['kind', 'title']);
+    const huge = await rest(t, ws.token, 'actionRequests.create', { title: 'x', payload: { note: 'x'.repeat(20_000) } });
+    expect([huge.status, Object.keys(huge.body.issues)]).toEqual([400, ['payload']]);
     expect((await rest(t, ws.token, 'actionRequests.create', { title: 'x', kind: 'ASSIGN_AGENT', payload: { agentId: agent.id } })).body.issues)
       .toHaveProperty('issueId');
     const readOnly = await createKey(t, ws, { scopes: ['READ_ISSUES'] });

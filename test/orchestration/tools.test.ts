@@ -90,6 +90,9 @@ describe('every tool of 4.11 and 4.12', () => {
     expect(Object.keys(self.body.issues)).toEqual(['steps.0.dependsOnStepIndexes']);
     const range = await rest(t, ws.token, 'plans.addSteps', { planId: plan.id, steps: [{ title: 'a' }, { title: 'b', dependsOnStepIndexes: [5] }] });
     expect(Object.keys(range.body.issues)).toEqual(['steps.1.dependsOnStepIndexes']);
+    // A 404 says which input named the missing record.
+    const nobody = await rest(t, ws.token, 'plans.addSteps', { planId: plan.id, steps: [{ title: 'a' }, { title: 'b', assignedAgentId: crypto.randomUUID() }] });
+    expect([nobody.status, nobody.body.field]).toEqual([404, 'steps.1.assignedAgentId']);
     expect((await ok(t, ws.token, 'executionPlans.get', { id: plan.id })).steps).toEqual([]);  // nothing was added
     for (const [tool, args, field] of [
       ['goals.create', { title: '' }, 'title'],

@@ -1,6 +1,6 @@
 /** agents.heartbeat / agents.list and the runtimes namespace (register, heartbeat, list, configure, reportInfo). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -181,3 +181,30 @@ describe('runtimes', () => {
     expect((await rest(t, other.token, 'runtimes.reportInfo', { runtimeId: r.id, info: {} })).status).toBe(404);
   });
 });
+
+describe('archiving an agent', () => {
+  it('ends its open runs, unassigns its unfinished issues (queued ones go back to the dispatcher) and sets it OFFLINE', async () => {
+    const retiring = await createAgent(t, ws, 'retiring');
+    const key = await createKey(t, ws, { agent: 'retiring' });
+    await ok(t, key.token, 'agents.heartbeat', { status: 'ONLINE' });
+    const open = await ok(t, ws.token, 'issues.create', { title: 'Half done' });
+    const done = await ok(t, ws.token, 'issues.create', { title: 'Finished' });
+    await ok(t, ws.token, 'issues.assign', { id: open.id, agentId: retiring.id });
+    await ok(t, ws.token, 'issues.assign', { id: done.id, agentId: retiring.id });
+    const { rows: [doneStatus] } = await t.pools.owner.query(
+      "select id from app_public.statuses where workspace_id = $1 and category = 'DONE' order by position limit 1", [ws.id]);
+    await ok(t, ws.token, 'issues.transition', { id: done.id, statusId: doneStatus.id });
+    await admin(t, 'archive-agent', { workspace: ws.key, agent: 'retiring', json: true });
+
+    expect((await ok(t, ws.token, 'issues.get', { id: open.id })).assignedAgentId).toBeNull();
+    expect((await ok(t, ws.token, 'issues.get', { id: done.id })).assignedAgentId).toBe(retiring.id);
+    const runs = (await ok(t, ws.token, 'runs.list', { agentId: retiring.id })).items ?? [];
+    expect(runs.filter((r: any) => r.issue.id === open.id).map((r: any) => r.status)).toEqual(['ABANDONED']);
+    const ended = (await events('AGENT_RUN_STATUS_CHANGED')).filter((e) => e.payload.agentId === retiring.id && e.payload.issueId === open.id);
+    expect(ended.at(0)?.payload).toMatchObject({ to: 'ABANDONED', reason: 'agent_archived' });
+    const listed = await ok(t, ws.token, 'agents.list', { includeArchived: true });
+    const agent = (Array.isArray(listed) ? listed : listed.items).find((a: any) => a.id === retiring.id);
+    expect(agent).toMatchObject({ status: 'OFFLINE', archivedAt: expect.any(String) });
+  });
+});
+

@@ -94,21 +94,28 @@ describe('runs.complete', () => {
     });
     const noArtifact = await rest(t, coderKey.token, 'runs.complete', { runId, summary: 's' });
     expect(noArtifact.body.issues).toHaveProperty('producedArtifactIds');
-    const partial = await rest(t, coderKey.token, 'runs.complete', { runId, summary: 's', producedArtifactIds: ['a1'],
+    const link = await ok(t, coderKey.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id,
+      externalUrl: 'https://example.com/pr/1', linkTitle: 'PR 1' });
+    const partial = await rest(t, coderKey.token, 'runs.complete', { runId, summary: 's', producedArtifactIds: [link.id],
       verificationResult: [{ id: 'tests', done: true }, { id: 'docs', done: false }] });
     expect(partial.status).toBe(400);
     expect(partial.body.issues.verificationResult).toContain('docs');
-    const link = await ok(t, coderKey.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id,
-      externalUrl: 'https://example.com/pr/1', linkTitle: 'PR 1' });
-    const done = await ok(t, coderKey.token, 'runs.complete', { runId, summary: 'shipped', producedArtifactIds: [link.id, 'a1'],
+    // An artifact is an attachment of the issue: any other string, or an attachment of another issue, is refused.
+    const elsewhere = await ok(t, ws.token, 'issues.create', { title: 'Elsewhere' });
+    const foreign = await ok(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: elsewhere.id, externalUrl: 'https://example.com/x' });
+    for (const bad of ['a1', foreign.id, crypto.randomUUID()]) {
+      const r = await rest(t, coderKey.token, 'runs.complete', { runId, summary: 's', producedArtifactIds: [link.id, bad],
+        verificationResult: [{ id: 'tests', done: true }, { id: 'docs', done: true }] });
+      expect([r.status, Object.keys(r.body.issues ?? {})], bad).toEqual([400, ['producedArtifactIds.1']]);
+    }
+    const done = await ok(t, coderKey.token, 'runs.complete', { runId, summary: 'shipped', producedArtifactIds: [link.id],
       verificationResult: [{ id: 'tests', done: true }, { id: 'docs', done: true, note: 'README' }], followUps: ['polish'] });
     expect(done).toMatchObject({ status: 'COMPLETED', finishedAt: expect.any(String), completionMeta: {
-      contractVersion: '2026-11-01', summary: 'shipped', producedArtifactIds: [link.id, 'a1'], followUps: ['polish'] } });
-    // The next agent's bundle lists what this run produced; an id naming an attachment carries it.
+      contractVersion: '2026-11-01', summary: 'shipped', producedArtifactIds: [link.id], followUps: ['polish'] } });
+    // The next agent's bundle lists what this run produced, each with its attachment.
     const bundle = await ok(t, ws.token, 'agent.context.bundle', { issueId: issue.id });
     expect(bundle.artifacts).toEqual([
       expect.objectContaining({ id: link.id, runId, attachment: expect.objectContaining({ id: link.id, linkTitle: 'PR 1' }) }),
-      expect.objectContaining({ id: 'a1', runId, attachment: null }),
     ]);
     expect((await rest(t, coderKey.token, 'runs.complete', { runId, summary: 'again' })).body.error).toBe('run_closed');
     expect((await runEvents(issue.id, 'AGENT_RUN_STATUS_CHANGED')).at(-1).payload).toMatchObject({ from: 'ACTIVE', to: 'COMPLETED' });

@@ -12,8 +12,21 @@ declare
   v_issue app_public.issues;
   v_field text;
   v_missing text[];
+  v_unknown bigint;
 begin
   select * into v_issue from app_public.issues where id = v_run.issue_id;
+  -- A produced artifact is an attachment of the run's issue (a file or a link), named by its id: what the context
+  -- bundle shows under artifacts. Any other string was taken as given, another workspace's id included.
+  select min(a.n) - 1 into v_unknown
+  from jsonb_array_elements_text(coalesce(args->'producedArtifactIds', '[]')) with ordinality a(ref, n)
+  where not case when a.ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                 then exists (select 1 from app_public.attachments x where x.id = a.ref::uuid
+                              and x.workspace_id = v_issue.workspace_id and x.target_type = 'issue' and x.target_id = v_issue.id)
+                 else false end;
+  if v_unknown is not null then
+    perform app_hidden.raise_invalid('producedArtifactIds.' || v_unknown,
+      'not an attachment of this issue: attach the artifact to the issue first (attachments.*), then name its id');
+  end if;
   case v_run.engagement_mode
     when 'EXECUTE' then
       if v_issue.artifact_required and coalesce(jsonb_array_length(args->'producedArtifactIds'), 0) = 0 then
