@@ -451,12 +451,18 @@ describe('chat.getMessage / listMessages', () => {
 });
 
 describe('the default tools/list (runtime profile)', () => {
+  // As an agent at work sees it (a person's key is not offered the agent-only tools: heartbeats, chat, run reports).
+  let agentKey: { token: string };
+  beforeAll(async () => {
+    await createAgent(t, ws, 'lister');
+    agentKey = await createKey(t, ws, { agent: 'lister' });
+  });
   /** Every page of tools/list. */
   const names = async (query: string) => {
     const all: string[] = [];
     let cursor: string | undefined;
     do {
-      const r = await rpc(t, ws.token, 'tools/list', cursor ? { cursor } : {}, query);
+      const r = await rpc(t, agentKey.token, 'tools/list', cursor ? { cursor } : {}, query);
       expect(r.status).toBe(200);
       all.push(...(r.body.result.tools as Array<{ name: string }>).map((x) => x.name));
       cursor = r.body.result.nextCursor;
