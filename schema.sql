@@ -56,7 +56,7 @@ create table app_public.action_requests (
   body text,
   severity text default 'INFO'::text not null,
   kind text default 'FREE_FORM'::text not null,
-  payload jsonb default '{}'::jsonb not null,
+  payload jsonb default '{}'::jsonb not null, -- @behavior -* The bound dispatch's arguments (by kind). GraphQL: ActionRequest.payload (app_public.action_requests_payload).
   assigned_user_id uuid,
   assigned_agent_id uuid,
   issue_id uuid,
@@ -73,7 +73,7 @@ create table app_public.action_requests (
   resolved_at timestamp with time zone,
   resolved_by_user_id uuid,
   resolved_by_agent_id uuid,
-  dispatch_result jsonb, -- What accept did (the bound dispatch's result), kept for audit.
+  dispatch_result jsonb, -- @behavior -* What accept did (the bound dispatch's result), kept for audit. GraphQL: ActionRequest.dispatchResult.
   created_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
   constraint action_requests_pkey PRIMARY KEY (id),
@@ -143,7 +143,7 @@ alter table app_public.activity_events enable row level security;
 alter table app_public.activity_events force row level security;
 grant select on app_public.activity_events to svc_visitor;
 create policy owner_all on app_public.activity_events for all to current_user using (true) with check (true);
-create policy select_in_workspace on app_public.activity_events for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (((subject_type <> 'chat-thread'::text) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.event_subject_visible(subject_type, subject_id))) OR ((subject_type = 'chat-thread'::text) AND app_hidden.chat_event_visible(subject_id, ((payload -> 'context'::text) ->> 'issueId'::text))))));
+create policy select_in_workspace on app_public.activity_events for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (((subject_type <> 'chat-thread'::text) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.event_subject_visible(subject_type, subject_id))) OR ((subject_type = 'chat-thread'::text) AND (( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin) OR ((payload ->> 'agentId'::text) = (( SELECT app_hidden.current_agent_id() AS current_agent_id))::text) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ((payload ->> 'openedByUserId'::text) = (( SELECT app_hidden.current_user_id() AS current_user_id))::text))) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.chat_event_visible(subject_id, ((payload -> 'context'::text) ->> 'issueId'::text)))))));
 CREATE TRIGGER _500_webhooks AFTER INSERT ON app_public.activity_events FOR EACH ROW EXECUTE FUNCTION app_private.tg_activity_events__webhooks();
 CREATE TRIGGER _510_agent_dispatch AFTER INSERT ON app_public.activity_events FOR EACH ROW WHEN (new.kind = 'AGENT_ASSIGNED'::text) EXECUTE FUNCTION app_private.tg_activity_events__agent_dispatch();
 
@@ -518,7 +518,7 @@ create table app_public.chat_messages (
   thread_id uuid not null,
   role text not null,
   body text not null,
-  context_snapshot jsonb, -- USER messages: where the person was ({route, issueId}); read by agent.context.bundle (linkedIssues).
+  context_snapshot jsonb, -- @behavior -* USER messages: where the person was ({route, issueId}); read by agent.context.bundle (linkedIssues). GraphQL: ChatMessage.contextSnapshot (app_public.chat_messages_context_snapshot).
   source_run_id uuid,
   author_user_id uuid,
   author_agent_id uuid,
@@ -1643,12 +1643,15 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.access_create_session(integer,text) returns app_public.issued_api_key; plpgsql volatile; execute: svc_visitor; auth/keys.sql
 -- app_public.access_keys() returns SETOF app_public.api_key; sql stable; execute: svc_visitor; auth/keys.sql
 -- app_public.access_revoke(uuid) returns app_public.api_key; sql volatile; execute: svc_visitor; auth/keys.sql
+-- app_public.action_requests_dispatch_result(app_public.action_requests) returns jsonb; sql stable; execute: svc_visitor; actionRequests/shapes.sql
+-- app_public.action_requests_payload(app_public.action_requests) returns jsonb; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_public.agents_archive(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_create(text,text,text[],text,text,integer,text) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_delete(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_unarchive(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_update(uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_webhook_url(app_public.agents) returns text; sql stable; execute: svc_visitor; agents/agents.sql
+-- app_public.chat_messages_context_snapshot(app_public.chat_messages) returns jsonb; sql stable; execute: svc_visitor; chat/chat.sql
 -- app_public.chat_open_thread(uuid,text,text,uuid,text) returns app_public.chat_threads; plpgsql volatile; execute: svc_visitor; chat/chat.sql
 -- app_public.chat_post_message(uuid,text,text,uuid) returns app_public.chat_messages; plpgsql volatile; execute: svc_visitor; chat/chat.sql
 -- app_public.comments_revision_history(app_public.comments) returns SETOF app_public.comment_revision; sql stable; execute: svc_visitor; comments/comments.sql
@@ -1840,10 +1843,11 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.keyset_decode_date(text,text,text) returns record; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.keyset_decode_ts(text,text,text) returns record; plpgsql stable; execute: svc_visitor; core/paging.sql
 -- app_hidden.keyset_encode(text,text,uuid) returns text; sql immutable; execute: svc_visitor; core/paging.sql
--- app_hidden.label_id_list(jsonb) returns uuid[]; sql immutable; execute: svc_visitor; issues/write.sql
+-- app_hidden.label_id_list(jsonb) returns uuid[]; plpgsql immutable; execute: svc_visitor; issues/write.sql
 -- app_hidden.label_json(app_public.labels) returns jsonb; sql stable; execute: svc_visitor; labels/labels.sql
 -- app_hidden.lock_cycles() returns app_public.workspaces; sql volatile; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.lock_directed_relations(text) returns void; sql volatile; execute: svc_visitor; relations/relations.sql
+-- app_hidden.lock_live_agent(uuid) returns void; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.lock_plan(uuid) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.member_json(app_public.memberships) returns jsonb; sql stable; execute: svc_visitor; members/members.sql
 -- app_hidden.members_add(text,text) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql

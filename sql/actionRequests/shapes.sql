@@ -24,6 +24,27 @@ $$;
 comment on function app_hidden.with_visible_duplicate(p_json jsonb) is 'An action request''s payload or dispatch result with duplicateOfIssueId (an id or key) null when the caller cannot see that issue (narrowing).';
 grant execute on function app_hidden.with_visible_duplicate(p_json jsonb) to svc_visitor;
 
+-- GraphQL reads payload and dispatchResult through with_visible_duplicate, never the raw columns (a narrowed key read
+-- the id of a hidden duplicate there).
+comment on column app_public.action_requests.payload is E'@behavior -*\nThe bound dispatch''s arguments (by kind). GraphQL: ActionRequest.payload (app_public.action_requests_payload).';
+comment on column app_public.action_requests.dispatch_result is E'@behavior -*\nWhat accept did (the bound dispatch''s result), kept for audit. GraphQL: ActionRequest.dispatchResult.';
+
+create or replace function app_public.action_requests_payload(r app_public.action_requests)
+ returns jsonb
+ language sql
+ stable
+as $$ select app_hidden.with_visible_duplicate(r.payload) $$;
+comment on function app_public.action_requests_payload(r app_public.action_requests) is 'The bound dispatch''s arguments (by kind); a duplicate the key cannot see is null.';
+grant execute on function app_public.action_requests_payload(r app_public.action_requests) to svc_visitor;
+
+create or replace function app_public.action_requests_dispatch_result(r app_public.action_requests)
+ returns jsonb
+ language sql
+ stable
+as $$ select app_hidden.with_visible_duplicate(r.dispatch_result) $$;
+comment on function app_public.action_requests_dispatch_result(r app_public.action_requests) is 'What accept did (the bound dispatch''s result); a duplicate the key cannot see is null.';
+grant execute on function app_public.action_requests_dispatch_result(r app_public.action_requests) to svc_visitor;
+
 create or replace function app_hidden.action_request_json(r app_public.action_requests)
  returns jsonb
  language sql

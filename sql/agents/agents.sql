@@ -222,6 +222,24 @@ end
 $$;
 comment on function app_private.rotate_agent_webhook_secret(p_agent_id uuid) is 'Sets a new signing secret for an agent''s dispatch deliveries and returns it (shown once).';
 
+create or replace function app_hidden.lock_live_agent(p_agent_id uuid)
+ returns void
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- FOR SHARE waits for an archive in progress (its row lock is taken after the agent's issues', the order of every
+  -- issue write), then sees whether it committed. As the owner: the agents policy lets keys lock only their own agent.
+  if (select a.archived_at from app_public.agents a
+      where a.id = p_agent_id and a.workspace_id = coalesce(app_hidden.current_workspace_id(), a.workspace_id) for share) is not null then
+    raise exception 'The agent is archived' using errcode = 'SV400', detail = 'agent_archived';
+  end if;
+end
+$$;
+comment on function app_hidden.lock_live_agent(p_agent_id uuid) is 'Before an assignment: locks the agent FOR SHARE (waiting for an archive in progress) and raises 400 agent_archived if it is archived.';
+grant execute on function app_hidden.lock_live_agent(p_agent_id uuid) to svc_visitor;
+
 create or replace function app_private.set_agent_archived(p_workspace_id uuid, p_agent_id uuid, p_archived boolean)
  returns app_public.agents
  language plpgsql
@@ -231,12 +249,19 @@ begin
   if (v_agent.archived_at is not null) = p_archived then
     return v_agent;  -- already so: no event
   end if;
+  if p_archived then
+    -- The lock order of every issue write: its issue first, then the runs and the agent (assign_issue_agent). An
+    -- issue assigned meanwhile is found by the statements below (each sees what committed before it).
+    perform 1 from app_public.issues i
+    where i.workspace_id = p_workspace_id and i.assigned_agent_id = v_agent.id and i.deleted_at is null
+    order by i.id for update;
+  end if;
   update app_public.agents set archived_at = case when p_archived then now() end
   where id = v_agent.id returning * into v_agent;
   if p_archived then
     -- An archived agent works no more: its open runs end (AGENT_RUN_STATUS_CHANGED by trigger, reason
-    -- agent_archived), its unfinished issues are unassigned (ISSUE_ASSIGNED by trigger; queued ones go back to
-    -- the dispatcher), and it is OFFLINE (AGENT_STATUS_CHANGED). Left as they were, its issues stayed assigned
+    -- agent_archived), its unfinished issues are unassigned (ISSUE_UPDATED by trigger, changes assignedAgentId;
+    -- queued ones go back to the dispatcher), and it is OFFLINE (AGENT_STATUS_CHANGED). Left as they were, its issues stayed assigned
     -- to nobody who would work on them.
     perform set_config('svc.run_end_reason', 'agent_archived', true);
     update app_public.agent_runs set status = 'ABANDONED', finished_at = now(), last_event_at = now()

@@ -36,6 +36,17 @@ $$;
 comment on function app_hidden.chat_message_json(m app_public.chat_messages) is 'ChatMessage (spec 2.12): id, threadId, role, body, contextSnapshot (its issueId null when the caller cannot see that issue), sourceRunId, createdAt, finalizedDraftId (+ author ids).';
 grant execute on function app_hidden.chat_message_json(m app_public.chat_messages) to svc_visitor;
 
+-- GraphQL reads the context through the shape's rule, never the raw column (a narrowed key read a hidden issue's id there).
+comment on column app_public.chat_messages.context_snapshot is E'@behavior -*\nUSER messages: where the person was ({route, issueId}); read by agent.context.bundle (linkedIssues). GraphQL: ChatMessage.contextSnapshot (app_public.chat_messages_context_snapshot).';
+
+create or replace function app_public.chat_messages_context_snapshot(m app_public.chat_messages)
+ returns jsonb
+ language sql
+ stable
+as $$ select app_hidden.chat_message_json(m)->'contextSnapshot' $$;
+comment on function app_public.chat_messages_context_snapshot(m app_public.chat_messages) is 'USER messages: where the person was ({route, issueId}); issueId is null when the key cannot see that issue.';
+grant execute on function app_public.chat_messages_context_snapshot(m app_public.chat_messages) to svc_visitor;
+
 create or replace function app_hidden.chat_message_seq(p_thread app_public.chat_threads, p_message_id text, p_field text)
  returns bigint
  language plpgsql
@@ -142,8 +153,8 @@ begin
   values (t.workspace_id, t.id, 'AGENT', p_body, v_run.id, app_hidden.current_user_id(), t.agent_id, p_draft_id)
   returning * into v_message;
   perform app_hidden.record_event('CHAT_MESSAGE_POSTED', 'chat-thread', t.id, jsonb_strip_nulls(jsonb_build_object(
-    'threadId', t.id, 'messageId', v_message.id, 'agentId', t.agent_id, 'role', 'AGENT', 'body', v_message.body,
-    'sourceRunId', v_message.source_run_id, 'draftId', p_draft_id)));
+    'threadId', t.id, 'messageId', v_message.id, 'agentId', t.agent_id, 'openedByUserId', t.created_by_user_id,
+    'role', 'AGENT', 'body', v_message.body, 'sourceRunId', v_message.source_run_id, 'draftId', p_draft_id)));
   return v_message;
 end
 $$;
@@ -185,8 +196,8 @@ begin
   values (p_workspace_id, v_thread.id, 'USER', p_body, v_context, p_user_id)
   returning * into v_message;
   v_event := app_private.record_event(p_workspace_id, 'CHAT_MESSAGE_POSTED', 'chat-thread', v_thread.id, jsonb_build_object(
-    'threadId', v_thread.id, 'messageId', v_message.id, 'agentId', v_thread.agent_id, 'role', 'USER',
-    'body', v_message.body, 'context', v_context));
+    'threadId', v_thread.id, 'messageId', v_message.id, 'agentId', v_thread.agent_id,
+    'openedByUserId', v_thread.created_by_user_id, 'role', 'USER', 'body', v_message.body, 'context', v_context));
   -- Only USER messages reach the agent's dispatch channel (spec 6.3).
   perform app_private.enqueue_agent_dispatch(v_event, v_thread.agent_id);
   return v_message;

@@ -20,7 +20,9 @@ begin
   insert into app_private.rate_limit_counters as c (key_id, surface, workspace_id, window_start, calls)
   values (p_key_id, p_surface, p_workspace_id, v_window, 0)
   on conflict (key_id, surface) do update
-    set calls = case when c.window_start = excluded.window_start then c.calls else 0 end, window_start = excluded.window_start
+    -- A reservation whose clock is still in the previous minute (it waited for the row) counts in the newer one.
+    set calls = case when c.window_start >= excluded.window_start then c.calls else 0 end,
+        window_start = greatest(c.window_start, excluded.window_start)
   returning c.calls into v_before;
   if v_before + p_calls > p_limit then
     -- Over the limit: refused, and counted (a refused call still counts).

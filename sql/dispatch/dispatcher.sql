@@ -123,7 +123,11 @@ begin
       'chosen', v_agent.id, 'reason', v_reason, 'ruleId', v_rule.id);
   end if;
 
-  update app_public.agents set last_dispatched_at = clock_timestamp() where id = v_agent.id;
+  -- Archived since the candidates were read: nothing now (archiving wakes the dispatcher, which picks again).
+  update app_public.agents set last_dispatched_at = clock_timestamp() where id = v_agent.id and archived_at is null;
+  if not found then
+    return null;
+  end if;
   perform app_hidden.assign_issue_agent(v_issue, v_agent, 'EXECUTE', v_reason, null, null, v_dispatch);
   return jsonb_build_object('issueId', v_issue.id, 'agentId', v_agent.id, 'reason', v_reason);
 end

@@ -37,6 +37,8 @@ declare
   v_from uuid := p_issue.assigned_agent_id;
   v_run_id uuid;
 begin
+  -- The agent may be being archived right now (issues.assign, reassign and the dispatcher read it unlocked).
+  perform app_hidden.lock_live_agent(p_agent.id);
   -- The previous agent's open run ends (decisions.md "Runs").
   if v_from is not null and v_from <> p_agent.id then
     -- AGENT_RUN_STATUS_CHANGED (to ABANDONED, reason reassigned) by trigger _810_run_abandoned.
@@ -174,12 +176,15 @@ grant execute on function app_hidden.resolve_issue_list(p_refs jsonb, p_field te
 
 create or replace function app_hidden.label_id_list(p_json jsonb)
  returns uuid[]
- language sql
+ language plpgsql
  immutable
 as $$
-  -- A label listed twice is the label once, where it was first listed (it was a 409 on create).
-  select array(select u.id from unnest(app_hidden.uuid_array(p_json, 'labelIds')) with ordinality u(id, n)
-               group by u.id order by min(u.n))
+begin
+  -- A label listed twice is the label once, where it was first listed (it was a 409 on create). plpgsql: a SQL
+  -- function with a sublink is not inlined and would be planned again in every create and update.
+  return array(select u.id from unnest(app_hidden.uuid_array(p_json, 'labelIds')) with ordinality u(id, n)
+               group by u.id order by min(u.n));
+end
 $$;
 comment on function app_hidden.label_id_list(p_json jsonb) is 'The labelIds of an issues.create or issues.update input as uuid[] (400 on labelIds for a malformed one), each label once, in the order first given.';
 grant execute on function app_hidden.label_id_list(p_json jsonb) to svc_visitor;

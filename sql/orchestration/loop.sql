@@ -166,9 +166,13 @@ as $$
 begin
   -- AGENT_RUN_STATUS_CHANGED (to ABANDONED, with the reason) by trigger _810_run_abandoned.
   perform set_config('svc.run_end_reason', p_reason, true);
+  -- SKIP LOCKED: a run being reported on right now (its tool locked it, and its budget trigger then waits for this
+  -- plan's lock) is left to its agent rather than deadlocking; the stale sweep catches it if nobody closes it.
   update app_public.agent_runs r set status = 'ABANDONED', finished_at = now(), last_event_at = now()
-  where r.workspace_id = p_plan.workspace_id and r.status in ('ACTIVE', 'WAITING', 'STALLED')
-    and r.step_id in (select s.id from app_public.execution_steps s where s.plan_id = p_plan.id);
+  where r.id in (select o.id from app_public.agent_runs o
+                 where o.workspace_id = p_plan.workspace_id and o.status in ('ACTIVE', 'WAITING', 'STALLED')
+                   and o.step_id in (select s.id from app_public.execution_steps s where s.plan_id = p_plan.id)
+                 for update skip locked);
   perform set_config('svc.run_end_reason', '', true);
 end
 $$;

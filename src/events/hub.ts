@@ -75,8 +75,9 @@ const sorted = (xs: string[]) => [...xs].sort().join(',');
 // workspace admins; action requests without an issue, the agent or user they are assigned to).
 const groupKey = (c: Caller) =>
   `${sorted(c.projectIds)}|${sorted(c.labelIds)}|${sorted(c.initiativeIds)}|${c.agentId ?? ''}|${c.userId ?? ''}|${hasScope(c, 'ADMIN') ? 'admin' : ''}`;
-/** How long a group's answer to "do you see this chat thread" is reused for the thread's draft events. */
-const THREAD_VISIBILITY_MS = 10_000;
+/** How long a group's answer to "do you see this chat thread" is reused for the thread's draft events (short: the
+ * thread's issue may leave a key's narrowing, an admin may be demoted). */
+const THREAD_VISIBILITY_MS = 2_000;
 const frameOf = (id: string, data: string) => `id: ${id}\nevent: message\ndata: ${data}\n\n`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -313,6 +314,7 @@ export class EventHub {
         try {
           return (await this.query(sub.caller, 'app_hidden.chat_event_visible($9::uuid, null)', [threadId])) === 'true';
         } catch (err) {
+          group.threads.delete(threadId); // a failed read is not an answer: the next draft asks again
           if (!isAuthError(err)) return false;
           this.closeKey(sub.caller.keyId);
         }

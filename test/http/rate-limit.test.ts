@@ -78,6 +78,22 @@ describe('rate limits', () => {
     }
   });
 
+  it('at a realistic limit, calls spread over two processes pass no more than the limit, and not many fewer', async () => {
+    await freshWindow();
+    const first = await startTestApp({ rateLimits: { rpc: 600, rest: 300 }, ownerUrl: a.ownerUrl });
+    const second = await startTestApp({ rateLimits: { rpc: 600, rest: 300 }, ownerUrl: a.ownerUrl });
+    try {
+      const key = await createKey(a, ws);
+      let passed = 0;
+      for (let i = 0; i < 330; i++) if ((await rest(i % 3 ? first : second, key.token, 'workspace.get', {})).status === 200) passed++;
+      expect(passed).toBeLessThanOrEqual(300);
+      expect(passed).toBeGreaterThanOrEqual(300 - 2 * 63);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
   it('JSON-RPC: each call of a batch counts; over the limit the whole batch is a 429 envelope', async () => {
     await freshWindow();
     const key = await createKey(a, ws);

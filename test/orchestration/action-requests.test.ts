@@ -1,6 +1,7 @@
 /** actionRequests.* (spec 3.6, 4.11, 6.4) and comments.create's actionRequest bundle. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -14,7 +15,7 @@ const events = async (subjectId: string) => (await t.pools.owner.query(
   `select kind, subject_type, payload from app_public.activity_events where subject_id = $1 order by seq`, [subjectId])).rows;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ graphql: true });
   ws = await createWorkspace(t, 'ARQ');
   other = await createWorkspace(t, 'ARX');
   agent = await createAgent(t, ws, 'helper');
@@ -249,6 +250,10 @@ describe('actionRequests', () => {
     expect((await rest(t, narrowedAgent.token, 'actionRequests.get', { id: onHidden.id })).status).toBe(404);
     expect((await ok(t, narrowedAgent.token, 'actionRequests.get', { id: dup.id })).payload).toEqual({ duplicateOfIssueId: null });
     expect((await ok(t, agentKey.token, 'actionRequests.get', { id: dup.id })).payload).toEqual({ duplicateOfIssueId: issue.id });
+    // GraphQL reads payload and dispatchResult through the same rule (the raw columns are not in the schema).
+    const wideAgent = await createKey(t, ws, { agent: 'helper', labels: [label.id], scopes: ['FULL'] });
+    const viaGraphql = await gqlOk(t, wideAgent.token, `query($id: UUID!) { actionRequest(rowId: $id) { payload dispatchResult } }`, { id: dup.id });
+    expect(viaGraphql.actionRequest).toEqual({ payload: { duplicateOfIssueId: null }, dispatchResult: null });
     const all = JSON.stringify(await ok(t, narrowedAgent.token, 'events.recent', { limit: 200 })) + JSON.stringify(listed);
     expect(all).not.toContain(issue.id);
     expect(all).not.toContain('secret');

@@ -206,5 +206,41 @@ describe('archiving an agent', () => {
     const agent = (Array.isArray(listed) ? listed : listed.items).find((a: any) => a.id === retiring.id);
     expect(agent).toMatchObject({ status: 'OFFLINE', archivedAt: expect.any(String) });
   });
+
+  it('an assignment racing the archive waits for it and is refused; an issue write holding its issue does not deadlock it', async () => {
+    const racing = await createAgent(t, ws, 'racing');
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Raced for' });
+    const archiver = await t.pools.owner.connect();
+    try {
+      await archiver.query('begin');
+      await archiver.query('select app_private.set_agent_archived($1, $2, true)', [ws.id, racing.id]);
+      const assigning = rest(t, ws.token, 'issues.assign', { id: issue.id, agentId: racing.id });
+      await new Promise((r) => setTimeout(r, 300)); // the assignment is now waiting for the archive's lock
+      await archiver.query('commit');
+      const r = await assigning;
+      expect([r.status, r.body.error]).toEqual([400, 'agent_archived']);
+    } finally {
+      archiver.release();
+    }
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).assignedAgentId).toBeNull();
+
+    // The other order: an issue write holds the issue while the archive starts; both finish.
+    const held = await createAgent(t, ws, 'held');
+    const busy = await ok(t, ws.token, 'issues.create', { title: 'Held' });
+    await ok(t, ws.token, 'issues.assign', { id: busy.id, agentId: held.id });
+    const writer = await t.pools.owner.connect();
+    try {
+      await writer.query('begin');
+      await writer.query('select 1 from app_public.issues where id = $1 for update', [busy.id]);
+      const archiving = admin(t, 'archive-agent', { workspace: ws.key, agent: 'held', json: true });
+      await new Promise((r) => setTimeout(r, 300));
+      await writer.query("update app_public.agent_runs set last_event_at = now() where issue_id = $1", [busy.id]);
+      await writer.query('commit');
+      expect((await archiving).agent.archivedAt).toEqual(expect.any(String));
+    } finally {
+      writer.release();
+    }
+    expect((await ok(t, ws.token, 'issues.get', { id: busy.id })).assignedAgentId).toBeNull();
+  });
 });
 

@@ -272,6 +272,12 @@ describe('a person talks to an agent', () => {
     expect(JSON.stringify(await ok(t, narrowed.token, 'agent.context.bundle', { threadId: opened.rowId }))).not.toContain(hidden.id);
     // Its event names the issue in the payload, so the narrowed key does not get it at all.
     expect(JSON.stringify(await ok(t, narrowed.token, 'events.recent', { limit: 200 }))).not.toContain(hidden.id);
+    // GraphQL reads the context through the same rule (the raw column is not in the schema).
+    const wide = await createKey(t, ws, { agent: 'helper', scopes: ['FULL'], projects: [project.id] });
+    const q = await gqlOk(t, wide.token, `query($t: UUID!) { chatMessages(condition: {threadId: $t}) { nodes { body contextSnapshot } } }`, { t: opened.rowId });
+    expect(q.chatMessages.nodes).toEqual([{ body: 'see this', contextSnapshot: { route: null, issueId: null } }]);
+    const own = await gqlOk(t, ws.token, `query($t: UUID!) { chatMessages(condition: {threadId: $t}) { nodes { contextSnapshot } } }`, { t: opened.rowId });
+    expect(own.chatMessages.nodes[0].contextSnapshot.issueId).toBe(hidden.id);
   });
 });
 
