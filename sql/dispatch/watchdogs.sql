@@ -29,7 +29,10 @@ begin
   for r in
     select i.id, i.workspace_id, i.assigned_agent_id, i.priority, w.required_ack_seconds, w.assignment_sla_minutes,
            app_private.issue_last_event_at(i.workspace_id, i.id, 'AGENT_ASSIGNED') as assigned_at,
-           app_private.issue_last_event_at(i.workspace_id, i.id, 'ISSUE_STATUS_CHANGED') as status_at
+           app_private.issue_last_event_at(i.workspace_id, i.id, 'ISSUE_STATUS_CHANGED') as status_at,
+           app_private.issue_last_event_at(i.workspace_id, i.id, 'AGENT_RUN_STATUS_CHANGED') as run_at,
+           (select max(c.created_at) from app_public.comments c
+            where c.workspace_id = i.workspace_id and c.issue_id = i.id and c.authoring_agent_id = i.assigned_agent_id) as comment_at
     from app_public.workspaces w
     join app_public.issues i on i.workspace_id = w.id and i.assigned_agent_id is not null and i.deleted_at is null
     join app_public.statuses s on s.id = i.status_id and s.category not in ('DONE', 'CANCELED')
@@ -51,14 +54,22 @@ begin
         'reason', 'no comment or status change from the assigned agent within the acknowledgement window'));
       v_fired := v_fired || jsonb_build_object('kind', 'AGENT_NOACK', 'subjectId', r.id);
     end if;
-    -- ISSUE_STALLED: nothing moved since the assignment or the last status change.
+    -- ISSUE_STALLED: nothing moved since the latest of the assignment, a status change, a comment of the assigned
+    -- agent and a move of a run on the issue (the reason says which).
     if r.assignment_sla_minutes > 0 then
-      if r.status_at is not null and r.status_at > r.assigned_at then
+      v_ref := r.assigned_at;
+      v_reason := 'no activity since assignment';
+      if r.status_at > v_ref then
         v_ref := r.status_at;
         v_reason := 'no activity since last status change';
-      else
-        v_ref := r.assigned_at;
-        v_reason := 'no activity since assignment';
+      end if;
+      if r.comment_at > v_ref then
+        v_ref := r.comment_at;
+        v_reason := 'no activity since the assigned agent''s last comment';
+      end if;
+      if r.run_at > v_ref then
+        v_ref := r.run_at;
+        v_reason := 'no activity since the run last changed';
       end if;
       if v_ref + make_interval(mins => r.assignment_sla_minutes) <= p_now
          and not app_private.watchdog_fired_recently(r.workspace_id, r.id, 'ISSUE_STALLED', p_now) then

@@ -88,6 +88,30 @@ describe('ISSUE_STALLED', () => {
     expect((await lastEvent(ws, moved.id, 'ISSUE_STALLED')).payload.reason).toBe('no activity since last status change');
   });
 
+  it('counts from the assigned agent\'s last comment and the last move of a run on the issue', async () => {
+    await sql('update app_public.workspaces set required_ack_seconds = 0, assignment_sla_minutes = 30 where id = $1', [ws.id]);
+    const talked = await ok(t, ws.token, 'issues.create', { title: 'the agent commented' });
+    await ok(t, ws.token, 'issues.assign', { id: talked.id, agentId: agent.id });
+    const assignedAt = (await lastEvent(ws, talked.id, 'AGENT_ASSIGNED')).createdAt;
+    // The comment and the run's move happen 20 minutes after the assignment (moved back in time: the others earlier).
+    await sql(`update app_public.activity_events set created_at = created_at - interval '20 minutes' where subject_id = $1`, [talked.id]);
+    await ok(t, agentKey.token, 'comments.create', { issueId: talked.id, body: 'still digging' });
+    expect(firedFor(await sweepAt(later(15 * 60)), talked.id)).toEqual([]); // 35 min after assigning, 15 after the comment
+    const fired = await sweepAt(later(31 * 60));
+    expect(firedFor(fired, talked.id)).toEqual(['ISSUE_STALLED']);
+    expect((await lastEvent(ws, talked.id, 'ISSUE_STALLED')).payload.reason).toBe('no activity since the assigned agent\'s last comment');
+    expect(assignedAt).toEqual(expect.any(String));
+
+    const waited = await ok(t, ws.token, 'issues.create', { title: 'the run waited' });
+    await ok(t, ws.token, 'issues.assign', { id: waited.id, agentId: agent.id });
+    await sql(`update app_public.activity_events set created_at = created_at - interval '20 minutes' where subject_id = $1`, [waited.id]);
+    const runId = (await ok(t, ws.token, 'issues.get', { id: waited.id, include: { currentRun: true } })).currentRun.id;
+    await ok(t, agentKey.token, 'runs.setWaiting', { runId });
+    expect(firedFor(await sweepAt(later(15 * 60)), waited.id)).toEqual([]);
+    expect((await sweepAt(later(31 * 60))).filter((f) => f.subjectId === waited.id).map((f) => f.kind)).toEqual(['ISSUE_STALLED']);
+    expect((await lastEvent(ws, waited.id, 'ISSUE_STALLED')).payload.reason).toBe('no activity since the run last changed');
+  });
+
   it('is off when assignmentSlaMinutes is 0', async () => {
     await sql('update app_public.workspaces set assignment_sla_minutes = 0 where id = $1', [ws.id]);
     const issue = await ok(t, ws.token, 'issues.create', { title: 'no sla' });

@@ -228,6 +228,9 @@ describe('runs.kick', () => {
     // the run is unchanged
     const after = (await t.pools.owner.query('select status, last_event_at from app_public.agent_runs where id = $1', [runId])).rows[0];
     expect(after).toEqual({ status: 'ACTIVE', last_event_at: before });
+    // kicked a moment ago: not again (each kick is a new delivery to the agent)
+    expect(await ok(t, ws.token, 'runs.kick', { runId })).toMatchObject({ ok: true, kicked: false });
+    expect(await runEvents(issue.id, 'AGENT_RUN_KICKED')).toHaveLength(1);
     // not ACTIVE → not kicked
     await ok(t, coderKey.token, 'runs.setWaiting', { runId });
     await quiet(runId, 60);

@@ -12,7 +12,13 @@ declare
   v_quiet interval := now() - v_run.last_event_at;
   v_event uuid;
 begin
-  if v_run.status <> 'ACTIVE' or v_quiet < interval '5 minutes' then
+  -- A kick counts as the run's latest nudge: the next one is due 5 minutes after it (each kick re-sends the
+  -- agent's dispatch delivery, so repeating it at once only floods the agent).
+  if v_run.status <> 'ACTIVE' or v_quiet < interval '5 minutes' or exists (
+       select 1 from app_public.activity_events e
+       where e.workspace_id = v_run.workspace_id and e.subject_type = 'issue' and e.subject_id = v_run.issue_id
+         and e.kind = 'AGENT_RUN_KICKED' and e.payload->>'runId' = v_run.id::text
+         and e.created_at > now() - interval '5 minutes') then
     return jsonb_build_object('ok', true, 'kicked', false, 'runId', v_run.id, 'status', v_run.status,
       'quietSeconds', greatest(0, floor(extract(epoch from v_quiet)))::int);
   end if;
@@ -26,4 +32,4 @@ begin
 end
 $$;
 grant execute on function app_tools.runs_kick(args jsonb) to svc_visitor;
-comment on function app_tools.runs_kick(args jsonb) is 'runs.kick: Nudge an ACTIVE run that has been quiet for 5 minutes or more: re-fires the agent''s dispatch delivery (agent:dispatch:<agentId>) and records AGENT_RUN_KICKED; the run itself is unchanged. Otherwise {ok: true, kicked: false}.';
+comment on function app_tools.runs_kick(args jsonb) is 'runs.kick: Nudge an ACTIVE run that has been quiet for 5 minutes or more and not kicked in the last 5: re-fires the agent''s dispatch delivery (agent:dispatch:<agentId>) and records AGENT_RUN_KICKED; the run itself is unchanged. Otherwise {ok: true, kicked: false}.';
