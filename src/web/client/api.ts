@@ -103,5 +103,11 @@ export function follow(key: string, live: (state: LiveState) => void): () => voi
       await new Promise((r) => setTimeout(r, 2000));
     }
   })();
-  return () => stop.abort();
+  // The stream cannot tell a narrowed key that an issue left its reach (it no longer sees that issue's events), so
+  // what is on screen is also read again every minute while the tab is visible.
+  const refresh = setInterval(() => { if (document.visibilityState === 'visible') changed(); }, 60_000);
+  return () => {
+    stop.abort();
+    clearInterval(refresh);
+  };
 }
