@@ -135,19 +135,21 @@ describe('portable schemas', () => {
   });
 });
 
+/** The names of every tool of the full profile tools/list offers this key (all pages). */
+async function names(token: string): Promise<string[]> {
+  const out: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const r = await rpc(t, token, 'tools/list', cursor ? { cursor } : {}, '?profile=full');
+    out.push(...r.body.result.tools.map((x: { name: string }) => x.name));
+    cursor = r.body.result.nextCursor;
+  } while (cursor);
+  return out;
+}
+
 describe('tools a narrowed key could not call are not listed', () => {
   it('a project-narrowed key is not offered webhooks, workflow or settings changes, cycle scheduling or label changes', async () => {
     const narrowed = await createKey(t, ws, { projects: [await insertProject(t, ws, 'Listed narrowly')] });
-    const names = async (token: string) => {
-      const out: string[] = [];
-      let cursor: string | undefined;
-      do {
-        const r = await rpc(t, token, 'tools/list', cursor ? { cursor } : {}, '?profile=full');
-        out.push(...r.body.result.tools.map((x: { name: string }) => x.name));
-        cursor = r.body.result.nextCursor;
-      } while (cursor);
-      return out;
-    };
     const refused = TOOLS.filter((x) => x.refusesNarrowedKeys).map((x) => x.name);
     expect(refused).toEqual(expect.arrayContaining(['webhooks.create', 'statuses.delete', 'workspace.updateSettings', 'cycles.delete', 'labels.merge']));
     const full = await names(ws.token);
@@ -176,16 +178,6 @@ describe('tools a narrowed key could not call are not listed', () => {
 
 describe('tools a person\'s key could not call are not listed', () => {
   it('a key without an agent is not offered heartbeats, the chat tools or a run\'s own reports; an agent key is', async () => {
-    const names = async (token: string) => {
-      const out: string[] = [];
-      let cursor: string | undefined;
-      do {
-        const r = await rpc(t, token, 'tools/list', cursor ? { cursor } : {}, '?profile=full');
-        out.push(...r.body.result.tools.map((x: { name: string }) => x.name));
-        cursor = r.body.result.nextCursor;
-      } while (cursor);
-      return out;
-    };
     const agentOnly = TOOLS.filter((x) => x.requiresAgentKey).map((x) => x.name);
     expect(agentOnly).toEqual(expect.arrayContaining(['agents.heartbeat', 'chat.getThread', 'runs.complete', 'comments.upsertStatus']));
     await createAgent(t, ws, 'listed-agent');
