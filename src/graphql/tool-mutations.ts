@@ -30,7 +30,7 @@ export const GRAPHQL_TOOL_MUTATIONS = [
 ] as const;
 
 /** The read tools the web board uses, as queries. */
-export const GRAPHQL_TOOL_QUERIES = ['issues.list', 'issues.get'] as const;
+export const GRAPHQL_TOOL_QUERIES = ['issues.list', 'issues.get', 'attachments.getDownloadUrl'] as const;
 
 /** What the GraphQL context carries for these resolvers (server.ts puts it there). */
 export interface ToolMutationContext {

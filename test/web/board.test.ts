@@ -281,4 +281,22 @@ describe('web board', () => {
     expect(await page.textContent('#signin-error')).toMatch(/Signed out: .*revoked/i);
     expect(await page.evaluate(() => sessionStorage.getItem('svc.key'))).toBeNull();
   });
+
+  it('a file attachment on the issue page downloads at a signed URL asked for through GraphQL', async () => {
+    const key = await createKey(t, ws, { scopes: [...BOARD_SCOPES] });
+    await page.click('#signout', { timeout: 5000 }).catch(() => undefined);
+    await page.waitForSelector('#signin', { timeout: 5000 });
+    await signIn(key.token);
+    const bytes = Buffer.from('incident notes\n');
+    const up = await ok(t, ws.token, 'attachments.initUpload', { targetType: 'issue', targetId: demo.login.id, filename: 'notes.txt', mimeType: 'text/plain', sizeBytes: bytes.length });
+    expect((await fetch(up.uploadUrl, { method: 'PUT', body: bytes })).status).toBe(200);
+    const file = await ok(t, ws.token, 'attachments.finalize', { key: up.key });
+    await page.goto(`${url}#/issue/${demo.login.key}`);
+    const button = `#attachments button.download[data-id="${file.id}"]`;
+    await page.waitForSelector(button);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+    expect(download.suggestedFilename()).toBe('notes.txt');
+    expect(download.url()).toContain('/blobs/');
+  });
 });
+

@@ -6,6 +6,12 @@ import { useLive } from './hooks.ts';
 import { renderMarkdown } from './markdown.ts';
 import { REQUEST_FIELDS, RequestCard, type Request } from './requests.tsx';
 
+/** A file attachment opens at a short-lived signed URL, asked for when it is clicked (it expires in 15 minutes). */
+async function download(id: string) {
+  const { attachmentsGetDownloadUrl: d } = await gql('query Download($id: String!) { attachmentsGetDownloadUrl(id: $id) }', { id });
+  if (d?.url) location.assign(d.url);
+}
+
 const ISSUE = `query Issue($key: String!) {
   viewer { rowId }
   issues(condition: {key: $key, deletedAt: null}, first: 1) { nodes {
@@ -166,7 +172,8 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             {d.attachments.map((a: any) => (
               <li key={a.rowId}>{a.externalUrl && /^https?:/.test(a.externalUrl)
                 ? <a href={a.externalUrl} rel="noopener noreferrer" target="_blank">{a.linkTitle || a.externalUrl}</a>
-                : <span>{a.filename ?? a.linkTitle} <span class="meta">({a.mimeType}, {a.sizeBytes} bytes)</span></span>}</li>
+                : <span><button type="button" class="link download" data-id={a.rowId} onClick={() => download(a.rowId)}>{a.filename ?? a.linkTitle}</button>
+                    {' '}<span class="meta">({a.mimeType}, {a.sizeBytes} bytes)</span></span>}</li>
             ))}
           </ul>
           {i.actionRequests.nodes.length > 0 && <h3>Requests</h3>}

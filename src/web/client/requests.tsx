@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { gql } from './api.ts';
+import { renderMarkdown } from './markdown.ts';
 
 export const REQUEST_FIELDS = `rowId title body kind status options votingClosedAt winningOptionKey createdAt
   issue { key title } requestedByAgent { name } requestedByUser { name email } assignedAgent { name } assignedUser { name email }
@@ -38,14 +39,14 @@ export function RequestCard({ request: r, viewerId, canAct, onDone }: { request:
         <strong>{r.title}</strong> <span class="badge">{r.options ? 'POLL' : r.kind}</span>
         {r.issue && <a href={`#/issue/${r.issue.key}`} class="key"> {r.issue.key}</a>}
       </header>
-      {r.body && <p>{r.body}</p>}
+      {r.body && <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(r.body) }} />}
       <p class="meta">asked by {by ?? 'someone'}{r.assignedAgent ? `, for agent ${r.assignedAgent.name}` : r.assignedUser ? `, for ${r.assignedUser.name || r.assignedUser.email}` : ''}</p>
       {r.options && (
         <div class="options">
           {r.options.map((o) => {
             const count = votes.filter((v) => v.optionKey === o.key).length;
             return (
-              <button type="button" key={o.key} class={`vote${mine === o.key ? ' mine' : ''}`} data-option={o.key} disabled={!!r.votingClosedAt || !canAct}
+              <button type="button" key={o.key} class={`vote${mine === o.key ? ' mine' : ''}`} data-option={o.key} disabled={!!r.votingClosedAt || !['OPEN', 'SNOOZED'].includes(r.status) || !canAct}
                 title={o.description} onClick={() => act('mutation Vote($id: String!, $o: String!) { actionRequestsVote(id: $id, optionKey: $o) }', { id: r.rowId, o: o.key })}>
                 {o.label} · {count}
               </button>
