@@ -63,7 +63,7 @@ create table app_public.action_requests (
   comment_id uuid,
   due_at timestamp with time zone,
   source_type text,
-  source_id uuid,
+  source_id uuid, -- @behavior -* What the request came from (sourceType). GraphQL: ActionRequest.sourceId (app_public.action_requests_source_id).
   status text default 'OPEN'::text not null,
   options jsonb, -- Poll options [{key, label, description?}]; NULL = not a poll.
   voting_closed_at timestamp with time zone,
@@ -124,7 +124,7 @@ create table app_public.activity_events (
   kind text not null,
   subject_type text not null,
   subject_id uuid,
-  payload jsonb default '{}'::jsonb not null,
+  payload jsonb default '{}'::jsonb not null, -- @behavior -* The event's details (spec 6.4). GraphQL: ActivityEvent.payload (app_public.activity_events_payload).
   actor_user_id uuid,
   actor_agent_id uuid,
   actor_key_id uuid,
@@ -143,7 +143,7 @@ alter table app_public.activity_events enable row level security;
 alter table app_public.activity_events force row level security;
 grant select on app_public.activity_events to svc_visitor;
 create policy owner_all on app_public.activity_events for all to current_user using (true) with check (true);
-create policy select_in_workspace on app_public.activity_events for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (((subject_type <> 'chat-thread'::text) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.event_subject_visible(subject_type, subject_id))) OR ((subject_type = 'chat-thread'::text) AND (( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin) OR ((payload ->> 'agentId'::text) = (( SELECT app_hidden.current_agent_id() AS current_agent_id))::text) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ((payload ->> 'openedByUserId'::text) = (( SELECT app_hidden.current_user_id() AS current_user_id))::text))) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.chat_event_visible(subject_id, ((payload -> 'context'::text) ->> 'issueId'::text)))))));
+create policy select_in_workspace on app_public.activity_events for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (((subject_type <> 'chat-thread'::text) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.event_subject_visible(subject_type, subject_id))) OR ((subject_type = 'chat-thread'::text) AND (((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)) OR ((payload ->> 'agentId'::text) = (( SELECT app_hidden.current_agent_id() AS current_agent_id))::text) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ((payload ->> 'openedByUserId'::text) = (( SELECT app_hidden.current_user_id() AS current_user_id))::text))) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.chat_event_visible(subject_id, ((payload -> 'context'::text) ->> 'issueId'::text)))))));
 CREATE TRIGGER _500_webhooks AFTER INSERT ON app_public.activity_events FOR EACH ROW EXECUTE FUNCTION app_private.tg_activity_events__webhooks();
 CREATE TRIGGER _510_agent_dispatch AFTER INSERT ON app_public.activity_events FOR EACH ROW WHEN (new.kind = 'AGENT_ASSIGNED'::text) EXECUTE FUNCTION app_private.tg_activity_events__agent_dispatch();
 
@@ -572,7 +572,7 @@ alter table app_public.chat_threads enable row level security;
 alter table app_public.chat_threads force row level security;
 grant select on app_public.chat_threads to svc_visitor;
 create policy owner_all on app_public.chat_threads for all to current_user using (true) with check (true);
-create policy select_as_participant on app_public.chat_threads for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND (created_by_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))) OR ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)) AND ((issue_id IS NULL) OR ( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR app_hidden.chat_thread_issue_visible(issue_id))));
+create policy select_as_participant on app_public.chat_threads for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND (created_by_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin))) AND ((issue_id IS NULL) OR ( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR app_hidden.chat_thread_issue_visible(issue_id))));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.chat_threads FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 
 -- Comments on issues. Deletion is soft (kept for audit, hidden from lists and bundles). Previous bodies in revisions (at most 20, oldest dropped).
@@ -1295,7 +1295,13 @@ grant delete on app_public.pins to svc_visitor;
 grant select on app_public.pins to svc_visitor;
 grant insert (workspace_id, user_id, target_type, target_id, position) on app_public.pins to svc_visitor;
 grant update (position) on app_public.pins to svc_visitor;
-create policy manage_own_pins on app_public.pins for all to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))));
+create policy manage_own_pins on app_public.pins for all to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id)) AND ((target_type <> ALL (ARRAY['ISSUE'::text, 'PROJECT'::text, 'INITIATIVE'::text])) OR ( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR ((target_type = 'ISSUE'::text) AND (EXISTS ( SELECT 1
+   FROM app_public.issues i
+  WHERE (i.id = pins.target_id)))) OR ((target_type = 'PROJECT'::text) AND (EXISTS ( SELECT 1
+   FROM app_public.projects p
+  WHERE (p.id = pins.target_id)))) OR ((target_type = 'INITIATIVE'::text) AND (EXISTS ( SELECT 1
+   FROM app_public.initiatives n
+  WHERE (n.id = pins.target_id))))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))));
 create policy owner_all on app_public.pins for all to current_user using (true) with check (true);
 
 -- A body of work grouping issues. Archiving is soft (archivedAt).
@@ -1542,7 +1548,7 @@ alter table app_public.webhook_deliveries enable row level security;
 alter table app_public.webhook_deliveries force row level security;
 grant select on app_public.webhook_deliveries to svc_visitor;
 create policy owner_all on app_public.webhook_deliveries for all to current_user using (true) with check (true);
-create policy select_as_workspace_admin on app_public.webhook_deliveries for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)));
+create policy select_as_workspace_admin on app_public.webhook_deliveries for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin) AND ( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed)));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.webhook_deliveries FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 
 -- Every delivery attempt: URL, HTTP status (or error), duration and the first 2 kB of the response.
@@ -1645,6 +1651,8 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.access_revoke(uuid) returns app_public.api_key; sql volatile; execute: svc_visitor; auth/keys.sql
 -- app_public.action_requests_dispatch_result(app_public.action_requests) returns jsonb; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_public.action_requests_payload(app_public.action_requests) returns jsonb; sql stable; execute: svc_visitor; actionRequests/shapes.sql
+-- app_public.action_requests_source_id(app_public.action_requests) returns uuid; sql stable; execute: svc_visitor; actionRequests/shapes.sql
+-- app_public.activity_events_payload(app_public.activity_events) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
 -- app_public.agents_archive(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_create(text,text,text[],text,text,integer,text) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_delete(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql

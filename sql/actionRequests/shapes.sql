@@ -29,6 +29,16 @@ grant execute on function app_hidden.with_visible_duplicate(p_json jsonb) to svc
 comment on column app_public.action_requests.payload is E'@behavior -*\nThe bound dispatch''s arguments (by kind). GraphQL: ActionRequest.payload (app_public.action_requests_payload).';
 comment on column app_public.action_requests.dispatch_result is E'@behavior -*\nWhat accept did (the bound dispatch''s result), kept for audit. GraphQL: ActionRequest.dispatchResult.';
 
+comment on column app_public.action_requests.source_id is E'@behavior -*\nWhat the request came from (sourceType). GraphQL: ActionRequest.sourceId (app_public.action_requests_source_id).';
+
+create or replace function app_public.action_requests_source_id(r app_public.action_requests)
+ returns uuid
+ language sql
+ stable
+as $$ select case when r.source_type = 'issue' then app_hidden.visible_issue_id(r.source_id) else r.source_id end $$;
+comment on function app_public.action_requests_source_id(r app_public.action_requests) is 'What the request came from (sourceType); an issue the key cannot see is null.';
+grant execute on function app_public.action_requests_source_id(r app_public.action_requests) to svc_visitor;
+
 create or replace function app_public.action_requests_payload(r app_public.action_requests)
  returns jsonb
  language sql
@@ -55,7 +65,7 @@ as $$
     -- The issue a CLOSE_AS_DUPLICATE names only if the caller may see it (as in its dispatch result).
     'payload', app_hidden.with_visible_duplicate(r.payload),
     'assignedUserId', r.assigned_user_id, 'assignedAgentId', r.assigned_agent_id, 'issueId', r.issue_id,
-    'commentId', r.comment_id, 'dueAt', r.due_at, 'sourceType', r.source_type, 'sourceId', r.source_id,
+    'commentId', r.comment_id, 'dueAt', r.due_at, 'sourceType', r.source_type, 'sourceId', app_public.action_requests_source_id(r),
     'status', r.status, 'options', coalesce(r.options, '[]'::jsonb), 'isPoll', r.options is not null,
     'votingClosedAt', r.voting_closed_at, 'winningOptionKey', r.winning_option_key,
     'requestedByUserId', r.requested_by_user_id, 'requestedByAgentId', r.requested_by_agent_id,

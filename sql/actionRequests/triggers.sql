@@ -11,7 +11,9 @@ begin
   if tg_op = 'INSERT' then
     perform app_private.record_event(new.workspace_id, 'ISSUE_UPDATED', 'action-request', new.id, jsonb_build_object(
       'actionRequestId', new.id, 'issueId', new.issue_id, 'change', 'created', 'status', new.status, 'kind', new.kind,
-      'title', new.title, 'isPoll', new.options is not null, 'sourceType', new.source_type, 'sourceId', new.source_id,
+      'title', new.title, 'isPoll', new.options is not null, 'sourceType', new.source_type,
+      -- An issue named as the source may be one a reader of this event cannot see: the request itself shows it to those who can.
+      'sourceId', case when new.source_type = 'issue' then null else new.source_id end,
       'assignedUserId', new.assigned_user_id, 'assignedAgentId', new.assigned_agent_id));
   elsif new.status is distinct from old.status then
     perform app_private.record_event(new.workspace_id, 'ISSUE_UPDATED', 'action-request', new.id, jsonb_build_object(

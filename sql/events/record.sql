@@ -50,6 +50,18 @@ as $$
     case when p_with_actor then (select u from app_public.users u where u.id = e.actor_user_id) end,
     p_with_actor)::jsonb
 $$;
+-- GraphQL reads the payload as the tools show it, never the raw column (an initiative-narrowed key read a hidden
+-- initiative's id in PROJECT_* payloads there).
+comment on column app_public.activity_events.payload is E'@behavior -*\nThe event''s details (spec 6.4). GraphQL: ActivityEvent.payload (app_public.activity_events_payload).';
+
+create or replace function app_public.activity_events_payload(e app_public.activity_events)
+ returns jsonb
+ language sql
+ stable
+as $$ select case when e.subject_type = 'project' then app_hidden.project_event_payload(e.payload) else e.payload end $$;
+comment on function app_public.activity_events_payload(e app_public.activity_events) is 'The event''s details (spec 6.4) as the key may read them (a PROJECT_* initiativeId outside its initiative narrowing is null).';
+grant execute on function app_public.activity_events_payload(e app_public.activity_events) to svc_visitor;
+
 comment on function app_hidden.event_json(e app_public.activity_events, p_with_actor boolean) is 'ActivityEvent (spec 2.17); actor {id, name, image} is the agent when an agent key acted, else the user; null for the system.';
 grant execute on function app_hidden.event_json(e app_public.activity_events, p_with_actor boolean) to svc_visitor;
 

@@ -69,7 +69,7 @@ create or replace function app_hidden.time_entry_json(e app_public.time_entries)
  stable
 as $$
   select jsonb_build_object(
-    'id', e.id, 'issueId', e.issue_id,
+    'id', e.id, 'issueId', app_hidden.visible_issue_id(e.issue_id),
     'issue', (select jsonb_build_object('id', i.id, 'key', i.key, 'title', i.title)
               from app_public.issues i where i.id = e.issue_id),
     'userId', e.user_id,

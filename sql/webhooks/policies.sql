@@ -9,8 +9,8 @@ comment on policy owner_all on app_public.webhook_deliveries is 'The schema owne
 
 drop policy if exists select_as_workspace_admin on app_public.webhook_deliveries;
 create policy select_as_workspace_admin on app_public.webhook_deliveries for select to svc_visitor
-  using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)));
-comment on policy select_as_workspace_admin on app_public.webhook_deliveries is 'Workspace OWNER/ADMIN see delivery status (webhook health, dead letters).';
+  using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin) AND ( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed)));
+comment on policy select_as_workspace_admin on app_public.webhook_deliveries is 'Workspace OWNER/ADMIN with a key without narrowing see delivery status (webhook health, dead letters), as for the webhooks themselves: a delivery names an event about any issue.';
 
 drop policy if exists owner_all on app_public.webhook_delivery_attempts;
 create policy owner_all on app_public.webhook_delivery_attempts for all to current_user

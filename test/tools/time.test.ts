@@ -166,9 +166,10 @@ describe('isolation and settings', () => {
     expect((await rest(t, key.token, 'time.log', { issueId: outside.id, durationMin: 5 })).status).toBe(404);
     expect((await rest(t, key.token, 'time.list', { issueId: outside.id })).status).toBe(404);
     // The user's own timer (started on an issue outside the key's reach) is still theirs: shown, and stopped by start.
-    expect(await ok(t, key.token, 'time.running', {})).toMatchObject({ issueId: outside.id, issue: null });
+    // Its own timer, on an issue it cannot see: neither the issue nor its id (an outside probe read the id here).
+    expect(await ok(t, key.token, 'time.running', {})).toMatchObject({ issueId: null, issue: null, running: true });
     const s = await ok(t, key.token, 'time.start', { issueId: inside.id });
-    expect(s.stopped).toMatchObject({ issueId: outside.id, running: false });
+    expect(s.stopped).toMatchObject({ issueId: null, running: false });
     const sum = await ok(t, key.token, 'time.summary', {});
     expect(sum.byIssue.map((x: { issueId: string }) => x.issueId)).toEqual([inside.id]);
     expect(sum.totalMin).toBe(10);
