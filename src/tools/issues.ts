@@ -43,6 +43,7 @@ const updateFields = {
   expectedOutput: z.string().max(10_000).nullable().optional(),
   verificationChecklist: checklist.optional(),
   artifactRequired: z.boolean().optional(),
+  queued: z.boolean().optional().describe('In the dispatch pool or not, as issues.queue'),
 };
 const updateInput = z.strictObject({ id: issueRef, ...updateFields });
 

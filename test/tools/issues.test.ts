@@ -238,6 +238,13 @@ describe('input the tools forgive or refuse', () => {
     expect([...made.labelIds].sort()).toEqual([labelX, labelY].sort());
   });
 
+  it('issues.update takes queued, as issues.queue does (false takes an issue out of the dispatch pool)', async () => {
+    const made = await ok(t, ws.token, 'issues.create', { title: 'Queued by mistake' });
+    expect((await ok(t, ws.token, 'issues.queue', { id: made.id })).queued).toBe(true);
+    expect((await ok(t, ws.token, 'issues.update', { id: made.id, queued: false })).queued).toBe(false);
+    expect((await ok(t, ws.token, 'issues.update', { id: made.id, queued: true })).queued).toBe(true);
+  });
+
   it('events.recent refuses a kind that does not exist (it listed nothing before)', async () => {
     const r = await rest(t, ws.token, 'events.recent', { kinds: ['ISSUE_CREATED', 'NOPE'] });
     expect([r.status, Object.keys(r.body.issues)]).toEqual([400, ['kinds.1']]);
