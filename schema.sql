@@ -1980,7 +1980,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.webhook_test(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_update(uuid,text,text[],boolean,text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhooks_list() returns jsonb; plpgsql stable security definer; execute: svc_visitor; webhooks/webhooks.sql
--- app_hidden.with_visible_duplicate(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; actionRequests/shapes.sql
+-- app_hidden.with_visible_issue(jsonb,text) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.workspace_json(app_public.workspaces) returns jsonb; sql stable; execute: svc_visitor; workspace/workspace.sql
 -- app_hidden.workspace_update_settings(text,integer,integer,boolean,integer,integer,boolean,text,integer,integer) returns app_public.workspaces; plpgsql volatile security definer; execute: svc_visitor; workspace/workspace.sql
 

@@ -110,6 +110,7 @@ declare
   v_agent uuid;
   v_req app_public.action_requests;
   v_keys text[];
+  v_duplicate uuid;
 begin
   if v_kind <> 'FREE_FORM' and p_issue_id is null then
     perform app_hidden.raise_invalid(p_field || 'issueId', format('a %s request acts on an issue: give issueId', v_kind));
@@ -128,9 +129,12 @@ begin
   elsif v_kind = 'ASSIGN_AGENT' then
     perform app_hidden.find_agent(v_payload->>'agentId', null, p_field || 'payload.agentId');
   elsif v_kind = 'CLOSE_AS_DUPLICATE' then
-    if (app_hidden.find_issue(v_payload->>'duplicateOfIssueId', p_field || 'payload.duplicateOfIssueId')).id = p_issue_id then
+    v_duplicate := (app_hidden.find_issue(v_payload->>'duplicateOfIssueId', p_field || 'payload.duplicateOfIssueId')).id;
+    if v_duplicate = p_issue_id then
       perform app_hidden.raise_invalid(p_field || 'payload.duplicateOfIssueId', 'an issue cannot duplicate itself');
     end if;
+    -- Stored as the issue's id, however it was named: readers show it through with_visible_issue.
+    v_payload := jsonb_set(v_payload, '{duplicateOfIssueId}', to_jsonb(v_duplicate));
     if v_payload->>'statusId' is not null and not exists (select 1 from app_public.statuses s where s.workspace_id = v_ws
                    and s.id = app_hidden.parse_uuid(v_payload->>'statusId', p_field || 'payload.statusId')) then
       raise exception 'Status not found' using errcode = 'SV404', column = p_field || 'payload.statusId';

@@ -1,30 +1,9 @@
 -- actionRequests: JSON shapes and poll arithmetic (spec 2.13, 4.11).
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
-create or replace function app_hidden.with_visible_duplicate(p_json jsonb)
- returns jsonb
- language plpgsql
- stable
-as $$
-declare v_ref text := p_json->>'duplicateOfIssueId';
-begin
-  if v_ref is null or app_hidden.issues_unrestricted() then
-    return p_json;
-  end if;
-  -- As the caller (RLS): the issue, named by id or key as the request was made, must be visible.
-  if v_ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-     and exists (select 1 from app_public.issues i where i.id = v_ref::uuid) then
-    return p_json;
-  elsif exists (select 1 from app_public.issues i where i.workspace_id = app_hidden.current_workspace_id() and i.key = upper(v_ref)) then
-    return p_json;
-  end if;
-  return jsonb_set(p_json, '{duplicateOfIssueId}', 'null');
-end
-$$;
-comment on function app_hidden.with_visible_duplicate(p_json jsonb) is 'An action request''s payload or dispatch result with duplicateOfIssueId (an id or key) null when the caller cannot see that issue (narrowing).';
-grant execute on function app_hidden.with_visible_duplicate(p_json jsonb) to svc_visitor;
+drop function if exists app_hidden.with_visible_duplicate(jsonb);  -- now app_hidden.with_visible_issue (issues/shapes.sql)
 
--- GraphQL reads payload and dispatchResult through with_visible_duplicate, never the raw columns (a narrowed key read
+-- GraphQL reads payload and dispatchResult through with_visible_issue, never the raw columns (a narrowed key read
 -- the id of a hidden duplicate there).
 comment on column app_public.action_requests.payload is E'@behavior -*\nThe bound dispatch''s arguments (by kind). GraphQL: ActionRequest.payload (app_public.action_requests_payload).';
 comment on column app_public.action_requests.dispatch_result is E'@behavior -*\nWhat accept did (the bound dispatch''s result), kept for audit. GraphQL: ActionRequest.dispatchResult.';
@@ -43,7 +22,7 @@ create or replace function app_public.action_requests_payload(r app_public.actio
  returns jsonb
  language sql
  stable
-as $$ select app_hidden.with_visible_duplicate(r.payload) $$;
+as $$ select app_hidden.with_visible_issue(r.payload, 'duplicateOfIssueId') $$;
 comment on function app_public.action_requests_payload(r app_public.action_requests) is 'The bound dispatch''s arguments (by kind); a duplicate the key cannot see is null.';
 grant execute on function app_public.action_requests_payload(r app_public.action_requests) to svc_visitor;
 
@@ -51,7 +30,7 @@ create or replace function app_public.action_requests_dispatch_result(r app_publ
  returns jsonb
  language sql
  stable
-as $$ select app_hidden.with_visible_duplicate(r.dispatch_result) $$;
+as $$ select app_hidden.with_visible_issue(r.dispatch_result, 'duplicateOfIssueId') $$;
 comment on function app_public.action_requests_dispatch_result(r app_public.action_requests) is 'What accept did (the bound dispatch''s result); a duplicate the key cannot see is null.';
 grant execute on function app_public.action_requests_dispatch_result(r app_public.action_requests) to svc_visitor;
 
@@ -63,14 +42,14 @@ as $$
   select jsonb_build_object(
     'id', r.id, 'title', r.title, 'body', r.body, 'severity', r.severity, 'kind', r.kind,
     -- The issue a CLOSE_AS_DUPLICATE names only if the caller may see it (as in its dispatch result).
-    'payload', app_hidden.with_visible_duplicate(r.payload),
+    'payload', app_hidden.with_visible_issue(r.payload, 'duplicateOfIssueId'),
     'assignedUserId', r.assigned_user_id, 'assignedAgentId', r.assigned_agent_id, 'issueId', r.issue_id,
     'commentId', r.comment_id, 'dueAt', r.due_at, 'sourceType', r.source_type, 'sourceId', app_public.action_requests_source_id(r),
     'status', r.status, 'options', coalesce(r.options, '[]'::jsonb), 'isPoll', r.options is not null,
     'votingClosedAt', r.voting_closed_at, 'winningOptionKey', r.winning_option_key,
     'requestedByUserId', r.requested_by_user_id, 'requestedByAgentId', r.requested_by_agent_id,
     'resolvedAt', r.resolved_at, 'resolvedByUserId', r.resolved_by_user_id, 'resolvedByAgentId', r.resolved_by_agent_id,
-    'dispatchResult', app_hidden.with_visible_duplicate(r.dispatch_result), 'createdAt', r.created_at, 'updatedAt', r.updated_at)
+    'dispatchResult', app_hidden.with_visible_issue(r.dispatch_result, 'duplicateOfIssueId'), 'createdAt', r.created_at, 'updatedAt', r.updated_at)
 $$;
 comment on function app_hidden.action_request_json(r app_public.action_requests) is 'ActionRequest (spec 2.13) with isPoll, requester, resolution and the result of its bound dispatch.';
 grant execute on function app_hidden.action_request_json(r app_public.action_requests) to svc_visitor;

@@ -28,8 +28,7 @@ as $$
   select jsonb_build_object(
     'id', m.id, 'threadId', m.thread_id, 'role', m.role, 'body', m.body,
     -- The issue of a person's context only if the caller may see it (a narrowed agent key may not).
-    'contextSnapshot', case when m.context_snapshot->>'issueId' is null then m.context_snapshot
-                            else jsonb_set(m.context_snapshot, '{issueId}', coalesce(to_jsonb(app_hidden.visible_issue_id((m.context_snapshot->>'issueId')::uuid)), 'null')) end,
+    'contextSnapshot', app_hidden.with_visible_issue(m.context_snapshot, 'issueId'),
     'sourceRunId', m.source_run_id, 'createdAt', m.created_at, 'finalizedDraftId', m.finalized_draft_id,
     'authorUserId', m.author_user_id, 'authorAgentId', m.author_agent_id)
 $$;

@@ -101,6 +101,17 @@ $$;
 comment on function app_hidden.visible_issue_id(p_issue_id uuid) is 'An issue id another record names (a parent, a chat message''s context, a duplicate), as the caller may see it: NULL for a narrowed key that cannot see that issue (its id stays hidden, docs/decisions.md). Runs as the caller (RLS).';
 grant execute on function app_hidden.visible_issue_id(p_issue_id uuid) to svc_visitor;
 
+create or replace function app_hidden.with_visible_issue(p_json jsonb, p_field text)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select case when p_json->>p_field is null then p_json
+              else jsonb_set(p_json, array[p_field], coalesce(to_jsonb(app_hidden.visible_issue_id((p_json->>p_field)::uuid)), 'null')) end
+$$;
+comment on function app_hidden.with_visible_issue(p_json jsonb, p_field text) is 'A JSON object with the issue id in p_field as the caller may see it (visible_issue_id: null when a narrowed key cannot see that issue): a chat message''s context, an action request''s duplicate.';
+grant execute on function app_hidden.with_visible_issue(p_json jsonb, p_field text) to svc_visitor;
+
 create or replace function app_hidden.issue_lean_json(i app_public.issues, s app_public.statuses, p app_public.projects, a app_public.agents)
  returns json
  language sql
