@@ -240,7 +240,7 @@ CREATE INDEX agent_runs_step_idx ON app_public.agent_runs USING btree (workspace
 alter table app_public.agent_runs enable row level security;
 alter table app_public.agent_runs force row level security;
 grant select on app_public.agent_runs to svc_visitor;
-grant insert (workspace_id, agent_id, issue_id, status, engagement_mode, step_id) on app_public.agent_runs to svc_visitor;
+grant insert (workspace_id, agent_id, issue_id, status, engagement_mode, current_step, step_id) on app_public.agent_runs to svc_visitor;
 grant update (status, engagement_mode, current_step, finished_at, last_event_at, tokens_in, tokens_out, tokens_cached, cost_usd, control_state, completion_meta) on app_public.agent_runs to svc_visitor;
 create policy insert_on_visible_issues on app_public.agent_runs for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
    FROM app_public.issues i

@@ -108,16 +108,19 @@ begin
   if v_step.assigned_agent_id is distinct from v_agent then
     update app_public.execution_steps set assigned_agent_id = v_agent where id = v_step.id returning * into v_step;
   end if;
-  -- The worker's run: on the goal's issue (runs belong to issues), tagged with the step. A retry reuses it.
+  -- The worker's run: on the goal's issue (runs belong to issues), tagged with the step, whose title is the
+  -- run's currentStep (what the board and agents.workload show it working on). A retry reuses it.
   if v_agent is not null and v_goal.issue_id is not null
      and exists (select 1 from app_public.issues i where i.id = v_goal.issue_id and i.deleted_at is null) then
+    -- Read, not locked: the run's own tools lock it and then this plan (budget trigger), so locking it under the
+    -- plan's lock could deadlock; a retry's step has the same title.
     select r.id into v_run from app_public.agent_runs r
     where r.workspace_id = v_step.workspace_id and r.step_id = v_step.id and r.agent_id = v_agent
       and r.status not in ('COMPLETED', 'ABANDONED')
     order by r.started_at desc limit 1;
     if v_run is null then
-      insert into app_public.agent_runs (workspace_id, agent_id, issue_id, status, engagement_mode, step_id)
-      values (v_step.workspace_id, v_agent, v_goal.issue_id, 'ACTIVE', 'EXECUTE', v_step.id)
+      insert into app_public.agent_runs (workspace_id, agent_id, issue_id, status, engagement_mode, step_id, current_step)
+      values (v_step.workspace_id, v_agent, v_goal.issue_id, 'ACTIVE', 'EXECUTE', v_step.id, v_step.title)
       returning id into v_run;
     end if;
   end if;
@@ -130,7 +133,7 @@ begin
   return v_step;
 end
 $$;
-comment on function app_hidden.step_make_ready(p_step app_public.execution_steps) is 'A step becomes READY (its dependencies DONE): its agent (assigned, else the crew member in its role, default WORKER) gets a run on the goal''s issue (reused on retry) and EXECUTION_STEP_READY (spec 6.4 payload, phase work) is written and dispatched to it.';
+comment on function app_hidden.step_make_ready(p_step app_public.execution_steps) is 'A step becomes READY (its dependencies DONE): its agent (assigned, else the crew member in its role, default WORKER) gets a run on the goal''s issue (reused on retry; currentStep the step''s title) and EXECUTION_STEP_READY (spec 6.4 payload, phase work) is written and dispatched to it.';
 grant execute on function app_hidden.step_make_ready(p_step app_public.execution_steps) to svc_visitor;
 
 create or replace function app_hidden.step_dispatch_judge(p_step app_public.execution_steps, p_judge uuid)

@@ -63,8 +63,10 @@ describe('the orchestration loop', () => {
     expect(g.activePlan.steps.map((s: any) => [s.title, s.status, s.assignedAgentId])).toEqual([
       ['Write the parser', 'READY', worker.id], ['Wire the CLI', 'TODO', null]]);
     // The READY step opened a run for its worker on the goal's issue, and a dispatch delivery.
-    const runRows = (await t.pools.owner.query('select agent_id, issue_id, status from app_public.agent_runs where step_id = $1', [a])).rows;
-    expect(runRows).toEqual([{ agent_id: worker.id, issue_id: issue.id, status: 'ACTIVE' }]);
+    const runRows = (await t.pools.owner.query('select id, agent_id, issue_id, status from app_public.agent_runs where step_id = $1', [a])).rows;
+    expect(runRows).toEqual([{ id: expect.any(String), agent_id: worker.id, issue_id: issue.id, status: 'ACTIVE' }]);
+    // The run says which step it works on (runs.get; the board's run panel and agents.workload read the same).
+    expect(await ok(t, ws.token, 'runs.get', { id: runRows[0].id })).toMatchObject({ currentStep: 'Write the parser', status: 'ACTIVE' });
     const deliveries = (await t.pools.owner.query(
       `select d.channel, e.kind from app_public.webhook_deliveries d join app_public.activity_events e on e.id = d.event_id where d.agent_id = $1`, [worker.id])).rows;
     expect(deliveries).toContainEqual({ channel: `agent:dispatch:${worker.id}`, kind: 'EXECUTION_STEP_READY' });
