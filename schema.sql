@@ -1114,7 +1114,7 @@ create table app_public.issues (
   updated_at timestamp with time zone default now() not null,
   deleted_at timestamp with time zone,
   cycle_id uuid, -- The cycle (sprint) the issue is planned in.
-  search tsvector generated always as ((setweight(to_tsvector('simple'::regconfig, COALESCE(title, ''::text)), 'A'::"char") || setweight(to_tsvector('simple'::regconfig, COALESCE(description, ''::text)), 'B'::"char"))) stored, -- @behavior -* Full-text search document: title (weight A) and description (weight B), simple configuration.
+  search tsvector generated always as (app_hidden.search_document(workspace_id, title, description)) stored, -- @behavior -* Full-text search document: title (weight A) and description (weight B), simple configuration, each lexeme keyed with the workspace's tag (app_hidden.search_document).
   label_ids uuid[] default '{}'::uuid[] not null, -- The ids of the issue's labels, in the order they were added (kept from issue_labels by trigger _700_label_ids; read-only copy).
   constraint issues_pkey PRIMARY KEY (id),
   constraint issues_workspace_id_id_key UNIQUE (workspace_id, id),
@@ -1142,7 +1142,7 @@ CREATE INDEX issues_parent_idx ON app_public.issues USING btree (workspace_id, p
 CREATE INDEX issues_priority_idx ON app_public.issues USING btree (workspace_id, priority, number DESC) WHERE (deleted_at IS NULL);
 CREATE INDEX issues_project_idx ON app_public.issues USING btree (workspace_id, project_id, number DESC) WHERE (deleted_at IS NULL);
 CREATE INDEX issues_queued_idx ON app_public.issues USING btree (workspace_id, number DESC) WHERE (queued AND (deleted_at IS NULL));
-CREATE INDEX issues_search_gin ON app_public.issues USING gin (workspace_id, search) WITH (gin_pending_list_limit='256');
+CREATE INDEX issues_search_gin ON app_public.issues USING gin (search) WITH (gin_pending_list_limit='256');
 CREATE INDEX issues_status_idx ON app_public.issues USING btree (workspace_id, status_id, number DESC) WHERE (deleted_at IS NULL);
 alter table app_public.issues enable row level security;
 alter table app_public.issues force row level security;
@@ -1938,6 +1938,8 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.runtime_info_sanitize(jsonb) returns jsonb; sql immutable; execute: svc_visitor; runtimes/runtimes.sql
 -- app_hidden.runtime_json(app_public.runtimes) returns jsonb; sql stable; execute: svc_visitor; runtimes/runtimes.sql
 -- app_hidden.runtime_set_secret(uuid,text) returns void; plpgsql volatile security definer; execute: svc_visitor; runtimes/runtimes.sql
+-- app_hidden.search_document(uuid,text,text) returns tsvector; sql immutable; execute: svc_visitor; issues/search.sql
+-- app_hidden.search_keyed_query(uuid,tsquery) returns tsquery; sql immutable; execute: svc_visitor; issues/search.sql
 -- app_hidden.search_tsquery(text,text) returns tsquery; plpgsql immutable; execute: svc_visitor; issues/search.sql
 -- app_hidden.set_issue_labels(uuid,uuid[],uuid[]) returns void; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.set_request_context(uuid,uuid,uuid,uuid,text[],uuid[],uuid[],uuid[]) returns void; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql

@@ -1,4 +1,5 @@
 /** issues.list query (full-text search, ranked, prefix, paged) and GraphQL searchIssues (issue 15). */
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allPages, createKey, createWorkspace, insertLabel, insertProject, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { gql, gqlOk } from '../support/graphql.ts';
@@ -108,6 +109,36 @@ describe('issues.list query over many matches', () => {
     // The filtered (joined) path orders the same way.
     const filtered = await allPages(t, big.token, 'issues.list', { query: 'marker', priority: 'NONE' }, 150);
     expect(filtered.map((i: { id: string }) => numberOf.get(i.id)!)).toEqual(numbers);
+  });
+});
+
+describe('issues.list query: the index is keyed per workspace', () => {
+  it('a workspace whose id shares this one\'s index tag (its first 8 characters) finds nothing of it, nor it of this one', async () => {
+    // search_document keys each lexeme with the first 8 characters of the workspace id; two workspaces may share
+    // them. The twin is made by hand with such an id: its entries sit beside ours in the index.
+    const twinId = `${ws.id.slice(0, 8)}-0000-4000-8000-${crypto.randomBytes(6).toString('hex')}`;
+    await t.pools.owner.query(`insert into app_public.workspaces (id, slug, key, name) values ($1, 'twin-' || $2, 'TWIN', 'Twin')`, [twinId, twinId.slice(-6)]);
+    await t.pools.owner.query(
+      `insert into app_public.issues (workspace_id, title, status_id)
+       values ($1, 'Deploy pipeline of the twin', (select id from app_public.statuses where workspace_id = $1 and is_default))`, [twinId]);
+    const { rows: [doc] } = await t.pools.owner.query(
+      `select search::text from app_public.issues where workspace_id = $1`, [twinId]);
+    expect(doc.search).toContain(`'${ws.id.slice(0, 8)}deploy'`);
+    const page = await ok(t, ws.token, 'issues.list', { query: 'deploy pipe' });
+    expect(page.items.map((i: { id: string }) => i.id)).toEqual([ids.inTitle, ids.inDescription]);
+    expect((await ok(t, ws.token, 'issues.list', { query: 'twin' })).items).toHaveLength(0);
+    expect((await ok(t, ws.token, 'issues.count', { query: 'deploy' })).total).toBe(3);
+  });
+
+  it('any title is searchable: quotes, backslashes, a word too long to index, 100,000 characters', async () => {
+    const quoted = await ok(t, ws.token, 'issues.create', { title: `O'Brien's path C:\\temp\\x`, description: 'z'.repeat(2040) + ' tail' });
+    const long = await ok(t, ws.token, 'issues.create', { title: 'Long description', description: ('word ' + 'y'.repeat(30) + ' ').repeat(2700) });
+    expect((await ok(t, ws.token, 'issues.list', { query: "o'brien" })).items.map((i: { id: string }) => i.id)).toEqual([quoted.id]);
+    expect((await ok(t, ws.token, 'issues.list', { query: 'temp' })).items.map((i: { id: string }) => i.id)).toEqual([quoted.id]);
+    expect((await ok(t, ws.token, 'issues.list', { query: 'tail' })).items.map((i: { id: string }) => i.id)).toEqual([quoted.id]);
+    expect((await ok(t, ws.token, 'issues.list', { query: 'yyyyyy' })).items.map((i: { id: string }) => i.id)).toEqual([long.id]);
+    await ok(t, ws.token, 'issues.delete', { id: quoted.id });
+    await ok(t, ws.token, 'issues.delete', { id: long.id });
   });
 });
 
