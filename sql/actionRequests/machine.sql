@@ -98,6 +98,26 @@ $$;
 comment on function app_hidden.action_request_caller_is_requester(p_request app_public.action_requests) is 'Whether the calling key speaks for the requester: the requesting agent''s own key, or the requesting person''s key acting as a person (no linked agent); a request without a requester (raised by the system) counts as a workspace OWNER/ADMIN person''s. Never NULL. closeVoting and update use it.';
 grant execute on function app_hidden.action_request_caller_is_requester(p_request app_public.action_requests) to svc_visitor;
 
+create or replace function app_hidden.action_request_source_visible(p_type text, p_id uuid)
+ returns boolean
+ language sql
+ stable
+as $$
+  -- Under the caller's policies: a record of another workspace, or one the key's narrowing hides, is not there.
+  select case p_type
+    when 'issue' then exists (select 1 from app_public.issues i where i.id = p_id and i.deleted_at is null)
+    when 'comment' then exists (select 1 from app_public.comments c where c.id = p_id)
+    when 'goal' then exists (select 1 from app_public.goals g where g.id = p_id)
+    when 'execution-plan' then exists (select 1 from app_public.execution_plans p where p.id = p_id)
+    when 'execution-step' then exists (select 1 from app_public.execution_steps s where s.id = p_id)
+    when 'agent-run' then exists (select 1 from app_public.agent_runs r where r.id = p_id)
+    when 'action-request' then exists (select 1 from app_public.action_requests a where a.id = p_id)
+    else true
+  end
+$$;
+comment on function app_hidden.action_request_source_visible(p_type text, p_id uuid) is 'Whether an action request''s source of a kind the service keeps (issue, comment, goal, execution-plan, execution-step, agent-run, action-request) is a record the caller can see; any other sourceType is the caller''s own label (true).';
+grant execute on function app_hidden.action_request_source_visible(p_type text, p_id uuid) to svc_visitor;
+
 create or replace function app_hidden.action_request_insert(args jsonb, p_issue_id uuid, p_comment_id uuid, p_field text default ''::text)
  returns app_public.action_requests
  language plpgsql
@@ -155,6 +175,12 @@ begin
     if cardinality(v_keys) <> (select count(distinct k) from unnest(v_keys) k) then
       perform app_hidden.raise_invalid(p_field || 'options', 'option keys must be unique');
     end if;
+  end if;
+  -- A source of a kind this service keeps must be one the key can see (404 otherwise, as for every id); other
+  -- sourceTypes are the caller's own labels and their sourceId is kept as given.
+  if args->>'sourceId' is not null and not app_hidden.action_request_source_visible(
+       args->>'sourceType', app_hidden.parse_uuid(args->>'sourceId', p_field || 'sourceId')) then
+    raise exception 'Source not found' using errcode = 'SV404', column = p_field || 'sourceId';
   end if;
   insert into app_public.action_requests (workspace_id, title, body, severity, kind, payload, assigned_user_id, assigned_agent_id,
                                           issue_id, comment_id, due_at, source_type, source_id, options,

@@ -124,6 +124,16 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 2 * 1024 * 1024,
     clientErrorHandler: answerClientError,
+    // What the router refuses before any route runs, in the spec's body rather than Fastify's: a path parameter
+    // over 100 characters (no tool name is that long) and a URL it cannot decode.
+    frameworkErrors: (err, req, frameworkReply) => {
+      const reply = frameworkReply as unknown as FastifyReply;
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        const tool = req.url.startsWith('/api/mcp/');
+        return reply.code(404).send({ error: tool ? 'unknown_tool' : 'not_found', message: tool ? 'Unknown tool (the name is too long to be one)' : 'Not found' });
+      }
+      return reply.code(400).send({ error: 'bad_request', message: 'The URL is not valid' });
+    },
   });
   const limiter = new RateLimiter(opts.apiPool ?? opts.ownerPool, opts.rateLimits ?? { rpc: 600, rest: 300 });
   const metrics = new AppMetrics({ ownerPool: opts.ownerPool, apiPool: opts.apiPool, events: opts.events });

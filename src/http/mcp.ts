@@ -191,8 +191,13 @@ async function handleMessage(
       const name = params.name;
       if (typeof name !== 'string') return rpcError(id, ErrorCode.InvalidParams, 'params.name must be a string');
       const t = findTool(name);
-      if (!t) return rpcError(id, ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-      const args = params.arguments ?? {};
+      if (!t) return rpcError(id, ErrorCode.InvalidParams, `Unknown tool: ${name.length > 100 ? `${name.slice(0, 100)}…` : name}`);
+      // No arguments is {}; any other non-object (null included) is refused as REST refuses it as a body.
+      const args = params.arguments === undefined ? {} : params.arguments;
+      if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+        return rpcResult(id, toolError(new ApiError(400, {
+          error: 'invalid_input', message: 'arguments must be a JSON object', issues: { arguments: 'must be a JSON object' } })));
+      }
       try {
         return rpcResult(id, toolResult(await services.callTool(caller, t, args, 'rpc')));
       } catch (err) {

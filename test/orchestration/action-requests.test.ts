@@ -1,4 +1,5 @@
 /** actionRequests.* (spec 3.6, 4.11, 6.4) and comments.create's actionRequest bundle. */
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { gqlOk } from '../support/graphql.ts';
@@ -223,6 +224,17 @@ describe('actionRequests', () => {
     const scope = await rest(t, readOnly.token, 'actionRequests.vote', { id: req.id, optionKey: 'a' });
     expect([scope.status, scope.body.error, scope.body.scope]).toEqual([403, 'scope_required', 'WRITE_ISSUES']);
     expect((await rest(t, other.token, 'actionRequests.results', { id: req.id })).status).toBe(404);
+    // A source of a kind the service keeps must be there for the key: another workspace's issue, a random id and
+    // a hidden issue are 404 on sourceId; another sourceType is the caller's own label, kept as given.
+    const theirs = await ok(t, other.token, 'issues.create', { title: 'Theirs' });
+    for (const [sourceType, sourceId] of [['issue', theirs.id], ['issue', crypto.randomUUID()], ['comment', crypto.randomUUID()],
+      ['execution-plan', crypto.randomUUID()], ['goal', theirs.id]]) {
+      const r = await rest(t, ws.token, 'actionRequests.create', { title: 'src', sourceType, sourceId });
+      expect([r.status, r.body.error, Object.keys(r.body.issues ?? { [r.body.field]: 1 })], `${sourceType} ${sourceId}`).toEqual([404, 'not_found', ['sourceId']]);
+    }
+    expect(await ok(t, ws.token, 'actionRequests.create', { title: 'src', sourceType: 'issue', sourceId: issue.id })).toMatchObject({ sourceType: 'issue', sourceId: issue.id });
+    const external = crypto.randomUUID();
+    expect(await ok(t, ws.token, 'actionRequests.create', { title: 'src', sourceType: 'ci-run', sourceId: external })).toMatchObject({ sourceId: external });
     expect((await rest(t, other.token, 'actionRequests.accept', { id: req.id })).status).toBe(404);
     expect((await ok(t, other.token, 'actionRequests.list', {})).items).toEqual([]);
     // A label-narrowed key sees only requests on issues it can see (and those assigned to it).

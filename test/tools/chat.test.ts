@@ -329,3 +329,14 @@ describe('agent.context.bundle', () => {
     expect((await rest(t, other.token, 'agent.context.bundle', { threadId: thread.id })).status).toBe(404);
   });
 });
+
+describe('chat.finalizeDraft under concurrency', () => {
+  it('concurrent finalizations of one draft each answer 200 with the one message (they raced to a 409 before)', async () => {
+    const own = (await gqlOk(t, ws.token, OPEN, { a: helper.id, m: 'Race?', i: null, r: null })).chatOpenThread.chatThread.rowId;
+    const raced = crypto.randomUUID();
+    const answers = await Promise.all(Array.from({ length: 8 }, () =>
+      rest(t, helperKey.token, 'chat.finalizeDraft', { threadId: own, draftId: raced, body: 'once' })));
+    expect(answers.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect(new Set(answers.map((r) => r.body.messageId)).size).toBe(1);
+  });
+});

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allPages, createKey, createWorkspace, insertLabel, insertProject, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { allPages, createKey, createWorkspace, insertLabel, insertProject, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -111,6 +111,23 @@ describe('issues.create', () => {
     const r = await rest(t, ws.token, 'issues.fly', {});
     expect(r.status).toBe(404);
     expect(r.body.error).toBe('unknown_tool');
+    // Past the router's 100-character limit on a path parameter: the same answer, in the same body.
+    const long = await rest(t, ws.token, 'x'.repeat(5000), {});
+    expect([long.status, long.body.error, typeof long.body.message]).toEqual([404, 'unknown_tool', 'string']);
+    expect(long.body).not.toHaveProperty('code');
+    // JSON-RPC names at most 100 characters of an unknown name back.
+    const rpcLong = await rpc(t, ws.token, 'tools/call', { name: 'y'.repeat(100_000), arguments: {} });
+    expect(rpcLong.body.error.message.length).toBeLessThan(200);
+  });
+
+  it('JSON-RPC arguments that are not an object are refused as a REST body that is not (no arguments is {})', async () => {
+    for (const args of [null, [], 'x', 3]) {
+      const r = await rpc(t, ws.token, 'tools/call', { name: 'issues.create', arguments: args });
+      expect(r.body.result.isError, JSON.stringify(args)).toBe(true);
+      expect(JSON.parse(r.body.result.content[0].text)).toMatchObject({ error: 'invalid_input', issues: { arguments: expect.any(String) } });
+    }
+    const none = await rpc(t, ws.token, 'tools/call', { name: 'issues.list' });
+    expect(none.body.result.isError).toBeFalsy();
   });
 });
 

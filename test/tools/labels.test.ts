@@ -159,4 +159,17 @@ describe('label events', () => {
     // Another workspace reads none of them.
     expect(await subjectEvents(t, other.token, 'label', label.id)).toEqual([]);
   });
+
+  it('concurrent merges of two labels into each other: one merges, the others are 404, one LABEL_DELETED', async () => {
+    const a = await ok(t, ws.token, 'labels.create', { name: 'race-a' });
+    const b = await ok(t, ws.token, 'labels.create', { name: 'race-b' });
+    await ok(t, ws.token, 'issues.create', { title: 'Raced', labelIds: [a.id] });
+    const calls = Array.from({ length: 8 }, (_, k) => rest(t, ws.token, 'labels.merge', k % 2 ? { fromId: a.id, intoId: b.id } : { fromId: b.id, intoId: a.id }));
+    const statuses = (await Promise.all(calls)).map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 404)).toHaveLength(7);
+    const deleted = (await t.pools.owner.query(
+      `select count(*)::int as n from app_public.activity_events where kind = 'LABEL_DELETED' and subject_id = any($1)`, [[a.id, b.id]])).rows[0].n;
+    expect(deleted).toBe(1);
+  });
 });

@@ -12,6 +12,9 @@ declare
   v_draft uuid := app_hidden.parse_uuid(args->>'draftId', 'draftId');
   v_message app_public.chat_messages;
 begin
+  -- One finalization per draft at a time: a concurrent second call waits here, then finds the stored message
+  -- (without the lock both inserted, and the loser's unique violation answered 409).
+  perform pg_advisory_xact_lock(hashtextextended('svc.chat_draft:' || v_thread.id::text || v_draft::text, 0));
   select * into v_message from app_public.chat_messages m
   where m.workspace_id = v_thread.workspace_id and m.thread_id = v_thread.id and m.finalized_draft_id = v_draft;
   if v_message.id is null then

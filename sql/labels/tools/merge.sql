@@ -34,6 +34,9 @@ begin
     perform from app_public.labels l where l.id = v_into.id for no key update;
     perform from app_public.labels l where l.id = v_from.id for update;
   end if;
+  -- Read before the locks: a concurrent merge or delete may have removed either label while this one waited.
+  perform app_hidden.found((select l from app_public.labels l where l.id = v_from.id), 'Label', 'fromId');
+  perform app_hidden.found((select l from app_public.labels l where l.id = v_into.id), 'Label', 'intoId');
   -- Then the issues carrying `from`, in id order, before writing any of their labels: an issue being labelled
   -- concurrently holds its row while it inserts (issue, into); taking the row first makes this merge wait for
   -- that write instead of both waiting on each other's (issue, into) row.
