@@ -278,6 +278,38 @@ end
 $$;
 comment on function app_private.set_agent_archived(p_workspace_id uuid, p_agent_id uuid, p_archived boolean) is 'Archives (AGENT_DELETED with archived: true) or restores (AGENT_UPDATED) an agent. Idempotent. Archiving ends the agent''s open runs (reason agent_archived), unassigns its unfinished issues (queued ones return to the dispatcher) and sets it OFFLINE.';
 
+create or replace function app_private.sweep_silent_agents(p_now timestamp with time zone default now())
+ returns jsonb
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_agent app_public.agents;
+  v_fired jsonb := '[]';
+begin
+  -- Presence expires: an agent ONLINE or BUSY that has not sent a heartbeat for the workspace's
+  -- agentRunStaleMinutes is OFFLINE (AGENT_STATUS_CHANGED by trigger, reason heartbeat_timeout), so the
+  -- dispatcher stops handing work to an agent that crashed. Its next heartbeat brings it back. SKIP LOCKED: an
+  -- agent being assigned or heartbeating right now is left for the next sweep.
+  perform set_config('svc.agent_status_reason', 'heartbeat_timeout', true);
+  for v_agent in
+    select a.* from app_public.agents a join app_public.workspaces w on w.id = a.workspace_id
+    where a.status <> 'OFFLINE' and a.archived_at is null
+      and coalesce(a.last_heartbeat_at, a.created_at) < p_now - make_interval(mins => w.agent_run_stale_minutes)
+    order by a.workspace_id, a.id
+    for update of a skip locked
+  loop
+    update app_public.agents set status = 'OFFLINE' where id = v_agent.id;
+    v_fired := v_fired || jsonb_build_object('kind', 'AGENT_OFFLINE', 'subjectId', v_agent.id, 'agentId', v_agent.id,
+      'workspaceId', v_agent.workspace_id, 'lastHeartbeatAt', v_agent.last_heartbeat_at);
+  end loop;
+  perform set_config('svc.agent_status_reason', '', true);
+  return v_fired;
+end
+$$;
+comment on function app_private.sweep_silent_agents(p_now timestamp with time zone) is 'Presence sweep: ONLINE or BUSY agents without a heartbeat for the workspace''s agentRunStaleMinutes at p_now go OFFLINE (AGENT_STATUS_CHANGED, reason heartbeat_timeout), so the dispatcher skips them. Returns [{kind: AGENT_OFFLINE, subjectId: agentId, agentId, workspaceId, lastHeartbeatAt}]. Run every minute with the other sweeps (svc_watchdog_sweep, svc admin sweep).';
+
 create or replace function app_private.update_agent(p_workspace_id uuid, p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean default false)
  returns app_public.agents
  language plpgsql

@@ -17,7 +17,10 @@ begin
   else
     if new.status is distinct from old.status then
       perform app_private.record_event(new.workspace_id, 'AGENT_STATUS_CHANGED', 'agent', new.id,
-        jsonb_build_object('agentId', new.id, 'from', old.status, 'to', new.status));
+        jsonb_build_object('agentId', new.id, 'from', old.status, 'to', new.status)
+        -- Why, when the writer says (svc.agent_status_reason: heartbeat_timeout from the presence sweep).
+        || case when current_setting('svc.agent_status_reason', true) <> ''
+                then jsonb_build_object('reason', current_setting('svc.agent_status_reason', true)) else '{}' end);
     end if;
     if new.archived_at is not null and old.archived_at is null then
       perform app_private.record_event(new.workspace_id, 'AGENT_DELETED', 'agent', new.id,
@@ -34,7 +37,7 @@ begin
   return null;
 end
 $$;
-comment on function app_private.tg_agents__events() is 'AGENT_CREATED, AGENT_UPDATED, AGENT_DELETED (archive or delete), AGENT_STATUS_CHANGED (only on an actual change).';
+comment on function app_private.tg_agents__events() is 'AGENT_CREATED, AGENT_UPDATED, AGENT_DELETED (archive or delete), AGENT_STATUS_CHANGED {agentId, from, to, reason?} (only on an actual change; reason heartbeat_timeout from the presence sweep).';
 
 drop trigger if exists _100_updated_at on app_public.agents;
 create trigger _100_updated_at before update on app_public.agents for each row execute function app_hidden.tg__set_updated_at();

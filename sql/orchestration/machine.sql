@@ -106,10 +106,19 @@ begin
   end if;
   update app_public.execution_steps set status = p_to where id = p_step.id
   returning * into v;  -- EXECUTION_STEP_STATUS_CHANGED by trigger
+  if p_to = 'DONE' then
+    -- The step's work was accepted: its runs still open are COMPLETED (reason step_done), not left to end
+    -- ABANDONED with the plan. SKIP LOCKED: a run its agent is reporting on right now holds its row and then
+    -- waits for this plan (budget trigger); it is left open rather than deadlocked, and the plan's end closes it.
+    perform app_hidden.run_set_status(r, 'COMPLETED', 'step_done')
+    from (select o from app_public.agent_runs o
+          where o.workspace_id = v.workspace_id and o.step_id = v.id and o.status in ('ACTIVE', 'WAITING', 'STALLED')
+          order by o.id for update skip locked) as open_runs(r);
+  end if;
   return v;
 end
 $$;
-comment on function app_hidden.step_move(p_step app_public.execution_steps, p_to text) is 'The step machine (spec 3.9): TODO → READY → RUNNING → REVIEW → DONE, with BLOCKED and CANCELED; READY only when every dependency is DONE (409 dependencies_not_done); else 409 illegal_transition. EXECUTION_STEP_STATUS_CHANGED by trigger.';
+comment on function app_hidden.step_move(p_step app_public.execution_steps, p_to text) is 'The step machine (spec 3.9): TODO → READY → RUNNING → REVIEW → DONE, with BLOCKED and CANCELED; READY only when every dependency is DONE (409 dependencies_not_done); else 409 illegal_transition. EXECUTION_STEP_STATUS_CHANGED by trigger; a step moving to DONE completes its open runs (reason step_done).';
 grant execute on function app_hidden.step_move(p_step app_public.execution_steps, p_to text) to svc_visitor;
 
 create or replace function app_hidden.step_dependencies_done(p_step app_public.execution_steps)

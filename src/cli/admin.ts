@@ -246,7 +246,7 @@ const commands = [
     return { json: { rule }, text: `Dispatch rule ${rule.id} added at position ${rule.position} → ${v.target}.` };
   }),
 
-  command('sweep', 'Run the watchdog sweep (AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH) now and print what fired.', {}, async (client) => {
+  command('sweep', 'Run the watchdog, stale-run and presence sweeps (AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH, runs going STALLED, silent agents going OFFLINE) now and print what fired.', {}, async (client) => {
     const fired = await sweep(client);
     return {
       json: { fired },

@@ -297,8 +297,9 @@ main().catch((err) => {
   if (apiErr) {
     // The fields at fault, without repeating the message when it is the one issue's own ("events: unknown event kind X").
     const issues = Object.entries(apiErr.body.issues ?? {});
-    const line = issues.length === 1 && issues[0]![1] === apiErr.message
-      ? `${issues[0]![0]}: ${apiErr.message}`
+    // One issue that the message already says (as it is, or after its field's name) is said once.
+    const line = issues.length === 1 && (issues[0]![1] === apiErr.message || apiErr.message === `${issues[0]![0]} ${issues[0]![1]}`)
+      ? `${issues[0]![0]}: ${issues[0]![1]}`
       : `${apiErr.message}${issues.length ? ` (${issues.map(([k, v]) => `${k}: ${v}`).join('; ')})` : ''}`;
     process.stderr.write(`svc: ${line}\n`);
   } else {

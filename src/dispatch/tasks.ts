@@ -25,15 +25,17 @@ export async function dispatchWorkspace(client: pg.ClientBase, workspaceId: stri
 }
 
 /**
- * Runs every sweep due at `now` (watchdogs, then ACTIVE runs quiet past agentRunStaleMinutes → STALLED)
- * and returns what fired, as `svc admin sweep` prints it.
+ * Runs every sweep due at `now` (watchdogs; ACTIVE runs quiet past agentRunStaleMinutes → STALLED; agents silent
+ * as long → OFFLINE) and returns what fired, as `svc admin sweep` prints it.
  */
 export async function sweep(client: pg.ClientBase, now?: Date): Promise<{ kind: string; subjectId: string }[]> {
-  const { rows } = await client.query<{ watchdogs: { kind: string; subjectId: string }[]; runs: { kind: string; subjectId: string }[] }>(
+  type Fired = { kind: string; subjectId: string }[];
+  const { rows } = await client.query<{ watchdogs: Fired; runs: Fired; agents: Fired }>(
     `select app_private.watchdog_sweep(coalesce($1::timestamptz, now())) as watchdogs,
-            app_private.sweep_stale_runs(coalesce($1::timestamptz, now())) as runs`, [now ?? null]);
+            app_private.sweep_stale_runs(coalesce($1::timestamptz, now())) as runs,
+            app_private.sweep_silent_agents(coalesce($1::timestamptz, now())) as agents`, [now ?? null]);
   const r = rows[0]!;
-  return [...r.watchdogs, ...r.runs.map(({ kind, subjectId }) => ({ kind, subjectId }))];
+  return [...r.watchdogs, ...[...r.runs, ...r.agents].map(({ kind, subjectId }) => ({ kind, subjectId }))];
 }
 
 export function dispatchTasks(): TaskList {

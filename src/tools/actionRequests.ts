@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, isoDateTime, issueRef, limit, page, tool, timestamp } from './define.ts';
+import { cursor, defineTools, id, isoDateTime, issueRef, limit, line, page, timestamp, tool } from './define.ts';
 import { ActionRequestOut, actionRequestBase, arSeverity, arStatus, checkActionRequest } from './orchestration-shapes.ts';
 
 const reqId = z.strictObject({ id: id('id') });
@@ -30,7 +30,7 @@ export const actionRequestTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: 'Ask a person or agent to decide: a recommendation card whose kind binds what accept runs (TRANSITION {statusId}, SET_LABELS {add?, remove?}, ASSIGN_AGENT {agentId}, CLOSE_AS_DUPLICATE {duplicateOfIssueId, statusId?}, or FREE_FORM). options[] (2-20 {key, label, description?}) make it a poll. The caller is the requester.',
     input: actionRequestBase.extend({
-      issueId: issueRef.optional(), sourceType: z.string().trim().min(1).max(100).optional(), sourceId: id('sourceId').optional(),
+      issueId: issueRef.optional(), sourceType: line(100).optional(), sourceId: id('sourceId').optional(),
     }).superRefine(checkActionRequest),
     output: ActionRequestOut,
   }),

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { BlobStore } from '../blobs/store.ts';
 import { BLOB_KEY, MAX_FILE_BYTES } from '../blobs/store.ts';
 import { ApiError } from '../errors.ts';
-import { defineTools, httpUrl, id, tool, type ToolContext } from './define.ts';
+import { defineTools, httpUrl, id, line, tool, type ToolContext } from './define.ts';
 import { AttachmentOut } from './shapes.ts';
 
 /** Spec 8: getInline serves only these; anything else → use getDownloadUrl. */
@@ -83,7 +83,7 @@ export const attachmentTools = defineTools(
     input: z.strictObject({
       targetType, targetId,
       externalUrl: httpUrl(2000),
-      linkTitle: z.string().trim().min(1).max(500).optional(),
+      linkTitle: line(500).optional(),
     }),
     output: AttachmentOut,
   }),

@@ -4,9 +4,9 @@
  * cannot see the issue, or a deleted issue, leaves the card and its edges out). docs/decisions.md, "Canvases".
  */
 import { z } from 'zod';
-import { cursor, defineTools, id, issueRef, limit, page, priority, statusCategory, timestamp, tool } from './define.ts';
+import { cursor, defineTools, id, issueRef, limit, line, page, priority, statusCategory, timestamp, tool } from './define.ts';
 
-const name = z.string().trim().min(1).max(200);
+const name = line(200);
 const description = z.string().max(10_000);
 const text = z.string().min(1).max(10_000).refine((s) => s.trim().length > 0, 'text must not be empty');
 // Finite by construction (JSON has no Infinity/NaN; zod refuses them too), within ±1,000,000.

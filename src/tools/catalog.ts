@@ -124,14 +124,17 @@ export const findTool = (name: string): Tool | undefined => byName.get(name);
  * test/mcp/tool-list.test.ts): profiles core/agents/full list them, catalog.search finds them, tools/call takes them.
  */
 const RUNTIME_LEAVES_OUT = ['issues.count', 'issues.children', 'issues.history', 'issues.restore', 'runs.cancel',
-  'actionRequests.update', 'chat.listMessages'];
+  'actionRequests.update', 'chat.listMessages', 'issues.watch', 'issues.unwatch', 'issues.listWatchers', 'issues.listWatching'];
 const CORE = ['issues', 'comments', 'projects', 'statuses', 'labels', 'relations', 'attachments', 'agents', 'notes',
   'pins', 'time', 'events', 'workspace', 'repohost', 'notification', 'agent', 'standup', 'analytics', 'members', 'webhooks'];
 // Profiles (spec 4.1): curated bundles for tools/list. An entry is a namespace ('issues'), one tool
 // ('workspace.get'), or '!' and either, left out of what the other entries bring ('!issues.count'). The catalog
 // helpers are always listed.
 export const PROFILES: Record<string, string[] | 'all'> = {
-  runtime: ['issues', 'comments', 'chat', 'runs', 'actionRequests', 'workspace.get', ...RUNTIME_LEAVES_OUT.map((n) => `!${n}`)],
+  // An agent's presence and its briefing are part of its work (an agent that stops heartbeating goes OFFLINE);
+  // watching issues is a person's habit, so it makes the room.
+  runtime: ['issues', 'comments', 'chat', 'runs', 'actionRequests', 'workspace.get', 'agents.heartbeat', 'agents.me',
+    'agent.context.bundle', ...RUNTIME_LEAVES_OUT.map((n) => `!${n}`)],
   core: CORE,
   planning: [...CORE, 'cycles', 'initiatives', 'goals', 'plans', 'executionPlans', 'reviewGates'],
   agents: [...CORE, 'runs', 'agentCrews', 'runtimes', 'actionRequests', 'chat'],

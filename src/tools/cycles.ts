@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, isoDate, issueRef, limit, page, tool } from './define.ts';
+import { cursor, defineTools, id, isoDate, issueRef, limit, line, page, tool } from './define.ts';
 import { CycleOut, cycleStatus } from './planning-shapes.ts';
 import { IssueOut } from './shapes.ts';
 
@@ -37,7 +37,7 @@ export const cycleTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: 'Create a cycle (sprint). Defaults: name "Sprint <n>", startsOn right after the last cycle plus the workspace cooldown (never before today), endsOn from the workspace cycle length. Cycles may not overlap. A cycle is ACTIVE while its dates include today, COMPLETED once they have passed, PLANNED before; activate: true makes a future one current now when no other is; while it waits for its dates, no other cycle may span today (409 active_cycle_exists). Needs a key without project/label narrowing.',
     input: z.strictObject({
-      name: z.string().trim().min(1).max(200).optional(),
+      name: line(200).optional(),
       startsOn: date.optional(),
       endsOn: date.optional(),
       activate: z.boolean().optional(),
@@ -50,7 +50,7 @@ export const cycleTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: 'Rename or re-date a cycle (name, startsOn, endsOn; no overlaps; an ended or canceled cycle keeps its dates, and a live one cannot be made to end before today). Status moves happen through cycles.rollover. Needs a key without project/label narrowing.',
     input: z.strictObject({
-      id: id('id'), name: z.string().trim().min(1).max(200).optional(), startsOn: date.optional(), endsOn: date.optional(),
+      id: id('id'), name: line(200).optional(), startsOn: date.optional(), endsOn: date.optional(),
     }),
     output: CycleOut,
   }),

@@ -138,6 +138,13 @@ export const tool = <I extends z.ZodObject, O extends z.ZodType>(def: ToolDef<I,
 
 export const id = (what: string) => z.uuid({ message: `${what} must be a UUID` });
 /** An issue reference: its UUID or its key (ABC-12). */
+/** Characters no single-line name holds: C0/C1 controls (line breaks, escapes) and the bidirectional overrides and
+ *  isolates that make text read differently from what it is (U+202E reverses what follows). NUL has its own
+ *  message, from the text guard every tool's input passes (text-guard.ts). */
+const NOT_IN_A_LINE = /[\u0001-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+/** A name or title: one line, trimmed, 1 to max characters. */
+export const line = (max: number) => z.string().trim().min(1).max(max)
+  .refine((s) => !NOT_IN_A_LINE.test(s), 'must be one line of text, without control or direction-override characters');
 export const issueRef = z.string().min(1).max(64).describe('Issue id (UUID) or key such as ENG-12');
 export const limit = (def: number, max: number) => z.number().int().min(1).max(max).default(def).describe(`Page size, default ${def}, max ${max}`);
 export const cursor = z.string().min(1).max(200).describe('nextCursor from the previous page');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, int, isoDate, issueRef, limit, page, priority, statusCategory, tool } from './define.ts';
+import { cursor, defineTools, id, int, isoDate, issueRef, limit, line, page, priority, statusCategory, tool } from './define.ts';
 import { EventOut, IssueOut, RunOut, WatcherOut } from './shapes.ts';
 
 const checklistItem = z.strictObject({ id: z.string().min(1).max(100), label: z.string().min(1).max(500), done: z.boolean().default(false) });
@@ -8,10 +8,10 @@ const checklist = z.array(checklistItem).max(50)
   .refine((items) => new Set(items.map((i) => i.id)).size === items.length, 'checklist item ids must be unique');
 const engagementMode = z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS'])
   .describe('Engagement mode of the run the assignment opens (default EXECUTE). RESEARCH/REVIEW/DISCUSS runs may comment but not change the issue.');
-const profileKey = z.string().trim().min(1).max(64);
+const profileKey = line(64);
 
 const createFields = {
-  title: z.string().trim().min(1).max(500),
+  title: line(500),
   description: z.string().max(100_000).optional(),
   projectId: id('projectId').optional(),
   priority: priority.optional(),
@@ -29,7 +29,7 @@ const createInput = z.strictObject(createFields);
 
 /** Fields issues.update may change; null clears a nullable field. */
 const updateFields = {
-  title: z.string().trim().min(1).max(500).optional(),
+  title: line(500).optional(),
   description: z.string().max(100_000).nullable().optional(),
   priority: priority.optional(),
   statusId: id('statusId').optional().describe('Same as issues.transition'),

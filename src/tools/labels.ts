@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, limit, page, tool } from './define.ts';
+import { cursor, defineTools, id, limit, line, page, tool } from './define.ts';
 import { LabelOut } from './shapes.ts';
 
 const color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'color must be #RRGGBB');
-const name = z.string().trim().min(1).max(100);
+const name = line(100);
 
 export const labelTools = defineTools(
   tool({

@@ -1,6 +1,6 @@
 /** Inputs and outputs shared by action requests and orchestration (goals, plans, steps, crews, review gates). */
 import { z } from 'zod';
-import { id, isoDateTime, timestamp } from './define.ts';
+import { id, isoDateTime, line, timestamp } from './define.ts';
 
 export const arStatus = z.enum(['OPEN', 'RESOLVED', 'DISMISSED', 'SNOOZED', 'REJECTED', 'SUPERSEDED']);
 export const arSeverity = z.enum(['INFO', 'SUCCESS', 'WARNING', 'ERROR', 'CRITICAL']);
@@ -12,12 +12,12 @@ export const gateStatus = z.enum(['PENDING', 'APPROVED', 'REJECTED', 'CANCELED']
 export const crewRole = z.enum(['PLANNER', 'WORKER', 'REVIEWER', 'OBSERVER', 'OPERATOR_PROXY']);
 
 const option = z.strictObject({
-  key: z.string().trim().min(1).max(100), label: z.string().trim().min(1).max(500), description: z.string().max(2000).optional(),
+  key: line(100), label: line(500), description: z.string().max(2000).optional(),
 });
 
 /** The fields of a new action request (comments.create's actionRequest bundle, actionRequests.create). */
 export const actionRequestBase = z.strictObject({
-  title: z.string().trim().min(1).max(500),
+  title: line(500),
   body: z.string().max(100_000).optional(),
   severity: arSeverity.default('INFO'),
   kind: arKind.default('FREE_FORM').describe('What accept runs: TRANSITION {statusId}, SET_LABELS {add?, remove?}, ASSIGN_AGENT {agentId}, CLOSE_AS_DUPLICATE {duplicateOfIssueId, statusId?}; FREE_FORM runs nothing'),

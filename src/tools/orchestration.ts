@@ -1,6 +1,6 @@
 /** Orchestration (spec 4.12): goals, plans, executionPlans, agentCrews, reviewGates. */
 import { z } from 'zod';
-import { cursor, defineTools, id, int, issueRef, limit, page, tool } from './define.ts';
+import { cursor, defineTools, id, int, issueRef, limit, line, page, tool } from './define.ts';
 import { CrewMemberOut, CrewOut, GateOut, GoalOut, PlanOut, StepOut, crewRole, gateStatus, goalStatus, planStatus } from './orchestration-shapes.ts';
 
 const money = z.number().min(0).max(1_000_000);
@@ -10,7 +10,7 @@ const planOptions = {
   maxStepRetries: z.number().int().min(0).max(20).optional().describe('FAIL verdicts a step may get before it is BLOCKED (default 2)'),
 };
 const stepInput = z.strictObject({
-  title: z.string().trim().min(1).max(500),
+  title: line(500),
   body: z.string().max(100_000).optional(),
   expectedOutput: z.string().max(20_000).optional(),
   verification: z.array(z.strictObject({ label: z.string().min(1).max(500), done: z.boolean().default(false) })).max(50).optional(),
@@ -45,7 +45,7 @@ export const goalTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: 'Create a goal (OPEN), optionally tied to an issue (runs of its steps are opened on that issue, and the goal follows its narrowing) and run by a crew, with optional cost and wall-time caps. Writes GOAL_CREATED.',
     input: z.strictObject({
-      title: z.string().trim().min(1).max(500), description: z.string().max(100_000).optional(), issueId: issueRef.optional(),
+      title: line(500), description: z.string().max(100_000).optional(), issueId: issueRef.optional(),
       crewId: id('crewId').optional(), maxTotalCostUsd: money.optional(), maxWallTimeMinutes: z.number().int().min(1).max(525_600).optional(),
     }),
     output: GoalOut,
@@ -54,7 +54,7 @@ export const goalTools = defineTools(
     name: 'goals.update',
     scopes: ['WRITE_ISSUES'],
     description: 'Change the title or description (null clears it) of a goal that is not ACHIEVED or ABANDONED (409 goal_closed). Writes GOAL_UPDATED {changes}; nothing when nothing changes.',
-    input: z.strictObject({ id: id('id'), title: z.string().trim().min(1).max(500).optional(), description: z.string().max(100_000).nullable().optional() }),
+    input: z.strictObject({ id: id('id'), title: line(500).optional(), description: z.string().max(100_000).nullable().optional() }),
     output: GoalOut,
   }),
   tool({
@@ -174,7 +174,7 @@ export const crewTools = defineTools(
     name: 'agentCrews.create',
     scopes: ['ADMIN'],
     description: 'Create a crew (ADMIN) with optional members [{agentId, role}]: PLANNER decomposes goals, WORKERs take steps, a REVIEWER judges them (and makes plans auto-judge by default).',
-    input: z.strictObject({ name: z.string().trim().min(1).max(200), description: z.string().max(5000).optional(),
+    input: z.strictObject({ name: line(200), description: z.string().max(5000).optional(),
                             maxParallel: z.number().int().min(0).max(100).optional(), members: z.array(crewMember).max(50).optional() }),
     output: CrewOut,
   }),
@@ -182,7 +182,7 @@ export const crewTools = defineTools(
     name: 'agentCrews.update',
     scopes: ['ADMIN'],
     description: "Change a crew's name, description or maxParallel (ADMIN); only the fields given.",
-    input: z.strictObject({ id: id('id'), name: z.string().trim().min(1).max(200).optional(), description: z.string().max(5000).nullable().optional(),
+    input: z.strictObject({ id: id('id'), name: line(200).optional(), description: z.string().max(5000).nullable().optional(),
                             maxParallel: z.number().int().min(0).max(100).optional() }),
     output: CrewOut,
   }),
@@ -245,7 +245,7 @@ export const reviewGateTools = defineTools(
     name: 'reviewGates.open',
     scopes: ['WRITE_ISSUES'],
     description: 'Open a manual review gate on a running plan: with stepId it holds that step (BLOCKED), otherwise it holds the plan (BLOCKED) until resolved. The loop opens gates itself when a step is BLOCKED or a budget is exceeded.',
-    input: z.strictObject({ planId: id('planId'), stepId: id('stepId').optional(), title: z.string().trim().min(1).max(500).optional(),
+    input: z.strictObject({ planId: id('planId'), stepId: id('stepId').optional(), title: line(500).optional(),
                             note: z.string().max(5000).optional() }),
     output: GateOut,
   }),

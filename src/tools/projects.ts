@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, limit, page, priority, statusCategory, timestamp, tool } from './define.ts';
+import { cursor, defineTools, id, limit, line, page, priority, statusCategory, timestamp, tool } from './define.ts';
 import { InitiativeOut, ProjectOut } from './planning-shapes.ts';
 
-const name = z.string().trim().min(1).max(200);
+const name = line(200);
 
 /** Progress figures over live issues the key can see (app_hidden.issue_progress_json). */
 const counts = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, defineTools, httpUrl, id, limit, page, timestamp, tool } from './define.ts';
+import { cursor, defineTools, httpUrl, id, limit, line, page, timestamp, tool } from './define.ts';
 
 const kind = z.enum(['LOCAL_DAEMON', 'REMOTE_HTTP', 'CLOUD']);
 const provider = z.enum(['CUSTOM', 'CLAUDE', 'CODEX', 'HERMES']);
@@ -23,7 +23,7 @@ export const runtimeTools = defineTools(
     scopes: ['ADMIN'],
     description: "Register a runtime (a machine or service running agents). Not de-duplicated: each call creates one, unless runtimeId names an existing (possibly archived) runtime, which is restored and updated. ownerId is the key's user (null for AGENT keys); a secret is stored only as a hash (hasSecret). Emits RUNTIME_REGISTERED.",
     input: z.strictObject({
-      name: z.string().trim().min(1).max(200), kind, endpoint: endpoint.optional(),
+      name: line(200), kind, endpoint: endpoint.optional(),
       providersAvailable: z.array(provider).max(4), info: info.optional(),
       secret: z.string().min(16).max(500).optional().describe('Shared secret of the runtime; kept only as SHA-256'),
       runtimeId: id('runtimeId').optional().describe('Restore this runtime instead of creating one'),

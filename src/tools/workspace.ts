@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTools, id, int, statusCategory, tool } from './define.ts';
+import { defineTools, id, int, line, statusCategory, tool } from './define.ts';
 import { StatusOut, WorkspaceOut } from './shapes.ts';
 
 export const workspaceTools = defineTools(
@@ -17,7 +17,7 @@ export const workspaceTools = defineTools(
     scopes: ['ADMIN'],
     description: 'Change the workspace settings given (as workspace.get shows them; requiredAckSeconds, assignmentSlaMinutes 0 = off). OWNER/ADMIN with the ADMIN scope and no narrowing (else 403).',
     input: z.strictObject({
-      name: z.string().trim().min(1).max(200).optional(),
+      name: line(200).optional(),
       cycleLengthDays: int(1, 365).optional(),
       cycleCooldownDays: int(0, 365).optional(),
       timeTrackingEnabled: z.boolean().optional(),
@@ -32,7 +32,7 @@ export const workspaceTools = defineTools(
   }),
 );
 
-const statusName = z.string().trim().min(1).max(100);
+const statusName = line(100);
 const statusColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'color must be #RRGGBB');
 const workflowAdmin = 'OWNER/ADMIN, unnarrowed key';
 

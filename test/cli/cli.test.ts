@@ -98,6 +98,9 @@ describe('svc with DATABASE_URL', () => {
     const bad = await svc(['admin', 'create-webhook', '--workspace', 'CLI', '--url', 'https://x.example.com', '--events', 'NOPE', '--json'], env);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/unknown event kind NOPE/);
+    const loopback = await svc(['admin', 'create-webhook', '--workspace', 'CLI', '--url', 'http://127.0.0.1:4010/x', '--json'], { ...env, SVC_EGRESS_ALLOW_PRIVATE: '' });
+    expect(loopback.code).not.toBe(0);
+    expect(loopback.stderr.match(/loopback/g)).toHaveLength(1);  // said once, not again in brackets
 
     // A dead letter (forced here; the webhook tests produce real ones) goes back to PENDING.
     const db = new pg.Client({ connectionString: env.DATABASE_URL });

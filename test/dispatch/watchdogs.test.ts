@@ -4,7 +4,7 @@
  * passing "now" to the sweep, not by sleeping.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sweep } from '../../src/dispatch/tasks.ts';
+import { dispatchWorkspace, sweep } from '../../src/dispatch/tasks.ts';
 import { createAgent, createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
@@ -141,6 +141,42 @@ describe('ISSUE_SLA_BREACH', () => {
     const other = await createWorkspace(t);
     const r = await ok(t, other.token, 'events.recent', { kinds: ['ISSUE_SLA_BREACH', 'ISSUE_STALLED', 'AGENT_NOACK'] });
     expect(r.items).toEqual([]);
+  });
+});
+
+describe('presence', () => {
+  it('an agent silent for agentRunStaleMinutes goes OFFLINE (reason heartbeat_timeout) and the dispatcher passes it by; a heartbeat brings it back', async () => {
+    const other = await createWorkspace(t);
+    const silent = await createAgent(t, other, 'silent');
+    const silentKey = await createKey(t, other, { agent: 'silent', scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    const live = await createAgent(t, other, 'live');
+    const liveKey = await createKey(t, other, { agent: 'live', scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    await sql('update app_public.workspaces set agent_run_stale_minutes = 10 where id = $1', [other.id]);
+    await ok(t, silentKey.token, 'agents.heartbeat', {});
+    expect(firedFor(await sweepAt(later(9 * 60)), silent.id)).toEqual([]);
+    await sql("update app_public.agents set last_heartbeat_at = now() + interval '9 minutes' where id = $1", [live.id]);
+    const fired = await sweepAt(later(11 * 60));
+    expect(firedFor(fired, silent.id)).toEqual(['AGENT_OFFLINE']);
+    expect(firedFor(fired, live.id)).toEqual([]);  // its heartbeat is 2 minutes old then
+    const [event] = (await ok(t, other.token, 'events.recent', { subjectType: 'agent', subjectId: silent.id, kinds: ['AGENT_STATUS_CHANGED'] })).items;
+    expect(event.payload).toEqual({ agentId: silent.id, from: 'ONLINE', to: 'OFFLINE', reason: 'heartbeat_timeout' });
+    expect((await ok(t, other.token, 'agents.get', { id: silent.id })).status).toBe('OFFLINE');
+    // Queued work goes to the agent that is there.
+    await ok(t, liveKey.token, 'agents.heartbeat', {});
+    await sql("update app_public.workspaces set auto_dispatch = true, auto_dispatch_mode = 'ROUND_ROBIN' where id = $1", [other.id]);
+    const queued = await ok(t, other.token, 'issues.create', { title: 'for whoever is there' });
+    await ok(t, other.token, 'issues.queue', { id: queued.id });
+    const client = await t.pools.owner.connect();
+    try {
+      await dispatchWorkspace(client, other.id);
+    } finally {
+      client.release();
+    }
+    expect((await ok(t, other.token, 'issues.get', { id: queued.id })).assignedAgentId).toBe(live.id);
+    // Its next heartbeat, with an ordinary status change event.
+    await ok(t, silentKey.token, 'agents.heartbeat', {});
+    const [back] = (await ok(t, other.token, 'events.recent', { subjectType: 'agent', subjectId: silent.id, kinds: ['AGENT_STATUS_CHANGED'] })).items;
+    expect(back.payload).toEqual({ agentId: silent.id, from: 'OFFLINE', to: 'ONLINE' });
   });
 });
 

@@ -120,6 +120,18 @@ describe('issues.create', () => {
     expect(rpcLong.body.error.message.length).toBeLessThan(200);
   });
 
+  it('names and titles are one line: control, line-break and direction-override characters are 400 on the field', async () => {
+    for (const title of ['two\nlines', 'bell\u0007', 'tab\there', 'evil\u202Egnp.exe', 'sep\u2028x']) {
+      const r = await rest(t, ws.token, 'issues.create', { title });
+      expect([r.status, Object.keys(r.body.issues ?? {})], JSON.stringify(title)).toEqual([400, ['title']]);
+    }
+    const label = await rest(t, ws.token, 'labels.create', { name: 'a\r\nb' });
+    expect([label.status, Object.keys(label.body.issues ?? {})]).toEqual([400, ['name']]);
+    expect((await ok(t, ws.token, 'issues.create', { title: '  Ünïcode ✓ 日本語 — fine  ' })).title).toBe('Ünïcode ✓ 日本語 — fine');
+    // Descriptions are text of many lines.
+    expect((await ok(t, ws.token, 'issues.create', { title: 'Multi', description: 'one\ntwo\tthree' })).title).toBe('Multi');
+  });
+
   it('JSON-RPC arguments that are not an object are refused as a REST body that is not (no arguments is {})', async () => {
     for (const args of [null, [], 'x', 3]) {
       const r = await rpc(t, ws.token, 'tools/call', { name: 'issues.create', arguments: args });

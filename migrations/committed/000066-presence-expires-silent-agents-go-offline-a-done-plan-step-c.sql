@@ -1,0 +1,652 @@
+--! Previous: sha1:a84897b925d86ef369d2019f69e6f47e8be583bc
+--! Hash: sha1:303912853867b1b878039c3fb8ae1966921c19ea
+--! Message: Presence expires (silent agents go OFFLINE); a DONE plan step completes its runs
+
+--! split: 1-current.sql
+-- From a second outside probe: an agent that stops heartbeating goes OFFLINE after the workspace's
+-- agentRunStaleMinutes (the presence sweep), so the dispatcher stops handing it work; a plan step that is DONE
+-- completes its open runs (reason step_done) instead of leaving them to end ABANDONED with the plan.
+--! Included agents/agents.sql
+-- agents: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_public.agents_webhook_url(a app_public.agents)
+ returns text
+ language sql
+ stable
+as $$
+  select case when app_hidden.current_workspace_id() is null or app_hidden.is_workspace_admin() then a.webhook_url end
+$$;
+comment on function app_public.agents_webhook_url(a app_public.agents) is 'Where dispatch deliveries for the agent go (signed); shown only to a workspace admin''s key and the operator (it may carry a token).';
+grant execute on function app_public.agents_webhook_url(a app_public.agents) to svc_visitor;
+
+create or replace function app_hidden.agent_json(a app_public.agents)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object(
+    'id', a.id, 'profileKey', a.profile_key, 'name', a.name, 'status', a.status,
+    'runtimeMode', a.runtime_mode, 'provider', a.provider, 'capabilities', to_jsonb(a.capabilities),
+    -- The dispatch URL may carry a token: workspace admins only (as runtimes' endpoints), and the operator (svc
+    -- admin, no caller).
+    'maxConcurrent', a.max_concurrent, 'webhookUrl', app_public.agents_webhook_url(a),
+    'lastHeartbeatAt', a.last_heartbeat_at, 'lastDispatchedAt', a.last_dispatched_at,
+    'archivedAt', a.archived_at, 'createdAt', a.created_at,
+    'runtime', (select jsonb_build_object('id', r.id, 'name', r.name, 'kind', r.kind)
+                from app_public.runtimes r where r.id = a.runtime_id and r.workspace_id = a.workspace_id))
+$$;
+comment on function app_hidden.agent_json(a app_public.agents) is 'Agent (spec 2.9) with its runtime {id, name, kind} (null when it has none); webhookUrl only for a workspace admin''s key (it may carry a token).';
+grant execute on function app_hidden.agent_json(a app_public.agents) to svc_visitor;
+
+create or replace function app_hidden.agents_create(p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text)
+ returns app_public.agents
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_private.current_caller();
+begin
+  perform app_private.require_admin(v_caller);
+  return app_private.create_agent(v_caller.workspace_id, p_profile_key, p_name, p_capabilities, p_provider,
+    p_runtime_mode, p_max_concurrent, p_webhook_url);
+end
+$$;
+comment on function app_hidden.agents_create(p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text) is 'OWNER/ADMIN: app_private.create_agent in the caller''s workspace.';
+grant execute on function app_hidden.agents_create(p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text) to svc_visitor;
+
+create or replace function app_hidden.agents_delete(p_agent_id uuid)
+ returns app_public.agents
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_private.current_caller();
+begin
+  perform app_private.require_admin(v_caller);
+  return app_private.delete_agent(v_caller.workspace_id, p_agent_id);
+end
+$$;
+comment on function app_hidden.agents_delete(p_agent_id uuid) is 'OWNER/ADMIN: delete an agent of the caller''s workspace.';
+grant execute on function app_hidden.agents_delete(p_agent_id uuid) to svc_visitor;
+
+create or replace function app_hidden.agents_set_archived(p_agent_id uuid, p_archived boolean)
+ returns app_public.agents
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_private.current_caller();
+begin
+  perform app_private.require_admin(v_caller);
+  return app_private.set_agent_archived(v_caller.workspace_id, p_agent_id, p_archived);
+end
+$$;
+comment on function app_hidden.agents_set_archived(p_agent_id uuid, p_archived boolean) is 'OWNER/ADMIN: archive or restore an agent of the caller''s workspace.';
+grant execute on function app_hidden.agents_set_archived(p_agent_id uuid, p_archived boolean) to svc_visitor;
+
+create or replace function app_hidden.agents_update(p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean)
+ returns app_public.agents
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_private.current_caller();
+begin
+  perform app_private.require_admin(v_caller);
+  return app_private.update_agent(v_caller.workspace_id, p_agent_id, p_name, p_profile_key, p_capabilities,
+    p_provider, p_runtime_mode, p_max_concurrent, p_webhook_url, p_clear_webhook_url);
+end
+$$;
+comment on function app_hidden.agents_update(p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean) is 'OWNER/ADMIN: app_private.update_agent in the caller''s workspace.';
+grant execute on function app_hidden.agents_update(p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean) to svc_visitor;
+
+create or replace function app_hidden.find_agent(p_agent_id text, p_profile_key text, p_field text)
+ returns app_public.agents
+ language plpgsql
+ stable
+as $$
+begin
+  if p_agent_id is not null then
+    return app_hidden.found((select a from app_public.agents a
+                             where a.id = app_hidden.parse_uuid(p_agent_id, p_field) and a.workspace_id = app_hidden.current_workspace_id()),
+                            'Agent', p_field);
+  end if;
+  return app_hidden.found((select a from app_public.agents a
+                           where a.profile_key = lower(p_profile_key) and a.workspace_id = app_hidden.current_workspace_id()),
+                          'Agent', p_field);
+end
+$$;
+comment on function app_hidden.find_agent(p_agent_id text, p_profile_key text, p_field text) is 'An agent of the caller''s workspace by id or profileKey; 404 naming the field otherwise.';
+grant execute on function app_hidden.find_agent(p_agent_id text, p_profile_key text, p_field text) to svc_visitor;
+
+create or replace function app_private.create_agent(p_workspace_id uuid, p_profile_key text, p_name text, p_capabilities text[] default '{}'::text[], p_provider text default 'CUSTOM'::text, p_runtime_mode text default 'PERSISTENT'::text, p_max_concurrent integer default 1, p_webhook_url text default NULL::text)
+ returns app_public.agents
+ language plpgsql
+as $$
+declare v_agent app_public.agents;
+begin
+  if exists (select 1 from app_public.agents where workspace_id = p_workspace_id and profile_key = p_profile_key) then
+    raise exception 'An agent with profile key % already exists', p_profile_key using errcode = 'SV409';
+  end if;
+  insert into app_public.agents (workspace_id, profile_key, name, capabilities, provider, runtime_mode, max_concurrent, webhook_url)
+  values (p_workspace_id, p_profile_key, p_name, coalesce(p_capabilities, '{}'), coalesce(p_provider, 'CUSTOM'),
+          coalesce(p_runtime_mode, 'PERSISTENT'), coalesce(p_max_concurrent, 1), p_webhook_url)
+  returning * into v_agent;
+  return v_agent;
+end
+$$;
+comment on function app_private.create_agent(p_workspace_id uuid, p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text) is 'Creates an agent (AGENT_CREATED by trigger).';
+
+create or replace function app_private.delete_agent(p_workspace_id uuid, p_agent_id uuid)
+ returns app_public.agents
+ language plpgsql
+as $$
+declare v_agent app_public.agents := app_private.find_agent(p_workspace_id, p_agent_id);
+begin
+  -- Its keys stop working at once (svc_keys NOTIFY) before the rows go with the agent.
+  update app_private.api_keys set revoked_at = now()
+  where workspace_id = p_workspace_id and linked_agent_id = v_agent.id and revoked_at is null;
+  begin
+    delete from app_public.agents where id = v_agent.id;
+  exception when foreign_key_violation then
+    raise exception 'Agent % still has issues or comments; archive it instead', v_agent.profile_key
+      using errcode = 'SV409', detail = 'agent_in_use';
+  end;
+  return v_agent;
+end
+$$;
+comment on function app_private.delete_agent(p_workspace_id uuid, p_agent_id uuid) is 'Deletes an agent that no issue or comment refers to (409 agent_in_use otherwise: archive it). Its keys are revoked; AGENT_DELETED by trigger.';
+
+create or replace function app_private.enqueue_agent_dispatch(p_event_id uuid, p_agent_id uuid)
+ returns uuid
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_event app_public.activity_events;
+  v_agent app_public.agents;
+  v_delivery uuid;
+begin
+  select * into v_event from app_public.activity_events where id = p_event_id;
+  if v_event.id is null then
+    perform app_hidden.raise_not_found('Event');
+  end if;
+  select * into v_agent from app_public.agents where id = p_agent_id and workspace_id = v_event.workspace_id;
+  if v_agent.id is null then
+    perform app_hidden.raise_not_found('Agent');
+  end if;
+  if v_agent.webhook_url is null or v_agent.archived_at is not null then
+    return null; -- no endpoint: the agent sees the event on SSE only
+  end if;
+  -- A secret exists before the first delivery; the operator reads it with rotate-agent-secret.
+  insert into app_private.agent_webhook_secrets (agent_id, workspace_id, secret)
+  values (v_agent.id, v_agent.workspace_id, app_private.new_webhook_secret())
+  on conflict (agent_id) do nothing;
+  insert into app_public.webhook_deliveries (workspace_id, event_id, agent_id, channel)
+  values (v_event.workspace_id, v_event.id, v_agent.id, 'agent:dispatch:' || v_agent.id)
+  on conflict (agent_id, event_id) do nothing
+  returning id into v_delivery;
+  if v_delivery is not null then
+    perform app_private.enqueue_delivery_job(v_delivery);
+  end if;
+  return v_delivery;
+end
+$$;
+comment on function app_private.enqueue_agent_dispatch(p_event_id uuid, p_agent_id uuid) is 'Queues a signed POST of an event to an agent''s webhookUrl on channel agent:dispatch:<agentId>, in the caller''s transaction. NULL when the agent has no webhookUrl (it still sees the event on SSE).';
+
+create or replace function app_private.find_agent(p_workspace_id uuid, p_agent_id uuid)
+ returns app_public.agents
+ language plpgsql
+ stable
+as $$
+declare v_agent app_public.agents;
+begin
+  select * into v_agent from app_public.agents where id = p_agent_id and workspace_id = p_workspace_id;
+  if v_agent.id is null then
+    raise exception 'Agent not found' using errcode = 'SV404', column = 'agentId';
+  end if;
+  return v_agent;
+end
+$$;
+comment on function app_private.find_agent(p_workspace_id uuid, p_agent_id uuid) is 'The agent with this id in this workspace, else 404 (never a hint that it exists elsewhere).';
+
+create or replace function app_private.rotate_agent_webhook_secret(p_agent_id uuid)
+ returns text
+ language plpgsql
+as $$
+declare
+  v_agent app_public.agents;
+  v_secret text := app_private.new_webhook_secret();
+begin
+  select * into v_agent from app_public.agents where id = p_agent_id;
+  if v_agent.id is null then
+    perform app_hidden.raise_not_found('Agent');
+  end if;
+  insert into app_private.agent_webhook_secrets (agent_id, workspace_id, secret) values (v_agent.id, v_agent.workspace_id, v_secret)
+  on conflict (agent_id) do update set secret = excluded.secret, rotated_at = now();
+  return v_secret;
+end
+$$;
+comment on function app_private.rotate_agent_webhook_secret(p_agent_id uuid) is 'Sets a new signing secret for an agent''s dispatch deliveries and returns it (shown once).';
+
+create or replace function app_hidden.lock_live_agent(p_agent_id uuid)
+ returns void
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- FOR SHARE waits for an archive in progress (its row lock is taken after the agent's issues', the order of every
+  -- issue write), then sees whether it committed. As the owner: the agents policy lets keys lock only their own agent.
+  if (select a.archived_at from app_public.agents a
+      where a.id = p_agent_id and a.workspace_id = coalesce(app_hidden.current_workspace_id(), a.workspace_id) for share) is not null then
+    raise exception 'The agent is archived' using errcode = 'SV400', detail = 'agent_archived';
+  end if;
+end
+$$;
+comment on function app_hidden.lock_live_agent(p_agent_id uuid) is 'Before an assignment: locks the agent FOR SHARE (waiting for an archive in progress) and raises 400 agent_archived if it is archived.';
+grant execute on function app_hidden.lock_live_agent(p_agent_id uuid) to svc_visitor;
+
+create or replace function app_private.set_agent_archived(p_workspace_id uuid, p_agent_id uuid, p_archived boolean)
+ returns app_public.agents
+ language plpgsql
+as $$
+declare v_agent app_public.agents := app_private.find_agent(p_workspace_id, p_agent_id);
+begin
+  if (v_agent.archived_at is not null) = p_archived then
+    return v_agent;  -- already so: no event
+  end if;
+  if p_archived then
+    -- The lock order of every issue write: its issue first, then the runs and the agent (assign_issue_agent). An
+    -- issue assigned meanwhile is found by the statements below (each sees what committed before it).
+    perform 1 from app_public.issues i
+    where i.workspace_id = p_workspace_id and i.assigned_agent_id = v_agent.id and i.deleted_at is null
+    order by i.id for update;
+  end if;
+  update app_public.agents set archived_at = case when p_archived then now() end
+  where id = v_agent.id returning * into v_agent;
+  if p_archived then
+    -- An archived agent works no more: its open runs end (AGENT_RUN_STATUS_CHANGED by trigger, reason
+    -- agent_archived), its unfinished issues are unassigned (ISSUE_UPDATED by trigger, changes assignedAgentId;
+    -- queued ones go back to the dispatcher), and it is OFFLINE (AGENT_STATUS_CHANGED). Left as they were, its issues stayed assigned
+    -- to nobody who would work on them.
+    perform set_config('svc.run_end_reason', 'agent_archived', true);
+    update app_public.agent_runs set status = 'ABANDONED', finished_at = now(), last_event_at = now()
+    where workspace_id = p_workspace_id and agent_id = v_agent.id and status in ('ACTIVE', 'WAITING', 'STALLED');
+    perform set_config('svc.run_end_reason', '', true);
+    update app_public.issues i set assigned_agent_id = null
+    where i.workspace_id = p_workspace_id and i.assigned_agent_id = v_agent.id and i.deleted_at is null
+      and not exists (select 1 from app_public.statuses s where s.id = i.status_id and s.category in ('DONE', 'CANCELED'));
+    update app_public.agents set status = 'OFFLINE' where id = v_agent.id and status <> 'OFFLINE';
+    v_agent := app_private.find_agent(p_workspace_id, p_agent_id);
+  end if;
+  return v_agent;
+end
+$$;
+comment on function app_private.set_agent_archived(p_workspace_id uuid, p_agent_id uuid, p_archived boolean) is 'Archives (AGENT_DELETED with archived: true) or restores (AGENT_UPDATED) an agent. Idempotent. Archiving ends the agent''s open runs (reason agent_archived), unassigns its unfinished issues (queued ones return to the dispatcher) and sets it OFFLINE.';
+
+create or replace function app_private.sweep_silent_agents(p_now timestamp with time zone default now())
+ returns jsonb
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_agent app_public.agents;
+  v_fired jsonb := '[]';
+begin
+  -- Presence expires: an agent ONLINE or BUSY that has not sent a heartbeat for the workspace's
+  -- agentRunStaleMinutes is OFFLINE (AGENT_STATUS_CHANGED by trigger, reason heartbeat_timeout), so the
+  -- dispatcher stops handing work to an agent that crashed. Its next heartbeat brings it back. SKIP LOCKED: an
+  -- agent being assigned or heartbeating right now is left for the next sweep.
+  perform set_config('svc.agent_status_reason', 'heartbeat_timeout', true);
+  for v_agent in
+    select a.* from app_public.agents a join app_public.workspaces w on w.id = a.workspace_id
+    where a.status <> 'OFFLINE' and a.archived_at is null
+      and coalesce(a.last_heartbeat_at, a.created_at) < p_now - make_interval(mins => w.agent_run_stale_minutes)
+    order by a.workspace_id, a.id
+    for update of a skip locked
+  loop
+    update app_public.agents set status = 'OFFLINE' where id = v_agent.id;
+    v_fired := v_fired || jsonb_build_object('kind', 'AGENT_OFFLINE', 'subjectId', v_agent.id, 'agentId', v_agent.id,
+      'workspaceId', v_agent.workspace_id, 'lastHeartbeatAt', v_agent.last_heartbeat_at);
+  end loop;
+  perform set_config('svc.agent_status_reason', '', true);
+  return v_fired;
+end
+$$;
+comment on function app_private.sweep_silent_agents(p_now timestamp with time zone) is 'Presence sweep: ONLINE or BUSY agents without a heartbeat for the workspace''s agentRunStaleMinutes at p_now go OFFLINE (AGENT_STATUS_CHANGED, reason heartbeat_timeout), so the dispatcher skips them. Returns [{kind: AGENT_OFFLINE, subjectId: agentId, agentId, workspaceId, lastHeartbeatAt}]. Run every minute with the other sweeps (svc_watchdog_sweep, svc admin sweep).';
+
+create or replace function app_private.update_agent(p_workspace_id uuid, p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean default false)
+ returns app_public.agents
+ language plpgsql
+as $$
+declare v_agent app_public.agents := app_private.find_agent(p_workspace_id, p_agent_id);
+begin
+  if p_profile_key is not null and p_profile_key <> v_agent.profile_key and exists (
+    select 1 from app_public.agents where workspace_id = p_workspace_id and profile_key = p_profile_key) then
+    raise exception 'An agent with profile key % already exists', p_profile_key using errcode = 'SV409';
+  end if;
+  update app_public.agents a set
+    name = coalesce(p_name, a.name),
+    profile_key = coalesce(p_profile_key, a.profile_key),
+    capabilities = coalesce(p_capabilities, a.capabilities),
+    provider = coalesce(p_provider, a.provider),
+    runtime_mode = coalesce(p_runtime_mode, a.runtime_mode),
+    max_concurrent = coalesce(p_max_concurrent, a.max_concurrent),
+    webhook_url = case when coalesce(p_clear_webhook_url, false) then null else coalesce(p_webhook_url, a.webhook_url) end
+  where a.id = v_agent.id
+  returning * into v_agent;
+  return v_agent;
+end
+$$;
+comment on function app_private.update_agent(p_workspace_id uuid, p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean) is 'Changes the given fields of an agent (NULL = unchanged; p_clear_webhook_url removes the webhook). AGENT_UPDATED by trigger.';
+
+create or replace function app_public.agents_archive(agent_id uuid)
+ returns app_public.agents
+ language sql
+as $$ select app_hidden.agents_set_archived(agent_id, true) $$;
+comment on function app_public.agents_archive(agent_id uuid) is 'OWNER/ADMIN: archives an agent (no new assignments or dispatch; its history stays). Emits AGENT_DELETED with archived: true.';
+grant execute on function app_public.agents_archive(agent_id uuid) to svc_visitor;
+
+create or replace function app_public.agents_create(profile_key text, name text, capabilities text[] default '{}'::text[], provider text default 'CUSTOM'::text, runtime_mode text default 'PERSISTENT'::text, max_concurrent integer default 1, webhook_url text default NULL::text)
+ returns app_public.agents
+ language sql
+as $$
+  select app_hidden.agents_create(profile_key, name, capabilities, provider, runtime_mode, max_concurrent, webhook_url)
+$$;
+comment on function app_public.agents_create(profile_key text, name text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text) is 'OWNER/ADMIN: creates an agent. profileKey is its unique handle (a-z, 0-9, _ . -); provider CUSTOM, CLAUDE, CODEX or HERMES; runtimeMode PERSISTENT or EPHEMERAL; maxConcurrent 0 = unlimited. Emits AGENT_CREATED.';
+grant execute on function app_public.agents_create(profile_key text, name text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text) to svc_visitor;
+
+create or replace function app_public.agents_delete(agent_id uuid)
+ returns app_public.agents
+ language sql
+as $$ select app_hidden.agents_delete(agent_id) $$;
+comment on function app_public.agents_delete(agent_id uuid) is 'OWNER/ADMIN: deletes an agent no issue or comment refers to (otherwise 409 agent_in_use: archive it instead). Its keys are revoked. Emits AGENT_DELETED.';
+grant execute on function app_public.agents_delete(agent_id uuid) to svc_visitor;
+
+create or replace function app_public.agents_unarchive(agent_id uuid)
+ returns app_public.agents
+ language sql
+as $$ select app_hidden.agents_set_archived(agent_id, false) $$;
+comment on function app_public.agents_unarchive(agent_id uuid) is 'OWNER/ADMIN: restores an archived agent. Emits AGENT_UPDATED.';
+grant execute on function app_public.agents_unarchive(agent_id uuid) to svc_visitor;
+
+create or replace function app_public.agents_update(agent_id uuid, name text default NULL::text, profile_key text default NULL::text, capabilities text[] default NULL::text[], provider text default NULL::text, runtime_mode text default NULL::text, max_concurrent integer default NULL::integer, webhook_url text default NULL::text, clear_webhook_url boolean default false)
+ returns app_public.agents
+ language sql
+as $$
+  select app_hidden.agents_update(agent_id, name, profile_key, capabilities, provider, runtime_mode, max_concurrent,
+                                  webhook_url, clear_webhook_url)
+$$;
+comment on function app_public.agents_update(agent_id uuid, name text, profile_key text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text, clear_webhook_url boolean) is 'OWNER/ADMIN: changes the fields given (omitted = unchanged; clearWebhookUrl removes the webhook). Emits AGENT_UPDATED.';
+grant execute on function app_public.agents_update(agent_id uuid, name text, profile_key text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text, clear_webhook_url boolean) to svc_visitor;
+
+create or replace function app_hidden.require_own_agent()
+ returns app_public.agents
+ language plpgsql
+ stable
+as $$
+declare v_agent app_public.agents;
+begin
+  if app_hidden.current_agent_id() is null then
+    raise exception 'This key is not linked to an agent' using errcode = 'SV403', detail = 'agent_key_required';
+  end if;
+  select * into v_agent from app_public.agents where id = app_hidden.current_agent_id();
+  if v_agent.id is null or v_agent.workspace_id <> app_hidden.current_workspace_id() then
+    raise exception 'The linked agent is not in this workspace' using errcode = 'SV403', detail = 'agent_forbidden';
+  end if;
+  if v_agent.archived_at is not null then
+    raise exception 'The linked agent is archived' using errcode = 'SV403', detail = 'agent_archived';
+  end if;
+  return v_agent;
+end
+$$;
+comment on function app_hidden.require_own_agent() is 'The agent linked to the calling key; 403 agent_key_required (no linked agent), agent_forbidden (another workspace) or agent_archived.';
+grant execute on function app_hidden.require_own_agent() to svc_visitor;
+
+create or replace function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid)
+ returns uuid
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  if p_agent_id is null then
+    return null;  -- nobody to deliver to (e.g. a step with no agent yet)
+  end if;
+  if not exists (select 1 from app_public.activity_events e
+                 where e.id = p_event_id and e.workspace_id = app_hidden.current_workspace_id()) then
+    perform app_hidden.raise_not_found('Event');
+  end if;
+  return app_private.enqueue_agent_dispatch(p_event_id, p_agent_id);
+end
+$$;
+comment on function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid) is 'For tool functions: queues an event of the caller''s workspace to an agent''s dispatch channel (app_private.enqueue_agent_dispatch): chat USER messages, kicks, ready steps and judges. NULL when there is no agent or it has no webhookUrl (it sees the event on SSE).';
+grant execute on function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid) to svc_visitor;
+--! EndIncluded agents/agents.sql
+--! Included agents/triggers.sql
+-- Triggers of the agents tables and their functions.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_private.tg_agents__events()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  if tg_op = 'INSERT' then
+    perform app_private.record_event(new.workspace_id, 'AGENT_CREATED', 'agent', new.id,
+      jsonb_build_object('agentId', new.id, 'profileKey', new.profile_key, 'name', new.name));
+  elsif tg_op = 'DELETE' then
+    perform app_private.record_event(old.workspace_id, 'AGENT_DELETED', 'agent', old.id,
+      jsonb_build_object('agentId', old.id, 'profileKey', old.profile_key, 'deleted', true));
+  else
+    if new.status is distinct from old.status then
+      perform app_private.record_event(new.workspace_id, 'AGENT_STATUS_CHANGED', 'agent', new.id,
+        jsonb_build_object('agentId', new.id, 'from', old.status, 'to', new.status)
+        -- Why, when the writer says (svc.agent_status_reason: heartbeat_timeout from the presence sweep).
+        || case when current_setting('svc.agent_status_reason', true) <> ''
+                then jsonb_build_object('reason', current_setting('svc.agent_status_reason', true)) else '{}' end);
+    end if;
+    if new.archived_at is not null and old.archived_at is null then
+      perform app_private.record_event(new.workspace_id, 'AGENT_DELETED', 'agent', new.id,
+        jsonb_build_object('agentId', new.id, 'profileKey', new.profile_key, 'archived', true));
+    elsif (new.name, new.profile_key, new.runtime_mode, new.provider, new.capabilities, new.max_concurrent,
+           new.webhook_url, new.runtime_id, new.archived_at)
+          is distinct from
+          (old.name, old.profile_key, old.runtime_mode, old.provider, old.capabilities, old.max_concurrent,
+           old.webhook_url, old.runtime_id, old.archived_at) then
+      perform app_private.record_event(new.workspace_id, 'AGENT_UPDATED', 'agent', new.id,
+        jsonb_build_object('agentId', new.id, 'profileKey', new.profile_key));
+    end if;
+  end if;
+  return null;
+end
+$$;
+comment on function app_private.tg_agents__events() is 'AGENT_CREATED, AGENT_UPDATED, AGENT_DELETED (archive or delete), AGENT_STATUS_CHANGED {agentId, from, to, reason?} (only on an actual change; reason heartbeat_timeout from the presence sweep).';
+
+drop trigger if exists _100_updated_at on app_public.agents;
+create trigger _100_updated_at before update on app_public.agents for each row execute function app_hidden.tg__set_updated_at();
+
+drop trigger if exists _800_events on app_public.agents;
+create trigger _800_events after insert or delete or update on app_public.agents for each row execute function app_private.tg_agents__events();
+
+create or replace function app_private.tg_agent_runs__abandoned()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  perform app_private.record_event(new.workspace_id, 'AGENT_RUN_STATUS_CHANGED', 'issue', new.issue_id,
+    app_hidden.run_status_payload(new, old.status,
+      coalesce(nullif(current_setting('svc.run_end_reason', true), ''), 'abandoned')));
+  return null;
+end
+$$;
+comment on function app_private.tg_agent_runs__abandoned() is 'AGENT_RUN_STATUS_CHANGED for every move of a run into ABANDONED, whoever makes it (reassignment, a canceled plan attempt, issues.delete, an operator), with the payload of the other run moves (runId, agentId, issueId, from, to, engagementMode, reason). The reason is the transaction-local svc.run_end_reason the writer sets around its update (reassigned, plan_canceled), else abandoned.';
+
+drop trigger if exists _810_run_abandoned on app_public.agent_runs;
+create trigger _810_run_abandoned after update of status on app_public.agent_runs
+  for each row when (new.status = 'ABANDONED' and old.status is distinct from 'ABANDONED')
+  execute function app_private.tg_agent_runs__abandoned();
+--! EndIncluded agents/triggers.sql
+--! Included orchestration/machine.sql
+-- orchestration: the state machines of goals, plans, steps and review gates (spec 3.7-3.9, shared decisions).
+-- One move function per machine is the only writer of its status column; it refuses an illegal move with 409.
+-- They use the row's workspace (never the request settings), so the budget trigger can drive them as owner.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.orchestration_allows(p_machine text, p_from text, p_to text)
+ returns boolean
+ language sql
+ immutable parallel safe
+as $$
+  select coalesce(p_to = any(case p_machine
+    when 'goal' then case p_from
+      when 'OPEN' then array['PLANNING', 'ABANDONED']
+      when 'PLANNING' then array['ACTIVE', 'ABANDONED']
+      when 'ACTIVE' then array['PLANNING', 'ACHIEVED', 'ABANDONED']
+      else '{}'::text[] end
+    when 'plan' then case p_from
+      when 'DRAFT' then array['APPROVED', 'RUNNING', 'CANCELED']
+      when 'APPROVED' then array['RUNNING', 'CANCELED']
+      when 'RUNNING' then array['BLOCKED', 'COMPLETED', 'CANCELED']
+      when 'BLOCKED' then array['RUNNING', 'CANCELED']
+      else '{}'::text[] end
+    when 'step' then case p_from
+      when 'TODO' then array['READY', 'DONE', 'BLOCKED', 'CANCELED']
+      when 'READY' then array['RUNNING', 'REVIEW', 'DONE', 'BLOCKED', 'CANCELED']
+      when 'RUNNING' then array['READY', 'REVIEW', 'DONE', 'BLOCKED', 'CANCELED']
+      when 'REVIEW' then array['READY', 'RUNNING', 'DONE', 'BLOCKED', 'CANCELED']
+      when 'BLOCKED' then array['TODO', 'READY', 'DONE', 'CANCELED']
+      else '{}'::text[] end
+    when 'gate' then case p_from
+      when 'PENDING' then array['APPROVED', 'REJECTED', 'CANCELED']
+      else '{}'::text[] end
+    when 'action-request' then case p_from
+      when 'OPEN' then array['RESOLVED', 'DISMISSED', 'SNOOZED', 'REJECTED', 'SUPERSEDED']
+      when 'SNOOZED' then array['OPEN', 'RESOLVED', 'DISMISSED', 'REJECTED', 'SUPERSEDED']
+      else '{}'::text[] end
+    else '{}'::text[] end), false)
+$$;
+comment on function app_hidden.orchestration_allows(p_machine text, p_from text, p_to text) is 'The allowed moves of every orchestration machine (goal, plan, step, gate, action-request), in one readable table. Terminal states (goal ACHIEVED/ABANDONED, plan COMPLETED/CANCELED, step DONE/CANCELED, gate APPROVED/REJECTED/CANCELED, request RESOLVED/DISMISSED/REJECTED/SUPERSEDED) allow none.';
+grant execute on function app_hidden.orchestration_allows(p_machine text, p_from text, p_to text) to svc_visitor;
+
+create or replace function app_hidden.assert_move(p_machine text, p_what text, p_from text, p_to text)
+ returns void
+ language plpgsql
+ immutable
+as $$
+begin
+  if not app_hidden.orchestration_allows(p_machine, p_from, p_to) then
+    raise exception '% is %; it cannot move to %', p_what, p_from, p_to
+      using errcode = 'SV409', detail = 'illegal_transition';
+  end if;
+end
+$$;
+comment on function app_hidden.assert_move(p_machine text, p_what text, p_from text, p_to text) is '409 illegal_transition ("Plan is COMPLETED; it cannot move to RUNNING") unless the machine allows the move.';
+grant execute on function app_hidden.assert_move(p_machine text, p_what text, p_from text, p_to text) to svc_visitor;
+
+create or replace function app_hidden.goal_move(p_goal app_public.goals, p_to text, p_reason text default null)
+ returns app_public.goals
+ language plpgsql
+as $$
+declare v app_public.goals;
+begin
+  perform app_hidden.assert_move('goal', 'Goal', p_goal.status, p_to);
+  update app_public.goals
+  set status = p_to,
+      started_at = case when p_to = 'ACTIVE' then coalesce(started_at, now()) else started_at end,
+      finished_at = case when p_to in ('ACHIEVED', 'ABANDONED') then now() else finished_at end,
+      abandon_reason = case when p_to = 'ABANDONED' then p_reason else abandon_reason end
+  where id = p_goal.id
+  returning * into v;  -- GOAL_STATUS_CHANGED by trigger
+  return v;
+end
+$$;
+comment on function app_hidden.goal_move(p_goal app_public.goals, p_to text, p_reason text) is 'The goal machine (spec 3.7): OPEN → PLANNING → ACTIVE → ACHIEVED, ACTIVE → PLANNING (new attempt), ABANDONED from any live state; else 409. ACTIVE stamps startedAt once. GOAL_STATUS_CHANGED by trigger.';
+grant execute on function app_hidden.goal_move(p_goal app_public.goals, p_to text, p_reason text) to svc_visitor;
+
+create or replace function app_hidden.plan_move(p_plan app_public.execution_plans, p_to text)
+ returns app_public.execution_plans
+ language plpgsql
+as $$
+declare v app_public.execution_plans;
+begin
+  perform app_hidden.assert_move('plan', 'Plan', p_plan.status, p_to);
+  update app_public.execution_plans
+  set status = p_to,
+      started_at = case when p_to = 'RUNNING' then coalesce(started_at, now()) else started_at end,
+      finished_at = case when p_to in ('COMPLETED', 'CANCELED') then now() else finished_at end
+  where id = p_plan.id
+  returning * into v;  -- EXECUTION_PLAN_STATUS_CHANGED by trigger
+  return v;
+end
+$$;
+comment on function app_hidden.plan_move(p_plan app_public.execution_plans, p_to text) is 'The plan machine (spec 3.8): DRAFT → APPROVED → RUNNING ⇄ BLOCKED → COMPLETED, CANCELED from any live state; else 409. EXECUTION_PLAN_STATUS_CHANGED by trigger.';
+grant execute on function app_hidden.plan_move(p_plan app_public.execution_plans, p_to text) to svc_visitor;
+
+create or replace function app_hidden.step_move(p_step app_public.execution_steps, p_to text)
+ returns app_public.execution_steps
+ language plpgsql
+as $$
+declare v app_public.execution_steps;
+begin
+  perform app_hidden.assert_move('step', 'Step', p_step.status, p_to);
+  if p_to = 'READY' and not app_hidden.step_dependencies_done(p_step) then
+    raise exception 'Step "%" waits for steps that are not DONE', p_step.title
+      using errcode = 'SV409', detail = 'dependencies_not_done';
+  end if;
+  update app_public.execution_steps set status = p_to where id = p_step.id
+  returning * into v;  -- EXECUTION_STEP_STATUS_CHANGED by trigger
+  if p_to = 'DONE' then
+    -- The step's work was accepted: its runs still open are COMPLETED (reason step_done), not left to end
+    -- ABANDONED with the plan. SKIP LOCKED: a run its agent is reporting on right now holds its row and then
+    -- waits for this plan (budget trigger); it is left open rather than deadlocked, and the plan's end closes it.
+    perform app_hidden.run_set_status(r, 'COMPLETED', 'step_done')
+    from (select o from app_public.agent_runs o
+          where o.workspace_id = v.workspace_id and o.step_id = v.id and o.status in ('ACTIVE', 'WAITING', 'STALLED')
+          order by o.id for update skip locked) as open_runs(r);
+  end if;
+  return v;
+end
+$$;
+comment on function app_hidden.step_move(p_step app_public.execution_steps, p_to text) is 'The step machine (spec 3.9): TODO → READY → RUNNING → REVIEW → DONE, with BLOCKED and CANCELED; READY only when every dependency is DONE (409 dependencies_not_done); else 409 illegal_transition. EXECUTION_STEP_STATUS_CHANGED by trigger; a step moving to DONE completes its open runs (reason step_done).';
+grant execute on function app_hidden.step_move(p_step app_public.execution_steps, p_to text) to svc_visitor;
+
+create or replace function app_hidden.step_dependencies_done(p_step app_public.execution_steps)
+ returns boolean
+ language sql
+ stable
+as $$
+  select not exists (
+    select 1 from unnest(p_step.depends_on_step_ids) d(id)
+    left join app_public.execution_steps s on s.id = d.id
+    where s.status is distinct from 'DONE')
+$$;
+comment on function app_hidden.step_dependencies_done(p_step app_public.execution_steps) is 'True when every step this one depends on is DONE (root steps: always).';
+grant execute on function app_hidden.step_dependencies_done(p_step app_public.execution_steps) to svc_visitor;
+
+create or replace function app_hidden.gate_move(p_gate app_public.review_gates, p_to text, p_note text default null)
+ returns app_public.review_gates
+ language plpgsql
+as $$
+declare v app_public.review_gates;
+begin
+  perform app_hidden.assert_move('gate', 'Review gate', p_gate.status, p_to);
+  update app_public.review_gates
+  set status = p_to, resolution_note = coalesce(p_note, resolution_note), resolved_at = now(),
+      resolved_by_user_id = app_hidden.current_user_id()
+  where id = p_gate.id
+  returning * into v;  -- REVIEW_GATE_RESOLVED by trigger
+  return v;
+end
+$$;
+comment on function app_hidden.gate_move(p_gate app_public.review_gates, p_to text, p_note text) is 'The review gate machine: PENDING → APPROVED | REJECTED | CANCELED (terminal); else 409. REVIEW_GATE_RESOLVED by trigger.';
+grant execute on function app_hidden.gate_move(p_gate app_public.review_gates, p_to text, p_note text) to svc_visitor;
+--! EndIncluded orchestration/machine.sql
