@@ -2,9 +2,13 @@ import { z } from 'zod';
 import { cursor, defineTools, id, int, isoDate, issueRef, limit, line, page, priority, statusCategory, tool } from './define.ts';
 import { EventOut, IssueOut, RunOut, WatcherOut } from './shapes.ts';
 
-const checklistItem = z.strictObject({ id: z.string().min(1).max(100), label: z.string().min(1).max(500), done: z.boolean().default(false) });
-// runs.complete reports items done by id: two items with one id could not be told apart.
+const checklistItem = z.strictObject({
+  id: z.string().min(1).max(100).optional().describe('Stable id runs.complete can name the item by; default item-<n>, its position from 1'),
+  label: z.string().min(1).max(500), done: z.boolean().default(false),
+});
+// runs.complete reports items done by id (or label): two items with one id could not be told apart.
 const checklist = z.array(checklistItem).max(50)
+  .transform((items) => items.map((item, n) => ({ ...item, id: item.id ?? `item-${n + 1}` })))
   .refine((items) => new Set(items.map((i) => i.id)).size === items.length, 'checklist item ids must be unique');
 const engagementMode = z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS'])
   .describe('Engagement mode of the run the assignment opens (default EXECUTE). RESEARCH/REVIEW/DISCUSS runs may comment but not change the issue.');

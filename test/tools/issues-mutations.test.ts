@@ -45,6 +45,11 @@ describe('issues.update', () => {
       parentId: parent.id, dueDate: '2030-01-31', estimate: 3, slaMinutes: 90, expectedOutput: 'a PR',
       verificationChecklist: [{ id: 'c1', label: 'tests pass', done: false }], artifactRequired: true,
     });
+    // Items without an id get item-<n> (their position), so a checklist can be written by labels alone.
+    const byLabel = await ok(t, ws.token, 'issues.create', { title: 'Checklist by label',
+      verificationChecklist: [{ label: 'tests pass' }, { id: 'own', label: 'docs' }, { label: 'demo' }] });
+    expect(byLabel.verificationChecklist ?? (await ok(t, ws.token, 'issues.get', { id: byLabel.id, include: ['description'] })).verificationChecklist)
+      .toEqual([{ id: 'item-1', label: 'tests pass', done: false }, { id: 'own', label: 'docs', done: false }, { id: 'item-3', label: 'demo', done: false }]);
     const events = await issueEvents(issue.id);
     expect(events.map((e) => e.kind)).toEqual(['ISSUE_CREATED', 'ISSUE_UPDATED']);
     expect(events[1]!.payload.changes.sort()).toEqual(['artifactRequired', 'description', 'dueDate', 'estimate', 'expectedOutput',
