@@ -49,9 +49,10 @@ begin
                          and e.kind = 'ISSUE_STATUS_CHANGED' and e.actor_agent_id = r.assigned_agent_id
                          and e.created_at >= r.assigned_at)
        and not app_private.watchdog_fired_recently(r.workspace_id, r.id, 'AGENT_NOACK', p_now) then
-      perform app_private.record_event(r.workspace_id, 'AGENT_NOACK', 'issue', r.id, jsonb_build_object(
+      -- Told to the agent too (its dispatch channel, when it has a webhookUrl): it is the one that can answer.
+      perform app_private.enqueue_agent_dispatch(app_private.record_event(r.workspace_id, 'AGENT_NOACK', 'issue', r.id, jsonb_build_object(
         'agentId', r.assigned_agent_id, 'issueId', r.id, 'requiredAckSeconds', r.required_ack_seconds,
-        'reason', 'no comment or status change from the assigned agent within the acknowledgement window'));
+        'reason', 'no comment or status change from the assigned agent within the acknowledgement window')), r.assigned_agent_id);
       v_fired := v_fired || jsonb_build_object('kind', 'AGENT_NOACK', 'subjectId', r.id);
     end if;
     -- ISSUE_STALLED: nothing moved since the latest of the assignment, a status change, a comment of the assigned
@@ -73,10 +74,10 @@ begin
       end if;
       if v_ref + make_interval(mins => r.assignment_sla_minutes) <= p_now
          and not app_private.watchdog_fired_recently(r.workspace_id, r.id, 'ISSUE_STALLED', p_now) then
-        perform app_private.record_event(r.workspace_id, 'ISSUE_STALLED', 'issue', r.id, jsonb_build_object(
+        perform app_private.enqueue_agent_dispatch(app_private.record_event(r.workspace_id, 'ISSUE_STALLED', 'issue', r.id, jsonb_build_object(
           'issueId', r.id, 'slaMinutes', r.assignment_sla_minutes,
           'breachedByMinutes', floor(extract(epoch from p_now - (v_ref + make_interval(mins => r.assignment_sla_minutes))) / 60)::int,
-          'priority', r.priority, 'reason', v_reason));
+          'priority', r.priority, 'reason', v_reason)), r.assigned_agent_id);
         v_fired := v_fired || jsonb_build_object('kind', 'ISSUE_STALLED', 'subjectId', r.id);
       end if;
     end if;
@@ -101,7 +102,7 @@ begin
   return v_fired;
 end
 $$;
-comment on function app_private.watchdog_sweep(p_now timestamptz) is 'Fires the watchdogs due at p_now (default now()) across all workspaces and returns what fired as [{kind, subjectId}]. Worker every minute; `svc admin sweep`.';
+comment on function app_private.watchdog_sweep(p_now timestamptz) is 'Fires the watchdogs due at p_now (default now()) across all workspaces and returns what fired as [{kind, subjectId}]; AGENT_NOACK and ISSUE_STALLED also go to the assigned agent''s dispatch channel. Worker every minute; `svc admin sweep`.';
 
 create or replace function app_private.watchdog_fired_recently(p_workspace_id uuid, p_issue_id uuid, p_kind text, p_now timestamptz)
  returns boolean

@@ -58,6 +58,20 @@ describe('AGENT_NOACK', () => {
     // At most once per 24 h.
     expect(firedFor(await sweepAt(later(3600)), quiet.id)).toEqual([]);
   });
+
+  it('AGENT_NOACK and ISSUE_STALLED also go to the assigned agent\'s dispatch channel when it has a webhookUrl', async () => {
+    const hooked = await createWorkspace(t);
+    const hookedAgent = await createAgent(t, hooked, 'hooked', { 'webhook-url': 'https://agents.example.com/inbox' });
+    await sql('update app_public.workspaces set required_ack_seconds = 60, assignment_sla_minutes = 5 where id = $1', [hooked.id]);
+    const issue = await ok(t, hooked.token, 'issues.create', { title: 'nobody home' });
+    await ok(t, hooked.token, 'issues.assign', { id: issue.id, agentId: hookedAgent.id });
+    expect(firedFor(await sweepAt(later(6 * 60)), issue.id).sort()).toEqual(['AGENT_NOACK', 'ISSUE_STALLED']);
+    const { rows } = await sql(
+      `select d.channel, e.kind from app_public.webhook_deliveries d join app_public.activity_events e on e.id = d.event_id
+       where d.agent_id = $1 and e.kind in ('AGENT_NOACK', 'ISSUE_STALLED') order by e.kind`, [hookedAgent.id]);
+    expect(rows).toEqual([{ channel: `agent:dispatch:${hookedAgent.id}`, kind: 'AGENT_NOACK' },
+      { channel: `agent:dispatch:${hookedAgent.id}`, kind: 'ISSUE_STALLED' }]);
+  });
 });
 
 describe('ISSUE_STALLED', () => {
