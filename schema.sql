@@ -1716,7 +1716,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.action_request_json(app_public.action_requests) returns jsonb; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_hidden.action_request_may_decide(app_public.action_requests) returns boolean; sql stable; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_move(app_public.action_requests,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
--- app_hidden.action_request_source_visible(text,uuid) returns boolean; sql stable; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.action_request_source_visible(text,uuid) returns boolean; plpgsql stable; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_requests_supersede(text,uuid) returns void; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.add_plan_steps(app_public.execution_plans,jsonb,text) returns uuid[]; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.agent_json(app_public.agents) returns jsonb; sql stable; execute: svc_visitor; agents/agents.sql

@@ -100,20 +100,23 @@ grant execute on function app_hidden.action_request_caller_is_requester(p_reques
 
 create or replace function app_hidden.action_request_source_visible(p_type text, p_id uuid)
  returns boolean
- language sql
+ language plpgsql
  stable
 as $$
+begin
   -- Under the caller's policies: a record of another workspace, or one the key's narrowing hides, is not there.
-  select case p_type
-    when 'issue' then exists (select 1 from app_public.issues i where i.id = p_id and i.deleted_at is null)
-    when 'comment' then exists (select 1 from app_public.comments c where c.id = p_id)
-    when 'goal' then exists (select 1 from app_public.goals g where g.id = p_id)
-    when 'execution-plan' then exists (select 1 from app_public.execution_plans p where p.id = p_id)
-    when 'execution-step' then exists (select 1 from app_public.execution_steps s where s.id = p_id)
-    when 'agent-run' then exists (select 1 from app_public.agent_runs r where r.id = p_id)
-    when 'action-request' then exists (select 1 from app_public.action_requests a where a.id = p_id)
-    else true
-  end
+  -- One statement per type (plpgsql, plans kept): a CASE over seven EXISTS would plan all seven, policies included.
+  case p_type
+    when 'issue' then return exists (select 1 from app_public.issues i where i.id = p_id and i.deleted_at is null);
+    when 'comment' then return exists (select 1 from app_public.comments c where c.id = p_id);
+    when 'goal' then return exists (select 1 from app_public.goals g where g.id = p_id);
+    when 'execution-plan' then return exists (select 1 from app_public.execution_plans p where p.id = p_id);
+    when 'execution-step' then return exists (select 1 from app_public.execution_steps s where s.id = p_id);
+    when 'agent-run' then return exists (select 1 from app_public.agent_runs r where r.id = p_id);
+    when 'action-request' then return exists (select 1 from app_public.action_requests a where a.id = p_id);
+    else return true;
+  end case;
+end
 $$;
 comment on function app_hidden.action_request_source_visible(p_type text, p_id uuid) is 'Whether an action request''s source of a kind the service keeps (issue, comment, goal, execution-plan, execution-step, agent-run, action-request) is a record the caller can see; any other sourceType is the caller''s own label (true).';
 grant execute on function app_hidden.action_request_source_visible(p_type text, p_id uuid) to svc_visitor;
