@@ -1940,8 +1940,8 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.runtime_json(app_public.runtimes) returns jsonb; sql stable; execute: svc_visitor; runtimes/runtimes.sql
 -- app_hidden.runtime_set_secret(uuid,text) returns void; plpgsql volatile security definer; execute: svc_visitor; runtimes/runtimes.sql
 -- app_hidden.search_document(uuid,text,text) returns tsvector; plpgsql immutable; execute: svc_visitor; issues/search.sql
--- app_hidden.search_document_long(uuid,text,text) returns tsvector; plpgsql immutable; execute: svc_visitor; issues/search.sql
 -- app_hidden.search_keyed_query(uuid,tsquery) returns tsquery; sql immutable; execute: svc_visitor; issues/search.sql
+-- app_hidden.search_tag(uuid) returns text; sql immutable; execute: svc_visitor; issues/search.sql
 -- app_hidden.search_tsquery(text,text) returns tsquery; plpgsql immutable; execute: svc_visitor; issues/search.sql
 -- app_hidden.set_issue_labels(uuid,uuid[],uuid[]) returns void; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.set_request_context(uuid,uuid,uuid,uuid,text[],uuid[],uuid[],uuid[]) returns void; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql

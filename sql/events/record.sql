@@ -19,6 +19,18 @@ $$;
 comment on function app_hidden.project_event_payload(p_payload jsonb) is 'A PROJECT_* event payload as the caller may read it: initiativeId null when the key''s initiative narrowing leaves that initiative out.';
 grant execute on function app_hidden.project_event_payload(p_payload jsonb) to svc_visitor;
 
+-- GraphQL reads the payload as the tools show it, never the raw column (an initiative-narrowed key read a hidden
+-- initiative's id in PROJECT_* payloads there).
+comment on column app_public.activity_events.payload is E'@behavior -*\nThe event''s details (spec 6.4). GraphQL: ActivityEvent.payload (app_public.activity_events_payload).';
+
+create or replace function app_public.activity_events_payload(e app_public.activity_events)
+ returns jsonb
+ language sql
+ stable
+as $$ select case when e.subject_type = 'project' then app_hidden.project_event_payload(e.payload) else e.payload end $$;
+comment on function app_public.activity_events_payload(e app_public.activity_events) is 'The event''s details (spec 6.4) as the key may read them (a PROJECT_* initiativeId outside its initiative narrowing is null).';
+grant execute on function app_public.activity_events_payload(e app_public.activity_events) to svc_visitor;
+
 create or replace function app_hidden.event_shape(e app_public.activity_events, a app_public.agents, u app_public.users, p_with_actor boolean)
  returns json
  language sql
@@ -28,13 +40,13 @@ as $$
   -- json (text), not jsonb: events.recent joins its page as text (twice the pages per second).
   select case when p_with_actor then json_build_object(
     'id', e.id, 'kind', e.kind, 'subjectType', e.subject_type, 'subjectId', e.subject_id,
-    'payload', case when e.subject_type = 'project' then app_hidden.project_event_payload(e.payload) else e.payload end,
+    'payload', app_public.activity_events_payload(e),
     'createdAt', e.created_at, 'actor', coalesce(
        case when a.id is not null then json_build_object('id', a.id, 'name', a.name, 'image', null, 'type', 'agent') end,
        case when u.id is not null then json_build_object('id', u.id, 'name', coalesce(nullif(u.name, ''), u.email), 'image', u.image_url, 'type', 'user') end))
   else json_build_object(
     'id', e.id, 'kind', e.kind, 'subjectType', e.subject_type, 'subjectId', e.subject_id,
-    'payload', case when e.subject_type = 'project' then app_hidden.project_event_payload(e.payload) else e.payload end,
+    'payload', app_public.activity_events_payload(e),
     'createdAt', e.created_at) end
 $$;
 comment on function app_hidden.event_shape(e app_public.activity_events, a app_public.agents, u app_public.users, p_with_actor boolean) is 'The ActivityEvent shape (json) from rows the caller already fetched: the acting agent (a) when set and visible, else the acting user (u); inlined into lists.';
@@ -50,17 +62,6 @@ as $$
     case when p_with_actor then (select u from app_public.users u where u.id = e.actor_user_id) end,
     p_with_actor)::jsonb
 $$;
--- GraphQL reads the payload as the tools show it, never the raw column (an initiative-narrowed key read a hidden
--- initiative's id in PROJECT_* payloads there).
-comment on column app_public.activity_events.payload is E'@behavior -*\nThe event''s details (spec 6.4). GraphQL: ActivityEvent.payload (app_public.activity_events_payload).';
-
-create or replace function app_public.activity_events_payload(e app_public.activity_events)
- returns jsonb
- language sql
- stable
-as $$ select case when e.subject_type = 'project' then app_hidden.project_event_payload(e.payload) else e.payload end $$;
-comment on function app_public.activity_events_payload(e app_public.activity_events) is 'The event''s details (spec 6.4) as the key may read them (a PROJECT_* initiativeId outside its initiative narrowing is null).';
-grant execute on function app_public.activity_events_payload(e app_public.activity_events) to svc_visitor;
 
 comment on function app_hidden.event_json(e app_public.activity_events, p_with_actor boolean) is 'ActivityEvent (spec 2.17); actor {id, name, image} is the agent when an agent key acted, else the user; null for the system.';
 grant execute on function app_hidden.event_json(e app_public.activity_events, p_with_actor boolean) to svc_visitor;

@@ -21,7 +21,17 @@ $$;
 comment on function app_hidden.search_tsquery(p_query text, p_field text) is 'The tsquery of a search box: its words (letters and digits, at most 32) ANDed, the last one as a prefix; 400 on the field when it has none.';
 grant execute on function app_hidden.search_tsquery(p_query text, p_field text) to svc_visitor;
 
-create or replace function app_hidden.search_document_long(p_workspace_id uuid, p_title text, p_description text)
+create or replace function app_hidden.search_tag(p_workspace_id uuid)
+ returns text
+ language sql
+ immutable parallel safe
+as $$ select pg_catalog.left(p_workspace_id::text, 8) $$;
+comment on function app_hidden.search_tag(p_workspace_id uuid) is 'The tag a workspace''s search lexemes are keyed with (the first 8 characters of its id): search_document and search_keyed_query.';
+grant execute on function app_hidden.search_tag(p_workspace_id uuid) to svc_visitor;
+
+drop function if exists app_hidden.search_document_long(uuid, text, text);  -- folded into search_document
+
+create or replace function app_hidden.search_document(p_workspace_id uuid, p_title text, p_description text)
  returns tsvector
  language plpgsql
  immutable parallel safe
@@ -30,39 +40,21 @@ declare
   v tsvector := pg_catalog.setweight(pg_catalog.to_tsvector('simple'::regconfig, coalesce(p_title, '')), 'A')
                 || pg_catalog.setweight(pg_catalog.to_tsvector('simple'::regconfig, coalesce(p_description, '')), 'B');
 begin
-  -- search_document of a long text: lexemes near the 2 kB limit are left out first, since the tag would push
-  -- them over it.
-  return pg_catalog.replace(' ' || pg_catalog.ts_delete(v, array(select u.lexeme from pg_catalog.unnest(v) u
-                                                                 where pg_catalog.octet_length(u.lexeme) > 2000))::text,
-                            ' ''', ' ''' || pg_catalog.left(p_workspace_id::text, 8))::tsvector;
-end
-$$;
-comment on function app_hidden.search_document_long(p_workspace_id uuid, p_title text, p_description text) is 'search_document of a title and description over 2,000 bytes together: the same document, without lexemes near the 2 kB limit.';
-grant execute on function app_hidden.search_document_long(p_workspace_id uuid, p_title text, p_description text) to svc_visitor;
-
-create or replace function app_hidden.search_document(p_workspace_id uuid, p_title text, p_description text)
- returns tsvector
- language plpgsql
- immutable parallel safe
-as $$
-begin
   -- The title (weight A) and description (weight B) under the simple configuration, each lexeme keyed with the
-  -- workspace's tag (the first 8 characters of its id), positions and weights kept for ranking. Keyed, the GIN
-  -- index's entries are per workspace: a search reads its own workspace's posting lists only, where a plain
-  -- document made a prefix match gather the matching issues of every workspace first (a 2,000-issue workspace
-  -- took 6 ms for "flaky timeo" in a database of 200,000 issues, 0.1 ms keyed). Tags of two workspaces may
-  -- collide: searches also filter on workspace_id, so a collision costs time, never a wrong row.
-  -- The tag goes in through the text form ('lexeme':1A,4B ...; a lexeme never holds a space).
+  -- workspace's tag (search_tag), positions and weights kept for ranking. Keyed, the GIN index's entries are per
+  -- workspace: a search reads its own workspace's posting lists only, where a plain document made a prefix match
+  -- gather the matching issues of every workspace first (a 2,000-issue workspace took 6 ms for "flaky timeo" in a
+  -- database of 200,000 issues, 0.1 ms keyed). Tags of two workspaces may collide: searches also filter on
+  -- workspace_id, so a collision costs time, never a wrong row.
   -- plpgsql, not sql: the generated column calls it once per written row, and a `language sql` function there is
   -- planned again in every statement (an insert took 105 µs with it, 41 with this, 39 with the plain document).
-  -- Text over 2,000 bytes may hold a lexeme the tag would push over the 2 kB limit: search_document_long.
   -- The issues.search column is generated from this function: changing what it returns needs the column computed again.
-  if pg_catalog.octet_length(coalesce(p_title, '')) + pg_catalog.octet_length(coalesce(p_description, '')) <= 2000 then
-    return pg_catalog.replace(' ' || (pg_catalog.setweight(pg_catalog.to_tsvector('simple'::regconfig, coalesce(p_title, '')), 'A')
-                                      || pg_catalog.setweight(pg_catalog.to_tsvector('simple'::regconfig, coalesce(p_description, '')), 'B'))::text,
-                              ' ''', ' ''' || pg_catalog.left(p_workspace_id::text, 8))::tsvector;
+  if pg_catalog.octet_length(coalesce(p_title, '')) + pg_catalog.octet_length(coalesce(p_description, '')) > 2000 then
+    -- Long text may hold a lexeme near the 2 kB limit, which the tag would push over it: left out.
+    v := pg_catalog.ts_delete(v, array(select u.lexeme from pg_catalog.unnest(v) u where pg_catalog.octet_length(u.lexeme) > 2000));
   end if;
-  return app_hidden.search_document_long(p_workspace_id, p_title, p_description);
+  -- The tag goes in through the text form ('lexeme':1A,4B ...; a lexeme never holds a space).
+  return pg_catalog.replace(' ' || v::text, ' ''', ' ''' || app_hidden.search_tag(p_workspace_id))::tsvector;
 end
 $$;
 comment on function app_hidden.search_document(p_workspace_id uuid, p_title text, p_description text) is 'The search document of an issue (the generated column issues.search): title (A) and description (B) lexemes with positions and weights, each keyed with the workspace''s tag so the GIN index is per workspace. Match it with search_keyed_query.';
@@ -75,7 +67,7 @@ create or replace function app_hidden.search_keyed_query(p_workspace_id uuid, p_
  set search_path to 'pg_catalog'
 as $$
   -- Every lexeme of the query keyed with the workspace's tag, as search_document keys the documents.
-  select regexp_replace(p_query::text, '''((?:[^'']|'''')*)''', '''' || pg_catalog.left(p_workspace_id::text, 8) || '\1''', 'g')::tsquery
+  select regexp_replace(p_query::text, '''((?:[^'']|'''')*)''', '''' || app_hidden.search_tag(p_workspace_id) || '\1''', 'g')::tsquery
 $$;
 comment on function app_hidden.search_keyed_query(p_workspace_id uuid, p_query tsquery) is 'A search tsquery with its lexemes keyed with the workspace''s tag, to match (and rank) search_document.';
 grant execute on function app_hidden.search_keyed_query(p_workspace_id uuid, p_query tsquery) to svc_visitor;

@@ -89,6 +89,19 @@ function requestId(body: unknown): string | number | null {
  * A transport-level rejection as a JSON-RPC error: -32700 for unparseable JSON, -32603 for server errors,
  * -32000 (implementation-defined server error) otherwise; `data` holds the REST body and the HTTP status.
  */
+/**
+ * A tool's input as the client sent it (the REST body, JSON-RPC's `arguments`): none is {} (no arguments); anything
+ * but an object, a JSON null included, is a 400 on that field.
+ */
+export function toolInput(value: unknown, field: 'body' | 'arguments'): object {
+  const input = value === undefined ? {} : value;
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ApiError(400, {
+      error: 'invalid_input', message: `${field === 'body' ? 'Body' : 'arguments'} must be a JSON object`, issues: { [field]: 'must be a JSON object' } });
+  }
+  return input;
+}
+
 export function sendRpcError(reply: FastifyReply, err: ApiError, id: string | number | null = null) {
   const code = err.body.error === 'invalid_json' ? -32700 : err.status >= 500 ? -32603 : -32000;
   const message = err.body.error === 'invalid_json' ? 'Parse error' : err.body.message ?? err.body.error;
@@ -266,12 +279,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     await limiter.take(caller, 'rest');
     const t = findTool(req.params.tool);
     if (!t) throw new ApiError(404, { error: 'unknown_tool', message: `Unknown tool: ${req.params.tool}` });
-    // No body is "no arguments"; a JSON null is a value, and not an object.
-    const body = req.body === undefined ? {} : req.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new ApiError(400, { error: 'invalid_input', message: 'Body must be a JSON object', issues: { body: 'must be a JSON object' } });
-    }
-    const json = await services.callTool(caller, t, body, 'rest');
+    const json = await services.callTool(caller, t, toolInput(req.body, 'body'), 'rest');
     return reply.header('content-type', 'application/json; charset=utf-8').send(json);
   });
 

@@ -12,7 +12,7 @@ import type { Caller } from '../auth/keys.ts';
 import { buildInfo } from '../build-info.ts';
 import { ApiError } from '../errors.ts';
 import { findTool, fullListing, mcpDescriptor, selectTools } from '../tools/catalog.ts';
-import { sendRpcError, type AppServices } from './app.ts';
+import { sendRpcError, toolInput, type AppServices } from './app.ts';
 import { handleExtra, RpcFault, type McpContext } from './mcp-extras.ts';
 import { openEventStream } from './sse.ts';
 
@@ -192,14 +192,8 @@ async function handleMessage(
       if (typeof name !== 'string') return rpcError(id, ErrorCode.InvalidParams, 'params.name must be a string');
       const t = findTool(name);
       if (!t) return rpcError(id, ErrorCode.InvalidParams, `Unknown tool: ${name.length > 100 ? `${name.slice(0, 100)}…` : name}`);
-      // No arguments is {}; any other non-object (null included) is refused as REST refuses it as a body.
-      const args = params.arguments === undefined ? {} : params.arguments;
-      if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-        return rpcResult(id, toolError(new ApiError(400, {
-          error: 'invalid_input', message: 'arguments must be a JSON object', issues: { arguments: 'must be a JSON object' } })));
-      }
       try {
-        return rpcResult(id, toolResult(await services.callTool(caller, t, args, 'rpc')));
+        return rpcResult(id, toolResult(await services.callTool(caller, t, toolInput(params.arguments, 'arguments'), 'rpc')));
       } catch (err) {
         if (err instanceof ApiError) return rpcResult(id, toolError(err));
         req.log.error({ err, tool: name }, 'tool call failed');
