@@ -143,7 +143,7 @@ alter table app_public.activity_events enable row level security;
 alter table app_public.activity_events force row level security;
 grant select on app_public.activity_events to svc_visitor;
 create policy owner_all on app_public.activity_events for all to current_user using (true) with check (true);
-create policy select_in_workspace on app_public.activity_events for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (((subject_type <> 'chat-thread'::text) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.event_subject_visible(subject_type, subject_id))) OR ((subject_type = 'chat-thread'::text) AND (((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)) OR ((payload ->> 'agentId'::text) = (( SELECT app_hidden.current_agent_id() AS current_agent_id))::text) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ((payload ->> 'openedByUserId'::text) = (( SELECT app_hidden.current_user_id() AS current_user_id))::text))) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.chat_event_visible(subject_id, ((payload -> 'context'::text) ->> 'issueId'::text)))))));
+create policy select_in_workspace on app_public.activity_events for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (((subject_type <> 'chat-thread'::text) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.event_subject_visible(subject_type, subject_id, payload))) OR ((subject_type = 'chat-thread'::text) AND (((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)) OR ((payload ->> 'agentId'::text) = (( SELECT app_hidden.current_agent_id() AS current_agent_id))::text) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ((payload ->> 'openedByUserId'::text) = (( SELECT app_hidden.current_user_id() AS current_user_id))::text))) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.chat_event_visible(subject_id, ((payload -> 'context'::text) ->> 'issueId'::text)))))));
 CREATE TRIGGER _500_webhooks AFTER INSERT ON app_public.activity_events FOR EACH ROW EXECUTE FUNCTION app_private.tg_activity_events__webhooks();
 CREATE TRIGGER _510_agent_dispatch AFTER INSERT ON app_public.activity_events FOR EACH ROW WHEN (new.kind = 'AGENT_ASSIGNED'::text) EXECUTE FUNCTION app_private.tg_activity_events__agent_dispatch();
 
@@ -1737,7 +1737,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.authenticate(bytea) returns TABLE(key_id uuid, workspace_id uuid, user_id uuid, kind text, linked_agent_id uuid, scopes text[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_at timestamp with time zone, revoked_at timestamp with time zone, acting_user_id uuid); sql stable security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.caller_may_moderate() returns boolean; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.caller_role() returns text; sql stable security definer; execute: svc_visitor; core/caller.sql
--- app_hidden.canvas_changed(uuid,jsonb) returns void; plpgsql volatile; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.canvas_changed(uuid,jsonb,uuid[]) returns void; plpgsql volatile; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_edge_json(app_public.canvas_edges) returns jsonb; sql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_json(app_public.canvases) returns jsonb; plpgsql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_node_edge_ids(uuid) returns uuid[]; sql stable security definer; execute: svc_visitor; canvas/canvas.sql
@@ -1792,7 +1792,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.event_json(app_public.activity_events,boolean) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
 -- app_hidden.event_kinds() returns text[]; sql immutable; execute: svc_visitor; events/record.sql
 -- app_hidden.event_shape(app_public.activity_events,app_public.agents,app_public.users,boolean) returns json; sql stable; execute: svc_visitor; events/record.sql
--- app_hidden.event_subject_visible(text,uuid) returns boolean; plpgsql stable; execute: svc_visitor; events/visibility.sql
+-- app_hidden.event_subject_visible(text,uuid,jsonb) returns boolean; plpgsql stable; execute: svc_visitor; events/visibility.sql
 -- app_hidden.find_action_request(text,text,boolean) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.find_agent(text,text,text) returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql
 -- app_hidden.find_canvas(text,text) returns app_public.canvases; plpgsql stable; execute: svc_visitor; canvas/canvas.sql

@@ -241,15 +241,20 @@ $$;
 comment on function app_hidden.canvas_require_room(p_canvas_id uuid, p_what text) is 'Raises 409 canvas_node_limit (500 cards) or canvas_edge_limit (1,000 edges) when the canvas has no room for one more node or edge (p_what).';
 grant execute on function app_hidden.canvas_require_room(p_canvas_id uuid, p_what text) to svc_visitor;
 
-create or replace function app_hidden.canvas_changed(p_canvas_id uuid, p_payload jsonb)
+drop function if exists app_hidden.canvas_changed(uuid, jsonb);  -- now with the cards' issues (issueIds)
+
+create or replace function app_hidden.canvas_changed(p_canvas_id uuid, p_payload jsonb, p_issue_ids uuid[])
  returns void
  language plpgsql
 as $$
 begin
-  -- A card or edge change is a change of the canvas: it stamps updatedAt and writes CANVAS_UPDATED.
+  -- A card or edge change is a change of the canvas: it stamps updatedAt and writes CANVAS_UPDATED. The event names
+  -- the issues of the cards it touches (issueIds; [] for text cards), so the events policy shows it to a narrowed
+  -- key only when that key sees them all (event_subject_visible), as RLS shows it those cards.
   update app_public.canvases set updated_at = now() where id = p_canvas_id;
-  perform app_hidden.record_event('CANVAS_UPDATED', 'canvas', p_canvas_id, jsonb_build_object('canvasId', p_canvas_id) || p_payload);
+  perform app_hidden.record_event('CANVAS_UPDATED', 'canvas', p_canvas_id,
+    jsonb_build_object('canvasId', p_canvas_id) || p_payload || jsonb_build_object('issueIds', to_jsonb(array_remove(p_issue_ids, null))));
 end
 $$;
-comment on function app_hidden.canvas_changed(p_canvas_id uuid, p_payload jsonb) is 'After a card or edge change: stamps the canvas''s updatedAt and records CANVAS_UPDATED {canvasId, change, ...payload}.';
-grant execute on function app_hidden.canvas_changed(p_canvas_id uuid, p_payload jsonb) to svc_visitor;
+comment on function app_hidden.canvas_changed(p_canvas_id uuid, p_payload jsonb, p_issue_ids uuid[]) is 'After a card or edge change: stamps the canvas''s updatedAt and records CANVAS_UPDATED {canvasId, change, ...payload, issueIds} (issueIds: the issues of the cards touched, nulls of text cards left out).';
+grant execute on function app_hidden.canvas_changed(p_canvas_id uuid, p_payload jsonb, p_issue_ids uuid[]) to svc_visitor;

@@ -15,7 +15,7 @@ grant execute on function app_hidden.key_unnarrowed() to svc_visitor;
 
 -- plpgsql, not an inline CASE in the policy: its queries are planned once per session and only run for
 -- narrowed keys, where the inline form made every events query plan ~300 sub-plans (issue 16).
-create or replace function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid)
+create or replace function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb)
  returns boolean
  language plpgsql
  stable
@@ -27,9 +27,17 @@ begin
   elsif p_subject_type = 'initiative' then
     return cardinality(app_hidden.narrowed_initiative_ids()) = 0
         or p_subject_id = any(app_hidden.narrowed_initiative_ids());
-  elsif p_subject_type not in ('issue', 'comment', 'goal', 'execution-plan', 'execution-step', 'review-gate', 'action-request')
+  elsif p_subject_type not in ('issue', 'comment', 'goal', 'execution-plan', 'execution-step', 'review-gate', 'action-request', 'canvas')
         or app_hidden.issues_unrestricted() then
     return true;
+  elsif p_subject_type = 'canvas' then
+    -- The canvas itself is the workspace's (created, renamed, deleted); a card or edge change names the issues of
+    -- its cards (issueIds, canvas_changed) and is shown only when the key sees them all, as RLS shows it the cards.
+    -- Card events written before issueIds existed (migration 000072) name none, so they are not shown.
+    return p_payload->>'change' is null or p_payload->>'change' = 'canvas_updated'
+        or (jsonb_typeof(p_payload->'issueIds') = 'array'
+            and not exists (select 1 from jsonb_array_elements_text(p_payload->'issueIds') x(id)
+                            where not exists (select 1 from app_public.issues i where i.id = x.id::uuid)));
   end if;
   -- Subjects that follow their issue: read as the caller, so their own policies (narrowing included) decide.
   -- One statement per subject type: only the one that runs is started (a single CASE over seven EXISTS
@@ -45,8 +53,8 @@ begin
   end case;
 end
 $$;
-comment on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid) is 'Whether a narrowed key sees an event about this subject: issue and comment events only of issues it can see, project events only of its projects, initiative events only of its initiatives, goal, plan, step, review-gate and action-request events only of records it can see (they follow their issue); other subjects always.';
-grant execute on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid) to svc_visitor;
+comment on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'Whether a narrowed key sees an event about this subject: issue and comment events only of issues it can see, project events only of its projects, initiative events only of its initiatives, goal, plan, step, review-gate and action-request events only of records it can see (they follow their issue), canvas card and edge events only when it sees every issue they name (payload issueIds); other subjects always.';
+grant execute on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb) to svc_visitor;
 
 create or replace function app_hidden.chat_event_visible(p_thread_id uuid, p_context_issue_id text)
  returns boolean

@@ -196,14 +196,14 @@ describe('cards and edges', () => {
     const events = (await subjectEvents(t, ws.token, 'canvas', canvas.id)).slice(1);
     expect(events.every((e) => e.kind === 'CANVAS_UPDATED')).toBe(true);
     expect(events.map((e) => e.payload)).toEqual([
-      { canvasId: canvas.id, change: 'node_added', nodeId: byKey.id, kind: 'issue' },
-      { canvasId: canvas.id, change: 'node_added', nodeId: note.id, kind: 'text' },
-      { canvasId: canvas.id, change: 'node_updated', nodeId: note.id, changes: ['x', 'text', 'color'] },
-      { canvasId: canvas.id, change: 'node_updated', nodeId: note.id, changes: ['color'] },
-      { canvasId: canvas.id, change: 'edge_added', edgeId: edge.id, fromNodeId: byKey.id, toNodeId: note.id },
-      { canvasId: canvas.id, change: 'edge_added', edgeId: back.id, fromNodeId: note.id, toNodeId: byKey.id },
-      { canvasId: canvas.id, change: 'edge_removed', edgeId: back.id, fromNodeId: note.id, toNodeId: byKey.id },
-      { canvasId: canvas.id, change: 'node_removed', nodeId: note.id, kind: 'text', removedEdgeIds: [edge.id] },
+      { canvasId: canvas.id, change: 'node_added', nodeId: byKey.id, kind: 'issue', issueIds: [issue.id] },
+      { canvasId: canvas.id, change: 'node_added', nodeId: note.id, kind: 'text', issueIds: [] },
+      { canvasId: canvas.id, change: 'node_updated', nodeId: note.id, changes: ['x', 'text', 'color'], issueIds: [] },
+      { canvasId: canvas.id, change: 'node_updated', nodeId: note.id, changes: ['color'], issueIds: [] },
+      { canvasId: canvas.id, change: 'edge_added', edgeId: edge.id, fromNodeId: byKey.id, toNodeId: note.id, issueIds: [issue.id] },
+      { canvasId: canvas.id, change: 'edge_added', edgeId: back.id, fromNodeId: note.id, toNodeId: byKey.id, issueIds: [issue.id] },
+      { canvasId: canvas.id, change: 'edge_removed', edgeId: back.id, fromNodeId: note.id, toNodeId: byKey.id, issueIds: [issue.id] },
+      { canvasId: canvas.id, change: 'node_removed', nodeId: note.id, kind: 'text', removedEdgeIds: [edge.id], issueIds: [] },
     ]);
     // Over JSON-RPC too.
     const r = await rpc(t, ws.token, 'tools/call', { name: 'canvas.get', arguments: { id: canvas.id } });
@@ -363,9 +363,30 @@ describe('tenancy, scopes and narrowing', () => {
     expect(await ok(t, ws.token, 'canvas.get', { id: canvas.id })).toMatchObject({ nodeCount: 2, edgeCount: 1 });
     const events = await subjectEvents(t, ws.token, 'canvas', canvas.id);
     expect(events.find((e) => e.payload.change === 'node_removed')!.payload)
-      .toEqual({ canvasId: canvas.id, change: 'node_removed', nodeId: s.id, kind: 'issue', removedEdgeIds });
-    const payload = events.find((e) => e.payload.nodeId === h.id)!.payload;
-    expect(payload).toEqual({ canvasId: canvas.id, change: 'node_added', nodeId: h.id, kind: 'issue' }); // no issue id for every reader
+      .toEqual({ canvasId: canvas.id, change: 'node_removed', nodeId: s.id, kind: 'issue', removedEdgeIds, issueIds: [seen.id] });
+    expect(events.find((e) => e.payload.nodeId === h.id)!.payload)
+      .toEqual({ canvasId: canvas.id, change: 'node_added', nodeId: h.id, kind: 'issue', issueIds: [hidden.id] });
+
+    // The narrowed key reads the canvas's events without the changes of hidden cards and of edges to them (names
+    // of the issues, node and edge ids alike), by subject, in the workspace's stream and one by one.
+    const hiddenIds = [hidden.id, h.id, sh.id, ht.id];
+    const narrowedChanges = (await subjectEvents(t, key.token, 'canvas', canvas.id)).map((e) => [e.payload.change ?? e.kind, e.payload.nodeId ?? e.payload.edgeId ?? null]);
+    expect(narrowedChanges).toEqual([
+      ['CANVAS_CREATED', null], ['node_added', s.id], ['node_added', txt.id], ['edge_added', st.id],
+      ['node_updated', s.id], ['node_removed', s.id],
+    ]);
+    const recent = (await ok(t, key.token, 'events.recent', { limit: 200 })).items.filter((e: any) => e.subjectId === canvas.id);
+    expect(recent).toHaveLength(6);
+    expect(JSON.stringify(recent)).not.toMatch(new RegExp(`${hidden.id}|${h.id}|${ht.id}`));
+    // A card event written before events named their cards' issues (migration 000072) is not shown to it either.
+    const { rows: [legacy] } = await t.pools.owner.query(
+      `select app_private.record_event($1, 'CANVAS_UPDATED', 'canvas', $2, $3) as id`,
+      [ws.id, canvas.id, { canvasId: canvas.id, change: 'node_added', nodeId: txt.id, kind: 'text' }]);
+    expect((await rest(t, key.token, 'events.get', { id: legacy.id })).status).toBe(404);
+    for (const e of events.filter((x) => hiddenIds.includes(x.payload.nodeId) || hiddenIds.includes(x.payload.edgeId))) {
+      expect((await rest(t, key.token, 'events.get', { id: e.id })).status).toBe(404);
+      expect((await ok(t, ws.token, 'events.get', { id: e.id })).id).toBe(e.id);
+    }
     expect(await ok(t, key.token, 'canvas.delete', { id: mine.id })).toEqual({ ok: true, id: mine.id, deleted: true, removedNodes: 1, removedEdges: 0 });
 
     // Deleted by a key that sees every card: the event carries no counts (the narrowed key reads it too).

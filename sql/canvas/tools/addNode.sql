@@ -2,8 +2,8 @@
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
 -- a card on a live canvas: an issue the caller can see (id or key; once per canvas: 409 issue_on_canvas) or
--- free text. 409 canvas_node_limit past 500 cards. CANVAS_UPDATED {change: 'node_added', nodeId, kind}: the
--- issue is not named, as every key of the workspace reads canvas events.
+-- free text. 409 canvas_node_limit past 500 cards. CANVAS_UPDATED {change: 'node_added', nodeId, kind, issueIds}
+-- (canvas_changed).
 create or replace function app_tools.canvas_add_node(args jsonb)
  returns jsonb
  language plpgsql
@@ -41,7 +41,7 @@ begin
           coalesce((args->>'width')::double precision, 240), coalesce((args->>'height')::double precision, 120),
           lower(args->>'color'))
   returning * into v_node;
-  perform app_hidden.canvas_changed(v_canvas.id, jsonb_build_object('change', 'node_added', 'nodeId', v_node.id, 'kind', v_kind));
+  perform app_hidden.canvas_changed(v_canvas.id, jsonb_build_object('change', 'node_added', 'nodeId', v_node.id, 'kind', v_kind), array[v_issue.id]);
   return app_hidden.canvas_node_view(v_node);
 end
 $$;

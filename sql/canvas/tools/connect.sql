@@ -31,7 +31,7 @@ begin
   values (v_canvas.workspace_id, v_canvas.id, v_from.id, v_to.id, nullif(args->>'label', ''))
   returning * into v_edge;
   perform app_hidden.canvas_changed(v_canvas.id, jsonb_build_object(
-    'change', 'edge_added', 'edgeId', v_edge.id, 'fromNodeId', v_from.id, 'toNodeId', v_to.id));
+    'change', 'edge_added', 'edgeId', v_edge.id, 'fromNodeId', v_from.id, 'toNodeId', v_to.id), array[v_from.issue_id, v_to.issue_id]);
   return app_hidden.canvas_edge_json(v_edge);
 end
 $$;

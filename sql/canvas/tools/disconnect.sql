@@ -13,7 +13,9 @@ begin
   v_edge := app_hidden.find_canvas_edge(args->>'id');  -- again under the canvas lock: a concurrent removal is a 404
   delete from app_public.canvas_edges where id = v_edge.id;
   perform app_hidden.canvas_changed(v_edge.canvas_id, jsonb_build_object(
-    'change', 'edge_removed', 'edgeId', v_edge.id, 'fromNodeId', v_edge.from_node_id, 'toNodeId', v_edge.to_node_id));
+    'change', 'edge_removed', 'edgeId', v_edge.id, 'fromNodeId', v_edge.from_node_id, 'toNodeId', v_edge.to_node_id),
+    -- Read as the caller: the edge was visible, so both its cards are.
+    array(select n.issue_id from app_public.canvas_nodes n where n.id in (v_edge.from_node_id, v_edge.to_node_id)));
   return jsonb_build_object('id', v_edge.id, 'canvasId', v_edge.canvas_id, 'removed', true);
 end
 $$;

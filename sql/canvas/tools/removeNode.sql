@@ -19,7 +19,7 @@ begin
   v_edge_ids := app_hidden.canvas_node_edge_ids(v_node.id);
   delete from app_public.canvas_nodes where id = v_node.id;
   perform app_hidden.canvas_changed(v_node.canvas_id, jsonb_build_object(
-    'change', 'node_removed', 'nodeId', v_node.id, 'kind', v_node.kind, 'removedEdgeIds', to_jsonb(v_edge_ids)));
+    'change', 'node_removed', 'nodeId', v_node.id, 'kind', v_node.kind, 'removedEdgeIds', to_jsonb(v_edge_ids)), array[v_node.issue_id]);
   return jsonb_build_object('id', v_node.id, 'canvasId', v_node.canvas_id, 'removed', true, 'removedEdgeIds', to_jsonb(v_edge_ids));
 end
 $$;

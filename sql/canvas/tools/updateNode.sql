@@ -38,7 +38,7 @@ begin
   where id = v_node.id
   returning * into v_node;
   perform app_hidden.canvas_changed(v_node.canvas_id, jsonb_build_object(
-    'change', 'node_updated', 'nodeId', v_node.id, 'changes', to_jsonb(v_changes)));
+    'change', 'node_updated', 'nodeId', v_node.id, 'changes', to_jsonb(v_changes)), array[v_node.issue_id]);
   return app_hidden.canvas_node_view(v_node);
 end
 $$;

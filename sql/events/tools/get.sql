@@ -11,7 +11,7 @@ declare v_event app_public.activity_events;
 begin
   select * into v_event from app_public.activity_events e
   where e.id = app_hidden.parse_uuid(args->>'id', 'id') and e.workspace_id = app_hidden.current_workspace_id()
-    and app_hidden.event_subject_visible(e.subject_type, e.subject_id);
+    and app_hidden.event_subject_visible(e.subject_type, e.subject_id, e.payload);
   return app_hidden.event_json(app_hidden.found(v_event, 'Event'));
 end
 $$;
