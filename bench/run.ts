@@ -28,6 +28,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { KeyAuthenticator, type Caller } from '../src/auth/keys.ts';
@@ -111,7 +112,11 @@ const rest = (url: string, tool: string, makeRequest: () => { token: string; arg
  * under 50 ms.
  */
 const PACED_REQUESTS = 1000;
-async function paced(url: string, tool: string, makeRequest: () => { token: string; args: unknown }, rate: number): Promise<Measured> {
+async function paced(url: string, tool: string, makeRequest: () => { token: string; args: unknown }, rate: number): Promise<Measured & { clientLoopDelayMaxMs: number }> {
+  // This client's own event-loop hold-ups count in its latencies: measured, so a slow tail can be told apart
+  // from a slow service.
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
   const agent = new http.Agent({ keepAlive: true });
   const target = new URL(`${url}/api/mcp/${tool}`);
   const post = (token: string, body: string) => new Promise<void>((resolve, reject) => {
@@ -143,10 +148,14 @@ async function paced(url: string, tool: string, makeRequest: () => { token: stri
     await Promise.all(inFlight);
   } finally {
     agent.destroy();
+    loop.disable();
   }
   const seconds = (performance.now() - t0) / 1000;
   latencies.sort((a, b) => a - b);
-  return { txPerSec: latencies.length / seconds, transactions: latencies.length, latenciesMs: latencies, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99) };
+  return {
+    txPerSec: latencies.length / seconds, transactions: latencies.length, latenciesMs: latencies, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99),
+    clientLoopDelayMaxMs: loop.max / 1e6,
+  };
 }
 
 /**
@@ -487,7 +496,7 @@ async function main() {
       // Each at saturation (8 clients as fast as answers come: its p99 is mostly queueing for the cores) and
       // open loop at half the rate it reached there (the latency of an answer when the machine is not saturated).
       const searches: Record<string, Measured> = {};
-      const searchesHalf: Record<string, Measured> = {};
+      const searchesHalf: Record<string, Measured & { clientLoopDelayMaxMs: number }> = {};
       /** Of the half-rate answers, the share the service itself timed at 50 ms or less. */
       const serverWithin50: Record<string, number> = {};
       /** The longest the server's event loop was held up during each half-rate run (GC, or no core free). */
@@ -514,6 +523,7 @@ async function main() {
         restSearchP99AtHalfRateLargeMs: Object.fromEntries(Object.entries(searchesHalf).map(([q, m]) => [q, round(m.p99Ms)])),
         restSearchServerShareWithin50msAtHalfRate: Object.fromEntries(Object.entries(serverWithin50).map(([q, share]) => [q, round(share, 4)])),
         restSearchServerLoopDelayMaxMsAtHalfRate: Object.fromEntries(Object.entries(serverLoopDelay).map(([q, ms]) => [q, round(ms, 0)])),
+        restSearchClientLoopDelayMaxMsAtHalfRate: Object.fromEntries(Object.entries(searchesHalf).map(([q, m]) => [q, round(m.clientLoopDelayMaxMs, 0)])),
       };
       emit(growth);
       log(`  REST  @1k  ${small.txPerSec.toFixed(0).padStart(6)} req/s  p50 ${small.p50Ms.toFixed(2)} ms  p99 ${small.p99Ms.toFixed(2)} ms`);

@@ -3,6 +3,7 @@
  * from its "svc listening on" line (PORT 0: the kernel picks the port); stopped with SIGTERM, as a supervisor would.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 
 export interface Server { child: ChildProcess; url: string }
 
@@ -17,8 +18,11 @@ export async function startServer(opts: { env: Record<string, string>; args?: st
       out += c.toString();
       const m = out.match(/svc listening on (http:\/\/[^\s"]+)/);
       if (m) {
-        // Listening: the rest of its output is drained (nothing is logged per request) and not kept.
-        child.stdout!.off('data', onData).resume();
+        // Listening: the rest of its output is drained (nothing is logged per request) and not kept, unless
+        // BENCH_SERVER_OUT names a file for it (e.g. with BENCH_NODE_ARGS='--trace-gc').
+        child.stdout!.off('data', onData);
+        if (process.env.BENCH_SERVER_OUT) child.stdout!.pipe(fs.createWriteStream(process.env.BENCH_SERVER_OUT));
+        else child.stdout!.resume();
         child.stderr!.off('data', onData).pipe(process.stderr);
         resolve(m[1]!);
       }
