@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, limit, page, tool } from './define.ts';
+import { cursor, defineTools, id, limit, line, page, tool } from './define.ts';
 import { RunOut } from './shapes.ts';
 
 const runId = id('runId');
@@ -15,8 +15,11 @@ export const runTools = defineTools(
     name: 'runs.recordUsage',
     requiresAgentKey: true,
     scopes: ['WRITE_ISSUES'],
-    description: `Report cumulative usage of a run: each given value replaces the stored one (idempotent; send totals, not increments). costUsd is stored verbatim. ${agentOnly}`,
-    input: z.strictObject({ runId, tokensIn: count.optional(), tokensOut: count.optional(), tokensCached: count.optional(), costUsd: z.number().min(0).optional() }),
+    description: `Report cumulative usage of a run: each given value replaces the stored one (idempotent; send totals, not increments). costUsd is stored verbatim. currentStep (one line; null clears) says what the run is doing now, for people watching; only while the run is open (409 run_closed). ${agentOnly}`,
+    input: z.strictObject({
+      runId, tokensIn: count.optional(), tokensOut: count.optional(), tokensCached: count.optional(), costUsd: z.number().min(0).optional(),
+      currentStep: line(200).nullable().optional(),
+    }),
     output: RunOut,
   }),
   tool({

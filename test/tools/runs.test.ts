@@ -56,6 +56,31 @@ describe('runs.recordUsage', () => {
     const rpcCall = await rpc(t, coderKey.token, 'tools/call', { name: 'runs.recordUsage', arguments: { runId, tokensOut: 60 } });
     expect(rpcCall.body.result.structuredContent).toMatchObject({ tokensOut: 60 });
   });
+
+  it('currentStep: what an open run is doing now, shown by runs.get, runs.list and agents.workload; null clears; one line; not on a closed run', async () => {
+    const { runId } = await assigned('Steps');
+    const r = await ok(t, coderKey.token, 'runs.recordUsage', { runId, currentStep: '  Running the test suite ' });
+    expect(r).toMatchObject({ id: runId, currentStep: 'Running the test suite', tokensIn: 0 });
+    expect((await ok(t, ws.token, 'runs.get', { id: runId })).currentStep).toBe('Running the test suite');
+    expect((await ok(t, ws.token, 'runs.list', { agentId: coder.id })).items.find((x: any) => x.id === runId).currentStep).toBe('Running the test suite');
+    const workload = await ok(t, ws.token, 'agents.workload', {});
+    expect(workload.agents.find((a: any) => a.id === coder.id).currentRun).toMatchObject({ id: runId, currentStep: 'Running the test suite' });
+    // Usage alone leaves the step; null clears it.
+    expect((await ok(t, coderKey.token, 'runs.recordUsage', { runId, tokensIn: 5 })).currentStep).toBe('Running the test suite');
+    expect((await ok(t, coderKey.token, 'runs.recordUsage', { runId, currentStep: null })).currentStep).toBeNull();
+    for (const bad of ['two\nlines', '', 'x'.repeat(201), 'evil\u202etxt']) {
+      const res = await rest(t, coderKey.token, 'runs.recordUsage', { runId, currentStep: bad });
+      expect(res.status).toBe(400);
+      expect(res.body.issues).toHaveProperty('currentStep');
+    }
+    expect((await rest(t, helperKey.token, 'runs.recordUsage', { runId, currentStep: 'not mine' })).status).toBe(403);
+    await ok(t, coderKey.token, 'runs.complete', { runId, summary: 'done' });
+    const closed = await rest(t, coderKey.token, 'runs.recordUsage', { runId, tokensIn: 9, currentStep: 'late' });
+    expect(closed.status).toBe(409);
+    expect(closed.body).toMatchObject({ error: 'run_closed' });
+    // Nothing of the refused call was written.
+    expect(await ok(t, ws.token, 'runs.get', { id: runId })).toMatchObject({ currentStep: null, tokensIn: 5 });
+  });
 });
 
 describe('runs.setWaiting / resumeWork', () => {

@@ -9,7 +9,13 @@ create or replace function app_tools.runs_record_usage(args jsonb)
 as $$
 declare v_run app_public.agent_runs := app_hidden.run_for_agent_change(args->>'runId', false);
 begin
+  -- Late usage of a closed run is accepted; a step is what an open run is doing now.
+  if args ? 'currentStep' and v_run.status in ('COMPLETED', 'ABANDONED') then
+    raise exception 'This run is %; only an open run has a current step', lower(v_run.status)
+      using errcode = 'SV409', detail = 'run_closed', column = 'currentStep';
+  end if;
   update app_public.agent_runs r set
+    current_step = case when args ? 'currentStep' then args->>'currentStep' else r.current_step end,
     tokens_in = coalesce((args->>'tokensIn')::bigint, r.tokens_in),
     tokens_out = coalesce((args->>'tokensOut')::bigint, r.tokens_out),
     tokens_cached = coalesce((args->>'tokensCached')::bigint, r.tokens_cached),
@@ -21,4 +27,4 @@ begin
 end
 $$;
 grant execute on function app_tools.runs_record_usage(args jsonb) to svc_visitor;
-comment on function app_tools.runs_record_usage(args jsonb) is 'runs.recordUsage: Report cumulative usage of a run: each given value replaces the stored one (idempotent; send totals, not increments). costUsd is stored verbatim. Only a key linked to the run''s agent (403 otherwise).';
+comment on function app_tools.runs_record_usage(args jsonb) is 'runs.recordUsage: Report cumulative usage of a run: each given value replaces the stored one (idempotent; send totals, not increments). costUsd is stored verbatim. currentStep (one line; null clears) says what the run is doing now, for people watching; only while the run is open (409 run_closed). Only a key linked to the run''s agent (403 otherwise).';
