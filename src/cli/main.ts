@@ -159,6 +159,11 @@ async function withDatabase(config: Config, fn: (target: DatabaseTarget) => Prom
   // Loaded on use: help and usage errors stay fast.
   const [{ resolveDatabase }, { applyMigrations }] = await Promise.all([import('../db/database.ts'), import('../db/migrate.ts')]);
   const target = await resolveDatabase(config);
+  if (target.created) {
+    // A command run away from `svc start`'s directory would otherwise work on a new, empty database in silence.
+    process.stderr.write(`svc: no database was in ${config.dataDir}: created a new, empty one `
+      + '(if `svc start` runs elsewhere, run svc commands in its directory or set SVC_DATA_DIR to its data directory)\n');
+  }
   try {
     interrupted.signal.throwIfAborted();
     if (opts.migrate !== false) await applyMigrations(target.ownerUrl);

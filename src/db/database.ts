@@ -14,6 +14,8 @@ pg.types.setTypeParser(20, (v) => Number(v));
 export interface DatabaseTarget {
   ownerUrl: string;
   description: string;
+  /** True when the embedded cluster was created just now (SVC_DATA_DIR held none). */
+  created?: boolean;
   /** Stops the embedded server when this process started it. */
   close(): Promise<void>;
 }
@@ -28,6 +30,7 @@ export async function resolveDatabase(config: Config, progress?: Progress): Prom
   return {
     ownerUrl: cluster.ownerUrl('svc'),
     description: `embedded PostgreSQL in ${config.dataDir}`,
+    created: cluster.created,
     close: () => cluster.stop(),
   };
 }

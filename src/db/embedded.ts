@@ -41,6 +41,8 @@ export interface EmbeddedCluster {
   ownerRole: string | undefined;
   /** True when this process started the server. */
   startedHere: boolean;
+  /** True when this process created the cluster (the data directory held none): its databases are new and empty. */
+  created: boolean;
   /** Stops the server unless another process is still connected to it (or regardless, with force). */
   stop(opts?: { force?: boolean }): Promise<void>;
 }
@@ -235,9 +237,10 @@ export async function openEmbeddedCluster(dataDir: string, progress: Progress = 
 
   // One process at a time initialises or starts the cluster on this directory (`svc start &` followed at
   // once by `svc admin …` must not run initdb twice or start a second server).
-  const { settings, startedHere, presence } = await withSetupLock(dataDir, async () => {
+  const { settings, startedHere, created, presence } = await withSetupLock(dataDir, async () => {
     let settings: ClusterSettings;
-    if (await exists(path.join(pgdata, 'PG_VERSION'))) {
+    const created = !(await exists(path.join(pgdata, 'PG_VERSION')));
+    if (!created) {
       settings = JSON.parse(await fs.readFile(settingsFile, 'utf8')) as ClusterSettings;
     } else {
       progress(`creating the embedded PostgreSQL cluster in ${pgdata} (first run: a few seconds)`);
@@ -274,7 +277,7 @@ export async function openEmbeddedCluster(dataDir: string, progress: Progress = 
     presence.on('error', () => {});
     await presence.connect();
     if (settings.ownerPassword) await ensureOwnerRole(presence, settings.ownerPassword);
-    return { settings, startedHere, presence };
+    return { settings, startedHere, created, presence };
   }, progress);
 
   const url = (database: string) =>
@@ -287,6 +290,7 @@ export async function openEmbeddedCluster(dataDir: string, progress: Progress = 
     ownerUrl,
     ownerRole: settings.ownerPassword ? OWNER_ROLE : undefined,
     startedHere,
+    created,
     // The last svc process using the cluster stops it, whoever started it: `svc admin` run while
     // `svc start` serves leaves it running, and `svc start` stopping later takes it down.
     async stop(opts = {}) {
