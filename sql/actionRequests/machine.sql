@@ -34,13 +34,16 @@ begin
   set status = p_to,
       resolved_at = case when v_closing then now() end,
       resolved_by_user_id = case when v_closing then app_hidden.current_user_id() end,
-      resolved_by_agent_id = case when v_closing then app_hidden.current_agent_id() end
+      resolved_by_agent_id = case when v_closing then app_hidden.current_agent_id() end,
+      -- A poll closed undecided takes no more votes (vote refuses closed requests): its voting is closed with it,
+      -- without a winner (closeVoting names one).
+      voting_closed_at = case when v_closing and options is not null then coalesce(voting_closed_at, now()) else voting_closed_at end
   where id = p_request.id
   returning * into v;  -- ISSUE_UPDATED (action-request, change status) by trigger
   return v;
 end
 $$;
-comment on function app_hidden.action_request_move(p_request app_public.action_requests, p_to text) is 'The request machine (shared decisions): OPEN → RESOLVED | DISMISSED | SNOOZED | REJECTED | SUPERSEDED, SNOOZED → OPEN or any of those; closed states are terminal (409 illegal_transition).';
+comment on function app_hidden.action_request_move(p_request app_public.action_requests, p_to text) is 'The request machine (shared decisions): OPEN → RESOLVED | DISMISSED | SNOOZED | REJECTED | SUPERSEDED, SNOOZED → OPEN or any of those; closed states are terminal (409 illegal_transition). Closing a poll closes its voting (votingClosedAt; no winner unless closeVoting ran).';
 grant execute on function app_hidden.action_request_move(p_request app_public.action_requests, p_to text) to svc_visitor;
 
 create or replace function app_hidden.action_requests_supersede(p_source_type text, p_source_id uuid)

@@ -16,7 +16,8 @@ begin
   where r.workspace_id = app_hidden.current_workspace_id()
     and r.issue_id = p_issue_id
     and r.agent_id = app_hidden.current_agent_id()
-    and r.status in ('ACTIVE', 'WAITING')
+    -- A STALLED run is still the issue's open run (the agent may resume it): an agent that went quiet is not let off.
+    and r.status in ('ACTIVE', 'WAITING', 'STALLED')
     and r.engagement_mode in ('RESEARCH', 'REVIEW', 'DISCUSS')
   order by r.started_at desc
   limit 1;
@@ -26,7 +27,7 @@ begin
   end if;
 end
 $$;
-comment on function app_hidden.assert_run_mode_allows_mutation(p_issue_id uuid) is 'Run-mode gating (spec 3.2): 403 run_mode_gated when the calling agent has an ACTIVE or WAITING run on the issue in RESEARCH, REVIEW or DISCUSS mode. Every issue-state mutation calls it; comments, status upserts and run tools do not.';
+comment on function app_hidden.assert_run_mode_allows_mutation(p_issue_id uuid) is 'Run-mode gating (spec 3.2): 403 run_mode_gated when the calling agent has an open (ACTIVE, WAITING or STALLED) run on the issue in RESEARCH, REVIEW or DISCUSS mode. Every issue-state mutation calls it; comments, status upserts and run tools do not.';
 grant execute on function app_hidden.assert_run_mode_allows_mutation(p_issue_id uuid) to svc_visitor;
 
 create or replace function app_hidden.assign_issue_agent(p_issue app_public.issues, p_agent app_public.agents, p_mode text, p_reason text, p_rationale text default NULL::text, p_comment_id uuid default NULL::uuid, p_dispatch jsonb default NULL::jsonb)

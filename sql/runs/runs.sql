@@ -16,7 +16,9 @@ create or replace function app_hidden.find_run(p_run_id text, p_field text defau
 as $$
 declare v_run app_public.agent_runs;
 begin
-  select * into v_run from app_public.agent_runs r
+  -- A deleted issue's runs are gone with it (404, as its comments and events), until it is restored.
+  select r.* into v_run from app_public.agent_runs r
+  join app_public.issues i on i.id = r.issue_id and i.deleted_at is null
   where r.id = app_hidden.parse_uuid(p_run_id, p_field) and r.workspace_id = app_hidden.current_workspace_id();
   if v_run.id is null then
     raise exception 'Run not found' using errcode = 'SV404', column = p_field;
@@ -24,7 +26,7 @@ begin
   return v_run;
 end
 $$;
-comment on function app_hidden.find_run(p_run_id text, p_field text) is 'A run the caller can see (its issue is visible to the key); 404 naming the field otherwise.';
+comment on function app_hidden.find_run(p_run_id text, p_field text) is 'A run the caller can see (its issue is visible to the key and not deleted); 404 naming the field otherwise.';
 grant execute on function app_hidden.find_run(p_run_id text, p_field text) to svc_visitor;
 
 create or replace function app_hidden.run_for_agent_change(p_run_id text, p_open_only boolean)
@@ -68,7 +70,12 @@ begin
   end if;
   update app_public.agent_runs
   set status = p_to, last_event_at = now(),
-      finished_at = case when p_to in ('COMPLETED', 'ABANDONED') then now() end
+      finished_at = case when p_to in ('COMPLETED', 'ABANDONED') then now() end,
+      -- Every completed run keeps the run contract version (spec 2.11), those completed for the agent too (a plan
+      -- step accepted: reason step_done); runs.complete has written its own completionMeta already.
+      completion_meta = case when p_to = 'COMPLETED' and completion_meta is null
+                             then jsonb_build_object('contractVersion', app_hidden.run_contract_version(), 'completedAt', now(), 'reason', p_reason)
+                             else completion_meta end
   where id = r.id
   returning * into r;
   if p_to = 'ABANDONED' then
@@ -80,7 +87,7 @@ begin
   return r;
 end
 $$;
-comment on function app_hidden.run_set_status(r app_public.agent_runs, p_to text, p_reason text) is 'Moves a run to another status (finishedAt on COMPLETED/ABANDONED, lastEventAt bumped) and writes AGENT_RUN_STATUS_CHANGED (subject: the run''s issue; for ABANDONED trigger _810_run_abandoned writes it with p_reason).';
+comment on function app_hidden.run_set_status(r app_public.agent_runs, p_to text, p_reason text) is 'Moves a run to another status (finishedAt on COMPLETED/ABANDONED, lastEventAt bumped; a COMPLETED run without completionMeta gets {contractVersion, completedAt, reason}) and writes AGENT_RUN_STATUS_CHANGED (subject: the run''s issue; for ABANDONED trigger _810_run_abandoned writes it with p_reason).';
 grant execute on function app_hidden.run_set_status(r app_public.agent_runs, p_to text, p_reason text) to svc_visitor;
 
 create or replace function app_hidden.run_list_json(r app_public.agent_runs)

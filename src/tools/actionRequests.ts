@@ -48,7 +48,7 @@ export const actionRequestTools = defineTools(
   tool({
     name: 'actionRequests.transition',
     scopes: ['WRITE_ISSUES'],
-    description: 'Move an open request to RESOLVED, DISMISSED, SNOOZED or REJECTED (a SNOOZED one also back to OPEN) without running its dispatch. Closed requests do not move (409).',
+    description: 'Move an open request to RESOLVED, DISMISSED, SNOOZED or REJECTED (a SNOOZED one also back to OPEN) without running its dispatch. Who: whoever may accept or decline it, or its requester (403 not_allowed otherwise; 403 run_mode_gated for an agent in a RESEARCH, REVIEW or DISCUSS run on its issue). Closed requests do not move (409); closing a poll closes its voting.',
     input: z.strictObject({ id: id('id'), status: z.enum(['OPEN', 'RESOLVED', 'DISMISSED', 'SNOOZED', 'REJECTED']) }),
     output: ActionRequestOut,
   }),

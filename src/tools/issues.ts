@@ -106,7 +106,7 @@ export const issueTools = defineTools(
   tool({
     name: 'issues.list',
     scopes: ['READ_ISSUES'],
-    description: 'Issues newest first, paged ({items, nextCursor}). query: full-text search over title and description (every word, the last as a prefix), best match first (title before description), then newest. Filters: status (id, category such as IN_PROGRESS, or name), open (not DONE/CANCELED), priority, projectId, assignedAgentId, cycleId, parentId, claimedById (null = none for each), labelIds (any of), queued.',
+    description: 'Issues newest first, paged ({items, nextCursor}). query: full-text search over title and description (every word, the last as a prefix), best match first (title before description), then newest. Filters: status (id, category such as IN_PROGRESS, or name), open (not DONE/CANCELED), priority, projectId, assignedAgentId, cycleId, parentId, claimedById (null = none for each), labelIds (any of), queued (the flag stays after assignment: the dispatch pool is queued true, assignedAgentId null, open true).',
     input: z.strictObject({ ...listFilters, limit: limit(50, 200), cursor: cursor.optional() }),
     output: page(IssueOut),
     readOnly: true,

@@ -51,6 +51,13 @@ describe('agents', () => {
     expect(byMember).toEqual({ name: 'Code reviewer', webhookUrl: null });
     expect((await ok(t, member.token, 'agents.get', { id: created.rowId })).webhookUrl).toBeNull();
     expect((await ok(t, ws.token, 'agents.get', { id: created.rowId })).webhookUrl).toBe('https://hooks.example.com/a');
+    // Another agent's key, even one made for the owner with every scope, does not read it; the agent's own key does.
+    await createAgent(t, ws, 'scout');
+    const otherAgentKey = await createKey(t, ws, { agent: 'scout', scopes: ['FULL'] });
+    expect((await ok(t, otherAgentKey.token, 'agents.get', { id: created.rowId })).webhookUrl).toBeNull();
+    expect((await ok(t, otherAgentKey.token, 'agents.list', {})).find((a: any) => a.id === created.rowId).webhookUrl).toBeNull();
+    const ownKey = await createKey(t, ws, { agent: 'reviewer', scopes: ['READ_USERS'] });
+    expect((await ok(t, ownKey.token, 'agents.me', {})).webhookUrl).toBe('https://hooks.example.com/a');
     // Nor are a runtime's endpoint, config and info in the schema (runtimes.* over MCP need ADMIN).
     expect((await gql(t, member.token, '{ runtimes { nodes { endpoint } } }')).errors?.[0]?.message).toMatch(/Cannot query field "endpoint"/);
     const cleared = (await gqlOk(t, adminKey.token, `mutation($id: UUID!) { agentsUpdate(input: {agentId: $id, clearWebhookUrl: true}) { agent { webhookUrl } } }`, { id: created.rowId })).agentsUpdate.agent;

@@ -79,6 +79,11 @@ describe('actionRequests', () => {
     const req = await ok(t, ws.token, 'actionRequests.create', { title: 'Move it', issueId: issue.id, kind: 'TRANSITION', payload: { statusId: statuses.DONE } });
     const denied = await rest(t, memberKey.token, 'actionRequests.accept', { id: req.id });
     expect([denied.status, denied.body.error]).toEqual([403, 'not_allowed']);
+    const deniedMove = await rest(t, memberKey.token, 'actionRequests.transition', { id: req.id, status: 'REJECTED' });
+    expect([deniedMove.status, deniedMove.body.error]).toEqual([403, 'not_allowed']);
+    // The requester may withdraw what it asked, though it may not decide it.
+    const mine = await ok(t, memberKey.token, 'actionRequests.create', { title: 'Never mind', issueId: issue.id });
+    expect(await ok(t, memberKey.token, 'actionRequests.transition', { id: mine.id, status: 'DISMISSED' })).toMatchObject({ status: 'DISMISSED' });
     expect((await rest(t, memberKey.token, 'actionRequests.decline', { id: req.id })).status).toBe(403);
     await ok(t, memberKey.token, 'issues.watch', { issueId: issue.id });           // a watcher may decide
     // The agent has a REVIEW-mode run on the issue: its accept is gated like issues.transition.
@@ -87,6 +92,9 @@ describe('actionRequests', () => {
       payload: { statusId: statuses.DONE }, assignedAgentId: agent.id });
     const gated = await rest(t, agentKey.token, 'actionRequests.accept', { id: assigned.id });
     expect([gated.status, gated.body.error]).toEqual([403, 'run_mode_gated']);
+    // transition is no way around either gate (an outside probe rejected requests through it).
+    const gatedMove = await rest(t, agentKey.token, 'actionRequests.transition', { id: assigned.id, status: 'RESOLVED' });
+    expect([gatedMove.status, gatedMove.body.error]).toEqual([403, 'run_mode_gated']);
     expect((await ok(t, ws.token, 'actionRequests.list', { issueId: issue.id, status: 'OPEN' })).items).toHaveLength(2);
     expect(await ok(t, memberKey.token, 'actionRequests.accept', { id: req.id })).toMatchObject({ status: 'RESOLVED' });
     expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).statusId).toBe(statuses.DONE);
@@ -189,7 +197,14 @@ describe('actionRequests', () => {
     await ok(t, ws.token, 'actionRequests.accept', { id: decided.id });
     const afterDecision = await rest(t, ws.token, 'actionRequests.vote', { id: decided.id, optionKey: 'b' });
     expect([afterDecision.status, afterDecision.body.issues]).toEqual([400, { optionKey: 'This poll is RESOLVED: voting is over' }]);
-    expect((await ok(t, ws.token, 'actionRequests.results', { id: decided.id })).total).toBe(1);
+    // Its voting closed with it (no winner named: closeVoting did not run), and cannot be closed again.
+    expect(await ok(t, ws.token, 'actionRequests.results', { id: decided.id })).toMatchObject({ total: 1, votingClosedAt: expect.any(String), winningOptionKey: null });
+    expect((await rest(t, ws.token, 'actionRequests.closeVoting', { id: decided.id })).body).toMatchObject({ error: 'voting_closed' });
+    // A SNOOZED poll still takes votes.
+    const snoozed = await ok(t, ws.token, 'actionRequests.create', { title: 'Later', options: [{ key: 'a', label: 'A' }, { key: 'b', label: 'B' }] });
+    await ok(t, ws.token, 'actionRequests.transition', { id: snoozed.id, status: 'SNOOZED' });
+    expect((await ok(t, ws.token, 'actionRequests.vote', { id: snoozed.id, optionKey: 'b' })).optionKey ?? 'b').toBe('b');
+    expect((await ok(t, ws.token, 'actionRequests.results', { id: snoozed.id })).votingClosedAt).toBeNull();
   });
 
   it('comments.create with actionRequest posts the comment and its card (a poll) in one transaction', async () => {

@@ -96,6 +96,9 @@ describe('the orchestration loop', () => {
     const { rows: moves } = await t.pools.owner.query(
       "select payload from app_public.activity_events where kind = 'AGENT_RUN_STATUS_CHANGED' and payload->>'runId' = $1", [runs[0].id]);
     expect(moves.map((m: any) => [m.payload.to, m.payload.reason])).toEqual([['COMPLETED', 'step_done']]);
+    // Completed for its agent, it still keeps the run contract version (spec 2.11), as runs.complete writes it.
+    expect((await ok(t, ws.token, 'runs.get', { id: runs[0].id })).completionMeta)
+      .toMatchObject({ contractVersion: expect.any(String), reason: 'step_done', completedAt: expect.any(String) });
 
     const spec = new Set(['GOAL_CREATED', 'GOAL_STATUS_CHANGED', 'EXECUTION_STEP_READY', 'EXECUTION_STEP_JUDGED', 'PLAN_BUDGET_EXCEEDED']);
     const seen = (await eventsSince(since)).filter((e) => spec.has(e.kind)).map((e) => {

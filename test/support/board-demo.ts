@@ -20,6 +20,8 @@ export const XSS_DESCRIPTION = [
   '<script>window.__pwned = "script"</script>',
   '<img src="x" onerror="window.__pwned = \'onerror\'">',
   '[a link](javascript:window.__pwned=1)',
+  '',
+  '![diagram](https://example.com/d.png)',
 ].join('\n');
 
 export async function seedBoardDemo(call: Call, owner: string, agentToken: string, agentProfileKey: string) {

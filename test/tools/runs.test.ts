@@ -284,6 +284,31 @@ describe('stale-run sweep', () => {
     await t.pools.owner.query('update app_public.workspaces set agent_run_stale_minutes = 5 where id = $1', [ws.id]);
     expect((await sweep(6)).map((f) => f.subjectId)).toContain(runId);
   });
+
+  it('a STALLED run still gates its agent: a RESEARCH run gone quiet does not let the agent change the issue', async () => {
+    const { issue, runId } = await assigned('Quiet research', 'RESEARCH');
+    await quiet(runId, 60 * 24);
+    await t.pools.owner.query('select app_private.sweep_stale_runs(now())');
+    expect((await ok(t, ws.token, 'runs.get', { id: runId })).status).toBe('STALLED');
+    const r = await rest(t, coderKey.token, 'issues.update', { id: issue.id, title: 'changed while stalled' });
+    expect([r.status, r.body.error]).toEqual([403, 'run_mode_gated']);
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).title).toBe('Quiet research');
+    expect((await ok(t, coderKey.token, 'agent.context.bundle', { issueId: issue.id })).runProtocol.mayMutateIssue).toBe(false);
+  });
+});
+
+describe('runs of a deleted issue', () => {
+  it('are 404 to runs.get and the run tools, and gone from runs.list, until the issue is restored', async () => {
+    const { issue, runId } = await assigned('Deleted with its runs');
+    await ok(t, ws.token, 'issues.delete', { id: issue.id });
+    expect((await rest(t, ws.token, 'runs.get', { id: runId })).status).toBe(404);
+    expect((await rest(t, coderKey.token, 'runs.recordUsage', { runId, tokensIn: 1 })).status).toBe(404);
+    expect((await rest(t, ws.token, 'runs.kick', { runId })).status).toBe(404);
+    expect((await ok(t, ws.token, 'runs.list', { agentId: coder.id, limit: 200 })).items.map((x: any) => x.id)).not.toContain(runId);
+    await ok(t, ws.token, 'issues.restore', { id: issue.id });
+    expect((await ok(t, ws.token, 'runs.get', { id: runId })).id).toBe(runId);
+    expect((await ok(t, ws.token, 'runs.list', { agentId: coder.id, limit: 200 })).items.map((x: any) => x.id)).toContain(runId);
+  });
 });
 
 describe('every event of this namespace family reaches events.recent, SSE and webhooks', () => {

@@ -152,6 +152,9 @@ describe('web board', () => {
     expect(await page.locator('#description script, #description img').count()).toBe(0);
     expect(await page.textContent('#description')).toContain('<script>');
     expect(await page.locator('#description a[href^="javascript"]').count()).toBe(0);
+    // An image from another site is a link to it, not a request to that site.
+    expect(await page.locator('#description a.external-image').getAttribute('href')).toBe('https://example.com/d.png');
+    expect(await page.textContent('#description a.external-image')).toBe('diagram (image)');
     expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
 
     expect(await page.textContent('#assignee')).toContain('Agent: coder');
@@ -174,6 +177,9 @@ describe('web board', () => {
     await expect.poll(async () => (await ok(t, ws.token, 'comments.list', { issueId: demo.login.id })).items[0].body).toBe('Written in the **browser**');
     await page.selectOption('#issue-priority', 'LOW');
     await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: demo.login.id })).priority).toBe('LOW');
+    // The timeline says what changed, not only the kind of change.
+    await expect.poll(() => page.locator('#timeline li[data-kind="ISSUE_PRIORITY_CHANGED"]').first().textContent()).toContain('priority URGENT → LOW');
+    expect(await page.locator('#timeline li[data-kind="AGENT_ASSIGNED"]').first().textContent()).toMatch(/assigned to coder/);
   });
 
   it('agents view: presence and work, a poll voted on and a request accepted (checked over MCP)', async () => {
@@ -241,6 +247,25 @@ describe('web board', () => {
     await page.click('#nav-agents');
     await page.waitForSelector(`.request[data-id="${demo.poll.id}"]`);
     expect(await page.locator(`.request[data-id="${demo.poll.id}"] button.vote`).evaluateAll((b) => b.every((x) => (x as HTMLButtonElement).disabled))).toBe(true);
+  });
+
+  it('a key without SUBSCRIBE_EVENTS is told it is not live, and the board does not ask for the stream', async () => {
+    const quiet = await createKey(t, ws, { scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS'] });
+    const streamRequests: string[] = [];
+    const onRequest = (r: { url(): string }) => { if (r.url().includes('/api/plugins/events')) streamRequests.push(r.url()); };
+    page.on('request', onRequest);
+    try {
+      await page.click('#signout', { timeout: 5000 });
+      await page.waitForSelector('#signin', { timeout: 5000 });
+      streamRequests.length = 0;
+      await signIn(quiet.token);
+      await expect.poll(() => page.textContent('#live')).toBe('not live: reload to see changes');
+      expect(await page.getAttribute('#live', 'title')).toContain('SUBSCRIBE_EVENTS');
+      await page.waitForTimeout(300);
+      expect(streamRequests).toEqual([]);
+    } finally {
+      page.off('request', onRequest);
+    }
   });
 
   it('refuses an agent key; in the list Enter on a focused link is the link\'s, and the selection stays on its issue as rows arrive', async () => {

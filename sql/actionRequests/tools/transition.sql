@@ -6,9 +6,19 @@ create or replace function app_tools.action_requests_transition(args jsonb)
  returns jsonb
  language plpgsql
 as $$
+declare v_req app_public.action_requests := app_hidden.find_action_request(args->>'id', 'id', true);
 begin
-  return app_hidden.action_request_json(app_hidden.action_request_move(app_hidden.find_action_request(args->>'id', 'id', true), args->>'status'));
+  -- Who may decide it (as accept/decline) or its requester (withdrawing what they asked); an agent in a gated run
+  -- on its issue may not, as it may not accept it.
+  if not (app_hidden.action_request_may_decide(v_req) or app_hidden.action_request_caller_is_requester(v_req)) then
+    raise exception 'Only the assignee, a watcher of its issue, the requester or a workspace OWNER/ADMIN may move this request'
+      using errcode = 'SV403', detail = 'not_allowed';
+  end if;
+  if v_req.issue_id is not null then
+    perform app_hidden.assert_run_mode_allows_mutation(v_req.issue_id);
+  end if;
+  return app_hidden.action_request_json(app_hidden.action_request_move(v_req, args->>'status'));
 end
 $$;
-comment on function app_tools.action_requests_transition(args jsonb) is 'actionRequests.transition: Move an open request to RESOLVED, DISMISSED, SNOOZED or REJECTED (a SNOOZED one also back to OPEN) without running its dispatch. Closed requests do not move (409).';
+comment on function app_tools.action_requests_transition(args jsonb) is 'actionRequests.transition: Move an open request to RESOLVED, DISMISSED, SNOOZED or REJECTED (a SNOOZED one also back to OPEN) without running its dispatch. Who: whoever may accept or decline it, or its requester (403 not_allowed otherwise; 403 run_mode_gated for an agent in a RESEARCH, REVIEW or DISCUSS run on its issue). Closed requests do not move (409); closing a poll closes its voting.';
 grant execute on function app_tools.action_requests_transition(args jsonb) to svc_visitor;

@@ -15,12 +15,13 @@ begin
   if v_req.options is null then
     perform app_hidden.raise_invalid('id', 'this request is not a poll (it has no options)');
   end if;
-  if v_req.voting_closed_at is not null then
-    raise exception 'Voting on this poll is closed' using errcode = 'SV400', column = 'optionKey', detail = 'voting_closed';
-  end if;
   -- A poll decided (accepted, declined, dismissed, ...) takes no more votes: its outcome would no longer follow them.
+  -- Said first: closing the request also closed its voting, and its status says why.
   if v_req.status not in ('OPEN', 'SNOOZED') then
     raise exception 'This poll is %: voting is over', v_req.status using errcode = 'SV400', column = 'optionKey', detail = 'voting_closed';
+  end if;
+  if v_req.voting_closed_at is not null then
+    raise exception 'Voting on this poll is closed' using errcode = 'SV400', column = 'optionKey', detail = 'voting_closed';
   end if;
   if not exists (select 1 from jsonb_array_elements(v_req.options) o where o->>'key' = args->>'optionKey') then
     perform app_hidden.raise_invalid('optionKey', format('unknown option %s (options: %s)', args->>'optionKey',

@@ -30,6 +30,7 @@ begin
       and (v_issue is null or r.issue_id = v_issue)
       and (args->>'status' is null or r.status = args->>'status')
       and (v_after_ts is null or (r.started_at, r.id) < (v_after_ts, v_after_id))
+      and exists (select 1 from app_public.issues i where i.id = r.issue_id and i.deleted_at is null)  -- as find_run
     order by r.started_at desc, r.id desc
     limit v_limit + 1),
   numbered as (select r, row_number() over (order by (r).started_at desc, (r).id desc) as rn from page)

@@ -47,6 +47,22 @@ async function loadIssue(key: string) {
 }
 
 const who = (u?: { name: string; email: string } | null) => (u ? u.name || u.email : undefined);
+
+type TimelineEvent = { seq: string; kind: string; createdAt: string; payload?: Record<string, any> | null };
+/** One line of the timeline: what changed, from the event's payload, where the kind alone would not say. */
+function describeEvent(ev: TimelineEvent, meta: Meta): string {
+  const p = ev.payload ?? {};
+  const status = (id: unknown) => meta.statuses.find((s) => s.rowId === id)?.name ?? 'a status';
+  const agent = (id: unknown) => meta.agents.find((a) => a.rowId === id)?.name ?? 'an agent';
+  switch (ev.kind) {
+    case 'ISSUE_STATUS_CHANGED': return `status ${status(p.from)} → ${status(p.to)}`;
+    case 'ISSUE_PRIORITY_CHANGED': return `priority ${p.from} → ${p.to}`;
+    case 'ISSUE_UPDATED': return Array.isArray(p.changes) && p.changes.length ? `changed ${p.changes.join(', ')}` : 'updated';
+    case 'AGENT_ASSIGNED': return `assigned to ${agent(p.agentId)}${p.auto ? ' by the dispatcher' : ''}${p.reason ? ` (${p.reason})` : ''}`;
+    case 'AGENT_RUN_STATUS_CHANGED': return `run ${String(p.from ?? '').toLowerCase() || 'started'} → ${String(p.to ?? '').toLowerCase()}${p.reason ? ` (${p.reason})` : ''}`;
+    default: return ev.kind.replace(/_/g, ' ').toLowerCase();
+  }
+}
 const when = (t?: string | null) => (t ? new Date(t).toLocaleString() : '');
 
 export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) {
@@ -110,8 +126,8 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
           <section class="timeline" id="timeline">
             <h2>Timeline</h2>
             <ol>
-              {d.timeline!.map((ev: { seq: string; kind: string; createdAt: string }) => (
-                <li key={ev.seq} data-kind={ev.kind}><span class="meta">{when(ev.createdAt)}</span> {ev.kind.replace(/_/g, ' ').toLowerCase()}</li>
+              {d.timeline!.map((ev: TimelineEvent) => (
+                <li key={ev.seq} data-kind={ev.kind}><span class="meta">{when(ev.createdAt)}</span> {describeEvent(ev, meta)}</li>
               ))}
             </ol>
           </section>

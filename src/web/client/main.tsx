@@ -40,10 +40,12 @@ function SignIn({ onKey, reason }: { onKey(key: string): void; reason?: string }
   };
   return (
     <form id="signin" onSubmit={submit}>
+      <h1>Issue board</h1>
       <label for="key">API key (personal or session)</label>
       <input id="key" name="key" type="password" autocomplete="off" required placeholder="svc_sk_…" />
       <button type="submit">Sign in</button>
       <p id="signin-error" class="error" role="alert">{error}</p>
+      <p class="hint">No key yet? Where <code>svc start</code> runs: <code>npx svc admin create-key --workspace KEY --user you@example.com</code>. The key stays in this tab only.</p>
     </form>
   );
 }
@@ -57,7 +59,14 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   const [typed, setTyped] = useState('');
   const search = useRef<HTMLInputElement>(null);
 
-  useEffect(() => follow(storedKey()!, setLive), []);
+  // The stream needs SUBSCRIBE_EVENTS: a key without it is told so here, without a request the service would refuse.
+  const scopes = meta.data?.scopes;
+  const mayFollow = scopes && (scopes.includes('FULL') || scopes.includes('SUBSCRIBE_EVENTS'));
+  useEffect(() => {
+    if (mayFollow === undefined) return;
+    if (!mayFollow) return setLive({ on: false, refused: 'this key lacks the SUBSCRIBE_EVENTS scope' });
+    return follow(storedKey()!, setLive);
+  }, [mayFollow]);
   useEffect(() => {
     onKeyRefused((reason) => signOut(`Signed out: ${reason}`));
     return () => onKeyRefused(undefined);

@@ -7,5 +7,11 @@ import { gfm, gfmHtml } from 'micromark-extension-gfm';
 
 export const renderMarkdown = (source: string): string => micromark(source, {
   allowDangerousHtml: false, allowDangerousProtocol: false, extensions: [gfm()], htmlExtensions: [gfmHtml()],
+})
   // A link whose URL was dropped comes out as <a href="">, which reloads the page when clicked: plain text instead.
-}).replace(/<a href="">([\s\S]*?)<\/a>/g, '<span class="dropped-link">$1</span>');
+  .replace(/<a href="">([\s\S]*?)<\/a>/g, '<span class="dropped-link">$1</span>')
+  // An image from another site would tell that site who reads the issue (the CSP blocks it anyway, leaving a broken
+  // icon): a link to it instead. Images of this service (a path: attachments) are shown.
+  .replace(/<img src="([^"]*)" alt="([^"]*)"(?: title="[^"]*")? \/>/g, (img, src: string, alt: string) =>
+    src.startsWith('/') && !src.startsWith('//') ? img
+      : `<a class="external-image" href="${src}" rel="noreferrer noopener" target="_blank">${alt || 'image'} (image)</a>`);
