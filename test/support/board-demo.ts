@@ -37,6 +37,7 @@ export async function seedBoardDemo(call: Call, owner: string, agentToken: strin
 
   const login = await call(owner, 'issues.create', {
     title: 'Login fails with long passwords', description: XSS_DESCRIPTION, priority: 'URGENT', projectId: platform.id, labelIds: [bug.id],
+    expectedOutput: 'Passwords up to **128 bytes** sign in.', verificationChecklist: [{ id: 'regression', label: 'A regression test for 72 bytes' }],
   });
   await call(owner, 'issues.update', { id: login.id, cycleId: sprint.id });
   const search = await call(owner, 'issues.create', { title: 'Search results rank stale issues first', priority: 'HIGH', projectId: platform.id, labelIds: [ux.id], statusId: status('IN_PROGRESS') });

@@ -137,6 +137,10 @@ describe('runs.complete', () => {
       verificationResult: [{ id: 'tests', done: true }, { id: 'docs', done: true, note: 'README' }], followUps: ['polish'] });
     expect(done).toMatchObject({ status: 'COMPLETED', finishedAt: expect.any(String), completionMeta: {
       contractVersion: '2026-11-01', summary: 'shipped', producedArtifactIds: [link.id], followUps: ['polish'] } });
+    // What was reported done is done on the issue, with its ISSUE_UPDATED.
+    expect((await ok(t, ws.token, 'agent.context.bundle', { issueId: issue.id })).issue.verificationChecklist)
+      .toEqual([{ id: 'tests', label: 'Tests pass', done: true }, { id: 'docs', label: 'Docs', done: true }]);
+    expect((await runEvents(issue.id, 'ISSUE_UPDATED')).at(-1).payload.changes).toContain('verificationChecklist');
     // The next agent's bundle lists what this run produced, each with its attachment.
     const bundle = await ok(t, ws.token, 'agent.context.bundle', { issueId: issue.id });
     expect(bundle.artifacts).toEqual([

@@ -164,6 +164,9 @@ describe('web board', () => {
     expect(await agentComment.locator('strong').last().textContent()).toBe('72 bytes');
     expect(await page.textContent('#relations')).toContain(demo.search.key);
     expect(await page.textContent('#attachments')).toContain('Incident 42');
+    // What done means: the expected output and the checklist, not done yet.
+    expect(await page.locator('#contract strong').textContent()).toBe('128 bytes');
+    expect(await page.textContent('#contract .checklist li[data-id="regression"]')).toBe('☐ A regression test for 72 bytes');
     expect(await page.textContent('#run .mode')).toBe('EXECUTE');
     expect(await page.textContent('#run .tokens')).toContain('21660');
     expect(await page.textContent('#run .cost')).toBe('$0.1275');

@@ -45,6 +45,12 @@ begin
         perform app_hidden.raise_invalid('verificationResult',
           'every verificationChecklist item must be reported done; missing: ' || array_to_string(v_missing, ', '));
       end if;
+      -- Reported done, so done on the issue too (ISSUE_UPDATED, changes verificationChecklist): the checklist people
+      -- read said "not done" after the run that did it.
+      update app_public.issues set verification_checklist =
+        (select jsonb_agg(c || '{"done": true}' order by n) from jsonb_array_elements(verification_checklist) with ordinality x(c, n))
+      where id = v_issue.id
+        and exists (select 1 from jsonb_array_elements(verification_checklist) c where not coalesce((c->>'done')::boolean, false));
     when 'RESEARCH' then
       if args->>'confidence' is null then
         perform app_hidden.raise_invalid('confidence', 'a RESEARCH run completes with a confidence (LOW, MEDIUM, HIGH)');
@@ -71,4 +77,4 @@ begin
 end
 $$;
 grant execute on function app_tools.runs_complete(args jsonb) to svc_visitor;
-comment on function app_tools.runs_complete(args jsonb) is 'runs.complete: Close an open run as COMPLETED. Gates by mode: EXECUTE needs a produced artifact when the issue has artifactRequired and every verificationChecklist item reported done in verificationResult [{id | label, done}] (by id, else by label: exact after trimming); RESEARCH needs confidence; REVIEW needs verdict; DISCUSS takes a summary only. completionMeta keeps what was reported and the run contract version. Only a key linked to the run''s agent (403 otherwise).';
+comment on function app_tools.runs_complete(args jsonb) is 'runs.complete: Close an open run as COMPLETED. Gates by mode: EXECUTE needs a produced artifact when the issue has artifactRequired and every verificationChecklist item reported done in verificationResult [{id | label, done}] (by id, else by label: exact after trimming); RESEARCH needs confidence; REVIEW needs verdict; DISCUSS takes a summary only. An EXECUTE completion marks the issue''s checklist items done (ISSUE_UPDATED). completionMeta keeps what was reported and the run contract version. Only a key linked to the run''s agent (403 otherwise).';

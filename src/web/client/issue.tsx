@@ -15,7 +15,7 @@ async function download(id: string) {
 const ISSUE = `query Issue($key: String!) {
   viewer { rowId }
   issues(condition: {key: $key, deletedAt: null}, first: 1) { nodes {
-    rowId key title description priority statusId createdAt updatedAt dueDate
+    rowId key title description priority statusId createdAt updatedAt dueDate expectedOutput verificationChecklist artifactRequired
     project { name } cycle { name } parent { key title }
     assignedAgent { name profileKey status } claimedBy { name email }
     createdByUser { name email } createdByAgent { name }
@@ -25,7 +25,7 @@ const ISSUE = `query Issue($key: String!) {
     issueRelationsByFromIssueId { nodes { kind toIssue { key title } } }
     issueRelationsByToIssueId { nodes { kind fromIssue { key title } } }
     agentRuns(orderBy: STARTED_AT_DESC, first: 1) { nodes {
-      rowId status engagementMode controlState currentStep tokensIn tokensOut tokensCached costUsd startedAt finishedAt agent { name } } }
+      rowId status engagementMode controlState currentStep tokensIn tokensOut tokensCached costUsd startedAt finishedAt completionMeta agent { name } } }
     actionRequests(orderBy: CREATED_AT_DESC) { nodes { ${REQUEST_FIELDS} } }
   } }
 }`;
@@ -108,6 +108,21 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
         <div class="body">
           <section class="markdown" id="description" dangerouslySetInnerHTML={{ __html: i.description ? renderMarkdown(i.description) : '<p class="empty">No description.</p>' }} />
 
+          {(i.expectedOutput || i.verificationChecklist?.length > 0 || i.artifactRequired) && (
+            <section class="contract" id="contract">
+              <h2>Done means</h2>
+              {i.expectedOutput && <div class="markdown expected" dangerouslySetInnerHTML={{ __html: renderMarkdown(i.expectedOutput) }} />}
+              {i.verificationChecklist?.length > 0 && (
+                <ul class="checklist">
+                  {i.verificationChecklist.map((c: { id: string; label: string; done?: boolean }) => (
+                    <li key={c.id} data-id={c.id} class={c.done ? 'done' : ''}>{c.done ? '☑' : '☐'} {c.label}</li>
+                  ))}
+                </ul>
+              )}
+              {i.artifactRequired && <p class="hint">An artifact (attachment) is required to complete it.</p>}
+            </section>
+          )}
+
           {d.run && (
             <section class="run" id="run">
               <h2>Agent run</h2>
@@ -120,6 +135,9 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
                 <dt>Cost</dt><dd class="cost">${Number(d.run.costUsd).toFixed(4)}</dd>
                 <dt>Started</dt><dd>{when(d.run.startedAt)}{d.run.finishedAt ? `, finished ${when(d.run.finishedAt)}` : ''}</dd>
               </dl>
+              {d.run.completionMeta?.summary && (
+                <div class="summary"><h3>Summary</h3><div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(String(d.run.completionMeta.summary)) }} /></div>
+              )}
             </section>
           )}
 
