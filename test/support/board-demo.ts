@@ -49,7 +49,7 @@ export async function seedBoardDemo(call: Call, owner: string, agentToken: strin
   // The agent takes the login bug: a run with usage, a status comment with its confidence.
   await call(agentToken, 'agents.heartbeat', { status: 'BUSY' });
   const assigned = await call(owner, 'issues.assign', { id: login.id, profileKey: agentProfileKey });
-  await call(agentToken, 'runs.recordUsage', { runId: assigned.currentRun.id, tokensIn: 18_250, tokensOut: 3_410, tokensCached: 9_000, costUsd: 0.1275 });
+  await call(agentToken, 'runs.recordUsage', { runId: assigned.currentRun.id, tokensIn: 18_250, tokensOut: 3_410, tokensCached: 9_000, costUsd: 0.1275, currentStep: 'Reproducing with a 72-byte password' });
   await call(agentToken, 'comments.create', { issueId: login.id, body: 'Reproduced: passwords over **72 bytes** are cut by bcrypt. Fix in progress.', confidence: 'HIGH' });
   await call(owner, 'comments.create', { issueId: login.id, body: 'Thanks! Please add a test for 100-character passwords.' });
   await call(owner, 'relations.add', { fromIssueId: login.id, toIssueId: search.id, kind: 'BLOCKS' });

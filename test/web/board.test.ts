@@ -168,6 +168,7 @@ describe('web board', () => {
     expect(await page.locator('#contract strong').textContent()).toBe('128 bytes');
     expect(await page.textContent('#contract .checklist li[data-id="regression"]')).toBe('☐ A regression test for 72 bytes');
     expect(await page.textContent('#run .mode')).toBe('EXECUTE');
+    expect(await page.textContent('#run .step')).toBe('Reproducing with a 72-byte password');
     expect(await page.textContent('#run .tokens')).toContain('21660');
     expect(await page.textContent('#run .cost')).toBe('$0.1275');
     expect(await page.locator('#timeline li').count()).toBeGreaterThan(2);
