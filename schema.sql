@@ -1742,6 +1742,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.canvas_json(app_public.canvases) returns jsonb; plpgsql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_node_edge_ids(uuid) returns uuid[]; sql stable security definer; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_node_json(app_public.canvas_nodes,app_public.issues,app_public.statuses) returns jsonb; sql stable; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.canvas_node_neighbour_issue_ids(uuid) returns uuid[]; sql stable security definer; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_node_shown(uuid) returns boolean; sql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_node_view(app_public.canvas_nodes) returns jsonb; sql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_require_room(uuid,text) returns void; plpgsql volatile; execute: svc_visitor; canvas/canvas.sql
@@ -1912,6 +1913,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.repo_resource_json(app_public.external_resources) returns jsonb; sql stable; execute: svc_visitor; repohost/shapes.sql
 -- app_hidden.repo_resource_record(app_public.connection_mappings,jsonb) returns app_public.external_resources; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.repohost_prepare(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.require_agent_manager() returns app_private.caller; plpgsql stable security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.require_issues_unrestricted(text) returns void; plpgsql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.require_key_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_open_cycle(app_public.cycles) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql

@@ -31,8 +31,29 @@ as $$
     'runtime', (select jsonb_build_object('id', r.id, 'name', r.name, 'kind', r.kind)
                 from app_public.runtimes r where r.id = a.runtime_id and r.workspace_id = a.workspace_id))
 $$;
-comment on function app_hidden.agent_json(a app_public.agents) is 'Agent (spec 2.9) with its runtime {id, name, kind} (null when it has none); webhookUrl only for a workspace admin''s key (it may carry a token).';
+comment on function app_hidden.agent_json(a app_public.agents) is 'Agent (spec 2.9) with its runtime {id, name, kind} (null when it has none); webhookUrl only for a workspace admin''s own key, the agent''s own keys and the operator (agents_webhook_url; it may carry a token).';
 grant execute on function app_hidden.agent_json(a app_public.agents) to svc_visitor;
+
+create or replace function app_hidden.require_agent_manager()
+ returns app_private.caller
+ language plpgsql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_private.current_caller();
+begin
+  perform app_private.require_admin(v_caller);
+  -- A person's key: an agent's own key, even one made for an admin with every scope, could otherwise point another
+  -- agent's webhookUrl at itself and receive that agent's dispatches.
+  if app_hidden.current_agent_id() is not null then
+    raise exception 'Agents are managed with a person''s key; this key acts for an agent'
+      using errcode = 'SV403', detail = 'admin_required';
+  end if;
+  return v_caller;
+end
+$$;
+comment on function app_hidden.require_agent_manager() is 'The caller, when it may create, change, archive or delete agents: an OWNER/ADMIN with the ADMIN scope (require_admin) acting as a person (no linked agent); else 403 admin_required.';
+grant execute on function app_hidden.require_agent_manager() to svc_visitor;
 
 create or replace function app_hidden.agents_create(p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text)
  returns app_public.agents
@@ -40,14 +61,13 @@ create or replace function app_hidden.agents_create(p_profile_key text, p_name t
  security definer
  set search_path to 'pg_catalog'
 as $$
-declare v_caller app_private.caller := app_private.current_caller();
+declare v_caller app_private.caller := app_hidden.require_agent_manager();
 begin
-  perform app_private.require_admin(v_caller);
   return app_private.create_agent(v_caller.workspace_id, p_profile_key, p_name, p_capabilities, p_provider,
     p_runtime_mode, p_max_concurrent, p_webhook_url);
 end
 $$;
-comment on function app_hidden.agents_create(p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text) is 'OWNER/ADMIN: app_private.create_agent in the caller''s workspace.';
+comment on function app_hidden.agents_create(p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text) is 'OWNER/ADMIN acting as a person (require_agent_manager): app_private.create_agent in the caller''s workspace.';
 grant execute on function app_hidden.agents_create(p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text) to svc_visitor;
 
 create or replace function app_hidden.agents_delete(p_agent_id uuid)
@@ -56,13 +76,12 @@ create or replace function app_hidden.agents_delete(p_agent_id uuid)
  security definer
  set search_path to 'pg_catalog'
 as $$
-declare v_caller app_private.caller := app_private.current_caller();
+declare v_caller app_private.caller := app_hidden.require_agent_manager();
 begin
-  perform app_private.require_admin(v_caller);
   return app_private.delete_agent(v_caller.workspace_id, p_agent_id);
 end
 $$;
-comment on function app_hidden.agents_delete(p_agent_id uuid) is 'OWNER/ADMIN: delete an agent of the caller''s workspace.';
+comment on function app_hidden.agents_delete(p_agent_id uuid) is 'OWNER/ADMIN acting as a person (require_agent_manager): delete an agent of the caller''s workspace.';
 grant execute on function app_hidden.agents_delete(p_agent_id uuid) to svc_visitor;
 
 create or replace function app_hidden.agents_set_archived(p_agent_id uuid, p_archived boolean)
@@ -71,13 +90,12 @@ create or replace function app_hidden.agents_set_archived(p_agent_id uuid, p_arc
  security definer
  set search_path to 'pg_catalog'
 as $$
-declare v_caller app_private.caller := app_private.current_caller();
+declare v_caller app_private.caller := app_hidden.require_agent_manager();
 begin
-  perform app_private.require_admin(v_caller);
   return app_private.set_agent_archived(v_caller.workspace_id, p_agent_id, p_archived);
 end
 $$;
-comment on function app_hidden.agents_set_archived(p_agent_id uuid, p_archived boolean) is 'OWNER/ADMIN: archive or restore an agent of the caller''s workspace.';
+comment on function app_hidden.agents_set_archived(p_agent_id uuid, p_archived boolean) is 'OWNER/ADMIN acting as a person (require_agent_manager): archive or restore an agent of the caller''s workspace.';
 grant execute on function app_hidden.agents_set_archived(p_agent_id uuid, p_archived boolean) to svc_visitor;
 
 create or replace function app_hidden.agents_update(p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean)
@@ -86,14 +104,13 @@ create or replace function app_hidden.agents_update(p_agent_id uuid, p_name text
  security definer
  set search_path to 'pg_catalog'
 as $$
-declare v_caller app_private.caller := app_private.current_caller();
+declare v_caller app_private.caller := app_hidden.require_agent_manager();
 begin
-  perform app_private.require_admin(v_caller);
   return app_private.update_agent(v_caller.workspace_id, p_agent_id, p_name, p_profile_key, p_capabilities,
     p_provider, p_runtime_mode, p_max_concurrent, p_webhook_url, p_clear_webhook_url);
 end
 $$;
-comment on function app_hidden.agents_update(p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean) is 'OWNER/ADMIN: app_private.update_agent in the caller''s workspace.';
+comment on function app_hidden.agents_update(p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean) is 'OWNER/ADMIN acting as a person (require_agent_manager): app_private.update_agent in the caller''s workspace.';
 grant execute on function app_hidden.agents_update(p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean) to svc_visitor;
 
 create or replace function app_hidden.find_agent(p_agent_id text, p_profile_key text, p_field text)

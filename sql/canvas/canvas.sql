@@ -67,6 +67,22 @@ $$;
 comment on function app_hidden.canvas_node_edge_ids(p_node_id uuid) is 'The ids of every edge from or to a card of the caller''s workspace, edges to cards the key cannot see included (for canvas.removeNode''s removedEdgeIds; ids only).';
 grant execute on function app_hidden.canvas_node_edge_ids(p_node_id uuid) to svc_visitor;
 
+create or replace function app_hidden.canvas_node_neighbour_issue_ids(p_node_id uuid)
+ returns uuid[]
+ language sql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+  -- The issues of every card connected to this one, hidden ones included: a removal's event names them, so a key
+  -- that cannot see one of them does not learn, from removedEdgeIds, that the card was connected to it.
+  select coalesce(array_agg(distinct n.issue_id) filter (where n.issue_id is not null), '{}')
+  from app_public.canvas_edges e
+  join app_public.canvas_nodes n on n.id = case when e.from_node_id = p_node_id then e.to_node_id else e.from_node_id end
+  where e.workspace_id = app_hidden.current_workspace_id() and (e.from_node_id = p_node_id or e.to_node_id = p_node_id)
+$$;
+comment on function app_hidden.canvas_node_neighbour_issue_ids(p_node_id uuid) is 'The issue ids of the cards connected to a card of the caller''s workspace, cards the key cannot see included (for the issueIds of canvas.removeNode''s event; read by the events policy, never shown to a key that cannot see them).';
+grant execute on function app_hidden.canvas_node_neighbour_issue_ids(p_node_id uuid) to svc_visitor;
+
 create or replace function app_hidden.canvas_shape(c app_public.canvases, p_node_count integer, p_edge_count integer)
  returns jsonb
  language sql

@@ -87,7 +87,7 @@ begin
     return null;
   end if;
   -- Most urgent first, then the longest waiting.
-  -- Closed issues stay queued (queued is only cleared by assignment) but are no work to hand out.
+  -- Assigned and closed issues stay queued (only issues.queue/update {queued: false} clears it) but are no work to hand out.
   select i.* into v_issue from app_public.issues i
   where i.workspace_id = p_workspace_id and i.queued and i.assigned_agent_id is null and i.deleted_at is null
     and (select s.category from app_public.statuses s where s.id = i.status_id) not in ('DONE', 'CANCELED')

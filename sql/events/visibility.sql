@@ -13,6 +13,8 @@ $$;
 comment on function app_hidden.key_unnarrowed() is 'True when the calling key has no project, label or initiative narrowing: it sees every event of its workspace. The events policy asks this once per statement before any per-row check.';
 grant execute on function app_hidden.key_unnarrowed() to svc_visitor;
 
+drop function if exists app_hidden.event_subject_visible(text, uuid);  -- now with the payload (canvas issueIds)
+
 -- plpgsql, not an inline CASE in the policy: its queries are planned once per session and only run for
 -- narrowed keys, where the inline form made every events query plan ~300 sub-plans (issue 16).
 create or replace function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb)

@@ -87,7 +87,7 @@ const COMMANDS: Record<string, TopCommand> = {
         } finally {
           await client.end();
         }
-      });
+      }, { sayIfCreated: true });
     },
   },
 
@@ -152,14 +152,14 @@ function adminUsage(): string {
  * Opens the database (starting the embedded server for this command's duration when needed), applies
  * migrations, runs fn, and always closes it again; a SIGINT/SIGTERM meanwhile stops at the next step.
  */
-async function withDatabase(config: Config, fn: (target: DatabaseTarget) => Promise<void>, opts: { migrate?: boolean } = {}) {
+async function withDatabase(config: Config, fn: (target: DatabaseTarget) => Promise<void>, opts: { migrate?: boolean; sayIfCreated?: boolean } = {}) {
   const onSignal = () => interrupted.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   // Loaded on use: help and usage errors stay fast.
   const [{ resolveDatabase }, { applyMigrations }] = await Promise.all([import('../db/database.ts'), import('../db/migrate.ts')]);
   const target = await resolveDatabase(config);
-  if (target.created) {
+  if (target.created && opts.sayIfCreated) {
     // A command run away from `svc start`'s directory would otherwise work on a new, empty database in silence.
     process.stderr.write(`svc: no database was in ${config.dataDir}: created a new, empty one `
       + '(if `svc start` runs elsewhere, run svc commands in its directory or set SVC_DATA_DIR to its data directory)\n');

@@ -48,7 +48,7 @@ export const actionRequestTools = defineTools(
   tool({
     name: 'actionRequests.transition',
     scopes: ['WRITE_ISSUES'],
-    description: 'Move an open request to RESOLVED, DISMISSED, SNOOZED or REJECTED (a SNOOZED one also back to OPEN) without running its dispatch. Who: whoever may accept or decline it, or its requester (403 not_allowed otherwise; 403 run_mode_gated for an agent in a RESEARCH, REVIEW or DISCUSS run on its issue). Closed requests do not move (409); closing a poll closes its voting.',
+    description: 'Move an open request to RESOLVED, DISMISSED, SNOOZED or REJECTED (a SNOOZED one also back to OPEN) without running its dispatch. Who: whoever may accept or decline it; its requester may only dismiss it (403 not_allowed otherwise; 403 run_mode_gated for an agent in a RESEARCH, REVIEW or DISCUSS run on its issue). Closed requests do not move (409); closing a poll closes its voting.',
     input: z.strictObject({ id: id('id'), status: z.enum(['OPEN', 'RESOLVED', 'DISMISSED', 'SNOOZED', 'REJECTED']) }),
     output: ActionRequestOut,
   }),
@@ -76,7 +76,7 @@ export const actionRequestTools = defineTools(
   tool({
     name: 'actionRequests.results',
     scopes: ['READ_ISSUES'],
-    description: "A poll's results: per option {optionKey, label, count, firstVoteAt}, total, myVote, winningOptionKey (set when voting is closed), leadingOptionKey (by the same rule) and votingClosedAt.",
+    description: "A poll's results: per option {optionKey, label, count, firstVoteAt}, total, myVote, winningOptionKey (named by closeVoting; null when the poll was closed with its request instead), leadingOptionKey (by the same rule) and votingClosedAt.",
     input: reqId,
     output: z.looseObject({
       options: z.array(z.object({ optionKey: z.string(), label: z.string(), count: z.number(), firstVoteAt: timestamp.nullable() })),

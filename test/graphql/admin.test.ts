@@ -56,6 +56,11 @@ describe('agents', () => {
     const otherAgentKey = await createKey(t, ws, { agent: 'scout', scopes: ['FULL'] });
     expect((await ok(t, otherAgentKey.token, 'agents.get', { id: created.rowId })).webhookUrl).toBeNull();
     expect((await ok(t, otherAgentKey.token, 'agents.list', {})).find((a: any) => a.id === created.rowId).webhookUrl).toBeNull();
+    // Nor may it point that agent's dispatches at itself: agents are managed with a person's key.
+    const redirect = await gqlError(t, otherAgentKey.token, `mutation($id: UUID!) { agentsUpdate(input: {agentId: $id, webhookUrl: "https://evil.example.com/"}) { agent { rowId } } }`, { id: created.rowId });
+    expect(redirect).toMatchObject({ code: 'admin_required', status: 403 });
+    expect((await gqlError(t, otherAgentKey.token, 'mutation { agentsCreate(input: {profileKey: "rogue", name: "Rogue"}) { agent { rowId } } }')).code).toBe('admin_required');
+    expect((await ok(t, ws.token, 'agents.get', { id: created.rowId })).webhookUrl).toBe('https://hooks.example.com/a');
     const ownKey = await createKey(t, ws, { agent: 'reviewer', scopes: ['READ_USERS'] });
     expect((await ok(t, ownKey.token, 'agents.me', {})).webhookUrl).toBe('https://hooks.example.com/a');
     // Nor are a runtime's endpoint, config and info in the schema (runtimes.* over MCP need ADMIN).

@@ -83,6 +83,10 @@ describe('actionRequests', () => {
     expect([deniedMove.status, deniedMove.body.error]).toEqual([403, 'not_allowed']);
     // The requester may withdraw what it asked, though it may not decide it.
     const mine = await ok(t, memberKey.token, 'actionRequests.create', { title: 'Never mind', issueId: issue.id });
+    for (const status of ['RESOLVED', 'REJECTED']) {  // but not decide it
+      const r = await rest(t, memberKey.token, 'actionRequests.transition', { id: mine.id, status });
+      expect([status, r.status, r.body.error]).toEqual([status, 403, 'not_allowed']);
+    }
     expect(await ok(t, memberKey.token, 'actionRequests.transition', { id: mine.id, status: 'DISMISSED' })).toMatchObject({ status: 'DISMISSED' });
     expect((await rest(t, memberKey.token, 'actionRequests.decline', { id: req.id })).status).toBe(403);
     await ok(t, memberKey.token, 'issues.watch', { issueId: issue.id });           // a watcher may decide
@@ -203,8 +207,12 @@ describe('actionRequests', () => {
     // A SNOOZED poll still takes votes.
     const snoozed = await ok(t, ws.token, 'actionRequests.create', { title: 'Later', options: [{ key: 'a', label: 'A' }, { key: 'b', label: 'B' }] });
     await ok(t, ws.token, 'actionRequests.transition', { id: snoozed.id, status: 'SNOOZED' });
-    expect((await ok(t, ws.token, 'actionRequests.vote', { id: snoozed.id, optionKey: 'b' })).optionKey ?? 'b').toBe('b');
-    expect((await ok(t, ws.token, 'actionRequests.results', { id: snoozed.id })).votingClosedAt).toBeNull();
+    await ok(t, ws.token, 'actionRequests.vote', { id: snoozed.id, optionKey: 'b' });
+    expect(await ok(t, ws.token, 'actionRequests.results', { id: snoozed.id })).toMatchObject({ total: 1, votingClosedAt: null, leadingOptionKey: 'b' });
+    // Dismissed by transition: its voting closes with it too.
+    await ok(t, ws.token, 'actionRequests.transition', { id: snoozed.id, status: 'DISMISSED' });
+    expect(await ok(t, ws.token, 'actionRequests.results', { id: snoozed.id })).toMatchObject({ votingClosedAt: expect.any(String), winningOptionKey: null });
+    expect((await rest(t, ws.token, 'actionRequests.vote', { id: snoozed.id, optionKey: 'a' })).body.error).toBe('voting_closed');
   });
 
   it('comments.create with actionRequest posts the comment and its card (a poll) in one transaction', async () => {

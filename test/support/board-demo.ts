@@ -21,7 +21,7 @@ export const XSS_DESCRIPTION = [
   '<img src="x" onerror="window.__pwned = \'onerror\'">',
   '[a link](javascript:window.__pwned=1)',
   '',
-  '![diagram](https://example.com/d.png)',
+  '![diagram](https://example.com/d.png) ![trap](javascript:window.__pwned=2)',
 ].join('\n');
 
 export async function seedBoardDemo(call: Call, owner: string, agentToken: string, agentProfileKey: string) {

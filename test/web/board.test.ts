@@ -155,6 +155,9 @@ describe('web board', () => {
     // An image from another site is a link to it, not a request to that site.
     expect(await page.locator('#description a.external-image').getAttribute('href')).toBe('https://example.com/d.png');
     expect(await page.textContent('#description a.external-image')).toBe('diagram (image)');
+    // One whose URL was dropped keeps its text, and links nowhere.
+    expect(await page.locator('#description a[href=""]').count()).toBe(0);
+    expect(await page.locator('#description .dropped-link', { hasText: 'trap' }).count()).toBe(1);
     expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
 
     expect(await page.textContent('#assignee')).toContain('Agent: coder');

@@ -25,5 +25,5 @@ begin
     'votingClosedAt', v_req.voting_closed_at);
 end
 $$;
-comment on function app_tools.action_requests_results(args jsonb) is 'actionRequests.results: A poll''s results: per option {optionKey, label, count, firstVoteAt}, total, myVote, winningOptionKey (set when voting is closed), leadingOptionKey (by the same rule) and votingClosedAt.';
+comment on function app_tools.action_requests_results(args jsonb) is 'actionRequests.results: A poll''s results: per option {optionKey, label, count, firstVoteAt}, total, myVote, winningOptionKey (named by closeVoting; null when the poll was closed with its request instead), leadingOptionKey (by the same rule) and votingClosedAt.';
 grant execute on function app_tools.action_requests_results(args jsonb) to svc_visitor;

@@ -8,10 +8,12 @@ create or replace function app_tools.action_requests_transition(args jsonb)
 as $$
 declare v_req app_public.action_requests := app_hidden.find_action_request(args->>'id', 'id', true);
 begin
-  -- Who may decide it (as accept/decline) or its requester (withdrawing what they asked); an agent in a gated run
-  -- on its issue may not, as it may not accept it.
-  if not (app_hidden.action_request_may_decide(v_req) or app_hidden.action_request_caller_is_requester(v_req)) then
-    raise exception 'Only the assignee, a watcher of its issue, the requester or a workspace OWNER/ADMIN may move this request'
+  -- Who may decide it (as accept/decline) moves it anywhere; its requester only withdraws it (DISMISSED), or it
+  -- would resolve its own request (a planner its plan's approval). An agent in a gated run on its issue may not,
+  -- as it may not accept it.
+  if not (app_hidden.action_request_may_decide(v_req)
+          or (args->>'status' = 'DISMISSED' and app_hidden.action_request_caller_is_requester(v_req))) then
+    raise exception 'Only the assignee, a watcher of its issue or a workspace OWNER/ADMIN may move this request (its requester may dismiss it)'
       using errcode = 'SV403', detail = 'not_allowed';
   end if;
   if v_req.issue_id is not null then
@@ -20,5 +22,5 @@ begin
   return app_hidden.action_request_json(app_hidden.action_request_move(v_req, args->>'status'));
 end
 $$;
-comment on function app_tools.action_requests_transition(args jsonb) is 'actionRequests.transition: Move an open request to RESOLVED, DISMISSED, SNOOZED or REJECTED (a SNOOZED one also back to OPEN) without running its dispatch. Who: whoever may accept or decline it, or its requester (403 not_allowed otherwise; 403 run_mode_gated for an agent in a RESEARCH, REVIEW or DISCUSS run on its issue). Closed requests do not move (409); closing a poll closes its voting.';
+comment on function app_tools.action_requests_transition(args jsonb) is 'actionRequests.transition: Move an open request to RESOLVED, DISMISSED, SNOOZED or REJECTED (a SNOOZED one also back to OPEN) without running its dispatch. Who: whoever may accept or decline it; its requester may only dismiss it (403 not_allowed otherwise; 403 run_mode_gated for an agent in a RESEARCH, REVIEW or DISCUSS run on its issue). Closed requests do not move (409); closing a poll closes its voting.';
 grant execute on function app_tools.action_requests_transition(args jsonb) to svc_visitor;

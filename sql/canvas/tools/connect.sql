@@ -3,7 +3,7 @@
 
 -- a directed edge between two cards of a live canvas that the caller is shown; no self-loop (400), the same
 -- directed edge once (409 edge_exists), at most 1,000 per canvas (409 canvas_edge_limit).
--- CANVAS_UPDATED {change: 'edge_added', edgeId, fromNodeId, toNodeId}.
+-- CANVAS_UPDATED {change: 'edge_added', edgeId, fromNodeId, toNodeId, issueIds} (canvas_changed).
 create or replace function app_tools.canvas_connect(args jsonb)
  returns jsonb
  language plpgsql

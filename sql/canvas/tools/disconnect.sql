@@ -2,7 +2,7 @@
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
 -- removes an edge whose two cards the caller is shown, from a live canvas.
--- CANVAS_UPDATED {change: 'edge_removed', edgeId, fromNodeId, toNodeId}.
+-- CANVAS_UPDATED {change: 'edge_removed', edgeId, fromNodeId, toNodeId, issueIds} (canvas_changed).
 create or replace function app_tools.canvas_disconnect(args jsonb)
  returns jsonb
  language plpgsql

@@ -2,7 +2,7 @@
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
 -- moves, resizes, recolors (color null clears) a card the caller is shown, or edits a text card's text; only the
--- fields given change. CANVAS_UPDATED {change: 'node_updated', nodeId, changes} when something did.
+-- fields given change. CANVAS_UPDATED {change: 'node_updated', nodeId, changes, issueIds} when something did.
 create or replace function app_tools.canvas_update_node(args jsonb)
  returns jsonb
  language plpgsql

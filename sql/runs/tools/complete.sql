@@ -8,13 +8,16 @@ create or replace function app_tools.runs_complete(args jsonb)
  language plpgsql
 as $$
 declare
-  v_run app_public.agent_runs := app_hidden.run_for_agent_change(args->>'runId', true);
+  v_run app_public.agent_runs;
   v_issue app_public.issues;
   v_field text;
   v_missing text[];
   v_unknown bigint;
 begin
-  select * into v_issue from app_public.issues where id = v_run.issue_id;
+  -- The issue is locked before the run, as the issue tools lock them (issue_for_write, then its runs on assign or
+  -- delete), and its checklist is gated and marked done from that one locked row.
+  select i.* into v_issue from app_public.issues i where i.id = (app_hidden.find_run(args->>'runId')).issue_id for update;
+  v_run := app_hidden.run_for_agent_change(args->>'runId', true);
   -- A produced artifact is an attachment of the run's issue (a file or a link), named by its id: what the context
   -- bundle shows under artifacts. Any other string was taken as given, another workspace's id included.
   select min(a.n) - 1 into v_unknown

@@ -12,6 +12,8 @@ export const renderMarkdown = (source: string): string => micromark(source, {
   .replace(/<a href="">([\s\S]*?)<\/a>/g, '<span class="dropped-link">$1</span>')
   // An image from another site would tell that site who reads the issue (the CSP blocks it anyway, leaving a broken
   // icon): a link to it instead. Images of this service (a path: attachments) are shown.
+  // An image whose URL was dropped (javascript:, data: …) keeps its text only.
   .replace(/<img src="([^"]*)" alt="([^"]*)"(?: title="[^"]*")? \/>/g, (img, src: string, alt: string) =>
-    src.startsWith('/') && !src.startsWith('//') ? img
+    src === '' ? `<span class="dropped-link">${alt}</span>`
+      : src.startsWith('/') && !src.startsWith('//') ? img
       : `<a class="external-image" href="${src}" rel="noreferrer noopener" target="_blank">${alt || 'image'} (image)</a>`);

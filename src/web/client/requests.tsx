@@ -52,7 +52,7 @@ export function RequestCard({ request: r, viewerId, canAct, onDone }: { request:
               </button>
             );
           })}
-          {r.votingClosedAt && <span class="meta"> voting closed, winner {r.winningOptionKey}</span>}
+          {r.votingClosedAt && <span class="meta"> {r.winningOptionKey ? `voting closed, winner ${r.winningOptionKey}` : 'voting closed with the request'}</span>}
         </div>
       )}
       {r.status === 'OPEN' && (
