@@ -29,9 +29,11 @@ function SignIn({ onKey, reason }: { onKey(key: string): void; reason?: string }
     const input = (e.target as HTMLFormElement).elements.namedItem('key') as HTMLInputElement;
     const key = input.value.trim();
     try {
-      const { viewerKeyKind } = await gql('query SignIn { currentWorkspace { key } viewerKeyKind }', undefined, key);
-      // The board is for people: an agent's key would act as the agent in everything done here.
+      // The board is for people: an agent's key would act as the agent in everything done here. Asked first, so
+      // an agent's key hears that rather than which scope it lacks.
+      const { viewerKeyKind } = await gql('query KeyKind { viewerKeyKind }', undefined, key);
       if (viewerKeyKind === 'AGENT') throw new Error('This is an agent\'s key; sign in with a personal or session key');
+      await gql('query SignIn { currentWorkspace { key } }', undefined, key);
       input.value = '';
       onKey(key);
     } catch (err) {
