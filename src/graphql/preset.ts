@@ -106,17 +106,18 @@ export const TenantKeyNamingPlugin: GraphileConfig.Plugin = {
  */
 export const GRAPHIQL_WELCOME = `# Welcome to the svc GraphQL API.
 #
-# 1. Open the "Headers" tab below this editor and
-#    put your API key there:
+# 1. Open "Headers" (below) and put
+#    your API key there:
 #
-#      { "Authorization": "Bearer svc_sk_..." }
+#    { "Authorization":
+#        "Bearer svc_sk_..." }
 #
 #    No key yet? Where svc start runs:
-#      svc admin create-key --workspace KEY \\
-#        --user you@example.com --json
-#    (create-workspace --json prints one too.)
-# 2. Press the run button (or Ctrl-Enter). The Docs
-#    (book icon, left) list every type and mutation.
+#    svc admin create-key \\
+#      --workspace KEY \\
+#      --user you@example.com --json
+# 2. Press run (or Ctrl-Enter). The Docs
+#    (book icon, left) list every type.
 
 {
   currentWorkspace { key name }
