@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allPages, createKey, createWorkspace, insertProject, ok, rest, rpc, startWithWorkspaces, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
 import { expect400 } from '../support/expect.ts';
 import { gqlOk } from '../support/graphql.ts';
+import { openSse } from '../support/sse.ts';
 import { canvasTools } from '../../src/tools/canvas.ts';
 
 let t: TestApp;
@@ -394,6 +395,30 @@ describe('tenancy, scopes and narrowing', () => {
     await ok(t, ws.token, 'canvas.delete', { id: canvas.id });
     const deleted = (await subjectEvents(t, key.token, 'canvas', canvas.id)).find((e) => e.kind === 'CANVAS_DELETED')!;
     expect(deleted.payload).toEqual({ canvasId: canvas.id, name: 'Mixed' });
+  });
+
+  it('over SSE, a narrowed key gets the changes of cards it sees and none of cards of issues it cannot see', async () => {
+    const inside = await insertProject(t, ws, 'Streamed');
+    const outside = await insertProject(t, ws, 'Not streamed');
+    const key = await createKey(t, ws, { projects: [inside] });
+    const seen = await ok(t, ws.token, 'issues.create', { title: 'Streamed card', projectId: inside });
+    const hidden = await ok(t, ws.token, 'issues.create', { title: 'Secret card', projectId: outside });
+    const canvas = await ok(t, ws.token, 'canvas.create', { name: 'Live' });
+    const sse = await openSse(await t.listen(), key.token);
+    try {
+      await sse.waitForComment((c) => c === 'connected');
+      const h = await ok(t, ws.token, 'canvas.addNode', { canvasId: canvas.id, kind: 'issue', issueId: hidden.id, x: 0, y: 0 });
+      const s = await ok(t, ws.token, 'canvas.addNode', { canvasId: canvas.id, kind: 'issue', issueId: seen.id, x: 0, y: 0 });
+      await ok(t, ws.token, 'canvas.connect', { canvasId: canvas.id, fromNodeId: s.id, toNodeId: h.id });
+      await ok(t, ws.token, 'canvas.updateNode', { id: s.id, x: 5 });
+      // Events arrive in order: once the last one is here, any earlier one the key may read has been sent.
+      await sse.waitFor((m) => m.data.includes(s.id) && m.data.includes('node_updated'));
+      const frames = sse.messages.filter((m) => m.data.includes(canvas.id)).map((m) => m.data);
+      expect(frames.some((d) => d.includes('node_added') && d.includes(s.id))).toBe(true);
+      expect(frames.join('\n')).not.toMatch(new RegExp(`${hidden.id}|${h.id}`));
+    } finally {
+      sse.close();
+    }
   });
 
   it('GraphQL: the tables read as RLS lets the key see them', async () => {
