@@ -11,7 +11,8 @@
  *
  * Refusals are 403 `{error: 'forbidden_origin' | 'forbidden_host'}` (a JSON-RPC envelope on the MCP
  * endpoint, see app.ts). Requests without Origin (curl, SDKs, servers) are not affected by the Origin rule.
- * CORS: origins in SVC_CORS_ORIGINS may call POST /graphql from a browser (preflight answered here);
+ * CORS: origins in SVC_CORS_ORIGINS may call /graphql and the API under /api/ (MCP, REST, events) from a browser
+ * (preflight answered here);
  * with the list empty (the default) no CORS headers are sent at all.
  */
 import type { FastifyInstance } from 'fastify';
@@ -53,6 +54,15 @@ function originOf(url: string): string | undefined {
 
 export function parseOriginList(raw: string | undefined): string[] {
   return (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((s) => originOf(s) ?? s);
+}
+
+/** The methods a listed origin may use on a path: GraphQL takes POST; the MCP endpoint (POST, its GET stream and
+ *  DELETE of a session), the REST aliases and the event stream live under /api/. Other paths (the board, blobs at
+ *  signed URLs) need no CORS. */
+function corsMethods(path: string): string | undefined {
+  if (path === '/graphql') return 'POST, OPTIONS';
+  if (path.startsWith('/api/')) return 'GET, POST, DELETE, OPTIONS';
+  return undefined;
 }
 
 export function registerOriginGuard(app: FastifyInstance, policy: OriginPolicy): void {
@@ -97,15 +107,18 @@ export function registerOriginGuard(app: FastifyInstance, policy: OriginPolicy):
         message: `Origin ${JSON.stringify(origin)} is not allowed; add it to SVC_CORS_ORIGINS to call this service from that page`,
       });
     }
-    // CORS for GraphQL (in-app clients on other origins), only for the configured list.
-    if (cors.has(origin) && req.url.split('?')[0] === '/graphql') {
+    // CORS for the API (GraphQL, MCP and its REST aliases, the event stream), only for the configured list.
+    const methods = cors.has(origin) ? corsMethods(req.url.split('?')[0]!) : undefined;
+    if (methods) {
       reply.header('access-control-allow-origin', origin);
       reply.header('vary', 'Origin');
+      // What a browser client must read: the MCP session, why a key was refused, when to retry.
+      reply.header('access-control-expose-headers', 'mcp-session-id, www-authenticate, retry-after');
       if (req.method === 'OPTIONS') {
         return reply
           .code(204)
-          .header('access-control-allow-methods', 'POST, OPTIONS')
-          .header('access-control-allow-headers', 'authorization, content-type, accept')
+          .header('access-control-allow-methods', methods)
+          .header('access-control-allow-headers', 'authorization, content-type, accept, last-event-id, mcp-session-id, mcp-protocol-version')
           .header('access-control-max-age', '600')
           .send();
       }

@@ -176,6 +176,28 @@ describe('SVC_PUBLIC_URL and SVC_CORS_ORIGINS (public listener)', () => {
     const own = await call('/graphql', { origin: 'https://svc.example.com', accept: 'application/json' }, JSON.stringify({ query: '{ __typename }' }));
     expect(own.headers['access-control-allow-origin']).toBeUndefined();
   });
+
+  it('API CORS: MCP, its REST aliases and the event stream answer a listed origin (preflight, exposed session header), not others', async () => {
+    for (const url of ['/api/mcp', '/api/mcp/rpc', '/api/mcp/issues.list', '/api/plugins/events']) {
+      const pre = await app.inject({ method: 'OPTIONS', url, headers: {
+        host: 'svc.example.com', origin: 'https://board.example.org', 'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-session-id' } });
+      expect([url, pre.statusCode]).toEqual([url, 204]);
+      expect(pre.headers['access-control-allow-origin']).toBe('https://board.example.org');
+      expect(String(pre.headers['access-control-allow-headers'])).toContain('mcp-session-id');
+      expect(String(pre.headers['access-control-allow-methods'])).toContain('DELETE');
+    }
+    const res = await call('/api/mcp/rpc', { origin: 'https://board.example.org' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBe('https://board.example.org');
+    expect(String(res.headers['access-control-expose-headers'])).toContain('mcp-session-id');
+    const rest = await call('/api/mcp/workspace.get', { origin: 'https://board.example.org' }, '{}');
+    expect([rest.statusCode, rest.headers['access-control-allow-origin']]).toEqual([200, 'https://board.example.org']);
+    // A foreign origin gets no preflight, and a same-origin page needs none.
+    const foreign = await app.inject({ method: 'OPTIONS', url: '/api/mcp', headers: { host: 'svc.example.com', origin: 'https://evil.example.com', 'access-control-request-method': 'POST' } });
+    expect([foreign.statusCode, foreign.headers['access-control-allow-origin']]).toEqual([403, undefined]);
+    expect((await call('/api/mcp/rpc', { origin: 'https://svc.example.com' })).headers['access-control-allow-origin']).toBeUndefined();
+  });
 });
 
 describe('DNS-rebinding protection behind a reverse proxy', () => {
