@@ -11,11 +11,15 @@ import type { EventHub } from '../events/hub.ts';
 
 /** Takes the response over from Fastify and opens it as an SSE stream (also the MCP session stream, mcp.ts). */
 export function openEventStream(req: FastifyRequest, reply: FastifyReply, headers: Record<string, string> = {}): ServerResponse {
+  // Headers the hooks set on the reply (CORS for a listed origin) go out with the stream: hijacked, Fastify
+  // would not send them.
+  const early = reply.getHeaders() as Record<string, string>;
   reply.hijack();
   const res = reply.raw;
   req.socket.setNoDelay(true);
   req.socket.setKeepAlive(true, 30_000);
   res.writeHead(200, {
+    ...early,
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
     connection: 'keep-alive',

@@ -4,6 +4,7 @@
  * bodies; every 401 carries `WWW-Authenticate: Bearer error="invalid_token"`. DNS-rebinding protection
  * (item 9): foreign Host and Origin headers are refused; SVC_CORS_ORIGINS opens GraphQL to listed origins.
  */
+import http from 'node:http';
 import Fastify from 'fastify';
 import { registerOriginGuard } from '../../src/http/origin-guard.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,6 +148,7 @@ describe('SVC_PUBLIC_URL and SVC_CORS_ORIGINS (public listener)', () => {
       ownerPool: t.pools.owner, apiPool: t.pools.api, keys: t.keys, runner: new ToolRunner(t.pools.api), logLevel: 'silent',
       rateLimits: { rpc: 0, rest: 0 }, graphql: { pool: t.pools.api },
       origins: { publicUrl: 'https://svc.example.com', corsOrigins: ['https://board.example.org'], loopback: false },
+      events: t.hub,
     }));
     await app.ready();
   });
@@ -197,6 +199,15 @@ describe('SVC_PUBLIC_URL and SVC_CORS_ORIGINS (public listener)', () => {
     const foreign = await app.inject({ method: 'OPTIONS', url: '/api/mcp', headers: { host: 'svc.example.com', origin: 'https://evil.example.com', 'access-control-request-method': 'POST' } });
     expect([foreign.statusCode, foreign.headers['access-control-allow-origin']]).toEqual([403, undefined]);
     expect((await call('/api/mcp/rpc', { origin: 'https://svc.example.com' })).headers['access-control-allow-origin']).toBeUndefined();
+
+    // The event stream, which takes the response over from Fastify, carries the CORS headers too.
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    const stream = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      http.get(`${base}/api/plugins/events`, { headers: { ...auth(), origin: 'https://board.example.org' } }, resolve).on('error', reject);
+    });
+    expect([stream.statusCode, stream.headers['content-type'], stream.headers['access-control-allow-origin']])
+      .toEqual([200, 'text/event-stream; charset=utf-8', 'https://board.example.org']);
+    stream.destroy();
   });
 });
 
