@@ -40,13 +40,17 @@ declare module 'fastify' {
     svcAuthError?: ApiError;
     /** An introspection-only request answered without a key. */
     svcIntrospection?: boolean;
+    /** A live key without GraphQL's read scopes: it may still ask about itself (SELF_FIELDS). */
+    svcScopeLimitedCaller?: Caller;
   }
 }
 
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
+/** What a key may ask about itself without the read scopes: the board tells an agent's key it is one by this. */
+const SELF_FIELDS = new Set(['viewerKeyKind', 'viewerScopes', '__typename']);
 
-/** True when every operation of the document selects only introspection fields at its top level. */
-export function isIntrospectionOnly(body: unknown): boolean {
+/** True when every operation of the document selects only introspection fields (or `fields`) at its top level. */
+export function isIntrospectionOnly(body: unknown, fields: ReadonlySet<string> = INTROSPECTION_FIELDS): boolean {
   const query = (body as { query?: unknown } | undefined)?.query;
   if (typeof query !== 'string' || query.length > 100_000) return false;
   let doc;
@@ -57,7 +61,7 @@ export function isIntrospectionOnly(body: unknown): boolean {
   }
   const operations = doc.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
   return operations.length > 0 && operations.every((op) => op.operation === 'query'
-    && op.selectionSet.selections.every((sel) => sel.kind === Kind.FIELD && INTROSPECTION_FIELDS.has(sel.name.value)));
+    && op.selectionSet.selections.every((sel) => sel.kind === Kind.FIELD && fields.has(sel.name.value)));
 }
 
 export const GRAPHQL_PATH = '/graphql';
@@ -130,7 +134,6 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     let caller: Caller;
     try {
       caller = await opts.keys.authenticate(request.headers.authorization, { fresh: true });
-      for (const scope of GRAPHQL_READ_SCOPES) if (!hasScope(caller, scope)) throw scopeRequired(scope);
     } catch (err) {
       // Decided once the body is read: introspection is answered anyway, anything else gets this error.
       if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
@@ -140,6 +143,12 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
       throw err;
     }
     await opts.rateLimit?.(caller, 'rest');
+    const missing = GRAPHQL_READ_SCOPES.find((scope) => !hasScope(caller, scope));
+    if (missing) {
+      request.svcAuthError = scopeRequired(missing);
+      request.svcScopeLimitedCaller = caller;
+      return;
+    }
     request.svcCaller = caller;
   });
   app.addHook('preHandler', async (request: FastifyRequest) => {
@@ -160,6 +169,7 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     }
     if (request.svcAuthError) {
       if (isIntrospectionOnly(request.body)) request.svcIntrospection = true;
+      else if (request.svcScopeLimitedCaller && isIntrospectionOnly(request.body, SELF_FIELDS)) request.svcCaller = request.svcScopeLimitedCaller;
       else throw request.svcAuthError;
       return;
     }

@@ -63,6 +63,17 @@ describe('POST /graphql authentication', () => {
     expect((await gqlOk(t, reader.token, '{ viewerRole }')).viewerRole).toBe('OWNER');
   });
 
+  it('a key without the read scopes may still ask what it is (kind, scopes), and nothing more', async () => {
+    await createAgent(t, ws, 'scoped-bot');
+    const bot = await createKey(t, ws, { agent: 'scoped-bot', scopes: ['READ_ISSUES'] });
+    expect(await gqlOk(t, bot.token, '{ viewerKeyKind viewerScopes __typename }')).toEqual({ viewerKeyKind: 'AGENT', viewerScopes: ['READ_ISSUES'], __typename: 'Query' });
+    for (const q of ['{ viewerKeyKind viewerRole }', '{ viewerKeyKind currentWorkspace { key } }', 'mutation { __typename }']) {
+      const r = await gql(t, bot.token, q);
+      expect([q, r.status, r.body.error]).toEqual([q, 403, 'scope_required']);
+    }
+    expect((await gql(t, 'svc_sk_nope', '{ viewerKeyKind }')).status).toBe(401);
+  });
+
   it('serves introspection; every mutation and exposed function is described', async () => {
     const data = await gqlOk(t, ws.token, `{ __schema { queryType { name } mutationType { fields { name description } } } }`);
     expect(data.__schema.queryType.name).toBe('Query');
