@@ -257,7 +257,9 @@ async function serve(http: boolean, worker: boolean) {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
-  watchNpmParent(() => shutdown('SIGTERM via npm'));
+  // The npm shell going away while a stop is under way is that same stop (`pkill -f "svc start"` signals npm, its
+  // shell and us at once), not a second request to exit at once without stopping PostgreSQL.
+  watchNpmParent(() => { if (!stopping) shutdown('SIGTERM via npm'); });
   try {
     service = await startService(config, { http, worker, progress, signal: interrupted.signal });
   } catch (err) {

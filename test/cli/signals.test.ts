@@ -3,6 +3,7 @@
  * it only to its `sh -c`), and Ctrl-C during start-up stops the PostgreSQL it started. Also the
  * start-up progress lines, `svc db url`, `svc psql` and the non-superuser owner.
  */
+import { spawnSync } from 'node:child_process';
 import pgClient from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, postmasterPid, spawnCollect, svc, SVC, tempDataDir, waitFor } from './support.ts';
@@ -101,5 +102,28 @@ describe('svc start on the embedded PostgreSQL', () => {
       }
     }, 10_000);
     expect(npx.output()).toMatch(/svc stopped/);
+  }, 180_000);
+
+  it('SIGTERM to npx, its shell and the service at once (pkill -f "svc start") still stops the embedded PostgreSQL', async () => {
+    const dir = `${data.dir}-pkill`;
+    const port = await freePort();
+    const npx = spawnCollect('npx', ['--no-install', 'svc', 'start'], { SVC_DATA_DIR: dir, DATABASE_URL: '', PORT: String(port) });
+    await waitFor('/health', async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, 120_000);
+    const pg = await postmasterPid(dir);
+    expect(pg).toBeDefined();
+    // The whole tree npm started: npx, `sh -c`, node bin/svc.js.
+    const tree = (pid: number): number[] => {
+      const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+      return [pid, ...children.flatMap(tree)];
+    };
+    const pids = tree(npx.child.pid!).filter((p) => p !== pg);
+    expect(pids.length).toBeGreaterThanOrEqual(2);
+    // The service first, then (its stop under way) what npm started around it, as pkill may order them.
+    process.kill(pids.at(-1)!, 'SIGTERM');
+    await new Promise((r) => setTimeout(r, 20));
+    for (const p of pids.slice(0, -1)) process.kill(p, 'SIGTERM');
+    await npx.exited;
+    await waitFor('the embedded PostgreSQL to stop', async () => !alive(pg!), 30_000);
+    expect(npx.output()).not.toMatch(/again, exiting now/);
   }, 180_000);
 });
