@@ -81,13 +81,19 @@ describe('svc start on the embedded PostgreSQL', () => {
     expect(await postmasterPid(dir)).toBeUndefined();
   }, 180_000);
 
-  it('SIGTERM sent to `npx svc start` reaches the service, which stops the embedded PostgreSQL', async () => {
-    const dir = `${data.dir}-npx`;
+  /** `npx svc start` on a fresh data directory, once it answers /health, with its embedded PostgreSQL's pid. */
+  async function npxStart(name: string) {
+    const dir = `${data.dir}-${name}`;
     const port = await freePort();
     const npx = spawnCollect('npx', ['--no-install', 'svc', 'start'], { SVC_DATA_DIR: dir, DATABASE_URL: '', PORT: String(port) });
     await waitFor('/health', async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, 120_000);
     const pg = await postmasterPid(dir);
     expect(pg).toBeDefined();
+    return { dir, port, npx, pg };
+  }
+
+  it('SIGTERM sent to `npx svc start` reaches the service, which stops the embedded PostgreSQL', async () => {
+    const { dir, port, npx, pg } = await npxStart('npx');
 
     npx.child.kill('SIGTERM');
     await npx.exited;
@@ -105,12 +111,7 @@ describe('svc start on the embedded PostgreSQL', () => {
   }, 180_000);
 
   it('SIGTERM to npx, its shell and the service at once (pkill -f "svc start") still stops the embedded PostgreSQL', async () => {
-    const dir = `${data.dir}-pkill`;
-    const port = await freePort();
-    const npx = spawnCollect('npx', ['--no-install', 'svc', 'start'], { SVC_DATA_DIR: dir, DATABASE_URL: '', PORT: String(port) });
-    await waitFor('/health', async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, 120_000);
-    const pg = await postmasterPid(dir);
-    expect(pg).toBeDefined();
+    const { npx, pg } = await npxStart('pkill');
     // The whole tree npm started: npx, `sh -c`, node bin/svc.js.
     const tree = (pid: number): number[] => {
       const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
