@@ -1709,6 +1709,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.access_create_key(text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text) returns app_public.issued_api_key; plpgsql volatile security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.access_keys() returns SETOF app_public.api_key; sql stable security definer; execute: svc_visitor; auth/keys.sql
 -- app_hidden.access_revoke(uuid) returns app_public.api_key; plpgsql volatile security definer; execute: svc_visitor; auth/keys.sql
+-- app_hidden.action_request_assert_may_act(app_public.action_requests,boolean,text) returns void; plpgsql stable; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_caller_is_requester(app_public.action_requests) returns boolean; sql stable; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_dispatch(app_public.action_requests) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_for_decision(text,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql

@@ -271,6 +271,26 @@ $$;
 comment on function app_hidden.action_request_dispatch(p_request app_public.action_requests) is 'The bound dispatch run by accept, through the same SQL and gates as the direct tools (issue_for_write: visibility, lock, run-mode gating; update_issue, set_issue_labels, assign_issue_agent, relations.add): TRANSITION {statusId}, SET_LABELS {add, remove}, ASSIGN_AGENT {agentId}, CLOSE_AS_DUPLICATE {duplicateOfIssueId, statusId? (default the first CANCELED status)}; FREE_FORM with sourceType execution-plan activates the plan.';
 grant execute on function app_hidden.action_request_dispatch(p_request app_public.action_requests) to svc_visitor;
 
+create or replace function app_hidden.action_request_assert_may_act(p_request app_public.action_requests, p_requester_may boolean, p_refusal text)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  -- Who decides (accept, decline, transition): action_request_may_decide, and the requester where p_requester_may.
+  if not (app_hidden.action_request_may_decide(p_request)
+          or (coalesce(p_requester_may, false) and app_hidden.action_request_caller_is_requester(p_request))) then
+    raise exception '%', p_refusal using errcode = 'SV403', detail = 'not_allowed';
+  end if;
+  -- Spec 3.2: deciding a request on an issue is an issue-state mutation for an agent in a gated run.
+  if p_request.issue_id is not null then
+    perform app_hidden.assert_run_mode_allows_mutation(p_request.issue_id);
+  end if;
+end
+$$;
+comment on function app_hidden.action_request_assert_may_act(p_request app_public.action_requests, p_requester_may boolean, p_refusal text) is 'The gate of accept, decline and transition: 403 not_allowed (message p_refusal) unless the caller may decide the request (action_request_may_decide) or, with p_requester_may, is its requester; 403 run_mode_gated for an agent whose RESEARCH/REVIEW/DISCUSS run is on its issue.';
+grant execute on function app_hidden.action_request_assert_may_act(p_request app_public.action_requests, p_requester_may boolean, p_refusal text) to svc_visitor;
+
 create or replace function app_hidden.action_request_for_decision(p_id text, p_verb text)
  returns app_public.action_requests
  language plpgsql
@@ -280,14 +300,8 @@ begin
   if v.status not in ('OPEN', 'SNOOZED') then
     raise exception 'Action request is %; it can no longer be %', v.status, p_verb using errcode = 'SV409', detail = 'illegal_transition';
   end if;
-  if not app_hidden.action_request_may_decide(v) then
-    raise exception 'Only the assignee, a watcher of its issue, or a workspace OWNER/ADMIN may decide this request'
-      using errcode = 'SV403', detail = 'not_allowed';
-  end if;
-  -- Spec 3.2: deciding a request on an issue is an issue-state mutation for an agent in a gated run.
-  if v.issue_id is not null then
-    perform app_hidden.assert_run_mode_allows_mutation(v.issue_id);
-  end if;
+  perform app_hidden.action_request_assert_may_act(v, false,
+    'Only the assignee, a watcher of its issue, or a workspace OWNER/ADMIN may decide this request');
   return v;
 end
 $$;

@@ -9,16 +9,9 @@ as $$
 declare v_req app_public.action_requests := app_hidden.find_action_request(args->>'id', 'id', true);
 begin
   -- Who may decide it (as accept/decline) moves it anywhere; its requester only withdraws it (DISMISSED), or it
-  -- would resolve its own request (a planner its plan's approval). An agent in a gated run on its issue may not,
-  -- as it may not accept it.
-  if not (app_hidden.action_request_may_decide(v_req)
-          or (args->>'status' = 'DISMISSED' and app_hidden.action_request_caller_is_requester(v_req))) then
-    raise exception 'Only the assignee, a watcher of its issue or a workspace OWNER/ADMIN may move this request (its requester may dismiss it)'
-      using errcode = 'SV403', detail = 'not_allowed';
-  end if;
-  if v_req.issue_id is not null then
-    perform app_hidden.assert_run_mode_allows_mutation(v_req.issue_id);
-  end if;
+  -- would resolve its own request (a planner its plan's approval).
+  perform app_hidden.action_request_assert_may_act(v_req, args->>'status' = 'DISMISSED',
+    'Only the assignee, a watcher of its issue or a workspace OWNER/ADMIN may move this request (its requester may dismiss it)');
   return app_hidden.action_request_json(app_hidden.action_request_move(v_req, args->>'status'));
 end
 $$;

@@ -62,8 +62,7 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   const search = useRef<HTMLInputElement>(null);
 
   // The stream needs SUBSCRIBE_EVENTS: a key without it is told so here, without a request the service would refuse.
-  const scopes = meta.data?.scopes;
-  const mayFollow = scopes && (scopes.includes('FULL') || scopes.includes('SUBSCRIBE_EVENTS'));
+  const mayFollow = meta.data && may(meta.data, 'SUBSCRIBE_EVENTS');
   useEffect(() => {
     if (mayFollow === undefined) return;
     if (!mayFollow) return setLive({ on: false, refused: 'this key lacks the SUBSCRIBE_EVENTS scope' });
