@@ -1768,7 +1768,6 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.comment_for_write(text) returns app_public.comments; plpgsql volatile; execute: svc_visitor; comments/comments.sql
 -- app_hidden.comment_json(app_public.comments) returns jsonb; plpgsql stable; execute: svc_visitor; comments/comments.sql
 -- app_hidden.comment_shape(app_public.comments,app_public.users,app_public.agents) returns jsonb; sql stable; execute: svc_visitor; comments/comments.sql
--- app_hidden.crew_agent(text,text) returns app_public.agents; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
 -- app_hidden.crew_agent_for_role(uuid,text,integer) returns uuid; sql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.crew_json(app_public.agent_crews) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
 -- app_hidden.crew_member_json(app_public.agent_crew_members) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
@@ -1812,6 +1811,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.find_issue(text,text) returns app_public.issues; plpgsql stable; execute: svc_visitor; issues/write.sql
 -- app_hidden.find_label(text) returns app_public.labels; plpgsql stable; execute: svc_visitor; labels/labels.sql
 -- app_hidden.find_label_for_write(text) returns app_public.labels; plpgsql volatile; execute: svc_visitor; labels/labels.sql
+-- app_hidden.find_live_agent(text,text) returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql
 -- app_hidden.find_note(text) returns app_public.notes; plpgsql stable; execute: svc_visitor; notes/notes.sql
 -- app_hidden.find_plan(text,text) returns app_public.execution_plans; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.find_project(text,text) returns app_public.projects; plpgsql stable; execute: svc_visitor; projects/projects.sql

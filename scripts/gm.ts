@@ -10,7 +10,7 @@
 import { commit, reset, uncommit, watch } from 'graphile-migrate';
 import { loadConfig } from '../src/config.ts';
 import { ensureDatabase, openEmbeddedCluster } from '../src/db/embedded.ts';
-import { migrateSettings } from '../src/db/migrate.ts';
+import { applyMigrations, migrateSettings } from '../src/db/migrate.ts';
 
 const [command, ...rest] = process.argv.slice(2);
 const config = loadConfig();
@@ -23,6 +23,9 @@ if (!url) {
   stop = () => cluster.stop();
   await ensureDatabase(cluster.url('postgres'), 'svc', cluster.ownerRole);
   url = cluster.ownerUrl('svc'); // the same non-superuser owner as `svc start`, so objects have one owner
+  // The committed migrations first, as that owner: on a new cluster the shadow database (migrated as the superuser)
+  // would otherwise create the request roles, and the owner, lacking ADMIN on them, could not then comment on them.
+  await applyMigrations(url);
   shadowUrl = cluster.url('svc_shadow');
   rootUrl = cluster.url('postgres');
 }

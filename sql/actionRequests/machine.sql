@@ -174,7 +174,7 @@ begin
     end if;
   end if;
   if args->>'assignedAgentId' is not null then
-    v_agent := (app_hidden.find_agent(args->>'assignedAgentId', null, p_field || 'assignedAgentId')).id;
+    v_agent := (app_hidden.find_live_agent(args->>'assignedAgentId', p_field || 'assignedAgentId')).id;
   end if;
   if args->'options' is not null and jsonb_typeof(args->'options') = 'array' then
     select array_agg(o->>'key') into v_keys from jsonb_array_elements(args->'options') o;

@@ -37,22 +37,6 @@ $$;
 comment on function app_hidden.find_crew_member(p_id text, p_field text) is 'A crew membership of the caller''s workspace, else 404 naming the field.';
 grant execute on function app_hidden.find_crew_member(p_id text, p_field text) to svc_visitor;
 
-create or replace function app_hidden.crew_agent(p_agent_id text, p_field text)
- returns app_public.agents
- language plpgsql
- stable
-as $$
-declare v app_public.agents := app_hidden.find_agent(p_agent_id, null, p_field);
-begin
-  if v.archived_at is not null then
-    raise exception 'Agent % is archived', v.profile_key using errcode = 'SV400', column = p_field, detail = 'agent_archived';
-  end if;
-  return v;
-end
-$$;
-comment on function app_hidden.crew_agent(p_agent_id text, p_field text) is 'A live agent for a crew, planner, judge or step (404 unknown, 400 agent_archived).';
-grant execute on function app_hidden.crew_agent(p_agent_id text, p_field text) to svc_visitor;
-
 create or replace function app_hidden.find_gate(p_id text, p_field text default 'id'::text)
  returns app_public.review_gates
  language plpgsql

@@ -152,7 +152,7 @@ begin
     'title', v_step.title, 'body', v_step.body, 'expectedOutput', v_step.expected_output,
     'verification', v_step.verification, 'contextSetId', coalesce(v_step.context_set_id, v_plan.context_set_id),
     'assignedAgentId', v_step.assigned_agent_id, 'lastFeedback', v_step.last_feedback, 'retryCount', v_step.retry_count,
-    'prompt', format(E'Judge step "%s" of plan %s.\nExpected output: %s\nVerification: %s\nCompare the work with the expected output and every verification item, then call plans.recordVerdict {"stepId": "%s", "verdict": "PASS" or "FAIL", "feedback": "...", "score": 0-1}. FAIL sends the step back to its worker with your feedback (%s of %s retries used).',
+    'prompt', format(E'Judge step "%s" of plan %s.\nExpected output: %s\nVerification: %s\nCompare the work with the expected output and every verification item, then call plans.recordVerdict {"stepId": "%s", "verdict": "PASS" or "FAIL", "feedback": "...", "score": 0 to 100 (optional)}. FAIL sends the step back to its worker with your feedback (%s of %s retries used).',
                      v_step.title, v_plan.id, coalesce(v_step.expected_output, '(none given)'), v_step.verification::text,
                      v_step.id, v_step.retry_count, v_plan.max_step_retries)));
   perform app_hidden.dispatch_to_agent(v_event, p_judge);
@@ -425,7 +425,7 @@ begin
     v_step := p_steps->v_i;
     v_agent := null;
     if v_step->>'assignedAgentId' is not null then
-      v_agent := (app_hidden.crew_agent(v_step->>'assignedAgentId', format('%s.%s.assignedAgentId', p_field, v_i))).id;
+      v_agent := (app_hidden.find_live_agent(v_step->>'assignedAgentId', format('%s.%s.assignedAgentId', p_field, v_i))).id;
     end if;
     -- A dependency may come later in the batch: insert every step first, then link them.
     insert into app_public.execution_steps (workspace_id, plan_id, position, title, body, expected_output, verification,

@@ -9,7 +9,8 @@ import { issueKey, SCOPES, type KeyKind, type KeyScope } from '../auth/keys.ts';
 import { sweep } from '../dispatch/tasks.ts';
 import { ApiError, invalidInput } from '../errors.ts';
 import { assertWebhookUrl } from '../webhooks/registration.ts';
-import { UsageError, validate, type CommandSpec, type FlagSpecs, type Values } from './flags.ts';
+import { EVENT_KINDS } from '../events/kinds.ts';
+import { closest, UsageError, validate, type CommandSpec, type FlagSpecs, type Values } from './flags.ts';
 
 /** Raw flag values as code passes them (strings from the command line; booleans for switches). */
 export type Flags = Record<string, string | boolean | undefined>;
@@ -63,10 +64,18 @@ export function table(rows: Array<Record<string, unknown>>, columns: string[], e
 }
 
 /** --events K1,K2; `--events all` (or empty) = every kind; absent = undefined. */
+/** --events K1,K2 | all: [] is every kind; an unknown kind is a usage mistake (exit 2), as an unknown scope is. */
 function eventsFlag(v: string | undefined): string[] | undefined {
   if (v === undefined) return undefined;
   if (v === '' || v.toLowerCase() === 'all') return [];
-  return v.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
+  const kinds = v.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
+  const bad = kinds.filter((k) => !(EVENT_KINDS as readonly string[]).includes(k));
+  if (bad.length) {
+    const near = closest(bad[0]!, [...EVENT_KINDS]);
+    throw new UsageError(`--events: unknown event kind ${bad.join(', ')}${near ? `; did you mean ${near}?` : ''}`,
+      `event kinds (or all): ${EVENT_KINDS.join(', ')}`);
+  }
+  return kinds;
 }
 
 const commands = [
@@ -414,11 +423,11 @@ const commands = [
     message: { kind: 'string', maxLength: 100_000, multiline: true, description: 'first USER message', placeholder: 'TEXT' },
   }, async (client, v) => {
     const ws = await workspaceId(client, v.workspace);
-    const { rows } = await client.query(
-      `select app_private.chat_open_thread($1, a.id, u.id, null, null, $4) as r
-       from app_public.agents a, app_public.users u where a.workspace_id = $1 and a.profile_key = $2 and lower(u.email) = lower($3)`,
-      [ws, v.agent, v.user, v.message ?? null]);
-    if (!rows.length) throw invalidInput({ agent: 'no such agent or user' }, 'No such agent in this workspace, or no such user');
+    const agent = await agentId(client, ws, v.agent);
+    const user = await client.query('select id from app_public.users where lower(email) = lower($1)', [v.user]);
+    if (!user.rows.length) throw new ApiError(404, { error: 'not_found', message: `No user with email ${v.user}` });
+    const { rows } = await client.query('select app_private.chat_open_thread($1, $2, $3, null, null, $4) as r',
+      [ws, agent, user.rows[0].id, v.message ?? null]);
     return { json: rows[0].r, text: `Opened thread ${rows[0].r.thread.id}.` };
   }),
 ];

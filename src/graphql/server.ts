@@ -154,10 +154,18 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
   app.addHook('preHandler', async (request: FastifyRequest) => {
     if (!isGraphqlPost(request)) return;
     // What the request asks for (limits.ts), before anything runs, with a key or without.
-    const { query, variables } = (request.body ?? {}) as { query?: unknown; variables?: unknown };
+    const { query, variables, operationName } = (request.body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
     let toolWrites = 0;
     if (typeof query === 'string') {
       const doc = parseQuery(query);
+      // The schema has no subscription type (graphql-js 16 lets such an operation through validation, and execution
+      // then fails as an internal error): changes stream over SSE.
+      const ops = doc && doc !== 'too_deep' ? doc.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION) : [];
+      const op = typeof operationName === 'string' ? ops.find((d) => d.name?.value === operationName) : ops.length === 1 ? ops[0] : undefined;
+      if (op?.operation === 'subscription') {
+        const message = 'GraphQL subscriptions are not served: follow changes on the event stream, GET /api/plugins/events (SSE)';
+        throw new ApiError(400, { error: 'subscriptions_not_supported', message, issues: { query: message } });
+      }
       const refused = doc === 'too_deep' ? 'nested too deeply to parse'
         : doc && measureQuery(schema, doc, variables && typeof variables === 'object' ? variables as Record<string, unknown> : undefined, TOOL_FIELD_NAMES);
       const reason = typeof refused === 'string' ? refused : refused?.refused;

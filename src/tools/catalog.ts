@@ -160,6 +160,7 @@ function selects(entries: Set<string>, t: Tool): boolean {
 
 export function canCall(caller: Caller, t: Tool): boolean {
   if (t.requiresAgentKey && !caller.agentId) return false;
+  if (t.agentKeyNeedsScope && caller.agentId && !hasScope(caller, t.agentKeyNeedsScope)) return false;
   if (t.refusesNarrowedKeys && (caller.projectIds.length > 0 || caller.labelIds.length > 0
       || (t.refusesNarrowedKeys === 'any' && caller.initiativeIds.length > 0))) return false;
   return t.scopes.every((s) => hasScope(caller, s));

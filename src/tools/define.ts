@@ -73,6 +73,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
    * for such keys; SQL stays the check.
    */
   requiresAgentKey?: true;
+  /**
+   * A key linked to an agent needs this scope besides `scopes` (reviewGates.resolve: a person decides, or an agent key
+   * holding ADMIN; otherwise 403 person_required). Only leaves the tool out of tools/list and catalog.search for such
+   * keys; SQL stays the check.
+   */
+  agentKeyNeedsScope?: Scope;
 }
 
 export interface Tool extends ToolDef {

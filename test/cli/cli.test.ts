@@ -95,9 +95,13 @@ describe('svc with DATABASE_URL', () => {
     const listed = await svc(['admin', 'list-webhooks', '--workspace', 'CLI', '--json'], env);
     expect(JSON.parse(listed.stdout).items[0]).toMatchObject({ id: webhook.id, active: true });
     expect(listed.stdout).not.toContain('whsec_');
-    const bad = await svc(['admin', 'create-webhook', '--workspace', 'CLI', '--url', 'https://x.example.com', '--events', 'NOPE', '--json'], env);
-    expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toMatch(/unknown event kind NOPE/);
+    // An unknown kind is a usage mistake (exit 2, as an unknown scope), with the nearest kind and the list.
+    const bad = await svc(['admin', 'create-webhook', '--workspace', 'CLI', '--url', 'https://x.example.com', '--events', 'ISSUE_CREATD', '--json'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/unknown event kind ISSUE_CREATD; did you mean ISSUE_CREATED\?/);
+    expect(bad.stderr).toContain('COMMENT_CREATED');
+    const updated = await svc(['admin', 'update-webhook', '--id', webhook.id, '--events', 'NOPE', '--json'], env);
+    expect([updated.code, updated.stderr]).toEqual([2, expect.stringMatching(/unknown event kind NOPE/)]);
     const loopback = await svc(['admin', 'create-webhook', '--workspace', 'CLI', '--url', 'http://127.0.0.1:4010/x', '--json'], { ...env, SVC_EGRESS_ALLOW_PRIVATE: '' });
     expect(loopback.code).not.toBe(0);
     expect(loopback.stderr.match(/loopback/g)).toHaveLength(1);  // said once, not again in brackets

@@ -79,3 +79,24 @@ describe('what GraphQL takes, as the tools take it', () => {
   });
 });
 
+
+describe('GraphQL subscriptions', () => {
+  it('are a 400 that points to the event stream, not an internal error; a query beside one in the document runs', async () => {
+    const key = (await createKey(t, ws)).token; // the workspace key spent its rate above
+    const r = await gql(t, key, 'subscription S { __typename }');
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ error: 'subscriptions_not_supported', issues: { query: expect.stringContaining('/api/plugins/events') } });
+    const both = await t.app.inject({
+      method: 'POST', url: '/graphql',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      payload: JSON.stringify({ query: 'query Q { __typename } subscription S { __typename }', operationName: 'Q' }),
+    });
+    expect([both.statusCode, both.json().data]).toEqual([200, { __typename: 'Query' }]);
+    const chosen = await t.app.inject({
+      method: 'POST', url: '/graphql',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      payload: JSON.stringify({ query: 'query Q { __typename } subscription S { __typename }', operationName: 'S' }),
+    });
+    expect([chosen.statusCode, chosen.json().error]).toEqual([400, 'subscriptions_not_supported']);
+  });
+});

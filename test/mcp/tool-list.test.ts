@@ -197,3 +197,20 @@ describe('tools a person\'s key could not call are not listed', () => {
   });
 });
 
+
+describe('tools an agent key could not call without a further scope are not listed to it', () => {
+  it('reviewGates.resolve: listed to a person and to an agent key with ADMIN, not to an agent key without it, which it refuses', async () => {
+    expect(TOOLS.filter((x) => x.agentKeyNeedsScope).map((x) => x.name)).toEqual(['reviewGates.resolve']);
+    await createAgent(t, ws, 'gate-agent');
+    const plain = await createKey(t, ws, { agent: 'gate-agent', scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    const admin = await createKey(t, ws, { agent: 'gate-agent', scopes: ['READ_ISSUES', 'WRITE_ISSUES', 'ADMIN'] });
+    expect(await names(ws.token)).toContain('reviewGates.resolve');
+    expect(await names(admin.token)).toContain('reviewGates.resolve');
+    expect(await names(plain.token)).not.toContain('reviewGates.resolve');
+    const found = await ok(t, plain.token, 'catalog.search', { query: 'review gate' });
+    expect(JSON.stringify(found)).not.toContain('reviewGates.resolve');
+    // The flag follows the SQL: that key is refused before the gate is even looked up.
+    const r = await rest(t, plain.token, 'reviewGates.resolve', { id: crypto.randomUUID(), decision: 'APPROVE' });
+    expect([r.status, r.body.error]).toEqual([403, 'person_required']);
+  });
+});

@@ -243,6 +243,18 @@ describe('actionRequests', () => {
     expect([huge.status, Object.keys(huge.body.issues)]).toEqual([400, ['payload']]);
     expect((await rest(t, ws.token, 'actionRequests.create', { title: 'x', kind: 'ASSIGN_AGENT', payload: { agentId: agent.id } })).body.issues)
       .toHaveProperty('issueId');
+    // An archived agent takes no request, as it takes no issue (400 agent_archived on the field; nothing written);
+    // another workspace's agent is 404.
+    const retired = await createAgent(t, ws, 'retired-helper');
+    await admin(t, 'archive-agent', { workspace: ws.key, agent: 'retired-helper', json: true });
+    const before = (await ok(t, ws.token, 'actionRequests.list', { assignedAgentId: retired.id })).items.length;
+    const toArchived = await rest(t, ws.token, 'actionRequests.create', { title: 'for the retired', assignedAgentId: retired.id });
+    expect([toArchived.status, toArchived.body.error, Object.keys(toArchived.body.issues)]).toEqual([400, 'agent_archived', ['assignedAgentId']]);
+    const viaComment = await rest(t, ws.token, 'comments.create', { issueId: issue.id, body: 'see card', actionRequest: { title: 'x', assignedAgentId: retired.id } });
+    expect([viaComment.status, Object.keys(viaComment.body.issues)]).toEqual([400, ['actionRequest.assignedAgentId']]);
+    expect((await ok(t, ws.token, 'actionRequests.list', { assignedAgentId: retired.id })).items.length).toBe(before);
+    const theirAgent = await createAgent(t, other, 'their-helper');
+    expect((await rest(t, ws.token, 'actionRequests.create', { title: 'x', assignedAgentId: theirAgent.id })).status).toBe(404);
     const readOnly = await createKey(t, ws, { scopes: ['READ_ISSUES'] });
     const scope = await rest(t, readOnly.token, 'actionRequests.vote', { id: req.id, optionKey: 'a' });
     expect([scope.status, scope.body.error, scope.body.scope]).toEqual([403, 'scope_required', 'WRITE_ISSUES']);

@@ -1,4 +1,5 @@
 /** The orchestration loop end to end (spec 3.7-3.9, 4.12, 6.3): goal → decompose → addSteps → requestApproval → accept → steps READY → REVIEW → judge → verdicts → ACHIEVED; the budget stop; gates. */
+import { findTool } from '../../src/tools/catalog.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
@@ -129,6 +130,10 @@ describe('the orchestration loop', () => {
     expect(judged.payload).toMatchObject({ planId: dec.planId, verdict: 'FAIL', feedback: 'No tests for empty input', score: 40, outcome: 'RETRY' });
     const judge = all.find((e) => e.kind === 'EXECUTION_STEP_READY' && e.payload.phase === 'judge')!;
     expect(judge.payload.prompt).toContain('plans.recordVerdict');
+    // The prompt states the score range the tool takes (a judge following it must not be refused or misread).
+    type Range = { shape: { score: { unwrap(): { minValue: number; maxValue: number } } } };
+    const score = (findTool('plans.recordVerdict')!.input as unknown as Range).shape.score.unwrap();
+    expect(judge.payload.prompt).toContain(`"score": ${score.minValue} to ${score.maxValue}`);
     const ready = all.find((e) => e.kind === 'EXECUTION_STEP_READY')!;
     expect(Object.keys(ready.payload)).toEqual(expect.arrayContaining(
       ['planId', 'stepId', 'title', 'body', 'expectedOutput', 'verification', 'contextSetId', 'assignedAgentId', 'lastFeedback', 'retryCount']));

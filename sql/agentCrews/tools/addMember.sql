@@ -8,7 +8,7 @@ create or replace function app_tools.agent_crews_add_member(args jsonb)
 as $$
 declare
   v_crew app_public.agent_crews := app_hidden.find_crew(args->>'crewId', 'crewId');
-  v_agent app_public.agents := app_hidden.crew_agent(args->>'agentId', 'agentId');
+  v_agent app_public.agents := app_hidden.find_live_agent(args->>'agentId', 'agentId');
   v_member app_public.agent_crew_members;
 begin
   perform app_hidden.require_scope('ADMIN');

@@ -21,7 +21,7 @@ begin
       perform app_hidden.raise_invalid(format('members.%s.agentId', v_i), 'agent listed twice');
     end if;
     insert into app_public.agent_crew_members (workspace_id, crew_id, agent_id, role)
-    values (v_crew.workspace_id, v_crew.id, (app_hidden.crew_agent(v_member->>'agentId', format('members.%s.agentId', v_i))).id, v_member->>'role');
+    values (v_crew.workspace_id, v_crew.id, (app_hidden.find_live_agent(v_member->>'agentId', format('members.%s.agentId', v_i))).id, v_member->>'role');
   end loop;
   return app_hidden.crew_json(v_crew);
 end

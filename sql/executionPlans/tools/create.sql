@@ -12,7 +12,7 @@ declare
   v_plan app_public.execution_plans;
 begin
   if args->>'plannerAgentId' is not null then
-    v_planner := (app_hidden.crew_agent(args->>'plannerAgentId', 'plannerAgentId')).id;
+    v_planner := (app_hidden.find_live_agent(args->>'plannerAgentId', 'plannerAgentId')).id;
   end if;
   v_plan := app_hidden.plan_new_attempt(v_goal, v_planner, args->>'contextSetId', (args->>'autoJudge')::boolean, (args->>'maxStepRetries')::int);
   if jsonb_array_length(coalesce(args->'steps', '[]')) > 0 then

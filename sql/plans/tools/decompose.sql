@@ -12,7 +12,7 @@ declare
   v_plan app_public.execution_plans;
 begin
   if args->>'plannerAgentId' is not null then
-    v_planner := (app_hidden.crew_agent(args->>'plannerAgentId', 'plannerAgentId')).id;
+    v_planner := (app_hidden.find_live_agent(args->>'plannerAgentId', 'plannerAgentId')).id;
   else
     v_planner := coalesce(app_hidden.crew_agent_for_role(v_goal.crew_id, 'PLANNER', 0), app_hidden.current_agent_id());
   end if;

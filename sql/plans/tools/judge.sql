@@ -17,7 +17,7 @@ begin
     raise exception 'Step is %; only a step in REVIEW is judged', v_step.status using errcode = 'SV409', detail = 'step_not_in_review';
   end if;
   if args->>'judgeAgentId' is not null then
-    v_judge := (app_hidden.crew_agent(args->>'judgeAgentId', 'judgeAgentId')).id;
+    v_judge := (app_hidden.find_live_agent(args->>'judgeAgentId', 'judgeAgentId')).id;
   else
     v_judge := app_hidden.crew_agent_for_role((select g.crew_id from app_public.goals g where g.id = v_plan.goal_id), 'REVIEWER', v_step.position);
   end if;

@@ -7,11 +7,13 @@ create or replace function app_tools.review_gates_resolve(args jsonb)
  language plpgsql
 as $$
 declare
-  v_gate app_public.review_gates := app_hidden.find_gate(args->>'id');
+  v_gate app_public.review_gates;
 begin
+  -- Before the gate is looked up: the key's kind decides, whatever the id (tools/list leaves the tool out for it).
   if app_hidden.current_agent_id() is not null and not app_hidden.has_scope('ADMIN') then
     raise exception 'Review gates are decided by a person (or an ADMIN-scoped key), not by an agent key' using errcode = 'SV403', detail = 'person_required';
   end if;
+  v_gate := app_hidden.find_gate(args->>'id');
   v_gate := app_hidden.gate_resolve(v_gate, args->>'decision', args->>'note');
   return app_hidden.gate_json(v_gate) || jsonb_build_object(
     'planStatus', (select p.status from app_public.execution_plans p where p.id = v_gate.plan_id),
