@@ -1846,6 +1846,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.issue_passes_narrowing(uuid,uuid) returns boolean; plpgsql stable security definer; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.issue_progress_json(uuid[]) returns jsonb; sql stable; execute: svc_visitor; projects/progress.sql
 -- app_hidden.issue_ref_json(app_public.issues) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.issue_relations_json(app_public.issues,text) returns jsonb; sql stable; execute: svc_visitor; relations/relations.sql
 -- app_hidden.issue_search_matches(tsquery,real,integer,integer) returns TABLE(id uuid, number integer, rank real); plpgsql stable security definer; execute: svc_visitor; issues/search.sql
 -- app_hidden.issues_filter(jsonb) returns record; plpgsql stable; execute: svc_visitor; issues/filters.sql
 -- app_hidden.issues_unrestricted() returns boolean; sql stable; execute: svc_visitor; core/narrowing.sql

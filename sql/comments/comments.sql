@@ -26,7 +26,7 @@ begin
   return v_comment;
 end
 $$;
-comment on function app_hidden.comment_for_write(p_id text) is 'A live comment on a live issue the caller can see (404 otherwise), locked, that the caller may change: its author (the agent for agent-written comments, else the user), a person key of a workspace OWNER/ADMIN, or an ADMIN key (403 not_author otherwise).';
+comment on function app_hidden.comment_for_write(p_id text) is 'A live comment on a live issue the caller can see (404 otherwise), locked, that the caller may change: its author (the agent for agent-written comments, else the user), or a person key of a workspace OWNER/ADMIN (caller_may_moderate; the ADMIN scope alone does not moderate, docs/decisions.md) (403 not_author otherwise).';
 grant execute on function app_hidden.comment_for_write(p_id text) to svc_visitor;
 
 create or replace function app_hidden.comment_shape(c app_public.comments, u app_public.users, a app_public.agents)

@@ -8,6 +8,11 @@ create or replace function app_hidden.check_cycle_dates(p_cycle_id uuid, p_start
 as $$
 declare v_other app_public.cycles;
 begin
+  -- Dates the tools take back (YYYY-MM-DD): a default computed after a cycle ending in 9999 would not be.
+  if p_starts > date '9999-12-31' or p_ends > date '9999-12-31' then
+    raise exception 'Cycle dates end at 9999-12-31 (the next cycle would fall after it)'
+      using errcode = 'SV400', column = case when p_starts > date '9999-12-31' then 'startsOn' else 'endsOn' end;
+  end if;
   if p_ends < p_starts then
     raise exception 'endsOn must be on or after startsOn' using errcode = 'SV400', column = 'endsOn';
   end if;
@@ -22,7 +27,7 @@ begin
   end if;
 end
 $$;
-comment on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date) is 'Cycle dates: endsOn >= startsOn (400) and no overlap with another non-canceled cycle (409 cycle_overlap).';
+comment on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date) is 'Cycle dates: none after 9999-12-31 and endsOn >= startsOn (400), and no overlap with another non-canceled cycle (409 cycle_overlap).';
 grant execute on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date) to svc_visitor;
 
 create or replace function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date, p_status text)

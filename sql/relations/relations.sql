@@ -17,6 +17,26 @@ $$;
 comment on function app_hidden.relation_view(r app_public.issue_relations, p_pov uuid) is 'A relation seen from one issue, as issues.get include.relations shows it: fromIssueId/toIssueId the stored directed link, kind from that issue''s point of view (B sees A BLOCKS B as BLOCKED_BY), direction outbound/inbound, issue = the other end.';
 grant execute on function app_hidden.relation_view(r app_public.issue_relations, p_pov uuid) to svc_visitor;
 
+create or replace function app_hidden.issue_relations_json(p_issue app_public.issues, p_kind text default null)
+ returns jsonb
+ language sql
+ stable
+as $$
+  -- Read as the caller: a link whose other end the key cannot see (narrowing) or that is deleted is left out, ids
+  -- included.
+  select coalesce(jsonb_agg(t.v order by t.created_at, t.id), '[]')
+  from (select app_hidden.relation_view(r, p_issue.id) as v, r.created_at, r.id
+        from app_public.issue_relations r
+        where r.workspace_id = p_issue.workspace_id
+          and (r.from_issue_id = p_issue.id or r.to_issue_id = p_issue.id)
+          and exists (select 1 from app_public.issues o
+                      where o.id = case when r.from_issue_id = p_issue.id then r.to_issue_id else r.from_issue_id end
+                        and o.deleted_at is null)) t
+  where p_kind is null or t.v->>'kind' = p_kind
+$$;
+comment on function app_hidden.issue_relations_json(p_issue app_public.issues, p_kind text) is 'Every relation of an issue, inbound and outbound, each seen from it (relation_view), oldest first, optionally of one kind as seen; links to issues the caller cannot see or that are deleted are left out. relations.listForIssue, issues.get include.relations and agent.context.bundle show this.';
+grant execute on function app_hidden.issue_relations_json(p_issue app_public.issues, p_kind text) to svc_visitor;
+
 create or replace function app_hidden.relation_path_exists(p_kind text, p_from uuid, p_to uuid)
  returns boolean
  language sql

@@ -215,6 +215,14 @@ describe('cycles.create / update / get / list / current', () => {
     expect400(await rest(t, ws.token, 'cycles.rollover', { force: true }), 'force');
     expect((await rest(t, ws.token, 'cycles.get', { id: crypto.randomUUID() })).status).toBe(404);
   });
+
+  it('a default date past 9999-12-31 (after a cycle ending then) is a 400, not a date the tools refuse back', async () => {
+    const last = await createWorkspace(t, 'CYEND');
+    await ok(t, last.token, 'cycles.create', { startsOn: '9999-12-20', endsOn: '9999-12-31' });
+    expect400(await rest(t, last.token, 'cycles.create', {}), 'startsOn');
+    expect400(await rest(t, last.token, 'cycles.create', { startsOn: '9999-12-31' }), 'endsOn');
+    expect((await ok(t, last.token, 'cycles.list', {})).items).toHaveLength(1);
+  });
 });
 
 describe('issues in cycles', () => {

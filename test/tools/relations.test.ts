@@ -155,6 +155,9 @@ describe('relations', () => {
     await ok(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: b.id, kind: 'BLOCKS' });
     await ok(t, ws.token, 'issues.delete', { id: b.id });
     expect(await ok(t, ws.token, 'relations.listForIssue', { issueId: a.id })).toEqual([]);
+    // The same list everywhere an issue's relations are shown (they named the deleted issue's key and title).
+    expect((await ok(t, ws.token, 'issues.get', { id: a.id, include: { relations: true } })).relations).toEqual([]);
+    expect((await ok(t, ws.token, 'agent.context.bundle', { issueId: a.id })).relations).toEqual([]);
     expect((await rest(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: b.id, kind: 'RELATES_TO' })).status).toBe(404);
   });
 
@@ -198,6 +201,7 @@ describe('relations', () => {
     expect((await rest(t, key.token, 'relations.remove', { id: hiddenRel.id })).status).toBe(404);
     const visible = await ok(t, key.token, 'relations.add', { fromIssueId: inside.id, toIssueId: inside2.key, kind: 'RELATES_TO' });
     expect((await ok(t, key.token, 'relations.listForIssue', { issueId: inside.id })).map((r: any) => r.id)).toEqual([visible.id]);
+    expect((await ok(t, key.token, 'issues.get', { id: inside.id, include: { relations: true } })).relations.map((r: any) => r.id)).toEqual([visible.id]);
     expect((await ok(t, ws.token, 'relations.listForIssue', { issueId: inside.id })).map((r: any) => r.id)).toEqual([hiddenRel.id, visible.id]);
   });
 });

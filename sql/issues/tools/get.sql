@@ -59,18 +59,7 @@ begin
        where a.workspace_id = v_issue.workspace_id and a.target_type = 'issue' and a.target_id = v_issue.id), '[]'));
   end if;
   if (v_include->>'relations')::boolean then
-    -- Seen from this issue: BLOCKS stored from another issue to this one reads BLOCKED_BY.
-    v_result := v_result || jsonb_build_object('relations', coalesce(
-      (select jsonb_agg(jsonb_build_object(
-          'id', r.id, 'fromIssueId', r.from_issue_id, 'toIssueId', r.to_issue_id,
-          'kind', case when r.to_issue_id = v_issue.id and r.kind = 'BLOCKS' then 'BLOCKED_BY' else r.kind end,
-          'direction', case when r.from_issue_id = v_issue.id then 'outbound' else 'inbound' end,
-          'issue', (select jsonb_build_object('id', o.id, 'key', o.key, 'title', o.title, 'statusId', o.status_id)
-                    from app_public.issues o
-                    where o.id = case when r.from_issue_id = v_issue.id then r.to_issue_id else r.from_issue_id end),
-          'createdAt', r.created_at) order by r.created_at, r.id)
-       from app_public.issue_relations r
-       where r.workspace_id = v_issue.workspace_id and (r.from_issue_id = v_issue.id or r.to_issue_id = v_issue.id)), '[]'));
+    v_result := v_result || jsonb_build_object('relations', app_hidden.issue_relations_json(v_issue));
   end if;
   if (v_include->>'currentRun')::boolean then
     v_result := v_result || jsonb_build_object('currentRun',

@@ -8,18 +8,8 @@ create or replace function app_tools.relations_list_for_issue(args jsonb)
  language plpgsql
  stable
 as $$
-declare v_issue app_public.issues := app_hidden.find_issue(args->>'issueId', 'issueId');
 begin
-  return coalesce((
-    select jsonb_agg(t.v order by t.created_at, t.id)
-    from (select app_hidden.relation_view(r, v_issue.id) as v, r.created_at, r.id
-          from app_public.issue_relations r
-          where r.workspace_id = v_issue.workspace_id
-            and (r.from_issue_id = v_issue.id or r.to_issue_id = v_issue.id)
-            and exists (select 1 from app_public.issues o
-                        where o.id = case when r.from_issue_id = v_issue.id then r.to_issue_id else r.from_issue_id end
-                          and o.deleted_at is null)) t
-    where args->>'kind' is null or t.v->>'kind' = args->>'kind'), '[]');
+  return app_hidden.issue_relations_json(app_hidden.find_issue(args->>'issueId', 'issueId'), args->>'kind');
 end
 $$;
 comment on function app_tools.relations_list_for_issue(args jsonb) is 'relations.listForIssue: Every relation of an issue, outbound and inbound, each seen from that issue: kind is its point of view (BLOCKED_BY when another issue blocks it), direction says which way the stored link goes, issue is the other end. Optional kind filter (applies to the kind as seen).';
