@@ -99,7 +99,10 @@ describe('a delivery', () => {
     expect(got[0].subjectId).toBe(issue.id);
     expect(await deliveriesOf(off.id)).toEqual([]);
     expect(receiver.requests.filter(at('off'))).toEqual([]);
+    // An unknown kind is a usage mistake of the CLI (exit 2), and SQL refuses it too (the in-app procedures).
     await expect(admin(t, 'create-webhook', { workspace: ws.key, url: path('x'), events: 'NOT_A_KIND', json: true }))
+      .rejects.toThrow('--events: unknown event kind NOT_A_KIND');
+    await expect(t.pools.owner.query(`select app_private.webhook_create($1, $2, array['NOT_A_KIND'], null)`, [ws.id, path('x')]))
       .rejects.toMatchObject({ code: 'SV400' });
     await expect(admin(t, 'create-webhook', { workspace: ws.key, url: 'ftp://example.com', json: true })).rejects.toMatchObject({ code: 'SV400' });
     // Only the filtered hook and the catch-all ones of this workspace got the event.
