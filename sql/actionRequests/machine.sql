@@ -153,7 +153,7 @@ begin
       raise exception 'Label not found' using errcode = 'SV404', column = p_field || 'payload';
     end if;
   elsif v_kind = 'ASSIGN_AGENT' then
-    perform app_hidden.find_agent(v_payload->>'agentId', null, p_field || 'payload.agentId');
+    perform app_hidden.find_live_agent(v_payload->>'agentId', p_field || 'payload.agentId');
   elsif v_kind = 'CLOSE_AS_DUPLICATE' then
     v_duplicate := (app_hidden.find_issue(v_payload->>'duplicateOfIssueId', p_field || 'payload.duplicateOfIssueId')).id;
     if v_duplicate = p_issue_id then

@@ -88,7 +88,8 @@ export class EventHub {
   private closed = false;
   private readonly listeners: Array<[string, (...args: any[]) => void]> = [];
 
-  constructor(private readonly pool: pg.Pool, readonly notifier: Notifier, opts: HubOptions = {}) {
+  /** pool: the request role's (svc_visitor): every read is as a subscriber, under RLS. */
+  constructor(readonly pool: pg.Pool, readonly notifier: Notifier, opts: HubOptions = {}) {
     this.opts = {
       heartbeatMs: opts.heartbeatMs ?? 25_000,
       maxBufferBytes: opts.maxBufferBytes ?? 1024 * 1024,

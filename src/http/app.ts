@@ -156,7 +156,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     runner: opts.runner,
     rateLimit: (caller, surface, calls) => limiter.take(caller, surface, calls),
     callTool: (caller, t, args, surface) => metrics.time(t.name, surface, () => opts.runner.run(caller, t, args)),
-    mcpSessions: opts.events ? new McpSessions(opts.ownerPool, opts.events.notifier) : undefined,
+    mcpSessions: opts.events ? new McpSessions(opts.ownerPool, opts.events.notifier, opts.events.pool) : undefined,
   };
   if (services.mcpSessions) app.addHook('preClose', async () => services.mcpSessions!.close());
   // What PostgreSQL said about input it refused stays in the debug log (the client gets our words).

@@ -10,7 +10,9 @@
  * another workspace's issue is "not found"), then matched against the ActivityEvents of the key's
  * workspace (svc_events, the same LISTEN feed as SSE): an event whose subject is the subscribed issue,
  * project or cycle (or an issue event naming it in its payload) sends `notifications/resources/updated`
- * with the URI only; the client reads the new content with resources/read, through its own key.
+ * with the URI only; the client reads the new content with resources/read, through its own key. A narrowed key
+ * is told only of events it may read (the events policy, asked as that key): an issue that left its narrowing
+ * sends it nothing more. A session ends when its key is revoked or expires, streams included.
  *
  * Sessions live in the API process that served them: with several API processes behind a balancer, the
  * subscribe call and the GET stream must reach the same process (sticky sessions on Mcp-Session-Id).
@@ -18,6 +20,7 @@
 import type { ServerResponse } from 'node:http';
 import type pg from 'pg';
 import type { Caller } from '../auth/keys.ts';
+import { queryAsCaller } from '../db/as-caller.ts';
 import type { Notifier } from '../events/notifier.ts';
 
 export interface Subscription {
@@ -27,12 +30,15 @@ export interface Subscription {
 }
 
 interface Session {
-  keyId: string;
-  workspaceId: string;
+  caller: Caller;
   subs: Map<string, Subscription>;
   streams: Set<ServerResponse>;
   idleSince: number;
+  /** Ends the session when its key expires. */
+  expiry?: NodeJS.Timeout;
 }
+
+const narrowed = (c: Caller) => c.projectIds.length + c.labelIds.length + c.initiativeIds.length > 0;
 
 const IDLE_MS = 60 * 60 * 1000;
 const MAX_SUBSCRIPTIONS = 1000;
@@ -44,14 +50,11 @@ export class McpSessions {
   private readonly onEvent = (payload: string) => void this.deliver(payload).catch(() => {});
   // A revoked key's sessions end, streams included (as its SSE streams do).
   private readonly onKeyRevoked = (keyId: string) => {
-    for (const [id, s] of this.sessions) {
-      if (s.keyId !== keyId) continue;
-      for (const res of s.streams) res.end();
-      this.sessions.delete(id);
-    }
+    for (const [id, s] of this.sessions) if (s.caller.keyId === keyId) this.drop(id, s);
   };
 
-  constructor(private readonly ownerPool: pg.Pool, private readonly notifier: Notifier) {
+  /** ownerPool reads an event once for every session; visitorPool asks, as a narrowed key, whether it may see it. */
+  constructor(private readonly ownerPool: pg.Pool, private readonly notifier: Notifier, private readonly visitorPool: pg.Pool) {
     notifier.on('svc_events', this.onEvent);
     notifier.on('svc_keys', this.onKeyRevoked);
     this.sweep = setInterval(() => this.dropIdle(), 60_000);
@@ -63,11 +66,21 @@ export class McpSessions {
   /** The session of this id for this key; undefined when the id belongs to another key. */
   private session(id: string, caller: Caller, create: boolean): Session | undefined {
     const s = this.sessions.get(id);
-    if (s) return s.keyId === caller.keyId ? s : undefined;
+    if (s) return s.caller.keyId === caller.keyId ? s : undefined;
     if (!create) return undefined;
-    const fresh: Session = { keyId: caller.keyId, workspaceId: caller.workspaceId, subs: new Map(), streams: new Set(), idleSince: Date.now() };
+    const fresh: Session = { caller, subs: new Map(), streams: new Set(), idleSince: Date.now() };
+    if (caller.expiresAt) {
+      fresh.expiry = setTimeout(() => this.drop(id, fresh), Math.min(Math.max(caller.expiresAt.getTime() - Date.now(), 0), 2 ** 31 - 1));
+      fresh.expiry.unref();
+    }
     this.sessions.set(id, fresh);
     return fresh;
+  }
+
+  private drop(id: string, s: Session) {
+    clearTimeout(s.expiry);
+    for (const res of s.streams) res.end();
+    if (this.sessions.get(id) === s) this.sessions.delete(id);
   }
 
   subscribe(id: string, caller: Caller, sub: Subscription): boolean {
@@ -96,8 +109,7 @@ export class McpSessions {
   end(id: string, caller: Caller): boolean {
     const s = this.session(id, caller, false);
     if (!s) return false;
-    for (const res of s.streams) res.end();
-    this.sessions.delete(id);
+    this.drop(id, s);
     return true;
   }
 
@@ -108,7 +120,7 @@ export class McpSessions {
     } catch {
       return;
     }
-    const targets = [...this.sessions.values()].filter((s) => s.workspaceId === msg.workspaceId && s.subs.size > 0 && s.streams.size > 0);
+    const targets = [...this.sessions.values()].filter((s) => s.caller.workspaceId === msg.workspaceId && s.subs.size > 0 && s.streams.size > 0);
     if (targets.length === 0) return;
     const { rows } = await this.ownerPool.query<{ subject_type: string; subject_id: string | null; issue_id: string | null }>(
       `select subject_type, subject_id, payload->>'issueId' as issue_id
@@ -119,12 +131,21 @@ export class McpSessions {
     if (e.subject_id) touched.add(`${e.subject_type}:${e.subject_id}`);
     if (e.issue_id) touched.add(`issue:${e.issue_id}`);
     for (const s of targets) {
-      for (const sub of s.subs.values()) {
-        if (!touched.has(`${sub.subjectType}:${sub.subjectId}`)) continue;
-        const frame = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: sub.uri } })}\n\n`;
+      const uris = [...s.subs.values()].filter((sub) => touched.has(`${sub.subjectType}:${sub.subjectId}`)).map((sub) => sub.uri);
+      if (uris.length === 0) continue;
+      if (narrowed(s.caller) && !(await this.mayRead(s.caller, msg.id))) continue;
+      for (const uri of uris) {
+        const frame = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } })}\n\n`;
         for (const res of s.streams) res.write(frame);
       }
     }
+  }
+
+  /** Whether the key may read the event (events policy, as for events.recent and SSE); false if the check fails. */
+  private async mayRead(caller: Caller, eventId: string): Promise<boolean> {
+    const visible = await queryAsCaller(this.visitorPool, caller, 'read:mcp_event_visible',
+      'exists(select 1 from app_public.activity_events e where e.id = $9::uuid)', [eventId]).catch(() => null);
+    return visible === 'true';
   }
 
   private beat() {
@@ -133,7 +154,7 @@ export class McpSessions {
 
   private dropIdle() {
     const now = Date.now();
-    for (const [id, s] of this.sessions) if (s.streams.size === 0 && now - s.idleSince > IDLE_MS) this.sessions.delete(id);
+    for (const [id, s] of this.sessions) if (s.streams.size === 0 && now - s.idleSince > IDLE_MS) this.drop(id, s);
   }
 
   close() {
@@ -141,7 +162,6 @@ export class McpSessions {
     clearInterval(this.heartbeat);
     this.notifier.off('svc_events', this.onEvent);
     this.notifier.off('svc_keys', this.onKeyRevoked);
-    for (const s of this.sessions.values()) for (const res of s.streams) res.end();
-    this.sessions.clear();
+    for (const [id, s] of this.sessions) this.drop(id, s);
   }
 }

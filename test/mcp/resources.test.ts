@@ -94,6 +94,42 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
     await client.close().catch(() => {});
   });
 
+  it('an expired key\'s session ends, its stream included, and hears nothing more', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Watched by a key about to expire' });
+    const key = (await admin(t, 'create-key', { workspace: ws.key, user: ws.ownerEmail, scopes: 'FULL', 'expires-in-seconds': '3', json: true })).apiKey;
+    const { client, updates } = await connect(key.rawKey);
+    await client.subscribeResource({ uri: `issue://${issue.key}` });
+    await new Promise((r) => setTimeout(r, 200));
+    await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Seen before expiry' });
+    await until(() => updates.length, (n) => n > 0);
+    await new Promise((r) => setTimeout(r, 3_500));
+    const before = updates.length;
+    await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Not seen after expiry' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(updates.length).toBe(before);
+    await client.close().catch(() => {});
+  });
+
+  it('a narrowed key hears nothing of an issue that left its narrowing', async () => {
+    const mine = await ok(t, ws.token, 'projects.create', { name: 'Mine' });
+    const elsewhere = await ok(t, ws.token, 'projects.create', { name: 'Elsewhere' });
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Moves away', projectId: mine.id });
+    const key = await createKey(t, ws, { projects: [mine.id] });
+    const { client, updates } = await connect(key.token);
+    await client.subscribeResource({ uri: `issue://${issue.key}` });
+    await new Promise((r) => setTimeout(r, 200));
+    await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Still mine' });
+    await until(() => updates.length, (n) => n > 0);
+    await ok(t, ws.token, 'issues.update', { id: issue.id, projectId: elsewhere.id });
+    await new Promise((r) => setTimeout(r, 300));
+    const before = updates.length;
+    await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Changed where the key cannot see' });
+    await ok(t, ws.token, 'comments.create', { issueId: issue.id, body: 'Activity the key must not hear of' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(updates.length).toBe(before);
+    await client.close();
+  });
+
   it('another workspace cannot subscribe to our issue and hears nothing of it', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Private' });
     const { client, updates } = await connect(other.token);

@@ -252,6 +252,12 @@ describe('actionRequests', () => {
     expect([toArchived.status, toArchived.body.error, Object.keys(toArchived.body.issues)]).toEqual([400, 'agent_archived', ['assignedAgentId']]);
     const viaComment = await rest(t, ws.token, 'comments.create', { issueId: issue.id, body: 'see card', actionRequest: { title: 'x', assignedAgentId: retired.id } });
     expect([viaComment.status, Object.keys(viaComment.body.issues)]).toEqual([400, ['actionRequest.assignedAgentId']]);
+    const bound = await rest(t, ws.token, 'actionRequests.create', { title: 'x', issueId: issue.id, kind: 'ASSIGN_AGENT', payload: { agentId: retired.id } });
+    expect([bound.status, bound.body.error, Object.keys(bound.body.issues)]).toEqual([400, 'agent_archived', ['payload.agentId']]);
+    const open = await ok(t, ws.token, 'actionRequests.create', { title: 'to be reassigned' });
+    const moved = await rest(t, ws.token, 'actionRequests.update', { id: open.id, assignedAgentId: retired.id });
+    expect([moved.status, moved.body.error, Object.keys(moved.body.issues)]).toEqual([400, 'agent_archived', ['assignedAgentId']]);
+    expect((await ok(t, ws.token, 'actionRequests.get', { id: open.id })).assignedAgentId).toBeNull();
     expect((await ok(t, ws.token, 'actionRequests.list', { assignedAgentId: retired.id })).items.length).toBe(before);
     const theirAgent = await createAgent(t, other, 'their-helper');
     expect((await rest(t, ws.token, 'actionRequests.create', { title: 'x', assignedAgentId: theirAgent.id })).status).toBe(404);

@@ -37,7 +37,7 @@ begin
   end if;
   if args ? 'assignedAgentId' then
     v_new.assigned_agent_id := case when args->>'assignedAgentId' is not null
-      then (app_hidden.find_agent(args->>'assignedAgentId', null, 'assignedAgentId')).id end;
+      then (app_hidden.find_live_agent(args->>'assignedAgentId', 'assignedAgentId')).id end;
   end if;
   v_changes := array_remove(array[
     case when v_new.title is distinct from v_req.title then 'title' end,
