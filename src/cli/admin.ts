@@ -63,8 +63,7 @@ export function table(rows: Array<Record<string, unknown>>, columns: string[], e
   return [line(columns), ...cells.map(line)].join('\n');
 }
 
-/** --events K1,K2; `--events all` (or empty) = every kind; absent = undefined. */
-/** --events K1,K2 | all: [] is every kind; an unknown kind is a usage mistake (exit 2), as an unknown scope is. */
+/** --events K1,K2 | all (or empty), absent = undefined: [] is every kind; an unknown kind is a usage mistake (exit 2), as an unknown scope is. */
 function eventsFlag(v: string | undefined): string[] | undefined {
   if (v === undefined) return undefined;
   if (v === '' || v.toLowerCase() === 'all') return [];
