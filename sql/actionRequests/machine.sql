@@ -242,10 +242,7 @@ begin
     return jsonb_build_object('action', 'set_labels', 'issueId', v_issue.id,
       'labelIds', to_jsonb(v_issue.label_ids));
   elsif p_request.kind = 'ASSIGN_AGENT' then
-    v_agent := app_hidden.find_agent(v_payload->>'agentId', null, 'payload.agentId');
-    if v_agent.archived_at is not null then
-      raise exception 'Agent % is archived', v_agent.profile_key using errcode = 'SV400', column = 'payload.agentId', detail = 'agent_archived';
-    end if;
+    v_agent := app_hidden.find_live_agent(v_payload->>'agentId', 'payload.agentId');
     if not (v_issue.assigned_agent_id is not distinct from v_agent.id and exists (
           select 1 from app_public.agent_runs r where r.issue_id = v_issue.id and r.agent_id = v_agent.id
             and r.status in ('ACTIVE', 'WAITING', 'STALLED'))) then

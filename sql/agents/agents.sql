@@ -132,12 +132,12 @@ $$;
 comment on function app_hidden.find_agent(p_agent_id text, p_profile_key text, p_field text) is 'An agent of the caller''s workspace by id or profileKey; 404 naming the field otherwise.';
 grant execute on function app_hidden.find_agent(p_agent_id text, p_profile_key text, p_field text) to svc_visitor;
 
-create or replace function app_hidden.find_live_agent(p_agent_id text, p_field text)
+create or replace function app_hidden.find_live_agent(p_agent_id text, p_field text, p_profile_key text default null)
  returns app_public.agents
  language plpgsql
  stable
 as $$
-declare v app_public.agents := app_hidden.find_agent(p_agent_id, null, p_field);
+declare v app_public.agents := app_hidden.find_agent(p_agent_id, p_profile_key, p_field);
 begin
   if v.archived_at is not null then
     raise exception 'Agent % is archived', v.profile_key using errcode = 'SV400', column = p_field, detail = 'agent_archived';
@@ -145,8 +145,8 @@ begin
   return v;
 end
 $$;
-comment on function app_hidden.find_live_agent(p_agent_id text, p_field text) is 'An agent of the caller''s workspace that is not archived, by id: for what puts an agent to work (a crew, planner, judge or step; an action request''s assignee). 404 unknown, 400 agent_archived, both naming the field.';
-grant execute on function app_hidden.find_live_agent(p_agent_id text, p_field text) to svc_visitor;
+comment on function app_hidden.find_live_agent(p_agent_id text, p_field text, p_profile_key text) is 'An agent of the caller''s workspace that is not archived, by id (else by profileKey, as find_agent): for what puts an agent to work (issues.assign/reassign, an action request''s assignee or bound assignment, a crew, planner, judge or step). 404 unknown, 400 agent_archived, both naming the field.';
+grant execute on function app_hidden.find_live_agent(p_agent_id text, p_field text, p_profile_key text) to svc_visitor;
 
 create or replace function app_private.create_agent(p_workspace_id uuid, p_profile_key text, p_name text, p_capabilities text[] default '{}'::text[], p_provider text default 'CUSTOM'::text, p_runtime_mode text default 'PERSISTENT'::text, p_max_concurrent integer default 1, p_webhook_url text default NULL::text)
  returns app_public.agents

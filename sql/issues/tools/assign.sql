@@ -11,11 +11,8 @@ as $$
 declare
   v_issue app_public.issues := app_hidden.issue_for_write(args->>'id');
   v_field text := case when args ? 'agentId' then 'agentId' else 'profileKey' end;
-  v_agent app_public.agents := app_hidden.find_agent(args->>'agentId', args->>'profileKey', v_field);
+  v_agent app_public.agents := app_hidden.find_live_agent(args->>'agentId', v_field, args->>'profileKey');
 begin
-  if v_agent.archived_at is not null then
-    raise exception 'Agent % is archived', v_agent.profile_key using errcode = 'SV400', column = v_field, detail = 'agent_archived';
-  end if;
   -- Same agent with an open run: nothing to do. Same agent without one: a fresh run (re-engagement).
   if v_issue.assigned_agent_id = v_agent.id and exists (
        select 1 from app_public.agent_runs r where r.issue_id = v_issue.id and r.agent_id = v_agent.id

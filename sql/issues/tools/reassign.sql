@@ -10,14 +10,11 @@ create or replace function app_tools.issues_reassign(args jsonb)
 as $$
 declare
   v_issue app_public.issues := app_hidden.issue_for_write(args->>'issueId', 'issueId');
-  v_agent app_public.agents := app_hidden.find_agent(null, args->>'toProfileKey', 'toProfileKey');
+  v_agent app_public.agents := app_hidden.find_live_agent(null, 'toProfileKey', args->>'toProfileKey');
   v_rationale text := btrim(args->>'rationale');
   v_comment_id uuid;
   v_run_id uuid;
 begin
-  if v_agent.archived_at is not null then
-    raise exception 'Agent % is archived', v_agent.profile_key using errcode = 'SV400', column = 'toProfileKey', detail = 'agent_archived';
-  end if;
   if v_issue.assigned_agent_id = v_agent.id then
     raise exception 'The issue is already assigned to %', v_agent.profile_key using errcode = 'SV400', column = 'toProfileKey', detail = 'same_agent';
   end if;
