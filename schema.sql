@@ -1726,6 +1726,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.agents_delete(uuid) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agents_set_archived(uuid,boolean) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agents_update(uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
+-- app_hidden.array_distinct(anyarray) returns anyarray; sql immutable; execute: svc_visitor; core/util.sql
 -- app_hidden.assert_move(text,text,text,text) returns void; plpgsql immutable; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.assert_run_mode_allows_mutation(uuid) returns void; plpgsql stable; execute: svc_visitor; issues/write.sql
 -- app_hidden.assign_issue_agent(app_public.issues,app_public.agents,text,text,text,uuid,jsonb) returns uuid; plpgsql volatile; execute: svc_visitor; issues/write.sql
@@ -1961,7 +1962,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.stream_events(uuid[]) returns jsonb; sql stable; execute: svc_visitor; events/stream.sql
 -- app_hidden.stream_events_after(bigint,integer) returns jsonb; sql stable; execute: svc_visitor; events/stream.sql
 -- app_hidden.stream_head() returns bigint; sql stable; execute: svc_visitor; events/stream.sql
--- app_hidden.stream_position(uuid,interval) returns bigint; sql stable; execute: svc_visitor; events/stream.sql
+-- app_hidden.stream_position(uuid,interval) returns bigint; sql stable security definer; execute: svc_visitor; events/stream.sql
 -- app_hidden.tg__set_updated_at() returns trigger; plpgsql volatile; execute: svc_visitor; core/util.sql
 -- app_hidden.time_entries_filtered(jsonb) returns SETOF app_public.time_entries; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.time_entry_json(app_public.time_entries) returns jsonb; sql stable; execute: svc_visitor; time/time.sql

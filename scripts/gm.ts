@@ -33,7 +33,8 @@ const settings = migrateSettings(url, { shadowConnectionString: shadowUrl, rootC
 try {
   switch (command) {
     case 'watch': await watch(settings, true); break;
-    case 'commit': await commit(settings, rest.join(' ') || undefined); break;
+    // `commit -m MSG` as git has it: the flag is not part of the message.
+    case 'commit': await commit(settings, rest.filter((a, i) => !(i === 0 && (a === '-m' || a === '--message'))).join(' ') || undefined); break;
     case 'uncommit': await uncommit(settings); break;
     case 'reset': await reset(settings, false); break;
     default: throw new Error(`unknown command ${command}; use watch | commit | uncommit | reset`);

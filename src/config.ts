@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { parseOriginList } from './http/origin-guard.ts';
+import { originOf } from './http/origin-guard.ts';
 
 /** Everything the service reads from its environment, in one place (see README "Configuration"). */
 export interface Config {
@@ -56,12 +56,23 @@ export function loadConfig(env = process.env): Config {
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}`);
   }
+  // The links the service hands out start with it: a value that is not an http(s) URL would only show up later,
+  // as links nobody can open. An IPv6 HOST is bracketed in the default (http://[::1]:3000).
+  const publicUrl = (env.SVC_PUBLIC_URL?.trim() || `http://${host.includes(':') ? `[${host.replace(/^\[|\]$/g, '')}]` : host}:${port}`).replace(/\/+$/, '');
+  if (!originOf(publicUrl)) {
+    throw new ConfigError(`SVC_PUBLIC_URL must be an http:// or https:// URL (the base of the links the service hands out), got ${JSON.stringify(env.SVC_PUBLIC_URL)}`);
+  }
+  const corsOrigins = (env.SVC_CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((entry) => {
+    const origin = originOf(entry);
+    if (!origin) throw new ConfigError(`SVC_CORS_ORIGINS takes a comma list of browser origins such as https://app.example.com; ${JSON.stringify(entry)} is not one`);
+    return origin;
+  });
   return {
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: path.resolve(env.SVC_DATA_DIR || './.svc-data'),
     port,
     host,
-    publicUrl: env.SVC_PUBLIC_URL || `http://${host}:${port}`,
+    publicUrl,
     logLevel,
     egressAllowPrivate: env.SVC_EGRESS_ALLOW_PRIVATE === '1' || env.SVC_EGRESS_ALLOW_PRIVATE === 'true',
     rateLimitRpcPerMin: int('SVC_RATE_LIMIT_RPC_PER_MIN', 600),
@@ -72,6 +83,6 @@ export function loadConfig(env = process.env): Config {
     s3: env.SVC_S3_BUCKET
       ? { bucket: env.SVC_S3_BUCKET, region: env.SVC_S3_REGION || undefined, endpoint: env.SVC_S3_ENDPOINT || undefined }
       : undefined,
-    corsOrigins: parseOriginList(env.SVC_CORS_ORIGINS),
+    corsOrigins,
   };
 }

@@ -161,6 +161,11 @@ begin
   if v_kind = 'SESSION' and p_expires_at is null then
     perform app_hidden.raise_invalid('ttlHours', 'a SESSION key needs an expiry');
   end if;
+  -- Spec 8: a session lives 1 to 168 hours, whichever path issues it (access.createSession, access.create, the CLI).
+  -- A minute of slack for the clock between computing the expiry and this check.
+  if v_kind = 'SESSION' and p_expires_at > now() + interval '168 hours 1 minute' then
+    perform app_hidden.raise_invalid('ttlHours', 'a SESSION key expires within 168 hours; use a PERSONAL key to keep access longer');
+  end if;
   if p_linked_agent_id is not null and not exists (
     select 1 from app_public.agents where id = p_linked_agent_id and workspace_id = p_workspace_id) then
     perform app_hidden.raise_not_found('Agent');
@@ -179,8 +184,10 @@ begin
   end if;
   insert into app_private.api_keys (workspace_id, user_id, plugin_id, kind, linked_agent_id, name, scopes,
                                     project_ids, label_ids, initiative_ids, expires_at, token_hash, prefix)
-  values (p_workspace_id, p_user_id, p_plugin_id, v_kind, p_linked_agent_id, p_name, p_scopes,
-          coalesce(p_project_ids, '{}'), coalesce(p_label_ids, '{}'), coalesce(p_initiative_ids, '{}'),
+  -- A value given twice is stored once (`--scopes READ_ISSUES,READ_ISSUES`), in the order first given.
+  values (p_workspace_id, p_user_id, p_plugin_id, v_kind, p_linked_agent_id, p_name, app_hidden.array_distinct(p_scopes),
+          app_hidden.array_distinct(coalesce(p_project_ids, '{}')), app_hidden.array_distinct(coalesce(p_label_ids, '{}')),
+          app_hidden.array_distinct(coalesce(p_initiative_ids, '{}')),
           p_expires_at, p_token_hash, p_prefix)
   returning * into v_key;
   return v_key;

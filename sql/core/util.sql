@@ -1,6 +1,17 @@
 -- Small helpers: parsing, time zones, updated_at.
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
+create or replace function app_hidden.array_distinct(p_values anyarray)
+ returns anyarray
+ language sql
+ immutable parallel safe
+as $$
+  select coalesce(array_agg(v order by n), p_values[0:-1])
+  from (select v, min(n) as n from unnest(p_values) with ordinality u(v, n) group by v) d
+$$;
+comment on function app_hidden.array_distinct(p_values anyarray) is 'The array without repeats, each value where it first stood (NULL stays NULL; empty stays empty).';
+grant execute on function app_hidden.array_distinct(p_values anyarray) to svc_visitor;
+
 create or replace function app_hidden.parse_uuid(p_value text, p_field text)
  returns uuid
  language plpgsql

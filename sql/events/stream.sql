@@ -54,15 +54,19 @@ grant execute on function app_hidden.stream_head() to svc_visitor;
 create or replace function app_hidden.stream_position(p_event_id uuid, p_max_age interval)
  returns bigint
  language sql
- stable
+ stable security definer
+ set search_path to 'pg_catalog'
 as $$
-  -- An event not positioned yet (committed moments ago; app_private.sequence_events) resumes from the head:
-  -- it and whatever follows it arrive live.
+  -- Any event of the caller's workspace, seen by this key now or not: the key was sent this id, and what it may
+  -- no longer see (an issue that left its narrowing) must not turn a resume into a reset with events lost. The
+  -- replay from there is read as the caller (stream_events_after), so nothing hidden is sent; a position says
+  -- nothing of its event. An event not positioned yet (committed moments ago; app_private.sequence_events)
+  -- resumes from the head: it and whatever follows it arrive live.
   select coalesce(e.stream_pos, app_hidden.stream_head()) from app_public.activity_events e
   where e.id = p_event_id and e.workspace_id = app_hidden.current_workspace_id()
     and e.created_at > now() - p_max_age
 $$;
-comment on function app_hidden.stream_position(p_event_id uuid, p_max_age interval) is 'SSE resume: stream position of a Last-Event-ID the caller may see and that is younger than p_max_age (the head if it has none yet); NULL otherwise.';
+comment on function app_hidden.stream_position(p_event_id uuid, p_max_age interval) is 'SSE resume: stream position of a Last-Event-ID of the caller''s workspace (visible to the key now or not) that is younger than p_max_age (the head if it has none yet); NULL otherwise.';
 grant execute on function app_hidden.stream_position(p_event_id uuid, p_max_age interval) to svc_visitor;
 
 create or replace function app_private.sequence_events(p_limit integer)

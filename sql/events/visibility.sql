@@ -46,7 +46,9 @@ begin
   -- started all seven, policies included, in every call).
   case p_subject_type
     when 'issue' then return exists (select 1 from app_public.issues i where i.id = p_subject_id);
-    when 'comment' then return exists (select 1 from app_public.comments c where c.id = p_subject_id);
+    -- A comment's events follow its issue (payload issueId), not the comment row: the comments policy hides a
+    -- deleted comment, which would take its creation and its deletion out of the stream, the replay and a resume.
+    when 'comment' then return exists (select 1 from app_public.issues i where i.id = (p_payload->>'issueId')::uuid);
     when 'goal' then return exists (select 1 from app_public.goals g where g.id = p_subject_id);
     when 'execution-plan' then return exists (select 1 from app_public.execution_plans p where p.id = p_subject_id);
     when 'execution-step' then return exists (select 1 from app_public.execution_steps s where s.id = p_subject_id);

@@ -68,8 +68,12 @@ begin
       else format(' and i.cycle_id = %L::uuid', app_hidden.parse_uuid(args->>'cycleId', 'cycleId')) end;
   end if;
   if args ? 'parentId' then
-    where_sql := where_sql || case when args->>'parentId' is null then ' and i.parent_id is null'
-      else format(' and i.parent_id = %L::uuid', (app_hidden.find_issue(args->>'parentId', 'parentId')).id) end;
+    -- A parent the key cannot see reads as none (the issue shape says parentId null), in the filter too: else
+    -- `parentId: null` would leave out the children of hidden issues, and the count tell that such parents exist.
+    where_sql := where_sql || case
+      when args->>'parentId' is not null then format(' and i.parent_id = %L::uuid', (app_hidden.find_issue(args->>'parentId', 'parentId')).id)
+      when app_hidden.issues_unrestricted() then ' and i.parent_id is null'
+      else ' and app_hidden.visible_issue_id(i.parent_id) is null' end;
   end if;
   if args ? 'claimedById' then
     where_sql := where_sql || case when args->>'claimedById' is null then ' and i.claimed_by_id is null'

@@ -24,7 +24,7 @@ export interface FlagSpec {
   choices?: readonly string[];
   /** Smallest allowed value of an `int` flag (default 0). */
   min?: number;
-  /** Largest allowed value of an `int` flag. */
+  /** Largest allowed value of an `int` flag (default 2,147,483,647: what a PostgreSQL integer holds). */
   max?: number;
   /** Name of the value in usage lines (default: derived from the kind). */
   placeholder?: string;
@@ -56,6 +56,7 @@ export type Values<F extends FlagSpecs> = {
 };
 
 const DEFAULT_MAX_LENGTH = 200;
+const INT4_MAX = 2_147_483_647;
 // C0 and C1 controls and DEL (a pasted NUL or terminal escape); line breaks and tabs, and Unicode's line and
 // paragraph separators, only where the flag is multiline.
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
@@ -190,6 +191,14 @@ export function parseCommand<F extends FlagSpecs>(spec: CommandSpec<F>, args: st
     });
     throw new UsageError(`unknown flag ${each.join('\nsvc: unknown flag ')} (see ${spec.name} --help)`);
   }
+  // A flag given twice is a mistake (a script's default and its override, a pasted line): the last would silently
+  // win, so `--workspace A --workspace B` would act on B and `--scopes X --scopes Y` issue a key with Y only.
+  const counts = new Map<string, number>();
+  for (const t of tokens) if (t.kind === 'option' && spec.flags[t.name]?.kind !== 'switch') counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+  const repeated = [...counts].filter(([, n]) => n > 1).map(([name]) => `--${name}`);
+  if (repeated.length) {
+    throw new UsageError(`${repeated.join(', ')} given more than once: give each flag once${spec.flags[repeated[0]!.slice(2)]?.kind === 'list' ? ' (a list takes comma-separated values)' : ''} (see ${spec.name} --help)`);
+  }
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({ args, options, strict: true, allowPositionals: false }) as { values: Record<string, string | boolean | undefined> });
@@ -255,8 +264,9 @@ export function validate<F extends FlagSpecs>(spec: CommandSpec<F>, raw: Record<
       case 'int': {
         const n = typeof v === 'number' ? v : /^[+]?\d+$/.test(text) ? Number(text) : NaN;
         const min = f.min ?? 0;
-        if (!Number.isSafeInteger(n) || n < min || (f.max !== undefined && n > f.max)) {
-          const range = f.max !== undefined ? `from ${min} to ${f.max}` : min === 0 ? '0 or more' : `${min} or more`;
+        const max = f.max ?? INT4_MAX;
+        if (!Number.isSafeInteger(n) || n < min || n > max) {
+          const range = f.max !== undefined ? `from ${min} to ${f.max}` : `${min} or more${n > max ? ` (at most ${max})` : ''}`;
           throw new UsageError(`--${name} must be a whole number ${range}, got ${quoted(text)}`);
         }
         out[name] = n;

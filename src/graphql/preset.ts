@@ -32,8 +32,9 @@ export const HiddenColumnsPlugin = makeJSONPgSmartTagsPlugin({
       // Exposed as Comment.revisionHistory (app_public.comments_revision_history).
       'app_public.comments': { attribute: { revisions: { tags: { behavior: '-*' } } } },
       // Issue.parent (under RLS: null when the key cannot see the parent) instead of the raw id, which a
-      // narrowed key must not learn (docs/decisions.md). Filtering and ordering by it stay.
-      'app_public.issues': { attribute: { parent_id: { tags: { behavior: '-select' } } } },
+      // narrowed key must not learn (docs/decisions.md); Issue.childIssues lists the children. No filter or
+      // order by it either: a condition on a hidden parent's id would confirm that parent and list its children.
+      'app_public.issues': { attribute: { parent_id: { tags: { behavior: '-select -filterBy -orderBy' } } } },
       // Likewise Project.initiative instead of the raw initiative id (an initiative-narrowed key sees every project);
       // no filter or order by it either, which would tell a hidden initiative's projects to whoever learns its id.
       'app_public.projects': { attribute: { initiative_id: { tags: { behavior: '-select -filterBy -orderBy' } } } },

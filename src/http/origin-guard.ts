@@ -43,17 +43,14 @@ function hostName(hostHeader: string): string {
   return colon >= 0 ? h.slice(0, colon) : h;
 }
 
-function originOf(url: string): string | undefined {
+/** The origin (`scheme://host[:port]`) of an http(s) URL; undefined for anything else. */
+export function originOf(url: string): string | undefined {
   try {
     const u = new URL(url);
-    return u.origin === 'null' ? undefined : u.origin;
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.host ? u.origin : undefined;
   } catch {
     return undefined;
   }
-}
-
-export function parseOriginList(raw: string | undefined): string[] {
-  return (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((s) => originOf(s) ?? s);
 }
 
 /** The methods a listed origin may use on a path: GraphQL takes POST; the MCP endpoint (POST, its GET stream and

@@ -59,6 +59,13 @@ describe('typos and usage errors (exit 2)', () => {
       [['admin', 'add-member', '--workspace', 'E', '--email', 'a@b.c', '--role', 'owmer'], /did you mean OWNER\?/],
       [['admin', 'create-key', '--workspace', 'E', '--user', 'a@b.c', '--expires-in-seconds', '0'], /--expires-in-seconds must be a whole number from 1 to 3153600000/],
       [['admin', 'create-key', '--workspace', 'E', '--user'], /--user needs a value/],
+      // The last of a repeated flag would silently win: another workspace's keys, a key with fewer scopes.
+      [['admin', 'list-keys', '--workspace', 'ENG', '--workspace', 'OTH', '--json'], /--workspace given more than once/],
+      [['admin', 'create-key', '--workspace', 'E', '--user', 'a@b.c', '--scopes', 'READ_ISSUES', '--scopes', 'WRITE_ISSUES'],
+        /--scopes given more than once: give each flag once \(a list takes comma-separated values\)/],
+      // Past what PostgreSQL's integer holds: the flag's usage error, not the database's "out of range".
+      [['admin', 'update-workspace', '--workspace', 'E', '--assignment-sla-minutes', '99999999999'],
+        /--assignment-sla-minutes must be a whole number 0 or more \(at most 2147483647\), got "99999999999"/],
     ];
     const results = await each(cases, ([args]) => svc(args, env));
     results.forEach((r, i) => {
@@ -78,6 +85,26 @@ describe('typos and usage errors (exit 2)', () => {
     expect(level.stderr).toMatch(/LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"/);
     const big = await svc(['migrate'], { ...env, PORT: '70000' });
     expect(big.code).toBe(2);
+  });
+});
+
+describe('SVC_PUBLIC_URL, SVC_CORS_ORIGINS and an IPv6 HOST', () => {
+  it('the default public URL brackets an IPv6 host, so the links handed out parse', () => {
+    expect(loadConfig({ HOST: '::1', PORT: '3113' }).publicUrl).toBe('http://[::1]:3113');
+    expect(new URL(`${loadConfig({ HOST: '::1' }).publicUrl}/blobs/x`).hostname).toBe('[::1]');
+    expect(loadConfig({ HOST: '0.0.0.0' }).publicUrl).toBe('http://0.0.0.0:3000');
+    expect(loadConfig({ SVC_PUBLIC_URL: 'https://svc.example.com/' }).publicUrl).toBe('https://svc.example.com');
+  });
+
+  it('a public URL or a CORS origin that is not http(s) stops the start with a one-line error', () => {
+    for (const bad of ['notaurl', 'ftp://x', 'https://']) {
+      expect(() => loadConfig({ SVC_PUBLIC_URL: bad })).toThrow(/^SVC_PUBLIC_URL must be an http:\/\/ or https:\/\/ URL/);
+    }
+    for (const bad of ['notanorigin', '*', 'https://ok.example.com,file:///etc']) {
+      expect(() => loadConfig({ SVC_CORS_ORIGINS: bad })).toThrow(/^SVC_CORS_ORIGINS takes a comma list of browser origins/);
+    }
+    expect(loadConfig({ SVC_CORS_ORIGINS: 'https://a.example.com, http://localhost:5173/' }).corsOrigins)
+      .toEqual(['https://a.example.com', 'http://localhost:5173']);
   });
 });
 

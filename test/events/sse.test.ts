@@ -292,12 +292,52 @@ describe('resume with Last-Event-ID', () => {
     expect(again.messages.map((m) => data(m).subjectId)).not.toContain(hidden.id);
   });
 
+  it("a narrowed key hears a comment's deletion, replays it, and resumes from an event of a comment or issue it no longer sees", async () => {
+    const { rows: [p] } = await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'Comments') returning id`, [ws.id]);
+    const narrowed = await createKey(t, ws, { scopes: ['SUBSCRIBE_EVENTS', 'READ_ISSUES'], projects: [p.id] });
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'commented', projectId: p.id });
+    const c = await sse(narrowed.token);
+    await c.waitForComment((x) => x === 'connected');
+    const comment = await ok(t, ws.token, 'comments.create', { issueId: issue.id, body: 'soon gone' });
+    const created = await c.waitFor((m) => data(m).kind === 'COMMENT_CREATED' && data(m).subjectId === comment.id);
+    c.close();
+    await ok(t, ws.token, 'comments.delete', { id: comment.id });
+    // Live: the deletion reaches the narrowed key, as it reaches the owner.
+    const live = await sse(narrowed.token);
+    await live.waitForComment((x) => x === 'connected');
+    const again = await ok(t, ws.token, 'comments.create', { issueId: issue.id, body: 'gone at once' });
+    await ok(t, ws.token, 'comments.delete', { id: again.id });
+    const deleted = await live.waitFor((m) => data(m).kind === 'COMMENT_UPDATED' && data(m).subjectId === again.id);
+    expect(data(deleted).payload).toMatchObject({ deleted: true, issueId: issue.id });
+    // Resume from the deleted comment's own event: a replay, not a reset, with its deletion in it.
+    const resumed = await sse(narrowed.token, { lastEventId: created.id });
+    await resumed.waitFor((m) => data(m).kind === 'COMMENT_UPDATED' && data(m).subjectId === comment.id);
+    expect(resumed.messages.some((m) => m.event === 'reset')).toBe(false);
+    // events.recent tells the same story.
+    const recent = await ok(t, narrowed.token, 'events.recent', { subjectType: 'comment', subjectId: comment.id });
+    expect(recent.items.map((e: { kind: string }) => e.kind)).toEqual(['COMMENT_UPDATED', 'COMMENT_CREATED']);
+
+    // The issue leaves the key's project: a resume from its event still replays what followed (and only what it sees).
+    const { rows: [elsewhere] } = await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'Elsewhere') returning id`, [ws.id]);
+    const watch = await sse(narrowed.token);
+    await watch.waitForComment((x) => x === 'connected');
+    const leaving = await ok(t, ws.token, 'issues.create', { title: 'leaving', projectId: p.id });
+    const leavingCreated = await watch.waitFor((m) => data(m).kind === 'ISSUE_CREATED' && data(m).subjectId === leaving.id);
+    watch.close();
+    await ok(t, ws.token, 'issues.update', { id: leaving.id, projectId: elsewhere.id });
+    const stays = await ok(t, ws.token, 'issues.create', { title: 'stays', projectId: p.id });
+    const after = await sse(narrowed.token, { lastEventId: leavingCreated.id });
+    await after.waitFor((m) => data(m).kind === 'ISSUE_CREATED' && data(m).subjectId === stays.id);
+    expect(after.messages.some((m) => m.event === 'reset')).toBe(false);
+    expect(after.messages.filter((m) => m.id).map((m) => data(m).subjectId)).not.toContain(leaving.id);
+  });
+
   it('sends event: reset for an unknown Last-Event-ID or a backlog beyond the bound, then goes live', async () => {
     const unknown = await sse(subscriber.token, { lastEventId: crypto.randomUUID() });
-    const reset = await unknown.waitFor((m) => m.event === 'reset').catch((e) => { console.log('DEBUG', unknown.messages, unknown.comments); throw e; });
+    const reset = await unknown.waitFor((m) => m.event === 'reset');
     expect(data(reset)).toEqual({ reason: 'last_event_id_unknown' });
     const live = await recordEvent(ws);
-    await unknown.waitFor((m) => m.id === live).catch((e) => { console.log('DEBUG2', unknown.messages, unknown.comments); throw e; });
+    await unknown.waitFor((m) => m.id === live);
     unknown.close();
 
     const garbage = await sse(subscriber.token, { lastEventId: 'not-an-id' });

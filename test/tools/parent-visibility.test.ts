@@ -51,4 +51,26 @@ describe('parentId of a parent the key cannot see', () => {
     const raw = await gql(t, narrowed, `query($id: UUID!) { issue(rowId: $id) { parentId } }`, { id: child.id });
     expect(raw.errors?.[0]?.message).toMatch(/Cannot query field "parentId"/);
   });
+
+  it('filters read the same mask: parentId null counts the child of a hidden parent, and GraphQL cannot filter by the raw id', async () => {
+    // The filter runs on what the key sees (parentId null), so neither the list nor the count tells that a hidden parent exists.
+    const topLevel = await ok(t, narrowed, 'issues.list', { parentId: null });
+    expect(topLevel.items.map((i: { id: string }) => i.id)).toEqual([child.id]);
+    expect(await ok(t, narrowed, 'issues.count', { parentId: null })).toEqual(await ok(t, narrowed, 'issues.count', {}));
+    // A hidden parent as the filter value is a 404, as it is anywhere else.
+    const { rest } = await import('../support/harness.ts');
+    expect((await rest(t, narrowed, 'issues.list', { parentId: parent.id })).status).toBe(404);
+    // Keys that can see the parent still filter on the real column.
+    expect((await ok(t, both, 'issues.list', { parentId: null })).items.map((i: { id: string }) => i.id)).toEqual([parent.id]);
+    expect((await ok(t, ws.token, 'issues.list', { parentId: parent.id })).items.map((i: { id: string }) => i.id)).toEqual([child.id]);
+    // GraphQL: a condition on a guessed hidden id would confirm it; the column takes no condition or order at all.
+    const { gql } = await import('../support/graphql.ts');
+    const cond = await gql(t, narrowed, `query($p: UUID!) { issues(condition: {parentId: $p}) { nodes { rowId } } }`, { p: parent.id });
+    expect(cond.errors?.[0]?.message).toMatch(/parentId/);
+    const order = await gql(t, narrowed, '{ issues(orderBy: PARENT_ID_ASC) { nodes { rowId } } }');
+    expect(order.errors?.[0]?.message).toMatch(/PARENT_ID_ASC/);
+    // The children of an issue stay reachable from the issue, under RLS.
+    const kids = await gqlOk(t, ws.token, `query($id: UUID!) { issue(rowId: $id) { childIssues { nodes { rowId } } } }`, { id: parent.id });
+    expect(kids.issue.childIssues.nodes).toEqual([{ rowId: child.id }]);
+  });
 });

@@ -18,8 +18,7 @@ declare
   v_keys text[];
 begin
   -- A deleted comment's events (its creation, its deletion) stay part of the issue's history. The comments
-  -- policy hides deleted comments, and a narrowed key's events policy asks it, so both reads below see them
-  -- for this statement only (as comments.delete does).
+  -- policy hides deleted comments, so the read of the ids sees them for this statement only (as comments.delete does).
   perform set_config('svc.include_deleted_comments', 'on', true);
   v_comment_ids := array(select c.id from app_public.comments c
                          where c.workspace_id = v_issue.workspace_id and c.issue_id = v_issue.id);
