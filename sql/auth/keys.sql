@@ -112,8 +112,9 @@ $$;
 comment on function app_hidden.access_revoke(p_key_id uuid) is 'Revokes the calling key itself, or another of its user''s keys that does not exceed it (scopes held, narrowing within, as for access.create: else 403 scope_escalation / narrowing); OWNER/ADMIN with the ADMIN scope: any key of the workspace. Permanent; the key fails with 401 revoked on its next call.';
 grant execute on function app_hidden.access_revoke(p_key_id uuid) to svc_visitor;
 
+drop function if exists app_hidden.authenticate(bytea);  -- its row gained agent_archived (migration 000083)
 create or replace function app_hidden.authenticate(p_token_hash bytea)
- returns table(key_id uuid, workspace_id uuid, user_id uuid, kind text, linked_agent_id uuid, scopes text[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_at timestamp with time zone, revoked_at timestamp with time zone, acting_user_id uuid)
+ returns table(key_id uuid, workspace_id uuid, user_id uuid, kind text, linked_agent_id uuid, scopes text[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_at timestamp with time zone, revoked_at timestamp with time zone, acting_user_id uuid, agent_archived boolean)
  language sql
  stable security definer
  set search_path to 'pg_catalog'
@@ -122,11 +123,13 @@ as $$
          k.project_ids, k.label_ids, k.initiative_ids, k.expires_at, k.revoked_at,
          -- plugin keys with no user act as the first workspace member (spec 4.2 issues.create)
          coalesce(k.user_id, (select m.user_id from app_public.memberships m
-                              where m.workspace_id = k.workspace_id order by m.created_at, m.id limit 1))
+                              where m.workspace_id = k.workspace_id order by m.created_at, m.id limit 1)),
+         -- tools/list leaves out what only a live agent may call (agents.me, heartbeats, chat, run reports)
+         (select a.archived_at is not null from app_public.agents a where a.id = k.linked_agent_id)
   from app_private.api_keys k
   where k.token_hash = p_token_hash
 $$;
-comment on function app_hidden.authenticate(p_token_hash bytea) is 'Looks a key up by the SHA-256 of its token. Returns no row for an unknown hash; the API decides invalid / revoked / expired in that order.';
+comment on function app_hidden.authenticate(p_token_hash bytea) is 'Looks a key up by the SHA-256 of its token, with whether its linked agent is archived. Returns no row for an unknown hash; the API decides invalid / revoked / expired in that order.';
 grant execute on function app_hidden.authenticate(p_token_hash bytea) to svc_visitor;
 
 create or replace function app_private.api_key_info(k app_private.api_keys, p_current_key_id uuid)
@@ -155,8 +158,8 @@ begin
   if v_kind = 'AGENT' and p_linked_agent_id is null then
     perform app_hidden.raise_invalid('linkedAgentId', 'an AGENT key needs a linked agent');
   end if;
-  if v_kind = 'PERSONAL' and p_linked_agent_id is not null then
-    perform app_hidden.raise_invalid('linkedAgentId', 'a PERSONAL key has no linked agent');
+  if v_kind in ('PERSONAL', 'SESSION') and p_linked_agent_id is not null then
+    perform app_hidden.raise_invalid('linkedAgentId', format('a %s key has no linked agent (an AGENT key acts as one)', v_kind));
   end if;
   if v_kind = 'SESSION' and p_expires_at is null then
     perform app_hidden.raise_invalid('ttlHours', 'a SESSION key needs an expiry');

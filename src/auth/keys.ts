@@ -35,6 +35,8 @@ export interface Caller {
   labelIds: string[];
   initiativeIds: string[];
   expiresAt: Date | null;
+  /** The linked agent is archived (as of the key cache's last read, at most 30 s old): only leaves tools out of tools/list. */
+  agentArchived?: boolean;
 }
 
 export function hasScope(caller: Pick<Caller, 'scopes'>, scope: Scope): boolean {
@@ -53,6 +55,7 @@ interface KeyRow {
   initiative_ids: string[];
   expires_at: Date | null;
   revoked_at: Date | null;
+  agent_archived: boolean | null;
 }
 
 /** RFC 6750: every 401 names the Bearer scheme and why the token was refused (REST, JSON-RPC, GraphQL, SSE). */
@@ -129,6 +132,7 @@ export class KeyAuthenticator {
       labelIds: row.label_ids,
       initiativeIds: row.initiative_ids,
       expiresAt: row.expires_at,
+      agentArchived: row.agent_archived === true,
     };
   }
 

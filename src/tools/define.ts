@@ -69,7 +69,7 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
   refusesNarrowedKeys?: 'any' | 'projectOrLabel';
   /**
    * The tool always refuses a key not linked to an agent (403 agent_key_required / not_run_agent: heartbeats, the
-   * chat tools, a run's own reports). Like refusesNarrowedKeys, only leaves it out of tools/list and catalog.search
+   * chat tools, a run's own reports), or linked to an archived one (403 agent_archived; its runs ended with it). Like refusesNarrowedKeys, only leaves it out of tools/list and catalog.search
    * for such keys; SQL stays the check.
    */
   requiresAgentKey?: true;
@@ -165,6 +165,8 @@ export const INT4_MAX = 2_147_483_647;
  * so, and a value past it is a 400 naming the field instead of PostgreSQL's "out of range" error.
  */
 export const int = (min: number, max = INT4_MAX) => z.number().int().min(min).max(max);
+/** An amount of US dollars: a run's cost, a goal's budget (a million at most; 1e300 is a typo, not a bill). */
+export const money = z.number().min(0).max(1_000_000);
 
 // zod's ISO patterns already refuse impossible days (2026-02-30) and times; PostgreSQL also has no year 0.
 const YEAR_ZERO = { message: 'year 0000 does not exist (years start at 0001)' };

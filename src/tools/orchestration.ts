@@ -1,9 +1,8 @@
 /** Orchestration (spec 4.12): goals, plans, executionPlans, agentCrews, reviewGates. */
 import { z } from 'zod';
-import { cursor, defineTools, id, int, issueRef, limit, line, page, tool } from './define.ts';
+import { cursor, defineTools, id, int, issueRef, limit, line, money, page, tool } from './define.ts';
 import { CrewMemberOut, CrewOut, GateOut, GoalOut, PlanOut, StepOut, crewRole, gateStatus, goalStatus, planStatus } from './orchestration-shapes.ts';
 
-const money = z.number().min(0).max(1_000_000);
 const planOptions = {
   contextSetId: z.string().min(1).max(200).optional(),
   autoJudge: z.boolean().optional().describe('Judge steps moved to REVIEW automatically; default: when the crew has a REVIEWER'),
@@ -105,7 +104,7 @@ export const planTools = defineTools(
   tool({
     name: 'plans.recordVerdict',
     scopes: ['WRITE_ISSUES'],
-    description: 'Record the verdict on a step in REVIEW: PASS → DONE (dependants become READY; the last one completes the plan and achieves the goal); FAIL → READY again with the feedback while retries remain (maxStepRetries, default 2), else BLOCKED with a review gate. Writes EXECUTION_STEP_JUDGED.',
+    description: 'Record the verdict on a step in REVIEW: PASS → DONE (dependants become READY; the last one completes the plan and achieves the goal); FAIL → READY again with the feedback while retries remain (maxStepRetries, default 2), else BLOCKED with a review gate. Not by the worker of the step (403 own_step) unless the plan made it the judge. Writes EXECUTION_STEP_JUDGED.',
     input: z.strictObject({ stepId: id('stepId'), verdict: z.enum(['PASS', 'FAIL']), feedback: z.string().max(20_000), score: z.number().min(0).max(100).optional() }),
     output: z.looseObject({ outcome: z.enum(['DONE', 'RETRY', 'BLOCKED']), retryCount: z.number() }),
   }),
@@ -139,7 +138,7 @@ export const executionPlanTools = defineTools(
   tool({
     name: 'executionPlans.transition',
     scopes: ['WRITE_ISSUES'],
-    description: 'Move a plan: APPROVED (it has steps), RUNNING (as plans.activate; from BLOCKED only when no review gate holds it), BLOCKED, COMPLETED (every step DONE or CANCELED), CANCELED (unfinished steps, gates and step runs end). Illegal moves are 409.',
+    description: 'Move a plan: APPROVED (it has steps), RUNNING (as plans.activate; from BLOCKED only when no review gate holds it), BLOCKED, COMPLETED (every step DONE or CANCELED, at least one DONE), CANCELED (unfinished steps, gates and step runs end). Illegal moves are 409.',
     input: z.strictObject({ id: id('id'), status: z.enum(['APPROVED', 'RUNNING', 'BLOCKED', 'COMPLETED', 'CANCELED']) }),
     output: PlanOut,
   }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, limit, line, page, tool } from './define.ts';
+import { cursor, defineTools, id, limit, line, money, page, tool } from './define.ts';
 import { RunOut } from './shapes.ts';
 
 const runId = id('runId');
@@ -17,7 +17,7 @@ export const runTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: `Report cumulative usage of a run: each given value replaces the stored one (idempotent; send totals, not increments). costUsd is stored verbatim. currentStep (one line; null clears) says what the run is doing now, for people watching; only while the run is open (409 run_closed). ${agentOnly}`,
     input: z.strictObject({
-      runId, tokensIn: count.optional(), tokensOut: count.optional(), tokensCached: count.optional(), costUsd: z.number().min(0).optional(),
+      runId, tokensIn: count.optional(), tokensOut: count.optional(), tokensCached: count.optional(), costUsd: money.optional(),
       currentStep: line(200).nullable().optional(),
     }),
     output: RunOut,

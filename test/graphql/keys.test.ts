@@ -155,6 +155,10 @@ describe('access.create / createPersonal / createSession', () => {
     expect(dup.scopes).toEqual(['READ_ISSUES', 'WRITE_ISSUES']);
     const cli = await admin(t, 'create-key', { workspace: ws.key, user: ws.ownerEmail, scopes: 'READ_ISSUES,READ_ISSUES', json: true });
     expect(cli.apiKey.scopes).toEqual(['READ_ISSUES']);
+    // A SESSION key acts as a person: a linked agent is refused naming the field (it was a bare constraint violation).
+    await createAgent(t, ws, 'session-bot');
+    await expect(admin(t, 'create-key', { workspace: ws.key, user: ws.ownerEmail, kind: 'SESSION', agent: 'session-bot', json: true }))
+      .rejects.toThrow(/a SESSION key has no linked agent/);
   });
 
   it('never grants more than the caller holds: scopes and narrowing', async () => {

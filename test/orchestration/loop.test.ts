@@ -261,4 +261,32 @@ describe('the orchestration loop', () => {
     const { rows: [run] } = await t.pools.owner.query('select id from app_public.agent_runs where step_id = $1', [fix.id]);
     expect((await ok(t, ws.token, 'executionPlans.transitionStep', { stepId: fix.id, status: 'RUNNING', sourceRunId: run.id })).step.sourceRunId).toBe(run.id);
   });
+
+  it('a plan whose steps were all canceled does not complete (its goal is not achieved); a worker does not pass its own step', async () => {
+    const workerKey = (await createKey(t, ws, { agent: 'worker' })).token;
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Nothing done' });
+    const goal = await ok(t, ws.token, 'goals.create', { title: 'Done without work?', issueId: issue.id, crewId });
+    const plan = await ok(t, ws.token, 'executionPlans.create', { goalId: goal.id, steps: [{ title: 'One' }, { title: 'Two' }] });
+    await ok(t, ws.token, 'plans.activate', { planId: plan.id });
+    for (const s of plan.steps) await ok(t, workerKey, 'executionPlans.transitionStep', { stepId: s.id, status: 'CANCELED' });
+    const forced = await rest(t, workerKey, 'executionPlans.transition', { id: plan.id, status: 'COMPLETED' });
+    expect([forced.status, forced.body.error]).toEqual([409, 'steps_not_done']);
+    expect((await ok(t, ws.token, 'goals.get', { id: goal.id })).status).toBe('ACTIVE');
+    expect((await ok(t, ws.token, 'executionPlans.get', { id: plan.id })).status).toBe('RUNNING');
+
+    // The worker's step in REVIEW: the crew's REVIEWER judges; the worker's own PASS is refused, nothing written.
+    const issue2 = await ok(t, ws.token, 'issues.create', { title: 'Self review' });
+    const goal2 = await ok(t, ws.token, 'goals.create', { title: 'Reviewed by another', issueId: issue2.id, crewId });
+    const plan2 = await ok(t, ws.token, 'executionPlans.create', { goalId: goal2.id, steps: [{ title: 'Work', assignedAgentId: worker.id }] });
+    await ok(t, ws.token, 'plans.activate', { planId: plan2.id });
+    const step = plan2.steps[0].id;
+    await ok(t, workerKey, 'executionPlans.transitionStep', { stepId: step, status: 'REVIEW' });
+    const since = await lastSeq();
+    const self = await rest(t, workerKey, 'plans.recordVerdict', { stepId: step, verdict: 'PASS', feedback: 'looks great to me' });
+    expect([self.status, self.body.error]).toEqual([403, 'own_step']);
+    expect((await eventsSince(since)).map((e) => e.kind)).toEqual([]);
+    const reviewerKey = (await createKey(t, ws, { agent: 'reviewer' })).token;
+    expect(await ok(t, reviewerKey, 'plans.recordVerdict', { stepId: step, verdict: 'PASS', feedback: 'verified' })).toMatchObject({ outcome: 'DONE' });
+    expect((await ok(t, ws.token, 'goals.get', { id: goal2.id })).status).toBe('ACHIEVED');
+  });
 });

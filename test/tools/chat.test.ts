@@ -309,6 +309,14 @@ describe('agent.context.bundle', () => {
     expect(free.currentRun).toBeNull();
     const r = await rpc(t, helperKey.token, 'tools/call', { name: 'agent.context.bundle', arguments: { issueId: issue.id } });
     expect(r.body.result.structuredContent.runProtocol.runId).toBe(run.id);
+    // helper's REVIEW run gates helper only (spec 3.2): another agent and a person see that run as the issue's
+    // currentRun, but the contract and protocol are their own (no run: EXECUTE, may change the issue).
+    for (const other of [rivalKey.token, ws.token]) {
+      const seen = await ok(t, other, 'agent.context.bundle', { issueId: issue.id });
+      expect(seen.currentRun).toMatchObject({ id: run.id, engagementMode: 'REVIEW' });
+      expect(seen.runProtocol).toMatchObject({ runId: null, engagementMode: 'EXECUTE', mayMutateIssue: true });
+      expect(seen.completionContract.engagementMode).toBe('EXECUTE');
+    }
   });
 
   it('threadId: thread, messages, agent, linkedIssues; addressee gating; exactly one of; scope; narrowing; other workspace', async () => {

@@ -61,8 +61,14 @@ describe('issues.assign', () => {
     // the same agent again, run still open: nothing happens
     const last = await lastEventId();
     await ok(t, ws.token, 'issues.assign', { id: issue.id, profileKey: 'reviewer' });
+    await ok(t, ws.token, 'issues.assign', { id: issue.id, profileKey: 'reviewer', mode: 'REVIEW' });
     expect(await lastEventId()).toBe(last);
     expect(await runs(issue.id)).toHaveLength(2);
+    // ... but another mode than the open run's is a conflict to hear about, not a success that keeps the REVIEW run.
+    const other = await rest(t, ws.token, 'issues.assign', { id: issue.id, profileKey: 'reviewer', mode: 'RESEARCH' });
+    expect([other.status, other.body.error]).toEqual([409, 'run_open']);
+    expect(other.body.message).toMatch(/open REVIEW run/);
+    expect(await lastEventId()).toBe(last);
   });
 
   it('rejects archived agents (400), unknown agents (404), bad input (400) and other workspaces (404)', async () => {

@@ -49,6 +49,8 @@ describe('runs.recordUsage', () => {
     expect((await rest(t, helperKey.token, 'runs.recordUsage', { runId, tokensIn: 1 })).body).toMatchObject({ error: 'not_run_agent' });
     expect((await rest(t, ws.token, 'runs.recordUsage', { runId, tokensIn: 1 })).status).toBe(403);
     expect((await rest(t, coderKey.token, 'runs.recordUsage', { runId, tokensIn: -1 })).body.issues).toHaveProperty('tokensIn');
+    // A million dollars at most (a goal's budget is capped the same): 1e300 is a mistake, not a bill.
+    expect((await rest(t, coderKey.token, 'runs.recordUsage', { runId, costUsd: 1e300 })).body.issues).toHaveProperty('costUsd');
     expect((await rest(t, coderKey.token, 'runs.recordUsage', { runId: 'x' })).body.issues).toHaveProperty('runId');
     const readOnly = await createKey(t, ws, { agent: 'coder', scopes: ['READ_ISSUES'] });
     expect((await rest(t, readOnly.token, 'runs.recordUsage', { runId })).body).toMatchObject({ error: 'scope_required', scope: 'WRITE_ISSUES' });

@@ -15,6 +15,7 @@ declare
   v_issue app_public.issues;
   v_thread app_public.chat_threads;
   v_run app_public.agent_runs;
+  v_own_run app_public.agent_runs;
   v_get jsonb;
 begin
   if (args->>'issueId' is null) = (args->>'threadId' is null) then
@@ -23,13 +24,13 @@ begin
   end if;
   if args->>'issueId' is not null then
     v_issue := app_hidden.find_issue(args->>'issueId', 'issueId');
-    -- The caller's own run when it is an agent with one on this issue, else the issue's current run.
+    -- currentRun: the caller's own run when it is an agent with one on this issue, else the issue's current run.
+    -- The contract and the run protocol are the caller's own: another agent's RESEARCH run does not make this
+    -- caller read-only (spec 3.2), and its runs.complete is not this caller's to call.
     if app_hidden.current_agent_id() is not null then
-      v_run := app_hidden.agent_open_run(v_issue.id, app_hidden.current_agent_id());
+      v_own_run := app_hidden.agent_open_run(v_issue.id, app_hidden.current_agent_id());
     end if;
-    if v_run.id is null then
-      v_run := app_hidden.current_run(v_issue.id);
-    end if;
+    v_run := case when v_own_run.id is not null then v_own_run else app_hidden.current_run(v_issue.id) end;
     v_get := app_tools.issues_get(jsonb_build_object('id', v_issue.id,
       'include', jsonb_build_object('attachments', true, 'relations', true)));
     return jsonb_build_object(
@@ -59,18 +60,18 @@ begin
                                    order by r.started_at desc limit 50) r,
                                   jsonb_array_elements_text(r.completion_meta->'producedArtifactIds') with ordinality x(artifact_id, n)), '[]'),
       'completionContract', jsonb_build_object(
-        'engagementMode', coalesce(v_run.engagement_mode, 'EXECUTE'),
+        'engagementMode', coalesce(v_own_run.engagement_mode, 'EXECUTE'),
         'expectedOutput', v_issue.expected_output,
         'verificationChecklist', v_issue.verification_checklist,
         'artifactRequired', v_issue.artifact_required,
-        'requires', case coalesce(v_run.engagement_mode, 'EXECUTE')
+        'requires', case coalesce(v_own_run.engagement_mode, 'EXECUTE')
           when 'EXECUTE' then to_jsonb(array_remove(array['summary',
             case when v_issue.artifact_required then 'producedArtifactIds' end,
             case when jsonb_array_length(v_issue.verification_checklist) > 0 then 'verificationResult' end], null))
           when 'RESEARCH' then '["summary", "confidence"]'::jsonb
           when 'REVIEW' then '["summary", "verdict"]'::jsonb
           else '["summary"]'::jsonb end),
-      'runProtocol', app_hidden.run_protocol(v_run),
+      'runProtocol', app_hidden.run_protocol(v_own_run),
       -- Linked external issues and pull requests (repohost.link / importIssue), with their latest local snapshot.
       'externalResources', coalesce((select jsonb_agg(app_hidden.repo_link_json(l) order by l.created_at, l.id)
                                      from app_public.external_links l

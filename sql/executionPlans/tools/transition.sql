@@ -21,8 +21,12 @@ begin
     perform app_hidden.plan_move(v_plan, 'RUNNING');
     perform app_hidden.plan_cascade(v_plan.id);
   elsif v_to = 'COMPLETED' then
-    if exists (select 1 from app_public.execution_steps s where s.plan_id = v_plan.id and s.status not in ('DONE', 'CANCELED')) then
-      raise exception 'Every step must be DONE (or CANCELED) first' using errcode = 'SV409', detail = 'steps_not_done';
+    -- As the automatic completion (plan_cascade): every step DONE or CANCELED, and at least one DONE. A plan whose
+    -- steps were all canceled did nothing, and completing it would achieve its goal; cancel the plan instead.
+    if exists (select 1 from app_public.execution_steps s where s.plan_id = v_plan.id and s.status not in ('DONE', 'CANCELED'))
+       or not exists (select 1 from app_public.execution_steps s where s.plan_id = v_plan.id and s.status = 'DONE') then
+      raise exception 'Every step must be DONE (or CANCELED), at least one DONE: a plan with no step done cannot complete (cancel it instead)'
+        using errcode = 'SV409', detail = 'steps_not_done';
     end if;
     perform app_hidden.plan_move(v_plan, 'COMPLETED');
     perform app_hidden.gates_cancel(v_plan.id);
@@ -41,5 +45,5 @@ begin
   return app_hidden.plan_json((select p from app_public.execution_plans p where p.id = v_plan.id), true);
 end
 $$;
-comment on function app_tools.execution_plans_transition(args jsonb) is 'executionPlans.transition: Move a plan: APPROVED (it has steps), RUNNING (as plans.activate; from BLOCKED only when no review gate holds it), BLOCKED, COMPLETED (every step DONE or CANCELED), CANCELED (unfinished steps, gates and step runs end). Illegal moves are 409.';
+comment on function app_tools.execution_plans_transition(args jsonb) is 'executionPlans.transition: Move a plan: APPROVED (it has steps), RUNNING (as plans.activate; from BLOCKED only when no review gate holds it), BLOCKED, COMPLETED (every step DONE or CANCELED, at least one DONE), CANCELED (unfinished steps, gates and step runs end). Illegal moves are 409.';
 grant execute on function app_tools.execution_plans_transition(args jsonb) to svc_visitor;

@@ -12,12 +12,17 @@ declare
   v_issue app_public.issues := app_hidden.issue_for_write(args->>'id');
   v_field text := case when args ? 'agentId' then 'agentId' else 'profileKey' end;
   v_agent app_public.agents := app_hidden.find_live_agent(args->>'agentId', v_field, args->>'profileKey');
+  v_open app_public.agent_runs;
 begin
-  -- Same agent with an open run: nothing to do. Same agent without one: a fresh run (re-engagement).
-  if v_issue.assigned_agent_id = v_agent.id and exists (
-       select 1 from app_public.agent_runs r where r.issue_id = v_issue.id and r.agent_id = v_agent.id
-         and r.status in ('ACTIVE', 'WAITING', 'STALLED')) then
-    null;
+  -- Same agent with an open run: nothing to do, unless another mode is asked for (the open run keeps its mode, so
+  -- a silent success would leave the caller believing the agent now researches). Same agent without one: a fresh
+  -- run (re-engagement).
+  v_open := app_hidden.agent_open_run(v_issue.id, v_agent.id);
+  if v_issue.assigned_agent_id = v_agent.id and v_open.id is not null then
+    if args->>'mode' is not null and args->>'mode' <> v_open.engagement_mode then
+      raise exception 'Agent % already has an open % run on this issue: it ends with runs.complete (or runs.cancel), then assign the agent in % mode',
+        v_agent.profile_key, v_open.engagement_mode, args->>'mode' using errcode = 'SV409', detail = 'run_open';
+    end if;
   else
     perform app_hidden.assign_issue_agent(v_issue, v_agent, args->>'mode', 'manual');
   end if;
