@@ -1915,6 +1915,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.repo_resource_imported(uuid) returns boolean; sql stable security definer; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.repo_resource_json(app_public.external_resources) returns jsonb; sql stable; execute: svc_visitor; repohost/shapes.sql
 -- app_hidden.repo_resource_record(app_public.connection_mappings,jsonb) returns app_public.external_resources; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
+-- app_hidden.repo_web_hosts(app_public.connection_mappings) returns text[]; sql immutable; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.repohost_prepare(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.require_agent_manager() returns app_private.caller; plpgsql stable security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.require_issues_unrestricted(text) returns void; plpgsql stable; execute: svc_visitor; core/narrowing.sql
@@ -2131,6 +2132,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.api_key_info(app_private.api_keys,uuid) returns app_public.api_key; sql stable; execute: owner only; auth/keys.sql
 -- app_private.attachment_set_link_title(uuid,text) returns void; sql volatile; execute: owner only; attachments/jobs.sql
 -- app_private.attachment_upload_expire(uuid) returns text; sql volatile; execute: owner only; attachments/jobs.sql
+-- app_private.attachment_upload_open(text) returns boolean; sql stable; execute: owner only; attachments/jobs.sql
 -- app_private.attachments_enqueue(text,json,timestamp with time zone) returns void; plpgsql volatile security definer; execute: owner only; attachments/jobs.sql
 -- app_private.chat_open_thread(uuid,uuid,uuid,text,uuid,text,text) returns jsonb; plpgsql volatile security definer; execute: owner only; chat/chat.sql
 -- app_private.chat_person_caller() returns app_private.caller; plpgsql stable security definer; execute: owner only; chat/chat.sql

@@ -24,6 +24,15 @@ as $$
 $$;
 comment on function app_private.attachment_upload_expire(p_upload_id uuid) is 'Job svc_attachment_upload_expire: removes an upload that was never finalized and returns its object key (the job deletes the blob); null when it was finalized or has not expired.';
 
+create or replace function app_private.attachment_upload_open(p_storage_key text)
+ returns boolean
+ language sql
+ stable
+as $$
+  select exists (select 1 from app_public.attachment_uploads u where u.storage_key = p_storage_key and u.expires_at > now())
+$$;
+comment on function app_private.attachment_upload_open(p_storage_key text) is 'The embedded blob store''s PUT (owner connection): whether the object key still belongs to an upload in progress. A finalized (the row is gone), deleted or expired upload takes no more bytes through its link.';
+
 create or replace function app_private.attachment_set_link_title(p_attachment_id uuid, p_title text)
  returns void
  language sql

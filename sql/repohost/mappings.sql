@@ -158,6 +158,17 @@ $$;
 comment on function app_hidden.repo_mapping_resolve(p_mapping_id text, p_repo_full_name text, p_field text) is 'The workspace''s active repo mapping by id or by repository full name (case-insensitive); 404 (no_repo_mapping) or 422 mapping_inactive otherwise.';
 grant execute on function app_hidden.repo_mapping_resolve(p_mapping_id text, p_repo_full_name text, p_field text) to svc_visitor;
 
+create or replace function app_hidden.repo_web_hosts(m app_public.connection_mappings)
+ returns text[]
+ language sql
+ immutable
+as $$
+  -- GitHub's URLs, and those of the host the mapping's apiUrl names (GitHub Enterprise: https://ghe.example.com/api/v3).
+  select array_remove(array['github.com', 'www.github.com', lower(app_hidden.url_hostname(m.api_url))], null)
+$$;
+comment on function app_hidden.repo_web_hosts(m app_public.connection_mappings) is 'The hosts whose issue and pull request URLs a repository mapping reads: github.com, and the host of the mapping''s apiUrl when it has one.';
+grant execute on function app_hidden.repo_web_hosts(m app_public.connection_mappings) to svc_visitor;
+
 create or replace function app_hidden.repohost_prepare(args jsonb)
  returns jsonb
  language plpgsql
@@ -171,6 +182,12 @@ begin
   if args ? 'url' then
     v_parsed := app_hidden.repo_parse_url(args->>'url');
     v_mapping := app_hidden.repo_mapping_resolve(null, v_parsed->>'repoFullName', 'url');
+    -- The URL must be on the mapping's host: a gitlab.com or look-alike URL with the same owner/repo path would
+    -- otherwise link (and let sync rules act on) a different item of the mapped repository.
+    if split_part(v_parsed->>'host', ':', 1) <> all(app_hidden.repo_web_hosts(v_mapping)) then
+      perform app_hidden.raise_invalid('url', format('this URL is on %s; the mapping of %s reads %s', v_parsed->>'host',
+        v_mapping.repo_full_name, array_to_string(app_hidden.repo_web_hosts(v_mapping), ', ')));
+    end if;
     v_items := jsonb_build_array(jsonb_build_object('mapping', app_hidden.repo_mapping_json(v_mapping),
       'repoFullName', v_mapping.repo_full_name, 'number', (v_parsed->>'number')::int));
   elsif args ? 'resourceId' or args ? 'issueId' then

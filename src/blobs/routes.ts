@@ -2,6 +2,8 @@
  * HTTP side of the embedded blob store: PUT and GET /blobs/<workspace>/<upload>?exp&sig..., checked
  * against the HMAC signature and expiry made by EmbeddedBlobStore. No API key: the signed URL is the
  * credential (like a presigned S3 URL). Bodies stream to disk; a PUT larger than its signed size is refused.
+ * A link takes PUTs only while its upload is in progress (a second PUT replaces a wrong first one before
+ * finalize): once the upload was finalized, deleted or expired, the bytes others may have read cannot be swapped (409).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -9,6 +11,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type pg from 'pg';
 import type { EmbeddedBlobStore, SignedParams } from './embedded.ts';
 import { contentDisposition } from './store.ts';
 
@@ -16,7 +19,7 @@ interface BlobQuery { exp?: string; max?: string; fn?: string; ct?: string; sig?
 
 class TooLarge extends Error {}
 
-export function registerBlobRoutes(app: FastifyInstance, store: EmbeddedBlobStore): void {
+export function registerBlobRoutes(app: FastifyInstance, store: EmbeddedBlobStore, ownerPool: pg.Pool): void {
   app.register(async (scope) => {
     // Uploads are raw bytes of any type: no JSON parsing, no body limit here (the signed size is the limit).
     scope.removeAllContentTypeParsers();
@@ -52,6 +55,12 @@ export function registerBlobRoutes(app: FastifyInstance, store: EmbeddedBlobStor
         req.raw.resume();
         return reply.code(413).send({ error: 'too_large', message: `At most ${max} bytes may be uploaded to this URL` });
       }
+      const spent = () => {
+        req.raw.resume();
+        return reply.code(409).send({ error: 'upload_closed', message: 'The upload of this link was finalized, deleted or has expired: start a new one with attachments.initUpload' });
+      };
+      const { rows: [open] } = await ownerPool.query<{ ok: boolean }>('select app_private.attachment_upload_open($1) as ok', [p.key]);
+      if (!open?.ok) return spent();
       const file = store.fileOf(p.key);
       await fs.promises.mkdir(path.dirname(file), { recursive: true });
       const tmp = `${file}.part-${crypto.randomBytes(6).toString('hex')}`;
@@ -65,6 +74,12 @@ export function registerBlobRoutes(app: FastifyInstance, store: EmbeddedBlobStor
       });
       try {
         await pipeline((req.body as Readable | undefined) ?? req.raw, limit, fs.createWriteStream(tmp, { mode: 0o600 }));
+        // Asked again once the bytes are in: a finalize during a slow PUT must not see its bytes swapped after it.
+        const { rows: [still] } = await ownerPool.query<{ ok: boolean }>('select app_private.attachment_upload_open($1) as ok', [p.key]);
+        if (!still?.ok) {
+          await fs.promises.rm(tmp, { force: true });
+          return spent();
+        }
         await fs.promises.rename(tmp, file);
       } catch (err) {
         await fs.promises.rm(tmp, { force: true });

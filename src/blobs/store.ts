@@ -14,7 +14,7 @@ export interface PresignedRequest {
 
 export interface BlobStore {
   readonly kind: 'embedded' | 's3';
-  /** A URL that accepts one PUT of the object (e.g. `curl -T file <url>`) until expiresAt. */
+  /** A URL that accepts a PUT of the object (e.g. `curl -T file <url>`) until expiresAt; the embedded store's, only until the upload is finalized. */
   presignPut(key: string, opts: { sizeBytes: number; mimeType: string; expiresAt: Date }): Promise<PresignedRequest>;
   /** A URL that GETs the object with its filename and type until now + expiresInSeconds. */
   presignGet(key: string, opts: { filename: string; mimeType: string; expiresInSeconds: number }): Promise<PresignedRequest>;

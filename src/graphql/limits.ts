@@ -7,9 +7,11 @@
  *   - at most MAX_DEPTH levels of fields outside introspection;
  *   - at most MAX_INTROSPECTION `__schema` / `__type` fields (GraphiQL asks for one `__schema`);
  *   - an estimate of the rows the lists can return, at most MAX_ROWS: each list or connection multiplies its
- *     parent's count by its `first` / `last` (a literal or a variable), or by DEFAULT_PAGE when it has none
- *     (lists without `first` are bounded by the data; what they may still cost is bounded by the statement
- *     timeout every GraphQL transaction runs under, server.ts);
+ *     parent's count by its `first` / `last` (a literal or a variable), or by UNPAGED when it has none. A list
+ *     without `first` returns every row it holds (PostGraphile has no default page), so it counts as a large
+ *     table: a whole list of statuses or labels passes, a list nested in an unpaged list does not (an outside
+ *     probe's three unpaged levels, counted as 10 each, made 130 MB and held every workspace for 30 s). What the
+ *     estimate cannot foresee is bounded by the statement timeout every GraphQL transaction runs under (server.ts);
  *   - at most MAX_TOOL_FIELDS catalog tool fields (issuesList, issuesCreate, …), as a JSON-RPC batch holds at most
  *     50 calls; each tool field of a mutation is one call of the key's rate limit, as each write of a batch is
  *     (a query counts once however many lists it reads, the board's six columns included).
@@ -27,7 +29,7 @@ export const GRAPHQL_LIMITS = {
   MAX_DEPTH: 12,
   MAX_INTROSPECTION: 5,
   MAX_ROWS: 100_000,
-  DEFAULT_PAGE: 10,
+  UNPAGED: 10_000,
   MAX_TOOL_FIELDS: 50,
 } as const;
 
@@ -61,7 +63,7 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
   let toolWrites = 0;
 
   // A variable left out of the request takes its default (`query($n: Int = 120)`): counted as that, not as
-  // DEFAULT_PAGE. With several operations in the document the largest default of a name counts.
+  // UNPAGED. With several operations in the document the largest default of a name counts.
   const defaults = new Map<string, number>();
   for (const d of doc.definitions) {
     if (d.kind !== Kind.OPERATION_DEFINITION) continue;
@@ -101,15 +103,18 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
           // A connection counts its page; its `nodes` / `edges` are that page again, not a further factor;
           // a list of scalars (labelIds) is part of its row.
           const inConnection = parent?.name.endsWith('Connection') ?? false;
-          const many = sel.selectionSet !== undefined && !inConnection
+          // A connection asked only for totalCount or pageInfo reads no rows.
+          const rowsOfConnection = !type.name.endsWith('Connection') || (sel.selectionSet?.selections ?? [])
+            .some((x) => x.kind !== Kind.FIELD || x.name.value === 'nodes' || x.name.value === 'edges');
+          const many = sel.selectionSet !== undefined && !inConnection && rowsOfConnection
             && (isListType(getNullableType(def.type)) || type.name.endsWith('Connection'));
           if (many) {
             const page = intValue(sel.arguments?.find((a) => a.name.value === 'first' || a.name.value === 'last')?.value);
-            count = multiplier * Math.max(1, page ?? L.DEFAULT_PAGE);
+            count = multiplier * Math.max(1, page ?? L.UNPAGED);
             rows += count;
             if (rows > L.MAX_ROWS) {
               throw new Refused(`the lists asked for could return about ${Math.round(rows).toLocaleString('en')} rows (at most ${L.MAX_ROWS.toLocaleString('en')}): ` +
-                `pass smaller first/last on nested lists (a list without first counts as ${L.DEFAULT_PAGE})`);
+                `pass first/last on the lists, smaller on nested ones (a list without first counts as ${L.UNPAGED.toLocaleString('en')})`);
             }
           }
         }

@@ -82,6 +82,12 @@ export function mutationSdl(t: Tool): string {
   return `  ${quote(doc)}\n  ${mutationName(t.name)}${args.length ? `(${args.join(', ')})` : ''}: JSON`;
 }
 
+/** The top-level input fields of a tool that take null as a value of their own. */
+function nullableFields(t: Tool): Set<string> {
+  const shape = (t.input as { shape?: Record<string, { safeParse(v: unknown): { success: boolean } }> }).shape ?? {};
+  return new Set(Object.entries(shape).filter(([, field]) => field.safeParse(null).success).map(([k]) => k));
+}
+
 type Resolver = (parent: unknown, args: Record<string, unknown>, context: ToolMutationContext) => Promise<unknown>;
 
 /** The catalog tools `names`, checked to be reads (queries) or writes (mutations), with their resolvers. */
@@ -95,11 +101,15 @@ function toolFields(names: readonly string[], reads: boolean): { tools: Tool[]; 
   });
   const resolvers: Record<string, Resolver> = {};
   for (const t of tools) {
+    const nullable = nullableFields(t);
     resolvers[mutationName(t.name)] = async (_parent, args, context) => {
       const caller = context.svcCaller;
       if (!caller || !context.svcCallTool) throw new ApiError(401, { error: 'invalid', message: 'Missing bearer token' });
-      // graphql-js passes only the arguments given (an explicit null stays null: "null clears", "null = none").
-      return JSON.parse(await context.svcCallTool(caller, t, { ...args }));
+      // graphql-js passes only the arguments given. An explicit null stays null where the tool gives null a meaning
+      // ("null clears", "null = none"); elsewhere it is the argument left out, as every nullable GraphQL argument
+      // promises (`cursor: null` on the first page of a paging loop).
+      const input = Object.fromEntries(Object.entries(args).filter(([k, v]) => v !== null || nullable.has(k)));
+      return JSON.parse(await context.svcCallTool(caller, t, input));
     };
   }
   return { tools, resolvers };

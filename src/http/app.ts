@@ -12,7 +12,7 @@ import { registerBlobRoutes } from '../blobs/routes.ts';
 import type { BlobStore } from '../blobs/store.ts';
 import { buildInfo } from '../build-info.ts';
 import { ApiError, logRefusedInputTo } from '../errors.ts';
-import { registerGraphql } from '../graphql/server.ts';
+import { GRAPHQL_PATH, registerGraphql } from '../graphql/server.ts';
 import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
 import type { EventHub } from '../events/hub.ts';
 import type { ToolRunner } from '../tools/invoke.ts';
@@ -214,6 +214,12 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     }
     reply.code(apiError.status).headers(apiError.headers);
     if (isMcpPath(req.url)) return sendRpcError(reply, apiError, requestId(req.body));
+    // A GraphQL client reads `errors` (GraphQL over HTTP): a refusal before execution (401, 403, 429, query_too_complex)
+    // carries it too, with the code and status as field errors have them, beside the REST-style fields.
+    if (req.url.split('?')[0] === GRAPHQL_PATH) {
+      const { error, message } = apiError.body as { error?: string; message?: string };
+      return reply.send({ ...apiError.body, errors: [{ message: message ?? error ?? 'Request refused', extensions: { code: error, status: apiError.status } }] });
+    }
     return reply.send(apiError.body);
   });
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: 'not_found', message: `No route ${req.method} ${req.url}` }));
@@ -261,7 +267,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
 
   registerMcp(app, services);
   registerWeb(app);
-  if (opts.blobs instanceof EmbeddedBlobStore) registerBlobRoutes(app, opts.blobs);
+  if (opts.blobs instanceof EmbeddedBlobStore) registerBlobRoutes(app, opts.blobs, opts.ownerPool);
   if (opts.events) registerSse(app, opts.keys, opts.events);
 
   if (opts.graphql) {

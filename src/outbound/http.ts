@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { oneLine } from '../tools/text-guard.ts';
 import { checkLiteralHost, guardedLookup } from '../webhooks/egress.ts';
 
 export interface GuardedResponse {
@@ -143,8 +144,7 @@ export async function fetchPageTitle(url: string, opts: { allowPrivate: boolean;
         return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : all;
       }
       return ENTITIES[e.toLowerCase()] ?? all;
-    })
-    .replace(/\s+/g, ' ')
-    .trim();
-  return title || null;
+    });
+  // A link title is a name (attachments.attachLink's linkTitle: one line, no direction overrides).
+  return oneLine(title) || null;
 }

@@ -6,6 +6,7 @@
 import { Octokit } from '@octokit/rest';
 import { ApiError } from '../errors.ts';
 import { guardedFetch } from '../outbound/http.ts';
+import { oneLine } from '../tools/text-guard.ts';
 
 export interface MappingRef {
   id: string;
@@ -75,10 +76,11 @@ export async function fetchResource(octokit: Octokit, repoFullName: string, numb
       number,
       type: isPull ? 'pull_request' : 'issue',
       url: issue.html_url,
-      title: issue.title,
+      // The host's title becomes an issue's (importIssue, syncTitle): one line, as every title here.
+      title: oneLine(issue.title),
       state,
       snapshot: {
-        title: issue.title,
+        title: oneLine(issue.title),
         state,
         body: (issue.body ?? '').slice(0, 20_000),
         author: issue.user?.login ?? null,
@@ -118,7 +120,7 @@ export async function searchRepo(
     return {
       total: data.total_count,
       items: data.items.slice(0, opts.limit).map((i) => ({
-        repoFullName, number: i.number, type: i.pull_request ? 'pull_request' : 'issue', title: i.title,
+        repoFullName, number: i.number, type: i.pull_request ? 'pull_request' : 'issue', title: oneLine(i.title),
         state: i.pull_request?.merged_at ? 'merged' : i.state, url: i.html_url, updatedAt: i.updated_at,
       })),
     };

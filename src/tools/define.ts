@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { Caller, Scope } from '../auth/keys.ts';
+import { NOT_IN_A_LINE } from './text-guard.ts';
 
 export interface ToolContext {
   caller: Caller;
@@ -147,7 +148,6 @@ export const id = (what: string) => z.uuid({ message: `${what} must be a UUID` }
 /** Characters no single-line name holds: C0/C1 controls (line breaks, escapes) and the bidirectional overrides and
  *  isolates that make text read differently from what it is (U+202E reverses what follows). NUL has its own
  *  message, from the text guard every tool's input passes (text-guard.ts). */
-const NOT_IN_A_LINE = /[\u0001-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 /** A name or title: one line, trimmed, 1 to max characters. */
 export const line = (max: number) => z.string().trim().min(1).max(max)
   .refine((s) => !NOT_IN_A_LINE.test(s), 'must be one line of text, without control or direction-override characters');

@@ -83,3 +83,16 @@ export function textIssues(value: unknown, maxIssues = 20): Record<string, strin
   }
   return issues;
 }
+
+/** What a one-line name may not hold: control characters, line and paragraph separators, direction overrides. */
+export const NOT_IN_A_LINE = /[\u0001-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * Text from outside (an issue title on GitHub, a web page's <title>) made into a name as the tools would take it:
+ * breaks and controls become spaces, direction overrides go, runs of spaces are one, at most `max` characters.
+ */
+export function oneLine(text: string, max = 500): string {
+  return text.replace(/[\u202a-\u202e\u2066-\u2069]/g, '').replace(new RegExp(NOT_IN_A_LINE.source, 'g'), ' ')
+    .replace(/\s+/g, ' ').trim().slice(0, max).trim();
+}
+

@@ -20,6 +20,8 @@ afterAll(() => t.close());
 const refused = (r: { status: number; body: any }) => {
   expect(r.status).toBe(400);
   expect(r.body).toMatchObject({ error: 'query_too_complex', issues: { query: expect.stringContaining('Query too large') } });
+  // A GraphQL client reads `errors`: the refusal is there too, coded as field errors are.
+  expect(r.body.errors).toEqual([{ message: r.body.message, extensions: { code: 'query_too_complex', status: 400 } }]);
 };
 
 describe('GraphQL request limits', () => {
@@ -32,8 +34,20 @@ describe('GraphQL request limits', () => {
     refused(await gql(t, ws.token, 'query($n: Int = 2000) { issues(first: $n) { nodes { status { issues(first: $n) { nodes { rowId } } } } } }'));
     // What an app asks for passes: a page of issues with their comments, labels and runs.
     await ok(t, ws.token, 'issues.create', { title: 'fine' });
-    const page = await gqlOk(t, ws.token, '{ issues(first: 50) { nodes { rowId comments(first: 20) { nodes { rowId } } issueLabels { nodes { label { name } } } agentRuns(first: 5) { nodes { rowId } } } } }');
+    const page = await gqlOk(t, ws.token, '{ issues(first: 50) { nodes { rowId comments(first: 20) { nodes { rowId } } issueLabels(first: 20) { nodes { label { name } } } agentRuns(first: 5) { nodes { rowId } } } } }');
     expect(page.issues.nodes).toHaveLength(1);
+    // A whole short list, unpaged, passes (statuses, labels; the board reads them so), and so do lists of one issue.
+    await gqlOk(t, ws.token, '{ statuses { nodes { name } } labels { nodes { name } } issues(first: 1) { nodes { issueLabels { nodes { label { name } } } comments { nodes { rowId } } } } }');
+  });
+
+  it('lists without first count as what they may hold: unpaged lists nested in one another are refused', async () => {
+    // An outside probe's query: three unpaged levels, counted as 10 rows each, were accepted; PostGraphile returned
+    // every row at each level (130 MB for 330 issues) and held the service, every workspace included, for 30 s.
+    refused(await gql(t, ws.token, '{ issues { nodes { project { issues { nodes { project { issues { nodes { rowId } } } } } } } } }'));
+    refused(await gql(t, ws.token, '{ issues { nodes { comments(first: 50) { nodes { rowId } } } } }'));
+    const r = await gql(t, ws.token, '{ issues { nodes { comments { nodes { rowId } } } } }');
+    refused(r);
+    expect(r.body.issues.query).toMatch(/a list without first counts as 10,000/);
   });
 
   it('introspection without a key: one schema is answered, 500 aliases of it are not', async () => {

@@ -101,6 +101,12 @@ describe('tool mutations', () => {
     // Explicit null is the tool's "none": issues with no assignee and no claim.
     const none = (await gqlOk(t, ws.token, 'query($p: String) { issuesList(projectId: $p, assignedAgentId: null, claimedById: null) }', { p: project.id })).issuesList;
     expect(none.items).toHaveLength(3);
+    // Elsewhere a null is the argument left out, as a nullable GraphQL argument promises: the first page of a
+    // `do { ... cursor = nextCursor } while (cursor)` loop sends cursor: null.
+    const loopStart = (await gqlOk(t, ws.token, q, { p: project.id, limit: 2, cursor: null })).issuesList;
+    expect(loopStart).toEqual(first);
+    const nulls = (await gqlOk(t, ws.token, 'query($p: String) { issuesList(projectId: $p, query: null, status: null, labelIds: null, limit: null) }', { p: project.id })).issuesList;
+    expect(nulls.items).toHaveLength(3);
     expect((await gqlOk(t, ws.token, 'query($id: String!) { issuesGet(id: $id) }', { id: made[1].key })).issuesGet)
       .toEqual(await ok(t, ws.token, 'issues.get', { id: made[1].key }));
 

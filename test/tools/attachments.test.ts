@@ -65,7 +65,8 @@ describe('attachments on the embedded store', () => {
     ws = await createWorkspace(t);
     other = await createWorkspace(t);
     pages = await startPages({
-      '/titled': { body: '<html><head><title>  The &amp; Page\n Title </title></head><body>x</body></html>' },
+      // A line break and a direction override (U+202E) in a page's title: the link title is one line without it.
+      '/titled': { body: '<html><head><title>  The &amp; Page\n \u202eTitle </title></head><body>x</body></html>' },
       '/moved': { status: 302, headers: { location: '/titled' } },
       '/untitled': { body: '<html><body>no title</body></html>' },
       '/late-title': { body: `<html><head>${' '.repeat(70 * 1024)}<title>too far</title></head></html>` },
@@ -108,6 +109,12 @@ describe('attachments on the embedded store', () => {
     const att = await ok(t, ws.token, 'attachments.finalize', { key: up.key });
     expect(att.sizeBytes).toBe(10);
     expect((await rest(t, ws.token, 'attachments.finalize', { key: up.key })).status).toBe(404);
+    // Finalized: the link takes no more bytes (they would replace a file others may have read), nor once deleted.
+    expect(await curlPut(fileOf('swap.txt', Buffer.from('BBBBBBBBBB')), up.uploadUrl)).toBe(409);
+    expect((await t.blobs.read(up.key, 100)).toString()).toBe('0123456789');
+    await ok(t, ws.token, 'attachments.delete', { id: att.id });
+    expect(await curlPut(fileOf('back.txt', Buffer.from('CCC')), up.uploadUrl)).toBe(409);
+    expect(await t.blobs.size(up.key)).toBeNull();
   });
 
   it('bad input is 400 naming the field; the 25 MB limit and the workspace quota are checked at initUpload', async () => {
@@ -138,6 +145,15 @@ describe('attachments on the embedded store', () => {
     const over = await rest(t, quotaWs.token, 'attachments.initUpload', { ...base, targetId: qi.id, sizeBytes: 400_000 });
     expect(over.status).toBe(422);
     expect(over.body.error).toBe('quota_exceeded');
+    // Parallel uploads do not pass the quota together: of ten 204,800-byte uploads into 1 MB, five fit (an outside
+    // probe got eight, each call reading the usage before any other had inserted).
+    const parallelWs = await createWorkspace(t);
+    await t.pools.owner.query('update app_public.workspaces set attachment_quota_mb = 1 where id = $1', [parallelWs.id]);
+    const pi = await ok(t, parallelWs.token, 'issues.create', { title: 'parallel' });
+    const tries = await Promise.all(Array.from({ length: 10 }, () =>
+      rest(t, parallelWs.token, 'attachments.initUpload', { ...base, targetId: pi.id, sizeBytes: 204_800 })));
+    expect(tries.filter((r) => r.status === 200)).toHaveLength(5);
+    expect(tries.filter((r) => r.status === 422)).toHaveLength(5);
   });
 
   it('getInline: types outside the allowlist are 403 with a pointer to getDownloadUrl; files above maxBytes are 400', async () => {
@@ -252,6 +268,19 @@ describe('attachments on the embedded store', () => {
     const second = await ok(t, ws.token, 'attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'y', mimeType: 'text/plain', sizeBytes: 1 });
     expect((await rest(t, other.token, 'attachments.finalize', { key: second.key })).status).toBe(404);
     expect(await t.blobs.size(up.key)).toBe(6);
+  });
+
+  it("a deleted comment's files leave the quota (no tool can reach them to delete them)", async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'comment files' });
+    const comment = await ok(t, ws.token, 'comments.create', { issueId: issue.id, body: 'with a file' });
+    const used = async () => Number((await t.pools.owner.query('select app_hidden.attachment_bytes_used($1) as b', [ws.id])).rows[0].b);
+    const before = await used();
+    const up = await ok(t, ws.token, 'attachments.initUpload', { targetType: 'comment', targetId: comment.id, filename: 'c.txt', mimeType: 'text/plain', sizeBytes: 5 });
+    expect(await curlPut(fileOf('c.txt', Buffer.from('ccccc')), up.uploadUrl)).toBe(200);
+    await ok(t, ws.token, 'attachments.finalize', { key: up.key });
+    expect(await used()).toBe(before + 5);
+    await ok(t, ws.token, 'comments.delete', { id: comment.id });
+    expect(await used()).toBe(before);
   });
 
   it('attachments of a deleted issue (direct, or through its comments) and of a deleted comment are 404 in every tool', async () => {

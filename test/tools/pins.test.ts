@@ -28,6 +28,19 @@ describe('pins', () => {
     expect(await ok(t, ws.token, 'pins.set', { issueIds: [] })).toEqual([]);
   });
 
+  it('parallel sets leave one of the lists sent, never a merge of them', async () => {
+    const made = [];
+    for (let i = 0; i < 6; i++) made.push((await ok(t, ws.token, 'issues.create', { title: `p${i}` })).id);
+    const lists = [[made[0], made[1]], [made[2]], [made[3], made[4], made[5]]];
+    for (let round = 0; round < 3; round++) {
+      await Promise.all(lists.map((issueIds) => ok(t, ws.token, 'pins.set', { issueIds })));
+      const pins = await ok(t, ws.token, 'pins.list', {});
+      expect(lists.map((l) => JSON.stringify(l))).toContain(JSON.stringify(ids(pins)));
+      expect(pins.map((p: { position: number }) => p.position)).toEqual(pins.map((_: unknown, n: number) => n));
+    }
+    await ok(t, ws.token, 'pins.set', { issueIds: [] });
+  });
+
   it('pins are personal: another user has their own, and deleted issues drop out', async () => {
     const email = `pinner-${ws.key.toLowerCase()}@example.com`;
     await admin(t, 'add-member', { workspace: ws.key, email, role: 'MEMBER', json: true });

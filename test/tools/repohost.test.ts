@@ -96,6 +96,12 @@ describe('repohost tools', () => {
     expect(unmapped.body.error).toBe('no_repo_mapping');
     expect((await rest(t, ws.token, 'repohost.link', { issueId: issue.id, url: url(404), kind: 'SOURCE' })).status).toBe(404);
     expect400(await rest(t, ws.token, 'repohost.link', { issueId: issue.id, url: url(1), kind: 'OWNS' }), 'kind');
+    // The same owner/repo path on another host is not the mapped repository's item.
+    for (const foreign of ['https://gitlab.com/acme/widgets/issues/2', 'https://evil.example/acme/widgets/pull/2']) {
+      const r = await rest(t, ws.token, 'repohost.link', { issueId: issue.id, url: foreign, kind: 'SOURCE' });
+      expect400(r, 'url');
+      expect(r.body.issues.url).toMatch(/the mapping of acme\/widgets reads github.com/);
+    }
   });
 
   it('importIssue creates the issue once (idempotent), linked SOURCE, optionally queued; sync applies status and title rules', async () => {
@@ -111,7 +117,8 @@ describe('repohost tools', () => {
     // On the host, the issue is renamed and closed; the PR implementing another issue is merged.
     const hostIssue = gh.repos[REPO]!.find((i) => i.number === 1)!;
     hostIssue.state = 'closed';
-    hostIssue.title = 'Widgets crash on start (fixed)';
+    // A title on the host may hold a line break and a direction override: it arrives as one line, as every title here.
+    hostIssue.title = 'Widgets crash\non start \u202e(fixed)';
     await t.pools.owner.query('update app_public.connection_mappings set sync_title = true where id = $1', [mapping.id]);
     const synced = await ok(t, ws.token, 'repohost.sync', { issueId: first.issueId });
     expect(synced.items).toEqual([expect.objectContaining({

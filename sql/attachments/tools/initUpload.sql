@@ -25,6 +25,9 @@ begin
   if v_size is null or v_size < 1 or v_size > 26214400 then
     perform app_hidden.raise_invalid('sizeBytes', 'must be 1 to 26214400 bytes (25 MB per file)');
   end if;
+  -- One quota check at a time per workspace: ten parallel uploads each reading the usage before any inserted
+  -- passed the quota together (an outside probe: 8 of 204,800 bytes into 1 MB).
+  perform pg_advisory_xact_lock(hashtextextended('svc.attachment_quota:' || v_ws::text, 0));
   select w.attachment_quota_mb::bigint * 1048576 into v_quota from app_public.workspaces w where w.id = v_ws;
   v_used := app_hidden.attachment_bytes_used(v_ws);
   if v_used + v_size > v_quota then

@@ -11,6 +11,9 @@ declare
   v_user uuid := app_hidden.require_user();
   v_ids uuid[] := app_hidden.resolve_issue_list(args->'issueIds', 'issueIds');
 begin
+  -- One replacement of a person's pins at a time: two at once each deleted what the other had not inserted yet
+  -- and left a merge of both lists with repeated positions.
+  perform pg_advisory_xact_lock(hashtextextended('svc.pins:' || app_hidden.current_workspace_id()::text || ':' || v_user::text, 0));
   -- Pins on issues outside a narrowed key's reach are not this key's to change: they stay.
   delete from app_public.pins p
   where p.workspace_id = app_hidden.current_workspace_id() and p.user_id = v_user and p.target_type = 'ISSUE'

@@ -26,7 +26,7 @@ const ISSUE = `query Issue($key: String!) {
     issueRelationsByToIssueId { nodes { kind fromIssue { key title } } }
     agentRuns(orderBy: STARTED_AT_DESC, first: 1) { nodes {
       rowId status engagementMode controlState currentStep tokensIn tokensOut tokensCached costUsd startedAt finishedAt completionMeta agent { name } } }
-    actionRequests(orderBy: CREATED_AT_DESC) { nodes { ${REQUEST_FIELDS} } }
+    actionRequests(orderBy: CREATED_AT_DESC, first: 50) { nodes { ${REQUEST_FIELDS} } }
   } }
 }`;
 const MORE = `query IssueMore($id: UUID!, $run: UUID!) {

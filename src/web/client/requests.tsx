@@ -4,7 +4,7 @@ import { renderMarkdown } from './markdown.ts';
 
 export const REQUEST_FIELDS = `rowId title body kind status options votingClosedAt winningOptionKey createdAt
   issue { key title } requestedByAgent { name } requestedByUser { name email } assignedAgent { name } assignedUser { name email }
-  actionRequestVotesByRequestId { nodes { optionKey userId } }`;
+  actionRequestVotesByRequestId(first: 100) { nodes { optionKey userId } }`;
 
 export interface Request {
   rowId: string; title: string; body: string | null; kind: string; status: string; votingClosedAt: string | null; winningOptionKey: string | null;
