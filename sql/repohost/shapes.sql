@@ -43,9 +43,10 @@ create or replace function app_hidden.repo_parse_url(p_url text, p_field text de
  immutable
 as $$
 declare m text[] := regexp_match(coalesce(p_url, ''),
-  '^https?://([A-Za-z0-9.-]+(?::[0-9]+)?)/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)/(issues|pull|pulls)/([0-9]{1,9})(?:[/?#].*)?$');
+  '^https?://([A-Za-z0-9.-]+(?::[0-9]+)?)/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)/(issues|pull|pulls)/([1-9][0-9]{0,8})(?:[/?#].*)?$');
 begin
-  if m is null then
+  -- Numbers start at 1; `.` and `..` are path steps, not owners or repositories.
+  if m is null or m[2] in ('.', '..') or m[3] in ('.', '..') then
     perform app_hidden.raise_invalid(p_field, 'not an issue or pull request URL (https://<host>/<owner>/<repo>/issues/<n> or /pull/<n>)');
   end if;
   return jsonb_build_object('host', lower(m[1]), 'owner', m[2], 'repo', m[3], 'repoFullName', m[2] || '/' || m[3],

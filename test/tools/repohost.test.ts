@@ -75,6 +75,9 @@ describe('repohost tools', () => {
       .toMatchObject({ repoFullName: 'a/b', type: 'pull_request', number: 7, url: 'https://ghe.example.com/a/b/pull/7' });
     expect400(await rest(t, ws.token, 'repohost.parseUrl', { url: 'https://github.com/acme/widgets' }), 'url');
     expect400(await rest(t, ws.token, 'repohost.parseUrl', { url: 'ftp://github.com/a/b/issues/1' }), 'url');
+    for (const bad of ['https://github.com/acme/widgets/issues/0', 'https://github.com/../widgets/issues/1', 'https://github.com/acme/./pull/2']) {
+      expect400(await rest(t, ws.token, 'repohost.parseUrl', { url: bad }), 'url');
+    }
   });
 
   it('link stores a snapshot and links it; linking again changes the kind; listLinked shows it; ISSUE_UPDATED', async () => {

@@ -7,7 +7,7 @@
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { createAgent, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { seedBoardDemo } from '../support/board-demo.ts';
 
 let t: TestApp;
@@ -319,6 +319,26 @@ describe('web board', () => {
     await page.waitForSelector('#signin', { timeout: 10_000 });
     expect(await page.textContent('#signin-error')).toMatch(/Signed out: .*revoked/i);
     expect(await page.evaluate(() => sessionStorage.getItem('svc.key'))).toBeNull();
+  });
+
+  it('signing out ends a SESSION key (a PERSONAL key is only forgotten by the tab); issue links take the key in any case', async () => {
+    const session = await createKey(t, ws, { kind: 'SESSION', ttlHours: 1, scopes: [...BOARD_SCOPES] });
+    await page.click('#signout', { timeout: 5000 }).catch(() => undefined);
+    await page.waitForSelector('#signin', { timeout: 5000 });
+    await signIn(session.token);
+    await page.goto(`${url}#/issue/${demo.login.key.toLowerCase()}`);
+    await expect.poll(() => page.textContent('#issue-title'), { timeout: 5000 }).toBe('Login fails with long passwords');
+    await page.click('#signout', { timeout: 5000 });
+    await page.waitForSelector('#signin', { timeout: 5000 });
+    t.keys.forget(session.id);
+    await expect.poll(async () => (await rest(t, session.token, 'workspace.get', {})).body.error, { timeout: 5000 }).toBe('revoked');
+
+    const personal = await createKey(t, ws, { scopes: [...BOARD_SCOPES] });
+    await signIn(personal.token);
+    await page.waitForSelector('#live:not(.off)');
+    await page.click('#signout', { timeout: 5000 });
+    await page.waitForSelector('#signin', { timeout: 5000 });
+    expect((await rest(t, personal.token, 'workspace.get', {})).status).toBe(200);
   });
 
   it('a file attachment on the issue page downloads at a signed URL asked for through GraphQL', async () => {

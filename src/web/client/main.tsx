@@ -52,6 +52,23 @@ function SignIn({ onKey, reason }: { onKey(key: string): void; reason?: string }
   );
 }
 
+/**
+ * Signing out ends a SESSION key (made for a browser session; it stops working everywhere, as signing out of a
+ * site does). A PERSONAL key is only forgotten by this tab: it may serve scripts and other places too.
+ */
+async function endSession(): Promise<void> {
+  try {
+    const { viewerKeyKind } = await gql('query KeyKind { viewerKeyKind }');
+    if (viewerKeyKind !== 'SESSION') return;
+    // Newest first: a session key made for this tab is on the first page.
+    const { accessKeys } = await gql('query CurrentKey { accessKeys(first: 100) { nodes { rowId isCurrent } } }');
+    const keyId = accessKeys?.nodes?.find((k: { isCurrent: boolean }) => k.isCurrent)?.rowId;
+    if (keyId) await gql('mutation EndSession($keyId: UUID!) { accessRevoke(input: {keyId: $keyId}) { clientMutationId } }', { keyId });
+  } catch {
+    // Signing out of this tab happens anyway; the key then expires on its own.
+  }
+}
+
 function Workspace({ signOut }: { signOut(reason?: string): void }) {
   const hash = useHash();
   const meta = useLive(loadMeta, []);
@@ -118,14 +135,14 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
         <span id="live" class={live.on ? 'live' : 'live off'} title={!live.on && live.refused ? `No live updates: ${live.refused}` : undefined}>
           {live.on ? 'live' : live.refused ? 'not live: reload to see changes' : 'offline'}
         </span>
-        <button id="signout" type="button" onClick={() => signOut()}>Sign out</button>
+        <button id="signout" type="button" onClick={() => void endSession().finally(() => signOut())}>Sign out</button>
       </header>
       {meta.error && !m && <p class="error" role="alert">{meta.error}</p>}
       {m && searchable && <FilterBar meta={m} filters={filters} onChange={setFilters} />}
       {/* Keyed by what is searched and filtered: a new search starts from its first page and its first row. */}
       {m && view === 'board' && <Board key={JSON.stringify(filters) + query} meta={m} filters={filters} query={query} />}
       {m && view === 'list' && <List key={JSON.stringify(filters) + query} meta={m} filters={filters} query={query} />}
-      {m && view === 'issue' && route[1] && <IssuePage issueKey={decoded(route[1])} meta={m} />}
+      {m && view === 'issue' && route[1] && <IssuePage issueKey={decoded(route[1]).toUpperCase()} meta={m} />}
       {m && view === 'agents' && <Agents meta={m} />}
       {!['board', 'list', 'issue', 'agents'].includes(view) && (
         <main class="notfound"><p class="empty">There is no page “{view}”. <a href="#/board">Back to the board</a></p></main>
