@@ -1951,6 +1951,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.search_tsquery(text,text) returns tsquery; plpgsql immutable; execute: svc_visitor; issues/search.sql
 -- app_hidden.set_issue_labels(uuid,uuid[],uuid[]) returns void; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.set_request_context(uuid,uuid,uuid,uuid,text[],uuid[],uuid[],uuid[]) returns void; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
+-- app_hidden.spent_start(text) returns timestamp with time zone; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.status_json(app_public.statuses) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.step_block(app_public.execution_steps,text,text,jsonb) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.step_dependencies_done(app_public.execution_steps) returns boolean; sql stable; execute: svc_visitor; orchestration/machine.sql

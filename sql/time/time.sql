@@ -16,6 +16,24 @@ $$;
 comment on function app_hidden.require_time_tracking() is 'Every time tool starts here: 403 time_tracking_disabled when workspaces.time_tracking_enabled is false.';
 grant execute on function app_hidden.require_time_tracking() to svc_visitor;
 
+create or replace function app_hidden.spent_start(p_started_at text)
+ returns timestamp with time zone
+ language plpgsql
+ stable
+as $$
+declare v_started timestamptz := p_started_at::timestamptz;
+begin
+  -- An entry records time already spent: a start in the future (2030, a wrong year) is a typo, not a plan.
+  -- A minute of slack for the caller's clock.
+  if v_started > now() + interval '1 minute' then
+    perform app_hidden.raise_invalid('startedAt', 'is in the future: an entry records time already spent');
+  end if;
+  return v_started;
+end
+$$;
+comment on function app_hidden.spent_start(p_started_at text) is 'time.log / time.update: the startedAt given (ISO 8601), or a 400 on startedAt when it is in the future.';
+grant execute on function app_hidden.spent_start(p_started_at text) to svc_visitor;
+
 create or replace function app_hidden.stop_running_timer(p_user uuid)
  returns app_public.time_entries
  language sql

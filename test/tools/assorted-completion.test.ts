@@ -106,6 +106,10 @@ describe('time.get', () => {
     const b = await ok(t, ws.token, 'issues.create', { title: 'Timed elsewhere', projectId: outside });
     const mine = await ok(t, ws.token, 'time.log', { issueId: a.id, durationMin: 30, note: 'pairing' });
     expect(await ok(t, ws.token, 'time.get', { id: mine.id })).toEqual(mine);
+    // An entry records time already spent: a start in the future is a 400 on startedAt, in log and in update.
+    expect400(await rest(t, ws.token, 'time.log', { issueId: a.id, durationMin: 30, startedAt: '2030-01-01T10:00:00Z' }), 'startedAt');
+    expect400(await rest(t, ws.token, 'time.update', { id: mine.id, startedAt: '2030-01-01T10:00:00Z' }), 'startedAt');
+    expect((await ok(t, ws.token, 'time.get', { id: mine.id })).startedAt).toBe(mine.startedAt);
     // Another person's entry is readable, as time.list lists it.
     await admin(t, 'add-member', { workspace: ws.key, email: 'timer@example.com', role: 'MEMBER' });
     const colleague = await createKey(t, ws, { user: 'timer@example.com' });

@@ -20,7 +20,7 @@ begin
       using errcode = 'SV409', detail = 'timer_running';
   end if;
   v_minutes := coalesce((args->>'durationMin')::int, v_entry.duration_min);
-  v_started := coalesce((args->>'startedAt')::timestamptz, v_entry.started_at);
+  v_started := coalesce(app_hidden.spent_start(args->>'startedAt'), v_entry.started_at);
   update app_public.time_entries
   set duration_min = v_minutes, started_at = v_started,
       ended_at = case when v_minutes is null then null else v_started + make_interval(mins => v_minutes) end,
