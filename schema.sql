@@ -1652,6 +1652,7 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.action_requests_dispatch_result(app_public.action_requests) returns jsonb; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_public.action_requests_payload(app_public.action_requests) returns jsonb; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_public.action_requests_source_id(app_public.action_requests) returns uuid; sql stable; execute: svc_visitor; actionRequests/shapes.sql
+-- app_public.action_requests_viewer_may_decide(app_public.action_requests) returns boolean; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_public.activity_events_payload(app_public.activity_events) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
 -- app_public.agents_archive(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_create(text,text,text[],text,text,integer,text) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql

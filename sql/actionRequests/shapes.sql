@@ -78,3 +78,11 @@ as $$
 $$;
 comment on function app_hidden.poll_winner(p_request_id uuid, p_options jsonb) is 'The winner of a poll (spec 4.11): most votes; ties go to the option voted for first; with no votes at all, the first option.';
 grant execute on function app_hidden.poll_winner(p_request_id uuid, p_options jsonb) to svc_visitor;
+
+create or replace function app_public.action_requests_viewer_may_decide(r app_public.action_requests)
+ returns boolean
+ language sql
+ stable
+as $$ select app_hidden.action_request_may_decide(r) $$;
+comment on function app_public.action_requests_viewer_may_decide(r app_public.action_requests) is 'Whether the calling key may accept or decline this request: its assignee, a watcher of its issue, or a person whose workspace role is OWNER or ADMIN (the gate accept and decline apply). A board shows its buttons by it.';
+grant execute on function app_public.action_requests_viewer_may_decide(r app_public.action_requests) to svc_visitor;

@@ -4,7 +4,7 @@
  * path as REST (validation, scopes, RLS, events) and fail with extensions {code, status, issues?, scope?}.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, ok, startWithWorkspaces, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createKey, ok, startWithWorkspaces, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
 import { gql, gqlError, gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
@@ -82,6 +82,16 @@ describe('tool mutations', () => {
     expect(again.status).toBe(409);
 
     const other2 = await ok(t, ws.token, 'actionRequests.create', { issueId: issue.id, kind: 'FREE_FORM', title: 'Maybe?' });
+    // ActionRequest.viewerMayDecide is the gate accept and decline apply: the owner may; a member who neither is
+    // assigned nor watches the issue may not (and is refused), so a board can leave its buttons off for them.
+    await admin(t, 'add-member', { workspace: ws.key, email: 'onlooker@example.com', role: 'MEMBER', json: true });
+    const onlooker = await createKey(t, ws, { user: 'onlooker@example.com' });
+    const mayQ = 'query($id: UUID!) { actionRequest(rowId: $id) { viewerMayDecide } }';
+    expect((await gqlOk(t, ws.token, mayQ, { id: other2.id })).actionRequest.viewerMayDecide).toBe(true);
+    expect((await gqlOk(t, onlooker.token, mayQ, { id: other2.id })).actionRequest.viewerMayDecide).toBe(false);
+    expect((await gqlError(t, onlooker.token, 'mutation($id: String!) { actionRequestsDecline(id: $id) }', { id: other2.id })).status).toBe(403);
+    await ok(t, onlooker.token, 'issues.watch', { issueId: issue.id });
+    expect((await gqlOk(t, onlooker.token, mayQ, { id: other2.id })).actionRequest.viewerMayDecide).toBe(true);
     const declined = (await gqlOk(t, ws.token, 'mutation($id: String!) { actionRequestsDecline(id: $id) }', { id: other2.id })).actionRequestsDecline;
     expect(declined.status).toBe('REJECTED');
     const foreign = await gqlError(t, other.token, 'mutation($id: String!) { actionRequestsDecline(id: $id) }', { id: pollId });

@@ -2,12 +2,14 @@ import { useState } from 'preact/hooks';
 import { gql } from './api.ts';
 import { renderMarkdown } from './markdown.ts';
 
-export const REQUEST_FIELDS = `rowId title body kind status options votingClosedAt winningOptionKey createdAt
+export const REQUEST_FIELDS = `rowId title body kind status options votingClosedAt winningOptionKey createdAt viewerMayDecide
   issue { key title } requestedByAgent { name } requestedByUser { name email } assignedAgent { name } assignedUser { name email }
   actionRequestVotesByRequestId(first: 100) { nodes { optionKey userId } }`;
 
 export interface Request {
   rowId: string; title: string; body: string | null; kind: string; status: string; votingClosedAt: string | null; winningOptionKey: string | null;
+  /** The key may accept or decline it (the service's own gate: assignee, a watcher of its issue, OWNER/ADMIN). */
+  viewerMayDecide: boolean;
   options: { key: string; label: string; description?: string }[] | null;
   issue: { key: string; title: string } | null;
   requestedByAgent: { name: string } | null; requestedByUser: { name: string; email: string } | null;
@@ -17,7 +19,7 @@ export interface Request {
 
 /**
  * An action request: accept / decline, or for a poll one button per option with its votes. The buttons are
- * disabled for a key that may not decide (no WRITE_ISSUES).
+ * disabled for a key that may not use them (no WRITE_ISSUES; accept and decline also when it may not decide).
  */
 export function RequestCard({ request: r, viewerId, canAct, onDone }: { request: Request; viewerId?: string; canAct: boolean; onDone(): void }) {
   const [error, setError] = useState<string>();
@@ -32,6 +34,8 @@ export function RequestCard({ request: r, viewerId, canAct, onDone }: { request:
   };
   const votes = r.actionRequestVotesByRequestId.nodes;
   const mine = votes.find((v) => v.userId === viewerId)?.optionKey;
+  const decide = canAct && r.viewerMayDecide;
+  const decideHint = decide ? undefined : 'Only its assignee, a watcher of its issue, or a workspace OWNER/ADMIN decides this request';
   const by = r.requestedByAgent ? `Agent: ${r.requestedByAgent.name}` : r.requestedByUser?.name || r.requestedByUser?.email;
   return (
     <article class="request" data-id={r.rowId}>
@@ -57,8 +61,8 @@ export function RequestCard({ request: r, viewerId, canAct, onDone }: { request:
       )}
       {r.status === 'OPEN' && (
         <div class="actions">
-          <button type="button" class="accept" disabled={!canAct} onClick={() => act('mutation Accept($id: String!) { actionRequestsAccept(id: $id) }', { id: r.rowId })}>Accept</button>
-          <button type="button" class="decline" disabled={!canAct} onClick={() => act('mutation Decline($id: String!) { actionRequestsDecline(id: $id) }', { id: r.rowId })}>Decline</button>
+          <button type="button" class="accept" disabled={!decide} title={decideHint} onClick={() => act('mutation Accept($id: String!) { actionRequestsAccept(id: $id) }', { id: r.rowId })}>Accept</button>
+          <button type="button" class="decline" disabled={!decide} title={decideHint} onClick={() => act('mutation Decline($id: String!) { actionRequestsDecline(id: $id) }', { id: r.rowId })}>Decline</button>
         </div>
       )}
       {r.status !== 'OPEN' && <p class="meta">{r.status}</p>}
