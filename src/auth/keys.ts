@@ -39,6 +39,16 @@ export interface Caller {
   agentArchived?: boolean;
 }
 
+/** The key is narrowed to projects, labels or initiatives: what it sees of the events is asked per event. */
+export function isNarrowed(caller: Pick<Caller, 'projectIds' | 'labelIds' | 'initiativeIds'>): boolean {
+  return caller.projectIds.length + caller.labelIds.length + caller.initiativeIds.length > 0;
+}
+
+/** Milliseconds until the key expires (0 when it has), capped at what setTimeout takes; undefined when it never does. */
+export function msUntilExpiry(caller: Pick<Caller, 'expiresAt'>): number | undefined {
+  return caller.expiresAt ? Math.min(Math.max(caller.expiresAt.getTime() - Date.now(), 0), 2 ** 31 - 1) : undefined;
+}
+
 export function hasScope(caller: Pick<Caller, 'scopes'>, scope: Scope): boolean {
   return caller.scopes.includes('FULL') || caller.scopes.includes(scope);
 }

@@ -20,6 +20,8 @@ interface BlobQuery { exp?: string; max?: string; fn?: string; ct?: string; sig?
 class TooLarge extends Error {}
 
 export function registerBlobRoutes(app: FastifyInstance, store: EmbeddedBlobStore, ownerPool: pg.Pool): void {
+  const uploadOpen = async (key: string) =>
+    (await ownerPool.query<{ ok: boolean }>('select app_private.attachment_upload_open($1) as ok', [key])).rows[0]?.ok === true;
   app.register(async (scope) => {
     // Uploads are raw bytes of any type: no JSON parsing, no body limit here (the signed size is the limit).
     scope.removeAllContentTypeParsers();
@@ -59,8 +61,7 @@ export function registerBlobRoutes(app: FastifyInstance, store: EmbeddedBlobStor
         req.raw.resume();
         return reply.code(409).send({ error: 'upload_closed', message: 'The upload of this link was finalized, deleted or has expired: start a new one with attachments.initUpload' });
       };
-      const { rows: [open] } = await ownerPool.query<{ ok: boolean }>('select app_private.attachment_upload_open($1) as ok', [p.key]);
-      if (!open?.ok) return spent();
+      if (!(await uploadOpen(p.key))) return spent();
       const file = store.fileOf(p.key);
       await fs.promises.mkdir(path.dirname(file), { recursive: true });
       const tmp = `${file}.part-${crypto.randomBytes(6).toString('hex')}`;
@@ -75,8 +76,7 @@ export function registerBlobRoutes(app: FastifyInstance, store: EmbeddedBlobStor
       try {
         await pipeline((req.body as Readable | undefined) ?? req.raw, limit, fs.createWriteStream(tmp, { mode: 0o600 }));
         // Asked again once the bytes are in: a finalize during a slow PUT must not see its bytes swapped after it.
-        const { rows: [still] } = await ownerPool.query<{ ok: boolean }>('select app_private.attachment_upload_open($1) as ok', [p.key]);
-        if (!still?.ok) {
+        if (!(await uploadOpen(p.key))) {
           await fs.promises.rm(tmp, { force: true });
           return spent();
         }

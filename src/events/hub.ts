@@ -23,7 +23,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type pg from 'pg';
-import { hasScope, type Caller } from '../auth/keys.ts';
+import { hasScope, isNarrowed, msUntilExpiry, type Caller } from '../auth/keys.ts';
 import type { Notifier } from './notifier.ts';
 import { queryAsCaller } from '../db/as-caller.ts';
 
@@ -134,16 +134,16 @@ export class EventHub {
     const key = groupKey(caller);
     let group = ws.groups.get(key);
     if (!group) {
-      group = new Group(key, caller.projectIds.length + caller.labelIds.length + caller.initiativeIds.length > 0);
+      group = new Group(key, isNarrowed(caller));
       ws.groups.set(key, group);
     }
     // Registered before anything is read: live events from now on are held until the start is known.
     const sub = new Subscriber(caller, res, group);
     group.subscribers.add(sub);
     res.on('close', () => this.drop(sub));
-    if (caller.expiresAt) {
-      const ms = Math.min(caller.expiresAt.getTime() - Date.now(), 2 ** 31 - 1);
-      sub.expiry = setTimeout(() => this.drop(sub, true), Math.max(ms, 0));
+    const expiresIn = msUntilExpiry(caller);
+    if (expiresIn !== undefined) {
+      sub.expiry = setTimeout(() => this.drop(sub, true), expiresIn);
       sub.expiry.unref();
     }
     try {

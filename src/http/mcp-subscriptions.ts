@@ -19,7 +19,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type pg from 'pg';
-import type { Caller } from '../auth/keys.ts';
+import { isNarrowed, msUntilExpiry, type Caller } from '../auth/keys.ts';
 import { queryAsCaller } from '../db/as-caller.ts';
 import type { Notifier } from '../events/notifier.ts';
 
@@ -37,8 +37,6 @@ interface Session {
   /** Ends the session when its key expires. */
   expiry?: NodeJS.Timeout;
 }
-
-const narrowed = (c: Caller) => c.projectIds.length + c.labelIds.length + c.initiativeIds.length > 0;
 
 const IDLE_MS = 60 * 60 * 1000;
 const MAX_SUBSCRIPTIONS = 1000;
@@ -69,8 +67,9 @@ export class McpSessions {
     if (s) return s.caller.keyId === caller.keyId ? s : undefined;
     if (!create) return undefined;
     const fresh: Session = { caller, subs: new Map(), streams: new Set(), idleSince: Date.now() };
-    if (caller.expiresAt) {
-      fresh.expiry = setTimeout(() => this.drop(id, fresh), Math.min(Math.max(caller.expiresAt.getTime() - Date.now(), 0), 2 ** 31 - 1));
+    const expiresIn = msUntilExpiry(caller);
+    if (expiresIn !== undefined) {
+      fresh.expiry = setTimeout(() => this.drop(id, fresh), expiresIn);
       fresh.expiry.unref();
     }
     this.sessions.set(id, fresh);
@@ -133,7 +132,7 @@ export class McpSessions {
     for (const s of targets) {
       const uris = [...s.subs.values()].filter((sub) => touched.has(`${sub.subjectType}:${sub.subjectId}`)).map((sub) => sub.uri);
       if (uris.length === 0) continue;
-      if (narrowed(s.caller) && !(await this.mayRead(s.caller, msg.id))) continue;
+      if (isNarrowed(s.caller) && !(await this.mayRead(s.caller, msg.id))) continue;
       for (const uri of uris) {
         const frame = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } })}\n\n`;
         for (const res of s.streams) res.write(frame);

@@ -70,8 +70,8 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
   refusesNarrowedKeys?: 'any' | 'projectOrLabel';
   /**
    * The tool always refuses a key not linked to an agent (403 agent_key_required / not_run_agent: heartbeats, the
-   * chat tools, a run's own reports), or linked to an archived one (403 agent_archived; its runs ended with it). Like refusesNarrowedKeys, only leaves it out of tools/list and catalog.search
-   * for such keys; SQL stays the check.
+   * chat tools, a run's own reports), or linked to an archived one (403 agent_archived; its runs ended with it).
+   * Like refusesNarrowedKeys, only leaves it out of tools/list and catalog.search for such keys; SQL stays the check.
    */
   requiresAgentKey?: true;
   /**
@@ -144,13 +144,10 @@ export const tool = <I extends z.ZodObject, O extends z.ZodType>(def: ToolDef<I,
 // Shared input pieces -------------------------------------------------------------------------
 
 export const id = (what: string) => z.uuid({ message: `${what} must be a UUID` });
-/** An issue reference: its UUID or its key (ABC-12). */
-/** Characters no single-line name holds: C0/C1 controls (line breaks, escapes) and the bidirectional overrides and
- *  isolates that make text read differently from what it is (U+202E reverses what follows). NUL has its own
- *  message, from the text guard every tool's input passes (text-guard.ts). */
-/** A name or title: one line, trimmed, 1 to max characters. */
+/** A name or title: one line (NOT_IN_A_LINE, text-guard.ts), trimmed, 1 to max characters. */
 export const line = (max: number) => z.string().trim().min(1).max(max)
   .refine((s) => !NOT_IN_A_LINE.test(s), 'must be one line of text, without control or direction-override characters');
+/** An issue reference: its UUID or its key (ABC-12). */
 export const issueRef = z.string().min(1).max(64).describe('Issue id (UUID) or key such as ENG-12');
 export const limit = (def: number, max: number) => z.number().int().min(1).max(max).default(def).describe(`Page size, default ${def}, max ${max}`);
 export const cursor = z.string().min(1).max(200).describe('nextCursor from the previous page');

@@ -84,7 +84,9 @@ export function textIssues(value: unknown, maxIssues = 20): Record<string, strin
   return issues;
 }
 
-/** What a one-line name may not hold: control characters, line and paragraph separators, direction overrides. */
+/** Characters no single-line name holds: C0/C1 controls (line breaks, escapes), line and paragraph separators, and
+ *  the bidirectional overrides and isolates that make text read differently from what it is (U+202E reverses what
+ *  follows). NUL has its own message (textProblem above). */
 export const NOT_IN_A_LINE = /[\u0001-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 /**
@@ -95,4 +97,3 @@ export function oneLine(text: string, max = 500): string {
   return text.replace(/[\u202a-\u202e\u2066-\u2069]/g, '').replace(new RegExp(NOT_IN_A_LINE.source, 'g'), ' ')
     .replace(/\s+/g, ' ').trim().slice(0, max).trim();
 }
-
