@@ -71,16 +71,17 @@ export async function fetchResource(octokit: Octokit, repoFullName: string, numb
       pull = (await octokit.rest.pulls.get({ ...split(repoFullName), pull_number: number })).data;
       if (pull.merged || pull.merged_at) state = 'merged';
     }
+    // The host's title becomes an issue's (importIssue, syncTitle): one line, as every title here.
+    const title = oneLine(issue.title);
     return {
       repoFullName,
       number,
       type: isPull ? 'pull_request' : 'issue',
       url: issue.html_url,
-      // The host's title becomes an issue's (importIssue, syncTitle): one line, as every title here.
-      title: oneLine(issue.title),
+      title,
       state,
       snapshot: {
-        title: oneLine(issue.title),
+        title,
         state,
         body: (issue.body ?? '').slice(0, 20_000),
         author: issue.user?.login ?? null,

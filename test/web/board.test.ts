@@ -187,6 +187,10 @@ describe('web board', () => {
     // The timeline says what changed, not only the kind of change.
     await expect.poll(() => page.locator('#timeline li[data-kind="ISSUE_PRIORITY_CHANGED"]').first().textContent()).toContain('priority URGENT → LOW');
     expect(await page.locator('#timeline li[data-kind="AGENT_ASSIGNED"]').first().textContent()).toMatch(/assigned to coder/);
+    // In words a person reads, not the API's field names or event kinds.
+    await ok(t, ws.token, 'issues.update', { id: demo.login.id, dueDate: '2027-01-15' });
+    await expect.poll(() => page.locator('#timeline li[data-kind="ISSUE_UPDATED"]').first().textContent()).toContain('changed due date');
+    expect(await page.locator('#timeline li[data-kind="ISSUE_CREATED"]').textContent()).toMatch(/ created$/);
   });
 
   it('agents view: presence and work, a poll voted on and a request accepted (checked over MCP)', async () => {

@@ -57,12 +57,25 @@ function describeEvent(ev: TimelineEvent, meta: Meta): string {
   switch (ev.kind) {
     case 'ISSUE_STATUS_CHANGED': return `status ${status(p.from)} → ${status(p.to)}`;
     case 'ISSUE_PRIORITY_CHANGED': return `priority ${p.from} → ${p.to}`;
-    case 'ISSUE_UPDATED': return Array.isArray(p.changes) && p.changes.length ? `changed ${p.changes.join(', ')}` : 'updated';
+    case 'ISSUE_UPDATED': return Array.isArray(p.changes) && p.changes.length ? `changed ${p.changes.map(fieldName).join(', ')}` : 'updated';
     case 'AGENT_ASSIGNED': return `assigned to ${agent(p.agentId)}${p.auto ? ' by the dispatcher' : ''}${p.reason ? ` (${p.reason})` : ''}`;
     case 'AGENT_RUN_STATUS_CHANGED': return `run ${String(p.from ?? '').toLowerCase() || 'started'} → ${String(p.to ?? '').toLowerCase()}${p.reason ? ` (${p.reason})` : ''}`;
-    default: return ev.kind.replace(/_/g, ' ').toLowerCase();
+    default: return KIND_WORDS[ev.kind] ?? ev.kind.replace(/_/g, ' ').toLowerCase();
   }
 }
+/** The event payload's field names (camelCase, as the API has them) as a person reads them. */
+const FIELD_WORDS: Record<string, string> = {
+  projectId: 'project', parentId: 'parent', cycleId: 'cycle', dueDate: 'due date', slaMinutes: 'SLA',
+  expectedOutput: 'expected output', verificationChecklist: 'checklist', artifactRequired: 'artifact required',
+  claimedById: 'claim', queued: 'queue', assignedAgentId: 'agent (unassigned)', labelIds: 'labels',
+};
+const fieldName = (f: string) => FIELD_WORDS[f] ?? f;
+const KIND_WORDS: Record<string, string> = {
+  ISSUE_CREATED: 'created', ISSUE_DELETED: 'deleted', ISSUE_RESTORED: 'restored', ISSUE_QUEUED: 'queued for an agent',
+  ISSUE_ASSIGNED: 'assigned', ISSUE_STALLED: 'stalled: no progress within the watchdog window',
+  ISSUE_SLA_BREACH: 'SLA breached', AGENT_NOACK: 'the agent did not acknowledge in time',
+  AGENT_RUN_KICKED: 'run kicked', AGENT_RUN_STALLED: 'run stalled',
+};
 const when = (t?: string | null) => (t ? new Date(t).toLocaleString() : '');
 
 export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) {
