@@ -128,6 +128,12 @@ describe('web board', () => {
     expect(await selected()).toBe(keys[2]);
     await page.keyboard.press('k');
     expect(await selected()).toBe(keys[1]);
+    // Back from an issue, the list is where it was.
+    await page.click('main.list tr.selected td.key a');
+    await page.waitForSelector(`main.issue[data-key="${keys[1]}"]`);
+    await page.goBack();
+    await page.waitForSelector('main.list tbody tr');
+    expect(await selected()).toBe(keys[1]);
     await page.keyboard.press('/');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('search');
     await page.keyboard.type('login');

@@ -4,16 +4,22 @@ import { useLive } from './hooks.ts';
 
 const PAGE = 100;
 
+/** Where the list was (rows loaded, the selected issue), so coming back from an issue returns to that row. */
+let kept: { view: string; limit: number; at: { key?: string; n: number } } | undefined;
+
 /**
  * A list of issues (filtered and searched by the service, 100 at a time, "Load more" for the next): j/k or the
  * arrows move, Enter opens, / goes to the search box.
  */
 export function List({ meta, filters, query }: { meta: Meta; filters: Filters; query: string }) {
-  const [limit, setLimit] = useState(PAGE);
+  const view = JSON.stringify(filters) + '\n' + query;
+  const back = kept?.view === view ? kept : undefined;
+  const [limit, setLimit] = useState(back?.limit ?? PAGE);
   const issues = useLive(() => loadList(filters, query, limit), [query, JSON.stringify(filters), limit]);
   // The selection is an issue (its key), so rows arriving above it do not move it to another issue; its row
   // number is kept too, for when the issue leaves the list.
-  const [at, setAt] = useState<{ key?: string; n: number }>({ n: 0 });
+  const [at, setAt] = useState<{ key?: string; n: number }>(back?.at ?? { n: 0 });
+  kept = { view, limit, at };
   const list = useRef<HTMLTableSectionElement>(null);
   const shown = issues.data?.items ?? [];
   const statusOf = (id: string) => meta.statuses.find((s) => s.rowId === id);
