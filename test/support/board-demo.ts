@@ -20,6 +20,8 @@ export const XSS_DESCRIPTION = [
   '<script>window.__pwned = "script"</script>',
   '<img src="x" onerror="window.__pwned = \'onerror\'">',
   '[a link](javascript:window.__pwned=1)',
+  '<div>',
+  'Markdown after a tag still renders: **after html**',
   '',
   '![diagram](https://example.com/d.png) ![trap](javascript:window.__pwned=2)',
 ].join('\n');

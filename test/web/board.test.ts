@@ -157,6 +157,9 @@ describe('web board', () => {
     // Raw HTML is shown as text, never parsed or run; the javascript: link loses its URL.
     expect(await page.locator('#description script, #description img').count()).toBe(0);
     expect(await page.textContent('#description')).toContain('<script>');
+    // A tag on a line of its own does not turn the markdown after it into raw text.
+    expect(await page.locator('#description strong', { hasText: 'after html' }).count()).toBe(1);
+    expect(await page.locator('#description .dropped-link', { hasText: 'a link' }).count()).toBe(1);
     expect(await page.locator('#description a[href^="javascript"]').count()).toBe(0);
     // An image from another site is a link to it, not a request to that site.
     expect(await page.locator('#description a.external-image').getAttribute('href')).toBe('https://example.com/d.png');

@@ -5,8 +5,12 @@
 import { micromark } from 'micromark';
 import { gfm, gfmHtml } from 'micromark-extension-gfm';
 
+// Raw HTML is not parsed as HTML at all (htmlFlow, htmlText off): escaped as it would be anyway, but a line
+// such as `<div>` no longer opens a CommonMark HTML block that turns the markdown after it into raw text.
+const noRawHtml = { disable: { null: ['htmlFlow', 'htmlText'] } };
+
 export const renderMarkdown = (source: string): string => micromark(source, {
-  allowDangerousHtml: false, allowDangerousProtocol: false, extensions: [gfm()], htmlExtensions: [gfmHtml()],
+  allowDangerousHtml: false, allowDangerousProtocol: false, extensions: [gfm(), noRawHtml], htmlExtensions: [gfmHtml()],
 })
   // A link whose URL was dropped comes out as <a href="">, which reloads the page when clicked: plain text instead.
   .replace(/<a href="">([\s\S]*?)<\/a>/g, '<span class="dropped-link">$1</span>')
