@@ -1814,6 +1814,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.find_label(text) returns app_public.labels; plpgsql stable; execute: svc_visitor; labels/labels.sql
 -- app_hidden.find_label_for_write(text) returns app_public.labels; plpgsql volatile; execute: svc_visitor; labels/labels.sql
 -- app_hidden.find_live_agent(text,text,text) returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql
+-- app_hidden.find_live_runtime(text,text) returns app_public.runtimes; plpgsql stable; execute: svc_visitor; runtimes/runtimes.sql
 -- app_hidden.find_note(text) returns app_public.notes; plpgsql stable; execute: svc_visitor; notes/notes.sql
 -- app_hidden.find_plan(text,text) returns app_public.execution_plans; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.find_project(text,text) returns app_public.projects; plpgsql stable; execute: svc_visitor; projects/projects.sql

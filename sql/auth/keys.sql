@@ -311,6 +311,10 @@ begin
   if kind = 'SESSION' and expires_in_days is null then
     perform app_hidden.raise_invalid('expiresInDays', 'a SESSION key needs an expiry (or use accessCreateSession)');
   end if;
+  -- Said here on the field this caller gave (create_api_key checks every path, naming ttlHours).
+  if kind = 'SESSION' and expires_in_days > 7 then
+    perform app_hidden.raise_invalid('expiresInDays', 'a SESSION key expires within 7 days (168 hours); use a PERSONAL key to keep access longer');
+  end if;
   return app_hidden.access_create_key(kind::text, linked_agent_id, scopes::text[], project_ids, label_ids, initiative_ids,
     case when expires_in_days is not null then now() + make_interval(days => expires_in_days) end, name);
 end

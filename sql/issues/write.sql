@@ -11,6 +11,9 @@ begin
   if app_hidden.current_agent_id() is null then
     return;
   end if;
+  -- Any open gated run of the agent on the issue gates it (spec 3.2), also when a newer EXECUTE run is open beside
+  -- it (a plan step's run on the goal's issue): otherwise an agent told only to research could give itself a step
+  -- and change the issue through that.
   select r.engagement_mode into v_mode
   from app_public.agent_runs r
   where r.workspace_id = app_hidden.current_workspace_id()
@@ -18,16 +21,16 @@ begin
     and r.agent_id = app_hidden.current_agent_id()
     -- A STALLED run is still the issue's open run (the agent may resume it): an agent that went quiet is not let off.
     and r.status in ('ACTIVE', 'WAITING', 'STALLED')
+    and r.engagement_mode in ('RESEARCH', 'REVIEW', 'DISCUSS')
   order by r.started_at desc
   limit 1;
-  -- The agent's newest open run decides: an old gated run left open does not block a newer EXECUTE run.
-  if v_mode in ('RESEARCH', 'REVIEW', 'DISCUSS') then
+  if v_mode is not null then
     raise exception 'Your % run on this issue may not change it: comment, upsert a status, set the run waiting or complete it instead', v_mode
       using errcode = 'SV403', detail = 'run_mode_gated';
   end if;
 end
 $$;
-comment on function app_hidden.assert_run_mode_allows_mutation(p_issue_id uuid) is 'Run-mode gating (spec 3.2): 403 run_mode_gated when the calling agent''s newest open (ACTIVE, WAITING or STALLED) run on the issue is in RESEARCH, REVIEW or DISCUSS mode. Every issue-state mutation calls it; comments, status upserts and run tools do not.';
+comment on function app_hidden.assert_run_mode_allows_mutation(p_issue_id uuid) is 'Run-mode gating (spec 3.2): 403 run_mode_gated when the calling agent has any open (ACTIVE, WAITING or STALLED) run on the issue in RESEARCH, REVIEW or DISCUSS mode, whatever other runs it has open there. Every issue-state mutation calls it; comments, status upserts and run tools do not.';
 grant execute on function app_hidden.assert_run_mode_allows_mutation(p_issue_id uuid) to svc_visitor;
 
 create or replace function app_hidden.assign_issue_agent(p_issue app_public.issues, p_agent app_public.agents, p_mode text, p_reason text, p_rationale text default NULL::text, p_comment_id uuid default NULL::uuid, p_dispatch jsonb default NULL::jsonb)

@@ -102,7 +102,9 @@ declare
 begin
   select * into v_plan from app_public.execution_plans where id = p_step.plan_id;
   select * into v_goal from app_public.goals where id = v_plan.goal_id;
-  v_agent := coalesce(p_step.assigned_agent_id,
+  -- An agent archived since it was given the step is passed over (it can no longer act): the step goes to a live
+  -- crew member in its role, else it is READY with no worker and no run.
+  v_agent := coalesce((select a.id from app_public.agents a where a.id = p_step.assigned_agent_id and a.archived_at is null),
                       app_hidden.crew_agent_for_role(v_goal.crew_id, coalesce(p_step.assigned_role, 'WORKER'), p_step.position));
   v_step := app_hidden.step_move(p_step, 'READY');
   if v_step.assigned_agent_id is distinct from v_agent then
@@ -133,7 +135,7 @@ begin
   return v_step;
 end
 $$;
-comment on function app_hidden.step_make_ready(p_step app_public.execution_steps) is 'A step becomes READY (its dependencies DONE): its agent (assigned, else the crew member in its role, default WORKER) gets a run on the goal''s issue (reused on retry; currentStep the step''s title) and EXECUTION_STEP_READY (spec 6.4 payload, phase work) is written and dispatched to it.';
+comment on function app_hidden.step_make_ready(p_step app_public.execution_steps) is 'A step becomes READY (its dependencies DONE): its agent (assigned and not archived, else the crew member in its role, default WORKER; none: no worker) gets a run on the goal''s issue (reused on retry; currentStep the step''s title) and EXECUTION_STEP_READY (spec 6.4 payload, phase work) is written and dispatched to it.';
 grant execute on function app_hidden.step_make_ready(p_step app_public.execution_steps) to svc_visitor;
 
 create or replace function app_hidden.step_dispatch_judge(p_step app_public.execution_steps, p_judge uuid)

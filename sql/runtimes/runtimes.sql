@@ -66,6 +66,25 @@ $$;
 comment on function app_hidden.find_runtime(p_id text, p_field text) is 'A runtime of the caller''s workspace (archived ones included); 404 naming the field otherwise.';
 grant execute on function app_hidden.find_runtime(p_id text, p_field text) to svc_visitor;
 
+create or replace function app_hidden.find_live_runtime(p_id text, p_field text default 'runtimeId'::text)
+ returns app_public.runtimes
+ language plpgsql
+ stable
+as $$
+declare v_runtime app_public.runtimes := app_hidden.find_runtime(p_id, p_field);
+begin
+  -- Archived: retired by an operator. Agents do not attach to it and it takes no heartbeat or settings until
+  -- runtimes.register {runtimeId} restores it (the one way back, spec 4.9).
+  if v_runtime.archived_at is not null then
+    raise exception 'Runtime is archived; runtimes.register {runtimeId} restores it'
+      using errcode = 'SV409', detail = 'runtime_archived', column = p_field;
+  end if;
+  return v_runtime;
+end
+$$;
+comment on function app_hidden.find_live_runtime(p_id text, p_field text) is 'find_runtime, and 409 runtime_archived for an archived one: what attaches agents or changes a runtime (agents.heartbeat, runtimes.heartbeat, configure, reportInfo) needs it live.';
+grant execute on function app_hidden.find_live_runtime(p_id text, p_field text) to svc_visitor;
+
 create or replace function app_hidden.runtime_json(r app_public.runtimes)
  returns jsonb
  language sql

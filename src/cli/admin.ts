@@ -292,6 +292,10 @@ const commands = [
     else if (v['expires-in-days'] !== undefined) expiresAt = new Date(Date.now() + v['expires-in-days'] * 86_400_000);
     else if (v['expires-in-seconds'] !== undefined) expiresAt = new Date(Date.now() + v['expires-in-seconds'] * 1000);
     else if (v.kind === 'SESSION') expiresAt = new Date(Date.now() + 24 * 3_600_000);
+    // Spec 8 (the SQL checks it too, naming ttlHours): said on the flag given.
+    if (v.kind === 'SESSION' && expiresAt && expiresAt.getTime() > Date.now() + 168 * 3_600_000) {
+      throw new UsageError(`--${expiry[0]}: a SESSION key expires within 168 hours (7 days); use a PERSONAL key to keep access longer`);
+    }
     const key = await issueKey(client, {
       workspaceId: ws, userId: user.rows[0].id, kind: (v.kind as KeyKind | undefined) ?? (linked ? 'AGENT' : 'PERSONAL'), linkedAgentId: linked,
       scopes, projectIds: v.projects ?? [], labelIds: v.labels ?? [], initiativeIds: v.initiatives ?? [], expiresAt, name: v.name ?? null,

@@ -9,6 +9,18 @@ const info = z.record(z.string(), z.unknown()).describe(
 // The table's check (`^https?://`, ≤ 2048) said as a 400 on `endpoint` instead of a constraint name.
 const endpoint = httpUrl(2048).describe('http:// or https:// URL of the runtime');
 
+// The adapter settings' values are checked here; which keys a runtime takes depends on its providers, so unknown
+// keys pass through to the SQL, which refuses them naming the ones it accepts.
+const adapterSetting = z.union([line(500), z.record(z.string(), z.unknown())]);
+const adapterConfig = z.object({
+  localWorkspaceTools: z.boolean().optional().describe('The agent may use tools on its local workspace'),
+  toolCapabilities: z.array(line(100)).max(100).optional().describe('Tool capabilities the runtime offers'),
+  workspaceRoot: line(1000).optional().describe('Path of the workspace on the runtime'),
+  modeToolPolicyEnforced: z.boolean().optional().describe('The runtime enforces the run mode\'s tool policy'),
+  sandbox: adapterSetting.optional().describe('CODEX runtimes: sandbox mode (a name or an object of settings)'),
+  approval: adapterSetting.optional().describe('CODEX runtimes: approval policy (a name or an object of settings)'),
+}).catchall(z.unknown());
+
 export const RuntimeOut = z.looseObject({
   id: z.string(), name: z.string(), kind, endpoint: z.string().nullable(), providersAvailable: z.array(z.string()),
   info: z.record(z.string(), z.unknown()), config: z.record(z.string(), z.unknown()), ownerId: z.string().nullable(),
@@ -33,7 +45,7 @@ export const runtimeTools = defineTools(
   tool({
     name: 'runtimes.heartbeat',
     scopes: ['ADMIN'],
-    description: 'Bump heartbeatAt of a runtime (info, if given, is merged after the whitelist).',
+    description: 'Bump heartbeatAt of a runtime (info, if given, is merged after the whitelist). An archived runtime: 409 runtime_archived (runtimes.register {runtimeId} restores it).',
     input: z.strictObject({ runtimeId: id('runtimeId'), info: info.optional() }),
     output: RuntimeOut,
   }),
@@ -56,8 +68,8 @@ export const runtimeTools = defineTools(
   tool({
     name: 'runtimes.configure',
     scopes: ['ADMIN'],
-    description: 'Set adapter configuration of a runtime: merged into the current config (merge true, default) or replacing it. Accepted keys: localWorkspaceTools, toolCapabilities, workspaceRoot, modeToolPolicyEnforced; runtimes offering CODEX also sandbox and approval. Unknown keys are a 400. Emits RUNTIME_UPDATED when the config changes.',
-    input: z.strictObject({ runtimeId: id('runtimeId'), config: z.record(z.string(), z.unknown()), merge: z.boolean().default(true) }),
+    description: 'Set adapter configuration of a runtime: merged into the current config (merge true, default) or replacing it. Accepted keys: localWorkspaceTools, toolCapabilities, workspaceRoot, modeToolPolicyEnforced; runtimes offering CODEX also sandbox and approval. Unknown keys and values of the wrong type are a 400 naming config.<key>; an archived runtime is 409 runtime_archived. Emits RUNTIME_UPDATED when the config changes.',
+    input: z.strictObject({ runtimeId: id('runtimeId'), config: adapterConfig, merge: z.boolean().default(true) }),
     output: RuntimeOut,
   }),
   tool({

@@ -290,3 +290,40 @@ describe('the orchestration loop', () => {
     expect((await ok(t, ws.token, 'goals.get', { id: goal2.id })).status).toBe('ACHIEVED');
   });
 });
+
+describe('steps and the agents that work them', () => {
+  it('a step run beside an agent\'s RESEARCH run does not lift run-mode gating (403 run_mode_gated, by its own doing or not)', async () => {
+    const researcher = await createAgent(t, ws, 'researcher');
+    const key = await createKey(t, ws, { agent: 'researcher' });
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Only look' });
+    await ok(t, ws.token, 'issues.assign', { id: issue.id, agentId: researcher.id, mode: 'RESEARCH' });
+    const gated = async () => (await rest(t, key.token, 'issues.update', { id: issue.id, title: 'changed' })).body.error;
+    expect(await gated()).toBe('run_mode_gated');
+    // The agent gives itself a step on the goal's issue: the step opens an EXECUTE run, newer than the research run.
+    const goal = await ok(t, key.token, 'goals.create', { title: 'Own goal', issueId: issue.id });
+    const plan = await ok(t, key.token, 'executionPlans.create', { goalId: goal.id, steps: [{ title: 'Mine', assignedAgentId: researcher.id }] });
+    await ok(t, key.token, 'plans.activate', { planId: plan.id });
+    const runs = (await ok(t, ws.token, 'runs.list', { issueId: issue.id })).items;
+    expect(runs.filter((r: any) => r.agentId === researcher.id && r.status === 'ACTIVE').map((r: any) => r.engagementMode).sort()).toEqual(['EXECUTE', 'RESEARCH']);
+    expect(await gated()).toBe('run_mode_gated');
+    const { rows: [done] } = await t.pools.owner.query(
+      "select id from app_public.statuses where workspace_id = $1 and category = 'DONE' order by position limit 1", [ws.id]);
+    expect((await rest(t, key.token, 'issues.transition', { id: issue.id, statusId: done.id })).body.error).toBe('run_mode_gated');
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).title).toBe('Only look');
+  });
+
+  it('a step whose agent was archived after it was given goes to a live crew member, else waits READY with no worker and no run', async () => {
+    const leaving = await createAgent(t, ws, 'leaving');
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Handed over' });
+    const withCrew = await ok(t, ws.token, 'goals.create', { title: 'Crewed', issueId: issue.id, crewId });
+    const alone = await ok(t, ws.token, 'goals.create', { title: 'Alone', issueId: issue.id });
+    const crewed = await ok(t, ws.token, 'executionPlans.create', { goalId: withCrew.id, steps: [{ title: 'Crew step', assignedAgentId: leaving.id }] });
+    const lone = await ok(t, ws.token, 'executionPlans.create', { goalId: alone.id, steps: [{ title: 'Lone step', assignedAgentId: leaving.id }] });
+    await admin(t, 'archive-agent', { workspace: ws.key, agent: 'leaving', json: true });
+    await ok(t, ws.token, 'plans.activate', { planId: crewed.id });
+    await ok(t, ws.token, 'plans.activate', { planId: lone.id });
+    expect((await ok(t, ws.token, 'executionPlans.get', { id: crewed.id })).steps[0]).toMatchObject({ status: 'READY', assignedAgentId: worker.id });
+    expect((await ok(t, ws.token, 'executionPlans.get', { id: lone.id })).steps[0]).toMatchObject({ status: 'READY', assignedAgentId: null });
+    expect((await ok(t, ws.token, 'runs.list', { agentId: leaving.id })).items).toEqual([]);
+  });
+});

@@ -167,6 +167,28 @@ describe('runtimes', () => {
     await ok(t, ws.token, 'runtimes.configure', { runtimeId: plain.id, config: { toolCapabilities: ['git'] } });
     expect((await events('RUNTIME_UPDATED')).filter((e) => e.subjectId === plain.id)).toHaveLength(3);
     expect((await rest(t, other.token, 'runtimes.configure', { runtimeId: plain.id, config: {} })).status).toBe(404);
+    // Values of the known settings have their types (they were stored as sent: a number for a path, "yes" for a flag).
+    const typed = await rest(t, ws.token, 'runtimes.configure', { runtimeId: plain.id, config: { workspaceRoot: 123, modeToolPolicyEnforced: 'yes', toolCapabilities: 'all' } });
+    expect(typed.status).toBe(400);
+    expect(Object.keys(typed.body.issues).sort()).toEqual(['config.modeToolPolicyEnforced', 'config.toolCapabilities', 'config.workspaceRoot']);
+    expect((await ok(t, ws.token, 'runtimes.get', { id: plain.id })).config).toEqual({ toolCapabilities: ['git'] });
+  });
+
+  it('an archived runtime takes no agent, heartbeat, settings or info until runtimes.register restores it (409 runtime_archived)', async () => {
+    const old = await ok(t, ws.token, 'runtimes.register', { name: 'retired', kind: 'LOCAL_DAEMON', providersAvailable: ['CLAUDE'] });
+    await t.pools.owner.query('update app_public.runtimes set archived_at = now() where id = $1', [old.id]);
+    const refused = [
+      await rest(t, botKey.token, 'agents.heartbeat', { runtimeId: old.id }),
+      await rest(t, ws.token, 'runtimes.heartbeat', { runtimeId: old.id }),
+      await rest(t, ws.token, 'runtimes.configure', { runtimeId: old.id, config: { workspaceRoot: '/srv' } }),
+      await rest(t, ws.token, 'runtimes.reportInfo', { runtimeId: old.id, info: { os: 'linux' } }),
+    ];
+    expect(refused.map((r) => [r.status, r.body.error])).toEqual(Array(4).fill([409, 'runtime_archived']));
+    expect((await ok(t, botKey.token, 'agents.me', {})).runtime?.id).not.toBe(old.id);
+    expect((await ok(t, ws.token, 'runtimes.get', { id: old.id })).config).toEqual({});
+    await ok(t, ws.token, 'runtimes.register', { runtimeId: old.id, name: 'retired', kind: 'LOCAL_DAEMON', providersAvailable: ['CLAUDE'] });
+    const back = await ok(t, ws.token, 'runtimes.configure', { runtimeId: old.id, config: { workspaceRoot: '/srv' } });
+    expect(back).toMatchObject({ archivedAt: null, config: { workspaceRoot: '/srv' } });
   });
 
   it('reportInfo stores only whitelisted keys; without runtimeId uses the calling agent\'s runtime', async () => {

@@ -12,7 +12,7 @@ declare
   v_runtime app_public.runtimes;
 begin
   if args->>'runtimeId' is not null then
-    v_runtime := app_hidden.find_runtime(args->>'runtimeId');
+    v_runtime := app_hidden.find_live_runtime(args->>'runtimeId');
   end if;
   update app_public.agents a
   set status = coalesce(args->>'status', 'ONLINE'), last_heartbeat_at = now(),
@@ -23,4 +23,4 @@ begin
 end
 $$;
 grant execute on function app_tools.agents_heartbeat(args jsonb) to svc_visitor;
-comment on function app_tools.agents_heartbeat(args jsonb) is 'agents.heartbeat: Presence of the agent linked to the calling key: sets status (default ONLINE) and lastHeartbeatAt in one update; runtimeId attaches the agent to a runtime. AGENT_STATUS_CHANGED only when the status changes. Keys without an agent, or linked to an archived agent: 403.';
+comment on function app_tools.agents_heartbeat(args jsonb) is 'agents.heartbeat: Presence of the agent linked to the calling key: sets status (default ONLINE) and lastHeartbeatAt in one update; runtimeId attaches the agent to a runtime (not an archived one: 409 runtime_archived). AGENT_STATUS_CHANGED only when the status changes. Keys without an agent, or linked to an archived agent: 403.';

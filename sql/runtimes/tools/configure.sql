@@ -7,7 +7,7 @@ create or replace function app_tools.runtimes_configure(args jsonb)
  language plpgsql
 as $$
 declare
-  v_runtime app_public.runtimes := app_hidden.find_runtime(args->>'runtimeId');
+  v_runtime app_public.runtimes := app_hidden.find_live_runtime(args->>'runtimeId');
   v_config jsonb;
 begin
   perform app_hidden.runtime_config_check(v_runtime, args->'config');
@@ -22,4 +22,4 @@ begin
 end
 $$;
 grant execute on function app_tools.runtimes_configure(args jsonb) to svc_visitor;
-comment on function app_tools.runtimes_configure(args jsonb) is 'runtimes.configure: Set adapter configuration of a runtime: merged into the current config (merge true, default) or replacing it. Accepted keys: localWorkspaceTools, toolCapabilities, workspaceRoot, modeToolPolicyEnforced; runtimes offering CODEX also sandbox and approval. Unknown keys are a 400. Emits RUNTIME_UPDATED when the config changes.';
+comment on function app_tools.runtimes_configure(args jsonb) is 'runtimes.configure: Set adapter configuration of a runtime: merged into the current config (merge true, default) or replacing it. Accepted keys: localWorkspaceTools, toolCapabilities, workspaceRoot, modeToolPolicyEnforced; runtimes offering CODEX also sandbox and approval. Unknown keys and values of the wrong type are a 400 naming config.<key>; an archived runtime is 409 runtime_archived. Emits RUNTIME_UPDATED when the config changes.';

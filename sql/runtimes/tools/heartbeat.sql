@@ -6,7 +6,7 @@ create or replace function app_tools.runtimes_heartbeat(args jsonb)
  returns jsonb
  language plpgsql
 as $$
-declare v_runtime app_public.runtimes := app_hidden.find_runtime(args->>'runtimeId');
+declare v_runtime app_public.runtimes := app_hidden.find_live_runtime(args->>'runtimeId');
 begin
   update app_public.runtimes r
   set heartbeat_at = now(), info = r.info || app_hidden.runtime_info_sanitize(args->'info')
@@ -16,4 +16,4 @@ begin
 end
 $$;
 grant execute on function app_tools.runtimes_heartbeat(args jsonb) to svc_visitor;
-comment on function app_tools.runtimes_heartbeat(args jsonb) is 'runtimes.heartbeat: Bump heartbeatAt of a runtime (info, if given, is merged after the whitelist).';
+comment on function app_tools.runtimes_heartbeat(args jsonb) is 'runtimes.heartbeat: Bump heartbeatAt of a runtime (info, if given, is merged after the whitelist). An archived runtime: 409 runtime_archived (runtimes.register {runtimeId} restores it).';

@@ -11,7 +11,7 @@ declare
   v_runtime_id uuid;
 begin
   if args->>'runtimeId' is not null then
-    v_runtime := app_hidden.find_runtime(args->>'runtimeId');
+    v_runtime := app_hidden.find_live_runtime(args->>'runtimeId');
   else
     if app_hidden.current_agent_id() is null then
       raise exception 'Give runtimeId, or call with a key linked to an agent' using errcode = 'SV400', column = 'runtimeId';
@@ -21,7 +21,7 @@ begin
       raise exception 'The calling agent is not attached to a runtime (agents.heartbeat {runtimeId})'
         using errcode = 'SV409', detail = 'no_runtime';
     end if;
-    v_runtime := app_hidden.find_runtime(v_runtime_id::text);
+    v_runtime := app_hidden.find_live_runtime(v_runtime_id::text);
   end if;
   update app_public.runtimes r set info = r.info || app_hidden.runtime_info_sanitize(args->'info')
   where r.id = v_runtime.id
