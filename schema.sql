@@ -1160,6 +1160,7 @@ CREATE TRIGGER _210_plugin_creator BEFORE INSERT ON app_public.issues FOR EACH R
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__events();
 CREATE TRIGGER _810_detach_children AFTER UPDATE OF deleted_at ON app_public.issues FOR EACH ROW WHEN (old.deleted_at IS NULL AND new.deleted_at IS NOT NULL) EXECUTE FUNCTION app_private.tg_issues__detach_children();
 CREATE TRIGGER _811_restore_links AFTER UPDATE OF deleted_at ON app_public.issues FOR EACH ROW WHEN (old.deleted_at IS NOT NULL AND new.deleted_at IS NULL) EXECUTE FUNCTION app_private.tg_issues__restore_links();
+CREATE TRIGGER _812_stop_timers AFTER UPDATE OF deleted_at ON app_public.issues FOR EACH ROW WHEN (old.deleted_at IS NULL AND new.deleted_at IS NOT NULL) EXECUTE FUNCTION app_private.tg_issues__stop_timers();
 CREATE TRIGGER _850_wake_dispatcher AFTER INSERT OR UPDATE OF queued, assigned_agent_id, status_id, deleted_at ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__wake_dispatcher();
 
 -- Labels that can be put on issues; also a narrowing dimension for keys.
@@ -1929,6 +1930,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.require_time_tracking() returns void; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.require_unnarrowed_admin(text) returns void; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.require_user_or_agent() returns void; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_webhook_admin() returns void; plpgsql stable; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.require_webhook_admin_for_change() returns void; plpgsql volatile; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.require_workflow_admin() returns uuid; plpgsql volatile; execute: svc_visitor; statuses/statuses.sql
@@ -1970,6 +1972,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.tg__set_updated_at() returns trigger; plpgsql volatile; execute: svc_visitor; core/util.sql
 -- app_hidden.time_entries_filtered(jsonb) returns SETOF app_public.time_entries; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.time_entry_json(app_public.time_entries) returns jsonb; sql stable; execute: svc_visitor; time/time.sql
+-- app_hidden.timer_minutes(timestamp with time zone) returns integer; sql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.ts_key(timestamp with time zone) returns text; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.upcoming_cycle() returns app_public.cycles; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.update_issue(app_public.issues,jsonb) returns app_public.issues; plpgsql volatile; execute: svc_visitor; issues/write.sql
@@ -2210,6 +2213,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_issues__plugin_creator() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__restore_links() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__status_timestamps() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
+-- app_private.tg_issues__stop_timers() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_labels__events() returns trigger; plpgsql volatile security definer; execute: owner only; labels/triggers.sql
 -- app_private.tg_memberships__events() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql

@@ -152,6 +152,20 @@ $$;
 comment on function app_hidden.require_user() is 'The calling key''s user (personal records: notes, pins, time); 403 user_required for a key without one.';
 grant execute on function app_hidden.require_user() to svc_visitor;
 
+create or replace function app_hidden.require_user_or_agent()
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  if app_hidden.current_agent_id() is null and app_hidden.current_user_id() is null then
+    raise exception 'This key acts for no user or agent' using errcode = 'SV403', detail = 'user_required';
+  end if;
+end
+$$;
+comment on function app_hidden.require_user_or_agent() is 'Watching: the calling key acts for an agent or a user; 403 user_required for a key with neither (a plugin''s).';
+grant execute on function app_hidden.require_user_or_agent() to svc_visitor;
+
 create or replace function app_hidden.require_workspace_admin()
  returns void
  language sql

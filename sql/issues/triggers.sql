@@ -72,11 +72,17 @@ create or replace function app_private.tg_issues__events()
 as $$
 declare
   v_changed text[] := '{}';
+  v_event uuid;
 begin
   if tg_op = 'INSERT' then
-    perform app_private.record_event(new.workspace_id, 'ISSUE_CREATED', 'issue', new.id, jsonb_build_object(
+    v_event := app_private.record_event(new.workspace_id, 'ISSUE_CREATED', 'issue', new.id, jsonb_build_object(
       'issueId', new.id, 'key', new.key, 'number', new.number, 'title', new.title, 'priority', new.priority,
       'statusId', new.status_id, 'projectId', new.project_id));
+    -- A plugin's key acts for no one: the issue is the first member's (_210_plugin_creator, spec 4.2), and so is
+    -- the event's actor, as the issue row says.
+    if app_hidden.current_user_id() is null and app_hidden.current_agent_id() is null and app_hidden.current_key_id() is not null then
+      update app_public.activity_events set actor_user_id = new.created_by_user_id where id = v_event;
+    end if;
     return null;
   end if;
 
@@ -159,6 +165,23 @@ begin
 end
 $$;
 comment on function app_private.tg_issues__detach_children() is 'AFTER UPDATE OF deleted_at on issues, when an issue is soft-deleted: its live sub-issues (all of them, whatever the key''s narrowing) become top-level (parentId null), each with the ISSUE_UPDATED (changes parentId) an update of parentId writes, and app_private.issue_detachments remembers them for issues.restore.';
+
+create or replace function app_private.tg_issues__stop_timers()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- A deleted issue is 404 everywhere and its time leaves the lists and sums; a timer left running on it would
+  -- still show it (time.running) and keep counting. It stops now, whoever's it is (time entries write no event).
+  update app_public.time_entries e
+  set ended_at = now(), duration_min = app_hidden.timer_minutes(e.started_at)
+  where e.workspace_id = new.workspace_id and e.issue_id = new.id and e.duration_min is null;
+  return null;
+end
+$$;
+comment on function app_private.tg_issues__stop_timers() is 'AFTER UPDATE OF deleted_at on issues, when an issue is soft-deleted: every timer running on it stops (durationMin = elapsed minutes, as time.stop).';
 
 create or replace function app_private.tg_issues__restore_links()
  returns trigger
@@ -248,6 +271,10 @@ create trigger _210_plugin_creator before insert on app_public.issues for each r
 drop trigger if exists _810_detach_children on app_public.issues;
 create trigger _810_detach_children after update of deleted_at on app_public.issues for each row
   when (old.deleted_at is null and new.deleted_at is not null) execute function app_private.tg_issues__detach_children();
+
+drop trigger if exists _812_stop_timers on app_public.issues;
+create trigger _812_stop_timers after update of deleted_at on app_public.issues for each row
+  when (old.deleted_at is null and new.deleted_at is not null) execute function app_private.tg_issues__stop_timers();
 
 drop trigger if exists _811_restore_links on app_public.issues;
 create trigger _811_restore_links after update of deleted_at on app_public.issues for each row

@@ -34,12 +34,22 @@ $$;
 comment on function app_hidden.spent_start(p_started_at text) is 'time.log / time.update: the startedAt given (ISO 8601), or a 400 on startedAt when it is in the future.';
 grant execute on function app_hidden.spent_start(p_started_at text) to svc_visitor;
 
+create or replace function app_hidden.timer_minutes(p_started_at timestamp with time zone)
+ returns integer
+ language sql
+ stable
+as $$
+  select greatest(0, round(extract(epoch from now() - p_started_at) / 60))::int
+$$;
+comment on function app_hidden.timer_minutes(p_started_at timestamp with time zone) is 'A timer stopped now: its whole minutes since p_started_at, rounded (time.stop, time.start stopping the previous one, an issue deleted under it).';
+grant execute on function app_hidden.timer_minutes(p_started_at timestamp with time zone) to svc_visitor;
+
 create or replace function app_hidden.stop_running_timer(p_user uuid)
  returns app_public.time_entries
  language sql
 as $$
   update app_public.time_entries
-  set ended_at = now(), duration_min = greatest(0, round(extract(epoch from now() - started_at) / 60))::int
+  set ended_at = now(), duration_min = app_hidden.timer_minutes(started_at)
   where workspace_id = app_hidden.current_workspace_id() and user_id = p_user and duration_min is null
   returning *
 $$;

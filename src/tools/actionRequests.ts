@@ -68,6 +68,7 @@ export const actionRequestTools = defineTools(
   }),
   tool({
     name: 'actionRequests.vote',
+    requiresUser: 'user',
     scopes: ['WRITE_ISSUES'],
     description: "Vote on a poll: one vote per user, re-voting overwrites until voting is closed (then 400). Returns {id, optionKey, changed}; writes ISSUE_UPDATED (subjectType action-request).",
     input: z.strictObject({ id: id('id'), optionKey: z.string().min(1).max(100) }),

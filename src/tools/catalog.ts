@@ -161,6 +161,7 @@ function selects(entries: Set<string>, t: Tool): boolean {
 export function canCall(caller: Caller, t: Tool): boolean {
   // An archived agent's key is refused by each of them too (403 agent_archived, or its runs are closed).
   if (t.requiresAgentKey && (!caller.agentId || caller.agentArchived)) return false;
+  if (t.requiresUser && !caller.userId && (t.requiresUser === 'user' || !caller.agentId)) return false;
   if (t.agentKeyNeedsScope && caller.agentId && !hasScope(caller, t.agentKeyNeedsScope)) return false;
   if (t.refusesNarrowedKeys && (caller.projectIds.length > 0 || caller.labelIds.length > 0
       || (t.refusesNarrowedKeys === 'any' && caller.initiativeIds.length > 0))) return false;

@@ -75,6 +75,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
    */
   requiresAgentKey?: true;
   /**
+   * The tool always refuses a key that acts for no user (a plugin's key: 403 user_required): personal records (notes,
+   * pins, time), claims and votes; 'userOrAgent' also takes an agent's key (watching). Like requiresAgentKey, only
+   * leaves it out of tools/list and catalog.search for such keys; SQL stays the check.
+   */
+  requiresUser?: 'user' | 'userOrAgent';
+  /**
    * A key linked to an agent needs this scope besides `scopes` (reviewGates.resolve: a person decides, or an agent key
    * holding ADMIN; otherwise 403 person_required). Only leaves the tool out of tools/list and catalog.search for such
    * keys; SQL stays the check.

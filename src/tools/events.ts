@@ -77,10 +77,10 @@ export const eventTools = defineTools(
   tool({
     name: 'events.recent',
     scopes: ['READ_ISSUES'],
-    description: 'Recent activity events of the workspace, newest first. Filter by subject (e.g. subjectType "issue" and an issue id) or kinds; page with before = nextCursor.',
+    description: 'Recent activity events of the workspace, newest first. Filter by subject (e.g. subjectType "issue" and an issue id or key) or kinds; page with before = nextCursor.',
     input: z.strictObject({
       subjectType: z.string().min(1).max(50).optional().describe('issue, comment, project, agent, membership, ...'),
-      subjectId: z.uuid().optional(),
+      subjectId: z.string().min(1).max(64).optional().describe('The subject\'s id (UUID); with subjectType "issue" also an issue key such as ENG-12'),
       kinds: z.array(z.string().refine((k) => (EVENT_KINDS as readonly string[]).includes(k), 'not an event kind (events.kinds lists them)'))
         .max(50).optional().describe('Event kinds such as ISSUE_CREATED'),
       limit: limit(50, 200),

@@ -185,6 +185,7 @@ export const issueTools = defineTools(
   }),
   tool({
     name: 'issues.claim',
+    requiresUser: 'user',
     scopes: ['WRITE_ISSUES'],
     description: "Claim an issue for the key's user (claimedById) until claimExpiresAt (durationMinutes, default 240). Claiming your own claim again extends it; another user's unexpired claim is 409 already_claimed.",
     input: z.strictObject({ id: issueRef, durationMinutes: z.number().int().min(1).max(10_080).optional().describe('Claim length, default 240 (4 h), max 7 days') }),
@@ -247,6 +248,7 @@ export const issueTools = defineTools(
   }),
   tool({
     name: 'issues.watch',
+    requiresUser: 'userOrAgent',
     scopes: ['READ_ISSUES'],
     description: "Watch an issue: as the key's linked agent when it has one, else as its user. Idempotent.",
     input: z.strictObject({ issueId: issueRef }),
@@ -254,6 +256,7 @@ export const issueTools = defineTools(
   }),
   tool({
     name: 'issues.unwatch',
+    requiresUser: 'userOrAgent',
     scopes: ['READ_ISSUES'],
     description: "Stop watching an issue (removes only the caller's own watch). Idempotent.",
     input: z.strictObject({ issueId: issueRef }),
@@ -269,6 +272,7 @@ export const issueTools = defineTools(
   }),
   tool({
     name: 'issues.listWatching',
+    requiresUser: 'userOrAgent',
     scopes: ['READ_ISSUES'],
     description: "Issues the caller watches (its linked agent's watches, else its user's), newest first, paged.",
     input: z.strictObject({ limit: limit(50, 200), cursor: cursor.optional() }),

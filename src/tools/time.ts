@@ -15,6 +15,7 @@ const DISABLED = 'Fails with 403 time_tracking_disabled when the workspace has t
 export const timeTools = defineTools(
   tool({
     name: 'time.start',
+    requiresUser: 'user',
     scopes: ['WRITE_ISSUES'],
     description: `Start your timer on an issue. A timer already running on another issue is stopped first (returned as stopped); one on the same issue keeps running. ${DISABLED}`,
     input: z.strictObject({ issueId: issueRef, note: note.optional() }),
@@ -22,6 +23,7 @@ export const timeTools = defineTools(
   }),
   tool({
     name: 'time.stop',
+    requiresUser: 'user',
     scopes: ['WRITE_ISSUES'],
     description: `Stop your running timer; returns the finished entry with durationMin. 409 no_running_timer when none runs. ${DISABLED}`,
     input: z.strictObject({ note: note.optional() }),
@@ -29,6 +31,7 @@ export const timeTools = defineTools(
   }),
   tool({
     name: 'time.log',
+    requiresUser: 'user',
     scopes: ['WRITE_ISSUES'],
     description: `Log time spent on an issue manually: durationMin minutes (startedAt defaults to now minus the duration). ${DISABLED}`,
     input: z.strictObject({
@@ -38,6 +41,7 @@ export const timeTools = defineTools(
   }),
   tool({
     name: 'time.update',
+    requiresUser: 'user',
     scopes: ['WRITE_ISSUES'],
     description: `Correct one of your time entries: note, and for a finished entry durationMin and startedAt (endedAt follows). A running timer's times come from the clock (409 timer_running). Another person's entry is 404. ${DISABLED}`,
     input: z.strictObject({
@@ -47,6 +51,7 @@ export const timeTools = defineTools(
   }),
   tool({
     name: 'time.delete',
+    requiresUser: 'user',
     scopes: ['WRITE_ISSUES'],
     description: `Delete one of your time entries (a running timer is discarded). Another person's entry is 404. ${DISABLED}`,
     input: z.strictObject({ id: id('id') }),
@@ -83,6 +88,7 @@ export const timeTools = defineTools(
   }),
   tool({
     name: 'time.running',
+    requiresUser: 'user',
     scopes: ['READ_ISSUES'],
     description: `Your running timer, or null. ${DISABLED}`,
     input: z.strictObject({}),

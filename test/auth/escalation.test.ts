@@ -1,6 +1,6 @@
 /** Privilege escalation paths found in review, each pinned by a test. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, createAgent, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { gqlError, gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
@@ -53,6 +53,29 @@ describe('plugin keys have no user of their own', () => {
     const { rows } = await t.pools.owner.query(
       `select m.user_id from app_public.memberships m where m.workspace_id = $1 order by m.created_at, m.id limit 1`, [ws.id]);
     expect(created.createdByUserId).toBe(rows[0].user_id);
+    // So is the event's actor (it was null, while the issue named the first member).
+    const [event] = (await ok(t, ws.token, 'events.recent', { kinds: ['ISSUE_CREATED'], subjectType: 'issue', subjectId: created.id })).items;
+    expect(event.actor?.id).toBe(rows[0].user_id);
+  });
+
+  it('tools/list leaves out what a key acting for no user cannot call (notes, pins, timers, claims, votes, watching), and each refuses it', async () => {
+    const key = await pluginKey('FULL');
+    const listed = await rpc(t, key, 'tools/list', {}, '?tools=notes,pins,time,issues,actionRequests');
+    expect(listed.body.result.nextCursor).toBeUndefined();
+    const names = (listed.body.result.tools as Array<{ name: string }>).map((x) => x.name);
+    const userOnly = ['notes.list', 'notes.create', 'pins.list', 'pins.set', 'time.start', 'time.running', 'time.log', 'issues.claim',
+      'actionRequests.vote', 'issues.watch', 'issues.unwatch', 'issues.listWatching'];
+    expect(names.filter((n) => userOnly.includes(n))).toEqual([]);
+    expect(names).toContain('issues.create');
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'watched by nobody' });
+    for (const [tool, args] of [['issues.watch', { issueId: issue.id }], ['issues.unwatch', { issueId: issue.id }], ['issues.listWatching', {}],
+      ['time.running', {}], ['notes.list', {}], ['issues.claim', { id: issue.id }]] as const) {
+      const r = await rest(t, key, tool, args);
+      expect([tool, r.status, r.body.error]).toEqual([tool, 403, 'user_required']);
+    }
+    // A person's key and an agent's key are offered them.
+    const personal = (await rpc(t, ws.token, 'tools/list', {}, '?tools=notes,pins,time,issues,actionRequests')).body.result.tools.map((x: { name: string }) => x.name);
+    expect(userOnly.filter((n) => !personal.includes(n))).toEqual([]);
   });
 
   it('a narrowed admin cannot issue an un-narrowed plugin key', async () => {

@@ -2,7 +2,7 @@
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, createAgent, createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createAgent, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { openSse, type SseClient, type SseMessage } from '../support/sse.ts';
 import { until } from '../support/until.ts';
 
@@ -88,6 +88,9 @@ describe('live delivery', () => {
     expect(event).toMatchObject({ kind: 'ISSUE_CREATED', subjectType: 'issue', subjectId: issue.id, payload: { key: issue.key } });
     const recent = await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: issue.id });
     expect(recent.items[0].id).toBe(event.id);
+    // An issue subject by key too, as every issue tool takes it; any other subject is an id.
+    expect((await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: issue.key })).items.map((e: any) => e.id)).toEqual(recent.items.map((e: any) => e.id));
+    expect((await rest(t, ws.token, 'events.recent', { subjectType: 'comment', subjectId: issue.key })).body.issues).toHaveProperty('subjectId');
     c.close();
   });
 

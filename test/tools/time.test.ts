@@ -66,6 +66,22 @@ describe('timers', () => {
     expect(JSON.stringify(await ok(t, w.token, 'time.summary', {}))).not.toContain(gone.id);
   });
 
+  it('deleting an issue stops the timers running on it (they showed the deleted issue and kept counting)', async () => {
+    const w = await createWorkspace(t);
+    const gone = await ok(t, w.token, 'issues.create', { title: 'will be deleted' });
+    await ok(t, w.token, 'time.start', { issueId: gone.id });
+    await backdateRunning(w, 20);
+    await ok(t, w.token, 'issues.delete', { id: gone.id });
+    expect(await ok(t, w.token, 'time.running', {})).toBeNull();
+    const { rows } = await t.pools.owner.query('select duration_min, ended_at from app_public.time_entries where issue_id = $1', [gone.id]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].duration_min).toBe(20);
+    expect(rows[0].ended_at).not.toBeNull();
+    // The restored issue's time is back in the lists, stopped where the delete stopped it.
+    await ok(t, w.token, 'issues.restore', { id: gone.id });
+    expect((await ok(t, w.token, 'time.list', {})).items.map((e: any) => [e.issueId, e.durationMin])).toEqual([[gone.id, 20]]);
+  });
+
   it('each user has their own running timer', async () => {
     const email = `timer-${ws.key.toLowerCase()}@example.com`;
     await admin(t, 'add-member', { workspace: ws.key, email, role: 'MEMBER', json: true });

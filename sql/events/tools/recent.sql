@@ -12,15 +12,18 @@ as $$
 declare
   v_ws uuid := app_hidden.current_workspace_id();
   v_limit int := coalesce((args->>'limit')::int, 50);
-  v_subject_id uuid := app_hidden.parse_uuid(args->>'subjectId', 'subjectId');
+  v_subject_id uuid;
   v_kinds text[] := (select array_agg(k) from jsonb_array_elements_text(args->'kinds') k);
   v_before_seq bigint := 9223372036854775807;
   v_items json[];
   v_keys text[];
 begin
-  if args->>'subjectType' = 'issue' and v_subject_id is not null then
-    -- Narrowing is enforced on the subject itself: an issue outside it is not found.
-    perform app_hidden.find_issue(v_subject_id::text, 'subjectId');
+  if args->>'subjectType' = 'issue' and args->>'subjectId' is not null then
+    -- An issue by id or key, as every issue tool takes it. Narrowing is enforced on the subject itself: an issue
+    -- outside it is not found.
+    v_subject_id := (app_hidden.find_issue(args->>'subjectId', 'subjectId')).id;
+  else
+    v_subject_id := app_hidden.parse_uuid(args->>'subjectId', 'subjectId');
   end if;
   if args->>'before' is not null then
     v_before_seq := app_hidden.cursor_decode_bigint(args->>'before', 'events', 'before');
@@ -60,5 +63,5 @@ begin
   return app_hidden.page_json_text(v_items, v_keys, v_limit, 'events');
 end
 $$;
-comment on function app_tools.events_recent(args jsonb) is 'events.recent: Recent activity events of the workspace, newest first. Filter by subject (e.g. subjectType "issue" and an issue id) or kinds; page with before = nextCursor.';
+comment on function app_tools.events_recent(args jsonb) is 'events.recent: Recent activity events of the workspace, newest first. Filter by subject (e.g. subjectType "issue" and an issue id or key) or kinds; page with before = nextCursor.';
 grant execute on function app_tools.events_recent(args jsonb) to svc_visitor;

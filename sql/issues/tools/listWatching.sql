@@ -13,6 +13,7 @@ declare
   v_user uuid := app_hidden.current_user_id();
   v_before int;
 begin
+  perform app_hidden.require_user_or_agent();
   if args->>'cursor' is not null then
     v_before := app_hidden.cursor_decode_int(args->>'cursor', 'watching');
   end if;

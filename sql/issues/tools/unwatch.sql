@@ -10,6 +10,7 @@ declare
   v_issue app_public.issues := app_hidden.find_issue(args->>'issueId', 'issueId');
   v_agent uuid := app_hidden.current_agent_id();
 begin
+  perform app_hidden.require_user_or_agent();
   if v_agent is not null then
     delete from app_public.issue_watchers where issue_id = v_issue.id and agent_id = v_agent;
   else

@@ -15,12 +15,11 @@ begin
     insert into app_public.issue_watchers (workspace_id, issue_id, agent_id)
     values (v_issue.workspace_id, v_issue.id, v_agent)
     on conflict (issue_id, agent_id) where agent_id is not null do nothing;
-  elsif v_user is not null then
+  else
+    perform app_hidden.require_user_or_agent();
     insert into app_public.issue_watchers (workspace_id, issue_id, user_id)
     values (v_issue.workspace_id, v_issue.id, v_user)
     on conflict (issue_id, user_id) where user_id is not null do nothing;
-  else
-    raise exception 'This key acts for no user or agent' using errcode = 'SV403', detail = 'user_required';
   end if;
   return jsonb_build_object('issueId', v_issue.id, 'watching', true,
     'watcher', case when v_agent is not null then jsonb_build_object('type', 'agent', 'id', v_agent)
