@@ -28,6 +28,9 @@ export interface Config {
   s3?: { bucket: string; region?: string; endpoint?: string };
   /** SVC_CORS_ORIGINS: browser origins allowed besides SVC_PUBLIC_URL (comma list; also GraphQL CORS). */
   corsOrigins: string[];
+  /** Event streams (SSE, MCP notification streams) one key / one workspace may hold open per API process. */
+  streamsPerKey: number;
+  streamsPerWorkspace: number;
 }
 
 /** A bad environment value: `svc` prints the message as one line and exits 2 (no stack trace). */
@@ -84,5 +87,7 @@ export function loadConfig(env = process.env): Config {
       ? { bucket: env.SVC_S3_BUCKET, region: env.SVC_S3_REGION || undefined, endpoint: env.SVC_S3_ENDPOINT || undefined }
       : undefined,
     corsOrigins,
+    streamsPerKey: Math.max(1, int('SVC_STREAMS_PER_KEY', 20)),
+    streamsPerWorkspace: Math.max(1, int('SVC_STREAMS_PER_WORKSPACE', 200)),
   };
 }

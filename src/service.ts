@@ -96,6 +96,7 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
         logLevel: config.logLevel,
         logger,
         events,
+        streamLimits: { perKey: config.streamsPerKey, perWorkspace: config.streamsPerWorkspace },
         graphql: { pool: pools.api },
         blobs,
       }));

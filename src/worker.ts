@@ -13,6 +13,7 @@ import type { BlobStore } from './blobs/store.ts';
 import { jobFailures } from './http/metrics.ts';
 import { createLogger, type Logger } from './log.ts';
 import { isSchemaMissing, leaseMs, warnSchemaMissing, webhookTasks, type WebhookTaskOptions } from './webhooks/tasks.ts';
+import { SlowTargets } from './outbound/slow-targets.ts';
 
 /** Graphile Worker's own messages through our logger: its start-up chatter at debug, warnings and errors as such. */
 const workerLogger = (logger: Logger) => new WorkerLogger((scope) => (level, message, meta) => {
@@ -38,9 +39,11 @@ export interface WorkerOptions extends WebhookTaskOptions {
 
 export async function startWorker(pool: pg.Pool, opts: WorkerOptions): Promise<Runner> {
   const logger = opts.logger ?? createLogger(process.env.LOG_LEVEL?.trim().toLowerCase() || 'warn');
+  // One process's memory of targets that timed out, for deliveries and link titles alike.
+  const slowTargets = opts.slowTargets ?? new SlowTargets();
   const runner = await run({
     pgPool: pool,
-    taskList: { ...webhookTasks({ ...opts, logger }), ...dispatchTasks(), ...attachmentTasks(opts) },
+    taskList: { ...webhookTasks({ ...opts, logger, slowTargets }), ...dispatchTasks(), ...attachmentTasks({ ...opts, slowTargets }) },
     concurrency: opts.concurrency ?? 8,
     noHandleSignals: true,
     pollInterval: opts.pollInterval ?? 1000,

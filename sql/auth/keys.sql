@@ -45,11 +45,22 @@ begin
   if v_caller.expires_at is not null then
     v_expires := least(coalesce(v_expires, v_caller.expires_at), v_caller.expires_at);
   end if;
+  -- A person's own keys are bounded: each key has its own rate limit and event-stream places, which unbounded keys
+  -- would make meaningless (an outside probe minted 200 in one GraphQL request). Counted one mint at a time.
+  if p_linked_agent_id is null then
+    perform pg_advisory_xact_lock(hashtextextended('svc.keys:' || v_caller.workspace_id || ':' || v_caller.user_id, 0));
+    if (select count(*) from app_private.api_keys k
+        where k.workspace_id = v_caller.workspace_id and k.user_id = v_caller.user_id and k.linked_agent_id is null
+          and k.plugin_id is null and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())) >= 50 then
+      raise exception 'You hold 50 live keys in this workspace, the most one person may; revoke one first'
+        using errcode = 'SV409', detail = 'too_many_keys';
+    end if;
+  end if;
   return app_private.issue_api_key(v_caller.workspace_id, v_caller.user_id, v_kind, p_linked_agent_id, v_scopes,
     v_projects, v_labels, v_initiatives, v_expires, p_name, null);
 end
 $$;
-comment on function app_hidden.access_create_key(p_kind text, p_linked_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[], p_expires_at timestamp with time zone, p_name text) is 'Issues a key owned by the caller''s user: kind inferred (AGENT with a linked agent, else PERSONAL); AGENT keys need OWNER/ADMIN; scopes default to and must stay within the caller''s; narrowing inherited or narrower; never outlives the caller''s key.';
+comment on function app_hidden.access_create_key(p_kind text, p_linked_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[], p_expires_at timestamp with time zone, p_name text) is 'Issues a key owned by the caller''s user: kind inferred (AGENT with a linked agent, else PERSONAL); AGENT keys need OWNER/ADMIN; scopes default to and must stay within the caller''s; narrowing inherited or narrower; never outlives the caller''s key; at most 50 live keys of one person (not linked to an agent) per workspace (409 too_many_keys).';
 grant execute on function app_hidden.access_create_key(p_kind text, p_linked_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[], p_expires_at timestamp with time zone, p_name text) to svc_visitor;
 
 create or replace function app_hidden.access_keys()

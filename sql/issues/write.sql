@@ -146,9 +146,19 @@ as $$
     select i.parent_id, up.depth + 1 from up join app_public.issues i on i.id = up.id
     where up.id is not null and up.depth < 1000
   )
-  select exists (select 1 from up where id = p_ancestor_id)
+  -- A chain the walk could not finish (1,000 levels) counts as one: refusing is safe, assuming no cycle is not.
+  select exists (select 1 from up where id = p_ancestor_id or (depth = 1000 and id is not null))
 $$;
-comment on function app_hidden.issue_has_ancestor(p_issue_id uuid, p_ancestor_id uuid) is 'True when p_ancestor_id is on the parent chain of p_issue_id (caller''s workspace only). Security definer so the cycle check sees parents outside a key''s narrowing; it reveals only this boolean.';
+comment on function app_hidden.issue_has_ancestor(p_issue_id uuid, p_ancestor_id uuid) is 'True when p_ancestor_id is on the parent chain of p_issue_id (caller''s workspace only), or when that chain is deeper than 1,000 (not walked further). Security definer so the cycle check sees parents outside a key''s narrowing; it reveals only this boolean. Callers hold app_hidden.lock_issue_parents.';
+
+create or replace function app_hidden.lock_issue_parents()
+ returns void
+ language sql
+as $$
+  select pg_advisory_xact_lock(hashtextextended('svc.parents:' || app_hidden.current_workspace_id()::text, 0));
+$$;
+comment on function app_hidden.lock_issue_parents() is 'Serializes parent changes of the caller''s workspace for the transaction, so two concurrent ones cannot close a cycle between them (each checks a chain the other is changing). Take it before any issue row lock: issues.update, updateMany and restore take it first when they may set a parent.';
+grant execute on function app_hidden.lock_issue_parents() to svc_visitor;
 grant execute on function app_hidden.issue_has_ancestor(p_issue_id uuid, p_ancestor_id uuid) to svc_visitor;
 
 create or replace function app_hidden.resolve_issue_list(p_refs jsonb, p_field text, p_for_write boolean default false)
@@ -249,12 +259,14 @@ begin
     if args->>'parentId' is null then
       v.parent_id := null;
     else
+      -- Held already when the tool took it before the issue's row lock (as it should); taken here otherwise.
+      perform app_hidden.lock_issue_parents();
       v_parent := app_hidden.find_issue(args->>'parentId', 'parentId');
       if v_parent.id = v.id then
         perform app_hidden.raise_invalid('parentId', 'an issue cannot be its own parent');
       end if;
       if app_hidden.issue_has_ancestor(v_parent.id, v.id) then
-        perform app_hidden.raise_invalid('parentId', 'this parent is a sub-issue of the issue (it would make a cycle)');
+        perform app_hidden.raise_invalid('parentId', 'this parent is a sub-issue of the issue (it would make a cycle), or its chain of parents is over 1,000 deep');
       end if;
       v.parent_id := v_parent.id;
     end if;

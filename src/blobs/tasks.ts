@@ -9,6 +9,7 @@
  */
 import type { Task, TaskList } from 'graphile-worker';
 import { fetchPageTitle } from '../outbound/http.ts';
+import { SlowTargets } from '../outbound/slow-targets.ts';
 import type { BlobStore } from './store.ts';
 
 export interface AttachmentTaskOptions {
@@ -16,9 +17,12 @@ export interface AttachmentTaskOptions {
   allowPrivate: boolean;
   /** Test hook: the link-title fetch deadline (spec: 5 s). */
   linkTitleTimeoutMs?: number;
+  /** Targets that timed out lately (shared with webhook deliveries); default: this task list's own. */
+  slowTargets?: SlowTargets;
 }
 
 export function attachmentTasks(opts: AttachmentTaskOptions): TaskList {
+  const slow = opts.slowTargets ?? new SlowTargets();
   const expire: Task = async (payload, helpers) => {
     const { uploadId } = payload as { uploadId: string };
     const key = await helpers.withPgClient(async (client) => {
@@ -30,16 +34,24 @@ export function attachmentTasks(opts: AttachmentTaskOptions): TaskList {
 
   const linkTitle: Task = async (payload, helpers) => {
     const { attachmentId } = payload as { attachmentId: string };
-    const url = await helpers.withPgClient(async (client) => {
-      const { rows } = await client.query<{ u: string }>(
-        "select external_url as u from app_public.attachments where id = $1 and kind = 'LINK'", [attachmentId]);
-      return rows[0]?.u;
+    const link = await helpers.withPgClient(async (client) => {
+      const { rows } = await client.query<{ u: string; w: string }>(
+        "select external_url as u, workspace_id as w from app_public.attachments where id = $1 and kind = 'LINK'", [attachmentId]);
+      return rows[0];
     });
-    if (!url) return;
+    if (!link) return;
+    // A site that timed out lately for this workspace is not waited on again at once (src/outbound/slow-targets.ts).
+    const target = SlowTargets.key(`link:${link.w}`, link.u);
+    if (!slow.mayTry(target)) {
+      helpers.logger.info(`link title of ${attachmentId}: the site timed out lately; the hostname stays`);
+      return;
+    }
     let title: string | null = null;
     try {
-      title = await fetchPageTitle(url, { allowPrivate: opts.allowPrivate, timeoutMs: opts.linkTitleTimeoutMs ?? 5000 });
+      title = await fetchPageTitle(link.u, { allowPrivate: opts.allowPrivate, timeoutMs: opts.linkTitleTimeoutMs ?? 5000 });
+      slow.settled(target, false);
     } catch (err) {
+      slow.settled(target, /timed out/.test((err as Error).message));
       helpers.logger.info(`link title of ${attachmentId}: ${(err as Error).message}; the hostname stays`);
       return;
     }

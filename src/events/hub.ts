@@ -92,7 +92,9 @@ export class EventHub {
   constructor(readonly pool: pg.Pool, readonly notifier: Notifier, opts: HubOptions = {}) {
     this.opts = {
       heartbeatMs: opts.heartbeatMs ?? 25_000,
-      maxBufferBytes: opts.maxBufferBytes ?? 1024 * 1024,
+      // A live client takes each event as it comes; 256 KB is hundreds of events behind. Times the streams a
+      // workspace may hold (SVC_STREAMS_PER_WORKSPACE), it bounds what clients that stop reading can cost.
+      maxBufferBytes: opts.maxBufferBytes ?? 256 * 1024,
       replayLimit: opts.replayLimit ?? 10_000,
       replayMaxAgeHours: opts.replayMaxAgeHours ?? 24,
       replayPageSize: opts.replayPageSize ?? 500,

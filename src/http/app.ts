@@ -21,6 +21,7 @@ import { committedMigrationCount } from '../db/committed.ts';
 import type { Tool } from '../tools/define.ts';
 import { registerMcp } from './mcp.ts';
 import { McpSessions } from './mcp-subscriptions.ts';
+import { StreamLimits, type StreamLimitOptions } from './stream-limits.ts';
 import { AppMetrics, type ToolSurface } from './metrics.ts';
 import { openApiJson } from './openapi.ts';
 import { registerOriginGuard, type OriginPolicy } from './origin-guard.ts';
@@ -38,6 +39,8 @@ export interface AppServices {
   callTool(caller: Caller, t: Tool, args: unknown, surface: ToolSurface): Promise<string>;
   /** MCP sessions with resource subscriptions (only with the event feed). */
   mcpSessions?: McpSessions;
+  /** Places for event streams (SSE, MCP): take one before a stream opens. */
+  streams: StreamLimits;
 }
 
 export interface AppOptions {
@@ -54,6 +57,8 @@ export interface AppOptions {
   logger?: Logger;
   /** SSE fan-out; without it GET /api/plugins/events is not served. */
   events?: EventHub;
+  /** Event streams one key / one workspace may hold open (SSE and MCP streams together). Default 20 / 200. */
+  streamLimits?: StreamLimitOptions;
   /** Serve POST /graphql and GET /graphiql over this svc_visitor pool (the schema is built on ready()). */
   graphql?: { pool: pg.Pool; graphiql?: boolean };
   /** The attachment blob store; the embedded one is served here at /blobs/… (signed URLs). */
@@ -157,6 +162,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     rateLimit: (caller, surface, calls) => limiter.take(caller, surface, calls),
     callTool: (caller, t, args, surface) => metrics.time(t.name, surface, () => opts.runner.run(caller, t, args)),
     mcpSessions: opts.events ? new McpSessions(opts.ownerPool, opts.events.notifier, opts.events.pool) : undefined,
+    streams: new StreamLimits(opts.streamLimits ?? { perKey: 20, perWorkspace: 200 }),
   };
   if (services.mcpSessions) app.addHook('preClose', async () => services.mcpSessions!.close());
   // What PostgreSQL said about input it refused stays in the debug log (the client gets our words).
@@ -268,7 +274,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   registerMcp(app, services);
   registerWeb(app);
   if (opts.blobs instanceof EmbeddedBlobStore) registerBlobRoutes(app, opts.blobs, opts.ownerPool);
-  if (opts.events) registerSse(app, opts.keys, opts.events);
+  if (opts.events) registerSse(app, opts.keys, opts.events, services.streams);
 
   if (opts.graphql) {
     const graphql = opts.graphql;

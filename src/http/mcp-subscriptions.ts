@@ -40,6 +40,10 @@ interface Session {
 
 const IDLE_MS = 60 * 60 * 1000;
 const MAX_SUBSCRIPTIONS = 1000;
+/** Sessions one key keeps; past it the key's longest idle session (no open stream) makes room. */
+const MAX_SESSIONS_PER_KEY = 20;
+/** Unsent bytes a notification stream may hold before it is let go (the client resubscribes on reconnect). */
+const MAX_BUFFER_BYTES = 256 * 1024;
 
 export class McpSessions {
   private readonly sessions = new Map<string, Session>();
@@ -66,6 +70,7 @@ export class McpSessions {
     const s = this.sessions.get(id);
     if (s) return s.caller.keyId === caller.keyId ? s : undefined;
     if (!create) return undefined;
+    if (!this.makeRoom(caller.keyId)) return undefined;
     const fresh: Session = { caller, subs: new Map(), streams: new Set(), idleSince: Date.now() };
     const expiresIn = msUntilExpiry(caller);
     if (expiresIn !== undefined) {
@@ -74,6 +79,22 @@ export class McpSessions {
     }
     this.sessions.set(id, fresh);
     return fresh;
+  }
+
+  /** Whether the key may have one more session: at the cap its longest idle one (no open stream) is dropped. */
+  private makeRoom(keyId: string): boolean {
+    const own = [...this.sessions].filter(([, s]) => s.caller.keyId === keyId);
+    if (own.length < MAX_SESSIONS_PER_KEY) return true;
+    const idle = own.filter(([, s]) => s.streams.size === 0).sort(([, a], [, b]) => a.idleSince - b.idleSince)[0];
+    if (!idle) return false;
+    this.drop(idle[0], idle[1]);
+    return true;
+  }
+
+  /** Writes to one stream; a client that stopped reading is let go rather than buffered for without end. */
+  private write(res: ServerResponse, frame: string) {
+    res.write(frame);
+    if (res.writableLength > MAX_BUFFER_BYTES) res.destroy();
   }
 
   private drop(id: string, s: Session) {
@@ -135,7 +156,7 @@ export class McpSessions {
       if (isNarrowed(s.caller) && !(await this.mayRead(s.caller, msg.id))) continue;
       for (const uri of uris) {
         const frame = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } })}\n\n`;
-        for (const res of s.streams) res.write(frame);
+        for (const res of s.streams) this.write(res, frame);
       }
     }
   }
@@ -148,7 +169,7 @@ export class McpSessions {
   }
 
   private beat() {
-    for (const s of this.sessions.values()) for (const res of s.streams) res.write(': heartbeat\n\n');
+    for (const s of this.sessions.values()) for (const res of s.streams) this.write(res, ': heartbeat\n\n');
   }
 
   private dropIdle() {

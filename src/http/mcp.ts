@@ -106,7 +106,9 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
     const sessions = services.mcpSessions;
     if (!id || !sessions || !String(req.headers.accept ?? '').includes('text/event-stream')) return notAllowed(reply);
     const caller = await services.keys.authenticate(req.headers.authorization);
+    const release = services.streams.take(caller); // 429 too_many_streams, before the stream opens
     const res = openEventStream(req, reply, { 'mcp-session-id': id });
+    res.on('close', release);
     res.write(': connected\n\n');
     if (!sessions.attach(id, caller, res)) res.end();
   };

@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasScope, type KeyAuthenticator } from '../auth/keys.ts';
 import { scopeRequired } from '../errors.ts';
 import type { EventHub } from '../events/hub.ts';
+import type { StreamLimits } from './stream-limits.ts';
 
 /** Takes the response over from Fastify and opens it as an SSE stream (also the MCP session stream, mcp.ts). */
 export function openEventStream(req: FastifyRequest, reply: FastifyReply, headers: Record<string, string> = {}): ServerResponse {
@@ -29,14 +30,16 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply, header
   return res;
 }
 
-export function registerSse(app: FastifyInstance, keys: KeyAuthenticator, hub: EventHub): void {
+export function registerSse(app: FastifyInstance, keys: KeyAuthenticator, hub: EventHub, streams: StreamLimits): void {
   app.get<{ Querystring: { lastEventId?: string } }>('/api/plugins/events', async (req, reply) => {
     const caller = await keys.authenticate(req.headers.authorization);
     if (!hasScope(caller, 'SUBSCRIBE_EVENTS')) throw scopeRequired('SUBSCRIBE_EVENTS');
     const header = req.headers['last-event-id'];
     const lastEventId = (Array.isArray(header) ? header[0] : header) ?? req.query.lastEventId;
 
+    const release = streams.take(caller); // 429 too_many_streams, before the stream opens
     const res = openEventStream(req, reply);
+    res.on('close', release);
     // Reconnect hint for EventSource clients; the hub writes `: connected` once the start is fixed.
     res.write('retry: 2000\n\n');
     try {

@@ -10,6 +10,7 @@
 import type { Task, TaskList } from 'graphile-worker';
 import { webhookAttempts } from '../http/metrics.ts';
 import { hostOf, type Logger } from '../log.ts';
+import { SlowTargets } from '../outbound/slow-targets.ts';
 import { deliver, type AttemptResult, type DeliveryWork } from './deliver.ts';
 
 /** decisions.md: about 5 s, 1 min, 10 min, 1 h, 6 h, 24 h, then DEAD_LETTER. */
@@ -24,6 +25,8 @@ export interface WebhookTaskOptions {
   leaseGraceMs?: number;
   /** Where failed attempts are logged (ids, host, status, error; never the secret, URL path or body). */
   logger?: Logger;
+  /** Targets that timed out lately (shared with the link-title task); default: this task list's own. */
+  slowTargets?: SlowTargets;
 }
 
 /** Logs one recorded attempt that did not deliver and counts every attempt's outcome in /metrics. */
@@ -51,6 +54,7 @@ export function webhookTasks(opts: WebhookTaskOptions): TaskList {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const backoff = opts.backoffSeconds ?? DEFAULT_BACKOFF_SECONDS;
   const lease = leaseMs(opts);
+  const slow = opts.slowTargets ?? new SlowTargets();
 
   const deliverTask: Task = async (payload, helpers) => {
     const { deliveryId } = payload as { deliveryId: string };
@@ -60,7 +64,16 @@ export function webhookTasks(opts: WebhookTaskOptions): TaskList {
       return rows[0]?.w ?? null;
     });
     if (!work) return;
-    const attempt = await deliver(work, { allowPrivate: opts.allowPrivate, timeoutMs });
+    // A target that timed out lately fails at once (recorded, retried with the backoff) instead of holding a slot.
+    const target = SlowTargets.key(work.channel, work.url);
+    let attempt: AttemptResult;
+    if (slow.mayTry(target)) {
+      attempt = await deliver(work, { allowPrivate: opts.allowPrivate, timeoutMs });
+      slow.settled(target, attempt.error?.startsWith('timeout') === true);
+    } else {
+      attempt = { url: work.url, startedAt: new Date().toISOString(), durationMs: 0,
+        error: `not tried: this endpoint timed out in the last ${slow.coolOffMs / 1000} s` };
+    }
     const recorded = await helpers.withPgClient(async (client) =>
       (await client.query('select app_private.webhook_delivery_record($1, $2::jsonb, $3::numeric[]) as r', [deliveryId, JSON.stringify(attempt), backoff])).rows[0]?.r);
     reportAttempt(opts.logger, work, attempt, recorded ?? {});

@@ -376,6 +376,43 @@ describe('resume with Last-Event-ID', () => {
   });
 });
 
+describe('stream limits', () => {
+  it('a key and a workspace hold a bounded number of event streams (SSE and MCP together); past it 429 too_many_streams', async () => {
+    const capped = await startTestApp({ ownerUrl: t.ownerUrl, streamLimits: { perKey: 2, perWorkspace: 3 } });
+    const opened: Array<{ close(): void }> = [];
+    try {
+      const base = await capped.listen();
+      const other = await createKey(t, ws, { scopes: ['READ_ISSUES', 'SUBSCRIBE_EVENTS'] });
+      const stream = async (token: string) => {
+        const c = await openSse(base, token);
+        opened.push(c);
+        return c;
+      };
+      expect((await stream(subscriber.token)).status).toBe(200);
+      // An MCP notification stream counts too.
+      const mcp = await fetch(`${base}/api/mcp`, { headers: { authorization: `Bearer ${subscriber.token}`, accept: 'text/event-stream', 'mcp-session-id': 'limits-test' } });
+      expect(mcp.status).toBe(200);
+      const third = await fetch(`${base}/api/plugins/events`, { headers: { authorization: `Bearer ${subscriber.token}`, accept: 'text/event-stream' } });
+      expect([third.status, third.headers.get('retry-after'), (await third.json()).error]).toEqual([429, '30', 'too_many_streams']);
+      // The workspace's third place goes to another key; a fourth stream of the workspace is refused.
+      expect((await stream(other.token)).status).toBe(200);
+      const fourth = await fetch(`${base}/api/plugins/events`, { headers: { authorization: `Bearer ${other.token}`, accept: 'text/event-stream' } });
+      expect([fourth.status, (await fourth.json()).message]).toEqual([429, expect.stringMatching(/workspace has 3 event streams/)]);
+      // A stream that ends gives its place back.
+      await mcp.body?.cancel();
+      await expect.poll(async () => {
+        const again = await fetch(`${base}/api/plugins/events`, { headers: { authorization: `Bearer ${other.token}`, accept: 'text/event-stream' } });
+        if (again.status === 200) opened.push({ close: () => void again.body?.cancel() });
+        else await again.body?.cancel();
+        return again.status;
+      }).toBe(200);
+    } finally {
+      for (const c of opened) c.close();
+      await capped.close();
+    }
+  });
+});
+
 describe('slow clients', () => {
   it('disconnects a client that stops reading once its buffer is over budget', async () => {
     const slowApp = await startTestApp({ ownerUrl: t.ownerUrl, hub: { maxBufferBytes: 256 * 1024 } });

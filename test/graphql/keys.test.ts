@@ -148,7 +148,7 @@ describe('access.create / createPersonal / createSession', () => {
     const long = await gqlError(t, ws.token, 'mutation { accessCreate(input: {kind: SESSION, expiresInDays: 30}) { issuedApiKey { rowId } } }');
     // Named on the field this caller gave (it named ttlHours, an argument accessCreate does not have).
     expect(long).toMatchObject({ code: 'invalid_input', status: 400, issues: { expiresInDays: expect.stringMatching(/within 7 days/) } });
-    expect(Object.keys(long.issues)).toEqual(['expiresInDays']);
+    expect(Object.keys(long.issues ?? {})).toEqual(['expiresInDays']);
     const week = (await gqlOk(t, ws.token, 'mutation { accessCreate(input: {kind: SESSION, expiresInDays: 7}) { issuedApiKey { kind expiresAt } } }')).accessCreate.issuedApiKey;
     expect(week.kind).toBe('SESSION');
     await expect(admin(t, 'create-key', { workspace: ws.key, user: ws.ownerEmail, kind: 'SESSION', 'expires-in-days': '30', json: true }))
@@ -161,6 +161,21 @@ describe('access.create / createPersonal / createSession', () => {
     await createAgent(t, ws, 'session-bot');
     await expect(admin(t, 'create-key', { workspace: ws.key, user: ws.ownerEmail, kind: 'SESSION', agent: 'session-bot', json: true }))
       .rejects.toThrow(/a SESSION key has no linked agent/);
+  });
+
+  it('a person holds at most 50 live keys of their own in a workspace (409 too_many_keys); a revoked or expired one frees a place', async () => {
+    await admin(t, 'add-member', { workspace: ws.key, email: 'minter@example.com', role: 'MEMBER', json: true });
+    const minter = await createKey(t, ws, { user: 'minter@example.com' });
+    const mint = () => gqlOk(t, minter.token, 'mutation { accessCreateSession(input: {ttlHours: 1}) { issuedApiKey { rowId } } }');
+    const made: string[] = [];
+    for (let i = 0; i < 49; i++) made.push((await mint()).accessCreateSession.issuedApiKey.rowId);
+    expect(await gqlError(t, minter.token, 'mutation { accessCreateSession(input: {ttlHours: 1}) { issuedApiKey { rowId } } }'))
+      .toMatchObject({ code: 'too_many_keys', status: 409 });
+    await t.pools.owner.query('update app_private.api_keys set revoked_at = now() where id = $1', [made[0]]);
+    await mint();
+    await t.pools.owner.query("update app_private.api_keys set expires_at = now() - interval '1 minute' where id = $1", [made[1]]);
+    await mint();
+    expect((await gqlError(t, minter.token, 'mutation { accessCreatePersonal(input: {}) { issuedApiKey { rowId } } }')).code).toBe('too_many_keys');
   });
 
   it('never grants more than the caller holds: scopes and narrowing', async () => {

@@ -61,6 +61,8 @@ export interface TestAppOptions {
   graphql?: boolean;
   /** Attachment blob store; default: the embedded store in a fresh temporary directory. */
   blobs?: BlobStore;
+  /** Event streams per key / per workspace (default as the service's: 20 / 200). */
+  streamLimits?: { perKey: number; perWorkspace: number };
 }
 
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -76,7 +78,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const { app } = buildApp({
     ownerPool: pools.owner, keys, runner: new ToolRunner(pools.api, { blobs, allowPrivateEgress: true }), blobs,
     rateLimits: opts.rateLimits ?? { rpc: 0, rest: 0 }, apiPool: pools.api, logLevel: 'silent', events: hub,
-    graphql: opts.graphql ? { pool: pools.api } : undefined,
+    graphql: opts.graphql ? { pool: pools.api } : undefined, streamLimits: opts.streamLimits,
   });
   await app.ready();
   const worker = opts.worker

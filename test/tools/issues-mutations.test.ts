@@ -399,3 +399,46 @@ describe('issues.createMany / updateMany', () => {
     expect(await lastEventId()).toBe(last);
   });
 });
+
+describe('parents never make a cycle', () => {
+  /** The parent chain from an issue upwards, stopping at a repeat (a cycle) or the top. */
+  async function chainHasCycle(id: string) {
+    const seen = new Set<string>();
+    let at: string | null = id;
+    while (at) {
+      if (seen.has(at)) return true;
+      seen.add(at);
+      const found: { rows: Array<{ parent_id: string | null }> } = await t.pools.owner.query('select parent_id from app_public.issues where id = $1', [at]);
+      at = found.rows[0]?.parent_id ?? null;
+    }
+    return false;
+  }
+
+  it('four parent changes at once that would close a ring: at least one is refused, and no cycle is made', async () => {
+    for (let trial = 0; trial < 5; trial++) {
+      const four = (await ok(t, ws.token, 'issues.createMany', { items: [0, 1, 2, 3].map((n) => ({ title: `ring ${trial}.${n}` })) })).items;
+      const answers = await Promise.all(four.map((issue: { id: string }, n: number) =>
+        rest(t, ws.token, n === 1 ? 'issues.updateMany' : 'issues.update',
+          n === 1 ? { items: [{ id: issue.id, parentId: four[2].id }] } : { id: issue.id, parentId: four[(n + 1) % 4].id })));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 400]);
+      for (const issue of four) expect(await chainHasCycle(issue.id)).toBe(false);
+    }
+  });
+
+  it('a parent chain deeper than the check walks (1,000) is refused rather than assumed acyclic', async () => {
+    const { rows } = await t.pools.owner.query(
+      `with made as (
+         insert into app_public.issues (workspace_id, title, status_id)
+         select $1, 'deep ' || g, (select id from app_public.statuses where workspace_id = $1 order by position limit 1)
+         from generate_series(1, 1005) g returning id, number)
+       select id from made order by number`, [ws.id]);
+    const ids: string[] = rows.map((r: { id: string }) => r.id);
+    // ids[n]'s parent is ids[n - 1]: ids[0] is the root, ids[1004] the deepest leaf.
+    await t.pools.owner.query(
+      'update app_public.issues i set parent_id = c.parent from unnest($1::uuid[], $2::uuid[]) c(id, parent) where i.id = c.id',
+      [ids.slice(1), ids.slice(0, -1)]);
+    const r = await rest(t, ws.token, 'issues.update', { id: ids[0], parentId: ids[1004] });
+    expect([r.status, r.body.issues?.parentId]).toEqual([400, expect.stringMatching(/cycle/)]);
+    expect(await chainHasCycle(ids[1004]!)).toBe(false);
+  });
+});

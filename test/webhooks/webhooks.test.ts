@@ -232,6 +232,29 @@ describe('failures', () => {
     }
   });
 
+  it('an endpoint that timed out is not waited on again at once: its next deliveries fail fast and retry; another webhook\'s go on', async () => {
+    const slow = await startTestApp({ worker: { backoffSeconds: [60], timeoutMs: 300, concurrency: 2 } });
+    try {
+      const w = await createWorkspace(slow);
+      receiver.respond = (r) => (r.url === '/hang-twice' ? 'hang' : { status: 200, body: 'ok' });
+      const hanging = (await admin(slow, 'create-webhook', { workspace: w.key, url: path('hang-twice'), events: 'PROJECT_UPDATED', json: true })).webhook;
+      const fine = (await admin(slow, 'create-webhook', { workspace: w.key, url: path('fine-beside'), events: 'PROJECT_UPDATED', json: true })).webhook;
+      const attempts = (hook: string) => slow.pools.owner.query(
+        `select a.error from app_public.webhook_deliveries d join app_public.webhook_delivery_attempts a on a.delivery_id = d.id
+         where d.webhook_id = $1 order by a.started_at`, [hook]);
+      await slow.pools.owner.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{}')`, [w.id]);
+      await until(() => attempts(hanging.id), (r) => r.rows.length === 1);
+      for (let i = 0; i < 5; i++) await slow.pools.owner.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{}')`, [w.id]);
+      const { rows } = await until(() => attempts(hanging.id), (r) => r.rows.length === 6);
+      expect(rows[0].error).toMatch(/timeout after 300 ms/);
+      expect(rows.slice(1).map((r: { error: string }) => r.error)).toEqual(Array(5).fill('not tried: this endpoint timed out in the last 30 s'));
+      await until(() => attempts(fine.id), (r) => r.rows.length === 6 && r.rows.every((a: { error: string | null }) => a.error === null));
+    } finally {
+      receiver.respond = () => ({ status: 200, body: 'ok' });
+      await slow.close();
+    }
+  });
+
   it('refuses loopback targets unless private egress is allowed', async () => {
     const strict = await startTestApp({ worker: { allowPrivate: false, backoffSeconds: [] } });
     try {

@@ -13,6 +13,11 @@ begin
     perform app_hidden.assert_run_mode_allows_mutation(v_row.target_id);
   end if;
   delete from app_public.attachments a where a.id = v_row.id;
+  -- Two calls at once both found the row; the one whose delete found it gone deleted nothing (its event is the
+  -- other's): 404, as for an attachment deleted earlier.
+  if not found then
+    raise exception 'Attachment not found' using errcode = 'SV404', column = 'id';
+  end if;
   return app_hidden.attachment_blob_ref(v_row) || jsonb_build_object('deleted', true);
 end
 $$;

@@ -14,6 +14,8 @@ declare
   v_ref text := args->>'id';
   v_issue app_public.issues;
 begin
+  -- Its detached sub-issues come back under it (_811_restore_links), a parent change like any other.
+  perform app_hidden.lock_issue_parents();
   -- find_issue's lookup, deleted issues included (the policies still narrow).
   if v_ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
     select * into v_issue from app_public.issues i where i.id = v_ref::uuid for update;

@@ -8,9 +8,12 @@ create or replace function app_tools.issues_update(args jsonb)
  returns jsonb
  language plpgsql
 as $$
-declare v_issue app_public.issues := app_hidden.issue_for_write(args->>'id');
+declare v_issue app_public.issues;
 begin
-  v_issue := app_hidden.update_issue(v_issue, args - 'id');
+  if args->>'parentId' is not null then
+    perform app_hidden.lock_issue_parents();  -- before the issue's row lock
+  end if;
+  v_issue := app_hidden.update_issue(app_hidden.issue_for_write(args->>'id'), args - 'id');
   return app_hidden.issue_json(v_issue, true);
 end
 $$;

@@ -8,6 +8,9 @@ create or replace function app_tools.issues_update_many(args jsonb)
  language plpgsql
 as $$
 begin
+  if jsonb_path_exists(args, '$.items[*].parentId ? (@ != null)') then
+    perform app_hidden.lock_issue_parents();  -- before any issue's row lock
+  end if;
   return jsonb_build_object('items', app_hidden.each_item(args->'items', 'app_hidden.update_many_item(jsonb, jsonb)'));
 end
 $$;

@@ -1,0 +1,44 @@
+/**
+ * Outbound targets that time out are not waited on again at once. The worker runs a few jobs at a time for every
+ * workspace together; a target that never answers holds a slot for the whole deadline, so one tenant's hanging
+ * endpoint (or 200 links to one) delayed other workspaces' webhooks by two minutes in an outside probe.
+ *
+ * A target is one tenant's view of an origin (a webhook's channel, or a workspace's link fetches, with the URL's
+ * origin), so a tenant cannot slow another's deliveries to the same host. After a timeout the target cools off:
+ * requests to it fail at once (a delivery attempt is recorded as failed and retried with its backoff; a link keeps
+ * its hostname as title). After the cool-off one request goes through as a probe while the others still fail fast;
+ * an answer clears the target, another timeout starts the cool-off again.
+ */
+export class SlowTargets {
+  private readonly targets = new Map<string, { until: number; probing: boolean }>();
+
+  constructor(readonly coolOffMs = 30_000) {}
+
+  /** The target of a URL for one tenant's channel (`webhook:<id>`, `link:<workspaceId>`). */
+  static key(channel: string, url: string): string {
+    try {
+      return `${channel}|${new URL(url).origin}`;
+    } catch {
+      return `${channel}|${url}`;
+    }
+  }
+
+  /** Whether a request may go to the target now; false while it cools off or its probe is out. */
+  mayTry(key: string, now = Date.now()): boolean {
+    const t = this.targets.get(key);
+    if (!t) return true;
+    if (now < t.until || t.probing) return false;
+    t.probing = true;
+    return true;
+  }
+
+  /** The request's outcome: a timeout cools the target off, anything else (an answer, an error) clears it. */
+  settled(key: string, timedOut: boolean, now = Date.now()): void {
+    if (!timedOut) {
+      this.targets.delete(key);
+      return;
+    }
+    if (this.targets.size > 10_000) this.targets.clear(); // a bound on what forgotten targets can hold
+    this.targets.set(key, { until: now + this.coolOffMs, probing: false });
+  }
+}
