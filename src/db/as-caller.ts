@@ -51,20 +51,34 @@ class Share {
 }
 const shares = new WeakMap<pg.Pool, Map<string, Share>>();
 
-async function inShare<T>(pool: pg.Pool, workspaceId: string, run: () => Promise<T>): Promise<T> {
-  let byWorkspace = shares.get(pool);
-  if (!byWorkspace) shares.set(pool, (byWorkspace = new Map()));
-  let share = byWorkspace.get(workspaceId);
-  if (!share) byWorkspace.set(workspaceId, (share = new Share()));
+/**
+ * Waits for a place in `holder`'s share of the pool (a workspace id; `graphql:<id>` for its GraphQL requests) and
+ * returns the function that gives it back (once, however often it is called).
+ */
+export async function takeShare(pool: pg.Pool, holder: string): Promise<() => void> {
+  let byHolder = shares.get(pool);
+  if (!byHolder) shares.set(pool, (byHolder = new Map()));
+  let share = byHolder.get(holder);
+  if (!share) byHolder.set(holder, (share = new Share()));
   const limit = Math.max(1, (pool.options.max ?? 10) - 1);
   if (share.active >= limit) await new Promise<void>((resolve) => share.waiting.push(resolve));
   else share.active++;
-  try {
-    return await run();
-  } finally {
+  let given = false;
+  return () => {
+    if (given) return;
+    given = true;
     // The place passes straight to the next waiter (active stays counted), else it is given back.
     const next = share.waiting.shift();
     if (next) next();
-    else if (--share.active === 0) byWorkspace.delete(workspaceId);
+    else if (--share.active === 0) byHolder.delete(holder);
+  };
+}
+
+async function inShare<T>(pool: pg.Pool, holder: string, run: () => Promise<T>): Promise<T> {
+  const release = await takeShare(pool, holder);
+  try {
+    return await run();
+  } finally {
+    release();
   }
 }

@@ -36,8 +36,8 @@ export const GRAPHQL_LIMITS = {
 export interface QueryShape {
   /** Why the request is refused, or undefined. */
   refused?: string;
-  /** Catalog tool fields selected by mutations (each counts as one call of the rate limit). */
-  toolWrites: number;
+  /** Root fields of mutations, catalog tools and in-app procedures alike (each counts as one call of the rate limit). */
+  writes: number;
 }
 
 class Refused extends Error {}
@@ -60,7 +60,7 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
   let introspection = 0;
   let rows = 0;
   let toolFields = 0;
-  let toolWrites = 0;
+  let writes = 0;
 
   // A variable left out of the request takes its default (`query($n: Int = 120)`): counted as that, not as
   // UNPAGED. With several operations in the document the largest default of a name counts.
@@ -92,10 +92,11 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
           if (++introspection > L.MAX_INTROSPECTION) throw new Refused(`more than ${L.MAX_INTROSPECTION} __schema/__type fields`);
         }
         if (!introspecting && depth + 1 > L.MAX_DEPTH) throw new Refused(`fields nested more than ${L.MAX_DEPTH} deep`);
-        if (depth === 0 && toolFieldNames.has(name)) {
-          if (++toolFields > L.MAX_TOOL_FIELDS) throw new Refused(`more than ${L.MAX_TOOL_FIELDS} tool fields (issuesList, issuesCreate, …) in one request`);
-          if (inMutation) toolWrites++;
+        if (depth === 0 && toolFieldNames.has(name) && ++toolFields > L.MAX_TOOL_FIELDS) {
+          throw new Refused(`more than ${L.MAX_TOOL_FIELDS} tool fields (issuesList, issuesCreate, …) in one request`);
         }
+        // Every write is a call (200 aliased accessCreateSession fields in one request once counted as one).
+        if (depth === 0 && inMutation && !introspecting) writes++;
         const def = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[name] : undefined;
         let count = multiplier;
         if (def && !introspecting) {
@@ -141,8 +142,8 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
       walk(d.selectionSet, root ?? undefined, 0, 1, false, new Set());
     }
   } catch (err) {
-    if (err instanceof Refused) return { refused: err.message, toolWrites };
+    if (err instanceof Refused) return { refused: err.message, writes };
     throw err;
   }
-  return { toolWrites };
+  return { writes };
 }

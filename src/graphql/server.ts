@@ -19,12 +19,13 @@
  * re-reads the key row itself (app_private.current_caller) before it acts.
  */
 import '../polyfills.ts';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { Kind, parse } from 'graphql';
 import { postgraphile } from 'postgraphile';
 import { grafserv } from 'postgraphile/grafserv/fastify/v5';
 import { hasScope, type Caller, type KeyAuthenticator, type Scope } from '../auth/keys.ts';
+import { takeShare } from '../db/as-caller.ts';
 import { ApiError, scopeRequired } from '../errors.ts';
 import { maskError } from './errors.ts';
 import { measureQuery, parseQuery } from './limits.ts';
@@ -78,7 +79,7 @@ export interface GraphqlOptions {
   pool: pg.Pool;
   keys: KeyAuthenticator;
   graphiql?: boolean;
-  /** Counts a GraphQL request (and each tool field past its first) against the key's REST limit (shared across processes). */
+  /** Counts a GraphQL request (and each mutation field past its first) against the key's REST limit (shared across processes). */
   rateLimit?: (caller: Caller, surface: 'rest', calls?: number) => Promise<void>;
   /** Runs a catalog tool as REST and JSON-RPC do (the tool mutations, tool-mutations.ts). */
   callTool?: (caller: Caller, t: Tool, args: unknown) => Promise<string>;
@@ -151,11 +152,11 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     }
     request.svcCaller = caller;
   });
-  app.addHook('preHandler', async (request: FastifyRequest) => {
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!isGraphqlPost(request)) return;
     // What the request asks for (limits.ts), before anything runs, with a key or without.
     const { query, variables, operationName } = (request.body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
-    let toolWrites = 0;
+    let writes = 0;
     if (typeof query === 'string') {
       const doc = parseQuery(query);
       // The schema has no subscription type (graphql-js 16 lets such an operation through validation, and execution
@@ -173,7 +174,7 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
         const message = `Query too large: ${reason}`;
         throw new ApiError(400, { error: 'query_too_complex', message, issues: { query: message } });
       }
-      if (refused && typeof refused === 'object') toolWrites = refused.toolWrites;
+      if (refused && typeof refused === 'object') writes = refused.writes;
     }
     if (request.svcAuthError) {
       if (isIntrospectionOnly(request.body)) request.svcIntrospection = true;
@@ -181,8 +182,12 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
       else throw request.svcAuthError;
       return;
     }
-    // The request counted once at onRequest; each further tool write is one more call (as in a JSON-RPC batch).
-    if (request.svcCaller && toolWrites > 1) await opts.rateLimit?.(request.svcCaller, 'rest', toolWrites - 1);
+    // The request counted once at onRequest; each further write is one more call (as in a JSON-RPC batch).
+    if (request.svcCaller && writes > 1) await opts.rateLimit?.(request.svcCaller, 'rest', writes - 1);
+    // A workspace's GraphQL requests hold at most the pool less one connection at a time (src/db/as-caller.ts),
+    // counted apart from its tool calls: a tool field runs one of those inside the request, which must not wait for
+    // a place the requests themselves hold.
+    if (request.svcCaller) reply.raw.once('close', await takeShare(opts.pool, `graphql:${request.svcCaller.workspaceId}`));
   });
   await serv.addTo(app);
   app.addHook('onClose', async () => {

@@ -74,6 +74,16 @@ describe('GraphQL request limits', () => {
     expect(over.status).toBe(429);
     expect((await ok(t, reader.token, 'issues.list', { limit: 200 })).items.length).toBe(before + 20);
   });
+
+  it('every mutation field counts as a call, not only the catalog tools (aliased accessCreateSession minted 200 keys as one call)', async () => {
+    const minter = await createKey(t, ws); // 40 calls a minute of its own
+    const sessions = (n: number) => `mutation { ${Array.from({ length: n }, (_, k) => `s${k}: accessCreateSession(input: {ttlHours: 1}) { issuedApiKey { rowId } }`).join(' ')} }`;
+    expect((await gql(t, minter.token, sessions(30))).status).toBe(200);
+    const over = await gql(t, minter.token, sessions(30));
+    expect(over.status).toBe(429);
+    const { rows } = await t.pools.owner.query("select count(*)::int as n from app_private.api_keys where workspace_id = $1 and kind = 'SESSION'", [ws.id]);
+    expect(rows[0].n).toBe(30);
+  });
 });
 
 describe('what GraphQL takes, as the tools take it', () => {
