@@ -40,8 +40,10 @@ export function attachmentTasks(opts: AttachmentTaskOptions): TaskList {
       return rows[0];
     });
     if (!link) return;
-    // A site that timed out lately for this workspace is not waited on again at once (src/outbound/slow-targets.ts).
-    const target = SlowTargets.key(`link:${link.w}`, link.u);
+    // A workspace whose link fetch timed out lately fetches no titles for a while (src/outbound/slow-targets.ts): the
+    // target is the workspace's links, whatever the address, as 200 links to 200 hanging addresses each held a
+    // worker slot for the whole deadline.
+    const target = `link:${link.w}`;
     if (!slow.mayTry(target)) {
       helpers.logger.info(`link title of ${attachmentId}: the site timed out lately; the hostname stays`);
       return;

@@ -45,4 +45,6 @@ function bump(counts: Map<string, number>, id: string, by: number) {
   else counts.delete(id);
 }
 
-const refused = (message: string) => new ApiError(429, { error: 'too_many_streams', message }, { 'retry-after': '30' });
+// The connection closes with the answer: a refused client kept its socket open (keep-alive), so one key could still
+// hold thousands of file descriptors with no stream.
+const refused = (message: string) => new ApiError(429, { error: 'too_many_streams', message }, { 'retry-after': '30', connection: 'close' });

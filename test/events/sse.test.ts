@@ -394,6 +394,9 @@ describe('stream limits', () => {
       expect(mcp.status).toBe(200);
       const third = await fetch(`${base}/api/plugins/events`, { headers: { authorization: `Bearer ${subscriber.token}`, accept: 'text/event-stream' } });
       expect([third.status, third.headers.get('retry-after'), (await third.json()).error]).toEqual([429, '30', 'too_many_streams']);
+      // The refusal closes its connection (a refused client kept the socket, and its file descriptor, open).
+      const refusedAgain = await capped.app.inject({ method: 'GET', url: '/api/plugins/events', headers: { authorization: `Bearer ${subscriber.token}`, accept: 'text/event-stream' } });
+      expect([refusedAgain.statusCode, refusedAgain.headers.connection]).toEqual([429, 'close']);
       // The workspace's third place goes to another key; a fourth stream of the workspace is refused.
       expect((await stream(other.token)).status).toBe(200);
       const fourth = await fetch(`${base}/api/plugins/events`, { headers: { authorization: `Bearer ${other.token}`, accept: 'text/event-stream' } });

@@ -218,6 +218,27 @@ describe('attachments on the embedded store', () => {
     expect(dl).toMatchObject({ kind: 'LINK', url: 'https://example.com/spec', expiresAt: null });
   });
 
+  it('a workspace whose link fetch timed out fetches no titles for a while, at any address; another workspace\'s go on', async () => {
+    const slowApp = await startTestApp({ worker: { linkTitleTimeoutMs: 300 } }); // a database of its own: one worker takes its jobs
+    try {
+      const w = await createWorkspace(slowApp);
+      const other = await createWorkspace(slowApp);
+      const issue = await ok(slowApp, w.token, 'issues.create', { title: 'hanging links' });
+      const theirs = await ok(slowApp, other.token, 'issues.create', { title: 'fine links' });
+      const jobsLeft = async () => (await slowApp.pools.owner.query("select count(*)::int as n from graphile_worker.jobs where task_identifier = 'svc_attachment_link_title'")).rows[0].n;
+      await ok(slowApp, w.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: `${pages.url}/hang` });
+      await expect.poll(jobsLeft, { timeout: 10_000 }).toBe(0);
+      // Another address of the same workspace: not fetched (the hostname stays), though the page has a title.
+      const skipped = await ok(slowApp, w.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: `${pages.url.replace('127.0.0.1', 'localhost')}/moved` });
+      const fetched = await ok(slowApp, other.token, 'attachments.attachLink', { targetType: 'issue', targetId: theirs.id, externalUrl: `${pages.url}/moved` });
+      await expect.poll(async () => (await ok(slowApp, other.token, 'attachments.list', { targetType: 'issue', targetId: theirs.id })).find((a: any) => a.id === fetched.id).linkTitle, { timeout: 10_000 }).toBe('The & Page Title');
+      await expect.poll(jobsLeft, { timeout: 10_000 }).toBe(0);
+      expect((await ok(slowApp, w.token, 'attachments.list', { targetType: 'issue', targetId: issue.id })).find((a: any) => a.id === skipped.id).linkTitle).toBe('localhost');
+    } finally {
+      await slowApp.close();
+    }
+  });
+
   it('title fetching: the egress guard refuses private addresses, at most 64 KB are read, a slow page times out', async () => {
     await expect(fetchPageTitle(`${pages.url}/titled`, { allowPrivate: false })).rejects.toThrow(/egress denied/);
     await expect(fetchPageTitle(`http://localhost:${new URL(pages.url).port}/moved`, { allowPrivate: false })).rejects.toThrow(/egress denied/);
