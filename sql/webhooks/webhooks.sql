@@ -449,13 +449,13 @@ begin
   end if;
 
   return jsonb_build_object(
-    'deliveryId', v_delivery.id, 'eventId', v_delivery.event_id, 'channel', v_delivery.channel,
+    'deliveryId', v_delivery.id, 'workspaceId', v_delivery.workspace_id, 'eventId', v_delivery.event_id, 'channel', v_delivery.channel,
     'attempt', v_delivery.total_attempts + 1, 'url', v_url, 'secret', v_secret,
     'kind', (select e.kind from app_public.activity_events e where e.id = v_delivery.event_id),
     'body', (select app_hidden.event_json(e, false)::text from app_public.activity_events e where e.id = v_delivery.event_id));
 end
 $$;
-comment on function app_private.webhook_delivery_claim(p_delivery_id uuid, p_lease_ms integer) is 'Worker: leases a due PENDING delivery for p_lease_ms and returns what to POST (url, secret, exact body). NULL when there is nothing to do.';
+comment on function app_private.webhook_delivery_claim(p_delivery_id uuid, p_lease_ms integer) is 'Worker: leases a due PENDING delivery for p_lease_ms and returns what to POST (url, secret, exact body) and whose it is (workspaceId: the worker spreads slow targets'' retries per workspace). NULL when there is nothing to do.';
 
 create or replace function app_private.webhook_delivery_record(p_delivery_id uuid, p_attempt jsonb, p_backoff_seconds numeric[])
  returns jsonb

@@ -7,10 +7,13 @@
  * origin), so a tenant cannot slow another's deliveries to the same host. After a timeout the target cools off:
  * requests to it fail at once (a delivery attempt is recorded as failed and retried with its backoff; a link keeps
  * its hostname as title). After the cool-off one request goes through as a probe while the others still fail fast;
- * an answer clears the target, another timeout starts the cool-off again.
+ * an answer clears the target, another timeout starts the cool-off again. A tenant has one probe out at a time,
+ * whatever its number of targets: 30 webhooks to hanging hosts, each probing every 30 s, kept every slot busy.
  */
 export class SlowTargets {
-  private readonly targets = new Map<string, { until: number; probing: boolean }>();
+  private readonly targets = new Map<string, { until: number; probing: boolean; tenant: string }>();
+  /** Tenants with a probe out. */
+  private readonly probing = new Set<string>();
 
   constructor(readonly coolOffMs = 30_000) {}
 
@@ -23,22 +26,31 @@ export class SlowTargets {
     }
   }
 
-  /** Whether a request may go to the target now; false while it cools off or its probe is out. */
-  mayTry(key: string, now = Date.now()): boolean {
+  /**
+   * Whether a request of `tenant` (a workspace id) may go to the target now; false while it cools off, or when it
+   * has cooled off but a probe of the same tenant (to this target or another) is out.
+   */
+  mayTry(key: string, tenant: string, now = Date.now()): boolean {
     const t = this.targets.get(key);
     if (!t) return true;
-    if (now < t.until || t.probing) return false;
+    if (now < t.until || t.probing || this.probing.has(tenant)) return false;
     t.probing = true;
+    this.probing.add(tenant);
     return true;
   }
 
   /** The request's outcome: a timeout cools the target off, anything else (an answer, an error) clears it. */
-  settled(key: string, timedOut: boolean, now = Date.now()): void {
+  settled(key: string, tenant: string, timedOut: boolean, now = Date.now()): void {
+    const t = this.targets.get(key);
+    if (t?.probing) this.probing.delete(t.tenant);
     if (!timedOut) {
       this.targets.delete(key);
       return;
     }
-    if (this.targets.size > 10_000) this.targets.clear(); // a bound on what forgotten targets can hold
-    this.targets.set(key, { until: now + this.coolOffMs, probing: false });
+    // A bound on what forgotten targets can hold: those cooling off longest ago go first.
+    if (this.targets.size >= 10_000) {
+      for (const [k, v] of this.targets) if (!v.probing && v.until < now) this.targets.delete(k);
+    }
+    this.targets.set(key, { until: now + this.coolOffMs, probing: false, tenant });
   }
 }

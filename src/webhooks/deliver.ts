@@ -10,6 +10,7 @@ import { signatureHeaders } from './sign.ts';
 
 export interface DeliveryWork {
   deliveryId: string;
+  workspaceId: string;
   eventId: string;
   channel: string;
   attempt: number;

@@ -255,6 +255,20 @@ describe('failures', () => {
     }
   });
 
+  it('a claimed delivery says whose it is (the worker spreads retries of slow endpoints per workspace)', async () => {
+    const idle = await startTestApp(); // no worker: the delivery waits to be claimed here
+    try {
+      const w = await createWorkspace(idle);
+      await admin(idle, 'create-webhook', { workspace: w.key, url: path('claimed'), events: 'PROJECT_UPDATED', json: true });
+      await idle.pools.owner.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{}')`, [w.id]);
+      const { rows: [d] } = await idle.pools.owner.query('select id from app_public.webhook_deliveries where workspace_id = $1', [w.id]);
+      const { rows: [claimed] } = await idle.pools.owner.query('select app_private.webhook_delivery_claim($1, 1000) as w', [d.id]);
+      expect(claimed.w).toMatchObject({ deliveryId: d.id, workspaceId: w.id, channel: expect.stringMatching(/^webhook:/) });
+    } finally {
+      await idle.close();
+    }
+  });
+
   it('refuses loopback targets unless private egress is allowed', async () => {
     const strict = await startTestApp({ worker: { allowPrivate: false, backoffSeconds: [] } });
     try {
