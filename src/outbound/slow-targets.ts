@@ -3,10 +3,11 @@
  * workspace together; a target that never answers holds a slot for the whole deadline, so one tenant's hanging
  * endpoint (or 200 links to one) delayed other workspaces' webhooks by two minutes in an outside probe.
  *
- * A target is one tenant's view of an origin (a webhook's channel, or a workspace's link fetches, with the URL's
- * origin), so a tenant cannot slow another's deliveries to the same host. After a timeout the target cools off:
- * requests to it fail at once (a delivery attempt is recorded as failed and retried with its backoff; a link keeps
- * its hostname as title). After the cool-off one request goes through as a probe while the others still fail fast;
+ * A target is one tenant's: a webhook's (or an agent's) delivery channel with the URL's origin, so a tenant cannot
+ * slow another's deliveries to the same host; or all of a workspace's link-title fetches, whatever the address
+ * (src/blobs/tasks.ts: 200 links to 200 hanging addresses would otherwise each be a fresh target). After a timeout
+ * the target cools off: requests to it fail at once (a delivery attempt is recorded as failed and retried with its
+ * backoff; a link keeps its hostname as title). After the cool-off one request goes through as a probe while the others still fail fast;
  * an answer clears the target, another timeout starts the cool-off again. A tenant has one probe out at a time,
  * whatever its number of targets: 30 webhooks to hanging hosts, each probing every 30 s, kept every slot busy.
  */
@@ -17,7 +18,7 @@ export class SlowTargets {
 
   constructor(readonly coolOffMs = 30_000) {}
 
-  /** The target of a URL for one tenant's channel (`webhook:<id>`, `link:<workspaceId>`). */
+  /** The target of a URL on one tenant's delivery channel (`webhook:<id>`, `agent:dispatch:<id>`). */
   static key(channel: string, url: string): string {
     try {
       return `${channel}|${new URL(url).origin}`;
