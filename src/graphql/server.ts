@@ -21,6 +21,7 @@
 import '../polyfills.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
+import { Transform, type Readable } from 'node:stream';
 import { Kind, parse } from 'graphql';
 import { postgraphile } from 'postgraphile';
 import { grafserv } from 'postgraphile/grafserv/fastify/v5';
@@ -30,6 +31,7 @@ import { ApiError, scopeRequired } from '../errors.ts';
 import { maskError } from './errors.ts';
 import { measureQuery, parseQuery } from './limits.ts';
 import { makePreset } from './preset.ts';
+import { bodyCalls, KEYLESS_BODY_LIMIT } from '../http/rate-limit.ts';
 import { TOOL_FIELD_NAMES, type ToolMutationContext } from './tool-mutations.ts';
 import type { Tool } from '../tools/define.ts';
 
@@ -37,7 +39,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated key of a POST /graphql request. */
     svcCaller?: Caller;
-    /** Why the key was refused (answered unless the request is introspection only). */
+    /** Why the key was refused: on GraphQL answered unless the request is introspection only; on the tool routes once
+     *  the (small) body is read, to echo its JSON-RPC id. */
     svcAuthError?: ApiError;
     /** An introspection-only request answered without a key. */
     svcIntrospection?: boolean;
@@ -152,6 +155,20 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     }
     request.svcCaller = caller;
   });
+  // Without a key only introspection is answered (GraphiQL's query is about 3 KB): a larger body is refused before it
+  // is decoded and parsed.
+  app.addHook('preParsing', async (request: FastifyRequest, _reply: FastifyReply, payload: Readable) => {
+    const refusal = isGraphqlPost(request) ? request.svcAuthError : undefined;
+    if (!refusal) return payload;
+    if (Number(request.headers['content-length']) > KEYLESS_BODY_LIMIT) throw refusal;
+    let received = 0;
+    return payload.pipe(new Transform({
+      transform(chunk: Buffer, _encoding, next) {
+        received += chunk.length;
+        next(received > KEYLESS_BODY_LIMIT ? refusal : null, chunk);
+      },
+    }));
+  });
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!isGraphqlPost(request)) return;
     // What the request asks for (limits.ts), before anything runs, with a key or without.
@@ -182,8 +199,10 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
       else throw request.svcAuthError;
       return;
     }
-    // The request counted once at onRequest; each further write is one more call (as in a JSON-RPC batch).
-    if (request.svcCaller && writes > 1) await opts.rateLimit?.(request.svcCaller, 'rest', writes - 1);
+    // The request counted once at onRequest; each further write is one more call (as in a JSON-RPC batch), and so is
+    // each full 256 KiB of its body.
+    const moreCalls = Math.max(0, writes - 1) + bodyCalls(request.svcBodyBytes);
+    if (request.svcCaller && moreCalls > 0) await opts.rateLimit?.(request.svcCaller, 'rest', moreCalls);
     // A workspace's GraphQL requests hold at most the pool less one connection at a time (src/db/as-caller.ts),
     // counted apart from its tool calls: a tool field runs one of those inside the request, which must not wait for
     // a place the requests themselves hold.

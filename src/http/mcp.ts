@@ -14,6 +14,7 @@ import { ApiError } from '../errors.ts';
 import { findTool, fullListing, mcpDescriptor, selectTools } from '../tools/catalog.ts';
 import { sendRpcError, toolInput, type AppServices } from './app.ts';
 import { handleExtra, RpcFault, type McpContext } from './mcp-extras.ts';
+import { bodyCalls } from './rate-limit.ts';
 import { openEventStream } from './sse.ts';
 
 const TOOLS_PAGE_SIZE = 100;
@@ -70,14 +71,14 @@ function assertProtocolVersion(req: FastifyRequest): void {
 export function registerMcp(app: FastifyInstance, services: AppServices): void {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     assertProtocolVersion(req);
-    const caller = await services.keys.authenticate(req.headers.authorization);
+    const caller = req.svcCaller!; // app.ts authenticates the tool routes before reading the body
     const body = req.body;
     const selectors = req.query as Selectors;
     const batch = Array.isArray(body);
     const messages: unknown[] = batch ? body : [body];
     // Every message of a batch counts (one upsert for the whole request). A batch refused whole (empty, or over
     // the size limit: nothing runs) is one call: 10,000 pings must not spend the key's minute.
-    await services.rateLimit(caller, 'rpc', messages.length === 0 || messages.length > MAX_BATCH ? 1 : messages.length);
+    await services.rateLimit(caller, 'rpc', (messages.length === 0 || messages.length > MAX_BATCH ? 1 : messages.length) + bodyCalls(req.svcBodyBytes));
     if (messages.length === 0) return sendJson(reply, 400, rpcError(null, ErrorCode.InvalidRequest, 'Empty batch'));
     if (messages.length > MAX_BATCH) {
       return sendJson(reply, 400, rpcError(null, ErrorCode.InvalidRequest, `Batch too large: ${messages.length} messages, at most ${MAX_BATCH}`,

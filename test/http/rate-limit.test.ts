@@ -4,6 +4,7 @@
  * processes on one database share one budget per key. 429 with Retry-After; a JSON-RPC envelope on the
  * MCP endpoint.
  */
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gql } from '../support/graphql.ts';
 import { createKey, createWorkspace, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
@@ -149,14 +150,50 @@ describe('rate limits', () => {
     const over = await post('{"jsonrpc":');
     expect(over.statusCode).toBe(429);
     expect(over.json()).toMatchObject({ jsonrpc: '2.0', error: { data: { error: 'rate_limited' } } });
-    // An oversized batch is refused whole (400 batch_too_large, nothing runs) and counts as one call: 10,000
-    // messages must not spend the key's minute (another key: 5 calls of its 6 are left after it).
+    // An oversized batch is refused whole (400 batch_too_large, nothing runs) and counts as one call: 5,000
+    // messages (225 KB, under a body's first 256 KiB) must not spend the key's minute (another key: 5 calls of its 6
+    // are left after it).
     const other = await createKey(a, ws);
-    const big = await postBatch(a, other.token, 10_000);
+    const big = await postBatch(a, other.token, 5_000);
     expect(big.statusCode).toBe(400);
     expect(big.json()).toMatchObject({ error: { data: { error: 'batch_too_large' } } });
     expect((await postBatch(a, other.token, 5)).statusCode).toBe(200);
     expect((await postBatch(a, other.token, 1)).statusCode).toBe(429);
+  });
+
+  it('a body counts one call more per full 256 KiB (REST, JSON-RPC and GraphQL alike)', async () => {
+    await freshWindow();
+    // 600 KB (two full 256 KiB): the call and two more. The input is refused (400), and it counts all the same.
+    const padded = (extra: Record<string, unknown> = {}) => ({ ...extra, padding: 'x'.repeat(600_000) });
+    const key = await createKey(a, ws);
+    expect((await rest(a, key.token, 'workspace.get', padded())).status).toBe(400);
+    expect((await rest(a, key.token, 'workspace.get', {})).status).toBe(200); // the 4th of 4
+    expect((await rest(a, key.token, 'workspace.get', {})).status).toBe(429);
+    const rpcKey = await createKey(a, ws);
+    const rpcPost = (payload: unknown) => a.app.inject({
+      method: 'POST', url: '/api/mcp/rpc', payload: JSON.stringify(payload), headers: { 'content-type': 'application/json', authorization: `Bearer ${rpcKey.token}` },
+    });
+    expect((await rpcPost(padded({ jsonrpc: '2.0', id: 1, method: 'ping' }))).statusCode).toBe(200); // 3 of 6
+    expect((await postBatch(a, rpcKey.token, 3)).statusCode).toBe(200);
+    expect((await postBatch(a, rpcKey.token, 1)).statusCode).toBe(429);
+    const gqlKey = await createKey(a, ws);
+    expect((await gql(a, gqlKey.token, '{ __typename }', { padding: 'x'.repeat(600_000) })).status).toBe(200); // 3 of 4
+    expect((await gql(a, gqlKey.token, '{ __typename }')).status).toBe(200);
+    expect((await gql(a, gqlKey.token, '{ __typename }')).status).toBe(429);
+  });
+
+  it('a key over its limit is refused before its body is read (a body that never ends still gets its 429)', async () => {
+    await freshWindow();
+    const key = await createKey(a, ws);
+    for (let i = 0; i < 4; i++) expect((await rest(a, key.token, 'workspace.get', {})).status).toBe(200);
+    expect((await rest(a, key.token, 'workspace.get', {})).status).toBe(429);
+    let sent = 0;
+    const endless = new Readable({ read() { sent += 1024; this.push('x'.repeat(1024)); } });
+    const res = await a.app.inject({ method: 'POST', url: '/api/mcp/workspace.get', payload: endless, headers: { 'content-type': 'application/json', authorization: `Bearer ${key.token}` } });
+    endless.destroy();
+    expect(res.statusCode).toBe(429);
+    expect(sent).toBeLessThan(256 * 1024); // read whole, it would have been 2 MB (then a 413, counted: a 429 too)
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
   });
 
   it('GraphQL requests count against the REST limit', async () => {

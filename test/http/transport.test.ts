@@ -5,6 +5,7 @@
  * (item 9): foreign Host and Origin headers are refused; SVC_CORS_ORIGINS opens GraphQL to listed origins.
  */
 import http from 'node:http';
+import { Readable } from 'node:stream';
 import Fastify from 'fastify';
 import { registerOriginGuard } from '../../src/http/origin-guard.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,6 +98,23 @@ describe('REST keeps the spec bodies', () => {
       expect([payload, res.statusCode, res.json().issues]).toEqual([payload, 400, { body: 'must be a JSON object' }]);
     }
     expect((await post('/api/mcp/workspace.get', '', auth())).statusCode).toBe(200);
+  });
+
+  it('a body over 64 KB without a live key is refused unread (401, not the parse error it would earn), on every surface', async () => {
+    const junk = `{${'x'.repeat(100_000)}`; // not JSON: read, it would be a 400 invalid_json
+    for (const [url, headers] of [['/api/mcp/workspace.get', {}], ['/api/mcp/rpc', { authorization: 'Bearer nope' }], ['/graphql', { accept: 'application/json' }]] as const) {
+      const res = await post(url, junk, headers);
+      expect([url, res.statusCode]).toEqual([url, 401]);
+    }
+    // Without a Content-Length (chunked), the same: the tool routes refuse before reading, GraphQL once 64 KB arrived.
+    for (const url of ['/api/mcp/workspace.get', '/graphql']) {
+      const res = await t.app.inject({ method: 'POST', url, payload: Readable.from([Buffer.from(junk)]), headers: { 'content-type': 'application/json' } });
+      expect([url, res.statusCode]).toEqual([url, 401]);
+    }
+    // A small body is read: JSON-RPC echoes its id, and GraphQL answers introspection.
+    expect((await post('/api/mcp/rpc', ping(9))).json()).toMatchObject({ id: 9, error: { data: { status: 401 } } });
+    const intro = await post('/graphql', JSON.stringify({ query: '{ __typename }' }), { accept: 'application/json' });
+    expect([intro.statusCode, intro.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
   });
 
   it('GraphQL and SSE 401s carry WWW-Authenticate too', async () => {
