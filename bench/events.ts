@@ -31,6 +31,8 @@ import { startWorker } from '../src/worker.ts';
 import { openSse, type SseClient } from '../test/support/sse.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+// The webhook receiver is on loopback.
+process.env.SVC_EGRESS_ALLOW_PRIVATE = '1';
 const SUBSCRIBERS = env('BENCH_SUBSCRIBERS', 100);
 const RATE = env('BENCH_RATE', 50);
 const SECONDS = env('BENCH_SECONDS', 10);
@@ -92,7 +94,9 @@ async function main() {
   await notifier.start();
   const keys = new KeyAuthenticator(pools.api, pools.owner);
   const hub = new EventHub(pools.api, notifier, { maxBufferBytes: 8 * 1024 * 1024 });
-  const { app } = buildApp({ ownerPool: pools.owner, keys, runner: new ToolRunner(pools.api), logLevel: 'silent', events: hub });
+  // Every subscriber streams with the one key: the per-key and per-workspace stream bounds are lifted to their count.
+  const streamLimits = { perKey: SUBSCRIBERS, perWorkspace: SUBSCRIBERS };
+  const { app } = buildApp({ ownerPool: pools.owner, keys, runner: new ToolRunner(pools.api), logLevel: 'silent', events: hub, streamLimits });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   const worker = await startWorker(pools.owner, { allowPrivate: true, concurrency: CONCURRENCY, pollInterval: 200 });
