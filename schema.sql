@@ -2140,7 +2140,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.attachment_set_link_title(uuid,text) returns void; sql volatile; execute: owner only; attachments/jobs.sql
 -- app_private.attachment_upload_expire(uuid) returns text; sql volatile; execute: owner only; attachments/jobs.sql
 -- app_private.attachment_upload_open(text) returns boolean; sql stable; execute: owner only; attachments/jobs.sql
--- app_private.attachments_enqueue(text,json,timestamp with time zone) returns void; plpgsql volatile security definer; execute: owner only; attachments/jobs.sql
+-- app_private.attachments_enqueue(text,json,timestamp with time zone,text[]) returns void; plpgsql volatile security definer; execute: owner only; attachments/jobs.sql
 -- app_private.chat_open_thread(uuid,uuid,uuid,text,uuid,text,text) returns jsonb; plpgsql volatile security definer; execute: owner only; chat/chat.sql
 -- app_private.chat_person_caller() returns app_private.caller; plpgsql stable security definer; execute: owner only; chat/chat.sql
 -- app_private.chat_post_user_message(uuid,uuid,uuid,text,jsonb) returns app_public.chat_messages; plpgsql volatile security definer; execute: owner only; chat/chat.sql
@@ -2168,6 +2168,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.narrowing_within(app_private.caller,uuid[],uuid[],uuid[]) returns boolean; sql stable; execute: owner only; auth/keys.sql
 -- app_private.new_webhook_secret() returns text; sql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.notification_preference_effective(uuid,uuid,text) returns TABLE(enabled boolean, delivery text, source text); sql stable; execute: owner only; notification/preferences.sql
+-- app_private.outbound_flags(uuid) returns text[]; sql immutable; execute: owner only; webhooks/webhooks.sql
 -- app_private.plugin_info(app_private.plugins) returns app_public.plugin_info; sql stable; execute: owner only; auth/plugins.sql
 -- app_private.publish_ephemeral_event(uuid,text,text,uuid,jsonb) returns jsonb; plpgsql volatile; execute: owner only; events/record.sql
 -- app_private.record_event(uuid,text,text,uuid,jsonb) returns uuid; plpgsql volatile security definer; execute: owner only; events/record.sql

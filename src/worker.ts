@@ -14,6 +14,7 @@ import { jobFailures } from './http/metrics.ts';
 import { createLogger, type Logger } from './log.ts';
 import { isSchemaMissing, leaseMs, warnSchemaMissing, webhookTasks, type WebhookTaskOptions } from './webhooks/tasks.ts';
 import { SlowTargets } from './outbound/slow-targets.ts';
+import { TenantShare } from './outbound/tenant-share.ts';
 
 /** Graphile Worker's own messages through our logger: its start-up chatter at debug, warnings and errors as such. */
 const workerLogger = (logger: Logger) => new WorkerLogger((scope) => (level, message, meta) => {
@@ -41,10 +42,14 @@ export async function startWorker(pool: pg.Pool, opts: WorkerOptions): Promise<R
   const logger = opts.logger ?? createLogger(process.env.LOG_LEVEL?.trim().toLowerCase() || 'warn');
   // One process's memory of targets that timed out, for deliveries and link titles alike.
   const slowTargets = opts.slowTargets ?? new SlowTargets();
+  const concurrency = opts.concurrency ?? 8;
+  // At most half the slots run one workspace's outbound jobs; the rest stay free for the others.
+  const share = TenantShare.of(concurrency);
   const runner = await run({
     pgPool: pool,
-    taskList: { ...webhookTasks({ ...opts, logger, slowTargets }), ...dispatchTasks(), ...attachmentTasks({ ...opts, slowTargets }) },
-    concurrency: opts.concurrency ?? 8,
+    taskList: { ...webhookTasks({ ...opts, logger, slowTargets, share }), ...dispatchTasks(), ...attachmentTasks({ ...opts, slowTargets, share }) },
+    concurrency,
+    forbiddenFlags: share.forbiddenFlags,
     noHandleSignals: true,
     pollInterval: opts.pollInterval ?? 1000,
     logger: workerLogger(logger),

@@ -1,7 +1,9 @@
 -- attachments: what the Graphile Worker jobs of attachments call (owner connections).
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
-create or replace function app_private.attachments_enqueue(p_task text, p_payload json, p_run_at timestamp with time zone default now())
+-- p_flags added (migration 000092): link titles are flagged as their workspace's outbound work.
+drop function if exists app_private.attachments_enqueue(text, json, timestamp with time zone);
+create or replace function app_private.attachments_enqueue(p_task text, p_payload json, p_run_at timestamp with time zone default now(), p_flags text[] default null)
  returns void
  language plpgsql
  security definer
@@ -9,11 +11,11 @@ create or replace function app_private.attachments_enqueue(p_task text, p_payloa
 as $$
 begin
   if to_regnamespace('graphile_worker') is not null then
-    perform graphile_worker.add_job(p_task, p_payload, run_at := p_run_at, max_attempts := 3);
+    perform graphile_worker.add_job(p_task, p_payload, run_at := p_run_at, max_attempts := 3, flags := p_flags);
   end if;
 end
 $$;
-comment on function app_private.attachments_enqueue(p_task text, p_payload json, p_run_at timestamp with time zone) is 'Enqueues an attachments job (svc_attachment_upload_expire, svc_attachment_link_title) in the caller''s transaction. Security definer: the request role has no access to the queue.';
+comment on function app_private.attachments_enqueue(p_task text, p_payload json, p_run_at timestamp with time zone, p_flags text[]) is 'Enqueues an attachments job (svc_attachment_upload_expire, svc_attachment_link_title; the latter flagged as its workspace''s outbound work, app_private.outbound_flags) in the caller''s transaction. Security definer: the request role has no access to the queue.';
 
 create or replace function app_private.attachment_upload_expire(p_upload_id uuid)
  returns text

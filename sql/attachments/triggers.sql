@@ -52,7 +52,8 @@ as $$
 begin
   if new.kind = 'LINK' and new.link_title is null then
     new.link_title := app_hidden.url_hostname(new.external_url);
-    perform app_private.attachments_enqueue('svc_attachment_link_title', json_build_object('attachmentId', new.id));
+    perform app_private.attachments_enqueue('svc_attachment_link_title', json_build_object('attachmentId', new.id),
+      p_flags := app_private.outbound_flags(new.workspace_id));
   end if;
   return new;
 end

@@ -269,6 +269,16 @@ end
 $$;
 comment on function app_private.check_webhook_input(p_url text, p_events text[]) is 'Validates a webhook URL and event filter (400 naming the field); returns the events de-duplicated and sorted.';
 
+create or replace function app_private.outbound_flags(p_workspace_id uuid)
+ returns text[]
+ language sql
+ immutable
+ set search_path to 'pg_catalog'
+as $$
+  select array['svc_outbound:' || p_workspace_id]
+$$;
+comment on function app_private.outbound_flags(p_workspace_id uuid) is 'The Graphile Worker flags of a workspace''s outbound job (a webhook or agent delivery, a link title). A worker runs at most half its slots of one workspace''s outbound jobs: while it does, it fetches none flagged so (forbiddenFlags, src/outbound/tenant-share.ts), however many of the workspace''s targets hang.';
+
 create or replace function app_private.enqueue_delivery_job(p_delivery_id uuid, p_run_at timestamp with time zone default NULL::timestamp with time zone)
  returns void
  language plpgsql
@@ -278,12 +288,13 @@ as $$
 begin
   if to_regnamespace('graphile_worker') is not null then
     perform graphile_worker.add_job('svc_webhook_deliver', json_build_object('deliveryId', p_delivery_id),
+      flags := app_private.outbound_flags((select d.workspace_id from app_public.webhook_deliveries d where d.id = p_delivery_id)),
       run_at := coalesce(p_run_at, now()), max_attempts := 10, job_key := 'svc_webhook:' || p_delivery_id,
       job_key_mode := 'replace');
   end if;
 end
 $$;
-comment on function app_private.enqueue_delivery_job(p_delivery_id uuid, p_run_at timestamp with time zone) is 'Enqueues (or reschedules) the worker job of a delivery, job_key svc_webhook:<id>. Runs in the caller''s transaction.';
+comment on function app_private.enqueue_delivery_job(p_delivery_id uuid, p_run_at timestamp with time zone) is 'Enqueues (or reschedules) the worker job of a delivery, job_key svc_webhook:<id>, flagged as its workspace''s outbound work (outbound_flags). Runs in the caller''s transaction.';
 
 create or replace function app_private.new_webhook_secret()
  returns text

@@ -7,9 +7,10 @@
  *                                              (5 s, redirects followed, 64 KB, egress guard on every hop);
  *                                              the hostname stays when there is no title.
  */
-import type { Task, TaskList } from 'graphile-worker';
+import type { JobHelpers, Task, TaskList } from 'graphile-worker';
 import { fetchPageTitle } from '../outbound/http.ts';
 import { SlowTargets } from '../outbound/slow-targets.ts';
+import { TenantShare } from '../outbound/tenant-share.ts';
 import type { BlobStore } from './store.ts';
 
 export interface AttachmentTaskOptions {
@@ -19,6 +20,8 @@ export interface AttachmentTaskOptions {
   linkTitleTimeoutMs?: number;
   /** Targets that timed out lately (shared with webhook deliveries); default: this task list's own. */
   slowTargets?: SlowTargets;
+  /** Each workspace's share of the worker's slots (shared with webhook deliveries); default: no share. */
+  share?: TenantShare;
 }
 
 export function attachmentTasks(opts: AttachmentTaskOptions): TaskList {
@@ -34,6 +37,15 @@ export function attachmentTasks(opts: AttachmentTaskOptions): TaskList {
 
   const linkTitle: Task = async (payload, helpers) => {
     const { attachmentId } = payload as { attachmentId: string };
+    if (!opts.share) return fetchTitle(attachmentId, helpers);
+    await opts.share.within(helpers.job, () => fetchTitle(attachmentId, helpers), async () => {
+      await helpers.withPgClient((client) => client.query(
+        "select app_private.attachments_enqueue('svc_attachment_link_title', $1, now() + interval '250 milliseconds', app_private.outbound_flags($2))",
+        [payload, TenantShare.tenantOf(helpers.job)]));
+    });
+  };
+
+  const fetchTitle = async (attachmentId: string, helpers: JobHelpers) => {
     const link = await helpers.withPgClient(async (client) => {
       const { rows } = await client.query<{ u: string; w: string }>(
         "select external_url as u, workspace_id as w from app_public.attachments where id = $1 and kind = 'LINK'", [attachmentId]);

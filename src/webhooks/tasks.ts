@@ -7,10 +7,11 @@
  *  svc_webhooks_sweep                re-queue deliveries whose worker died mid-attempt (expired lease)
  *                                    or whose job went missing; at worker start-up and every minute.
  */
-import type { Task, TaskList } from 'graphile-worker';
+import type { JobHelpers, Task, TaskList } from 'graphile-worker';
 import { webhookAttempts } from '../http/metrics.ts';
 import { hostOf, type Logger } from '../log.ts';
 import { SlowTargets } from '../outbound/slow-targets.ts';
+import type { TenantShare } from '../outbound/tenant-share.ts';
 import { deliver, type AttemptResult, type DeliveryWork } from './deliver.ts';
 
 /** decisions.md: about 5 s, 1 min, 10 min, 1 h, 6 h, 24 h, then DEAD_LETTER. */
@@ -27,6 +28,8 @@ export interface WebhookTaskOptions {
   logger?: Logger;
   /** Targets that timed out lately (shared with the link-title task); default: this task list's own. */
   slowTargets?: SlowTargets;
+  /** Each workspace's share of the worker's slots (shared with the link-title task); default: no share. */
+  share?: TenantShare;
 }
 
 /** Logs one recorded attempt that did not deliver and counts every attempt's outcome in /metrics. */
@@ -58,6 +61,14 @@ export function webhookTasks(opts: WebhookTaskOptions): TaskList {
 
   const deliverTask: Task = async (payload, helpers) => {
     const { deliveryId } = payload as { deliveryId: string };
+    if (!opts.share) return deliverNow(deliveryId, helpers);
+    await opts.share.within(helpers.job, () => deliverNow(deliveryId, helpers), async () => {
+      await helpers.withPgClient((client) => client.query(
+        "select app_private.enqueue_delivery_job($1, now() + interval '250 milliseconds')", [deliveryId]));
+    });
+  };
+
+  const deliverNow = async (deliveryId: string, helpers: JobHelpers) => {
     const work = await helpers.withPgClient(async (client) => {
       const { rows } = await client.query<{ w: DeliveryWork | null }>(
         'select app_private.webhook_delivery_claim($1, $2) as w', [deliveryId, lease]);

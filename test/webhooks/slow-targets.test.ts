@@ -1,6 +1,7 @@
-/** src/outbound/slow-targets.ts: a target that timed out cools off; one probe after it, one per tenant at a time; an answer clears it. */
+/** src/outbound/slow-targets.ts: a target that timed out cools off; one probe after it, one per tenant at a time; an answer clears it. src/outbound/tenant-share.ts: a workspace's share of the worker's slots. */
 import { expect, it } from 'vitest';
 import { SlowTargets } from '../../src/outbound/slow-targets.ts';
+import { TenantShare } from '../../src/outbound/tenant-share.ts';
 
 it('cools a timed-out target off, lets one probe through after it, and forgets it on an answer; targets are per tenant', () => {
   const slow = new SlowTargets(1000);
@@ -36,4 +37,29 @@ it('a tenant has one probe out at a time, however many of its targets cooled off
   expect(slow.mayTry(hooks[2]!, 'ws1', 1100)).toBe(false);
   // A target never seen before is tried at once: only what timed out waits.
   expect(slow.mayTry(SlowTargets.key('webhook:4', 'https://fresh.example.com/'), 'ws1', 1100)).toBe(true);
+});
+
+it('a workspace runs at most its share of outbound jobs at once: past it, its jobs are not fetched, and one fetched anyway is put back', async () => {
+  const share = TenantShare.of(8);
+  expect(share.perTenant).toBe(4);
+  expect(TenantShare.of(1).perTenant).toBe(1);
+  const job = (ws?: string) => ({ flags: ws ? { [`svc_outbound:${ws}`]: true } : null });
+  expect(TenantShare.tenantOf(job('ws1'))).toBe('ws1');
+  expect(TenantShare.tenantOf(job())).toBeUndefined();
+  const ran: string[] = [];
+  const hold: Array<() => void> = [];
+  const run = (name: string) => () => new Promise<void>((resolve) => { ran.push(name); hold.push(resolve); });
+  const putBack = (name: string) => async () => { ran.push(`put back ${name}`); };
+  const running = [1, 2, 3, 4].map((n) => share.within(job('ws1'), run(`ws1-${n}`), putBack(`ws1-${n}`)));
+  expect(share.forbiddenFlags()).toEqual(['svc_outbound:ws1']);
+  await share.within(job('ws1'), run('ws1-5'), putBack('ws1-5'));
+  const other = share.within(job('ws2'), run('ws2-1'), putBack('ws2-1'));
+  const unflagged = share.within(job(), run('old-1'), putBack('old-1'));
+  expect(ran).toEqual(['ws1-1', 'ws1-2', 'ws1-3', 'ws1-4', 'put back ws1-5', 'ws2-1', 'old-1']);
+  hold.shift()!();
+  await running[0];
+  expect(share.forbiddenFlags()).toEqual([]);
+  for (const release of hold) release();
+  await Promise.all([...running, other, unflagged]);
+  expect(share.take('ws1')).toBe(true);
 });

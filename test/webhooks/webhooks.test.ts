@@ -255,6 +255,35 @@ describe('failures', () => {
     }
   });
 
+  it('a workspace\'s hanging endpoints hold at most four of the worker\'s eight slots: another workspace\'s delivery goes at once', async () => {
+    const slow = await startTestApp({ worker: { backoffSeconds: [], timeoutMs: 3000, concurrency: 8 } });
+    try {
+      const noisy = await createWorkspace(slow);
+      const other = await createWorkspace(slow);
+      receiver.respond = (r) => (r.url.startsWith('/never-') ? 'hang' : { status: 200, body: 'ok' });
+      // Eight endpoints it never called before (a cooled-off one would fail fast): each attempt holds a slot 3 s.
+      for (let i = 0; i < 8; i++) await admin(slow, 'create-webhook', { workspace: noisy.key, url: path(`never-${i}`), events: 'PROJECT_UPDATED', json: true });
+      await admin(slow, 'create-webhook', { workspace: other.key, url: path('other-workspace'), events: 'PROJECT_UPDATED', json: true });
+      await slow.pools.owner.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{}')`, [noisy.id]);
+      const hanging = () => receiver.requests.filter((r) => r.url.startsWith('/never-')).length;
+      await receiver.waitFor(() => hanging() >= 1);
+      await new Promise((r) => setTimeout(r, 300));
+      const sent = Date.now();
+      await slow.pools.owner.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{}')`, [other.id]);
+      const [delivered] = (await receiver.waitFor((rs) => rs.some(at('other-workspace')))).filter(at('other-workspace'));
+      expect(delivered!.at - sent).toBeLessThan(1500); // with every slot taken it waited for the 3 s deadline
+      expect(hanging()).toBeLessThanOrEqual(4);
+      // The jobs say whose they are (the worker fetches none of a workspace's while its share runs).
+      const jobs = await slow.pools.owner.query(`select j.flags from graphile_worker._private_jobs j
+        join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'svc_webhook_deliver'`);
+      expect(jobs.rows.length).toBeGreaterThan(0);
+      for (const { flags } of jobs.rows) expect([{ [`svc_outbound:${noisy.id}`]: true }, { [`svc_outbound:${other.id}`]: true }]).toContainEqual(flags);
+    } finally {
+      receiver.respond = () => ({ status: 200, body: 'ok' });
+      await slow.close();
+    }
+  });
+
   it('a claimed delivery says whose it is (the worker spreads retries of slow endpoints per workspace)', async () => {
     const idle = await startTestApp(); // no worker: the delivery waits to be claimed here
     try {
