@@ -8,7 +8,7 @@
  *                                              the hostname stays when there is no title.
  */
 import type { JobHelpers, Task, TaskList } from 'graphile-worker';
-import { fetchPageTitle } from '../outbound/http.ts';
+import { fetchPageTitle, OutboundTimeout } from '../outbound/http.ts';
 import { SlowTargets } from '../outbound/slow-targets.ts';
 import { TenantShare } from '../outbound/tenant-share.ts';
 import type { BlobStore } from './store.ts';
@@ -65,7 +65,7 @@ export function attachmentTasks(opts: AttachmentTaskOptions): TaskList {
       title = await fetchPageTitle(link.u, { allowPrivate: opts.allowPrivate, timeoutMs: opts.linkTitleTimeoutMs ?? 5000 });
       slow.settled(target, link.w, false);
     } catch (err) {
-      slow.settled(target, link.w, /timed out/.test((err as Error).message));
+      slow.settled(target, link.w, err instanceof OutboundTimeout);
       helpers.logger.info(`link title of ${attachmentId}: ${(err as Error).message}; the hostname stays`);
       return;
     }

@@ -30,6 +30,9 @@ export interface GuardedRequestOptions {
   signal?: AbortSignal;
 }
 
+/** The request's deadline passed (a target that times out cools off: src/outbound/slow-targets.ts). */
+export class OutboundTimeout extends Error {}
+
 export async function guardedRequest(rawUrl: string, opts: GuardedRequestOptions): Promise<GuardedResponse> {
   const deadline = Date.now() + opts.timeoutMs;
   let url = new URL(rawUrl);
@@ -54,7 +57,7 @@ function oneRequest(url: URL, opts: GuardedRequestOptions, deadline: number): Pr
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const remaining = deadline - Date.now();
-    if (remaining <= 0) return reject(new Error('timed out'));
+    if (remaining <= 0) return reject(new OutboundTimeout('timed out'));
     const req = client.request(url, {
       method: opts.method ?? 'GET',
       headers: opts.headers,
@@ -62,7 +65,7 @@ function oneRequest(url: URL, opts: GuardedRequestOptions, deadline: number): Pr
       agent: false,
       signal: opts.signal,
     });
-    const timer = setTimeout(() => req.destroy(new Error(`timed out after ${opts.timeoutMs} ms`)), remaining);
+    const timer = setTimeout(() => req.destroy(new OutboundTimeout(`timed out after ${opts.timeoutMs} ms`)), remaining);
     req.on('error', (err) => {
       clearTimeout(timer);
       reject(err);

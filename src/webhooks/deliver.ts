@@ -28,6 +28,8 @@ export interface AttemptResult {
   statusCode?: number;
   error?: string;
   responseBody?: string;
+  /** No answer within the deadline (the endpoint then cools off: src/outbound/slow-targets.ts). Not recorded. */
+  timedOut?: true;
 }
 
 export interface DeliverOptions {
@@ -81,7 +83,7 @@ export async function deliver(work: DeliveryWork, opts: DeliverOptions): Promise
       // A receiver that answered but never finished its body still gave its status.
       if (answered) finish({ ...base, durationMs: Date.now() - started, statusCode: answered.statusCode,
         responseBody: Buffer.concat(answered.chunks).toString('utf8').slice(0, RESPONSE_KEEP) });
-      else finish(fail(`timeout after ${opts.timeoutMs} ms`));
+      else finish({ ...fail(`timeout after ${opts.timeoutMs} ms`), timedOut: true });
     }, opts.timeoutMs);
     req.on('error', (err) => finish(fail(err.message)));
     req.on('response', (res) => {

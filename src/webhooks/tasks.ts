@@ -80,7 +80,7 @@ export function webhookTasks(opts: WebhookTaskOptions): TaskList {
     let attempt: AttemptResult;
     if (slow.mayTry(target, work.workspaceId)) {
       attempt = await deliver(work, { allowPrivate: opts.allowPrivate, timeoutMs });
-      slow.settled(target, work.workspaceId, attempt.error?.startsWith('timeout') === true);
+      slow.settled(target, work.workspaceId, attempt.timedOut === true);
     } else {
       attempt = { url: work.url, startedAt: new Date().toISOString(), durationMs: 0,
         error: `not tried: this endpoint timed out in the last ${slow.coolOffMs / 1000} s` };
