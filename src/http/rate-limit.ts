@@ -16,8 +16,8 @@ const BODY_BYTES_PER_CALL = 256 * 1024;
 
 /**
  * The calls a request body adds to its own. Decoding, parsing, validating and storing a body costs the one Node
- * thread and PostgreSQL in proportion to its size; counted by calls alone, one key sending 2 MB bodies at its
- * limit took other workspaces' p99 from 12 ms to over half a second.
+ * thread and PostgreSQL in proportion to its size; counted by calls alone, ten loops of 2 MB createMany calls on one
+ * key, within its limit, took another workspace's issues.get from p50 4.5 ms to 665 ms (decisions.md).
  */
 export function bodyCalls(bytes: number | undefined): number {
   return Math.floor((bytes ?? 0) / BODY_BYTES_PER_CALL);
