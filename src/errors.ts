@@ -55,7 +55,7 @@ const BY_SQLSTATE: Record<string, { status: number; error: string }> = {
   '22021': { status: 400, error: 'invalid_input' }, // character not in repertoire (invalid UTF-8)
   '54000': { status: 400, error: 'invalid_input' }, // program limit exceeded (e.g. a value too large for an index)
   '54001': { status: 400, error: 'invalid_input' }, // statement too complex (absurd nesting)
-  // statement_timeout (GraphQL runs under one): a query that asks for too much.
+  // statement_timeout (30 s for a tool call; a GraphQL request's budget, request-budget.ts): asked for too much, or waited too long.
   '57014': { status: 400, error: 'query_too_expensive' },
 };
 
@@ -126,7 +126,7 @@ function describeConstraint(e: PgError): string {
     case '23505': return 'Already exists';
     case '23503': return 'Referenced record not found';
     case '42501': return 'Not permitted for this key';
-    case '57014': return 'The query ran past its time limit: ask for fewer rows (smaller first/last, fewer nested lists)';
+    case '57014': return 'The call ran past its time limit (the database was busy, or it asked for too much): try again, or ask for less (fewer rows, smaller first/last, fewer nested lists)';
     // The table's rule, not PostgreSQL's sentence (which names the relation and the constraint).
     case '23514': { const field = constraintField(e); return field ? `${field} is not an allowed value` : 'A value is not allowed'; }
     default: return FRIENDLY[e.code!] ?? (e.code!.startsWith('22') ? DATA_EXCEPTION_MESSAGE : e.message);

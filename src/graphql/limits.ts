@@ -6,15 +6,18 @@
  *   - at most MAX_FIELDS field selections, fragments expanded (stops counting at the limit: fragment bombs);
  *   - at most MAX_DEPTH levels of fields outside introspection;
  *   - at most MAX_INTROSPECTION `__schema` / `__type` fields (GraphiQL asks for one `__schema`);
- *   - an estimate of the rows the lists can return, at most MAX_ROWS: each list or connection multiplies its
- *     parent's count by its `first` / `last` (a literal or a variable), or by UNPAGED when it has none. A list
+ *   - an estimate of the rows the lists can read, at most MAX_ROWS: each list or connection multiplies its
+ *     parent's count by its `first` / `last` (a literal or a variable), or by UNPAGED when it has none, and adds
+ *     the rows its `offset` skips; a connection's `totalCount` counts as COUNTED rows. A list
  *     without `first` returns every row it holds (PostGraphile has no default page), so it counts as a large
  *     table: a whole list of statuses or labels passes, a list nested in an unpaged list does not (an outside
  *     probe's three unpaged levels, counted as 10 each, made 130 MB and held every workspace for 30 s). What the
- *     estimate cannot foresee is bounded by the statement timeout every GraphQL transaction runs under (server.ts);
+ *     estimate cannot foresee is bounded by the time budget of the request, all its statements together, on one
+ *     connection at a time (request-budget.ts);
  *   - at most MAX_TOOL_FIELDS catalog tool fields (issuesList, issuesCreate, …), as a JSON-RPC batch holds at most
- *     50 calls; each tool field of a mutation is one call of the key's rate limit, as each write of a batch is
- *     (a query counts once however many lists it reads, the board's six columns included).
+ *     50 calls; each tool field is one call of the key's rate limit (issuesList in a query too), as each call of a
+ *     batch is, and so is each root field of a mutation (a query of PostGraphile's own lists counts once however
+ *     many it reads, the board's six columns included).
  *
  * A document that does not parse is left to PostGraphile's own error, except when its nesting overflows the
  * parser's stack, which is answered here.
@@ -30,13 +33,14 @@ export const GRAPHQL_LIMITS = {
   MAX_INTROSPECTION: 5,
   MAX_ROWS: 100_000,
   UNPAGED: 10_000,
+  COUNTED: 1_000,
   MAX_TOOL_FIELDS: 50,
 } as const;
 
 export interface QueryShape {
   /** Why the request is refused, or undefined. */
   refused?: string;
-  /** Root fields of mutations, catalog tools and in-app procedures alike (each counts as one call of the rate limit). */
+  /** Root fields of mutations (catalog tools and in-app procedures alike) and tool fields of queries: each counts as one call of the rate limit. */
   writes: number;
 }
 
@@ -81,6 +85,17 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
     return undefined;
   };
 
+  // Whether a selection set asks for a field, through fragments and inline fragments too (each fragment read once:
+  // a fragment spread twice in each of twenty others would be a million paths).
+  const selects = (set: SelectionSetNode, field: string, read: Set<string>): boolean => set.selections.some((x) => {
+    if (x.kind === Kind.FIELD) return x.name.value === field;
+    if (x.kind === Kind.INLINE_FRAGMENT) return selects(x.selectionSet, field, read);
+    const fragment = fragments.get(x.name.value);
+    if (!fragment || read.has(x.name.value)) return false;
+    read.add(x.name.value);
+    return selects(fragment.selectionSet, field, read);
+  });
+
   let inMutation = false;
   const walk = (set: SelectionSetNode, parent: GraphQLNamedType | undefined, depth: number, multiplier: number, inIntrospection: boolean, spreading: Set<string>) => {
     for (const sel of set.selections) {
@@ -95,8 +110,9 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
         if (depth === 0 && toolFieldNames.has(name) && ++toolFields > L.MAX_TOOL_FIELDS) {
           throw new Refused(`more than ${L.MAX_TOOL_FIELDS} tool fields (issuesList, issuesCreate, …) in one request`);
         }
-        // Every write is a call (200 aliased accessCreateSession fields in one request once counted as one).
-        if (depth === 0 && inMutation && !introspecting) writes++;
+        // Every write is a call (200 aliased accessCreateSession fields in one request once counted as one), and so
+        // is every tool field of a query (issuesList: a tool call, as over REST).
+        if (depth === 0 && (inMutation || toolFieldNames.has(name)) && !introspecting) writes++;
         const def = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[name] : undefined;
         let count = multiplier;
         if (def && !introspecting) {
@@ -104,19 +120,29 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
           // A connection counts its page; its `nodes` / `edges` are that page again, not a further factor;
           // a list of scalars (labelIds) is part of its row.
           const inConnection = parent?.name.endsWith('Connection') ?? false;
-          // A connection asked only for totalCount or pageInfo reads no rows.
-          const rowsOfConnection = !type.name.endsWith('Connection') || (sel.selectionSet?.selections ?? [])
+          const isConnection = type.name.endsWith('Connection');
+          const asked = (sel.selectionSet?.selections ?? []);
+          // A connection asked only for totalCount or pageInfo returns no rows.
+          const rowsOfConnection = !isConnection || asked
             .some((x) => x.kind !== Kind.FIELD || x.name.value === 'nodes' || x.name.value === 'edges');
+          // But its count reads every row it holds (450 aliased counts held the pool for 15 s): a tenth of an
+          // unpaged list, as it shapes none of them.
+          if (isConnection && !inConnection && sel.selectionSet && selects(sel.selectionSet, 'totalCount', new Set())) {
+            rows += multiplier * L.COUNTED;
+          }
           const many = sel.selectionSet !== undefined && !inConnection && rowsOfConnection
-            && (isListType(getNullableType(def.type)) || type.name.endsWith('Connection'));
+            && (isListType(getNullableType(def.type)) || isConnection);
           if (many) {
             const page = intValue(sel.arguments?.find((a) => a.name.value === 'first' || a.name.value === 'last')?.value);
+            // An offset reads the rows it skips (`first: 1, offset: 59000` sorts and reads 59,001).
+            const offset = intValue(sel.arguments?.find((a) => a.name.value === 'offset')?.value) ?? 0;
             count = multiplier * Math.max(1, page ?? L.UNPAGED);
-            rows += count;
-            if (rows > L.MAX_ROWS) {
-              throw new Refused(`the lists asked for could return about ${Math.round(rows).toLocaleString('en')} rows (at most ${L.MAX_ROWS.toLocaleString('en')}): ` +
-                `pass first/last on the lists, smaller on nested ones (a list without first counts as ${L.UNPAGED.toLocaleString('en')})`);
-            }
+            rows += count + multiplier * Math.max(0, offset);
+          }
+          if (rows > L.MAX_ROWS) {
+            throw new Refused(`the lists asked for could read about ${Math.round(rows).toLocaleString('en')} rows (at most ${L.MAX_ROWS.toLocaleString('en')}): ` +
+              `pass first/last on the lists, smaller on nested ones (a list without first counts as ${L.UNPAGED.toLocaleString('en')}, ` +
+              `a totalCount as ${L.COUNTED.toLocaleString('en')}, an offset as the rows it skips)`);
           }
         }
         if (sel.selectionSet) walk(sel.selectionSet, def ? getNamedType(def.type) : undefined, introspecting ? depth : depth + 1, count, introspecting, spreading);

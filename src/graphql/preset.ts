@@ -15,6 +15,7 @@ import '../polyfills.ts';
 import { PgSimplifyInflectionPreset } from '@graphile/simplify-inflection';
 import type pg from 'pg';
 import { makePgService } from 'postgraphile/adaptors/pg';
+import { oneConnectionPerRequest, type WithPgClient } from './request-budget.ts';
 import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
 import { makeJSONPgSmartTagsPlugin } from 'postgraphile/utils';
 import { ToolMutationsPlugin } from './tool-mutations.ts';
@@ -133,6 +134,22 @@ export interface GraphqlPresetOptions {
   graphiql?: boolean;
 }
 
+/** The service with its statements of one request taking turns on one connection, under one budget (request-budget.ts). */
+function oneConnectionPerRequestService(service: GraphileConfig.PgServiceConfiguration): GraphileConfig.PgServiceConfiguration {
+  const adaptor = service.adaptor;
+  return {
+    ...service,
+    adaptor: {
+      ...adaptor,
+      createWithPgClient: (settings, variant) => {
+        const made = adaptor.createWithPgClient(settings, variant);
+        const wrap = (inner: unknown) => oneConnectionPerRequest(inner as WithPgClient) as unknown as typeof inner;
+        return (made instanceof Promise ? made.then(wrap) : wrap(made)) as typeof made;
+      },
+    },
+  };
+}
+
 export function makePreset(opts: GraphqlPresetOptions): GraphileConfig.Preset {
   return {
     extends: [PostGraphileAmberPreset, PgSimplifyInflectionPreset],
@@ -142,12 +159,12 @@ export function makePreset(opts: GraphqlPresetOptions): GraphileConfig.Preset {
     // so in-app clients get every relation (Project.issues, Agent.assignedIssues, ...).
     disablePlugins: ['PgIndexBehaviorsPlugin'],
     pgServices: [
-      makePgService({
+      oneConnectionPerRequestService(makePgService({
         pool: opts.pool,
         schemas: ['app_public'],
         // No GraphQL subscriptions (events go over SSE), so no LISTEN connection.
         pubsub: false,
-      }),
+      })),
     ],
     gather: {
       // Function arguments without a default are required (non-null) in GraphQL.

@@ -109,6 +109,20 @@ export function pgSettingsFor(caller: Caller): Record<string, string> {
   };
 }
 
+/**
+ * A request's tool fields run one after another (graphql-js resolves a query's root fields at once): fifty aliased
+ * issuesList fields would otherwise hold the workspace's whole share of the pool (request-budget.ts does the same for
+ * PostGraphile's own statements).
+ */
+function oneCallAtATime<A extends unknown[], R>(call: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (...args) => {
+    const mine = last.then(() => call(...args));
+    last = mine.catch(() => undefined);
+    return mine;
+  };
+}
+
 /** Mounts POST /graphql and GET /graphiql on `app` (call inside app.register to keep the hook local). */
 export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions): Promise<void> {
   const preset = makePreset({ pool: opts.pool, graphiql: opts.graphiql });
@@ -123,7 +137,7 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
         if (!caller && request?.svcIntrospection) return {};
         // Unreachable: the hooks below answer 401 first.
         if (!caller) throw new ApiError(401, { error: 'invalid', message: 'Missing bearer token' });
-        const tools: ToolMutationContext = { svcCaller: caller, svcCallTool: opts.callTool };
+        const tools: ToolMutationContext = { svcCaller: caller, svcCallTool: opts.callTool && oneCallAtATime(opts.callTool) };
         return { pgSettings: pgSettingsFor(caller), ...tools };
       },
     },

@@ -40,6 +40,21 @@ describe('GraphQL request limits', () => {
     await gqlOk(t, ws.token, '{ statuses { nodes { name } } labels { nodes { name } } issues(first: 1) { nodes { issueLabels { nodes { label { name } } } comments { nodes { rowId } } } } }');
   });
 
+  it('a count reads the rows it counts and an offset the rows it skips: 450 aliased totalCounts, or offsets past 59,000, are refused', async () => {
+    // An outside probe's two queries: each held every connection of the pool for 15-38 s on 60,000 issues.
+    const counts = Array.from({ length: 450 }, (_, i) => `a${i}: issues(condition: { title: "x${i}" }) { totalCount }`).join(' ');
+    refused(await gql(t, ws.token, `{ ${counts} }`));
+    // Through a fragment too.
+    const viaFragment = Array.from({ length: 450 }, (_, i) => `a${i}: issues(first: 1, condition: { title: "x${i}" }) { ...C }`).join(' ');
+    refused(await gql(t, ws.token, `{ ${viaFragment} } fragment C on IssuesConnection { totalCount }`));
+    const offsets = Array.from({ length: 20 }, (_, i) => `a${i}: issues(first: 1, offset: ${59_000 + i}, orderBy: [DESCRIPTION_DESC]) { nodes { rowId } }`).join(' ');
+    refused(await gql(t, ws.token, `{ ${offsets} }`));
+    // What an app asks for passes: a handful of counts, a page further on.
+    const fine = await gqlOk(t, ws.token, `{ ${Array.from({ length: 20 }, (_, i) => `c${i}: issues(condition: { title: "x${i}" }) { totalCount }`).join(' ')}
+      page: issues(first: 50, offset: 500) { nodes { rowId } } }`);
+    expect(fine.c0.totalCount).toBe(0);
+  });
+
   it('lists without first count as what they may hold: unpaged lists nested in one another are refused', async () => {
     // An outside probe's query: three unpaged levels, counted as 10 rows each, were accepted; PostGraphile returned
     // every row at each level (130 MB for 330 issues) and held the service, every workspace included, for 30 s.
@@ -83,6 +98,21 @@ describe('GraphQL request limits', () => {
     expect(over.status).toBe(429);
     const { rows } = await t.pools.owner.query("select count(*)::int as n from app_private.api_keys where workspace_id = $1 and kind = 'SESSION'", [ws.id]);
     expect(rows[0].n).toBe(30);
+  });
+});
+
+describe('tool fields of a query', () => {
+  it('each is a call of the rate limit, as over REST, and they run one after another', async () => {
+    const lister = await createKey(t, ws); // 40 calls a minute of its own
+    await ok(t, ws.token, 'issues.create', { title: 'listed' });
+    const lists = (n: number) => `{ ${Array.from({ length: n }, (_, k) => `l${k}: issuesList(limit: ${k + 1})`).join(' ')} }`;
+    const pool = t.pools.api;
+    let most = 0;
+    const sample = setInterval(() => { most = Math.max(most, pool.totalCount - pool.idleCount); }, 1);
+    const first = await gqlOk(t, lister.token, lists(30)).finally(() => clearInterval(sample));
+    expect(first.l0.items).toHaveLength(1);
+    expect(most).toBeLessThanOrEqual(1); // else as many as the workspace's share of the pool
+    expect((await gql(t, lister.token, lists(30))).status).toBe(429);
   });
 });
 

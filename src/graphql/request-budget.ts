@@ -1,0 +1,51 @@
+/**
+ * One GraphQL request holds at most one database connection at a time, for at most REQUEST_BUDGET_MS in all.
+ *
+ * PostGraphile runs a request's root fields (and their aliases) as separate statements, concurrently, each on a
+ * connection of its own: an outside probe's one request of 450 aliased `totalCount` fields held every connection of
+ * the pool for 15 s, and another workspace's issues.get waited as long. The statement timeout bounded each statement,
+ * not the request. Here a request's statements take turns (they are told apart by the request's pgSettings object,
+ * which PostGraphile passes to every statement of one request), and each runs under what is left of the request's
+ * budget as its statement timeout; a statement that would start with nothing left is refused.
+ */
+import { ApiError } from '../errors.ts';
+
+/** What one GraphQL request may spend in the database, all its statements together. */
+export const REQUEST_BUDGET_MS = 10_000;
+
+type PgSettings = Record<string, string | undefined> | null | undefined;
+export type WithPgClient = ((pgSettings: PgSettings, callback: (client: never) => Promise<unknown>) => Promise<unknown>) & { release?: () => void };
+
+interface RequestTurns {
+  /** The statement before this one settles. */
+  last: Promise<unknown>;
+  /** When the request's first statement started. */
+  startedAt: number;
+}
+
+export const budgetSpent = () => new ApiError(400, {
+  error: 'query_too_expensive',
+  message: `The request ran past its time limit (${REQUEST_BUDGET_MS / 1000} s in the database for all its fields): ask for less (fewer fields and aliases, smaller first/last, fewer nested lists)`,
+});
+
+/** Wraps a withPgClient so that the statements of one request take turns, under the request's budget. */
+export function oneConnectionPerRequest(inner: WithPgClient, budgetMs = REQUEST_BUDGET_MS, now = () => Date.now()): WithPgClient {
+  const requests = new WeakMap<object, RequestTurns>();
+  const wrapped: WithPgClient = (pgSettings, callback) => {
+    // Without settings (introspection of a request without a key, PostGraphile's own reads): as it was.
+    if (!pgSettings) return inner(pgSettings, callback);
+    let turns = requests.get(pgSettings);
+    if (!turns) requests.set(pgSettings, (turns = { last: Promise.resolve(), startedAt: now() }));
+    const startedAt = turns.startedAt;
+    const mine = turns.last.then(() => {
+      const left = budgetMs - (now() - startedAt);
+      if (left <= 0) throw budgetSpent();
+      return inner({ ...pgSettings, statement_timeout: `${Math.ceil(left)}ms` }, callback);
+    });
+    // A statement that failed still lets the next one go.
+    turns.last = mine.catch(() => undefined);
+    return mine;
+  };
+  wrapped.release = () => inner.release?.();
+  return wrapped;
+}

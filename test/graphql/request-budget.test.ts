@@ -1,0 +1,67 @@
+/**
+ * One GraphQL request holds one database connection at a time, under one time budget (src/graphql/request-budget.ts):
+ * an outside probe's request of 450 aliased counts ran on every connection of the pool at once for 15 s.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oneConnectionPerRequest, type WithPgClient } from '../../src/graphql/request-budget.ts';
+import { gqlOk } from '../support/graphql.ts';
+import { createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+describe('the statements of one request take turns', () => {
+  it('one at a time per request (requests apart run side by side), each under what is left of the budget; then refused', async () => {
+    let clock = 0;
+    let running = 0;
+    let most = 0;
+    const timeouts: string[] = [];
+    const inner: WithPgClient = async (settings, callback) => {
+      running++;
+      most = Math.max(most, running);
+      timeouts.push(String(settings?.statement_timeout));
+      await new Promise((r) => setTimeout(r, 5));
+      clock += 4_000;
+      running--;
+      return callback(undefined as never);
+    };
+    const wrapped = oneConnectionPerRequest(inner, 10_000, () => clock);
+    const request = { role: 'svc_visitor', statement_timeout: '10s' };
+    const statements = [1, 2, 3, 4].map((n) => wrapped(request, async () => n));
+    const results = await Promise.allSettled(statements);
+    expect(most).toBe(1);
+    expect(timeouts).toEqual(['10000ms', '6000ms', '2000ms']);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+    expect((results[3] as PromiseRejectedResult).reason).toMatchObject({ status: 400, body: { error: 'query_too_expensive' } });
+    // Two requests: each its own turns.
+    clock = 0;
+    most = 0;
+    await Promise.all([wrapped({ a: '1' }, async () => 1), wrapped({ b: '2' }, async () => 2)]);
+    expect(most).toBe(2);
+    // Without settings (no key: introspection) nothing changes.
+    expect(await wrapped(null, async () => 'plain')).toBe('plain');
+  });
+});
+
+describe('over GraphQL', () => {
+  let t: TestApp;
+  let ws: Workspace;
+  beforeAll(async () => {
+    t = await startTestApp({ graphql: true });
+    ws = await createWorkspace(t);
+  });
+  afterAll(() => t.close());
+
+  it('a request of many aliased fields holds one connection of the pool at a time, and answers them all', async () => {
+    for (let i = 0; i < 3; i++) await ok(t, ws.token, 'issues.create', { title: `aliased ${i}` });
+    const pool = t.pools.api;
+    let most = 0;
+    const sample = setInterval(() => { most = Math.max(most, pool.totalCount - pool.idleCount); }, 1);
+    const aliases = Array.from({ length: 40 }, (_, i) => `a${i}: issues(first: 5, condition: { title: "aliased ${i % 3}" }) { totalCount nodes { rowId title } }`).join(' ');
+    try {
+      const data = await gqlOk(t, ws.token, `{ ${aliases} }`);
+      expect(Object.keys(data)).toHaveLength(40);
+      expect(data.a4.nodes).toEqual([{ rowId: expect.any(String), title: 'aliased 1' }]);
+    } finally {
+      clearInterval(sample);
+    }
+    expect(most).toBeLessThanOrEqual(1);
+  });
+});
