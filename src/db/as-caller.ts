@@ -20,12 +20,14 @@ export const callerValues = (caller: Caller, args: unknown[]): unknown[] => [
  * RLS inside. Returns the call's result as text (JSON stays unparsed).
  */
 export async function queryAsCaller(
-  pool: pg.Pool, caller: Caller, statementName: string, call: string, args: unknown[],
+  pool: pg.Pool, caller: Caller, statementName: string, call: string, args: unknown[], opts: { inShare?: boolean } = {},
 ): Promise<string | null> {
   const query = { name: statementName, text: callerStatement(call), values: callerValues(caller, args) };
+  const run = () => pool.query<{ r: string | null }>(query);
   for (let attempt = 1; ; attempt++) {
     try {
-      const { rows } = await inShare(pool, caller.workspaceId, () => pool.query<{ r: string | null }>(query));
+      // A call inside a GraphQL request runs in the place its request holds (a second place could deadlock).
+      const { rows } = await (opts.inShare === false ? run() : inShare(pool, caller.workspaceId, run));
       return rows[0]?.r ?? null;
     } catch (err) {
       // A deadlock or serialization victim was rolled back whole (the call is one statement, one transaction):
@@ -52,7 +54,7 @@ class Share {
 const shares = new WeakMap<pg.Pool, Map<string, Share>>();
 
 /**
- * Waits for a place in `holder`'s share of the pool (a workspace id; `graphql:<id>` for its GraphQL requests) and
+ * Waits for a place in `holder`'s share of the pool (a workspace id: its tool calls and its GraphQL requests alike) and
  * returns the function that gives it back (once, however often it is called).
  */
 export async function takeShare(pool: pg.Pool, holder: string): Promise<() => void> {

@@ -32,8 +32,10 @@ import { maskError } from './errors.ts';
 import { measureQuery, parseQuery } from './limits.ts';
 import { makePreset } from './preset.ts';
 import { bodyCalls, KEYLESS_BODY_LIMIT } from '../http/rate-limit.ts';
+import { inTurn, REQUEST_BUDGET_MS } from './request-budget.ts';
 import { TOOL_FIELD_NAMES, type ToolMutationContext } from './tool-mutations.ts';
 import type { Tool } from '../tools/define.ts';
+import type { RunOptions } from '../tools/invoke.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -85,7 +87,7 @@ export interface GraphqlOptions {
   /** Counts a GraphQL request (and each mutation field past its first) against the key's REST limit (shared across processes). */
   rateLimit?: (caller: Caller, surface: 'rest', calls?: number) => Promise<void>;
   /** Runs a catalog tool as REST and JSON-RPC do (the tool mutations, tool-mutations.ts). */
-  callTool?: (caller: Caller, t: Tool, args: unknown) => Promise<string>;
+  callTool?: (caller: Caller, t: Tool, args: unknown, opts?: RunOptions) => Promise<string>;
 }
 
 const pgArray = (values: readonly string[]) => `{${values.join(',')}}`;
@@ -109,20 +111,6 @@ export function pgSettingsFor(caller: Caller): Record<string, string> {
   };
 }
 
-/**
- * A request's tool fields run one after another (graphql-js resolves a query's root fields at once): fifty aliased
- * issuesList fields would otherwise hold the workspace's whole share of the pool (request-budget.ts does the same for
- * PostGraphile's own statements).
- */
-function oneCallAtATime<A extends unknown[], R>(call: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
-  let last: Promise<unknown> = Promise.resolve();
-  return (...args) => {
-    const mine = last.then(() => call(...args));
-    last = mine.catch(() => undefined);
-    return mine;
-  };
-}
-
 /** Mounts POST /graphql and GET /graphiql on `app` (call inside app.register to keep the hook local). */
 export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions): Promise<void> {
   const preset = makePreset({ pool: opts.pool, graphiql: opts.graphiql });
@@ -137,8 +125,15 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
         if (!caller && request?.svcIntrospection) return {};
         // Unreachable: the hooks below answer 401 first.
         if (!caller) throw new ApiError(401, { error: 'invalid', message: 'Missing bearer token' });
-        const tools: ToolMutationContext = { svcCaller: caller, svcCallTool: opts.callTool && oneCallAtATime(opts.callTool) };
-        return { pgSettings: pgSettingsFor(caller), ...tools };
+        const pgSettings = pgSettingsFor(caller);
+        // A tool field runs in the request's turns (after and before its other fields) and in the place in the
+        // workspace's share of the pool the request holds (hook below).
+        const callTool = opts.callTool;
+        const tools: ToolMutationContext = {
+          svcCaller: caller,
+          svcCallTool: callTool && ((c, t, args) => inTurn(pgSettings, () => callTool(c, t, args, { inShare: false }))),
+        };
+        return { pgSettings, ...tools };
       },
     },
   });
@@ -217,10 +212,15 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     // each full 256 KiB of its body.
     const moreCalls = Math.max(0, writes - 1) + bodyCalls(request.svcBodyBytes);
     if (request.svcCaller && moreCalls > 0) await opts.rateLimit?.(request.svcCaller, 'rest', moreCalls);
-    // A workspace's GraphQL requests hold at most the pool less one connection at a time (src/db/as-caller.ts),
-    // counted apart from its tool calls: a tool field runs one of those inside the request, which must not wait for
-    // a place the requests themselves hold.
-    if (request.svcCaller) reply.raw.once('close', await takeShare(opts.pool, `graphql:${request.svcCaller.workspaceId}`));
+    // A GraphQL request holds a place in its workspace's share of the pool (src/db/as-caller.ts), the share its tool
+    // calls over REST and JSON-RPC take too; its statements and tool fields run in that place, one at a time
+    // (request-budget.ts). The place is given back when the answer is written; a client that hangs up first does not
+    // stop the request's statements, so then it is held until they have run out of budget.
+    if (request.svcCaller) {
+      const release = await takeShare(opts.pool, request.svcCaller.workspaceId);
+      reply.raw.once('finish', release);
+      reply.raw.once('close', () => setTimeout(release, REQUEST_BUDGET_MS + 1_000).unref());
+    }
   });
   await serv.addTo(app);
   app.addHook('onClose', async () => {

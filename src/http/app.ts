@@ -15,7 +15,7 @@ import { ApiError, logRefusedInputTo } from '../errors.ts';
 import { GRAPHQL_PATH, registerGraphql } from '../graphql/server.ts';
 import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
 import type { EventHub } from '../events/hub.ts';
-import type { ToolRunner } from '../tools/invoke.ts';
+import type { RunOptions, ToolRunner } from '../tools/invoke.ts';
 import type { Logger } from '../log.ts';
 import { committedMigrationCount } from '../db/committed.ts';
 import type { Tool } from '../tools/define.ts';
@@ -43,7 +43,7 @@ export interface AppServices {
   /** Counts `calls` calls of the caller (shared across processes); throws the 429 when over the limit. */
   rateLimit(caller: Caller, surface: RateSurface, calls?: number): Promise<void>;
   /** Runs a tool (the runner's output JSON), counted and timed in /metrics. */
-  callTool(caller: Caller, t: Tool, args: unknown, surface: ToolSurface): Promise<string>;
+  callTool(caller: Caller, t: Tool, args: unknown, surface: ToolSurface, opts?: RunOptions): Promise<string>;
   /** MCP sessions with resource subscriptions (only with the event feed). */
   mcpSessions?: McpSessions;
   /** Places for event streams (SSE, MCP): take one before a stream opens. */
@@ -167,7 +167,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     keys: opts.keys,
     runner: opts.runner,
     rateLimit: (caller, surface, calls) => limiter.take(caller, surface, calls),
-    callTool: (caller, t, args, surface) => metrics.time(t.name, surface, () => opts.runner.run(caller, t, args)),
+    callTool: (caller, t, args, surface, runOptions) => metrics.time(t.name, surface, () => opts.runner.run(caller, t, args, runOptions)),
     mcpSessions: opts.events ? new McpSessions(opts.ownerPool, opts.events.notifier, opts.events.pool) : undefined,
     streams: new StreamLimits(opts.streamLimits ?? { perKey: 20, perWorkspace: 200 }),
   };
@@ -311,7 +311,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     // Its own plugin scope: the GraphQL auth hook applies to the GraphQL routes only.
     app.register(async (scope) => registerGraphql(scope, {
       ...graphql, keys: opts.keys, rateLimit: services.rateLimit,
-      callTool: (caller, t, args) => services.callTool(caller, t, args, 'graphql'),
+      callTool: (caller, t, args, runOptions) => services.callTool(caller, t, args, 'graphql', runOptions),
     }));
   }
 

@@ -32,17 +32,22 @@ export function zodIssues(error: z.ZodError): Record<string, string> {
 /** The SQL expression a tool call runs (inside callerStatement); its one argument, $9, is the validated input as JSON. */
 export const toolCall = (t: Tool): string => `${t.sqlFunction}($9::jsonb)`;
 
+/** How a call runs: `inShare: false` for a call made inside a request that already holds its workspace's place (GraphQL). */
+export interface RunOptions {
+  inShare?: boolean;
+}
+
 export class ToolRunner {
   constructor(private readonly pool: pg.Pool, readonly services: ToolServices = {}) {}
 
   /** Runs the tool and returns its output as JSON text; throws ApiError for every expected failure. */
-  async call(caller: Caller, name: string, args: unknown): Promise<string> {
+  async call(caller: Caller, name: string, args: unknown, opts: RunOptions = {}): Promise<string> {
     const t = findTool(name);
     if (!t) throw new ApiError(404, { error: 'unknown_tool', message: `Unknown tool: ${name}` });
-    return this.run(caller, t, args);
+    return this.run(caller, t, args, opts);
   }
 
-  async run(caller: Caller, t: Tool, args: unknown): Promise<string> {
+  async run(caller: Caller, t: Tool, args: unknown, opts: RunOptions = {}): Promise<string> {
     for (const scope of t.scopes) if (!hasScope(caller, scope)) throw scopeRequired(scope);
     // Nesting past MAX_INPUT_DEPTH is refused first, before anything that recurses (zod, JSON.stringify, jsonb).
     const tooDeep = inputDepthIssues(args);
@@ -55,25 +60,25 @@ export class ToolRunner {
       const ctx: ToolContext = {
         caller,
         services: this.services,
-        invoke: async (name, a) => JSON.parse(await this.call(caller, name, a)),
+        invoke: async (name, a) => JSON.parse(await this.call(caller, name, a, opts)),
         sql: async (a) => {
           if (!t.hasSql) throw new Error(`${t.name} has no SQL function (declare sql: true)`);
-          return JSON.parse(await this.sqlCall(caller, `tool:${t.name}`, toolCall(t), a));
+          return JSON.parse(await this.sqlCall(caller, `tool:${t.name}`, toolCall(t), a, opts));
         },
         read: async (helper, a) => {
           if (!/^[a-z_]+$/.test(helper)) throw new Error(`bad helper name ${helper}`);
-          return JSON.parse(await this.sqlCall(caller, `read:${helper}`, `app_hidden.${helper}($9::jsonb)`, a));
+          return JSON.parse(await this.sqlCall(caller, `read:${helper}`, `app_hidden.${helper}($9::jsonb)`, a, opts));
         },
       };
       const result = await t.run(ctx, parsed.data);
       return JSON.stringify(result ?? null);
     }
-    return this.sqlCall(caller, `tool:${t.name}`, toolCall(t), parsed.data);
+    return this.sqlCall(caller, `tool:${t.name}`, toolCall(t), parsed.data, opts);
   }
 
-  private async sqlCall(caller: Caller, statement: string, call: string, args: unknown): Promise<string> {
+  private async sqlCall(caller: Caller, statement: string, call: string, args: unknown, opts: RunOptions): Promise<string> {
     try {
-      return (await queryAsCaller(this.pool, caller, statement, call, [JSON.stringify(args)])) ?? 'null';
+      return (await queryAsCaller(this.pool, caller, statement, call, [JSON.stringify(args)], opts)) ?? 'null';
     } catch (err) {
       const mapped = fromPgError(err);
       if (mapped) throw mapped;

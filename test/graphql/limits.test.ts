@@ -103,8 +103,10 @@ describe('GraphQL request limits', () => {
 
 describe('tool fields of a query', () => {
   it('each is a call of the rate limit, as over REST, and they run one after another', async () => {
+    // Both requests in one minute of the rate limit's clock.
+    if (new Date().getUTCSeconds() > 55) await new Promise((r) => setTimeout(r, 6_000));
     const lister = await createKey(t, ws); // 40 calls a minute of its own
-    await ok(t, ws.token, 'issues.create', { title: 'listed' });
+    await ok(t, lister.token, 'issues.create', { title: 'listed' });
     const lists = (n: number) => `{ ${Array.from({ length: n }, (_, k) => `l${k}: issuesList(limit: ${k + 1})`).join(' ')} }`;
     const pool = t.pools.api;
     let most = 0;

@@ -64,4 +64,19 @@ describe('over GraphQL', () => {
     }
     expect(most).toBeLessThanOrEqual(1);
   });
+
+  it('its tool fields take the same turns and the same place: PostGraphile fields and issuesList fields together hold one connection', async () => {
+    const pool = t.pools.api;
+    let most = 0;
+    const sample = setInterval(() => { most = Math.max(most, pool.totalCount - pool.idleCount); }, 1);
+    const fields = Array.from({ length: 10 }, (_, i) => `p${i}: issues(first: 5, offset: ${i}) { nodes { rowId } } t${i}: issuesList(limit: ${i + 1})`).join(' ');
+    try {
+      const data = await gqlOk(t, ws.token, `{ ${fields} }`);
+      expect(data.t2.items).toHaveLength(3);
+      expect(data.p0.nodes).toHaveLength(3);
+    } finally {
+      clearInterval(sample);
+    }
+    expect(most).toBeLessThanOrEqual(1);
+  });
 });
