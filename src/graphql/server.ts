@@ -219,7 +219,7 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     if (request.svcCaller) {
       const release = await takeShare(opts.pool, request.svcCaller.workspaceId);
       reply.raw.once('finish', release);
-      reply.raw.once('close', () => setTimeout(release, REQUEST_BUDGET_MS + 1_000).unref());
+      reply.raw.once('close', () => { if (!reply.raw.writableFinished) setTimeout(release, REQUEST_BUDGET_MS + 1_000).unref(); });
     }
   });
   await serv.addTo(app);
