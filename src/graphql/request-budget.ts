@@ -61,3 +61,18 @@ export function oneConnectionPerRequest(inner: WithPgClient, budgetMs = REQUEST_
   wrapped.release = () => inner.release?.();
   return wrapped;
 }
+
+/**
+ * Gives a request's place in its workspace's share back when its answer is written; if the client hangs up first,
+ * the request's statements go on (nothing cancels them), so the place is held until its budget is surely spent.
+ */
+export function releaseWhenAnswered(
+  res: { once(event: 'finish' | 'close', listener: () => void): unknown; readonly writableFinished: boolean },
+  release: () => void,
+  holdMs = REQUEST_BUDGET_MS + 1_000,
+): void {
+  res.once('finish', release);
+  res.once('close', () => {
+    if (!res.writableFinished) setTimeout(release, holdMs).unref();
+  });
+}

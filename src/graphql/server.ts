@@ -32,7 +32,7 @@ import { maskError } from './errors.ts';
 import { measureQuery, parseQuery } from './limits.ts';
 import { makePreset } from './preset.ts';
 import { bodyCalls, KEYLESS_BODY_LIMIT } from '../http/rate-limit.ts';
-import { inTurn, REQUEST_BUDGET_MS } from './request-budget.ts';
+import { inTurn, releaseWhenAnswered } from './request-budget.ts';
 import { TOOL_FIELD_NAMES, type ToolMutationContext } from './tool-mutations.ts';
 import type { Tool } from '../tools/define.ts';
 import type { RunOptions } from '../tools/invoke.ts';
@@ -217,9 +217,7 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     // (request-budget.ts). The place is given back when the answer is written; a client that hangs up first does not
     // stop the request's statements, so then it is held until they have run out of budget.
     if (request.svcCaller) {
-      const release = await takeShare(opts.pool, request.svcCaller.workspaceId);
-      reply.raw.once('finish', release);
-      reply.raw.once('close', () => { if (!reply.raw.writableFinished) setTimeout(release, REQUEST_BUDGET_MS + 1_000).unref(); });
+      releaseWhenAnswered(reply.raw, await takeShare(opts.pool, request.svcCaller.workspaceId));
     }
   });
   await serv.addTo(app);

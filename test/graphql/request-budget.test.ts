@@ -2,8 +2,9 @@
  * One GraphQL request holds one database connection at a time, under one time budget (src/graphql/request-budget.ts):
  * an outside probe's request of 450 aliased counts ran on every connection of the pool at once for 15 s.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oneConnectionPerRequest, type WithPgClient } from '../../src/graphql/request-budget.ts';
+import { EventEmitter } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { oneConnectionPerRequest, releaseWhenAnswered, type WithPgClient } from '../../src/graphql/request-budget.ts';
 import { gqlOk } from '../support/graphql.ts';
 import { createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
@@ -37,6 +38,31 @@ describe('the statements of one request take turns', () => {
     expect(most).toBe(2);
     // Without settings (no key: introspection) nothing changes.
     expect(await wrapped(null, async () => 'plain')).toBe('plain');
+  });
+});
+
+describe('the place in the share', () => {
+  it('is given back when the answer is written; after a hang-up, only once the budget is surely spent', () => {
+    vi.useFakeTimers();
+    try {
+      const answered = Object.assign(new EventEmitter(), { writableFinished: false });
+      let released = 0;
+      releaseWhenAnswered(answered, () => { released++; }, 11_000);
+      answered.writableFinished = true;
+      answered.emit('finish');
+      answered.emit('close');
+      expect(released).toBe(1);
+      const hungUp = Object.assign(new EventEmitter(), { writableFinished: false });
+      let freed = false;
+      releaseWhenAnswered(hungUp, () => { freed = true; }, 11_000);
+      hungUp.emit('close');
+      vi.advanceTimersByTime(10_999);
+      expect(freed).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect(freed).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
