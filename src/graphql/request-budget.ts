@@ -63,16 +63,15 @@ export function oneConnectionPerRequest(inner: WithPgClient, budgetMs = REQUEST_
 }
 
 /**
- * Gives a request's place in its workspace's share back when its answer is written; if the client hangs up first,
- * the request's statements go on (nothing cancels them), so the place is held until its budget is surely spent.
+ * Gives a request's place in its workspace's share back when its answer is written, and in any case once its budget
+ * is surely spent: a client that hangs up does not stop the request's statements, and one that hung up while the
+ * request waited for its place closed the response before these listeners were added (its 'close' never comes).
  */
 export function releaseWhenAnswered(
-  res: { once(event: 'finish' | 'close', listener: () => void): unknown; readonly writableFinished: boolean },
+  res: { once(event: 'finish', listener: () => void): unknown },
   release: () => void,
   holdMs = REQUEST_BUDGET_MS + 1_000,
 ): void {
   res.once('finish', release);
-  res.once('close', () => {
-    if (!res.writableFinished) setTimeout(release, holdMs).unref();
-  });
+  setTimeout(release, holdMs).unref();
 }
