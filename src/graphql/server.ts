@@ -217,7 +217,13 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     // (request-budget.ts). The place is given back when the answer is written; a client that hangs up first does not
     // stop the request's statements, so then it is held until they have run out of budget.
     if (request.svcCaller) {
-      releaseWhenAnswered(reply.raw, await takeShare(opts.pool, request.svcCaller.workspaceId));
+      const release = await takeShare(opts.pool, request.svcCaller.workspaceId);
+      // A client that left while the request waited for its place: nothing to run for it.
+      if (request.raw.socket?.destroyed) {
+        release();
+        throw new ApiError(400, { error: 'bad_request', message: 'The client closed the connection before the request ran' });
+      }
+      releaseWhenAnswered(reply.raw, release);
     }
   });
   await serv.addTo(app);
