@@ -1850,6 +1850,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.issue_passes_narrowing(uuid,uuid) returns boolean; plpgsql stable security definer; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.issue_progress_json(uuid[]) returns jsonb; sql stable; execute: svc_visitor; projects/progress.sql
 -- app_hidden.issue_ref_json(app_public.issues) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.issue_ref_json(app_public.issues,app_public.statuses) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_relations_json(app_public.issues,text) returns jsonb; sql stable; execute: svc_visitor; relations/relations.sql
 -- app_hidden.issue_search_matches(tsquery,real,integer,integer) returns TABLE(id uuid, number integer, rank real); plpgsql stable security definer; execute: svc_visitor; issues/search.sql
 -- app_hidden.issues_filter(jsonb) returns record; plpgsql stable; execute: svc_visitor; issues/filters.sql
@@ -1906,8 +1907,10 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.rate_limit_reserve(uuid,uuid,text,integer,integer) returns record; plpgsql volatile security definer; execute: svc_visitor; core/rate_limits.sql
 -- app_hidden.record_event(text,text,uuid,jsonb) returns uuid; sql volatile security definer; execute: svc_visitor; events/record.sql
 -- app_hidden.record_status_event(text,app_public.statuses,jsonb) returns uuid; sql volatile; execute: svc_visitor; statuses/statuses.sql
+-- app_hidden.relation_kind_seen(app_public.issue_relations,uuid) returns text; sql immutable; execute: svc_visitor; relations/relations.sql
 -- app_hidden.relation_path_exists(text,uuid,uuid) returns boolean; sql stable security definer; execute: svc_visitor; relations/relations.sql
 -- app_hidden.relation_view(app_public.issue_relations,uuid) returns jsonb; sql stable; execute: svc_visitor; relations/relations.sql
+-- app_hidden.relation_view(app_public.issue_relations,uuid,app_public.issues,app_public.statuses) returns jsonb; sql stable; execute: svc_visitor; relations/relations.sql
 -- app_hidden.repo_apply_rules(app_public.external_resources) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.repo_check_host_settings(text,text) returns void; plpgsql immutable; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.repo_check_status_rules(jsonb) returns jsonb; plpgsql immutable; execute: svc_visitor; repohost/mappings.sql

@@ -1,20 +1,43 @@
 -- relations: helper functions and in-app procedures.
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
+create or replace function app_hidden.relation_kind_seen(r app_public.issue_relations, p_pov uuid)
+ returns text
+ language sql
+ immutable
+as $$
+  select case when r.to_issue_id = p_pov and r.kind = 'BLOCKS' then 'BLOCKED_BY' else r.kind end
+$$;
+comment on function app_hidden.relation_kind_seen(r app_public.issue_relations, p_pov uuid) is 'The kind of a stored relation as seen from one of its issues: the blocked issue sees BLOCKS as BLOCKED_BY.';
+grant execute on function app_hidden.relation_kind_seen(r app_public.issue_relations, p_pov uuid) to svc_visitor;
+
+create or replace function app_hidden.relation_view(r app_public.issue_relations, p_pov uuid,
+                                                     o app_public.issues, s app_public.statuses)
+ returns jsonb
+ language sql
+ stable
+as $$
+  -- One expression, no subquery: inlined into issue_relations_json, so 1,000 relations are one plan, not 1,000.
+  select jsonb_build_object(
+    'id', r.id, 'fromIssueId', r.from_issue_id, 'toIssueId', r.to_issue_id,
+    'kind', app_hidden.relation_kind_seen(r, p_pov),
+    'direction', case when r.from_issue_id = p_pov then 'outbound' else 'inbound' end,
+    'issue', app_hidden.issue_ref_json(o, s),
+    'createdAt', r.created_at)
+$$;
+comment on function app_hidden.relation_view(r app_public.issue_relations, p_pov uuid, o app_public.issues, s app_public.statuses) is 'A relation seen from one issue, as issues.get include.relations shows it: fromIssueId/toIssueId the stored directed link, kind from that issue''s point of view (B sees A BLOCKS B as BLOCKED_BY), direction outbound/inbound, issue = the other end (o, with its status s).';
+grant execute on function app_hidden.relation_view(r app_public.issue_relations, p_pov uuid, o app_public.issues, s app_public.statuses) to svc_visitor;
+
 create or replace function app_hidden.relation_view(r app_public.issue_relations, p_pov uuid)
  returns jsonb
  language sql
  stable
 as $$
-  select jsonb_build_object(
-    'id', r.id, 'fromIssueId', r.from_issue_id, 'toIssueId', r.to_issue_id,
-    'kind', case when r.to_issue_id = p_pov and r.kind = 'BLOCKS' then 'BLOCKED_BY' else r.kind end,
-    'direction', case when r.from_issue_id = p_pov then 'outbound' else 'inbound' end,
-    'issue', (select app_hidden.issue_ref_json(i) from app_public.issues i
-              where i.id = case when r.from_issue_id = p_pov then r.to_issue_id else r.from_issue_id end),
-    'createdAt', r.created_at)
+  select app_hidden.relation_view(r, p_pov, o, (select s from app_public.statuses s where s.id = o.status_id))
+  from app_public.issues o
+  where o.id = case when r.from_issue_id = p_pov then r.to_issue_id else r.from_issue_id end
 $$;
-comment on function app_hidden.relation_view(r app_public.issue_relations, p_pov uuid) is 'A relation seen from one issue, as issues.get include.relations shows it: fromIssueId/toIssueId the stored directed link, kind from that issue''s point of view (B sees A BLOCKS B as BLOCKED_BY), direction outbound/inbound, issue = the other end.';
+comment on function app_hidden.relation_view(r app_public.issue_relations, p_pov uuid) is 'relation_view of one relation, its other issue looked up (relations.add answers with it).';
 grant execute on function app_hidden.relation_view(r app_public.issue_relations, p_pov uuid) to svc_visitor;
 
 create or replace function app_hidden.issue_relations_json(p_issue app_public.issues, p_kind text default null)
@@ -24,15 +47,15 @@ create or replace function app_hidden.issue_relations_json(p_issue app_public.is
 as $$
   -- Read as the caller: a link whose other end the key cannot see (narrowing) or that is deleted is left out, ids
   -- included.
-  select coalesce(jsonb_agg(t.v order by t.created_at, t.id), '[]')
-  from (select app_hidden.relation_view(r, p_issue.id) as v, r.created_at, r.id
-        from app_public.issue_relations r
-        where r.workspace_id = p_issue.workspace_id
-          and (r.from_issue_id = p_issue.id or r.to_issue_id = p_issue.id)
-          and exists (select 1 from app_public.issues o
-                      where o.id = case when r.from_issue_id = p_issue.id then r.to_issue_id else r.from_issue_id end
-                        and o.deleted_at is null)) t
-  where p_kind is null or t.v->>'kind' = p_kind
+  select coalesce(jsonb_agg(app_hidden.relation_view(r, p_issue.id, o, s) order by r.created_at, r.id), '[]')
+  from app_public.issue_relations r
+  join app_public.issues o
+    on o.id = case when r.from_issue_id = p_issue.id then r.to_issue_id else r.from_issue_id end
+   and o.deleted_at is null
+  left join app_public.statuses s on s.id = o.status_id
+  where r.workspace_id = p_issue.workspace_id
+    and (r.from_issue_id = p_issue.id or r.to_issue_id = p_issue.id)
+    and (p_kind is null or app_hidden.relation_kind_seen(r, p_issue.id) = p_kind)
 $$;
 comment on function app_hidden.issue_relations_json(p_issue app_public.issues, p_kind text) is 'Every relation of an issue, inbound and outbound, each seen from it (relation_view), oldest first, optionally of one kind as seen; links to issues the caller cannot see or that are deleted are left out. relations.listForIssue, issues.get include.relations and agent.context.bundle show this.';
 grant execute on function app_hidden.issue_relations_json(p_issue app_public.issues, p_kind text) to svc_visitor;

@@ -20,10 +20,14 @@ export const callerValues = (caller: Caller, args: unknown[]): unknown[] => [
  * RLS inside. Returns the call's result as text (JSON stays unparsed).
  */
 export async function queryAsCaller(
-  pool: pg.Pool, caller: Caller, statementName: string, call: string, args: unknown[], opts: { inShare?: boolean } = {},
+  pool: pg.Pool, caller: Caller, statementName: string, call: string, args: unknown[],
+  opts: { inShare?: boolean; statementTimeoutMs?: number } = {},
 ): Promise<string | null> {
   const query = { name: statementName, text: callerStatement(call), values: callerValues(caller, args) };
-  const run = () => pool.query<{ r: string | null }>(query);
+  const timeout = opts.statementTimeoutMs;
+  const run = () => timeout === undefined
+    ? pool.query<{ r: string | null }>(query)
+    : withStatementTimeout(pool, timeout, (client) => client.query<{ r: string | null }>(query));
   for (let attempt = 1; ; attempt++) {
     try {
       // A call inside a GraphQL request runs in the place its request holds (a second place could deadlock).
@@ -35,6 +39,26 @@ export async function queryAsCaller(
       if (attempt >= RETRIES || !TRANSIENT.has((err as { code?: string }).code ?? '')) throw err;
       await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
     }
+  }
+}
+
+/**
+ * Runs `work` on a connection whose statement timeout is `ms` (the pool's is 30 s), then sets it back: two round
+ * trips more, paid only by calls with a budget of their own (a GraphQL request's tool fields).
+ */
+async function withStatementTimeout<T>(pool: pg.Pool, ms: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query(`set statement_timeout = ${Math.max(1, Math.ceil(ms))}`);
+    return await work(client);
+  } finally {
+    try {
+      await client.query('reset statement_timeout');
+    } catch (err) {
+      broken = err as Error; // the connection is dropped rather than given back with the short timeout
+    }
+    client.release(broken);
   }
 }
 

@@ -126,12 +126,13 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
         // Unreachable: the hooks below answer 401 first.
         if (!caller) throw new ApiError(401, { error: 'invalid', message: 'Missing bearer token' });
         const pgSettings = pgSettingsFor(caller);
-        // A tool field runs in the request's turns (after and before its other fields) and in the place in the
-        // workspace's share of the pool the request holds (hook below).
+        // A tool field runs in the request's turns (after and before its other fields), under what is left of its
+        // budget, and in the place in the workspace's share of the pool the request holds (hook below).
         const callTool = opts.callTool;
         const tools: ToolMutationContext = {
           svcCaller: caller,
-          svcCallTool: callTool && ((c, t, args) => inTurn(pgSettings, () => callTool(c, t, args, { inShare: false }))),
+          svcCallTool: callTool &&
+            ((c, t, args) => inTurn(pgSettings, (left) => callTool(c, t, args, { inShare: false, statementTimeoutMs: left }))),
         };
         return { pgSettings, ...tools };
       },

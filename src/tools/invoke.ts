@@ -32,9 +32,13 @@ export function zodIssues(error: z.ZodError): Record<string, string> {
 /** The SQL expression a tool call runs (inside callerStatement); its one argument, $9, is the validated input as JSON. */
 export const toolCall = (t: Tool): string => `${t.sqlFunction}($9::jsonb)`;
 
-/** How a call runs: `inShare: false` for a call made inside a request that already holds its workspace's place (GraphQL). */
+/**
+ * How a call runs, when a request makes it (GraphQL's tool fields): `inShare: false`, as the request already holds its
+ * workspace's place; `statementTimeoutMs`, what is left of the request's budget.
+ */
 export interface RunOptions {
   inShare?: boolean;
+  statementTimeoutMs?: number;
 }
 
 export class ToolRunner {

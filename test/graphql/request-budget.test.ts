@@ -3,9 +3,10 @@
  * an outside probe's request of 450 aliased counts ran on every connection of the pool at once for 15 s.
  */
 import { EventEmitter } from 'node:events';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { oneConnectionPerRequest, releaseWhenAnswered, type WithPgClient } from '../../src/graphql/request-budget.ts';
-import { gqlOk } from '../support/graphql.ts';
+import { oneConnectionPerRequest, releaseWhenAnswered, REQUEST_BUDGET_MS, type WithPgClient } from '../../src/graphql/request-budget.ts';
+import { gqlError, gqlOk } from '../support/graphql.ts';
 import { createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
 describe('the statements of one request take turns', () => {
@@ -102,4 +103,32 @@ describe('over GraphQL', () => {
     }
     expect(most).toBeLessThanOrEqual(1);
   });
+
+  it('a tool field runs under what is left of the budget, not under the 30 s of a tool call', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'locked elsewhere' });
+    // Another transaction holds the issue's row: the update waits for it until the request's budget is spent.
+    const blocker = new pg.Client({ connectionString: t.ownerUrl });
+    await blocker.connect();
+    try {
+      await blocker.query('begin');
+      await blocker.query('select 1 from app_public.issues where id = $1 for update', [issue.id]);
+      const started = Date.now();
+      const err = await gqlError(t, ws.token, `mutation { issuesUpdate(id: "${issue.id}", title: "changed") }`);
+      const took = Date.now() - started;
+      expect(err.code).toBe('query_too_expensive');
+      expect(took).toBeGreaterThanOrEqual(REQUEST_BUDGET_MS - 1_000);
+      expect(took).toBeLessThan(REQUEST_BUDGET_MS + 5_000);
+      await blocker.query('rollback');
+    } finally {
+      await blocker.end();
+    }
+    // Nothing was written, and the connection went back to the pool with the pool's own timeout.
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).title).toBe('locked elsewhere');
+    const clients = await Promise.all(Array.from({ length: t.pools.api.options.max! }, () => t.pools.api.connect()));
+    try {
+      for (const c of clients) expect((await c.query('show statement_timeout')).rows[0].statement_timeout).toBe('30s');
+    } finally {
+      for (const c of clients) c.release();
+    }
+  }, 30_000);
 });

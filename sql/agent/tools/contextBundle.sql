@@ -95,8 +95,8 @@ begin
                                 where m.workspace_id = v_thread.workspace_id and m.thread_id = v_thread.id
                                 order by m.seq desc limit 50) m), '[]'),
     'agent', (select app_hidden.agent_json(a) from app_public.agents a where a.id = v_thread.agent_id),
-    'linkedIssues', coalesce((select jsonb_agg(app_hidden.issue_ref_json(i) order by i.number)
-                              from app_public.issues i
+    'linkedIssues', coalesce((select jsonb_agg(app_hidden.issue_ref_json(i, s) order by i.number)
+                              from app_public.issues i left join app_public.statuses s on s.id = i.status_id
                               where i.workspace_id = v_thread.workspace_id and i.deleted_at is null
                                 and (i.id = v_thread.issue_id or i.id::text in (
                                   select m.context_snapshot->>'issueId' from app_public.chat_messages m

@@ -17,13 +17,15 @@ begin
   return app_hidden.page_json(array(
     select (jsonb_build_object(
               'id', r.id, 'kind', r.kind, 'fromIssueId', r.from_issue_id, 'toIssueId', r.to_issue_id,
-              'fromIssue', app_hidden.issue_ref_json(f), 'toIssue', app_hidden.issue_ref_json(t),
+              'fromIssue', app_hidden.issue_ref_json(f, fs), 'toIssue', app_hidden.issue_ref_json(t, ts),
               'createdAt', r.created_at),
             app_hidden.ts_key(r.created_at), r.id)::app_hidden.page_row
     from app_public.issue_relations r
     -- Joined as the caller: both ends must pass the issues' policies (narrowing) and be live.
     join app_public.issues f on f.id = r.from_issue_id and f.deleted_at is null
     join app_public.issues t on t.id = r.to_issue_id and t.deleted_at is null
+    left join app_public.statuses fs on fs.id = f.status_id
+    left join app_public.statuses ts on ts.id = t.status_id
     where r.workspace_id = app_hidden.current_workspace_id()
       and (args->>'kind' is null or r.kind = args->>'kind')
       and (v_issue is null or r.from_issue_id = v_issue or r.to_issue_id = v_issue)
