@@ -1953,6 +1953,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.runtime_info_sanitize(jsonb) returns jsonb; sql immutable; execute: svc_visitor; runtimes/runtimes.sql
 -- app_hidden.runtime_json(app_public.runtimes) returns jsonb; sql stable; execute: svc_visitor; runtimes/runtimes.sql
 -- app_hidden.runtime_set_secret(uuid,text) returns void; plpgsql volatile security definer; execute: svc_visitor; runtimes/runtimes.sql
+-- app_hidden.scope_passes_narrowing(uuid,jsonb) returns boolean; sql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.search_document(uuid,text,text) returns tsvector; plpgsql immutable; execute: svc_visitor; issues/search.sql
 -- app_hidden.search_keyed_query(uuid,tsquery) returns tsquery; sql immutable; execute: svc_visitor; issues/search.sql
 -- app_hidden.search_tag(uuid) returns text; sql immutable; execute: svc_visitor; issues/search.sql

@@ -18,6 +18,18 @@ $$;
 comment on function app_hidden.issue_passes_narrowing(p_issue_id uuid, p_project_id uuid) is 'Spec 5.6: an issue passes when its project is in projectIds or any of its labels is in labelIds (OR). Only consulted for narrowed keys.';
 grant execute on function app_hidden.issue_passes_narrowing(p_issue_id uuid, p_project_id uuid) to svc_visitor;
 
+create or replace function app_hidden.scope_passes_narrowing(p_project_id uuid, p_label_ids jsonb)
+ returns boolean
+ language sql
+ stable
+as $$
+  select p_project_id = any(app_hidden.narrowed_project_ids())
+      or exists (select 1 from jsonb_array_elements_text(coalesce(p_label_ids, '[]')) l(id)
+                 where l.id::uuid = any(app_hidden.narrowed_label_ids()))
+$$;
+comment on function app_hidden.scope_passes_narrowing(p_project_id uuid, p_label_ids jsonb) is 'Spec 5.6 for a scope recorded in an event (a project id and a json array of label ids) rather than a live issue: whether the calling narrowed key would see an issue there.';
+grant execute on function app_hidden.scope_passes_narrowing(p_project_id uuid, p_label_ids jsonb) to svc_visitor;
+
 create or replace function app_hidden.issues_unrestricted()
  returns boolean
  language sql

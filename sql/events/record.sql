@@ -174,11 +174,13 @@ begin
       jsonb_build_object('issueId', p_issue_id, 'changes', to_jsonb(p_changes)) || coalesce(p_extra, '{}'));
   else
     update app_public.activity_events e
-    set payload = e.payload || coalesce(p_extra, '{}') || jsonb_build_object('changes',
+    -- A second change in the transaction keeps the first's before (the issue's scope before the transaction).
+    set payload = e.payload || case when e.payload ? 'before' then coalesce(p_extra, '{}') - 'before' else coalesce(p_extra, '{}') end
+                  || jsonb_build_object('changes',
       (select jsonb_agg(distinct c) from (
          select jsonb_array_elements_text(e.payload->'changes') c union select unnest(p_changes)) s))
     where e.id = v_id;
   end if;
 end
 $$;
-comment on function app_private.record_issue_updated(p_workspace_id uuid, p_issue_id uuid, p_changes text[], p_extra jsonb) is 'Writes ISSUE_UPDATED for an issue, or merges the changed fields into the one this transaction already wrote (same key, written at now()): one event per issue per call, bulk calls included.';
+comment on function app_private.record_issue_updated(p_workspace_id uuid, p_issue_id uuid, p_changes text[], p_extra jsonb) is 'Writes ISSUE_UPDATED for an issue, or merges the changed fields into the one this transaction already wrote (same key, written at now()): one event per issue per call, bulk calls included (its before stays the first one''s).';

@@ -45,7 +45,10 @@ begin
   -- One statement per subject type: only the one that runs is started (a single CASE over seven EXISTS
   -- started all seven, policies included, in every call).
   case p_subject_type
-    when 'issue' then return exists (select 1 from app_public.issues i where i.id = p_subject_id);
+    -- The event of an issue moving out of the key's view is shown too, by the scope it had (payload before).
+    when 'issue' then return exists (select 1 from app_public.issues i where i.id = p_subject_id)
+                          or (p_payload ? 'before' and app_hidden.scope_passes_narrowing(
+                                (p_payload->'before'->>'projectId')::uuid, p_payload->'before'->'labelIds'));
     -- A comment's events follow its issue (payload issueId), not the comment row: the comments policy hides a
     -- deleted comment, which would take its creation and its deletion out of the stream, the replay and a resume.
     when 'comment' then return exists (select 1 from app_public.issues i where i.id = (p_payload->>'issueId')::uuid);
@@ -57,7 +60,7 @@ begin
   end case;
 end
 $$;
-comment on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'Whether a narrowed key sees an event about this subject: issue and comment events only of issues it can see, project events only of its projects, initiative events only of its initiatives, goal, plan, step, review-gate and action-request events only of records it can see (they follow their issue), canvas card and edge events only when it sees every issue they name (payload issueIds); other subjects always.';
+comment on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'Whether a narrowed key sees an event about this subject: issue and comment events only of issues it can see (and the ISSUE_UPDATED of an issue leaving its view, by the payload''s before), project events only of its projects, initiative events only of its initiatives, goal, plan, step, review-gate and action-request events only of records it can see (they follow their issue), canvas card and edge events only when it sees every issue they name (payload issueIds); other subjects always.';
 grant execute on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb) to svc_visitor;
 
 create or replace function app_hidden.chat_event_visible(p_thread_id uuid, p_context_issue_id text)

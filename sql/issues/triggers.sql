@@ -72,6 +72,7 @@ create or replace function app_private.tg_issues__events()
 as $$
 declare
   v_changed text[] := '{}';
+  v_before jsonb := '{}';
   v_event uuid;
 begin
   if tg_op = 'INSERT' then
@@ -133,13 +134,20 @@ begin
   if new.assigned_agent_id is distinct from old.assigned_agent_id and new.assigned_agent_id is null then
     v_changed := array_append(v_changed, 'assignedAgentId');
   end if;
+  -- Where the issue was before a move of project or labels (not while it is created): a key narrowed to that scope
+  -- sees this one event of the issue leaving its view (event_subject_visible), so a live board drops the card.
+  if (new.project_id is distinct from old.project_id or new.label_ids is distinct from old.label_ids)
+     and new.created_at <> now() then
+    if new.label_ids is distinct from old.label_ids then v_changed := array_append(v_changed, 'labelIds'); end if;
+    v_before := jsonb_build_object('before', jsonb_build_object('projectId', old.project_id, 'labelIds', to_jsonb(old.label_ids)));
+  end if;
   if cardinality(v_changed) > 0 then
-    perform app_private.record_issue_updated(new.workspace_id, new.id, v_changed);
+    perform app_private.record_issue_updated(new.workspace_id, new.id, v_changed, v_before);
   end if;
   return null;
 end
 $$;
-comment on function app_private.tg_issues__events() is 'AFTER INSERT/UPDATE on issues: ISSUE_CREATED, ISSUE_DELETED, ISSUE_RESTORED (deletedAt: when it had been deleted), ISSUE_STATUS_CHANGED, ISSUE_PRIORITY_CHANGED, ISSUE_ASSIGNED, ISSUE_QUEUED, and one ISSUE_UPDATED (merged per issue per transaction) naming any other changed fields. A change that changes nothing writes nothing.';
+comment on function app_private.tg_issues__events() is 'AFTER INSERT/UPDATE on issues: ISSUE_CREATED, ISSUE_DELETED, ISSUE_RESTORED (deletedAt: when it had been deleted), ISSUE_STATUS_CHANGED, ISSUE_PRIORITY_CHANGED, ISSUE_ASSIGNED, ISSUE_QUEUED, and one ISSUE_UPDATED (merged per issue per transaction) naming any other changed fields, with before {projectId, labelIds} when the project or labels moved. A change that changes nothing writes nothing.';
 
 create or replace function app_private.tg_issues__detach_children()
  returns trigger

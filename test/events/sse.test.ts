@@ -2,7 +2,7 @@
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, createAgent, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createAgent, createKey, createWorkspace, insertLabel, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { openSse, type SseClient, type SseMessage } from '../support/sse.ts';
 import { until } from '../support/until.ts';
 
@@ -146,6 +146,42 @@ describe('live delivery', () => {
     expect(subjects(full)).toEqual(expect.arrayContaining([inA.id, inB.id, loose.id]));
     n.close();
     full.close();
+  });
+
+  it('a narrowed key hears the event of an issue leaving its view (project moved, label taken off), then nothing more of it', async () => {
+    const { rows: [pa] } = await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'Leave A') returning id`, [ws.id]);
+    const { rows: [pb] } = await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'Leave B') returning id`, [ws.id]);
+    const label = await insertLabel(t, ws, 'leave-label');
+    const byProject = await createKey(t, ws, { scopes: ['SUBSCRIBE_EVENTS', 'READ_ISSUES'], projects: [pa.id] });
+    const byLabel = await createKey(t, ws, { scopes: ['SUBSCRIBE_EVENTS', 'READ_ISSUES'], labels: [label] });
+    const moved = await ok(t, ws.token, 'issues.create', { title: 'moves to B', projectId: pa.id });
+    const relabelled = await ok(t, ws.token, 'issues.create', { title: 'loses its label', projectId: pb.id, labelIds: [label] });
+    const p = await sse(byProject.token);
+    const l = await sse(byLabel.token);
+    await p.waitForComment((x) => x === 'connected');
+    await l.waitForComment((x) => x === 'connected');
+
+    await ok(t, ws.token, 'issues.update', { id: moved.id, projectId: pb.id });
+    await ok(t, ws.token, 'issues.update', { id: relabelled.id, labelIds: [] });
+    await ok(t, ws.token, 'issues.update', { id: moved.id, title: 'out of sight' });
+    await ok(t, ws.token, 'issues.update', { id: relabelled.id, title: 'out of sight too' });
+    const sentinel = await recordEvent(ws);
+    await p.waitFor((m) => m.id === sentinel);
+    await l.waitFor((m) => m.id === sentinel);
+
+    const of = (c: SseClient, id: string) => c.messages.map(data).filter((e) => e.subjectId === id);
+    expect(of(p, moved.id)).toEqual([expect.objectContaining({
+      kind: 'ISSUE_UPDATED',
+      payload: expect.objectContaining({ changes: ['projectId'], before: { projectId: pa.id, labelIds: [] } }),
+    })]);
+    expect(of(l, relabelled.id)).toEqual([expect.objectContaining({
+      kind: 'ISSUE_UPDATED',
+      payload: expect.objectContaining({ changes: ['labelIds'], before: { projectId: pb.id, labelIds: [label] } }),
+    })]);
+    // Neither key hears of the other issue, and the issue itself stays out of reach.
+    expect(of(p, relabelled.id)).toEqual([]);
+    expect(of(l, moved.id)).toEqual([]);
+    expect((await rest(t, byProject.token, 'issues.get', { id: moved.id })).status).toBe(404);
   });
 
   it('keys with the same narrowing but another agent or user do not share what only one may see', async () => {
@@ -320,7 +356,8 @@ describe('resume with Last-Event-ID', () => {
     const recent = await ok(t, narrowed.token, 'events.recent', { subjectType: 'comment', subjectId: comment.id });
     expect(recent.items.map((e: { kind: string }) => e.kind)).toEqual(['COMMENT_UPDATED', 'COMMENT_CREATED']);
 
-    // The issue leaves the key's project: a resume from its event still replays what followed (and only what it sees).
+    // The issue leaves the key's project: a resume from its event still replays what followed (and only what it sees:
+    // of the issue that left, the event of its leaving).
     const { rows: [elsewhere] } = await t.pools.owner.query(`insert into app_public.projects (workspace_id, name) values ($1, 'Elsewhere') returning id`, [ws.id]);
     const watch = await sse(narrowed.token);
     await watch.waitForComment((x) => x === 'connected');
@@ -332,7 +369,8 @@ describe('resume with Last-Event-ID', () => {
     const after = await sse(narrowed.token, { lastEventId: leavingCreated.id });
     await after.waitFor((m) => data(m).kind === 'ISSUE_CREATED' && data(m).subjectId === stays.id);
     expect(after.messages.some((m) => m.event === 'reset')).toBe(false);
-    expect(after.messages.filter((m) => m.id).map((m) => data(m).subjectId)).not.toContain(leaving.id);
+    // Of the issue that left, only the event of its leaving (it names where the issue was).
+    expect(after.messages.filter((m) => m.id && data(m).subjectId === leaving.id).map((m) => data(m).kind)).toEqual(['ISSUE_UPDATED']);
   });
 
   it('sends event: reset for an unknown Last-Event-ID or a backlog beyond the bound, then goes live', async () => {
