@@ -239,6 +239,13 @@ describe('web board', () => {
     await page.click('#nav-board');
     await page.waitForSelector(`.card[data-id="${demo.guide.id}"]`, { timeout: 5000 });
     expect(await cards()).toBe(2);
+    // Live within its view: an issue made in its project appears, and goes when it moves to another project.
+    await page.waitForSelector('#live.live:not(.off)');
+    const passing = await ok(t, ws.token, 'issues.create', { title: 'Passing through Docs', projectId: demo.docs.id });
+    await page.waitForSelector(`.card[data-id="${passing.id}"]`, { timeout: 1000 });
+    await ok(t, ws.token, 'issues.update', { id: passing.id, projectId: demo.platform.id });
+    await page.waitForSelector(`.card[data-id="${passing.id}"]`, { state: 'detached', timeout: 1000 });
+    expect(await cards()).toBe(2);
   });
 
   it('a read-only key gets no controls it may not use: cards do not move, no status, priority, comment or vote controls', async () => {
