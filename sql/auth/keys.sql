@@ -123,9 +123,9 @@ $$;
 comment on function app_hidden.access_revoke(p_key_id uuid) is 'Revokes the calling key itself, or another of its user''s keys that does not exceed it (scopes held, narrowing within, as for access.create: else 403 scope_escalation / narrowing); OWNER/ADMIN with the ADMIN scope: any key of the workspace. Permanent; the key fails with 401 revoked on its next call.';
 grant execute on function app_hidden.access_revoke(p_key_id uuid) to svc_visitor;
 
-drop function if exists app_hidden.authenticate(bytea);  -- its row gained agent_archived (migration 000083)
+drop function if exists app_hidden.authenticate(bytea);  -- its row gained agent_archived (000083), workspace_admin (000095)
 create or replace function app_hidden.authenticate(p_token_hash bytea)
- returns table(key_id uuid, workspace_id uuid, user_id uuid, kind text, linked_agent_id uuid, scopes text[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_at timestamp with time zone, revoked_at timestamp with time zone, acting_user_id uuid, agent_archived boolean)
+ returns table(key_id uuid, workspace_id uuid, user_id uuid, kind text, linked_agent_id uuid, scopes text[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_at timestamp with time zone, revoked_at timestamp with time zone, acting_user_id uuid, agent_archived boolean, workspace_admin boolean)
  language sql
  stable security definer
  set search_path to 'pg_catalog'
@@ -136,11 +136,14 @@ as $$
          coalesce(k.user_id, (select m.user_id from app_public.memberships m
                               where m.workspace_id = k.workspace_id order by m.created_at, m.id limit 1)),
          -- tools/list leaves out what only a live agent may call (agents.me, heartbeats, chat, run reports)
-         (select a.archived_at is not null from app_public.agents a where a.id = k.linked_agent_id)
+         (select a.archived_at is not null from app_public.agents a where a.id = k.linked_agent_id),
+         -- and what only a workspace OWNER/ADMIN may call (settings, the workflow, webhooks)
+         exists (select 1 from app_public.memberships m
+                 where m.workspace_id = k.workspace_id and m.user_id = k.user_id and m.role in ('OWNER', 'ADMIN'))
   from app_private.api_keys k
   where k.token_hash = p_token_hash
 $$;
-comment on function app_hidden.authenticate(p_token_hash bytea) is 'Looks a key up by the SHA-256 of its token, with whether its linked agent is archived. Returns no row for an unknown hash; the API decides invalid / revoked / expired in that order.';
+comment on function app_hidden.authenticate(p_token_hash bytea) is 'Looks a key up by the SHA-256 of its token, with whether its linked agent is archived and whether its own user is OWNER or ADMIN of the workspace. Returns no row for an unknown hash; the API decides invalid / revoked / expired in that order.';
 grant execute on function app_hidden.authenticate(p_token_hash bytea) to svc_visitor;
 
 create or replace function app_private.api_key_info(k app_private.api_keys, p_current_key_id uuid)

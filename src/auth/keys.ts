@@ -37,6 +37,8 @@ export interface Caller {
   expiresAt: Date | null;
   /** The linked agent is archived (as of the key cache's last read, at most 30 s old): only leaves tools out of tools/list. */
   agentArchived?: boolean;
+  /** The key's own user is OWNER or ADMIN of the workspace (as of the same read): only leaves tools out of tools/list. */
+  workspaceAdmin?: boolean;
 }
 
 /** The key is narrowed to projects, labels or initiatives: what it sees of the events is asked per event. */
@@ -66,6 +68,7 @@ interface KeyRow {
   expires_at: Date | null;
   revoked_at: Date | null;
   agent_archived: boolean | null;
+  workspace_admin: boolean;
 }
 
 /** RFC 6750: every 401 names the Bearer scheme and why the token was refused (REST, JSON-RPC, GraphQL, SSE). */
@@ -143,6 +146,7 @@ export class KeyAuthenticator {
       initiativeIds: row.initiative_ids,
       expiresAt: row.expires_at,
       agentArchived: row.agent_archived === true,
+      workspaceAdmin: row.workspace_admin,
     };
   }
 

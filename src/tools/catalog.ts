@@ -158,13 +158,23 @@ function selects(entries: Set<string>, t: Tool): boolean {
   return entries.has(t.namespace) || entries.has(t.name);
 }
 
+function refusedByNarrowing(caller: Caller, refuses: NonNullable<Tool['refusesNarrowedKeys']>): boolean {
+  const [project, label, initiative] = [caller.projectIds.length > 0, caller.labelIds.length > 0, caller.initiativeIds.length > 0];
+  switch (refuses) {
+    case 'any': return project || label || initiative;
+    case 'projectOrLabel': return project || label;
+    case 'project': return project;
+    case 'initiative': return initiative;
+  }
+}
+
 export function canCall(caller: Caller, t: Tool): boolean {
   // An archived agent's key is refused by each of them too (403 agent_archived, or its runs are closed).
   if (t.requiresAgentKey && (!caller.agentId || caller.agentArchived)) return false;
   if (t.requiresUser && !caller.userId && (t.requiresUser === 'user' || !caller.agentId)) return false;
   if (t.agentKeyNeedsScope && caller.agentId && !hasScope(caller, t.agentKeyNeedsScope)) return false;
-  if (t.refusesNarrowedKeys && (caller.projectIds.length > 0 || caller.labelIds.length > 0
-      || (t.refusesNarrowedKeys === 'any' && caller.initiativeIds.length > 0))) return false;
+  if (t.requiresWorkspaceAdmin && !caller.workspaceAdmin) return false;
+  if (t.refusesNarrowedKeys && refusedByNarrowing(caller, t.refusesNarrowedKeys)) return false;
   return t.scopes.every((s) => hasScope(caller, s));
 }
 

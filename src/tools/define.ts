@@ -63,11 +63,11 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
   sql?: boolean;
   /**
    * The tool always refuses a narrowed key (its SQL raises 403 narrowing): 'any' narrowing (webhooks, statuses,
-   * settings: they rule the whole workspace), or 'projectOrLabel' narrowing (cycles, label changes). Used only to
-   * leave the tool out of tools/list and catalog.search for such keys (spec 4.1: the list omits what the key could
-   * not call); SQL stays the check.
+   * settings: they rule the whole workspace), 'projectOrLabel' narrowing (cycles, label changes), 'project' narrowing
+   * (projects.create) or 'initiative' narrowing (initiatives.create). Used only to leave the tool out of tools/list and
+   * catalog.search for such keys (spec 4.1: the list omits what the key could not call); SQL stays the check.
    */
-  refusesNarrowedKeys?: 'any' | 'projectOrLabel';
+  refusesNarrowedKeys?: 'any' | 'projectOrLabel' | 'project' | 'initiative';
   /**
    * The tool always refuses a key not linked to an agent (403 agent_key_required / not_run_agent: heartbeats, the
    * chat tools, a run's own reports), or linked to an archived one (403 agent_archived; its runs ended with it).
@@ -86,6 +86,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
    * keys; SQL stays the check.
    */
   agentKeyNeedsScope?: Scope;
+  /**
+   * The tool refuses a key whose own user is not OWNER or ADMIN of the workspace (403 admin_required: settings, the
+   * workflow's statuses, webhooks). Only leaves the tool out of tools/list and catalog.search for such keys; SQL
+   * stays the check.
+   */
+  requiresWorkspaceAdmin?: true;
 }
 
 export interface Tool extends ToolDef {

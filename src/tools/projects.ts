@@ -54,6 +54,7 @@ export const projectTools = defineTools(
   tool({
     name: 'projects.create',
     scopes: ['WRITE_PROJECTS'],
+    refusesNarrowedKeys: 'project',
     description: 'Create a project (name, optional description and initiativeId). Returns the project; use its id as projectId on issues. Keys narrowed to projects cannot create projects.',
     input: z.strictObject({ name, description: description.optional(), initiativeId: id('initiativeId').optional() }),
     output: ProjectOut,
@@ -115,6 +116,7 @@ export const initiativeTools = defineTools(
   tool({
     name: 'initiatives.create',
     scopes: ['WRITE_PROJECTS'],
+    refusesNarrowedKeys: 'initiative',
     description: 'Create an initiative (name, optional description). Link projects to it with initiatives.linkProject.',
     input: z.strictObject({ name, description: description.optional() }),
     output: InitiativeOut,

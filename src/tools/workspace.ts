@@ -14,6 +14,7 @@ export const workspaceTools = defineTools(
   tool({
     name: 'workspace.updateSettings',
     refusesNarrowedKeys: 'any',
+    requiresWorkspaceAdmin: true,
     scopes: ['ADMIN'],
     description: 'Change the workspace settings given (as workspace.get shows them; requiredAckSeconds, assignmentSlaMinutes 0 = off). OWNER/ADMIN with the ADMIN scope and no narrowing (else 403).',
     input: z.strictObject({
@@ -57,6 +58,7 @@ export const statusTools = defineTools(
   tool({
     name: 'statuses.create',
     refusesNarrowedKeys: 'any',
+    requiresWorkspaceAdmin: true,
     scopes: ['ADMIN'],
     description: `${workflowAdmin}: add a status (unique name, at most 50). position: 0 = first, the ones from there move down; default last.`,
     input: z.strictObject({ name: statusName, category: statusCategory, color: statusColor.optional(), position: int(0, 1000).optional() }),
@@ -65,6 +67,7 @@ export const statusTools = defineTools(
   tool({
     name: 'statuses.update',
     refusesNarrowedKeys: 'any',
+    requiresWorkspaceAdmin: true,
     scopes: ['ADMIN'],
     description: `${workflowAdmin}: rename, recolor, recategorize (only while it has no issues) or make it the default (must be open).`,
     input: z.strictObject({
@@ -76,6 +79,7 @@ export const statusTools = defineTools(
   tool({
     name: 'statuses.delete',
     refusesNarrowedKeys: 'any',
+    requiresWorkspaceAdmin: true,
     scopes: ['ADMIN'],
     description: `${workflowAdmin}: delete a status, its issues moving to moveIssuesTo (required if it has any). Not the default nor the last DONE status.`,
     input: z.strictObject({ id: id('id'), moveIssuesTo: id('moveIssuesTo').optional() }),
@@ -84,6 +88,7 @@ export const statusTools = defineTools(
   tool({
     name: 'statuses.reorder',
     refusesNarrowedKeys: 'any',
+    requiresWorkspaceAdmin: true,
     scopes: ['ADMIN'],
     description: `${workflowAdmin}: set the board order: ids = every status once, first to last.`,
     input: z.strictObject({ ids: z.array(id('ids')).min(1).max(50) }),

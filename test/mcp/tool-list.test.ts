@@ -150,15 +150,15 @@ async function names(token: string): Promise<string[]> {
 describe('tools a narrowed key could not call are not listed', () => {
   it('a project-narrowed key is not offered webhooks, workflow or settings changes, cycle scheduling or label changes', async () => {
     const narrowed = await createKey(t, ws, { projects: [await insertProject(t, ws, 'Listed narrowly')] });
-    const refused = TOOLS.filter((x) => x.refusesNarrowedKeys).map((x) => x.name);
-    expect(refused).toEqual(expect.arrayContaining(['webhooks.create', 'statuses.delete', 'workspace.updateSettings', 'cycles.delete', 'labels.merge']));
+    const refused = TOOLS.filter((x) => x.refusesNarrowedKeys && x.refusesNarrowedKeys !== 'initiative').map((x) => x.name);
+    expect(refused).toEqual(expect.arrayContaining(['webhooks.create', 'statuses.delete', 'workspace.updateSettings', 'cycles.delete', 'labels.merge', 'projects.create']));
     const full = await names(ws.token);
     const listed = await names(narrowed.token);
     for (const name of refused) {
       expect(full, name).toContain(name);
       expect(listed, name).not.toContain(name);
     }
-    expect(listed).toEqual(expect.arrayContaining(['statuses.list', 'labels.create', 'cycles.list', 'issues.create']));
+    expect(listed).toEqual(expect.arrayContaining(['statuses.list', 'labels.create', 'cycles.list', 'issues.create', 'initiatives.create']));
     const found = await ok(t, narrowed.token, 'catalog.search', { query: 'webhook' });
     expect(JSON.stringify(found)).not.toContain('webhooks.create');
 
@@ -169,9 +169,40 @@ describe('tools a narrowed key could not call are not listed', () => {
     for (const [tool, args] of [
       ['webhooks.list', {}], ['workspace.updateSettings', {}], ['statuses.reorder', { ids: [crypto.randomUUID()] }],
       ['cycles.delete', { id: cycle.id }], ['labels.merge', { fromId: from.id, intoId: into.id }], ['labels.delete', { id: from.id }],
+      ['projects.create', { name: 'Not for this key' }],
     ] as const) {
       const r = await rest(t, narrowed.token, tool, args);
       expect([r.status, r.body.error], tool).toEqual([403, 'narrowing']);
+    }
+  });
+});
+
+describe('tools a key of a member, or of an initiative-narrowed key, could not call are not listed', () => {
+  it('an initiative-narrowed key is not offered initiatives.create (403 narrowing), and is offered projects.create', async () => {
+    const initiative = await ok(t, ws.token, 'initiatives.create', { name: 'Listed initiative' });
+    const narrowed = await createKey(t, ws, { initiatives: [initiative.id] });
+    const listed = await names(narrowed.token);
+    expect(listed).not.toContain('initiatives.create');
+    expect(listed).toContain('projects.create');
+    const r = await rest(t, narrowed.token, 'initiatives.create', { name: 'Not for this key' });
+    expect([r.status, r.body.error]).toEqual([403, 'narrowing']);
+  });
+
+  it("a MEMBER's key, every scope held, is not offered settings, workflow or webhook tools (403 admin_required); its OWNER's is", async () => {
+    await admin(t, 'add-member', { workspace: ws.key, email: 'listed-member@example.com', role: 'MEMBER', json: true });
+    const member = await createKey(t, ws, { user: 'listed-member@example.com' });
+    const adminOnly = TOOLS.filter((x) => x.requiresWorkspaceAdmin).map((x) => x.name);
+    expect(adminOnly).toEqual(expect.arrayContaining(['workspace.updateSettings', 'statuses.create', 'webhooks.create', 'webhooks.list']));
+    const owner = await names(ws.token);
+    const listed = await names(member.token);
+    for (const name of adminOnly) {
+      expect(owner, name).toContain(name);
+      expect(listed, name).not.toContain(name);
+    }
+    expect(listed).toEqual(expect.arrayContaining(['statuses.list', 'workspace.get', 'issues.create']));
+    for (const [tool, args] of [['workspace.updateSettings', { name: 'x' }], ['statuses.create', { name: 'Nope', category: 'TODO' }], ['webhooks.list', {}]] as const) {
+      const r = await rest(t, member.token, tool, args);
+      expect([r.status, r.body.error], tool).toEqual([403, 'admin_required']);
     }
   });
 });
