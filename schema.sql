@@ -1911,6 +1911,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.relation_path_exists(text,uuid,uuid) returns boolean; sql stable security definer; execute: svc_visitor; relations/relations.sql
 -- app_hidden.relation_view(app_public.issue_relations,uuid) returns jsonb; sql stable; execute: svc_visitor; relations/relations.sql
 -- app_hidden.relation_view(app_public.issue_relations,uuid,app_public.issues,app_public.statuses) returns jsonb; sql stable; execute: svc_visitor; relations/relations.sql
+-- app_hidden.renumber_issue_pins(uuid[]) returns void; sql volatile security definer; execute: svc_visitor; pins/pins.sql
 -- app_hidden.repo_apply_rules(app_public.external_resources) returns jsonb; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.repo_check_host_settings(text,text) returns void; plpgsql immutable; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.repo_check_status_rules(jsonb) returns jsonb; plpgsql immutable; execute: svc_visitor; repohost/mappings.sql

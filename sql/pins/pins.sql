@@ -124,3 +124,22 @@ end
 $$;
 comment on function app_public.pins_reorder(pin_ids uuid[]) is 'Orders your pins: pinIds first to last (pins not listed keep their positions).';
 grant execute on function app_public.pins_reorder(pin_ids uuid[]) to svc_visitor;
+
+create or replace function app_hidden.renumber_issue_pins(p_given uuid[])
+ returns void
+ language sql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+  -- Definer: a narrowed key's pins.set keeps the pins it cannot see, which its RLS hides from it; the caller's own
+  -- issue pins become positions 0..n-1 again, the new list's order kept and the others where they stood (a kept pin
+  -- before a listed one at the same place).
+  update app_public.pins p set position = r.n - 1
+  from (select q.id, row_number() over (order by q.position, q.target_id = any(p_given), q.created_at, q.id) as n
+        from app_public.pins q
+        where q.workspace_id = app_hidden.current_workspace_id() and q.user_id = app_hidden.current_user_id()
+          and q.target_type = 'ISSUE') r
+  where p.id = r.id and p.position is distinct from r.n - 1
+$$;
+comment on function app_hidden.renumber_issue_pins(p_given uuid[]) is 'After pins.set: the caller''s issue pins numbered 0..n-1 (those it cannot see included), the listed ones (p_given) in their order, a kept one before a listed one at the same position.';
+grant execute on function app_hidden.renumber_issue_pins(p_given uuid[]) to svc_visitor;

@@ -88,5 +88,13 @@ describe('pins', () => {
     expect((await rest(t, key.token, 'pins.set', { issueIds: [outside.id] })).status).toBe(404);
     expect(ids(await ok(t, key.token, 'pins.set', { issueIds: [inside2.id] }))).toEqual([inside2.id]);
     expect(ids(await ok(t, ws.token, 'pins.list', {})).sort()).toEqual([outside.id, inside2.id].sort());
+
+    // Among pins it cannot see, the key's list keeps its order and no two pins share a position.
+    const outside2 = await ok(t, ws.token, 'issues.create', { title: 'out 2' });
+    await ok(t, ws.token, 'pins.set', { issueIds: [outside.id, inside.id, outside2.id, inside2.id] });
+    await ok(t, key.token, 'pins.set', { issueIds: [inside2.id, inside.id] });
+    const all = await ok(t, ws.token, 'pins.list', {});
+    expect(all.map((p: { position: number }) => p.position)).toEqual([0, 1, 2, 3]);
+    expect(ids(all)).toEqual([outside.id, inside2.id, inside.id, outside2.id]);
   });
 });

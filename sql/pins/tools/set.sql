@@ -24,6 +24,10 @@ begin
   from unnest(v_ids) with ordinality t(id, ord)
   on conflict (workspace_id, user_id, target_type, target_id)
   do update set position = excluded.position where pins.position is distinct from excluded.position;
+  -- A narrowed key's list sits among the pins it cannot see: number them all again so no two share a place.
+  if not app_hidden.issues_unrestricted() then
+    perform app_hidden.renumber_issue_pins(v_ids);
+  end if;
   return app_hidden.pins_json();
 end
 $$;

@@ -1,0 +1,191 @@
+--! Previous: sha1:11349236330d915ae171bc9601de075047d65f77
+--! Hash: sha1:00889d16e8688d7192ec8d6cf21e16a31095d166
+--! Message: pins.set from a narrowed key numbers the caller's issue pins again
+
+--! split: 1-current.sql
+-- pins.set from a narrowed key numbers the caller's issue pins 0..n-1 again, those it cannot see included (two pins
+-- could share a position).
+--! Included pins/pins.sql
+-- pins: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.pins_json()
+ returns jsonb
+ language sql
+ stable
+as $$
+  select coalesce(jsonb_agg(jsonb_build_object('issueId', i.id, 'position', p.position, 'pinnedAt', p.created_at,
+                                               'issue', app_hidden.issue_json(i))
+                            order by p.position, p.created_at, p.id), '[]')
+  from app_public.pins p
+  join app_public.issues i on i.id = p.target_id and i.deleted_at is null
+  where p.workspace_id = app_hidden.current_workspace_id() and p.user_id = app_hidden.current_user_id()
+    and p.target_type = 'ISSUE'
+$$;
+comment on function app_hidden.pins_json() is 'The caller''s pinned issues in order (only live issues the key can see).';
+grant execute on function app_hidden.pins_json() to svc_visitor;
+
+create or replace function app_public.pins_add(target_type app_public.pin_target_type, target_id uuid, at_position integer default NULL::integer)
+ returns app_public.pins
+ language plpgsql
+as $$
+declare
+  v_ws uuid := app_hidden.current_workspace_id();
+  v_user uuid := app_hidden.current_user_id();
+  v_pin app_public.pins;
+begin
+  perform app_hidden.require_scope('WRITE_ISSUES');
+  if target_id is null then
+    perform app_hidden.raise_invalid('targetId', 'required');
+  end if;
+  -- The target must be visible to the caller (RLS: workspace and narrowing). Saved views have no
+  -- table yet, so their ids are taken as given.
+  if (target_type = 'PROJECT' and not exists (select 1 from app_public.projects p where p.id = target_id))
+     or (target_type = 'INITIATIVE' and not exists (select 1 from app_public.initiatives i where i.id = target_id))
+     or (target_type = 'CYCLE' and not exists (select 1 from app_public.cycles c where c.id = target_id))
+     or (target_type = 'AGENT' and not exists (select 1 from app_public.agents a where a.id = target_id)) then
+    raise exception '% not found', initcap(target_type::text) using errcode = 'SV404', column = 'targetId';
+  end if;
+  select * into v_pin from app_public.pins p
+  where p.workspace_id = v_ws and p.user_id = v_user and p.target_type = pins_add.target_type::text and p.target_id = pins_add.target_id;
+  if v_pin.id is not null then
+    return v_pin;  -- already pinned
+  end if;
+  insert into app_public.pins (workspace_id, user_id, target_type, target_id, position)
+  values (v_ws, v_user, pins_add.target_type::text, pins_add.target_id,
+          coalesce(at_position, (select coalesce(max(p.position) + 1, 0) from app_public.pins p
+                                       where p.workspace_id = v_ws and p.user_id = v_user)))
+  returning * into v_pin;
+  return v_pin;
+end
+$$;
+comment on function app_public.pins_add(target_type app_public.pin_target_type, target_id uuid, at_position integer) is 'Pins a project, initiative, saved view, cycle or agent for you (idempotent); appended last unless atPosition is given.';
+grant execute on function app_public.pins_add(target_type app_public.pin_target_type, target_id uuid, at_position integer) to svc_visitor;
+
+create or replace function app_public.pins_agent(p app_public.pins)
+ returns app_public.agents
+ language sql
+ stable
+as $$ select x.* from app_public.agents x where p.target_type = 'AGENT' and x.id = p.target_id $$;
+comment on function app_public.pins_agent(p app_public.pins) is 'The pinned agent (AGENT pins).';
+grant execute on function app_public.pins_agent(p app_public.pins) to svc_visitor;
+
+create or replace function app_public.pins_cycle(p app_public.pins)
+ returns app_public.cycles
+ language sql
+ stable
+as $$ select x.* from app_public.cycles x where p.target_type = 'CYCLE' and x.id = p.target_id $$;
+comment on function app_public.pins_cycle(p app_public.pins) is 'The pinned cycle (CYCLE pins).';
+grant execute on function app_public.pins_cycle(p app_public.pins) to svc_visitor;
+
+create or replace function app_public.pins_initiative(p app_public.pins)
+ returns app_public.initiatives
+ language sql
+ stable
+as $$ select x.* from app_public.initiatives x where p.target_type = 'INITIATIVE' and x.id = p.target_id $$;
+comment on function app_public.pins_initiative(p app_public.pins) is 'The pinned initiative (INITIATIVE pins).';
+grant execute on function app_public.pins_initiative(p app_public.pins) to svc_visitor;
+
+create or replace function app_public.pins_project(p app_public.pins)
+ returns app_public.projects
+ language sql
+ stable
+as $$ select x.* from app_public.projects x where p.target_type = 'PROJECT' and x.id = p.target_id $$;
+comment on function app_public.pins_project(p app_public.pins) is 'The pinned project (PROJECT pins).';
+grant execute on function app_public.pins_project(p app_public.pins) to svc_visitor;
+
+create or replace function app_public.pins_remove(target_type app_public.pin_target_type, target_id uuid)
+ returns app_public.pins
+ language plpgsql
+as $$
+declare v_pin app_public.pins;
+begin
+  perform app_hidden.require_scope('WRITE_ISSUES');
+  delete from app_public.pins p
+  where p.target_type = pins_remove.target_type::text and p.target_id = pins_remove.target_id
+    and p.user_id = app_hidden.current_user_id()
+  returning * into v_pin;
+  if v_pin.id is null then
+    raise exception 'Pin not found' using errcode = 'SV404', column = 'targetId';
+  end if;
+  return v_pin;
+end
+$$;
+comment on function app_public.pins_remove(target_type app_public.pin_target_type, target_id uuid) is 'Unpins an item of yours.';
+grant execute on function app_public.pins_remove(target_type app_public.pin_target_type, target_id uuid) to svc_visitor;
+
+create or replace function app_public.pins_reorder(pin_ids uuid[])
+ returns setof app_public.pins
+ language plpgsql
+as $$
+begin
+  perform app_hidden.require_scope('WRITE_ISSUES');
+  if pin_ids is null or cardinality(pin_ids) <> (select count(distinct x) from unnest(pin_ids) x)
+     or (select count(*) from app_public.pins p where p.id = any(pin_ids)) <> cardinality(pin_ids) then
+    perform app_hidden.raise_invalid('pinIds', 'must list pins of yours, each once');
+  end if;
+  update app_public.pins p set position = o.n - 1
+  from unnest(pin_ids) with ordinality as o(id, n)
+  where p.id = o.id;
+  return query select * from app_public.pins p where p.id = any(pin_ids) order by p.position;
+end
+$$;
+comment on function app_public.pins_reorder(pin_ids uuid[]) is 'Orders your pins: pinIds first to last (pins not listed keep their positions).';
+grant execute on function app_public.pins_reorder(pin_ids uuid[]) to svc_visitor;
+
+create or replace function app_hidden.renumber_issue_pins(p_given uuid[])
+ returns void
+ language sql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+  -- Definer: a narrowed key's pins.set keeps the pins it cannot see, which its RLS hides from it; the caller's own
+  -- issue pins become positions 0..n-1 again, the new list's order kept and the others where they stood (a kept pin
+  -- before a listed one at the same place).
+  update app_public.pins p set position = r.n - 1
+  from (select q.id, row_number() over (order by q.position, q.target_id = any(p_given), q.created_at, q.id) as n
+        from app_public.pins q
+        where q.workspace_id = app_hidden.current_workspace_id() and q.user_id = app_hidden.current_user_id()
+          and q.target_type = 'ISSUE') r
+  where p.id = r.id and p.position is distinct from r.n - 1
+$$;
+comment on function app_hidden.renumber_issue_pins(p_given uuid[]) is 'After pins.set: the caller''s issue pins numbered 0..n-1 (those it cannot see included), the listed ones (p_given) in their order, a kept one before a listed one at the same position.';
+grant execute on function app_hidden.renumber_issue_pins(p_given uuid[]) to svc_visitor;
+--! EndIncluded pins/pins.sql
+--! Included pins/tools/set.sql
+-- The pins.set tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- makes the caller's pinned issues exactly this ordered list (idempotent); other pin types and pins outside a
+-- narrowed key's reach are untouched.
+create or replace function app_tools.pins_set(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_user uuid := app_hidden.require_user();
+  v_ids uuid[] := app_hidden.resolve_issue_list(args->'issueIds', 'issueIds');
+begin
+  -- One replacement of a person's pins at a time: two at once each deleted what the other had not inserted yet
+  -- and left a merge of both lists with repeated positions.
+  perform pg_advisory_xact_lock(hashtextextended('svc.pins:' || app_hidden.current_workspace_id()::text || ':' || v_user::text, 0));
+  -- Pins on issues outside a narrowed key's reach are not this key's to change: they stay.
+  delete from app_public.pins p
+  where p.workspace_id = app_hidden.current_workspace_id() and p.user_id = v_user and p.target_type = 'ISSUE'
+    and not (p.target_id = any(v_ids))
+    and (app_hidden.issues_unrestricted() or exists (select 1 from app_public.issues i where i.id = p.target_id));
+  insert into app_public.pins (workspace_id, user_id, target_type, target_id, position)
+  select app_hidden.current_workspace_id(), v_user, 'ISSUE', t.id, t.ord - 1
+  from unnest(v_ids) with ordinality t(id, ord)
+  on conflict (workspace_id, user_id, target_type, target_id)
+  do update set position = excluded.position where pins.position is distinct from excluded.position;
+  -- A narrowed key's list sits among the pins it cannot see: number them all again so no two share a place.
+  if not app_hidden.issues_unrestricted() then
+    perform app_hidden.renumber_issue_pins(v_ids);
+  end if;
+  return app_hidden.pins_json();
+end
+$$;
+comment on function app_tools.pins_set(args jsonb) is 'pins.set: Replace your pinned issues with exactly this ordered list of issue ids or keys (empty list unpins all). Idempotent: send the full desired list. Returns the new pins.';
+grant execute on function app_tools.pins_set(args jsonb) to svc_visitor;
+--! EndIncluded pins/tools/set.sql
