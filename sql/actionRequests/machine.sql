@@ -219,8 +219,12 @@ begin
   if p_request.kind = 'FREE_FORM' then
     if p_request.source_type = 'execution-plan' and p_request.source_id is not null then
       v_plan := app_hidden.find_plan(p_request.source_id::text, 'id');
-      return jsonb_build_object('action', 'activate_plan', 'planId', v_plan.id,
-                                'readyStepIds', to_jsonb(app_hidden.plan_activate(v_plan)));
+      -- Only the plan's own approval request (plans.requestApproval) starts it: any card may name a plan as its
+      -- source, and accepting one titled "FYI" must not set workers going.
+      if v_plan.approval_request_id = p_request.id then
+        return jsonb_build_object('action', 'activate_plan', 'planId', v_plan.id,
+                                  'readyStepIds', to_jsonb(app_hidden.plan_activate(v_plan)));
+      end if;
     end if;
     return jsonb_build_object('action', 'none');
   end if;
@@ -265,7 +269,7 @@ begin
   return jsonb_build_object('action', 'none');
 end
 $$;
-comment on function app_hidden.action_request_dispatch(p_request app_public.action_requests) is 'The bound dispatch run by accept, through the same SQL and gates as the direct tools (issue_for_write: visibility, lock, run-mode gating; update_issue, set_issue_labels, assign_issue_agent, relations.add): TRANSITION {statusId}, SET_LABELS {add, remove}, ASSIGN_AGENT {agentId}, CLOSE_AS_DUPLICATE {duplicateOfIssueId, statusId? (default the first CANCELED status)}; FREE_FORM with sourceType execution-plan activates the plan.';
+comment on function app_hidden.action_request_dispatch(p_request app_public.action_requests) is 'The bound dispatch run by accept, through the same SQL and gates as the direct tools (issue_for_write: visibility, lock, run-mode gating; update_issue, set_issue_labels, assign_issue_agent, relations.add): TRANSITION {statusId}, SET_LABELS {add, remove}, ASSIGN_AGENT {agentId}, CLOSE_AS_DUPLICATE {duplicateOfIssueId, statusId? (default the first CANCELED status)}; FREE_FORM: a plan''s own approval request (plans.requestApproval, execution_plans.approval_request_id) activates the plan; any other does nothing.';
 grant execute on function app_hidden.action_request_dispatch(p_request app_public.action_requests) to svc_visitor;
 
 create or replace function app_hidden.action_request_assert_may_act(p_request app_public.action_requests, p_requester_may boolean, p_refusal text)

@@ -230,6 +230,12 @@ describe('the orchestration loop', () => {
 
     // Adding steps after the approval request supersedes it: the approver is asked again about the new plan.
     await ok(t, ws.token, 'plans.addSteps', { planId: empty.id, steps: [{ title: 'Fix' }] });
+    // A card that only names the plan as its source is not its approval: accepting it starts nothing.
+    const fyi = await ok(t, workerKey.token, 'actionRequests.create', {
+      title: 'FYI: CI run finished', sourceType: 'execution-plan', sourceId: empty.id, issueId: issue.id,
+    });
+    expect((await ok(t, ws.token, 'actionRequests.accept', { id: fyi.id })).dispatchResult).toEqual({ action: 'none' });
+    expect((await ok(t, ws.token, 'executionPlans.get', { id: empty.id })).status).toBe('DRAFT');
     const asked = await ok(t, ws.token, 'plans.requestApproval', { planId: empty.id });
     await ok(t, workerKey.token, 'plans.addSteps', { planId: empty.id, steps: [{ title: 'rm -rf prod' }] });
     expect((await ok(t, ws.token, 'actionRequests.list', { status: 'SUPERSEDED' })).items.map((r: any) => r.id)).toContain(asked.actionRequestId);
