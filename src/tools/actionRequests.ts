@@ -70,9 +70,11 @@ export const actionRequestTools = defineTools(
     name: 'actionRequests.vote',
     requiresUser: 'user',
     scopes: ['WRITE_ISSUES'],
-    description: "Vote on a poll: one vote per user, re-voting overwrites until voting is closed (then 400). Returns {id, optionKey, changed}; writes ISSUE_UPDATED (subjectType action-request).",
+    description: "Vote on a poll: one vote per user, re-voting overwrites until voting is closed (then 400). Returns {id (the request's), optionKey, changed, previousOptionKey, voteId}; writes ISSUE_UPDATED (subjectType action-request).",
     input: z.strictObject({ id: id('id'), optionKey: z.string().min(1).max(100) }),
-    output: z.looseObject({ id: z.string(), optionKey: z.string(), changed: z.boolean(), previousOptionKey: z.string().nullable() }),
+    output: z.looseObject({
+      id: z.string(), optionKey: z.string(), changed: z.boolean(), previousOptionKey: z.string().nullable(), voteId: z.string(),
+    }),
   }),
   tool({
     name: 'actionRequests.results',

@@ -40,9 +40,10 @@ begin
   perform app_hidden.record_event('ISSUE_UPDATED', 'action-request', v_req.id, jsonb_build_object(
     'actionRequestId', v_req.id, 'change', 'vote', 'optionKey', args->>'optionKey', 'previousOptionKey', v_prev,
     'changed', v_prev is distinct from args->>'optionKey', 'issueId', v_req.issue_id));
-  return jsonb_build_object('id', v_id, 'actionRequestId', v_req.id, 'optionKey', args->>'optionKey',
-                            'previousOptionKey', v_prev, 'changed', v_prev is distinct from args->>'optionKey');
+  -- id is the request's, as the input's and closeVoting's (spec 4.11); the vote's own id is voteId.
+  return jsonb_build_object('id', v_req.id, 'optionKey', args->>'optionKey',
+                            'previousOptionKey', v_prev, 'changed', v_prev is distinct from args->>'optionKey', 'voteId', v_id);
 end
 $$;
-comment on function app_tools.action_requests_vote(args jsonb) is 'actionRequests.vote: Vote on a poll: one vote per user, re-voting overwrites until voting is closed (then 400). Returns {id, optionKey, changed}; writes ISSUE_UPDATED (subjectType action-request).';
+comment on function app_tools.action_requests_vote(args jsonb) is 'actionRequests.vote: Vote on a poll: one vote per user, re-voting overwrites until voting is closed (then 400). Returns {id (the request''s), optionKey, changed, previousOptionKey, voteId}; writes ISSUE_UPDATED (subjectType action-request).';
 grant execute on function app_tools.action_requests_vote(args jsonb) to svc_visitor;
