@@ -26,16 +26,20 @@ begin
   if new.name is distinct from old.name then v_changed := array_append(v_changed, 'name'); end if;
   if new.starts_on is distinct from old.starts_on then v_changed := array_append(v_changed, 'startsOn'); end if;
   if new.ends_on is distinct from old.ends_on then v_changed := array_append(v_changed, 'endsOn'); end if;
-  if new.status is distinct from old.status then v_changed := array_append(v_changed, 'status'); end if;
+  -- status as cycles.get shows it (the calendar's); the stored COMPLETED rollover writes on an ended cycle only says
+  -- it was rolled over (it was COMPLETED on the calendar already).
+  if app_hidden.cycle_status(new) is distinct from app_hidden.cycle_status(old) then v_changed := array_append(v_changed, 'status'); end if;
+  if new.status = 'COMPLETED' and old.status is distinct from 'COMPLETED' then v_changed := array_append(v_changed, 'rolledOver'); end if;
   if cardinality(v_changed) > 0 then
     perform app_private.record_event(new.workspace_id, 'CYCLE_UPDATED', 'cycle', new.id,
       jsonb_build_object('cycleId', new.id, 'number', new.number, 'name', new.name, 'changes', to_jsonb(v_changed),
-                         'status', new.status, 'previousStatus', old.status));
+                         -- On the calendar, as cycles.get shows it (the stored PLANNED of a running sprint misled).
+                         'status', app_hidden.cycle_status(new), 'previousStatus', app_hidden.cycle_status(old)));
   end if;
   return null;
 end
 $$;
-comment on function app_private.tg_cycles__events() is 'CYCLE_CREATED (status: on the calendar, as cycles.get shows it); CYCLE_UPDATED on rename, re-dating and status moves (rollover completes/activates; status and previousStatus: the stored values that changed); CYCLE_DELETED (status: on the calendar when deleted), and the members'' pins of a deleted cycle go. Kinds beyond spec 6.1, see docs/decisions.md.';
+comment on function app_private.tg_cycles__events() is 'CYCLE_CREATED (status: on the calendar, as cycles.get shows it); CYCLE_UPDATED on rename, re-dating and status moves (status and previousStatus: on the calendar after and before, as cycles.get shows them; changes names status when that moved, rolledOver when rollover finished an ended cycle); CYCLE_DELETED (status: on the calendar when deleted), and the members'' pins of a deleted cycle go. Kinds beyond spec 6.1, see docs/decisions.md.';
 
 drop trigger if exists _100_updated_at on app_public.cycles;
 create trigger _100_updated_at before update on app_public.cycles for each row execute function app_hidden.tg__set_updated_at();

@@ -173,6 +173,20 @@ describe('cycles.create / update / get / list / current', () => {
     expect((await ok(t, w.token, 'cycles.plan', { remove: [late.id] })).cycle.id).toBe(c2.id);
   });
 
+  it("CYCLE_UPDATED names the status cycles.get shows: a running sprint's rename says ACTIVE (it was stored PLANNED), a later one re-dated stays PLANNED", async () => {
+    const w = await createWorkspace(t);
+    const running = await ok(t, w.token, 'cycles.create', {});
+    expect(running.status).toBe('ACTIVE');
+    await ok(t, w.token, 'cycles.update', { id: running.id, name: 'Renamed sprint' });
+    const later = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), 30) });
+    await ok(t, w.token, 'cycles.update', { id: later.id, startsOn: addDays(today(), 20) });
+    const events = (await ok(t, w.token, 'events.recent', { subjectType: 'cycle', kinds: ['CYCLE_UPDATED'] })).items.reverse();
+    expect(events.map((e: { subjectId: string; payload: any }) => [e.subjectId, e.payload.changes, e.payload.previousStatus, e.payload.status])).toEqual([
+      [running.id, ['name'], 'ACTIVE', 'ACTIVE'],
+      [later.id, ['startsOn'], 'PLANNED', 'PLANNED'],
+    ]);
+  });
+
   it('rollover with no running sprint finishes the last one that ended without a rollover', async () => {
     const w = await createWorkspace(t);
     const ended = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), -15), endsOn: addDays(today(), -2) });
@@ -185,7 +199,9 @@ describe('cycles.create / update / get / list / current', () => {
     expect((await ok(t, w.token, 'cycles.current', {})).id).toBe(r.current.id);
     // The ended cycle is remembered as rolled over (stored COMPLETED): the next rollover does not pick it again.
     const cycleEvents = (await ok(t, w.token, 'events.recent', { subjectType: 'cycle', kinds: ['CYCLE_UPDATED'] })).items;
-    expect(cycleEvents.map((e: { subjectId: string; payload: any }) => [e.subjectId, e.payload.previousStatus, e.payload.status])).toEqual([[ended.id, 'PLANNED', 'COMPLETED']]);
+    // Its event says so, with the status cycles.get shows before and after (it had ended: COMPLETED on the calendar).
+    expect(cycleEvents.map((e: { subjectId: string; payload: any }) => [e.subjectId, e.payload.changes, e.payload.previousStatus, e.payload.status]))
+      .toEqual([[ended.id, ['rolledOver'], 'COMPLETED', 'COMPLETED']]);
   });
 
   it('rollover with no running sprint and an upcoming one does not activate it early', async () => {
