@@ -124,6 +124,14 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
   for (const path of ['/api/mcp/rpc', '/api/mcp']) {
     app.get(path, stream);
     app.delete(path, end);
+    // Any other method on the endpoint is 405 naming what it answers, not a 404 saying the route does not exist.
+    app.route({
+      method: ['PUT', 'PATCH', 'OPTIONS'], url: path,
+      handler: async (req, reply) => sendRpcError(reply.header('allow', 'GET, POST, DELETE'), new ApiError(405, {
+        error: 'method_not_allowed',
+        message: `${req.method} is not a method of the MCP endpoint: POST JSON-RPC messages (GET and DELETE with an Mcp-Session-Id)`,
+      })),
+    });
   }
 }
 

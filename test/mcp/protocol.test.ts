@@ -22,11 +22,13 @@ describe('JSON-RPC transport', () => {
     expect(res.body).toBe('');
   });
 
-  it('rejects GET and DELETE with 405', async () => {
-    for (const method of ['GET', 'DELETE'] as const) {
+  it('rejects GET and DELETE without a session, and PUT, PATCH and OPTIONS, with 405 and a JSON-RPC envelope', async () => {
+    for (const method of ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'] as const) {
       for (const url of ['/api/mcp/rpc', '/api/mcp']) {
         const res = await t.app.inject({ method, url, headers: { authorization: `Bearer ${ws.token}` } });
-        expect(res.statusCode).toBe(405);
+        expect([method, url, res.statusCode]).toEqual([method, url, 405]);
+        expect(res.headers.allow).toContain('POST');
+        expect(res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { data: { error: 'method_not_allowed' } } });
       }
     }
   });
