@@ -474,6 +474,7 @@ create or replace function app_private.webhook_delivery_record(p_delivery_id uui
 as $$
 declare
   v_delivery app_public.webhook_deliveries;
+  v_hook app_public.webhooks;
   v_code int := (p_attempt->>'statusCode')::int;
   v_error text := left(p_attempt->>'error', 1000);
   v_next timestamptz;
@@ -498,7 +499,14 @@ begin
   if v_code = 410 and v_delivery.webhook_id is not null then
     -- The receiver says the endpoint is gone for good: stop sending to it.
     update app_public.webhooks set active = false, deactivated_at = now(), deactivated_reason = 'endpoint answered 410 Gone'
-    where id = v_delivery.webhook_id and active;
+    where id = v_delivery.webhook_id and active
+    returning * into v_hook;
+    -- A state change, as an admin switching it off is: WEBHOOK_UPDATED (the system acting, no actor).
+    if v_hook.id is not null then
+      perform app_private.record_event(v_hook.workspace_id, 'WEBHOOK_UPDATED', 'webhook', v_hook.id,
+        app_hidden.webhook_event_payload(v_hook) || jsonb_build_object('changes', jsonb_build_array('active'),
+                                                                       'deactivatedReason', v_hook.deactivated_reason));
+    end if;
     update app_public.webhook_deliveries set status = 'CANCELED', locked_until = null,
       attempt_count = attempt_count + 1, total_attempts = total_attempts + 1, last_status_code = v_code,
       last_error = 'endpoint answered 410 Gone; webhook deactivated'

@@ -204,6 +204,11 @@ describe('failures', () => {
     expect(d.attempts).toHaveLength(1);
     const { rows: [w] } = await t.pools.owner.query('select active, deactivated_reason from app_public.webhooks where id = $1', [hook.id]);
     expect(w).toEqual({ active: false, deactivated_reason: 'endpoint answered 410 Gone' });
+    // Switched off by the system: a state change with its event, as an admin's switching off is.
+    const { rows: events } = await t.pools.owner.query(
+      `select kind, payload, actor_user_id from app_public.activity_events where subject_type = 'webhook' and subject_id = $1 and kind = 'WEBHOOK_UPDATED'`, [hook.id]);
+    expect(events).toEqual([{ kind: 'WEBHOOK_UPDATED', actor_user_id: null,
+      payload: { webhookId: hook.id, active: false, changes: ['active'], deactivatedReason: 'endpoint answered 410 Gone' } }]);
     await recordEvent(ws);
     expect(await deliveriesOf(hook.id)).toHaveLength(1);
     // Reactivated by an admin, it receives again.
