@@ -13,14 +13,20 @@ begin
       jsonb_build_object('projectId', new.id, 'name', new.name, 'initiativeId', new.initiative_id));
   elsif (new.name, new.description, new.initiative_id, new.archived_at)
         is distinct from (old.name, old.description, old.initiative_id, old.archived_at) then
+    -- changes names the fields that moved, as the other *_UPDATED events do (archivedAt: archived or restored).
     perform app_private.record_event(new.workspace_id, 'PROJECT_UPDATED', 'project', new.id,
       jsonb_build_object('projectId', new.id, 'name', new.name, 'initiativeId', new.initiative_id,
-                         'archived', new.archived_at is not null));
+                         'archived', new.archived_at is not null,
+                         'changes', to_jsonb(array_remove(array[
+                           case when new.name is distinct from old.name then 'name' end,
+                           case when new.description is distinct from old.description then 'description' end,
+                           case when new.initiative_id is distinct from old.initiative_id then 'initiativeId' end,
+                           case when new.archived_at is distinct from old.archived_at then 'archivedAt' end], null))));
   end if;
   return null;
 end
 $$;
-comment on function app_private.tg_projects__events() is 'PROJECT_CREATED; PROJECT_UPDATED on edit, initiative link/unlink or archive.';
+comment on function app_private.tg_projects__events() is 'PROJECT_CREATED; PROJECT_UPDATED on edit, initiative link/unlink or archive, naming the changed fields (changes).';
 
 drop trigger if exists _100_updated_at on app_public.projects;
 create trigger _100_updated_at before update on app_public.projects for each row execute function app_hidden.tg__set_updated_at();

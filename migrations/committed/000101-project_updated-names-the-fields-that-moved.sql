@@ -1,0 +1,43 @@
+--! Previous: sha1:82e4237f4e763c25cf5222ab0617bdb95d8199b8
+--! Hash: sha1:6fa28b41fd2cef13dd495c9c0ae21c0fc31dc33f
+--! Message: PROJECT_UPDATED names the fields that moved
+
+--! split: 1-current.sql
+-- PROJECT_UPDATED names the fields that moved (changes), as the other *_UPDATED events do.
+--! Included projects/triggers.sql
+-- Triggers of the projects tables and their functions.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_private.tg_projects__events()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  if tg_op = 'INSERT' then
+    perform app_private.record_event(new.workspace_id, 'PROJECT_CREATED', 'project', new.id,
+      jsonb_build_object('projectId', new.id, 'name', new.name, 'initiativeId', new.initiative_id));
+  elsif (new.name, new.description, new.initiative_id, new.archived_at)
+        is distinct from (old.name, old.description, old.initiative_id, old.archived_at) then
+    -- changes names the fields that moved, as the other *_UPDATED events do (archivedAt: archived or restored).
+    perform app_private.record_event(new.workspace_id, 'PROJECT_UPDATED', 'project', new.id,
+      jsonb_build_object('projectId', new.id, 'name', new.name, 'initiativeId', new.initiative_id,
+                         'archived', new.archived_at is not null,
+                         'changes', to_jsonb(array_remove(array[
+                           case when new.name is distinct from old.name then 'name' end,
+                           case when new.description is distinct from old.description then 'description' end,
+                           case when new.initiative_id is distinct from old.initiative_id then 'initiativeId' end,
+                           case when new.archived_at is distinct from old.archived_at then 'archivedAt' end], null))));
+  end if;
+  return null;
+end
+$$;
+comment on function app_private.tg_projects__events() is 'PROJECT_CREATED; PROJECT_UPDATED on edit, initiative link/unlink or archive, naming the changed fields (changes).';
+
+drop trigger if exists _100_updated_at on app_public.projects;
+create trigger _100_updated_at before update on app_public.projects for each row execute function app_hidden.tg__set_updated_at();
+
+drop trigger if exists _800_events on app_public.projects;
+create trigger _800_events after insert or update on app_public.projects for each row execute function app_private.tg_projects__events();
+--! EndIncluded projects/triggers.sql
