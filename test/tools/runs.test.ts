@@ -273,6 +273,16 @@ describe('runs.kick', () => {
     const r = await rpc(t, ws.token, 'tools/call', { name: 'runs.kick', arguments: { runId } });
     expect(r.body.result.structuredContent).toMatchObject({ ok: true, kicked: false });
   });
+
+  it('kicks sent at the same moment fire once', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { issue, runId } = await assigned(`Kicked at once ${round}`);
+      await quiet(runId, 6);
+      const answers = await Promise.all(Array.from({ length: 4 }, () => ok(t, ws.token, 'runs.kick', { runId })));
+      expect(answers.filter((a) => a.kicked)).toHaveLength(1);
+      expect(await runEvents(issue.id, 'AGENT_RUN_KICKED')).toHaveLength(1);
+    }
+  });
 });
 
 describe('stale-run sweep', () => {

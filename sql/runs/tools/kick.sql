@@ -9,9 +9,14 @@ create or replace function app_tools.runs_kick(args jsonb)
 as $$
 declare
   v_run app_public.agent_runs := app_hidden.find_run(args->>'runId');
-  v_quiet interval := now() - v_run.last_event_at;
+  v_quiet interval;
   v_event uuid;
 begin
+  -- One kick of a run at a time: two at once each saw no recent kick and both fired (two deliveries to the agent).
+  -- The check below reads with a snapshot taken after the lock, so it sees the other's kick once committed.
+  perform pg_advisory_xact_lock(hashtextextended('svc.run-kick:' || v_run.id::text, 0));
+  v_run := app_hidden.find_run(v_run.id::text);
+  v_quiet := now() - v_run.last_event_at;
   -- A kick counts as the run's latest nudge: the next one is due 5 minutes after it (each kick re-sends the
   -- agent's dispatch delivery, so repeating it at once only floods the agent).
   if v_run.status <> 'ACTIVE' or v_quiet < interval '5 minutes' or exists (
