@@ -1,6 +1,6 @@
 /** Inputs and outputs shared by action requests and orchestration (goals, plans, steps, crews, review gates). */
 import { z } from 'zod';
-import { id, isoDateTime, line, timestamp } from './define.ts';
+import { id, isoDateTime, issueRef, line, timestamp } from './define.ts';
 
 export const arStatus = z.enum(['OPEN', 'RESOLVED', 'DISMISSED', 'SNOOZED', 'REJECTED', 'SUPERSEDED']);
 export const arSeverity = z.enum(['INFO', 'SUCCESS', 'WARNING', 'ERROR', 'CRITICAL']);
@@ -41,7 +41,10 @@ export function checkActionRequest(v: ArFields, ctx: z.RefinementCtx) {
   if (v.kind === 'TRANSITION') need('statusId');
   if (v.kind === 'ASSIGN_AGENT') need('agentId');
   if (v.kind === 'CLOSE_AS_DUPLICATE') {
-    need('duplicateOfIssueId');
+    // An issue, named by id or key as everywhere else (the SQL resolves and stores the id).
+    if (!issueRef.safeParse(p.duplicateOfIssueId).success) {
+      ctx.addIssue({ code: 'custom', path: ['payload', 'duplicateOfIssueId'], message: 'CLOSE_AS_DUPLICATE needs payload.duplicateOfIssueId (an issue id or key)' });
+    }
     if (p.statusId !== undefined) need('statusId');
   }
   if (v.kind === 'SET_LABELS') {

@@ -61,7 +61,9 @@ describe('actionRequests', () => {
     let got = await ok(t, ws.token, 'issues.get', { id: issue.id, include: { labels: true, currentRun: true } });
     expect(got).toMatchObject({ statusId: statuses.IN_PROGRESS, assignedAgentId: agent.id, currentRun: { agentId: agent.id } });
     expect(got.labelIds ?? got.labels.map((l: any) => l.id)).toContain(label.id);
-    const cd = await mk('CLOSE_AS_DUPLICATE', { duplicateOfIssueId: dup.id });
+    // Named by its key, as an issue is everywhere; stored as its id.
+    const cd = await mk('CLOSE_AS_DUPLICATE', { duplicateOfIssueId: dup.key });
+    expect(cd.payload.duplicateOfIssueId).toBe(dup.id);
     const done = await ok(t, ws.token, 'actionRequests.accept', { id: cd.id });
     expect(done).toMatchObject({ status: 'RESOLVED', dispatchResult: { action: 'close_as_duplicate', statusId: statuses.CANCELED } });
     got = await ok(t, ws.token, 'issues.get', { id: issue.id, include: { relations: true } });

@@ -277,6 +277,7 @@ describe('the orchestration loop', () => {
     for (const s of plan.steps) await ok(t, workerKey, 'executionPlans.transitionStep', { stepId: s.id, status: 'CANCELED' });
     const forced = await rest(t, workerKey, 'executionPlans.transition', { id: plan.id, status: 'COMPLETED' });
     expect([forced.status, forced.body.error]).toEqual([409, 'steps_not_done']);
+    expect(forced.body.message).toMatch(/^No step is DONE/);
     expect((await ok(t, ws.token, 'goals.get', { id: goal.id })).status).toBe('ACTIVE');
     expect((await ok(t, ws.token, 'executionPlans.get', { id: plan.id })).status).toBe('RUNNING');
 

@@ -23,9 +23,12 @@ begin
   elsif v_to = 'COMPLETED' then
     -- As the automatic completion (plan_cascade): every step DONE or CANCELED, and at least one DONE. A plan whose
     -- steps were all canceled did nothing, and completing it would achieve its goal; cancel the plan instead.
-    if exists (select 1 from app_public.execution_steps s where s.plan_id = v_plan.id and s.status not in ('DONE', 'CANCELED'))
-       or not exists (select 1 from app_public.execution_steps s where s.plan_id = v_plan.id and s.status = 'DONE') then
-      raise exception 'Every step must be DONE (or CANCELED), at least one DONE: a plan with no step done cannot complete (cancel it instead)'
+    if exists (select 1 from app_public.execution_steps s where s.plan_id = v_plan.id and s.status not in ('DONE', 'CANCELED')) then
+      raise exception 'Every step must be DONE or CANCELED first: % still open',
+        (select count(*) from app_public.execution_steps s where s.plan_id = v_plan.id and s.status not in ('DONE', 'CANCELED'))
+        using errcode = 'SV409', detail = 'steps_not_done';
+    elsif not exists (select 1 from app_public.execution_steps s where s.plan_id = v_plan.id and s.status = 'DONE') then
+      raise exception 'No step is DONE: a plan whose steps were all canceled did nothing and cannot complete (cancel it instead)'
         using errcode = 'SV409', detail = 'steps_not_done';
     end if;
     perform app_hidden.plan_move(v_plan, 'COMPLETED');

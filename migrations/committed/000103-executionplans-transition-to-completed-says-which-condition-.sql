@@ -1,0 +1,60 @@
+--! Previous: sha1:b90cc5208a0fbc226d50e2b8d6155cdf4a2bb229
+--! Hash: sha1:850e1b8228ae77b9511bad1cb0629d1d99b40c88
+--! Message: executionPlans.transition to COMPLETED says which condition failed
+
+--! split: 1-current.sql
+-- executionPlans.transition to COMPLETED says which of its two conditions failed (steps still open, or none DONE).
+--! Included executionPlans/tools/transition.sql
+-- The executionPlans.transition tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- moves a plan along its machine: APPROVED, RUNNING (= plans.activate), BLOCKED, COMPLETED (all steps done), CANCELED.
+create or replace function app_tools.execution_plans_transition(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_plan app_public.execution_plans := app_hidden.find_plan(args->>'id');
+  v_to text := args->>'status';
+  v_goal app_public.goals;
+begin
+  v_plan := app_hidden.lock_plan(v_plan.id);
+  if v_to = 'RUNNING' and v_plan.status in ('DRAFT', 'APPROVED') then
+    perform app_hidden.plan_activate(v_plan);
+  elsif v_to = 'RUNNING' then
+    if exists (select 1 from app_public.review_gates g where g.plan_id = v_plan.id and g.status = 'PENDING' and g.step_id is null) then
+      raise exception 'A review gate holds this plan: resolve it with reviewGates.resolve' using errcode = 'SV409', detail = 'gate_pending';
+    end if;
+    perform app_hidden.plan_move(v_plan, 'RUNNING');
+    perform app_hidden.plan_cascade(v_plan.id);
+  elsif v_to = 'COMPLETED' then
+    -- As the automatic completion (plan_cascade): every step DONE or CANCELED, and at least one DONE. A plan whose
+    -- steps were all canceled did nothing, and completing it would achieve its goal; cancel the plan instead.
+    if exists (select 1 from app_public.execution_steps s where s.plan_id = v_plan.id and s.status not in ('DONE', 'CANCELED')) then
+      raise exception 'Every step must be DONE or CANCELED first: % still open',
+        (select count(*) from app_public.execution_steps s where s.plan_id = v_plan.id and s.status not in ('DONE', 'CANCELED'))
+        using errcode = 'SV409', detail = 'steps_not_done';
+    elsif not exists (select 1 from app_public.execution_steps s where s.plan_id = v_plan.id and s.status = 'DONE') then
+      raise exception 'No step is DONE: a plan whose steps were all canceled did nothing and cannot complete (cancel it instead)'
+        using errcode = 'SV409', detail = 'steps_not_done';
+    end if;
+    perform app_hidden.plan_move(v_plan, 'COMPLETED');
+    perform app_hidden.gates_cancel(v_plan.id);
+    select * into v_goal from app_public.goals where id = v_plan.goal_id;
+    if v_plan.is_active_attempt and v_goal.status = 'ACTIVE' then
+      perform app_hidden.goal_move(v_goal, 'ACHIEVED');
+    end if;
+  elsif v_to = 'CANCELED' then
+    perform app_hidden.plan_cancel(v_plan);
+  elsif v_to = 'APPROVED' and not exists (select 1 from app_public.execution_steps s where s.plan_id = v_plan.id) then
+    -- An approved plan takes no more steps and an empty one cannot run: it would be stuck.
+    raise exception 'The plan has no steps: add them with plans.addSteps before approving it' using errcode = 'SV409', detail = 'plan_empty';
+  else
+    perform app_hidden.plan_move(v_plan, v_to);
+  end if;
+  return app_hidden.plan_json((select p from app_public.execution_plans p where p.id = v_plan.id), true);
+end
+$$;
+comment on function app_tools.execution_plans_transition(args jsonb) is 'executionPlans.transition: Move a plan: APPROVED (it has steps), RUNNING (as plans.activate; from BLOCKED only when no review gate holds it), BLOCKED, COMPLETED (every step DONE or CANCELED, at least one DONE), CANCELED (unfinished steps, gates and step runs end). Illegal moves are 409.';
+grant execute on function app_tools.execution_plans_transition(args jsonb) to svc_visitor;
+--! EndIncluded executionPlans/tools/transition.sql
