@@ -8,7 +8,7 @@ export interface ErrorBody {
   message?: string;
   issues?: Record<string, string>;
   scope?: string;
-  /** 404: the input field that named the missing record (e.g. steps.1.assignedAgentId), when the SQL says. */
+  /** 404 or 409: the input field that named the missing record (e.g. steps.1.assignedAgentId) or the taken value (name), when the SQL says. */
   field?: string;
 }
 
@@ -107,7 +107,8 @@ export function fromPgError(err: unknown): ApiError | undefined {
     message: custom ? e.message : describeConstraint(e),
   };
   if (mapped.status === 400) body.issues = { [e.column || constraintField(e) || 'input']: body.message! };
-  if (mapped.status === 404 && custom && e.column) body.field = e.column;
+  // The input field a 404 or a 409 is about (the id not found; the name already taken), when the SQL names it.
+  if ((mapped.status === 404 || mapped.status === 409) && custom && e.column) body.field = e.column;
   if (e.code!.startsWith('22')) {
     refusedInputLog?.({ sqlstate: e.code, pgMessage: e.message, detail: e.detail, column: e.column }, 'input refused by PostgreSQL (data exception → 400)');
   }

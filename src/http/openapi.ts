@@ -76,6 +76,7 @@ export function openApiJson(): string {
             message: { type: 'string' },
             issues: { type: 'object', additionalProperties: { type: 'string' }, description: 'invalid_input: what is wrong with each field, by field path' },
             scope: { type: 'string', description: 'scope_required: the scope the key lacks' },
+            field: { type: 'string', description: 'not_found and conflicts: the input field naming the record not found, or the value already taken, when known' },
           },
         },
       },

@@ -40,7 +40,7 @@ describe('labels', () => {
     await ok(t, ws.token, 'labels.create', { name: 'Unique' });
     const dup = await rest(t, ws.token, 'labels.create', { name: 'UNIQUE' });
     expect(dup.status).toBe(409);
-    expect(dup.body.error).toBe('label_exists');
+    expect([dup.body.error, dup.body.field]).toEqual(['label_exists', 'name']);
     const x = await ok(t, ws.token, 'labels.create', { name: 'Another' });
     expect((await rest(t, ws.token, 'labels.update', { id: x.id, name: 'unique' })).status).toBe(409);
     expect((await ok(t, other.token, 'labels.create', { name: 'Unique' })).name).toBe('Unique'); // per workspace

@@ -128,7 +128,7 @@ describe('statuses.update', () => {
       ['STATUS_UPDATED', ['name'], { name: 'Code review' }],
     ]);
     const r = await rest(t, w.token, 'statuses.update', { id: review.id, name: 'done' });
-    expect([r.status, r.body.error]).toEqual([409, 'status_exists']);
+    expect([r.status, r.body.error, r.body.field]).toEqual([409, 'status_exists', 'name']);
     expect400(await rest(t, w.token, 'statuses.update', { id: review.id, color: '#12345' }), 'color');
     expect400(await rest(t, w.token, 'statuses.update', { id: review.id, isDefault: false }), 'isDefault');
     expect400(await rest(t, w.token, 'statuses.update', { id: review.id, position: 2 }), 'position');
