@@ -19,14 +19,17 @@ begin
   if not coalesce(case when v_comment.authoring_agent_id is not null
                         then v_comment.authoring_agent_id = app_hidden.current_agent_id()
                         else app_hidden.current_agent_id() is null and v_comment.author_user_id = app_hidden.current_user_id() end, false)
-     and not app_hidden.caller_may_moderate() then
-    raise exception 'Only the author or a workspace OWNER/ADMIN may change this comment'
+     and not app_hidden.caller_may_moderate()
+     -- Spec 5 item 9 also names an ADMIN-scoped key: one made for an OWNER/ADMIN (an agent's key included). A
+     -- MEMBER's key holding ADMIN (keys are FULL by default) stays a member's.
+     and not (app_hidden.has_scope('ADMIN') and coalesce(app_hidden.caller_role() in ('OWNER', 'ADMIN'), false)) then
+    raise exception 'Only the author, a workspace OWNER/ADMIN, or an ADMIN-scoped key of one may change this comment'
       using errcode = 'SV403', detail = 'not_author';
   end if;
   return v_comment;
 end
 $$;
-comment on function app_hidden.comment_for_write(p_id text) is 'A live comment on a live issue the caller can see (404 otherwise), locked, that the caller may change: its author (the agent for agent-written comments, else the user), or a person key of a workspace OWNER/ADMIN (caller_may_moderate; the ADMIN scope alone does not moderate, docs/decisions.md) (403 not_author otherwise).';
+comment on function app_hidden.comment_for_write(p_id text) is 'A live comment on a live issue the caller can see (404 otherwise), locked, that the caller may change: its author (the agent for agent-written comments, else the user), a person key of a workspace OWNER/ADMIN (caller_may_moderate), or a key holding ADMIN made for an OWNER/ADMIN (an agent''s too; a MEMBER''s ADMIN scope does not moderate, docs/decisions.md) (403 not_author otherwise).';
 grant execute on function app_hidden.comment_for_write(p_id text) to svc_visitor;
 
 create or replace function app_hidden.comment_shape(c app_public.comments, u app_public.users, a app_public.agents)

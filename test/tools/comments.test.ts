@@ -93,7 +93,7 @@ describe('comments.update / delete', () => {
     expect(r[19]!.body).toBe('v21');
   });
 
-  it('others get 403 not_author; OWNER/ADMIN person keys may override, the ADMIN scope alone may not; agents by their agent', async () => {
+  it('others get 403 not_author; OWNER/ADMIN person keys and their ADMIN-scoped keys may override, a MEMBER\'s ADMIN scope may not; agents by their agent', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Authz' });
     const c = await ok(t, memberKey.token, 'comments.create', { issueId: issue.id, body: 'mine' });
     const byAgent = await ok(t, agentKey.token, 'comments.create', { issueId: issue.id, body: 'agent note' });
@@ -119,6 +119,10 @@ describe('comments.update / delete', () => {
       const r = await rest(t, memberAdminScoped.token, 'comments.update', { id: c.id, body: 'by admin key' });
       expect([r.status, r.body.error]).toEqual([403, 'not_author']);
     }
+    // An ADMIN-scoped key made for an OWNER/ADMIN moderates, an agent's key too (spec 5 item 9).
+    const ownersAgentAdmin = await createKey(t, ws, { agent: 'scribe', scopes: [...W, 'ADMIN'] });
+    expect((await ok(t, ownersAgentAdmin.token, 'comments.update', { id: c.id, body: 'by the owner\'s admin agent key' })).body)
+      .toBe('by the owner\'s admin agent key');
     expect(await ok(t, adminMemberKey.token, 'comments.delete', { id: byAgent.id })).toMatchObject({ ok: true, deleted: true });
   });
 
