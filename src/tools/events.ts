@@ -72,6 +72,8 @@ const KIND_INFO: Record<EventKind, { subjectTypes: string[]; meaning: string; or
   WORKSPACE_UPDATED: { subjectTypes: ['workspace'], meaning: 'The workspace\'s name or settings changed (payload.changes names them), from a tool, GraphQL or the operator CLI.', origin: 'service' },
 };
 const KINDS = EVENT_KINDS.map((kind) => ({ kind, ...KIND_INFO[kind] }));
+/** Every subject type an event can have (a typo such as "Issue" in a filter would otherwise list nothing). */
+const SUBJECT_TYPES = [...new Set(KINDS.flatMap((k) => k.subjectTypes))].sort();
 
 export const eventTools = defineTools(
   tool({
@@ -79,7 +81,8 @@ export const eventTools = defineTools(
     scopes: ['READ_ISSUES'],
     description: 'Recent activity events of the workspace, newest first. Filter by subject (e.g. subjectType "issue" and an issue id or key) or kinds; page with before = nextCursor.',
     input: z.strictObject({
-      subjectType: z.string().min(1).max(50).optional().describe('issue, comment, project, agent, membership, ...'),
+      subjectType: z.string().max(50).refine((t) => SUBJECT_TYPES.includes(t), `not a subject type: one of ${SUBJECT_TYPES.join(', ')}`)
+        .optional().describe('issue, comment, project, agent, membership, ... (events.kinds gives each kind\'s)'),
       subjectId: z.string().min(1).max(64).optional().describe('The subject\'s id (UUID); with subjectType "issue" also an issue key such as ENG-12'),
       kinds: z.array(z.string().refine((k) => (EVENT_KINDS as readonly string[]).includes(k), 'not an event kind (events.kinds lists them)'))
         .max(50).optional().describe('Event kinds such as ISSUE_CREATED'),

@@ -554,6 +554,9 @@ describe('events.kinds', () => {
     // The subject types are those events carry.
     const { rows } = await t.pools.owner.query('select distinct kind, subject_type from app_public.activity_events');
     for (const r of rows) expect(kinds.find((k: any) => k.kind === r.kind)?.subjectTypes, r.kind).toContain(r.subject_type);
+    // events.recent takes exactly those subject types: a typo is a 400 naming the field, not an empty page.
+    for (const type of new Set(kinds.flatMap((k: any) => k.subjectTypes as string[]))) await ok(t, ws.token, 'events.recent', { subjectType: type, limit: 1 });
+    for (const type of ['bogus', 'Issue', '']) expect400(await rest(t, ws.token, 'events.recent', { subjectType: type }), 'subjectType');
     // No scope needed: it is the vocabulary, not the data.
     const bare = await createKey(t, ws, { scopes: ['READ_USERS'] });
     expect(await ok(t, bare.token, 'events.kinds', {})).toEqual(kinds);
