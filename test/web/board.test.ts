@@ -94,6 +94,32 @@ describe('web board', () => {
     expect(JSON.stringify(events)).toContain('ISSUE_STATUS_CHANGED');
   });
 
+  it('under a stream of events the board re-reads five times, then about every 3 s (its six calls from 120 a minute), and leaves the header alone', async () => {
+    await page.waitForSelector('#live.live:not(.off)');
+    const reads: string[] = [];
+    const count = (r: { url(): string; postData(): string | null }) => {
+      if (r.url().endsWith('/graphql')) reads.push(/query (\w+)/.exec(r.postData() ?? '')?.[1] ?? 'other');
+    };
+    page.on('request', count);
+    const flooded = await ok(t, ws.token, 'issues.create', { title: 'Flooded 0' });
+    const started = Date.now();
+    for (let i = 1; i <= 24; i++) {
+      await ok(t, ws.token, 'issues.update', { id: flooded.id, title: `Flooded ${i}` });
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const seconds = (Date.now() - started) / 1000;
+    // The last change still shows, soon after the stream goes quiet.
+    await page.waitForSelector(`.card[data-id="${flooded.id}"]:has-text("Flooded 24")`, { timeout: 4000 });
+    page.off('request', count);
+    const boards = reads.filter((q) => q === 'Board').length;
+    expect(boards).toBeGreaterThanOrEqual(2);
+    expect(boards).toBeLessThanOrEqual(5 + Math.ceil(seconds / 3) + 1);
+    expect(reads.filter((q) => q === 'Meta')).toEqual([]);
+    // The tests after this one count the demo's cards.
+    await ok(t, ws.token, 'issues.delete', { id: flooded.id });
+    await page.waitForSelector(`.card[data-id="${flooded.id}"]`, { state: 'detached', timeout: 5000 });
+  });
+
   it('filters by project, label, assignee, priority and the current sprint', async () => {
     const only = async (name: string, value: string, ids: string[]) => {
       await page.selectOption(`select[name="${name}"]`, value);
@@ -286,7 +312,7 @@ describe('web board', () => {
       await page.waitForSelector('#signin', { timeout: 5000 });
       streamRequests.length = 0;
       await signIn(quiet.token);
-      await expect.poll(() => page.textContent('#live')).toBe('not live: reload to see changes');
+      await expect.poll(() => page.textContent('#live')).toBe('not live: refreshed every 15 s');
       expect(await page.getAttribute('#live', 'title')).toContain('SUBSCRIBE_EVENTS');
       await page.waitForTimeout(300);
       expect(streamRequests).toEqual([]);

@@ -32,7 +32,9 @@ export function Card({ issue, meta, movable }: { issue: IssueRow; meta: Meta; mo
  */
 export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; query: string }) {
   const [limits, setLimits] = useState<Record<string, number>>({});
-  const columns = useLive(() => loadColumns(meta.statuses, limits, filters, query), [query, JSON.stringify(filters), JSON.stringify(limits)]);
+  // One issuesList call per column.
+  const columns = useLive(() => loadColumns(meta.statuses, limits, filters, query), [query, JSON.stringify(filters), JSON.stringify(limits)],
+    { cost: meta.statuses.length });
   const [moved, setMoved] = useState<Record<string, string>>({});
   const [over, setOver] = useState<string>();
   const [error, setError] = useState<string>();

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { onChange } from './api.ts';
+import { onChange, type ChangeOptions } from './api.ts';
 
 export interface Loaded<T> {
   data?: T;
@@ -7,8 +7,8 @@ export interface Loaded<T> {
   reload(): void;
 }
 
-/** Runs `load` now, whenever `deps` change, and again after every event on the live stream. */
-export function useLive<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+/** Runs `load` now, whenever `deps` change, and again after events on the live stream (paced: see onChange). */
+export function useLive<T>(load: () => Promise<T>, deps: unknown[], opts: ChangeOptions = {}): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: string }>({});
   const seq = useRef(0);
   const run = () => {
@@ -20,7 +20,7 @@ export function useLive<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   };
   useEffect(() => {
     run();
-    return onChange(run);
+    return onChange(run, opts);
   }, deps);
   return { ...state, reload: run };
 }

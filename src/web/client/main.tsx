@@ -3,7 +3,7 @@
 // Routes: #/board, #/list, #/issue/ENG-1, #/agents.
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { follow, gql, onKeyRefused, storedKey, storeKey, type LiveState } from './api.ts';
+import { follow, gql, onKeyRefused, poll, storedKey, storeKey, type LiveState } from './api.ts';
 import { Agents } from './agents.tsx';
 import { Board } from './board.tsx';
 import { loadMeta, may, type Filters } from './data.ts';
@@ -11,6 +11,11 @@ import { FilterBar } from './filters.tsx';
 import { useHash, useLive } from './hooks.ts';
 import { IssuePage } from './issue.tsx';
 import { List } from './list.tsx';
+
+/** Event kinds that change what the header and filters show (workspace, statuses, projects, labels, cycles, agents,
+ * members); issue, comment and run events do not, so they leave that read alone. */
+const changesMeta = (kind: string) =>
+  /^(WORKSPACE_|STATUS_|PROJECT_|LABEL_|CYCLE_|MEMBERSHIP_)/.test(kind) || /^AGENT_(CREATED|UPDATED|DELETED|STATUS_CHANGED)$/.test(kind);
 import './style.css';
 
 /** A hash part as typed, or as it is when it is not valid percent-encoding (#/issue/%E0%A4%A). */
@@ -71,7 +76,7 @@ async function endSession(): Promise<void> {
 
 function Workspace({ signOut }: { signOut(reason?: string): void }) {
   const hash = useHash();
-  const meta = useLive(loadMeta, []);
+  const meta = useLive(loadMeta, [], { wants: changesMeta });
   const [live, setLive] = useState<LiveState>({ on: false });
   const [filters, setFilters] = useState<Filters>({});
   const [query, setQuery] = useState('');
@@ -82,7 +87,10 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   const mayFollow = meta.data && may(meta.data, 'SUBSCRIBE_EVENTS');
   useEffect(() => {
     if (mayFollow === undefined) return;
-    if (!mayFollow) return setLive({ on: false, refused: 'this key lacks the SUBSCRIBE_EVENTS scope' });
+    if (!mayFollow) {
+      setLive({ on: false, refused: 'this key lacks the SUBSCRIBE_EVENTS scope' });
+      return poll();
+    }
     return follow(storedKey()!, setLive);
   }, [mayFollow]);
   useEffect(() => {
@@ -133,7 +141,7 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
           }} />}
         {m && !may(m, 'WRITE_ISSUES') && <span id="readonly" class="badge" title="This key may read but not change issues">read-only</span>}
         <span id="live" class={live.on ? 'live' : 'live off'} title={!live.on && live.refused ? `No live updates: ${live.refused}` : undefined}>
-          {live.on ? 'live' : live.refused ? 'not live: reload to see changes' : 'offline'}
+          {live.on ? 'live' : live.refused ? 'not live: refreshed every 15 s' : 'offline'}
         </span>
         <button id="signout" type="button" onClick={() => void endSession().finally(() => signOut())}>Sign out</button>
       </header>
