@@ -227,6 +227,23 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
       releaseWhenAnswered(reply.raw, release);
     }
   });
+  // The errors grafserv writes itself (a syntax or validation error, a body that is not one request) carry no code,
+  // where every other error carries its code and status: given them here (invalid_query, 400), on those answers
+  // only (they have no data, and are small).
+  app.addHook('onSend', async (request: FastifyRequest, _reply: FastifyReply, payload: unknown) => {
+    if (!isGraphqlPost(request)) return payload;
+    const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+    if (!text?.startsWith('{"errors":')) return payload;
+    const body = JSON.parse(text) as { errors?: Array<{ extensions?: Record<string, unknown> }> };
+    let coded = false;
+    for (const e of body.errors ?? []) {
+      if (e.extensions?.code) continue;
+      const { statusCode, ...rest } = e.extensions ?? {};
+      e.extensions = { ...rest, code: 'invalid_query', status: typeof statusCode === 'number' ? statusCode : 400 };
+      coded = true;
+    }
+    return coded ? JSON.stringify(body) : payload;
+  });
   await serv.addTo(app);
   app.addHook('onClose', async () => {
     await pgl.release();

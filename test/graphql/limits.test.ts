@@ -136,6 +136,27 @@ describe('what GraphQL takes, as the tools take it', () => {
 });
 
 
+describe('errors grafserv writes itself', () => {
+  it('a syntax error, an unknown field, a bad variable or UUID, a body that is not one request: each carries code invalid_query and its status', async () => {
+    const key = (await createKey(t, ws)).token; // the file's other tests spend the workspace key's rate limit
+    for (const [query, variables] of [
+      ['{ issues(first: 5 { nodes { key } } }', undefined],
+      ['{ issues(first: 5) { nodes { nope } } }', undefined],
+      ['{ issue(rowId: "not-a-uuid") { key } }', undefined],
+      ['query($n: Int) { issues(first: $n) { totalCount } }', { n: 'abc' }],
+    ] as const) {
+      const r = await gql(t, key, query, variables);
+      expect(r.errors?.length, query).toBeGreaterThan(0);
+      for (const e of r.errors!) expect(e.extensions, query).toMatchObject({ code: 'invalid_query', status: 400 });
+    }
+    for (const payload of ['{"query":123}', '[{"query":"{ __typename }"}]']) {
+      const res = await t.app.inject({ method: 'POST', url: '/graphql', payload, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` } });
+      expect(res.statusCode, payload).toBe(400);
+      expect(res.json().errors[0].extensions, payload).toEqual({ code: 'invalid_query', status: 400 });
+    }
+  });
+});
+
 describe('GraphQL subscriptions', () => {
   it('are a 400 that points to the event stream, not an internal error; a query beside one in the document runs', async () => {
     const key = (await createKey(t, ws)).token; // the workspace key spent its rate above
