@@ -1654,6 +1654,8 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.action_requests_payload(app_public.action_requests) returns jsonb; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_public.action_requests_source_id(app_public.action_requests) returns uuid; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_public.action_requests_viewer_may_decide(app_public.action_requests) returns boolean; sql stable; execute: svc_visitor; actionRequests/shapes.sql
+-- app_public.action_requests_viewer_vote(app_public.action_requests) returns text; sql stable; execute: svc_visitor; actionRequests/shapes.sql
+-- app_public.action_requests_vote_counts(app_public.action_requests) returns jsonb; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_public.activity_events_payload(app_public.activity_events) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
 -- app_public.agents_archive(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_create(text,text,text[],text,text,integer,text) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql

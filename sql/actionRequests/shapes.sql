@@ -86,3 +86,24 @@ create or replace function app_public.action_requests_viewer_may_decide(r app_pu
 as $$ select app_hidden.action_request_may_decide(r) $$;
 comment on function app_public.action_requests_viewer_may_decide(r app_public.action_requests) is 'Whether the calling key may accept or decline this request: its assignee, a watcher of its issue, or a person whose workspace role is OWNER or ADMIN (the gate accept and decline apply). A board shows its buttons by it.';
 grant execute on function app_public.action_requests_viewer_may_decide(r app_public.action_requests) to svc_visitor;
+
+create or replace function app_public.action_requests_vote_counts(r app_public.action_requests)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select coalesce(jsonb_object_agg(t.option_key, t.votes), '{}') from app_hidden.poll_tally(r.id, r.options) t
+$$;
+comment on function app_public.action_requests_vote_counts(r app_public.action_requests) is 'A poll''s votes per option key ({} for a request without options), counted in the database: a board shows them whatever the number of voters.';
+grant execute on function app_public.action_requests_vote_counts(r app_public.action_requests) to svc_visitor;
+
+create or replace function app_public.action_requests_viewer_vote(r app_public.action_requests)
+ returns text
+ language sql
+ stable
+as $$
+  select v.option_key from app_public.action_request_votes v
+  where v.request_id = r.id and v.user_id = app_hidden.current_user_id()
+$$;
+comment on function app_public.action_requests_viewer_vote(r app_public.action_requests) is 'The option key the calling key''s user voted for on this poll, or null.';
+grant execute on function app_public.action_requests_viewer_vote(r app_public.action_requests) to svc_visitor;

@@ -110,3 +110,23 @@ describe('polymorphic pins', () => {
       .toMatchObject({ message: expect.stringMatching(/ISSUE/) });
   });
 });
+
+describe('poll counts', () => {
+  it('voteCounts counts every voter in the database (a board counting the votes it read stopped at 100); viewerVote is the key\'s own', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Many voters' });
+    const poll = await ok(t, ws.token, 'actionRequests.create', {
+      title: 'Which?', issueId: issue.id, options: [{ key: 'a', label: 'A' }, { key: 'b', label: 'B' }],
+    });
+    // 130 voters for a (people of the workspace, written directly), then the member votes b.
+    await t.pools.owner.query(
+      `with u as (insert into app_public.users (email) select 'voter' || n || '-' || $2::text || '@example.com' from generate_series(1, 130) n returning id),
+            m as (insert into app_public.memberships (workspace_id, user_id, role) select $1, id, 'MEMBER' from u returning user_id)
+       insert into app_public.action_request_votes (workspace_id, request_id, user_id, option_key) select $1, $3, user_id, 'a' from m`,
+      [ws.id, ws.key, poll.id]);
+    await ok(t, member.token, 'actionRequests.vote', { id: poll.id, optionKey: 'b' });
+    const q = `query($id: UUID!) { actionRequest(rowId: $id) { voteCounts viewerVote } }`;
+    expect((await gqlOk(t, member.token, q, { id: poll.id })).actionRequest).toEqual({ voteCounts: { a: 130, b: 1 }, viewerVote: 'b' });
+    expect((await gqlOk(t, ws.token, q, { id: poll.id })).actionRequest).toEqual({ voteCounts: { a: 130, b: 1 }, viewerVote: null });
+    expect((await ok(t, ws.token, 'actionRequests.results', { id: poll.id })).total).toBe(131);
+  });
+});

@@ -174,7 +174,8 @@ describe('web board', () => {
 
   it('shows the issue page: markdown rendered safely, assignee, comments with agent and confidence, relations, attachments, the run and its timeline', async () => {
     expect(await page.textContent('#issue-title')).toBe('Login fails with long passwords');
-    expect(await page.title()).toMatch(new RegExp(`^${demo.login.key} Login fails with long passwords · `));
+    // The tab's title follows the page's render (an effect): polled, not read at once.
+    await expect.poll(() => page.title()).toMatch(new RegExp(`^${demo.login.key} Login fails with long passwords · `));
     expect(await page.locator('#description h2').textContent()).toBe('Steps');
     expect(await page.locator('#description strong').first().textContent()).toBe('login');
     // GFM: a table (agents write reports in it) and strikethrough.

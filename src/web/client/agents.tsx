@@ -4,7 +4,6 @@ import { useLive } from './hooks.ts';
 import { REQUEST_FIELDS, RequestCard, type Request } from './requests.tsx';
 
 const AGENTS = `query Agents {
-  viewer { rowId }
   agents(orderBy: NAME_ASC, condition: {archivedAt: null}) { nodes {
     rowId name profileKey status provider lastHeartbeatAt
     agentRuns(condition: {finishedAt: null}, orderBy: STARTED_AT_DESC, first: 5) { nodes { rowId status currentStep issue { key title } } }
@@ -40,7 +39,7 @@ export function Agents({ meta }: { meta: Meta }) {
       </section>
       <section id="requests">
         <h2>Open requests and polls</h2>
-        {d.actionRequests.nodes.map((r: Request) => <RequestCard key={r.rowId} request={r} viewerId={d.viewer?.rowId} canAct={may(meta, 'WRITE_ISSUES')} onDone={loaded.reload} />)}
+        {d.actionRequests.nodes.map((r: Request) => <RequestCard key={r.rowId} request={r} canAct={may(meta, 'WRITE_ISSUES')} onDone={loaded.reload} />)}
         {!d.actionRequests.nodes.length && <p class="empty">Nothing to decide.</p>}
       </section>
     </main>

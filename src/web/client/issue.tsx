@@ -13,7 +13,6 @@ async function download(id: string) {
 }
 
 const ISSUE = `query Issue($key: String!) {
-  viewer { rowId }
   issues(condition: {key: $key, deletedAt: null}, first: 1) { nodes {
     rowId key title description priority statusId createdAt updatedAt dueDate expectedOutput verificationChecklist artifactRequired
     project { name } cycle { name } parent { key title }
@@ -39,11 +38,11 @@ const NONE = '00000000-0000-0000-0000-000000000000';
 async function loadIssue(key: string) {
   const d = await gql(ISSUE, { key });
   const issue = d.issues.nodes[0];
-  if (!issue) return { viewerId: d.viewer?.rowId, issue: undefined };
+  if (!issue) return { issue: undefined };
   const run = issue.agentRuns.nodes[0];
   const more = await gql(MORE, { id: issue.rowId, run: run?.rowId ?? NONE });
   const timeline = [...more.issueEvents.nodes, ...more.runEvents.nodes].sort((a, b) => Number(b.seq) - Number(a.seq));
-  return { viewerId: d.viewer?.rowId as string | undefined, issue, run, attachments: more.attachments.nodes, timeline };
+  return { issue, run, attachments: more.attachments.nodes, timeline };
 }
 
 const who = (u?: { name: string; email: string } | null) => (u ? u.name || u.email : undefined);
@@ -224,7 +223,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             ))}
           </ul>
           {i.actionRequests.nodes.length > 0 && <h3>Requests</h3>}
-          {i.actionRequests.nodes.map((r: Request) => <RequestCard key={r.rowId} request={r} viewerId={d.viewerId} canAct={writable} onDone={loaded.reload} />)}
+          {i.actionRequests.nodes.map((r: Request) => <RequestCard key={r.rowId} request={r} canAct={writable} onDone={loaded.reload} />)}
         </aside>
       </div>
     </main>

@@ -4,7 +4,7 @@ import { renderMarkdown } from './markdown.ts';
 
 export const REQUEST_FIELDS = `rowId title body kind status options votingClosedAt winningOptionKey createdAt viewerMayDecide
   issue { key title } requestedByAgent { name } requestedByUser { name email } assignedAgent { name } assignedUser { name email }
-  actionRequestVotesByRequestId(first: 100) { nodes { optionKey userId } }`;
+  voteCounts viewerVote`;
 
 export interface Request {
   rowId: string; title: string; body: string | null; kind: string; status: string; votingClosedAt: string | null; winningOptionKey: string | null;
@@ -14,14 +14,17 @@ export interface Request {
   issue: { key: string; title: string } | null;
   requestedByAgent: { name: string } | null; requestedByUser: { name: string; email: string } | null;
   assignedAgent: { name: string } | null; assignedUser: { name: string; email: string } | null;
-  actionRequestVotesByRequestId: { nodes: { optionKey: string; userId: string }[] };
+  /** Votes per option key, counted by the service (every voter, however many). */
+  voteCounts: Record<string, number>;
+  /** The option this key's user voted for. */
+  viewerVote: string | null;
 }
 
 /**
  * An action request: accept / decline, or for a poll one button per option with its votes. The buttons are
  * disabled for a key that may not use them (no WRITE_ISSUES; accept and decline also when it may not decide).
  */
-export function RequestCard({ request: r, viewerId, canAct, onDone }: { request: Request; viewerId?: string; canAct: boolean; onDone(): void }) {
+export function RequestCard({ request: r, canAct, onDone }: { request: Request; canAct: boolean; onDone(): void }) {
   const [error, setError] = useState<string>();
   const act = async (mutation: string, variables: Record<string, unknown>) => {
     try {
@@ -32,8 +35,7 @@ export function RequestCard({ request: r, viewerId, canAct, onDone }: { request:
       setError((err as Error).message);
     }
   };
-  const votes = r.actionRequestVotesByRequestId.nodes;
-  const mine = votes.find((v) => v.userId === viewerId)?.optionKey;
+  const mine = r.viewerVote;
   const decide = canAct && r.viewerMayDecide;
   const decideHint = decide ? undefined : 'Only its assignee, a watcher of its issue, or a workspace OWNER/ADMIN decides this request';
   const by = r.requestedByAgent ? `Agent: ${r.requestedByAgent.name}` : r.requestedByUser?.name || r.requestedByUser?.email;
@@ -48,7 +50,7 @@ export function RequestCard({ request: r, viewerId, canAct, onDone }: { request:
       {r.options && (
         <div class="options">
           {r.options.map((o) => {
-            const count = votes.filter((v) => v.optionKey === o.key).length;
+            const count = r.voteCounts[o.key] ?? 0;
             return (
               <button type="button" key={o.key} class={`vote${mine === o.key ? ' mine' : ''}`} data-option={o.key} disabled={!!r.votingClosedAt || !['OPEN', 'SNOOZED'].includes(r.status) || !canAct}
                 title={o.description} onClick={() => act('mutation Vote($id: String!, $o: String!) { actionRequestsVote(id: $id, optionKey: $o) }', { id: r.rowId, o: o.key })}>
