@@ -46,6 +46,8 @@ async function loadIssue(key: string) {
 }
 
 const who = (u?: { name: string; email: string } | null) => (u ? u.name || u.email : undefined);
+/** A stored relation kind in words (BLOCKS, DUPLICATES, RELATES_TO). */
+const relationWords = (kind: string) => kind.toLowerCase().replace(/_/g, ' ');
 
 type TimelineEvent = { seq: string; kind: string; createdAt: string; payload?: Record<string, any> | null };
 /** One line of the timeline: what changed, from the event's payload, where the kind alone would not say. */
@@ -156,7 +158,8 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
           <section class="timeline" id="timeline">
             <h2>Timeline</h2>
             <ol>
-              {d.timeline!.map((ev: TimelineEvent) => (
+              {/* ISSUE_ASSIGNED is always followed by AGENT_ASSIGNED, which says who, how and why: one line for both. */}
+              {d.timeline!.filter((ev: TimelineEvent) => ev.kind !== 'ISSUE_ASSIGNED').map((ev: TimelineEvent) => (
                 <li key={ev.seq} data-kind={ev.kind}><span class="meta">{when(ev.createdAt)}</span> {describeEvent(ev, meta)}</li>
               ))}
             </ol>
@@ -201,7 +204,8 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             <dt>Assignee</dt>
             <dd id="assignee">{i.assignedAgent ? `Agent: ${i.assignedAgent.name} (${i.assignedAgent.status})` : ''}{i.assignedAgent && i.claimedBy ? ', ' : ''}{who(i.claimedBy) ?? (i.assignedAgent ? '' : 'Nobody')}</dd>
             <dt>Labels</dt>
-            <dd id="labels">{i.issueLabels.nodes.map((l: any) => <LabelChip key={l.label.rowId} name={l.label.name} color={l.label.color} />)}</dd>
+            <dd id="labels">{i.issueLabels.nodes.length === 0 ? <span class="meta">None</span>
+              : i.issueLabels.nodes.map((l: any) => <LabelChip key={l.label.rowId} name={l.label.name} color={l.label.color} />)}</dd>
             {i.project && <><dt>Project</dt><dd>{i.project.name}</dd></>}
             {i.cycle && <><dt>Cycle</dt><dd>{i.cycle.name}</dd></>}
             {i.parent && <><dt>Parent</dt><dd><a href={`#/issue/${i.parent.key}`}>{i.parent.key}</a> {i.parent.title}</dd></>}
@@ -210,11 +214,14 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
           </dl>
           <h3>Relations</h3>
           <ul id="relations">
-            {i.issueRelationsByFromIssueId.nodes.map((r: any) => r.toIssue && <li key={`f${r.toIssue.key}${r.kind}`}>{r.kind.toLowerCase()} <a href={`#/issue/${r.toIssue.key}`}>{r.toIssue.key}</a> {r.toIssue.title}</li>)}
-            {i.issueRelationsByToIssueId.nodes.map((r: any) => r.fromIssue && <li key={`t${r.fromIssue.key}${r.kind}`}><a href={`#/issue/${r.fromIssue.key}`}>{r.fromIssue.key}</a> {r.kind.toLowerCase()} this</li>)}
+            {i.issueRelationsByFromIssueId.nodes.map((r: any) => r.toIssue && <li key={`f${r.toIssue.key}${r.kind}`}>{relationWords(r.kind)} <a href={`#/issue/${r.toIssue.key}`}>{r.toIssue.key}</a> {r.toIssue.title}</li>)}
+            {i.issueRelationsByToIssueId.nodes.map((r: any) => r.fromIssue && <li key={`t${r.fromIssue.key}${r.kind}`}><a href={`#/issue/${r.fromIssue.key}`}>{r.fromIssue.key}</a> {r.fromIssue.title} {relationWords(r.kind)} this</li>)}
+            {!i.issueRelationsByFromIssueId.nodes.some((r: any) => r.toIssue) && !i.issueRelationsByToIssueId.nodes.some((r: any) => r.fromIssue)
+              && <li class="meta">None</li>}
           </ul>
           <h3>Attachments</h3>
           <ul id="attachments">
+            {d.attachments.length === 0 && <li class="meta">None</li>}
             {d.attachments.map((a: any) => (
               <li key={a.rowId}>{a.externalUrl && /^https?:/.test(a.externalUrl)
                 ? <a href={a.externalUrl} rel="noopener noreferrer" target="_blank">{a.linkTitle || a.externalUrl}</a>
