@@ -90,6 +90,13 @@ describe('web board', () => {
     await page.dragAndDrop(`.card[data-id="${created.id}"]`, '.column[data-category="IN_PROGRESS"]');
     await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: created.id })).status.category, { timeout: 5000 }).toBe('IN_PROGRESS');
     await page.waitForSelector(`.column[data-category="IN_PROGRESS"] .card[data-id="${created.id}"]`);
+    // A lane is as tall as the board: dropped near the bottom of the short TODO lane, far below its cards, it lands.
+    const lane = (await page.locator('.column[data-category="TODO"]').boundingBox())!;
+    expect(lane.height).toBeGreaterThan(400);
+    await page.dragAndDrop(`.card[data-id="${created.id}"]`, '.column[data-category="TODO"]', { targetPosition: { x: lane.width / 2, y: lane.height - 20 } });
+    await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: created.id })).status.category, { timeout: 5000 }).toBe('TODO');
+    await page.dragAndDrop(`.card[data-id="${created.id}"]`, '.column[data-category="IN_PROGRESS"]');
+    await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: created.id })).status.category, { timeout: 5000 }).toBe('IN_PROGRESS');
     const events = await ok(t, ws.token, 'events.recent', { limit: 20 });
     expect(JSON.stringify(events)).toContain('ISSUE_STATUS_CHANGED');
   });
