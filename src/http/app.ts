@@ -242,6 +242,8 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
         apiError = new ApiError(500, { error: 'internal', message: 'Internal server error' });
       }
     }
+    // A key the database refused (revoked or expired a moment ago, before this process heard of it) leaves the cache.
+    if (apiError.status === 401 && req.svcCaller) opts.keys.forget(req.svcCaller.keyId);
     // A call refused before its handler (bad body, 413, 415) still counts against the key's limit.
     const surface = apiError.status !== 401 && !reachedHandler.has(req) ? countedSurface(req) : undefined;
     if (surface && limiter.enabled(surface)) {

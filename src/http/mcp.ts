@@ -206,6 +206,9 @@ async function handleMessage(
       try {
         return rpcResult(id, toolResult(await services.callTool(caller, t, toolInput(params.arguments, 'arguments'), 'rpc')));
       } catch (err) {
+        // A key found revoked or expired by the call's own check (the key cache had not heard of it yet) refuses the
+        // whole request, as the transport's check does: HTTP 401, not a tool result.
+        if (err instanceof ApiError && err.status === 401) throw err;
         if (err instanceof ApiError) return rpcResult(id, toolError(err));
         req.log.error({ err, tool: name }, 'tool call failed');
         return rpcError(id, ErrorCode.InternalError, 'Internal error');

@@ -235,6 +235,7 @@ describe('keys: list and revoke', () => {
   it('revocation is exact even when this process still has the key cached', async () => {
     const k = await createKey(t, ws);
     expect((await gql(t, k.token, '{ viewerRole }')).status).toBe(200);
+    expect((await rest(t, k.token, 'workspace.get')).status).toBe(200); // in the key cache now
     // Revoke behind the cache's back (no NOTIFY reaches this process's cache in time).
     await t.pools.owner.query('alter table app_private.api_keys disable trigger _900_notify_revoked');
     try {
@@ -242,11 +243,18 @@ describe('keys: list and revoke', () => {
     } finally {
       await t.pools.owner.query('alter table app_private.api_keys enable trigger _900_notify_revoked');
     }
+    // MCP re-checks the key in the call's own statement (app_hidden.set_request_context): over JSON-RPC too that is
+    // the whole request's 401 (it was a tool result with HTTP 200 while the cache still held the key), and the key
+    // leaves the cache.
+    const rpcCall = await t.app.inject({ method: 'POST', url: '/api/mcp/rpc', headers: { authorization: `Bearer ${k.token}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'workspace.get', arguments: {} } }) });
+    expect(rpcCall.statusCode).toBe(401);
+    expect(rpcCall.json()).toMatchObject({ jsonrpc: '2.0', id: 7, error: { data: { error: 'revoked', status: 401 } } });
+    expect((await rest(t, k.token, 'workspace.get')).body).toMatchObject({ error: 'revoked' });
+    // GraphQL looks the key up afresh on every request.
     const r = await gql(t, k.token, '{ viewerRole }');
     expect(r.status).toBe(401);
     expect(r.body).toMatchObject({ error: 'revoked' });
-    // MCP re-checks the key in the call's own statement (app_hidden.set_request_context).
-    expect((await rest(t, k.token, 'workspace.get')).body).toMatchObject({ error: 'revoked' });
   });
 
   it('a key may revoke itself (sign out)', async () => {
