@@ -22,7 +22,7 @@ begin
      and not app_hidden.caller_may_moderate()
      -- Spec 5 item 9 also names an ADMIN-scoped key: one made for an OWNER/ADMIN (an agent's key included). A
      -- MEMBER's key holding ADMIN (keys are FULL by default) stays a member's.
-     and not (app_hidden.has_scope('ADMIN') and coalesce(app_hidden.caller_role() in ('OWNER', 'ADMIN'), false)) then
+     and not app_hidden.is_workspace_admin() then
     raise exception 'Only the author, a workspace OWNER/ADMIN, or an ADMIN-scoped key of one may change this comment'
       using errcode = 'SV403', detail = 'not_author';
   end if;
