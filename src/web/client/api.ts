@@ -66,20 +66,22 @@ function refill() {
   tokens = Math.min(BUCKET, tokens + (now - filledAt) * REFILL_PER_MS);
   filledAt = now;
 }
+/** What re-reading the views now due spends (at most a full bucket, so one costly view still runs). */
+const dueCost = () => Math.min(BUCKET, [...due].reduce((sum, l) => sum + l.cost, 0));
 /** An event of this kind happened (undefined: anything may have changed, e.g. after a reconnection). */
 function changed(kind?: string) {
   for (const l of listeners) if (kind === undefined || !l.wants || l.wants(kind)) due.add(l);
   if (timer || due.size === 0) return;
   refill();
-  const cost = Math.min(BUCKET, [...due].reduce((sum, l) => sum + l.cost, 0));
   timer = setTimeout(() => {
     timer = undefined;
     refill();
-    tokens -= cost;
+    // Views that became due while the timer ran are read too: they are paid for as well.
+    tokens -= dueCost();
     const now = [...due];
     due.clear();
     now.forEach((l) => l.run());
-  }, Math.max(QUIET_MS, (cost - tokens) / REFILL_PER_MS));
+  }, Math.max(QUIET_MS, (dueCost() - tokens) / REFILL_PER_MS));
 }
 
 /** Re-reads what is on screen every 15 s while the tab is visible: for a key that may not follow the stream. */

@@ -11,12 +11,12 @@ import { FilterBar } from './filters.tsx';
 import { useHash, useLive } from './hooks.ts';
 import { IssuePage } from './issue.tsx';
 import { List } from './list.tsx';
+import './style.css';
 
 /** Event kinds that change what the header and filters show (workspace, statuses, projects, labels, cycles, agents,
  * members); issue, comment and run events do not, so they leave that read alone. */
 const changesMeta = (kind: string) =>
   /^(WORKSPACE_|STATUS_|PROJECT_|LABEL_|CYCLE_|MEMBERSHIP_)/.test(kind) || /^AGENT_(CREATED|UPDATED|DELETED|STATUS_CHANGED)$/.test(kind);
-import './style.css';
 
 /** A hash part as typed, or as it is when it is not valid percent-encoding (#/issue/%E0%A4%A). */
 const decoded = (part: string) => {
