@@ -29,7 +29,7 @@ begin
   elsif p_subject_type = 'initiative' then
     return cardinality(app_hidden.narrowed_initiative_ids()) = 0
         or p_subject_id = any(app_hidden.narrowed_initiative_ids());
-  elsif p_subject_type not in ('issue', 'comment', 'goal', 'execution-plan', 'execution-step', 'review-gate', 'action-request', 'canvas')
+  elsif p_subject_type not in ('issue', 'comment', 'agent-run', 'goal', 'execution-plan', 'execution-step', 'review-gate', 'action-request', 'canvas')
         or app_hidden.issues_unrestricted() then
     return true;
   elsif p_subject_type = 'canvas' then
@@ -52,6 +52,7 @@ begin
     -- A comment's events follow its issue (payload issueId), not the comment row: the comments policy hides a
     -- deleted comment, which would take its creation and its deletion out of the stream, the replay and a resume.
     when 'comment' then return exists (select 1 from app_public.issues i where i.id = (p_payload->>'issueId')::uuid);
+    when 'agent-run' then return exists (select 1 from app_public.agent_runs r where r.id = p_subject_id);
     when 'goal' then return exists (select 1 from app_public.goals g where g.id = p_subject_id);
     when 'execution-plan' then return exists (select 1 from app_public.execution_plans p where p.id = p_subject_id);
     when 'execution-step' then return exists (select 1 from app_public.execution_steps s where s.id = p_subject_id);
@@ -60,7 +61,7 @@ begin
   end case;
 end
 $$;
-comment on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'Whether a narrowed key sees an event about this subject: issue and comment events only of issues it can see (and the ISSUE_UPDATED of an issue leaving its view, by the payload''s before), project events only of its projects, initiative events only of its initiatives, goal, plan, step, review-gate and action-request events only of records it can see (they follow their issue), canvas card and edge events only when it sees every issue they name (payload issueIds); other subjects always.';
+comment on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'Whether a narrowed key sees an event about this subject: issue, comment and agent-run events only of issues it can see (and the ISSUE_UPDATED of an issue leaving its view, by the payload''s before), project events only of its projects, initiative events only of its initiatives, goal, plan, step, review-gate and action-request events only of records it can see (they follow their issue), canvas card and edge events only when it sees every issue they name (payload issueIds); other subjects always.';
 grant execute on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb) to svc_visitor;
 
 create or replace function app_hidden.chat_event_visible(p_thread_id uuid, p_context_issue_id text)

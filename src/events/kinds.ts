@@ -7,8 +7,8 @@ export const EVENT_KINDS = [
   'MEMBERSHIP_REMOVED', 'ISSUE_STALLED', 'AGENT_NOACK', 'ISSUE_SLA_BREACH', 'CHAT_MESSAGE_POSTED',
   'GOAL_CREATED', 'GOAL_STATUS_CHANGED', 'EXECUTION_STEP_READY', 'EXECUTION_STEP_JUDGED',
   'PLAN_BUDGET_EXCEEDED', 'AGENT_RUN_KICKED',
-  // Ours (docs/decisions.md): run status moves and runtime registration/configuration.
-  'AGENT_RUN_STATUS_CHANGED', 'RUNTIME_REGISTERED', 'RUNTIME_UPDATED',
+  // Ours (docs/decisions.md): run status moves and usage reports, runtime registration/configuration.
+  'AGENT_RUN_STATUS_CHANGED', 'AGENT_RUN_UPDATED', 'RUNTIME_REGISTERED', 'RUNTIME_UPDATED',
   // Orchestration state changes the spec has no kind for (docs/decisions.md).
   'EXECUTION_PLAN_STATUS_CHANGED', 'EXECUTION_STEP_STATUS_CHANGED', 'REVIEW_GATE_OPENED', 'REVIEW_GATE_RESOLVED',
   'CREW_CREATED', 'CREW_UPDATED',

@@ -41,6 +41,7 @@ const KIND_INFO: Record<EventKind, { subjectTypes: string[]; meaning: string; or
   PLAN_BUDGET_EXCEEDED: { subjectTypes: ['execution-plan'], meaning: 'A running plan passed its cost or wall-time cap and was blocked.', origin: 'spec' },
   AGENT_RUN_KICKED: { subjectTypes: ['issue'], meaning: 'runs.kick nudged a quiet ACTIVE run (re-delivered to its agent).', origin: 'spec' },
   AGENT_RUN_STATUS_CHANGED: { subjectTypes: ['issue'], meaning: 'An agent run on the issue moved (WAITING, ACTIVE, STALLED, COMPLETED, ABANDONED; payload runId, from, to, reason).', origin: 'service' },
+  AGENT_RUN_UPDATED: { subjectTypes: ['agent-run'], meaning: 'A run\'s agent reported new usage or a new current step (runs.recordUsage; payload runId, issueId, changes, tokensIn, tokensOut, tokensCached, costUsd, currentStep). Follows the issue\'s narrowing.', origin: 'service' },
   RUNTIME_REGISTERED: { subjectTypes: ['runtime'], meaning: 'A runtime was registered or restored.', origin: 'service' },
   RUNTIME_UPDATED: { subjectTypes: ['runtime'], meaning: 'A runtime\'s configuration changed.', origin: 'service' },
   EXECUTION_PLAN_STATUS_CHANGED: { subjectTypes: ['execution-plan'], meaning: 'An execution plan was created or moved (DRAFT, APPROVED, RUNNING, BLOCKED, COMPLETED, CANCELED).', origin: 'service' },

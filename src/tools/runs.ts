@@ -15,7 +15,7 @@ export const runTools = defineTools(
     name: 'runs.recordUsage',
     requiresAgentKey: true,
     scopes: ['WRITE_ISSUES'],
-    description: `Report cumulative usage of a run: each given value replaces the stored one (idempotent; send totals, not increments). costUsd is stored verbatim. currentStep (one line; null clears) says what the run is doing now, for people watching; only while the run is open (409 run_closed). ${agentOnly}`,
+    description: `Report cumulative usage of a run: each given value replaces the stored one (idempotent; send totals, not increments). costUsd is stored verbatim. currentStep (one line; null clears) says what the run is doing now, for people watching; only while the run is open (409 run_closed). A report that changes something writes AGENT_RUN_UPDATED (subject the run). ${agentOnly}`,
     input: z.strictObject({
       runId, tokensIn: count.optional(), tokensOut: count.optional(), tokensCached: count.optional(), costUsd: money.optional(),
       currentStep: line(200).nullable().optional(),

@@ -85,6 +85,37 @@ describe('runs.recordUsage', () => {
   });
 });
 
+describe('runs.recordUsage writes AGENT_RUN_UPDATED', () => {
+  const usageEvents = async (token: string, runId: string) =>
+    ((await ok(t, token, 'events.recent', { subjectType: 'agent-run', subjectId: runId, kinds: ['AGENT_RUN_UPDATED'] })).items as any[]).reverse();
+
+  it('when a figure or the step changed, naming them; a repeated report writes none; narrowing follows the issue', async () => {
+    const project = await ok(t, ws.token, 'projects.create', { name: 'Usage events' });
+    const { issue, runId } = await assigned('Usage events', 'EXECUTE', { projectId: project.id });
+    await ok(t, coderKey.token, 'runs.recordUsage', { runId, tokensIn: 100, costUsd: 0.5, currentStep: 'Reading' });
+    await ok(t, coderKey.token, 'runs.recordUsage', { runId, tokensIn: 100, costUsd: 0.5 });  // nothing new
+    await ok(t, coderKey.token, 'runs.recordUsage', { runId, tokensOut: 40 });
+    const events = await usageEvents(ws.token, runId);
+    expect(events.map((e) => e.payload.changes)).toEqual([['tokensIn', 'costUsd', 'currentStep'], ['tokensOut']]);
+    expect(events[1]).toMatchObject({ kind: 'AGENT_RUN_UPDATED', subjectType: 'agent-run', subjectId: runId, payload: {
+      runId, agentId: coder.id, issueId: issue.id, status: 'ACTIVE', tokensIn: 100, tokensOut: 40, tokensCached: 0, costUsd: 0.5, currentStep: 'Reading' } });
+    // The issue's own events are not filled with usage reports.
+    const issueKinds = (await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: issue.id })).items.map((e: any) => e.kind);
+    expect(issueKinds).not.toContain('AGENT_RUN_UPDATED');
+    // A key narrowed to the run's project sees them; one narrowed elsewhere and another workspace do not.
+    const elsewhere = await ok(t, ws.token, 'projects.create', { name: 'Elsewhere' });
+    const inside = await createKey(t, ws, { scopes: ['READ_ISSUES'], projects: [project.id] });
+    const outside = await createKey(t, ws, { scopes: ['READ_ISSUES'], projects: [elsewhere.id] });
+    expect(await usageEvents(inside.token, runId)).toHaveLength(2);
+    expect(await usageEvents(outside.token, runId)).toHaveLength(0);
+    expect(await usageEvents(other.token, runId)).toHaveLength(0);
+    // A refused report writes no event.
+    await rest(t, coderKey.token, 'runs.recordUsage', { runId, tokensIn: -1 });
+    await rest(t, helperKey.token, 'runs.recordUsage', { runId, tokensIn: 7 });
+    expect(await usageEvents(ws.token, runId)).toHaveLength(2);
+  });
+});
+
 describe('runs.setWaiting / resumeWork', () => {
   it('ACTIVE → WAITING → ACTIVE with AGENT_RUN_STATUS_CHANGED; 403 for other keys; 409 once closed', async () => {
     const { issue, runId } = await assigned('Wait');
@@ -328,7 +359,7 @@ describe('runs of a deleted issue', () => {
 });
 
 describe('every event of this namespace family reaches events.recent, SSE and webhooks', () => {
-  it('AGENT_STATUS_CHANGED, RUNTIME_REGISTERED, RUNTIME_UPDATED, AGENT_RUN_STATUS_CHANGED, AGENT_RUN_KICKED', async () => {
+  it('AGENT_STATUS_CHANGED, RUNTIME_REGISTERED, RUNTIME_UPDATED, AGENT_RUN_STATUS_CHANGED, AGENT_RUN_KICKED, AGENT_RUN_UPDATED', async () => {
     const hooks = await startReceiver();
     try {
       await admin(t, 'create-webhook', { workspace: ws.key, url: `${hooks.url}/all`, json: true });
@@ -342,10 +373,11 @@ describe('every event of this namespace family reaches events.recent, SSE and we
       await ok(t, coderKey.token, 'runs.resumeWork', { runId });
       await quiet(runId, 10);
       await ok(t, ws.token, 'runs.kick', { runId });
-      const kinds = ['AGENT_STATUS_CHANGED', 'RUNTIME_REGISTERED', 'RUNTIME_UPDATED', 'AGENT_RUN_STATUS_CHANGED', 'AGENT_RUN_KICKED'];
+      await ok(t, coderKey.token, 'runs.recordUsage', { runId, tokensIn: 12 });
+      const kinds = ['AGENT_STATUS_CHANGED', 'RUNTIME_REGISTERED', 'RUNTIME_UPDATED', 'AGENT_RUN_STATUS_CHANGED', 'AGENT_RUN_KICKED', 'AGENT_RUN_UPDATED'];
       const recent = (await ok(t, ws.token, 'events.recent', { kinds, limit: 20 })).items as Array<{ id: string; kind: string }>;
       expect(new Set(recent.map((e) => e.kind))).toEqual(new Set(kinds));
-      for (const e of recent.slice(0, 6)) {
+      for (const e of recent.slice(0, 7)) {
         await sse.waitFor((m) => m.id === e.id);
         await hooks.waitFor((rs) => rs.some((r) => JSON.parse(r.body).id === e.id));
       }

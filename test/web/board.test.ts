@@ -27,11 +27,12 @@ async function signIn(token: string) {
   await page.waitForSelector('#board .column', { timeout: 5000 });
 }
 
+let agentKey: { token: string };
 beforeAll(async () => {
   t = await startTestApp({ graphql: true });
   ws = await createWorkspace(t, 'WEB');
   await createAgent(t, ws, 'coder');
-  const agentKey = await createKey(t, ws, { agent: 'coder' });
+  agentKey = await createKey(t, ws, { agent: 'coder' });
   demo = await seedBoardDemo((token, tool, input) => ok(t, token, tool, input), ws.token, agentKey.token, 'coder');
   url = await t.listen();
   browser = await chromium.launch({
@@ -234,6 +235,13 @@ describe('web board', () => {
     await ok(t, ws.token, 'issues.update', { id: demo.login.id, dueDate: '2027-01-15' });
     await expect.poll(() => page.locator('#timeline li[data-kind="ISSUE_UPDATED"]').first().textContent()).toContain('changed due date');
     expect(await page.locator('#timeline li[data-kind="ISSUE_CREATED"]').textContent()).toMatch(/ created$/);
+    // The agent's usage reports move the run's figures live; they are not timeline lines.
+    const runId = (await ok(t, ws.token, 'runs.list', { issueId: demo.login.id })).items[0].id;
+    await ok(t, agentKey.token, 'runs.recordUsage', { runId, tokensIn: 30_000, costUsd: 0.2, currentStep: 'Writing the regression test' });
+    await expect.poll(() => page.textContent('#run .step'), { timeout: 2000 }).toBe('Writing the regression test');
+    expect(await page.textContent('#run .tokens')).toContain('33410');
+    expect(await page.textContent('#run .cost')).toBe('$0.2000');
+    expect(await page.locator('#timeline li[data-kind="AGENT_RUN_UPDATED"]').count()).toBe(0);
   });
 
   it('agents view: presence and work, a poll voted on and a request accepted (checked over MCP)', async () => {
@@ -253,7 +261,7 @@ describe('web board', () => {
     await page.waitForSelector(`.request[data-id="${demo.card.id}"]`, { state: 'detached' });
 
     // Presence changes arrive live.
-    const agentKey = await createKey(t, ws, { agent: 'coder' });
+    agentKey = await createKey(t, ws, { agent: 'coder' });
     await ok(t, agentKey.token, 'agents.heartbeat', { status: 'OFFLINE' });
     await page.waitForSelector('#agents tr[data-agent="coder"] .presence:text("OFFLINE")', { timeout: 2000 });
   });
@@ -341,7 +349,7 @@ describe('web board', () => {
     await page.reload();
     await page.waitForSelector('#signin');
     expect(await page.textContent('#signin-error')).toBe('');
-    const agentKey = await createKey(t, ws, { agent: 'coder' });
+    agentKey = await createKey(t, ws, { agent: 'coder' });
     await page.fill('#key', agentKey.token);
     await page.click('#signin button[type=submit]');
     await expect.poll(() => page.textContent('#signin-error')).toContain('agent');

@@ -48,6 +48,8 @@ export interface ChangeOptions {
   /** Calls of the rate limit one re-read spends (its catalog-tool fields; 1 for a read of PostGraphile fields only). */
   cost?: number;
 }
+/** For views that show no run figures: a run's usage report (AGENT_RUN_UPDATED, frequent) changes nothing there. */
+export const notUsageReport = (kind: string) => kind !== 'AGENT_RUN_UPDATED';
 /** Calls `run` after changes. */
 export function onChange(run: () => void, opts: ChangeOptions = {}): () => void {
   const l: Listener = { run, wants: opts.wants, cost: Math.max(1, opts.cost ?? 1) };

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { gql } from './api.ts';
+import { gql, notUsageReport } from './api.ts';
 import { COLUMN_PAGE, loadColumns, may, type Filters, type IssueRow, type Meta } from './data.ts';
 import { useLive } from './hooks.ts';
 
@@ -34,7 +34,7 @@ export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; 
   const [limits, setLimits] = useState<Record<string, number>>({});
   // One issuesList call per column.
   const columns = useLive(() => loadColumns(meta.statuses, limits, filters, query), [query, JSON.stringify(filters), JSON.stringify(limits)],
-    { cost: meta.statuses.length });
+    { cost: meta.statuses.length, wants: notUsageReport });
   const [moved, setMoved] = useState<Record<string, string>>({});
   const [over, setOver] = useState<string>();
   const [error, setError] = useState<string>();

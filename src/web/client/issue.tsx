@@ -28,21 +28,19 @@ const ISSUE = `query Issue($key: String!) {
     actionRequests(orderBy: CREATED_AT_DESC, first: 50) { nodes { ${REQUEST_FIELDS} } }
   } }
 }`;
-const MORE = `query IssueMore($id: UUID!, $run: UUID!) {
+// The timeline is the issue's events; a run's usage reports (subject: the run) show in the run's figures instead.
+const MORE = `query IssueMore($id: UUID!) {
   attachments(condition: {targetType: "issue", targetId: $id}, orderBy: CREATED_AT_ASC) { nodes { rowId kind filename externalUrl linkTitle mimeType sizeBytes } }
   issueEvents: activityEvents(condition: {subjectId: $id}, orderBy: SEQ_DESC, first: 50) { nodes { seq kind createdAt payload } }
-  runEvents: activityEvents(condition: {subjectId: $run}, orderBy: SEQ_DESC, first: 50) { nodes { seq kind createdAt payload } }
 }`;
-const NONE = '00000000-0000-0000-0000-000000000000';
 
 async function loadIssue(key: string) {
   const d = await gql(ISSUE, { key });
   const issue = d.issues.nodes[0];
   if (!issue) return { issue: undefined };
   const run = issue.agentRuns.nodes[0];
-  const more = await gql(MORE, { id: issue.rowId, run: run?.rowId ?? NONE });
-  const timeline = [...more.issueEvents.nodes, ...more.runEvents.nodes].sort((a, b) => Number(b.seq) - Number(a.seq));
-  return { issue, run, attachments: more.attachments.nodes, timeline };
+  const more = await gql(MORE, { id: issue.rowId });
+  return { issue, run, attachments: more.attachments.nodes, timeline: more.issueEvents.nodes };
 }
 
 const who = (u?: { name: string; email: string } | null) => (u ? u.name || u.email : undefined);

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { notUsageReport } from './api.ts';
 import { loadList, type Filters, type Meta } from './data.ts';
 import { useLive } from './hooks.ts';
 
@@ -15,7 +16,7 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
   const view = JSON.stringify(filters) + '\n' + query;
   const back = kept?.view === view ? kept : undefined;
   const [limit, setLimit] = useState(back?.limit ?? PAGE);
-  const issues = useLive(() => loadList(filters, query, limit), [query, JSON.stringify(filters), limit]);
+  const issues = useLive(() => loadList(filters, query, limit), [query, JSON.stringify(filters), limit], { wants: notUsageReport });
   // The selection is an issue (its key), so rows arriving above it do not move it to another issue; its row
   // number is kept too, for when the issue leaves the list.
   const [at, setAt] = useState<{ key?: string; n: number }>(back?.at ?? { n: 0 });
