@@ -297,6 +297,7 @@ create policy update_own_agent on app_public.agents for update to svc_visitor us
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.agents FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE ON app_public.agents FOR EACH ROW EXECUTE FUNCTION app_private.tg_agents__events();
 CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF status, archived_at, max_concurrent ON app_public.agents FOR EACH ROW EXECUTE FUNCTION app_private.tg_agents__wake_dispatcher();
+CREATE TRIGGER _900_notify_keys AFTER UPDATE OF archived_at ON app_public.agents FOR EACH ROW WHEN (new.archived_at IS DISTINCT FROM old.archived_at) EXECUTE FUNCTION app_private.tg_agents__notify_keys();
 
 -- Uploads granted by attachments.initUpload and not finalized yet: their declared size counts against the quota until finalize registers the attachment or the expiry job removes the blob.
 create table app_public.attachment_uploads (
@@ -2199,6 +2200,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_agent_runs__abandoned() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
 -- app_private.tg_agent_runs__plan_budget() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_agents__events() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
+-- app_private.tg_agents__notify_keys() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
 -- app_private.tg_agents__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_api_keys__notify_revoked() returns trigger; plpgsql volatile; execute: owner only; auth/triggers.sql
 -- app_private.tg_attachment_uploads__expiry_job() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql

@@ -133,3 +133,7 @@ function describeConstraint(e: PgError): string {
     default: return FRIENDLY[e.code!] ?? (e.code!.startsWith('22') ? DATA_EXCEPTION_MESSAGE : e.message);
   }
 }
+
+/** The database refused the key itself (revoked, expired or its agent archived a moment ago): the whole request is refused. */
+export const refusesKey = (err: unknown): err is ApiError =>
+  err instanceof ApiError && (err.status === 401 || err.body.error === 'agent_archived');

@@ -45,6 +45,25 @@ create trigger _100_updated_at before update on app_public.agents for each row e
 drop trigger if exists _800_events on app_public.agents;
 create trigger _800_events after insert or delete or update on app_public.agents for each row execute function app_private.tg_agents__events();
 
+create or replace function app_private.tg_agents__notify_keys()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  perform pg_notify('svc_keys', k.id::text) from app_private.api_keys k
+  where k.linked_agent_id = new.id and k.revoked_at is null;
+  return null;
+end
+$$;
+comment on function app_private.tg_agents__notify_keys() is 'An agent archived or restored: tells every API process to drop its cached copies of the agent''s keys (an archived agent''s key is refused at once, its streams end; a restored one works at once).';
+
+drop trigger if exists _900_notify_keys on app_public.agents;
+create trigger _900_notify_keys after update of archived_at on app_public.agents
+  for each row when (new.archived_at is distinct from old.archived_at)
+  execute function app_private.tg_agents__notify_keys();
+
 create or replace function app_private.tg_agent_runs__abandoned()
  returns trigger
  language plpgsql

@@ -225,6 +225,11 @@ begin
     raise exception 'API key revoked' using errcode = 'SV401', detail = 'revoked';
   elsif v_key.expires_at is not null and v_key.expires_at <= now() then
     raise exception 'API key expired' using errcode = 'SV401', detail = 'expired';
+  elsif v_key.linked_agent_id is not null
+        and exists (select 1 from app_public.agents a where a.id = v_key.linked_agent_id and a.archived_at is not null) then
+    -- An archived agent acts no more, through any tool, until an admin restores it (its keys stay).
+    raise exception 'This key''s agent is archived; it acts again once an admin restores the agent'
+      using errcode = 'SV403', detail = 'agent_archived';
   end if;
   perform
     set_config('svc.workspace_id', p_workspace_id::text, true),
@@ -237,7 +242,7 @@ begin
     set_config('svc.initiative_ids', coalesce(p_initiative_ids, '{}')::text, true);
 end
 $$;
-comment on function app_hidden.set_request_context(p_workspace_id uuid, p_user_id uuid, p_key_id uuid, p_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[]) is 'Checks the key is still live (401 revoked/expired otherwise) and writes the caller identity into transaction-local settings. The API calls it in the same statement as the tool function.';
+comment on function app_hidden.set_request_context(p_workspace_id uuid, p_user_id uuid, p_key_id uuid, p_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[]) is 'Checks the key is still live (401 revoked/expired otherwise) and its agent, if any, not archived (403 agent_archived), and writes the caller identity into transaction-local settings. The API calls it in the same statement as the tool function.';
 grant execute on function app_hidden.set_request_context(p_workspace_id uuid, p_user_id uuid, p_key_id uuid, p_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[]) to svc_visitor;
 
 create or replace function app_private.current_caller()

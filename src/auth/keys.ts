@@ -3,7 +3,7 @@
  * generated in SQL (app_private.issue_api_key), the one path for `svc admin` and the in-app procedures.
  * Authentication looks the hash up once and caches the row for a short time; revocation is still exact
  * because app_hidden.set_request_context re-checks the key in the same statement as every call, and
- * the svc_keys NOTIFY drops cached rows at once on every process.
+ * the svc_keys NOTIFY (a key revoked, its agent archived or restored) drops cached rows at once on every process.
  */
 import crypto from 'node:crypto';
 import type pg from 'pg';
@@ -35,8 +35,6 @@ export interface Caller {
   labelIds: string[];
   initiativeIds: string[];
   expiresAt: Date | null;
-  /** The linked agent is archived (as of the key cache's last read, at most 30 s old): only leaves tools out of tools/list. */
-  agentArchived?: boolean;
   /** The key's own user is OWNER or ADMIN of the workspace (as of the same read): only leaves tools out of tools/list. */
   workspaceAdmin?: boolean;
 }
@@ -119,7 +117,9 @@ export class KeyAuthenticator {
     const cacheKey = hash.toString('base64');
     const now = Date.now();
     let entry = this.cache.get(cacheKey);
-    if (!entry || opts.fresh || now - entry.at > this.ttlMs) {
+    // An archived agent's key is read afresh each time (rare): restored, it works on its very next call, even before
+    // this process hears of the restore.
+    if (!entry || opts.fresh || now - entry.at > this.ttlMs || entry.row?.agent_archived) {
       const { rows } = await this.apiPool.query<KeyRow>({
         name: 'svc_authenticate',
         text: 'select * from app_hidden.authenticate($1)',
@@ -133,6 +133,11 @@ export class KeyAuthenticator {
     if (!row) throw unauthorized('invalid', 'Invalid API key');
     if (row.revoked_at) throw unauthorized('revoked', 'API key revoked');
     if (row.expires_at && row.expires_at.getTime() <= now) throw unauthorized('expired', 'API key expired');
+    // An archived agent acts no more (every surface; set_request_context refuses each call too, so a cached row
+    // that has not yet heard of the archive does not let a call through).
+    if (row.agent_archived) {
+      throw new ApiError(403, { error: 'agent_archived', message: 'This key\'s agent is archived; it acts again once an admin restores the agent' });
+    }
     this.used.add(row.key_id);
     return {
       keyId: row.key_id,
@@ -145,12 +150,11 @@ export class KeyAuthenticator {
       labelIds: row.label_ids,
       initiativeIds: row.initiative_ids,
       expiresAt: row.expires_at,
-      agentArchived: row.agent_archived === true,
       workspaceAdmin: row.workspace_admin,
     };
   }
 
-  /** Drops a key from the cache (called on the svc_keys notification and on local revocation). */
+  /** Drops a key from the cache (called on the svc_keys notification: revoked, or its agent archived or restored; and on local revocation). */
   forget(keyId: string): void {
     for (const [k, v] of this.cache) if (v.row?.key_id === keyId) this.cache.delete(k);
   }

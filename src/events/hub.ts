@@ -10,7 +10,7 @@
  *  - svc_stream {workspaceId, event}: an ephemeral event (chat drafts): written without an `id:` line (it
  *    cannot be resumed from), never stored, to the groups that see its thread (asked once per group and
  *    thread, then remembered for THREAD_VISIBILITY_MS).
- *  - svc_keys: a key was revoked: its streams end.
+ *  - svc_keys: a key was revoked or its agent archived (or restored): its streams end.
  *
  * Resume: a client that reconnects with Last-Event-ID gets the events after that one from the stored
  * log (stream_pos, allocated in commit order per workspace; see migration 40-event-stream), then the

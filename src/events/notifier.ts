@@ -1,5 +1,5 @@
 /**
- * One LISTEN connection per process. Channels: svc_keys (a key was revoked: drop it from caches),
+ * One LISTEN connection per process. Channels: svc_keys (a key was revoked, or its agent archived or restored: drop it from caches),
  * svc_events (an ActivityEvent got its stream position: wake the SSE fan-out; payload {id, seq, pos,
  * workspaceId}) and svc_stream (an ephemeral, never-stored event for SSE: {workspaceId, event}).
  * Reconnects with backoff if the connection drops and emits 'connected' again, so listeners can catch up.

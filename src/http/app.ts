@@ -11,7 +11,7 @@ import { EmbeddedBlobStore } from '../blobs/embedded.ts';
 import { registerBlobRoutes } from '../blobs/routes.ts';
 import type { BlobStore } from '../blobs/store.ts';
 import { buildInfo } from '../build-info.ts';
-import { ApiError, logRefusedInputTo } from '../errors.ts';
+import { ApiError, logRefusedInputTo, refusesKey } from '../errors.ts';
 import { GRAPHQL_PATH, registerGraphql } from '../graphql/server.ts';
 import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
 import type { EventHub } from '../events/hub.ts';
@@ -242,8 +242,9 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
         apiError = new ApiError(500, { error: 'internal', message: 'Internal server error' });
       }
     }
-    // A key the database refused (revoked or expired a moment ago, before this process heard of it) leaves the cache.
-    if (apiError.status === 401 && req.svcCaller) opts.keys.forget(req.svcCaller.keyId);
+    // A key the database refused (revoked, expired or its agent archived a moment ago, before this process heard of
+    // it) leaves the cache.
+    if (refusesKey(apiError) && req.svcCaller) opts.keys.forget(req.svcCaller.keyId);
     // A call refused before its handler (bad body, 413, 415) still counts against the key's limit.
     const surface = apiError.status !== 401 && !reachedHandler.has(req) ? countedSurface(req) : undefined;
     if (surface && limiter.enabled(surface)) {

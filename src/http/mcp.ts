@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../auth/keys.ts';
 import { buildInfo } from '../build-info.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, refusesKey } from '../errors.ts';
 import { findTool, fullListing, mcpDescriptor, selectTools } from '../tools/catalog.ts';
 import { sendRpcError, toolInput, type AppServices } from './app.ts';
 import { handleExtra, RpcFault, type McpContext } from './mcp-extras.ts';
@@ -206,9 +206,9 @@ async function handleMessage(
       try {
         return rpcResult(id, toolResult(await services.callTool(caller, t, toolInput(params.arguments, 'arguments'), 'rpc')));
       } catch (err) {
-        // A key found revoked or expired by the call's own check (the key cache had not heard of it yet) refuses the
-        // whole request, as the transport's check does: HTTP 401, not a tool result.
-        if (err instanceof ApiError && err.status === 401) throw err;
+        // A key found revoked, expired or its agent archived by the call's own check (the key cache had not heard of
+        // it yet) refuses the whole request, as the transport's check does: HTTP 401/403, not a tool result.
+        if (refusesKey(err)) throw err;
         if (err instanceof ApiError) return rpcResult(id, toolError(err));
         req.log.error({ err, tool: name }, 'tool call failed');
         return rpcError(id, ErrorCode.InternalError, 'Internal error');

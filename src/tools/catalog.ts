@@ -169,8 +169,7 @@ function refusedByNarrowing(caller: Caller, refuses: NonNullable<Tool['refusesNa
 }
 
 export function canCall(caller: Caller, t: Tool): boolean {
-  // An archived agent's key is refused by each of them too (403 agent_archived, or its runs are closed).
-  if (t.requiresAgentKey && (!caller.agentId || caller.agentArchived)) return false;
+  if (t.requiresAgentKey && !caller.agentId) return false;
   if (t.requiresUser && !caller.userId && (t.requiresUser === 'user' || !caller.agentId)) return false;
   if (t.agentKeyNeedsScope && caller.agentId && !hasScope(caller, t.agentKeyNeedsScope)) return false;
   if (t.requiresWorkspaceAdmin && !caller.workspaceAdmin) return false;

@@ -70,7 +70,7 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
   refusesNarrowedKeys?: 'any' | 'projectOrLabel' | 'project' | 'initiative';
   /**
    * The tool always refuses a key not linked to an agent (403 agent_key_required / not_run_agent: heartbeats, the
-   * chat tools, a run's own reports), or linked to an archived one (403 agent_archived; its runs ended with it).
+   * chat tools, a run's own reports). (An archived agent's key is refused everywhere: 403 agent_archived.)
    * Like refusesNarrowedKeys, only leaves it out of tools/list and catalog.search for such keys; SQL stays the check.
    */
   requiresAgentKey?: true;

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createAgent, createKey, createWorkspace, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { gql, gqlError, gqlOk } from '../support/graphql.ts';
+import { openSse } from '../support/sse.ts';
 
 const READS = ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS'] as const;
 const KEY_FIELDS = 'rowId rawKey prefix kind scopes projectIds labelIds initiativeIds linkedAgentId pluginId expiresAt createdAt';
@@ -261,6 +262,63 @@ describe('keys: list and revoke', () => {
     const session = (await gqlOk(t, member.token, 'mutation { accessCreateSession(input: {}) { issuedApiKey { rowId rawKey } } }')).accessCreateSession.issuedApiKey;
     await gqlOk(t, session.rawKey, `mutation { accessRevoke(input: {keyId: "${session.rowId}"}) { apiKey { revokedAt } } }`);
     expect((await gql(t, session.rawKey, '{ viewerRole }')).status).toBe(401);
+  });
+});
+
+describe('an archived agent\'s keys', () => {
+  const rpcCall = (token: string, method: string, params: object) => t.app.inject({ method: 'POST', url: '/api/mcp/rpc',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: JSON.stringify({ jsonrpc: '2.0', id: 3, method, params }) });
+
+  it('are refused everywhere at once (403 agent_archived: REST, MCP, GraphQL, SSE), their streams end; restored, they work at once', async () => {
+    const agent = await createAgent(t, ws, 'retiree');
+    const key = await createKey(t, ws, { agent: 'retiree' });
+    const sibling = await createAgent(t, ws, 'stays');
+    const siblingKey = await createKey(t, ws, { agent: 'stays' });
+    const issue = (await rest(t, key.token, 'issues.create', { title: 'Before the archive' })).body;
+    expect(issue.key).toBeTruthy();
+    const sse = await openSse(await t.listen(), key.token);
+    await sse.waitForComment((c) => c === 'connected');
+
+    await admin(t, 'archive-agent', { workspace: ws.key, agent: 'retiree', json: true });
+    // No waiting for the key cache (30 s): the archive tells it, and the stream ends.
+    await sse.ended;
+    for (const [tool, args] of [['issues.create', { title: 'After' }], ['comments.create', { issueId: issue.id, body: 'x' }],
+      ['issues.list', {}], ['agents.me', {}]] as const) {
+      const r = await rest(t, key.token, tool, args);
+      expect([r.status, r.body.error], tool).toEqual([403, 'agent_archived']);
+    }
+    for (const [method, params] of [['tools/list', {}], ['tools/call', { name: 'issues.list', arguments: {} }]] as const) {
+      const r = await rpcCall(key.token, method, params);
+      expect([r.statusCode, r.json().error?.data?.error], method).toEqual([403, 'agent_archived']);
+    }
+    const g = await gql(t, key.token, '{ viewerRole }');
+    expect([g.status, g.body.error]).toEqual([403, 'agent_archived']);
+    const refusedStream = await openSse(await t.listen(), key.token);
+    expect(refusedStream.status).toBe(403);
+    await refusedStream.ended;
+    // Nothing was written; another agent's key is untouched.
+    expect((await rest(t, ws.token, 'issues.list', { query: 'After' })).body.items).toHaveLength(0);
+    expect((await rest(t, siblingKey.token, 'agents.me', {})).body.id).toBe(sibling.id);
+
+    await admin(t, 'unarchive-agent', { workspace: ws.key, agent: 'retiree', json: true });
+    expect((await rest(t, key.token, 'agents.me', {})).body.id).toBe(agent.id);
+    expect((await rpcCall(key.token, 'tools/list', {})).statusCode).toBe(200);
+  });
+
+  it('a key whose agent was archived behind the cache\'s back is refused by the call\'s own check, the whole JSON-RPC request too', async () => {
+    await createAgent(t, ws, 'quiet-retiree');
+    const key = await createKey(t, ws, { agent: 'quiet-retiree' });
+    expect((await rest(t, key.token, 'agents.me', {})).status).toBe(200);  // cached now
+    await t.pools.owner.query('alter table app_public.agents disable trigger _900_notify_keys');
+    try {
+      await t.pools.owner.query("update app_public.agents set archived_at = now() where workspace_id = $1 and profile_key = 'quiet-retiree'", [ws.id]);
+    } finally {
+      await t.pools.owner.query('alter table app_public.agents enable trigger _900_notify_keys');
+    }
+    const r = await rpcCall(key.token, 'tools/call', { name: 'issues.create', arguments: { title: 'Sneaked in' } });
+    expect([r.statusCode, r.json().error?.data?.error]).toEqual([403, 'agent_archived']);
+    expect((await rest(t, key.token, 'issues.list', {})).body.error).toBe('agent_archived');
+    expect((await rest(t, ws.token, 'issues.list', { query: 'Sneaked' })).body.items).toHaveLength(0);
   });
 });
 

@@ -215,6 +215,7 @@ describe('a person talks to an agent', () => {
     await t.pools.owner.query("update app_public.agents set archived_at = now() where workspace_id = $1 and profile_key = 'rival'", [ws.id]);
     const rival = (await t.pools.owner.query("select id from app_public.agents where workspace_id = $1 and profile_key = 'rival'", [ws.id])).rows[0];
     expect((await gqlError(t, ws.token, OPEN, { a: rival.id })).code).toBe('agent_archived');
+    await t.pools.owner.query('update app_public.agents set archived_at = null where id = $1', [rival.id]);  // later tests act as rival
     expect((await gql(t, ws.token, POST, { t: thread.id, b: '' })).errors?.[0]?.extensions?.code).toBe('invalid_input');
 
     const cli = await admin(t, 'open-chat', { workspace: ws.key, agent: 'helper', user: 'member@example.com', message: 'From the CLI', json: true });

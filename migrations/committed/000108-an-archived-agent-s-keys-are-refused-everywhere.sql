@@ -1,0 +1,394 @@
+--! Previous: sha1:f0c8fff4c2a3d6ae7bad400f786bdfa81c7d38e4
+--! Hash: sha1:db515f8921477b733be501d6d4dbe1b3aabfcda6
+--! Message: An archived agent's keys are refused everywhere
+
+--! split: 1-current.sql
+-- An archived agent acts no more: every call of a key linked to it is refused (403 agent_archived) until an admin
+-- restores the agent (only the agent tools refused it; its keys still created issues and comments). Archiving or
+-- restoring an agent tells the API processes to drop their cached copies of its keys (svc_keys), so both take
+-- effect at once and the archived agent's streams end.
+--! Included core/caller.sql
+-- Who is calling: the request context (transaction-local svc.* settings) and the checks built on it.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.caller_may_moderate()
+ returns boolean
+ language sql
+ stable
+as $$
+  -- Roles, not scopes (spec 2.8): keys are FULL by default, so a scope test would make every member a moderator.
+  select app_hidden.current_agent_id() is null
+     and exists (select 1 from app_public.memberships m
+                 where m.workspace_id = app_hidden.current_workspace_id()
+                   and m.user_id = app_hidden.current_user_id()
+                   and m.role in ('OWNER', 'ADMIN'))
+$$;
+comment on function app_hidden.caller_may_moderate() is 'True for a key acting as a person (no linked agent) whose user is workspace OWNER or ADMIN (a membership role; the ADMIN scope alone does not moderate). Used to override authorship (comments.update/delete) and another user''s claim (issues.release).';
+grant execute on function app_hidden.caller_may_moderate() to svc_visitor;
+
+create or replace function app_hidden.caller_role()
+ returns text
+ language sql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+  select m.role
+  from app_private.api_keys k
+  join app_public.memberships m on m.workspace_id = k.workspace_id and m.user_id = k.user_id
+  where k.id = app_hidden.current_key_id() and k.workspace_id = app_hidden.current_workspace_id()
+$$;
+comment on function app_hidden.caller_role() is 'Workspace role (OWNER, ADMIN, MEMBER) of the calling key''s own user; NULL for plugin keys. Used by policies on admin-managed tables.';
+grant execute on function app_hidden.caller_role() to svc_visitor;
+
+create or replace function app_hidden.current_agent_id()
+ returns uuid
+ language sql
+ stable parallel safe
+as $$ select nullif(current_setting('svc.agent_id', true), '')::uuid $$;
+comment on function app_hidden.current_agent_id() is 'Agent linked to the calling key (linkedAgentId), if any.';
+grant execute on function app_hidden.current_agent_id() to svc_visitor;
+
+create or replace function app_hidden.current_key_id()
+ returns uuid
+ language sql
+ stable parallel safe
+as $$ select nullif(current_setting('svc.key_id', true), '')::uuid $$;
+comment on function app_hidden.current_key_id() is 'The calling API key.';
+grant execute on function app_hidden.current_key_id() to svc_visitor;
+
+create or replace function app_hidden.current_key_user_id()
+ returns uuid
+ language sql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+  select k.user_id from app_private.api_keys k where k.id = app_hidden.current_key_id()
+$$;
+comment on function app_hidden.current_key_user_id() is 'The user who owns the calling key; NULL for plugin keys without one (those act as a workspace member but have no preferences of their own).';
+grant execute on function app_hidden.current_key_user_id() to svc_visitor;
+
+create or replace function app_hidden.current_scopes()
+ returns text[]
+ language sql
+ stable parallel safe
+as $$ select coalesce(nullif(current_setting('svc.scopes', true), '')::text[], '{}') $$;
+comment on function app_hidden.current_scopes() is 'Scopes of the calling key; FULL holds every scope.';
+grant execute on function app_hidden.current_scopes() to svc_visitor;
+
+create or replace function app_hidden.current_user_id()
+ returns uuid
+ language sql
+ stable parallel safe
+as $$ select nullif(current_setting('svc.user_id', true), '')::uuid $$;
+comment on function app_hidden.current_user_id() is 'User owning the calling key (NULL for plugin keys with no user).';
+grant execute on function app_hidden.current_user_id() to svc_visitor;
+
+create or replace function app_hidden.current_workspace_id()
+ returns uuid
+ language sql
+ stable parallel safe
+as $$ select nullif(current_setting('svc.workspace_id', true), '')::uuid $$;
+comment on function app_hidden.current_workspace_id() is 'Workspace of the calling key (svc.workspace_id). NULL outside a request: every policy then denies.';
+grant execute on function app_hidden.current_workspace_id() to svc_visitor;
+
+create or replace function app_hidden.has_scope(p_scope text)
+ returns boolean
+ language sql
+ stable parallel safe
+as $$
+    select p_scope = any(app_hidden.current_scopes()) or 'FULL' = any(app_hidden.current_scopes())
+  $$;
+comment on function app_hidden.has_scope(p_scope text) is 'True when the calling key holds the scope (or FULL).';
+grant execute on function app_hidden.has_scope(p_scope text) to svc_visitor;
+
+create or replace function app_hidden.is_workspace_admin()
+ returns boolean
+ language sql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+  select app_hidden.has_scope('ADMIN') and exists (
+    select 1 from app_private.api_keys k
+    join app_public.memberships m on m.workspace_id = k.workspace_id and m.user_id = k.user_id
+    where k.id = app_hidden.current_key_id() and k.workspace_id = app_hidden.current_workspace_id()
+      and m.role in ('OWNER', 'ADMIN'))
+$$;
+comment on function app_hidden.is_workspace_admin() is 'True when the calling key holds ADMIN and its own user is OWNER or ADMIN of the calling workspace (plugin keys never are). Never raises, so policies may use it.';
+grant execute on function app_hidden.is_workspace_admin() to svc_visitor;
+
+create or replace function app_hidden.require_key_user()
+ returns uuid
+ language plpgsql
+ stable
+as $$
+declare v_user uuid := app_hidden.current_key_user_id();
+begin
+  if v_user is null then
+    raise exception 'This key has no user of its own' using errcode = 'SV403', detail = 'user_key_required';
+  end if;
+  return v_user;
+end
+$$;
+comment on function app_hidden.require_key_user() is 'The calling key''s own user, or 403 user_key_required (plugin keys).';
+grant execute on function app_hidden.require_key_user() to svc_visitor;
+
+create or replace function app_hidden.require_scope(p_scope text)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  if not app_hidden.has_scope(p_scope) then
+    raise exception 'scope % required', p_scope using errcode = 'SVSCP', hint = p_scope;
+  end if;
+end
+$$;
+comment on function app_hidden.require_scope(p_scope text) is 'Raises SVSCP (HTTP 403 scope_required) unless the calling key holds the scope.';
+grant execute on function app_hidden.require_scope(p_scope text) to svc_visitor;
+
+create or replace function app_hidden.require_user()
+ returns uuid
+ language plpgsql
+ stable
+as $$
+declare v_user uuid := app_hidden.current_user_id();
+begin
+  if v_user is null then
+    raise exception 'This key acts for no user' using errcode = 'SV403', detail = 'user_required';
+  end if;
+  return v_user;
+end
+$$;
+comment on function app_hidden.require_user() is 'The calling key''s user (personal records: notes, pins, time); 403 user_required for a key without one.';
+grant execute on function app_hidden.require_user() to svc_visitor;
+
+create or replace function app_hidden.require_user_or_agent()
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  if app_hidden.current_agent_id() is null and app_hidden.current_user_id() is null then
+    raise exception 'This key acts for no user or agent' using errcode = 'SV403', detail = 'user_required';
+  end if;
+end
+$$;
+comment on function app_hidden.require_user_or_agent() is 'Watching: the calling key acts for an agent or a user; 403 user_required for a key with neither (a plugin''s).';
+grant execute on function app_hidden.require_user_or_agent() to svc_visitor;
+
+create or replace function app_hidden.require_workspace_admin()
+ returns void
+ language sql
+ stable
+as $$
+  select app_hidden.require_workspace_admin_key()
+$$;
+comment on function app_hidden.require_workspace_admin() is 'Raises 403 admin_required unless the calling key''s own user is OWNER or ADMIN, and 403 scope_required unless the key holds ADMIN (same rule as every in-app admin procedure).';
+grant execute on function app_hidden.require_workspace_admin() to svc_visitor;
+
+create or replace function app_hidden.require_unnarrowed_admin(p_what text)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  perform app_hidden.require_workspace_admin();
+  -- Settings of the whole workspace (webhooks, the workflow, its settings): a key narrowed to some projects,
+  -- labels or initiatives may not change them, as it may not mint a wider key.
+  if not app_hidden.key_unnarrowed() then
+    raise exception '%; that needs a key without project, label or initiative narrowing', p_what
+      using errcode = 'SV403', detail = 'narrowing';
+  end if;
+end
+$$;
+comment on function app_hidden.require_unnarrowed_admin(p_what text) is 'Raises 403 admin_required / scope_required as require_workspace_admin, and 403 narrowing (message: p_what, then why) for a key with any project, label or initiative narrowing. For what rules the whole workspace: webhooks, statuses, settings.';
+grant execute on function app_hidden.require_unnarrowed_admin(p_what text) to svc_visitor;
+
+create or replace function app_hidden.require_workspace_admin_key()
+ returns void
+ language plpgsql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  perform app_private.require_admin(app_private.current_caller());
+end
+$$;
+comment on function app_hidden.require_workspace_admin_key() is 'Raises 403 admin_required unless the calling key''s own user is OWNER or ADMIN, and 403 scope_required unless the key holds ADMIN.';
+grant execute on function app_hidden.require_workspace_admin_key() to svc_visitor;
+
+create or replace function app_hidden.set_request_context(p_workspace_id uuid, p_user_id uuid, p_key_id uuid, p_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[])
+ returns void
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_key app_private.api_keys;
+begin
+  -- The API authenticates from a short-lived cache; this check in the call's own statement makes
+  -- revocation and expiry exact (a revoked key fails on its very next call).
+  select * into v_key from app_private.api_keys where id = p_key_id;
+  if v_key.id is null or v_key.workspace_id is distinct from p_workspace_id then
+    raise exception 'Invalid API key' using errcode = 'SV401', detail = 'invalid';
+  elsif v_key.revoked_at is not null then
+    raise exception 'API key revoked' using errcode = 'SV401', detail = 'revoked';
+  elsif v_key.expires_at is not null and v_key.expires_at <= now() then
+    raise exception 'API key expired' using errcode = 'SV401', detail = 'expired';
+  elsif v_key.linked_agent_id is not null
+        and exists (select 1 from app_public.agents a where a.id = v_key.linked_agent_id and a.archived_at is not null) then
+    -- An archived agent acts no more, through any tool, until an admin restores it (its keys stay).
+    raise exception 'This key''s agent is archived; it acts again once an admin restores the agent'
+      using errcode = 'SV403', detail = 'agent_archived';
+  end if;
+  perform
+    set_config('svc.workspace_id', p_workspace_id::text, true),
+    set_config('svc.user_id', coalesce(p_user_id::text, ''), true),
+    set_config('svc.key_id', p_key_id::text, true),
+    set_config('svc.agent_id', coalesce(p_agent_id::text, ''), true),
+    set_config('svc.scopes', coalesce(p_scopes, '{}')::text, true),
+    set_config('svc.project_ids', coalesce(p_project_ids, '{}')::text, true),
+    set_config('svc.label_ids', coalesce(p_label_ids, '{}')::text, true),
+    set_config('svc.initiative_ids', coalesce(p_initiative_ids, '{}')::text, true);
+end
+$$;
+comment on function app_hidden.set_request_context(p_workspace_id uuid, p_user_id uuid, p_key_id uuid, p_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[]) is 'Checks the key is still live (401 revoked/expired otherwise) and its agent, if any, not archived (403 agent_archived), and writes the caller identity into transaction-local settings. The API calls it in the same statement as the tool function.';
+grant execute on function app_hidden.set_request_context(p_workspace_id uuid, p_user_id uuid, p_key_id uuid, p_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[]) to svc_visitor;
+
+create or replace function app_private.current_caller()
+ returns app_private.caller
+ language plpgsql
+ stable
+as $$
+declare
+  v_key app_private.api_keys;
+  v_caller app_private.caller;
+begin
+  select * into v_key from app_private.api_keys where id = app_hidden.current_key_id();
+  if v_key.id is null or v_key.workspace_id is distinct from app_hidden.current_workspace_id() then
+    raise exception 'Invalid API key' using errcode = 'SV401', detail = 'invalid';
+  elsif v_key.revoked_at is not null then
+    raise exception 'API key revoked' using errcode = 'SV401', detail = 'revoked';
+  elsif v_key.expires_at is not null and v_key.expires_at <= now() then
+    raise exception 'API key expired' using errcode = 'SV401', detail = 'expired';
+  end if;
+  v_caller.key_id := v_key.id;
+  v_caller.workspace_id := v_key.workspace_id;
+  v_caller.user_id := v_key.user_id;
+  v_caller.kind := v_key.kind;
+  v_caller.plugin_id := v_key.plugin_id;
+  v_caller.scopes := v_key.scopes;
+  v_caller.project_ids := v_key.project_ids;
+  v_caller.label_ids := v_key.label_ids;
+  v_caller.initiative_ids := v_key.initiative_ids;
+  v_caller.expires_at := v_key.expires_at;
+  v_caller.role := (select m.role from app_public.memberships m
+                    where m.workspace_id = v_key.workspace_id and m.user_id = v_key.user_id);
+  return v_caller;
+end
+$$;
+comment on function app_private.current_caller() is 'The calling key (svc.key_id), re-read and re-checked (401 when revoked/expired/foreign), with its own user''s workspace role.';
+
+create or replace function app_private.require_admin(p_caller app_private.caller)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  if p_caller.role is null or p_caller.role not in ('OWNER', 'ADMIN') then
+    raise exception 'Only a workspace OWNER or ADMIN may do this' using errcode = 'SV403', detail = 'admin_required';
+  end if;
+  if not ('ADMIN' = any(p_caller.scopes) or 'FULL' = any(p_caller.scopes)) then
+    raise exception 'scope ADMIN required' using errcode = 'SVSCP', hint = 'ADMIN';
+  end if;
+end
+$$;
+comment on function app_private.require_admin(p_caller app_private.caller) is 'Workspace administration: the key''s user is OWNER or ADMIN (else 403 admin_required) and the key holds ADMIN (else 403 scope_required).';
+--! EndIncluded core/caller.sql
+--! Included agents/triggers.sql
+-- Triggers of the agents tables and their functions.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_private.tg_agents__events()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  if tg_op = 'INSERT' then
+    perform app_private.record_event(new.workspace_id, 'AGENT_CREATED', 'agent', new.id,
+      jsonb_build_object('agentId', new.id, 'profileKey', new.profile_key, 'name', new.name));
+  elsif tg_op = 'DELETE' then
+    perform app_private.record_event(old.workspace_id, 'AGENT_DELETED', 'agent', old.id,
+      jsonb_build_object('agentId', old.id, 'profileKey', old.profile_key, 'deleted', true));
+  else
+    if new.status is distinct from old.status then
+      perform app_private.record_event(new.workspace_id, 'AGENT_STATUS_CHANGED', 'agent', new.id,
+        jsonb_build_object('agentId', new.id, 'from', old.status, 'to', new.status)
+        -- Why, when the writer says (svc.agent_status_reason: heartbeat_timeout from the presence sweep).
+        || case when current_setting('svc.agent_status_reason', true) <> ''
+                then jsonb_build_object('reason', current_setting('svc.agent_status_reason', true)) else '{}' end);
+    end if;
+    if new.archived_at is not null and old.archived_at is null then
+      perform app_private.record_event(new.workspace_id, 'AGENT_DELETED', 'agent', new.id,
+        jsonb_build_object('agentId', new.id, 'profileKey', new.profile_key, 'archived', true));
+    elsif (new.name, new.profile_key, new.runtime_mode, new.provider, new.capabilities, new.max_concurrent,
+           new.webhook_url, new.runtime_id, new.archived_at)
+          is distinct from
+          (old.name, old.profile_key, old.runtime_mode, old.provider, old.capabilities, old.max_concurrent,
+           old.webhook_url, old.runtime_id, old.archived_at) then
+      perform app_private.record_event(new.workspace_id, 'AGENT_UPDATED', 'agent', new.id,
+        jsonb_build_object('agentId', new.id, 'profileKey', new.profile_key));
+    end if;
+  end if;
+  return null;
+end
+$$;
+comment on function app_private.tg_agents__events() is 'AGENT_CREATED, AGENT_UPDATED, AGENT_DELETED (archive or delete), AGENT_STATUS_CHANGED {agentId, from, to, reason?} (only on an actual change; reason heartbeat_timeout from the presence sweep).';
+
+drop trigger if exists _100_updated_at on app_public.agents;
+create trigger _100_updated_at before update on app_public.agents for each row execute function app_hidden.tg__set_updated_at();
+
+drop trigger if exists _800_events on app_public.agents;
+create trigger _800_events after insert or delete or update on app_public.agents for each row execute function app_private.tg_agents__events();
+
+create or replace function app_private.tg_agents__notify_keys()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  perform pg_notify('svc_keys', k.id::text) from app_private.api_keys k
+  where k.linked_agent_id = new.id and k.revoked_at is null;
+  return null;
+end
+$$;
+comment on function app_private.tg_agents__notify_keys() is 'An agent archived or restored: tells every API process to drop its cached copies of the agent''s keys (an archived agent''s key is refused at once, its streams end; a restored one works at once).';
+
+drop trigger if exists _900_notify_keys on app_public.agents;
+create trigger _900_notify_keys after update of archived_at on app_public.agents
+  for each row when (new.archived_at is distinct from old.archived_at)
+  execute function app_private.tg_agents__notify_keys();
+
+create or replace function app_private.tg_agent_runs__abandoned()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  perform app_private.record_event(new.workspace_id, 'AGENT_RUN_STATUS_CHANGED', 'issue', new.issue_id,
+    app_hidden.run_status_payload(new, old.status,
+      coalesce(nullif(current_setting('svc.run_end_reason', true), ''), 'abandoned')));
+  return null;
+end
+$$;
+comment on function app_private.tg_agent_runs__abandoned() is 'AGENT_RUN_STATUS_CHANGED for every move of a run into ABANDONED, whoever makes it (reassignment, a canceled plan attempt, issues.delete, an operator), with the payload of the other run moves (runId, agentId, issueId, from, to, engagementMode, reason). The reason is the transaction-local svc.run_end_reason the writer sets around its update (reassigned, plan_canceled), else abandoned.';
+
+drop trigger if exists _810_run_abandoned on app_public.agent_runs;
+create trigger _810_run_abandoned after update of status on app_public.agent_runs
+  for each row when (new.status = 'ABANDONED' and old.status is distinct from 'ABANDONED')
+  execute function app_private.tg_agent_runs__abandoned();
+--! EndIncluded agents/triggers.sql
