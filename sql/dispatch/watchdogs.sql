@@ -1,5 +1,5 @@
 -- Watchdogs (decisions.md "Watchdogs"): AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH, each at most once
--- per (issue, kind) per 24 h, off when its window is 0 or null. The worker runs the sweep every minute;
+-- per (issue, kind) per 24 h and per assignment (per queueing for the SLA), off when its window is 0 or null. The worker runs the sweep every minute;
 -- `svc admin sweep` runs it now. "Now" is a parameter so tests move time instead of sleeping.
 -- Re-runnable. Change it here and --! include it from migrations/current/.
 
@@ -25,12 +25,18 @@ declare
   v_ref timestamptz;
   v_reason text;
 begin
+  -- One sweep at a time (the worker's minute and `svc admin sweep` may meet): the second waits, then sees what the
+  -- first fired, so no watchdog fires twice.
+  perform pg_advisory_xact_lock(hashtext('svc_watchdog_sweep'));
   -- Open issues an agent holds, with when it was assigned (the latest AGENT_ASSIGNED).
   for r in
     select i.id, i.workspace_id, i.assigned_agent_id, i.priority, w.required_ack_seconds, w.assignment_sla_minutes,
            app_private.issue_last_event_at(i.workspace_id, i.id, 'AGENT_ASSIGNED') as assigned_at,
            app_private.issue_last_event_at(i.workspace_id, i.id, 'ISSUE_STATUS_CHANGED') as status_at,
-           app_private.issue_last_event_at(i.workspace_id, i.id, 'AGENT_RUN_STATUS_CHANGED') as run_at,
+           -- The assigned agent's runs on it: their last sign of life (usage reports, status lines, chat, waiting and
+           -- resuming move it; the stale-run sweep marking one STALLED does not).
+           (select max(ar.last_event_at) from app_public.agent_runs ar
+            where ar.workspace_id = i.workspace_id and ar.issue_id = i.id and ar.agent_id = i.assigned_agent_id) as run_at,
            (select max(c.created_at) from app_public.comments c
             where c.workspace_id = i.workspace_id and c.issue_id = i.id and c.authoring_agent_id = i.assigned_agent_id) as comment_at
     from app_public.workspaces w
@@ -48,7 +54,7 @@ begin
                        where e.workspace_id = r.workspace_id and e.subject_type = 'issue' and e.subject_id = r.id
                          and e.kind = 'ISSUE_STATUS_CHANGED' and e.actor_agent_id = r.assigned_agent_id
                          and e.created_at >= r.assigned_at)
-       and not app_private.watchdog_fired_recently(r.workspace_id, r.id, 'AGENT_NOACK', p_now) then
+       and not app_private.watchdog_fired_recently(r.workspace_id, r.id, 'AGENT_NOACK', p_now, r.assigned_at) then
       -- Told to the agent too (its dispatch channel, when it has a webhookUrl): it is the one that can answer.
       perform app_private.enqueue_agent_dispatch(app_private.record_event(r.workspace_id, 'AGENT_NOACK', 'issue', r.id, jsonb_build_object(
         'agentId', r.assigned_agent_id, 'issueId', r.id, 'requiredAckSeconds', r.required_ack_seconds,
@@ -56,7 +62,7 @@ begin
       v_fired := v_fired || jsonb_build_object('kind', 'AGENT_NOACK', 'subjectId', r.id);
     end if;
     -- ISSUE_STALLED: nothing moved since the latest of the assignment, a status change, a comment of the assigned
-    -- agent and a move of a run on the issue (the reason says which).
+    -- agent and its run's last sign of life (the reason says which).
     if r.assignment_sla_minutes > 0 then
       v_ref := r.assigned_at;
       v_reason := 'no activity since assignment';
@@ -70,10 +76,10 @@ begin
       end if;
       if r.run_at > v_ref then
         v_ref := r.run_at;
-        v_reason := 'no activity since the run last changed';
+        v_reason := 'no activity since the run''s last report';
       end if;
       if v_ref + make_interval(mins => r.assignment_sla_minutes) <= p_now
-         and not app_private.watchdog_fired_recently(r.workspace_id, r.id, 'ISSUE_STALLED', p_now) then
+         and not app_private.watchdog_fired_recently(r.workspace_id, r.id, 'ISSUE_STALLED', p_now, r.assigned_at) then
         perform app_private.enqueue_agent_dispatch(app_private.record_event(r.workspace_id, 'ISSUE_STALLED', 'issue', r.id, jsonb_build_object(
           'issueId', r.id, 'slaMinutes', r.assignment_sla_minutes,
           'breachedByMinutes', floor(extract(epoch from p_now - (v_ref + make_interval(mins => r.assignment_sla_minutes))) / 60)::int,
@@ -92,7 +98,7 @@ begin
     where i.sla_minutes > 0 and i.queued and i.deleted_at is null
   loop
     continue when r.queued_at is null or r.queued_at + make_interval(mins => r.sla_minutes) > p_now;
-    continue when app_private.watchdog_fired_recently(r.workspace_id, r.id, 'ISSUE_SLA_BREACH', p_now);
+    continue when app_private.watchdog_fired_recently(r.workspace_id, r.id, 'ISSUE_SLA_BREACH', p_now, r.queued_at);
     perform app_private.record_event(r.workspace_id, 'ISSUE_SLA_BREACH', 'issue', r.id, jsonb_build_object(
       'issueId', r.id, 'slaMinutes', r.sla_minutes,
       'breachedByMinutes', floor(extract(epoch from p_now - (r.queued_at + make_interval(mins => r.sla_minutes))) / 60)::int,
@@ -104,13 +110,14 @@ end
 $$;
 comment on function app_private.watchdog_sweep(p_now timestamptz) is 'Fires the watchdogs due at p_now (default now()) across all workspaces and returns what fired as [{kind, subjectId}]; AGENT_NOACK and ISSUE_STALLED also go to the assigned agent''s dispatch channel. Worker every minute; `svc admin sweep`.';
 
-create or replace function app_private.watchdog_fired_recently(p_workspace_id uuid, p_issue_id uuid, p_kind text, p_now timestamptz)
+drop function if exists app_private.watchdog_fired_recently(uuid, uuid, text, timestamptz);  -- now with p_since
+create or replace function app_private.watchdog_fired_recently(p_workspace_id uuid, p_issue_id uuid, p_kind text, p_now timestamptz, p_since timestamptz)
  returns boolean
  language sql
  stable
 as $$
   select exists (select 1 from app_public.activity_events e
                  where e.workspace_id = p_workspace_id and e.subject_type = 'issue' and e.subject_id = p_issue_id
-                   and e.kind = p_kind and e.created_at > p_now - interval '24 hours')
+                   and e.kind = p_kind and e.created_at > greatest(p_now - interval '24 hours', p_since))
 $$;
-comment on function app_private.watchdog_fired_recently(p_workspace_id uuid, p_issue_id uuid, p_kind text, p_now timestamptz) is 'True when this watchdog already fired for the issue in the 24 hours before p_now (each (issue, kind) fires at most once per 24 h).';
+comment on function app_private.watchdog_fired_recently(p_workspace_id uuid, p_issue_id uuid, p_kind text, p_now timestamptz, p_since timestamptz) is 'True when this watchdog already fired for the issue in the 24 hours before p_now and after p_since (the assignment, or the queueing, it is about): a new assignee gets its own window.';

@@ -3,6 +3,7 @@
  * once per (issue, kind) per 24 h, off at 0, not fired when the agent acknowledged in time. Time moves by
  * passing "now" to the sweep, not by sleeping.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchWorkspace, sweep } from '../../src/dispatch/tasks.ts';
 import { createAgent, createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
@@ -57,6 +58,12 @@ describe('AGENT_NOACK', () => {
     });
     // At most once per 24 h.
     expect(firedFor(await sweepAt(later(3600)), quiet.id)).toEqual([]);
+    // A new assignee has its own window: handed to another agent that says nothing either, it fires again, naming it.
+    const second = await createAgent(t, ws, 'watched-next');
+    await ok(t, ws.token, 'issues.reassign', { issueId: quiet.id, toProfileKey: 'watched-next', rationale: 'over to you' });
+    expect(firedFor(await sweepAt(later(60)), quiet.id)).toEqual([]);
+    expect(firedFor(await sweepAt(later(121)), quiet.id)).toEqual(['AGENT_NOACK']);
+    expect((await lastEvent(ws, quiet.id, 'AGENT_NOACK')).payload.agentId).toBe(second.id);
   });
 
   it('AGENT_NOACK and ISSUE_STALLED also go to the assigned agent\'s dispatch channel when it has a webhookUrl', async () => {
@@ -102,7 +109,7 @@ describe('ISSUE_STALLED', () => {
     expect((await lastEvent(ws, moved.id, 'ISSUE_STALLED')).payload.reason).toBe('no activity since last status change');
   });
 
-  it('counts from the assigned agent\'s last comment and the last move of a run on the issue', async () => {
+  it('counts from the assigned agent\'s last comment and its run\'s last sign of life', async () => {
     await sql('update app_public.workspaces set required_ack_seconds = 0, assignment_sla_minutes = 30 where id = $1', [ws.id]);
     const talked = await ok(t, ws.token, 'issues.create', { title: 'the agent commented' });
     await ok(t, ws.token, 'issues.assign', { id: talked.id, agentId: agent.id });
@@ -123,7 +130,67 @@ describe('ISSUE_STALLED', () => {
     await ok(t, agentKey.token, 'runs.setWaiting', { runId });
     expect(firedFor(await sweepAt(later(15 * 60)), waited.id)).toEqual([]);
     expect((await sweepAt(later(31 * 60))).filter((f) => f.subjectId === waited.id).map((f) => f.kind)).toEqual(['ISSUE_STALLED']);
-    expect((await lastEvent(ws, waited.id, 'ISSUE_STALLED')).payload.reason).toBe('no activity since the run last changed');
+    expect((await lastEvent(ws, waited.id, 'ISSUE_STALLED')).payload.reason).toBe('no activity since the run\'s last report');
+  });
+
+  it('an agent reporting usage is not stalled; the stale-run sweep marking its run STALLED does not restart the clock', async () => {
+    await sql('update app_public.workspaces set required_ack_seconds = 0, assignment_sla_minutes = 30, agent_run_stale_minutes = 10 where id = $1', [ws.id]);
+    const working = await ok(t, ws.token, 'issues.create', { title: 'reports usage' });
+    const idle = await ok(t, ws.token, 'issues.create', { title: 'says nothing' });
+    const runOf = async (issueId: string) => (await ok(t, ws.token, 'issues.assign', { id: issueId, agentId: agent.id })).currentRun.id as string;
+    const workingRun = await runOf(working.id);
+    const idleRun = await runOf(idle.id);
+    // Both assigned 40 minutes ago; the working agent reported usage a moment ago.
+    for (const [issueId, runId] of [[working.id, workingRun], [idle.id, idleRun]]) {
+      await sql(`update app_public.activity_events set created_at = created_at - interval '40 minutes' where subject_id = $1`, [issueId]);
+      await sql(`update app_public.agent_runs set last_event_at = last_event_at - interval '40 minutes', started_at = started_at - interval '40 minutes' where id = $1`, [runId]);
+    }
+    await ok(t, agentKey.token, 'runs.recordUsage', { runId: workingRun, tokensIn: 10, currentStep: 'Compiling' });
+    // The stale-run sweep marks the idle run STALLED now (quiet 40 minutes): that is not activity of the issue.
+    const client = await t.pools.owner.connect();
+    try {
+      await client.query('select app_private.sweep_stale_runs()');
+    } finally {
+      client.release();
+    }
+    const fired = await sweepAt(later(5));
+    expect(firedFor(fired, working.id)).toEqual([]);
+    expect(firedFor(fired, idle.id)).toEqual(['ISSUE_STALLED']);
+    expect((await lastEvent(ws, idle.id, 'ISSUE_STALLED')).payload.reason).toBe('no activity since assignment');
+    await sql('update app_public.workspaces set agent_run_stale_minutes = 30 where id = $1', [ws.id]);
+  });
+
+  it('sweeps running at the same moment fire each watchdog once', async () => {
+    await sql('update app_public.workspaces set required_ack_seconds = 60, assignment_sla_minutes = 30 where id = $1', [ws.id]);
+    const issues = [];
+    for (let n = 0; n < 3; n++) {
+      const issue = await ok(t, ws.token, 'issues.create', { title: `raced ${n}` });
+      await ok(t, ws.token, 'issues.assign', { id: issue.id, agentId: agent.id });
+      issues.push(issue.id as string);
+    }
+    const at = later(31 * 60);
+    // Each sweep's transaction stays open a moment after it fired, as a long sweep's would: without one sweep at a
+    // time, none sees what the others are firing.
+    const sweepInTransaction = async () => {
+      const client = new pg.Client({ connectionString: t.ownerUrl });
+      await client.connect();
+      try {
+        await client.query('begin');
+        const fired = await sweep(client, at);
+        await client.query('select pg_sleep(0.3)');
+        await client.query('commit');
+        return fired;
+      } finally {
+        await client.end();
+      }
+    };
+    const runs = await Promise.all(Array.from({ length: 5 }, sweepInTransaction));
+    for (const id of issues) {
+      expect(runs.flatMap((fired) => firedFor(fired, id)).sort(), id).toEqual(['AGENT_NOACK', 'ISSUE_STALLED']);
+      const { rows } = await sql(`select kind from app_public.activity_events where subject_id = $1 and kind in ('AGENT_NOACK', 'ISSUE_STALLED')`, [id]);
+      expect(rows).toHaveLength(2);
+    }
+    await sql('update app_public.workspaces set required_ack_seconds = 0 where id = $1', [ws.id]);
   });
 
   it('is off when assignmentSlaMinutes is 0', async () => {
