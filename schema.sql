@@ -1880,6 +1880,8 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.next_cycle_start(app_public.workspaces) returns date; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.note_json(app_public.notes) returns jsonb; sql stable; execute: svc_visitor; notes/notes.sql
 -- app_hidden.notification_preference_json(app_public.notification_preferences) returns jsonb; sql stable; execute: svc_visitor; notification/preferences.sql
+-- app_hidden.one_line(text,text,integer) returns text; plpgsql immutable; execute: svc_visitor; core/util.sql
+-- app_hidden.one_line_list(text[],text,integer,integer) returns text[]; plpgsql immutable; execute: svc_visitor; core/util.sql
 -- app_hidden.open_gate(app_public.execution_plans,uuid,text,text,jsonb) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.orchestration_allows(text,text,text) returns boolean; sql immutable; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.own_time_entry_for_write(text) returns app_public.time_entries; plpgsql volatile; execute: svc_visitor; time/time.sql

@@ -158,7 +158,8 @@ begin
     raise exception 'An agent with profile key % already exists', p_profile_key using errcode = 'SV409';
   end if;
   insert into app_public.agents (workspace_id, profile_key, name, capabilities, provider, runtime_mode, max_concurrent, webhook_url)
-  values (p_workspace_id, p_profile_key, p_name, coalesce(p_capabilities, '{}'), coalesce(p_provider, 'CUSTOM'),
+  values (p_workspace_id, p_profile_key, app_hidden.one_line(p_name, 'name', 200),
+          coalesce(app_hidden.one_line_list(p_capabilities, 'capabilities', 50, 100), '{}'), coalesce(p_provider, 'CUSTOM'),
           coalesce(p_runtime_mode, 'PERSISTENT'), coalesce(p_max_concurrent, 1), p_webhook_url)
   returning * into v_agent;
   return v_agent;
@@ -358,9 +359,9 @@ begin
     raise exception 'An agent with profile key % already exists', p_profile_key using errcode = 'SV409';
   end if;
   update app_public.agents a set
-    name = coalesce(p_name, a.name),
+    name = coalesce(app_hidden.one_line(p_name, 'name', 200), a.name),
     profile_key = coalesce(p_profile_key, a.profile_key),
-    capabilities = coalesce(p_capabilities, a.capabilities),
+    capabilities = coalesce(app_hidden.one_line_list(p_capabilities, 'capabilities', 50, 100), a.capabilities),
     provider = coalesce(p_provider, a.provider),
     runtime_mode = coalesce(p_runtime_mode, a.runtime_mode),
     max_concurrent = coalesce(p_max_concurrent, a.max_concurrent),

@@ -202,7 +202,7 @@ begin
   insert into app_private.api_keys (workspace_id, user_id, plugin_id, kind, linked_agent_id, name, scopes,
                                     project_ids, label_ids, initiative_ids, expires_at, token_hash, prefix)
   -- A value given twice is stored once (`--scopes READ_ISSUES,READ_ISSUES`), in the order first given.
-  values (p_workspace_id, p_user_id, p_plugin_id, v_kind, p_linked_agent_id, p_name, app_hidden.array_distinct(p_scopes),
+  values (p_workspace_id, p_user_id, p_plugin_id, v_kind, p_linked_agent_id, app_hidden.one_line(p_name, 'name', 200), app_hidden.array_distinct(p_scopes),
           app_hidden.array_distinct(coalesce(p_project_ids, '{}')), app_hidden.array_distinct(coalesce(p_label_ids, '{}')),
           app_hidden.array_distinct(coalesce(p_initiative_ids, '{}')),
           p_expires_at, p_token_hash, p_prefix)

@@ -95,9 +95,10 @@ create or replace function app_private.create_plugin(p_workspace_id uuid, p_name
 as $$
 declare v_plugin app_private.plugins;
 begin
-  if p_name is null or length(trim(p_name)) not between 1 and 200 then
+  if p_name is null then
     perform app_hidden.raise_invalid('name', 'must be 1 to 200 characters');
   end if;
+  perform app_hidden.one_line(p_name, 'name', 200);
   if p_scopes is null or cardinality(p_scopes) = 0 then
     perform app_hidden.raise_invalid('scopes', 'a plugin needs at least one scope');
   end if;

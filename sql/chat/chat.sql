@@ -189,7 +189,7 @@ begin
   if p_body is null or btrim(p_body) = '' then
     perform app_hidden.raise_invalid('body', 'body must not be empty');
   end if;
-  v_context := jsonb_build_object('route', p_context->>'route',
+  v_context := jsonb_build_object('route', app_hidden.one_line(p_context->>'route', 'route', 500),
                                   'issueId', coalesce(p_context->>'issueId', v_thread.issue_id::text));
   insert into app_public.chat_messages (workspace_id, thread_id, role, body, context_snapshot, author_user_id)
   values (p_workspace_id, v_thread.id, 'USER', p_body, v_context, p_user_id)
@@ -222,7 +222,7 @@ begin
     raise exception 'Not a member of this workspace' using errcode = 'SV400', column = 'user';
   end if;
   insert into app_public.chat_threads (workspace_id, agent_id, created_by_user_id, title, issue_id)
-  values (p_workspace_id, v_agent.id, p_user_id, nullif(btrim(p_title), ''), p_issue_id)
+  values (p_workspace_id, v_agent.id, p_user_id, app_hidden.one_line(nullif(btrim(p_title), ''), 'title', 200), p_issue_id)
   returning * into v_thread;
   if p_message is not null then
     v_message := app_private.chat_post_user_message(p_workspace_id, v_thread.id, p_user_id, p_message,

@@ -26,6 +26,47 @@ $$;
 comment on function app_hidden.parse_uuid(p_value text, p_field text) is 'UUID from tool input, or a 400 naming the field.';
 grant execute on function app_hidden.parse_uuid(p_value text, p_field text) to svc_visitor;
 
+-- What the tools' zod `line()` refuses (src/tools/define.ts, NOT_IN_A_LINE), for the writers GraphQL and the CLI reach
+-- without the tools' validation: a name an agent or a person reads must not hide a line break or turn text around.
+create or replace function app_hidden.one_line(p_value text, p_field text, p_max integer)
+ returns text
+ language plpgsql
+ immutable
+as $$
+declare v text := btrim(p_value, E' \t\n\r');
+begin
+  if p_value is null then
+    return null;
+  elsif v = '' then
+    perform app_hidden.raise_invalid(p_field, 'must not be empty');
+  elsif length(v) > p_max then
+    perform app_hidden.raise_invalid(p_field, format('must be at most %s characters', p_max));
+  elsif v ~ '[\x01-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]' then
+    perform app_hidden.raise_invalid(p_field, 'must be one line of text, without control or direction-override characters');
+  end if;
+  return v;
+end
+$$;
+comment on function app_hidden.one_line(p_value text, p_field text, p_max integer) is 'A name or title as the tools take it (trimmed, 1 to p_max characters, one line without control or direction-override characters), or a 400 naming the field. NULL stays NULL.';
+grant execute on function app_hidden.one_line(p_value text, p_field text, p_max integer) to svc_visitor;
+
+create or replace function app_hidden.one_line_list(p_values text[], p_field text, p_max_items integer, p_max integer)
+ returns text[]
+ language plpgsql
+ immutable
+as $$
+begin
+  if p_values is null then
+    return null;
+  elsif cardinality(p_values) > p_max_items then
+    perform app_hidden.raise_invalid(p_field, format('must have at most %s entries', p_max_items));
+  end if;
+  return array(select app_hidden.one_line(v, p_field || '.' || (n - 1), p_max) from unnest(p_values) with ordinality u(v, n) order by n);
+end
+$$;
+comment on function app_hidden.one_line_list(p_values text[], p_field text, p_max_items integer, p_max integer) is 'At most p_max_items entries, each app_hidden.one_line (the 400 names field.<index>). NULL stays NULL.';
+grant execute on function app_hidden.one_line_list(p_values text[], p_field text, p_max_items integer, p_max integer) to svc_visitor;
+
 create or replace function app_hidden.tg__set_updated_at()
  returns trigger
  language plpgsql

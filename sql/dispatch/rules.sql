@@ -46,7 +46,7 @@ begin
   update app_public.dispatch_rules r set position = r.position + 1
   where r.workspace_id = p_workspace_id and r.position >= coalesce(p_at_position, v_count);
   insert into app_public.dispatch_rules (workspace_id, position, name, priority, label_id, project_id, target_agent_id, enabled)
-  values (p_workspace_id, coalesce(p_at_position, v_count), p_name, p_priority, p_label_id, p_project_id,
+  values (p_workspace_id, coalesce(p_at_position, v_count), app_hidden.one_line(p_name, 'name', 200), p_priority, p_label_id, p_project_id,
           p_target_agent_id, coalesce(p_enabled, true))
   returning * into v_rule;
   return v_rule;
@@ -127,7 +127,7 @@ begin
     priority = case when 'priority' = any(v_clear) then null else coalesce(dispatch_rules_update.priority, r.priority) end,
     label_id = case when 'labelId' = any(v_clear) then null else coalesce(dispatch_rules_update.label_id, r.label_id) end,
     project_id = case when 'projectId' = any(v_clear) then null else coalesce(dispatch_rules_update.project_id, r.project_id) end,
-    name = case when 'name' = any(v_clear) then null else coalesce(dispatch_rules_update.name, r.name) end,
+    name = case when 'name' = any(v_clear) then null else coalesce(app_hidden.one_line(dispatch_rules_update.name, 'name', 200), r.name) end,
     enabled = coalesce(dispatch_rules_update.enabled, r.enabled)
   where r.id = rule_id
   returning * into v_rule;

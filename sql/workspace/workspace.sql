@@ -71,7 +71,7 @@ as $$
 declare v_ws app_public.workspaces;
 begin
   update app_public.workspaces w set
-    name = coalesce(p_name, w.name),
+    name = coalesce(app_hidden.one_line(p_name, 'name', 200), w.name),
     cycle_length_days = coalesce(p_cycle_length_days, w.cycle_length_days),
     cycle_cooldown_days = coalesce(p_cycle_cooldown_days, w.cycle_cooldown_days),
     time_tracking_enabled = coalesce(p_time_tracking_enabled, w.time_tracking_enabled),

@@ -35,6 +35,7 @@ import { bodyCalls, KEYLESS_BODY_LIMIT } from '../http/rate-limit.ts';
 import { inTurn, releaseWhenAnswered } from './request-budget.ts';
 import { TOOL_FIELD_NAMES, type ToolMutationContext } from './tool-mutations.ts';
 import type { Tool } from '../tools/define.ts';
+import { textIssues } from '../tools/text-guard.ts';
 import type { RunOptions } from '../tools/invoke.ts';
 
 declare module 'fastify' {
@@ -184,6 +185,13 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     // What the request asks for (limits.ts), before anything runs, with a key or without.
     const { query, variables, operationName } = (request.body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
     let writes = 0;
+    // Text PostgreSQL cannot store (NUL, lone surrogates, which pg would turn into U+FFFD unseen), as for every tool;
+    // graphql-js refuses such escapes in the query's own literals.
+    const unstorable = textIssues(variables);
+    if (Object.keys(unstorable).length) {
+      const issues = Object.fromEntries(Object.entries(unstorable).map(([path, message]) => [`variables.${path}`, message]));
+      throw new ApiError(400, { error: 'invalid_input', message: `Invalid variables: ${Object.keys(issues).join(', ')}`, issues });
+    }
     if (typeof query === 'string') {
       const doc = parseQuery(query);
       // The schema has no subscription type (graphql-js 16 lets such an operation through validation, and execution

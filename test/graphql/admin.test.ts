@@ -269,3 +269,40 @@ describe('dispatch rules', () => {
     }
   });
 });
+
+describe('names GraphQL\'s own procedures write are checked as the tools check them', () => {
+  const LINE = 'must be one line of text, without control or direction-override characters';
+  const agentsCreate = (name: string, capabilities?: string[]) => gqlError(t, ws.token,
+    'mutation($n: String!, $c: [String]) { agentsCreate(input: {profileKey: "named", name: $n, capabilities: $c}) { agent { rowId } } }', { n: name, c: capabilities });
+
+  it('one line, bounded, trimmed: agents, capabilities, the workspace, chat threads, dispatch rules, keys, plugins', async () => {
+    for (const bad of ['a\u0001b', 'a\nb', '\u202eevil', 'x\u2066y']) expect(await agentsCreate(bad), JSON.stringify(bad)).toMatchObject({ code: 'invalid_input', issues: { name: LINE } });
+    expect((await agentsCreate('x'.repeat(201))).issues).toEqual({ name: 'must be at most 200 characters' });
+    expect((await agentsCreate('   ')).issues).toEqual({ name: 'must not be empty' });
+    expect((await agentsCreate('Named', Array.from({ length: 51 }, (_, i) => `c${i}`))).issues).toEqual({ capabilities: 'must have at most 50 entries' });
+    expect((await agentsCreate('Named', ['ok', 'x'.repeat(101)])).issues).toEqual({ 'capabilities.1': 'must be at most 100 characters' });
+    const trimmed = await gqlOk(t, ws.token, 'mutation { agentsCreate(input: {profileKey: "trimmed", name: "  Trimmed  ", capabilities: [" HIGH "]}) { agent { rowId name capabilities } } }');
+    expect(trimmed.agentsCreate.agent).toMatchObject({ name: 'Trimmed', capabilities: ['HIGH'] });
+    const agentId = trimmed.agentsCreate.agent.rowId;
+    expect((await gqlError(t, ws.token, 'mutation($id: UUID!) { agentsUpdate(input: {agentId: $id, name: "a\\tb"}) { agent { rowId } } }', { id: agentId })).issues).toEqual({ name: LINE });
+    expect((await gqlError(t, ws.token, 'mutation { workspaceUpdateSettings(input: {name: "\\u202eevil"}) { workspace { name } } }')).issues).toEqual({ name: LINE });
+    expect((await gqlError(t, ws.token, 'mutation($id: UUID!) { chatOpenThread(input: {agentId: $id, title: "two\\nlines"}) { chatThread { rowId } } }', { id: agentId })).issues).toEqual({ title: LINE });
+    expect((await gqlError(t, ws.token, 'mutation($id: UUID!, $r: String) { chatOpenThread(input: {agentId: $id, message: "hi", route: $r}) { chatThread { rowId } } }', { id: agentId, r: 'x'.repeat(501) })).issues).toEqual({ route: 'must be at most 500 characters' });
+    expect((await gqlError(t, ws.token, 'mutation($id: UUID!) { dispatchRulesCreate(input: {targetAgentId: $id, name: "a\\u0007"}) { dispatchRule { rowId } } }', { id: agentId })).issues).toEqual({ name: LINE });
+    expect((await gqlError(t, ws.token, 'mutation($n: String) { accessCreateSession(input: {name: $n}) { issuedApiKey { rowId } } }', { n: 'k'.repeat(100_000) })).issues).toEqual({ name: 'must be at most 200 characters' });
+    expect((await gqlError(t, ws.token, 'mutation { pluginsCreate(input: {name: "p\\u202e", scopes: [READ_ISSUES]}) { pluginInfo { name } } }')).issues).toEqual({ name: LINE });
+    // Nothing of the refused calls was stored.
+    const { rows } = await t.pools.owner.query("select count(*)::int as n from app_public.agents where workspace_id = $1 and profile_key = 'named'", [ws.id]);
+    expect(rows[0].n).toBe(0);
+    expect((await ok(t, ws.token, 'workspace.get', {})).name).not.toContain('evil');
+  });
+
+  it('variables holding text PostgreSQL cannot store are a 400 naming them (a lone surrogate was stored as U+FFFD)', async () => {
+    const r = await gql(t, ws.token, 'mutation($n: String!) { agentsCreate(input: {profileKey: "surrogate", name: $n}) { agent { rowId } } }', { n: 'a\ud800b' });
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body)).toContain('variables.n');
+    const nul = await gql(t, ws.token, 'mutation($n: String!) { agentsCreate(input: {profileKey: "nul", name: $n}) { agent { rowId } } }', { n: 'a\u0000b' });
+    expect(nul.status).toBe(400);
+  });
+});
+
