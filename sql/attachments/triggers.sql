@@ -32,7 +32,8 @@ begin
   elsif v_row.target_type = 'cycle' then
     perform app_private.record_event(v_row.workspace_id, 'CYCLE_UPDATED', 'cycle', c.id,
       jsonb_build_object('cycleId', c.id, 'number', c.number, 'name', c.name, 'changes', jsonb_build_array('attachments'),
-                         'status', c.status, 'previousStatus', c.status) || v_extra)
+                         -- The status cycles.get shows (the calendar's), as every CYCLE_UPDATED carries.
+                         'status', app_hidden.cycle_status(c), 'previousStatus', app_hidden.cycle_status(c)) || v_extra)
     from app_public.cycles c where c.id = v_row.target_id;
   end if;
   return null;

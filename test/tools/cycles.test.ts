@@ -202,6 +202,32 @@ describe('cycles.create / update / get / list / current', () => {
     // Its event says so, with the status cycles.get shows before and after (it had ended: COMPLETED on the calendar).
     expect(cycleEvents.map((e: { subjectId: string; payload: any }) => [e.subjectId, e.payload.changes, e.payload.previousStatus, e.payload.status]))
       .toEqual([[ended.id, ['rolledOver'], 'COMPLETED', 'COMPLETED']]);
+    // Again the same day: the sprint it started (today) keeps its issues; nothing is created (it emptied the running
+    // sprint into a new one).
+    expect(await ok(t, w.token, 'cycles.rollover', {})).toMatchObject({ completed: null, createdNext: false, movedIssueIds: [], current: { id: r.current.id } });
+    expect((await ok(t, w.token, 'issues.get', { id: left.id })).cycleId).toBe(r.current.id);
+    expect((await ok(t, w.token, 'cycles.list', {})).items).toHaveLength(2);
+  });
+
+  it('CYCLE_UPDATED for an attachment carries the calendar\'s status, as cycles.get shows it', async () => {
+    const w = await createWorkspace(t);
+    const running = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), -3), endsOn: addDays(today(), 10) });
+    await ok(t, w.token, 'attachments.attachLink', { targetType: 'cycle', targetId: running.id, externalUrl: 'https://example.com/plan', linkTitle: 'Plan' });
+    const [e] = (await ok(t, w.token, 'events.recent', { subjectType: 'cycle', subjectId: running.id, kinds: ['CYCLE_UPDATED'] })).items;
+    expect(e.payload).toMatchObject({ changes: ['attachments'], status: 'ACTIVE', previousStatus: 'ACTIVE' });
+  });
+
+  it('rollover on a sprint\'s first day moves the unfinished issues of the sprint that just ended into it', async () => {
+    const w = await createWorkspace(t);
+    const ended = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), -14), endsOn: addDays(today(), -1) });
+    const running = await ok(t, w.token, 'cycles.create', { startsOn: today(), endsOn: addDays(today(), 13) });
+    const left = await ok(t, w.token, 'issues.create', { title: 'left over' });
+    const planned = await ok(t, w.token, 'issues.create', { title: 'planned for this sprint' });
+    await t.pools.owner.query('update app_public.issues set cycle_id = $2 where id = $1', [left.id, ended.id]);
+    await t.pools.owner.query('update app_public.issues set cycle_id = $2 where id = $1', [planned.id, running.id]);
+    const r = await ok(t, w.token, 'cycles.rollover', {});
+    expect(r).toMatchObject({ completed: { id: ended.id }, createdNext: false, movedIssueIds: [left.id], current: { id: running.id, status: 'ACTIVE' } });
+    expect((await ok(t, w.token, 'issues.get', { id: planned.id })).cycleId).toBe(running.id);
   });
 
   it('rollover with no running sprint and an upcoming one does not activate it early', async () => {
@@ -294,6 +320,8 @@ describe('issues in cycles', () => {
 
     // Planning into the active cycle by id works, also after a rollover (it stays current); into a completed one it does not.
     expect((await ok(t, w.token, 'cycles.plan', { cycleId: current.id, add: [i2.id] })).added).toEqual([i2.id]);
+    // (A sprint that began today is not rolled over: it began a day ago here.)
+    await t.pools.owner.query("update app_public.cycles set starts_on = starts_on - 1 where id = $1", [current.id]);
     expect((await ok(t, w.token, 'cycles.rollover', {})).movedIssueIds).toEqual([i2.id]);
     expect((await ok(t, w.token, 'cycles.plan', { cycleId: current.id, add: [i2.id] })).added).toEqual([i2.id]);
     const past = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), -20), endsOn: addDays(today(), -6) });
