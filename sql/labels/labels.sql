@@ -32,6 +32,23 @@ $$;
 comment on function app_hidden.find_label_for_write(p_id text) is 'A label of the caller''s workspace (404 otherwise) that the key may change (403 narrowing for narrowed keys).';
 grant execute on function app_hidden.find_label_for_write(p_id text) to svc_visitor;
 
+create or replace function app_hidden.require_rules_admin_for_label(p_label app_public.labels, p_what text)
+ returns void
+ language plpgsql
+as $$
+begin
+  -- Dispatch rules are OWNER/ADMIN's (decisions: Dispatch rules); a label they route by takes them along when it
+  -- goes (deleted with it, or moved by a merge), so only those who may change the rules may do that.
+  if exists (select 1 from app_public.dispatch_rules r where r.workspace_id = p_label.workspace_id and r.label_id = p_label.id)
+     and not app_hidden.is_workspace_admin() then
+    raise exception 'Dispatch rules route by label "%": only an OWNER or ADMIN key (ADMIN scope) may %', p_label.name, p_what
+      using errcode = 'SV403', detail = 'admin_required';
+  end if;
+end
+$$;
+comment on function app_hidden.require_rules_admin_for_label(p_label app_public.labels, p_what text) is '403 admin_required when dispatch rules use the label and the key is not a workspace admin''s with ADMIN: deleting or merging it changes those rules.';
+grant execute on function app_hidden.require_rules_admin_for_label(p_label app_public.labels, p_what text) to svc_visitor;
+
 create or replace function app_hidden.label_json(l app_public.labels)
  returns jsonb
  language sql

@@ -381,6 +381,31 @@ describe('labels.merge', () => {
   });
 });
 
+describe('a label dispatch rules route by', () => {
+  it('is deleted or merged away only by a workspace admin\'s key (its rules go with it); a MEMBER\'s key gets 403 and nothing changes', async () => {
+    await admin(t, 'add-member', { workspace: ws.key, email: 'rules-member@example.com', role: 'MEMBER', json: true });
+    const member = await createKey(t, ws, { user: 'rules-member@example.com' });
+    await createAgent(t, ws, 'routed');
+    const routed = await ok(t, ws.token, 'labels.create', { name: 'routed' });
+    const plain = await ok(t, ws.token, 'labels.create', { name: 'plain' });
+    const other2 = await ok(t, ws.token, 'labels.create', { name: 'other-routed' });
+    await admin(t, 'create-dispatch-rule', { workspace: ws.key, target: 'routed', label: routed.id, json: true });
+    const rules = async () => (await t.pools.owner.query('select count(*)::int as n from app_public.dispatch_rules where label_id = $1', [routed.id])).rows[0].n;
+    for (const [tool, args] of [['labels.delete', { id: routed.id }], ['labels.merge', { fromId: routed.id, intoId: other2.id }]] as const) {
+      const r = await rest(t, member.token, tool, args);
+      expect([r.status, r.body.error], tool).toEqual([403, 'admin_required']);
+      expect(r.body.message).toContain('routed');
+    }
+    expect(await rules()).toBe(1);
+    expect((await ok(t, ws.token, 'labels.get', { id: routed.id })).id).toBe(routed.id);
+    // A label no rule uses is the member's to delete, as before.
+    expect((await ok(t, member.token, 'labels.delete', { id: plain.id })).ok).toBe(true);
+    // The owner may; the rule goes with the label.
+    expect((await ok(t, ws.token, 'labels.delete', { id: routed.id })).ok).toBe(true);
+    expect(await rules()).toBe(0);
+  });
+});
+
 describe('cycles.delete', () => {
   it('a PLANNED cycle goes; its issues lose the cycle (ISSUE_UPDATED cycleId), CYCLE_DELETED, pins on it go', async () => {
     const cycle = await ok(t, ws.token, 'cycles.create', { name: 'Never ran', startsOn: daysFromNow(400), endsOn: daysFromNow(413) });

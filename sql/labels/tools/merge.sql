@@ -2,7 +2,8 @@
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
 -- every issue carrying the label fromId (deleted issues too: they keep their labels) gets intoId, then fromId is
--- deleted as labels.delete deletes it (dispatch rules on it go with it). One ISSUE_UPDATED (labelIds) per issue
+-- deleted as labels.delete deletes it (dispatch rules on it go with it: only workspace admins may merge a label
+-- rules use). One ISSUE_UPDATED (labelIds) per issue
 -- that carried fromId, by the issue_labels triggers. Not for narrowed keys (they would relabel issues they
 -- cannot see).
 create or replace function app_tools.labels_merge(args jsonb)
@@ -24,6 +25,7 @@ begin
     perform app_hidden.raise_invalid('intoId', 'must be another label than fromId');
   end if;
   perform app_hidden.require_issues_unrestricted('Merging labels');
+  perform app_hidden.require_rules_admin_for_label(v_from, 'merge it away (its rules go with it)');
   -- Both labels locked, in id order: a concurrent rename, delete or merge of either waits for this one. `into`
   -- only FOR NO KEY UPDATE: labelling an issue with it takes KEY SHARE on it while holding the issue's row, and
   -- this merge then waits for that issue (a FOR UPDATE here deadlocked them).
