@@ -180,6 +180,10 @@ declare
   v_items jsonb;
 begin
   if args ? 'url' then
+    -- repohost.link: the issue the link goes on first, so an issue the key cannot see is a 404 before any call to the host.
+    if args ? 'issueId' then
+      perform app_hidden.find_issue(args->>'issueId', 'issueId');
+    end if;
     v_parsed := app_hidden.repo_parse_url(args->>'url');
     v_mapping := app_hidden.repo_mapping_resolve(null, v_parsed->>'repoFullName', 'url');
     -- The URL must be on the mapping's host: a gitlab.com or look-alike URL with the same owner/repo path would

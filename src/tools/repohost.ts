@@ -54,7 +54,7 @@ export const repohostTools = defineTools(
     input: z.strictObject({ issueId: issueRef, url, kind: linkKind.default('RELATES_TO') }),
     output: LinkOut.extend({ created: z.boolean() }),
     sql: true,
-    run: async (ctx, input) => ctx.sql({ ...input, fetched: await readFromHost(ctx, { url: input.url }) }),
+    run: async (ctx, input) => ctx.sql({ ...input, fetched: await readFromHost(ctx, { url: input.url, issueId: input.issueId }) }),
   }),
   tool({
     name: 'repohost.unlink',

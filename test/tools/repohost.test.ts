@@ -99,6 +99,12 @@ describe('repohost tools', () => {
     expect(unmapped.body.error).toBe('no_repo_mapping');
     expect((await rest(t, ws.token, 'repohost.link', { issueId: issue.id, url: url(404), kind: 'SOURCE' })).status).toBe(404);
     expect400(await rest(t, ws.token, 'repohost.link', { issueId: issue.id, url: url(1), kind: 'OWNS' }), 'kind');
+    // An issue the key cannot see (another workspace's, by key) is a 404 before any call to the host.
+    const before = gh.requests.length;
+    const hidden = await ok(t, other.token, 'issues.create', { title: 'theirs' });
+    const refused = await rest(t, ws.token, 'repohost.link', { issueId: hidden.key, url: url(2, 'pull'), kind: 'SOURCE' });
+    expect([refused.status, refused.body.field]).toEqual([404, 'issueId']);
+    expect(gh.requests.length).toBe(before);
     // The same owner/repo path on another host is not the mapped repository's item.
     for (const foreign of ['https://gitlab.com/acme/widgets/issues/2', 'https://evil.example/acme/widgets/pull/2']) {
       const r = await rest(t, ws.token, 'repohost.link', { issueId: issue.id, url: foreign, kind: 'SOURCE' });
