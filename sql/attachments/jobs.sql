@@ -39,7 +39,9 @@ create or replace function app_private.attachment_set_link_title(p_attachment_id
  returns void
  language sql
 as $$
-  update app_public.attachments a set link_title = left(p_title, 500)
+  update app_public.attachments a set link_title = left(p_title, 500),
+    -- The hostname stood in for the name too (attachLink without linkTitle); a given linkTitle names it from the start.
+    filename = case when a.filename = app_hidden.url_hostname(a.external_url) then left(p_title, 255) else a.filename end
   where a.id = p_attachment_id and a.kind = 'LINK' and p_title is not null and p_title <> ''
 $$;
-comment on function app_private.attachment_set_link_title(p_attachment_id uuid, p_title text) is 'Job svc_attachment_link_title: stores the scraped page title (at most 500 characters) of a LINK attachment (ISSUE_UPDATED/INITIATIVE_UPDATED/CYCLE_UPDATED by trigger).';
+comment on function app_private.attachment_set_link_title(p_attachment_id uuid, p_title text) is 'Job svc_attachment_link_title: stores the scraped page title (at most 500 characters) of a LINK attachment, and as its filename where the hostname stood in (ISSUE_UPDATED/INITIATIVE_UPDATED/CYCLE_UPDATED by trigger).';

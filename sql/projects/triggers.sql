@@ -13,7 +13,7 @@ begin
       jsonb_build_object('projectId', new.id, 'name', new.name, 'initiativeId', new.initiative_id));
   elsif (new.name, new.description, new.initiative_id, new.archived_at)
         is distinct from (old.name, old.description, old.initiative_id, old.archived_at) then
-    -- changes names the fields that moved, as the other *_UPDATED events do (archivedAt: archived or restored).
+    -- changes names the fields that moved, as the other *_UPDATED events do (archived: archived or restored, as INITIATIVE_UPDATED says).
     perform app_private.record_event(new.workspace_id, 'PROJECT_UPDATED', 'project', new.id,
       jsonb_build_object('projectId', new.id, 'name', new.name, 'initiativeId', new.initiative_id,
                          'archived', new.archived_at is not null,
@@ -21,7 +21,7 @@ begin
                            case when new.name is distinct from old.name then 'name' end,
                            case when new.description is distinct from old.description then 'description' end,
                            case when new.initiative_id is distinct from old.initiative_id then 'initiativeId' end,
-                           case when new.archived_at is distinct from old.archived_at then 'archivedAt' end], null))));
+                           case when new.archived_at is distinct from old.archived_at then 'archived' end], null))));
   end if;
   return null;
 end

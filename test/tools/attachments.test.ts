@@ -214,6 +214,10 @@ describe('attachments on the embedded store', () => {
     await expect.poll(async () => (await t.pools.owner.query("select count(*)::int as n from graphile_worker.jobs where task_identifier = 'svc_attachment_link_title'")).rows[0].n, { timeout: 10_000 }).toBe(0);
     const links = await ok(t, ws.token, 'attachments.list', { targetType: 'issue', targetId: issue.id });
     expect(links.find((a: any) => a.id === bare.id).linkTitle).toBe('127.0.0.1');
+    // The fetched title names the attachment too, as a given linkTitle does (the hostname stood in for both).
+    expect(links.find((a: any) => a.id === scraped.id).filename).toBe('The & Page Title');
+    expect(links.find((a: any) => a.id === given.id).filename).toBe('The spec');
+    expect(links.find((a: any) => a.id === bare.id).filename).toBe('127.0.0.1');
     const dl = await ok(t, ws.token, 'attachments.getDownloadUrl', { id: given.id });
     expect(dl).toMatchObject({ kind: 'LINK', url: 'https://example.com/spec', expiresAt: null });
   });

@@ -30,7 +30,7 @@ describe('projects', () => {
     expect(again.archivedAt).toBe(a.archivedAt);
     const evs = await events(ws.token, 'project', p.id);
     expect(evs.map((e) => e.kind)).toEqual(['PROJECT_UPDATED', 'PROJECT_UPDATED', 'PROJECT_CREATED']);
-    expect(evs[0]!.payload).toMatchObject({ projectId: p.id, archived: true, changes: ['archivedAt'] });
+    expect(evs[0]!.payload).toMatchObject({ projectId: p.id, archived: true, changes: ['archived'] });
     expect(evs[1]!.payload).toMatchObject({ changes: ['name', 'description'] });
     // An archived project is no target for new issues.
     expect((await rest(t, ws.token, 'issues.create', { title: 'x', projectId: p.id })).status).toBe(404);
