@@ -134,12 +134,15 @@ begin
   if new.assigned_agent_id is distinct from old.assigned_agent_id and new.assigned_agent_id is null then
     v_changed := array_append(v_changed, 'assignedAgentId');
   end if;
-  -- Where the issue was before a move of project or labels (not while it is created): a key narrowed to that scope
-  -- sees this one event of the issue leaving its view (event_subject_visible), so a live board drops the card.
-  if (new.project_id is distinct from old.project_id or new.label_ids is distinct from old.label_ids)
+  -- Where the issue was before a move of project, labels or cycle (not while it is created): a key narrowed to that
+  -- scope sees this one event of the issue leaving its view (event_subject_visible), so a live board drops the card;
+  -- an MCP subscription to the cycle or project it left hears of it.
+  if (new.project_id is distinct from old.project_id or new.label_ids is distinct from old.label_ids
+      or new.cycle_id is distinct from old.cycle_id)
      and new.created_at <> now() then
     if new.label_ids is distinct from old.label_ids then v_changed := array_append(v_changed, 'labelIds'); end if;
-    v_before := jsonb_build_object('before', jsonb_build_object('projectId', old.project_id, 'labelIds', to_jsonb(old.label_ids)));
+    v_before := jsonb_build_object('before', jsonb_build_object('projectId', old.project_id, 'labelIds', to_jsonb(old.label_ids),
+                                                              'cycleId', old.cycle_id));
   end if;
   if cardinality(v_changed) > 0 then
     perform app_private.record_issue_updated(new.workspace_id, new.id, v_changed, v_before);
@@ -147,7 +150,7 @@ begin
   return null;
 end
 $$;
-comment on function app_private.tg_issues__events() is 'AFTER INSERT/UPDATE on issues: ISSUE_CREATED, ISSUE_DELETED, ISSUE_RESTORED (deletedAt: when it had been deleted), ISSUE_STATUS_CHANGED, ISSUE_PRIORITY_CHANGED, ISSUE_ASSIGNED, ISSUE_QUEUED, and one ISSUE_UPDATED (merged per issue per transaction) naming any other changed fields, with before {projectId, labelIds} when the project or labels moved. A change that changes nothing writes nothing.';
+comment on function app_private.tg_issues__events() is 'AFTER INSERT/UPDATE on issues: ISSUE_CREATED, ISSUE_DELETED, ISSUE_RESTORED (deletedAt: when it had been deleted), ISSUE_STATUS_CHANGED, ISSUE_PRIORITY_CHANGED, ISSUE_ASSIGNED, ISSUE_QUEUED, and one ISSUE_UPDATED (merged per issue per transaction) naming any other changed fields, with before {projectId, labelIds, cycleId} when the project, labels or cycle moved. A change that changes nothing writes nothing.';
 
 create or replace function app_private.tg_issues__detach_children()
  returns trigger

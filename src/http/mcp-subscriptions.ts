@@ -142,12 +142,18 @@ export class McpSessions {
     }
     const targets = [...this.sessions.values()].filter((s) => s.caller.workspaceId === msg.workspaceId && s.subs.size > 0 && s.streams.size > 0);
     if (targets.length === 0) return;
-    const { rows } = await this.ownerPool.query<{ subject_type: string; subject_id: string | null; issue_id: string | null }>(
-      `select subject_type, subject_id, payload->>'issueId' as issue_id
-         from app_public.activity_events where id = $1 and workspace_id = $2`, [msg.id, msg.workspaceId]);
+    // An issue's change is also a change of the project and cycle it is in (project://'s open issues, cycle://'s
+    // issues), and of those it left (payload before).
+    const { rows } = await this.ownerPool.query<{ subject_type: string; subject_id: string | null; issue_id: string | null; scopes: string[] }>(
+      `select e.subject_type, e.subject_id, e.payload->>'issueId' as issue_id,
+              array_remove(array['project:' || i.project_id, 'cycle:' || i.cycle_id,
+                                 'project:' || (e.payload->'before'->>'projectId'), 'cycle:' || (e.payload->'before'->>'cycleId')], null) as scopes
+         from app_public.activity_events e
+         left join app_public.issues i on i.workspace_id = e.workspace_id and e.subject_type = 'issue' and i.id = e.subject_id
+        where e.id = $1 and e.workspace_id = $2`, [msg.id, msg.workspaceId]);
     const e = rows[0];
     if (!e) return;
-    const touched = new Set<string>();
+    const touched = new Set<string>(e.scopes);
     if (e.subject_id) touched.add(`${e.subject_type}:${e.subject_id}`);
     if (e.issue_id) touched.add(`issue:${e.issue_id}`);
     for (const s of targets) {

@@ -173,11 +173,11 @@ describe('live delivery', () => {
     const of = (c: SseClient, id: string) => c.messages.map(data).filter((e) => e.subjectId === id && e.kind !== 'ISSUE_CREATED');
     expect(of(p, moved.id)).toEqual([expect.objectContaining({
       kind: 'ISSUE_UPDATED',
-      payload: expect.objectContaining({ changes: ['projectId'], before: { projectId: pa.id, labelIds: [] } }),
+      payload: expect.objectContaining({ changes: ['projectId'], before: { projectId: pa.id, labelIds: [], cycleId: null } }),
     })]);
     expect(of(l, relabelled.id)).toEqual([expect.objectContaining({
       kind: 'ISSUE_UPDATED',
-      payload: expect.objectContaining({ changes: ['labelIds'], before: { projectId: pb.id, labelIds: [label] } }),
+      payload: expect.objectContaining({ changes: ['labelIds'], before: { projectId: pb.id, labelIds: [label], cycleId: null } }),
     })]);
     // Neither key hears of the other issue, and the issue itself stays out of reach.
     expect(of(p, relabelled.id)).toEqual([]);

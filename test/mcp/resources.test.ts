@@ -77,6 +77,33 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
     await client.close();
   });
 
+  it('a cycle\'s and a project\'s subscriptions hear of issues moving in and out and changing inside them', async () => {
+    const project = await ok(t, ws.token, 'projects.create', { name: 'Watched project' });
+    const elsewhere = await ok(t, ws.token, 'projects.create', { name: 'Elsewhere' });
+    const cycle = await ok(t, ws.token, 'cycles.create', {});
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Moves around' });
+    const { client, updates } = await connect(ws.token);
+    await client.subscribeResource({ uri: `cycle://${cycle.id}` });
+    await client.subscribeResource({ uri: `project://${project.id}` });
+    await new Promise((r) => setTimeout(r, 200));
+    const heard = async (uri: string, act: () => Promise<unknown>) => {
+      updates.length = 0;
+      await act();
+      await until(() => updates.includes(uri), Boolean);
+    };
+    await heard(`cycle://${cycle.id}`, () => ok(t, ws.token, 'cycles.addIssue', { cycleId: cycle.id, issueId: issue.id }));
+    await heard(`cycle://${cycle.id}`, () => ok(t, ws.token, 'issues.update', { id: issue.id, priority: 'HIGH' }));
+    await heard(`cycle://${cycle.id}`, () => ok(t, ws.token, 'cycles.removeIssue', { cycleId: cycle.id, issueId: issue.id }));
+    await heard(`project://${project.id}`, () => ok(t, ws.token, 'issues.update', { id: issue.id, projectId: project.id }));
+    await heard(`project://${project.id}`, () => ok(t, ws.token, 'issues.update', { id: issue.id, projectId: elsewhere.id }));
+    // An issue in neither is not their change.
+    updates.length = 0;
+    await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Now elsewhere' });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(updates).toEqual([]);
+    await client.close();
+  });
+
   it('a revoked key\'s session hears nothing more', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Watched by a key about to go' });
     const key = await createKey(t, ws);
