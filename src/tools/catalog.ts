@@ -51,14 +51,14 @@ const catalogTools = defineTools(
   tool({
     name: 'catalog.describe',
     scopes: [],
-    description: 'Full descriptors (description, required scopes, input and output JSON Schemas) of tools by name.',
+    description: 'Full descriptors (description, required scopes, input and output JSON Schemas) of tools by name, each with callable: whether this key may call it (its scopes, role, narrowing and agent link).',
     input: z.strictObject({ names: z.array(z.string().min(1).max(100)).min(1).max(50) }),
-    output: z.array(descriptorOut),
+    output: z.array(descriptorOut.extend({ callable: z.boolean() })),
     readOnly: true,
-    run: async (_ctx, input: { names: string[] }) => {
+    run: async (ctx, input: { names: string[] }) => {
       const unknown = input.names.filter((n) => !byName.has(n));
       if (unknown.length) throw new ApiError(404, { error: 'unknown_tool', message: `Unknown tool: ${unknown.join(', ')}` });
-      return input.names.map((n) => descriptor(byName.get(n)!));
+      return input.names.map((n) => ({ ...descriptor(byName.get(n)!), callable: canCall(ctx.caller, byName.get(n)!) }));
     },
   }),
   tool({

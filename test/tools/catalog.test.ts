@@ -57,6 +57,11 @@ describe('catalog helpers and describe', () => {
     expect(d.inputSchema.properties.priority.enum).toEqual(['NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT']);
     expect(d.outputSchema.type).toBe('object');
     expect((await rest(t, ws.token, 'catalog.describe', { names: ['nope.nope'] })).status).toBe(404);
+    // Any tool is described; callable says whether this key may call it.
+    const reader = await createKey(t, ws, { scopes: ['READ_ISSUES'] });
+    const described = await ok(t, reader.token, 'catalog.describe', { names: ['issues.list', 'issues.create', 'agents.heartbeat'] });
+    expect(described.map((x: { name: string; callable: boolean }) => [x.name, x.callable])).toEqual([['issues.list', true], ['issues.create', false], ['agents.heartbeat', false]]);
+    expect(d.callable).toBe(true);
   });
 
   it('GET /api/mcp/describe lists every tool with its REST path and the build identity', async () => {
