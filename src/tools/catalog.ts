@@ -72,7 +72,8 @@ const catalogTools = defineTools(
     openWorld: true,
     run: async (ctx, input: { name: string; arguments: Record<string, unknown> }) => {
       if (input.name.startsWith('catalog.')) {
-        throw new ApiError(400, { error: 'invalid_input', issues: { name: 'catalog helpers cannot be called through catalog.call' } });
+        const message = 'catalog helpers cannot be called through catalog.call';
+        throw new ApiError(400, { error: 'invalid_input', message, issues: { name: message } });
       }
       return ctx.invoke(input.name, input.arguments);
     },
