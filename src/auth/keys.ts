@@ -110,7 +110,12 @@ export class KeyAuthenticator {
    */
   async authenticate(authorization: string | undefined, opts: { fresh?: boolean } = {}): Promise<Caller> {
     const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
-    if (!match) throw unauthorized('invalid', 'Missing bearer token');
+    if (!match) {
+      // A Bearer header with more than one token after it (`Bearer X, Bearer Y`) is malformed, not missing.
+      throw unauthorized('invalid', /^Bearer\s+\S/i.test(authorization ?? '')
+        ? 'Malformed Authorization header: send exactly one Bearer token (Bearer <key>)'
+        : 'Missing bearer token');
+    }
     const token = match[1]!;
     if (!TOKEN_PATTERN.test(token)) throw unauthorized('invalid', 'Invalid API key');
     const hash = hashToken(token);

@@ -79,6 +79,10 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
     // Every message of a batch counts (one upsert for the whole request). A batch refused whole (empty, or over
     // the size limit: nothing runs) is one call: 10,000 pings must not spend the key's minute.
     await services.rateLimit(caller, 'rpc', (messages.length === 0 || messages.length > MAX_BATCH ? 1 : messages.length) + bodyCalls(req.svcBodyBytes));
+    // No body at all is not a message (JSON-RPC: a parse error, as any other body that is not JSON).
+    if (body === undefined) {
+      throw new ApiError(400, { error: 'invalid_json', message: 'Request body is empty: send a JSON-RPC message', issues: { body: 'empty' } });
+    }
     if (messages.length === 0) return sendJson(reply, 400, rpcError(null, ErrorCode.InvalidRequest, 'Empty batch'));
     if (messages.length > MAX_BATCH) {
       return sendJson(reply, 400, rpcError(null, ErrorCode.InvalidRequest, `Batch too large: ${messages.length} messages, at most ${MAX_BATCH}`,

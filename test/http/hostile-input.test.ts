@@ -55,10 +55,13 @@ describe('NUL characters and lone surrogates', () => {
     expect(JSON.stringify(res.json().issues)).toBe('{"__proto__":"unknown field"}');
   });
 
-  it('GraphQL: NUL in a variable is an error with extensions code invalid_input and status 400', async () => {
-    const r = await gql(t, ws.token, 'query($k: String!) { issueByKey: issues(condition: {title: $k}) { totalCount } }', { k: 'a\u0000b' });
-    expect(r.status).toBe(200);
-    expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_input', status: 400 });
+  it('GraphQL: NUL or a lone surrogate in a variable is refused before the request runs: 400 invalid_input naming the variable', async () => {
+    for (const bad of ['a\u0000b', 'a\ud800b']) {
+      const r = await gql(t, ws.token, 'query($k: String!) { issueByKey: issues(condition: {title: $k}) { totalCount } }', { k: bad });
+      expect(r.status).toBe(400);
+      expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_input', status: 400 });
+      expect(Object.keys(r.body.issues)).toEqual(['variables.k']);
+    }
   });
 
   it('the SQL error map covers what PostgreSQL refuses (safety net behind the Node checks)', async () => {
