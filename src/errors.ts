@@ -136,4 +136,4 @@ function describeConstraint(e: PgError): string {
 
 /** The database refused the key itself (revoked, expired or its agent archived a moment ago): the whole request is refused. */
 export const refusesKey = (err: unknown): err is ApiError =>
-  err instanceof ApiError && (err.status === 401 || err.body.error === 'agent_archived');
+  err instanceof ApiError && (err.status === 401 || (err.status === 403 && err.body.error === 'agent_archived'));

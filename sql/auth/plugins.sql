@@ -98,12 +98,12 @@ begin
   if p_name is null then
     perform app_hidden.raise_invalid('name', 'must be 1 to 200 characters');
   end if;
-  perform app_hidden.one_line(p_name, 'name', 200);
+  p_name := app_hidden.one_line(p_name, 'name', 200);
   if p_scopes is null or cardinality(p_scopes) = 0 then
     perform app_hidden.raise_invalid('scopes', 'a plugin needs at least one scope');
   end if;
   insert into app_private.plugins (workspace_id, name, manifest, approved_at)
-  values (p_workspace_id, trim(p_name),
+  values (p_workspace_id, p_name,
           jsonb_build_object('scopes', to_jsonb(array(
             select s from unnest(p_scopes) with ordinality as u(s, n) group by s order by min(n)))), now())
   returning * into v_plugin;

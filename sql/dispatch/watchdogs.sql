@@ -27,7 +27,7 @@ declare
 begin
   -- One sweep at a time (the worker's minute and `svc admin sweep` may meet): the second waits, then sees what the
   -- first fired, so no watchdog fires twice.
-  perform pg_advisory_xact_lock(hashtext('svc_watchdog_sweep'));
+  perform pg_advisory_xact_lock(hashtextextended('svc.watchdog_sweep', 0));
   -- Open issues an agent holds, with when it was assigned (the latest AGENT_ASSIGNED).
   for r in
     select i.id, i.workspace_id, i.assigned_agent_id, i.priority, w.required_ack_seconds, w.assignment_sla_minutes,

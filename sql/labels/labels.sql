@@ -35,8 +35,13 @@ grant execute on function app_hidden.find_label_for_write(p_id text) to svc_visi
 create or replace function app_hidden.require_rules_admin_for_label(p_label app_public.labels, p_what text)
  returns void
  language plpgsql
+ stable security definer
+ set search_path to 'pg_catalog'
 as $$
 begin
+  -- As the owner: the rules policy hides every rule from a narrowed key (an initiative-narrowed key may change labels),
+  -- which must not make the label look free of them. The caller holds the label's row lock, so a rule cannot be
+  -- added between this check and the delete.
   -- Dispatch rules are OWNER/ADMIN's (decisions: Dispatch rules); a label they route by takes them along when it
   -- goes (deleted with it, or moved by a merge), so only those who may change the rules may do that.
   if exists (select 1 from app_public.dispatch_rules r where r.workspace_id = p_label.workspace_id and r.label_id = p_label.id)

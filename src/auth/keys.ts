@@ -122,9 +122,7 @@ export class KeyAuthenticator {
     const cacheKey = hash.toString('base64');
     const now = Date.now();
     let entry = this.cache.get(cacheKey);
-    // An archived agent's key is read afresh each time (rare): restored, it works on its very next call, even before
-    // this process hears of the restore.
-    if (!entry || opts.fresh || now - entry.at > this.ttlMs || entry.row?.agent_archived) {
+    if (!entry || opts.fresh || now - entry.at > this.ttlMs) {
       const { rows } = await this.apiPool.query<KeyRow>({
         name: 'svc_authenticate',
         text: 'select * from app_hidden.authenticate($1)',

@@ -300,9 +300,17 @@ describe('an archived agent\'s keys', () => {
     expect((await rest(t, ws.token, 'issues.list', { query: 'After' })).body.items).toHaveLength(0);
     expect((await rest(t, siblingKey.token, 'agents.me', {})).body.id).toBe(sibling.id);
 
+    // Restored: the notification takes the refused key out of the cache (it would wait 30 s otherwise).
     await admin(t, 'unarchive-agent', { workspace: ws.key, agent: 'retiree', json: true });
-    expect((await rest(t, key.token, 'agents.me', {})).body.id).toBe(agent.id);
+    await expect.poll(async () => (await rest(t, key.token, 'agents.me', {})).body.id, { timeout: 3000 }).toBe(agent.id);
     expect((await rpcCall(key.token, 'tools/list', {})).statusCode).toBe(200);
+    // A 400 agent_archived about another agent (assigning to an archived one) is the tool's error, not the key's.
+    await createAgent(t, ws, 'gone-for-good');
+    await admin(t, 'archive-agent', { workspace: ws.key, agent: 'gone-for-good', json: true });
+    const assign = await rpcCall(key.token, 'tools/call', { name: 'issues.assign', arguments: { id: issue.id, profileKey: 'gone-for-good' } });
+    expect(assign.statusCode).toBe(200);
+    expect(assign.json().result.isError).toBe(true);
+    expect(assign.json().result.content[0].text).toContain('agent_archived');
   });
 
   it('a key whose agent was archived behind the cache\'s back is refused by the call\'s own check, the whole JSON-RPC request too', async () => {

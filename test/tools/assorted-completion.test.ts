@@ -396,6 +396,11 @@ describe('a label dispatch rules route by', () => {
       expect([r.status, r.body.error], tool).toEqual([403, 'admin_required']);
       expect(r.body.message).toContain('routed');
     }
+    // A narrowed key sees no rules (they name what it may not see); the label is not free of them for it either.
+    const initiative = await ok(t, ws.token, 'initiatives.create', { name: 'Rules initiative' });
+    const narrowedMember = await createKey(t, ws, { user: 'rules-member@example.com', initiatives: [initiative.id] });
+    const narrowedDelete = await rest(t, narrowedMember.token, 'labels.delete', { id: routed.id });
+    expect([narrowedDelete.status, narrowedDelete.body.error]).toEqual([403, 'admin_required']);
     expect(await rules()).toBe(1);
     expect((await ok(t, ws.token, 'labels.get', { id: routed.id })).id).toBe(routed.id);
     // A label no rule uses is the member's to delete, as before.

@@ -209,6 +209,17 @@ describe('cycles.create / update / get / list / current', () => {
     expect((await ok(t, w.token, 'cycles.list', {})).items).toHaveLength(2);
   });
 
+  it('rollover of a sprint activated before its dates moves its unfinished issues on, as of any running sprint', async () => {
+    const w = await createWorkspace(t);
+    const early = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), 2), endsOn: addDays(today(), 15), activate: true });
+    expect((await ok(t, w.token, 'cycles.current', {})).id).toBe(early.id);
+    const open = await ok(t, w.token, 'issues.create', { title: 'still open' });
+    await ok(t, w.token, 'cycles.addIssue', { cycleId: early.id, issueId: open.id });
+    const r = await ok(t, w.token, 'cycles.rollover', {});
+    expect(r.movedIssueIds).toEqual([open.id]);
+    expect(r.current.id).not.toBe(early.id);
+  });
+
   it('CYCLE_UPDATED for an attachment carries the calendar\'s status, as cycles.get shows it', async () => {
     const w = await createWorkspace(t);
     const running = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), -3), endsOn: addDays(today(), 10) });

@@ -23,7 +23,7 @@ begin
   -- sprint's first day is about the one that just ended, and a repeat of a late rollover must not empty the sprint
   -- it started), else the latest one that ran to its end without a rollover.
   v_from := app_hidden.current_cycle();
-  if v_from.id is null or v_from.starts_on >= app_hidden.utc_today() then
+  if v_from.id is null or v_from.starts_on = app_hidden.utc_today() then
     select * into v_from from app_public.cycles
     where workspace_id = v_ws.id and status not in ('CANCELED', 'COMPLETED') and ends_on < app_hidden.utc_today()
     order by ends_on desc limit 1;

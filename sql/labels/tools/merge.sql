@@ -25,7 +25,6 @@ begin
     perform app_hidden.raise_invalid('intoId', 'must be another label than fromId');
   end if;
   perform app_hidden.require_issues_unrestricted('Merging labels');
-  perform app_hidden.require_rules_admin_for_label(v_from, 'merge it away (its rules go with it)');
   -- Both labels locked, in id order: a concurrent rename, delete or merge of either waits for this one. `into`
   -- only FOR NO KEY UPDATE: labelling an issue with it takes KEY SHARE on it while holding the issue's row, and
   -- this merge then waits for that issue (a FOR UPDATE here deadlocked them).
@@ -39,6 +38,7 @@ begin
   -- Read before the locks: a concurrent merge or delete may have removed either label while this one waited.
   perform app_hidden.found((select l from app_public.labels l where l.id = v_from.id), 'Label', 'fromId');
   perform app_hidden.found((select l from app_public.labels l where l.id = v_into.id), 'Label', 'intoId');
+  perform app_hidden.require_rules_admin_for_label(v_from, 'merge it away (its rules go with it)');
   -- Then the issues carrying `from`, in id order, before writing any of their labels: an issue being labelled
   -- concurrently holds its row while it inserts (issue, into); taking the row first makes this merge wait for
   -- that write instead of both waiting on each other's (issue, into) row.
