@@ -96,6 +96,13 @@ describe('web board', () => {
     expect(lane.height).toBeGreaterThan(400);
     await page.dragAndDrop(`.card[data-id="${created.id}"]`, '.column[data-category="TODO"]', { targetPosition: { x: lane.width / 2, y: lane.height - 20 } });
     await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: created.id })).status.category, { timeout: 5000 }).toBe('TODO');
+    // The board shows the card where it was dropped, then re-reads: drag again once it shows TODO steadily (a drag
+    // while the re-read was under way started from the column the card had been in, and did nothing).
+    let steady = 0;
+    await expect.poll(async () => {
+      steady = (await page.locator(`.column[data-category="TODO"] .card[data-id="${created.id}"]`).count()) ? steady + 1 : 0;
+      return steady;
+    }, { intervals: [150], timeout: 5000 }).toBeGreaterThanOrEqual(4);
     await page.dragAndDrop(`.card[data-id="${created.id}"]`, '.column[data-category="IN_PROGRESS"]');
     await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: created.id })).status.category, { timeout: 5000 }).toBe('IN_PROGRESS');
     const events = await ok(t, ws.token, 'events.recent', { limit: 20 });
