@@ -102,7 +102,7 @@ describe('web board', () => {
     await expect.poll(async () => {
       steady = (await page.locator(`.column[data-category="TODO"] .card[data-id="${created.id}"]`).count()) ? steady + 1 : 0;
       return steady;
-    }, { intervals: [150], timeout: 5000 }).toBeGreaterThanOrEqual(4);
+    }, { interval: 150, timeout: 5000 }).toBeGreaterThanOrEqual(4);
     await page.dragAndDrop(`.card[data-id="${created.id}"]`, '.column[data-category="IN_PROGRESS"]');
     await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: created.id })).status.category, { timeout: 5000 }).toBe('IN_PROGRESS');
     const events = await ok(t, ws.token, 'events.recent', { limit: 20 });
