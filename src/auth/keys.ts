@@ -122,7 +122,9 @@ export class KeyAuthenticator {
     const cacheKey = hash.toString('base64');
     const now = Date.now();
     let entry = this.cache.get(cacheKey);
-    if (!entry || opts.fresh || now - entry.at > this.ttlMs) {
+    // An archived agent's key is read afresh each time (one indexed read; such keys are rare): restored, it works on
+    // its very next call, even before this process hears of the restore.
+    if (!entry || opts.fresh || now - entry.at > this.ttlMs || entry.row?.agent_archived) {
       const { rows } = await this.apiPool.query<KeyRow>({
         name: 'svc_authenticate',
         text: 'select * from app_hidden.authenticate($1)',
