@@ -39,11 +39,10 @@ create or replace function app_hidden.require_rules_admin_for_label(p_label app_
  set search_path to 'pg_catalog'
 as $$
 begin
-  -- As the owner: the rules policy hides every rule from a narrowed key (an initiative-narrowed key may change labels),
-  -- which must not make the label look free of them. The caller holds the label's row lock, so a rule cannot be
-  -- added between this check and the delete.
-  -- Dispatch rules are OWNER/ADMIN's (decisions: Dispatch rules); a label they route by takes them along when it
-  -- goes (deleted with it, or moved by a merge), so only those who may change the rules may do that.
+  -- Dispatch rules are OWNER/ADMIN's (decisions: Dispatch rules) and go with the label they route by (deleted or
+  -- merged away), so only those who may change the rules may remove it. Read as the owner: the rules policy hides
+  -- every rule from a narrowed key (an initiative-narrowed key may change labels), which must not make the label look
+  -- free of them. The caller holds the label's row lock, so no rule is added between this check and the delete.
   if exists (select 1 from app_public.dispatch_rules r where r.workspace_id = p_label.workspace_id and r.label_id = p_label.id)
      and not app_hidden.is_workspace_admin() then
     raise exception 'Dispatch rules route by label "%": only an OWNER or ADMIN key (ADMIN scope) may %', p_label.name, p_what

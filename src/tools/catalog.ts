@@ -58,7 +58,7 @@ const catalogTools = defineTools(
     run: async (ctx, input: { names: string[] }) => {
       const unknown = input.names.filter((n) => !byName.has(n));
       if (unknown.length) throw new ApiError(404, { error: 'unknown_tool', message: `Unknown tool: ${unknown.join(', ')}` });
-      return input.names.map((n) => ({ ...descriptor(byName.get(n)!), callable: canCall(ctx.caller, byName.get(n)!) }));
+      return input.names.map((n) => byName.get(n)!).map((t) => ({ ...descriptor(t), callable: canCall(ctx.caller, t) }));
     },
   }),
   tool({

@@ -127,14 +127,6 @@ export function checkInput(
   return { text };
 }
 
-/**
- * {path: message} for the first container (object or array) found deeper than `maxDepth` levels, where the
- * input itself is level 1; {} when the input is shallow enough. Iterative, so any depth is safe to walk.
- */
-export function inputDepthIssues(value: unknown, maxDepth = MAX_INPUT_DEPTH): Record<string, string> {
-  return checkInput(value, { maxDepth, maxKeys: Infinity, maxItems: Infinity, maxTextIssues: 0 }).structure ?? {};
-}
-
 /** Field path → message for every string (or key) in `value` that PostgreSQL cannot store; {} when none. */
 export function textIssues(value: unknown, maxIssues = 20): Record<string, string> {
   return checkInput(value, { maxDepth: Infinity, maxKeys: Infinity, maxItems: Infinity, maxTextIssues: maxIssues }).text;
