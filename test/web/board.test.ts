@@ -191,6 +191,13 @@ describe('web board', () => {
     expect(await page.textContent('#issue-title')).toBe('Login fails with long passwords');
     // The tab's title follows the page's render (an effect): polled, not read at once.
     await expect.poll(() => page.title()).toMatch(new RegExp(`^${demo.login.key} Login fails with long passwords · `));
+    // A re-read of the workspace (its rename here) keeps the issue's title in the tab: two effects wrote it, and
+    // the header's, run after the page's, left "WEB-1 · Workspace" (a CI flake when any meta event arrived).
+    const wsName = (await ok(t, ws.token, 'workspace.get', {})).name;
+    await ok(t, ws.token, 'workspace.updateSettings', { name: 'Renamed WEB' });
+    await expect.poll(() => page.title(), { timeout: 3000 }).toBe(`${demo.login.key} Login fails with long passwords · Renamed WEB`);
+    await ok(t, ws.token, 'workspace.updateSettings', { name: wsName });
+    await expect.poll(() => page.title(), { timeout: 3000 }).toBe(`${demo.login.key} Login fails with long passwords · ${wsName}`);
     expect(await page.locator('#description h2').textContent()).toBe('Steps');
     expect(await page.locator('#description strong').first().textContent()).toBe('login');
     // GFM: a table (agents write reports in it) and strikethrough.

@@ -83,7 +83,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
   const [error, setError] = useState<string>();
   const d = loaded.data;
   const title = d?.issue?.title;
-  useEffect(() => { if (title) document.title = `${issueKey} ${title} · ${meta.workspace.name}`; }, [title]);
+  useEffect(() => { document.title = `${issueKey}${title ? ` ${title}` : ''} · ${meta.workspace.name}`; }, [issueKey, title, meta.workspace.name]);
   if (loaded.error && !d) return <main class="page"><p class="error" role="alert">{loaded.error}</p></main>;
   if (!d) return <main class="page"><p>Loading…</p></main>;
   if (!d.issue) return <main class="page"><p class="empty">No issue {issueKey} (or this key may not see it).</p></main>;

@@ -118,8 +118,10 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   const view = route[0] || 'board';
   const m = meta.data;
   const searchable = view === 'board' || view === 'list';
-  // The tab's title names the view and the workspace (the issue page adds the issue's title once loaded).
+  // The tab's title names the view and the workspace. Once the workspace is known the issue page sets its own
+  // (with the issue's title): two effects writing it raced, a re-read of meta overwriting the issue's title.
   useEffect(() => {
+    if (view === 'issue' && route[1] && m) return;
     const page = view === 'issue' ? decoded(route[1] ?? '') : ({ board: 'Board', list: 'Issues', agents: 'Agents' } as Record<string, string>)[view] ?? 'Not found';
     document.title = m ? `${page} · ${m.workspace.name}` : page;
   }, [hash, m]);
