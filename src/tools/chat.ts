@@ -82,7 +82,7 @@ export const chatTools = defineTools(
     scopes: ['WRITE_COMMENTS'],
     description: `Messages of a thread after one (cursor = nextCursor or the id of a message of the thread, e.g. the last one you read; none = from the first), oldest first, paged forward: what came since you last read. ${addressee}`,
     // The cursor is a message id (what nextCursor holds), so a client may also start after a message it knows.
-    input: z.strictObject({ threadId, cursor: id('cursor').describe('nextCursor, or the id of a message of this thread: the page starts after it').optional(), limit: limit(50, 200) }),
+    input: z.strictObject({ threadId, cursor: id('cursor').nullable().describe('nextCursor, or the id of a message of this thread: the page starts after it (absent or null: the first page)').optional(), limit: limit(50, 200) }),
     output: page(ChatMessageOut),
     readOnly: true,
   }),

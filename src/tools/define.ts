@@ -162,7 +162,8 @@ export const line = (max: number) => z.string().trim().min(1).max(max)
 /** An issue reference: its UUID or its key (ABC-12). */
 export const issueRef = z.string().min(1).max(64).describe('Issue id (UUID) or key such as ENG-12');
 export const limit = (def: number, max: number) => z.number().int().min(1).max(max).default(def).describe(`Page size, default ${def}, max ${max}`);
-export const cursor = z.string().min(1).max(200).describe('nextCursor from the previous page');
+/** null is the first page, as absent: a client loops passing the last page's nextCursor, null on the first call. */
+export const cursor = z.string().min(1).max(200).nullable().describe('nextCursor from the previous page');
 export const priority = z.enum(['NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT']);
 export const statusCategory = z.enum(['BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED']);
 export const timestamp = z.string().describe('ISO 8601 timestamp');

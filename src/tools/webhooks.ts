@@ -50,7 +50,7 @@ export const webhookTools = defineTools(
     description: 'OWNER/ADMIN, with a key without narrowing: webhook deliveries newest first with their attempts; filter by webhookId or status.',
     input: z.strictObject({
       webhookId: id('webhookId').optional(), status: z.enum(['PENDING', 'DELIVERED', 'DEAD_LETTER', 'CANCELED']).optional(),
-      limit: limit(50, 200), cursor: id('cursor').optional(),
+      limit: limit(50, 200), cursor: id('cursor').nullable().optional(),
     }),
     output: page(DeliveryOut),
     readOnly: true,

@@ -105,6 +105,11 @@ describe('forged cursors', () => {
         }
       }
       expect(wrong).toEqual([]);
+      // null is the first page, as absent: a paging loop's first call (`cursor = page.nextCursor`, null at first).
+      const absent = await rest(t, token, tool.name, baseInput(tool));
+      const nullCursor = await rest(t, token, tool.name, { ...baseInput(tool), [field]: null });
+      expect(absent.status).toBe(200);
+      expect([nullCursor.status, nullCursor.body]).toEqual([200, absent.body]);
     });
   }
 

@@ -198,15 +198,18 @@ export async function ok<T = any>(t: TestApp, token: string, tool: string, input
   return r.body;
 }
 
-/** Every item of a paged list tool, `limit` per page, following nextCursor until it is null. */
+/**
+ * Every item of a paged list tool, `limit` per page, following nextCursor until it is null. The loop as clients
+ * write it: the first call sends `cursor: null`.
+ */
 export async function allPages<T = any>(t: TestApp, token: string, tool: string, input: object, limit: number): Promise<T[]> {
   const items: T[] = [];
-  let cursor: string | undefined;
+  let cursor: string | null = null;
   do {
-    const page = await ok<{ items: T[]; nextCursor: string | null }>(t, token, tool, { ...input, limit, ...(cursor ? { cursor } : {}) });
+    const page: { items: T[]; nextCursor: string | null } = await ok(t, token, tool, { ...input, limit, cursor });
     if (page.items.length > limit) throw new Error(`${tool}: ${page.items.length} items on a page of ${limit}`);
     items.push(...page.items);
-    cursor = page.nextCursor ?? undefined;
+    cursor = page.nextCursor;
   } while (cursor);
   return items;
 }

@@ -175,6 +175,9 @@ describe('issues.list', () => {
     const seen: number[] = (await allPages(t, fresh.token, 'issues.list', {}, 3)).map((i: { number: number }) => i.number);
     expect(seen).toEqual([7, 6, 5, 4, 3, 2, 1]);
     expect((await rest(t, fresh.token, 'issues.list', { cursor: 'garbage!' })).status).toBe(400);
+    // null is the first page, over JSON-RPC as over REST (a paging loop's first call).
+    const first = await rpc(t, fresh.token, 'tools/call', { name: 'issues.list', arguments: { limit: 3, cursor: null } });
+    expect(JSON.parse(first.body.result.content[0].text).items.map((i: { number: number }) => i.number)).toEqual([7, 6, 5]);
     expect((await rest(t, fresh.token, 'issues.list', { limit: 0 })).status).toBe(400);
     expect((await rest(t, fresh.token, 'issues.list', { limit: 201 })).status).toBe(400);
   });
