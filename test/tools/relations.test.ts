@@ -28,8 +28,10 @@ describe('relations', () => {
     const got = await ok(t, ws.token, 'issues.get', { id: b.id, include: { relations: true } });
     expect(got.relations.map((r: any) => [r.id, r.kind, r.direction, r.fromIssueId, r.toIssueId]))
       .toEqual(fromB.map((r: any) => [r.id, r.kind, r.direction, r.fromIssueId, r.toIssueId]));
-    for (const id of [a.id, b.id]) {
-      expect(await latestIssueEvent(ws, id)).toMatchObject({ kind: 'ISSUE_UPDATED', payload: { changes: ['relations'] } });
+    // Each issue's event names the link and its kind as that issue sees it.
+    for (const [id, kind] of [[a.id, 'BLOCKS'], [b.id, 'BLOCKED_BY']]) {
+      expect(await latestIssueEvent(ws, id!)).toMatchObject({ kind: 'ISSUE_UPDATED',
+        payload: { changes: ['relations'], relationId: rel.id, relationKind: kind, relationChange: 'added' } });
     }
   });
 
@@ -143,6 +145,7 @@ describe('relations', () => {
     for (const id of [a.id, b.id]) {
       const evs = (await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: id })).items;
       expect(evs.map((e: { kind: string }) => e.kind)).toEqual(['ISSUE_UPDATED', 'ISSUE_UPDATED', 'ISSUE_CREATED']);
+      expect(evs[0].payload).toMatchObject({ changes: ['relations'], relationId: rel.id, relationKind: 'RELATES_TO', relationChange: 'removed' });
     }
     const gone = await rest(t, ws.token, 'relations.remove', { id: rel.id });
     expect(gone.status).toBe(404);

@@ -233,6 +233,7 @@ describe('web board', () => {
     expect(await page.textContent('#run .tokens')).toContain('21660');
     expect(await page.textContent('#run .cost')).toBe('$0.1275');
     expect(await page.locator('#timeline li').count()).toBeGreaterThan(2);
+    expect(await page.locator('#timeline li[data-kind="ISSUE_UPDATED"]', { hasText: 'linked: blocks' }).count()).toBe(1);
 
     // Live: a comment posted over MCP appears without a reload; one written here lands over GraphQL.
     await ok(t, ws.token, 'comments.create', { issueId: demo.login.id, body: 'Posted over *MCP*' });

@@ -56,7 +56,10 @@ function describeEvent(ev: TimelineEvent, meta: Meta): string {
   switch (ev.kind) {
     case 'ISSUE_STATUS_CHANGED': return `status ${status(p.from)} → ${status(p.to)}`;
     case 'ISSUE_PRIORITY_CHANGED': return `priority ${p.from} → ${p.to}`;
-    case 'ISSUE_UPDATED': return Array.isArray(p.changes) && p.changes.length ? `changed ${p.changes.map(fieldName).join(', ')}` : 'updated';
+    case 'ISSUE_UPDATED':
+      // A relation alone: which kind was linked or unlinked (the other issue is in the relations list, if visible).
+      if (p.relationChange && Array.isArray(p.changes) && p.changes.length === 1) return `${p.relationChange === 'added' ? 'linked' : 'unlinked'}: ${relationWords(p.relationKind)}`;
+      return Array.isArray(p.changes) && p.changes.length ? `changed ${p.changes.map(fieldName).join(', ')}` : 'updated';
     case 'AGENT_ASSIGNED': return `assigned to ${agent(p.agentId)}${p.auto ? ' by the dispatcher' : ''}${p.reason ? ` (${p.reason})` : ''}`;
     case 'AGENT_RUN_STATUS_CHANGED': return `run ${String(p.from ?? '').toLowerCase() || 'started'} → ${String(p.to ?? '').toLowerCase()}${p.reason ? ` (${p.reason})` : ''}`;
     default: return KIND_WORDS[ev.kind] ?? ev.kind.replace(/_/g, ' ').toLowerCase();

@@ -1,0 +1,34 @@
+--! Previous: sha1:54b9b89f282e8944766c5444ae0593f5b208b149
+--! Hash: sha1:162d912eaab0ebff756769c0dfa0201e007b4049
+--! Message: relation events name the relation
+
+--! split: 1-current.sql
+-- ISSUE_UPDATED for a relation added or removed names it: relationId, relationKind (as seen from that issue) and
+-- relationChange (added/removed), as attachment events name theirs.
+--! Included relations/triggers.sql
+-- Triggers of the relations tables and their functions.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_private.tg_issue_relations__events()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_row app_public.issue_relations := case when tg_op = 'DELETE' then old else new end;
+  v_change text := case tg_op when 'INSERT' then 'added' else 'removed' end;
+begin
+  -- Which link and what became of it, as attachments say theirs; the other issue's id is left out, as a key narrowed
+  -- to this issue's project may not see it (relations.listForIssue lists what the key may see).
+  perform app_private.record_issue_updated(v_row.workspace_id, i, array['relations'],
+    jsonb_build_object('relationId', v_row.id, 'relationKind', app_hidden.relation_kind_seen(v_row, i), 'relationChange', v_change))
+  from unnest(array[v_row.from_issue_id, v_row.to_issue_id]) i;
+  return null;
+end
+$$;
+comment on function app_private.tg_issue_relations__events() is 'ISSUE_UPDATED (changes relations; relationId, relationKind as seen from that issue, relationChange added/removed) on both issues when a relation is added or removed.';
+
+drop trigger if exists _800_events on app_public.issue_relations;
+create trigger _800_events after insert or delete on app_public.issue_relations for each row execute function app_private.tg_issue_relations__events();
+--! EndIncluded relations/triggers.sql
