@@ -1931,6 +1931,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.repo_web_hosts(app_public.connection_mappings) returns text[]; sql immutable; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.repohost_prepare(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.require_agent_manager() returns app_private.caller; plpgsql stable security definer; execute: svc_visitor; agents/agents.sql
+-- app_hidden.require_crew_admin() returns void; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
 -- app_hidden.require_issues_unrestricted(text) returns void; plpgsql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.require_key_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_open_cycle(app_public.cycles) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql

@@ -54,3 +54,21 @@ end
 $$;
 comment on function app_hidden.find_gate(p_id text, p_field text) is 'A review gate the key can see (through its plan and goal), else 404 naming the field.';
 grant execute on function app_hidden.find_gate(p_id text, p_field text) to svc_visitor;
+
+create or replace function app_hidden.require_crew_admin()
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  perform app_hidden.require_scope('ADMIN');
+  -- Crews pick who plans, works and judges every goal of the workspace, those the key cannot see included: a key
+  -- narrowed to some projects, labels or initiatives may not rewire them (as it may not create a goal without an issue).
+  if not app_hidden.key_unnarrowed() then
+    raise exception 'Crews serve every goal of the workspace; changing one needs a key without project, label or initiative narrowing'
+      using errcode = 'SV403', detail = 'narrowing';
+  end if;
+end
+$$;
+comment on function app_hidden.require_crew_admin() is 'The check of every crew change: 403 scope_required without the ADMIN scope, 403 narrowing for a narrowed key.';
+grant execute on function app_hidden.require_crew_admin() to svc_visitor;

@@ -389,10 +389,11 @@ begin
   if p_plan.status <> 'DRAFT' then
     raise exception 'Steps can only be added to a DRAFT plan (this one is %)', p_plan.status using errcode = 'SV409', detail = 'plan_not_draft';
   end if;
-  -- dependsOnStepIndexes: 0-based positions within this batch, validated as a DAG (Kahn's algorithm).
+  -- dependsOnStepIndexes: 0-based positions within this batch, validated as a DAG (Kahn's algorithm). An index listed
+  -- twice is one dependency (counted twice, the step never reached in-degree 0 and was called a cycle).
   v_indeg := array_fill(0, array[greatest(v_n, 1)]);
   for v_i in 0 .. v_n - 1 loop
-    for v_d in select (e)::int from jsonb_array_elements_text(coalesce(p_steps->v_i->'dependsOnStepIndexes', '[]')) e loop
+    for v_d in select distinct (e)::int from jsonb_array_elements_text(coalesce(p_steps->v_i->'dependsOnStepIndexes', '[]')) e loop
       if v_d < 0 or v_d >= v_n then
         perform app_hidden.raise_invalid(format('%s.%s.dependsOnStepIndexes', p_field, v_i), format('index %s is not a step of this batch (0..%s)', v_d, v_n - 1));
       elsif v_d = v_i then

@@ -94,6 +94,13 @@ describe('every tool of 4.11 and 4.12', () => {
     const nobody = await rest(t, ws.token, 'plans.addSteps', { planId: plan.id, steps: [{ title: 'a' }, { title: 'b', assignedAgentId: crypto.randomUUID() }] });
     expect([nobody.status, nobody.body.field]).toEqual([404, 'steps.1.assignedAgentId']);
     expect((await ok(t, ws.token, 'executionPlans.get', { id: plan.id })).steps).toEqual([]);  // nothing was added
+    // An index listed twice is one dependency, not a cycle.
+    const twicePlan = await ok(t, ws.token, 'executionPlans.create', { goalId: (await ok(t, ws.token, 'goals.create', { title: 'Twice' })).id });
+    const twice = await ok(t, ws.token, 'plans.addSteps', { planId: twicePlan.id, steps: [
+      { title: 'a' }, { title: 'b', dependsOnStepIndexes: [0, 0] }, { title: 'c', dependsOnStepIndexes: [0, 1, 0] }] });
+    const [a, b] = twice.stepIds;
+    expect((await ok(t, ws.token, 'executionPlans.get', { id: twicePlan.id })).steps.map((s: { dependsOnStepIds: string[] }) => s.dependsOnStepIds.sort()))
+      .toEqual([[], [a], [a, b].sort()]);
     for (const [tool, args, field] of [
       ['goals.create', { title: '' }, 'title'],
       ['goals.create', { title: 'x', maxTotalCostUsd: -1 }, 'maxTotalCostUsd'],
@@ -199,5 +206,24 @@ describe('every tool of 4.11 and 4.12', () => {
     expect(subjects.has(gSeen.id)).toBe(true);
     expect(subjects.has(gHidden.id)).toBe(false);
     expect(subjects.has(gNone.id)).toBe(false);
+    // Crews serve every goal, hidden ones included: a narrowed key may read them, not change them (even with ADMIN).
+    const crew = await ok(t, ws.token, 'agentCrews.create', { name: 'Narrowing crew' });
+    const admin = await createKey(t, ws, { labels: [label.id], scopes: ['READ_ISSUES', 'WRITE_ISSUES', 'ADMIN'] });
+    expect((await ok(t, admin.token, 'agentCrews.get', { id: crew.id })).name).toBe('Narrowing crew');
+    for (const [tool, input] of [['agentCrews.create', { name: 'x' }], ['agentCrews.update', { id: crew.id, name: 'x' }],
+      ['agentCrews.archive', { id: crew.id }], ['agentCrews.unarchive', { id: crew.id }]] as const) {
+      const r = await rest(t, admin.token, tool, input);
+      expect([tool, r.status, r.body.error]).toEqual([tool, 403, 'narrowing']);
+    }
+    expect((await ok(t, ws.token, 'agentCrews.get', { id: crew.id })).name).toBe('Narrowing crew');
+    const listed: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = (await rpc(t, admin.token, 'tools/list', cursor ? { cursor } : {}, '?profile=full')).body.result;
+      listed.push(...page.tools.map((x: { name: string }) => x.name));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(listed).toContain('agentCrews.get');
+    expect(listed).not.toContain('agentCrews.create');
   });
 });

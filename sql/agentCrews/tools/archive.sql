@@ -9,12 +9,12 @@ as $$
 declare
   v_crew app_public.agent_crews := app_hidden.find_crew(args->>'id');
 begin
-  perform app_hidden.require_scope('ADMIN');
+  perform app_hidden.require_crew_admin();
   if v_crew.archived_at is null then
     update app_public.agent_crews set archived_at = now() where id = v_crew.id returning * into v_crew;
   end if;
   return app_hidden.crew_json(v_crew);
 end
 $$;
-comment on function app_tools.agent_crews_archive(args jsonb) is 'agentCrews.archive: Archive a crew (ADMIN; soft, idempotent). Its goals keep it; it takes no new goals or members.';
+comment on function app_tools.agent_crews_archive(args jsonb) is 'agentCrews.archive: Archive a crew (ADMIN, unnarrowed key; soft, idempotent). Its goals keep it; it takes no new goals or members.';
 grant execute on function app_tools.agent_crews_archive(args jsonb) to svc_visitor;

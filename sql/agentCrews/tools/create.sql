@@ -11,7 +11,7 @@ declare
   v_member jsonb;
   v_i int;
 begin
-  perform app_hidden.require_scope('ADMIN');
+  perform app_hidden.require_crew_admin();
   insert into app_public.agent_crews (workspace_id, name, description, max_parallel)
   values (app_hidden.current_workspace_id(), args->>'name', args->>'description', coalesce((args->>'maxParallel')::int, 1))
   returning * into v_crew;
@@ -26,5 +26,5 @@ begin
   return app_hidden.crew_json(v_crew);
 end
 $$;
-comment on function app_tools.agent_crews_create(args jsonb) is 'agentCrews.create: Create a crew (ADMIN) with optional members [{agentId, role}]: PLANNER decomposes goals, WORKERs take steps, a REVIEWER judges them (and makes plans auto-judge by default).';
+comment on function app_tools.agent_crews_create(args jsonb) is 'agentCrews.create: Create a crew (ADMIN, unnarrowed key) with optional members [{agentId, role}]: PLANNER decomposes goals, WORKERs take steps, a REVIEWER judges them (and makes plans auto-judge by default).';
 grant execute on function app_tools.agent_crews_create(args jsonb) to svc_visitor;

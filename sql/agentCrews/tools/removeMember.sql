@@ -9,10 +9,10 @@ as $$
 declare
   v_member app_public.agent_crew_members := app_hidden.find_crew_member(args->>'memberId');
 begin
-  perform app_hidden.require_scope('ADMIN');
+  perform app_hidden.require_crew_admin();
   delete from app_public.agent_crew_members where id = v_member.id;
   return jsonb_build_object('ok', true, 'id', v_member.id, 'crewId', v_member.crew_id);
 end
 $$;
-comment on function app_tools.agent_crews_remove_member(args jsonb) is 'agentCrews.removeMember: Remove a member from its crew (ADMIN).';
+comment on function app_tools.agent_crews_remove_member(args jsonb) is 'agentCrews.removeMember: Remove a member from its crew (ADMIN, unnarrowed key).';
 grant execute on function app_tools.agent_crews_remove_member(args jsonb) to svc_visitor;

@@ -8,12 +8,12 @@ create or replace function app_tools.agent_crews_unarchive(args jsonb)
 as $$
 declare v_crew app_public.agent_crews := app_hidden.find_crew(args->>'id');
 begin
-  perform app_hidden.require_scope('ADMIN');
+  perform app_hidden.require_crew_admin();
   if v_crew.archived_at is not null then
     update app_public.agent_crews set archived_at = null where id = v_crew.id returning * into v_crew;
   end if;
   return app_hidden.crew_json(v_crew);
 end
 $$;
-comment on function app_tools.agent_crews_unarchive(args jsonb) is 'agentCrews.unarchive: Restore an archived crew (ADMIN; idempotent).';
+comment on function app_tools.agent_crews_unarchive(args jsonb) is 'agentCrews.unarchive: Restore an archived crew (ADMIN, unnarrowed key; idempotent).';
 grant execute on function app_tools.agent_crews_unarchive(args jsonb) to svc_visitor;

@@ -9,7 +9,7 @@ as $$
 declare
   v_crew app_public.agent_crews := app_hidden.find_crew(args->>'id');
 begin
-  perform app_hidden.require_scope('ADMIN');
+  perform app_hidden.require_crew_admin();
   update app_public.agent_crews
   set name = case when args ? 'name' then args->>'name' else name end,
       description = case when args ? 'description' then args->>'description' else description end,
@@ -23,5 +23,5 @@ begin
   return app_hidden.crew_json(app_hidden.find_crew(args->>'id'));
 end
 $$;
-comment on function app_tools.agent_crews_update(args jsonb) is 'agentCrews.update: Change a crew''s name, description or maxParallel (ADMIN); only the fields given.';
+comment on function app_tools.agent_crews_update(args jsonb) is 'agentCrews.update: Change a crew''s name, description or maxParallel (ADMIN, unnarrowed key); only the fields given.';
 grant execute on function app_tools.agent_crews_update(args jsonb) to svc_visitor;
