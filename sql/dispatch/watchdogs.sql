@@ -45,7 +45,7 @@ begin
     where w.required_ack_seconds > 0 or w.assignment_sla_minutes > 0
   loop
     continue when r.assigned_at is null;
-    -- AGENT_NOACK: the assigned agent neither commented nor moved the status within the window.
+    -- AGENT_NOACK: the assigned agent neither commented, moved the status nor reported on its run within the window.
     if r.required_ack_seconds > 0 and r.assigned_at + make_interval(secs => r.required_ack_seconds) <= p_now
        and not exists (select 1 from app_public.comments c
                        where c.workspace_id = r.workspace_id and c.issue_id = r.id
@@ -54,11 +54,16 @@ begin
                        where e.workspace_id = r.workspace_id and e.subject_type = 'issue' and e.subject_id = r.id
                          and e.kind = 'ISSUE_STATUS_CHANGED' and e.actor_agent_id = r.assigned_agent_id
                          and e.created_at >= r.assigned_at)
+       -- A run of the agent on the issue that moved since it opened (usage, a step, waiting, completion) is an answer
+       -- too: an agent that did the work and completed its run without commenting was reported as silent.
+       and not exists (select 1 from app_public.agent_runs ar
+                       where ar.workspace_id = r.workspace_id and ar.issue_id = r.id and ar.agent_id = r.assigned_agent_id
+                         and ar.last_event_at >= r.assigned_at and ar.last_event_at > ar.started_at)
        and not app_private.watchdog_fired_recently(r.workspace_id, r.id, 'AGENT_NOACK', p_now, r.assigned_at) then
       -- Told to the agent too (its dispatch channel, when it has a webhookUrl): it is the one that can answer.
       perform app_private.enqueue_agent_dispatch(app_private.record_event(r.workspace_id, 'AGENT_NOACK', 'issue', r.id, jsonb_build_object(
         'agentId', r.assigned_agent_id, 'issueId', r.id, 'requiredAckSeconds', r.required_ack_seconds,
-        'reason', 'no comment or status change from the assigned agent within the acknowledgement window')), r.assigned_agent_id);
+        'reason', 'no comment, status change or run report from the assigned agent within the acknowledgement window')), r.assigned_agent_id);
       v_fired := v_fired || jsonb_build_object('kind', 'AGENT_NOACK', 'subjectId', r.id);
     end if;
     -- ISSUE_STALLED: nothing moved since the latest of the assignment, a status change, a comment of the assigned
