@@ -3,9 +3,8 @@
  * same zod declarations as tools/list): one `POST /api/mcp/{name}` per tool, its input JSON Schema as the
  * request body, its output schema as the 200 body (arrays stay arrays on REST), the spec's error bodies.
  */
-import { z } from 'zod';
 import { buildInfo } from '../build-info.ts';
-import { schemasOf, toJsonSchema, TOOLS } from '../tools/catalog.ts';
+import { restOutputSchema, schemasOf, TOOLS } from '../tools/catalog.ts';
 import type { Tool } from '../tools/define.ts';
 
 const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
@@ -19,12 +18,6 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
 };
 const READ_ERRORS = ['400', '401', '403', '404', '429'];
 const WRITE_ERRORS = ['400', '401', '403', '404', '409', '422', '429'];
-
-function restOutputSchema(t: Tool): Record<string, unknown> {
-  // tools/list wraps array outputs as {items}; REST returns them bare, so the 200 body is the declared output.
-  const s = schemasOf(t);
-  return t.output instanceof z.ZodObject && s.output ? s.output : toJsonSchema(t.output, 'output');
-}
 
 function operation(t: Tool) {
   const errors = t.readOnly ? READ_ERRORS : WRITE_ERRORS;

@@ -316,6 +316,19 @@ export function mcpDescriptor(t: Tool, full = true) {
 export const fullListing = (selectors: { profile?: unknown; tools?: unknown }) =>
   selectors.profile === 'full' && !(typeof selectors.tools === 'string' && selectors.tools) && !Array.isArray(selectors.tools);
 
+/**
+ * The body the REST alias answers with: the declared output, an array left bare (tools/list and structuredContent
+ * wrap it as {items}). The 200 body of openapi.json, and `rest.outputSchema` in describe where it differs.
+ */
+export function restOutputSchema(t: Tool): Schema {
+  const s = schemasOf(t);
+  return t.output instanceof z.ZodObject && s.output ? s.output : toJsonSchema(t.output, 'output');
+}
+
+/**
+ * A tool as GET /api/mcp/describe and catalog.describe show it: `outputSchema` is what MCP returns (structuredContent);
+ * `rest.outputSchema` is the REST body where that differs (array outputs: bare on REST).
+ */
 export function descriptor(t: Tool) {
   const s = schemasOf(t);
   return {
@@ -327,7 +340,7 @@ export function descriptor(t: Tool) {
     annotations: t.annotations,
     inputSchema: s.input,
     ...(s.output ? { outputSchema: s.output } : {}),
-    rest: { method: 'POST', path: `/api/mcp/${t.name}` },
+    rest: { method: 'POST', path: `/api/mcp/${t.name}`, ...(t.output instanceof z.ZodArray ? { outputSchema: restOutputSchema(t) } : {}) },
   };
 }
 

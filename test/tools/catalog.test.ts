@@ -71,6 +71,13 @@ describe('catalog helpers and describe', () => {
     expect(body.serverInfo).toMatchObject({ version: expect.any(String), gitSha: expect.any(String), buildTime: expect.any(String) });
     expect(body.tools.map((x: { name: string }) => x.name).sort()).toEqual(TOOLS.map((x) => x.name).sort());
     expect(body.tools.find((x: { name: string }) => x.name === 'issues.list').rest).toEqual({ method: 'POST', path: '/api/mcp/issues.list' });
+    // An array output: MCP's structuredContent wraps it as {items}, the REST body is the bare array, and describe
+    // says both (a REST client read the {items} schema and got an array).
+    const statuses = body.tools.find((x: { name: string }) => x.name === 'statuses.list');
+    expect(statuses.outputSchema).toMatchObject({ type: 'object', properties: { items: { type: 'array' } } });
+    expect(statuses.rest.outputSchema).toMatchObject({ type: 'array' });
+    const answer = await ok(t, ws.token, 'statuses.list', {});
+    expect(Array.isArray(answer)).toBe(true);
   });
 
   it('every tool input schema is an object schema; every name is namespace.tool', () => {
