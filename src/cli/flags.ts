@@ -34,6 +34,8 @@ export interface FlagSpec {
   multiline?: boolean;
   /** What each value of a `list` flag is: free text (default) or a UUID. */
   items?: 'text' | 'id';
+  /** A shape a `string` value must have, and how to say it (`--key must be ...`): a usage mistake, not a failed command. */
+  pattern?: { test: RegExp; says: string };
 }
 
 export type FlagSpecs = Record<string, FlagSpec>;
@@ -303,6 +305,7 @@ export function validate<F extends FlagSpecs>(spec: CommandSpec<F>, raw: Record<
           out[name] = up;
         } else {
           out[name] = checkedText(name, f, text);
+          if (f.pattern && !f.pattern.test.test(text)) throw new UsageError(`--${name} must be ${f.pattern.says}, got ${quoted(text)}`);
         }
       }
     }

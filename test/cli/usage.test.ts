@@ -217,6 +217,15 @@ describe('--help', () => {
     expect(raw!.stderr).toMatch(/that is a raw key, not its id/);
   }, 60_000);
 
+  it('a value of the wrong shape is exit 2 too: a workspace key, a webhook URL', async () => {
+    const [key, url] = await each([
+      ['admin', 'create-workspace', '--name', 'N', '--key', 'eng-lower', '--owner-email', 'a@b.c', '--json'],
+      ['admin', 'create-webhook', '--workspace', 'ENG', '--url', 'ftp://x', '--json'],
+    ], (args) => svc(args, env));
+    expect([key!.code, key!.stderr]).toEqual([2, 'svc: --key must be 2-10 capital letters or digits, starting with a letter (ENG), got "eng-lower"\n']);
+    expect([url!.code, url!.stderr]).toEqual([2, 'svc: --url must be an http(s) URL without credentials (https://hooks.example.com/svc), got "ftp://x"\n']);
+  }, 60_000);
+
   it('top-level commands have --help too', async () => {
     const results = await each(['start', 'worker', 'migrate', 'psql'], (c) => svc([c, '--help'], env));
     for (const r of results) {
