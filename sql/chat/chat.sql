@@ -189,6 +189,12 @@ begin
   if p_body is null or btrim(p_body) = '' then
     perform app_hidden.raise_invalid('body', 'body must not be empty');
   end if;
+  -- An archived agent reads nothing (its keys are refused): a message to it would wait in a queue no one serves.
+  if exists (select 1 from app_public.agents a where a.id = v_thread.agent_id and a.archived_at is not null) then
+    raise exception 'Agent % is archived; its threads take no new messages',
+      (select a.profile_key from app_public.agents a where a.id = v_thread.agent_id)
+      using errcode = 'SV400', column = 'threadId', detail = 'agent_archived';
+  end if;
   v_context := jsonb_build_object('route', app_hidden.one_line(p_context->>'route', 'route', 500),
                                   'issueId', coalesce(p_context->>'issueId', v_thread.issue_id::text));
   insert into app_public.chat_messages (workspace_id, thread_id, role, body, context_snapshot, author_user_id)
@@ -202,7 +208,7 @@ begin
   return v_message;
 end
 $$;
-comment on function app_private.chat_post_user_message(p_workspace_id uuid, p_thread_id uuid, p_user_id uuid, p_body text, p_context jsonb) is 'Persists a USER message (contextSnapshot {route, issueId}), writes CHAT_MESSAGE_POSTED (chat-thread, with context) and queues that event to the addressee''s dispatch channel agent:dispatch:<agentId>.';
+comment on function app_private.chat_post_user_message(p_workspace_id uuid, p_thread_id uuid, p_user_id uuid, p_body text, p_context jsonb) is 'Persists a USER message (contextSnapshot {route, issueId}; 400 agent_archived when the thread''s agent is archived), writes CHAT_MESSAGE_POSTED (chat-thread, with context) and queues that event to the addressee''s dispatch channel agent:dispatch:<agentId>.';
 
 create or replace function app_private.chat_open_thread(p_workspace_id uuid, p_agent_id uuid, p_user_id uuid, p_title text default NULL::text, p_issue_id uuid default NULL::uuid, p_message text default NULL::text, p_route text default NULL::text)
  returns jsonb

@@ -172,6 +172,24 @@ describe('runtimes', () => {
     expect(typed.status).toBe(400);
     expect(Object.keys(typed.body.issues).sort()).toEqual(['config.modeToolPolicyEnforced', 'config.toolCapabilities', 'config.workspaceRoot']);
     expect((await ok(t, ws.token, 'runtimes.get', { id: plain.id })).config).toEqual({ toolCapabilities: ['git'] });
+
+    // Merges at once keep every key: each call waits on the row and merges into it as the one before left it (the
+    // row is held here until all four wait; merged from what they had read, the last one won).
+    const holder = await t.pools.owner.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select 1 from app_public.runtimes where id = $1 for update', [plain.id]);
+      const calls = [{ workspaceRoot: '/r' }, { localWorkspaceTools: true }, { modeToolPolicyEnforced: false }, { toolCapabilities: ['x'] }]
+        .map((config) => ok(t, ws.token, 'runtimes.configure', { runtimeId: plain.id, config }));
+      await expect.poll(async () => Number((await t.pools.owner.query(
+        "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and query like '%runtimes_configure%'")).rows[0].count), { timeout: 5000 }).toBe(4);
+      await holder.query('commit');
+      await Promise.all(calls);
+    } finally {
+      holder.release();
+    }
+    expect((await ok(t, ws.token, 'runtimes.get', { id: plain.id })).config)
+      .toEqual({ workspaceRoot: '/r', localWorkspaceTools: true, modeToolPolicyEnforced: false, toolCapabilities: ['x'] });
   });
 
   it('an archived runtime takes no agent, heartbeat, settings or info until runtimes.register restores it (409 runtime_archived)', async () => {

@@ -215,6 +215,13 @@ describe('a person talks to an agent', () => {
     await t.pools.owner.query("update app_public.agents set archived_at = now() where workspace_id = $1 and profile_key = 'rival'", [ws.id]);
     const rival = (await t.pools.owner.query("select id from app_public.agents where workspace_id = $1 and profile_key = 'rival'", [ws.id])).rows[0];
     expect((await gqlError(t, ws.token, OPEN, { a: rival.id })).code).toBe('agent_archived');
+    // Nor a message in a thread opened before the archive (it would wait in a queue no one serves).
+    await t.pools.owner.query('update app_public.agents set archived_at = null where id = $1', [rival.id]);
+    const rivalThread = (await gqlOk(t, ws.token, OPEN, { a: rival.id })).chatOpenThread.chatThread.rowId;
+    await t.pools.owner.query('update app_public.agents set archived_at = now() where id = $1', [rival.id]);
+    expect((await gqlError(t, ws.token, POST, { t: rivalThread, b: 'are you there?' })).code).toBe('agent_archived');
+    expect((await admin(t, 'open-chat', { workspace: ws.key, agent: 'rival', user: 'member@example.com', json: true }).catch((e: Error) => e.message)))
+      .toMatch(/archived/);
     await t.pools.owner.query('update app_public.agents set archived_at = null where id = $1', [rival.id]);  // later tests act as rival
     expect((await gql(t, ws.token, POST, { t: thread.id, b: '' })).errors?.[0]?.extensions?.code).toBe('invalid_input');
 

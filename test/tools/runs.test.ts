@@ -143,6 +143,16 @@ describe('runs.setWaiting / resumeWork', () => {
     const done = await ok(t, coderKey.token, 'runs.complete', { runId, summary: 'found it', confidence: 'HIGH' });
     expect(done).toMatchObject({ status: 'COMPLETED', completionMeta: { contractVersion: '2026-11-01', summary: 'found it', confidence: 'HIGH' } });
   });
+
+  it('an upload begun in an EXECUTE run is not finalized onto the issue once a REVIEW run gates it', async () => {
+    const { issue, runId } = await assigned('Upload, then review');
+    const up = await ok(t, coderKey.token, 'attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'log.txt',
+      mimeType: 'text/plain', sizeBytes: 4 });
+    await ok(t, coderKey.token, 'runs.complete', { runId, summary: 'done' });
+    await ok(t, ws.token, 'issues.assign', { id: issue.id, profileKey: 'coder', mode: 'REVIEW' });
+    const r = await rest(t, coderKey.token, 'attachments.finalize', { key: up.key });
+    expect([r.status, r.body.error]).toEqual([403, 'run_mode_gated']);
+  });
 });
 
 describe('runs.complete', () => {

@@ -22,6 +22,10 @@ begin
       using errcode = 'SV409', detail = 'upload_expired';
   end if;
   v_target := app_hidden.attachment_target_for_write(v_upload.target_type, v_upload.target_id::text);
+  -- Gated as initUpload is (spec 3.2): the run's mode may have turned RESEARCH, REVIEW or DISCUSS since the upload began.
+  if v_upload.target_type = 'issue' then
+    perform app_hidden.assert_run_mode_allows_mutation(v_target.issue_id);
+  end if;
   if args->'storedSize' is null or args->'storedSize' = 'null'::jsonb then
     raise exception 'Nothing was uploaded to this key yet: PUT the file to uploadUrl first' using errcode = 'SV409', detail = 'upload_missing';
   end if;

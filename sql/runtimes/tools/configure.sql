@@ -8,17 +8,23 @@ create or replace function app_tools.runtimes_configure(args jsonb)
 as $$
 declare
   v_runtime app_public.runtimes := app_hidden.find_live_runtime(args->>'runtimeId');
-  v_config jsonb;
+  v_merge boolean := coalesce((args->>'merge')::boolean, true);
+  v_updated app_public.runtimes;
 begin
   perform app_hidden.runtime_config_check(v_runtime, args->'config');
-  v_config := case when coalesce((args->>'merge')::boolean, true) then v_runtime.config || (args->'config')
-                   else args->'config' end;
-  if v_config is distinct from v_runtime.config then
-    update app_public.runtimes set config = v_config where id = v_runtime.id returning * into v_runtime;
-    perform app_hidden.record_event('RUNTIME_UPDATED', 'runtime', v_runtime.id, jsonb_build_object(
-      'runtimeId', v_runtime.id, 'changes', jsonb_build_array('config')));
+  -- Merged in the UPDATE, from the row as it is when the lock is had: merged from the copy read above, two concurrent
+  -- calls each kept only their own key, and one acknowledged change was lost.
+  update app_public.runtimes r
+  set config = case when v_merge then r.config || (args->'config') else args->'config' end
+  where r.id = v_runtime.id
+    and (case when v_merge then r.config || (args->'config') else args->'config' end) is distinct from r.config
+  returning * into v_updated;
+  if v_updated.id is not null then
+    perform app_hidden.record_event('RUNTIME_UPDATED', 'runtime', v_updated.id, jsonb_build_object(
+      'runtimeId', v_updated.id, 'changes', jsonb_build_array('config')));
+    return app_hidden.runtime_json(v_updated);
   end if;
-  return app_hidden.runtime_json(v_runtime);
+  return app_hidden.runtime_json(app_hidden.find_runtime(v_runtime.id::text));
 end
 $$;
 grant execute on function app_tools.runtimes_configure(args jsonb) to svc_visitor;

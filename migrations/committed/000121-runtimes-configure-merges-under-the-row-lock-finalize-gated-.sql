@@ -1,0 +1,430 @@
+--! Previous: sha1:17b7401a9197cfaff8a6e709b70d91caa21d90ba
+--! Hash: sha1:8a91d3c472e48a68bf7c31afb72cf768fd9dec20
+--! Message: runtimes.configure merges under the row lock; finalize gated by run mode; no message to an archived agent
+
+--! split: 1-current.sql
+-- runtimes.configure merges in its UPDATE, from the row under its lock: merged from a copy read before, concurrent
+-- calls each kept only their own key and acknowledged changes were lost.
+--! Included runtimes/tools/configure.sql
+-- The runtimes.configure tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- merges (default) or replaces the adapter config; unknown adapter keys are a 400. RUNTIME_UPDATED on a change.
+create or replace function app_tools.runtimes_configure(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_runtime app_public.runtimes := app_hidden.find_live_runtime(args->>'runtimeId');
+  v_merge boolean := coalesce((args->>'merge')::boolean, true);
+  v_updated app_public.runtimes;
+begin
+  perform app_hidden.runtime_config_check(v_runtime, args->'config');
+  -- Merged in the UPDATE, from the row as it is when the lock is had: merged from the copy read above, two concurrent
+  -- calls each kept only their own key, and one acknowledged change was lost.
+  update app_public.runtimes r
+  set config = case when v_merge then r.config || (args->'config') else args->'config' end
+  where r.id = v_runtime.id
+    and (case when v_merge then r.config || (args->'config') else args->'config' end) is distinct from r.config
+  returning * into v_updated;
+  if v_updated.id is not null then
+    perform app_hidden.record_event('RUNTIME_UPDATED', 'runtime', v_updated.id, jsonb_build_object(
+      'runtimeId', v_updated.id, 'changes', jsonb_build_array('config')));
+    return app_hidden.runtime_json(v_updated);
+  end if;
+  return app_hidden.runtime_json(app_hidden.find_runtime(v_runtime.id::text));
+end
+$$;
+grant execute on function app_tools.runtimes_configure(args jsonb) to svc_visitor;
+comment on function app_tools.runtimes_configure(args jsonb) is 'runtimes.configure: Set adapter configuration of a runtime: merged into the current config (merge true, default) or replacing it. Accepted keys: localWorkspaceTools, toolCapabilities, workspaceRoot, modeToolPolicyEnforced; runtimes offering CODEX also sandbox and approval. Unknown keys and values of the wrong type are a 400 naming config.<key>; an archived runtime is 409 runtime_archived. Emits RUNTIME_UPDATED when the config changes.';
+--! EndIncluded runtimes/tools/configure.sql
+-- attachments.finalize onto an issue is gated by the agent's run mode as initUpload is (spec 3.2): an upload begun in
+-- an EXECUTE run was finalized after a REVIEW run had begun.
+--! Included attachments/tools/finalize.sql
+-- The attachments.finalize tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- The Node half measured the object (storedSize, null when absent); this checks the upload is the
+-- caller's workspace's, not expired, its target still visible, and the size is the declared one, then
+-- registers the FILE attachment (ISSUE_UPDATED & co. by trigger) and closes the upload.
+create or replace function app_tools.attachments_finalize(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_upload app_public.attachment_uploads;
+  v_target record;
+  v_row app_public.attachments;
+begin
+  select * into v_upload from app_public.attachment_uploads u where u.storage_key = args->>'key';
+  if v_upload.id is null then
+    raise exception 'Upload not found (already finalized, expired, or never started)' using errcode = 'SV404', column = 'key';
+  end if;
+  if v_upload.expires_at <= now() then
+    raise exception 'The upload expired at %; start again with attachments.initUpload', v_upload.expires_at
+      using errcode = 'SV409', detail = 'upload_expired';
+  end if;
+  v_target := app_hidden.attachment_target_for_write(v_upload.target_type, v_upload.target_id::text);
+  -- Gated as initUpload is (spec 3.2): the run's mode may have turned RESEARCH, REVIEW or DISCUSS since the upload began.
+  if v_upload.target_type = 'issue' then
+    perform app_hidden.assert_run_mode_allows_mutation(v_target.issue_id);
+  end if;
+  if args->'storedSize' is null or args->'storedSize' = 'null'::jsonb then
+    raise exception 'Nothing was uploaded to this key yet: PUT the file to uploadUrl first' using errcode = 'SV409', detail = 'upload_missing';
+  end if;
+  if (args->>'storedSize')::bigint <> v_upload.size_bytes then
+    raise exception 'The stored object has % bytes, initUpload declared %', args->>'storedSize', v_upload.size_bytes
+      using errcode = 'SV409', detail = 'size_mismatch';
+  end if;
+  -- The delete is the arbiter between two finalize calls (and the expiry job): one of them gets the row.
+  delete from app_public.attachment_uploads u where u.id = v_upload.id and u.expires_at > now();
+  if not found then
+    raise exception 'Upload not found (already finalized, expired, or never started)' using errcode = 'SV404', column = 'key';
+  end if;
+  insert into app_public.attachments (id, workspace_id, kind, target_type, target_id, filename, mime_type, size_bytes,
+                                      storage_key, created_by_user_id, created_by_agent_id, upload_id)
+  values (v_upload.id, v_upload.workspace_id, 'FILE', v_upload.target_type, v_target.target_id, v_upload.filename,
+          v_upload.mime_type, v_upload.size_bytes, v_upload.storage_key, app_hidden.current_user_id(),
+          app_hidden.current_agent_id(), v_upload.id);
+  select * into v_row from app_public.attachments a where a.id = v_upload.id;
+  return app_hidden.attachment_json(v_row);
+end
+$$;
+grant execute on function app_tools.attachments_finalize(args jsonb) to svc_visitor;
+comment on function app_tools.attachments_finalize(args jsonb) is 'attachments.finalize: Register an uploaded file as an Attachment (kind FILE): checks the object exists with the size declared at initUpload. An upload never finalized is removed (row and blob) after it expires.';
+--! EndIncluded attachments/tools/finalize.sql
+-- A person's message in a thread whose agent is archived is refused (400 agent_archived), as opening one is.
+--! Included chat/chat.sql
+-- chat: shapes, the addressee check, posting messages and the in-app procedures (open a thread, post as a person).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.chat_thread_json(t app_public.chat_threads)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object(
+    'id', t.id, 'agentId', t.agent_id,
+    'agent', (select jsonb_build_object('id', a.id, 'profileKey', a.profile_key, 'name', a.name)
+              from app_public.agents a where a.id = t.agent_id),
+    'createdByUserId', t.created_by_user_id,
+    'createdBy', app_hidden.user_ref_json(t.created_by_user_id),
+    'title', t.title, 'issueId', t.issue_id,
+    'lastMessageAt', (select max(m.created_at) from app_public.chat_messages m
+                      where m.workspace_id = t.workspace_id and m.thread_id = t.id),
+    'createdAt', t.created_at, 'updatedAt', t.updated_at)
+$$;
+comment on function app_hidden.chat_thread_json(t app_public.chat_threads) is 'ChatThread: the addressee agent {id, profileKey, name}, who opened it, title, issueId, lastMessageAt.';
+grant execute on function app_hidden.chat_thread_json(t app_public.chat_threads) to svc_visitor;
+
+create or replace function app_hidden.chat_message_json(m app_public.chat_messages)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object(
+    'id', m.id, 'threadId', m.thread_id, 'role', m.role, 'body', m.body,
+    -- The issue of a person's context only if the caller may see it (a narrowed agent key may not).
+    'contextSnapshot', app_hidden.with_visible_issue(m.context_snapshot, 'issueId'),
+    'sourceRunId', m.source_run_id, 'createdAt', m.created_at, 'finalizedDraftId', m.finalized_draft_id,
+    'authorUserId', m.author_user_id, 'authorAgentId', m.author_agent_id)
+$$;
+comment on function app_hidden.chat_message_json(m app_public.chat_messages) is 'ChatMessage (spec 2.12): id, threadId, role, body, contextSnapshot (its issueId null when the caller cannot see that issue), sourceRunId, createdAt, finalizedDraftId (+ author ids).';
+grant execute on function app_hidden.chat_message_json(m app_public.chat_messages) to svc_visitor;
+
+-- GraphQL reads the context through the shape's rule, never the raw column (a narrowed key read a hidden issue's id there).
+comment on column app_public.chat_messages.context_snapshot is E'@behavior -*\nUSER messages: where the person was ({route, issueId}); read by agent.context.bundle (linkedIssues). GraphQL: ChatMessage.contextSnapshot (app_public.chat_messages_context_snapshot).';
+
+create or replace function app_public.chat_messages_context_snapshot(m app_public.chat_messages)
+ returns jsonb
+ language sql
+ stable
+as $$ select app_hidden.chat_message_json(m)->'contextSnapshot' $$;
+comment on function app_public.chat_messages_context_snapshot(m app_public.chat_messages) is 'USER messages: where the person was ({route, issueId}); issueId is null when the key cannot see that issue.';
+grant execute on function app_public.chat_messages_context_snapshot(m app_public.chat_messages) to svc_visitor;
+
+create or replace function app_hidden.chat_message_seq(p_thread app_public.chat_threads, p_message_id text, p_field text)
+ returns bigint
+ language plpgsql
+ stable
+as $$
+declare v_seq bigint;
+begin
+  select m.seq into v_seq from app_public.chat_messages m
+  where m.id = app_hidden.parse_uuid(p_message_id, p_field) and m.workspace_id = p_thread.workspace_id
+    and m.thread_id = p_thread.id;
+  if v_seq is null then
+    raise exception '% must be the id of a message of this thread', p_field using errcode = 'SV400', column = p_field;
+  end if;
+  return v_seq;
+end
+$$;
+comment on function app_hidden.chat_message_seq(p_thread app_public.chat_threads, p_message_id text, p_field text) is 'The position (seq) of a message of the thread, for paging from it (chat.getThread before, chat.listMessages cursor); 400 naming the field otherwise.';
+grant execute on function app_hidden.chat_message_seq(p_thread app_public.chat_threads, p_message_id text, p_field text) to svc_visitor;
+
+create or replace function app_hidden.chat_thread_issue_visible(p_issue_id uuid)
+ returns boolean
+ language plpgsql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- The issues policy's own rule (unrestricted key, or the issue passes the narrowing), asked as the owner so
+  -- that definer functions and policies get the same answer. plpgsql: its query is planned once per session.
+  return p_issue_id is null or app_hidden.issues_unrestricted() or exists (
+    select 1 from app_public.issues i
+    where i.id = p_issue_id and i.workspace_id = app_hidden.current_workspace_id()
+      and app_hidden.issue_passes_narrowing(i.id, i.project_id));
+end
+$$;
+comment on function app_hidden.chat_thread_issue_visible(p_issue_id uuid) is 'Whether the calling key may see a chat thread tied to this issue (null: a thread without issue, always): threads follow their issue''s narrowing (policy select_as_participant, chat_thread_for_agent).';
+grant execute on function app_hidden.chat_thread_issue_visible(p_issue_id uuid) to svc_visitor;
+
+create or replace function app_hidden.chat_thread_for_agent(p_thread_id text)
+ returns app_public.chat_threads
+ language plpgsql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_agent app_public.agents := app_hidden.require_own_agent();
+  v_thread app_public.chat_threads;
+begin
+  select * into v_thread from app_public.chat_threads t
+  where t.id = app_hidden.parse_uuid(p_thread_id, 'threadId') and t.workspace_id = app_hidden.current_workspace_id();
+  -- A thread about an issue outside the key's narrowing is not there for it (as the threads policy says; found
+  -- here as the owner, so the same rule is asked explicitly).
+  if v_thread.id is null or not app_hidden.chat_thread_issue_visible(v_thread.issue_id) then
+    raise exception 'Thread not found' using errcode = 'SV404', column = 'threadId';
+  end if;
+  if v_thread.agent_id <> v_agent.id then
+    raise exception 'This thread is addressed to another agent' using errcode = 'SV403', detail = 'not_addressee';
+  end if;
+  return v_thread;
+end
+$$;
+comment on function app_hidden.chat_thread_for_agent(p_thread_id text) is 'Addressee gating of the chat tools: the thread (of the caller''s workspace, else 404) must be addressed to the agent linked to the calling key (403 agent_key_required / agent_archived / not_addressee).';
+grant execute on function app_hidden.chat_thread_for_agent(p_thread_id text) to svc_visitor;
+
+create or replace function app_hidden.chat_message_for_agent(p_message_id text)
+ returns app_public.chat_messages
+ language plpgsql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_message app_public.chat_messages;
+begin
+  perform app_hidden.require_own_agent();  -- a key without an agent hears that first, as in the other chat tools
+  -- Found as the owner (RLS would hide another agent's thread as a 404), then gated as chat.getThread gates its
+  -- thread: 404 outside the workspace, 403 not_addressee inside it.
+  select * into v_message from app_public.chat_messages m
+  where m.id = app_hidden.parse_uuid(p_message_id, 'id') and m.workspace_id = app_hidden.current_workspace_id();
+  if v_message.id is null then
+    raise exception 'Message not found' using errcode = 'SV404', column = 'id';
+  end if;
+  perform app_hidden.chat_thread_for_agent(v_message.thread_id::text);
+  return v_message;
+end
+$$;
+comment on function app_hidden.chat_message_for_agent(p_message_id text) is 'Addressee gating of chat.getMessage: the message (of the caller''s workspace, else 404 on id) must be in a thread addressed to the agent linked to the calling key (403 agent_key_required / agent_archived / not_addressee, as chat_thread_for_agent).';
+grant execute on function app_hidden.chat_message_for_agent(p_message_id text) to svc_visitor;
+
+create or replace function app_hidden.chat_post_agent_message(t app_public.chat_threads, p_body text, p_source_run_id text, p_draft_id uuid)
+ returns app_public.chat_messages
+ language plpgsql
+as $$
+declare
+  v_run app_public.agent_runs;
+  v_message app_public.chat_messages;
+begin
+  if p_source_run_id is not null then
+    v_run := app_hidden.find_run(p_source_run_id, 'sourceRunId');
+    if v_run.agent_id <> t.agent_id then
+      perform app_hidden.raise_invalid('sourceRunId', 'sourceRunId must be a run of this agent');
+    end if;
+    update app_public.agent_runs set last_event_at = now()
+    where id = v_run.id and status in ('ACTIVE', 'WAITING', 'STALLED');
+  end if;
+  insert into app_public.chat_messages (workspace_id, thread_id, role, body, source_run_id, author_user_id, author_agent_id, finalized_draft_id)
+  values (t.workspace_id, t.id, 'AGENT', p_body, v_run.id, app_hidden.current_user_id(), t.agent_id, p_draft_id)
+  returning * into v_message;
+  perform app_hidden.record_event('CHAT_MESSAGE_POSTED', 'chat-thread', t.id, jsonb_strip_nulls(jsonb_build_object(
+    'threadId', t.id, 'messageId', v_message.id, 'agentId', t.agent_id, 'openedByUserId', t.created_by_user_id,
+    'role', 'AGENT', 'body', v_message.body, 'sourceRunId', v_message.source_run_id, 'draftId', p_draft_id)));
+  return v_message;
+end
+$$;
+comment on function app_hidden.chat_post_agent_message(t app_public.chat_threads, p_body text, p_source_run_id text, p_draft_id uuid) is 'Persists an AGENT reply in a thread (sourceRunId must be the agent''s run) and writes CHAT_MESSAGE_POSTED (chat-thread: threadId, messageId, agentId, role, body, sourceRunId?, draftId?). Agent replies are not dispatched.';
+grant execute on function app_hidden.chat_post_agent_message(t app_public.chat_threads, p_body text, p_source_run_id text, p_draft_id uuid) to svc_visitor;
+
+create or replace function app_hidden.chat_publish_draft(t app_public.chat_threads, p_payload jsonb)
+ returns void
+ language sql
+as $$
+  select null::void from app_hidden.publish_ephemeral_event('CHAT_MESSAGE_POSTED', 'chat-thread-stream', t.id,
+    jsonb_build_object('threadId', t.id, 'agentId', t.agent_id) || p_payload)
+$$;
+comment on function app_hidden.chat_publish_draft(t app_public.chat_threads, p_payload jsonb) is 'Publishes a draft phase (started, delta, finalized) as CHAT_MESSAGE_POSTED on chat-thread-stream: realtime channel only, never stored.';
+grant execute on function app_hidden.chat_publish_draft(t app_public.chat_threads, p_payload jsonb) to svc_visitor;
+
+create or replace function app_private.chat_post_user_message(p_workspace_id uuid, p_thread_id uuid, p_user_id uuid, p_body text, p_context jsonb)
+ returns app_public.chat_messages
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_thread app_public.chat_threads;
+  v_message app_public.chat_messages;
+  v_context jsonb;
+  v_event uuid;
+begin
+  select * into v_thread from app_public.chat_threads where id = p_thread_id and workspace_id = p_workspace_id;
+  if v_thread.id is null then
+    raise exception 'Thread not found' using errcode = 'SV404', column = 'threadId';
+  end if;
+  if p_body is null or btrim(p_body) = '' then
+    perform app_hidden.raise_invalid('body', 'body must not be empty');
+  end if;
+  -- An archived agent reads nothing (its keys are refused): a message to it would wait in a queue no one serves.
+  if exists (select 1 from app_public.agents a where a.id = v_thread.agent_id and a.archived_at is not null) then
+    raise exception 'Agent % is archived; its threads take no new messages',
+      (select a.profile_key from app_public.agents a where a.id = v_thread.agent_id)
+      using errcode = 'SV400', column = 'threadId', detail = 'agent_archived';
+  end if;
+  v_context := jsonb_build_object('route', app_hidden.one_line(p_context->>'route', 'route', 500),
+                                  'issueId', coalesce(p_context->>'issueId', v_thread.issue_id::text));
+  insert into app_public.chat_messages (workspace_id, thread_id, role, body, context_snapshot, author_user_id)
+  values (p_workspace_id, v_thread.id, 'USER', p_body, v_context, p_user_id)
+  returning * into v_message;
+  v_event := app_private.record_event(p_workspace_id, 'CHAT_MESSAGE_POSTED', 'chat-thread', v_thread.id, jsonb_build_object(
+    'threadId', v_thread.id, 'messageId', v_message.id, 'agentId', v_thread.agent_id,
+    'openedByUserId', v_thread.created_by_user_id, 'role', 'USER', 'body', v_message.body, 'context', v_context));
+  -- Only USER messages reach the agent's dispatch channel (spec 6.3).
+  perform app_private.enqueue_agent_dispatch(v_event, v_thread.agent_id);
+  return v_message;
+end
+$$;
+comment on function app_private.chat_post_user_message(p_workspace_id uuid, p_thread_id uuid, p_user_id uuid, p_body text, p_context jsonb) is 'Persists a USER message (contextSnapshot {route, issueId}; 400 agent_archived when the thread''s agent is archived), writes CHAT_MESSAGE_POSTED (chat-thread, with context) and queues that event to the addressee''s dispatch channel agent:dispatch:<agentId>.';
+
+create or replace function app_private.chat_open_thread(p_workspace_id uuid, p_agent_id uuid, p_user_id uuid, p_title text default NULL::text, p_issue_id uuid default NULL::uuid, p_message text default NULL::text, p_route text default NULL::text)
+ returns jsonb
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_agent app_public.agents := app_private.find_agent(p_workspace_id, p_agent_id);
+  v_thread app_public.chat_threads;
+  v_message app_public.chat_messages;
+begin
+  if v_agent.archived_at is not null then
+    raise exception 'Agent % is archived', v_agent.profile_key using errcode = 'SV400', column = 'agentId', detail = 'agent_archived';
+  end if;
+  if not exists (select 1 from app_public.memberships m where m.workspace_id = p_workspace_id and m.user_id = p_user_id) then
+    raise exception 'Not a member of this workspace' using errcode = 'SV400', column = 'user';
+  end if;
+  insert into app_public.chat_threads (workspace_id, agent_id, created_by_user_id, title, issue_id)
+  values (p_workspace_id, v_agent.id, p_user_id, app_hidden.one_line(nullif(btrim(p_title), ''), 'title', 200), p_issue_id)
+  returning * into v_thread;
+  if p_message is not null then
+    v_message := app_private.chat_post_user_message(p_workspace_id, v_thread.id, p_user_id, p_message,
+      jsonb_build_object('route', p_route, 'issueId', p_issue_id));
+  end if;
+  return jsonb_build_object('thread', jsonb_build_object('id', v_thread.id, 'agentId', v_thread.agent_id),
+    'message', case when v_message.id is not null then jsonb_build_object('id', v_message.id) end);
+end
+$$;
+comment on function app_private.chat_open_thread(p_workspace_id uuid, p_agent_id uuid, p_user_id uuid, p_title text, p_issue_id uuid, p_message text, p_route text) is 'Opens a new thread addressed to an agent (not archived) for a member, optionally with a first USER message. Returns {thread: {id, agentId}, message: {id} | null}. svc admin open-chat and the in-app procedures call it.';
+
+create or replace function app_private.chat_person_caller()
+ returns app_private.caller
+ language plpgsql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_private.current_caller();
+begin
+  if app_hidden.current_agent_id() is not null then
+    raise exception 'Agents reply with the chat tools; people post USER messages' using errcode = 'SV403', detail = 'person_key_required';
+  end if;
+  if v_caller.user_id is null then
+    raise exception 'This key has no user of its own' using errcode = 'SV403', detail = 'user_key_required';
+  end if;
+  perform app_hidden.require_scope('WRITE_COMMENTS');
+  return v_caller;
+end
+$$;
+comment on function app_private.chat_person_caller() is 'The in-app chat procedures act for a person: a key with its own user, no linked agent (403 person_key_required) and WRITE_COMMENTS.';
+
+create or replace function app_hidden.chat_open_thread(p_agent_id uuid, p_title text, p_issue_id uuid, p_message text, p_route text)
+ returns uuid
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_private.chat_person_caller();
+begin
+  return (app_private.chat_open_thread(v_caller.workspace_id, p_agent_id, v_caller.user_id, p_title, p_issue_id,
+                                       p_message, p_route)->'thread'->>'id')::uuid;
+end
+$$;
+comment on function app_hidden.chat_open_thread(p_agent_id uuid, p_title text, p_issue_id uuid, p_message text, p_route text) is 'A person opens a thread with an agent of their workspace (app_private.chat_open_thread); returns the thread id.';
+grant execute on function app_hidden.chat_open_thread(p_agent_id uuid, p_title text, p_issue_id uuid, p_message text, p_route text) to svc_visitor;
+
+create or replace function app_hidden.chat_post_user_message(p_thread_id uuid, p_body text, p_route text, p_issue_id uuid)
+ returns uuid
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_private.chat_person_caller();
+begin
+  return (app_private.chat_post_user_message(v_caller.workspace_id, p_thread_id, v_caller.user_id, p_body,
+    jsonb_build_object('route', p_route, 'issueId', p_issue_id))).id;
+end
+$$;
+comment on function app_hidden.chat_post_user_message(p_thread_id uuid, p_body text, p_route text, p_issue_id uuid) is 'A person posts a USER message (app_private.chat_post_user_message); the caller checked that the thread is theirs to see.';
+grant execute on function app_hidden.chat_post_user_message(p_thread_id uuid, p_body text, p_route text, p_issue_id uuid) to svc_visitor;
+
+create or replace function app_public.chat_open_thread(agent_id uuid, message text default NULL::text, title text default NULL::text, issue_id uuid default NULL::uuid, route text default NULL::text)
+ returns app_public.chat_threads
+ language plpgsql
+as $$
+declare
+  v_issue uuid;
+  v_thread uuid;
+begin
+  if chat_open_thread.issue_id is not null then
+    v_issue := (app_hidden.find_issue(chat_open_thread.issue_id::text, 'issueId')).id;  -- visible to this key, else 404
+  end if;
+  v_thread := app_hidden.chat_open_thread(chat_open_thread.agent_id, chat_open_thread.title, v_issue,
+                                          chat_open_thread.message, chat_open_thread.route);
+  return (select t from app_public.chat_threads t where t.id = v_thread);
+end
+$$;
+comment on function app_public.chat_open_thread(agent_id uuid, message text, title text, issue_id uuid, route text) is 'Opens a chat thread addressed to an agent, optionally with a first USER message (which is dispatched to the agent). issueId (visible to the key) and route are the context of the message. Needs a person''s key with WRITE_COMMENTS. Emits CHAT_MESSAGE_POSTED for the message.';
+grant execute on function app_public.chat_open_thread(agent_id uuid, message text, title text, issue_id uuid, route text) to svc_visitor;
+
+create or replace function app_public.chat_post_message(thread_id uuid, body text, route text default NULL::text, issue_id uuid default NULL::uuid)
+ returns app_public.chat_messages
+ language plpgsql
+as $$
+declare
+  v_issue uuid;
+  v_message uuid;
+begin
+  if not exists (select 1 from app_public.chat_threads t where t.id = chat_post_message.thread_id) then
+    raise exception 'Thread not found' using errcode = 'SV404', column = 'threadId';
+  end if;
+  if chat_post_message.issue_id is not null then
+    v_issue := (app_hidden.find_issue(chat_post_message.issue_id::text, 'issueId')).id;
+  end if;
+  v_message := app_hidden.chat_post_user_message(chat_post_message.thread_id, chat_post_message.body,
+                                                 chat_post_message.route, v_issue);
+  return (select m from app_public.chat_messages m where m.id = v_message);
+end
+$$;
+comment on function app_public.chat_post_message(thread_id uuid, body text, route text, issue_id uuid) is 'Posts a USER message in a thread the caller opened (or, for workspace admins, any thread); it is dispatched to the addressee agent (agent:dispatch:<agentId>). route and issueId are stored as the message''s context. Emits CHAT_MESSAGE_POSTED.';
+grant execute on function app_public.chat_post_message(thread_id uuid, body text, route text, issue_id uuid) to svc_visitor;
+--! EndIncluded chat/chat.sql
