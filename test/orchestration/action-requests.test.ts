@@ -47,6 +47,26 @@ describe('actionRequests', () => {
       'ISSUE_UPDATED/action-request status OPEN', 'ISSUE_UPDATED/action-request status DISMISSED']);
   });
 
+  it('the requests of a deleted issue are gone with it (404 to every tool, out of lists and GraphQL) and come back with it', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Deleted with its requests' });
+    const poll = await ok(t, ws.token, 'actionRequests.create', { title: 'Which?', issueId: issue.id, options: [{ key: 'a', label: 'A' }, { key: 'b', label: 'B' }] });
+    const card = await ok(t, ws.token, 'actionRequests.create', { title: 'Look', issueId: issue.id });
+    await ok(t, ws.token, 'issues.delete', { id: issue.id });
+    for (const [tool, input] of [['actionRequests.get', { id: poll.id }], ['actionRequests.results', { id: poll.id }],
+      ['actionRequests.vote', { id: poll.id, optionKey: 'a' }], ['actionRequests.closeVoting', { id: poll.id }],
+      ['actionRequests.decline', { id: card.id }], ['actionRequests.accept', { id: card.id }],
+      ['actionRequests.transition', { id: card.id, status: 'SNOOZED' }]] as const) {
+      expect([tool, (await rest(t, ws.token, tool, input)).status]).toEqual([tool, 404]);
+    }
+    const listed = (await ok(t, ws.token, 'actionRequests.list', { limit: 200 })).items.map((r: { id: string }) => r.id);
+    expect(listed).not.toContain(poll.id);
+    const viaGraphql = await gqlOk(t, ws.token, '{ actionRequests { nodes { rowId } } }');
+    expect(viaGraphql.actionRequests.nodes.map((n: { rowId: string }) => n.rowId)).not.toContain(card.id);
+    await ok(t, ws.token, 'issues.restore', { id: issue.id });
+    expect((await ok(t, ws.token, 'actionRequests.get', { id: poll.id })).status).toBe('OPEN');
+    expect((await ok(t, ws.token, 'actionRequests.vote', { id: poll.id, optionKey: 'a' })).changed).toBe(true);
+  });
+
   it('accept runs the bound dispatch of each kind in the same transaction, then resolves', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Target' });
     const dup = await ok(t, ws.token, 'issues.create', { title: 'Original' });
