@@ -255,7 +255,11 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     } else {
       const status = (err as { statusCode?: number }).statusCode;
       const code = (err as NodeJS.ErrnoException).code;
-      if (status && status >= 400 && status < 500) {
+      if (status === 415) {
+        // `curl -d` sends application/x-www-form-urlencoded: say what to send, not only what was refused.
+        apiError = new ApiError(415, { error: 'unsupported_media_type',
+          message: `Send the body as JSON with Content-Type: application/json (got ${req.headers['content-type'] || 'no Content-Type'})` });
+      } else if (status && status >= 400 && status < 500) {
         apiError = new ApiError(status, { error: STATUS_ERRORS[status] ?? 'bad_request', message: (err as Error).message });
       } else if (code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
         // The client went away mid-request (an aborted upload): nobody reads the answer, and it is not our fault.
@@ -285,7 +289,14 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     }
     return reply.send(apiError.body);
   });
-  app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: 'not_found', message: `No route ${req.method} ${req.url}` }));
+  app.setNotFoundHandler((req, reply) => {
+    // A tool's REST alias or the JSON-RPC endpoint asked with another method: 405 naming the one it takes.
+    if (/^\/api\/mcp(\/[^/?]+)?(\?|$)/.test(req.url) && req.method !== 'POST') {
+      return reply.code(405).header('allow', 'POST').send({ error: 'method_not_allowed',
+        message: `${req.method} ${req.url.split('?')[0]}: use POST with a JSON body (GET /api/mcp/describe lists the tools)` });
+    }
+    return reply.code(404).send({ error: 'not_found', message: `No route ${req.method} ${req.url}` });
+  });
 
   app.get('/health', async (_req, reply) => {
     try {

@@ -60,6 +60,17 @@ describe('JSON-RPC transport rejections are JSON-RPC envelopes', () => {
     expectEnvelope(res, 415, 'unsupported_media_type');
   });
 
+  it('a REST alias asked with GET is 405 naming POST; a form body is 415 saying what to send', async () => {
+    const get = await t.app.inject({ method: 'GET', url: '/api/mcp/issues.list?limit=1', headers: auth() });
+    expect([get.statusCode, get.headers.allow, get.json().error]).toEqual([405, 'POST', 'method_not_allowed']);
+    expect(get.json().message).toContain('use POST');
+    const form = await t.app.inject({ method: 'POST', url: '/api/mcp/issues.list', payload: 'a=1',
+      headers: { ...auth(), 'content-type': 'application/x-www-form-urlencoded' } });
+    expect([form.statusCode, form.json().error]).toEqual([415, 'unsupported_media_type']);
+    expect(form.json().message).toBe('Send the body as JSON with Content-Type: application/json (got application/x-www-form-urlencoded)');
+    expect((await t.app.inject({ method: 'GET', url: '/nowhere' })).statusCode).toBe(404);
+  });
+
   it('405 for GET', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/mcp/rpc', headers: auth() });
     expectEnvelope(res, 405, 'method_not_allowed');
