@@ -2,6 +2,7 @@
  * Assembles a running service: database (embedded or DATABASE_URL), migrations, pools, the LISTEN
  * connection, key cache, HTTP and the worker. `stop()` drains in that order, reversed.
  */
+import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Runner } from 'graphile-worker';
 import { KeyAuthenticator } from './auth/keys.ts';
@@ -36,8 +37,25 @@ export interface ServiceOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * Fails at once when the HTTP port is taken (a second `svc start`), before a PostgreSQL is booted and migrations are
+ * checked for nothing: listen found it ~10 s later. The port is let go at once; a race with another process
+ * still ends in listen's own EADDRINUSE.
+ */
+async function assertPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE'
+      ? new Error(`port ${port} on ${host} is in use (another svc start?); stop it or set PORT to a free port`)
+      : err));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
 export async function startService(config: Config, opts: ServiceOptions): Promise<Service> {
   const progress = opts.progress ?? (() => {});
+  if (opts.http) await assertPortFree(config.host, config.port);
   const target = opts.ownerUrl
     ? { ownerUrl: opts.ownerUrl, description: 'given database', close: async () => {} }
     : await resolveDatabase(config, progress);

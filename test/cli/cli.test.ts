@@ -140,6 +140,19 @@ describe('svc with DATABASE_URL', () => {
     expect(await server.exited).toBe(0);
   });
 
+  it('a taken PORT is said before anything starts (not after booting the database and the worker)', async () => {
+    const taken = (await import('node:net')).createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      // A database that does not answer: reached first, it would be the error; the port is checked before it.
+      const r = await svc(['start'], { DATABASE_URL: 'postgres://svc@127.0.0.1:1/none', PORT: String(port) });
+      expect([r.code, r.stderr]).toEqual([1, `svc: port ${port} on 127.0.0.1 is in use (another svc start?); stop it or set PORT to a free port\n`]);
+    } finally {
+      taken.close();
+    }
+  });
+
   it('prints the line saying where it listens at LOG_LEVEL=warn too (the operator interface), and no progress lines', async () => {
     const server = startServer({ ...env, LOG_LEVEL: 'warn' });
     const url = await server.ready;
