@@ -1706,7 +1706,7 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.webhooks_create(text,text[],text) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
 -- app_public.webhooks_delete(uuid) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
 -- app_public.webhooks_overview() returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
--- app_public.webhooks_rotate_secret(uuid) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
+-- app_public.webhooks_rotate_secret(uuid,integer) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
 -- app_public.webhooks_update(uuid,text,text[],boolean,text) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
 -- app_public.workspace_update_settings(text,integer,integer,boolean,integer,integer,boolean,text,integer,integer) returns app_public.workspaces; sql volatile; execute: svc_visitor; workspace/workspace.sql
 
@@ -2011,7 +2011,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.webhook_event_payload(app_public.webhooks) returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_in_workspace(uuid) returns uuid; plpgsql stable security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_json(app_public.webhooks) returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
--- app_hidden.webhook_rotate_secret(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_rotate_secret(uuid,integer) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_test(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_update(uuid,text,text[],boolean,text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhooks_list() returns jsonb; plpgsql stable security definer; execute: svc_visitor; webhooks/webhooks.sql
@@ -2030,8 +2030,11 @@ create table app_private.agent_webhook_secrets (
   workspace_id uuid not null,
   secret text not null,
   rotated_at timestamp with time zone default now() not null,
+  previous_secret text, -- The secret the last rotation replaced: it also signs dispatch deliveries until previous_secret_expires_at.
+  previous_secret_expires_at timestamp with time zone,
   constraint agent_webhook_secrets_pkey PRIMARY KEY (agent_id),
   constraint agent_webhook_secrets_workspace_id_agent_id_fkey FOREIGN KEY (workspace_id, agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
+  constraint agent_webhook_secrets_previous_secret_check CHECK (previous_secret ~ '^whsec_[A-Za-z0-9+/]+=*$'::text),
   constraint agent_webhook_secrets_secret_check CHECK (secret ~ '^whsec_[A-Za-z0-9+/]+=*$'::text)
 );
 alter table app_private.agent_webhook_secrets enable row level security;
@@ -2144,8 +2147,11 @@ create table app_private.webhook_secrets (
   workspace_id uuid not null,
   secret text not null,
   rotated_at timestamp with time zone default now() not null,
+  previous_secret text, -- The secret the last rotation replaced: it also signs deliveries until previous_secret_expires_at.
+  previous_secret_expires_at timestamp with time zone,
   constraint webhook_secrets_pkey PRIMARY KEY (webhook_id),
   constraint webhook_secrets_workspace_id_webhook_id_fkey FOREIGN KEY (workspace_id, webhook_id) REFERENCES app_public.webhooks(workspace_id, id) ON DELETE CASCADE,
+  constraint webhook_secrets_previous_secret_check CHECK (previous_secret ~ '^whsec_[A-Za-z0-9+/]+=*$'::text),
   constraint webhook_secrets_secret_check CHECK (secret ~ '^whsec_[A-Za-z0-9+/]+=*$'::text)
 );
 alter table app_private.webhook_secrets enable row level security;
@@ -2162,6 +2168,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.chat_open_thread(uuid,uuid,uuid,text,uuid,text,text) returns jsonb; plpgsql volatile security definer; execute: owner only; chat/chat.sql
 -- app_private.chat_person_caller() returns app_private.caller; plpgsql stable security definer; execute: owner only; chat/chat.sql
 -- app_private.chat_post_user_message(uuid,uuid,uuid,text,jsonb) returns app_public.chat_messages; plpgsql volatile security definer; execute: owner only; chat/chat.sql
+-- app_private.check_keep_previous_hours(integer) returns void; plpgsql immutable; execute: owner only; webhooks/webhooks.sql
 -- app_private.check_membership_change(app_private.caller,text,text) returns void; plpgsql stable; execute: owner only; workspace/members.sql
 -- app_private.check_webhook_input(text,text[]) returns text[]; plpgsql immutable; execute: owner only; webhooks/webhooks.sql
 -- app_private.create_agent(uuid,text,text,text[],text,text,integer,text) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
@@ -2195,7 +2202,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.require_admin(app_private.caller) returns void; plpgsql stable; execute: owner only; core/caller.sql
 -- app_private.require_scopes_within(app_private.caller,text[]) returns void; plpgsql stable; execute: owner only; auth/keys.sql
 -- app_private.revoke_api_key(uuid) returns app_private.api_keys; plpgsql volatile; execute: owner only; auth/keys.sql
--- app_private.rotate_agent_webhook_secret(uuid) returns text; plpgsql volatile; execute: owner only; agents/agents.sql
+-- app_private.rotate_agent_webhook_secret(uuid,integer) returns text; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.scopes_not_held(app_private.caller,text[]) returns text[]; sql stable; execute: owner only; auth/keys.sql
 -- app_private.sequence_events(integer) returns integer; plpgsql volatile security definer; execute: owner only; events/stream.sql
 -- app_private.set_agent_archived(uuid,uuid,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
@@ -2257,7 +2264,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.webhook_delivery_claim(uuid,integer) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_delivery_record(uuid,jsonb,numeric[]) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_delivery_retry(uuid) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
--- app_private.webhook_rotate_secret(uuid) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
+-- app_private.webhook_rotate_secret(uuid,integer) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_test(uuid) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_update(uuid,text,text[],boolean,text) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhooks_list(uuid) returns jsonb; sql stable; execute: owner only; webhooks/webhooks.sql

@@ -169,7 +169,8 @@ $$;
 comment on function app_hidden.webhook_json(w app_public.webhooks) is 'Webhook shape (never the secret).';
 grant execute on function app_hidden.webhook_json(w app_public.webhooks) to svc_visitor;
 
-create or replace function app_hidden.webhook_rotate_secret(p_webhook_id uuid)
+drop function if exists app_hidden.webhook_rotate_secret(uuid);
+create or replace function app_hidden.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer default 24)
  returns jsonb
  language plpgsql
  security definer
@@ -178,15 +179,15 @@ as $$
 declare v_result jsonb;
 begin
   perform app_hidden.require_webhook_admin_for_change();
-  v_result := app_private.webhook_rotate_secret(app_hidden.webhook_in_workspace(p_webhook_id));
+  v_result := app_private.webhook_rotate_secret(app_hidden.webhook_in_workspace(p_webhook_id), p_keep_previous_hours);
   perform app_hidden.record_event('WEBHOOK_UPDATED', 'webhook', p_webhook_id,
     (select app_hidden.webhook_event_payload(w) from app_public.webhooks w where w.id = p_webhook_id)
-    || jsonb_build_object('changes', jsonb_build_array('secret')));
+    || jsonb_build_object('changes', jsonb_build_array('secret'), 'previousSecretValidUntil', v_result->'previousSecretValidUntil'));
   return v_result;
 end
 $$;
-comment on function app_hidden.webhook_rotate_secret(p_webhook_id uuid) is 'In-app: new signing secret for a webhook of the calling workspace (OWNER/ADMIN), shown once. Records WEBHOOK_UPDATED (changes secret; never the secret itself).';
-grant execute on function app_hidden.webhook_rotate_secret(p_webhook_id uuid) to svc_visitor;
+comment on function app_hidden.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer) is 'In-app: new signing secret for a webhook of the calling workspace (OWNER/ADMIN), shown once; the old one signs beside it for p_keep_previous_hours. Records WEBHOOK_UPDATED (changes secret, previousSecretValidUntil; never a secret).';
+grant execute on function app_hidden.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer) to svc_visitor;
 
 create or replace function app_hidden.webhook_test(p_webhook_id uuid)
  returns jsonb
@@ -425,6 +426,7 @@ declare
   v_delivery app_public.webhook_deliveries;
   v_url text;
   v_secret text;
+  v_previous text;
   v_active boolean;
 begin
   update app_public.webhook_deliveries
@@ -443,12 +445,16 @@ begin
     return null;
   end if;
 
+  -- The previous secret, while a rotation's grace lasts, signs beside the current one.
   if v_delivery.webhook_id is not null then
-    select w.url, s.secret, w.active into v_url, v_secret, v_active
+    select w.url, s.secret, case when s.previous_secret_expires_at > clock_timestamp() then s.previous_secret end, w.active
+      into v_url, v_secret, v_previous, v_active
     from app_public.webhooks w join app_private.webhook_secrets s on s.webhook_id = w.id
     where w.id = v_delivery.webhook_id;
   else
-    select a.webhook_url, s.secret, a.webhook_url is not null and a.archived_at is null into v_url, v_secret, v_active
+    select a.webhook_url, s.secret, case when s.previous_secret_expires_at > clock_timestamp() then s.previous_secret end,
+           a.webhook_url is not null and a.archived_at is null
+      into v_url, v_secret, v_previous, v_active
     from app_public.agents a join app_private.agent_webhook_secrets s on s.agent_id = a.id
     where a.id = v_delivery.agent_id;
   end if;
@@ -461,7 +467,7 @@ begin
 
   return jsonb_build_object(
     'deliveryId', v_delivery.id, 'workspaceId', v_delivery.workspace_id, 'eventId', v_delivery.event_id, 'channel', v_delivery.channel,
-    'attempt', v_delivery.total_attempts + 1, 'url', v_url, 'secret', v_secret,
+    'attempt', v_delivery.total_attempts + 1, 'url', v_url, 'secret', v_secret, 'previousSecret', v_previous,
     'kind', (select e.kind from app_public.activity_events e where e.id = v_delivery.event_id),
     'body', (select app_hidden.event_json(e, false)::text from app_public.activity_events e where e.id = v_delivery.event_id));
 end
@@ -561,20 +567,44 @@ end
 $$;
 comment on function app_private.webhook_delivery_retry(p_delivery_id uuid) is 'Puts a DEAD_LETTER (or CANCELED) delivery back in the queue with a fresh retry schedule; same event, same webhook-id.';
 
-create or replace function app_private.webhook_rotate_secret(p_webhook_id uuid)
+drop function if exists app_private.webhook_rotate_secret(uuid);
+create or replace function app_private.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer default 24)
  returns jsonb
  language plpgsql
 as $$
-declare v_secret text := app_private.new_webhook_secret();
+declare
+  v_secret text := app_private.new_webhook_secret();
+  v_until timestamptz;
 begin
-  update app_private.webhook_secrets set secret = v_secret, rotated_at = now() where webhook_id = p_webhook_id;
+  perform app_private.check_keep_previous_hours(p_keep_previous_hours);
+  -- The old secret keeps signing beside the new one (webhook-signature carries both) until the receiver has the new
+  -- one: a rotation no longer breaks a live integration. 0 ends it at once (a leaked secret).
+  update app_private.webhook_secrets
+  set previous_secret = case when p_keep_previous_hours > 0 then secret end,
+      previous_secret_expires_at = case when p_keep_previous_hours > 0 then now() + make_interval(hours => p_keep_previous_hours) end,
+      secret = v_secret, rotated_at = now()
+  where webhook_id = p_webhook_id
+  returning previous_secret_expires_at into v_until;
   if not found then
     perform app_hidden.raise_not_found('Webhook');
   end if;
-  return jsonb_build_object('id', p_webhook_id, 'secret', v_secret);
+  return jsonb_build_object('id', p_webhook_id, 'secret', v_secret, 'previousSecretValidUntil', v_until);
 end
 $$;
-comment on function app_private.webhook_rotate_secret(p_webhook_id uuid) is 'Replaces a webhook''s signing secret at once and returns the new one (shown once).';
+comment on function app_private.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer) is 'Replaces a webhook''s signing secret and returns the new one (shown once); the old one also signs deliveries for p_keep_previous_hours (0: stops at once; previousSecretValidUntil says until when).';
+
+create or replace function app_private.check_keep_previous_hours(p_hours integer)
+ returns void
+ language plpgsql
+ immutable
+as $$
+begin
+  if p_hours is null or p_hours < 0 or p_hours > 168 then
+    perform app_hidden.raise_invalid('keepPreviousHours', 'keepPreviousHours must be from 0 (the old secret stops at once) to 168 (a week)');
+  end if;
+end
+$$;
+comment on function app_private.check_keep_previous_hours(p_hours integer) is 'A rotation''s grace for the old secret: 0 to 168 hours, else 400 on keepPreviousHours.';
 
 create or replace function app_private.webhook_test(p_webhook_id uuid)
  returns jsonb
@@ -673,12 +703,13 @@ as $$ select app_hidden.webhooks_list() $$;
 comment on function app_public.webhooks_overview() is 'OWNER/ADMIN: the workspace''s webhooks with delivery health counts.';
 grant execute on function app_public.webhooks_overview() to svc_visitor;
 
-create or replace function app_public.webhooks_rotate_secret(webhook_id uuid)
+drop function if exists app_public.webhooks_rotate_secret(uuid);
+create or replace function app_public.webhooks_rotate_secret(webhook_id uuid, keep_previous_hours integer default 24)
  returns jsonb
  language sql
-as $$ select app_hidden.webhook_rotate_secret(webhook_id) $$;
-comment on function app_public.webhooks_rotate_secret(webhook_id uuid) is 'OWNER/ADMIN: replaces the signing secret at once and returns the new one (shown once).';
-grant execute on function app_public.webhooks_rotate_secret(webhook_id uuid) to svc_visitor;
+as $$ select app_hidden.webhook_rotate_secret(webhook_id, keep_previous_hours) $$;
+comment on function app_public.webhooks_rotate_secret(webhook_id uuid, keep_previous_hours integer) is 'OWNER/ADMIN: replaces the signing secret and returns the new one (shown once); the old one also signs deliveries for keepPreviousHours (default 24, 0 to 168; 0 stops it at once).';
+grant execute on function app_public.webhooks_rotate_secret(webhook_id uuid, keep_previous_hours integer) to svc_visitor;
 
 create or replace function app_public.webhooks_update(webhook_id uuid, url text default NULL::text, events text[] default NULL::text[], active boolean default NULL::boolean, description text default NULL::text)
  returns jsonb

@@ -34,6 +34,11 @@ function command<F extends FlagSpecs>(
   return { name: `svc admin ${name}`, summary, flags: { ...flags, ...JSON_FLAG }, run, notes };
 }
 
+/** A rotation's grace: how long the old signing secret still signs beside the new one. */
+const KEEP_PREVIOUS_HOURS = { kind: 'int', min: 0, max: 168, placeholder: 'N',
+  description: 'hours the old secret still signs beside the new one, so receivers switch without losing deliveries (default 24; 0: it stops now)' } as const;
+const graceText = (until: string | null) => (until ? `The old secret also signs until ${until}.` : 'The old secret no longer signs.');
+
 const WORKSPACE = { kind: 'string', required: true, description: 'workspace key (or slug, or id)', placeholder: 'KEY' } as const;
 const AGENT = { kind: 'string', required: true, description: 'the agent\'s profile key', placeholder: 'PROFILE_KEY' } as const;
 const PROVIDERS = ['CUSTOM', 'CLAUDE', 'CODEX', 'HERMES'] as const;
@@ -365,11 +370,13 @@ const commands = [
     return { json: { webhook: rows[0].w }, text: `Deleted webhook ${rows[0].w.id}.` };
   }),
 
-  command('rotate-webhook-secret', 'Replace a webhook\'s signing secret; prints the new one once.', {
+  command('rotate-webhook-secret', 'Replace a webhook\'s signing secret; prints the new one once. The old one keeps signing beside it for --keep-previous-hours.', {
     id: { kind: 'id', required: true, description: 'webhook id (see list-webhooks)' },
+    'keep-previous-hours': KEEP_PREVIOUS_HOURS,
   }, async (client, v) => {
-    const { rows } = await client.query('select app_private.webhook_rotate_secret($1) as w', [v.id]);
-    return { json: { webhook: rows[0].w }, text: `New signing secret for ${rows[0].w.id} (shown once): ${rows[0].w.secret}` };
+    const { rows } = await client.query('select app_private.webhook_rotate_secret($1, $2) as w', [v.id, v['keep-previous-hours'] ?? 24]);
+    const w = rows[0].w as { id: string; secret: string; previousSecretValidUntil: string | null };
+    return { json: { webhook: w }, text: `New signing secret for ${w.id} (shown once): ${w.secret}\n${graceText(w.previousSecretValidUntil)}` };
   }),
 
   command('list-deliveries', 'List webhook deliveries, newest first.', {
@@ -397,15 +404,18 @@ const commands = [
     return { json: { delivery: rows[0].d }, text: `Delivery ${rows[0].d.id} queued again.` };
   }),
 
-  command('rotate-agent-secret', 'Replace the signing secret of an agent\'s dispatch deliveries; prints it once.', {
+  command('rotate-agent-secret', 'Replace the signing secret of an agent\'s dispatch deliveries; prints it once. The old one keeps signing beside it for --keep-previous-hours.', {
     workspace: WORKSPACE, agent: AGENT,
+    'keep-previous-hours': KEEP_PREVIOUS_HOURS,
   }, async (client, v) => {
     const ws = await workspaceId(client, v.workspace);
     const id = await agentId(client, ws, v.agent);
-    const { rows } = await client.query('select app_private.rotate_agent_webhook_secret($1) as s', [id]);
+    const { rows } = await client.query('select app_private.rotate_agent_webhook_secret($1, $2) as s', [id, v['keep-previous-hours'] ?? 24]);
+    const { rows: [grace] } = await client.query('select previous_secret_expires_at as until from app_private.agent_webhook_secrets where agent_id = $1', [id]);
+    const until = grace?.until ? new Date(grace.until).toISOString() : null;
     return {
-      json: { agent: { id, profileKey: v.agent }, secret: rows[0].s },
-      text: `New dispatch signing secret for agent ${v.agent} (shown once): ${rows[0].s}`,
+      json: { agent: { id, profileKey: v.agent }, secret: rows[0].s, previousSecretValidUntil: until },
+      text: `New dispatch signing secret for agent ${v.agent} (shown once): ${rows[0].s}\n${graceText(until)}`,
     };
   }),
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { assertWebhookUrl, egressAllowPrivateFromEnv } from '../webhooks/registration.ts';
-import { defineTools, id, limit, page, tool, type ToolContext } from './define.ts';
+import { defineTools, id, int, limit, page, tool, type ToolContext } from './define.ts';
 
 const WebhookShape = z.looseObject({
   id: z.string(), url: z.string(), events: z.array(z.string()), active: z.boolean(), description: z.string().nullable(),
@@ -99,9 +99,9 @@ export const webhookTools = defineTools(
     scopes: ['ADMIN'],
     refusesNarrowedKeys: 'any',
     requiresWorkspaceAdmin: true,
-    description: `${admin}: new signing secret at once (the old one stops); shown only in this answer.`,
-    input: z.strictObject({ id: id('id') }),
-    output: z.looseObject({ id: z.string(), secret: z.string() }),
+    description: `${admin}: new signing secret, shown only in this answer. The old one keeps signing beside it (webhook-signature carries both) for keepPreviousHours, default 24, so receivers can switch without losing deliveries; 0 stops it at once (a leaked secret).`,
+    input: z.strictObject({ id: id('id'), keepPreviousHours: int(0, 168).optional().describe('hours the old secret still signs (default 24; 0: it stops now)') }),
+    output: z.looseObject({ id: z.string(), secret: z.string(), previousSecretValidUntil: z.string().nullable() }),
     destructive: true,
   }),
   tool({

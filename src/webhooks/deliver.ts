@@ -17,6 +17,8 @@ export interface DeliveryWork {
   kind: string;
   url: string;
   secret: string;
+  /** The secret a rotation replaced, while its grace lasts: webhook-signature carries a signature with each. */
+  previousSecret?: string | null;
   /** The exact JSON text to send (and sign). */
   body: string;
 }
@@ -59,7 +61,7 @@ export async function deliver(work: DeliveryWork, opts: DeliverOptions): Promise
     'x-svc-delivery': work.deliveryId,
     'x-svc-attempt': String(work.attempt),
     'x-svc-channel': work.channel,
-    ...signatureHeaders(work.secret, work.eventId, work.body, Math.floor(started / 1000)),
+    ...signatureHeaders(work.secret, work.eventId, work.body, Math.floor(started / 1000), work.previousSecret),
     'content-length': String(Buffer.byteLength(work.body)),
   };
   const client = url.protocol === 'https:' ? https : http;

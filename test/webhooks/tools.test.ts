@@ -182,10 +182,17 @@ describe('webhooks.update / delete / rotateSecret', () => {
   it('rotateSecret answers a new secret once (WEBHOOK_UPDATED changes secret, without it); delete removes it (WEBHOOK_DELETED)', async () => {
     const hook = await ok(t, ws.token, 'webhooks.create', { url: 'https://rotate.example.com/in' });
     const rotated = await ok(t, ws.token, 'webhooks.rotateSecret', { id: hook.id });
-    expect(rotated).toEqual({ id: hook.id, secret: expect.stringMatching(/^whsec_/) });
+    expect(rotated).toEqual({ id: hook.id, secret: expect.stringMatching(/^whsec_/), previousSecretValidUntil: expect.any(String) });
     expect(rotated.secret).not.toBe(hook.secret);
-    const { rows } = await t.pools.owner.query('select secret from app_private.webhook_secrets where webhook_id = $1', [hook.id]);
-    expect(rows[0].secret).toBe(rotated.secret);
+    const secrets = async () => (await t.pools.owner.query(
+      `select secret, previous_secret, round(extract(epoch from previous_secret_expires_at - now()) / 3600) as hours
+       from app_private.webhook_secrets where webhook_id = $1`, [hook.id])).rows[0];
+    // The old secret keeps signing for 24 h by default (receivers switch without losing deliveries); 0 ends it at once.
+    expect(await secrets()).toEqual({ secret: rotated.secret, previous_secret: hook.secret, hours: '24' });
+    const now = await ok(t, ws.token, 'webhooks.rotateSecret', { id: hook.id, keepPreviousHours: 0 });
+    expect(now.previousSecretValidUntil).toBeNull();
+    expect(await secrets()).toEqual({ secret: now.secret, previous_secret: null, hours: null });
+    expect400(await rest(t, ws.token, 'webhooks.rotateSecret', { id: hook.id, keepPreviousHours: 169 }), 'keepPreviousHours');
     // A pending delivery goes with the webhook (docs/decisions.md: it names the URL and was signed with the secret).
     await ok(t, ws.token, 'issues.create', { title: 'Delivered to the rotated webhook' });
     expect((await deliveriesOf(hook.id)).length).toBeGreaterThan(0);
@@ -194,8 +201,9 @@ describe('webhooks.update / delete / rotateSecret', () => {
     expect((await rest(t, ws.token, 'webhooks.get', { id: hook.id })).status).toBe(404);
     expect((await rest(t, ws.token, 'webhooks.delete', { id: hook.id })).status).toBe(404);
     const events = await subjectEvents(t, ws.token, 'webhook', hook.id);
-    expect(events.map((e) => [e.kind, e.payload.changes])).toEqual([['WEBHOOK_CREATED', undefined], ['WEBHOOK_UPDATED', ['secret']], ['WEBHOOK_DELETED', undefined]]);
-    expect(events[2]!.payload).toEqual({ webhookId: hook.id, active: true });
+    expect(events.map((e) => [e.kind, e.payload.changes])).toEqual([['WEBHOOK_CREATED', undefined], ['WEBHOOK_UPDATED', ['secret']],
+      ['WEBHOOK_UPDATED', ['secret']], ['WEBHOOK_DELETED', undefined]]);
+    expect(events[3]!.payload).toEqual({ webhookId: hook.id, active: true });
     expect(JSON.stringify(events)).not.toContain('whsec_');
     // No secret in any event of the workspace, nor in any delivery listing.
     const all = await ok(t, ws.token, 'events.recent', { limit: 200 });

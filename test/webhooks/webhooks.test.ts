@@ -104,7 +104,10 @@ describe('a delivery', () => {
       .rejects.toThrow('--events: unknown event kind NOT_A_KIND');
     await expect(t.pools.owner.query(`select app_private.webhook_create($1, $2, array['NOT_A_KIND'], null)`, [ws.id, path('x')]))
       .rejects.toMatchObject({ code: 'SV400' });
-    await expect(admin(t, 'create-webhook', { workspace: ws.key, url: 'ftp://example.com', json: true })).rejects.toMatchObject({ code: 'SV400' });
+    // A URL of the wrong shape too (exit 2), and SQL refuses it as well.
+    await expect(admin(t, 'create-webhook', { workspace: ws.key, url: 'ftp://example.com', json: true })).rejects.toThrow(/--url must be an http\(s\) URL/);
+    await expect(t.pools.owner.query(`select app_private.webhook_create($1, $2, '{}', null)`, [ws.id, 'ftp://example.com']))
+      .rejects.toMatchObject({ code: 'SV400' });
     // Only the filtered hook and the catch-all ones of this workspace got the event.
     const { rows } = await t.pools.owner.query('select count(*)::int as n from app_public.webhook_deliveries where workspace_id = $1', [other.id]);
     expect(rows[0].n).toBe(0);
@@ -351,6 +354,23 @@ describe('agent dispatch deliveries', () => {
     expect(req!.headers['webhook-id']).toBe(eventId!);
     expect(new Webhook(rotated.secret).verify(req!.body, req!.headers)).toMatchObject({ id: eventId!, kind: 'AGENT_ASSIGNED' });
     expect(req!.headers['x-svc-signature']).toBe(hmacHex(rotated.secret, `${req!.headers['x-svc-timestamp']}.${req!.body}`));
+    // The rotation's grace (24 h by default): the old secret signs beside the new one, so a receiver not yet told of
+    // the new secret still verifies; the hex headers carry the current secret only.
+    expect(rotated.previousSecretValidUntil).toEqual(expect.any(String));
+    expect(String(req!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(new Webhook(created.webhookSecret).verify(req!.body, req!.headers)).toMatchObject({ id: eventId! });
+
+    // 0 hours (a leaked secret): the old one stops at once.
+    const again = await admin(t, 'rotate-agent-secret', { workspace: ws.key, agent: 'hooked', 'keep-previous-hours': '0', json: true });
+    expect(again.previousSecretValidUntil).toBeNull();
+    const { rows: [e2] } = await t.pools.owner.query(`select app_private.record_event($1, 'AGENT_ASSIGNED', 'issue', null, $2) as id`,
+      [ws.id, { agentId: created.agent.id, reason: 'round-robin' }]);
+    await t.pools.owner.query('select app_private.enqueue_agent_dispatch($1, $2)', [e2.id, created.agent.id]);
+    const dispatched = (r: (typeof receiver.requests)[number]) => at('agent')(r) && r.headers['webhook-id'] === e2.id;
+    const [second] = (await receiver.waitFor((rs) => rs.some(dispatched))).filter(dispatched);
+    expect(String(second!.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(new Webhook(again.secret).verify(second!.body, second!.headers)).toMatchObject({ id: e2.id });
+    expect(() => new Webhook(rotated.secret).verify(second!.body, second!.headers)).toThrow();
   });
 });
 
@@ -401,8 +421,9 @@ describe('management', () => {
   it('the operator CLI functions rotate, update and delete; a rotated secret signs the next delivery', async () => {
     const w = await createWorkspace(t);
     const hook = await createWebhook(w, path('cli'));
-    const rotated = await admin(t, 'rotate-webhook-secret', { id: hook.id, json: true });
-    expect(rotated.webhook).toEqual({ id: hook.id, secret: expect.stringMatching(/^whsec_/) });
+    // --keep-previous-hours 0: the old secret stops at once (the default keeps it signing for 24 h).
+    const rotated = await admin(t, 'rotate-webhook-secret', { id: hook.id, 'keep-previous-hours': '0', json: true });
+    expect(rotated.webhook).toEqual({ id: hook.id, secret: expect.stringMatching(/^whsec_/), previousSecretValidUntil: null });
     await recordEvent(w);
     const [req] = (await receiver.waitFor((rs) => rs.some(at('cli')))).filter(at('cli'));
     expect(new Webhook(rotated.webhook.secret).verify(req!.body, req!.headers)).toBeTruthy();
