@@ -260,6 +260,7 @@ create policy update_on_visible_issues on app_public.agent_runs for update to sv
   WHERE (i.id = agent_runs.issue_id)))));
 CREATE TRIGGER _700_plan_budget AFTER UPDATE OF cost_usd, tokens_in, tokens_out, tokens_cached, last_event_at ON app_public.agent_runs FOR EACH ROW WHEN (new.step_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_agent_runs__plan_budget();
 CREATE TRIGGER _810_run_abandoned AFTER UPDATE OF status ON app_public.agent_runs FOR EACH ROW WHEN (new.status = 'ABANDONED'::text AND old.status IS DISTINCT FROM 'ABANDONED'::text) EXECUTE FUNCTION app_private.tg_agent_runs__abandoned();
+CREATE TRIGGER _820_run_stalled_activity AFTER UPDATE OF last_event_at ON app_public.agent_runs FOR EACH ROW WHEN (old.status = 'STALLED'::text AND new.status = 'STALLED'::text AND new.last_event_at > old.last_event_at) EXECUTE FUNCTION app_private.tg_agent_runs__stalled_activity();
 
 -- A software agent working in a workspace. profileKey is its handle for handoffs and assignment.
 create table app_public.agents (
@@ -1729,7 +1730,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.action_request_may_decide(app_public.action_requests) returns boolean; sql stable; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_move(app_public.action_requests,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_source_visible(text,uuid) returns boolean; plpgsql stable; execute: svc_visitor; actionRequests/machine.sql
--- app_hidden.action_requests_supersede(text,uuid) returns void; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.action_requests_supersede(text,uuid) returns void; plpgsql volatile security definer; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.add_plan_steps(app_public.execution_plans,jsonb,text) returns uuid[]; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.agent_json(app_public.agents) returns jsonb; sql stable; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agent_open_run(uuid,uuid) returns app_public.agent_runs; sql stable; execute: svc_visitor; agents/runs.sql
@@ -2216,6 +2217,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_agent_crews__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_agent_runs__abandoned() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
 -- app_private.tg_agent_runs__plan_budget() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
+-- app_private.tg_agent_runs__stalled_activity() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
 -- app_private.tg_agents__events() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
 -- app_private.tg_agents__notify_keys() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
 -- app_private.tg_agents__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql

@@ -49,17 +49,20 @@ grant execute on function app_hidden.action_request_move(p_request app_public.ac
 create or replace function app_hidden.action_requests_supersede(p_source_type text, p_source_id uuid)
  returns void
  language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
 as $$
 declare v app_public.action_requests;
 begin
   for v in select * from app_public.action_requests r
-           where r.source_type = p_source_type and r.source_id = p_source_id and r.status in ('OPEN', 'SNOOZED')
+           where r.workspace_id = app_hidden.current_workspace_id()
+             and r.source_type = p_source_type and r.source_id = p_source_id and r.status in ('OPEN', 'SNOOZED')
            for update loop
     perform app_hidden.action_request_move(v, 'SUPERSEDED');
   end loop;
 end
 $$;
-comment on function app_hidden.action_requests_supersede(p_source_type text, p_source_id uuid) is 'SUPERSEDEs the open requests raised for a source (a plan''s earlier approval requests once it is activated, canceled or asked again).';
+comment on function app_hidden.action_requests_supersede(p_source_type text, p_source_id uuid) is 'SUPERSEDEs the open requests raised for a source (a plan''s earlier approval requests once it is activated, canceled or asked again). As the owner: those of a deleted issue, hidden from keys, are superseded too (they would come back open with the issue).';
 grant execute on function app_hidden.action_requests_supersede(p_source_type text, p_source_id uuid) to svc_visitor;
 
 create or replace function app_hidden.action_request_may_decide(p_request app_public.action_requests)

@@ -190,11 +190,8 @@ begin
     perform app_hidden.raise_invalid('body', 'body must not be empty');
   end if;
   -- An archived agent reads nothing (its keys are refused): a message to it would wait in a queue no one serves.
-  if exists (select 1 from app_public.agents a where a.id = v_thread.agent_id and a.archived_at is not null) then
-    raise exception 'Agent % is archived; its threads take no new messages',
-      (select a.profile_key from app_public.agents a where a.id = v_thread.agent_id)
-      using errcode = 'SV400', column = 'threadId', detail = 'agent_archived';
-  end if;
+  -- Under FOR SHARE, so an archive committing meanwhile is waited for and seen (400 agent_archived).
+  perform app_hidden.lock_live_agent(v_thread.agent_id);
   v_context := jsonb_build_object('route', app_hidden.one_line(p_context->>'route', 'route', 500),
                                   'issueId', coalesce(p_context->>'issueId', v_thread.issue_id::text));
   insert into app_public.chat_messages (workspace_id, thread_id, role, body, context_snapshot, author_user_id)

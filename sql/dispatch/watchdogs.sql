@@ -50,15 +50,17 @@ begin
        and not exists (select 1 from app_public.comments c
                        where c.workspace_id = r.workspace_id and c.issue_id = r.id
                          and c.authoring_agent_id = r.assigned_agent_id and c.created_at >= r.assigned_at)
+       -- A status move by the agent, or a report of its own on its run (a run status it set: waiting, completion;
+       -- usage and steps): an agent that did the work and completed its run without commenting was reported as
+       -- silent. Only what the agent did counts (a person canceling its run is no answer from it).
        and not exists (select 1 from app_public.activity_events e
-                       where e.workspace_id = r.workspace_id and e.subject_type = 'issue' and e.subject_id = r.id
-                         and e.kind = 'ISSUE_STATUS_CHANGED' and e.actor_agent_id = r.assigned_agent_id
-                         and e.created_at >= r.assigned_at)
-       -- A run of the agent on the issue that moved since it opened (usage, a step, waiting, completion) is an answer
-       -- too: an agent that did the work and completed its run without commenting was reported as silent.
-       and not exists (select 1 from app_public.agent_runs ar
-                       where ar.workspace_id = r.workspace_id and ar.issue_id = r.id and ar.agent_id = r.assigned_agent_id
-                         and ar.last_event_at >= r.assigned_at and ar.last_event_at > ar.started_at)
+                       where e.workspace_id = r.workspace_id and e.actor_agent_id = r.assigned_agent_id
+                         and e.created_at >= r.assigned_at
+                         and ((e.subject_type = 'issue' and e.subject_id = r.id
+                               and e.kind in ('ISSUE_STATUS_CHANGED', 'AGENT_RUN_STATUS_CHANGED'))
+                              or (e.subject_type = 'agent-run' and e.kind = 'AGENT_RUN_UPDATED'
+                                  and e.subject_id in (select ar.id from app_public.agent_runs ar
+                                                       where ar.issue_id = r.id and ar.agent_id = r.assigned_agent_id))))
        and not app_private.watchdog_fired_recently(r.workspace_id, r.id, 'AGENT_NOACK', p_now, r.assigned_at) then
       -- Told to the agent too (its dispatch channel, when it has a webhookUrl): it is the one that can answer.
       perform app_private.enqueue_agent_dispatch(app_private.record_event(r.workspace_id, 'AGENT_NOACK', 'issue', r.id, jsonb_build_object(

@@ -57,7 +57,11 @@ begin
     when 'execution-plan' then return exists (select 1 from app_public.execution_plans p where p.id = p_subject_id);
     when 'execution-step' then return exists (select 1 from app_public.execution_steps s where s.id = p_subject_id);
     when 'review-gate' then return exists (select 1 from app_public.review_gates rg where rg.id = p_subject_id);
-    else return exists (select 1 from app_public.action_requests ar where ar.id = p_subject_id);
+    -- A request on an issue follows the issue row (payload issueId), as comments do: the requests policy hides those
+    -- of a deleted issue, which would take their events out of the stream, the replay and a resume for this key only.
+    else return case when p_payload->>'issueId' is not null
+                     then exists (select 1 from app_public.issues i where i.id = (p_payload->>'issueId')::uuid)
+                     else exists (select 1 from app_public.action_requests ar where ar.id = p_subject_id) end;
   end case;
 end
 $$;

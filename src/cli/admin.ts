@@ -86,7 +86,7 @@ const commands = [
   command('create-workspace', 'Create a workspace with its default statuses, its OWNER and a FULL personal key for the owner.', {
     name: { kind: 'string', required: true, description: 'display name' },
     key: { kind: 'string', required: true, description: 'issue key prefix: 2-10 letters/digits, starting with a letter', placeholder: 'KEY',
-           pattern: { test: /^[A-Z][A-Z0-9]{1,9}$/, says: '2-10 capital letters or digits, starting with a letter (ENG)' } },
+           pattern: { test: /^[A-Za-z][A-Za-z0-9]{1,9}$/, says: '2-10 letters or digits, starting with a letter (ENG)' } },
     'owner-email': { kind: 'string', required: true, maxLength: 254, description: 'email of the owner (created if new)', placeholder: 'EMAIL' },
   }, async (client, v) => {
     const { rows } = await client.query('select app_private.create_workspace($1, $2, $3) as r', [v.name, v.key.toUpperCase(), v['owner-email']]);
@@ -325,7 +325,7 @@ const commands = [
   command('create-webhook', 'Register a webhook; prints its signing secret once.', {
     workspace: WORKSPACE,
     url: { kind: 'string', required: true, maxLength: 2048, description: 'https URL that receives the POSTs',
-           pattern: { test: /^https?:\/\/[^\s/?#@]+/, says: 'an http(s) URL without credentials (https://hooks.example.com/svc)' } },
+           pattern: { test: /^https?:\/\/[^\s/?#@]+(?:[/?#]\S*)?$/, says: 'an http(s) URL without credentials (https://hooks.example.com/svc)' } },
     events: { kind: 'string', maxLength: 4000, description: 'event kinds to deliver (default: all)', placeholder: 'K1,K2|all' },
     description: { kind: 'string', maxLength: 1000, description: 'a note for people' },
   }, async (client, v) => {

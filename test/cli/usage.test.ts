@@ -222,8 +222,13 @@ describe('--help', () => {
       ['admin', 'create-workspace', '--name', 'N', '--key', 'eng-lower', '--owner-email', 'a@b.c', '--json'],
       ['admin', 'create-webhook', '--workspace', 'ENG', '--url', 'ftp://x', '--json'],
     ], (args) => svc(args, env));
-    expect([key!.code, key!.stderr]).toEqual([2, 'svc: --key must be 2-10 capital letters or digits, starting with a letter (ENG), got "eng-lower"\n']);
+    expect([key!.code, key!.stderr]).toEqual([2, 'svc: --key must be 2-10 letters or digits, starting with a letter (ENG), got "eng-lower"\n']);
     expect([url!.code, url!.stderr]).toEqual([2, 'svc: --url must be an http(s) URL without credentials (https://hooks.example.com/svc), got "ftp://x"\n']);
+    // A lower-case key is the key in capitals, as before; credentials in a URL are refused by the same check.
+    const spec = ADMIN_SPECS['create-workspace']!;
+    expect(validate(spec, { name: 'N', key: 'eng', 'owner-email': 'a@b.c' }).key).toBe('eng');
+    expect(() => validate(ADMIN_SPECS['create-webhook']!, { workspace: 'ENG', url: 'https://user:pw@host/x' })).toThrow(/--url must be an http\(s\) URL without credentials/);
+    expect(validate(ADMIN_SPECS['create-webhook']!, { workspace: 'ENG', url: 'https://hooks.example.com/in?k=1#x' }).url).toBe('https://hooks.example.com/in?k=1#x');
   }, 60_000);
 
   it('top-level commands have --help too', async () => {

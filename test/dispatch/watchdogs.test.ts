@@ -46,17 +46,21 @@ describe('AGENT_NOACK', () => {
     // An agent that reports on the run the assignment opened, or completes it, answered too (no comment needed).
     const reporter = await ok(t, ws.token, 'issues.create', { title: 'agent reports usage' });
     const finisher = await ok(t, ws.token, 'issues.create', { title: 'agent completes its run' });
-    for (const i of [quiet, chatty, mover, reporter, finisher]) await ok(t, ws.token, 'issues.assign', { id: i.id, agentId: agent.id });
+    // A person canceling the agent's run is no answer from the agent.
+    const canceled = await ok(t, ws.token, 'issues.create', { title: 'a person cancels the run' });
+    for (const i of [quiet, chatty, mover, reporter, finisher, canceled]) await ok(t, ws.token, 'issues.assign', { id: i.id, agentId: agent.id });
     await ok(t, agentKey.token, 'comments.create', { issueId: chatty.id, body: 'on it' });
     const started = (await ok(t, ws.token, 'statuses.list', { category: 'IN_PROGRESS' }))[0];
     await ok(t, agentKey.token, 'issues.transition', { id: mover.id, statusId: started.id });
     const runOf = async (issueId: string) => (await ok(t, ws.token, 'runs.list', { issueId })).items[0].id;
     await ok(t, agentKey.token, 'runs.recordUsage', { runId: await runOf(reporter.id), tokensIn: 10, currentStep: 'Reading' });
     await ok(t, agentKey.token, 'runs.complete', { runId: await runOf(finisher.id), summary: 'Fixed', verificationResult: [] });
+    await ok(t, ws.token, 'runs.cancel', { runId: await runOf(canceled.id) });
 
     expect(firedFor(await sweepAt(later(60)), quiet.id)).toEqual([]);
     const fired = await sweepAt(later(121));
     expect(firedFor(fired, quiet.id)).toEqual(['AGENT_NOACK']);
+    expect(firedFor(fired, canceled.id)).toEqual(['AGENT_NOACK']);
     for (const i of [chatty, mover, reporter, finisher]) expect([i.title, firedFor(fired, i.id)]).toEqual([i.title, []]);
     expect((await lastEvent(ws, quiet.id, 'AGENT_NOACK')).payload).toMatchObject({
       agentId: agent.id, issueId: quiet.id, requiredAckSeconds: 120, reason: expect.any(String),

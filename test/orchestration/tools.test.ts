@@ -210,8 +210,12 @@ describe('every tool of 4.11 and 4.12', () => {
     const crew = await ok(t, ws.token, 'agentCrews.create', { name: 'Narrowing crew' });
     const admin = await createKey(t, ws, { labels: [label.id], scopes: ['READ_ISSUES', 'WRITE_ISSUES', 'ADMIN'] });
     expect((await ok(t, admin.token, 'agentCrews.get', { id: crew.id })).name).toBe('Narrowing crew');
+    const crewAgent = await createAgent(t, ws, 'crew-narrowing');
+    const member = await ok(t, ws.token, 'agentCrews.addMember', { crewId: crew.id, agentId: crewAgent.id, role: 'WORKER' });
     for (const [tool, input] of [['agentCrews.create', { name: 'x' }], ['agentCrews.update', { id: crew.id, name: 'x' }],
-      ['agentCrews.archive', { id: crew.id }], ['agentCrews.unarchive', { id: crew.id }]] as const) {
+      ['agentCrews.archive', { id: crew.id }], ['agentCrews.unarchive', { id: crew.id }],
+      ['agentCrews.addMember', { crewId: crew.id, agentId: crewAgent.id, role: 'REVIEWER' }],
+      ['agentCrews.setMemberRole', { memberId: member.id, role: 'OBSERVER' }], ['agentCrews.removeMember', { memberId: member.id }]] as const) {
       const r = await rest(t, admin.token, tool, input);
       expect([tool, r.status, r.body.error]).toEqual([tool, 403, 'narrowing']);
     }

@@ -103,6 +103,10 @@ describe('runtimes', () => {
     expect((await ok(t, ws.token, 'runtimes.list', {})).items.map((r: any) => r.id)).not.toContain(b.id);
     const restored = await ok(t, ws.token, 'runtimes.register', { ...input, name: 'box again', runtimeId: b.id });
     expect(restored).toMatchObject({ id: b.id, name: 'box again', archivedAt: null });
+    // The event says restored only when it was archived; a live runtime named again is re-registered.
+    await ok(t, ws.token, 'runtimes.register', { ...input, name: 'box once more', runtimeId: b.id });
+    const newestFirst = (await events('RUNTIME_REGISTERED')).filter((e) => e.subjectId === b.id).slice(0, 2);
+    expect(newestFirst.map((e) => e.payload.restored)).toEqual([false, true]);
   });
 
   it('register: bad input 400, scope ADMIN, another workspace 404', async () => {

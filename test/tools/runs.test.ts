@@ -340,6 +340,11 @@ describe('stale-run sweep', () => {
     expect((await ok(t, coderKey.token, 'runs.resumeWork', { runId })).status).toBe('ACTIVE');
     await t.pools.owner.query('update app_public.workspaces set agent_run_stale_minutes = 5 where id = $1', [ws.id]);
     expect((await sweep(6)).map((f) => f.subjectId)).toContain(runId);
+    // Its agent reporting again (usage, a status line) is the run at work: ACTIVE again, said in an event.
+    expect((await ok(t, ws.token, 'runs.get', { id: runId })).status).toBe('STALLED');
+    await ok(t, coderKey.token, 'runs.recordUsage', { runId, tokensIn: 5, currentStep: 'Back at it' });
+    expect((await ok(t, ws.token, 'runs.get', { id: runId })).status).toBe('ACTIVE');
+    expect((await runEvents(issue.id, 'AGENT_RUN_STATUS_CHANGED')).at(-1).payload).toMatchObject({ runId, from: 'STALLED', to: 'ACTIVE', reason: 'activity' });
   });
 
   it('a STALLED run still gates its agent: a RESEARCH run gone quiet does not let the agent change the issue', async () => {

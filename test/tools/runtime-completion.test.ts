@@ -423,11 +423,12 @@ describe('chat.getMessage / listMessages', () => {
 
     const pages: string[][] = [];
     // nextCursor goes back as cursor, as in every other list.
-    let cursor: string | undefined;
+    // The loop as clients write it: null on the first call.
+    let cursor: string | null = null;
     do {
-      const page = await ok(t, agentKey.token, 'chat.listMessages', { threadId, limit: 2, ...(cursor ? { cursor } : {}) });
+      const page: { items: any[]; nextCursor: string | null } = await ok(t, agentKey.token, 'chat.listMessages', { threadId, limit: 2, cursor });
       pages.push(page.items.map((m: any) => m.id));
-      cursor = page.nextCursor ?? undefined;
+      cursor = page.nextCursor;
     } while (cursor);
     expect(pages.flat()).toEqual(all);
     expect(pages[0]).toHaveLength(2);

@@ -279,6 +279,11 @@ describe('web board', () => {
     agentKey = await createKey(t, ws, { agent: 'coder' });
     await ok(t, agentKey.token, 'agents.heartbeat', { status: 'OFFLINE' });
     await page.waitForSelector('#agents tr[data-agent="coder"] .presence:text("OFFLINE")', { timeout: 2000 });
+    // An open issue still assigned once its run finished shows as the agent's, without a run (it showed "—").
+    const handed = await ok(t, ws.token, 'issues.assign', { id: demo.search.id, profileKey: 'coder' });
+    await ok(t, agentKey.token, 'runs.complete', { runId: handed.currentRun.id, summary: 'Looked into it', verificationResult: [] });
+    await page.waitForSelector(`#agents tr[data-agent="coder"] .assigned:has-text("${demo.search.key}")`, { timeout: 3000 });
+    expect(await page.locator('#agents tr[data-agent="coder"] .assigned').first().textContent()).toContain('assigned, no open run');
   });
 
   it('a key narrowed to one project sees only its issues; the tab keeps its key across a reload', async () => {

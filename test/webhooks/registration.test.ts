@@ -8,7 +8,7 @@ import dns from 'node:dns/promises';
 import os from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { blockedReason } from '../../src/webhooks/egress.ts';
-import { webhookUrlProblem } from '../../src/webhooks/registration.ts';
+import { assertWebhookUrl, webhookUrlProblem } from '../../src/webhooks/registration.ts';
 import { gql } from '../support/graphql.ts';
 import { admin, createWorkspace, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
@@ -30,9 +30,10 @@ const PRIVATE = ['http://127.0.0.1:8080/x', 'http://localhost/x', 'http://localh
 const createHook = (url: string) => admin(t, 'create-webhook', { workspace: ws.key, url, json: true });
 
 describe('webhook URLs at registration', () => {
-  it('CLI create-webhook refuses credentials (always) with 400 naming url', async () => {
+  it('CLI create-webhook refuses credentials (always): a usage mistake naming --url (exit 2), and 400 naming url below it', async () => {
     for (const url of CREDENTIALS) {
-      await expect(createHook(url), url).rejects.toMatchObject({ status: 400, body: { error: 'invalid_input', issues: { url: expect.stringContaining('credentials') } } });
+      await expect(createHook(url), url).rejects.toThrow(/--url must be an http\(s\) URL without credentials/);
+      await expect(assertWebhookUrl(url, 'url'), url).rejects.toMatchObject({ status: 400, body: { error: 'invalid_input', issues: { url: expect.stringContaining('credentials') } } });
     }
   });
 

@@ -10,10 +10,12 @@ as $$
 declare
   v_runtime app_public.runtimes;
   v_providers text[] := (select coalesce(array_agg(p), '{}') from jsonb_array_elements_text(args->'providersAvailable') p);
-  v_restored boolean := args->>'runtimeId' is not null;
+  v_restored boolean := false;
 begin
-  if v_restored then
+  if args->>'runtimeId' is not null then
     v_runtime := app_hidden.find_runtime(args->>'runtimeId');
+    -- restored: it was archived (a live one named again is re-registered, not restored).
+    v_restored := v_runtime.archived_at is not null;
     update app_public.runtimes r set
       name = args->>'name', kind = args->>'kind', endpoint = args->>'endpoint', providers_available = v_providers,
       info = r.info || app_hidden.runtime_info_sanitize(args->'info'), archived_at = null, heartbeat_at = now()

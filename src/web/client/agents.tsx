@@ -4,9 +4,10 @@ import { useLive } from './hooks.ts';
 import { REQUEST_FIELDS, RequestCard, type Request } from './requests.tsx';
 
 const AGENTS = `query Agents {
-  agents(orderBy: NAME_ASC, condition: {archivedAt: null}) { nodes {
+  agents(orderBy: NAME_ASC, condition: {archivedAt: null}, first: 200) { nodes {
     rowId name profileKey status provider lastHeartbeatAt
-    agentRuns(condition: {finishedAt: null}, orderBy: STARTED_AT_DESC, first: 5) { nodes { rowId status currentStep issue { key title } } }
+    agentRuns(condition: {finishedAt: null}, orderBy: STARTED_AT_DESC, first: 5) { nodes { rowId status currentStep issue { rowId key title } } }
+    issuesByAssignedAgentId(condition: {deletedAt: null}, orderBy: UPDATED_AT_DESC, first: 20) { nodes { rowId key title statusId } }
   } }
   actionRequests(condition: {status: "OPEN"}, orderBy: CREATED_AT_DESC, first: 100) { nodes { ${REQUEST_FIELDS} } }
 }`;
@@ -27,9 +28,7 @@ export function Agents({ meta }: { meta: Meta }) {
               <tr key={a.rowId} data-agent={a.profileKey}>
                 <td><strong>{a.name}</strong> <span class="meta">{a.profileKey} · {a.provider}</span></td>
                 <td><span class={`presence s-${a.status}`}>{a.status}</span></td>
-                <td>{a.agentRuns.nodes.length ? a.agentRuns.nodes.map((r: any) => r.issue && (
-                  <div key={r.rowId}><a href={`#/issue/${r.issue.key}`}>{r.issue.key}</a> {r.issue.title} <span class="meta">{r.currentStep ?? r.status}</span></div>
-                )) : <span class="meta">—</span>}</td>
+                <td><Work agent={a} meta={meta} /></td>
                 <td class="meta">{a.lastHeartbeatAt ? new Date(a.lastHeartbeatAt).toLocaleString() : 'never'}</td>
               </tr>
             ))}
@@ -43,5 +42,23 @@ export function Agents({ meta }: { meta: Meta }) {
         {!d.actionRequests.nodes.length && <p class="empty">Nothing to decide.</p>}
       </section>
     </main>
+  );
+}
+
+/** An agent's open runs (their step), then the open issues assigned to it without one (its run finished or none yet). */
+function Work({ agent, meta }: { agent: any; meta: Meta }) {
+  const closed = new Set(meta.statuses.filter((st) => st.category === 'DONE' || st.category === 'CANCELED').map((st) => st.rowId));
+  const running = new Set(agent.agentRuns.nodes.map((r: any) => r.issue?.rowId));
+  const waiting = agent.issuesByAssignedAgentId.nodes.filter((i: any) => !closed.has(i.statusId) && !running.has(i.rowId));
+  if (!agent.agentRuns.nodes.length && !waiting.length) return <span class="meta">—</span>;
+  return (
+    <>
+      {agent.agentRuns.nodes.map((r: any) => r.issue && (
+        <div key={r.rowId}><a href={`#/issue/${r.issue.key}`}>{r.issue.key}</a> {r.issue.title} <span class="meta">{r.currentStep ?? r.status}</span></div>
+      ))}
+      {waiting.map((i: any) => (
+        <div key={i.rowId} class="assigned"><a href={`#/issue/${i.key}`}>{i.key}</a> {i.title} <span class="meta">assigned, no open run</span></div>
+      ))}
+    </>
   );
 }
