@@ -286,6 +286,27 @@ describe('web board', () => {
     expect(await page.locator('#agents tr[data-agent="coder"] .assigned').first().textContent()).toContain('assigned, no open run');
   });
 
+  it('creates an issue in a column: its status, the board\'s filters (here a label), seen over MCP and on the board', async () => {
+    await page.click('#nav-board');
+    await page.fill('#search', ''); // the search test left "login" in it
+    await page.selectOption('select[name="label"]', demo.bug.id);
+    await expect.poll(cards).toBe(1);
+    await page.click('.column[data-category="BACKLOG"] h2 button.add');
+    await page.fill('.column[data-category="BACKLOG"] .new-issue input', 'Created on the board');
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await ok(t, ws.token, 'issues.list', { query: 'created on the board' })).items.length).toBe(1);
+    const made = (await ok(t, ws.token, 'issues.list', { query: 'created on the board' })).items[0];
+    expect([made.status.category, made.labelIds]).toEqual(['BACKLOG', [demo.bug.id]]);
+    await page.waitForSelector(`.column[data-category="BACKLOG"] .card[data-id="${made.id}"]`);
+    expect(await page.locator('.new-issue').count()).toBe(0);
+    // An empty title creates nothing; Escape closes the form.
+    await page.click('.column[data-category="TODO"] h2 button.add');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Escape');
+    expect(await page.locator('.new-issue').count()).toBe(0);
+    await page.selectOption('select[name="label"]', '');
+  });
+
   it('a key narrowed to one project sees only its issues; the tab keeps its key across a reload', async () => {
     const narrowed = await createKey(t, ws, { scopes: [...BOARD_SCOPES], projects: [demo.docs.id] });
     await page.click('#signout', { timeout: 5000 });
@@ -319,6 +340,7 @@ describe('web board', () => {
     const card = `.card[data-id="${demo.search.id}"]`;
     await page.waitForSelector(card);
     expect(await page.getAttribute(card, 'draggable')).toBe('false');
+    expect(await page.locator('.column h2 button.add').count()).toBe(0);
     const before = (await ok(t, ws.token, 'issues.get', { id: demo.search.id })).status.category;
     const target = before === 'DONE' ? 'TODO' : 'DONE';
     await page.dragAndDrop(card, `.column[data-category="${target}"]`);

@@ -1,9 +1,40 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, notUsageReport } from './api.ts';
 import { COLUMN_PAGE, loadColumns, may, type Filters, type IssueRow, type Meta } from './data.ts';
 import { useLive } from './hooks.ts';
 
 const MOVE = 'mutation Move($id: String!, $statusId: String) { issuesUpdate(id: $id, statusId: $statusId) }';
+const CREATE = `mutation Create($title: String!, $statusId: String, $projectId: String, $labelIds: [String!], $priority: String) {
+  issuesCreate(title: $title, statusId: $statusId, projectId: $projectId, labelIds: $labelIds, priority: $priority) }`;
+
+/**
+ * "New issue" in a column: a title, created in that status, with the board's project, label and priority filters
+ * (so it shows where it was made). Enter creates, Escape closes; the service's 400 is shown as it says it.
+ */
+function NewIssue({ statusId, filters, onDone }: { statusId: string; filters: Filters; onDone: (created: boolean) => void }) {
+  const [title, setTitle] = useState('');
+  const [error, setError] = useState<string>();
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => input.current?.focus(), []); // opened by its button: typing goes here at once
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!title.trim()) return;
+    try {
+      await gql(CREATE, { title, statusId, projectId: filters.project ?? null, labelIds: filters.label ? [filters.label] : null,
+                          priority: filters.priority ?? null });
+      onDone(true);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <form class="new-issue" onSubmit={submit}>
+      <input ref={input} aria-label="Title of the new issue" placeholder="Title, then Enter" value={title} maxLength={500}
+        onInput={(e) => setTitle((e.target as HTMLInputElement).value)} onKeyDown={(e) => { if (e.key === 'Escape') onDone(false); }} />
+      {error && <p class="error" role="alert">{error}</p>}
+    </form>
+  );
+}
 
 /** A label as a chip with its colour as a dot (the name stays readable whatever the colour). */
 export function LabelChip({ name, color }: { name: string; color: string }) {
@@ -38,6 +69,7 @@ export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; 
   const [moved, setMoved] = useState<Record<string, string>>({});
   const [over, setOver] = useState<string>();
   const [error, setError] = useState<string>();
+  const [adding, setAdding] = useState<string>();
   const movable = may(meta, 'WRITE_ISSUES');
   const all = Object.values(columns.data ?? {}).flatMap((page) => page.items);
   const shown = all.map((i) => (moved[i.id] ? { ...i, statusId: moved[i.id]! } : i));
@@ -69,7 +101,10 @@ export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; 
               onDragOver={(e) => { if (!movable) return; e.preventDefault(); setOver(s.rowId); }}
               onDragLeave={() => setOver(undefined)}
               onDrop={(e) => { e.preventDefault(); setOver(undefined); drop(s.rowId, e.dataTransfer?.getData('text/plain') ?? ''); }}>
-              <h2>{s.name} · <span class="count">{cards.length}{more ? '+' : ''}</span></h2>
+              <h2>{s.name} · <span class="count">{cards.length}{more ? '+' : ''}</span>
+                {movable && <button type="button" class="link add" title={`New issue in ${s.name}`} aria-label={`New issue in ${s.name}`}
+                  onClick={() => setAdding(s.rowId)}>+</button>}</h2>
+              {adding === s.rowId && <NewIssue statusId={s.rowId} filters={filters} onDone={(created) => { setAdding(undefined); if (created) columns.reload(); }} />}
               {cards.map((i) => <Card key={i.id} issue={i} meta={meta} movable={movable} />)}
               {more && (limit < 200
                 ? <button type="button" class="link more" onClick={() => setLimits((l) => ({ ...l, [s.rowId]: limit + COLUMN_PAGE }))}>Show more</button>
