@@ -2169,7 +2169,6 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.chat_open_thread(uuid,uuid,uuid,text,uuid,text,text) returns jsonb; plpgsql volatile security definer; execute: owner only; chat/chat.sql
 -- app_private.chat_person_caller() returns app_private.caller; plpgsql stable security definer; execute: owner only; chat/chat.sql
 -- app_private.chat_post_user_message(uuid,uuid,uuid,text,jsonb) returns app_public.chat_messages; plpgsql volatile security definer; execute: owner only; chat/chat.sql
--- app_private.check_keep_previous_hours(integer) returns void; plpgsql immutable; execute: owner only; webhooks/webhooks.sql
 -- app_private.check_membership_change(app_private.caller,text,text) returns void; plpgsql stable; execute: owner only; workspace/members.sql
 -- app_private.check_webhook_input(text,text[]) returns text[]; plpgsql immutable; execute: owner only; webhooks/webhooks.sql
 -- app_private.create_agent(uuid,text,text,text[],text,text,integer,text) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
@@ -2196,6 +2195,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.notification_preference_effective(uuid,uuid,text) returns TABLE(enabled boolean, delivery text, source text); sql stable; execute: owner only; notification/preferences.sql
 -- app_private.outbound_flags(uuid) returns text[]; sql immutable; execute: owner only; webhooks/webhooks.sql
 -- app_private.plugin_info(app_private.plugins) returns app_public.plugin_info; sql stable; execute: owner only; auth/plugins.sql
+-- app_private.previous_secret_until(integer) returns timestamp with time zone; plpgsql stable; execute: owner only; webhooks/webhooks.sql
 -- app_private.publish_ephemeral_event(uuid,text,text,uuid,jsonb) returns jsonb; plpgsql volatile; execute: owner only; events/record.sql
 -- app_private.record_event(uuid,text,text,uuid,jsonb) returns uuid; plpgsql volatile security definer; execute: owner only; events/record.sql
 -- app_private.record_issue_updated(uuid,uuid,text[],jsonb) returns void; plpgsql volatile security definer; execute: owner only; events/record.sql
@@ -2203,7 +2203,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.require_admin(app_private.caller) returns void; plpgsql stable; execute: owner only; core/caller.sql
 -- app_private.require_scopes_within(app_private.caller,text[]) returns void; plpgsql stable; execute: owner only; auth/keys.sql
 -- app_private.revoke_api_key(uuid) returns app_private.api_keys; plpgsql volatile; execute: owner only; auth/keys.sql
--- app_private.rotate_agent_webhook_secret(uuid,integer) returns text; plpgsql volatile; execute: owner only; agents/agents.sql
+-- app_private.rotate_agent_webhook_secret(uuid,integer) returns jsonb; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.scopes_not_held(app_private.caller,text[]) returns text[]; sql stable; execute: owner only; auth/keys.sql
 -- app_private.sequence_events(integer) returns integer; plpgsql volatile security definer; execute: owner only; events/stream.sql
 -- app_private.set_agent_archived(uuid,uuid,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql

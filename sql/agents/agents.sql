@@ -242,15 +242,17 @@ $$;
 comment on function app_private.find_agent(p_workspace_id uuid, p_agent_id uuid) is 'The agent with this id in this workspace, else 404 (never a hint that it exists elsewhere).';
 
 drop function if exists app_private.rotate_agent_webhook_secret(uuid);
+-- Its answer was the secret alone (text) until migration 000125: dropped so the jsonb one can replace it.
+drop function if exists app_private.rotate_agent_webhook_secret(uuid, integer);
 create or replace function app_private.rotate_agent_webhook_secret(p_agent_id uuid, p_keep_previous_hours integer default 24)
- returns text
+ returns jsonb
  language plpgsql
 as $$
 declare
   v_agent app_public.agents;
   v_secret text := app_private.new_webhook_secret();
+  v_until timestamptz := app_private.previous_secret_until(p_keep_previous_hours);
 begin
-  perform app_private.check_keep_previous_hours(p_keep_previous_hours);
   select * into v_agent from app_public.agents where id = p_agent_id;
   if v_agent.id is null then
     perform app_hidden.raise_not_found('Agent');
@@ -258,13 +260,13 @@ begin
   -- As a webhook's rotation: the old secret signs beside the new one for the grace (0: stops at once).
   insert into app_private.agent_webhook_secrets as s (agent_id, workspace_id, secret) values (v_agent.id, v_agent.workspace_id, v_secret)
   on conflict (agent_id) do update
-  set previous_secret = case when p_keep_previous_hours > 0 then s.secret end,
-      previous_secret_expires_at = case when p_keep_previous_hours > 0 then now() + make_interval(hours => p_keep_previous_hours) end,
-      secret = excluded.secret, rotated_at = now();
-  return v_secret;
+  set previous_secret = case when v_until is not null then s.secret end, previous_secret_expires_at = v_until,
+      secret = excluded.secret, rotated_at = now()
+  returning previous_secret_expires_at into v_until;
+  return jsonb_build_object('secret', v_secret, 'previousSecretValidUntil', v_until);
 end
 $$;
-comment on function app_private.rotate_agent_webhook_secret(p_agent_id uuid, p_keep_previous_hours integer) is 'Sets a new signing secret for an agent''s dispatch deliveries and returns it (shown once); the old one also signs for p_keep_previous_hours (0: stops at once).';
+comment on function app_private.rotate_agent_webhook_secret(p_agent_id uuid, p_keep_previous_hours integer) is 'Sets a new signing secret for an agent''s dispatch deliveries and returns {secret (shown once), previousSecretValidUntil}: the old one also signs until then (null: it stopped at once, or there was none).';
 
 create or replace function app_hidden.lock_live_agent(p_agent_id uuid)
  returns void

@@ -574,17 +574,14 @@ create or replace function app_private.webhook_rotate_secret(p_webhook_id uuid, 
 as $$
 declare
   v_secret text := app_private.new_webhook_secret();
-  v_until timestamptz;
+  v_until timestamptz := app_private.previous_secret_until(p_keep_previous_hours);
 begin
-  perform app_private.check_keep_previous_hours(p_keep_previous_hours);
   -- The old secret keeps signing beside the new one (webhook-signature carries both) until the receiver has the new
   -- one: a rotation no longer breaks a live integration. 0 ends it at once (a leaked secret).
   update app_private.webhook_secrets
-  set previous_secret = case when p_keep_previous_hours > 0 then secret end,
-      previous_secret_expires_at = case when p_keep_previous_hours > 0 then now() + make_interval(hours => p_keep_previous_hours) end,
+  set previous_secret = case when v_until is not null then secret end, previous_secret_expires_at = v_until,
       secret = v_secret, rotated_at = now()
-  where webhook_id = p_webhook_id
-  returning previous_secret_expires_at into v_until;
+  where webhook_id = p_webhook_id;
   if not found then
     perform app_hidden.raise_not_found('Webhook');
   end if;
@@ -593,18 +590,20 @@ end
 $$;
 comment on function app_private.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer) is 'Replaces a webhook''s signing secret and returns the new one (shown once); the old one also signs deliveries for p_keep_previous_hours (0: stops at once; previousSecretValidUntil says until when).';
 
-create or replace function app_private.check_keep_previous_hours(p_hours integer)
- returns void
+drop function if exists app_private.check_keep_previous_hours(integer);
+create or replace function app_private.previous_secret_until(p_hours integer)
+ returns timestamptz
  language plpgsql
- immutable
+ stable
 as $$
 begin
   if p_hours is null or p_hours < 0 or p_hours > 168 then
     perform app_hidden.raise_invalid('keepPreviousHours', 'keepPreviousHours must be from 0 (the old secret stops at once) to 168 (a week)');
   end if;
+  return case when p_hours > 0 then now() + make_interval(hours => p_hours) end;
 end
 $$;
-comment on function app_private.check_keep_previous_hours(p_hours integer) is 'A rotation''s grace for the old secret: 0 to 168 hours, else 400 on keepPreviousHours.';
+comment on function app_private.previous_secret_until(p_hours integer) is 'A rotation''s grace for the old secret (webhooks and agent dispatch): until when it still signs, null for 0 hours (it stops at once); 0 to 168, else 400 on keepPreviousHours.';
 
 create or replace function app_private.webhook_test(p_webhook_id uuid)
  returns jsonb

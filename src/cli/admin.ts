@@ -203,10 +203,10 @@ const commands = [
     const agent = rows[0].agent as { id: string; profileKey: string; webhookUrl: string | null };
     if (!agent.webhookUrl) return { json: { agent }, text: `Created agent ${agent.profileKey} (${agent.id}).` };
     // Dispatch deliveries to the agent's webhookUrl are signed with this secret, shown this once.
-    const secret = await client.query('select app_private.rotate_agent_webhook_secret($1) as s', [agent.id]);
+    const { secret } = (await client.query('select app_private.rotate_agent_webhook_secret($1) as s', [agent.id])).rows[0].s;
     return {
-      json: { agent, webhookSecret: secret.rows[0].s },
-      text: `Created agent ${agent.profileKey} (${agent.id}).\nDispatch signing secret (shown once): ${secret.rows[0].s}`,
+      json: { agent, webhookSecret: secret },
+      text: `Created agent ${agent.profileKey} (${agent.id}).\nDispatch signing secret (shown once): ${secret}`,
     };
   }),
 
@@ -411,11 +411,10 @@ const commands = [
     const ws = await workspaceId(client, v.workspace);
     const id = await agentId(client, ws, v.agent);
     const { rows } = await client.query('select app_private.rotate_agent_webhook_secret($1, $2) as s', [id, v['keep-previous-hours'] ?? 24]);
-    const { rows: [grace] } = await client.query('select previous_secret_expires_at as until from app_private.agent_webhook_secrets where agent_id = $1', [id]);
-    const until = grace?.until ? new Date(grace.until).toISOString() : null;
+    const { secret, previousSecretValidUntil } = rows[0].s as { secret: string; previousSecretValidUntil: string | null };
     return {
-      json: { agent: { id, profileKey: v.agent }, secret: rows[0].s, previousSecretValidUntil: until },
-      text: `New dispatch signing secret for agent ${v.agent} (shown once): ${rows[0].s}\n${graceText(until)}`,
+      json: { agent: { id, profileKey: v.agent }, secret, previousSecretValidUntil },
+      text: `New dispatch signing secret for agent ${v.agent} (shown once): ${secret}\n${graceText(previousSecretValidUntil)}`,
     };
   }),
 

@@ -10,7 +10,7 @@ import { queryAsCaller } from '../db/as-caller.ts';
 import { ApiError, fromPgError, invalidInput, scopeRequired } from '../errors.ts';
 import { findTool } from './catalog.ts';
 import type { Tool, ToolContext, ToolServices } from './define.ts';
-import { checkInput } from './text-guard.ts';
+import { checkInput, setOwnIssue } from './text-guard.ts';
 
 /**
  * How many issues a 400 lists: a request with 60,000 unknown fields was answered 1.5 MB naming each. Past this many,
@@ -36,7 +36,7 @@ export class IssueMap {
   add(field: string, message: string): void {
     if (Object.hasOwn(this.map, field)) return;
     if (this.listed >= this.max) { this.more++; return; }
-    Object.defineProperty(this.map, field, { value: message, enumerable: true, configurable: true, writable: true });
+    setOwnIssue(this.map, field, message);
     this.listed++;
   }
   addAll(issues: Record<string, string>): void {
@@ -48,7 +48,7 @@ export class IssueMap {
   }
   toJSON(): Record<string, string> {
     const out = { ...this.map };
-    if (this.more) Object.defineProperty(out, MORE_ISSUES_FIELD, { value: moreIssuesMessage(this.more), enumerable: true, configurable: true, writable: true });
+    if (this.more) setOwnIssue(out, MORE_ISSUES_FIELD, moreIssuesMessage(this.more));
     return out;
   }
 }
@@ -58,10 +58,8 @@ export function zodIssues(error: z.ZodError, into = new IssueMap()): Record<stri
   for (const issue of error.issues) {
     const field = issue.path.length ? issue.path.map(String).join('.') : 'input';
     if (issue.code === 'unrecognized_keys') {
-      // Only the first few are named: the rest are counted, without spelling 60,000 paths.
-      const room = Math.max(0, MAX_ISSUES - into.size);
-      for (const key of issue.keys.slice(0, room)) into.add(field === 'input' ? key : `${field}.${key}`, 'unknown field');
-      into.addUnlisted(Math.max(0, issue.keys.length - room));
+      // The map names the first few and counts the rest (an object has at most MAX_OBJECT_KEYS by now).
+      for (const key of issue.keys) into.add(field === 'input' ? key : `${field}.${key}`, 'unknown field');
     } else {
       into.add(field, issue.message);
     }

@@ -56,8 +56,11 @@ function pathOf(place: Place | undefined, last?: string | number): string {
   return parts.reverse().map((k) => (typeof k === 'number' ? String(k) : printable(k))).join('.');
 }
 
-const setIssue = (issues: Record<string, string>, path: string, message: string) =>
-  Object.defineProperty(issues, path || 'input', { value: message, enumerable: true, configurable: true, writable: true });
+/** Sets issues[field] as an own property: a field named `__proto__` is reported, not made the map's prototype. */
+export const setOwnIssue = (issues: Record<string, string>, field: string, message: string) =>
+  Object.defineProperty(issues, field, { value: message, enumerable: true, configurable: true, writable: true });
+/** An issue at a path; the empty path is the input itself. */
+const setIssue = (issues: Record<string, string>, path: string, message: string) => setOwnIssue(issues, path || 'input', message);
 
 export interface InputCheck {
   /** Nesting past maxDepth, an object past maxKeys or an array past maxItems: the first such place, alone. */

@@ -1,0 +1,1195 @@
+--! Previous: sha1:6256e4236336f760a14a9e5093697373b06b1386
+--! Hash: sha1:46411a8a89d9ad90a97ff3659dee8c4c5da59c43
+--! Message: one function for a rotation's grace; agent rotation answers its expiry
+
+--! split: 1-current.sql
+-- One function gives a rotation's grace, for webhooks and agent dispatch alike (previous_secret_until: validated, null
+-- for 0 hours); rotate_agent_webhook_secret answers {secret, previousSecretValidUntil} as the webhook's rotation does,
+-- so `svc admin rotate-agent-secret` no longer reads the row back. Behaviour unchanged.
+--! Included webhooks/webhooks.sql
+-- webhooks: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.require_webhook_admin()
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  -- A webhook receives every event of the workspace (or every event of its kinds).
+  perform app_hidden.require_unnarrowed_admin('Webhooks deliver the whole workspace''s events');
+end
+$$;
+comment on function app_hidden.require_webhook_admin() is 'Every in-app webhook procedure and webhooks.* tool starts here: OWNER/ADMIN with the ADMIN scope (require_workspace_admin), and a key without narrowing (403 narrowing).';
+grant execute on function app_hidden.require_webhook_admin() to svc_visitor;
+
+create or replace function app_private.lock_webhook_registrations(p_workspace_id uuid)
+ returns void
+ language sql
+as $$
+  -- One registration change at a time per workspace: each records a WEBHOOK_* event that is delivered to the
+  -- workspace's other webhooks, so two deletes at once each waited for the other's webhook (deadlock, then 409).
+  select pg_advisory_xact_lock(hashtextextended('svc.webhooks:' || p_workspace_id::text, 0))
+$$;
+comment on function app_private.lock_webhook_registrations(p_workspace_id uuid) is 'Serialises the webhook registration changes of a workspace for the transaction (advisory lock, reentrant).';
+
+create or replace function app_hidden.require_webhook_admin_for_change()
+ returns void
+ language plpgsql
+as $$
+begin
+  perform app_hidden.require_webhook_admin();
+  perform app_private.lock_webhook_registrations(app_hidden.current_workspace_id());
+end
+$$;
+comment on function app_hidden.require_webhook_admin_for_change() is 'require_webhook_admin, then serialises the workspace''s webhook registration changes for the transaction (advisory lock).';
+grant execute on function app_hidden.require_webhook_admin_for_change() to svc_visitor;
+
+create or replace function app_hidden.webhook_create(p_url text, p_events text[] default '{}'::text[], p_description text default NULL::text)
+ returns jsonb
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_result jsonb;
+begin
+  perform app_hidden.require_webhook_admin_for_change();
+  v_result := app_private.webhook_create(app_hidden.current_workspace_id(), p_url, p_events, p_description);
+  -- The workspace's other webhooks receive it; this one hears nothing about itself (the outbox trigger).
+  perform app_hidden.record_event('WEBHOOK_CREATED', 'webhook', (v_result->>'id')::uuid,
+    (select app_hidden.webhook_event_payload(w) from app_public.webhooks w where w.id = (v_result->>'id')::uuid));
+  return v_result;
+end
+$$;
+comment on function app_hidden.webhook_create(p_url text, p_events text[], p_description text) is 'In-app: register a webhook (OWNER/ADMIN); returns the secret once. Records WEBHOOK_CREATED (webhookId and active only).';
+grant execute on function app_hidden.webhook_create(p_url text, p_events text[], p_description text) to svc_visitor;
+
+create or replace function app_hidden.webhook_delete(p_webhook_id uuid)
+ returns jsonb
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_webhook app_public.webhooks;
+  v_result jsonb;
+begin
+  perform app_hidden.require_webhook_admin_for_change();
+  select * into v_webhook from app_public.webhooks where id = app_hidden.webhook_in_workspace(p_webhook_id);
+  v_result := app_private.webhook_delete(v_webhook.id);
+  perform app_hidden.record_event('WEBHOOK_DELETED', 'webhook', v_webhook.id, app_hidden.webhook_event_payload(v_webhook));
+  return v_result;
+end
+$$;
+comment on function app_hidden.webhook_delete(p_webhook_id uuid) is 'In-app: delete a webhook of the calling workspace (OWNER/ADMIN). Records WEBHOOK_DELETED.';
+grant execute on function app_hidden.webhook_delete(p_webhook_id uuid) to svc_visitor;
+
+create or replace function app_hidden.webhook_deliveries_list(p_webhook_id uuid default NULL::uuid, p_status text default NULL::text, p_limit integer default 50, p_before uuid default NULL::uuid)
+ returns jsonb
+ language plpgsql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  perform app_hidden.require_webhook_admin();
+  if p_webhook_id is not null then
+    perform app_hidden.webhook_in_workspace(p_webhook_id);
+  end if;
+  return app_private.webhook_deliveries_list(app_hidden.current_workspace_id(), p_webhook_id, p_status, p_limit, p_before);
+end
+$$;
+comment on function app_hidden.webhook_deliveries_list(p_webhook_id uuid, p_status text, p_limit integer, p_before uuid) is 'In-app: deliveries of the calling workspace (OWNER/ADMIN).';
+grant execute on function app_hidden.webhook_deliveries_list(p_webhook_id uuid, p_status text, p_limit integer, p_before uuid) to svc_visitor;
+
+create or replace function app_hidden.webhook_delivery_json(d app_public.webhook_deliveries)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object('id', d.id, 'eventId', d.event_id,
+    'eventKind', (select e.kind from app_public.activity_events e where e.id = d.event_id),
+    'webhookId', d.webhook_id, 'agentId', d.agent_id, 'channel', d.channel, 'status', d.status,
+    'attemptCount', d.attempt_count, 'totalAttempts', d.total_attempts,
+    'nextAttemptAt', case when d.status = 'PENDING' then d.next_attempt_at end,
+    'lastStatusCode', d.last_status_code, 'lastError', d.last_error,
+    'deliveredAt', d.delivered_at, 'deadLetteredAt', d.dead_lettered_at, 'createdAt', d.created_at,
+    'attempts', coalesce((select jsonb_agg(jsonb_build_object('attempt', a.attempt_number, 'url', a.url,
+        'startedAt', a.started_at, 'durationMs', a.duration_ms, 'statusCode', a.status_code, 'error', a.error,
+        'responseBody', a.response_body) order by a.attempt_number)
+      from app_public.webhook_delivery_attempts a where a.workspace_id = d.workspace_id and a.delivery_id = d.id), '[]'))
+$$;
+comment on function app_hidden.webhook_delivery_json(d app_public.webhook_deliveries) is 'Delivery shape with every attempt (status, duration, truncated response).';
+grant execute on function app_hidden.webhook_delivery_json(d app_public.webhook_deliveries) to svc_visitor;
+
+create or replace function app_hidden.webhook_delivery_retry(p_delivery_id uuid)
+ returns jsonb
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  perform app_hidden.require_webhook_admin();
+  if not exists (select 1 from app_public.webhook_deliveries where id = p_delivery_id and workspace_id = app_hidden.current_workspace_id()) then
+    perform app_hidden.raise_not_found('Delivery');
+  end if;
+  return app_private.webhook_delivery_retry(p_delivery_id);
+end
+$$;
+comment on function app_hidden.webhook_delivery_retry(p_delivery_id uuid) is 'In-app: retry a dead letter of the calling workspace (OWNER/ADMIN); spec 4.14 keeps it off MCP.';
+grant execute on function app_hidden.webhook_delivery_retry(p_delivery_id uuid) to svc_visitor;
+
+create or replace function app_hidden.webhook_event_payload(w app_public.webhooks)
+ returns jsonb
+ language sql
+ stable
+as $$
+  -- Every key of the workspace reads WEBHOOK_* events, and only admins may read webhooks: no URL, host, event
+  -- filter or secret here (webhooks.get shows them to an admin).
+  select jsonb_build_object('webhookId', w.id, 'active', w.active)
+$$;
+comment on function app_hidden.webhook_event_payload(w app_public.webhooks) is 'Payload of the WEBHOOK_* events: webhookId and active only. Every key of the workspace reads these events; the URL, host, event filter and secret stay with admins (webhooks.get).';
+grant execute on function app_hidden.webhook_event_payload(w app_public.webhooks) to svc_visitor;
+
+create or replace function app_hidden.webhook_in_workspace(p_webhook_id uuid)
+ returns uuid
+ language plpgsql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  if not exists (select 1 from app_public.webhooks where id = p_webhook_id and workspace_id = app_hidden.current_workspace_id()) then
+    perform app_hidden.raise_not_found('Webhook');
+  end if;
+  return p_webhook_id;
+end
+$$;
+comment on function app_hidden.webhook_in_workspace(p_webhook_id uuid) is 'The webhook id when it belongs to the calling workspace, else 404.';
+grant execute on function app_hidden.webhook_in_workspace(p_webhook_id uuid) to svc_visitor;
+
+create or replace function app_hidden.webhook_json(w app_public.webhooks)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object('id', w.id, 'url', w.url, 'events', to_jsonb(w.events), 'active', w.active,
+    'description', w.description, 'deactivatedAt', w.deactivated_at, 'deactivatedReason', w.deactivated_reason,
+    'createdAt', w.created_at, 'updatedAt', w.updated_at)
+$$;
+comment on function app_hidden.webhook_json(w app_public.webhooks) is 'Webhook shape (never the secret).';
+grant execute on function app_hidden.webhook_json(w app_public.webhooks) to svc_visitor;
+
+drop function if exists app_hidden.webhook_rotate_secret(uuid);
+create or replace function app_hidden.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer default 24)
+ returns jsonb
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_result jsonb;
+begin
+  perform app_hidden.require_webhook_admin_for_change();
+  v_result := app_private.webhook_rotate_secret(app_hidden.webhook_in_workspace(p_webhook_id), p_keep_previous_hours);
+  perform app_hidden.record_event('WEBHOOK_UPDATED', 'webhook', p_webhook_id,
+    (select app_hidden.webhook_event_payload(w) from app_public.webhooks w where w.id = p_webhook_id)
+    || jsonb_build_object('changes', jsonb_build_array('secret'), 'previousSecretValidUntil', v_result->'previousSecretValidUntil'));
+  return v_result;
+end
+$$;
+comment on function app_hidden.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer) is 'In-app: new signing secret for a webhook of the calling workspace (OWNER/ADMIN), shown once; the old one signs beside it for p_keep_previous_hours. Records WEBHOOK_UPDATED (changes secret, previousSecretValidUntil; never a secret).';
+grant execute on function app_hidden.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer) to svc_visitor;
+
+create or replace function app_hidden.webhook_test(p_webhook_id uuid)
+ returns jsonb
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  perform app_hidden.require_webhook_admin_for_change();
+  return app_private.webhook_test(app_hidden.webhook_in_workspace(p_webhook_id));
+end
+$$;
+comment on function app_hidden.webhook_test(p_webhook_id uuid) is 'In-app: queue a WEBHOOK_TESTED delivery to one webhook of the calling workspace now (OWNER/ADMIN); 409 webhook_inactive for an inactive one.';
+grant execute on function app_hidden.webhook_test(p_webhook_id uuid) to svc_visitor;
+
+create or replace function app_hidden.webhook_update(p_webhook_id uuid, p_url text default NULL::text, p_events text[] default NULL::text[], p_active boolean default NULL::boolean, p_description text default NULL::text)
+ returns jsonb
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_old app_public.webhooks;
+  v_new app_public.webhooks;
+  v_result jsonb;
+  v_changes text[] := '{}';
+begin
+  perform app_hidden.require_webhook_admin_for_change();
+  select * into v_old from app_public.webhooks where id = app_hidden.webhook_in_workspace(p_webhook_id);
+  v_result := app_private.webhook_update(v_old.id, p_url, p_events, p_active, p_description);
+  select * into v_new from app_public.webhooks where id = v_old.id;
+  if v_new.url is distinct from v_old.url then v_changes := array_append(v_changes, 'url'); end if;
+  if v_new.events is distinct from v_old.events then v_changes := array_append(v_changes, 'events'); end if;
+  if v_new.active is distinct from v_old.active then v_changes := array_append(v_changes, 'active'); end if;
+  if v_new.description is distinct from v_old.description then v_changes := array_append(v_changes, 'description'); end if;
+  -- A change that changes nothing records nothing. The event names what changed, never the values.
+  if cardinality(v_changes) > 0 then
+    perform app_hidden.record_event('WEBHOOK_UPDATED', 'webhook', v_new.id, app_hidden.webhook_event_payload(v_new)
+      || jsonb_build_object('changes', to_jsonb(v_changes)));
+  end if;
+  return v_result;
+end
+$$;
+comment on function app_hidden.webhook_update(p_webhook_id uuid, p_url text, p_events text[], p_active boolean, p_description text) is 'In-app: change a webhook of the calling workspace (OWNER/ADMIN). Records WEBHOOK_UPDATED naming the changed fields (none changed: no event).';
+grant execute on function app_hidden.webhook_update(p_webhook_id uuid, p_url text, p_events text[], p_active boolean, p_description text) to svc_visitor;
+
+create or replace function app_hidden.webhooks_list()
+ returns jsonb
+ language plpgsql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  perform app_hidden.require_webhook_admin();
+  return app_private.webhooks_list(app_hidden.current_workspace_id());
+end
+$$;
+comment on function app_hidden.webhooks_list() is 'In-app: the calling workspace''s webhooks with health counts (OWNER/ADMIN).';
+grant execute on function app_hidden.webhooks_list() to svc_visitor;
+
+create or replace function app_private.check_webhook_input(p_url text, p_events text[])
+ returns text[]
+ language plpgsql
+ immutable
+as $$
+declare v_bad text;
+begin
+  if p_url is not null and (p_url !~ '^https?://[^\s/?#@]+' or length(p_url) > 2048) then
+    perform app_hidden.raise_invalid('url', 'url must be an http(s) URL without credentials, at most 2048 characters');
+  end if;
+  if p_events is null then
+    return null;
+  end if;
+  select e into v_bad from unnest(p_events) e where e is null or not (e = any(app_hidden.event_kinds())) limit 1;
+  if found then
+    perform app_hidden.raise_invalid('events', format('unknown event kind %s', coalesce(v_bad, 'null')));
+  end if;
+  return array(select distinct e from unnest(p_events) e order by e);
+end
+$$;
+comment on function app_private.check_webhook_input(p_url text, p_events text[]) is 'Validates a webhook URL and event filter (400 naming the field); returns the events de-duplicated and sorted.';
+
+create or replace function app_private.outbound_flags(p_workspace_id uuid)
+ returns text[]
+ language sql
+ immutable
+ set search_path to 'pg_catalog'
+as $$
+  select array['svc_outbound:' || p_workspace_id]
+$$;
+comment on function app_private.outbound_flags(p_workspace_id uuid) is 'The Graphile Worker flags of a workspace''s outbound job (a webhook or agent delivery, a link title). A worker runs at most half its slots of one workspace''s outbound jobs: while it does, it fetches none flagged so (forbiddenFlags, src/outbound/tenant-share.ts), however many of the workspace''s targets hang.';
+
+create or replace function app_private.enqueue_delivery_job(p_delivery_id uuid, p_run_at timestamp with time zone default NULL::timestamp with time zone)
+ returns void
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  if to_regnamespace('graphile_worker') is not null then
+    perform graphile_worker.add_job('svc_webhook_deliver', json_build_object('deliveryId', p_delivery_id),
+      flags := app_private.outbound_flags((select d.workspace_id from app_public.webhook_deliveries d where d.id = p_delivery_id)),
+      run_at := coalesce(p_run_at, now()), max_attempts := 10, job_key := 'svc_webhook:' || p_delivery_id,
+      job_key_mode := 'replace');
+  end if;
+end
+$$;
+comment on function app_private.enqueue_delivery_job(p_delivery_id uuid, p_run_at timestamp with time zone) is 'Enqueues (or reschedules) the worker job of a delivery, job_key svc_webhook:<id>, flagged as its workspace''s outbound work (outbound_flags). Runs in the caller''s transaction.';
+
+create or replace function app_private.new_webhook_secret()
+ returns text
+ language sql
+as $$
+  -- 32 bytes from two v4 UUIDs (pg_strong_random; 244 random bits), base64: the Standard Webhooks format.
+  select 'whsec_' || encode(decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'), 'base64')
+$$;
+comment on function app_private.new_webhook_secret() is 'A fresh signing secret, whsec_<base64 of 32 bytes> (Standard Webhooks).';
+
+create or replace function app_private.webhook_create(p_workspace_id uuid, p_url text, p_events text[] default '{}'::text[], p_description text default NULL::text)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_events text[] := coalesce(app_private.check_webhook_input(p_url, coalesce(p_events, '{}')), '{}');
+  v_webhook app_public.webhooks;
+  v_secret text := app_private.new_webhook_secret();
+begin
+  if p_url is null then
+    perform app_hidden.raise_invalid('url', 'url is required');
+  end if;
+  -- At most 50 per workspace (every event becomes a delivery to each of them), counted under the lock that
+  -- serialises registration changes (require_webhook_admin_for_change takes it too; it is reentrant).
+  perform app_private.lock_webhook_registrations(p_workspace_id);
+  if (select count(*) from app_public.webhooks w where w.workspace_id = p_workspace_id) >= 50 then
+    raise exception 'A workspace has at most 50 webhooks; delete one first' using errcode = 'SV409', detail = 'webhook_limit';
+  end if;
+  insert into app_public.webhooks (workspace_id, url, events, description)
+  values (p_workspace_id, p_url, v_events, p_description)
+  returning * into v_webhook;
+  insert into app_private.webhook_secrets (webhook_id, workspace_id, secret) values (v_webhook.id, p_workspace_id, v_secret);
+  return app_hidden.webhook_json(v_webhook) || jsonb_build_object('secret', v_secret);
+end
+$$;
+comment on function app_private.webhook_create(p_workspace_id uuid, p_url text, p_events text[], p_description text) is 'Registers a webhook (at most 50 per workspace: 409 webhook_limit); the result carries its signing secret, shown this once.';
+
+create or replace function app_private.webhook_delete(p_webhook_id uuid)
+ returns jsonb
+ language plpgsql
+as $$
+declare v_webhook app_public.webhooks;
+begin
+  delete from app_public.webhooks where id = p_webhook_id returning * into v_webhook;
+  if v_webhook.id is null then
+    perform app_hidden.raise_not_found('Webhook');
+  end if;
+  return jsonb_build_object('id', v_webhook.id, 'deleted', true);
+end
+$$;
+comment on function app_private.webhook_delete(p_webhook_id uuid) is 'Deletes a webhook with its secret, deliveries and attempts; queued jobs find nothing and stop.';
+
+create or replace function app_private.webhook_deliveries_list(p_workspace_id uuid, p_webhook_id uuid default NULL::uuid, p_status text default NULL::text, p_limit integer default 50, p_before uuid default NULL::uuid)
+ returns jsonb
+ language plpgsql
+ stable
+as $$
+declare
+  v_limit int := least(greatest(coalesce(p_limit, 50), 1), 200);
+  v_before app_public.webhook_deliveries;
+begin
+  if p_status is not null and p_status not in ('PENDING', 'DELIVERED', 'DEAD_LETTER', 'CANCELED') then
+    perform app_hidden.raise_invalid('status', 'status must be PENDING, DELIVERED, DEAD_LETTER or CANCELED');
+  end if;
+  if p_before is not null then
+    select * into v_before from app_public.webhook_deliveries where id = p_before and workspace_id = p_workspace_id;
+  end if;
+  -- The cursor is the last delivery's id itself (prefix null).
+  return app_hidden.page_json(array(
+    select (app_hidden.webhook_delivery_json(d), d.id::text, null)::app_hidden.page_row
+    from app_public.webhook_deliveries d
+    where d.workspace_id = p_workspace_id
+      and (p_webhook_id is null or d.webhook_id = p_webhook_id)
+      and (p_status is null or d.status = p_status)
+      and (v_before.id is null or (d.created_at, d.id) < (v_before.created_at, v_before.id))
+    order by d.created_at desc, d.id desc limit v_limit + 1), v_limit, null);
+end
+$$;
+comment on function app_private.webhook_deliveries_list(p_workspace_id uuid, p_webhook_id uuid, p_status text, p_limit integer, p_before uuid) is 'Deliveries of a workspace, newest first, optionally of one webhook or status, with their attempts; page with p_before = nextCursor.';
+
+create or replace function app_private.webhook_deliveries_sweep(p_stale_ms integer, p_follow_up boolean default false)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_requeued int := 0;
+  v_next_lease timestamptz;
+  v_id uuid;
+  v_run_at timestamptz;
+begin
+  if to_regnamespace('graphile_worker') is null then
+    return jsonb_build_object('requeued', 0);
+  end if;
+  -- PENDING deliveries that no live job will pick up: their lease expired (the worker died
+  -- mid-attempt) or they have no waiting job (never enqueued, or its job is stuck on a dead worker).
+  for v_id, v_run_at in
+    select d.id, greatest(d.next_attempt_at, now()) from app_public.webhook_deliveries d
+    where d.status = 'PENDING' and (d.locked_until is null or d.locked_until < now())
+      -- only overdue ones: a backlog that workers are still working through costs nothing here
+      and d.next_attempt_at < now() - make_interval(secs => p_stale_ms / 1000.0)
+      and not exists (
+        select 1 from graphile_worker.jobs j
+        where j.key = 'svc_webhook:' || d.id and j.attempts < j.max_attempts
+          and (j.locked_at is null or j.locked_at > now() - make_interval(secs => p_stale_ms / 1000.0)))
+  loop
+    perform app_private.enqueue_delivery_job(v_id, v_run_at);
+    v_requeued := v_requeued + 1;
+  end loop;
+  -- At start-up, come back when the leases of deliveries that were in flight expire.
+  if p_follow_up then
+    select min(locked_until) into v_next_lease from app_public.webhook_deliveries
+    where status = 'PENDING' and locked_until >= now();
+    if v_next_lease is not null then
+      perform graphile_worker.add_job('svc_webhooks_sweep', '{}'::json, run_at := v_next_lease + interval '100 milliseconds',
+        job_key := 'svc_webhooks_sweep:follow-up', job_key_mode := 'replace');
+    end if;
+  end if;
+  return jsonb_build_object('requeued', v_requeued, 'nextLeaseExpiry', v_next_lease);
+end
+$$;
+comment on function app_private.webhook_deliveries_sweep(p_stale_ms integer, p_follow_up boolean) is 'Recovery: re-queues PENDING deliveries whose lease expired or whose job is missing or stuck (older than p_stale_ms). With p_follow_up (worker start-up) it also schedules itself for when the current leases expire.';
+
+create or replace function app_private.webhook_delivery_claim(p_delivery_id uuid, p_lease_ms integer)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_delivery app_public.webhook_deliveries;
+  v_url text;
+  v_secret text;
+  v_previous text;
+  v_active boolean;
+begin
+  update app_public.webhook_deliveries
+  set locked_until = clock_timestamp() + make_interval(secs => p_lease_ms / 1000.0)
+  where id = p_delivery_id and status = 'PENDING'
+    and (locked_until is null or locked_until < clock_timestamp())
+    and next_attempt_at <= clock_timestamp() + interval '50 milliseconds'
+  returning * into v_delivery;
+  if v_delivery.id is null then
+    -- Delivered, dead, leased by a live worker, or not due yet (a sweep ran early): make sure a
+    -- not-yet-due delivery still has its job, then let this one go.
+    select * into v_delivery from app_public.webhook_deliveries where id = p_delivery_id;
+    if v_delivery.status = 'PENDING' and (v_delivery.locked_until is null or v_delivery.locked_until < clock_timestamp()) then
+      perform app_private.enqueue_delivery_job(v_delivery.id, v_delivery.next_attempt_at);
+    end if;
+    return null;
+  end if;
+
+  -- The previous secret, while a rotation's grace lasts, signs beside the current one.
+  if v_delivery.webhook_id is not null then
+    select w.url, s.secret, case when s.previous_secret_expires_at > clock_timestamp() then s.previous_secret end, w.active
+      into v_url, v_secret, v_previous, v_active
+    from app_public.webhooks w join app_private.webhook_secrets s on s.webhook_id = w.id
+    where w.id = v_delivery.webhook_id;
+  else
+    select a.webhook_url, s.secret, case when s.previous_secret_expires_at > clock_timestamp() then s.previous_secret end,
+           a.webhook_url is not null and a.archived_at is null
+      into v_url, v_secret, v_previous, v_active
+    from app_public.agents a join app_private.agent_webhook_secrets s on s.agent_id = a.id
+    where a.id = v_delivery.agent_id;
+  end if;
+  if not coalesce(v_active, false) then
+    update app_public.webhook_deliveries set status = 'CANCELED', locked_until = null,
+      last_error = coalesce(last_error, 'target inactive or removed')
+    where id = v_delivery.id;
+    return null;
+  end if;
+
+  return jsonb_build_object(
+    'deliveryId', v_delivery.id, 'workspaceId', v_delivery.workspace_id, 'eventId', v_delivery.event_id, 'channel', v_delivery.channel,
+    'attempt', v_delivery.total_attempts + 1, 'url', v_url, 'secret', v_secret, 'previousSecret', v_previous,
+    'kind', (select e.kind from app_public.activity_events e where e.id = v_delivery.event_id),
+    'body', (select app_hidden.event_json(e, false)::text from app_public.activity_events e where e.id = v_delivery.event_id));
+end
+$$;
+comment on function app_private.webhook_delivery_claim(p_delivery_id uuid, p_lease_ms integer) is 'Worker: leases a due PENDING delivery for p_lease_ms and returns what to POST (url, secret, exact body) and whose it is (workspaceId: the worker spreads slow targets'' retries per workspace). NULL when there is nothing to do.';
+
+create or replace function app_private.webhook_delivery_record(p_delivery_id uuid, p_attempt jsonb, p_backoff_seconds numeric[])
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_delivery app_public.webhook_deliveries;
+  v_hook app_public.webhooks;
+  v_code int := (p_attempt->>'statusCode')::int;
+  v_error text := left(p_attempt->>'error', 1000);
+  v_next timestamptz;
+begin
+  select * into v_delivery from app_public.webhook_deliveries where id = p_delivery_id for update;
+  if v_delivery.id is null or v_delivery.status <> 'PENDING' then
+    return jsonb_build_object('status', coalesce(v_delivery.status, 'GONE'));
+  end if;
+  insert into app_public.webhook_delivery_attempts (workspace_id, delivery_id, attempt_number, url, started_at,
+                                                    duration_ms, status_code, error, response_body)
+  values (v_delivery.workspace_id, v_delivery.id, v_delivery.total_attempts + 1, p_attempt->>'url',
+          (p_attempt->>'startedAt')::timestamptz, (p_attempt->>'durationMs')::int, v_code, v_error,
+          left(p_attempt->>'responseBody', 2048));
+
+  if v_code between 200 and 299 then
+    update app_public.webhook_deliveries set status = 'DELIVERED', delivered_at = now(), locked_until = null,
+      attempt_count = attempt_count + 1, total_attempts = total_attempts + 1, last_status_code = v_code, last_error = null
+    where id = v_delivery.id;
+    return jsonb_build_object('status', 'DELIVERED');
+  end if;
+
+  if v_code = 410 and v_delivery.webhook_id is not null then
+    -- The receiver says the endpoint is gone for good: stop sending to it.
+    update app_public.webhooks set active = false, deactivated_at = now(), deactivated_reason = 'endpoint answered 410 Gone'
+    where id = v_delivery.webhook_id and active
+    returning * into v_hook;
+    -- A state change, as an admin switching it off is: WEBHOOK_UPDATED (the system acting, no actor).
+    if v_hook.id is not null then
+      perform app_private.record_event(v_hook.workspace_id, 'WEBHOOK_UPDATED', 'webhook', v_hook.id,
+        app_hidden.webhook_event_payload(v_hook) || jsonb_build_object('changes', jsonb_build_array('active'),
+                                                                       'deactivatedReason', v_hook.deactivated_reason));
+    end if;
+    update app_public.webhook_deliveries set status = 'CANCELED', locked_until = null,
+      attempt_count = attempt_count + 1, total_attempts = total_attempts + 1, last_status_code = v_code,
+      last_error = 'endpoint answered 410 Gone; webhook deactivated'
+    where id = v_delivery.id;
+    return jsonb_build_object('status', 'CANCELED', 'deactivated', true);
+  end if;
+
+  if v_delivery.attempt_count + 1 <= coalesce(cardinality(p_backoff_seconds), 0) then
+    v_next := clock_timestamp() + make_interval(secs => p_backoff_seconds[v_delivery.attempt_count + 1]);
+    update app_public.webhook_deliveries set next_attempt_at = v_next, locked_until = null,
+      attempt_count = attempt_count + 1, total_attempts = total_attempts + 1, last_status_code = v_code,
+      last_error = coalesce(v_error, format('HTTP %s', v_code))
+    where id = v_delivery.id;
+    perform app_private.enqueue_delivery_job(v_delivery.id, v_next);
+    return jsonb_build_object('status', 'PENDING', 'nextAttemptAt', v_next);
+  end if;
+
+  update app_public.webhook_deliveries set status = 'DEAD_LETTER', dead_lettered_at = now(), locked_until = null,
+    attempt_count = attempt_count + 1, total_attempts = total_attempts + 1, last_status_code = v_code,
+    last_error = coalesce(v_error, format('HTTP %s', v_code))
+  where id = v_delivery.id;
+  return jsonb_build_object('status', 'DEAD_LETTER');
+end
+$$;
+comment on function app_private.webhook_delivery_record(p_delivery_id uuid, p_attempt jsonb, p_backoff_seconds numeric[]) is 'Worker: records one attempt and moves the delivery on: 2xx DELIVERED; 410 deactivates the webhook (CANCELED); otherwise the next retry after p_backoff_seconds[n], or DEAD_LETTER when the schedule is spent.';
+
+create or replace function app_private.webhook_delivery_retry(p_delivery_id uuid)
+ returns jsonb
+ language plpgsql
+as $$
+declare v_delivery app_public.webhook_deliveries;
+begin
+  select * into v_delivery from app_public.webhook_deliveries where id = p_delivery_id for update;
+  if v_delivery.id is null then
+    perform app_hidden.raise_not_found('Delivery');
+  end if;
+  if v_delivery.status not in ('DEAD_LETTER', 'CANCELED') then
+    raise exception 'Only DEAD_LETTER or CANCELED deliveries can be retried (this one is %)', v_delivery.status
+      using errcode = 'SV409', detail = 'not_dead_letter';
+  end if;
+  if v_delivery.webhook_id is not null and not exists (
+    select 1 from app_public.webhooks w where w.id = v_delivery.webhook_id and w.active) then
+    raise exception 'The webhook is inactive; activate it first' using errcode = 'SV409', detail = 'webhook_inactive';
+  end if;
+  update app_public.webhook_deliveries set status = 'PENDING', attempt_count = 0, next_attempt_at = now(),
+    locked_until = null, dead_lettered_at = null
+  where id = p_delivery_id
+  returning * into v_delivery;
+  perform app_private.enqueue_delivery_job(v_delivery.id);
+  return app_hidden.webhook_delivery_json(v_delivery);
+end
+$$;
+comment on function app_private.webhook_delivery_retry(p_delivery_id uuid) is 'Puts a DEAD_LETTER (or CANCELED) delivery back in the queue with a fresh retry schedule; same event, same webhook-id.';
+
+drop function if exists app_private.webhook_rotate_secret(uuid);
+create or replace function app_private.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer default 24)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_secret text := app_private.new_webhook_secret();
+  v_until timestamptz := app_private.previous_secret_until(p_keep_previous_hours);
+begin
+  -- The old secret keeps signing beside the new one (webhook-signature carries both) until the receiver has the new
+  -- one: a rotation no longer breaks a live integration. 0 ends it at once (a leaked secret).
+  update app_private.webhook_secrets
+  set previous_secret = case when v_until is not null then secret end, previous_secret_expires_at = v_until,
+      secret = v_secret, rotated_at = now()
+  where webhook_id = p_webhook_id;
+  if not found then
+    perform app_hidden.raise_not_found('Webhook');
+  end if;
+  return jsonb_build_object('id', p_webhook_id, 'secret', v_secret, 'previousSecretValidUntil', v_until);
+end
+$$;
+comment on function app_private.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer) is 'Replaces a webhook''s signing secret and returns the new one (shown once); the old one also signs deliveries for p_keep_previous_hours (0: stops at once; previousSecretValidUntil says until when).';
+
+drop function if exists app_private.check_keep_previous_hours(integer);
+create or replace function app_private.previous_secret_until(p_hours integer)
+ returns timestamptz
+ language plpgsql
+ stable
+as $$
+begin
+  if p_hours is null or p_hours < 0 or p_hours > 168 then
+    perform app_hidden.raise_invalid('keepPreviousHours', 'keepPreviousHours must be from 0 (the old secret stops at once) to 168 (a week)');
+  end if;
+  return case when p_hours > 0 then now() + make_interval(hours => p_hours) end;
+end
+$$;
+comment on function app_private.previous_secret_until(p_hours integer) is 'A rotation''s grace for the old secret (webhooks and agent dispatch): until when it still signs, null for 0 hours (it stops at once); 0 to 168, else 400 on keepPreviousHours.';
+
+create or replace function app_private.webhook_test(p_webhook_id uuid)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_webhook app_public.webhooks;
+  v_event uuid;
+  v_delivery app_public.webhook_deliveries;
+begin
+  select * into v_webhook from app_public.webhooks where id = p_webhook_id;
+  if v_webhook.id is null then
+    perform app_hidden.raise_not_found('Webhook');
+  end if;
+  if not v_webhook.active then
+    raise exception 'The webhook is inactive; activate it first' using errcode = 'SV409', detail = 'webhook_inactive';
+  end if;
+  -- A stored event (the audit trail says who tested which webhook; deliveries need one), which the outbox
+  -- trigger fans out to no webhook: only this one gets it, whatever its event filter.
+  v_event := app_private.record_event(v_webhook.workspace_id, 'WEBHOOK_TESTED', 'webhook', v_webhook.id,
+    app_hidden.webhook_event_payload(v_webhook) || jsonb_build_object('test', true));
+  insert into app_public.webhook_deliveries (workspace_id, event_id, webhook_id, channel)
+  values (v_webhook.workspace_id, v_event, v_webhook.id, 'webhook:' || v_webhook.id)
+  returning * into v_delivery;
+  perform app_private.enqueue_delivery_job(v_delivery.id);
+  return app_hidden.webhook_delivery_json(v_delivery);
+end
+$$;
+comment on function app_private.webhook_test(p_webhook_id uuid) is 'Records WEBHOOK_TESTED about a webhook and queues its delivery to that webhook only (signed and retried like any delivery); 409 webhook_inactive.';
+
+create or replace function app_private.webhook_update(p_webhook_id uuid, p_url text default NULL::text, p_events text[] default NULL::text[], p_active boolean default NULL::boolean, p_description text default NULL::text)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_events text[] := app_private.check_webhook_input(p_url, p_events);
+  v_webhook app_public.webhooks;
+begin
+  update app_public.webhooks set
+    url = coalesce(p_url, url),
+    events = coalesce(v_events, events),
+    description = coalesce(p_description, description),
+    active = coalesce(p_active, active),
+    deactivated_at = case when p_active then null when p_active = false and active then now() else deactivated_at end,
+    deactivated_reason = case when p_active then null when p_active = false and active then 'deactivated by an admin' else deactivated_reason end
+  where id = p_webhook_id
+  returning * into v_webhook;
+  if v_webhook.id is null then
+    perform app_hidden.raise_not_found('Webhook');
+  end if;
+  return app_hidden.webhook_json(v_webhook);
+end
+$$;
+comment on function app_private.webhook_update(p_webhook_id uuid, p_url text, p_events text[], p_active boolean, p_description text) is 'Changes url, events, description or active (NULL = unchanged). Reactivating clears the deactivation reason; pending deliveries of an inactive webhook are canceled when their turn comes.';
+
+create or replace function app_private.webhooks_list(p_workspace_id uuid)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select coalesce(jsonb_agg(app_hidden.webhook_json(w) || jsonb_build_object(
+      'pending', (select count(*) from app_public.webhook_deliveries d where d.workspace_id = w.workspace_id and d.webhook_id = w.id and d.status = 'PENDING'),
+      'deadLetters', (select count(*) from app_public.webhook_deliveries d where d.workspace_id = w.workspace_id and d.webhook_id = w.id and d.status = 'DEAD_LETTER'),
+      'lastDeliveredAt', (select max(d.delivered_at) from app_public.webhook_deliveries d where d.workspace_id = w.workspace_id and d.webhook_id = w.id))
+    order by w.created_at, w.id), '[]')
+  from app_public.webhooks w where w.workspace_id = p_workspace_id
+$$;
+comment on function app_private.webhooks_list(p_workspace_id uuid) is 'The workspace''s webhooks with pending and dead-letter counts (no secrets).';
+
+create or replace function app_public.webhook_deliveries_retry(delivery_id uuid)
+ returns jsonb
+ language sql
+as $$ select app_hidden.webhook_delivery_retry(delivery_id) $$;
+comment on function app_public.webhook_deliveries_retry(delivery_id uuid) is 'OWNER/ADMIN: puts a dead-lettered delivery back in the queue (same event, same webhook-id).';
+grant execute on function app_public.webhook_deliveries_retry(delivery_id uuid) to svc_visitor;
+
+create or replace function app_public.webhooks_create(url text, events text[] default '{}'::text[], description text default NULL::text)
+ returns jsonb
+ language sql
+as $$ select app_hidden.webhook_create(url, events, description) $$;
+comment on function app_public.webhooks_create(url text, events text[], description text) is 'OWNER/ADMIN: registers a webhook for the given event kinds (empty = all). Returns {id, url, events, active, secret}; the secret is shown only here.';
+grant execute on function app_public.webhooks_create(url text, events text[], description text) to svc_visitor;
+
+create or replace function app_public.webhooks_delete(webhook_id uuid)
+ returns jsonb
+ language sql
+as $$ select app_hidden.webhook_delete(webhook_id) $$;
+comment on function app_public.webhooks_delete(webhook_id uuid) is 'OWNER/ADMIN: deletes a webhook and its pending deliveries.';
+grant execute on function app_public.webhooks_delete(webhook_id uuid) to svc_visitor;
+
+create or replace function app_public.webhooks_overview()
+ returns jsonb
+ language sql
+ stable
+as $$ select app_hidden.webhooks_list() $$;
+comment on function app_public.webhooks_overview() is 'OWNER/ADMIN: the workspace''s webhooks with delivery health counts.';
+grant execute on function app_public.webhooks_overview() to svc_visitor;
+
+drop function if exists app_public.webhooks_rotate_secret(uuid);
+create or replace function app_public.webhooks_rotate_secret(webhook_id uuid, keep_previous_hours integer default 24)
+ returns jsonb
+ language sql
+as $$ select app_hidden.webhook_rotate_secret(webhook_id, coalesce(keep_previous_hours, 24)) $$;
+comment on function app_public.webhooks_rotate_secret(webhook_id uuid, keep_previous_hours integer) is 'OWNER/ADMIN: replaces the signing secret and returns the new one (shown once); the old one also signs deliveries for keepPreviousHours (default 24, 0 to 168; 0 stops it at once).';
+grant execute on function app_public.webhooks_rotate_secret(webhook_id uuid, keep_previous_hours integer) to svc_visitor;
+
+create or replace function app_public.webhooks_update(webhook_id uuid, url text default NULL::text, events text[] default NULL::text[], active boolean default NULL::boolean, description text default NULL::text)
+ returns jsonb
+ language sql
+as $$ select app_hidden.webhook_update(webhook_id, url, events, active, description) $$;
+comment on function app_public.webhooks_update(webhook_id uuid, url text, events text[], active boolean, description text) is 'OWNER/ADMIN: changes the fields given of a webhook (omitted = unchanged); active false pauses deliveries.';
+grant execute on function app_public.webhooks_update(webhook_id uuid, url text, events text[], active boolean, description text) to svc_visitor;
+--! EndIncluded webhooks/webhooks.sql
+--! Included agents/agents.sql
+-- agents: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_public.agents_webhook_url(a app_public.agents)
+ returns text
+ language sql
+ stable
+as $$
+  -- A person's admin key, not an agent's key (an agent keyed by an admin's user with FULL scope would read every
+  -- other agent's URL and its token); an agent reads its own.
+  select case when app_hidden.current_workspace_id() is null
+                or (app_hidden.current_agent_id() is null and app_hidden.is_workspace_admin())
+                or a.id = app_hidden.current_agent_id() then a.webhook_url end
+$$;
+comment on function app_public.agents_webhook_url(a app_public.agents) is 'Where dispatch deliveries for the agent go (signed); shown only to a workspace admin''s own key (no linked agent), the agent''s own keys and the operator (it may carry a token).';
+grant execute on function app_public.agents_webhook_url(a app_public.agents) to svc_visitor;
+
+create or replace function app_hidden.agent_json(a app_public.agents)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object(
+    'id', a.id, 'profileKey', a.profile_key, 'name', a.name, 'status', a.status,
+    'runtimeMode', a.runtime_mode, 'provider', a.provider, 'capabilities', to_jsonb(a.capabilities),
+    -- The dispatch URL may carry a token: workspace admins only (as runtimes' endpoints), and the operator (svc
+    -- admin, no caller).
+    'maxConcurrent', a.max_concurrent, 'webhookUrl', app_public.agents_webhook_url(a),
+    'lastHeartbeatAt', a.last_heartbeat_at, 'lastDispatchedAt', a.last_dispatched_at,
+    'archivedAt', a.archived_at, 'createdAt', a.created_at,
+    'runtime', (select jsonb_build_object('id', r.id, 'name', r.name, 'kind', r.kind)
+                from app_public.runtimes r where r.id = a.runtime_id and r.workspace_id = a.workspace_id))
+$$;
+comment on function app_hidden.agent_json(a app_public.agents) is 'Agent (spec 2.9) with its runtime {id, name, kind} (null when it has none); webhookUrl only for a workspace admin''s own key, the agent''s own keys and the operator (agents_webhook_url; it may carry a token).';
+grant execute on function app_hidden.agent_json(a app_public.agents) to svc_visitor;
+
+create or replace function app_hidden.require_agent_manager()
+ returns app_private.caller
+ language plpgsql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_private.current_caller();
+begin
+  perform app_private.require_admin(v_caller);
+  -- A person's key: an agent's own key, even one made for an admin with every scope, could otherwise point another
+  -- agent's webhookUrl at itself and receive that agent's dispatches.
+  if app_hidden.current_agent_id() is not null then
+    raise exception 'Agents are managed with a person''s key; this key acts for an agent'
+      using errcode = 'SV403', detail = 'admin_required';
+  end if;
+  return v_caller;
+end
+$$;
+comment on function app_hidden.require_agent_manager() is 'The caller, when it may create, change, archive or delete agents: an OWNER/ADMIN with the ADMIN scope (require_admin) acting as a person (no linked agent); else 403 admin_required.';
+grant execute on function app_hidden.require_agent_manager() to svc_visitor;
+
+create or replace function app_hidden.agents_create(p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text)
+ returns app_public.agents
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_hidden.require_agent_manager();
+begin
+  return app_private.create_agent(v_caller.workspace_id, p_profile_key, p_name, p_capabilities, p_provider,
+    p_runtime_mode, p_max_concurrent, p_webhook_url);
+end
+$$;
+comment on function app_hidden.agents_create(p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text) is 'OWNER/ADMIN acting as a person (require_agent_manager): app_private.create_agent in the caller''s workspace.';
+grant execute on function app_hidden.agents_create(p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text) to svc_visitor;
+
+create or replace function app_hidden.agents_delete(p_agent_id uuid)
+ returns app_public.agents
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_hidden.require_agent_manager();
+begin
+  return app_private.delete_agent(v_caller.workspace_id, p_agent_id);
+end
+$$;
+comment on function app_hidden.agents_delete(p_agent_id uuid) is 'OWNER/ADMIN acting as a person (require_agent_manager): delete an agent of the caller''s workspace.';
+grant execute on function app_hidden.agents_delete(p_agent_id uuid) to svc_visitor;
+
+create or replace function app_hidden.agents_set_archived(p_agent_id uuid, p_archived boolean)
+ returns app_public.agents
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_hidden.require_agent_manager();
+begin
+  return app_private.set_agent_archived(v_caller.workspace_id, p_agent_id, p_archived);
+end
+$$;
+comment on function app_hidden.agents_set_archived(p_agent_id uuid, p_archived boolean) is 'OWNER/ADMIN acting as a person (require_agent_manager): archive or restore an agent of the caller''s workspace.';
+grant execute on function app_hidden.agents_set_archived(p_agent_id uuid, p_archived boolean) to svc_visitor;
+
+create or replace function app_hidden.agents_update(p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean)
+ returns app_public.agents
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_hidden.require_agent_manager();
+begin
+  return app_private.update_agent(v_caller.workspace_id, p_agent_id, p_name, p_profile_key, p_capabilities,
+    p_provider, p_runtime_mode, p_max_concurrent, p_webhook_url, p_clear_webhook_url);
+end
+$$;
+comment on function app_hidden.agents_update(p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean) is 'OWNER/ADMIN acting as a person (require_agent_manager): app_private.update_agent in the caller''s workspace.';
+grant execute on function app_hidden.agents_update(p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean) to svc_visitor;
+
+create or replace function app_hidden.find_agent(p_agent_id text, p_profile_key text, p_field text)
+ returns app_public.agents
+ language plpgsql
+ stable
+as $$
+begin
+  if p_agent_id is not null then
+    return app_hidden.found((select a from app_public.agents a
+                             where a.id = app_hidden.parse_uuid(p_agent_id, p_field) and a.workspace_id = app_hidden.current_workspace_id()),
+                            'Agent', p_field);
+  end if;
+  return app_hidden.found((select a from app_public.agents a
+                           where a.profile_key = lower(p_profile_key) and a.workspace_id = app_hidden.current_workspace_id()),
+                          'Agent', p_field);
+end
+$$;
+comment on function app_hidden.find_agent(p_agent_id text, p_profile_key text, p_field text) is 'An agent of the caller''s workspace by id or profileKey; 404 naming the field otherwise.';
+grant execute on function app_hidden.find_agent(p_agent_id text, p_profile_key text, p_field text) to svc_visitor;
+
+create or replace function app_hidden.find_live_agent(p_agent_id text, p_field text, p_profile_key text default null)
+ returns app_public.agents
+ language plpgsql
+ stable
+as $$
+declare v app_public.agents := app_hidden.find_agent(p_agent_id, p_profile_key, p_field);
+begin
+  if v.archived_at is not null then
+    raise exception 'Agent % is archived', v.profile_key using errcode = 'SV400', column = p_field, detail = 'agent_archived';
+  end if;
+  return v;
+end
+$$;
+comment on function app_hidden.find_live_agent(p_agent_id text, p_field text, p_profile_key text) is 'An agent of the caller''s workspace that is not archived, by id (else by profileKey, as find_agent): for what puts an agent to work (issues.assign/reassign, an action request''s assignee or bound assignment, a crew, planner, judge or step). 404 unknown, 400 agent_archived, both naming the field.';
+grant execute on function app_hidden.find_live_agent(p_agent_id text, p_field text, p_profile_key text) to svc_visitor;
+
+create or replace function app_private.create_agent(p_workspace_id uuid, p_profile_key text, p_name text, p_capabilities text[] default '{}'::text[], p_provider text default 'CUSTOM'::text, p_runtime_mode text default 'PERSISTENT'::text, p_max_concurrent integer default 1, p_webhook_url text default NULL::text)
+ returns app_public.agents
+ language plpgsql
+as $$
+declare v_agent app_public.agents;
+begin
+  if exists (select 1 from app_public.agents where workspace_id = p_workspace_id and profile_key = p_profile_key) then
+    raise exception 'An agent with profile key % already exists', p_profile_key using errcode = 'SV409';
+  end if;
+  insert into app_public.agents (workspace_id, profile_key, name, capabilities, provider, runtime_mode, max_concurrent, webhook_url)
+  values (p_workspace_id, p_profile_key, app_hidden.one_line(p_name, 'name', 200),
+          coalesce(app_hidden.one_line_list(p_capabilities, 'capabilities', 50, 100), '{}'), coalesce(p_provider, 'CUSTOM'),
+          coalesce(p_runtime_mode, 'PERSISTENT'), coalesce(p_max_concurrent, 1), p_webhook_url)
+  returning * into v_agent;
+  return v_agent;
+end
+$$;
+comment on function app_private.create_agent(p_workspace_id uuid, p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text) is 'Creates an agent (AGENT_CREATED by trigger).';
+
+create or replace function app_private.delete_agent(p_workspace_id uuid, p_agent_id uuid)
+ returns app_public.agents
+ language plpgsql
+as $$
+declare v_agent app_public.agents := app_private.find_agent(p_workspace_id, p_agent_id);
+begin
+  -- Its keys stop working at once (svc_keys NOTIFY) before the rows go with the agent.
+  update app_private.api_keys set revoked_at = now()
+  where workspace_id = p_workspace_id and linked_agent_id = v_agent.id and revoked_at is null;
+  begin
+    delete from app_public.agents where id = v_agent.id;
+  exception when foreign_key_violation then
+    raise exception 'Agent % still has issues or comments; archive it instead', v_agent.profile_key
+      using errcode = 'SV409', detail = 'agent_in_use';
+  end;
+  return v_agent;
+end
+$$;
+comment on function app_private.delete_agent(p_workspace_id uuid, p_agent_id uuid) is 'Deletes an agent that no issue or comment refers to (409 agent_in_use otherwise: archive it). Its keys are revoked; AGENT_DELETED by trigger.';
+
+create or replace function app_private.enqueue_agent_dispatch(p_event_id uuid, p_agent_id uuid)
+ returns uuid
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_event app_public.activity_events;
+  v_agent app_public.agents;
+  v_delivery uuid;
+begin
+  select * into v_event from app_public.activity_events where id = p_event_id;
+  if v_event.id is null then
+    perform app_hidden.raise_not_found('Event');
+  end if;
+  select * into v_agent from app_public.agents where id = p_agent_id and workspace_id = v_event.workspace_id;
+  if v_agent.id is null then
+    perform app_hidden.raise_not_found('Agent');
+  end if;
+  if v_agent.webhook_url is null or v_agent.archived_at is not null then
+    return null; -- no endpoint: the agent sees the event on SSE only
+  end if;
+  -- A secret exists before the first delivery; the operator reads it with rotate-agent-secret.
+  insert into app_private.agent_webhook_secrets (agent_id, workspace_id, secret)
+  values (v_agent.id, v_agent.workspace_id, app_private.new_webhook_secret())
+  on conflict (agent_id) do nothing;
+  insert into app_public.webhook_deliveries (workspace_id, event_id, agent_id, channel)
+  values (v_event.workspace_id, v_event.id, v_agent.id, 'agent:dispatch:' || v_agent.id)
+  on conflict (agent_id, event_id) do nothing
+  returning id into v_delivery;
+  if v_delivery is not null then
+    perform app_private.enqueue_delivery_job(v_delivery);
+  end if;
+  return v_delivery;
+end
+$$;
+comment on function app_private.enqueue_agent_dispatch(p_event_id uuid, p_agent_id uuid) is 'Queues a signed POST of an event to an agent''s webhookUrl on channel agent:dispatch:<agentId>, in the caller''s transaction. NULL when the agent has no webhookUrl (it still sees the event on SSE).';
+
+create or replace function app_private.find_agent(p_workspace_id uuid, p_agent_id uuid)
+ returns app_public.agents
+ language plpgsql
+ stable
+as $$
+declare v_agent app_public.agents;
+begin
+  select * into v_agent from app_public.agents where id = p_agent_id and workspace_id = p_workspace_id;
+  if v_agent.id is null then
+    raise exception 'Agent not found' using errcode = 'SV404', column = 'agentId';
+  end if;
+  return v_agent;
+end
+$$;
+comment on function app_private.find_agent(p_workspace_id uuid, p_agent_id uuid) is 'The agent with this id in this workspace, else 404 (never a hint that it exists elsewhere).';
+
+drop function if exists app_private.rotate_agent_webhook_secret(uuid);
+-- Its answer was the secret alone (text) until migration 000125: dropped so the jsonb one can replace it.
+drop function if exists app_private.rotate_agent_webhook_secret(uuid, integer);
+create or replace function app_private.rotate_agent_webhook_secret(p_agent_id uuid, p_keep_previous_hours integer default 24)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_agent app_public.agents;
+  v_secret text := app_private.new_webhook_secret();
+  v_until timestamptz := app_private.previous_secret_until(p_keep_previous_hours);
+begin
+  select * into v_agent from app_public.agents where id = p_agent_id;
+  if v_agent.id is null then
+    perform app_hidden.raise_not_found('Agent');
+  end if;
+  -- As a webhook's rotation: the old secret signs beside the new one for the grace (0: stops at once).
+  insert into app_private.agent_webhook_secrets as s (agent_id, workspace_id, secret) values (v_agent.id, v_agent.workspace_id, v_secret)
+  on conflict (agent_id) do update
+  set previous_secret = case when v_until is not null then s.secret end, previous_secret_expires_at = v_until,
+      secret = excluded.secret, rotated_at = now()
+  returning previous_secret_expires_at into v_until;
+  return jsonb_build_object('secret', v_secret, 'previousSecretValidUntil', v_until);
+end
+$$;
+comment on function app_private.rotate_agent_webhook_secret(p_agent_id uuid, p_keep_previous_hours integer) is 'Sets a new signing secret for an agent''s dispatch deliveries and returns {secret (shown once), previousSecretValidUntil}: the old one also signs until then (null: it stopped at once, or there was none).';
+
+create or replace function app_hidden.lock_live_agent(p_agent_id uuid)
+ returns void
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- FOR SHARE waits for an archive in progress (its row lock is taken after the agent's issues', the order of every
+  -- issue write), then sees whether it committed. As the owner: the agents policy lets keys lock only their own agent.
+  if (select a.archived_at from app_public.agents a
+      where a.id = p_agent_id and a.workspace_id = coalesce(app_hidden.current_workspace_id(), a.workspace_id) for share) is not null then
+    raise exception 'The agent is archived' using errcode = 'SV400', detail = 'agent_archived';
+  end if;
+end
+$$;
+comment on function app_hidden.lock_live_agent(p_agent_id uuid) is 'Before an assignment: locks the agent FOR SHARE (waiting for an archive in progress) and raises 400 agent_archived if it is archived.';
+grant execute on function app_hidden.lock_live_agent(p_agent_id uuid) to svc_visitor;
+
+create or replace function app_private.set_agent_archived(p_workspace_id uuid, p_agent_id uuid, p_archived boolean)
+ returns app_public.agents
+ language plpgsql
+as $$
+declare v_agent app_public.agents := app_private.find_agent(p_workspace_id, p_agent_id);
+begin
+  if (v_agent.archived_at is not null) = p_archived then
+    return v_agent;  -- already so: no event
+  end if;
+  if p_archived then
+    -- The lock order of every issue write: its issue first, then the runs and the agent (assign_issue_agent). An
+    -- issue assigned meanwhile is found by the statements below (each sees what committed before it).
+    perform 1 from app_public.issues i
+    where i.workspace_id = p_workspace_id and i.assigned_agent_id = v_agent.id and i.deleted_at is null
+    order by i.id for update;
+  end if;
+  update app_public.agents set archived_at = case when p_archived then now() end
+  where id = v_agent.id returning * into v_agent;
+  if p_archived then
+    -- An archived agent works no more: its open runs end (AGENT_RUN_STATUS_CHANGED by trigger, reason
+    -- agent_archived), its unfinished issues are unassigned (ISSUE_UPDATED by trigger, changes assignedAgentId;
+    -- queued ones go back to the dispatcher), and it is OFFLINE (AGENT_STATUS_CHANGED). Left as they were, its issues stayed assigned
+    -- to nobody who would work on them.
+    perform set_config('svc.run_end_reason', 'agent_archived', true);
+    update app_public.agent_runs set status = 'ABANDONED', finished_at = now(), last_event_at = now()
+    where workspace_id = p_workspace_id and agent_id = v_agent.id and status in ('ACTIVE', 'WAITING', 'STALLED');
+    perform set_config('svc.run_end_reason', '', true);
+    update app_public.issues i set assigned_agent_id = null
+    where i.workspace_id = p_workspace_id and i.assigned_agent_id = v_agent.id and i.deleted_at is null
+      and not exists (select 1 from app_public.statuses s where s.id = i.status_id and s.category in ('DONE', 'CANCELED'));
+    update app_public.agents set status = 'OFFLINE' where id = v_agent.id and status <> 'OFFLINE';
+    v_agent := app_private.find_agent(p_workspace_id, p_agent_id);
+  end if;
+  return v_agent;
+end
+$$;
+comment on function app_private.set_agent_archived(p_workspace_id uuid, p_agent_id uuid, p_archived boolean) is 'Archives (AGENT_DELETED with archived: true) or restores (AGENT_UPDATED) an agent. Idempotent. Archiving ends the agent''s open runs (reason agent_archived), unassigns its unfinished issues (queued ones return to the dispatcher) and sets it OFFLINE.';
+
+create or replace function app_private.sweep_silent_agents(p_now timestamp with time zone default now())
+ returns jsonb
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_agent app_public.agents;
+  v_fired jsonb := '[]';
+begin
+  -- Presence expires: an agent ONLINE or BUSY that has not sent a heartbeat for the workspace's
+  -- agentRunStaleMinutes is OFFLINE (AGENT_STATUS_CHANGED by trigger, reason heartbeat_timeout), so the
+  -- dispatcher stops handing work to an agent that crashed. Its next heartbeat brings it back. SKIP LOCKED: an
+  -- agent being assigned or heartbeating right now is left for the next sweep.
+  perform set_config('svc.agent_status_reason', 'heartbeat_timeout', true);
+  for v_agent in
+    select a.* from app_public.agents a join app_public.workspaces w on w.id = a.workspace_id
+    where a.status <> 'OFFLINE' and a.archived_at is null
+      and coalesce(a.last_heartbeat_at, a.created_at) < p_now - make_interval(mins => w.agent_run_stale_minutes)
+    order by a.workspace_id, a.id
+    for update of a skip locked
+  loop
+    update app_public.agents set status = 'OFFLINE' where id = v_agent.id;
+    v_fired := v_fired || jsonb_build_object('kind', 'AGENT_OFFLINE', 'subjectId', v_agent.id, 'agentId', v_agent.id,
+      'workspaceId', v_agent.workspace_id, 'lastHeartbeatAt', v_agent.last_heartbeat_at);
+  end loop;
+  perform set_config('svc.agent_status_reason', '', true);
+  return v_fired;
+end
+$$;
+comment on function app_private.sweep_silent_agents(p_now timestamp with time zone) is 'Presence sweep: ONLINE or BUSY agents without a heartbeat for the workspace''s agentRunStaleMinutes at p_now go OFFLINE (AGENT_STATUS_CHANGED, reason heartbeat_timeout), so the dispatcher skips them. Returns [{kind: AGENT_OFFLINE, subjectId: agentId, agentId, workspaceId, lastHeartbeatAt}]. Run every minute with the other sweeps (svc_watchdog_sweep, svc admin sweep).';
+
+create or replace function app_private.update_agent(p_workspace_id uuid, p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean default false)
+ returns app_public.agents
+ language plpgsql
+as $$
+declare v_agent app_public.agents := app_private.find_agent(p_workspace_id, p_agent_id);
+begin
+  if p_profile_key is not null and p_profile_key <> v_agent.profile_key and exists (
+    select 1 from app_public.agents where workspace_id = p_workspace_id and profile_key = p_profile_key) then
+    raise exception 'An agent with profile key % already exists', p_profile_key using errcode = 'SV409';
+  end if;
+  update app_public.agents a set
+    name = coalesce(app_hidden.one_line(p_name, 'name', 200), a.name),
+    profile_key = coalesce(p_profile_key, a.profile_key),
+    capabilities = coalesce(app_hidden.one_line_list(p_capabilities, 'capabilities', 50, 100), a.capabilities),
+    provider = coalesce(p_provider, a.provider),
+    runtime_mode = coalesce(p_runtime_mode, a.runtime_mode),
+    max_concurrent = coalesce(p_max_concurrent, a.max_concurrent),
+    webhook_url = case when coalesce(p_clear_webhook_url, false) then null else coalesce(p_webhook_url, a.webhook_url) end
+  where a.id = v_agent.id
+  returning * into v_agent;
+  return v_agent;
+end
+$$;
+comment on function app_private.update_agent(p_workspace_id uuid, p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean) is 'Changes the given fields of an agent (NULL = unchanged; p_clear_webhook_url removes the webhook). AGENT_UPDATED by trigger.';
+
+create or replace function app_public.agents_archive(agent_id uuid)
+ returns app_public.agents
+ language sql
+as $$ select app_hidden.agents_set_archived(agent_id, true) $$;
+comment on function app_public.agents_archive(agent_id uuid) is 'OWNER/ADMIN: archives an agent (no new assignments or dispatch; its history stays). Emits AGENT_DELETED with archived: true.';
+grant execute on function app_public.agents_archive(agent_id uuid) to svc_visitor;
+
+create or replace function app_public.agents_create(profile_key text, name text, capabilities text[] default '{}'::text[], provider text default 'CUSTOM'::text, runtime_mode text default 'PERSISTENT'::text, max_concurrent integer default 1, webhook_url text default NULL::text)
+ returns app_public.agents
+ language sql
+as $$
+  select app_hidden.agents_create(profile_key, name, capabilities, provider, runtime_mode, max_concurrent, webhook_url)
+$$;
+comment on function app_public.agents_create(profile_key text, name text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text) is 'OWNER/ADMIN: creates an agent. profileKey is its unique handle (a-z, 0-9, _ . -); provider CUSTOM, CLAUDE, CODEX or HERMES; runtimeMode PERSISTENT or EPHEMERAL; maxConcurrent 0 = unlimited. Emits AGENT_CREATED.';
+grant execute on function app_public.agents_create(profile_key text, name text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text) to svc_visitor;
+
+create or replace function app_public.agents_delete(agent_id uuid)
+ returns app_public.agents
+ language sql
+as $$ select app_hidden.agents_delete(agent_id) $$;
+comment on function app_public.agents_delete(agent_id uuid) is 'OWNER/ADMIN: deletes an agent no issue or comment refers to (otherwise 409 agent_in_use: archive it instead). Its keys are revoked. Emits AGENT_DELETED.';
+grant execute on function app_public.agents_delete(agent_id uuid) to svc_visitor;
+
+create or replace function app_public.agents_unarchive(agent_id uuid)
+ returns app_public.agents
+ language sql
+as $$ select app_hidden.agents_set_archived(agent_id, false) $$;
+comment on function app_public.agents_unarchive(agent_id uuid) is 'OWNER/ADMIN: restores an archived agent. Emits AGENT_UPDATED.';
+grant execute on function app_public.agents_unarchive(agent_id uuid) to svc_visitor;
+
+create or replace function app_public.agents_update(agent_id uuid, name text default NULL::text, profile_key text default NULL::text, capabilities text[] default NULL::text[], provider text default NULL::text, runtime_mode text default NULL::text, max_concurrent integer default NULL::integer, webhook_url text default NULL::text, clear_webhook_url boolean default false)
+ returns app_public.agents
+ language sql
+as $$
+  select app_hidden.agents_update(agent_id, name, profile_key, capabilities, provider, runtime_mode, max_concurrent,
+                                  webhook_url, clear_webhook_url)
+$$;
+comment on function app_public.agents_update(agent_id uuid, name text, profile_key text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text, clear_webhook_url boolean) is 'OWNER/ADMIN: changes the fields given (omitted = unchanged; clearWebhookUrl removes the webhook). Emits AGENT_UPDATED.';
+grant execute on function app_public.agents_update(agent_id uuid, name text, profile_key text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text, clear_webhook_url boolean) to svc_visitor;
+
+create or replace function app_hidden.require_own_agent()
+ returns app_public.agents
+ language plpgsql
+ stable
+as $$
+declare v_agent app_public.agents;
+begin
+  if app_hidden.current_agent_id() is null then
+    raise exception 'This key is not linked to an agent' using errcode = 'SV403', detail = 'agent_key_required';
+  end if;
+  select * into v_agent from app_public.agents where id = app_hidden.current_agent_id();
+  if v_agent.id is null or v_agent.workspace_id <> app_hidden.current_workspace_id() then
+    raise exception 'The linked agent is not in this workspace' using errcode = 'SV403', detail = 'agent_forbidden';
+  end if;
+  if v_agent.archived_at is not null then
+    raise exception 'The linked agent is archived' using errcode = 'SV403', detail = 'agent_archived';
+  end if;
+  return v_agent;
+end
+$$;
+comment on function app_hidden.require_own_agent() is 'The agent linked to the calling key; 403 agent_key_required (no linked agent), agent_forbidden (another workspace) or agent_archived.';
+grant execute on function app_hidden.require_own_agent() to svc_visitor;
+
+create or replace function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid)
+ returns uuid
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  if p_agent_id is null then
+    return null;  -- nobody to deliver to (e.g. a step with no agent yet)
+  end if;
+  if not exists (select 1 from app_public.activity_events e
+                 where e.id = p_event_id and e.workspace_id = app_hidden.current_workspace_id()) then
+    perform app_hidden.raise_not_found('Event');
+  end if;
+  return app_private.enqueue_agent_dispatch(p_event_id, p_agent_id);
+end
+$$;
+comment on function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid) is 'For tool functions: queues an event of the caller''s workspace to an agent''s dispatch channel (app_private.enqueue_agent_dispatch): chat USER messages, kicks, ready steps and judges. NULL when there is no agent or it has no webhookUrl (it sees the event on SSE).';
+grant execute on function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid) to svc_visitor;
+--! EndIncluded agents/agents.sql
