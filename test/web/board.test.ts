@@ -289,6 +289,8 @@ describe('web board', () => {
   it('creates an issue in a column: its status, the board\'s filters (here a label), seen over MCP and on the board', async () => {
     await page.click('#nav-board');
     await page.fill('#search', ''); // the search test left "login" in it
+    // Wait for the cleared search to land (it is debounced, and a new search re-mounts the board, closing a form).
+    await expect.poll(cards).toBeGreaterThan(1);
     await page.selectOption('select[name="label"]', demo.bug.id);
     await expect.poll(cards).toBe(1);
     await page.click('.column[data-category="BACKLOG"] h2 button.add');
