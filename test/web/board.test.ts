@@ -303,9 +303,10 @@ describe('web board', () => {
     expect(await page.locator('.new-issue').count()).toBe(0);
     // An empty title creates nothing; Escape closes the form.
     await page.click('.column[data-category="TODO"] h2 button.add');
+    await page.waitForSelector('.column[data-category="TODO"] .new-issue input:focus'); // focused by its effect
     await page.keyboard.press('Enter');
     await page.keyboard.press('Escape');
-    expect(await page.locator('.new-issue').count()).toBe(0);
+    await expect.poll(() => page.locator('.new-issue').count()).toBe(0);
     await page.selectOption('select[name="label"]', '');
   });
 
