@@ -23,6 +23,9 @@ import type { Tool } from '../tools/define.ts';
 export const GRAPHQL_TOOL_MUTATIONS = [
   'issues.create',
   'issues.update',
+  'issues.assign',
+  'issues.claim',
+  'issues.release',
   'comments.create',
   'actionRequests.accept',
   'actionRequests.decline',

@@ -1,10 +1,10 @@
 /**
  * The catalog tools as GraphQL fields (src/graphql/tool-mutations.ts): the mutations issuesCreate, issuesUpdate,
- * commentsCreate, actionRequestsAccept/Decline/Vote and the queries issuesList, issuesGet run through the same
+ * issuesAssign/Claim/Release, commentsCreate, actionRequestsAccept/Decline/Vote and the queries issuesList, issuesGet run through the same
  * path as REST (validation, scopes, RLS, events) and fail with extensions {code, status, issues?, scope?}.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, createKey, ok, startWithWorkspaces, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createAgent, createKey, ok, startWithWorkspaces, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
 import { gql, gqlError, gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
@@ -96,6 +96,31 @@ describe('tool mutations', () => {
     expect(declined.status).toBe('REJECTED');
     const foreign = await gqlError(t, other.token, 'mutation($id: String!) { actionRequestsDecline(id: $id) }', { id: pollId });
     expect(foreign.status).toBe(404);
+  });
+
+  it('issuesAssign, issuesClaim and issuesRelease: the tools\' results and events; scopes and other workspaces refused', async () => {
+    await createAgent(t, ws, 'gql-helper');
+    const agentId = (await ok(t, ws.token, 'agents.list', {})).find((a: { profileKey: string }) => a.profileKey === 'gql-helper').id;
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Assign me over GraphQL' });
+    const assigned = (await gqlOk(t, ws.token, 'mutation($id: String!, $a: String) { issuesAssign(id: $id, agentId: $a) }', { id: issue.id, a: agentId })).issuesAssign;
+    expect(assigned).toMatchObject({ assignedAgentId: agentId, currentRun: { status: 'ACTIVE', engagementMode: 'EXECUTE' } });
+    expect((await subjectEvents(t, ws.token, 'issue', issue.id)).map((e) => e.kind)).toEqual(expect.arrayContaining(['ISSUE_ASSIGNED', 'AGENT_ASSIGNED']));
+    // The tool's own rule (exactly one of agentId or profileKey) is a 400 naming the field.
+    expect(await gqlError(t, ws.token, 'mutation($id: String!) { issuesAssign(id: $id) }', { id: issue.id })).toMatchObject({ status: 400, issues: { agentId: expect.any(String) } });
+
+    const claimed = (await gqlOk(t, ws.token, 'mutation($id: String!) { issuesClaim(id: $id) }', { id: issue.id })).issuesClaim;
+    expect(claimed.claimedById).toEqual(expect.any(String));
+    expect((await gqlOk(t, ws.token, 'mutation($id: String!) { issuesRelease(id: $id) }', { id: issue.id })).issuesRelease.claimedById).toBeNull();
+
+    // A read-only key may not write; another workspace sees neither the issue nor may it use its agent.
+    const readOnly = await createKey(t, ws, { scopes: [...READ] });
+    expect(await gqlError(t, readOnly.token, 'mutation($id: String!, $a: String) { issuesAssign(id: $id, agentId: $a) }', { id: issue.id, a: agentId }))
+      .toMatchObject({ status: 403, scope: 'WRITE_ISSUES' });
+    expect((await gqlError(t, other.token, 'mutation($id: String!) { issuesClaim(id: $id) }', { id: issue.id })).status).toBe(404);
+    await createAgent(t, other, 'outsider');
+    const outsider = (await ok(t, other.token, 'agents.list', {}))[0].id;
+    expect((await gqlError(t, ws.token, 'mutation($id: String!, $a: String) { issuesAssign(id: $id, agentId: $a) }', { id: issue.id, a: outsider })).status).toBe(404);
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).assignedAgentId).toBe(agentId);
   });
 
   it("issuesList and issuesGet: the tools' filters, paging and results; scopes, narrowing and other workspaces apply", async () => {

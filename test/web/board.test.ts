@@ -7,7 +7,7 @@
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { createAgent, createKey, createWorkspace, ok, rest, startTestApp, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
 import { seedBoardDemo } from '../support/board-demo.ts';
 
 let t: TestApp;
@@ -103,8 +103,20 @@ describe('web board', () => {
       steady = (await page.locator(`.column[data-category="TODO"] .card[data-id="${created.id}"]`).count()) ? steady + 1 : 0;
       return steady;
     }, { interval: 150, timeout: 5000 }).toBeGreaterThanOrEqual(4);
+    // Where the card is after every change of the board: once dropped it stays in its new column (it flicked back
+    // to the old one between the write and the re-read that shows it).
+    await page.evaluate((id) => {
+      const seen: string[] = [];
+      (window as { __columns?: string[] }).__columns = seen;
+      new MutationObserver(() => {
+        const at = document.querySelector(`.card[data-id="${id}"]`)?.closest<HTMLElement>('.column')?.dataset.category ?? 'none';
+        if (seen.at(-1) !== at) seen.push(at);
+      }).observe(document.getElementById('board')!, { childList: true, subtree: true });
+    }, created.id);
     await page.dragAndDrop(`.card[data-id="${created.id}"]`, '.column[data-category="IN_PROGRESS"]');
     await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: created.id })).status.category, { timeout: 5000 }).toBe('IN_PROGRESS');
+    await page.waitForTimeout(1000); // the write's own event re-reads the board too
+    expect(await page.evaluate(() => (window as { __columns?: string[] }).__columns)).toEqual(['IN_PROGRESS']);
     const events = await ok(t, ws.token, 'events.recent', { limit: 20 });
     expect(JSON.stringify(events)).toContain('ISSUE_STATUS_CHANGED');
   });
@@ -310,6 +322,33 @@ describe('web board', () => {
     await page.selectOption('select[name="label"]', '');
   });
 
+  it('the issue page assigns an agent, claims and releases for the signed-in person, and queues for the dispatcher (each seen over MCP)', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Hand me to an agent' });
+    const coderId = (await ok(t, ws.token, 'agents.list', {})).find((a: { profileKey: string }) => a.profileKey === 'coder').id;
+    await page.goto(`${url}#/issue/${issue.key}`);
+    await page.waitForSelector(`main.issue[data-key="${issue.key}"]`);
+    expect(await page.textContent('#assignee')).toBe('Nobody');
+    await page.selectOption('#issue-agent', coderId);
+    await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: issue.id })).assignedAgentId).toBe(coderId);
+    expect((await ok(t, ws.token, 'runs.list', { issueId: issue.id })).items[0]).toMatchObject({ status: 'ACTIVE', engagementMode: 'EXECUTE' });
+    await expect.poll(() => page.textContent('#assignee')).toContain('Agent: coder');
+    // The select offers the other agents only; the assigned one is its placeholder.
+    expect(await page.locator(`#issue-agent option[value="${coderId}"]`).count()).toBe(0);
+
+    const me = (await ok(t, ws.token, 'members.list', {})).items.find((m: { user: { email: string } }) => m.user.email === ws.ownerEmail).userId;
+    await page.click('#issue-claim');
+    await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: issue.id })).claimedById).toBe(me);
+    await expect.poll(() => page.textContent('#issue-claim')).toBe('Release');
+    await page.click('#issue-claim');
+    await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: issue.id })).claimedById).toBeNull();
+    await expect.poll(() => page.textContent('#issue-claim')).toBe('Claim');
+
+    await page.check('#issue-queued');
+    await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: issue.id })).queued).toBe(true);
+    const kinds = (await subjectEvents(t, ws.token, 'issue', issue.id)).map((e) => e.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['ISSUE_ASSIGNED', 'AGENT_ASSIGNED', 'ISSUE_QUEUED']));
+  });
+
   it('a key narrowed to one project sees only its issues; the tab keeps its key across a reload', async () => {
     const narrowed = await createKey(t, ws, { scopes: [...BOARD_SCOPES], projects: [demo.docs.id] });
     await page.click('#signout', { timeout: 5000 });
@@ -356,6 +395,7 @@ describe('web board', () => {
     expect(await page.isDisabled('#issue-status')).toBe(true);
     expect(await page.isDisabled('#issue-priority')).toBe(true);
     expect(await page.locator('.new-comment').count()).toBe(0);
+    expect(await page.locator('#issue-agent, #issue-claim, #issue-queued').count()).toBe(0);
     expect(await page.textContent('#comment-readonly')).toContain('WRITE_COMMENTS');
 
     await page.click('#nav-agents');

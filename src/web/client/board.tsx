@@ -84,7 +84,8 @@ export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; 
     } catch (err) {
       setError((err as Error).message);
     }
-    columns.reload();
+    // The card stays where it was dropped until the board's read with the move (or the refusal) is on screen.
+    await columns.reload();
     setMoved((m) => Object.fromEntries(Object.entries(m).filter(([k]) => k !== id)));
   };
 

@@ -16,6 +16,8 @@ export interface Meta {
   workspace: { key: string; name: string };
   /** The key's scopes (FULL holds every one): controls the key may not use are not offered. */
   scopes: string[];
+  /** The key's user (null for a key without one): "Claim" claims for them. */
+  viewerId: string | null;
   statuses: Status[]; projects: Named[]; labels: (Named & { color: string })[]; cycles: Cycle[]; agents: Agent[]; users: User[];
 }
 
@@ -23,6 +25,7 @@ export async function loadMeta(): Promise<Meta> {
   const d = await gql(`query Meta {
     currentWorkspace { key name }
     viewerScopes
+    viewer { rowId }
     statuses(orderBy: POSITION_ASC) { nodes { rowId name category } }
     projects(orderBy: NAME_ASC, condition: {archivedAt: null}) { nodes { rowId name } }
     labels(orderBy: NAME_ASC) { nodes { rowId name color } }
@@ -31,7 +34,7 @@ export async function loadMeta(): Promise<Meta> {
     users(orderBy: NAME_ASC) { nodes { rowId name email } }
   }`);
   return {
-    workspace: d.currentWorkspace, scopes: d.viewerScopes ?? [], statuses: d.statuses.nodes, projects: d.projects.nodes, labels: d.labels.nodes,
+    workspace: d.currentWorkspace, scopes: d.viewerScopes ?? [], viewerId: d.viewer?.rowId ?? null, statuses: d.statuses.nodes, projects: d.projects.nodes, labels: d.labels.nodes,
     cycles: d.cycles.nodes, agents: d.agents.nodes, users: d.users.nodes,
   };
 }

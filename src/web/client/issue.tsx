@@ -14,7 +14,7 @@ async function download(id: string) {
 
 const ISSUE = `query Issue($key: String!) {
   issues(condition: {key: $key, deletedAt: null}, first: 1) { nodes {
-    rowId key title description priority statusId createdAt updatedAt dueDate expectedOutput verificationChecklist artifactRequired
+    rowId key title description priority statusId queued assignedAgentId claimedById claimExpiresAt createdAt updatedAt dueDate expectedOutput verificationChecklist artifactRequired
     project { name } cycle { name } parent { key title }
     assignedAgent { name profileKey status } claimedBy { name email }
     createdByUser { name email } createdByAgent { name }
@@ -93,15 +93,25 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
   const i = d.issue;
   const writable = may(meta, 'WRITE_ISSUES');
 
-  const update = async (fields: Record<string, unknown>) => {
+  /** One write (a catalog tool as a mutation), then the page read again; the service's refusal is shown as it says it. */
+  const write = async (mutation: string, variables: Record<string, unknown>) => {
     try {
-      await gql('mutation Update($id: String!, $statusId: String, $priority: String) { issuesUpdate(id: $id, statusId: $statusId, priority: $priority) }', { id: i.rowId, ...fields });
+      await gql(mutation, { id: i.rowId, ...variables });
       setError(undefined);
       loaded.reload();
     } catch (err) {
       setError((err as Error).message);
     }
   };
+  const update = (fields: Record<string, unknown>) =>
+    write('mutation Update($id: String!, $statusId: String, $priority: String, $queued: Boolean) { issuesUpdate(id: $id, statusId: $statusId, priority: $priority, queued: $queued) }', fields);
+  // Agents are assigned (issues.assign opens their run); people claim (issues.claim, for the key's own user).
+  const assign = (agentId: string) => write('mutation Assign($id: String!, $agentId: String) { issuesAssign(id: $id, agentId: $agentId) }', { agentId });
+  const claimedByMe = Boolean(i.claimedById && i.claimedById === meta.viewerId && (!i.claimExpiresAt || new Date(i.claimExpiresAt) > new Date()));
+  const claim = () => write(claimedByMe
+    ? 'mutation Release($id: String!) { issuesRelease(id: $id) }'
+    : 'mutation Claim($id: String!) { issuesClaim(id: $id) }', {});
+  const agents = meta.agents.filter((a) => a.rowId !== i.assignedAgentId);
   const comment = async (e: Event) => {
     e.preventDefault();
     try {
@@ -201,6 +211,20 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
               {PRIORITIES.map((p) => <option key={p} value={p}>{p}</option>)}
             </select>
           </label>
+          {writable && (
+            <div class="assign">
+              <label>Agent
+                <select id="issue-agent" value="" onChange={(e) => { const v = (e.target as HTMLSelectElement).value; if (v) void assign(v); }}>
+                  <option value="">{i.assignedAgent ? `${i.assignedAgent.name} (assigned)` : 'Assign an agent…'}</option>
+                  {agents.map((a) => <option key={a.rowId} value={a.rowId}>{i.assignedAgent ? `Hand to ${a.name}` : a.name}</option>)}
+                </select>
+              </label>
+              {meta.viewerId && <button type="button" id="issue-claim" onClick={() => void claim()}
+                title={claimedByMe ? 'Give up your claim' : 'Claim it for yourself (4 hours, renewable)'}>{claimedByMe ? 'Release' : 'Claim'}</button>}
+              <label class="check"><input id="issue-queued" type="checkbox" checked={Boolean(i.queued)}
+                onChange={(e) => void update({ queued: (e.target as HTMLInputElement).checked })} /> Queued for the dispatcher</label>
+            </div>
+          )}
           <dl>
             <dt>Assignee</dt>
             <dd id="assignee">{i.assignedAgent ? `Agent: ${i.assignedAgent.name} (${i.assignedAgent.status})` : ''}{i.assignedAgent && i.claimedBy ? ', ' : ''}{who(i.claimedBy) ?? (i.assignedAgent ? '' : 'Nobody')}</dd>
