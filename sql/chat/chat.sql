@@ -224,6 +224,8 @@ begin
   if not exists (select 1 from app_public.memberships m where m.workspace_id = p_workspace_id and m.user_id = p_user_id) then
     raise exception 'Not a member of this workspace' using errcode = 'SV400', column = 'user';
   end if;
+  -- route is the first message's context; checked as there even when no message comes (else bad input passed silently).
+  perform app_hidden.one_line(p_route, 'route', 500);
   insert into app_public.chat_threads (workspace_id, agent_id, created_by_user_id, title, issue_id)
   values (p_workspace_id, v_agent.id, p_user_id, app_hidden.one_line(nullif(btrim(p_title), ''), 'title', 200), p_issue_id)
   returning * into v_thread;

@@ -286,16 +286,20 @@ create or replace function app_private.enqueue_delivery_job(p_delivery_id uuid, 
  security definer
  set search_path to 'pg_catalog'
 as $$
+declare
+  v_workspace_id uuid := (select d.workspace_id from app_public.webhook_deliveries d where d.id = p_delivery_id);
 begin
-  if to_regnamespace('graphile_worker') is not null then
+  -- A delivery gone with its webhook (a deferred job putting itself back) has nothing left to send; its null
+  -- workspace would make a null flag, which add_job refuses (22023), failing the job ten times over.
+  if v_workspace_id is not null and to_regnamespace('graphile_worker') is not null then
     perform graphile_worker.add_job('svc_webhook_deliver', json_build_object('deliveryId', p_delivery_id),
-      flags := app_private.outbound_flags((select d.workspace_id from app_public.webhook_deliveries d where d.id = p_delivery_id)),
+      flags := app_private.outbound_flags(v_workspace_id),
       run_at := coalesce(p_run_at, now()), max_attempts := 10, job_key := 'svc_webhook:' || p_delivery_id,
       job_key_mode := 'replace');
   end if;
 end
 $$;
-comment on function app_private.enqueue_delivery_job(p_delivery_id uuid, p_run_at timestamp with time zone) is 'Enqueues (or reschedules) the worker job of a delivery, job_key svc_webhook:<id>, flagged as its workspace''s outbound work (outbound_flags). Runs in the caller''s transaction.';
+comment on function app_private.enqueue_delivery_job(p_delivery_id uuid, p_run_at timestamp with time zone) is 'Enqueues (or reschedules) the worker job of a delivery, job_key svc_webhook:<id>, flagged as its workspace''s outbound work (outbound_flags); nothing for a delivery that no longer exists. Runs in the caller''s transaction.';
 
 create or replace function app_private.new_webhook_secret()
  returns text

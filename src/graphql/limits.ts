@@ -40,11 +40,17 @@ export const GRAPHQL_LIMITS = {
 export interface QueryShape {
   /** Why the request is refused, or undefined. */
   refused?: string;
+  /** A page argument out of range (`first: -1`): argument name → message, answered as 400 invalid_input. */
+  invalid?: Record<string, string>;
   /** Root fields of mutations (catalog tools and in-app procedures alike) and tool fields of queries: each counts as one call of the rate limit. */
   writes: number;
 }
 
 class Refused extends Error {}
+/** A negative first/last/offset: PostgreSQL's "LIMIT must not be negative" would name no argument. */
+class InvalidPage extends Error {
+  constructor(readonly argument: string) { super(`${argument} must be 0 or more`); }
+}
 
 /** The parsed document, or `'too_deep'` when the parser's recursion overflowed, or undefined when it does not parse. */
 export function parseQuery(query: string): DocumentNode | 'too_deep' | undefined {
@@ -113,6 +119,9 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
         // Every write is a call (200 aliased accessCreateSession fields in one request once counted as one), and so
         // is every tool field of a query (issuesList: a tool call, as over REST).
         if (depth === 0 && (inMutation || toolFieldNames.has(name)) && !introspecting) writes++;
+        for (const arg of sel.arguments ?? []) {
+          if (['first', 'last', 'offset'].includes(arg.name.value) && (intValue(arg.value) ?? 0) < 0) throw new InvalidPage(arg.name.value);
+        }
         const def = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[name] : undefined;
         let count = multiplier;
         if (def && !introspecting) {
@@ -169,6 +178,7 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
     }
   } catch (err) {
     if (err instanceof Refused) return { refused: err.message, writes };
+    if (err instanceof InvalidPage) return { invalid: { [err.argument]: err.message }, writes };
     throw err;
   }
   return { writes };

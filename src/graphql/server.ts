@@ -27,7 +27,7 @@ import { postgraphile } from 'postgraphile';
 import { grafserv } from 'postgraphile/grafserv/fastify/v5';
 import { hasScope, type Caller, type KeyAuthenticator, type Scope } from '../auth/keys.ts';
 import { takeShare } from '../db/as-caller.ts';
-import { ApiError, scopeRequired } from '../errors.ts';
+import { ApiError, invalidInput, scopeRequired } from '../errors.ts';
 import { maskError } from './errors.ts';
 import { measureQuery, parseQuery } from './limits.ts';
 import { makePreset } from './preset.ts';
@@ -209,6 +209,7 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
         const message = `Query too large: ${reason}`;
         throw new ApiError(400, { error: 'query_too_complex', message, issues: { query: message } });
       }
+      if (refused && typeof refused === 'object' && refused.invalid) throw invalidInput(refused.invalid);
       if (refused && typeof refused === 'object') writes = refused.writes;
     }
     if (request.svcAuthError) {

@@ -141,6 +141,30 @@ export function sendRpcError(reply: FastifyReply, err: ApiError, id: string | nu
     .send(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, data: { ...err.body, status: err.status } } }));
 }
 
+/** How much of a too-large body is read and dropped so its sender hears the 413, and for how long at most. */
+const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+const DISCARD_LIMIT_MS = 15_000;
+
+/** Reads what is left of a request body and drops it; past DISCARD_LIMIT_* it gives up (the connection then closes). */
+function discardRestOfBody(raw: http.IncomingMessage): Promise<void> {
+  if (raw.readableEnded || raw.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let read = 0;
+    const done = () => {
+      clearTimeout(timer);
+      raw.off('data', onData).off('end', done).off('error', done).off('close', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > DISCARD_LIMIT_BYTES) done();
+    };
+    const timer = setTimeout(done, DISCARD_LIMIT_MS);
+    raw.on('data', onData).once('end', done).once('error', done).once('close', done);
+    raw.resume();
+  });
+}
+
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (headers over 16 KB, malformed requests, a
  * client too slow to send its headers): answered with the spec's `{error, message}` body like every other error
@@ -279,6 +303,9 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
       const caller = req.svcCaller ?? await opts.keys.authenticate(req.headers.authorization).catch(() => undefined);
       if (caller) apiError = await limiter.take(caller, surface, 1 + bodyCalls(req.svcBodyBytes)).then(() => apiError, (e: unknown) => (e instanceof ApiError ? e : apiError));
     }
+    // A body over the limit is read to its end (and dropped) before the 413: a client still sending when the
+    // connection closed saw EPIPE instead of the answer (Node's fetch past ~5 MB, curl after its 100 Continue).
+    if (apiError.status === 413) await discardRestOfBody(req.raw);
     reply.code(apiError.status).headers(apiError.headers);
     if (isMcpPath(req.url)) return sendRpcError(reply, apiError, requestId(req.body));
     // A GraphQL client reads `errors` (GraphQL over HTTP): a refusal before execution (401, 403, 429, query_too_complex)

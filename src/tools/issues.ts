@@ -3,8 +3,8 @@ import { cursor, defineTools, id, int, isoDate, issueRef, limit, line, page, pri
 import { EventOut, IssueOut, RunOut, WatcherOut } from './shapes.ts';
 
 const checklistItem = z.strictObject({
-  id: z.string().min(1).max(100).optional().describe('Stable id runs.complete can name the item by; default item-<n>, its position from 1'),
-  label: z.string().min(1).max(500), done: z.boolean().default(false),
+  id: line(100).optional().describe('Stable id runs.complete can name the item by; default item-<n>, its position from 1'),
+  label: line(500), done: z.boolean().default(false),
 });
 // runs.complete reports items done by id (or label): two items with one id could not be told apart.
 const checklist = z.array(checklistItem).max(50)

@@ -288,6 +288,9 @@ describe('names GraphQL\'s own procedures write are checked as the tools check t
     expect((await gqlError(t, ws.token, 'mutation { workspaceUpdateSettings(input: {name: "\\u202eevil"}) { workspace { name } } }')).issues).toEqual({ name: LINE });
     expect((await gqlError(t, ws.token, 'mutation($id: UUID!) { chatOpenThread(input: {agentId: $id, title: "two\\nlines"}) { chatThread { rowId } } }', { id: agentId })).issues).toEqual({ title: LINE });
     expect((await gqlError(t, ws.token, 'mutation($id: UUID!, $r: String) { chatOpenThread(input: {agentId: $id, message: "hi", route: $r}) { chatThread { rowId } } }', { id: agentId, r: 'x'.repeat(501) })).issues).toEqual({ route: 'must be at most 500 characters' });
+    // Without a message too: the route is checked, not let through unused.
+    expect((await gqlError(t, ws.token, 'mutation($id: UUID!, $r: String) { chatOpenThread(input: {agentId: $id, route: $r}) { chatThread { rowId } } }', { id: agentId, r: 'x'.repeat(501) })).issues).toEqual({ route: 'must be at most 500 characters' });
+    expect((await gqlError(t, ws.token, 'mutation($id: UUID!, $r: String) { chatOpenThread(input: {agentId: $id, route: $r}) { chatThread { rowId } } }', { id: agentId, r: 'a\u0007\u202e' })).issues).toEqual({ route: LINE });
     expect((await gqlError(t, ws.token, 'mutation($id: UUID!) { dispatchRulesCreate(input: {targetAgentId: $id, name: "a\\u0007"}) { dispatchRule { rowId } } }', { id: agentId })).issues).toEqual({ name: LINE });
     expect((await gqlError(t, ws.token, 'mutation($n: String) { accessCreateSession(input: {name: $n}) { issuedApiKey { rowId } } }', { n: 'k'.repeat(100_000) })).issues).toEqual({ name: 'must be at most 200 characters' });
     expect((await gqlError(t, ws.token, 'mutation { pluginsCreate(input: {name: "p\\u202e", scopes: [READ_ISSUES]}) { pluginInfo { name } } }')).issues).toEqual({ name: LINE });

@@ -55,6 +55,19 @@ describe('GraphQL request limits', () => {
     expect(fine.c0.totalCount).toBe(0);
   });
 
+  it('a negative first, last or offset is a 400 naming the argument (PostgreSQL\'s LIMIT error named none)', async () => {
+    for (const [query, variables, argument] of [
+      ['{ issues(first: -1) { nodes { rowId } } }', undefined, 'first'],
+      ['query($n: Int) { labels(last: $n) { nodes { name } } }', { n: -5 }, 'last'],
+      ['{ issues(first: 1) { nodes { comments(offset: -2) { nodes { rowId } } } } }', undefined, 'offset'],
+    ] as const) {
+      const r = await gql(t, ws.token, query, variables);
+      expect(r.status, query).toBe(400);
+      expect(r.body).toMatchObject({ error: 'invalid_input', issues: { [argument]: `${argument} must be 0 or more` } });
+    }
+    expect((await gqlOk(t, ws.token, '{ issues(first: 0) { nodes { rowId } } }')).issues.nodes).toEqual([]);
+  });
+
   it('lists without first count as what they may hold: unpaged lists nested in one another are refused', async () => {
     // An outside probe's query: three unpaged levels, counted as 10 rows each, were accepted; PostGraphile returned
     // every row at each level (130 MB for 330 issues) and held the service, every workspace included, for 30 s.

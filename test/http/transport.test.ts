@@ -5,6 +5,7 @@
  * (item 9): foreign Host and Origin headers are refused; SVC_CORS_ORIGINS opens GraphQL to listed origins.
  */
 import http from 'node:http';
+import net from 'node:net';
 import { Readable } from 'node:stream';
 import Fastify from 'fastify';
 import { registerOriginGuard } from '../../src/http/origin-guard.ts';
@@ -101,6 +102,37 @@ describe('REST keeps the spec bodies', () => {
     const r413 = await post('/api/mcp/issues.create', JSON.stringify({ title: 'x'.repeat(3 * 1024 * 1024) }), auth());
     expect(r413.statusCode).toBe(413);
     expect(r413.json()).toMatchObject({ error: 'payload_too_large' });
+  });
+
+  it('a client still sending a large body hears the 413 once it has sent it (it got EPIPE past ~5 MB): declared or chunked', async () => {
+    const url = new URL(await t.listen());
+    // A raw socket, to see when the answer comes and whether every write went through.
+    const send = (path: string, chunked: boolean) => new Promise<{ response: string; sentBeforeAnswer: number; total: number; writeError?: string }>((resolve) => {
+      const piece = Buffer.alloc(1024 * 1024, 'x');
+      const pieces = 24;
+      const total = piece.length * pieces;
+      const socket = net.connect(Number(url.port), url.hostname);
+      let sent = 0;
+      let sentBeforeAnswer = -1;
+      let response = '';
+      let writeError: string | undefined;
+      socket.on('data', (d) => { if (sentBeforeAnswer < 0) sentBeforeAnswer = sent; response += d.toString(); });
+      socket.on('error', (e: NodeJS.ErrnoException) => { writeError = e.code; });
+      socket.on('close', () => resolve({ response, sentBeforeAnswer, total, writeError }));
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nAuthorization: Bearer ${ws.token}\r\n` +
+        (chunked ? 'Transfer-Encoding: chunked\r\n\r\n' : `Content-Length: ${total}\r\n\r\n`));
+      const next = (n: number) => {
+        if (n === pieces || socket.destroyed) { if (chunked && !socket.destroyed) socket.write('0\r\n\r\n'); return; }
+        const chunk = chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece;
+        socket.write(chunk, (err) => { if (!err) { sent += piece.length; setImmediate(() => next(n + 1)); } });
+      };
+      next(0);
+    });
+    for (const [path, chunked] of [['/api/mcp/issues.create', false], ['/api/mcp/rpc', true]] as const) {
+      const r = await send(path, chunked);
+      expect(r.response, path).toMatch(/^HTTP\/1\.1 413 [\s\S]*payload_too_large/);
+      expect([r.writeError, r.sentBeforeAnswer], path).toEqual([undefined, r.total]);
+    }
   });
 
   it('a body that is JSON but not an object (null, an array, a string) is 400 {body}; no body at all is no arguments', async () => {

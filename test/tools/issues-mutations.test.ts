@@ -103,6 +103,10 @@ describe('issues.update', () => {
       [{ id: issue.id, dueDate: 'soon' }, 'dueDate'],
       [{ id: issue.id, estimate: -1 }, 'estimate'],
       [{ id: issue.id, verificationChecklist: [{ id: 'x', label: 'a' }, { id: 'x', label: 'b' }] }, 'verificationChecklist'],
+      // A checklist item is one line of text, as a title is: not blank, no controls or direction overrides.
+      [{ id: issue.id, verificationChecklist: [{ label: ' \t\n ' }] }, 'verificationChecklist.0.label'],
+      [{ id: issue.id, verificationChecklist: [{ label: 'a\u0007b\u202ec' }] }, 'verificationChecklist.0.label'],
+      [{ id: issue.id, verificationChecklist: [{ id: '\u202e\u0007', label: 'ok' }] }, 'verificationChecklist.0.id'],
       [{ id: issue.id, assignedAgentId: null }, 'assignedAgentId'],
       [{ title: 'no id' }, 'id'],
       [{ id: issue.id, parentId: issue.id }, 'parentId'],

@@ -164,6 +164,17 @@ describe('recovery', () => {
   });
 });
 
+describe('a deleted webhook', () => {
+  it('a delivery job put back after its webhook (and delivery) went is dropped, not failed ten times over', async () => {
+    // The worker puts a job back when its workspace's share of slots is full; by then the delivery may be gone with
+    // its webhook. Its workspace was read from the missing row: a null flag, which add_job refused (22023).
+    const missing = crypto.randomUUID();
+    await t.pools.owner.query(`select app_private.enqueue_delivery_job($1, now() + interval '1 hour')`, [missing]);
+    const { rows } = await t.pools.owner.query(`select 1 from graphile_worker.jobs where key = 'svc_webhook:' || $1`, [missing]);
+    expect(rows).toEqual([]);
+  });
+});
+
 describe('failures', () => {
   it('retries a receiver answering 500 with backoff, then dead-letters; an admin retry delivers it with the same webhook-id', async () => {
     let healthy = false;
