@@ -1,1 +1,10 @@
--- Enter migration here
+-- A project-narrowed OWNER key could manage agents (pointing one's webhookUrl at itself received the dispatches of
+-- issues it may not see), add, remove and re-role members, and revoke any key, its owner's full key included. Agents
+-- and members need an unnarrowed key (403 narrowing); a narrowed key revokes as any non-admin key does (itself, or
+-- its user's keys within its narrowing).
+--! include agents/agents.sql
+--! include workspace/members.sql
+--! include auth/keys.sql
+-- A null among a plugin's manifest scopes switched off the subset check of pluginIssueApiKey (`s <> all(...)` was
+-- null for every scope): keys with ADMIN or FULL were issued. Nulls are refused in both, and the check is null-safe.
+--! include auth/plugins.sql

@@ -43,6 +43,12 @@ as $$
 declare v_caller app_private.caller := app_private.current_caller();
 begin
   perform app_private.require_admin(v_caller);
+  -- Agents serve the whole workspace: their dispatches and webhook carry any issue's events, so a key narrowed to
+  -- some projects could point an agent's webhookUrl at itself and receive what it may not see.
+  if not app_hidden.key_unnarrowed() then
+    raise exception 'Agents work on the whole workspace; managing them needs a key without project, label or initiative narrowing'
+      using errcode = 'SV403', detail = 'narrowing';
+  end if;
   -- A person's key: an agent's own key, even one made for an admin with every scope, could otherwise point another
   -- agent's webhookUrl at itself and receive that agent's dispatches.
   if app_hidden.current_agent_id() is not null then
@@ -52,7 +58,7 @@ begin
   return v_caller;
 end
 $$;
-comment on function app_hidden.require_agent_manager() is 'The caller, when it may create, change, archive or delete agents: an OWNER/ADMIN with the ADMIN scope (require_admin) acting as a person (no linked agent); else 403 admin_required.';
+comment on function app_hidden.require_agent_manager() is 'The caller, when it may create, change, archive or delete agents: an OWNER/ADMIN with the ADMIN scope (require_admin) acting as a person (no linked agent; else 403 admin_required) with an unnarrowed key (else 403 narrowing).';
 grant execute on function app_hidden.require_agent_manager() to svc_visitor;
 
 create or replace function app_hidden.agents_create(p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text)

@@ -90,7 +90,10 @@ as $$
 declare
   v_caller app_private.caller := app_private.current_caller();
   v_key app_private.api_keys;
-  v_admin boolean := v_caller.role in ('OWNER', 'ADMIN') and ('ADMIN' = any(v_caller.scopes) or 'FULL' = any(v_caller.scopes));
+  -- A narrowed key is no workspace admin here: it could revoke its owner's full key (a leaked narrowed key locking
+  -- its owner out).
+  v_admin boolean := v_caller.role in ('OWNER', 'ADMIN') and ('ADMIN' = any(v_caller.scopes) or 'FULL' = any(v_caller.scopes))
+                     and app_hidden.key_unnarrowed();
   v_beyond text[];
 begin
   select * into v_key from app_private.api_keys k
@@ -120,7 +123,7 @@ begin
   return app_private.api_key_info(v_key, v_caller.key_id);
 end
 $$;
-comment on function app_hidden.access_revoke(p_key_id uuid) is 'Revokes the calling key itself, or another of its user''s keys that does not exceed it (scopes held, narrowing within, as for access.create: else 403 scope_escalation / narrowing); OWNER/ADMIN with the ADMIN scope: any key of the workspace. Permanent; the key fails with 401 revoked on its next call.';
+comment on function app_hidden.access_revoke(p_key_id uuid) is 'Revokes the calling key itself, or another of its user''s keys that does not exceed it (scopes held, narrowing within, as for access.create: else 403 scope_escalation / narrowing); OWNER/ADMIN with the ADMIN scope and an unnarrowed key: any key of the workspace. Permanent; the key fails with 401 revoked on its next call.';
 grant execute on function app_hidden.access_revoke(p_key_id uuid) to svc_visitor;
 
 drop function if exists app_hidden.authenticate(bytea);  -- its row gained agent_archived (000083), workspace_admin (000095)

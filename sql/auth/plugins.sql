@@ -28,9 +28,14 @@ begin
   if p_scopes is null or cardinality(p_scopes) = 0 then
     perform app_hidden.raise_invalid('scopes', 'a key needs at least one scope');
   end if;
-  v_allowed := array(select jsonb_array_elements_text(coalesce(v_plugin.manifest->'scopes', '[]')));
+  if array_position(p_scopes, null) is not null then
+    perform app_hidden.raise_invalid('scopes', 'must not contain null');
+  end if;
+  -- Null-safe: a null in a manifest (stored before create_plugin refused them) made `s <> all(...)` null for every
+  -- scope, so nothing was "extra" and any scope, ADMIN or FULL, passed.
+  v_allowed := array(select x from jsonb_array_elements_text(coalesce(v_plugin.manifest->'scopes', '[]')) x where x is not null);
   if not 'FULL' = any(v_allowed) then
-    v_extra := array(select s from unnest(p_scopes) s where s <> all(v_allowed));
+    v_extra := array(select s from unnest(p_scopes) s where not s = any(v_allowed));
     if cardinality(v_extra) > 0 then
       perform app_hidden.raise_invalid('scopes', format(
         'scopes must be a subset of the plugin''s manifest.scopes (%s); not allowed: %s',
@@ -101,6 +106,9 @@ begin
   p_name := app_hidden.one_line(p_name, 'name', 200);
   if p_scopes is null or cardinality(p_scopes) = 0 then
     perform app_hidden.raise_invalid('scopes', 'a plugin needs at least one scope');
+  end if;
+  if array_position(p_scopes, null) is not null then
+    perform app_hidden.raise_invalid('scopes', 'must not contain null');
   end if;
   insert into app_private.plugins (workspace_id, name, manifest, approved_at)
   values (p_workspace_id, p_name,

@@ -86,12 +86,17 @@ create or replace function app_private.check_membership_change(p_caller app_priv
 as $$
 begin
   perform app_private.require_admin(p_caller);
+  -- Members see the whole workspace: a key narrowed to some projects may not add, remove or re-role them.
+  if not app_hidden.key_unnarrowed() then
+    raise exception 'Members belong to the whole workspace; managing them needs a key without project, label or initiative narrowing'
+      using errcode = 'SV403', detail = 'narrowing';
+  end if;
   if (p_old_role = 'OWNER' or p_new_role = 'OWNER') and p_caller.role <> 'OWNER' then
     raise exception 'Only an OWNER may grant, change or remove the OWNER role' using errcode = 'SV403', detail = 'owner_required';
   end if;
 end
 $$;
-comment on function app_private.check_membership_change(p_caller app_private.caller, p_old_role text, p_new_role text) is 'OWNER/ADMIN may manage members; only an OWNER may touch the OWNER role (403 owner_required).';
+comment on function app_private.check_membership_change(p_caller app_private.caller, p_old_role text, p_new_role text) is 'OWNER/ADMIN may manage members with an unnarrowed key (403 narrowing); only an OWNER may touch the OWNER role (403 owner_required).';
 
 create or replace function app_private.ensure_user(p_email text)
  returns app_public.users

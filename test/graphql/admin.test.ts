@@ -124,6 +124,36 @@ describe('agents', () => {
   });
 });
 
+describe('a project-narrowed OWNER key', () => {
+  it('cannot manage agents or members, nor revoke a key wider than itself; it may revoke itself (an outside probe redirected an agent\'s webhook with one)', async () => {
+    const target = await createAgent(t, ws, 'narrowly-guarded');
+    const project = await ok(t, ws.token, 'projects.create', { name: 'Only this' });
+    const narrowed = await createKey(t, ws, { projects: [project.id] }); // the owner's, every scope
+    const memberUser = await userId('mia@example.com');
+    for (const m of [
+      'mutation { agentsCreate(input: {profileKey: "n1", name: "N"}) { agent { rowId } } }',
+      `mutation { agentsUpdate(input: {agentId: "${target.id}", webhookUrl: "https://steal.example.com/hook"}) { agent { rowId } } }`,
+      `mutation { agentsArchive(input: {agentId: "${target.id}"}) { agent { rowId } } }`,
+      `mutation { agentsDelete(input: {agentId: "${target.id}"}) { agent { rowId } } }`,
+      'mutation { membersAdd(input: {email: "friend-of-narrow@example.com"}) { membership { rowId } } }',
+      `mutation { membersSetRole(input: {userId: "${memberUser}", role: ADMIN}) { membership { rowId } } }`,
+      `mutation { membersRemove(input: {userId: "${memberUser}"}) { membership { rowId } } }`,
+    ]) expect(await gqlError(t, narrowed.token, m), m).toMatchObject({ code: 'narrowing', status: 403 });
+    expect((await gqlOk(t, ws.token, `{ agent(rowId: "${target.id}") { webhookUrl archivedAt } }`)).agent).toEqual({ webhookUrl: null, archivedAt: null });
+    expect((await gqlOk(t, ws.token, `{ membershipByWorkspaceIdAndUserId: memberships(condition: {userId: "${memberUser}"}) { nodes { role } } }`)).membershipByWorkspaceIdAndUserId.nodes).toEqual([{ role: 'MEMBER' }]);
+
+    // The owner's unnarrowed key is beyond it; the member's key is not its user's (not found).
+    const revoke = 'mutation($k: UUID!) { accessRevoke(input: {keyId: $k}) { clientMutationId } }';
+    const ownerKeyId = (await gqlOk(t, ws.token, '{ accessKeys(first: 100) { nodes { rowId isCurrent } } }')).accessKeys.nodes.find((k: { isCurrent: boolean }) => k.isCurrent).rowId;
+    expect(await gqlError(t, narrowed.token, revoke, { k: ownerKeyId })).toMatchObject({ code: 'narrowing', status: 403 });
+    expect(await gqlError(t, narrowed.token, revoke, { k: member.id })).toMatchObject({ status: 404 });
+    expect((await rest(t, ws.token, 'workspace.get', {})).status).toBe(200);
+    expect((await rest(t, member.token, 'workspace.get', {})).status).toBe(200);
+    await gqlOk(t, narrowed.token, revoke, { k: narrowed.id });
+    expect((await rest(t, narrowed.token, 'workspace.get', {})).status).toBe(401);
+  });
+});
+
 describe('workspace settings', () => {
   it('OWNER/ADMIN change settings; MCP workspace.get shows them', async () => {
     const r = (await gqlOk(t, adminKey.token, 'mutation { workspaceUpdateSettings(input: {cycleLengthDays: 7, autoDispatch: true, autoDispatchMode: "PRIORITY_MATCH", requiredAckSeconds: 300}) { workspace { name cycleLengthDays autoDispatch autoDispatchMode requiredAckSeconds timeTrackingEnabled } } }')).workspaceUpdateSettings.workspace;

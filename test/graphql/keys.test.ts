@@ -432,4 +432,16 @@ describe('plugins: manifest.scopes and plugin.issueApiKey', () => {
     expect(await gqlError(t, k.rawKey, 'mutation { accessCreatePersonal(input: {}) { issuedApiKey { rowId } } }')).toMatchObject({ code: 'user_key_required' });
     expect(await gqlError(t, k.rawKey, 'mutation { agentsCreate(input: {profileKey: "p", name: "P"}) { agent { rowId } } }')).toMatchObject({ code: 'admin_required' });
   });
+
+  it('a null among scopes is refused; a manifest holding one (stored before) still bounds the keys (it let ADMIN and FULL through)', async () => {
+    expect(await gqlError(t, ws.token, 'mutation { pluginsCreate(input: {name: "Nully", scopes: [READ_ISSUES, null]}) { pluginInfo { rowId } } }'))
+      .toMatchObject({ code: 'invalid_input', issues: { scopes: 'must not contain null' } });
+    const made = (await gqlOk(t, ws.token, 'mutation { pluginsCreate(input: {name: "Old nully", scopes: [READ_ISSUES]}) { pluginInfo { rowId } } }')).pluginsCreate.pluginInfo.rowId;
+    await t.pools.owner.query(`update app_private.plugins set manifest = '{"scopes": ["READ_ISSUES", null]}' where id = $1`, [made]);
+    const issue = (scopes: string) => `mutation { pluginIssueApiKey(input: {pluginId: "${made}", scopes: [${scopes}]}) { issuedApiKey { rowId scopes } } }`;
+    expect(await gqlError(t, ws.token, issue('ADMIN'))).toMatchObject({ code: 'invalid_input', issues: { scopes: expect.stringMatching(/not allowed: ADMIN$/) } });
+    expect(await gqlError(t, ws.token, issue('FULL'))).toMatchObject({ code: 'invalid_input', issues: { scopes: expect.stringMatching(/not allowed: FULL$/) } });
+    expect(await gqlError(t, ws.token, issue('READ_ISSUES, null'))).toMatchObject({ code: 'invalid_input', issues: { scopes: 'must not contain null' } });
+    expect((await gqlOk(t, ws.token, issue('READ_ISSUES'))).pluginIssueApiKey.issuedApiKey.scopes).toEqual(['READ_ISSUES']);
+  });
 });
