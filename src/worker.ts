@@ -68,6 +68,8 @@ export async function startWorker(pool: pg.Pool, opts: WorkerOptions): Promise<R
   // of deliveries that were in flight expire.
   try {
     await pool.query('select app_private.webhook_deliveries_sweep($1, true)', [leaseMs(opts)]);
+    // Queued work a killed worker's dispatcher job held (locked for hours): handed out now, not at the minute.
+    await pool.query('select app_private.dispatch_sweep()');
   } catch (err) {
     if (!isSchemaMissing(err)) {
       await runner.stop().catch(() => {});

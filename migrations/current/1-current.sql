@@ -8,3 +8,7 @@
 -- A null among a plugin's manifest scopes switched off the subset check of pluginIssueApiKey (`s <> all(...)` was
 -- null for every scope): keys with ADMIN or FULL were issued. Nulls are refused in both, and the check is null-safe.
 --! include auth/plugins.sql
+-- After a kill -9 mid-dispatch the dispatcher job stayed locked by the dead worker and nothing woke another while an
+-- ONLINE agent waited with free slots: queued issues stood still until an unrelated change. dispatch_sweep wakes it
+-- at worker start and every minute.
+--! include dispatch/dispatcher.sql

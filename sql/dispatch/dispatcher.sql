@@ -151,3 +151,41 @@ begin
 end
 $$;
 comment on function app_private.wake_dispatcher(p_workspace_id uuid) is 'Queues a dispatcher job for a workspace with autoDispatch on, in the caller''s transaction: it runs once the change that woke it is committed, so no wake is lost.';
+
+create or replace function app_private.dispatch_sweep()
+ returns integer
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_workspace_id uuid;
+  v_woken integer := 0;
+begin
+  if to_regnamespace('graphile_worker') is null then
+    return 0;
+  end if;
+  -- The dispatcher runs only when woken. A job that a killed worker held stays locked (Graphile Worker frees it
+  -- after hours), and no change wakes another while an ONLINE agent waits with free slots: the queue stood still.
+  -- Every minute (and at worker start) a workspace with work to hand out and a live agent, and no job waiting to
+  -- run, is woken; a job that finds nothing to do ends at once.
+  for v_workspace_id in
+    select w.id from app_public.workspaces w
+    where w.auto_dispatch and w.auto_dispatch_mode <> 'MANUAL_ONLY'
+      and exists (select 1 from app_public.agents a
+                  where a.workspace_id = w.id and a.archived_at is null and a.status <> 'OFFLINE')
+      and exists (select 1 from app_public.issues i
+                  where i.workspace_id = w.id and i.queued and i.assigned_agent_id is null and i.deleted_at is null
+                    and (select s.category from app_public.statuses s where s.id = i.status_id) not in ('DONE', 'CANCELED'))
+      -- (the public jobs view leaves the payload out: the private table, as the migration of graphile-worker pins it)
+      and not exists (select 1 from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+                      where t.identifier = 'svc_dispatch' and j.locked_at is null
+                        and j.payload->>'workspaceId' = w.id::text)
+  loop
+    perform app_private.wake_dispatcher(v_workspace_id);
+    v_woken := v_woken + 1;
+  end loop;
+  return v_woken;
+end
+$$;
+comment on function app_private.dispatch_sweep() is 'Wakes the dispatcher of every workspace with autoDispatch on, queued unassigned open issues and an agent not OFFLINE, unless a dispatcher job of it is waiting to run: the recovery for a job a killed worker held. Returns how many were woken; the worker calls it at start and every minute (svc_watchdog_sweep).';

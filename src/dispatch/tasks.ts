@@ -4,7 +4,8 @@
  *  svc_dispatch {workspaceId}   assign queued, unassigned issues to eligible agents, one transaction per
  *                               assignment (app_private.dispatch_next) until nothing is left to do. Queued by
  *                               triggers (app_private.wake_dispatcher), one pending job per workspace.
- *  svc_watchdog_sweep           AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH and stale runs: every minute.
+ *  svc_watchdog_sweep           AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH and stale runs, and a dispatcher wake for
+ *                               queued work no job will hand out (a killed worker held it): every minute.
  */
 import type pg from 'pg';
 import type { Task, TaskList } from 'graphile-worker';
@@ -26,14 +27,16 @@ export async function dispatchWorkspace(client: pg.ClientBase, workspaceId: stri
 
 /**
  * Runs every sweep due at `now` (watchdogs; ACTIVE runs quiet past agentRunStaleMinutes → STALLED; agents silent
- * as long → OFFLINE) and returns what fired, as `svc admin sweep` prints it.
+ * as long → OFFLINE; dispatchers woken for queued work nobody will hand out) and returns what fired, as
+ * `svc admin sweep` prints it (the wakes are jobs, not events: not listed).
  */
 export async function sweep(client: pg.ClientBase, now?: Date): Promise<{ kind: string; subjectId: string }[]> {
   type Fired = { kind: string; subjectId: string }[];
   const { rows } = await client.query<{ watchdogs: Fired; runs: Fired; agents: Fired }>(
     `select app_private.watchdog_sweep(coalesce($1::timestamptz, now())) as watchdogs,
             app_private.sweep_stale_runs(coalesce($1::timestamptz, now())) as runs,
-            app_private.sweep_silent_agents(coalesce($1::timestamptz, now())) as agents`, [now ?? null]);
+            app_private.sweep_silent_agents(coalesce($1::timestamptz, now())) as agents,
+            app_private.dispatch_sweep() as dispatchers_woken`, [now ?? null]);
   const r = rows[0]!;
   return [...r.watchdogs, ...[...r.runs, ...r.agents].map(({ kind, subjectId }) => ({ kind, subjectId }))];
 }

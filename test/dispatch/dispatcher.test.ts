@@ -263,3 +263,33 @@ describe('agent dispatch deliveries', () => {
     expect(rows).toEqual([{ channel: `agent:dispatch:${agent.id}`, kind: 'AGENT_ASSIGNED' }]);
   });
 });
+
+describe('recovery after a killed worker', () => {
+  it('a dispatcher job a dead worker holds does not stall the queue: the worker\'s start (and each minute\'s sweep) wakes it again', async () => {
+    const { ws, ids } = await workspaceWith('ROUND_ROBIN', [{ key: 'survivor', max: 5 }]);
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'queued while the worker died' });
+    await ok(t, ws.token, 'issues.queue', { id: issue.id });
+    // The wake's job, taken by a worker that was then killed (-9): locked, and Graphile Worker frees it only after hours.
+    const dispatcherJobs = `select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+      where t.identifier = 'svc_dispatch' and j.payload->>'workspaceId' = $1 and j.locked_at is null`;
+    await sql(`update graphile_worker._private_jobs set locked_at = now(), locked_by = 'killed-worker'
+      where task_id = (select id from graphile_worker._private_tasks where identifier = 'svc_dispatch') and payload->>'workspaceId' = $1`, [ws.id]);
+    expect((await sql(dispatcherJobs, [ws.id])).rows[0].n).toBe(0);
+
+    // The minute's sweep queues one job for it, and not a second while that one waits.
+    await sql('select app_private.dispatch_sweep()');
+    expect((await sql(dispatcherJobs, [ws.id])).rows[0].n).toBe(1);
+    await sql('select app_private.dispatch_sweep()');
+    expect((await sql(dispatcherJobs, [ws.id])).rows[0].n).toBe(1);
+
+    // A worker starting up hands it out at once (the swept job dropped here, to see the start's own sweep).
+    await sql(`delete from graphile_worker._private_jobs where task_id = (select id from graphile_worker._private_tasks where identifier = 'svc_dispatch')
+      and payload->>'workspaceId' = $1 and locked_at is null`, [ws.id]);
+    const worker = await startWorker(t.pools.owner, { allowPrivate: true, concurrency: 2, pollInterval: 100 });
+    try {
+      await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: issue.id })).assignedAgentId, { timeout: 5000 }).toBe(ids.survivor);
+    } finally {
+      await worker.stop();
+    }
+  });
+});
