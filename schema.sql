@@ -1775,9 +1775,11 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.chat_thread_for_agent(text) returns app_public.chat_threads; plpgsql stable security definer; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_thread_issue_visible(uuid) returns boolean; plpgsql stable security definer; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_thread_json(app_public.chat_threads) returns jsonb; sql stable; execute: svc_visitor; chat/chat.sql
+-- app_hidden.check_chat_text(text,text) returns void; plpgsql immutable; execute: svc_visitor; chat/chat.sql
 -- app_hidden.check_cycle_dates(uuid,date,date) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.check_one_active_cycle(uuid,date,date,text) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.check_project_initiative_reachable(app_public.projects) returns void; plpgsql stable; execute: svc_visitor; projects/projects.sql
+-- app_hidden.check_repo_full_name(text,text) returns void; plpgsql immutable; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.comment_for_write(text) returns app_public.comments; plpgsql volatile; execute: svc_visitor; comments/comments.sql
 -- app_hidden.comment_json(app_public.comments) returns jsonb; plpgsql stable; execute: svc_visitor; comments/comments.sql
 -- app_hidden.comment_shape(app_public.comments,app_public.users,app_public.agents) returns jsonb; sql stable; execute: svc_visitor; comments/comments.sql
@@ -2180,6 +2182,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.delete_agent(uuid,uuid) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.dispatch_next(uuid) returns jsonb; plpgsql volatile; execute: owner only; dispatch/dispatcher.sql
 -- app_private.dispatch_pick(app_public.issues,text,app_public.agents[]) returns record; plpgsql stable; execute: owner only; dispatch/dispatcher.sql
+-- app_private.dispatch_sweep() returns integer; plpgsql volatile security definer; execute: owner only; dispatch/dispatcher.sql
 -- app_private.enqueue_agent_dispatch(uuid,uuid) returns uuid; plpgsql volatile security definer; execute: owner only; agents/agents.sql
 -- app_private.enqueue_delivery_job(uuid,timestamp with time zone) returns void; plpgsql volatile security definer; execute: owner only; webhooks/webhooks.sql
 -- app_private.ensure_user(text) returns app_public.users; plpgsql volatile; execute: owner only; workspace/members.sql

@@ -26,7 +26,7 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Attachment blobs on S3 (SVC_S3_BUCKET set); otherwise files under dataDir served by the service. */
   s3?: { bucket: string; region?: string; endpoint?: string };
-  /** SVC_CORS_ORIGINS: browser origins allowed besides SVC_PUBLIC_URL (comma list; also GraphQL CORS). */
+  /** SVC_CORS_ORIGINS: browser origins allowed besides SVC_PUBLIC_URL (comma list; also CORS for GraphQL, /api/ and /blobs/). */
   corsOrigins: string[];
   /** Event streams (SSE, MCP notification streams) one key / one workspace may hold open per API process. */
   streamsPerKey: number;

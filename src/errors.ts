@@ -93,6 +93,8 @@ interface PgError {
   hint?: string;
   column?: string;
   constraint?: string;
+  /** The relation of a constraint violation (unqualified). */
+  table?: string;
 }
 
 /** The ApiError for a database error, or undefined when it is not one we expect (→ 500). */
@@ -116,9 +118,16 @@ export function fromPgError(err: unknown): ApiError | undefined {
   return new ApiError(mapped.status, body);
 }
 
+/**
+ * The input field a constraint is about, from its name less its table's (`chat_messages_body_check` on chat_messages →
+ * body; a table of two words once made `messagesBody`); without the table, less its first word (issues_title_check).
+ * The SQL functions check their input first, naming the argument; constraints are the net behind them.
+ */
 function constraintField(e: PgError): string | undefined {
-  // e.g. issues_title_check → title
-  const m = e.constraint?.match(/^[a-z]+_(.+)_(check|key|fkey|not_null)$/);
+  const name = e.constraint;
+  const m = e.table && name?.startsWith(`${e.table}_`)
+    ? name.slice(e.table.length + 1).match(/^(.+)_(check|key|fkey|not_null)$/)
+    : name?.match(/^[a-z]+_(.+)_(check|key|fkey|not_null)$/);
   return m?.[1]?.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 

@@ -12,3 +12,12 @@
 -- ONLINE agent waited with free slots: queued issues stood still until an unrelated change. dispatch_sweep wakes it
 -- at worker start and every minute.
 --! include dispatch/dispatcher.sql
+-- pinsAdd stored any atPosition (-3, or 2^31-1, after which appending overflowed): 0 to the number of pins, later
+-- pins moving down.
+--! include pins/pins.sql
+-- Errors named the wrong argument: a 1 MB chat message was "messagesBody" (the table's check), chatOpenThread's
+-- message was "body", scopes [null] "keysScopes", repoMappingsCreate's repoFullName "repo". The functions check
+-- their input first, naming the argument.
+--! include chat/chat.sql
+--! include auth/keys.sql
+--! include repohost/mappings.sql

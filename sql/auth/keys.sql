@@ -325,6 +325,9 @@ begin
   if expires_in_days is not null and expires_in_days not between 1 and 3650 then
     perform app_hidden.raise_invalid('expiresInDays', 'must be 1 to 3650');
   end if;
+  if array_position(scopes, null) is not null then
+    perform app_hidden.raise_invalid('scopes', 'must not contain null');
+  end if;
   if kind = 'SESSION' and expires_in_days is null then
     perform app_hidden.raise_invalid('expiresInDays', 'a SESSION key needs an expiry (or use accessCreateSession)');
   end if;

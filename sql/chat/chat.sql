@@ -170,6 +170,23 @@ $$;
 comment on function app_hidden.chat_publish_draft(t app_public.chat_threads, p_payload jsonb) is 'Publishes a draft phase (started, delta, finalized) as CHAT_MESSAGE_POSTED on chat-thread-stream: realtime channel only, never stored.';
 grant execute on function app_hidden.chat_publish_draft(t app_public.chat_threads, p_payload jsonb) to svc_visitor;
 
+create or replace function app_hidden.check_chat_text(p_text text, p_field text)
+ returns void
+ language plpgsql
+ immutable
+as $$
+begin
+  if p_text is null or btrim(p_text) = '' then
+    perform app_hidden.raise_invalid(p_field, 'must not be empty');
+  end if;
+  if length(p_text) > 100000 then
+    perform app_hidden.raise_invalid(p_field, 'must be at most 100000 characters');
+  end if;
+end
+$$;
+comment on function app_hidden.check_chat_text(p_text text, p_field text) is 'A chat message''s text: not blank, at most 100,000 characters (the table''s check), else 400 on p_field (body; message for chatOpenThread).';
+grant execute on function app_hidden.check_chat_text(p_text text, p_field text) to svc_visitor;
+
 create or replace function app_private.chat_post_user_message(p_workspace_id uuid, p_thread_id uuid, p_user_id uuid, p_body text, p_context jsonb)
  returns app_public.chat_messages
  language plpgsql
@@ -186,9 +203,7 @@ begin
   if v_thread.id is null then
     raise exception 'Thread not found' using errcode = 'SV404', column = 'threadId';
   end if;
-  if p_body is null or btrim(p_body) = '' then
-    perform app_hidden.raise_invalid('body', 'body must not be empty');
-  end if;
+  perform app_hidden.check_chat_text(p_body, 'body');
   -- An archived agent reads nothing (its keys are refused): a message to it would wait in a queue no one serves.
   -- Under FOR SHARE, so an archive committing meanwhile is waited for and seen (400 agent_archived).
   perform app_hidden.lock_live_agent(v_thread.agent_id);
@@ -226,6 +241,9 @@ begin
   end if;
   -- route is the first message's context; checked as there even when no message comes (else bad input passed silently).
   perform app_hidden.one_line(p_route, 'route', 500);
+  if p_message is not null then
+    perform app_hidden.check_chat_text(p_message, 'message');
+  end if;
   insert into app_public.chat_threads (workspace_id, agent_id, created_by_user_id, title, issue_id)
   values (p_workspace_id, v_agent.id, p_user_id, app_hidden.one_line(nullif(btrim(p_title), ''), 'title', 200), p_issue_id)
   returning * into v_thread;

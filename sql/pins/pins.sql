@@ -25,6 +25,7 @@ declare
   v_ws uuid := app_hidden.current_workspace_id();
   v_user uuid := app_hidden.current_user_id();
   v_pin app_public.pins;
+  v_count integer;
 begin
   perform app_hidden.require_scope('WRITE_ISSUES');
   if target_id is null then
@@ -43,6 +44,16 @@ begin
   if v_pin.id is not null then
     return v_pin;  -- already pinned
   end if;
+  -- Positions stay 0..n-1 (as dispatch rules'): atPosition 0 is first, n (or none) last; later pins move down. Any
+  -- other value was stored as given (-3, or 2^31-1, after which appending overflowed the integer).
+  v_count := (select count(*) from app_public.pins p where p.workspace_id = v_ws and p.user_id = v_user);
+  if at_position is not null and (at_position < 0 or at_position > v_count) then
+    perform app_hidden.raise_invalid('atPosition', format('must be 0 to %s', v_count));
+  end if;
+  if at_position is not null then
+    update app_public.pins p set position = p.position + 1
+    where p.workspace_id = v_ws and p.user_id = v_user and p.position >= at_position;
+  end if;
   insert into app_public.pins (workspace_id, user_id, target_type, target_id, position)
   values (v_ws, v_user, pins_add.target_type::text, pins_add.target_id,
           coalesce(at_position, (select coalesce(max(p.position) + 1, 0) from app_public.pins p
@@ -51,7 +62,7 @@ begin
   return v_pin;
 end
 $$;
-comment on function app_public.pins_add(target_type app_public.pin_target_type, target_id uuid, at_position integer) is 'Pins a project, initiative, saved view, cycle or agent for you (idempotent); appended last unless atPosition is given.';
+comment on function app_public.pins_add(target_type app_public.pin_target_type, target_id uuid, at_position integer) is 'Pins a project, initiative, saved view, cycle or agent for you (idempotent); appended last unless atPosition (0 = first, 0 to the number of pins) is given, later pins moving down.';
 grant execute on function app_public.pins_add(target_type app_public.pin_target_type, target_id uuid, at_position integer) to svc_visitor;
 
 create or replace function app_public.pins_agent(p app_public.pins)

@@ -44,15 +44,27 @@ $$;
 comment on function app_hidden.repo_check_host_settings(p_token_env text, p_api_url text) is 'Validates a mapping''s tokenEnv (an environment variable name) and apiUrl (http or https), 400 naming the field.';
 grant execute on function app_hidden.repo_check_host_settings(p_token_env text, p_api_url text) to svc_visitor;
 
+create or replace function app_hidden.check_repo_full_name(p_repo_full_name text, p_field text)
+ returns void
+ language plpgsql
+ immutable
+as $$
+begin
+  if coalesce(p_repo_full_name, '') !~ '^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$' then
+    perform app_hidden.raise_invalid(p_field, 'must be owner/name');
+  end if;
+end
+$$;
+comment on function app_hidden.check_repo_full_name(p_repo_full_name text, p_field text) is 'A repository''s owner/name, else 400 on p_field (the caller''s name for it: repo for svc admin, repoFullName in GraphQL).';
+grant execute on function app_hidden.check_repo_full_name(p_repo_full_name text, p_field text) to svc_visitor;
+
 create or replace function app_hidden.repo_mapping_insert(p_workspace_id uuid, p_repo_full_name text, p_token_env text default NULL::text, p_api_url text default NULL::text, p_status_rules jsonb default NULL::jsonb, p_sync_title boolean default false)
  returns jsonb
  language plpgsql
 as $$
 declare v_row app_public.connection_mappings;
 begin
-  if coalesce(p_repo_full_name, '') !~ '^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$' then
-    perform app_hidden.raise_invalid('repo', 'must be owner/name');
-  end if;
+  perform app_hidden.check_repo_full_name(p_repo_full_name, 'repo');
   perform app_hidden.repo_check_host_settings(p_token_env, p_api_url);
   if exists (select 1 from app_public.connection_mappings m where m.workspace_id = p_workspace_id and m.kind = 'repo'
              and lower(m.repo_full_name) = lower(p_repo_full_name)) then
@@ -75,6 +87,7 @@ as $$
 declare v jsonb;
 begin
   perform app_hidden.require_workspace_admin_key();
+  perform app_hidden.check_repo_full_name(repo_full_name, 'repoFullName');
   v := app_hidden.repo_mapping_insert(app_hidden.current_workspace_id(), repo_full_name, token_env, api_url, status_rules, sync_title);
   return (select m from app_public.connection_mappings m where m.id = (v->>'id')::uuid);
 end

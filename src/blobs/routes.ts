@@ -4,6 +4,8 @@
  * credential (like a presigned S3 URL). Bodies stream to disk; a PUT larger than its signed size is refused.
  * A link takes PUTs only while its upload is in progress (a second PUT replaces a wrong first one before
  * finalize): once the upload was finalized, deleted or expired, the bytes others may have read cannot be swapped (409).
+ * Browser apps at SVC_CORS_ORIGINS (and SVC_PUBLIC_URL's origin) may PUT and GET these links with fetch: the CORS
+ * preflight and headers are answered by the origin guard (src/http/origin-guard.ts), before these routes.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';

@@ -1,9 +1,9 @@
 /**
  * GraphQL errors: a database error we expect (our SQLSTATEs SV400…SVSCP, constraint violations, RLS)
  * becomes a GraphQL error whose `extensions` carry the same code, status and fields as the MCP/REST
- * error body (spec part 7, src/errors.ts); so does an ApiError thrown by a Node-side check. Anything else
- * is masked: a generic message with an id that is logged server-side, never internals, and extensions
- * code `internal`, status 500.
+ * error body (spec part 7, src/errors.ts: issues keyed by argument, scope, field); so does an ApiError thrown
+ * by a Node-side check. Anything else is masked: a generic message with an id that is logged server-side,
+ * never internals, and extensions code `internal`, status 500.
  */
 import '../polyfills.ts';
 import { GraphQLError } from 'postgraphile/graphql';
@@ -16,6 +16,8 @@ export interface GraphqlErrorExtensions {
   status: number;
   issues?: Record<string, string>;
   scope?: string;
+  /** 404 or 409: the argument that named the missing record or the taken value (REST's `field`). */
+  field?: string;
 }
 
 /** camelCase for the field names SQL reports in COLUMN (GraphQL arguments are camelCase). */
@@ -47,6 +49,7 @@ export function maskError(error: GraphQLError): GraphQLError {
     extensions.issues = Object.fromEntries(Object.entries(mapped.body.issues).map(([k, v]) => [camel(k), v]));
   }
   if (mapped.body.scope) extensions.scope = mapped.body.scope;
+  if (mapped.body.field) extensions.field = camel(mapped.body.field);
   return new GraphQLError(mapped.body.message ?? mapped.body.error, {
     nodes: error.nodes,
     source: error.source,

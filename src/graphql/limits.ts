@@ -8,7 +8,8 @@
  *   - at most MAX_INTROSPECTION `__schema` / `__type` fields (GraphiQL asks for one `__schema`);
  *   - an estimate of the rows the lists can read, at most MAX_ROWS: each list or connection multiplies its
  *     parent's count by its `first` / `last` (a literal or a variable), or by UNPAGED when it has none, and adds
- *     the rows its `offset` skips; a connection's `totalCount` counts as COUNTED rows. A list
+ *     the rows its `offset` skips (whatever the connection selects: only `pageInfo` or `totalCount` too);
+ *     a connection's `totalCount` counts as COUNTED rows. A list
  *     without `first` returns every row it holds (PostGraphile has no default page), so it counts as a large
  *     table: a whole list of statuses or labels passes, a list nested in an unpaged list does not (an outside
  *     probe's three unpaged levels, counted as 10 each, made 130 MB and held every workspace for 30 s). What the
@@ -143,10 +144,14 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
             && (isListType(getNullableType(def.type)) || isConnection);
           if (many) {
             const page = intValue(sel.arguments?.find((a) => a.name.value === 'first' || a.name.value === 'last')?.value);
-            // An offset reads the rows it skips (`first: 1, offset: 59000` sorts and reads 59,001).
-            const offset = intValue(sel.arguments?.find((a) => a.name.value === 'offset')?.value) ?? 0;
             count = multiplier * Math.max(1, page ?? L.UNPAGED);
-            rows += count + multiplier * Math.max(0, offset);
+            rows += count;
+          }
+          // An offset reads the rows it skips (`first: 1, offset: 59000` sorts and reads 59,001), whatever is
+          // selected: a connection asked only for pageInfo or totalCount skips them too (hasNextPage reads past them).
+          if ((many || isConnection) && !inConnection) {
+            const offset = intValue(sel.arguments?.find((a) => a.name.value === 'offset')?.value) ?? 0;
+            rows += multiplier * Math.max(0, offset);
           }
           if (rows > L.MAX_ROWS) {
             throw new Refused(`the lists asked for could read about ${Math.round(rows).toLocaleString('en')} rows (at most ${L.MAX_ROWS.toLocaleString('en')}): ` +

@@ -57,7 +57,7 @@ export interface AppOptions {
   rateLimits?: { rpc: number; rest: number };
   /** svc_visitor pool for the rate-limit counters (default: ownerPool). */
   apiPool?: pg.Pool;
-  /** Origin / Host checks (DNS-rebinding protection) and GraphQL CORS. Default: loopback rules. */
+  /** Origin / Host checks (DNS-rebinding protection) and CORS (GraphQL, /api/, signed /blobs/ links). Default: loopback rules. */
   origins?: OriginPolicy;
   logLevel?: string;
   /** The process logger (pino) to log through instead of a new one at logLevel (svc start shares it with the worker). */
@@ -309,10 +309,12 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     reply.code(apiError.status).headers(apiError.headers);
     if (isMcpPath(req.url)) return sendRpcError(reply, apiError, requestId(req.body));
     // A GraphQL client reads `errors` (GraphQL over HTTP): a refusal before execution (401, 403, 429, query_too_complex)
-    // carries it too, with the code and status as field errors have them, beside the REST-style fields.
+    // carries it too, with the code, status, issues, scope and field as field errors have them (src/graphql/errors.ts),
+    // beside the REST-style fields.
     if (req.url.split('?')[0] === GRAPHQL_PATH) {
-      const { error, message } = apiError.body as { error?: string; message?: string };
-      return reply.send({ ...apiError.body, errors: [{ message: message ?? error ?? 'Request refused', extensions: { code: error, status: apiError.status } }] });
+      const { error, message, issues, scope, field } = apiError.body;
+      const extensions = { code: error, status: apiError.status, ...(issues && { issues }), ...(scope && { scope }), ...(field && { field }) };
+      return reply.send({ ...apiError.body, errors: [{ message: message ?? error ?? 'Request refused', extensions }] });
     }
     return reply.send(apiError.body);
   });

@@ -12,8 +12,9 @@
  * Refusals are 403 `{error: 'forbidden_origin' | 'forbidden_host'}` (a JSON-RPC envelope on the MCP
  * endpoint, see app.ts). Requests without Origin (curl, SDKs, servers) are not affected by the Origin rule.
  * CORS: origins in SVC_CORS_ORIGINS may call /graphql and the API under /api/ (MCP, REST, events) from a browser
- * (preflight answered here);
- * with the list empty (the default) no CORS headers are sent at all.
+ * (preflight answered here); they and SVC_PUBLIC_URL's origin may also PUT and GET the embedded blob store's signed
+ * /blobs/ links (attachments.initUpload / getDownloadUrl) with fetch: no credentials, the signed URL is the capability.
+ * With the list empty (the default) and no SVC_PUBLIC_URL no CORS headers are sent at all.
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.ts';
@@ -53,12 +54,45 @@ export function originOf(url: string): string | undefined {
   }
 }
 
-/** The methods a listed origin may use on a path: GraphQL takes POST; the MCP endpoint (POST, its GET stream and
- *  DELETE of a session), the REST aliases and the event stream live under /api/. Other paths (the board, blobs at
- *  signed URLs) need no CORS. */
-function corsMethods(path: string): string | undefined {
-  if (path === '/graphql') return 'POST, OPTIONS';
-  if (path.startsWith('/api/')) return 'GET, POST, DELETE, OPTIONS';
+/** What a browser may do cross-origin on a path. */
+interface CorsRule {
+  methods: string;
+  /** Request headers a preflight may ask for. */
+  headers: string;
+  /** Response headers a page may read beyond the CORS-safelisted ones. */
+  expose: string;
+  /** Whether SVC_PUBLIC_URL's origin gets the headers too (else only SVC_CORS_ORIGINS). */
+  ownOrigin: boolean;
+}
+
+/** GraphQL takes POST; the MCP endpoint (POST, its GET stream and DELETE of a session), the REST aliases and the
+ *  event stream live under /api/. What a browser client must read there: the MCP session, why a key was refused,
+ *  when to retry. */
+const API_HEADERS = {
+  headers: 'authorization, content-type, accept, last-event-id, mcp-session-id, mcp-protocol-version',
+  expose: 'mcp-session-id, www-authenticate, retry-after',
+  ownOrigin: false,
+};
+const GRAPHQL_CORS: CorsRule = { methods: 'POST, OPTIONS', ...API_HEADERS };
+const API_CORS: CorsRule = { methods: 'GET, POST, DELETE, OPTIONS', ...API_HEADERS };
+
+/** The embedded blob store's signed links (src/blobs/routes.ts): a browser app uploads with fetch(uploadUrl, {method:
+ *  'PUT', headers: {'content-type': …}}) and downloads with fetch(url). No Authorization and no credentials: the
+ *  signature in the URL is the capability, so no access-control-allow-credentials either. SVC_PUBLIC_URL's origin is
+ *  answered too (the links are made on SVC_PUBLIC_URL: for its own pages a same-origin call, where the headers do no
+ *  harm, and a preflight a browser would not send). Other origins stay refused (403 forbidden_origin). */
+const BLOB_CORS: CorsRule = {
+  methods: 'GET, PUT, OPTIONS',
+  headers: 'content-type',
+  expose: 'content-disposition, content-length, etag',
+  ownOrigin: true,
+};
+
+/** The CORS rule of a path, or undefined: other paths (the board, /health, …) need no CORS. */
+function corsRule(path: string): CorsRule | undefined {
+  if (path === '/graphql') return GRAPHQL_CORS;
+  if (path.startsWith('/api/')) return API_CORS;
+  if (path.startsWith('/blobs/')) return BLOB_CORS;
   return undefined;
 }
 
@@ -104,18 +138,18 @@ export function registerOriginGuard(app: FastifyInstance, policy: OriginPolicy):
         message: `Origin ${JSON.stringify(origin)} is not allowed; add it to SVC_CORS_ORIGINS to call this service from that page`,
       });
     }
-    // CORS for the API (GraphQL, MCP and its REST aliases, the event stream), only for the configured list.
-    const methods = cors.has(origin) ? corsMethods(req.url.split('?')[0]!) : undefined;
-    if (methods) {
+    // CORS for the API (GraphQL, MCP and its REST aliases, the event stream), only for the configured list; for
+    // the signed blob links also for SVC_PUBLIC_URL's origin.
+    const rule = corsRule(req.url.split('?')[0]!);
+    if (rule && (cors.has(origin) || (rule.ownOrigin && origin === own))) {
       reply.header('access-control-allow-origin', origin);
       reply.header('vary', 'Origin');
-      // What a browser client must read: the MCP session, why a key was refused, when to retry.
-      reply.header('access-control-expose-headers', 'mcp-session-id, www-authenticate, retry-after');
+      reply.header('access-control-expose-headers', rule.expose);
       if (req.method === 'OPTIONS') {
         return reply
           .code(204)
-          .header('access-control-allow-methods', methods)
-          .header('access-control-allow-headers', 'authorization, content-type, accept, last-event-id, mcp-session-id, mcp-protocol-version')
+          .header('access-control-allow-methods', rule.methods)
+          .header('access-control-allow-headers', rule.headers)
           .header('access-control-max-age', '600')
           .send();
       }

@@ -21,7 +21,7 @@ const refused = (r: { status: number; body: any }) => {
   expect(r.status).toBe(400);
   expect(r.body).toMatchObject({ error: 'query_too_complex', issues: { query: expect.stringContaining('Query too large') } });
   // A GraphQL client reads `errors`: the refusal is there too, coded as field errors are.
-  expect(r.body.errors).toEqual([{ message: r.body.message, extensions: { code: 'query_too_complex', status: 400 } }]);
+  expect(r.body.errors).toEqual([{ message: r.body.message, extensions: { code: 'query_too_complex', status: 400, issues: r.body.issues } }]);
 };
 
 describe('GraphQL request limits', () => {
@@ -53,6 +53,21 @@ describe('GraphQL request limits', () => {
     const fine = await gqlOk(t, ws.token, `{ ${Array.from({ length: 20 }, (_, i) => `c${i}: issues(condition: { title: "x${i}" }) { totalCount }`).join(' ')}
       page: issues(first: 50, offset: 500) { nodes { rowId } } }`);
     expect(fine.c0.totalCount).toBe(0);
+  });
+
+  it('an offset counts the rows it skips whatever the connection selects (pageInfo or totalCount only too)', async () => {
+    // A key of its own: the rate-limit test below counts on the calls spent by the workspace's key.
+    const { token } = await createKey(t, ws);
+    // An outside probe: with nodes this was refused, with only pageInfo it ran (200) and read the rows it skipped.
+    refused(await gql(t, token, '{ issues(first: 1, offset: 1000000000) { nodes { rowId } } }'));
+    refused(await gql(t, token, '{ issues(first: 1, offset: 1000000000) { pageInfo { hasNextPage } } }'));
+    refused(await gql(t, token, '{ issues(offset: 1000000000) { totalCount } }'));
+    refused(await gql(t, token, 'query($o: Int) { issues(first: 1, offset: $o) { pageInfo { hasNextPage hasPreviousPage } } }', { o: 200_000 }));
+    // Nested: each parent row skips the offset again.
+    refused(await gql(t, token, '{ issues(first: 100) { nodes { comments(offset: 1000) { pageInfo { hasNextPage } } } } }'));
+    // A page further on, asked for its pageInfo only, passes.
+    const fine = await gqlOk(t, token, '{ issues(first: 10, offset: 500) { pageInfo { hasNextPage } } }');
+    expect(fine.issues.pageInfo.hasNextPage).toBe(false);
   });
 
   it('a negative first, last or offset is a 400 naming the argument (PostgreSQL\'s LIMIT error named none)', async () => {

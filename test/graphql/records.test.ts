@@ -99,6 +99,15 @@ describe('polymorphic pins', () => {
     expect(await gqlError(t, member.token, `mutation { pinsRemove(input: {targetType: SAVED_VIEW, targetId: "${savedView}"}) { pin { rowId } } }`))
       .toMatchObject({ code: 'not_found' });
     expect((await gqlOk(t, member.token, '{ pins { totalCount } }')).pins.totalCount).toBe(4);
+
+    // atPosition is 0 (first) to the number of pins; later pins move down. -3 and 2^31-1 were stored as given (and
+    // appending after the latter overflowed).
+    const at = (n: number) => `mutation { pinsAdd(input: {targetType: SAVED_VIEW, targetId: "${savedView}", atPosition: ${n}}) { pin { rowId position } } }`;
+    for (const n of [-3, 5, 2147483647]) expect(await gqlError(t, member.token, at(n)), String(n)).toMatchObject({ code: 'invalid_input', issues: { atPosition: 'must be 0 to 4' } });
+    expect((await gqlOk(t, member.token, at(0))).pinsAdd.pin.position).toBe(0);
+    const order = (await gqlOk(t, member.token, '{ pins(orderBy: POSITION_ASC) { nodes { targetType position } } }')).pins.nodes;
+    // The new pin first; the one that was first (the agent, reordered) moved down.
+    expect(order.slice(0, 2)).toEqual([{ targetType: 'SAVED_VIEW', position: 0 }, { targetType: 'AGENT', position: 1 }]);
   });
 
   it('refuses targets that do not exist or are not visible', async () => {

@@ -2,14 +2,18 @@
  * Transport rejections (issue 9 item 6, issue 14): on /api/mcp/rpc every rejection is a JSON-RPC error
  * envelope with the HTTP status the MCP Streamable HTTP transport expects; REST aliases keep the spec's
  * bodies; every 401 carries `WWW-Authenticate: Bearer error="invalid_token"`. DNS-rebinding protection
- * (item 9): foreign Host and Origin headers are refused; SVC_CORS_ORIGINS opens GraphQL to listed origins.
+ * (item 9): foreign Host and Origin headers are refused; SVC_CORS_ORIGINS opens GraphQL, the API and the signed /blobs/ links to listed origins.
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import Fastify from 'fastify';
 import { registerOriginGuard } from '../../src/http/origin-guard.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddedBlobStore } from '../../src/blobs/embedded.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { MAX_BATCH } from '../../src/http/mcp.ts';
 import { ToolRunner } from '../../src/tools/invoke.ts';
@@ -269,6 +273,90 @@ describe('SVC_PUBLIC_URL and SVC_CORS_ORIGINS (public listener)', () => {
     expect([stream.statusCode, stream.headers['content-type'], stream.headers['access-control-allow-origin']])
       .toEqual([200, 'text/event-stream; charset=utf-8', 'https://board.example.org']);
     stream.destroy();
+  });
+});
+
+describe('SVC_CORS_ORIGINS: the signed /blobs/ links of attachments (embedded store)', () => {
+  // An outside probe: from a listed origin, OPTIONS <uploadUrl> was 404 and PUT/GET answered without
+  // access-control-allow-origin, so a browser app could neither upload nor download an attachment.
+  let app: Awaited<ReturnType<typeof buildApp>>['app'];
+  let dir: string;
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-blob-cors-'));
+    const blobs = new EmbeddedBlobStore({ dataDir: dir, publicUrl: 'https://svc.example.com' });
+    ({ app } = buildApp({
+      ownerPool: t.pools.owner, apiPool: t.pools.api, keys: t.keys, runner: new ToolRunner(t.pools.api, { blobs }), blobs,
+      logLevel: 'silent', rateLimits: { rpc: 0, rest: 0 },
+      origins: { publicUrl: 'https://svc.example.com', corsOrigins: ['https://app.example.com'], loopback: false },
+    }));
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const tool = async (name: string, input: object) => {
+    const res = await app.inject({ method: 'POST', url: `/api/mcp/${name}`, payload: JSON.stringify(input),
+      headers: { 'content-type': 'application/json', host: 'svc.example.com', ...auth() } });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json();
+  };
+  /** The path and query of a signed link (inject speaks to the app, not to its public host). */
+  const local = (url: string) => {
+    const u = new URL(url);
+    expect(u.origin).toBe('https://svc.example.com');
+    return `${u.pathname}${u.search}`;
+  };
+  const APP = 'https://app.example.com';
+
+  it('a listed origin may preflight, PUT and GET a link (no credentials); the own origin gets the headers too; others stay 403', async () => {
+    const issue = await tool('issues.create', { title: 'with a file' });
+    const bytes = Buffer.from('hello from a browser');
+    const up = await tool('attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'note.txt', mimeType: 'text/plain', sizeBytes: bytes.length });
+    const uploadPath = local(up.uploadUrl);
+
+    const pre = await app.inject({ method: 'OPTIONS', url: uploadPath, headers: {
+      host: 'svc.example.com', origin: APP, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' } });
+    expect(pre.statusCode, pre.body).toBe(204);
+    expect(pre.headers['access-control-allow-origin']).toBe(APP);
+    expect(String(pre.headers['access-control-allow-methods'])).toMatch(/\bPUT\b/);
+    expect(String(pre.headers['access-control-allow-methods'])).toMatch(/\bGET\b/);
+    expect(String(pre.headers['access-control-allow-headers'])).toContain('content-type');
+    // The signed URL is the capability: no cookies or Authorization are asked for.
+    expect(pre.headers['access-control-allow-credentials']).toBeUndefined();
+
+    const put = await app.inject({ method: 'PUT', url: uploadPath, payload: bytes,
+      headers: { host: 'svc.example.com', origin: APP, 'content-type': 'text/plain' } });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.headers['access-control-allow-origin']).toBe(APP);
+    expect(String(put.headers.vary)).toMatch(/origin/i);
+    const att = await tool('attachments.finalize', { key: up.key });
+    const dl = await tool('attachments.getDownloadUrl', { id: att.id });
+
+    const get = await app.inject({ method: 'GET', url: local(dl.url), headers: { host: 'svc.example.com', origin: APP } });
+    expect(get.statusCode).toBe(200);
+    expect(get.rawPayload.equals(bytes)).toBe(true);
+    expect(get.headers['access-control-allow-origin']).toBe(APP);
+    expect(String(get.headers['access-control-expose-headers'])).toContain('content-disposition');
+    const preGet = await app.inject({ method: 'OPTIONS', url: local(dl.url), headers: { host: 'svc.example.com', origin: APP, 'access-control-request-method': 'GET' } });
+    expect([preGet.statusCode, preGet.headers['access-control-allow-origin']]).toEqual([204, APP]);
+    // A refusal of the link itself is readable by the page too (why the upload failed).
+    const tampered = await app.inject({ method: 'PUT', url: uploadPath.replace(/sig=[0-9a-f]/, 'sig=x'), payload: bytes,
+      headers: { host: 'svc.example.com', origin: APP, 'content-type': 'text/plain' } });
+    expect([tampered.statusCode, tampered.headers['access-control-allow-origin']]).toEqual([403, APP]);
+
+    // SVC_PUBLIC_URL's origin is answered as a listed one.
+    const own = await app.inject({ method: 'GET', url: local(dl.url), headers: { host: 'svc.example.com', origin: 'https://svc.example.com' } });
+    expect([own.statusCode, own.headers['access-control-allow-origin']]).toEqual([200, 'https://svc.example.com']);
+    // Any other origin keeps its 403, preflight included, without CORS headers.
+    for (const method of ['OPTIONS', 'PUT', 'GET'] as const) {
+      const foreign = await app.inject({ method, url: method === 'GET' ? local(dl.url) : uploadPath, payload: method === 'PUT' ? bytes : undefined,
+        headers: { host: 'svc.example.com', origin: 'https://evil.example.com', 'access-control-request-method': 'PUT', 'content-type': 'text/plain' } });
+      expect([method, foreign.statusCode, foreign.headers['access-control-allow-origin']]).toEqual([method, 403, undefined]);
+    }
+    // GraphQL keeps its rule: listed origins only (the own origin is same-origin and gets no CORS headers there).
+    const gqlOwn = await app.inject({ method: 'OPTIONS', url: '/graphql', headers: { host: 'svc.example.com', origin: 'https://svc.example.com', 'access-control-request-method': 'POST' } });
+    expect(gqlOwn.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
 
