@@ -629,6 +629,7 @@ create policy update_on_visible_issues on app_public.comments for update to svc_
   WHERE (i.id = comments.issue_id)))));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.comments FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.comments FOR EACH ROW EXECUTE FUNCTION app_private.tg_comments__events();
+CREATE TRIGGER _810_drop_attachments AFTER UPDATE OF deleted_at ON app_public.comments FOR EACH ROW WHEN (old.deleted_at IS NULL AND new.deleted_at IS NOT NULL) EXECUTE FUNCTION app_private.tg_comments__drop_attachments();
 
 -- A workspace's link to an external repository (kind repo): the repohost tools read issues and pull requests through it, never write to the host.
 create table app_public.connection_mappings (
@@ -2228,6 +2229,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_attachment_uploads__expiry_job() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql
 -- app_private.tg_attachments__events() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql
 -- app_private.tg_attachments__link_title() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql
+-- app_private.tg_comments__drop_attachments() returns trigger; plpgsql volatile security definer; execute: owner only; comments/triggers.sql
 -- app_private.tg_comments__events() returns trigger; plpgsql volatile security definer; execute: owner only; comments/triggers.sql
 -- app_private.tg_cycles__events() returns trigger; plpgsql volatile security definer; execute: owner only; cycles/triggers.sql
 -- app_private.tg_dispatch_rules__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql

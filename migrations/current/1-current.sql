@@ -1,1 +1,20 @@
--- Enter migration here
+-- agentsCreate/agentsUpdate stored capabilities [null] (and every one_line_list caller a null entry): refused,
+-- naming the entry.
+--! include core/util.sql
+-- ActionRequest.viewerMayDecide stayed true on a closed request (accept then answers 409): false once closed.
+--! include actionRequests/shapes.sql
+-- An issue moved INTO a narrowed key's view carried before.projectId, the id of a project the key may not see:
+-- before is shown only to a key that could see the issue there.
+--! include events/record.sql
+-- An agent's dispatch deliveries waited 20-40 s behind its workspace's webhook deliveries to hosts that never
+-- answer (each holding a slot of the workspace's share for the deadline): they are queued at priority -1.
+--! include webhooks/webhooks.sql
+-- runs.kick re-sent the dispatch of a run whose issue was already Done: a closed issue's run is not kicked.
+--! include runs/tools/kick.sql
+-- A deleted comment's files stayed on disk for good, outside the quota (upload-then-delete looped past it): they
+-- are deleted with the comment (events by the attachments' trigger), their blobs by a job.
+--! include comments/triggers.sql
+--! include attachments/attachments.sql
+-- svc admin's webhook commands changed webhooks without an event: WEBHOOK_* are recorded by app_private.webhook_*,
+-- on every path.
+--! include webhooks/webhooks.sql

@@ -77,16 +77,14 @@ create or replace function app_hidden.attachment_bytes_used(p_workspace_id uuid)
  stable security definer
  set search_path to 'pg_catalog'
 as $$
-  -- A deleted comment's files no longer count: no tool can reach them to delete them (a deleted issue's still do:
-  -- issues.restore brings them back).
+  -- A deleted comment's files are deleted with it (tg_comments__drop_attachments); a deleted issue's count (issues.restore
+  -- brings them back).
   select coalesce((select sum(a.size_bytes) from app_public.attachments a
-                   where a.workspace_id = p_workspace_id and a.kind = 'FILE'
-                     and not (a.target_type = 'comment' and exists (select 1 from app_public.comments c
-                                                                   where c.id = a.target_id and c.deleted_at is not null))), 0)
+                   where a.workspace_id = p_workspace_id and a.kind = 'FILE'), 0)
        + coalesce((select sum(u.size_bytes) from app_public.attachment_uploads u
                    where u.workspace_id = p_workspace_id and u.expires_at > now()), 0)
 $$;
-comment on function app_hidden.attachment_bytes_used(p_workspace_id uuid) is 'Bytes counted against attachmentQuotaMb: every FILE attachment of the workspace (but those of deleted comments) plus uploads granted and not expired (whatever the caller''s narrowing lets it see). Security definer: the total, never the rows.';
+comment on function app_hidden.attachment_bytes_used(p_workspace_id uuid) is 'Bytes counted against attachmentQuotaMb: every FILE attachment of the workspace plus uploads granted and not expired (whatever the caller''s narrowing lets it see). Security definer: the total, never the rows.';
 grant execute on function app_hidden.attachment_bytes_used(p_workspace_id uuid) to svc_visitor;
 
 create or replace function app_hidden.attachment_blob_ref(a app_public.attachments)

@@ -60,11 +60,14 @@ begin
     return null;
   elsif cardinality(p_values) > p_max_items then
     perform app_hidden.raise_invalid(p_field, format('must have at most %s entries', p_max_items));
+  elsif array_position(p_values, null) is not null then
+    -- one_line keeps a null as null: [null] was stored, and read back where strings were promised.
+    perform app_hidden.raise_invalid(p_field || '.' || (array_position(p_values, null) - 1), 'must not be null');
   end if;
   return array(select app_hidden.one_line(v, p_field || '.' || (n - 1), p_max) from unnest(p_values) with ordinality u(v, n) order by n);
 end
 $$;
-comment on function app_hidden.one_line_list(p_values text[], p_field text, p_max_items integer, p_max integer) is 'At most p_max_items entries, each app_hidden.one_line (the 400 names field.<index>). NULL stays NULL.';
+comment on function app_hidden.one_line_list(p_values text[], p_field text, p_max_items integer, p_max integer) is 'At most p_max_items entries, none null, each app_hidden.one_line (the 400 names field.<index>). NULL stays NULL.';
 grant execute on function app_hidden.one_line_list(p_values text[], p_field text, p_max_items integer, p_max integer) to svc_visitor;
 
 create or replace function app_hidden.tg__set_updated_at()

@@ -27,8 +27,16 @@ create or replace function app_public.activity_events_payload(e app_public.activ
  returns jsonb
  language sql
  stable
-as $$ select case when e.subject_type = 'project' then app_hidden.project_event_payload(e.payload) else e.payload end $$;
-comment on function app_public.activity_events_payload(e app_public.activity_events) is 'The event''s details (spec 6.4) as the key may read them (a PROJECT_* initiativeId outside its initiative narrowing is null).';
+as $$
+  select case when e.subject_type = 'project' then app_hidden.project_event_payload(e.payload)
+              -- An issue coming INTO a narrowed key's view from where it may not look: its before names that place
+              -- (a hidden project's id). before is for a key that saw the issue there, to hear of it leaving.
+              when e.payload ? 'before' and not app_hidden.key_unnarrowed()
+                   and not app_hidden.scope_passes_narrowing((e.payload->'before'->>'projectId')::uuid, e.payload->'before'->'labelIds')
+                then e.payload - 'before'
+              else e.payload end
+$$;
+comment on function app_public.activity_events_payload(e app_public.activity_events) is 'The event''s details (spec 6.4) as the key may read them (a PROJECT_* initiativeId outside its initiative narrowing is null; an ISSUE_UPDATED before {projectId, labelIds, cycleId} only for a key that could see the issue there).';
 grant execute on function app_public.activity_events_payload(e app_public.activity_events) to svc_visitor;
 
 create or replace function app_hidden.event_shape(e app_public.activity_events, a app_public.agents, u app_public.users, p_with_actor boolean)

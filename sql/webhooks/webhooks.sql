@@ -42,14 +42,9 @@ create or replace function app_hidden.webhook_create(p_url text, p_events text[]
  security definer
  set search_path to 'pg_catalog'
 as $$
-declare v_result jsonb;
 begin
   perform app_hidden.require_webhook_admin_for_change();
-  v_result := app_private.webhook_create(app_hidden.current_workspace_id(), p_url, p_events, p_description);
-  -- The workspace's other webhooks receive it; this one hears nothing about itself (the outbox trigger).
-  perform app_hidden.record_event('WEBHOOK_CREATED', 'webhook', (v_result->>'id')::uuid,
-    (select app_hidden.webhook_event_payload(w) from app_public.webhooks w where w.id = (v_result->>'id')::uuid));
-  return v_result;
+  return app_private.webhook_create(app_hidden.current_workspace_id(), p_url, p_events, p_description);
 end
 $$;
 comment on function app_hidden.webhook_create(p_url text, p_events text[], p_description text) is 'In-app: register a webhook (OWNER/ADMIN); returns the secret once. Records WEBHOOK_CREATED (webhookId and active only).';
@@ -61,15 +56,9 @@ create or replace function app_hidden.webhook_delete(p_webhook_id uuid)
  security definer
  set search_path to 'pg_catalog'
 as $$
-declare
-  v_webhook app_public.webhooks;
-  v_result jsonb;
 begin
   perform app_hidden.require_webhook_admin_for_change();
-  select * into v_webhook from app_public.webhooks where id = app_hidden.webhook_in_workspace(p_webhook_id);
-  v_result := app_private.webhook_delete(v_webhook.id);
-  perform app_hidden.record_event('WEBHOOK_DELETED', 'webhook', v_webhook.id, app_hidden.webhook_event_payload(v_webhook));
-  return v_result;
+  return app_private.webhook_delete(app_hidden.webhook_in_workspace(p_webhook_id));
 end
 $$;
 comment on function app_hidden.webhook_delete(p_webhook_id uuid) is 'In-app: delete a webhook of the calling workspace (OWNER/ADMIN). Records WEBHOOK_DELETED.';
@@ -176,14 +165,9 @@ create or replace function app_hidden.webhook_rotate_secret(p_webhook_id uuid, p
  security definer
  set search_path to 'pg_catalog'
 as $$
-declare v_result jsonb;
 begin
   perform app_hidden.require_webhook_admin_for_change();
-  v_result := app_private.webhook_rotate_secret(app_hidden.webhook_in_workspace(p_webhook_id), p_keep_previous_hours);
-  perform app_hidden.record_event('WEBHOOK_UPDATED', 'webhook', p_webhook_id,
-    (select app_hidden.webhook_event_payload(w) from app_public.webhooks w where w.id = p_webhook_id)
-    || jsonb_build_object('changes', jsonb_build_array('secret'), 'previousSecretValidUntil', v_result->'previousSecretValidUntil'));
-  return v_result;
+  return app_private.webhook_rotate_secret(app_hidden.webhook_in_workspace(p_webhook_id), p_keep_previous_hours);
 end
 $$;
 comment on function app_hidden.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer) is 'In-app: new signing secret for a webhook of the calling workspace (OWNER/ADMIN), shown once; the old one signs beside it for p_keep_previous_hours. Records WEBHOOK_UPDATED (changes secret, previousSecretValidUntil; never a secret).';
@@ -209,26 +193,9 @@ create or replace function app_hidden.webhook_update(p_webhook_id uuid, p_url te
  security definer
  set search_path to 'pg_catalog'
 as $$
-declare
-  v_old app_public.webhooks;
-  v_new app_public.webhooks;
-  v_result jsonb;
-  v_changes text[] := '{}';
 begin
   perform app_hidden.require_webhook_admin_for_change();
-  select * into v_old from app_public.webhooks where id = app_hidden.webhook_in_workspace(p_webhook_id);
-  v_result := app_private.webhook_update(v_old.id, p_url, p_events, p_active, p_description);
-  select * into v_new from app_public.webhooks where id = v_old.id;
-  if v_new.url is distinct from v_old.url then v_changes := array_append(v_changes, 'url'); end if;
-  if v_new.events is distinct from v_old.events then v_changes := array_append(v_changes, 'events'); end if;
-  if v_new.active is distinct from v_old.active then v_changes := array_append(v_changes, 'active'); end if;
-  if v_new.description is distinct from v_old.description then v_changes := array_append(v_changes, 'description'); end if;
-  -- A change that changes nothing records nothing. The event names what changed, never the values.
-  if cardinality(v_changes) > 0 then
-    perform app_hidden.record_event('WEBHOOK_UPDATED', 'webhook', v_new.id, app_hidden.webhook_event_payload(v_new)
-      || jsonb_build_object('changes', to_jsonb(v_changes)));
-  end if;
-  return v_result;
+  return app_private.webhook_update(app_hidden.webhook_in_workspace(p_webhook_id), p_url, p_events, p_active, p_description);
 end
 $$;
 comment on function app_hidden.webhook_update(p_webhook_id uuid, p_url text, p_events text[], p_active boolean, p_description text) is 'In-app: change a webhook of the calling workspace (OWNER/ADMIN). Records WEBHOOK_UPDATED naming the changed fields (none changed: no event).';
@@ -287,19 +254,24 @@ create or replace function app_private.enqueue_delivery_job(p_delivery_id uuid, 
  set search_path to 'pg_catalog'
 as $$
 declare
-  v_workspace_id uuid := (select d.workspace_id from app_public.webhook_deliveries d where d.id = p_delivery_id);
+  v_delivery app_public.webhook_deliveries;
 begin
+  select * into v_delivery from app_public.webhook_deliveries d where d.id = p_delivery_id;
   -- A delivery gone with its webhook (a deferred job putting itself back) has nothing left to send; its null
   -- workspace would make a null flag, which add_job refuses (22023), failing the job ten times over.
-  if v_workspace_id is not null and to_regnamespace('graphile_worker') is not null then
+  if v_delivery.id is not null and to_regnamespace('graphile_worker') is not null then
     perform graphile_worker.add_job('svc_webhook_deliver', json_build_object('deliveryId', p_delivery_id),
-      flags := app_private.outbound_flags(v_workspace_id),
+      flags := app_private.outbound_flags(v_delivery.workspace_id),
       run_at := coalesce(p_run_at, now()), max_attempts := 10, job_key := 'svc_webhook:' || p_delivery_id,
-      job_key_mode := 'replace');
+      job_key_mode := 'replace',
+      -- An agent's dispatch (its assignment, a chat message) goes before the workspace's webhook deliveries: behind
+      -- a dozen webhooks to hosts that never answer, each holding a slot of its share for the whole deadline, an
+      -- agent waited 20 to 40 s for its work.
+      priority := case when v_delivery.agent_id is not null then -1 else 0 end);
   end if;
 end
 $$;
-comment on function app_private.enqueue_delivery_job(p_delivery_id uuid, p_run_at timestamp with time zone) is 'Enqueues (or reschedules) the worker job of a delivery, job_key svc_webhook:<id>, flagged as its workspace''s outbound work (outbound_flags); nothing for a delivery that no longer exists. Runs in the caller''s transaction.';
+comment on function app_private.enqueue_delivery_job(p_delivery_id uuid, p_run_at timestamp with time zone) is 'Enqueues (or reschedules) the worker job of a delivery, job_key svc_webhook:<id>, flagged as its workspace''s outbound work (outbound_flags); an agent''s dispatch delivery at priority -1 (before webhook deliveries); nothing for a delivery that no longer exists. Runs in the caller''s transaction.';
 
 create or replace function app_private.new_webhook_secret()
  returns text
@@ -332,10 +304,12 @@ begin
   values (p_workspace_id, p_url, v_events, p_description)
   returning * into v_webhook;
   insert into app_private.webhook_secrets (webhook_id, workspace_id, secret) values (v_webhook.id, p_workspace_id, v_secret);
+  -- The workspace's other webhooks receive it; this one hears nothing about itself (the outbox trigger).
+  perform app_private.record_event(p_workspace_id, 'WEBHOOK_CREATED', 'webhook', v_webhook.id, app_hidden.webhook_event_payload(v_webhook));
   return app_hidden.webhook_json(v_webhook) || jsonb_build_object('secret', v_secret);
 end
 $$;
-comment on function app_private.webhook_create(p_workspace_id uuid, p_url text, p_events text[], p_description text) is 'Registers a webhook (at most 50 per workspace: 409 webhook_limit); the result carries its signing secret, shown this once.';
+comment on function app_private.webhook_create(p_workspace_id uuid, p_url text, p_events text[], p_description text) is 'Registers a webhook (at most 50 per workspace: 409 webhook_limit) and records WEBHOOK_CREATED; the result carries its signing secret, shown this once.';
 
 create or replace function app_private.webhook_delete(p_webhook_id uuid)
  returns jsonb
@@ -343,14 +317,16 @@ create or replace function app_private.webhook_delete(p_webhook_id uuid)
 as $$
 declare v_webhook app_public.webhooks;
 begin
+  perform app_private.lock_webhook_registrations((select w.workspace_id from app_public.webhooks w where w.id = p_webhook_id));
   delete from app_public.webhooks where id = p_webhook_id returning * into v_webhook;
   if v_webhook.id is null then
     perform app_hidden.raise_not_found('Webhook');
   end if;
+  perform app_private.record_event(v_webhook.workspace_id, 'WEBHOOK_DELETED', 'webhook', v_webhook.id, app_hidden.webhook_event_payload(v_webhook));
   return jsonb_build_object('id', v_webhook.id, 'deleted', true);
 end
 $$;
-comment on function app_private.webhook_delete(p_webhook_id uuid) is 'Deletes a webhook with its secret, deliveries and attempts; queued jobs find nothing and stop.';
+comment on function app_private.webhook_delete(p_webhook_id uuid) is 'Deletes a webhook with its secret, deliveries and attempts (queued jobs find nothing and stop) and records WEBHOOK_DELETED.';
 
 create or replace function app_private.webhook_deliveries_list(p_workspace_id uuid, p_webhook_id uuid default NULL::uuid, p_status text default NULL::text, p_limit integer default 50, p_before uuid default NULL::uuid)
  returns jsonb
@@ -589,10 +565,13 @@ begin
   if not found then
     perform app_hidden.raise_not_found('Webhook');
   end if;
+  perform app_private.record_event(w.workspace_id, 'WEBHOOK_UPDATED', 'webhook', w.id, app_hidden.webhook_event_payload(w)
+    || jsonb_build_object('changes', jsonb_build_array('secret'), 'previousSecretValidUntil', v_until))
+  from app_public.webhooks w where w.id = p_webhook_id;
   return jsonb_build_object('id', p_webhook_id, 'secret', v_secret, 'previousSecretValidUntil', v_until);
 end
 $$;
-comment on function app_private.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer) is 'Replaces a webhook''s signing secret and returns the new one (shown once); the old one also signs deliveries for p_keep_previous_hours (0: stops at once; previousSecretValidUntil says until when).';
+comment on function app_private.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer) is 'Replaces a webhook''s signing secret and returns the new one (shown once); the old one also signs deliveries for p_keep_previous_hours (0: stops at once; previousSecretValidUntil says until when). Records WEBHOOK_UPDATED (changes secret; never a secret).';
 
 drop function if exists app_private.check_keep_previous_hours(integer);
 create or replace function app_private.previous_secret_until(p_hours integer)
@@ -644,8 +623,11 @@ create or replace function app_private.webhook_update(p_webhook_id uuid, p_url t
 as $$
 declare
   v_events text[] := app_private.check_webhook_input(p_url, p_events);
+  v_old app_public.webhooks;
   v_webhook app_public.webhooks;
+  v_changes text[] := '{}';
 begin
+  select * into v_old from app_public.webhooks where id = p_webhook_id for update;
   update app_public.webhooks set
     url = coalesce(p_url, url),
     events = coalesce(v_events, events),
@@ -658,10 +640,19 @@ begin
   if v_webhook.id is null then
     perform app_hidden.raise_not_found('Webhook');
   end if;
+  if v_webhook.url is distinct from v_old.url then v_changes := array_append(v_changes, 'url'); end if;
+  if v_webhook.events is distinct from v_old.events then v_changes := array_append(v_changes, 'events'); end if;
+  if v_webhook.active is distinct from v_old.active then v_changes := array_append(v_changes, 'active'); end if;
+  if v_webhook.description is distinct from v_old.description then v_changes := array_append(v_changes, 'description'); end if;
+  -- A change that changes nothing records nothing. The event names what changed, never the values.
+  if cardinality(v_changes) > 0 then
+    perform app_private.record_event(v_webhook.workspace_id, 'WEBHOOK_UPDATED', 'webhook', v_webhook.id,
+      app_hidden.webhook_event_payload(v_webhook) || jsonb_build_object('changes', to_jsonb(v_changes)));
+  end if;
   return app_hidden.webhook_json(v_webhook);
 end
 $$;
-comment on function app_private.webhook_update(p_webhook_id uuid, p_url text, p_events text[], p_active boolean, p_description text) is 'Changes url, events, description or active (NULL = unchanged). Reactivating clears the deactivation reason; pending deliveries of an inactive webhook are canceled when their turn comes.';
+comment on function app_private.webhook_update(p_webhook_id uuid, p_url text, p_events text[], p_active boolean, p_description text) is 'Changes url, events, description or active (NULL = unchanged). Reactivating clears the deactivation reason; pending deliveries of an inactive webhook are canceled when their turn comes. Records WEBHOOK_UPDATED naming the changed fields (none changed: no event).';
 
 create or replace function app_private.webhooks_list(p_workspace_id uuid)
  returns jsonb

@@ -3,6 +3,8 @@
  *
  *  svc_attachment_upload_expire {uploadId}     a minute after an upload URL expired: when the upload was
  *                                              never finalized, drop its row and delete whatever blob arrived.
+ *  svc_attachment_blob_delete {storageKey}     delete the blob of a file deleted with its comment (the row went in
+ *                                              that transaction; the bytes once it committed).
  *  svc_attachment_link_title {attachmentId}    fetch the page title of a LINK added without linkTitle
  *                                              (5 s, redirects followed, 64 KB, egress guard on every hop);
  *                                              the hostname stays when there is no title.
@@ -11,7 +13,7 @@ import type { JobHelpers, Task, TaskList } from 'graphile-worker';
 import { fetchPageTitle, OutboundTimeout } from '../outbound/http.ts';
 import { SlowTargets } from '../outbound/slow-targets.ts';
 import { TenantShare } from '../outbound/tenant-share.ts';
-import type { BlobStore } from './store.ts';
+import { BLOB_KEY, type BlobStore } from './store.ts';
 
 export interface AttachmentTaskOptions {
   blobs?: BlobStore;
@@ -72,5 +74,10 @@ export function attachmentTasks(opts: AttachmentTaskOptions): TaskList {
     if (title) await helpers.withPgClient((client) => client.query('select app_private.attachment_set_link_title($1, $2)', [attachmentId, title]));
   };
 
-  return { svc_attachment_upload_expire: expire, svc_attachment_link_title: linkTitle };
+  const blobDelete: Task = async (payload) => {
+    const { storageKey } = payload as { storageKey: string };
+    if (opts.blobs && typeof storageKey === 'string' && BLOB_KEY.test(storageKey)) await opts.blobs.delete(storageKey);
+  };
+
+  return { svc_attachment_upload_expire: expire, svc_attachment_link_title: linkTitle, svc_attachment_blob_delete: blobDelete };
 }

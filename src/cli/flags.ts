@@ -305,7 +305,8 @@ export function validate<F extends FlagSpecs>(spec: CommandSpec<F>, raw: Record<
           out[name] = up;
         } else {
           out[name] = checkedText(name, f, text);
-          if (f.pattern && !f.pattern.test.test(text)) throw new UsageError(`--${name} must be ${f.pattern.says}, got ${quoted(text)}`);
+          // Said back without any user:password@ it holds (the terminal's scrollback and CI logs keep stderr).
+          if (f.pattern && !f.pattern.test.test(text)) throw new UsageError(`--${name} must be ${f.pattern.says}, got ${quoted(text.replace(/\/\/[^/?#\s]*@/, '//…@'))}`);
         }
       }
     }

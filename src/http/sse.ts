@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasScope, type KeyAuthenticator } from '../auth/keys.ts';
-import { scopeRequired } from '../errors.ts';
+import { invalidInput, scopeRequired } from '../errors.ts';
 import type { EventHub } from '../events/hub.ts';
 import type { StreamLimits } from './stream-limits.ts';
 
@@ -34,6 +34,12 @@ export function registerSse(app: FastifyInstance, keys: KeyAuthenticator, hub: E
   app.get<{ Querystring: { lastEventId?: string } }>('/api/plugins/events', async (req, reply) => {
     const caller = await keys.authenticate(req.headers.authorization);
     if (!hasScope(caller, 'SUBSCRIBE_EVENTS')) throw scopeRequired('SUBSCRIBE_EVENTS');
+    // The stream has no filters: `?kinds=…` was ignored silently and its client got every event. Said at once.
+    const unknown = Object.keys(req.query ?? {}).filter((k) => k !== 'lastEventId');
+    if (unknown.length > 0) {
+      throw invalidInput(Object.fromEntries(unknown.map((k) => [k, 'not a parameter of the event stream (the only one is lastEventId)'])),
+        `The event stream sends every event this key may see and takes no filters (${unknown.join(', ')}): filter by kind and subject on the client`);
+    }
     const header = req.headers['last-event-id'];
     const lastEventId = (Array.isArray(header) ? header[0] : header) ?? req.query.lastEventId;
 

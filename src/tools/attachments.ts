@@ -10,6 +10,7 @@ import { BLOB_KEY, MAX_FILE_BYTES } from '../blobs/store.ts';
 import { ApiError } from '../errors.ts';
 import { defineTools, httpUrl, id, line, tool, type ToolContext } from './define.ts';
 import { AttachmentOut } from './shapes.ts';
+import { NOT_IN_A_LINE } from './text-guard.ts';
 
 /** Spec 8: getInline serves only these; anything else → use getDownloadUrl. */
 export const INLINE_MIME_ALLOWLIST = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', 'text/plain', 'text/markdown'];
@@ -19,7 +20,8 @@ const targetId = z.string().min(1).max(64).describe('Id of the target (UUID; an 
 const filename = z.string().min(1).max(255)
   .refine((s) => s.trim() === s, 'must not start or end with spaces')
   .refine((s) => !/[/\\]/.test(s), 'must not contain / or \\')
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters')
+  // Controls, and direction overrides: "\u202Egnp.exe" shows as "exe.png".
+  .refine((s) => !s.includes('\u0000') && !NOT_IN_A_LINE.test(s), 'must not contain control or direction-override characters')
   .refine((s) => s !== '.' && s !== '..', 'is not a file name');
 // type/subtype with optional parameters (text/plain; charset=utf-8), RFC 6838 tokens: nothing that could break the
 // Content-Type header it is served with.

@@ -21,7 +21,8 @@ export async function webhookUrlProblem(raw: string, allowPrivate = egressAllowP
   try {
     url = new URL(raw);
   } catch {
-    return undefined; // not a URL at all: the SQL check (app_private.check_webhook_input) names it
+    // Shaped like one but not a URL (a port past 65535, a bad %-escape in the host): it could never be delivered to.
+    return /^https?:\/\//i.test(raw) ? 'is not a valid URL' : undefined; // anything else: the SQL check names it
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined; // likewise
   if (url.username || url.password || /^[a-z]+:\/\/[^/?#]*@/i.test(raw)) return 'must not contain credentials (user:password@); use the signing secret instead';

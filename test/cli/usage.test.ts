@@ -228,6 +228,8 @@ describe('--help', () => {
     const spec = ADMIN_SPECS['create-workspace']!;
     expect(validate(spec, { name: 'N', key: 'eng', 'owner-email': 'a@b.c' }).key).toBe('eng');
     expect(() => validate(ADMIN_SPECS['create-webhook']!, { workspace: 'ENG', url: 'https://user:pw@host/x' })).toThrow(/--url must be an http\(s\) URL without credentials/);
+    // ... and not said back (stderr lands in scrollback and CI logs).
+    expect(() => validate(ADMIN_SPECS['create-webhook']!, { workspace: 'ENG', url: 'https://user:pw@host/x' })).toThrow(/got "https:\/\/…@host\/x"$/);
     expect(validate(ADMIN_SPECS['create-webhook']!, { workspace: 'ENG', url: 'https://hooks.example.com/in?k=1#x' }).url).toBe('https://hooks.example.com/in?k=1#x');
   }, 60_000);
 

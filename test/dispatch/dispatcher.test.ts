@@ -261,6 +261,11 @@ describe('agent dispatch deliveries', () => {
       `select d.channel, e.kind from app_public.webhook_deliveries d join app_public.activity_events e on e.id = d.event_id
        where d.agent_id = $1`, [agent.id]);
     expect(rows).toEqual([{ channel: `agent:dispatch:${agent.id}`, kind: 'AGENT_ASSIGNED' }]);
+    // Its job goes before the workspace's webhook deliveries (an agent waited 20-40 s behind hanging webhooks).
+    const { rows: jobs } = await sql(
+      `select j.priority from graphile_worker._private_jobs j join app_public.webhook_deliveries d on j.key = 'svc_webhook:' || d.id
+       where d.agent_id = $1`, [agent.id]);
+    expect(jobs).toEqual([{ priority: -1 }]);
   });
 });
 

@@ -56,6 +56,12 @@ describe('access', () => {
     expect(denied.json()).toMatchObject({ error: 'scope_required', scope: 'SUBSCRIBE_EVENTS' });
   });
 
+  it('takes no filters: a query parameter other than lastEventId is a 400 naming it (?kinds= was ignored and streamed everything)', async () => {
+    const r = await t.app.inject({ method: 'GET', url: '/api/plugins/events?kinds=ISSUE_CREATED&subjectType=comment', headers: { authorization: `Bearer ${ws.token}` } });
+    expect(r.statusCode).toBe(400);
+    expect(r.json()).toMatchObject({ error: 'invalid_input', issues: { kinds: expect.stringContaining('lastEventId'), subjectType: expect.any(String) } });
+  });
+
   it('answers with an event stream and heartbeats', async () => {
     const c = await sse(subscriber.token);
     expect(c.status).toBe(200);
@@ -183,6 +189,14 @@ describe('live delivery', () => {
     expect(of(p, relabelled.id)).toEqual([]);
     expect(of(l, moved.id)).toEqual([]);
     expect((await rest(t, byProject.token, 'issues.get', { id: moved.id })).status).toBe(404);
+
+    // Back into its view: the key hears it, but not where it was (B's id is not the key's to know).
+    await ok(t, ws.token, 'issues.update', { id: moved.id, projectId: pa.id });
+    const back = (await ok(t, byProject.token, 'events.recent', { subjectType: 'issue', subjectId: moved.id, kinds: ['ISSUE_UPDATED'], limit: 1 })).items[0];
+    expect(back.payload.changes).toEqual(['projectId']);
+    expect(back.payload).not.toHaveProperty('before');
+    // An unnarrowed key reads it whole.
+    expect((await ok(t, ws.token, 'events.get', { id: back.id })).payload.before).toEqual({ projectId: pb.id, labelIds: [], cycleId: null });
   });
 
   it('keys with the same narrowing but another agent or user do not share what only one may see', async () => {

@@ -94,6 +94,9 @@ describe('tool mutations', () => {
     expect((await gqlOk(t, onlooker.token, mayQ, { id: other2.id })).actionRequest.viewerMayDecide).toBe(true);
     const declined = (await gqlOk(t, ws.token, 'mutation($id: String!) { actionRequestsDecline(id: $id) }', { id: other2.id })).actionRequestsDecline;
     expect(declined.status).toBe('REJECTED');
+    // Closed: nothing left to decide (accept would be 409), for anyone.
+    expect((await gqlOk(t, ws.token, mayQ, { id: other2.id })).actionRequest.viewerMayDecide).toBe(false);
+    expect((await gqlOk(t, ws.token, mayQ, { id: card.id })).actionRequest.viewerMayDecide).toBe(false);
     const foreign = await gqlError(t, other.token, 'mutation($id: String!) { actionRequestsDecline(id: $id) }', { id: pollId });
     expect(foreign.status).toBe(404);
   });

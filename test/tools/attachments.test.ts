@@ -122,6 +122,9 @@ describe('attachments on the embedded store', () => {
     const base = { targetType: 'issue', targetId: issue.id, filename: 'f.bin', mimeType: 'application/octet-stream', sizeBytes: 5 };
     expect400(await rest(t, ws.token, 'attachments.initUpload', { ...base, filename: '../etc/passwd' }), 'filename');
     expect400(await rest(t, ws.token, 'attachments.initUpload', { ...base, filename: 'a\u0000b' }), 'filename');
+    // A direction override makes "\u202Egnp.exe" read "exe.png".
+    expect400(await rest(t, ws.token, 'attachments.initUpload', { ...base, filename: '\u202Egnp.exe' }), 'filename');
+    expect400(await rest(t, ws.token, 'attachments.initUpload', { ...base, filename: 'a\u0085b' }), 'filename');
     expect400(await rest(t, ws.token, 'attachments.initUpload', { ...base, mimeType: 'nonsense' }), 'mimeType');
     expect400(await rest(t, ws.token, 'attachments.initUpload', { ...base, sizeBytes: 25 * 1024 * 1024 + 1 }), 'sizeBytes');
     expect400(await rest(t, ws.token, 'attachments.initUpload', { ...base, targetType: 'project' }), 'targetType');
@@ -295,7 +298,7 @@ describe('attachments on the embedded store', () => {
     expect(await t.blobs.size(up.key)).toBe(6);
   });
 
-  it("a deleted comment's files leave the quota (no tool can reach them to delete them)", async () => {
+  it("a deleted comment's files go with it: out of the quota, the row with its event, the blob by a job (they stayed on disk for good)", async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'comment files' });
     const comment = await ok(t, ws.token, 'comments.create', { issueId: issue.id, body: 'with a file' });
     const used = async () => Number((await t.pools.owner.query('select app_hidden.attachment_bytes_used($1) as b', [ws.id])).rows[0].b);
@@ -304,8 +307,14 @@ describe('attachments on the embedded store', () => {
     expect(await curlPut(fileOf('c.txt', Buffer.from('ccccc')), up.uploadUrl)).toBe(200);
     await ok(t, ws.token, 'attachments.finalize', { key: up.key });
     expect(await used()).toBe(before + 5);
+    const att = (await ok(t, ws.token, 'attachments.list', { targetType: 'comment', targetId: comment.id }))[0];
+    expect(await t.blobs.size(up.key)).toBe(5);
     await ok(t, ws.token, 'comments.delete', { id: comment.id });
     expect(await used()).toBe(before);
+    expect((await t.pools.owner.query('select count(*)::int as n from app_public.attachments where id = $1', [att.id])).rows[0].n).toBe(0);
+    const removed = (await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: issue.id, kinds: ['ISSUE_UPDATED'], limit: 5 })).items;
+    expect(removed.some((e: { payload: { attachmentId?: string; attachmentChange?: string } }) => e.payload.attachmentId === att.id && e.payload.attachmentChange === 'removed')).toBe(true);
+    await expect.poll(() => t.blobs.size(up.key), { timeout: 10_000 }).toBeNull();
   });
 
   it('attachments of a deleted issue (direct, or through its comments) and of a deleted comment are 404 in every tool', async () => {

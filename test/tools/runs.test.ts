@@ -315,6 +315,15 @@ describe('runs.kick', () => {
     expect(r.body.result.structuredContent).toMatchObject({ ok: true, kicked: false });
   });
 
+  it('a run of a closed issue is not kicked (an agent moved its issue to Done without runs.complete and was sent it again)', async () => {
+    const { issue, runId } = await assigned('Closed under its run');
+    const done = (await ok(t, ws.token, 'statuses.list', {})).find((s: { category: string }) => s.category === 'DONE');
+    await ok(t, ws.token, 'issues.transition', { id: issue.id, statusId: done.id });
+    await quiet(runId, 6);
+    expect(await ok(t, ws.token, 'runs.kick', { runId })).toMatchObject({ ok: true, kicked: false, status: 'ACTIVE' });
+    expect(await runEvents(issue.id, 'AGENT_RUN_KICKED')).toHaveLength(0);
+  });
+
   it('kicks sent at the same moment fire once', async () => {
     for (let round = 0; round < 3; round++) {
       const { issue, runId } = await assigned(`Kicked at once ${round}`);

@@ -37,6 +37,15 @@ describe('webhook URLs at registration', () => {
     }
   });
 
+  it('a URL shaped like http(s) that does not parse (a port past 65535, a bad escape in the host) is refused, private egress allowed or not', async () => {
+    for (const allowPrivate of [true, false]) {
+      for (const url of ['http://[::1]:99999/x', 'http://%zz/', 'https://hooks.example.com:70000/in']) {
+        await expect(assertWebhookUrl(url, 'url', allowPrivate), url).rejects.toMatchObject({ status: 400, body: { issues: { url: 'is not a valid URL' } } });
+      }
+    }
+    await expect(assertWebhookUrl('https://hooks.example.com:8443/in', 'url', true)).resolves.toBeUndefined();
+  });
+
   it('CLI create-webhook refuses loopback/private targets unless SVC_EGRESS_ALLOW_PRIVATE=1', async () => {
     strict();
     for (const url of PRIVATE) {

@@ -443,5 +443,18 @@ describe('management', () => {
     expect(updated.webhook).toMatchObject({ url: path('cli2'), events: ['ISSUE_CREATED', 'ISSUE_DELETED'] });
     expect((await admin(t, 'delete-webhook', { id: hook.id, json: true })).webhook).toEqual({ id: hook.id, deleted: true });
     await expect(admin(t, 'delete-webhook', { id: hook.id, json: true })).rejects.toMatchObject({ code: 'SV404' });
+    // Each change is an event, as in-app (they wrote none from the CLI): no actor, never a secret.
+    const { rows: events } = await t.pools.owner.query(
+      `select kind, payload->'changes' as changes, actor_user_id from app_public.activity_events
+       where subject_type = 'webhook' and subject_id = $1 order by seq`, [hook.id]);
+    expect(events).toEqual([
+      { kind: 'WEBHOOK_CREATED', changes: null, actor_user_id: null },
+      { kind: 'WEBHOOK_UPDATED', changes: ['secret'], actor_user_id: null },
+      { kind: 'WEBHOOK_UPDATED', changes: ['url', 'events'], actor_user_id: null },
+      { kind: 'WEBHOOK_DELETED', changes: null, actor_user_id: null },
+    ]);
+    const { rows: [leak] } = await t.pools.owner.query(
+      `select count(*)::int as n from app_public.activity_events where subject_id = $1 and payload::text like '%whsec_%'`, [hook.id]);
+    expect(leak.n).toBe(0);
   });
 });

@@ -19,7 +19,12 @@ begin
   v_quiet := now() - v_run.last_event_at;
   -- A kick counts as the run's latest nudge: the next one is due 5 minutes after it (each kick re-sends the
   -- agent's dispatch delivery, so repeating it at once only floods the agent).
-  if v_run.status <> 'ACTIVE' or v_quiet < interval '5 minutes' or exists (
+  -- Nor is a run of a closed issue kicked (an agent that moved its issue to Done without runs.complete was sent
+  -- the Done issue's dispatch again).
+  if v_run.status <> 'ACTIVE' or v_quiet < interval '5 minutes'
+     or (select s.category from app_public.issues i join app_public.statuses s on s.id = i.status_id
+         where i.id = v_run.issue_id) in ('DONE', 'CANCELED')
+     or exists (
        select 1 from app_public.activity_events e
        where e.workspace_id = v_run.workspace_id and e.subject_type = 'issue' and e.subject_id = v_run.issue_id
          and e.kind = 'AGENT_RUN_KICKED' and e.payload->>'runId' = v_run.id::text
@@ -37,4 +42,4 @@ begin
 end
 $$;
 grant execute on function app_tools.runs_kick(args jsonb) to svc_visitor;
-comment on function app_tools.runs_kick(args jsonb) is 'runs.kick: Nudge an ACTIVE run that has been quiet for 5 minutes or more and not kicked in the last 5: re-fires the agent''s dispatch delivery (agent:dispatch:<agentId>) and records AGENT_RUN_KICKED; the run itself is unchanged. Otherwise {ok: true, kicked: false}.';
+comment on function app_tools.runs_kick(args jsonb) is 'runs.kick: Nudge an ACTIVE run of an open issue that has been quiet for 5 minutes or more and not kicked in the last 5: re-fires the agent''s dispatch delivery (agent:dispatch:<agentId>) and records AGENT_RUN_KICKED; the run itself is unchanged. Otherwise {ok: true, kicked: false}.';
