@@ -311,6 +311,9 @@ describe('names GraphQL\'s own procedures write are checked as the tools check t
     expect((await agentsCreate('   ')).issues).toEqual({ name: 'must not be empty' });
     expect((await agentsCreate('Named', Array.from({ length: 51 }, (_, i) => `c${i}`))).issues).toEqual({ capabilities: 'must have at most 50 entries' });
     expect((await agentsCreate('Named', ['ok', 'x'.repeat(101)])).issues).toEqual({ 'capabilities.1': 'must be at most 100 characters' });
+    // A null entry was stored and read back where strings are promised.
+    expect((await gqlError(t, ws.token, 'mutation { agentsCreate(input: {profileKey: "nully", name: "N", capabilities: ["ok", null]}) { agent { rowId } } }')).issues)
+      .toEqual({ 'capabilities.1': 'must not be null' });
     const trimmed = await gqlOk(t, ws.token, 'mutation { agentsCreate(input: {profileKey: "trimmed", name: "  Trimmed  ", capabilities: [" HIGH "]}) { agent { rowId name capabilities } } }');
     expect(trimmed.agentsCreate.agent).toMatchObject({ name: 'Trimmed', capabilities: ['HIGH'] });
     const agentId = trimmed.agentsCreate.agent.rowId;
