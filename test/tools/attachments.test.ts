@@ -363,6 +363,13 @@ describe('attachments on the embedded store', () => {
     }
     const { att } = await roundTrip(t, { ...ws, token: key.token }, inside.id, Buffer.from('%PDF-1.4 inside'), 'in.pdf', 'application/pdf');
     expect(await ok(t, key.token, 'attachments.list', { targetType: 'issue', targetId: inside.id })).toEqual([expect.objectContaining({ id: att.id })]);
+    // Another person's upload to an issue it may not see: not found as an upload (it said "Issue not found" on
+    // targetId, a field finalize does not have, telling the upload was there).
+    const theirs = await ok(t, ws.token, 'attachments.initUpload', { targetType: 'issue', targetId: outside.id, filename: 'o.txt', mimeType: 'text/plain', sizeBytes: 1 });
+    expect(await curlPut(fileOf('o.txt', Buffer.from('o')), theirs.uploadUrl)).toBe(200);
+    const refused = await rest(t, key.token, 'attachments.finalize', { key: theirs.key });
+    expect([refused.status, refused.body.field, refused.body.message]).toEqual([404, 'key', 'Upload not found (already finalized, expired, or never started)']);
+    expect(await ok(t, ws.token, 'attachments.finalize', { key: theirs.key })).toMatchObject({ filename: 'o.txt' });
 
     const i1 = await ok(t, ws.token, 'initiatives.create', { name: 'Visible initiative' });
     const i2 = await ok(t, ws.token, 'initiatives.create', { name: 'Hidden initiative' });

@@ -21,7 +21,13 @@ begin
     raise exception 'The upload expired at %; start again with attachments.initUpload', v_upload.expires_at
       using errcode = 'SV409', detail = 'upload_expired';
   end if;
-  v_target := app_hidden.attachment_target_for_write(v_upload.target_type, v_upload.target_id::text);
+  -- An upload whose target this key may not see (another person's, on an issue outside its narrowing) is not found
+  -- as an upload: "Issue not found" on a field the call does not have said that it exists.
+  begin
+    v_target := app_hidden.attachment_target_for_write(v_upload.target_type, v_upload.target_id::text);
+  exception when sqlstate 'SV404' then
+    raise exception 'Upload not found (already finalized, expired, or never started)' using errcode = 'SV404', column = 'key';
+  end;
   -- Gated as initUpload is (spec 3.2): the run's mode may have turned RESEARCH, REVIEW or DISCUSS since the upload began.
   if v_upload.target_type = 'issue' then
     perform app_hidden.assert_run_mode_allows_mutation(v_target.issue_id);

@@ -1,0 +1,66 @@
+--! Previous: sha1:8fcdabbb74b0f831498a84e52c45171b534deb3c
+--! Hash: sha1:d984b90271c2daa116c6f02b923a9b2196427667
+--! Message: attachments.finalize of a hidden target's upload is Upload not found on key
+
+--! split: 1-current.sql
+-- attachments.finalize of another person's upload to an issue the key may not see said "Issue not found" on
+-- targetId (a field it does not have), telling the upload existed: it is "Upload not found" on key.
+--! Included attachments/tools/finalize.sql
+-- The attachments.finalize tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- The Node half measured the object (storedSize, null when absent); this checks the upload is the
+-- caller's workspace's, not expired, its target still visible, and the size is the declared one, then
+-- registers the FILE attachment (ISSUE_UPDATED & co. by trigger) and closes the upload.
+create or replace function app_tools.attachments_finalize(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_upload app_public.attachment_uploads;
+  v_target record;
+  v_row app_public.attachments;
+begin
+  select * into v_upload from app_public.attachment_uploads u where u.storage_key = args->>'key';
+  if v_upload.id is null then
+    raise exception 'Upload not found (already finalized, expired, or never started)' using errcode = 'SV404', column = 'key';
+  end if;
+  if v_upload.expires_at <= now() then
+    raise exception 'The upload expired at %; start again with attachments.initUpload', v_upload.expires_at
+      using errcode = 'SV409', detail = 'upload_expired';
+  end if;
+  -- An upload whose target this key may not see (another person's, on an issue outside its narrowing) is not found
+  -- as an upload: "Issue not found" on a field the call does not have said that it exists.
+  begin
+    v_target := app_hidden.attachment_target_for_write(v_upload.target_type, v_upload.target_id::text);
+  exception when sqlstate 'SV404' then
+    raise exception 'Upload not found (already finalized, expired, or never started)' using errcode = 'SV404', column = 'key';
+  end;
+  -- Gated as initUpload is (spec 3.2): the run's mode may have turned RESEARCH, REVIEW or DISCUSS since the upload began.
+  if v_upload.target_type = 'issue' then
+    perform app_hidden.assert_run_mode_allows_mutation(v_target.issue_id);
+  end if;
+  if args->'storedSize' is null or args->'storedSize' = 'null'::jsonb then
+    raise exception 'Nothing was uploaded to this key yet: PUT the file to uploadUrl first' using errcode = 'SV409', detail = 'upload_missing';
+  end if;
+  if (args->>'storedSize')::bigint <> v_upload.size_bytes then
+    raise exception 'The stored object has % bytes, initUpload declared %', args->>'storedSize', v_upload.size_bytes
+      using errcode = 'SV409', detail = 'size_mismatch';
+  end if;
+  -- The delete is the arbiter between two finalize calls (and the expiry job): one of them gets the row.
+  delete from app_public.attachment_uploads u where u.id = v_upload.id and u.expires_at > now();
+  if not found then
+    raise exception 'Upload not found (already finalized, expired, or never started)' using errcode = 'SV404', column = 'key';
+  end if;
+  insert into app_public.attachments (id, workspace_id, kind, target_type, target_id, filename, mime_type, size_bytes,
+                                      storage_key, created_by_user_id, created_by_agent_id, upload_id)
+  values (v_upload.id, v_upload.workspace_id, 'FILE', v_upload.target_type, v_target.target_id, v_upload.filename,
+          v_upload.mime_type, v_upload.size_bytes, v_upload.storage_key, app_hidden.current_user_id(),
+          app_hidden.current_agent_id(), v_upload.id);
+  select * into v_row from app_public.attachments a where a.id = v_upload.id;
+  return app_hidden.attachment_json(v_row);
+end
+$$;
+grant execute on function app_tools.attachments_finalize(args jsonb) to svc_visitor;
+comment on function app_tools.attachments_finalize(args jsonb) is 'attachments.finalize: Register an uploaded file as an Attachment (kind FILE): checks the object exists with the size declared at initUpload. An upload never finalized is removed (row and blob) after it expires.';
+--! EndIncluded attachments/tools/finalize.sql
