@@ -7,6 +7,7 @@ create or replace function app_private.tg_agents__events()
  security definer
  set search_path to 'pg_catalog'
 as $$
+declare v_changes text[];
 begin
   if tg_op = 'INSERT' then
     perform app_private.record_event(new.workspace_id, 'AGENT_CREATED', 'agent', new.id,
@@ -25,19 +26,30 @@ begin
     if new.archived_at is not null and old.archived_at is null then
       perform app_private.record_event(new.workspace_id, 'AGENT_DELETED', 'agent', new.id,
         jsonb_build_object('agentId', new.id, 'profileKey', new.profile_key, 'archived', true));
-    elsif (new.name, new.profile_key, new.runtime_mode, new.provider, new.capabilities, new.max_concurrent,
-           new.webhook_url, new.runtime_id, new.archived_at)
-          is distinct from
-          (old.name, old.profile_key, old.runtime_mode, old.provider, old.capabilities, old.max_concurrent,
-           old.webhook_url, old.runtime_id, old.archived_at) then
-      perform app_private.record_event(new.workspace_id, 'AGENT_UPDATED', 'agent', new.id,
-        jsonb_build_object('agentId', new.id, 'profileKey', new.profile_key));
+    else
+      -- Which fields changed, by their API names (never the values: a webhookUrl may carry a token), as every other
+      -- *_UPDATED says; a restore is `archived` (it said only agentId and profileKey).
+      v_changes := array_remove(array[
+        case when new.name is distinct from old.name then 'name' end,
+        case when new.profile_key is distinct from old.profile_key then 'profileKey' end,
+        case when new.runtime_mode is distinct from old.runtime_mode then 'runtimeMode' end,
+        case when new.provider is distinct from old.provider then 'provider' end,
+        case when new.capabilities is distinct from old.capabilities then 'capabilities' end,
+        case when new.max_concurrent is distinct from old.max_concurrent then 'maxConcurrent' end,
+        case when new.webhook_url is distinct from old.webhook_url then 'webhookUrl' end,
+        case when new.runtime_id is distinct from old.runtime_id then 'runtimeId' end,
+        case when new.archived_at is distinct from old.archived_at then 'archived' end], null);
+      if cardinality(v_changes) > 0 then
+        perform app_private.record_event(new.workspace_id, 'AGENT_UPDATED', 'agent', new.id,
+          jsonb_build_object('agentId', new.id, 'profileKey', new.profile_key, 'changes', to_jsonb(v_changes))
+          || case when 'archived' = any(v_changes) then jsonb_build_object('archived', false) else '{}' end);
+      end if;
     end if;
   end if;
   return null;
 end
 $$;
-comment on function app_private.tg_agents__events() is 'AGENT_CREATED, AGENT_UPDATED, AGENT_DELETED (archive or delete), AGENT_STATUS_CHANGED {agentId, from, to, reason?} (only on an actual change; reason heartbeat_timeout from the presence sweep).';
+comment on function app_private.tg_agents__events() is 'AGENT_CREATED, AGENT_UPDATED {agentId, profileKey, changes (API names), archived: false on a restore}, AGENT_DELETED (archive or delete), AGENT_STATUS_CHANGED {agentId, from, to, reason?} (only on an actual change; reason heartbeat_timeout from the presence sweep).';
 
 drop trigger if exists _100_updated_at on app_public.agents;
 create trigger _100_updated_at before update on app_public.agents for each row execute function app_hidden.tg__set_updated_at();

@@ -45,7 +45,10 @@ describe('agents', () => {
 
     const updated = (await gqlOk(t, adminKey.token, `mutation($id: UUID!) { agentsUpdate(input: {agentId: $id, name: "Code reviewer", webhookUrl: "https://hooks.example.com/a"}) { agent { ${AGENT} } } }`, { id: created.rowId })).agentsUpdate.agent;
     expect(updated).toMatchObject({ name: 'Code reviewer', profileKey: 'reviewer', provider: 'CLAUDE', webhookUrl: 'https://hooks.example.com/a', capabilities: ['HIGH', 'backend'] });
-    expect((await events('AGENT_UPDATED'))[0]).toMatchObject({ subjectId: created.rowId });
+    // It names what changed (never the URL itself).
+    const change = (await events('AGENT_UPDATED'))[0]!;
+    expect(change).toMatchObject({ subjectId: created.rowId, payload: { changes: ['name', 'webhookUrl'] } });
+    expect(JSON.stringify(change.payload)).not.toContain('hooks.example.com');
     // The dispatch URL may carry a token: a member's key sees the agent but not the URL, here and over MCP.
     const byMember = (await gqlOk(t, member.token, `query($id: UUID!) { agent(rowId: $id) { name webhookUrl } }`, { id: created.rowId })).agent;
     expect(byMember).toEqual({ name: 'Code reviewer', webhookUrl: null });
@@ -73,6 +76,7 @@ describe('agents', () => {
     expect((await events('AGENT_DELETED'))[0]).toMatchObject({ subjectId: created.rowId, payload: { archived: true } });
     const restored = (await gqlOk(t, ws.token, `mutation($id: UUID!) { agentsUnarchive(input: {agentId: $id}) { agent { archivedAt } } }`, { id: created.rowId })).agentsUnarchive.agent;
     expect(restored.archivedAt).toBeNull();
+    expect((await events('AGENT_UPDATED'))[0]).toMatchObject({ subjectId: created.rowId, payload: { changes: ['archived'], archived: false } });
 
     const deleted = (await gqlOk(t, ws.token, `mutation($id: UUID!) { agentsDelete(input: {agentId: $id}) { agent { rowId profileKey } } }`, { id: created.rowId })).agentsDelete.agent;
     expect(deleted).toEqual({ rowId: created.rowId, profileKey: 'reviewer' });

@@ -1,0 +1,130 @@
+--! Previous: sha1:d984b90271c2daa116c6f02b923a9b2196427667
+--! Hash: sha1:92b0c61175fc781ff983bb99487ae13f70e29393
+--! Message: AGENT_UPDATED names what changed
+
+--! split: 1-current.sql
+-- AGENT_UPDATED said only {agentId, profileKey}: it names the fields that changed (changes, API names, never values),
+-- and a restore from the archive says archived: false.
+--! Included agents/triggers.sql
+-- Triggers of the agents tables and their functions.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_private.tg_agents__events()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_changes text[];
+begin
+  if tg_op = 'INSERT' then
+    perform app_private.record_event(new.workspace_id, 'AGENT_CREATED', 'agent', new.id,
+      jsonb_build_object('agentId', new.id, 'profileKey', new.profile_key, 'name', new.name));
+  elsif tg_op = 'DELETE' then
+    perform app_private.record_event(old.workspace_id, 'AGENT_DELETED', 'agent', old.id,
+      jsonb_build_object('agentId', old.id, 'profileKey', old.profile_key, 'deleted', true));
+  else
+    if new.status is distinct from old.status then
+      perform app_private.record_event(new.workspace_id, 'AGENT_STATUS_CHANGED', 'agent', new.id,
+        jsonb_build_object('agentId', new.id, 'from', old.status, 'to', new.status)
+        -- Why, when the writer says (svc.agent_status_reason: heartbeat_timeout from the presence sweep).
+        || case when current_setting('svc.agent_status_reason', true) <> ''
+                then jsonb_build_object('reason', current_setting('svc.agent_status_reason', true)) else '{}' end);
+    end if;
+    if new.archived_at is not null and old.archived_at is null then
+      perform app_private.record_event(new.workspace_id, 'AGENT_DELETED', 'agent', new.id,
+        jsonb_build_object('agentId', new.id, 'profileKey', new.profile_key, 'archived', true));
+    else
+      -- Which fields changed, by their API names (never the values: a webhookUrl may carry a token), as every other
+      -- *_UPDATED says; a restore is `archived` (it said only agentId and profileKey).
+      v_changes := array_remove(array[
+        case when new.name is distinct from old.name then 'name' end,
+        case when new.profile_key is distinct from old.profile_key then 'profileKey' end,
+        case when new.runtime_mode is distinct from old.runtime_mode then 'runtimeMode' end,
+        case when new.provider is distinct from old.provider then 'provider' end,
+        case when new.capabilities is distinct from old.capabilities then 'capabilities' end,
+        case when new.max_concurrent is distinct from old.max_concurrent then 'maxConcurrent' end,
+        case when new.webhook_url is distinct from old.webhook_url then 'webhookUrl' end,
+        case when new.runtime_id is distinct from old.runtime_id then 'runtimeId' end,
+        case when new.archived_at is distinct from old.archived_at then 'archived' end], null);
+      if cardinality(v_changes) > 0 then
+        perform app_private.record_event(new.workspace_id, 'AGENT_UPDATED', 'agent', new.id,
+          jsonb_build_object('agentId', new.id, 'profileKey', new.profile_key, 'changes', to_jsonb(v_changes))
+          || case when 'archived' = any(v_changes) then jsonb_build_object('archived', false) else '{}' end);
+      end if;
+    end if;
+  end if;
+  return null;
+end
+$$;
+comment on function app_private.tg_agents__events() is 'AGENT_CREATED, AGENT_UPDATED {agentId, profileKey, changes (API names), archived: false on a restore}, AGENT_DELETED (archive or delete), AGENT_STATUS_CHANGED {agentId, from, to, reason?} (only on an actual change; reason heartbeat_timeout from the presence sweep).';
+
+drop trigger if exists _100_updated_at on app_public.agents;
+create trigger _100_updated_at before update on app_public.agents for each row execute function app_hidden.tg__set_updated_at();
+
+drop trigger if exists _800_events on app_public.agents;
+create trigger _800_events after insert or delete or update on app_public.agents for each row execute function app_private.tg_agents__events();
+
+create or replace function app_private.tg_agents__notify_keys()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  perform pg_notify('svc_keys', k.id::text) from app_private.api_keys k
+  where k.linked_agent_id = new.id and k.revoked_at is null;
+  return null;
+end
+$$;
+comment on function app_private.tg_agents__notify_keys() is 'An agent archived or restored: tells every API process to drop its cached copies of the agent''s keys (an archived agent''s key is refused at once, its streams end; a restored one works at once).';
+
+drop trigger if exists _900_notify_keys on app_public.agents;
+create trigger _900_notify_keys after update of archived_at on app_public.agents
+  for each row when (new.archived_at is distinct from old.archived_at)
+  execute function app_private.tg_agents__notify_keys();
+
+create or replace function app_private.tg_agent_runs__abandoned()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  perform app_private.record_event(new.workspace_id, 'AGENT_RUN_STATUS_CHANGED', 'issue', new.issue_id,
+    app_hidden.run_status_payload(new, old.status,
+      coalesce(nullif(current_setting('svc.run_end_reason', true), ''), 'abandoned')));
+  return null;
+end
+$$;
+comment on function app_private.tg_agent_runs__abandoned() is 'AGENT_RUN_STATUS_CHANGED for every move of a run into ABANDONED, whoever makes it (reassignment, a canceled plan attempt, issues.delete, an operator), with the payload of the other run moves (runId, agentId, issueId, from, to, engagementMode, reason). The reason is the transaction-local svc.run_end_reason the writer sets around its update (reassigned, plan_canceled), else abandoned.';
+
+drop trigger if exists _810_run_abandoned on app_public.agent_runs;
+create trigger _810_run_abandoned after update of status on app_public.agent_runs
+  for each row when (new.status = 'ABANDONED' and old.status is distinct from 'ABANDONED')
+  execute function app_private.tg_agent_runs__abandoned();
+
+create or replace function app_private.tg_agent_runs__stalled_activity()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- A sign of life of a STALLED run (usage, a status line, a chat reply) is its agent at work again: back to ACTIVE,
+  -- as runs.resumeWork does, so the board and the watchdogs stop calling it stalled while it reports.
+  update app_public.agent_runs set status = 'ACTIVE' where id = new.id and status = 'STALLED';
+  if found then
+    perform app_private.record_event(new.workspace_id, 'AGENT_RUN_STATUS_CHANGED', 'issue', new.issue_id,
+      app_hidden.run_status_payload((select r from app_public.agent_runs r where r.id = new.id), 'STALLED', 'activity'));
+  end if;
+  return null;
+end
+$$;
+comment on function app_private.tg_agent_runs__stalled_activity() is 'A STALLED run whose lastEventAt moves (its agent reported) goes back to ACTIVE with AGENT_RUN_STATUS_CHANGED reason activity; it stayed STALLED until runs.resumeWork.';
+
+drop trigger if exists _820_run_stalled_activity on app_public.agent_runs;
+create trigger _820_run_stalled_activity after update of last_event_at on app_public.agent_runs
+  for each row when (old.status = 'STALLED' and new.status = 'STALLED' and new.last_event_at > old.last_event_at)
+  execute function app_private.tg_agent_runs__stalled_activity();
+--! EndIncluded agents/triggers.sql
