@@ -1885,6 +1885,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.members_remove(uuid) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql
 -- app_hidden.members_set_role(uuid,text) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql
 -- app_hidden.narrowed_initiative_ids() returns uuid[]; sql stable; execute: svc_visitor; core/narrowing.sql
+-- app_hidden.narrowed_issue_payload(jsonb) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
 -- app_hidden.narrowed_label_ids() returns uuid[]; sql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.narrowed_project_ids() returns uuid[]; sql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.next_cycle_start(app_public.workspaces) returns date; sql stable; execute: svc_visitor; cycles/cycles.sql

@@ -24,8 +24,13 @@ begin
     raise exception 'Agent keys cannot create keys' using errcode = 'SV403', detail = 'user_key_required';
   end if;
   if v_kind = 'AGENT' or p_linked_agent_id is not null then
-    -- A key that acts as an agent is workspace administration.
+    -- A key that acts as an agent is workspace administration; with an unnarrowed key, as managing agents is (a
+    -- narrowed key minted one for any agent and moved that agent onto another runtime with it).
     perform app_private.require_admin(v_caller);
+    if not app_hidden.key_unnarrowed() then
+      raise exception 'A key acting as an agent is made with a key without project, label or initiative narrowing'
+        using errcode = 'SV403', detail = 'narrowing';
+    end if;
   end if;
   perform app_private.require_scopes_within(v_caller, v_scopes);
   -- Narrowing can only shrink: a narrowed caller's key inherits its narrowing, or a subset of it.

@@ -23,6 +23,24 @@ grant execute on function app_hidden.project_event_payload(p_payload jsonb) to s
 -- initiative's id in PROJECT_* payloads there).
 comment on column app_public.activity_events.payload is E'@behavior -*\nThe event''s details (spec 6.4). GraphQL: ActivityEvent.payload (app_public.activity_events_payload).';
 
+create or replace function app_hidden.narrowed_issue_payload(p_payload jsonb)
+ returns jsonb
+ language sql
+ stable
+as $$
+  -- For a narrowed key: before only when the key could see the issue there (an issue coming into its view named
+  -- where it came from), and a projectId it cannot see as null (an issue created in a hidden project and moved
+  -- into view: its ISSUE_CREATED named that project). Read under the key's RLS.
+  select (case when p_payload ? 'before'
+                    and not app_hidden.scope_passes_narrowing((p_payload->'before'->>'projectId')::uuid, p_payload->'before'->'labelIds')
+               then p_payload - 'before' else p_payload end)
+         || case when p_payload->>'projectId' ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                      and not exists (select 1 from app_public.projects p where p.id = (p_payload->>'projectId')::uuid)
+                 then jsonb_build_object('projectId', null) else '{}' end
+$$;
+comment on function app_hidden.narrowed_issue_payload(p_payload jsonb) is 'An event payload as a narrowed key reads it: before only for a key that could see the issue there; a projectId of a project the key cannot see is null.';
+grant execute on function app_hidden.narrowed_issue_payload(p_payload jsonb) to svc_visitor;
+
 create or replace function app_public.activity_events_payload(e app_public.activity_events)
  returns jsonb
  language sql
@@ -31,12 +49,10 @@ as $$
   select case when e.subject_type = 'project' then app_hidden.project_event_payload(e.payload)
               -- An issue coming INTO a narrowed key's view from where it may not look: its before names that place
               -- (a hidden project's id). before is for a key that saw the issue there, to hear of it leaving.
-              when e.payload ? 'before' and not app_hidden.key_unnarrowed()
-                   and not app_hidden.scope_passes_narrowing((e.payload->'before'->>'projectId')::uuid, e.payload->'before'->'labelIds')
-                then e.payload - 'before'
-              else e.payload end
+              when not (e.payload ? 'before' or e.payload ? 'projectId') or app_hidden.key_unnarrowed() then e.payload
+              else app_hidden.narrowed_issue_payload(e.payload) end
 $$;
-comment on function app_public.activity_events_payload(e app_public.activity_events) is 'The event''s details (spec 6.4) as the key may read them (a PROJECT_* initiativeId outside its initiative narrowing is null; an ISSUE_UPDATED before {projectId, labelIds, cycleId} only for a key that could see the issue there).';
+comment on function app_public.activity_events_payload(e app_public.activity_events) is 'The event''s details (spec 6.4) as the key may read them (a PROJECT_* initiativeId outside its initiative narrowing is null; for a narrowed key, narrowed_issue_payload: before only where it could see the issue, a hidden projectId null).';
 grant execute on function app_public.activity_events_payload(e app_public.activity_events) to svc_visitor;
 
 create or replace function app_hidden.event_shape(e app_public.activity_events, a app_public.agents, u app_public.users, p_with_actor boolean)

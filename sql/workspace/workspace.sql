@@ -25,7 +25,8 @@ create or replace function app_hidden.workspace_update_settings(p_name text, p_c
 as $$
 declare v_caller app_private.caller := app_private.current_caller();
 begin
-  perform app_private.require_admin(v_caller);
+  -- As workspace.updateSettings over MCP: settings rule the whole workspace (GraphQL let a narrowed key set them).
+  perform app_hidden.require_unnarrowed_admin('Workspace settings apply to the whole workspace');
   return app_private.update_workspace_settings(v_caller.workspace_id, p_name, p_cycle_length_days, p_cycle_cooldown_days,
     p_time_tracking_enabled, p_attachment_quota_mb, p_required_ack_seconds, p_auto_dispatch, p_auto_dispatch_mode,
     p_assignment_sla_minutes, p_agent_run_stale_minutes);

@@ -197,6 +197,13 @@ describe('live delivery', () => {
     expect(back.payload).not.toHaveProperty('before');
     // An unnarrowed key reads it whole.
     expect((await ok(t, ws.token, 'events.get', { id: back.id })).payload.before).toEqual({ projectId: pb.id, labelIds: [], cycleId: null });
+    // Made in B and moved in: its ISSUE_CREATED names no project the key cannot see.
+    const bornHidden = await ok(t, ws.token, 'issues.create', { title: 'born in B', projectId: pb.id });
+    await ok(t, ws.token, 'issues.update', { id: bornHidden.id, projectId: pa.id });
+    const created = (await ok(t, byProject.token, 'events.recent', { subjectType: 'issue', subjectId: bornHidden.id, kinds: ['ISSUE_CREATED'] })).items[0];
+    expect(created.payload.projectId).toBeNull();
+    expect(JSON.stringify((await ok(t, byProject.token, 'events.recent', { subjectType: 'issue', subjectId: bornHidden.id })).items)).not.toContain(pb.id);
+    expect((await ok(t, ws.token, 'events.get', { id: created.id })).payload.projectId).toBe(pb.id);
   });
 
   it('keys with the same narrowing but another agent or user do not share what only one may see', async () => {

@@ -144,6 +144,17 @@ describe('a project-narrowed OWNER key', () => {
       `mutation { membersRemove(input: {userId: "${memberUser}"}) { membership { rowId } } }`,
     ]) expect(await gqlError(t, narrowed.token, m), m).toMatchObject({ code: 'narrowing', status: 403 });
     expect((await gqlOk(t, ws.token, `{ agent(rowId: "${target.id}") { webhookUrl archivedAt } }`)).agent).toEqual({ webhookUrl: null, archivedAt: null });
+    // Nor a key acting as an agent (it moved that agent onto another runtime), the settings (GraphQL let it; MCP did
+    // not), or a runtime: registering over one by its id, or changing its config, reached every agent on it.
+    expect(await gqlError(t, narrowed.token, `mutation { accessCreate(input: {linkedAgentId: "${target.id}"}) { issuedApiKey { rowId } } }`))
+      .toMatchObject({ code: 'narrowing', status: 403 });
+    expect(await gqlError(t, narrowed.token, 'mutation { workspaceUpdateSettings(input: {name: "Narrowly renamed"}) { workspace { name } } }'))
+      .toMatchObject({ code: 'narrowing', status: 403 });
+    const runtime = await ok(t, ws.token, 'runtimes.register', { name: 'prod-rt', kind: 'REMOTE_HTTP', providersAvailable: ['CODEX'] });
+    for (const [tool, input] of [['runtimes.configure', { runtimeId: runtime.id, config: {} }], ['runtimes.register', { runtimeId: runtime.id, name: 'hijacked', kind: 'REMOTE_HTTP', providersAvailable: ['CODEX'] }]] as const) {
+      expect((await rest(t, narrowed.token, tool, input)).body, tool).toMatchObject({ error: 'narrowing' });
+    }
+    expect((await ok(t, ws.token, 'runtimes.get', { id: runtime.id })).name).toBe('prod-rt');
     expect((await gqlOk(t, ws.token, `{ membershipByWorkspaceIdAndUserId: memberships(condition: {userId: "${memberUser}"}) { nodes { role } } }`)).membershipByWorkspaceIdAndUserId.nodes).toEqual([{ role: 'MEMBER' }]);
 
     // The owner's unnarrowed key is beyond it; the member's key is not its user's (not found).
