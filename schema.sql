@@ -1951,6 +1951,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.require_rules_admin_for_label(app_public.labels,text) returns void; plpgsql stable security definer; execute: svc_visitor; labels/labels.sql
 -- app_hidden.require_scope(text) returns void; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_time_tracking() returns void; plpgsql stable; execute: svc_visitor; time/time.sql
+-- app_hidden.require_unnarrowed(text) returns void; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_unnarrowed_admin(text) returns void; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_user_or_agent() returns void; plpgsql stable; execute: svc_visitor; core/caller.sql

@@ -45,10 +45,7 @@ begin
   perform app_private.require_admin(v_caller);
   -- Agents serve the whole workspace: their dispatches and webhook carry any issue's events, so a key narrowed to
   -- some projects could point an agent's webhookUrl at itself and receive what it may not see.
-  if not app_hidden.key_unnarrowed() then
-    raise exception 'Agents work on the whole workspace; managing them needs a key without project, label or initiative narrowing'
-      using errcode = 'SV403', detail = 'narrowing';
-  end if;
+  perform app_hidden.require_unnarrowed('Agents work on the whole workspace');
   -- A person's key: an agent's own key, even one made for an admin with every scope, could otherwise point another
   -- agent's webhookUrl at itself and receive that agent's dispatches.
   if app_hidden.current_agent_id() is not null then

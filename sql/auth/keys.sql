@@ -27,10 +27,7 @@ begin
     -- A key that acts as an agent is workspace administration; with an unnarrowed key, as managing agents is (a
     -- narrowed key minted one for any agent and moved that agent onto another runtime with it).
     perform app_private.require_admin(v_caller);
-    if not app_hidden.key_unnarrowed() then
-      raise exception 'A key acting as an agent is made with a key without project, label or initiative narrowing'
-        using errcode = 'SV403', detail = 'narrowing';
-    end if;
+    perform app_hidden.require_unnarrowed('A key acting as an agent is workspace administration');
   end if;
   perform app_private.require_scopes_within(v_caller, v_scopes);
   -- Narrowing can only shrink: a narrowed caller's key inherits its narrowing, or a subset of it.

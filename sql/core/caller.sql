@@ -176,6 +176,23 @@ $$;
 comment on function app_hidden.require_workspace_admin() is 'Raises 403 admin_required unless the calling key''s own user is OWNER or ADMIN, and 403 scope_required unless the key holds ADMIN (same rule as every in-app admin procedure).';
 grant execute on function app_hidden.require_workspace_admin() to svc_visitor;
 
+create or replace function app_hidden.require_unnarrowed(p_what text)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  -- What rules the whole workspace (webhooks, the workflow, its settings, agents and their runtimes, members): a key
+  -- narrowed to some projects, labels or initiatives may not change it, as it may not mint a wider key.
+  if not app_hidden.key_unnarrowed() then
+    raise exception '%; that needs a key without project, label or initiative narrowing', p_what
+      using errcode = 'SV403', detail = 'narrowing';
+  end if;
+end
+$$;
+comment on function app_hidden.require_unnarrowed(p_what text) is 'Raises 403 narrowing (message: p_what, then why) for a key with any project, label or initiative narrowing.';
+grant execute on function app_hidden.require_unnarrowed(p_what text) to svc_visitor;
+
 create or replace function app_hidden.require_unnarrowed_admin(p_what text)
  returns void
  language plpgsql
@@ -183,12 +200,7 @@ create or replace function app_hidden.require_unnarrowed_admin(p_what text)
 as $$
 begin
   perform app_hidden.require_workspace_admin();
-  -- Settings of the whole workspace (webhooks, the workflow, its settings): a key narrowed to some projects,
-  -- labels or initiatives may not change them, as it may not mint a wider key.
-  if not app_hidden.key_unnarrowed() then
-    raise exception '%; that needs a key without project, label or initiative narrowing', p_what
-      using errcode = 'SV403', detail = 'narrowing';
-  end if;
+  perform app_hidden.require_unnarrowed(p_what);
 end
 $$;
 comment on function app_hidden.require_unnarrowed_admin(p_what text) is 'Raises 403 admin_required / scope_required as require_workspace_admin, and 403 narrowing (message: p_what, then why) for a key with any project, label or initiative narrowing. For what rules the whole workspace: webhooks, statuses, settings.';

@@ -64,10 +64,7 @@ begin
   perform app_hidden.require_scope('ADMIN');
   -- Crews pick who plans, works and judges every goal of the workspace, those the key cannot see included: a key
   -- narrowed to some projects, labels or initiatives may not rewire them (as it may not create a goal without an issue).
-  if not app_hidden.key_unnarrowed() then
-    raise exception 'Crews serve every goal of the workspace; changing one needs a key without project, label or initiative narrowing'
-      using errcode = 'SV403', detail = 'narrowing';
-  end if;
+  perform app_hidden.require_unnarrowed('Crews serve every goal of the workspace');
 end
 $$;
 comment on function app_hidden.require_crew_admin() is 'The check of every crew change: 403 scope_required without the ADMIN scope, 403 narrowing for a narrowed key.';

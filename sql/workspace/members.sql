@@ -87,10 +87,7 @@ as $$
 begin
   perform app_private.require_admin(p_caller);
   -- Members see the whole workspace: a key narrowed to some projects may not add, remove or re-role them.
-  if not app_hidden.key_unnarrowed() then
-    raise exception 'Members belong to the whole workspace; managing them needs a key without project, label or initiative narrowing'
-      using errcode = 'SV403', detail = 'narrowing';
-  end if;
+  perform app_hidden.require_unnarrowed('Members belong to the whole workspace');
   if (p_old_role = 'OWNER' or p_new_role = 'OWNER') and p_caller.role <> 'OWNER' then
     raise exception 'Only an OWNER may grant, change or remove the OWNER role' using errcode = 'SV403', detail = 'owner_required';
   end if;

@@ -23,6 +23,20 @@ export interface GraphqlErrorExtensions {
 /** camelCase for the field names SQL reports in COLUMN (GraphQL arguments are camelCase). */
 const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
+/**
+ * The extensions of a GraphQL error carrying this API error: code and status, and issues, scope and field when its REST
+ * body has them. `name` renames the fields (SQL's column names → camelCase arguments, for errors from the database).
+ */
+export function errorExtensions(e: ApiError, name: (field: string) => string = (field) => field): GraphqlErrorExtensions {
+  const { error, issues, scope, field } = e.body;
+  return {
+    code: error, status: e.status,
+    ...(issues && { issues: Object.fromEntries(Object.entries(issues).map(([k, v]) => [name(k), v])) }),
+    ...(scope && { scope }),
+    ...(field && { field: name(field) }),
+  };
+}
+
 export function maskError(error: GraphQLError): GraphQLError {
   const original = error.originalError;
   const mapped = original instanceof ApiError ? original : original ? fromPgError(original) : undefined;
@@ -44,18 +58,12 @@ export function maskError(error: GraphQLError): GraphQLError {
       extensions: { ...masked.extensions, ...extensions },
     });
   }
-  const extensions: GraphqlErrorExtensions = { code: mapped.body.error, status: mapped.status };
-  if (mapped.body.issues) {
-    extensions.issues = Object.fromEntries(Object.entries(mapped.body.issues).map(([k, v]) => [camel(k), v]));
-  }
-  if (mapped.body.scope) extensions.scope = mapped.body.scope;
-  if (mapped.body.field) extensions.field = camel(mapped.body.field);
   return new GraphQLError(mapped.body.message ?? mapped.body.error, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,
     path: error.path,
     originalError: original,
-    extensions: { ...extensions },
+    extensions: { ...errorExtensions(mapped, camel) },
   });
 }

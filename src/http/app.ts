@@ -12,6 +12,7 @@ import { registerBlobRoutes } from '../blobs/routes.ts';
 import type { BlobStore } from '../blobs/store.ts';
 import { buildInfo } from '../build-info.ts';
 import { ApiError, logRefusedInputTo, refusesKey } from '../errors.ts';
+import { errorExtensions } from '../graphql/errors.ts';
 import { GRAPHQL_PATH, registerGraphql } from '../graphql/server.ts';
 import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
 import type { EventHub } from '../events/hub.ts';
@@ -309,12 +310,10 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     reply.code(apiError.status).headers(apiError.headers);
     if (isMcpPath(req.url)) return sendRpcError(reply, apiError, requestId(req.body));
     // A GraphQL client reads `errors` (GraphQL over HTTP): a refusal before execution (401, 403, 429, query_too_complex)
-    // carries it too, with the code, status, issues, scope and field as field errors have them (src/graphql/errors.ts),
-    // beside the REST-style fields.
+    // carries it too, with the extensions field errors have (src/graphql/errors.ts), beside the REST-style fields.
     if (req.url.split('?')[0] === GRAPHQL_PATH) {
-      const { error, message, issues, scope, field } = apiError.body;
-      const extensions = { code: error, status: apiError.status, ...(issues && { issues }), ...(scope && { scope }), ...(field && { field }) };
-      return reply.send({ ...apiError.body, errors: [{ message: message ?? error ?? 'Request refused', extensions }] });
+      const { error, message } = apiError.body;
+      return reply.send({ ...apiError.body, errors: [{ message: message ?? error ?? 'Request refused', extensions: errorExtensions(apiError) }] });
     }
     return reply.send(apiError.body);
   });

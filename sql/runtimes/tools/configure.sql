@@ -12,10 +12,7 @@ declare
   v_updated app_public.runtimes;
 begin
   -- A runtime serves any agent of the workspace: a narrowed key changed the sandbox of every agent on it.
-  if not app_hidden.key_unnarrowed() then
-    raise exception 'A runtime serves the whole workspace; that needs a key without project, label or initiative narrowing'
-      using errcode = 'SV403', detail = 'narrowing';
-  end if;
+  perform app_hidden.require_unnarrowed('A runtime serves the whole workspace');
   perform app_hidden.runtime_config_check(v_runtime, args->'config');
   -- Merged in the UPDATE, from the row as it is when the lock is had: merged from the copy read above, two concurrent
   -- calls each kept only their own key, and one acknowledged change was lost.

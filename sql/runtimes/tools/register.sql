@@ -13,10 +13,7 @@ declare
   v_restored boolean := false;
 begin
   -- Registering (or taking over, by runtimeId) a runtime is the workspace's: a narrowed key renamed and re-pointed one.
-  if not app_hidden.key_unnarrowed() then
-    raise exception 'A runtime serves the whole workspace; that needs a key without project, label or initiative narrowing'
-      using errcode = 'SV403', detail = 'narrowing';
-  end if;
+  perform app_hidden.require_unnarrowed('A runtime serves the whole workspace');
   if args->>'runtimeId' is not null then
     v_runtime := app_hidden.find_runtime(args->>'runtimeId');
     -- restored: it was archived (a live one named again is re-registered, not restored).
