@@ -62,16 +62,21 @@ export function Card({ issue, meta, movable }: { issue: IssueRow; meta: Meta; mo
  * (issuesUpdate over /graphql); cards do not move for a key without WRITE_ISSUES.
  */
 export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; query: string }) {
-  const [limits, setLimits] = useState<Record<string, number>>({});
-  // One issuesList call per column.
-  const columns = useLive(() => loadColumns(meta.statuses, limits, filters, query), [query, JSON.stringify(filters), JSON.stringify(limits)],
-    { cost: meta.statuses.length, wants: notUsageReport });
+  // "Show more" pages, per column, for what is searched and filtered now: a new search starts from the first page.
+  const scope = query + '\n' + JSON.stringify(filters);
+  const [paged, setPaged] = useState<{ scope: string; limits: Record<string, number> }>({ scope, limits: {} });
+  const limits = paged.scope === scope ? paged.limits : {};
+  const setLimits = (next: (l: Record<string, number>) => Record<string, number>) => setPaged({ scope, limits: next(limits) });
+  // One issuesList call per column. Columns read for another search are not shown while this one loads.
+  const columns = useLive(async () => ({ scope, columns: await loadColumns(meta.statuses, limits, filters, query) }),
+    [scope, JSON.stringify(limits)], { cost: meta.statuses.length, wants: notUsageReport });
+  const loaded = columns.data?.scope === scope ? columns.data.columns : undefined;
   const [moved, setMoved] = useState<Record<string, string>>({});
   const [over, setOver] = useState<string>();
   const [error, setError] = useState<string>();
   const [adding, setAdding] = useState<string>();
   const movable = may(meta, 'WRITE_ISSUES');
-  const all = Object.values(columns.data ?? {}).flatMap((page) => page.items);
+  const all = Object.values(loaded ?? {}).flatMap((page) => page.items);
   const shown = all.map((i) => (moved[i.id] ? { ...i, statusId: moved[i.id]! } : i));
 
   const drop = async (statusId: string, id: string) => {
@@ -95,7 +100,7 @@ export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; 
       <main id="board" class="board">
         {meta.statuses.map((s) => {
           const cards = shown.filter((i) => i.statusId === s.rowId);
-          const more = Boolean(columns.data?.[s.rowId]?.nextCursor);
+          const more = Boolean(loaded?.[s.rowId]?.nextCursor);
           const limit = limits[s.rowId] ?? COLUMN_PAGE;
           return (
             <section key={s.rowId} class={`column${over === s.rowId ? ' over' : ''}`} data-status={s.rowId} data-category={s.category}

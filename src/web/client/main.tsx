@@ -149,8 +149,9 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
       </header>
       {meta.error && !m && <p class="error" role="alert">{meta.error}</p>}
       {m && searchable && <FilterBar meta={m} filters={filters} onChange={setFilters} />}
-      {/* Keyed by what is searched and filtered: a new search starts from its first page and its first row. */}
-      {m && view === 'board' && <Board key={JSON.stringify(filters) + query} meta={m} filters={filters} query={query} />}
+      {/* A new search starts from its first page (and the list from its first row). The board is not re-mounted by
+          one, so a new-issue form opened while a search was typed stays open. */}
+      {m && view === 'board' && <Board meta={m} filters={filters} query={query} />}
       {m && view === 'list' && <List key={JSON.stringify(filters) + query} meta={m} filters={filters} query={query} />}
       {m && view === 'issue' && route[1] && <IssuePage issueKey={decoded(route[1]).toUpperCase()} meta={m} />}
       {m && view === 'agents' && <Agents meta={m} />}
