@@ -408,13 +408,25 @@ declare
   v_secret text;
   v_previous text;
   v_active boolean;
+  v_interrupted_at timestamptz;
 begin
-  update app_public.webhook_deliveries
-  set locked_until = clock_timestamp() + make_interval(secs => p_lease_ms / 1000.0)
+  select * into v_delivery from app_public.webhook_deliveries
   where id = p_delivery_id and status = 'PENDING'
     and (locked_until is null or locked_until < clock_timestamp())
     and next_attempt_at <= clock_timestamp() + interval '50 milliseconds'
-  returning * into v_delivery;
+  for update;
+  if v_delivery.id is not null then
+    -- Every recorded outcome clears the lease: one left behind is an attempt whose worker stopped mid-way (kill -9).
+    -- It was sent, maybe received: it counts, so the receiver sees the next one as a retry (x-svc-attempt).
+    v_interrupted_at := v_delivery.locked_until;
+    update app_public.webhook_deliveries
+    set locked_until = clock_timestamp() + make_interval(secs => p_lease_ms / 1000.0),
+        attempt_count = attempt_count + (v_interrupted_at is not null)::int,
+        total_attempts = total_attempts + (v_interrupted_at is not null)::int,
+        last_error = case when v_interrupted_at is not null then 'the worker stopped during the attempt' else last_error end
+    where id = v_delivery.id
+    returning * into v_delivery;
+  end if;
   if v_delivery.id is null then
     -- Delivered, dead, leased by a live worker, or not due yet (a sweep ran early): make sure a
     -- not-yet-due delivery still has its job, then let this one go.
@@ -438,6 +450,12 @@ begin
     from app_public.agents a join app_private.agent_webhook_secrets s on s.agent_id = a.id
     where a.id = v_delivery.agent_id;
   end if;
+  if v_interrupted_at is not null then
+    insert into app_public.webhook_delivery_attempts (workspace_id, delivery_id, attempt_number, url, started_at, duration_ms, error)
+    values (v_delivery.workspace_id, v_delivery.id, v_delivery.total_attempts, coalesce(v_url, ''),
+            v_interrupted_at - make_interval(secs => p_lease_ms / 1000.0), p_lease_ms,
+            'no outcome recorded: the worker stopped during this attempt (its lease expired)');
+  end if;
   if not coalesce(v_active, false) then
     update app_public.webhook_deliveries set status = 'CANCELED', locked_until = null,
       last_error = coalesce(last_error, 'target inactive or removed')
@@ -452,7 +470,7 @@ begin
     'body', (select app_hidden.event_json(e, false)::text from app_public.activity_events e where e.id = v_delivery.event_id));
 end
 $$;
-comment on function app_private.webhook_delivery_claim(p_delivery_id uuid, p_lease_ms integer) is 'Worker: leases a due PENDING delivery for p_lease_ms and returns what to POST (url, secret, exact body) and whose it is (workspaceId: the worker spreads slow targets'' retries per workspace). NULL when there is nothing to do.';
+comment on function app_private.webhook_delivery_claim(p_delivery_id uuid, p_lease_ms integer) is 'Worker: leases a due PENDING delivery for p_lease_ms and returns what to POST (url, secret, exact body, attempt number) and whose it is (workspaceId: the worker spreads slow targets'' retries per workspace). A lease left by a worker that stopped mid-attempt is recorded as an attempt with no outcome. NULL when there is nothing to do.';
 
 create or replace function app_private.webhook_delivery_record(p_delivery_id uuid, p_attempt jsonb, p_backoff_seconds numeric[])
  returns jsonb

@@ -1,7 +1,7 @@
 /**
  * At-least-once delivery across a worker crash: `svc worker` runs as a child process, is killed with
  * SIGKILL while it is in the middle of deliveries, and a new `svc worker` still delivers every committed
- * event, with the event id as webhook-id.
+ * event, with the event id as webhook-id, as a retry (x-svc-attempt 2) of the attempt the dead worker left unfinished.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -84,6 +84,19 @@ describe('a worker killed mid-delivery', () => {
     // Every event that was in flight at the crash was sent again with the same webhook-id.
     const after = receiver.requests.slice(heldBeforeCrash.length).map((r) => r.headers['webhook-id']);
     for (const id of heldBeforeCrash) expect(after).toContain(id);
+    // ... as a retry: the attempt the dead worker never finished counts, and the history says what became of it.
+    for (const r of receiver.requests.slice(heldBeforeCrash.length)) {
+      if (heldBeforeCrash.includes(r.headers['webhook-id'])) expect(r.headers['x-svc-attempt']).toBe('2');
+    }
+    for (const r of receiver.requests.slice(0, heldBeforeCrash.length)) expect(r.headers['x-svc-attempt']).toBe('1');
+    const { rows: attempts } = await t.pools.owner.query(
+      `select a.attempt_number, a.error, a.url, d.total_attempts from app_public.webhook_delivery_attempts a
+         join app_public.webhook_deliveries d on d.id = a.delivery_id
+        where d.webhook_id = $1 and d.event_id = $2 order by a.attempt_number`, [hook.id, heldBeforeCrash[0]]);
+    expect(attempts).toEqual([
+      { attempt_number: 1, error: expect.stringContaining('worker stopped during this attempt'), url: `${receiver.url}/crash`, total_attempts: 2 },
+      { attempt_number: 2, error: null, url: `${receiver.url}/crash`, total_attempts: 2 },
+    ]);
     for (const r of receiver.requests) expect(ids).toContain(r.headers['webhook-id']);
     second.child.kill('SIGTERM');
     expect(await new Promise((resolve) => second.child.once('exit', resolve))).toBe(0);
