@@ -13,7 +13,7 @@ create type app_public.comment_revision as (revision integer, body text, edited_
 create type app_public.issued_api_key as (id uuid, raw_key text, prefix text, kind app_public.api_key_kind, scopes app_public.api_key_scope[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], linked_agent_id uuid, plugin_id uuid, name text, expires_at timestamp with time zone, created_at timestamp with time zone);
 create type app_public.membership_role as enum ('OWNER', 'ADMIN', 'MEMBER');
 create type app_public.pin_target_type as enum ('PROJECT', 'INITIATIVE', 'SAVED_VIEW', 'CYCLE', 'AGENT');
-create type app_public.plugin_info as (id uuid, name text, scopes app_public.api_key_scope[], approved_at timestamp with time zone, created_at timestamp with time zone);
+create type app_public.plugin_info as (id uuid, name text, scopes app_public.api_key_scope[], approved_at timestamp with time zone, created_at timestamp with time zone, skills jsonb);
 
 -- One vote per user per poll; re-voting overwrites option_key and voted_at (the time of the current choice).
 create table app_public.action_request_votes (
@@ -1695,7 +1695,8 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.pins_reorder(uuid[]) returns SETOF app_public.pins; plpgsql volatile; execute: svc_visitor; pins/pins.sql
 -- app_public.plugin_issue_api_key(uuid,app_public.api_key_scope[],uuid[],uuid[],uuid[],integer,text) returns app_public.issued_api_key; plpgsql volatile; execute: svc_visitor; auth/plugins.sql
 -- app_public.plugins() returns SETOF app_public.plugin_info; sql stable; execute: svc_visitor; auth/plugins.sql
--- app_public.plugins_create(text,app_public.api_key_scope[]) returns app_public.plugin_info; sql volatile; execute: svc_visitor; auth/plugins.sql
+-- app_public.plugins_create(text,app_public.api_key_scope[],jsonb) returns app_public.plugin_info; sql volatile; execute: svc_visitor; auth/plugins.sql
+-- app_public.plugins_set_skills(uuid,jsonb) returns app_public.plugin_info; sql volatile; execute: svc_visitor; auth/plugins.sql
 -- app_public.repo_mappings_create(text,text,text,jsonb,boolean) returns app_public.connection_mappings; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
 -- app_public.repo_mappings_delete(uuid) returns app_public.connection_mappings; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
 -- app_public.repo_mappings_update(uuid,text,text,jsonb,boolean,boolean,boolean,boolean) returns app_public.connection_mappings; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
@@ -1792,6 +1793,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.current_key_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.current_key_kind() returns text; sql stable security definer; execute: svc_visitor; workspace/members.sql
 -- app_hidden.current_key_user_id() returns uuid; sql stable security definer; execute: svc_visitor; core/caller.sql
+-- app_hidden.current_plugin_id() returns uuid; sql stable security definer; execute: svc_visitor; auth/plugins.sql
 -- app_hidden.current_run(uuid) returns app_public.agent_runs; sql stable; execute: svc_visitor; agents/runs.sql
 -- app_hidden.current_scopes() returns text[]; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.current_user_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
@@ -1909,8 +1911,11 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.plan_move(app_public.execution_plans,text) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.plan_new_attempt(app_public.goals,uuid,text,boolean,integer) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.plugin_issue_api_key(uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text) returns app_public.issued_api_key; plpgsql volatile security definer; execute: svc_visitor; auth/plugins.sql
+-- app_hidden.plugin_skill(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; auth/plugins.sql
+-- app_hidden.plugin_skills_list(jsonb) returns jsonb; sql stable security definer; execute: svc_visitor; auth/plugins.sql
 -- app_hidden.plugins() returns SETOF app_public.plugin_info; sql stable security definer; execute: svc_visitor; auth/plugins.sql
--- app_hidden.plugins_create(text,text[]) returns app_public.plugin_info; plpgsql volatile security definer; execute: svc_visitor; auth/plugins.sql
+-- app_hidden.plugins_create(text,text[],jsonb) returns app_public.plugin_info; plpgsql volatile security definer; execute: svc_visitor; auth/plugins.sql
+-- app_hidden.plugins_set_skills(uuid,jsonb) returns app_public.plugin_info; plpgsql volatile security definer; execute: svc_visitor; auth/plugins.sql
 -- app_hidden.poll_tally(uuid,jsonb) returns TABLE(option_key text, label text, ord bigint, votes bigint, first_vote_at timestamp with time zone); sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_hidden.poll_winner(uuid,jsonb) returns text; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_hidden.project_event_payload(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; events/record.sql
@@ -2179,7 +2184,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.create_agent(uuid,text,text,text[],text,text,integer,text) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.create_api_key(uuid,uuid,text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,bytea,text,text,uuid) returns app_private.api_keys; plpgsql volatile; execute: owner only; auth/keys.sql
 -- app_private.create_dispatch_rule(uuid,uuid,text,uuid,uuid,text) returns jsonb; plpgsql volatile; execute: owner only; dispatch/rules.sql
--- app_private.create_plugin(uuid,text,text[]) returns app_private.plugins; plpgsql volatile; execute: owner only; auth/plugins.sql
+-- app_private.create_plugin(uuid,text,text[],jsonb) returns app_private.plugins; plpgsql volatile; execute: owner only; auth/plugins.sql
 -- app_private.create_workspace(text,text,text) returns jsonb; plpgsql volatile; execute: owner only; workspace/workspace.sql
 -- app_private.current_caller() returns app_private.caller; plpgsql stable; execute: owner only; core/caller.sql
 -- app_private.delete_agent(uuid,uuid) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
@@ -2201,6 +2206,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.notification_preference_effective(uuid,uuid,text) returns TABLE(enabled boolean, delivery text, source text); sql stable; execute: owner only; notification/preferences.sql
 -- app_private.outbound_flags(uuid) returns text[]; sql immutable; execute: owner only; webhooks/webhooks.sql
 -- app_private.plugin_info(app_private.plugins) returns app_public.plugin_info; sql stable; execute: owner only; auth/plugins.sql
+-- app_private.plugin_skills(jsonb) returns jsonb; plpgsql immutable; execute: owner only; auth/plugins.sql
 -- app_private.previous_secret_until(integer) returns timestamp with time zone; plpgsql stable; execute: owner only; webhooks/webhooks.sql
 -- app_private.publish_ephemeral_event(uuid,text,text,uuid,jsonb) returns jsonb; plpgsql volatile; execute: owner only; events/record.sql
 -- app_private.record_event(uuid,text,text,uuid,jsonb) returns uuid; plpgsql volatile security definer; execute: owner only; events/record.sql
@@ -2423,6 +2429,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.plans_judge(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plans/tools/judge.sql
 -- app_tools.plans_record_verdict(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plans/tools/recordVerdict.sql
 -- app_tools.plans_request_approval(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plans/tools/requestApproval.sql
+-- app_tools.plugins_report_error(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; plugins/tools/reportError.sql
 -- app_tools.projects_archive(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/archive.sql
 -- app_tools.projects_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; projects/tools/create.sql
 -- app_tools.projects_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; projects/tools/get.sql
@@ -2459,6 +2466,8 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.runtimes_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; runtimes/tools/list.sql
 -- app_tools.runtimes_register(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/register.sql
 -- app_tools.runtimes_report_info(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/reportInfo.sql
+-- app_tools.skills_invoke(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; skills/tools/invoke.sql
+-- app_tools.skills_list(jsonb) returns jsonb; sql stable; execute: svc_visitor; skills/tools/list.sql
 -- app_tools.standup_draft(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; standup/tools/draft.sql
 -- app_tools.statuses_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; statuses/tools/create.sql
 -- app_tools.statuses_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; statuses/tools/delete.sql

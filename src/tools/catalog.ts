@@ -22,6 +22,7 @@ import { cycleTools } from './cycles.ts';
 import { noteTools } from './notes.ts';
 import { crewTools, executionPlanTools, goalTools, planTools, reviewGateTools } from './orchestration.ts';
 import { pinTools } from './pins.ts';
+import { pluginTools } from './plugins.ts';
 import { initiativeTools, projectTools } from './projects.ts';
 import { relationTools } from './relations.ts';
 import { runTools } from './runs.ts';
@@ -114,6 +115,7 @@ export const TOOLS: Tool[] = [
   ...memberTools,
   ...webhookTools,
   ...canvasTools,
+  ...pluginTools,
   ...catalogTools,
 ];
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
@@ -127,7 +129,8 @@ export const findTool = (name: string): Tool | undefined => byName.get(name);
 const RUNTIME_LEAVES_OUT = ['issues.count', 'issues.children', 'issues.history', 'issues.restore', 'runs.cancel',
   'actionRequests.update', 'chat.listMessages', 'issues.watch', 'issues.unwatch', 'issues.listWatchers', 'issues.listWatching'];
 const CORE = ['issues', 'comments', 'projects', 'statuses', 'labels', 'relations', 'attachments', 'agents', 'notes',
-  'pins', 'time', 'events', 'workspace', 'repohost', 'notification', 'agent', 'standup', 'analytics', 'members', 'webhooks'];
+  'pins', 'time', 'events', 'workspace', 'repohost', 'notification', 'agent', 'standup', 'analytics', 'members', 'webhooks',
+  'skills', 'plugins'];
 // Profiles (spec 4.1): curated bundles for tools/list. An entry is a namespace ('issues'), one tool
 // ('workspace.get'), or '!' and either, left out of what the other entries bring ('!issues.count'). The catalog
 // helpers are always listed.
@@ -171,6 +174,7 @@ function refusedByNarrowing(caller: Caller, refuses: NonNullable<Tool['refusesNa
 
 export function canCall(caller: Caller, t: Tool): boolean {
   if (t.requiresAgentKey && !caller.agentId) return false;
+  if (t.requiresPluginKey && caller.userId) return false;
   if (t.requiresUser && !caller.userId && (t.requiresUser === 'user' || !caller.agentId)) return false;
   if (t.agentKeyNeedsScope && caller.agentId && !hasScope(caller, t.agentKeyNeedsScope)) return false;
   if (t.requiresWorkspaceAdmin && !caller.workspaceAdmin) return false;

@@ -81,6 +81,11 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
    */
   requiresUser?: 'user' | 'userOrAgent';
   /**
+   * The tool refuses a key not issued under a plugin (403 plugin_key_required: plugins.reportError). Plugin keys are
+   * the keys without a user of their own. Only leaves it out of tools/list and catalog.search; SQL stays the check.
+   */
+  requiresPluginKey?: true;
+  /**
    * A key linked to an agent needs this scope besides `scopes` (reviewGates.resolve: a person decides, or an agent key
    * holding ADMIN; otherwise 403 person_required). Only leaves the tool out of tools/list and catalog.search for such
    * keys; SQL stays the check.
