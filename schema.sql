@@ -1703,6 +1703,8 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.search_issues(text) returns SETOF app_public.issues; sql stable; execute: svc_visitor; issues/search.sql
 -- app_public.viewer() returns app_public.users; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.viewer_key_kind() returns text; sql stable; execute: svc_visitor; workspace/members.sql
+-- app_public.viewer_label_ids() returns uuid[]; sql stable; execute: svc_visitor; workspace/members.sql
+-- app_public.viewer_project_ids() returns uuid[]; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.viewer_role() returns app_public.membership_role; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.viewer_scopes() returns text[]; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.webhook_deliveries_retry(uuid) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql

@@ -214,6 +214,22 @@ as $$ select app_hidden.current_scopes() $$;
 comment on function app_public.viewer_scopes() is 'Scopes of the key making this request (FULL holds every scope): a client shows only the controls the key may use.';
 grant execute on function app_public.viewer_scopes() to svc_visitor;
 
+create or replace function app_public.viewer_project_ids()
+ returns uuid[]
+ language sql
+ stable
+as $$ select app_hidden.narrowed_project_ids() $$;
+comment on function app_public.viewer_project_ids() is 'Projects the key making this request is narrowed to (empty: not narrowed by project): a client files new issues where the key may (an issue outside them is refused).';
+grant execute on function app_public.viewer_project_ids() to svc_visitor;
+
+create or replace function app_public.viewer_label_ids()
+ returns uuid[]
+ language sql
+ stable
+as $$ select app_hidden.narrowed_label_ids() $$;
+comment on function app_public.viewer_label_ids() is 'Labels the key making this request is narrowed to (empty: not narrowed by label): a client files new issues where the key may.';
+grant execute on function app_public.viewer_label_ids() to svc_visitor;
+
 create or replace function app_hidden.current_key_kind()
  returns text
  language sql

@@ -380,6 +380,15 @@ describe('web board', () => {
     await ok(t, ws.token, 'issues.update', { id: passing.id, projectId: demo.platform.id });
     await page.waitForSelector(`.card[data-id="${passing.id}"]`, { state: 'detached', timeout: 1000 });
     expect(await cards()).toBe(2);
+    // "+" with no project filter files the issue in the key's project (without it the service refuses it: narrowing).
+    await page.click('.column[data-category="TODO"] h2 button.add');
+    await page.fill('.column[data-category="TODO"] .new-issue input', 'Filed by a narrowed key');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.column[data-category="TODO"] .card:has-text("Filed by a narrowed key")', { timeout: 3000 });
+    const filed = (await ok(t, ws.token, 'issues.list', { query: 'filed by a narrowed key' })).items[0];
+    expect(filed.projectId ?? filed.project?.id).toBe(demo.docs.id);
+    await ok(t, ws.token, 'issues.delete', { id: filed.id });
+    await page.waitForSelector(`.card[data-id="${filed.id}"]`, { state: 'detached', timeout: 3000 });
   });
 
   it('a read-only key gets no controls it may not use: cards do not move, no status, priority, comment or vote controls', async () => {

@@ -9,9 +9,10 @@ const CREATE = `mutation Create($title: String!, $statusId: String, $projectId: 
 
 /**
  * "New issue" in a column: a title, created in that status, with the board's project, label and priority filters
- * (so it shows where it was made). Enter creates, Escape closes; the service's 400 is shown as it says it.
+ * (so it shows where it was made); without a project (label) filter, a narrowed key's first project (label), where
+ * it may file it. Enter creates, Escape closes; the service's 400 is shown as it says it.
  */
-function NewIssue({ statusId, filters, onDone }: { statusId: string; filters: Filters; onDone: (created: boolean) => void }) {
+function NewIssue({ statusId, filters, meta, onDone }: { statusId: string; filters: Filters; meta: Meta; onDone: (created: boolean) => void }) {
   const [title, setTitle] = useState('');
   const [error, setError] = useState<string>();
   const input = useRef<HTMLInputElement>(null);
@@ -20,7 +21,8 @@ function NewIssue({ statusId, filters, onDone }: { statusId: string; filters: Fi
     e.preventDefault();
     if (!title.trim()) return;
     try {
-      await gql(CREATE, { title, statusId, projectId: filters.project ?? null, labelIds: filters.label ? [filters.label] : null,
+      await gql(CREATE, { title, statusId, projectId: filters.project ?? meta.narrowedTo.projects[0] ?? null,
+                          labelIds: filters.label ? [filters.label] : meta.narrowedTo.labels.length ? [meta.narrowedTo.labels[0]] : null,
                           priority: filters.priority ?? null });
       onDone(true);
     } catch (err) {
@@ -110,7 +112,7 @@ export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; 
               <h2>{s.name} · <span class="count">{cards.length}{more ? '+' : ''}</span>
                 {movable && <button type="button" class="link add" title={`New issue in ${s.name}`} aria-label={`New issue in ${s.name}`}
                   onClick={() => setAdding(s.rowId)}>+</button>}</h2>
-              {adding === s.rowId && <NewIssue statusId={s.rowId} filters={filters} onDone={(created) => { setAdding(undefined); if (created) columns.reload(); }} />}
+              {adding === s.rowId && <NewIssue statusId={s.rowId} filters={filters} meta={meta} onDone={(created) => { setAdding(undefined); if (created) columns.reload(); }} />}
               {cards.map((i) => <Card key={i.id} issue={i} meta={meta} movable={movable} />)}
               {more && (limit < 200
                 ? <button type="button" class="link more" onClick={() => setLimits((l) => ({ ...l, [s.rowId]: limit + COLUMN_PAGE }))}>Show more</button>

@@ -18,6 +18,8 @@ export interface Meta {
   scopes: string[];
   /** The key's user (null for a key without one): "Claim" claims for them. */
   viewerId: string | null;
+  /** The key's narrowing (empty: none): an issue made on the board must fall inside it. */
+  narrowedTo: { projects: string[]; labels: string[] };
   statuses: Status[]; projects: Named[]; labels: (Named & { color: string })[]; cycles: Cycle[]; agents: Agent[]; users: User[];
 }
 
@@ -25,6 +27,8 @@ export async function loadMeta(): Promise<Meta> {
   const d = await gql(`query Meta {
     currentWorkspace { key name }
     viewerScopes
+    viewerProjectIds
+    viewerLabelIds
     viewer { rowId }
     statuses(orderBy: POSITION_ASC) { nodes { rowId name category } }
     projects(orderBy: NAME_ASC, condition: {archivedAt: null}) { nodes { rowId name } }
@@ -34,7 +38,8 @@ export async function loadMeta(): Promise<Meta> {
     users(orderBy: NAME_ASC) { nodes { rowId name email } }
   }`);
   return {
-    workspace: d.currentWorkspace, scopes: d.viewerScopes ?? [], viewerId: d.viewer?.rowId ?? null, statuses: d.statuses.nodes, projects: d.projects.nodes, labels: d.labels.nodes,
+    workspace: d.currentWorkspace, scopes: d.viewerScopes ?? [], viewerId: d.viewer?.rowId ?? null,
+    narrowedTo: { projects: d.viewerProjectIds ?? [], labels: d.viewerLabelIds ?? [] }, statuses: d.statuses.nodes, projects: d.projects.nodes, labels: d.labels.nodes,
     cycles: d.cycles.nodes, agents: d.agents.nodes, users: d.users.nodes,
   };
 }
