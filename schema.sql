@@ -258,9 +258,9 @@ create policy select_on_visible_issues on app_public.agent_runs for select to sv
 create policy update_on_visible_issues on app_public.agent_runs for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
   WHERE (i.id = agent_runs.issue_id)))));
+CREATE TRIGGER _120_run_stalled_activity BEFORE UPDATE OF last_event_at ON app_public.agent_runs FOR EACH ROW WHEN (old.status = 'STALLED'::text AND new.status = 'STALLED'::text AND new.last_event_at > old.last_event_at) EXECUTE FUNCTION app_private.tg_agent_runs__stalled_activity();
 CREATE TRIGGER _700_plan_budget AFTER UPDATE OF cost_usd, tokens_in, tokens_out, tokens_cached, last_event_at ON app_public.agent_runs FOR EACH ROW WHEN (new.step_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_agent_runs__plan_budget();
 CREATE TRIGGER _810_run_abandoned AFTER UPDATE OF status ON app_public.agent_runs FOR EACH ROW WHEN (new.status = 'ABANDONED'::text AND old.status IS DISTINCT FROM 'ABANDONED'::text) EXECUTE FUNCTION app_private.tg_agent_runs__abandoned();
-CREATE TRIGGER _820_run_stalled_activity AFTER UPDATE OF last_event_at ON app_public.agent_runs FOR EACH ROW WHEN (old.status = 'STALLED'::text AND new.status = 'STALLED'::text AND new.last_event_at > old.last_event_at) EXECUTE FUNCTION app_private.tg_agent_runs__stalled_activity();
 
 -- A software agent working in a workspace. profileKey is its handle for handoffs and assignment.
 create table app_public.agents (
@@ -1992,6 +1992,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.step_block(app_public.execution_steps,text,text,jsonb) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.step_dependencies_done(app_public.execution_steps) returns boolean; sql stable; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.step_dispatch_judge(app_public.execution_steps,uuid) returns app_public.execution_steps; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.step_dispatch_work(app_public.execution_steps) returns app_public.execution_steps; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.step_json(app_public.execution_steps) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
 -- app_hidden.step_make_ready(app_public.execution_steps) returns app_public.execution_steps; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.step_move(app_public.execution_steps,text) returns app_public.execution_steps; plpgsql volatile; execute: svc_visitor; orchestration/machine.sql
@@ -2222,6 +2223,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.sequence_events(integer) returns integer; plpgsql volatile security definer; execute: owner only; events/stream.sql
 -- app_private.set_agent_archived(uuid,uuid,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.set_member_role(uuid,uuid,text) returns app_public.memberships; plpgsql volatile; execute: owner only; workspace/members.sql
+-- app_private.steps_pass_over_archived_agent(uuid,uuid) returns void; plpgsql volatile; execute: owner only; orchestration/loop.sql
 -- app_private.sweep_silent_agents(timestamp with time zone) returns jsonb; plpgsql volatile security definer; execute: owner only; agents/agents.sql
 -- app_private.sweep_stale_runs(timestamp with time zone) returns jsonb; plpgsql volatile security definer; execute: owner only; runs/runs.sql
 -- app_private.tg_action_requests__events() returns trigger; plpgsql volatile security definer; execute: owner only; actionRequests/triggers.sql

@@ -1,3 +1,1 @@
--- viewerProjectIds and viewerLabelIds: a key's own narrowing, so the web board files a new issue where a narrowed key
--- may (its "+" was refused with "outside this key's narrowing" unless a project filter was picked first).
---! include workspace/members.sql
+-- Enter migration here

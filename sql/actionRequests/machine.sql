@@ -286,13 +286,23 @@ begin
           or (coalesce(p_requester_may, false) and app_hidden.action_request_caller_is_requester(p_request))) then
     raise exception '%', p_refusal using errcode = 'SV403', detail = 'not_allowed';
   end if;
+  -- Nobody decides what they asked for, even as its assignee or a watcher of its issue (a planner would approve its
+  -- own plan, a worker accept the move it asked someone to make): the requester only withdraws it. A workspace
+  -- OWNER/ADMIN person may, as they may make the change directly.
+  if not coalesce(p_requester_may, false)
+     and (p_request.requested_by_agent_id is not null or p_request.requested_by_user_id is not null)
+     and app_hidden.action_request_caller_is_requester(p_request)
+     and not coalesce(app_hidden.current_agent_id() is null and app_hidden.caller_role() in ('OWNER', 'ADMIN'), false) then
+    raise exception 'The requester of this request may not decide it; it may withdraw it (actionRequests.transition DISMISSED)'
+      using errcode = 'SV403', detail = 'own_request';
+  end if;
   -- Spec 3.2: deciding a request on an issue is an issue-state mutation for an agent in a gated run.
   if p_request.issue_id is not null then
     perform app_hidden.assert_run_mode_allows_mutation(p_request.issue_id);
   end if;
 end
 $$;
-comment on function app_hidden.action_request_assert_may_act(p_request app_public.action_requests, p_requester_may boolean, p_refusal text) is 'The gate of accept, decline and transition: 403 not_allowed (message p_refusal) unless the caller may decide the request (action_request_may_decide) or, with p_requester_may, is its requester; 403 run_mode_gated for an agent whose RESEARCH/REVIEW/DISCUSS run is on its issue.';
+comment on function app_hidden.action_request_assert_may_act(p_request app_public.action_requests, p_requester_may boolean, p_refusal text) is 'The gate of accept, decline and transition: 403 not_allowed (message p_refusal) unless the caller may decide the request (action_request_may_decide) or, with p_requester_may, is its requester; 403 own_request for its requester deciding it (unless p_requester_may, or an OWNER/ADMIN person); 403 run_mode_gated for an agent whose RESEARCH/REVIEW/DISCUSS run is on its issue.';
 grant execute on function app_hidden.action_request_assert_may_act(p_request app_public.action_requests, p_requester_may boolean, p_refusal text) to svc_visitor;
 
 create or replace function app_hidden.action_request_for_decision(p_id text, p_verb text)

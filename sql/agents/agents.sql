@@ -320,12 +320,15 @@ begin
     where i.workspace_id = p_workspace_id and i.assigned_agent_id = v_agent.id and i.deleted_at is null
       and not exists (select 1 from app_public.statuses s where s.id = i.status_id and s.category in ('DONE', 'CANCELED'));
     update app_public.agents set status = 'OFFLINE' where id = v_agent.id and status <> 'OFFLINE';
+    -- Its plan steps pass to a live crew member. Their events are the workspace's (svc admin sets none).
+    perform set_config('svc.workspace_id', p_workspace_id::text, true);
+    perform app_private.steps_pass_over_archived_agent(p_workspace_id, v_agent.id);
     v_agent := app_private.find_agent(p_workspace_id, p_agent_id);
   end if;
   return v_agent;
 end
 $$;
-comment on function app_private.set_agent_archived(p_workspace_id uuid, p_agent_id uuid, p_archived boolean) is 'Archives (AGENT_DELETED with archived: true) or restores (AGENT_UPDATED) an agent. Idempotent. Archiving ends the agent''s open runs (reason agent_archived), unassigns its unfinished issues (queued ones return to the dispatcher) and sets it OFFLINE.';
+comment on function app_private.set_agent_archived(p_workspace_id uuid, p_agent_id uuid, p_archived boolean) is 'Archives (AGENT_DELETED with archived: true) or restores (AGENT_UPDATED) an agent. Idempotent. Archiving ends the agent''s open runs (reason agent_archived), unassigns its unfinished issues (queued ones return to the dispatcher), passes its plan steps to a live crew member and sets it OFFLINE.';
 
 create or replace function app_private.sweep_silent_agents(p_now timestamp with time zone default now())
  returns jsonb

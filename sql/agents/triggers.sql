@@ -104,18 +104,19 @@ create or replace function app_private.tg_agent_runs__stalled_activity()
 as $$
 begin
   -- A sign of life of a STALLED run (usage, a status line, a chat reply) is its agent at work again: back to ACTIVE,
-  -- as runs.resumeWork does, so the board and the watchdogs stop calling it stalled while it reports.
-  update app_public.agent_runs set status = 'ACTIVE' where id = new.id and status = 'STALLED';
-  if found then
-    perform app_private.record_event(new.workspace_id, 'AGENT_RUN_STATUS_CHANGED', 'issue', new.issue_id,
-      app_hidden.run_status_payload((select r from app_public.agent_runs r where r.id = new.id), 'STALLED', 'activity'));
-  end if;
-  return null;
+  -- as runs.resumeWork does, so the board and the watchdogs stop calling it stalled while it reports. Before the
+  -- row is written, so the report's own answer and AGENT_RUN_UPDATED say ACTIVE (after it, they said STALLED
+  -- behind an AGENT_RUN_STATUS_CHANGED to ACTIVE).
+  new.status := 'ACTIVE';
+  perform app_private.record_event(new.workspace_id, 'AGENT_RUN_STATUS_CHANGED', 'issue', new.issue_id,
+    app_hidden.run_status_payload(new, 'STALLED', 'activity'));
+  return new;
 end
 $$;
-comment on function app_private.tg_agent_runs__stalled_activity() is 'A STALLED run whose lastEventAt moves (its agent reported) goes back to ACTIVE with AGENT_RUN_STATUS_CHANGED reason activity; it stayed STALLED until runs.resumeWork.';
+comment on function app_private.tg_agent_runs__stalled_activity() is 'A STALLED run whose lastEventAt moves (its agent reported) goes back to ACTIVE in the same write, with AGENT_RUN_STATUS_CHANGED reason activity; it stayed STALLED until runs.resumeWork.';
 
 drop trigger if exists _820_run_stalled_activity on app_public.agent_runs;
-create trigger _820_run_stalled_activity after update of last_event_at on app_public.agent_runs
+drop trigger if exists _120_run_stalled_activity on app_public.agent_runs;
+create trigger _120_run_stalled_activity before update of last_event_at on app_public.agent_runs
   for each row when (old.status = 'STALLED' and new.status = 'STALLED' and new.last_event_at > old.last_event_at)
   execute function app_private.tg_agent_runs__stalled_activity();

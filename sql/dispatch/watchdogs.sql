@@ -24,6 +24,7 @@ declare
   r record;
   v_ref timestamptz;
   v_reason text;
+  v_event uuid;
 begin
   -- One sweep at a time (the worker's minute and `svc admin sweep` may meet): the second waits, then sees what the
   -- first fired, so no watchdog fires twice.
@@ -37,6 +38,11 @@ begin
            -- resuming move it; the stale-run sweep marking one STALLED does not).
            (select max(ar.last_event_at) from app_public.agent_runs ar
             where ar.workspace_id = i.workspace_id and ar.issue_id = i.id and ar.agent_id = i.assigned_agent_id) as run_at,
+           -- Its newest run there: an agent whose run waits on someone, has completed or was ended is not the one to
+           -- nudge (ISSUE_STALLED is still written, for the people watching; it is not dispatched to the agent).
+           (select ar.status from app_public.agent_runs ar
+            where ar.workspace_id = i.workspace_id and ar.issue_id = i.id and ar.agent_id = i.assigned_agent_id
+            order by ar.started_at desc, ar.id desc limit 1) as run_status,
            (select max(c.created_at) from app_public.comments c
             where c.workspace_id = i.workspace_id and c.issue_id = i.id and c.authoring_agent_id = i.assigned_agent_id) as comment_at
     from app_public.workspaces w
@@ -87,10 +93,13 @@ begin
       end if;
       if v_ref + make_interval(mins => r.assignment_sla_minutes) <= p_now
          and not app_private.watchdog_fired_recently(r.workspace_id, r.id, 'ISSUE_STALLED', p_now, r.assigned_at) then
-        perform app_private.enqueue_agent_dispatch(app_private.record_event(r.workspace_id, 'ISSUE_STALLED', 'issue', r.id, jsonb_build_object(
+        v_event := app_private.record_event(r.workspace_id, 'ISSUE_STALLED', 'issue', r.id, jsonb_build_object(
           'issueId', r.id, 'slaMinutes', r.assignment_sla_minutes,
           'breachedByMinutes', floor(extract(epoch from p_now - (v_ref + make_interval(mins => r.assignment_sla_minutes))) / 60)::int,
-          'priority', r.priority, 'reason', v_reason)), r.assigned_agent_id);
+          'priority', r.priority, 'reason', v_reason));
+        if r.run_status is null or r.run_status in ('ACTIVE', 'STALLED') then
+          perform app_private.enqueue_agent_dispatch(v_event, r.assigned_agent_id);
+        end if;
         v_fired := v_fired || jsonb_build_object('kind', 'ISSUE_STALLED', 'subjectId', r.id);
       end if;
     end if;
@@ -115,7 +124,7 @@ begin
   return v_fired;
 end
 $$;
-comment on function app_private.watchdog_sweep(p_now timestamptz) is 'Fires the watchdogs due at p_now (default now()) across all workspaces and returns what fired as [{kind, subjectId}]; AGENT_NOACK and ISSUE_STALLED also go to the assigned agent''s dispatch channel. Worker every minute; `svc admin sweep`.';
+comment on function app_private.watchdog_sweep(p_now timestamptz) is 'Fires the watchdogs due at p_now (default now()) across all workspaces and returns what fired as [{kind, subjectId}]; AGENT_NOACK and ISSUE_STALLED also go to the assigned agent''s dispatch channel (ISSUE_STALLED only while its newest run there is ACTIVE or STALLED, or it has none: not to an agent waiting on someone or done). Worker every minute; `svc admin sweep`.';
 
 drop function if exists app_private.watchdog_fired_recently(uuid, uuid, text, timestamptz);  -- now with p_since
 create or replace function app_private.watchdog_fired_recently(p_workspace_id uuid, p_issue_id uuid, p_kind text, p_now timestamptz, p_since timestamptz)

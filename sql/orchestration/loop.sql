@@ -92,10 +92,21 @@ create or replace function app_hidden.step_make_ready(p_step app_public.executio
  returns app_public.execution_steps
  language plpgsql
 as $$
+begin
+  return app_hidden.step_dispatch_work(app_hidden.step_move(p_step, 'READY'));
+end
+$$;
+comment on function app_hidden.step_make_ready(p_step app_public.execution_steps) is 'A step becomes READY (its dependencies DONE) and is given to its worker (step_dispatch_work).';
+grant execute on function app_hidden.step_make_ready(p_step app_public.execution_steps) to svc_visitor;
+
+create or replace function app_hidden.step_dispatch_work(p_step app_public.execution_steps)
+ returns app_public.execution_steps
+ language plpgsql
+as $$
 declare
   v_plan app_public.execution_plans;
   v_goal app_public.goals;
-  v_step app_public.execution_steps;
+  v_step app_public.execution_steps := p_step;
   v_agent uuid;
   v_run uuid;
   v_event uuid;
@@ -106,7 +117,6 @@ begin
   -- crew member in its role, else it is READY with no worker and no run.
   v_agent := coalesce((select a.id from app_public.agents a where a.id = p_step.assigned_agent_id and a.archived_at is null),
                       app_hidden.crew_agent_for_role(v_goal.crew_id, coalesce(p_step.assigned_role, 'WORKER'), p_step.position));
-  v_step := app_hidden.step_move(p_step, 'READY');
   if v_step.assigned_agent_id is distinct from v_agent then
     update app_public.execution_steps set assigned_agent_id = v_agent where id = v_step.id returning * into v_step;
   end if;
@@ -135,8 +145,33 @@ begin
   return v_step;
 end
 $$;
-comment on function app_hidden.step_make_ready(p_step app_public.execution_steps) is 'A step becomes READY (its dependencies DONE): its agent (assigned and not archived, else the crew member in its role, default WORKER; none: no worker) gets a run on the goal''s issue (reused on retry; currentStep the step''s title) and EXECUTION_STEP_READY (spec 6.4 payload, phase work) is written and dispatched to it.';
-grant execute on function app_hidden.step_make_ready(p_step app_public.execution_steps) to svc_visitor;
+comment on function app_hidden.step_dispatch_work(p_step app_public.execution_steps) is 'Gives a READY step to its worker: its agent (assigned and not archived, else the crew member in its role, default WORKER; none: no worker) gets a run on the goal''s issue (reused on retry; currentStep the step''s title) and EXECUTION_STEP_READY (spec 6.4 payload, phase work) is written and dispatched to it.';
+grant execute on function app_hidden.step_dispatch_work(p_step app_public.execution_steps) to svc_visitor;
+
+create or replace function app_private.steps_pass_over_archived_agent(p_workspace_id uuid, p_agent_id uuid)
+ returns void
+ language plpgsql
+as $$
+declare v_step app_public.execution_steps;
+begin
+  -- The steps an archived agent was working on (READY or RUNNING, in a running plan) go to a live crew member in
+  -- their role, as a step becoming READY does; a RUNNING one is READY again (its run ended with the archive), so the
+  -- new worker starts it. They stayed READY with the archived agent, which nothing would ever move.
+  for v_step in
+    select s.* from app_public.execution_steps s join app_public.execution_plans p on p.id = s.plan_id
+    where s.workspace_id = p_workspace_id and s.assigned_agent_id = p_agent_id and s.status in ('READY', 'RUNNING')
+      and p.status = 'RUNNING'
+    order by p.id, s.position, s.id
+    for update of s
+  loop
+    if v_step.status = 'RUNNING' then
+      update app_public.execution_steps set status = 'READY' where id = v_step.id returning * into v_step;
+    end if;
+    perform app_hidden.step_dispatch_work(v_step);
+  end loop;
+end
+$$;
+comment on function app_private.steps_pass_over_archived_agent(p_workspace_id uuid, p_agent_id uuid) is 'On archiving an agent: its READY and RUNNING steps of running plans go to a live crew member in their role (READY, EXECUTION_STEP_READY dispatched), or stay READY with no worker when the crew has none.';
 
 create or replace function app_hidden.step_dispatch_judge(p_step app_public.execution_steps, p_judge uuid)
  returns app_public.execution_steps

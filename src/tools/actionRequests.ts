@@ -48,14 +48,14 @@ export const actionRequestTools = defineTools(
   tool({
     name: 'actionRequests.transition',
     scopes: ['WRITE_ISSUES'],
-    description: 'Move an open request to RESOLVED, DISMISSED, SNOOZED or REJECTED (a SNOOZED one also back to OPEN) without running its dispatch. Who: whoever may accept or decline it; its requester may only dismiss it (403 not_allowed otherwise; 403 run_mode_gated for an agent in a RESEARCH, REVIEW or DISCUSS run on its issue). Closed requests do not move (409); closing a poll closes its voting.',
+    description: 'Move an open request to RESOLVED, DISMISSED, SNOOZED or REJECTED (a SNOOZED one also back to OPEN) without running its dispatch. Who: whoever may accept or decline it; its requester may only dismiss it (403 own_request), unless an OWNER/ADMIN person (403 not_allowed otherwise; 403 run_mode_gated for an agent in a RESEARCH, REVIEW or DISCUSS run on its issue). Closed requests do not move (409); closing a poll closes its voting.',
     input: z.strictObject({ id: id('id'), status: z.enum(['OPEN', 'RESOLVED', 'DISMISSED', 'SNOOZED', 'REJECTED']) }),
     output: ActionRequestOut,
   }),
   tool({
     name: 'actionRequests.accept',
     scopes: ['WRITE_ISSUES'],
-    description: "Accept a request: runs its bound dispatch (transition, labels, agent assignment, close as duplicate; a plan approval activates the plan) in the same transaction, with the same authorization and run-mode gating as the direct tool, and resolves it. Only the assignee (the assigned user, or the assigned agent's own key), a watcher of its issue, or a workspace OWNER/ADMIN acting as a person (403 not_allowed otherwise).",
+    description: "Accept a request: runs its bound dispatch (transition, labels, agent assignment, close as duplicate; a plan approval activates the plan) in the same transaction, with the same authorization and run-mode gating as the direct tool, and resolves it. Only the assignee (the assigned user, or the assigned agent's own key), a watcher of its issue, or a workspace OWNER/ADMIN acting as a person (403 not_allowed otherwise); never its requester, unless an OWNER/ADMIN person (403 own_request: it withdraws it with transition DISMISSED).",
     input: reqId,
     output: ActionRequestOut,
   }),

@@ -90,14 +90,14 @@ export const planTools = defineTools(
   tool({
     name: 'plans.activate',
     scopes: ['WRITE_ISSUES'],
-    description: 'Run a DRAFT or APPROVED plan: RUNNING, the goal becomes ACTIVE, root steps become READY (each writes EXECUTION_STEP_READY and is dispatched to its agent, which gets a run). Any other plan is 409 (a BLOCKED one runs again when its review gate is resolved).',
+    description: 'Run a DRAFT or APPROVED plan: RUNNING, the goal becomes ACTIVE, root steps become READY (each writes EXECUTION_STEP_READY and is dispatched to its agent, which gets a run). Any other plan is 409 (a BLOCKED one runs again when its review gate is resolved). A plan awaiting approval (plans.requestApproval) runs only for a key that may accept that request (403 not_allowed or own_request otherwise).',
     input: z.strictObject({ planId: id('planId') }),
     output: z.looseObject({ ok: z.boolean(), planId: z.string(), readyStepIds: z.array(z.string()) }),
   }),
   tool({
     name: 'plans.judge',
     scopes: ['WRITE_ISSUES'],
-    description: "Dispatch the judge of a step in REVIEW (judgeAgentId, else the crew's REVIEWER): EXECUTION_STEP_READY with phase judge, judgeAgentId and a judging prompt.",
+    description: "Dispatch the judge of a step in REVIEW (judgeAgentId, else the crew's REVIEWER): EXECUTION_STEP_READY with phase judge, judgeAgentId and a judging prompt. The step's worker may not name itself (403 own_step).",
     input: z.strictObject({ stepId: id('stepId'), judgeAgentId: id('judgeAgentId').optional() }),
     output: z.looseObject({ judgeAgentId: z.string(), stepId: z.string() }),
   }),
@@ -145,7 +145,7 @@ export const executionPlanTools = defineTools(
   tool({
     name: 'executionPlans.transitionStep',
     scopes: ['WRITE_ISSUES'],
-    description: "Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew's REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step's runs (404).",
+    description: "Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew's REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step's runs (404). Its worker does not move it from REVIEW to DONE unless the plan made it the judge (403 own_step).",
     input: z.strictObject({ stepId: id('stepId'), status: z.enum(['READY', 'RUNNING', 'REVIEW', 'DONE', 'BLOCKED', 'CANCELED']),
                             sourceRunId: id('sourceRunId').optional(), note: z.string().max(2000).optional() }),
     output: z.looseObject({ step: StepOut, planStatus, goalStatus, readyStepIds: z.array(z.string()), judgeAgentId: z.string().nullable() }),

@@ -17,5 +17,5 @@ begin
   return app_hidden.action_request_json(v_req);
 end
 $$;
-comment on function app_tools.action_requests_accept(args jsonb) is 'actionRequests.accept: Accept a request: runs its bound dispatch (transition, labels, agent assignment, close as duplicate; a plan approval activates the plan) in the same transaction, with the same authorization and run-mode gating as the direct tool, and resolves it. Only the assignee (the assigned user, or the assigned agent''s own key), a watcher of its issue, or a workspace OWNER/ADMIN acting as a person (403 not_allowed otherwise).';
+comment on function app_tools.action_requests_accept(args jsonb) is 'actionRequests.accept: Accept a request: runs its bound dispatch (transition, labels, agent assignment, close as duplicate; a plan approval activates the plan) in the same transaction, with the same authorization and run-mode gating as the direct tool, and resolves it. Only the assignee (the assigned user, or the assigned agent''s own key), a watcher of its issue, or a workspace OWNER/ADMIN acting as a person (403 not_allowed otherwise); never its requester, unless an OWNER/ADMIN person (403 own_request: it withdraws it with transition DISMISSED).';
 grant execute on function app_tools.action_requests_accept(args jsonb) to svc_visitor;

@@ -18,6 +18,11 @@ begin
   end if;
   if args->>'judgeAgentId' is not null then
     v_judge := (app_hidden.find_live_agent(args->>'judgeAgentId', 'judgeAgentId')).id;
+    -- The step's worker does not name itself its judge (recordVerdict would then take its own PASS). The crew's
+    -- REVIEWER being the worker stays possible: that is the plan's choice, not the worker's.
+    if v_judge = v_step.assigned_agent_id and app_hidden.current_agent_id() = v_step.assigned_agent_id then
+      raise exception 'The step''s worker cannot name itself its judge (judgeAgentId)' using errcode = 'SV403', detail = 'own_step';
+    end if;
   else
     v_judge := app_hidden.crew_agent_for_role((select g.crew_id from app_public.goals g where g.id = v_plan.goal_id), 'REVIEWER', v_step.position);
   end if;
@@ -28,5 +33,5 @@ begin
   return jsonb_build_object('judgeAgentId', v_judge, 'stepId', v_step.id);
 end
 $$;
-comment on function app_tools.plans_judge(args jsonb) is 'plans.judge: Dispatch the judge of a step in REVIEW (judgeAgentId, else the crew''s REVIEWER): EXECUTION_STEP_READY with phase judge, judgeAgentId and a judging prompt.';
+comment on function app_tools.plans_judge(args jsonb) is 'plans.judge: Dispatch the judge of a step in REVIEW (judgeAgentId, else the crew''s REVIEWER): EXECUTION_STEP_READY with phase judge, judgeAgentId and a judging prompt. The step''s worker may not name itself (403 own_step).';
 grant execute on function app_tools.plans_judge(args jsonb) to svc_visitor;

@@ -1,0 +1,141 @@
+/**
+ * From an outside probe of the agents' working day: nobody decides what they asked for or judges their own work,
+ * an archived agent's plan steps go to a live crew member, a report on a STALLED run says ACTIVE, and ISSUE_STALLED
+ * is not dispatched to an agent that waits on someone.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, createAgent, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let planner: { id: string }, worker: { id: string }, spare: { id: string }, reviewer: { id: string };
+let plannerKey: { token: string }, workerKey: { token: string };
+let crewId: string;
+let doneStatus: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ws = await createWorkspace(t, 'SLF');
+  planner = await createAgent(t, ws, 'planner');
+  worker = await createAgent(t, ws, 'worker');
+  spare = await createAgent(t, ws, 'spare');
+  reviewer = await createAgent(t, ws, 'reviewer');
+  plannerKey = await createKey(t, ws, { agent: 'planner' });
+  workerKey = await createKey(t, ws, { agent: 'worker' });
+  crewId = (await ok(t, ws.token, 'agentCrews.create', { name: 'Crew', members: [
+    { agentId: planner.id, role: 'PLANNER' }, { agentId: worker.id, role: 'WORKER' }, { agentId: spare.id, role: 'WORKER' },
+    { agentId: reviewer.id, role: 'REVIEWER' }] })).id;
+  doneStatus = (await ok(t, ws.token, 'statuses.list', {})).find((s: { category: string }) => s.category === 'DONE').id;
+});
+afterAll(() => t.close());
+
+/** A goal on a new issue with a DRAFT plan of one step given to `assignee`. */
+async function draftPlan(assignee: string) {
+  const issue = await ok(t, ws.token, 'issues.create', { title: 'Goal issue' });
+  const goal = await ok(t, ws.token, 'goals.create', { title: 'Goal', issueId: issue.id, crewId });
+  const plan = await ok(t, ws.token, 'plans.decompose', { goalId: goal.id });
+  const { stepIds } = await ok(t, ws.token, 'plans.addSteps', { planId: plan.planId, steps: [{ title: 'Work', assignedAgentId: assignee }] });
+  return { issue, goal, planId: plan.planId as string, stepId: stepIds[0] as string };
+}
+
+describe('nobody decides their own action request', () => {
+  it('a worker cannot accept or resolve the move it asked of itself; it may withdraw it; an OWNER may decide their own', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Self-assigned move' });
+    const req = await ok(t, workerKey.token, 'actionRequests.create', {
+      title: 'Close it', issueId: issue.id, kind: 'TRANSITION', payload: { statusId: doneStatus }, assignedAgentId: worker.id });
+    for (const [tool, args] of [['actionRequests.accept', { id: req.id }], ['actionRequests.decline', { id: req.id }],
+      ['actionRequests.transition', { id: req.id, status: 'RESOLVED' }]] as const) {
+      const r = await rest(t, workerKey.token, tool, args);
+      expect([tool, r.status, r.body.error]).toEqual([tool, 403, 'own_request']);
+    }
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).status.category).not.toBe('DONE');
+    expect((await ok(t, workerKey.token, 'actionRequests.transition', { id: req.id, status: 'DISMISSED' })).status).toBe('DISMISSED');
+    // A workspace OWNER person decides a request they raised (they could make the change directly).
+    const own = await ok(t, ws.token, 'actionRequests.create', { title: 'Mine', issueId: issue.id, kind: 'TRANSITION', payload: { statusId: doneStatus } });
+    expect((await ok(t, ws.token, 'actionRequests.accept', { id: own.id })).status).toBe('RESOLVED');
+  });
+
+  it('a planner cannot approve its own plan, as a watcher of the goal\'s issue or by activating it; the owner can', async () => {
+    const { issue, planId } = await draftPlan(worker.id);
+    const { actionRequestId } = await ok(t, plannerKey.token, 'plans.requestApproval', { planId });
+    await ok(t, plannerKey.token, 'issues.watch', { issueId: issue.id });
+    const accept = await rest(t, plannerKey.token, 'actionRequests.accept', { id: actionRequestId });
+    expect([accept.status, accept.body.error]).toEqual([403, 'own_request']);
+    const activate = await rest(t, plannerKey.token, 'plans.activate', { planId });
+    expect([activate.status, activate.body.error]).toEqual([403, 'own_request']);
+    // A watcher that is not the requester may activate it (it could accept the request); here the owner does.
+    expect((await ok(t, ws.token, 'plans.activate', { planId })).ok).toBe(true);
+    expect((await ok(t, ws.token, 'actionRequests.get', { id: actionRequestId })).status).toBe('SUPERSEDED');
+  });
+});
+
+describe('a step\'s worker does not judge its own work', () => {
+  it('plans.judge naming itself and REVIEW → DONE by the worker are 403 own_step; the reviewer passes it', async () => {
+    const { planId, stepId } = await draftPlan(worker.id);
+    await ok(t, ws.token, 'plans.activate', { planId });
+    await ok(t, workerKey.token, 'executionPlans.transitionStep', { stepId, status: 'REVIEW' });
+    const judge = await rest(t, workerKey.token, 'plans.judge', { stepId, judgeAgentId: worker.id });
+    expect([judge.status, judge.body.error]).toEqual([403, 'own_step']);
+    const done = await rest(t, workerKey.token, 'executionPlans.transitionStep', { stepId, status: 'DONE' });
+    expect([done.status, done.body.error]).toEqual([403, 'own_step']);
+    expect((await ok(t, workerKey.token, 'plans.judge', { stepId })).judgeAgentId).toBe(reviewer.id);
+    const reviewerKey = await createKey(t, ws, { agent: 'reviewer' });
+    expect((await ok(t, reviewerKey.token, 'plans.recordVerdict', { stepId, verdict: 'PASS', feedback: 'Looks right' })).outcome).toBeTruthy();
+  });
+});
+
+describe('archiving an agent', () => {
+  it('passes its READY and RUNNING plan steps to a live crew member in their role, with a new run and EXECUTION_STEP_READY', async () => {
+    const temp = await createAgent(t, ws, 'temp');
+    await ok(t, ws.token, 'agentCrews.addMember', { crewId, agentId: temp.id, role: 'WORKER' });
+    const ready = await draftPlan(temp.id);
+    await ok(t, ws.token, 'plans.activate', { planId: ready.planId });
+    const running = await draftPlan(temp.id);
+    await ok(t, ws.token, 'plans.activate', { planId: running.planId });
+    await ok(t, ws.token, 'executionPlans.transitionStep', { stepId: running.stepId, status: 'RUNNING' });
+    await admin(t, 'archive-agent', { workspace: ws.key, agent: 'temp', json: true });
+    for (const { planId, stepId } of [ready, running]) {
+      const step = (await ok(t, ws.token, 'executionPlans.get', { id: planId })).steps.find((s: { id: string }) => s.id === stepId);
+      expect(step.status).toBe('READY');
+      expect([worker.id, spare.id]).toContain(step.assignedAgentId);
+      const runs = (await t.pools.owner.query('select agent_id, status from app_public.agent_runs where step_id = $1 order by started_at', [stepId])).rows;
+      expect(runs).toEqual([{ agent_id: temp.id, status: 'ABANDONED' }, { agent_id: step.assignedAgentId, status: 'ACTIVE' }]);
+      const { rows } = await t.pools.owner.query(
+        `select payload->>'assignedAgentId' as agent from app_public.activity_events
+          where subject_id = $1 and kind = 'EXECUTION_STEP_READY' order by seq desc limit 1`, [stepId]);
+      expect(rows[0].agent).toBe(step.assignedAgentId);
+    }
+  });
+});
+
+describe('runs', () => {
+  it('a report on a STALLED run answers ACTIVE, and its AGENT_RUN_UPDATED says ACTIVE after the move back', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Stalls' });
+    const run = (await ok(t, ws.token, 'issues.assign', { id: issue.id, agentId: worker.id })).currentRun;
+    await t.pools.owner.query(`update app_public.agent_runs set status = 'STALLED' where id = $1`, [run.id]);
+    const seq = Number((await t.pools.owner.query('select max(seq) s from app_public.activity_events')).rows[0].s);
+    const reported = await ok(t, workerKey.token, 'runs.recordUsage', { runId: run.id, tokensIn: 7, currentStep: 'still working' });
+    expect(reported.status).toBe('ACTIVE');
+    const { rows } = await t.pools.owner.query(
+      `select kind, payload->>'to' as "to", payload->>'status' as status from app_public.activity_events
+        where workspace_id = $1 and seq > $2 order by seq`, [ws.id, seq]);
+    expect(rows).toEqual([{ kind: 'AGENT_RUN_STATUS_CHANGED', to: 'ACTIVE', status: null }, { kind: 'AGENT_RUN_UPDATED', to: null, status: 'ACTIVE' }]);
+  });
+
+  it('ISSUE_STALLED is written but not dispatched to an agent whose run waits on someone', async () => {
+    const hooked = await createAgent(t, ws, 'hooked', { 'webhook-url': 'http://127.0.0.1:9/hook' });
+    const hookedKey = await createKey(t, ws, { agent: 'hooked' });
+    await admin(t, 'update-workspace', { workspace: ws.key, 'assignment-sla-minutes': '1', json: true });
+    const waiting = await ok(t, ws.token, 'issues.create', { title: 'Waits on a person' });
+    const run = (await ok(t, ws.token, 'issues.assign', { id: waiting.id, agentId: hooked.id })).currentRun;
+    await ok(t, hookedKey.token, 'runs.setWaiting', { runId: run.id, reason: 'asked the owner' });
+    const working = await ok(t, ws.token, 'issues.create', { title: 'Works on it' });
+    await ok(t, ws.token, 'issues.assign', { id: working.id, agentId: hooked.id });
+    await t.pools.owner.query(`select app_private.watchdog_sweep(now() + interval '10 minutes')`);
+    const { rows } = await t.pools.owner.query(
+      `select e.subject_id, (select count(*)::int from app_public.webhook_deliveries d where d.event_id = e.id and d.agent_id = $2) as sent
+         from app_public.activity_events e where e.workspace_id = $1 and e.kind = 'ISSUE_STALLED' and e.subject_id = any($3)`,
+      [ws.id, hooked.id, [waiting.id, working.id]]);
+    expect(Object.fromEntries(rows.map((r) => [r.subject_id, r.sent]))).toEqual({ [waiting.id]: 0, [working.id]: 1 });
+  });
+});
