@@ -179,7 +179,11 @@ export function wantsHelp(args: string[]): boolean {
  * Parses argv for a command. Throws UsageError for an unknown flag, a missing value, a value of the
  * wrong kind, a positional argument, or a missing required flag.
  */
+/** The flags of the command being run (set when its arguments are parsed): the service's 400s name them (main.ts). */
+export let commandFlags: string[] = [];
+
 export function parseCommand<F extends FlagSpecs>(spec: CommandSpec<F>, args: string[]): Values<F> {
+  commandFlags = Object.keys(spec.flags);
   const options: Record<string, { type: 'string' | 'boolean' }> = {};
   for (const [name, f] of Object.entries(spec.flags)) options[name] = { type: f.kind === 'switch' ? 'boolean' : 'string' };
   // Every unknown flag at once (strict parsing stops at the first), each with its closest known one.

@@ -12,7 +12,7 @@ import { ConfigError, loadConfig, type Config } from '../config.ts';
 import type { DatabaseTarget } from '../db/database.ts';
 import { ApiError, fromPgError } from '../errors.ts';
 import { ADMIN_SPECS } from './admin.ts';
-import { parseCommand, suggestion, synopsis, usage, UsageError, wantsHelp, type CommandSpec, type FlagSpecs } from './flags.ts';
+import { commandFlags, parseCommand, suggestion, synopsis, usage, UsageError, wantsHelp, type CommandSpec, type FlagSpecs } from './flags.ts';
 
 interface TopCommand<F extends FlagSpecs = FlagSpecs> extends CommandSpec<F> {
   /** Runs with the remaining argv (after the command word). */
@@ -57,9 +57,13 @@ const COMMANDS: Record<string, TopCommand> = {
 
   migrate: top('migrate', 'Apply committed migrations to the database and exit.', {}, async () => {
     const config = loadConfig();
-    await withDatabase(config, async () => {
-      process.stdout.write('migrations applied\n');
-    });
+    const { pendingMigrationCount, applyMigrations } = await import('../db/migrate.ts');
+    await withDatabase(config, async (target) => {
+      // Says what it did, as `svc start` does: "applied 3 of 135 migrations", or that there was nothing to apply.
+      const { pending, total } = await pendingMigrationCount(target.ownerUrl);
+      await applyMigrations(target.ownerUrl);
+      process.stdout.write(pending ? `applied ${pending} of ${total} migrations\n` : `database schema up to date (${total} migrations)\n`);
+    }, { migrate: false });
   }) as unknown as TopCommand,
 
   admin: {
@@ -302,15 +306,25 @@ main().catch((err) => {
   }
   const apiErr = err instanceof ApiError ? err : fromPgError(err);
   if (apiErr) {
-    // The fields at fault, without repeating the message when it is the one issue's own ("events: unknown event kind X").
-    const issues = Object.entries(apiErr.body.issues ?? {});
+    // The fields at fault, without repeating the message when it is the one issue's own ("events: unknown event kind X"),
+    // each named by its flag when the command has one (email → --email, linkedAgentId → --agent).
+    const issues = Object.entries(apiErr.body.issues ?? {}).map(([field, message]) => [flagOf(field), message] as const);
     // One issue that the message already says (as it is, or after its field's name) is said once.
     const line = issues.length === 1 && (issues[0]![1] === apiErr.message || apiErr.message === `${issues[0]![0]} ${issues[0]![1]}`)
       ? `${issues[0]![0]}: ${issues[0]![1]}`
       : `${apiErr.message}${issues.length ? ` (${issues.map(([k, v]) => `${k}: ${v}`).join('; ')})` : ''}`;
     process.stderr.write(`svc: ${line}\n`);
+    // Refused input is the caller's mistake, as a bad flag is: exit 2.
+    process.exit(apiErr.status === 400 ? 2 : 1);
   } else {
     process.stderr.write(`svc: ${(err as Error)?.message ?? err}\n`);
   }
   process.exit(1);
 });
+
+/** The flag a service field came from: its kebab-case name when the command has that flag, else the field. */
+function flagOf(field: string): string {
+  const kebab = ({ linkedAgentId: 'agent', projectIds: 'projects', labelIds: 'labels', initiativeIds: 'initiatives' } as Record<string, string>)[field]
+    ?? field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  return commandFlags.includes(kebab) ? `--${kebab}` : field;
+}

@@ -83,6 +83,14 @@ describe('list commands', () => {
     expect(table).toMatch(/revoked/);
   });
 
+  it('input the service refuses is exit 2 naming the flag it came from (email → --email, linkedAgentId → --agent)', async () => {
+    const email = await svc(['admin', 'add-member', '--workspace', 'OPS', '--email', 'bob', '--role', 'MEMBER'], env);
+    expect([email.code, email.stderr]).toEqual([2, 'svc: --email: not an email address\n']);
+    const agentless = await svc(['admin', 'create-key', '--workspace', 'OPS', '--user', 'dev@example.com', '--kind', 'AGENT'], env);
+    expect(agentless.code).toBe(2);
+    expect(agentless.stderr).toMatch(/^svc: --agent: an AGENT key needs a linked agent/);
+  });
+
   it('list-agents lists agents with archivedAt; other workspaces are not mixed in', async () => {
     const { items } = await svcJson(['admin', 'list-agents', '--workspace', 'OPS'], env);
     expect(items.map((a: { profileKey: string }) => a.profileKey)).toContain('lister');

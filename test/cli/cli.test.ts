@@ -125,9 +125,10 @@ describe('svc with DATABASE_URL', () => {
     }
   });
 
-  it('svc migrate is idempotent', async () => {
+  it('svc migrate is idempotent, and says when there was nothing to apply', async () => {
     expect((await svc(['migrate'], env)).code).toBe(0);
-    expect((await svc(['migrate'], env)).code).toBe(0);
+    const again = await svc(['migrate'], env);
+    expect([again.code, again.stdout]).toEqual([0, expect.stringMatching(/^database schema up to date \(\d+ migrations\)\n$/)]);
   });
 
   it('svc start serves /health and stops cleanly on SIGTERM', async () => {
