@@ -1730,6 +1730,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.action_request_dispatch(app_public.action_requests) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_for_decision(text,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_insert(jsonb,uuid,uuid,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.action_request_is_own(app_public.action_requests) returns boolean; sql stable; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_json(app_public.action_requests) returns jsonb; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_hidden.action_request_may_decide(app_public.action_requests) returns boolean; sql stable; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_move(app_public.action_requests,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
@@ -2403,6 +2404,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.issues_remove_labels(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/removeLabels.sql
 -- app_tools.issues_restore(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/restore.sql
 -- app_tools.issues_transition(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/transition.sql
+-- app_tools.issues_unassign(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/unassign.sql
 -- app_tools.issues_unwatch(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/unwatch.sql
 -- app_tools.issues_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/update.sql
 -- app_tools.issues_update_many(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/updateMany.sql

@@ -104,6 +104,18 @@ $$;
 comment on function app_hidden.action_request_caller_is_requester(p_request app_public.action_requests) is 'Whether the calling key speaks for the requester: the requesting agent''s own key, or the requesting person''s key acting as a person (no linked agent); a request without a requester (raised by the system) counts as a workspace OWNER/ADMIN person''s. Never NULL. closeVoting and update use it.';
 grant execute on function app_hidden.action_request_caller_is_requester(p_request app_public.action_requests) to svc_visitor;
 
+create or replace function app_hidden.action_request_is_own(p_request app_public.action_requests)
+ returns boolean
+ language sql
+ stable
+as $$
+  select (p_request.requested_by_agent_id is not null or p_request.requested_by_user_id is not null)
+     and app_hidden.action_request_caller_is_requester(p_request)
+     and not coalesce(app_hidden.current_agent_id() is null and app_hidden.caller_role() in ('OWNER', 'ADMIN'), false)
+$$;
+comment on function app_hidden.action_request_is_own(p_request app_public.action_requests) is 'Whether the calling key asked for this request (its requesting agent, or its requesting person acting as a person) and is not a workspace OWNER/ADMIN person: it may withdraw the request but not decide it (403 own_request). Never NULL.';
+grant execute on function app_hidden.action_request_is_own(p_request app_public.action_requests) to svc_visitor;
+
 create or replace function app_hidden.action_request_source_visible(p_type text, p_id uuid)
  returns boolean
  language plpgsql
@@ -289,10 +301,7 @@ begin
   -- Nobody decides what they asked for, even as its assignee or a watcher of its issue (a planner would approve its
   -- own plan, a worker accept the move it asked someone to make): the requester only withdraws it. A workspace
   -- OWNER/ADMIN person may, as they may make the change directly.
-  if not coalesce(p_requester_may, false)
-     and (p_request.requested_by_agent_id is not null or p_request.requested_by_user_id is not null)
-     and app_hidden.action_request_caller_is_requester(p_request)
-     and not coalesce(app_hidden.current_agent_id() is null and app_hidden.caller_role() in ('OWNER', 'ADMIN'), false) then
+  if not coalesce(p_requester_may, false) and app_hidden.action_request_is_own(p_request) then
     raise exception 'The requester of this request may not decide it; it may withdraw it (actionRequests.transition DISMISSED)'
       using errcode = 'SV403', detail = 'own_request';
   end if;

@@ -24,6 +24,7 @@ export const GRAPHQL_TOOL_MUTATIONS = [
   'issues.create',
   'issues.update',
   'issues.assign',
+  'issues.unassign',
   'issues.claim',
   'issues.release',
   'comments.create',

@@ -199,6 +199,13 @@ export const issueTools = defineTools(
     output: IssueOut,
   }),
   tool({
+    name: 'issues.unassign',
+    scopes: ['WRITE_ISSUES'],
+    description: 'Take an issue from its agent: the agent\'s open runs on it end (ABANDONED, reason unassigned; AGENT_RUN_STATUS_CHANGED) and assignedAgentId is cleared (ISSUE_UPDATED, changes assignedAgentId); a queued issue goes back to the dispatcher. Not assigned: unchanged. Returns the full issue.',
+    input: z.strictObject({ id: issueRef }),
+    output: IssueOut,
+  }),
+  tool({
     name: 'issues.assign',
     scopes: ['WRITE_ISSUES'],
     description: "Assign an agent (agentId or profileKey) to an issue. Opens an ACTIVE run for it (mode, default EXECUTE) and abandons the previous agent's open run; writes ISSUE_ASSIGNED and AGENT_ASSIGNED. Archived agents: 400.",

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createAgent, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -14,7 +15,7 @@ let crewId: string;
 let doneStatus: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ graphql: true });
   ws = await createWorkspace(t, 'SLF');
   planner = await createAgent(t, ws, 'planner');
   worker = await createAgent(t, ws, 'worker');
@@ -49,6 +50,10 @@ describe('nobody decides their own action request', () => {
       expect([tool, r.status, r.body.error]).toEqual([tool, 403, 'own_request']);
     }
     expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).status.category).not.toBe('DONE');
+    // The board offers it no buttons (viewerMayDecide), though it is the assignee.
+    const mayDecide = async (token: string) => (await gqlOk(t, token,
+      'query($id: UUID!) { actionRequests(condition: {rowId: $id}) { nodes { viewerMayDecide } } }', { id: req.id })).actionRequests.nodes[0].viewerMayDecide;
+    expect([await mayDecide(workerKey.token), await mayDecide(ws.token)]).toEqual([false, true]);
     expect((await ok(t, workerKey.token, 'actionRequests.transition', { id: req.id, status: 'DISMISSED' })).status).toBe('DISMISSED');
     // A workspace OWNER person decides a request they raised (they could make the change directly).
     const own = await ok(t, ws.token, 'actionRequests.create', { title: 'Mine', issueId: issue.id, kind: 'TRANSITION', payload: { statusId: doneStatus } });

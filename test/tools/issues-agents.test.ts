@@ -98,6 +98,36 @@ describe('issues.assign', () => {
   });
 });
 
+describe('issues.unassign', () => {
+  it('takes the issue from its agent: its open run ends (reason unassigned), ISSUE_UPDATED names assignedAgentId, a queued issue is back in the pool', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Give it back' });
+    await ok(t, ws.token, 'issues.queue', { id: issue.id });
+    const run = (await ok(t, ws.token, 'issues.assign', { id: issue.id, profileKey: 'coder' })).currentRun;
+    const done = await ok(t, ws.token, 'issues.unassign', { id: issue.key });
+    expect([done.assignedAgentId, done.queued]).toEqual([null, true]);
+    expect((await ok(t, ws.token, 'runs.get', { id: run.id })).status).toBe('ABANDONED');
+    const events = await subjectEvents(t, ws.token, 'issue', issue.id);
+    expect(events.find((e) => e.kind === 'AGENT_RUN_STATUS_CHANGED')?.payload).toMatchObject({ runId: run.id, to: 'ABANDONED', reason: 'unassigned' });
+    expect(events.find((e) => e.kind === 'ISSUE_UPDATED' && e.payload.changes?.includes('assignedAgentId'))).toBeTruthy();
+    expect((await ok(t, ws.token, 'issues.list', { queued: true, assignedAgentId: null, open: true })).items.map((i: { id: string }) => i.id)).toContain(issue.id);
+    // Not assigned: unchanged, nothing written.
+    const before = (await subjectEvents(t, ws.token, 'issue', issue.id)).length;
+    expect((await ok(t, ws.token, 'issues.unassign', { id: issue.id })).assignedAgentId).toBeNull();
+    expect((await subjectEvents(t, ws.token, 'issue', issue.id)).length).toBe(before);
+  });
+
+  it('another workspace\'s key and a key narrowed away from the issue get 404; bad input 400', async () => {
+    const inB = await ok(t, ws.token, 'issues.create', { title: 'B', projectId: projectB });
+    await ok(t, ws.token, 'issues.assign', { id: inB.id, profileKey: 'coder' });
+    expect((await rest(t, other.token, 'issues.unassign', { id: inB.id })).status).toBe(404);
+    const narrowed = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projects: [projectA] });
+    expect((await rest(t, narrowed.token, 'issues.unassign', { id: inB.id })).status).toBe(404);
+    expect((await ok(t, ws.token, 'issues.get', { id: inB.id })).assignedAgentId).toBe(coder.id);
+    const bad = await rest(t, ws.token, 'issues.unassign', { id: '', extra: 1 });
+    expect([bad.status, Object.keys(bad.body.issues).sort()]).toEqual([400, ['extra', 'id']]);
+  });
+});
+
 describe('issues.reassign', () => {
   it('posts the handoff comment, swaps the agent, moves the run and writes AGENT_ASSIGNED (handoff) in one call', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Hand me off' });

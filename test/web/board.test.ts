@@ -356,6 +356,11 @@ describe('web board', () => {
     await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: issue.id })).queued).toBe(true);
     const kinds = (await subjectEvents(t, ws.token, 'issue', issue.id)).map((e) => e.kind);
     expect(kinds).toEqual(expect.arrayContaining(['ISSUE_ASSIGNED', 'AGENT_ASSIGNED', 'ISSUE_QUEUED']));
+    // Unassigning ends the agent's run.
+    await page.selectOption('#issue-agent', 'none');
+    await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: issue.id })).assignedAgentId).toBeNull();
+    await expect.poll(() => page.textContent('#assignee')).toBe('Nobody');
+    expect(await page.locator('#issue-agent option[value="none"]').count()).toBe(0);
   });
 
   it('a key narrowed to one project sees only its issues; the tab keeps its key across a reload', async () => {

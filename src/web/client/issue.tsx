@@ -107,6 +107,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
     write('mutation Update($id: String!, $statusId: String, $priority: String, $queued: Boolean) { issuesUpdate(id: $id, statusId: $statusId, priority: $priority, queued: $queued) }', fields);
   // Agents are assigned (issues.assign opens their run); people claim (issues.claim, for the key's own user).
   const assign = (agentId: string) => write('mutation Assign($id: String!, $agentId: String) { issuesAssign(id: $id, agentId: $agentId) }', { agentId });
+  const unassign = () => write('mutation Unassign($id: String!) { issuesUnassign(id: $id) }', {});
   const claimedByMe = Boolean(i.claimedById && i.claimedById === meta.viewerId && (!i.claimExpiresAt || new Date(i.claimExpiresAt) > new Date()));
   const claim = () => write(claimedByMe
     ? 'mutation Release($id: String!) { issuesRelease(id: $id) }'
@@ -214,9 +215,13 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
           {writable && (
             <div class="assign">
               <label>Agent
-                <select id="issue-agent" value="" onChange={(e) => { const v = (e.target as HTMLSelectElement).value; if (v) void assign(v); }}>
+                <select id="issue-agent" value="" onChange={(e) => {
+                  const v = (e.target as HTMLSelectElement).value;
+                  if (v === 'none') void unassign(); else if (v) void assign(v);
+                }}>
                   <option value="">{i.assignedAgent ? `${i.assignedAgent.name} (assigned)` : 'Assign an agent…'}</option>
                   {agents.map((a) => <option key={a.rowId} value={a.rowId}>{i.assignedAgent ? `Hand to ${a.name}` : a.name}</option>)}
+                  {i.assignedAgent && <option value="none">Unassign (ends its run)</option>}
                 </select>
               </label>
               {meta.viewerId && <button type="button" id="issue-claim" onClick={() => void claim()}

@@ -37,7 +37,9 @@ export function RequestCard({ request: r, canAct, onDone }: { request: Request; 
   };
   const mine = r.viewerVote;
   const decide = canAct && r.viewerMayDecide;
-  const decideHint = decide ? undefined : 'Only its assignee, a watcher of its issue, or a workspace OWNER/ADMIN decides this request';
+  // Why the buttons are off: the key's scopes first (its user may well be the OWNER), else who decides.
+  const decideHint = decide ? undefined : !canAct ? 'This key may not change issues (no WRITE_ISSUES scope)'
+    : 'Only its assignee, a watcher of its issue, or a workspace OWNER/ADMIN decides this request, and not the one who asked for it';
   const by = r.requestedByAgent ? `Agent: ${r.requestedByAgent.name}` : r.requestedByUser?.name || r.requestedByUser?.email;
   return (
     <article class="request" data-id={r.rowId}>

@@ -1,0 +1,27 @@
+-- The issues.unassign tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- takes the issue from its agent: the agent's open runs on it end (ABANDONED, reason unassigned) and assignedAgentId
+-- is cleared (ISSUE_UPDATED, changes assignedAgentId); a queued issue is back in the dispatcher's pool. Not assigned:
+-- no change. Run-mode gated, as assignment is.
+create or replace function app_tools.issues_unassign(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare v_issue app_public.issues := app_hidden.issue_for_write(args->>'id');
+begin
+  if v_issue.assigned_agent_id is null then
+    return app_hidden.issue_json(v_issue, true);
+  end if;
+  -- AGENT_RUN_STATUS_CHANGED (to ABANDONED, reason unassigned) by trigger _810_run_abandoned.
+  perform set_config('svc.run_end_reason', 'unassigned', true);
+  update app_public.agent_runs set status = 'ABANDONED', finished_at = now(), last_event_at = now()
+  where workspace_id = v_issue.workspace_id and issue_id = v_issue.id and agent_id = v_issue.assigned_agent_id
+    and status in ('ACTIVE', 'WAITING', 'STALLED');
+  perform set_config('svc.run_end_reason', '', true);
+  update app_public.issues set assigned_agent_id = null where id = v_issue.id;
+  return app_hidden.issue_json(app_hidden.issue_after_write(v_issue.id), true);
+end
+$$;
+grant execute on function app_tools.issues_unassign(args jsonb) to svc_visitor;
+comment on function app_tools.issues_unassign(args jsonb) is 'issues.unassign: Take an issue from its agent: the agent''s open runs on it end (ABANDONED, reason unassigned; AGENT_RUN_STATUS_CHANGED) and assignedAgentId is cleared (ISSUE_UPDATED, changes assignedAgentId); a queued issue goes back to the dispatcher. Not assigned: unchanged. Returns the full issue.';
