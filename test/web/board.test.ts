@@ -163,6 +163,17 @@ describe('web board', () => {
     expect(firstCycle).toContain('Current sprint (Sprint 1)');
     await only('cycle', demo.sprint.id, [demo.login.id, demo.search.id]);
     await expect.poll(cards).toBe(6);
+    // The filters and the search are in the address: a reload (or the link, shared) shows the same board.
+    await page.selectOption('select[name="label"]', demo.bug.id);
+    await page.fill('#search', 'login');
+    await expect.poll(() => page.url()).toBe(`${url}/#/board?label=${demo.bug.id}&q=login`);
+    await page.reload();
+    await page.waitForSelector(`.card[data-id="${demo.login.id}"]`);
+    expect([await cards(), await page.inputValue('select[name="label"]'), await page.inputValue('#search')]).toEqual([1, demo.bug.id, 'login']);
+    await page.selectOption('select[name="label"]', '');
+    await page.fill('#search', '');
+    await expect.poll(() => page.url()).toBe(`${url}/#/board`);
+    await expect.poll(cards).toBe(6);
   });
 
   it('searches, and the list moves with j/k and the arrows, opens with Enter, / focuses the search', async () => {

@@ -74,13 +74,21 @@ async function endSession(): Promise<void> {
   }
 }
 
+const FILTER_NAMES = ['project', 'label', 'assignee', 'priority', 'cycle'] as const;
+/** The filters a board or list address carries (#/board?project=…). */
+function filtersIn(hash: string): Filters {
+  const params = new URLSearchParams(hash.split('?')[1] ?? '');
+  return Object.fromEntries(FILTER_NAMES.flatMap((k) => (params.get(k) ? [[k, params.get(k)!]] : [])));
+}
+
 function Workspace({ signOut }: { signOut(reason?: string): void }) {
   const hash = useHash();
   const meta = useLive(loadMeta, [], { wants: changesMeta });
   const [live, setLive] = useState<LiveState>({ on: false });
-  const [filters, setFilters] = useState<Filters>({});
-  const [query, setQuery] = useState('');
-  const [typed, setTyped] = useState('');
+  // What is filtered and searched lives in the address (#/board?label=…&q=…): a reload keeps it, a link shares it.
+  const [filters, setFilters] = useState<Filters>(() => filtersIn(location.hash));
+  const [typed, setTyped] = useState(() => new URLSearchParams(location.hash.split('?')[1] ?? '').get('q') ?? '');
+  const [query, setQuery] = useState(typed.trim());
   const search = useRef<HTMLInputElement>(null);
 
   // The stream needs SUBSCRIBE_EVENTS: a key without it is told so here, without a request the service would refuse.
@@ -114,10 +122,17 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
     if (meta.error && /invalid|revoked|expired|bearer/i.test(meta.error)) signOut(`Signed out: ${meta.error}`);
   }, [meta.error]);
 
-  const route = hash.replace(/^#\/?/, '').split('/');
+  const route = hash.split('?')[0]!.replace(/^#\/?/, '').split('/');
   const view = route[0] || 'board';
   const m = meta.data;
   const searchable = view === 'board' || view === 'list';
+  useEffect(() => {
+    if (!searchable) return;
+    const params = new URLSearchParams(Object.entries({ ...filters, q: query }).filter((e): e is [string, string] => Boolean(e[1])));
+    const want = `#/${view}${params.size ? `?${params}` : ''}`;
+    // replaceState: no hashchange, no history entry per keystroke.
+    if (location.hash !== want) history.replaceState(history.state, '', want);
+  }, [view, query, JSON.stringify(filters)]);
   // The tab's title names the view and the workspace. Once the workspace is known the issue page sets its own
   // (with the issue's title): two effects writing it raced, a re-read of meta overwriting the issue's title.
   useEffect(() => {
