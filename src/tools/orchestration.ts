@@ -259,7 +259,7 @@ export const reviewGateTools = defineTools(
     name: 'reviewGates.resolve',
     scopes: ['WRITE_ISSUES'],
     agentKeyNeedsScope: 'ADMIN',
-    description: 'Resolve a pending gate: APPROVE continues (a held step is ready again with fresh retries, a held plan runs again), REJECT abandons the goal. Decided by a person; an agent key needs the ADMIN scope.',
+    description: 'Resolve a pending gate: APPROVE continues (a held step is ready again with fresh retries, a held plan runs again), REJECT abandons the goal. Decided by a person; an agent key needs the ADMIN scope and must not work in the plan (its planner, a worker or judge of one of its steps: 403 own_plan).',
     input: z.strictObject({ id: id('id'), decision: z.enum(['APPROVE', 'REJECT']), note: z.string().max(5000).optional() }),
     output: GateOut.extend({ planStatus, goalStatus }),
   }),

@@ -193,6 +193,11 @@ describe('the orchestration loop', () => {
     // Steps do not move while the plan is blocked.
     const r = await rest(t, ws.token, 'executionPlans.transitionStep', { stepId: plan.steps[0].id, status: 'DONE' });
     expect([r.status, r.body.error]).toEqual([409, 'plan_not_running']);
+    // The worker that spent it does not approve its own budget, ADMIN scope or not (the step is its: 403 own_plan).
+    const stepWorker = (await t.pools.owner.query('select a.profile_key from app_public.agents a join app_public.agent_runs r on r.agent_id = a.id where r.id = $1', [run.id])).rows[0].profile_key;
+    const workerAdmin = await createKey(t, ws, { agent: stepWorker, scopes: ['READ_ISSUES', 'WRITE_ISSUES', 'ADMIN'] });
+    const own = await rest(t, workerAdmin.token, 'reviewGates.resolve', { id: blocked.gates[0].id, decision: 'APPROVE' });
+    expect([own.status, own.body.error]).toEqual([403, 'own_plan']);
     // Approving continuation lifts the cost cap for this attempt.
     await ok(t, ws.token, 'reviewGates.resolve', { id: blocked.gates[0].id, decision: 'APPROVE' });
     await t.pools.owner.query('update app_public.agent_runs set cost_usd = 3 where id = $1', [run.id]);

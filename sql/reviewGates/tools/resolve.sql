@@ -14,11 +14,21 @@ begin
     raise exception 'Review gates are decided by a person (or an ADMIN-scoped key), not by an agent key' using errcode = 'SV403', detail = 'person_required';
   end if;
   v_gate := app_hidden.find_gate(args->>'id');
+  -- Not by an agent of the plan the gate holds (its planner, or a worker or judge of one of its steps), ADMIN or not:
+  -- the worker whose spending stopped the plan approved its own budget.
+  if app_hidden.current_agent_id() is not null and exists (
+       select 1 from app_public.execution_plans p where p.id = v_gate.plan_id and p.planner_agent_id = app_hidden.current_agent_id()
+       union all
+       select 1 from app_public.execution_steps s where s.plan_id = v_gate.plan_id
+         and app_hidden.current_agent_id() in (s.assigned_agent_id, s.judge_agent_id)) then
+    raise exception 'An agent working in this plan does not resolve its gates: a person (or another ADMIN-scoped key) decides'
+      using errcode = 'SV403', detail = 'own_plan';
+  end if;
   v_gate := app_hidden.gate_resolve(v_gate, args->>'decision', args->>'note');
   return app_hidden.gate_json(v_gate) || jsonb_build_object(
     'planStatus', (select p.status from app_public.execution_plans p where p.id = v_gate.plan_id),
     'goalStatus', (select g.status from app_public.goals g join app_public.execution_plans p on p.goal_id = g.id where p.id = v_gate.plan_id));
 end
 $$;
-comment on function app_tools.review_gates_resolve(args jsonb) is 'reviewGates.resolve: Resolve a pending gate: APPROVE continues (a held step is ready again with fresh retries, a held plan runs again), REJECT abandons the goal. Decided by a person; an agent key needs the ADMIN scope.';
+comment on function app_tools.review_gates_resolve(args jsonb) is 'reviewGates.resolve: Resolve a pending gate: APPROVE continues (a held step is ready again with fresh retries, a held plan runs again), REJECT abandons the goal. Decided by a person; an agent key needs the ADMIN scope and must not work in the plan (its planner, a worker or judge of one of its steps: 403 own_plan).';
 grant execute on function app_tools.review_gates_resolve(args jsonb) to svc_visitor;
