@@ -160,6 +160,13 @@ begin
     if v_skill ? 'inputSchema' and (jsonb_typeof(v_skill->'inputSchema') <> 'object' or length((v_skill->'inputSchema')::text) > 16384) then
       perform app_hidden.raise_invalid(format('skills.%s.inputSchema', v_n), 'must be a JSON Schema object of at most 16 KB');
     end if;
+    -- The service checks input against the schema in its own process: a regular expression there (pattern,
+    -- patternProperties) could backtrack for minutes on a crafted input and stall every workspace's requests.
+    if v_skill ? 'inputSchema' and jsonb_path_exists(v_skill->'inputSchema',
+         'lax $.** ? (@.type() == "object") ? (@.pattern.type() == "string" || exists(@.patternProperties))') then
+      perform app_hidden.raise_invalid(format('skills.%s.inputSchema', v_n),
+        'must not use pattern or patternProperties (regular expressions are not evaluated here; check such input in the plugin)');
+    end if;
     v_names := v_names || v_name;
     v_out := v_out || jsonb_build_array(jsonb_build_object('name', v_name, 'description', v_skill->>'description',
                                                            'inputSchema', v_skill->'inputSchema'));

@@ -54,11 +54,21 @@ describe('a plugin\'s manifest.skills', () => {
       [[{ name: 'a', inputSchema: 'object' }], { 'skills.0.inputSchema': expect.stringContaining('JSON Schema object') }],
       [[{ name: 'a', description: 'x'.repeat(2001) }], { 'skills.0.description': expect.stringContaining('2000') }],
       [Array.from({ length: 51 }, (_, n) => ({ name: `s${n}` })), { skills: 'at most 50 skills' }],
+      // A regular expression would run in the service's process: one that backtracks would stall every workspace.
+      [[{ name: 'a', inputSchema: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } } }],
+        { 'skills.0.inputSchema': expect.stringContaining('must not use pattern') }],
+      [[{ name: 'a', inputSchema: { type: 'object', patternProperties: { '^x': { type: 'string' } } } }],
+        { 'skills.0.inputSchema': expect.stringContaining('must not use pattern') }],
     ];
     for (const [skills, issues] of cases) {
       const err = await gqlError(t, ws.token, 'mutation($skills: JSON) { pluginsCreate(input: {name: "Bad", scopes: [READ_ISSUES], skills: $skills}) { pluginInfo { rowId } } }', { skills });
       expect(err.issues, JSON.stringify(skills).slice(0, 80)).toEqual(issues);
     }
+  });
+
+  it('takes a property that is merely named pattern', async () => {
+    const made = await createPlugin(ws.token, [{ name: 'p', inputSchema: { type: 'object', properties: { pattern: { type: 'string' } } } }]);
+    expect(made.pluginsCreate.pluginInfo.skills[0].inputSchema.properties.pattern).toEqual({ type: 'string' });
   });
 
   it('is replaced by pluginsSetSkills (OWNER/ADMIN of the plugin\'s workspace only)', async () => {
