@@ -310,6 +310,26 @@ $$;
 comment on function app_hidden.gates_cancel(p_plan_id uuid) is 'CANCELs the PENDING review gates of a plan that ended.';
 grant execute on function app_hidden.gates_cancel(p_plan_id uuid) to svc_visitor;
 
+create or replace function app_hidden.plan_assert_may_approve(p_plan app_public.execution_plans)
+ returns void
+ language plpgsql
+ stable
+as $$
+declare v_request app_public.action_requests;
+begin
+  -- A plan that asked for approval is approved or run by someone who may accept that request (its gate, own_request
+  -- included): its planner approving or activating it anyway made the approval advisory.
+  select * into v_request from app_public.action_requests ar
+  where ar.id = p_plan.approval_request_id and ar.status in ('OPEN', 'SNOOZED');
+  if v_request.id is not null then
+    perform app_hidden.action_request_assert_may_act(v_request, false,
+      format('This plan awaits approval (action request %s): it runs once the request is accepted', v_request.id));
+  end if;
+end
+$$;
+comment on function app_hidden.plan_assert_may_approve(p_plan app_public.execution_plans) is 'Before a plan is APPROVED or RUNNING by a tool: while its approval request is open, only a key that may accept that request (403 not_allowed / own_request otherwise).';
+grant execute on function app_hidden.plan_assert_may_approve(p_plan app_public.execution_plans) to svc_visitor;
+
 create or replace function app_hidden.plan_cancel(p_plan app_public.execution_plans)
  returns app_public.execution_plans
  language plpgsql

@@ -138,7 +138,7 @@ export const executionPlanTools = defineTools(
   tool({
     name: 'executionPlans.transition',
     scopes: ['WRITE_ISSUES'],
-    description: 'Move a plan: APPROVED (it has steps), RUNNING (as plans.activate; from BLOCKED only when no review gate holds it), BLOCKED, COMPLETED (every step DONE or CANCELED, at least one DONE), CANCELED (unfinished steps, gates and step runs end). Illegal moves are 409.',
+    description: 'Move a plan: APPROVED (it has steps), RUNNING (as plans.activate; from BLOCKED only when no review gate holds it), BLOCKED, COMPLETED (every step DONE or CANCELED, at least one DONE), CANCELED (unfinished steps, gates and step runs end). APPROVED and RUNNING of a plan awaiting approval need a key that may accept the request (403). Illegal moves are 409.',
     input: z.strictObject({ id: id('id'), status: z.enum(['APPROVED', 'RUNNING', 'BLOCKED', 'COMPLETED', 'CANCELED']) }),
     output: PlanOut,
   }),

@@ -68,6 +68,11 @@ describe('nobody decides their own action request', () => {
     expect([accept.status, accept.body.error]).toEqual([403, 'own_request']);
     const activate = await rest(t, plannerKey.token, 'plans.activate', { planId });
     expect([activate.status, activate.body.error]).toEqual([403, 'own_request']);
+    // Nor by moving the plan itself (executionPlans.transition APPROVED or RUNNING).
+    for (const status of ['APPROVED', 'RUNNING']) {
+      const moved = await rest(t, plannerKey.token, 'executionPlans.transition', { id: planId, status });
+      expect([status, moved.status, moved.body.error]).toEqual([status, 403, 'own_request']);
+    }
     // A watcher that is not the requester may activate it (it could accept the request); here the owner does.
     expect((await ok(t, ws.token, 'plans.activate', { planId })).ok).toBe(true);
     expect((await ok(t, ws.token, 'actionRequests.get', { id: actionRequestId })).status).toBe('SUPERSEDED');

@@ -9,16 +9,8 @@ as $$
 declare
   v_plan app_public.execution_plans := app_hidden.find_plan(args->>'planId', 'planId');
   v_ready uuid[];
-  v_request app_public.action_requests;
 begin
-  -- A plan that asked for approval runs when its request is accepted, or by someone who may accept it: its planner
-  -- activating it anyway made the approval advisory.
-  select * into v_request from app_public.action_requests ar
-  where ar.id = v_plan.approval_request_id and ar.status in ('OPEN', 'SNOOZED');
-  if v_request.id is not null then
-    perform app_hidden.action_request_assert_may_act(v_request, false,
-      format('This plan awaits approval (action request %s): it runs once the request is accepted', v_request.id));
-  end if;
+  perform app_hidden.plan_assert_may_approve(v_plan);
   v_ready := app_hidden.plan_activate(v_plan);
   return jsonb_build_object('ok', true, 'planId', v_plan.id, 'readyStepIds', to_jsonb(v_ready));
 end
