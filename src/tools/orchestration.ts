@@ -145,7 +145,7 @@ export const executionPlanTools = defineTools(
   tool({
     name: 'executionPlans.transitionStep',
     scopes: ['WRITE_ISSUES'],
-    description: "Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew's REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step's runs (404). Its worker does not move it from REVIEW to DONE unless the plan made it the judge (403 own_step).",
+    description: "Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew's REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step's runs (404). Its worker does not move it to DONE from REVIEW, nor at all in a plan that judges its steps, unless the plan made it the judge (403 own_step).",
     input: z.strictObject({ stepId: id('stepId'), status: z.enum(['READY', 'RUNNING', 'REVIEW', 'DONE', 'BLOCKED', 'CANCELED']),
                             sourceRunId: id('sourceRunId').optional(), note: z.string().max(2000).optional() }),
     output: z.looseObject({ step: StepOut, planStatus, goalStatus, readyStepIds: z.array(z.string()), judgeAgentId: z.string().nullable() }),

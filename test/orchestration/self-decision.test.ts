@@ -88,6 +88,11 @@ describe('a step\'s worker does not judge its own work', () => {
     expect([judge.status, judge.body.error]).toEqual([403, 'own_step']);
     const done = await rest(t, workerKey.token, 'executionPlans.transitionStep', { stepId, status: 'DONE' });
     expect([done.status, done.body.error]).toEqual([403, 'own_step']);
+    // Nor around the review: back to READY, then DONE (the crew has a REVIEWER, so the plan judges its steps).
+    await ok(t, workerKey.token, 'executionPlans.transitionStep', { stepId, status: 'READY' });
+    const around = await rest(t, workerKey.token, 'executionPlans.transitionStep', { stepId, status: 'DONE' });
+    expect([around.status, around.body.error]).toEqual([403, 'own_step']);
+    await ok(t, workerKey.token, 'executionPlans.transitionStep', { stepId, status: 'REVIEW' });
     expect((await ok(t, workerKey.token, 'plans.judge', { stepId })).judgeAgentId).toBe(reviewer.id);
     const reviewerKey = await createKey(t, ws, { agent: 'reviewer' });
     expect((await ok(t, reviewerKey.token, 'plans.recordVerdict', { stepId, verdict: 'PASS', feedback: 'Looks right' })).outcome).toBeTruthy();
