@@ -317,17 +317,20 @@ create or replace function app_hidden.plan_assert_may_approve(p_plan app_public.
 as $$
 declare v_request app_public.action_requests;
 begin
-  -- A plan that asked for approval is approved or run by someone who may accept that request (its gate, own_request
-  -- included): its planner approving or activating it anyway made the approval advisory.
+  -- A plan that asked for approval is approved or run by someone who may decide its request (that gate, own_request
+  -- included), whatever became of the request: its planner approving or activating it anyway made approval advisory,
+  -- and so did declining it, withdrawing it or superseding it (addSteps) before activating.
+  -- (Only where it would be approved or run: another plan's move is the machine's 409.)
   select * into v_request from app_public.action_requests ar
-  where ar.id = p_plan.approval_request_id and ar.status in ('OPEN', 'SNOOZED');
+  where ar.id = p_plan.approval_request_id and ar.status <> 'RESOLVED' and p_plan.status in ('DRAFT', 'APPROVED');
   if v_request.id is not null then
     perform app_hidden.action_request_assert_may_act(v_request, false,
-      format('This plan awaits approval (action request %s): it runs once the request is accepted', v_request.id));
+      format('This plan asked for approval (action request %s, %s): it runs once a request for it is accepted, or by one who may decide it',
+             v_request.id, v_request.status));
   end if;
 end
 $$;
-comment on function app_hidden.plan_assert_may_approve(p_plan app_public.execution_plans) is 'Before a plan is APPROVED or RUNNING by a tool: while its approval request is open, only a key that may accept that request (403 not_allowed / own_request otherwise).';
+comment on function app_hidden.plan_assert_may_approve(p_plan app_public.execution_plans) is 'Before a plan is APPROVED or RUNNING by a tool: once it asked for approval and its request was not accepted (open, declined, withdrawn, superseded), only a key that may decide that request (403 not_allowed / own_request otherwise).';
 grant execute on function app_hidden.plan_assert_may_approve(p_plan app_public.execution_plans) to svc_visitor;
 
 create or replace function app_hidden.plan_cancel(p_plan app_public.execution_plans)

@@ -35,7 +35,7 @@ import { bodyCalls, KEYLESS_BODY_LIMIT } from '../http/rate-limit.ts';
 import { inTurn, releaseWhenAnswered } from './request-budget.ts';
 import { TOOL_FIELD_NAMES, type ToolMutationContext } from './tool-mutations.ts';
 import type { Tool } from '../tools/define.ts';
-import { textIssues } from '../tools/text-guard.ts';
+import { checkInput } from '../tools/text-guard.ts';
 import type { RunOptions } from '../tools/invoke.ts';
 
 declare module 'fastify' {
@@ -187,7 +187,9 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     let writes = 0;
     // Text PostgreSQL cannot store (NUL, lone surrogates, which pg would turn into U+FFFD unseen), as for every tool;
     // graphql-js refuses such escapes in the query's own literals.
-    const unstorable = textIssues(variables);
+    // Nesting is bounded as for tool input (a JSON argument 7,000 arrays deep overflowed the stack: a 500).
+    const checked = checkInput(variables, { maxKeys: Infinity, maxItems: Infinity });
+    const unstorable = { ...checked.structure, ...checked.text };
     if (Object.keys(unstorable).length) {
       const issues = Object.fromEntries(Object.entries(unstorable).map(([path, message]) => [`variables.${path}`, message]));
       throw new ApiError(400, { error: 'invalid_input', message: `Invalid variables: ${Object.keys(issues).join(', ')}`, issues });

@@ -50,7 +50,14 @@ export const pluginTools = defineTools(
     sql: true,
     run: async (ctx, input) => {
       const skill = SkillOut.parse(await ctx.read('plugin_skill', { pluginId: input.pluginId, skill: input.skill }));
-      const checked = inputSchemaOf(skill)?.safeParse(input.input);
+      const schema = inputSchemaOf(skill);
+      let checked: ReturnType<z.ZodType['safeParse']> | undefined;
+      try {
+        checked = schema?.safeParse(input.input);
+      } catch (err) {
+        // A schema that refers to itself without end ({"$ref": "#"}) overflows zod's stack while it checks.
+        throw new ApiError(409, { error: 'skill_schema_unreadable', message: `The skill's inputSchema cannot be used: ${(err as Error).message}` });
+      }
       if (checked && !checked.success) {
         const issues = Object.fromEntries(Object.entries(zodIssues(checked.error)).map(([k, v]) => [k === 'input' ? k : `input.${k}`, v]));
         throw new ApiError(400, { error: 'invalid_input', message: `input does not match the inputSchema of ${skill.name}`, issues });
@@ -62,7 +69,7 @@ export const pluginTools = defineTools(
     name: 'plugins.reportError',
     scopes: [],
     requiresPluginKey: true,
-    description: 'For a plugin\'s own key (plugin.issueApiKey): report a runtime error of the plugin, e.g. a skill invocation it could not carry out (skill, invocationId). Recorded as PLUGIN_ERROR (subject the plugin); other keys get 403 plugin_key_required.',
+    description: 'For a plugin\'s own key (plugin.issueApiKey): report a runtime error of the plugin, e.g. a skill invocation it could not carry out (skill, invocationId). Recorded as PLUGIN_ERROR (subject the plugin; an invocationId must be one of this plugin\'s SKILL_INVOKED, else 404, and the error carries its issueId, so a narrowed key sees it only with that issue); other keys get 403 plugin_key_required.',
     input: z.strictObject({
       message: z.string().trim().min(1).max(2000),
       skill: line(64).optional(),

@@ -355,5 +355,13 @@ describe('names GraphQL\'s own procedures write are checked as the tools check t
     const nul = await gql(t, ws.token, 'mutation($n: String!) { agentsCreate(input: {profileKey: "nul", name: $n}) { agent { rowId } } }', { n: 'a\u0000b' });
     expect(nul.status).toBe(400);
   });
+
+  it('a JSON variable nested past 64 levels is a 400 naming it (7,000 arrays deep overflowed the stack: a 500)', async () => {
+    const deep = '['.repeat(7000) + '1' + ']'.repeat(7000);
+    const payload = `{"query":"mutation($s: JSON) { pluginsCreate(input: {name: \\"D\\", scopes: [READ_ISSUES], skills: $s}) { pluginInfo { rowId } } }","variables":{"s":[{"name":"a","inputSchema":{"x":${deep}}}]}}`;
+    const res = await t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', authorization: `Bearer ${ws.token}` }, payload });
+    expect(res.statusCode).toBe(400);
+    expect(Object.values(res.json().issues)).toEqual(['must not be nested deeper than 64 levels']);
+  });
 });
 

@@ -73,6 +73,16 @@ describe('nobody decides their own action request', () => {
       const moved = await rest(t, plannerKey.token, 'executionPlans.transition', { id: planId, status });
       expect([status, moved.status, moved.body.error]).toEqual([status, 403, 'own_request']);
     }
+    // Nor once its request is declined, withdrawn or superseded (addSteps) without being accepted.
+    for (const end of ['decline', 'withdraw', 'supersede'] as const) {
+      const other = await draftPlan(worker.id);
+      const asked = await ok(t, plannerKey.token, 'plans.requestApproval', { planId: other.planId });
+      if (end === 'decline') await ok(t, ws.token, 'actionRequests.decline', { id: asked.actionRequestId });
+      if (end === 'withdraw') await ok(t, plannerKey.token, 'actionRequests.transition', { id: asked.actionRequestId, status: 'DISMISSED' });
+      if (end === 'supersede') await ok(t, plannerKey.token, 'plans.addSteps', { planId: other.planId, steps: [{ title: 'More' }] });
+      const run = await rest(t, plannerKey.token, 'plans.activate', { planId: other.planId });
+      expect([end, run.status]).toEqual([end, 403]);
+    }
     // A watcher that is not the requester may activate it (it could accept the request); here the owner does.
     expect((await ok(t, ws.token, 'plans.activate', { planId })).ok).toBe(true);
     expect((await ok(t, ws.token, 'actionRequests.get', { id: actionRequestId })).status).toBe('SUPERSEDED');
@@ -93,6 +103,12 @@ describe('a step\'s worker does not judge its own work', () => {
     const around = await rest(t, workerKey.token, 'executionPlans.transitionStep', { stepId, status: 'DONE' });
     expect([around.status, around.body.error]).toEqual([403, 'own_step']);
     await ok(t, workerKey.token, 'executionPlans.transitionStep', { stepId, status: 'REVIEW' });
+    // Nor does a fellow worker pass it, nor the worker cancel it.
+    const spareKey = await createKey(t, ws, { agent: 'spare' });
+    const fellow = await rest(t, spareKey.token, 'executionPlans.transitionStep', { stepId, status: 'DONE' });
+    expect([fellow.status, fellow.body.error]).toEqual([403, 'not_judge']);
+    const cancel = await rest(t, workerKey.token, 'executionPlans.transitionStep', { stepId, status: 'CANCELED' });
+    expect([cancel.status, cancel.body.error]).toEqual([403, 'own_step']);
     expect((await ok(t, workerKey.token, 'plans.judge', { stepId })).judgeAgentId).toBe(reviewer.id);
     const reviewerKey = await createKey(t, ws, { agent: 'reviewer' });
     expect((await ok(t, reviewerKey.token, 'plans.recordVerdict', { stepId, verdict: 'PASS', feedback: 'Looks right' })).outcome).toBeTruthy();

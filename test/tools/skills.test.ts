@@ -126,6 +126,12 @@ describe('skills.invoke', () => {
     expect([big.status, big.body.issues]).toEqual([400, { input: 'input must be at most 64 KB of JSON' }]);
   });
 
+  it('a schema that refers to itself without end is a 409 skill_schema_unreadable, not a 500', async () => {
+    const looping = (await createPlugin(ws.token, [{ name: 'loop', inputSchema: { $ref: '#' } }])).pluginsCreate.pluginInfo.rowId;
+    const r = await rest(t, ws.token, 'skills.invoke', { pluginId: looping, skill: 'loop', input: { a: 1 } });
+    expect([r.status, r.body.error]).toEqual([409, 'skill_schema_unreadable']);
+  });
+
   it('needs INVOKE_SKILLS; a narrowed key fires skills only about issues it sees, and sees only those invocations', async () => {
     const noScope = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
     const denied = await rest(t, noScope.token, 'skills.invoke', { pluginId, skill: 'ping' });
@@ -157,6 +163,21 @@ describe('plugins.reportError', () => {
       id: reported.eventId, subjectType: 'plugin', subjectId: pluginId,
       payload: { pluginId, message: 'upstream model timed out', skill: 'ping', invocationId: invoked.invocationId, details: { retryable: true } },
     });
+  });
+
+  it('names an invocation of its own plugin only (404 otherwise), and follows its issue for narrowed keys', async () => {
+    const unknown = await rest(t, pluginToken, 'plugins.reportError', { message: 'x', invocationId: '00000000-0000-4000-8000-000000000000' });
+    expect([unknown.status, unknown.body.field]).toEqual([404, 'invocationId']);
+    const seen = await insertProject(t, ws, 'Seen2');
+    const hidden = await insertProject(t, ws, 'Hidden2');
+    const narrowed = await createKey(t, ws, { scopes: ['READ_ISSUES', 'SUBSCRIBE_EVENTS'], projects: [seen] });
+    const secret = await ok(t, ws.token, 'issues.create', { title: 'secret', projectId: hidden });
+    const invoked = await ok(t, ws.token, 'skills.invoke', { pluginId, skill: 'ping', issueId: secret.id, input: { text: 'the secret' } });
+    const reported = await ok(t, pluginToken, 'plugins.reportError', { message: 'failed on the secret', invocationId: invoked.invocationId, details: { echo: 'the secret' } });
+    const [event] = (await ok(t, ws.token, 'events.recent', { kinds: ['PLUGIN_ERROR'] })).items;
+    expect([event.id, event.payload.issueId, event.payload.skill]).toEqual([reported.eventId, secret.id, 'ping']);
+    const ids = (await ok(t, narrowed.token, 'events.recent', { kinds: ['PLUGIN_ERROR'] })).items.map((e: { id: string }) => e.id);
+    expect(ids).not.toContain(reported.eventId);
   });
 
   it('refuses every other key (403 plugin_key_required), and is not listed for them', async () => {

@@ -174,6 +174,14 @@ describe('web board', () => {
     await page.fill('#search', '');
     await expect.poll(() => page.url()).toBe(`${url}/#/board`);
     await expect.poll(cards).toBe(6);
+    // An address followed without a reload (a link, back, forward) brings its filters too; the nav links carry them.
+    await page.evaluate((label) => { location.hash = `#/board?label=${label}`; }, demo.bug.id);
+    await expect.poll(cards).toBe(1);
+    expect(await page.inputValue('select[name="label"]')).toBe(demo.bug.id);
+    expect(await page.getAttribute('#nav-list', 'href')).toBe(`#/list?label=${demo.bug.id}`);
+    await page.goBack();
+    await expect.poll(cards).toBe(6);
+    expect(await page.inputValue('select[name="label"]')).toBe('');
   });
 
   it('searches, and the list moves with j/k and the arrows, opens with Enter, / focuses the search', async () => {

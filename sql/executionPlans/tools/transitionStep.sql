@@ -26,14 +26,21 @@ begin
   if v_to <> 'CANCELED' and exists (select 1 from app_public.review_gates g where g.step_id = v_step.id and g.status = 'PENDING') then
     raise exception 'A review gate holds this step: resolve it with reviewGates.resolve' using errcode = 'SV409', detail = 'gate_pending';
   end if;
-  -- A step in REVIEW waits for its verdict, and a plan that judges its steps judges every one: the worker does not
-  -- pass its own work by moving it to DONE (as it may not record a PASS; REVIEW → READY → DONE went around it),
-  -- unless the plan made it the judge. It moves it to REVIEW instead.
-  if v_to = 'DONE' and app_hidden.current_agent_id() = v_step.assigned_agent_id
-     and v_step.judge_agent_id is distinct from v_step.assigned_agent_id
-     and (v_step.status = 'REVIEW' or app_hidden.plan_auto_judges(v_plan)) then
-    raise exception 'This step is judged: move it to REVIEW; its judge (plans.recordVerdict) or a person moves it to DONE, not its worker'
-      using errcode = 'SV403', detail = 'own_step';
+  -- A step in REVIEW waits for its verdict, and a plan that judges its steps judges every one: no agent but its judge
+  -- passes it (DONE); its worker moves it to REVIEW. The worker passing its own work (REVIEW → READY → DONE went around
+  -- the review) or a fellow worker's is 403; a person still may. Nor does a worker cancel its own step.
+  if app_hidden.current_agent_id() is not null and app_hidden.current_agent_id() is distinct from v_step.judge_agent_id then
+    if v_to = 'DONE' and (v_step.status = 'REVIEW' or app_hidden.plan_auto_judges(v_plan)) then
+      if app_hidden.current_agent_id() = v_step.assigned_agent_id then
+        raise exception 'This step is judged: move it to REVIEW; its judge (plans.recordVerdict) or a person moves it to DONE, not its worker'
+          using errcode = 'SV403', detail = 'own_step';
+      end if;
+      raise exception 'This step is judged: its judge (plans.recordVerdict) or a person moves it to DONE'
+        using errcode = 'SV403', detail = 'not_judge';
+    end if;
+    if v_to = 'CANCELED' and app_hidden.current_agent_id() = v_step.assigned_agent_id then
+      raise exception 'A worker does not cancel its own step: its planner or a person does' using errcode = 'SV403', detail = 'own_step';
+    end if;
   end if;
   if v_source_run is not null then
     -- The run the move comes from: one of this step's runs.
@@ -74,5 +81,5 @@ begin
     'readyStepIds', to_jsonb(v_ready), 'judgeAgentId', v_judge, 'gateId', v_gate.id);
 end
 $$;
-comment on function app_tools.execution_plans_transition_step(args jsonb) is 'executionPlans.transitionStep: Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew''s REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step''s runs (404). Its worker does not move it to DONE from REVIEW, nor at all in a plan that judges its steps, unless the plan made it the judge (403 own_step).';
+comment on function app_tools.execution_plans_transition_step(args jsonb) is 'executionPlans.transitionStep: Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew''s REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step''s runs (404). In a plan that judges its steps (or from REVIEW) no agent but the step''s judge moves it to DONE (403 own_step for its worker, not_judge for another agent; a person may); a worker does not cancel its own step (403 own_step).';
 grant execute on function app_tools.execution_plans_transition_step(args jsonb) to svc_visitor;

@@ -126,13 +126,22 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   const view = route[0] || 'board';
   const m = meta.data;
   const searchable = view === 'board' || view === 'list';
+  const params = new URLSearchParams(Object.entries({ ...filters, q: query }).filter((e): e is [string, string] => Boolean(e[1])));
+  const carried = params.size ? `?${params}` : '';
   useEffect(() => {
     if (!searchable) return;
-    const params = new URLSearchParams(Object.entries({ ...filters, q: query }).filter((e): e is [string, string] => Boolean(e[1])));
-    const want = `#/${view}${params.size ? `?${params}` : ''}`;
+    const want = `#/${view}${carried}`;
     // replaceState: no hashchange, no history entry per keystroke.
     if (location.hash !== want) history.replaceState(history.state, '', want);
-  }, [view, query, JSON.stringify(filters)]);
+  }, [view, carried]);
+  // An address followed (a link, back, forward, an edited address) brings its own filters and search.
+  useEffect(() => {
+    if (!searchable) return;
+    const wanted = filtersIn(hash);
+    const q = new URLSearchParams(hash.split('?')[1] ?? '').get('q') ?? '';
+    if (JSON.stringify(wanted) !== JSON.stringify(filters)) setFilters(wanted);
+    if (q !== query) { setTyped(q); setQuery(q); }
+  }, [hash]);
   // The tab's title names the view and the workspace. Once the workspace is known the issue page sets its own
   // (with the issue's title): two effects writing it raced, a re-read of meta overwriting the issue's title.
   useEffect(() => {
@@ -146,7 +155,7 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
         <strong id="workspace">{m ? `${m.workspace.name} (${m.workspace.key})` : 'Issue board'}</strong>
         <nav>
           {[['board', 'Board'], ['list', 'List'], ['agents', 'Agents']].map(([v, text]) => (
-            <a key={v} href={`#/${v}`} class={view === v ? 'active' : ''} id={`nav-${v}`}>{text}</a>
+            <a key={v} href={`#/${v}${v === 'agents' ? '' : carried}`} class={view === v ? 'active' : ''} id={`nav-${v}`}>{text}</a>
           ))}
         </nav>
         {searchable && <input id="search" ref={search} type="search" placeholder="Search issues  ( / )" aria-label="Search issues" value={typed}
