@@ -308,11 +308,12 @@ main().catch((err) => {
   if (apiErr) {
     // The fields at fault, without repeating the message when it is the one issue's own ("events: unknown event kind X"),
     // each named by its flag when the command has one (email → --email, linkedAgentId → --agent).
-    const issues = Object.entries(apiErr.body.issues ?? {}).map(([field, message]) => [flagOf(field), message] as const);
+    const issues = Object.entries(apiErr.body.issues ?? {});
+    const named = issues.map(([field, message]) => [flagOf(field), message] as const);
     // One issue that the message already says (as it is, or after its field's name) is said once.
     const line = issues.length === 1 && (issues[0]![1] === apiErr.message || apiErr.message === `${issues[0]![0]} ${issues[0]![1]}`)
-      ? `${issues[0]![0]}: ${issues[0]![1]}`
-      : `${apiErr.message}${issues.length ? ` (${issues.map(([k, v]) => `${k}: ${v}`).join('; ')})` : ''}`;
+      ? `${named[0]![0]}: ${named[0]![1]}`
+      : `${apiErr.message}${named.length ? ` (${named.map(([k, v]) => `${k}: ${v}`).join('; ')})` : ''}`;
     process.stderr.write(`svc: ${line}\n`);
     // Refused input is the caller's mistake, as a bad flag is: exit 2.
     process.exit(apiErr.status === 400 ? 2 : 1);

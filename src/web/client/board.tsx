@@ -68,6 +68,8 @@ export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; 
   const scope = query + '\n' + JSON.stringify(filters);
   const [paged, setPaged] = useState<{ scope: string; limits: Record<string, number> }>({ scope, limits: {} });
   const limits = paged.scope === scope ? paged.limits : {};
+  // Forgotten once the search changes (coming back to it starts from its first page again).
+  useEffect(() => { if (paged.scope !== scope) setPaged({ scope, limits: {} }); }, [scope]);
   const setLimits = (next: (l: Record<string, number>) => Record<string, number>) => setPaged({ scope, limits: next(limits) });
   // One issuesList call per column. Columns read for another search are not shown while this one loads.
   const columns = useLive(async () => ({ scope, columns: await loadColumns(meta.statuses, limits, filters, query) }),
