@@ -305,13 +305,19 @@ begin
     raise exception 'The requester of this request may not decide it; it may withdraw it (actionRequests.transition DISMISSED)'
       using errcode = 'SV403', detail = 'own_request';
   end if;
+  -- A plan's approval is not decided from inside the plan either (its planner re-pointed its request at a worker).
+  if not coalesce(p_requester_may, false) and p_request.source_type = 'execution-plan'
+     and app_hidden.caller_works_in_plan(p_request.source_id) then
+    raise exception 'An agent working in this plan does not decide its approval: a person (or another agent) does'
+      using errcode = 'SV403', detail = 'own_plan';
+  end if;
   -- Spec 3.2: deciding a request on an issue is an issue-state mutation for an agent in a gated run.
   if p_request.issue_id is not null then
     perform app_hidden.assert_run_mode_allows_mutation(p_request.issue_id);
   end if;
 end
 $$;
-comment on function app_hidden.action_request_assert_may_act(p_request app_public.action_requests, p_requester_may boolean, p_refusal text) is 'The gate of accept, decline and transition: 403 not_allowed (message p_refusal) unless the caller may decide the request (action_request_may_decide) or, with p_requester_may, is its requester; 403 own_request for its requester deciding it (unless p_requester_may, or an OWNER/ADMIN person); 403 run_mode_gated for an agent whose RESEARCH/REVIEW/DISCUSS run is on its issue.';
+comment on function app_hidden.action_request_assert_may_act(p_request app_public.action_requests, p_requester_may boolean, p_refusal text) is 'The gate of accept, decline and transition: 403 not_allowed (message p_refusal) unless the caller may decide the request (action_request_may_decide) or, with p_requester_may, is its requester; 403 own_request for its requester deciding it (unless p_requester_may, or an OWNER/ADMIN person); 403 own_plan for an agent working in the plan a plan approval is about; 403 run_mode_gated for an agent whose RESEARCH/REVIEW/DISCUSS run is on its issue.';
 grant execute on function app_hidden.action_request_assert_may_act(p_request app_public.action_requests, p_requester_may boolean, p_refusal text) to svc_visitor;
 
 create or replace function app_hidden.action_request_for_decision(p_id text, p_verb text)

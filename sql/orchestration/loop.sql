@@ -310,6 +310,19 @@ $$;
 comment on function app_hidden.gates_cancel(p_plan_id uuid) is 'CANCELs the PENDING review gates of a plan that ended.';
 grant execute on function app_hidden.gates_cancel(p_plan_id uuid) to svc_visitor;
 
+create or replace function app_hidden.caller_works_in_plan(p_plan_id uuid)
+ returns boolean
+ language sql
+ stable
+as $$
+  select app_hidden.current_agent_id() is not null and (
+    exists (select 1 from app_public.execution_plans p where p.id = p_plan_id and p.planner_agent_id = app_hidden.current_agent_id())
+    or exists (select 1 from app_public.execution_steps s where s.plan_id = p_plan_id
+               and app_hidden.current_agent_id() in (s.assigned_agent_id, s.judge_agent_id)))
+$$;
+comment on function app_hidden.caller_works_in_plan(p_plan_id uuid) is 'Whether the calling key is an agent working in the plan: its planner, or a worker or judge of one of its steps. Such an agent neither resolves the plan''s gates nor decides its approval (403 own_plan). Never NULL.';
+grant execute on function app_hidden.caller_works_in_plan(p_plan_id uuid) to svc_visitor;
+
 create or replace function app_hidden.plan_assert_may_approve(p_plan app_public.execution_plans)
  returns void
  language plpgsql

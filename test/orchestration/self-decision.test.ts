@@ -83,6 +83,12 @@ describe('nobody decides their own action request', () => {
       const run = await rest(t, plannerKey.token, 'plans.activate', { planId: other.planId });
       expect([end, run.status]).toEqual([end, 403]);
     }
+    // Nor through a worker of the plan it re-points the request at (403 own_plan), whose board shows no buttons.
+    await ok(t, plannerKey.token, 'actionRequests.update', { id: actionRequestId, assignedAgentId: worker.id });
+    const byWorker = await rest(t, workerKey.token, 'actionRequests.accept', { id: actionRequestId });
+    expect([byWorker.status, byWorker.body.error]).toEqual([403, 'own_plan']);
+    expect((await gqlOk(t, workerKey.token, 'query($id: UUID!) { actionRequests(condition: {rowId: $id}) { nodes { viewerMayDecide } } }',
+      { id: actionRequestId })).actionRequests.nodes[0].viewerMayDecide).toBe(false);
     // A watcher that is not the requester may activate it (it could accept the request); here the owner does.
     expect((await ok(t, ws.token, 'plans.activate', { planId })).ok).toBe(true);
     expect((await ok(t, ws.token, 'actionRequests.get', { id: actionRequestId })).status).toBe('SUPERSEDED');

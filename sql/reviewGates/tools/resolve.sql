@@ -16,11 +16,7 @@ begin
   v_gate := app_hidden.find_gate(args->>'id');
   -- Not by an agent of the plan the gate holds (its planner, or a worker or judge of one of its steps), ADMIN or not:
   -- the worker whose spending stopped the plan approved its own budget.
-  if app_hidden.current_agent_id() is not null and exists (
-       select 1 from app_public.execution_plans p where p.id = v_gate.plan_id and p.planner_agent_id = app_hidden.current_agent_id()
-       union all
-       select 1 from app_public.execution_steps s where s.plan_id = v_gate.plan_id
-         and app_hidden.current_agent_id() in (s.assigned_agent_id, s.judge_agent_id)) then
+  if app_hidden.caller_works_in_plan(v_gate.plan_id) then
     raise exception 'An agent working in this plan does not resolve its gates: a person (or another ADMIN-scoped key) decides'
       using errcode = 'SV403', detail = 'own_plan';
   end if;
