@@ -1730,10 +1730,10 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.action_request_dispatch(app_public.action_requests) returns jsonb; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_for_decision(text,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_insert(jsonb,uuid,uuid,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
--- app_hidden.action_request_is_own(app_public.action_requests) returns boolean; sql stable; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_json(app_public.action_requests) returns jsonb; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_hidden.action_request_may_decide(app_public.action_requests) returns boolean; sql stable; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_move(app_public.action_requests,text) returns app_public.action_requests; plpgsql volatile; execute: svc_visitor; actionRequests/machine.sql
+-- app_hidden.action_request_self_decision(app_public.action_requests) returns text; sql stable; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_request_source_visible(text,uuid) returns boolean; plpgsql stable; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.action_requests_supersede(text,uuid) returns void; plpgsql volatile security definer; execute: svc_visitor; actionRequests/machine.sql
 -- app_hidden.add_plan_steps(app_public.execution_plans,jsonb,text) returns uuid[]; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
@@ -1812,6 +1812,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.dispatch_rules_insert(uuid,uuid,text,uuid,uuid,text,integer,boolean) returns app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
 -- app_hidden.dispatch_to_agent(uuid,uuid) returns uuid; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.each_item(jsonb,regprocedure) returns jsonb; plpgsql volatile; execute: svc_visitor; core/bulk.sql
+-- app_hidden.end_agent_runs_on_issue(app_public.issues,uuid,text) returns void; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.event_json(app_public.activity_events,boolean) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
 -- app_hidden.event_kinds() returns text[]; sql immutable; execute: svc_visitor; events/record.sql
 -- app_hidden.event_shape(app_public.activity_events,app_public.agents,app_public.users,boolean) returns json; sql stable; execute: svc_visitor; events/record.sql

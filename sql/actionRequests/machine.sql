@@ -104,17 +104,25 @@ $$;
 comment on function app_hidden.action_request_caller_is_requester(p_request app_public.action_requests) is 'Whether the calling key speaks for the requester: the requesting agent''s own key, or the requesting person''s key acting as a person (no linked agent); a request without a requester (raised by the system) counts as a workspace OWNER/ADMIN person''s. Never NULL. closeVoting and update use it.';
 grant execute on function app_hidden.action_request_caller_is_requester(p_request app_public.action_requests) to svc_visitor;
 
-create or replace function app_hidden.action_request_is_own(p_request app_public.action_requests)
- returns boolean
+create or replace function app_hidden.action_request_self_decision(p_request app_public.action_requests)
+ returns text
  language sql
  stable
 as $$
-  select (p_request.requested_by_agent_id is not null or p_request.requested_by_user_id is not null)
-     and app_hidden.action_request_caller_is_requester(p_request)
-     and not coalesce(app_hidden.current_agent_id() is null and app_hidden.caller_role() in ('OWNER', 'ADMIN'), false)
+  -- Nobody decides what they asked for, even as its assignee or a watcher of its issue (a planner would approve its
+  -- own plan, a worker accept the move it asked someone to make): the requester only withdraws it. A workspace
+  -- OWNER/ADMIN person may, as they may make the change directly. Nor is a plan's approval decided from inside the
+  -- plan (its planner re-pointed its request at a worker).
+  select case
+    when (p_request.requested_by_agent_id is not null or p_request.requested_by_user_id is not null)
+         and app_hidden.action_request_caller_is_requester(p_request)
+         and not coalesce(app_hidden.current_agent_id() is null and app_hidden.caller_role() in ('OWNER', 'ADMIN'), false)
+      then 'own_request'
+    when p_request.source_type = 'execution-plan' and app_hidden.caller_works_in_plan(p_request.source_id)
+      then 'own_plan' end
 $$;
-comment on function app_hidden.action_request_is_own(p_request app_public.action_requests) is 'Whether the calling key asked for this request (its requesting agent, or its requesting person acting as a person) and is not a workspace OWNER/ADMIN person: it may withdraw the request but not decide it (403 own_request). Never NULL.';
-grant execute on function app_hidden.action_request_is_own(p_request app_public.action_requests) to svc_visitor;
+comment on function app_hidden.action_request_self_decision(p_request app_public.action_requests) is 'Why the calling key may not decide this request though it may otherwise: own_request (it asked for it and is not a workspace OWNER/ADMIN person; it may withdraw it) or own_plan (an agent working in the plan a plan approval is about); NULL when neither.';
+grant execute on function app_hidden.action_request_self_decision(p_request app_public.action_requests) to svc_visitor;
 
 create or replace function app_hidden.action_request_source_visible(p_type text, p_id uuid)
  returns boolean
@@ -292,22 +300,19 @@ create or replace function app_hidden.action_request_assert_may_act(p_request ap
  language plpgsql
  stable
 as $$
+declare v_self text;
 begin
   -- Who decides (accept, decline, transition): action_request_may_decide, and the requester where p_requester_may.
   if not (app_hidden.action_request_may_decide(p_request)
           or (coalesce(p_requester_may, false) and app_hidden.action_request_caller_is_requester(p_request))) then
     raise exception '%', p_refusal using errcode = 'SV403', detail = 'not_allowed';
   end if;
-  -- Nobody decides what they asked for, even as its assignee or a watcher of its issue (a planner would approve its
-  -- own plan, a worker accept the move it asked someone to make): the requester only withdraws it. A workspace
-  -- OWNER/ADMIN person may, as they may make the change directly.
-  if not coalesce(p_requester_may, false) and app_hidden.action_request_is_own(p_request) then
+  -- Withdrawing (p_requester_may) is the requester's own right; deciding is not (action_request_self_decision).
+  v_self := case when not coalesce(p_requester_may, false) then app_hidden.action_request_self_decision(p_request) end;
+  if v_self = 'own_request' then
     raise exception 'The requester of this request may not decide it; it may withdraw it (actionRequests.transition DISMISSED)'
       using errcode = 'SV403', detail = 'own_request';
-  end if;
-  -- A plan's approval is not decided from inside the plan either (its planner re-pointed its request at a worker).
-  if not coalesce(p_requester_may, false) and p_request.source_type = 'execution-plan'
-     and app_hidden.caller_works_in_plan(p_request.source_id) then
+  elsif v_self = 'own_plan' then
     raise exception 'An agent working in this plan does not decide its approval: a person (or another agent) does'
       using errcode = 'SV403', detail = 'own_plan';
   end if;

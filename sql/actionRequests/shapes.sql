@@ -85,8 +85,7 @@ create or replace function app_public.action_requests_viewer_may_decide(r app_pu
  stable
 as $$
   -- A closed request has nothing left to decide (accept and decline answer 409): no buttons for it.
-  select r.status in ('OPEN', 'SNOOZED') and app_hidden.action_request_may_decide(r) and not app_hidden.action_request_is_own(r)
-     and not (r.source_type = 'execution-plan' and app_hidden.caller_works_in_plan(r.source_id))
+  select r.status in ('OPEN', 'SNOOZED') and app_hidden.action_request_may_decide(r) and app_hidden.action_request_self_decision(r) is null
 $$;
 comment on function app_public.action_requests_viewer_may_decide(r app_public.action_requests) is 'Whether the calling key may accept or decline this request now: it is open (OPEN or SNOOZED) and the key is its assignee, a watcher of its issue, or a person whose workspace role is OWNER or ADMIN, and not its requester unless such a person (the gate accept and decline apply). A board shows its buttons by it.';
 grant execute on function app_public.action_requests_viewer_may_decide(r app_public.action_requests) to svc_visitor;

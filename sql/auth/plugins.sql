@@ -278,8 +278,7 @@ as $$
 declare v_found jsonb := app_hidden.plugin_skills_list(jsonb_build_object('pluginId', args->>'pluginId', 'skill', args->>'skill'))->0;
 begin
   if v_found is null then
-    if app_hidden.plugin_skills_list(jsonb_build_object('pluginId', args->>'pluginId')) = '[]'
-       and not exists (select 1 from app_hidden.plugins() p where p.id = (args->>'pluginId')::uuid) then
+    if not exists (select 1 from app_hidden.plugins() p where p.id = (args->>'pluginId')::uuid) then
       raise exception 'Plugin not found' using errcode = 'SV404', column = 'pluginId';
     end if;
     raise exception 'Skill not found: the plugin''s manifest.skills does not name it' using errcode = 'SV404', column = 'skill';

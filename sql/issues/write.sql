@@ -33,6 +33,23 @@ $$;
 comment on function app_hidden.assert_run_mode_allows_mutation(p_issue_id uuid) is 'Run-mode gating (spec 3.2): 403 run_mode_gated when the calling agent has any open (ACTIVE, WAITING or STALLED) run on the issue in RESEARCH, REVIEW or DISCUSS mode, whatever other runs it has open there. Every issue-state mutation calls it; comments, status upserts and run tools do not.';
 grant execute on function app_hidden.assert_run_mode_allows_mutation(p_issue_id uuid) to svc_visitor;
 
+create or replace function app_hidden.end_agent_runs_on_issue(p_issue app_public.issues, p_agent_id uuid, p_reason text)
+ returns void
+ language plpgsql
+as $$
+begin
+  -- AGENT_RUN_STATUS_CHANGED (to ABANDONED, with the reason) by trigger _810_run_abandoned.
+  perform set_config('svc.run_end_reason', p_reason, true);
+  update app_public.agent_runs
+  set status = 'ABANDONED', finished_at = now(), last_event_at = now()
+  where workspace_id = p_issue.workspace_id and issue_id = p_issue.id and agent_id = p_agent_id
+    and status in ('ACTIVE', 'WAITING', 'STALLED');
+  perform set_config('svc.run_end_reason', '', true);
+end
+$$;
+comment on function app_hidden.end_agent_runs_on_issue(p_issue app_public.issues, p_agent_id uuid, p_reason text) is 'An agent''s open runs on an issue end (ABANDONED; AGENT_RUN_STATUS_CHANGED with p_reason by trigger): the issue was handed to another agent (reassigned) or taken from it (unassigned).';
+grant execute on function app_hidden.end_agent_runs_on_issue(p_issue app_public.issues, p_agent_id uuid, p_reason text) to svc_visitor;
+
 create or replace function app_hidden.assign_issue_agent(p_issue app_public.issues, p_agent app_public.agents, p_mode text, p_reason text, p_rationale text default NULL::text, p_comment_id uuid default NULL::uuid, p_dispatch jsonb default NULL::jsonb)
  returns uuid
  language plpgsql
@@ -45,13 +62,7 @@ begin
   perform app_hidden.lock_live_agent(p_agent.id);
   -- The previous agent's open run ends (decisions.md "Runs").
   if v_from is not null and v_from <> p_agent.id then
-    -- AGENT_RUN_STATUS_CHANGED (to ABANDONED, reason reassigned) by trigger _810_run_abandoned.
-    perform set_config('svc.run_end_reason', 'reassigned', true);
-    update app_public.agent_runs
-    set status = 'ABANDONED', finished_at = now(), last_event_at = now()
-    where workspace_id = p_issue.workspace_id and issue_id = p_issue.id and agent_id = v_from
-      and status in ('ACTIVE', 'WAITING', 'STALLED');
-    perform set_config('svc.run_end_reason', '', true);
+    perform app_hidden.end_agent_runs_on_issue(p_issue, v_from, 'reassigned');
   end if;
   if v_from is distinct from p_agent.id then
     update app_public.issues set assigned_agent_id = p_agent.id where id = p_issue.id;  -- ISSUE_ASSIGNED by trigger

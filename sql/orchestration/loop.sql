@@ -165,9 +165,10 @@ begin
     for update of s
   loop
     if v_step.status = 'RUNNING' then
-      update app_public.execution_steps set status = 'READY' where id = v_step.id returning * into v_step;
+      perform app_hidden.step_make_ready(v_step);
+    else
+      perform app_hidden.step_dispatch_work(v_step);
     end if;
-    perform app_hidden.step_dispatch_work(v_step);
   end loop;
 end
 $$;

@@ -175,13 +175,13 @@ export function wantsHelp(args: string[]): boolean {
   return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
 
+/** The flags of the command being run (set when its arguments are parsed): the service's 400s name them (main.ts). */
+export let commandFlags: string[] = [];
+
 /**
  * Parses argv for a command. Throws UsageError for an unknown flag, a missing value, a value of the
  * wrong kind, a positional argument, or a missing required flag.
  */
-/** The flags of the command being run (set when its arguments are parsed): the service's 400s name them (main.ts). */
-export let commandFlags: string[] = [];
-
 export function parseCommand<F extends FlagSpecs>(spec: CommandSpec<F>, args: string[]): Values<F> {
   commandFlags = Object.keys(spec.flags);
   const options: Record<string, { type: 'string' | 'boolean' }> = {};

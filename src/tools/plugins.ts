@@ -15,13 +15,14 @@ const SkillOut = z.looseObject({
   inputSchema: z.record(z.string(), z.unknown()).nullable(),
 });
 
-/** The skill's inputSchema as a zod schema, or undefined when it has none. */
-function inputSchemaOf(skill: z.output<typeof SkillOut>): z.ZodType | undefined {
+/** `input` checked against the skill's inputSchema (undefined when it has none). */
+function checkSkillInput(skill: z.output<typeof SkillOut>, input: unknown) {
   if (!skill.inputSchema) return undefined;
   try {
-    return z.fromJSONSchema(skill.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
+    return z.fromJSONSchema(skill.inputSchema as Parameters<typeof z.fromJSONSchema>[0]).safeParse(input);
   } catch (err) {
-    // A schema zod cannot read (e.g. a remote $ref) cannot vouch for any input: the plugin must fix its manifest.
+    // A schema zod cannot read (e.g. a remote $ref), or one that refers to itself without end ({"$ref": "#"}, which
+    // overflows zod's stack while it checks), cannot vouch for any input: the plugin must fix its manifest.
     throw new ApiError(409, { error: 'skill_schema_unreadable', message: `The skill's inputSchema cannot be used: ${(err as Error).message}` });
   }
 }
@@ -50,14 +51,7 @@ export const pluginTools = defineTools(
     sql: true,
     run: async (ctx, input) => {
       const skill = SkillOut.parse(await ctx.read('plugin_skill', { pluginId: input.pluginId, skill: input.skill }));
-      const schema = inputSchemaOf(skill);
-      let checked: ReturnType<z.ZodType['safeParse']> | undefined;
-      try {
-        checked = schema?.safeParse(input.input);
-      } catch (err) {
-        // A schema that refers to itself without end ({"$ref": "#"}) overflows zod's stack while it checks.
-        throw new ApiError(409, { error: 'skill_schema_unreadable', message: `The skill's inputSchema cannot be used: ${(err as Error).message}` });
-      }
+      const checked = checkSkillInput(skill, input.input);
       if (checked && !checked.success) {
         const issues = Object.fromEntries(Object.entries(zodIssues(checked.error)).map(([k, v]) => [k === 'input' ? k : `input.${k}`, v]));
         throw new ApiError(400, { error: 'invalid_input', message: `input does not match the inputSchema of ${skill.name}`, issues });

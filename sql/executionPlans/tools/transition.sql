@@ -12,7 +12,7 @@ declare
   v_goal app_public.goals;
 begin
   v_plan := app_hidden.lock_plan(v_plan.id);
-  if v_to in ('APPROVED', 'RUNNING') and v_plan.status in ('DRAFT', 'APPROVED') then
+  if v_to in ('APPROVED', 'RUNNING') then
     perform app_hidden.plan_assert_may_approve(v_plan);
   end if;
   if v_to = 'RUNNING' and v_plan.status in ('DRAFT', 'APPROVED') then

@@ -13,12 +13,7 @@ begin
   if v_issue.assigned_agent_id is null then
     return app_hidden.issue_json(v_issue, true);
   end if;
-  -- AGENT_RUN_STATUS_CHANGED (to ABANDONED, reason unassigned) by trigger _810_run_abandoned.
-  perform set_config('svc.run_end_reason', 'unassigned', true);
-  update app_public.agent_runs set status = 'ABANDONED', finished_at = now(), last_event_at = now()
-  where workspace_id = v_issue.workspace_id and issue_id = v_issue.id and agent_id = v_issue.assigned_agent_id
-    and status in ('ACTIVE', 'WAITING', 'STALLED');
-  perform set_config('svc.run_end_reason', '', true);
+  perform app_hidden.end_agent_runs_on_issue(v_issue, v_issue.assigned_agent_id, 'unassigned');
   update app_public.issues set assigned_agent_id = null where id = v_issue.id;
   return app_hidden.issue_json(app_hidden.issue_after_write(v_issue.id), true);
 end

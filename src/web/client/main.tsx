@@ -75,10 +75,10 @@ async function endSession(): Promise<void> {
 }
 
 const FILTER_NAMES = ['project', 'label', 'assignee', 'priority', 'cycle'] as const;
-/** The filters a board or list address carries (#/board?project=…). */
-function filtersIn(hash: string): Filters {
+/** The filters and the search a board or list address carries (#/board?project=…&q=…). */
+function addressed(hash: string): { filters: Filters; q: string } {
   const params = new URLSearchParams(hash.split('?')[1] ?? '');
-  return Object.fromEntries(FILTER_NAMES.flatMap((k) => (params.get(k) ? [[k, params.get(k)!]] : [])));
+  return { filters: Object.fromEntries(FILTER_NAMES.flatMap((k) => (params.get(k) ? [[k, params.get(k)!]] : []))), q: params.get('q') ?? '' };
 }
 
 function Workspace({ signOut }: { signOut(reason?: string): void }) {
@@ -86,8 +86,8 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   const meta = useLive(loadMeta, [], { wants: changesMeta });
   const [live, setLive] = useState<LiveState>({ on: false });
   // What is filtered and searched lives in the address (#/board?label=…&q=…): a reload keeps it, a link shares it.
-  const [filters, setFilters] = useState<Filters>(() => filtersIn(location.hash));
-  const [typed, setTyped] = useState(() => new URLSearchParams(location.hash.split('?')[1] ?? '').get('q') ?? '');
+  const [filters, setFilters] = useState<Filters>(() => addressed(location.hash).filters);
+  const [typed, setTyped] = useState(() => addressed(location.hash).q);
   const [query, setQuery] = useState(typed.trim());
   const search = useRef<HTMLInputElement>(null);
 
@@ -137,8 +137,7 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   // An address followed (a link, back, forward, an edited address) brings its own filters and search.
   useEffect(() => {
     if (!searchable) return;
-    const wanted = filtersIn(hash);
-    const q = new URLSearchParams(hash.split('?')[1] ?? '').get('q') ?? '';
+    const { filters: wanted, q } = addressed(hash);
     if (JSON.stringify(wanted) !== JSON.stringify(filters)) setFilters(wanted);
     if (q !== query) { setTyped(q); setQuery(q); }
   }, [hash]);
