@@ -1844,6 +1844,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.find_status(text,text) returns app_public.statuses; plpgsql stable; execute: svc_visitor; statuses/statuses.sql
 -- app_hidden.find_step(text,text) returns app_public.execution_steps; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.found(anyelement,text,text) returns anyelement; plpgsql stable; execute: svc_visitor; core/errors.sql
+-- app_hidden.gate_assert_may_decide(uuid) returns void; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.gate_json(app_public.review_gates) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
 -- app_hidden.gate_move(app_public.review_gates,text,text) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.gate_resolve(app_public.review_gates,text,text) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
@@ -1909,6 +1910,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.pins_json() returns jsonb; sql stable; execute: svc_visitor; pins/pins.sql
 -- app_hidden.plan_activate(app_public.execution_plans) returns uuid[]; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.plan_assert_may_approve(app_public.execution_plans) returns void; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.plan_assert_may_end(app_public.execution_plans,app_public.execution_steps) returns void; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.plan_auto_judges(app_public.execution_plans) returns boolean; sql stable; execute: svc_visitor; orchestration/shapes.sql
 -- app_hidden.plan_cancel(app_public.execution_plans) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.plan_cascade(uuid) returns uuid[]; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql

@@ -324,6 +324,52 @@ $$;
 comment on function app_hidden.caller_works_in_plan(p_plan_id uuid) is 'Whether the calling key is an agent working in the plan: its planner, or a worker or judge of one of its steps. Such an agent neither resolves the plan''s gates nor decides its approval (403 own_plan). Never NULL.';
 grant execute on function app_hidden.caller_works_in_plan(p_plan_id uuid) to svc_visitor;
 
+create or replace function app_hidden.gate_assert_may_decide(p_plan_id uuid)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  if app_hidden.current_agent_id() is not null and not app_hidden.has_scope('ADMIN') then
+    raise exception 'Review gates are decided by a person (or an ADMIN-scoped key), not by an agent key' using errcode = 'SV403', detail = 'person_required';
+  end if;
+  -- Not by an agent of the plan the gate holds (its planner, or a worker or judge of one of its steps), ADMIN or not:
+  -- the worker whose spending stopped the plan approved its own budget.
+  if app_hidden.caller_works_in_plan(p_plan_id) then
+    raise exception 'An agent working in this plan does not decide its review gates: a person (or another ADMIN-scoped key) does'
+      using errcode = 'SV403', detail = 'own_plan';
+  end if;
+end
+$$;
+comment on function app_hidden.gate_assert_may_decide(p_plan_id uuid) is 'Before a pending review gate of the plan is decided, by reviewGates.resolve or by ending what it holds (canceling its step or plan, abandoning the goal, planning again): a person, or an ADMIN-scoped agent key that does not work in the plan (403 person_required / own_plan otherwise).';
+grant execute on function app_hidden.gate_assert_may_decide(p_plan_id uuid) to svc_visitor;
+
+create or replace function app_hidden.plan_assert_may_end(p_plan app_public.execution_plans, p_step app_public.execution_steps default null)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  -- A worker or judge does not end the work it is judged on: canceling a failing step (or the plan, or the goal)
+  -- completed the plan and achieved the goal around the judge's verdict. The planner, a person or an agent outside
+  -- the plan may.
+  if app_hidden.caller_works_in_plan(p_plan.id) and app_hidden.current_agent_id() is distinct from p_plan.planner_agent_id then
+    if p_step.id is not null and app_hidden.current_agent_id() = p_step.assigned_agent_id then
+      raise exception 'A worker does not cancel its own step: its planner or a person does' using errcode = 'SV403', detail = 'own_step';
+    end if;
+    raise exception 'An agent working in this plan (a worker or judge) does not cancel its steps or end it: its planner or a person does'
+      using errcode = 'SV403', detail = 'own_plan';
+  end if;
+  -- Ending what a pending gate holds cancels the gate: as deciding it.
+  if exists (select 1 from app_public.review_gates g where g.plan_id = p_plan.id and g.status = 'PENDING'
+             and (p_step.id is null or g.step_id = p_step.id)) then
+    perform app_hidden.gate_assert_may_decide(p_plan.id);
+  end if;
+end
+$$;
+comment on function app_hidden.plan_assert_may_end(p_plan app_public.execution_plans, p_step app_public.execution_steps) is 'Before a tool ends work in a live plan (cancels p_step, or with no step cancels or completes the plan, abandons its goal or plans the goal again): an agent working in the plan must be its planner (403 own_step for a worker canceling its own step, own_plan for the others); where a pending review gate holds what ends, the caller must also be one who may decide it (gate_assert_may_decide).';
+grant execute on function app_hidden.plan_assert_may_end(p_plan app_public.execution_plans, p_step app_public.execution_steps) to svc_visitor;
+
 create or replace function app_hidden.plan_assert_may_approve(p_plan app_public.execution_plans)
  returns void
  language plpgsql
@@ -405,6 +451,7 @@ begin
   if v_prior.id is not null then
     update app_public.execution_plans set is_active_attempt = false where id = v_prior.id returning * into v_prior;
     if v_prior.status not in ('COMPLETED', 'CANCELED') then
+      perform app_hidden.plan_assert_may_end(v_prior);
       perform app_hidden.plan_cancel(v_prior);
     end if;
   end if;

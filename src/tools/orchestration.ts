@@ -59,7 +59,7 @@ export const goalTools = defineTools(
   tool({
     name: 'goals.abandon',
     scopes: ['WRITE_ISSUES'],
-    description: 'Abandon a goal (terminal): its running plan attempt is canceled with its unfinished steps, open gates and step runs.',
+    description: 'Abandon a goal (terminal): its running plan attempt is canceled with its unfinished steps, open gates and step runs. While it has a live plan, an agent working in that plan must be its planner (403 own_plan), and a goal whose plan a pending review gate holds is abandoned only by one who may decide the gate (403 person_required / own_plan).',
     input: z.strictObject({ id: id('id'), reason: z.string().max(2000).optional() }),
     output: GoalOut,
   }),
@@ -69,7 +69,7 @@ export const planTools = defineTools(
   tool({
     name: 'plans.decompose',
     scopes: ['WRITE_ISSUES'],
-    description: "Start planning a goal: a new DRAFT plan attempt (earlier attempts stop being active; a live one is canceled), the goal moves to PLANNING and the planner is dispatched (plannerAgentId, else the crew's PLANNER, else the calling agent).",
+    description: "Start planning a goal: a new DRAFT plan attempt (earlier attempts stop being active; a live one is canceled, which needs what executionPlans.transition CANCELED needs), the goal moves to PLANNING and the planner is dispatched (plannerAgentId, else the crew's PLANNER, else the calling agent).",
     input: z.strictObject({ goalId: id('goalId'), plannerAgentId: id('plannerAgentId').optional(), ...planOptions }),
     output: z.looseObject({ planId: z.string(), goalId: z.string(), status: z.literal('PLANNING'), plannerAgentId: z.string().nullable() }),
   }),
@@ -138,14 +138,14 @@ export const executionPlanTools = defineTools(
   tool({
     name: 'executionPlans.transition',
     scopes: ['WRITE_ISSUES'],
-    description: 'Move a plan: APPROVED (it has steps), RUNNING (as plans.activate; from BLOCKED only when no review gate holds it), BLOCKED, COMPLETED (every step DONE or CANCELED, at least one DONE), CANCELED (unfinished steps, gates and step runs end). APPROVED and RUNNING of a plan awaiting approval need a key that may accept the request (403). Illegal moves are 409.',
+    description: 'Move a plan: APPROVED (it has steps), RUNNING (as plans.activate; from BLOCKED only when no review gate holds it), BLOCKED, COMPLETED (every step DONE or CANCELED, at least one DONE), CANCELED (unfinished steps, gates and step runs end). APPROVED and RUNNING of a plan awaiting approval need a key that may accept the request (403). COMPLETED and CANCELED are for a person, the planner of the plan or an agent outside the plan (403 own_plan), and while a review gate is pending only for one who may decide it (403 person_required / own_plan). Illegal moves are 409.',
     input: z.strictObject({ id: id('id'), status: z.enum(['APPROVED', 'RUNNING', 'BLOCKED', 'COMPLETED', 'CANCELED']) }),
     output: PlanOut,
   }),
   tool({
     name: 'executionPlans.transitionStep',
     scopes: ['WRITE_ISSUES'],
-    description: "Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew's REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step's runs (404). In a plan that judges its steps (or from REVIEW) no agent but the step's judge moves it to DONE (403 own_step for its worker, not_judge for another agent; a person may); a worker does not cancel its own step (403 own_step).",
+    description: "Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew's REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step's runs (404). In a plan that judges its steps (or from REVIEW) no agent but the step's judge moves it to DONE (403 own_step for its worker, not_judge for another agent; a person may); a step is canceled by a person, the plan's planner or an agent outside the plan (403 own_step for its worker, own_plan for another worker or judge), and one a pending gate holds only by one who may decide the gate (403 person_required / own_plan).",
     input: z.strictObject({ stepId: id('stepId'), status: z.enum(['READY', 'RUNNING', 'REVIEW', 'DONE', 'BLOCKED', 'CANCELED']),
                             sourceRunId: id('sourceRunId').optional(), note: z.string().max(2000).optional() }),
     output: z.looseObject({ step: StepOut, planStatus, goalStatus, readyStepIds: z.array(z.string()), judgeAgentId: z.string().nullable() }),

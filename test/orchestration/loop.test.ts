@@ -280,7 +280,7 @@ describe('the orchestration loop', () => {
     const plan = await ok(t, ws.token, 'executionPlans.create', { goalId: goal.id, steps: [{ title: 'One' }, { title: 'Two' }] });
     await ok(t, ws.token, 'plans.activate', { planId: plan.id });
     for (const s of plan.steps) await ok(t, ws.token, 'executionPlans.transitionStep', { stepId: s.id, status: 'CANCELED' });
-    const forced = await rest(t, workerKey, 'executionPlans.transition', { id: plan.id, status: 'COMPLETED' });
+    const forced = await rest(t, ws.token, 'executionPlans.transition', { id: plan.id, status: 'COMPLETED' });
     expect([forced.status, forced.body.error]).toEqual([409, 'steps_not_done']);
     expect(forced.body.message).toMatch(/^No step is DONE/);
     expect((await ok(t, ws.token, 'goals.get', { id: goal.id })).status).toBe('ACTIVE');

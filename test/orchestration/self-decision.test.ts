@@ -121,6 +121,46 @@ describe('a step\'s worker does not judge its own work', () => {
   });
 });
 
+describe('no agent of a plan ends the work a review gate holds', () => {
+  it('a fellow worker, the step\'s worker and the planner do not cancel a blocked step, the plan or the goal; a person does', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Gated goal' });
+    const goal = await ok(t, ws.token, 'goals.create', { title: 'Gated', issueId: issue.id, crewId });
+    const { planId } = await ok(t, plannerKey.token, 'plans.decompose', { goalId: goal.id });
+    const { stepIds: [mine, theirs] } = await ok(t, plannerKey.token, 'plans.addSteps', { planId, steps: [
+      { title: 'Mine', assignedAgentId: worker.id }, { title: 'Theirs', assignedAgentId: spare.id }] });
+    await ok(t, ws.token, 'plans.activate', { planId });
+    const spareKey = await createKey(t, ws, { agent: 'spare' });
+    const { gateId } = await ok(t, spareKey.token, 'executionPlans.transitionStep', { stepId: theirs, status: 'BLOCKED', note: 'stuck' });
+    expect(gateId).toBeTruthy();
+    const refused = async (token: string, tool: string, args: object) => {
+      const r = await rest(t, token, tool, args);
+      return [tool, r.status, r.body.error];
+    };
+    // A fellow worker canceling the blocked step completed the plan and achieved the goal around the gate.
+    expect(await refused(workerKey.token, 'executionPlans.transitionStep', { stepId: theirs, status: 'CANCELED' }))
+      .toEqual(['executionPlans.transitionStep', 403, 'own_plan']);
+    expect(await refused(spareKey.token, 'executionPlans.transitionStep', { stepId: theirs, status: 'CANCELED' }))
+      .toEqual(['executionPlans.transitionStep', 403, 'own_step']);
+    // The planner may cancel steps, but not one a pending gate holds: that decides the gate.
+    expect(await refused(plannerKey.token, 'executionPlans.transitionStep', { stepId: theirs, status: 'CANCELED' }))
+      .toEqual(['executionPlans.transitionStep', 403, 'own_plan']);
+    for (const key of [workerKey, spareKey, plannerKey]) {
+      expect(await refused(key.token, 'executionPlans.transition', { id: planId, status: 'CANCELED' })).toEqual(['executionPlans.transition', 403, 'own_plan']);
+      expect(await refused(key.token, 'goals.abandon', { id: goal.id })).toEqual(['goals.abandon', 403, 'own_plan']);
+      expect(await refused(key.token, 'plans.decompose', { goalId: goal.id })).toEqual(['plans.decompose', 403, 'own_plan']);
+    }
+    const held = await ok(t, ws.token, 'executionPlans.get', { id: planId });
+    expect([held.status, held.gates.map((g: { status: string }) => g.status)]).toEqual(['RUNNING', ['PENDING']]);
+    // A person cancels the step (and its gate); the plan runs on with the other step.
+    const canceled = await ok(t, ws.token, 'executionPlans.transitionStep', { stepId: theirs, status: 'CANCELED' });
+    expect([canceled.step.status, canceled.planStatus, canceled.goalStatus]).toEqual(['CANCELED', 'RUNNING', 'ACTIVE']);
+    // With no gate pending, a worker still does not end the plan; its planner may.
+    expect(await refused(workerKey.token, 'executionPlans.transition', { id: planId, status: 'CANCELED' })).toEqual(['executionPlans.transition', 403, 'own_plan']);
+    expect(await refused(workerKey.token, 'executionPlans.transitionStep', { stepId: mine, status: 'CANCELED' })).toEqual(['executionPlans.transitionStep', 403, 'own_step']);
+    expect((await ok(t, plannerKey.token, 'executionPlans.transition', { id: planId, status: 'CANCELED' })).status).toBe('CANCELED');
+  });
+});
+
 describe('archiving an agent', () => {
   it('passes its READY and RUNNING plan steps to a live crew member in their role, with a new run and EXECUTION_STEP_READY', async () => {
     const temp = await createAgent(t, ws, 'temp');

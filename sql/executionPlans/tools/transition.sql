@@ -15,6 +15,9 @@ begin
   if v_to in ('APPROVED', 'RUNNING') then
     perform app_hidden.plan_assert_may_approve(v_plan);
   end if;
+  if v_to in ('COMPLETED', 'CANCELED') then
+    perform app_hidden.plan_assert_may_end(v_plan);
+  end if;
   if v_to = 'RUNNING' and v_plan.status in ('DRAFT', 'APPROVED') then
     perform app_hidden.plan_activate(v_plan);
   elsif v_to = 'RUNNING' then
@@ -51,5 +54,5 @@ begin
   return app_hidden.plan_json((select p from app_public.execution_plans p where p.id = v_plan.id), true);
 end
 $$;
-comment on function app_tools.execution_plans_transition(args jsonb) is 'executionPlans.transition: Move a plan: APPROVED (it has steps), RUNNING (as plans.activate; from BLOCKED only when no review gate holds it), BLOCKED, COMPLETED (every step DONE or CANCELED, at least one DONE), CANCELED (unfinished steps, gates and step runs end). APPROVED and RUNNING of a plan awaiting approval need a key that may accept the request (403). Illegal moves are 409.';
+comment on function app_tools.execution_plans_transition(args jsonb) is 'executionPlans.transition: Move a plan: APPROVED (it has steps), RUNNING (as plans.activate; from BLOCKED only when no review gate holds it), BLOCKED, COMPLETED (every step DONE or CANCELED, at least one DONE), CANCELED (unfinished steps, gates and step runs end). APPROVED and RUNNING of a plan awaiting approval need a key that may accept the request (403). COMPLETED and CANCELED are for a person, the planner of the plan or an agent outside the plan (403 own_plan), and while a review gate is pending only for one who may decide it (403 person_required / own_plan). Illegal moves are 409.';
 grant execute on function app_tools.execution_plans_transition(args jsonb) to svc_visitor;

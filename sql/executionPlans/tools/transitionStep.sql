@@ -38,9 +38,9 @@ begin
       raise exception 'This step is judged: its judge (plans.recordVerdict) or a person moves it to DONE'
         using errcode = 'SV403', detail = 'not_judge';
     end if;
-    if v_to = 'CANCELED' and app_hidden.current_agent_id() = v_step.assigned_agent_id then
-      raise exception 'A worker does not cancel its own step: its planner or a person does' using errcode = 'SV403', detail = 'own_step';
-    end if;
+  end if;
+  if v_to = 'CANCELED' then
+    perform app_hidden.plan_assert_may_end(v_plan, v_step);
   end if;
   if v_source_run is not null then
     -- The run the move comes from: one of this step's runs.
@@ -81,5 +81,5 @@ begin
     'readyStepIds', to_jsonb(v_ready), 'judgeAgentId', v_judge, 'gateId', v_gate.id);
 end
 $$;
-comment on function app_tools.execution_plans_transition_step(args jsonb) is 'executionPlans.transitionStep: Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew''s REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step''s runs (404). In a plan that judges its steps (or from REVIEW) no agent but the step''s judge moves it to DONE (403 own_step for its worker, not_judge for another agent; a person may); a worker does not cancel its own step (403 own_step).';
+comment on function app_tools.execution_plans_transition_step(args jsonb) is 'executionPlans.transitionStep: Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew''s REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step''s runs (404). In a plan that judges its steps (or from REVIEW) no agent but the step''s judge moves it to DONE (403 own_step for its worker, not_judge for another agent; a person may); a step is canceled by a person, the plan''s planner or an agent outside the plan (403 own_step for its worker, own_plan for another worker or judge), and one a pending gate holds only by one who may decide the gate (403 person_required / own_plan).';
 grant execute on function app_tools.execution_plans_transition_step(args jsonb) to svc_visitor;

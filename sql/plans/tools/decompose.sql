@@ -21,5 +21,5 @@ begin
                             'attempt', v_plan.attempt, 'plannerAgentId', v_planner);
 end
 $$;
-comment on function app_tools.plans_decompose(args jsonb) is 'plans.decompose: Start planning a goal: a new DRAFT plan attempt (earlier attempts stop being active; a live one is canceled), the goal moves to PLANNING and the planner is dispatched (plannerAgentId, else the crew''s PLANNER, else the calling agent).';
+comment on function app_tools.plans_decompose(args jsonb) is 'plans.decompose: Start planning a goal: a new DRAFT plan attempt (earlier attempts stop being active; a live one is canceled, which needs what executionPlans.transition CANCELED needs), the goal moves to PLANNING and the planner is dispatched (plannerAgentId, else the crew''s PLANNER, else the calling agent).';
 grant execute on function app_tools.plans_decompose(args jsonb) to svc_visitor;

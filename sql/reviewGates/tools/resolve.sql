@@ -10,16 +10,9 @@ declare
   v_gate app_public.review_gates;
 begin
   -- Before the gate is looked up: the key's kind decides, whatever the id (tools/list leaves the tool out for it).
-  if app_hidden.current_agent_id() is not null and not app_hidden.has_scope('ADMIN') then
-    raise exception 'Review gates are decided by a person (or an ADMIN-scoped key), not by an agent key' using errcode = 'SV403', detail = 'person_required';
-  end if;
+  perform app_hidden.gate_assert_may_decide(null);
   v_gate := app_hidden.find_gate(args->>'id');
-  -- Not by an agent of the plan the gate holds (its planner, or a worker or judge of one of its steps), ADMIN or not:
-  -- the worker whose spending stopped the plan approved its own budget.
-  if app_hidden.caller_works_in_plan(v_gate.plan_id) then
-    raise exception 'An agent working in this plan does not resolve its gates: a person (or another ADMIN-scoped key) decides'
-      using errcode = 'SV403', detail = 'own_plan';
-  end if;
+  perform app_hidden.gate_assert_may_decide(v_gate.plan_id);
   v_gate := app_hidden.gate_resolve(v_gate, args->>'decision', args->>'note');
   return app_hidden.gate_json(v_gate) || jsonb_build_object(
     'planStatus', (select p.status from app_public.execution_plans p where p.id = v_gate.plan_id),
