@@ -88,6 +88,7 @@ declare
   v_caller app_private.caller := app_private.current_caller();
 begin
   perform app_private.require_admin(v_caller);
+  perform app_hidden.require_unnarrowed('A plugin serves the whole workspace');
   return app_private.plugin_info(app_private.create_plugin(v_caller.workspace_id, p_name, p_scopes, p_skills));
 end
 $$;
@@ -105,6 +106,7 @@ declare
   v_plugin app_private.plugins;
 begin
   perform app_private.require_admin(v_caller);
+  perform app_hidden.require_unnarrowed('A plugin''s skills serve the whole workspace');
   update app_private.plugins set manifest = manifest || jsonb_build_object('skills', app_private.plugin_skills(p_skills))
   where id = p_plugin_id and workspace_id = v_caller.workspace_id
   returning * into v_plugin;

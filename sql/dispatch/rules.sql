@@ -14,6 +14,10 @@ begin
        select 1 from app_public.agents where id = p_target_agent_id and workspace_id = p_workspace_id) then
     raise exception 'Agent not found' using errcode = 'SV404', column = 'targetAgentId';
   end if;
+  -- As every other way of pointing work at an agent: a rule whose target is archived would route to no one.
+  if exists (select 1 from app_public.agents where id = p_target_agent_id and archived_at is not null) then
+    raise exception 'The agent is archived' using errcode = 'SV400', column = 'targetAgentId', detail = 'agent_archived';
+  end if;
   if p_label_id is not null and not exists (
        select 1 from app_public.labels where id = p_label_id and workspace_id = p_workspace_id) then
     raise exception 'Label not found' using errcode = 'SV404', column = 'labelId';
@@ -24,7 +28,7 @@ begin
   end if;
 end
 $$;
-comment on function app_hidden.dispatch_rules_check_refs(p_workspace_id uuid, p_target_agent_id uuid, p_label_id uuid, p_project_id uuid, p_priority text) is 'The priority must be one of the issue priorities; the agent, label and project a rule names must be in the workspace and visible to the caller (for a key, RLS adds its narrowing), else 404 naming the field.';
+comment on function app_hidden.dispatch_rules_check_refs(p_workspace_id uuid, p_target_agent_id uuid, p_label_id uuid, p_project_id uuid, p_priority text) is 'The priority must be one of the issue priorities; the agent, label and project a rule names must be in the workspace and visible to the caller (for a key, RLS adds its narrowing), else 404 naming the field; the agent must not be archived (400 agent_archived).';
 grant execute on function app_hidden.dispatch_rules_check_refs(p_workspace_id uuid, p_target_agent_id uuid, p_label_id uuid, p_project_id uuid, p_priority text) to svc_visitor;
 
 -- The one place a rule is added: the in-app procedure and the operator's CLI both come here.
@@ -61,6 +65,7 @@ create or replace function app_public.dispatch_rules_create(target_agent_id uuid
 as $$
 begin
   perform app_hidden.require_workspace_admin_key();
+  perform app_hidden.require_unnarrowed('Dispatch rules route the whole workspace''s issues');
   return app_hidden.dispatch_rules_insert(app_hidden.current_workspace_id(), target_agent_id, priority, label_id,
                                           project_id, name, at_position, enabled);
 end
@@ -75,6 +80,7 @@ as $$
 declare v_rule app_public.dispatch_rules;
 begin
   perform app_hidden.require_workspace_admin_key();
+  perform app_hidden.require_unnarrowed('Dispatch rules route the whole workspace''s issues');
   delete from app_public.dispatch_rules r where r.id = rule_id returning * into v_rule;
   if v_rule.id is null then
     raise exception 'Dispatch rule not found' using errcode = 'SV404', column = 'ruleId';
@@ -94,6 +100,7 @@ as $$
 declare v_ws uuid := app_hidden.current_workspace_id();
 begin
   perform app_hidden.require_workspace_admin_key();
+  perform app_hidden.require_unnarrowed('Dispatch rules route the whole workspace''s issues');
   if rule_ids is null
      or cardinality(rule_ids) <> (select count(distinct x) from unnest(rule_ids) x)
      or (select array_agg(r.id order by r.id) from app_public.dispatch_rules r where r.workspace_id = v_ws)
@@ -118,6 +125,7 @@ declare
   v_clear text[] := coalesce(clear, '{}');
 begin
   perform app_hidden.require_workspace_admin_key();
+  perform app_hidden.require_unnarrowed('Dispatch rules route the whole workspace''s issues');
   if not v_clear <@ array['priority', 'labelId', 'projectId', 'name'] then
     perform app_hidden.raise_invalid('clear', 'may name priority, labelId, projectId, name');
   end if;

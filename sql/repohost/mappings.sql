@@ -87,6 +87,7 @@ as $$
 declare v jsonb;
 begin
   perform app_hidden.require_workspace_admin_key();
+  perform app_hidden.require_unnarrowed('Repository mappings serve the whole workspace');
   perform app_hidden.check_repo_full_name(repo_full_name, 'repoFullName');
   v := app_hidden.repo_mapping_insert(app_hidden.current_workspace_id(), repo_full_name, token_env, api_url, status_rules, sync_title);
   return (select m from app_public.connection_mappings m where m.id = (v->>'id')::uuid);
@@ -102,6 +103,7 @@ as $$
 declare v_row app_public.connection_mappings;
 begin
   perform app_hidden.require_workspace_admin_key();
+  perform app_hidden.require_unnarrowed('Repository mappings serve the whole workspace');
   perform app_hidden.repo_check_host_settings(token_env, api_url);
   update app_public.connection_mappings m set
     token_env = case when clear_token_env then null else coalesce(repo_mappings_update.token_env, m.token_env) end,
@@ -127,6 +129,7 @@ as $$
 declare v_row app_public.connection_mappings;
 begin
   perform app_hidden.require_workspace_admin_key();
+  perform app_hidden.require_unnarrowed('Repository mappings serve the whole workspace');
   delete from app_public.connection_mappings m where m.id = mapping_id returning * into v_row;
   if v_row.id is null then
     raise exception 'Repository mapping not found' using errcode = 'SV404', column = 'mappingId';

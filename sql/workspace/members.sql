@@ -246,3 +246,11 @@ create or replace function app_public.viewer_key_kind()
 as $$ select app_hidden.current_key_kind() $$;
 comment on function app_public.viewer_key_kind() is 'Kind of the key making this request (AGENT, PERSONAL, SESSION, PLUGIN): the web board refuses agent keys, which would act as the agent.';
 grant execute on function app_public.viewer_key_kind() to svc_visitor;
+
+create or replace function app_public.viewer_key_id()
+ returns uuid
+ language sql
+ stable
+as $$ select app_hidden.current_key_id() $$;
+comment on function app_public.viewer_key_id() is 'Id of the key making this request: the web board signs out by revoking it (accessRevoke) when it is a SESSION key.';
+grant execute on function app_public.viewer_key_id() to svc_visitor;

@@ -6,7 +6,7 @@
  * never internals, and extensions code `internal`, status 500.
  */
 import '../polyfills.ts';
-import { GraphQLError } from 'postgraphile/graphql';
+import { GraphQLError, Kind } from 'postgraphile/graphql';
 import { isSafeError } from 'postgraphile/grafast';
 import { defaultMaskError } from 'postgraphile/grafserv';
 import { ApiError, fromPgError } from '../errors.ts';
@@ -37,6 +37,28 @@ export function errorExtensions(e: ApiError, name: (field: string) => string = (
   };
 }
 
+/**
+ * The argument of the failing field a refusal that names no field is about, where the request shows it: the cursor
+ * argument for a bad cursor (after, before), the field's only argument, or the one whose literal holds a NUL.
+ * PostGraphile's and PostgreSQL's own refusals name none; the README promises issues keyed by argument.
+ */
+function argumentOf(error: GraphQLError, message: string): string | undefined {
+  const field = error.nodes?.[0];
+  if (field?.kind !== Kind.FIELD) return undefined;
+  const args = field.arguments ?? [];
+  if (/cursor/i.test(message)) return args.find((a) => a.name.value === 'after' || a.name.value === 'before')?.name.value;
+  if (args.length === 1) return args[0]!.name.value;
+  return args.find((a) => a.value.kind === Kind.STRING && a.value.value.includes('\0'))?.name.value;
+}
+
+/** issues {input: m} renamed to the argument it is about, when argumentOf finds it. */
+function namedInput(extensions: GraphqlErrorExtensions, error: GraphQLError): GraphqlErrorExtensions {
+  const message = extensions.issues?.input;
+  if (message === undefined || Object.keys(extensions.issues!).length !== 1) return extensions;
+  const name = argumentOf(error, message);
+  return name ? { ...extensions, issues: { [name]: message } } : extensions;
+}
+
 export function maskError(error: GraphQLError): GraphQLError {
   const original = error.originalError;
   const mapped = original instanceof ApiError ? original : original ? fromPgError(original) : undefined;
@@ -55,7 +77,7 @@ export function maskError(error: GraphQLError): GraphQLError {
       positions: error.positions,
       path: error.path,
       originalError: original,
-      extensions: { ...masked.extensions, ...extensions },
+      extensions: { ...masked.extensions, ...namedInput(extensions, error) },
     });
   }
   return new GraphQLError(mapped.body.message ?? mapped.body.error, {
@@ -64,6 +86,6 @@ export function maskError(error: GraphQLError): GraphQLError {
     positions: error.positions,
     path: error.path,
     originalError: original,
-    extensions: { ...errorExtensions(mapped, camel) },
+    extensions: { ...namedInput(errorExtensions(mapped, camel), error) },
   });
 }

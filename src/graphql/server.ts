@@ -54,7 +54,7 @@ declare module 'fastify' {
 
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
 /** What a key may ask about itself without the read scopes: the board tells an agent's key it is one by this. */
-const SELF_FIELDS = new Set(['viewerKeyKind', 'viewerScopes', '__typename']);
+const SELF_FIELDS = new Set(['viewerKeyKind', 'viewerKeyId', 'viewerScopes', '__typename']);
 
 /** True when every operation of the document selects only introspection fields (or `fields`) at its top level. */
 export function isIntrospectionOnly(body: unknown, fields: ReadonlySet<string> = INTROSPECTION_FIELDS): boolean {

@@ -155,6 +155,15 @@ describe('a project-narrowed OWNER key', () => {
       expect((await rest(t, narrowed.token, tool, input)).body, tool).toMatchObject({ error: 'narrowing' });
     }
     expect((await ok(t, ws.token, 'runtimes.get', { id: runtime.id })).name).toBe('prod-rt');
+    // Nor what else serves the whole workspace: dispatch rules, plugins and their skills, repository mappings.
+    const plugin = (await gqlOk(t, ws.token, 'mutation { pluginsCreate(input: {name: "Linter", scopes: [READ_ISSUES], skills: [{name: "lint"}]}) { pluginInfo { rowId } } }')).pluginsCreate.pluginInfo;
+    for (const m of [
+      `mutation { dispatchRulesCreate(input: {targetAgentId: "${target.id}"}) { dispatchRule { rowId } } }`,
+      'mutation { pluginsCreate(input: {name: "Narrow", scopes: [READ_ISSUES]}) { clientMutationId } }',
+      `mutation { pluginsSetSkills(input: {pluginId: "${plugin.rowId}", skills: [{name: "hijacked"}]}) { clientMutationId } }`,
+      'mutation { repoMappingsCreate(input: {repoFullName: "acme/narrow"}) { clientMutationId } }',
+    ]) expect(await gqlError(t, narrowed.token, m), m).toMatchObject({ code: 'narrowing', status: 403 });
+    expect((await ok(t, ws.token, 'skills.list', { pluginId: plugin.rowId })).map((k: { name: string }) => k.name)).toEqual(['lint']);
     expect((await gqlOk(t, ws.token, `{ membershipByWorkspaceIdAndUserId: memberships(condition: {userId: "${memberUser}"}) { nodes { role } } }`)).membershipByWorkspaceIdAndUserId.nodes).toEqual([{ role: 'MEMBER' }]);
 
     // The owner's unnarrowed key is beyond it; the member's key is not its user's (not found).
@@ -288,6 +297,10 @@ describe('dispatch rules', () => {
     expect(await gqlError(t, adminKey.token, m(`targetAgentId: "${a1}", labelId: "${crypto.randomUUID()}"`))).toMatchObject({ code: 'not_found', message: 'Label not found' });
     expect(await gqlError(t, adminKey.token, m(`targetAgentId: "${a1}", atPosition: 99`))).toMatchObject({ code: 'invalid_input', issues: { atPosition: expect.any(String) } });
     expect(await gqlError(t, adminKey.token, `mutation { dispatchRulesUpdate(input: {ruleId: "${crypto.randomUUID()}", name: "x"}) { dispatchRule { rowId } } }`)).toMatchObject({ code: 'not_found' });
+    // An archived agent gets no work from a rule, as from any other way of pointing work at it.
+    const retired = await createAgent(t, ws, 'router-retired');
+    await admin(t, 'archive-agent', { workspace: ws.key, agent: 'router-retired', json: true });
+    expect(await gqlError(t, adminKey.token, m(`targetAgentId: "${retired.id}"`))).toMatchObject({ code: 'agent_archived', status: 400, issues: { targetAgentId: expect.any(String) } });
   });
 
   it('a MEMBER reads the rules but cannot change them', async () => {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
-import { gql, gqlOk } from '../support/graphql.ts';
+import { gql, gqlError, gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -155,8 +155,18 @@ describe('what GraphQL takes, as the tools take it', () => {
     expect(made.commentsCreate.body).toBe(body);
   });
 
-  it('viewerKeyKind names the kind of the key (the web board refuses agent keys)', async () => {
-    expect((await gqlOk(t, (await createKey(t, ws)).token, '{ viewerKeyKind }')).viewerKeyKind).toBe('PERSONAL');
+  it('a refusal PostGraphile or PostgreSQL words names the argument it is about, not "input"', async () => {
+    const key = (await createKey(t, ws)).token;
+    const issuesOf = async (query: string) => (await gqlError(t, key, query)).issues;
+    expect(Object.keys((await issuesOf('{ issues(first: 5, after: "garbage") { nodes { rowId } } }'))!)).toEqual(['after']);
+    expect(Object.keys((await issuesOf('{ issues(last: 5, before: "zz") { nodes { rowId } } }'))!)).toEqual(['before']);
+    expect(Object.keys((await issuesOf('{ searchIssues(query: "a\\u0000", first: 5) { nodes { rowId } } }'))!)).toEqual(['query']);
+    expect(Object.keys((await issuesOf('{ node(id: "WyJJc3N1ZSIsIm5vdC1hLXV1aWQiXQ==") { id } }'))!)).toEqual(['id']);
+  });
+
+  it('viewerKeyKind names the kind of the key (the web board refuses agent keys); viewerKeyId its id', async () => {
+    const personal = await createKey(t, ws);
+    expect(await gqlOk(t, personal.token, '{ viewerKeyKind viewerKeyId }')).toEqual({ viewerKeyKind: 'PERSONAL', viewerKeyId: personal.id });
     await createAgent(t, ws, 'kinded');
     const agentKey = await createKey(t, ws, { agent: 'kinded' });
     expect((await gqlOk(t, agentKey.token, '{ viewerKeyKind }')).viewerKeyKind).toBe('AGENT');

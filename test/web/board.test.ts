@@ -517,6 +517,10 @@ describe('web board', () => {
     await signIn(session.token);
     await page.goto(`${url}#/issue/${demo.login.key.toLowerCase()}`);
     await expect.poll(() => page.textContent('#issue-title'), { timeout: 5000 }).toBe('Login fails with long passwords');
+    // More than a page of keys newer than it (the board looked for itself among the newest 100, and signed out
+    // without revoking when it was not there).
+    await createAgent(t, ws, 'many-keys');
+    for (let i = 0; i < 101; i++) await createKey(t, ws, { agent: 'many-keys', scopes: ['READ_ISSUES'] });
     await page.click('#signout', { timeout: 5000 });
     await page.waitForSelector('#signin', { timeout: 5000 });
     t.keys.forget(session.id);

@@ -63,12 +63,8 @@ function SignIn({ onKey, reason }: { onKey(key: string): void; reason?: string }
  */
 async function endSession(): Promise<void> {
   try {
-    const { viewerKeyKind } = await gql('query KeyKind { viewerKeyKind }');
-    if (viewerKeyKind !== 'SESSION') return;
-    // Newest first: a session key made for this tab is on the first page.
-    const { accessKeys } = await gql('query CurrentKey { accessKeys(first: 100) { nodes { rowId isCurrent } } }');
-    const keyId = accessKeys?.nodes?.find((k: { isCurrent: boolean }) => k.isCurrent)?.rowId;
-    if (keyId) await gql('mutation EndSession($keyId: UUID!) { accessRevoke(input: {keyId: $keyId}) { clientMutationId } }', { keyId });
+    const { viewerKeyKind, viewerKeyId: keyId } = await gql('query CurrentKey { viewerKeyKind viewerKeyId }');
+    if (viewerKeyKind === 'SESSION') await gql('mutation EndSession($keyId: UUID!) { accessRevoke(input: {keyId: $keyId}) { clientMutationId } }', { keyId });
   } catch {
     // Signing out of this tab happens anyway; the key then expires on its own.
   }
