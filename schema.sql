@@ -1650,6 +1650,7 @@ create policy select_own_workspace on app_public.workspaces for select to svc_vi
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__seed_statuses();
 CREATE TRIGGER _800_events AFTER UPDATE OF name, cycle_length_days, cycle_cooldown_days, time_tracking_enabled, attachment_quota_mb, required_ack_seconds, auto_dispatch, auto_dispatch_mode, assignment_sla_minutes, agent_run_stale_minutes ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__events();
+CREATE TRIGGER _810_stop_timers AFTER UPDATE OF time_tracking_enabled ON app_public.workspaces FOR EACH ROW WHEN (old.time_tracking_enabled AND NOT new.time_tracking_enabled) EXECUTE FUNCTION app_private.tg_workspaces__stop_timers();
 CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF auto_dispatch, auto_dispatch_mode ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__wake_dispatcher();
 CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__drop_number_sequence();
 
@@ -2276,6 +2277,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_workspaces__drop_number_sequence() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
 -- app_private.tg_workspaces__events() returns trigger; plpgsql volatile; execute: owner only; workspace/triggers.sql
 -- app_private.tg_workspaces__seed_statuses() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
+-- app_private.tg_workspaces__stop_timers() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
 -- app_private.tg_workspaces__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.touch_api_keys(uuid[]) returns void; sql volatile; execute: owner only; auth/keys.sql
 -- app_private.update_agent(uuid,uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql

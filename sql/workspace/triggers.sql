@@ -56,6 +56,23 @@ end
 $$;
 comment on function app_private.tg_workspaces__drop_number_sequence() is 'AFTER DELETE on workspaces: drops the workspace''s issue number sequence.';
 
+create or replace function app_private.tg_workspaces__stop_timers()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- With tracking off every time tool is 403, time.stop included: a timer left running could not be stopped and
+  -- would count the whole time tracking stayed off. They stop now, whoever's (as when their issue is deleted).
+  update app_public.time_entries e
+  set ended_at = now(), duration_min = app_hidden.timer_minutes(e.started_at)
+  where e.workspace_id = new.id and e.duration_min is null;
+  return null;
+end
+$$;
+comment on function app_private.tg_workspaces__stop_timers() is 'AFTER UPDATE OF time_tracking_enabled on workspaces, when time tracking is turned off: every running timer of the workspace stops (durationMin = elapsed minutes, as time.stop).';
+
 create or replace function app_private.tg_workspaces__events()
  returns trigger
  language plpgsql
@@ -98,3 +115,7 @@ create trigger _800_events after update of name, cycle_length_days, cycle_cooldo
 
 drop trigger if exists _500_seed_statuses on app_public.workspaces;
 create trigger _500_seed_statuses after insert on app_public.workspaces for each row execute function app_private.tg_workspaces__seed_statuses();
+
+drop trigger if exists _810_stop_timers on app_public.workspaces;
+create trigger _810_stop_timers after update of time_tracking_enabled on app_public.workspaces for each row
+  when (old.time_tracking_enabled and not new.time_tracking_enabled) execute function app_private.tg_workspaces__stop_timers();

@@ -211,6 +211,17 @@ describe('isolation and settings', () => {
     }
     expect((await t.pools.owner.query('select count(*)::int as n from app_public.time_entries where workspace_id = $1', [w.id])).rows[0].n).toBe(0);
   });
+
+  it('turning time tracking off stops every running timer (time.stop is 403 then, and it would count on)', async () => {
+    const w = await createWorkspace(t);
+    const a = await ok(t, w.token, 'issues.create', { title: 'timed' });
+    await ok(t, w.token, 'time.start', { issueId: a.id });
+    await ok(t, w.token, 'workspace.updateSettings', { timeTrackingEnabled: false });
+    const { rows } = await t.pools.owner.query('select ended_at, duration_min from app_public.time_entries where workspace_id = $1', [w.id]);
+    expect(rows).toMatchObject([{ ended_at: expect.any(Date), duration_min: expect.any(Number) }]);
+    await ok(t, w.token, 'workspace.updateSettings', { timeTrackingEnabled: true });
+    expect(await ok(t, w.token, 'time.running', {})).toBeNull();
+  });
 });
 
 describe('update, delete', () => {

@@ -20,4 +20,4 @@ begin
 end
 $$;
 grant execute on function app_tools.workspace_update_settings(args jsonb) to svc_visitor;
-comment on function app_tools.workspace_update_settings(args jsonb) is 'workspace.updateSettings: Change the workspace settings given (as workspace.get shows them; requiredAckSeconds, assignmentSlaMinutes 0 = off). OWNER/ADMIN with the ADMIN scope and no narrowing (else 403).';
+comment on function app_tools.workspace_update_settings(args jsonb) is 'workspace.updateSettings: Change the workspace settings given (as workspace.get shows them; requiredAckSeconds, assignmentSlaMinutes 0 = off; timeTrackingEnabled false stops every running timer). OWNER/ADMIN with the ADMIN scope and no narrowing (else 403).';
