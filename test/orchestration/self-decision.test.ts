@@ -161,6 +161,22 @@ describe('no agent of a plan ends the work a review gate holds', () => {
   });
 });
 
+describe('steps given by the crew', () => {
+  it('go to the worker with the fewest open runs: root steps at positions 0 and 2 do not both go to the first of two', async () => {
+    const [one, two] = [await createAgent(t, ws, 'spread-one'), await createAgent(t, ws, 'spread-two')];
+    const crew = (await ok(t, ws.token, 'agentCrews.create', { name: 'Spread', members: [
+      { agentId: one.id, role: 'WORKER' }, { agentId: two.id, role: 'WORKER' }] })).id;
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Spread goal' });
+    const goal = await ok(t, ws.token, 'goals.create', { title: 'Spread', issueId: issue.id, crewId: crew });
+    const plan = await ok(t, ws.token, 'executionPlans.create', { goalId: goal.id, steps: [
+      { title: 'Root A' }, { title: 'After A', dependsOnStepIndexes: [0] }, { title: 'Root B' }] });
+    await ok(t, ws.token, 'plans.activate', { planId: plan.id });
+    const steps = (await ok(t, ws.token, 'executionPlans.get', { id: plan.id })).steps;
+    const given = steps.filter((x: { status: string }) => x.status === 'READY').map((x: { assignedAgentId: string }) => x.assignedAgentId);
+    expect(given.sort()).toEqual([one.id, two.id].sort());
+  });
+});
+
 describe('archiving an agent', () => {
   it('passes its READY and RUNNING plan steps to a live crew member in their role, with a new run and EXECUTION_STEP_READY', async () => {
     const temp = await createAgent(t, ws, 'temp');
