@@ -17,6 +17,7 @@
  * Sessions live in the API process that served them: with several API processes behind a balancer, the
  * subscribe call and the GET stream must reach the same process (sticky sessions on Mcp-Session-Id).
  */
+import { createHash, randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type pg from 'pg';
 import { isNarrowed, msUntilExpiry, type Caller } from '../auth/keys.ts';
@@ -45,6 +46,8 @@ const MAX_SESSIONS_PER_KEY = 20;
 /** Unsent bytes a notification stream may hold before it is let go (the client resubscribes on reconnect). */
 const MAX_BUFFER_BYTES = 256 * 1024;
 
+const keyMark = (keyId: string) => createHash('sha256').update(`mcp-session:${keyId}`).digest('base64url').slice(0, 22);
+
 export class McpSessions {
   private readonly sessions = new Map<string, Session>();
   private readonly sweep: NodeJS.Timeout;
@@ -65,10 +68,27 @@ export class McpSessions {
     this.heartbeat.unref();
   }
 
-  /** The session of this id for this key; undefined when the id belongs to another key. */
+  /**
+   * A session id for this key (initialize): random, and marked with the key it was made for, so the key that uses it
+   * first cannot take it over (it went to whichever key subscribed or streamed first). The mark is a digest of the
+   * key id: knowing it gives nothing without the key. No state until the session is used; after a restart the same
+   * id is the same key's session again.
+   */
+  static mint(caller: Caller): string {
+    return `${randomUUID()}.${keyMark(caller.keyId)}`;
+  }
+
+  /** Whether this id was made for this key (mint). */
+  static owns(id: string, caller: Caller): boolean {
+    const dot = id.lastIndexOf('.');
+    return dot > 0 && id.slice(dot + 1) === keyMark(caller.keyId);
+  }
+
+  /** The session of this id for this key; undefined when the id was made for another key. */
   private session(id: string, caller: Caller, create: boolean): Session | undefined {
+    if (!McpSessions.owns(id, caller)) return undefined;
     const s = this.sessions.get(id);
-    if (s) return s.caller.keyId === caller.keyId ? s : undefined;
+    if (s) return s;
     if (!create) return undefined;
     if (!this.makeRoom(caller.keyId)) return undefined;
     const fresh: Session = { caller, subs: new Map(), streams: new Set(), idleSince: Date.now() };

@@ -6,7 +6,6 @@
  * fails (validation, scope, not found, conflict) is a result with isError: true (decisions.md).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../auth/keys.ts';
 import { buildInfo } from '../build-info.ts';
@@ -14,6 +13,7 @@ import { ApiError, refusesKey } from '../errors.ts';
 import { findTool, fullListing, mcpDescriptor, selectTools } from '../tools/catalog.ts';
 import { sendRpcError, toolInput, type AppServices } from './app.ts';
 import { handleExtra, RpcFault, type McpContext } from './mcp-extras.ts';
+import { McpSessions } from './mcp-subscriptions.ts';
 import { bodyCalls } from './rate-limit.ts';
 import { openEventStream } from './sse.ts';
 
@@ -68,6 +68,17 @@ function assertProtocolVersion(req: FastifyRequest): void {
   });
 }
 
+/**
+ * A session's stream and its end are for the key it was made for (McpSessions.mint): another key's id, or one this
+ * server never made, is 404 (the MCP transport's answer for a session it does not know; a client then initializes
+ * again). They were 200 and did nothing.
+ */
+function assertOwnSession(id: string, caller: Caller): void {
+  if (!McpSessions.owns(id, caller)) {
+    throw new ApiError(404, { error: 'session_not_found', message: 'No MCP session of this id for this key: initialize to get one' });
+  }
+}
+
 export function registerMcp(app: FastifyInstance, services: AppServices): void {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     assertProtocolVersion(req);
@@ -111,6 +122,7 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
     const sessions = services.mcpSessions;
     if (!id || !sessions || !String(req.headers.accept ?? '').includes('text/event-stream')) return notAllowed(reply);
     const caller = await services.keys.authenticate(req.headers.authorization);
+    assertOwnSession(id, caller);
     const release = services.streams.take(caller); // 429 too_many_streams, before the stream opens
     const res = openEventStream(req, reply, { 'mcp-session-id': id });
     res.on('close', release);
@@ -122,6 +134,7 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
     const id = sessionOf(req);
     if (!id || !services.mcpSessions) return notAllowed(reply);
     const caller = await services.keys.authenticate(req.headers.authorization);
+    assertOwnSession(id, caller);
     services.mcpSessions.end(id, caller);
     return reply.code(200).send();
   };
@@ -171,7 +184,7 @@ async function handleMessage(
       const protocolVersion =
         typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
       const info = buildInfo();
-      if (services.mcpSessions) session.created = randomUUID();
+      if (services.mcpSessions) session.created = McpSessions.mint(caller);
       return rpcResult(id, JSON.stringify({
         protocolVersion,
         capabilities: {

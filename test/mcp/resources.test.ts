@@ -104,6 +104,27 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
     await client.close();
   });
 
+  it('a session is its initializing key\'s: another key holding its id can neither subscribe on it, stream it nor end it', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Watched by its owner' });
+    const { client, transport, updates } = await connect(ws.token);
+    const id = transport.sessionId!;
+    const intruder = await createKey(t, ws);
+    const rpc = (token: string) => fetch(`${base}/api/mcp`, { method: 'POST', headers: {
+      authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: `issue://${issue.key}` } }) }).then((r) => r.json());
+    // The other key, using it first, is refused (the session went to it, and its maker was locked out).
+    expect((await rpc(intruder.token)).error).toMatchObject({ code: -32602 });
+    await client.subscribeResource({ uri: `issue://${issue.key}` });
+    const other = (method: string) => fetch(`${base}/api/mcp`, { method, headers: {
+      authorization: `Bearer ${intruder.token}`, accept: 'text/event-stream', 'mcp-session-id': id } });
+    expect((await other('GET')).status).toBe(404);
+    expect((await other('DELETE')).status).toBe(404);
+    await new Promise((r) => setTimeout(r, 200));
+    await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Still heard by its owner' });
+    await until(() => updates.includes(`issue://${issue.key}`), Boolean);
+    await client.close();
+  });
+
   it('a revoked key\'s session hears nothing more', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Watched by a key about to go' });
     const key = await createKey(t, ws);
