@@ -153,11 +153,17 @@ export async function handleExtra(
         const agents = await call(services, caller, 'agents.list', {});
         const agent = (agents as Array<{ id: string; profileKey: string; name: string }>).find((a) => a.profileKey === profile);
         if (!agent) throw new RpcFault(INVALID_PARAMS, `No agent with profile key ${profile}`, { issues: { 'arguments.profile': 'unknown agent profile key' } });
+        // An issue another agent holds is handed off (issues.reassign: the HANDOFF comment with the rationale, AGENT_ASSIGNED
+        // reason handoff, spec 6.3); a free one is assigned.
+        const held = issue.assignedAgentId && issue.assignedAgentId !== agent.id;
+        const how = held
+          ? `then hand it off with issues.reassign {issueId: "${issue.id}", toProfileKey: "${agent.profileKey}", rationale: "<why this agent, at least 10 characters>"}`
+          : `then assign it with issues.assign {id: "${issue.id}", agentId: "${agent.id}"}`;
         return {
           description: `Hand ${issue.key} to ${agent.name}`,
           messages: [{ role: 'user', content: { type: 'text', text:
             `Prepare handing issue ${issue.key} to the agent ${agent.name} (profile ${agent.profileKey}, id ${agent.id}). Summarise what the agent needs `
-            + `to know, list open questions, then assign it with issues.assign {id: "${issue.id}", agentId: "${agent.id}"}.\n\nThe issue:\n${JSON.stringify(issue, null, 2)}` } }],
+            + `to know, list open questions, ${how}.\n\nThe issue:\n${JSON.stringify(issue, null, 2)}` } }],
         };
       }
       if (name === 'draft-standup') {

@@ -127,7 +127,9 @@ export const findTool = (name: string): Tool | undefined => byName.get(name);
  * test/mcp/tool-list.test.ts): profiles core/agents/full list them, catalog.search finds them, tools/call takes them.
  */
 const RUNTIME_LEAVES_OUT = ['issues.count', 'issues.children', 'issues.history', 'issues.restore', 'runs.cancel',
-  'actionRequests.update', 'chat.listMessages', 'issues.watch', 'issues.unwatch', 'issues.listWatchers', 'issues.listWatching'];
+  'actionRequests.update', 'chat.listMessages', 'issues.watch', 'issues.unwatch', 'issues.listWatchers', 'issues.listWatching',
+  // Bulk changes (3.9 KB of schema): an agent's key, which also sees the run and chat tools, was 43 KB without this.
+  'issues.createMany', 'issues.updateMany'];
 const CORE = ['issues', 'comments', 'projects', 'statuses', 'labels', 'relations', 'attachments', 'agents', 'notes',
   'pins', 'time', 'events', 'workspace', 'repohost', 'notification', 'agent', 'standup', 'analytics', 'members', 'webhooks',
   'skills', 'plugins'];

@@ -226,6 +226,14 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
     const [, tool, args] = text.match(/assign it with (\S+) (\{[^}]*\})/)!;
     const assigned = await ok(t, ws.token, tool!, JSON.parse(args!.replace(/(\w+):/g, '"$1":')));
     expect(assigned.assignedAgent).toMatchObject({ profileKey: 'reviewer' });
+    // Held by an agent now: the prompt hands it off (issues.reassign, with the HANDOFF comment), not assign.
+    await createAgent(t, ws, 'second-pair');
+    const handoff = ((await client.getPrompt({ name: 'hand-off-issue', arguments: { key, profile: 'second-pair' } })).messages[0]!.content as { text: string }).text;
+    const [, tool2, args2] = handoff.match(/hand it off with (\S+) (\{[^}]*\})/)!;
+    expect(tool2).toBe('issues.reassign');
+    const input = JSON.parse(args2!.replace(/(\w+):/g, '"$1":'));
+    await ok(t, ws.token, tool2!, { ...input, rationale: 'Needs a second pair of eyes' });
+    expect((await ok(t, ws.token, 'issues.get', { id: key })).assignedAgent).toMatchObject({ profileKey: 'second-pair' });
     await client.close();
   });
 });

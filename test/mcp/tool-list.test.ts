@@ -10,14 +10,14 @@ afterAll(() => t.close());
 
 type Listed = { name: string; description: string; inputSchema: Record<string, unknown>; outputSchema?: unknown; annotations?: Record<string, unknown> };
 /** Every page of tools/list for this query string, and the bytes of the result objects as sent. */
-async function list(query: string): Promise<{ tools: Listed[]; bytes: number }> {
+async function list(query: string, token = ws.token): Promise<{ tools: Listed[]; bytes: number }> {
   const tools: Listed[] = [];
   let bytes = 0;
   let cursor: string | undefined;
   do {
     const res = await t.app.inject({
       method: 'POST', url: `/api/mcp/rpc${query}`,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${ws.token}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', ...(cursor ? { params: { cursor } } : {}) }),
     });
     expect(res.statusCode).toBe(200);
@@ -65,10 +65,12 @@ const KB = 1024;
 const BUDGETS: Record<string, number> = { runtime: 40 * KB, core: 80 * KB, planning: 105 * KB, agents: 105 * KB, canvas: 8 * KB, full: 560 * KB };
 
 describe('tools/list size', () => {
-  it('the default list is the runtime profile, light, within 40 KB', async () => {
-    const [byDefault, runtime] = [await list(''), await list('?profile=runtime')];
+  it('the default list is the runtime profile, light, within 40 KB for the agent keys it is for (they see the run and chat tools)', async () => {
+    await createAgent(t, ws, 'list-size');
+    const agentKey = (await createKey(t, ws, { agent: 'list-size' })).token;
+    const [byDefault, runtime] = [await list('', agentKey), await list('?profile=runtime', agentKey)];
     expect(byDefault.bytes).toBe(runtime.bytes);
-    expect(byDefault.bytes).toBeLessThanOrEqual(40 * KB);
+    expect(byDefault.bytes, `${byDefault.tools.length} tools`).toBeLessThanOrEqual(40 * KB);
     expect(byDefault.tools.some((x) => x.outputSchema)).toBe(false);
   });
 
