@@ -315,6 +315,16 @@ describe('runs.kick', () => {
     expect(r.body.result.structuredContent).toMatchObject({ ok: true, kicked: false });
   });
 
+  it('a STALLED run is kicked (the quiet run most in need of it) and stays STALLED until its agent reports', async () => {
+    const { issue, runId } = await assigned('Stalled and kicked');
+    await quiet(runId, 40);
+    await t.pools.owner.query(`select app_private.sweep_stale_runs(now())`);
+    expect((await ok(t, ws.token, 'runs.get', { id: runId })).status).toBe('STALLED');
+    expect(await ok(t, ws.token, 'runs.kick', { runId })).toMatchObject({ ok: true, kicked: true, status: 'STALLED' });
+    expect(await runEvents(issue.id, 'AGENT_RUN_KICKED')).toHaveLength(1);
+    expect((await ok(t, ws.token, 'runs.get', { id: runId })).status).toBe('STALLED');
+  });
+
   it('a run of a closed issue is not kicked (an agent moved its issue to Done without runs.complete and was sent it again)', async () => {
     const { issue, runId } = await assigned('Closed under its run');
     const done = (await ok(t, ws.token, 'statuses.list', {})).find((s: { category: string }) => s.category === 'DONE');

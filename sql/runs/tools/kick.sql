@@ -1,7 +1,7 @@
 -- The runs.kick tool (declared in src/tools/).
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
--- an ACTIVE run quiet for 5 minutes or more: records AGENT_RUN_KICKED (subject: the run's issue) and queues it
+-- an ACTIVE or STALLED run quiet for 5 minutes or more: records AGENT_RUN_KICKED (subject: the run's issue) and queues it
 -- to the agent's dispatch channel (agent:dispatch:<agentId>); the run itself is unchanged. Otherwise kicked false.
 create or replace function app_tools.runs_kick(args jsonb)
  returns jsonb
@@ -21,7 +21,8 @@ begin
   -- agent's dispatch delivery, so repeating it at once only floods the agent).
   -- Nor is a run of a closed issue kicked (an agent that moved its issue to Done without runs.complete was sent
   -- the Done issue's dispatch again).
-  if v_run.status <> 'ACTIVE' or v_quiet < interval '5 minutes'
+  -- A STALLED run is the quiet one most in need of it (kicked, it stays STALLED until its agent reports).
+  if v_run.status not in ('ACTIVE', 'STALLED') or v_quiet < interval '5 minutes'
      or (select s.category from app_public.issues i join app_public.statuses s on s.id = i.status_id
          where i.id = v_run.issue_id) in ('DONE', 'CANCELED')
      or exists (
@@ -42,4 +43,4 @@ begin
 end
 $$;
 grant execute on function app_tools.runs_kick(args jsonb) to svc_visitor;
-comment on function app_tools.runs_kick(args jsonb) is 'runs.kick: Nudge an ACTIVE run of an open issue that has been quiet for 5 minutes or more and not kicked in the last 5: re-fires the agent''s dispatch delivery (agent:dispatch:<agentId>) and records AGENT_RUN_KICKED; the run itself is unchanged. Otherwise {ok: true, kicked: false}.';
+comment on function app_tools.runs_kick(args jsonb) is 'runs.kick: Nudge an ACTIVE or STALLED run of an open issue that has been quiet for 5 minutes or more and not kicked in the last 5: re-fires the agent''s dispatch delivery (agent:dispatch:<agentId>) and records AGENT_RUN_KICKED; the run itself is unchanged. Otherwise {ok: true, kicked: false}.';
