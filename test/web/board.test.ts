@@ -315,6 +315,13 @@ describe('web board', () => {
     await ok(t, agentKey.token, 'runs.complete', { runId: handed.currentRun.id, summary: 'Looked into it', verificationResult: [] });
     await page.waitForSelector(`#agents tr[data-agent="coder"] .assigned:has-text("${demo.search.key}")`, { timeout: 3000 });
     expect(await page.locator('#agents tr[data-agent="coder"] .assigned').first().textContent()).toContain('assigned, no open run');
+    // A run whose issue a person closed stays open until its agent completes it: the row says so.
+    const closing = await ok(t, ws.token, 'issues.create', { title: 'Closed under the agent' });
+    await ok(t, ws.token, 'issues.assign', { id: closing.id, profileKey: 'coder' });
+    const done = (await ok(t, ws.token, 'statuses.list', {})).find((st: { category: string }) => st.category === 'DONE');
+    await ok(t, ws.token, 'issues.transition', { id: closing.id, statusId: done.id });
+    await page.waitForSelector(`#agents tr[data-agent="coder"] div:has-text("${closing.key}") .closed-issue`, { timeout: 3000 });
+    expect(await page.locator(`#agents tr[data-agent="coder"] div:has-text("${closing.key}") .closed-issue`).textContent()).toContain(`${done.name}, run still open`);
   });
 
   it('creates an issue in a column: its status, the board\'s filters (here a label), seen over MCP and on the board', async () => {

@@ -6,7 +6,7 @@ import { REQUEST_FIELDS, RequestCard, type Request } from './requests.tsx';
 const AGENTS = `query Agents {
   agents(orderBy: NAME_ASC, condition: {archivedAt: null}, first: 200) { nodes {
     rowId name profileKey status provider lastHeartbeatAt
-    agentRuns(condition: {finishedAt: null}, orderBy: STARTED_AT_DESC, first: 5) { nodes { rowId status currentStep issue { rowId key title } } }
+    agentRuns(condition: {finishedAt: null}, orderBy: STARTED_AT_DESC, first: 5) { nodes { rowId status currentStep issue { rowId key title statusId } } }
     issuesByAssignedAgentId(condition: {deletedAt: null}, orderBy: UPDATED_AT_DESC, first: 20) { nodes { rowId key title statusId } }
   } }
   actionRequests(condition: {status: "OPEN"}, orderBy: CREATED_AT_DESC, first: 100) { nodes { ${REQUEST_FIELDS} } }
@@ -54,7 +54,12 @@ function Work({ agent, meta }: { agent: any; meta: Meta }) {
   return (
     <>
       {agent.agentRuns.nodes.map((r: any) => r.issue && (
-        <div key={r.rowId}><a href={`#/issue/${r.issue.key}`}>{r.issue.key}</a> {r.issue.title} <span class="meta">{r.currentStep ?? r.status}</span></div>
+        <div key={r.rowId}><a href={`#/issue/${r.issue.key}`}>{r.issue.key}</a> {r.issue.title} <span class="meta">{r.currentStep ?? r.status}</span>
+          {/* Its issue was closed while the run is open (its agent ends it with runs.complete): said, not hidden. */}
+          {closed.has(r.issue.statusId) && (
+            <span class="meta closed-issue"> · issue {meta.statuses.find((st) => st.rowId === r.issue.statusId)?.name}, run still open</span>
+          )}
+        </div>
       ))}
       {waiting.map((i: any) => (
         <div key={i.rowId} class="assigned"><a href={`#/issue/${i.key}`}>{i.key}</a> {i.title} <span class="meta">assigned, no open run</span></div>

@@ -61,7 +61,11 @@ function describeEvent(ev: TimelineEvent, meta: Meta): string {
       if (p.relationChange && Array.isArray(p.changes) && p.changes.length === 1) return `${p.relationChange === 'added' ? 'linked' : 'unlinked'}: ${relationWords(p.relationKind)}`;
       return Array.isArray(p.changes) && p.changes.length ? `changed ${p.changes.map(fieldName).join(', ')}` : 'updated';
     case 'AGENT_ASSIGNED': return `assigned to ${agent(p.agentId)}${p.auto ? ' by the dispatcher' : ''}${p.reason ? ` (${p.reason})` : ''}`;
-    case 'AGENT_RUN_STATUS_CHANGED': return `run ${String(p.from ?? '').toLowerCase() || 'started'} → ${String(p.to ?? '').toLowerCase()}${p.reason ? ` (${p.reason})` : ''}`;
+    case 'AGENT_RUN_STATUS_CHANGED': {
+      // The reason when it says more than the move (a completed run's reason is "completed").
+      const to = String(p.to ?? '').toLowerCase();
+      return `run ${String(p.from ?? '').toLowerCase() || 'started'} → ${to}${p.reason && p.reason !== to ? ` (${p.reason})` : ''}`;
+    }
     default: return KIND_WORDS[ev.kind] ?? ev.kind.replace(/_/g, ' ').toLowerCase();
   }
 }

@@ -12,6 +12,12 @@ const noRawHtml = { disable: { null: ['htmlFlow', 'htmlText'] } };
 export const renderMarkdown = (source: string): string => micromark(source, {
   allowDangerousHtml: false, allowDangerousProtocol: false, extensions: [gfm(), noRawHtml], htmlExtensions: [gfmHtml()],
 })
+  // A bare URL (GFM autolink) ends at a `"` or `>`: raw HTML is shown as text here, and `<iframe src="http://x">`
+  // made a link to `http://x">`. The rest goes back outside the link as the text it was.
+  .replace(/<a href="([^"]*)">((?:https?:\/\/|www\.)[^<]*?)((?:&quot;|&gt;)[^<]*)<\/a>/g, (link, href: string, url: string, rest: string) => {
+    const cut = href.search(/%22|%3E/);
+    return cut > 0 ? `<a href="${href.slice(0, cut)}">${url}</a>${rest}` : link;
+  })
   // A link whose URL was dropped comes out as <a href="">, which reloads the page when clicked: plain text instead.
   .replace(/<a href="">([\s\S]*?)<\/a>/g, '<span class="dropped-link">$1</span>')
   // An image from another site would tell that site who reads the issue (the CSP blocks it anyway, leaving a broken
