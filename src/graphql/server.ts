@@ -158,9 +158,13 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
       throw err;
     }
     await opts.rateLimit?.(caller, 'rest');
-    const missing = GRAPHQL_READ_SCOPES.find((scope) => !hasScope(caller, scope));
-    if (missing) {
-      request.svcAuthError = scopeRequired(missing);
+    const missing = GRAPHQL_READ_SCOPES.filter((scope) => !hasScope(caller, scope));
+    if (missing.length > 0) {
+      // `scope` names the first (spec 5.5); the message names them all, so a person fixes the key once, not per scope.
+      request.svcAuthError = missing.length === 1 ? scopeRequired(missing[0]!) : new ApiError(403, {
+        error: 'scope_required', scope: missing[0],
+        message: `This key lacks the ${missing.join(', ')} scopes (GraphQL reads need ${GRAPHQL_READ_SCOPES.join(', ')})`,
+      });
       request.svcScopeLimitedCaller = caller;
       return;
     }

@@ -60,6 +60,8 @@ describe('POST /graphql authentication', () => {
     const r = await gql(t, narrow.token, '{ viewerRole }');
     expect(r.status).toBe(403);
     expect(r.body).toMatchObject({ error: 'scope_required', scope: 'READ_PROJECTS' });
+    // Every missing one is named at once (the board's sign-in showed one per try).
+    expect(r.body.message).toMatch(/READ_PROJECTS, READ_COMMENTS, READ_USERS scopes/);
     const reader = await createKey(t, ws, { scopes: [...READS] });
     expect((await gqlOk(t, reader.token, '{ viewerRole }')).viewerRole).toBe('OWNER');
   });
