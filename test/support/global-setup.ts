@@ -3,6 +3,7 @@
  * runtime answers, else an embedded cluster in a temporary directory. The schema is migrated once into
  * a template database; each test file clones it (CREATE DATABASE ... TEMPLATE, ~30 ms).
  */
+import { readFileSync, rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,9 +57,22 @@ export default async function setup(project: TestProject) {
       const cluster = await openEmbeddedCluster(path.join(parent, 'data'));
       adminUrl = cluster.url('postgres');
       teardown = async () => {
+        process.off('exit', abandoned);
         await cluster.stop({ force: true }); // private to this run, whoever is still connected
         await fs.rm(parent, { recursive: true, force: true });
       };
+      // Interrupted (Ctrl-C, a timeout's SIGTERM), vitest exits without running the teardown, and the postmaster,
+      // detached from our process group, stayed running with its directory. Ended here at exit: an immediate
+      // shutdown (SIGQUIT), which needs no waiting.
+      const abandoned = () => {
+        try {
+          const pid = Number(readFileSync(path.join(parent, 'data', 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+          if (pid > 0) process.kill(pid, 'SIGQUIT');
+        } catch { /* not running */ }
+        rmSync(parent, { recursive: true, force: true });
+      };
+      process.on('exit', abandoned);
+      for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => process.exit(130));
     }
   }
 
