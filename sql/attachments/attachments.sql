@@ -102,7 +102,9 @@ create or replace function app_hidden.url_hostname(p_url text)
  language sql
  immutable parallel safe
 as $$
-  select lower(substring(p_url from '^[hH][tT][tT][pP][sS]?://(?:[^/?#@]*@)?(\[[^\]]+\]|[^/?#:]+)'))
+  -- A backslash ends the host as a slash does (WHATWG URL, as browsers read it): `https://evil.example\@github.com/`
+  -- opens evil.example, and was named github.com.
+  select lower(substring(p_url from '^[hH][tT][tT][pP][sS]?://(?:[^/?#@\\]*@)?(\[[^\]]+\]|[^/?#:\\]+)'))
 $$;
 comment on function app_hidden.url_hostname(p_url text) is 'The host of an http(s) URL, lowercased (null when it is not one): the title a LINK attachment falls back to.';
 grant execute on function app_hidden.url_hostname(p_url text) to svc_visitor;

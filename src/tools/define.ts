@@ -193,16 +193,18 @@ export const isoDateTime = () => z.iso.datetime({ offset: true }).refine(notYear
 
 /** `{ items, nextCursor }` — the shape of every paged list. */
 /**
- * An http(s) URL as people paste it: it must parse (WHATWG URL: no space in the host), carry no user:password@ (it
+ * An http(s) URL as people paste it: it must parse (WHATWG URL: no space in the host), hold no backslash, carry no user:password@ (it
  * would be stored and shown to every reader), and its scheme may be in any case (stored in lower case, as the
  * tables' checks expect). Otherwise the string is kept as given.
  */
 export const httpUrl = (max: number) => z.string().max(max)
-  .refine(isHttpUrl, 'must be an http:// or https:// URL (no spaces, no user:password@)')
+  .refine(isHttpUrl, 'must be an http:// or https:// URL (no spaces, no backslashes, no user:password@)')
   .overwrite((s) => s.replace(/^https?:/i, (scheme) => scheme.toLowerCase()));
 
 function isHttpUrl(s: string): boolean {
-  if (!/^https?:\/\/[^\s/?#]/i.test(s) || /\s/.test(s)) return false;
+  // A backslash is a slash to browsers but not to every reader of the text (`https://evil.example\@github.com/` opens
+  // evil.example and reads as github.com): refused, as repohost.parseUrl refuses it.
+  if (!/^https?:\/\/[^\s/?#]/i.test(s) || /[\s\\]/.test(s)) return false;
   try {
     const u = new URL(s);
     return !u.username && !u.password && u.hostname !== '';

@@ -117,7 +117,7 @@ describe('runtimes', () => {
     // endpoint: only http(s) URLs, refused on the field (not by the table's check constraint, whose name used to leak).
     for (const endpoint of ['javascript:alert(1)', 'ftp://x/', 'http:no-slashes', 'not a url', 'https://user:pw@box.example.com/']) {
       const r = await rest(t, ws.token, 'runtimes.register', { name: 'x', kind: 'REMOTE_HTTP', endpoint, providersAvailable: [] });
-      expect([endpoint, r.status, r.body.issues]).toEqual([endpoint, 400, { endpoint: 'must be an http:// or https:// URL (no spaces, no user:password@)' }]);
+      expect([endpoint, r.status, r.body.issues]).toEqual([endpoint, 400, { endpoint: 'must be an http:// or https:// URL (no spaces, no backslashes, no user:password@)' }]);
       expect(JSON.stringify(r.body)).not.toContain('constraint');
     }
     expect((await ok(t, ws.token, 'runtimes.register', { name: 'x', kind: 'REMOTE_HTTP', endpoint: 'http://10.0.0.5:8080/b', providersAvailable: [] }))

@@ -135,6 +135,10 @@ describe('attachments on the embedded store', () => {
     // Not a URL (a space in the host), or one carrying a password that every reader would see.
     expect400(await rest(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: 'https://exa mple.com' }), 'externalUrl');
     expect400(await rest(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: 'https://user:pass@example.com/' }), 'externalUrl');
+    // Nor one a browser opens elsewhere than it reads: `\` is a slash to it, so this opens evil.example, and its
+    // title fell back to github.com.
+    expect400(await rest(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: 'https://evil.example\\@github.com/login' }), 'externalUrl');
+    expect((await t.pools.owner.query("select app_hidden.url_hostname($1) as h", ['https://evil.example\\@github.com/login'])).rows[0].h).toBe('evil.example');
     // The scheme in any case is a URL (stored in lower case), and a MIME type may carry parameters.
     const upper = await ok(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: 'HTTPS://EXAMPLE.COM/A', linkTitle: 'A' });
     expect(upper.externalUrl).toBe('https://EXAMPLE.COM/A');
