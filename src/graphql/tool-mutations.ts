@@ -19,22 +19,27 @@ import { ApiError } from '../errors.ts';
 import { findTool, schemasOf } from '../tools/catalog.ts';
 import type { Tool } from '../tools/define.ts';
 
-/** The write tools the web board uses (add a name here to expose another tool as a mutation). */
+/**
+ * The write tools exposed as mutations (add a name here to expose another): what the web board uses, and what a
+ * people's app needs beside it so it does not mix GraphQL with the REST aliases (an outside probe building one found
+ * no way to edit a comment, manage labels, cycles or relations, attach a link or make a poll).
+ */
 export const GRAPHQL_TOOL_MUTATIONS = [
-  'issues.create',
-  'issues.update',
-  'issues.assign',
-  'issues.unassign',
-  'issues.claim',
-  'issues.release',
-  'comments.create',
-  'actionRequests.accept',
-  'actionRequests.decline',
-  'actionRequests.vote',
+  'issues.create', 'issues.update', 'issues.transition', 'issues.delete', 'issues.restore', 'issues.queue',
+  'issues.assign', 'issues.reassign', 'issues.unassign', 'issues.claim', 'issues.release',
+  'issues.addLabels', 'issues.removeLabels', 'issues.watch', 'issues.unwatch',
+  'comments.create', 'comments.update', 'comments.delete',
+  'labels.create', 'labels.update', 'labels.delete',
+  'projects.create', 'projects.update', 'projects.archive', 'projects.unarchive',
+  'cycles.create', 'cycles.update', 'cycles.addIssue', 'cycles.removeIssue',
+  'relations.add', 'relations.remove',
+  'attachments.attachLink', 'attachments.initUpload', 'attachments.finalize', 'attachments.delete',
+  'actionRequests.create', 'actionRequests.transition', 'actionRequests.accept', 'actionRequests.decline',
+  'actionRequests.vote', 'actionRequests.closeVoting',
 ] as const;
 
-/** The read tools the web board uses, as queries. */
-export const GRAPHQL_TOOL_QUERIES = ['issues.list', 'issues.get', 'attachments.getDownloadUrl'] as const;
+/** The read tools exposed as queries: filters, search and shapes PostGraphile's connections do not have. */
+export const GRAPHQL_TOOL_QUERIES = ['issues.list', 'issues.get', 'issues.history', 'attachments.getDownloadUrl', 'actionRequests.results'] as const;
 
 /** What the GraphQL context carries for these resolvers (server.ts puts it there). */
 export interface ToolMutationContext {

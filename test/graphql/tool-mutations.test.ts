@@ -1,6 +1,6 @@
 /**
- * The catalog tools as GraphQL fields (src/graphql/tool-mutations.ts): the mutations issuesCreate, issuesUpdate,
- * issuesAssign/Claim/Release, commentsCreate, actionRequestsAccept/Decline/Vote and the queries issuesList, issuesGet run through the same
+ * The catalog tools as GraphQL fields (src/graphql/tool-mutations.ts): mutations such as issuesCreate, issuesUpdate,
+ * issuesAssign/Claim/Release, commentsCreate/Update, labelsCreate, actionRequestsAccept/Decline/Vote and the queries issuesList, issuesGet run through the same
  * path as REST (validation, scopes, RLS, events) and fail with extensions {code, status, issues?, scope?}.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,6 +99,33 @@ describe('tool mutations', () => {
     expect((await gqlOk(t, ws.token, mayQ, { id: card.id })).actionRequest.viewerMayDecide).toBe(false);
     const foreign = await gqlError(t, other.token, 'mutation($id: String!) { actionRequestsDecline(id: $id) }', { id: pollId });
     expect(foreign.status).toBe(404);
+  });
+
+  it('what a people\'s app needs beside the board: labels, comment edits, relations, cycles, links, polls, history', async () => {
+    const m = async (query: string, variables?: Record<string, unknown>) => Object.values(await gqlOk(t, ws.token, query, variables))[0] as any;
+    const [a, b] = [await ok(t, ws.token, 'issues.create', { title: 'App A' }), await ok(t, ws.token, 'issues.create', { title: 'App B' })];
+    const label = await m('mutation { labelsCreate(name: "from-the-app", color: "#ff0000") }');
+    expect((await m('mutation($i: String!, $l: [String!]!) { issuesAddLabels(id: $i, labelIds: $l) }', { i: a.id, l: [label.id] })).labels)
+      .toEqual([expect.objectContaining({ name: 'from-the-app' })]);
+    const comment = await m('mutation($i: String!) { commentsCreate(issueId: $i, body: "first") }', { i: a.id });
+    expect((await m('mutation($c: String!) { commentsUpdate(id: $c, body: "edited") }', { c: comment.id })).body).toBe('edited');
+    await m('mutation($c: String!) { commentsDelete(id: $c) }', { c: comment.id });
+    expect((await ok(t, ws.token, 'comments.list', { issueId: a.id })).items).toEqual([]);
+    const relation = await m('mutation($a: String!, $b: String!) { relationsAdd(fromIssueId: $a, toIssueId: $b, kind: "BLOCKS") }', { a: a.id, b: b.id });
+    expect(relation).toMatchObject({ kind: 'BLOCKS' });
+    const cycle = await m('mutation { cyclesCreate(name: "App sprint") }');
+    expect((await m('mutation($c: String!, $i: String!) { cyclesAddIssue(cycleId: $c, issueId: $i) }', { c: cycle.id, i: b.id })).cycleId).toBe(cycle.id);
+    expect(await m('mutation($i: String!) { attachmentsAttachLink(targetType: "issue", targetId: $i, externalUrl: "https://example.com/spec", linkTitle: "Spec") }', { i: a.id }))
+      .toMatchObject({ kind: 'LINK', linkTitle: 'Spec' });
+    const poll = await m('mutation($i: String!, $o: JSON) { actionRequestsCreate(issueId: $i, title: "Which?", options: $o) }',
+      { i: a.id, o: [{ key: 'x', label: 'X' }, { key: 'y', label: 'Y' }] });
+    await m('mutation($p: String!) { actionRequestsVote(id: $p, optionKey: "y") }', { p: poll.id });
+    expect(await m('mutation($p: String!) { actionRequestsCloseVoting(id: $p) }', { p: poll.id })).toMatchObject({ winningOptionKey: 'y' });
+    expect(await m('query($p: String!) { actionRequestsResults(id: $p) }', { p: poll.id })).toMatchObject({ total: 1, winningOptionKey: 'y' });
+    expect((await m('query($i: String!) { issuesHistory(id: $i) }', { i: a.id })).items.map((e: { kind: string }) => e.kind))
+      .toEqual(expect.arrayContaining(['ISSUE_CREATED']));
+    // Another workspace's key: not found, as over REST.
+    expect(await gqlError(t, other.token, 'mutation($c: String!) { labelsDelete(id: $c) }', { c: label.id })).toMatchObject({ status: 404 });
   });
 
   it('issuesAssign, issuesClaim and issuesRelease: the tools\' results and events; scopes and other workspaces refused', async () => {
