@@ -1792,6 +1792,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.comment_json(app_public.comments) returns jsonb; plpgsql stable; execute: svc_visitor; comments/comments.sql
 -- app_hidden.comment_shape(app_public.comments,app_public.users,app_public.agents) returns jsonb; sql stable; execute: svc_visitor; comments/comments.sql
 -- app_hidden.crew_agent_for_role(uuid,text,integer) returns uuid; sql stable; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.crew_assert_not_own(uuid) returns void; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
 -- app_hidden.crew_json(app_public.agent_crews) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
 -- app_hidden.crew_member_json(app_public.agent_crew_members) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
 -- app_hidden.current_agent_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
@@ -2224,6 +2225,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.record_issue_updated(uuid,uuid,text[],jsonb) returns void; plpgsql volatile security definer; execute: owner only; events/record.sql
 -- app_private.remove_member(uuid,uuid) returns app_public.memberships; plpgsql volatile; execute: owner only; workspace/members.sql
 -- app_private.require_admin(app_private.caller) returns void; plpgsql stable; execute: owner only; core/caller.sql
+-- app_private.require_plugin_manager(app_private.caller) returns void; plpgsql stable; execute: owner only; auth/plugins.sql
 -- app_private.require_scopes_within(app_private.caller,text[]) returns void; plpgsql stable; execute: owner only; auth/keys.sql
 -- app_private.revoke_api_key(uuid) returns app_private.api_keys; plpgsql volatile; execute: owner only; auth/keys.sql
 -- app_private.rotate_agent_webhook_secret(uuid,integer) returns jsonb; plpgsql volatile; execute: owner only; agents/agents.sql

@@ -1,6 +1,23 @@
 -- auth: helper functions and in-app procedures.
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
+create or replace function app_private.require_plugin_manager(p_caller app_private.caller)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  -- A person manages plugins: an agent's key (made for an OWNER, holding ADMIN) created a plugin and issued itself its
+  -- key, which has no agent, and acted as a person with it (a worker approved its own plan's review gate). Agent keys
+  -- mint no keys by accessCreate for the same reason.
+  if app_hidden.current_agent_id() is not null then
+    raise exception 'Agent keys do not manage plugins or issue their keys' using errcode = 'SV403', detail = 'user_key_required';
+  end if;
+  perform app_private.require_admin(p_caller);
+end
+$$;
+comment on function app_private.require_plugin_manager(p_caller app_private.caller) is 'Plugin management (pluginsCreate, pluginsSetSkills, pluginIssueApiKey): a person''s key (403 user_key_required for an agent''s) of a workspace OWNER/ADMIN holding ADMIN (require_admin).';
+
 create or replace function app_hidden.plugin_issue_api_key(p_plugin_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[], p_expires_at timestamp with time zone, p_name text)
  returns app_public.issued_api_key
  language plpgsql
@@ -17,7 +34,7 @@ declare
   v_initiatives uuid[] := coalesce(p_initiative_ids, '{}');
   v_expires timestamptz := p_expires_at;
 begin
-  perform app_private.require_admin(v_caller);
+  perform app_private.require_plugin_manager(v_caller);
   select * into v_plugin from app_private.plugins where id = p_plugin_id and workspace_id = v_caller.workspace_id;
   if v_plugin.id is null then
     raise exception 'Plugin not found' using errcode = 'SV404', column = 'pluginId';
@@ -87,7 +104,7 @@ as $$
 declare
   v_caller app_private.caller := app_private.current_caller();
 begin
-  perform app_private.require_admin(v_caller);
+  perform app_private.require_plugin_manager(v_caller);
   perform app_hidden.require_unnarrowed('A plugin serves the whole workspace');
   return app_private.plugin_info(app_private.create_plugin(v_caller.workspace_id, p_name, p_scopes, p_skills));
 end
@@ -105,7 +122,7 @@ declare
   v_caller app_private.caller := app_private.current_caller();
   v_plugin app_private.plugins;
 begin
-  perform app_private.require_admin(v_caller);
+  perform app_private.require_plugin_manager(v_caller);
   perform app_hidden.require_unnarrowed('A plugin''s skills serve the whole workspace');
   update app_private.plugins set manifest = manifest || jsonb_build_object('skills', app_private.plugin_skills(p_skills))
   where id = p_plugin_id and workspace_id = v_caller.workspace_id

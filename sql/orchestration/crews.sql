@@ -69,3 +69,23 @@ end
 $$;
 comment on function app_hidden.require_crew_admin() is 'The check of every crew change: 403 scope_required without the ADMIN scope, 403 narrowing for a narrowed key.';
 grant execute on function app_hidden.require_crew_admin() to svc_visitor;
+
+create or replace function app_hidden.crew_assert_not_own(p_crew_id uuid)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  -- Who judges a plan's steps, and who works them, is its crew: a worker removed the crew's REVIEWER (or made it a
+  -- WORKER), and the plan no longer judged its steps, so it passed its own.
+  if app_hidden.current_agent_id() is not null and exists (
+       select 1 from app_public.execution_plans p join app_public.goals g on g.id = p.goal_id
+       where g.crew_id = p_crew_id and p.is_active_attempt and p.status in ('DRAFT', 'APPROVED', 'RUNNING', 'BLOCKED')
+         and app_hidden.caller_works_in_plan(p.id)) then
+    raise exception 'An agent working in a live plan of this crew does not change the crew: a person (or another key) does'
+      using errcode = 'SV403', detail = 'own_plan';
+  end if;
+end
+$$;
+comment on function app_hidden.crew_assert_not_own(p_crew_id uuid) is 'Before a crew''s members, roles, limits or state change: not by an agent working in a live plan of one of the crew''s goals (its planner, a worker or judge of a step): 403 own_plan.';
+grant execute on function app_hidden.crew_assert_not_own(p_crew_id uuid) to svc_visitor;

@@ -77,8 +77,9 @@ create or replace function app_hidden.crew_agent_for_role(p_crew_id uuid, p_role
  language sql
  stable
 as $$
-  -- The member with the fewest open runs, then the next from p_seed round the members: two root steps at positions
-  -- 0 and 2 went to the first of two workers by position alone while the other sat idle.
+  -- The member with the least open work (runs on issues, and plan steps given to it, which have a run only when their
+  -- goal has an issue), then the next from p_seed round the members: two root steps at positions 0 and 2 went to the
+  -- first of two workers by position alone while the other sat idle.
   with members as (
     select m.agent_id, a.workspace_id, row_number() over (order by m.created_at, m.id) - 1 as i, count(*) over () as n
     from app_public.agent_crew_members m
@@ -87,11 +88,14 @@ as $$
     where m.crew_id = p_crew_id and m.role = p_role)
   select m.agent_id from members m
   order by (select count(*) from app_public.agent_runs r
-            where r.workspace_id = m.workspace_id and r.agent_id = m.agent_id and r.status in ('ACTIVE', 'WAITING', 'STALLED')),
+            where r.workspace_id = m.workspace_id and r.agent_id = m.agent_id and r.status in ('ACTIVE', 'WAITING', 'STALLED')
+              and r.step_id is null)
+           + (select count(*) from app_public.execution_steps st
+              where st.workspace_id = m.workspace_id and st.assigned_agent_id = m.agent_id and st.status in ('READY', 'RUNNING', 'REVIEW')),
            (m.i - coalesce(p_seed, 0) % m.n + m.n) % m.n
   limit 1
 $$;
-comment on function app_hidden.crew_agent_for_role(p_crew_id uuid, p_role text, p_seed integer) is 'A live agent of the crew in the role (PLANNER, WORKER, REVIEWER ...): the one with the fewest open runs (ACTIVE, WAITING, STALLED), ties spread over the members from p_seed (a step''s position); NULL when none.';
+comment on function app_hidden.crew_agent_for_role(p_crew_id uuid, p_role text, p_seed integer) is 'A live agent of the crew in the role (PLANNER, WORKER, REVIEWER ...): the one with the least open work (open runs not of a step, and READY, RUNNING or REVIEW steps given to it), ties spread over the members from p_seed (a step''s position); NULL when none.';
 grant execute on function app_hidden.crew_agent_for_role(p_crew_id uuid, p_role text, p_seed integer) to svc_visitor;
 
 create or replace function app_hidden.step_make_ready(p_step app_public.execution_steps)

@@ -6,7 +6,7 @@
  * never internals, and extensions code `internal`, status 500.
  */
 import '../polyfills.ts';
-import { GraphQLError, Kind } from 'postgraphile/graphql';
+import { GraphQLError, Kind, type ValueNode } from 'postgraphile/graphql';
 import { isSafeError } from 'postgraphile/grafast';
 import { defaultMaskError } from 'postgraphile/grafserv';
 import { ApiError, fromPgError } from '../errors.ts';
@@ -39,7 +39,8 @@ export function errorExtensions(e: ApiError, name: (field: string) => string = (
 
 /**
  * The argument of the failing field a refusal that names no field is about, where the request shows it: the cursor
- * argument for a bad cursor (after, before), the field's only argument, or the one whose literal holds a NUL.
+ * argument for a bad cursor (after, before), the place in a literal that holds a NUL (`condition.title`), or the
+ * field's only argument.
  * PostGraphile's and PostgreSQL's own refusals name none; the README promises issues keyed by argument.
  */
 function argumentOf(error: GraphQLError, message: string): string | undefined {
@@ -47,8 +48,31 @@ function argumentOf(error: GraphQLError, message: string): string | undefined {
   if (field?.kind !== Kind.FIELD) return undefined;
   const args = field.arguments ?? [];
   if (/cursor/i.test(message)) return args.find((a) => a.name.value === 'after' || a.name.value === 'before')?.name.value;
-  if (args.length === 1) return args[0]!.name.value;
-  return args.find((a) => a.value.kind === Kind.STRING && a.value.value.includes('\0'))?.name.value;
+  for (const a of args) {
+    const path = nulPath(a.value, a.name.value);
+    if (path) return path;
+  }
+  return args.length === 1 ? args[0]!.name.value : undefined;
+}
+
+/** Where in a literal a string holding NUL sits (`condition.title`), if anywhere. */
+function nulPath(value: ValueNode, path: string): string | undefined {
+  switch (value.kind) {
+    case Kind.STRING: return value.value.includes('\0') ? path : undefined;
+    case Kind.OBJECT:
+      for (const f of value.fields) {
+        const found = nulPath(f.value, `${path}.${f.name.value}`);
+        if (found) return found;
+      }
+      return undefined;
+    case Kind.LIST:
+      for (const [i, v] of value.values.entries()) {
+        const found = nulPath(v, `${path}.${i}`);
+        if (found) return found;
+      }
+      return undefined;
+    default: return undefined;
+  }
 }
 
 /** issues {input: m} renamed to the argument it is about, when argumentOf finds it. */

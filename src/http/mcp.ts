@@ -83,6 +83,10 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     assertProtocolVersion(req);
     const caller = req.svcCaller!; // app.ts authenticates the tool routes before reading the body
+    // A session id this key was not given: 404, as MCP asks of a session the server does not know (the call ran as
+    // the caller anyway, but a client should learn its session is not one).
+    const sessionId = sessionOf(req);
+    if (sessionId && services.mcpSessions) assertOwnSession(sessionId, caller);
     const body = req.body;
     const selectors = req.query as Selectors;
     const batch = Array.isArray(body);
@@ -100,7 +104,7 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
         { error: 'batch_too_large', status: 400, limit: MAX_BATCH }));
     }
 
-    const session: McpContext = { sessionId: sessionOf(req) };
+    const session: McpContext = { sessionId };
     const responses: string[] = [];
     for (const message of messages) {
       const response = await handleMessage(services, caller, selectors, message, req, session);

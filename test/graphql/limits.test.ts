@@ -162,6 +162,7 @@ describe('what GraphQL takes, as the tools take it', () => {
     expect(Object.keys((await issuesOf('{ issues(last: 5, before: "zz") { nodes { rowId } } }'))!)).toEqual(['before']);
     expect(Object.keys((await issuesOf('{ searchIssues(query: "a\\u0000", first: 5) { nodes { rowId } } }'))!)).toEqual(['query']);
     expect(Object.keys((await issuesOf('{ node(id: "WyJJc3N1ZSIsIm5vdC1hLXV1aWQiXQ==") { id } }'))!)).toEqual(['id']);
+    expect(Object.keys((await issuesOf('{ issues(first: 1, condition: {title: "a\\u0000"}) { nodes { rowId } } }'))!)).toEqual(['condition.title']);
   });
 
   it('viewerKeyKind names the kind of the key (the web board refuses agent keys); viewerKeyId its id', async () => {

@@ -111,13 +111,16 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
     const intruder = await createKey(t, ws);
     const rpc = (token: string) => fetch(`${base}/api/mcp`, { method: 'POST', headers: {
       authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: `issue://${issue.key}` } }) }).then((r) => r.json());
-    // The other key, using it first, is refused (the session went to it, and its maker was locked out).
-    expect((await rpc(intruder.token)).error).toMatchObject({ code: -32602 });
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: `issue://${issue.key}` } }) });
+    // The other key, using it first, is refused: 404, a session it was not given (the session went to it, and its
+    // maker was locked out).
+    const refused = await rpc(intruder.token);
+    expect([refused.status, (await refused.json()).error?.data?.error]).toEqual([404, 'session_not_found']);
     await client.subscribeResource({ uri: `issue://${issue.key}` });
     const other = (method: string) => fetch(`${base}/api/mcp`, { method, headers: {
       authorization: `Bearer ${intruder.token}`, accept: 'text/event-stream', 'mcp-session-id': id } });
     expect((await other('GET')).status).toBe(404);
+    expect((await other('POST')).status).toBe(404);
     expect((await other('DELETE')).status).toBe(404);
     await new Promise((r) => setTimeout(r, 200));
     await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Still heard by its owner' });

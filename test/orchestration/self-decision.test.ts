@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createAgent, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
-import { gqlOk } from '../support/graphql.ts';
+import { gql, gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -159,6 +159,25 @@ describe('no agent of a plan ends the work a review gate holds', () => {
     expect(await refused(workerKey.token, 'executionPlans.transitionStep', { stepId: mine, status: 'CANCELED' })).toEqual(['executionPlans.transitionStep', 403, 'own_step']);
     expect((await ok(t, plannerKey.token, 'executionPlans.transition', { id: planId, status: 'CANCELED' })).status).toBe('CANCELED');
   });
+
+  it('nor around the rules: a worker changes no crew of its live plan, and an agent key mints no plugin key to act as a person', async () => {
+    const { planId } = await draftPlan(worker.id);
+    await ok(t, ws.token, 'plans.activate', { planId });
+    const crew = await ok(t, ws.token, 'agentCrews.get', { id: crewId });
+    const reviewerMember = crew.members.find((m: { agentId: string }) => m.agentId === reviewer.id);
+    // Removing or demoting the REVIEWER made the plan stop judging its steps, and the worker passed its own.
+    for (const [tool, args] of [['agentCrews.removeMember', { memberId: reviewerMember.id }], ['agentCrews.setMemberRole', { memberId: reviewerMember.id, role: 'WORKER' }],
+      ['agentCrews.addMember', { crewId, agentId: planner.id, role: 'WORKER' }], ['agentCrews.archive', { id: crewId }]] as const) {
+      const r = await rest(t, workerKey.token, tool, args);
+      expect([tool, r.status, r.body.error]).toEqual([tool, 403, 'own_plan']);
+    }
+    // An agent's key (made for the OWNER, every scope) created a plugin and issued itself its key: a key with no agent.
+    const made = await gql(t, workerKey.token, 'mutation { pluginsCreate(input: {name: "Mine", scopes: [FULL]}) { pluginInfo { rowId } } }');
+    expect(made.errors?.[0]?.extensions).toMatchObject({ code: 'user_key_required', status: 403 });
+    const plugin = (await gqlOk(t, ws.token, 'mutation { pluginsCreate(input: {name: "Theirs", scopes: [READ_ISSUES]}) { pluginInfo { rowId } } }')).pluginsCreate.pluginInfo;
+    const issued = await gql(t, workerKey.token, `mutation { pluginIssueApiKey(input: {pluginId: "${plugin.rowId}", scopes: [READ_ISSUES]}) { clientMutationId } }`);
+    expect(issued.errors?.[0]?.extensions).toMatchObject({ code: 'user_key_required', status: 403 });
+  });
 });
 
 describe('steps given by the crew', () => {
@@ -168,6 +187,19 @@ describe('steps given by the crew', () => {
       { agentId: one.id, role: 'WORKER' }, { agentId: two.id, role: 'WORKER' }] })).id;
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Spread goal' });
     const goal = await ok(t, ws.token, 'goals.create', { title: 'Spread', issueId: issue.id, crewId: crew });
+    const plan = await ok(t, ws.token, 'executionPlans.create', { goalId: goal.id, steps: [
+      { title: 'Root A' }, { title: 'After A', dependsOnStepIndexes: [0] }, { title: 'Root B' }] });
+    await ok(t, ws.token, 'plans.activate', { planId: plan.id });
+    const steps = (await ok(t, ws.token, 'executionPlans.get', { id: plan.id })).steps;
+    const given = steps.filter((x: { status: string }) => x.status === 'READY').map((x: { assignedAgentId: string }) => x.assignedAgentId);
+    expect(given.sort()).toEqual([one.id, two.id].sort());
+  });
+
+  it('count the steps given to a member too: a goal without an issue opens no step runs, and both roots went to one', async () => {
+    const [one, two] = [await createAgent(t, ws, 'spread-three'), await createAgent(t, ws, 'spread-four')];
+    const crew = (await ok(t, ws.token, 'agentCrews.create', { name: 'Spread, no issue', members: [
+      { agentId: one.id, role: 'WORKER' }, { agentId: two.id, role: 'WORKER' }] })).id;
+    const goal = await ok(t, ws.token, 'goals.create', { title: 'No issue', crewId: crew });
     const plan = await ok(t, ws.token, 'executionPlans.create', { goalId: goal.id, steps: [
       { title: 'Root A' }, { title: 'After A', dependsOnStepIndexes: [0] }, { title: 'Root B' }] });
     await ok(t, ws.token, 'plans.activate', { planId: plan.id });

@@ -12,6 +12,7 @@ declare
   v_member app_public.agent_crew_members;
 begin
   perform app_hidden.require_crew_admin();
+  perform app_hidden.crew_assert_not_own(v_crew.id);
   if v_crew.archived_at is not null then
     raise exception 'Crew % is archived', v_crew.name using errcode = 'SV409', detail = 'crew_archived';
   end if;
@@ -24,5 +25,5 @@ begin
   return app_hidden.crew_member_json(v_member);
 end
 $$;
-comment on function app_tools.agent_crews_add_member(args jsonb) is 'agentCrews.addMember: Add an agent to a crew in a role (ADMIN, unnarrowed key). An agent is in a crew once (409 already_member; change roles with setMemberRole).';
+comment on function app_tools.agent_crews_add_member(args jsonb) is 'agentCrews.addMember: Add an agent to a crew in a role (ADMIN, unnarrowed key; not an agent working in a live plan of the crew: 403 own_plan). An agent is in a crew once (409 already_member; change roles with setMemberRole).';
 grant execute on function app_tools.agent_crews_add_member(args jsonb) to svc_visitor;

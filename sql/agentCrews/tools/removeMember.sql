@@ -10,9 +10,10 @@ declare
   v_member app_public.agent_crew_members := app_hidden.find_crew_member(args->>'memberId');
 begin
   perform app_hidden.require_crew_admin();
+  perform app_hidden.crew_assert_not_own(v_member.crew_id);
   delete from app_public.agent_crew_members where id = v_member.id;
   return jsonb_build_object('ok', true, 'id', v_member.id, 'crewId', v_member.crew_id);
 end
 $$;
-comment on function app_tools.agent_crews_remove_member(args jsonb) is 'agentCrews.removeMember: Remove a member from its crew (ADMIN, unnarrowed key).';
+comment on function app_tools.agent_crews_remove_member(args jsonb) is 'agentCrews.removeMember: Remove a member from its crew (ADMIN, unnarrowed key; not an agent working in a live plan of the crew: 403 own_plan).';
 grant execute on function app_tools.agent_crews_remove_member(args jsonb) to svc_visitor;

@@ -10,6 +10,7 @@ declare
   v_crew app_public.agent_crews := app_hidden.find_crew(args->>'id');
 begin
   perform app_hidden.require_crew_admin();
+  perform app_hidden.crew_assert_not_own(v_crew.id);
   update app_public.agent_crews
   set name = case when args ? 'name' then args->>'name' else name end,
       description = case when args ? 'description' then args->>'description' else description end,
@@ -23,5 +24,5 @@ begin
   return app_hidden.crew_json(app_hidden.find_crew(args->>'id'));
 end
 $$;
-comment on function app_tools.agent_crews_update(args jsonb) is 'agentCrews.update: Change a crew''s name, description or maxParallel (ADMIN, unnarrowed key); only the fields given.';
+comment on function app_tools.agent_crews_update(args jsonb) is 'agentCrews.update: Change a crew''s name, description or maxParallel (ADMIN, unnarrowed key; not an agent working in a live plan of the crew: 403 own_plan); only the fields given.';
 grant execute on function app_tools.agent_crews_update(args jsonb) to svc_visitor;
