@@ -1889,6 +1889,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.lock_cycles() returns app_public.workspaces; sql volatile; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.lock_directed_relations(text) returns void; sql volatile; execute: svc_visitor; relations/relations.sql
 -- app_hidden.lock_issue_parents() returns void; sql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.lock_issues_in_order(jsonb,text) returns void; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.lock_live_agent(uuid) returns void; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.lock_plan(uuid) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.member_json(app_public.memberships) returns jsonb; sql stable; execute: svc_visitor; members/members.sql

@@ -220,6 +220,10 @@ describe('every tool of 4.11 and 4.12', () => {
       expect([tool, r.status, r.body.error]).toEqual([tool, 403, 'narrowing']);
     }
     expect((await ok(t, ws.token, 'agentCrews.get', { id: crew.id })).name).toBe('Narrowing crew');
+    // Adds of one agent at once: one lands, every other is already_member (losers of the race got the generic 409).
+    const racer = await createAgent(t, ws, 'crew-racer');
+    const adds = await Promise.all(Array.from({ length: 6 }, () => rest(t, ws.token, 'agentCrews.addMember', { crewId: crew.id, agentId: racer.id, role: 'WORKER' })));
+    expect(adds.map((r) => r.status === 200 ? 'added' : r.body.error).sort()).toEqual(['added', ...Array(5).fill('already_member')]);
     const listed: string[] = [];
     let cursor: string | undefined;
     do {

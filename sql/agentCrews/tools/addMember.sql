@@ -16,12 +16,15 @@ begin
   if v_crew.archived_at is not null then
     raise exception 'Crew % is archived', v_crew.name using errcode = 'SV409', detail = 'crew_archived';
   end if;
-  if exists (select 1 from app_public.agent_crew_members m where m.crew_id = v_crew.id and m.agent_id = v_agent.id) then
-    raise exception 'Agent % is already in this crew (use setMemberRole)', v_agent.profile_key using errcode = 'SV409', detail = 'already_member';
-  end if;
+  -- One statement decides: two adds at once both passed a check before the insert, and the loser got the unique
+  -- violation's generic 409 rather than already_member.
   insert into app_public.agent_crew_members (workspace_id, crew_id, agent_id, role)
   values (v_crew.workspace_id, v_crew.id, v_agent.id, args->>'role')
+  on conflict (crew_id, agent_id) do nothing
   returning * into v_member;
+  if v_member.id is null then
+    raise exception 'Agent % is already in this crew (use setMemberRole)', v_agent.profile_key using errcode = 'SV409', detail = 'already_member';
+  end if;
   return app_hidden.crew_member_json(v_member);
 end
 $$;

@@ -11,6 +11,7 @@ begin
   if jsonb_path_exists(args, '$.items[*].parentId ? (@ != null)') then
     perform app_hidden.lock_issue_parents();  -- before any issue's row lock
   end if;
+  perform app_hidden.lock_issues_in_order(args->'items', 'id');
   return jsonb_build_object('items', app_hidden.each_item(args->'items', 'app_hidden.update_many_item(jsonb, jsonb)'));
 end
 $$;
