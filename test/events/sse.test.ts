@@ -450,7 +450,10 @@ describe('stream limits', () => {
       };
       expect((await stream(subscriber.token)).status).toBe(200);
       // An MCP notification stream counts too.
-      const mcp = await fetch(`${base}/api/mcp`, { headers: { authorization: `Bearer ${subscriber.token}`, accept: 'text/event-stream', 'mcp-session-id': 'limits-test' } });
+      const init = await fetch(`${base}/api/mcp`, { method: 'POST', headers: { authorization: `Bearer ${subscriber.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'limits', version: '1' } } }) });
+      const sessionId = init.headers.get('mcp-session-id')!; // made for this key (a session id it was not given is 404)
+      const mcp = await fetch(`${base}/api/mcp`, { headers: { authorization: `Bearer ${subscriber.token}`, accept: 'text/event-stream', 'mcp-session-id': sessionId } });
       expect(mcp.status).toBe(200);
       const third = await fetch(`${base}/api/plugins/events`, { headers: { authorization: `Bearer ${subscriber.token}`, accept: 'text/event-stream' } });
       expect([third.status, third.headers.get('retry-after'), (await third.json()).error]).toEqual([429, '30', 'too_many_streams']);
