@@ -115,6 +115,14 @@ describe('a step\'s worker does not judge its own work', () => {
     expect([fellow.status, fellow.body.error]).toEqual([403, 'not_judge']);
     const cancel = await rest(t, workerKey.token, 'executionPlans.transitionStep', { stepId, status: 'CANCELED' });
     expect([cancel.status, cancel.body.error]).toEqual([403, 'own_step']);
+    // Nor does a fellow worker or the planner record its verdict, or choose its judge (one named the worker, who
+    // then passed its own step).
+    for (const [key, refusal] of [[spareKey, 'own_step'], [plannerKey, 'own_plan']] as const) {
+      const verdict = await rest(t, key.token, 'plans.recordVerdict', { stepId, verdict: 'PASS', feedback: 'Looks right to me' });
+      expect([verdict.status, verdict.body.error]).toEqual([403, 'not_judge']);
+      const named = await rest(t, key.token, 'plans.judge', { stepId, judgeAgentId: worker.id });
+      expect([named.status, named.body.error]).toEqual([403, refusal]);
+    }
     expect((await ok(t, workerKey.token, 'plans.judge', { stepId })).judgeAgentId).toBe(reviewer.id);
     const reviewerKey = await createKey(t, ws, { agent: 'reviewer' });
     expect((await ok(t, reviewerKey.token, 'plans.recordVerdict', { stepId, verdict: 'PASS', feedback: 'Looks right' })).outcome).toBeTruthy();
@@ -177,6 +185,11 @@ describe('no agent of a plan ends the work a review gate holds', () => {
     const plugin = (await gqlOk(t, ws.token, 'mutation { pluginsCreate(input: {name: "Theirs", scopes: [READ_ISSUES]}) { pluginInfo { rowId } } }')).pluginsCreate.pluginInfo;
     const issued = await gql(t, workerKey.token, `mutation { pluginIssueApiKey(input: {pluginId: "${plugin.rowId}", scopes: [READ_ISSUES]}) { clientMutationId } }`);
     expect(issued.errors?.[0]?.extensions).toMatchObject({ code: 'user_key_required', status: 403 });
+    // A person's archive of the crew is not undone by a worker of its live plan either.
+    await ok(t, ws.token, 'agentCrews.archive', { id: crewId });
+    const back = await rest(t, workerKey.token, 'agentCrews.unarchive', { id: crewId });
+    expect([back.status, back.body.error]).toEqual([403, 'own_plan']);
+    await ok(t, ws.token, 'agentCrews.unarchive', { id: crewId });
   });
 });
 

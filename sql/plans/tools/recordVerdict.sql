@@ -19,11 +19,18 @@ begin
   if v_plan.status <> 'RUNNING' then
     raise exception 'Plan is %; verdicts wait until it runs again', v_plan.status using errcode = 'SV409', detail = 'plan_not_running';
   end if;
-  -- A review is someone else's: the step's worker does not pass its own work, unless it is the judge the plan
-  -- itself dispatched (a crew whose only REVIEWER is also the worker, or plans.judge naming it).
-  if app_hidden.current_agent_id() = v_step.assigned_agent_id and v_step.judge_agent_id is distinct from v_step.assigned_agent_id then
-    raise exception 'The step''s worker cannot judge its own work: its judge (plans.judge) or a person records the verdict'
-      using errcode = 'SV403', detail = 'own_step';
+  -- A review is its judge's: no other agent records it, the step's worker least (unless it is the judge the plan
+  -- itself dispatched: a crew whose only REVIEWER is also the worker). A fellow worker passed another's step, and the
+  -- planner every step of its plan. With no judge dispatched, an agent outside the plan may; a person always may.
+  if app_hidden.current_agent_id() is not null
+     and (app_hidden.current_agent_id() is distinct from v_step.judge_agent_id)
+     and (v_step.judge_agent_id is not null or app_hidden.caller_works_in_plan(v_plan.id)) then
+    if app_hidden.current_agent_id() = v_step.assigned_agent_id then
+      raise exception 'The step''s worker cannot judge its own work: its judge (plans.judge) or a person records the verdict'
+        using errcode = 'SV403', detail = 'own_step';
+    end if;
+    raise exception 'Only the step''s judge (plans.judge dispatched it) or a person records its verdict'
+      using errcode = 'SV403', detail = 'not_judge';
   end if;
   v_outcome := case when args->>'verdict' = 'PASS' then 'DONE'
                     when v_step.retry_count < v_plan.max_step_retries then 'RETRY' else 'BLOCKED' end;
@@ -49,5 +56,5 @@ begin
   return jsonb_build_object('outcome', v_outcome, 'retryCount', v_step.retry_count, 'stepId', v_step.id);
 end
 $$;
-comment on function app_tools.plans_record_verdict(args jsonb) is 'plans.recordVerdict: Record the verdict on a step in REVIEW: PASS → DONE (dependants become READY; the last one completes the plan and achieves the goal); FAIL → READY again with the feedback while retries remain (maxStepRetries, default 2), else BLOCKED with a review gate. Not by the worker of the step (403 own_step) unless the plan made it the judge. Writes EXECUTION_STEP_JUDGED.';
+comment on function app_tools.plans_record_verdict(args jsonb) is 'plans.recordVerdict: Record the verdict on a step in REVIEW: PASS → DONE (dependants become READY; the last one completes the plan and achieves the goal); FAIL → READY again with the feedback while retries remain (maxStepRetries, default 2), else BLOCKED with a review gate. Recorded by the judge of the step or a person: its worker gets 403 own_step (unless the plan made it the judge), any other agent 403 not_judge (with no judge dispatched, an agent outside the plan may). Writes EXECUTION_STEP_JUDGED.';
 grant execute on function app_tools.plans_record_verdict(args jsonb) to svc_visitor;

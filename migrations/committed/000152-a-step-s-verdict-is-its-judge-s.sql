@@ -1,0 +1,141 @@
+--! Previous: sha1:d55bb63a5cefe489938431c507034294476570ca
+--! Hash: sha1:0247fdc056bc740199525ec9344dc1a8e9ddb35a
+--! Message: A step's verdict is its judge's
+
+--! split: 1-current.sql
+-- From a last re-probe: a step's verdict is its judge's (plans.recordVerdict by another agent is 403 not_judge; a
+-- fellow worker passed another's step and the planner every step of its plan), no agent working in a plan names a
+-- step's judge (plans.judge {judgeAgentId}: a fellow worker named the step's worker, who passed its own step), and
+-- agentCrews.unarchive refuses an agent working in a live plan of the crew as the other crew changes do.
+--! Included plans/tools/recordVerdict.sql
+-- The plans.recordVerdict tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- PASS → DONE (cascade); FAIL → READY with feedback while retries remain, else BLOCKED with a review gate. EXECUTION_STEP_JUDGED.
+create or replace function app_tools.plans_record_verdict(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_step app_public.execution_steps := app_hidden.find_step(args->>'stepId');
+  v_plan app_public.execution_plans;
+  v_outcome text;
+begin
+  v_plan := app_hidden.lock_plan(v_step.plan_id);
+  select * into v_step from app_public.execution_steps where id = v_step.id;
+  if v_step.status <> 'REVIEW' then
+    raise exception 'Step is %; only a step in REVIEW takes a verdict', v_step.status using errcode = 'SV409', detail = 'step_not_in_review';
+  end if;
+  if v_plan.status <> 'RUNNING' then
+    raise exception 'Plan is %; verdicts wait until it runs again', v_plan.status using errcode = 'SV409', detail = 'plan_not_running';
+  end if;
+  -- A review is its judge's: no other agent records it, the step's worker least (unless it is the judge the plan
+  -- itself dispatched: a crew whose only REVIEWER is also the worker). A fellow worker passed another's step, and the
+  -- planner every step of its plan. With no judge dispatched, an agent outside the plan may; a person always may.
+  if app_hidden.current_agent_id() is not null
+     and (app_hidden.current_agent_id() is distinct from v_step.judge_agent_id)
+     and (v_step.judge_agent_id is not null or app_hidden.caller_works_in_plan(v_plan.id)) then
+    if app_hidden.current_agent_id() = v_step.assigned_agent_id then
+      raise exception 'The step''s worker cannot judge its own work: its judge (plans.judge) or a person records the verdict'
+        using errcode = 'SV403', detail = 'own_step';
+    end if;
+    raise exception 'Only the step''s judge (plans.judge dispatched it) or a person records its verdict'
+      using errcode = 'SV403', detail = 'not_judge';
+  end if;
+  v_outcome := case when args->>'verdict' = 'PASS' then 'DONE'
+                    when v_step.retry_count < v_plan.max_step_retries then 'RETRY' else 'BLOCKED' end;
+  update app_public.execution_steps
+  set judge_verdict = jsonb_build_object('verdict', args->>'verdict', 'feedback', args->>'feedback', 'score', (args->>'score')::numeric,
+                                         'judgedByAgentId', app_hidden.current_agent_id(), 'judgedAt', now()),
+      last_feedback = case when args->>'verdict' = 'FAIL' then args->>'feedback' else last_feedback end,
+      retry_count = case when v_outcome = 'RETRY' then retry_count + 1 else retry_count end
+  where id = v_step.id returning * into v_step;
+  perform app_hidden.record_event('EXECUTION_STEP_JUDGED', 'execution-step', v_step.id, jsonb_build_object(
+    'planId', v_plan.id, 'stepId', v_step.id, 'verdict', args->>'verdict', 'feedback', args->>'feedback',
+    'score', (args->>'score')::numeric, 'outcome', v_outcome, 'retryCount', v_step.retry_count,
+    'judgedByAgentId', app_hidden.current_agent_id()));
+  if v_outcome = 'DONE' then
+    perform app_hidden.step_move(v_step, 'DONE');
+    perform app_hidden.plan_cascade(v_plan.id);
+  elsif v_outcome = 'RETRY' then
+    perform app_hidden.step_make_ready(v_step);
+  else
+    perform app_hidden.step_block(v_step, 'STEP_BLOCKED', format('Step "%s" failed review %s times', v_step.title, v_step.retry_count + 1),
+                                  jsonb_build_object('feedback', args->>'feedback', 'retryCount', v_step.retry_count));
+  end if;
+  return jsonb_build_object('outcome', v_outcome, 'retryCount', v_step.retry_count, 'stepId', v_step.id);
+end
+$$;
+comment on function app_tools.plans_record_verdict(args jsonb) is 'plans.recordVerdict: Record the verdict on a step in REVIEW: PASS → DONE (dependants become READY; the last one completes the plan and achieves the goal); FAIL → READY again with the feedback while retries remain (maxStepRetries, default 2), else BLOCKED with a review gate. Recorded by the judge of the step or a person: its worker gets 403 own_step (unless the plan made it the judge), any other agent 403 not_judge (with no judge dispatched, an agent outside the plan may). Writes EXECUTION_STEP_JUDGED.';
+grant execute on function app_tools.plans_record_verdict(args jsonb) to svc_visitor;
+--! EndIncluded plans/tools/recordVerdict.sql
+--! Included plans/tools/judge.sql
+-- The plans.judge tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- dispatches the judge of a step in REVIEW (override, then crew REVIEWER): EXECUTION_STEP_READY phase judge.
+create or replace function app_tools.plans_judge(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_step app_public.execution_steps := app_hidden.find_step(args->>'stepId');
+  v_plan app_public.execution_plans;
+  v_judge uuid;
+begin
+  v_plan := app_hidden.lock_plan(v_step.plan_id);
+  select * into v_step from app_public.execution_steps where id = v_step.id;
+  if v_step.status <> 'REVIEW' then
+    raise exception 'Step is %; only a step in REVIEW is judged', v_step.status using errcode = 'SV409', detail = 'step_not_in_review';
+  end if;
+  if args->>'judgeAgentId' is not null then
+    v_judge := (app_hidden.find_live_agent(args->>'judgeAgentId', 'judgeAgentId')).id;
+    -- The step's worker does not name itself its judge (recordVerdict would then take its own PASS). The crew's
+    -- REVIEWER being the worker stays possible: that is the plan's choice, not the worker's.
+    if v_judge = v_step.assigned_agent_id and app_hidden.current_agent_id() = v_step.assigned_agent_id then
+      raise exception 'The step''s worker cannot name itself its judge (judgeAgentId)' using errcode = 'SV403', detail = 'own_step';
+    end if;
+    -- Nor does another agent of the plan choose the judge, nor any agent make the worker its step's judge: a fellow
+    -- worker named the step's worker, who then passed its own step. A person may.
+    if app_hidden.caller_works_in_plan(v_plan.id) then
+      raise exception 'An agent working in this plan does not choose a step''s judge: plans.judge without judgeAgentId takes the crew''s REVIEWER; a person may name one'
+        using errcode = 'SV403', detail = 'own_plan';
+    end if;
+    if v_judge = v_step.assigned_agent_id and app_hidden.current_agent_id() is not null then
+      raise exception 'An agent does not make the step''s worker its judge; a person may' using errcode = 'SV403', detail = 'own_step';
+    end if;
+  else
+    v_judge := app_hidden.crew_agent_for_role((select g.crew_id from app_public.goals g where g.id = v_plan.goal_id), 'REVIEWER', v_step.position);
+  end if;
+  if v_judge is null then
+    raise exception 'No reviewer: pass judgeAgentId or add a REVIEWER to the goal''s crew' using errcode = 'SV409', detail = 'no_reviewer';
+  end if;
+  perform app_hidden.step_dispatch_judge(v_step, v_judge);
+  return jsonb_build_object('judgeAgentId', v_judge, 'stepId', v_step.id);
+end
+$$;
+comment on function app_tools.plans_judge(args jsonb) is 'plans.judge: Dispatch the judge of a step in REVIEW (judgeAgentId, else the crew''s REVIEWER): EXECUTION_STEP_READY with phase judge, judgeAgentId and a judging prompt. The step''s worker may not name itself (403 own_step), no agent working in the plan names a judge (403 own_plan; without judgeAgentId it takes the crew''s REVIEWER), and no agent names the step''s worker (403 own_step); a person may.';
+grant execute on function app_tools.plans_judge(args jsonb) to svc_visitor;
+--! EndIncluded plans/tools/judge.sql
+--! Included agentCrews/tools/unarchive.sql
+-- The agentCrews.unarchive tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- undoes agentCrews.archive (ADMIN; idempotent); CREW_UPDATED by trigger.
+create or replace function app_tools.agent_crews_unarchive(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+declare v_crew app_public.agent_crews := app_hidden.find_crew(args->>'id');
+begin
+  perform app_hidden.require_crew_admin();
+  perform app_hidden.crew_assert_not_own(v_crew.id);
+  if v_crew.archived_at is not null then
+    update app_public.agent_crews set archived_at = null where id = v_crew.id returning * into v_crew;
+  end if;
+  return app_hidden.crew_json(v_crew);
+end
+$$;
+comment on function app_tools.agent_crews_unarchive(args jsonb) is 'agentCrews.unarchive: Restore an archived crew (ADMIN, unnarrowed key, not an agent working in a live plan of the crew: 403 own_plan; idempotent).';
+grant execute on function app_tools.agent_crews_unarchive(args jsonb) to svc_visitor;
+--! EndIncluded agentCrews/tools/unarchive.sql
