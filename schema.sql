@@ -1889,7 +1889,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.lock_cycles() returns app_public.workspaces; sql volatile; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.lock_directed_relations(text) returns void; sql volatile; execute: svc_visitor; relations/relations.sql
 -- app_hidden.lock_issue_parents() returns void; sql volatile; execute: svc_visitor; issues/write.sql
--- app_hidden.lock_issues_in_order(jsonb,text) returns void; plpgsql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.lock_issues_in_order(jsonb,text) returns void; sql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.lock_live_agent(uuid) returns void; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.lock_plan(uuid) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.member_json(app_public.memberships) returns jsonb; sql stable; execute: svc_visitor; members/members.sql
@@ -2235,6 +2235,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.set_agent_archived(uuid,uuid,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.set_member_role(uuid,uuid,text) returns app_public.memberships; plpgsql volatile; execute: owner only; workspace/members.sql
 -- app_private.steps_pass_over_archived_agent(uuid,uuid) returns void; plpgsql volatile; execute: owner only; orchestration/loop.sql
+-- app_private.stop_running_timers(uuid,uuid) returns void; sql volatile; execute: owner only; time/time.sql
 -- app_private.sweep_silent_agents(timestamp with time zone) returns jsonb; plpgsql volatile security definer; execute: owner only; agents/agents.sql
 -- app_private.sweep_stale_runs(timestamp with time zone) returns jsonb; plpgsql volatile security definer; execute: owner only; runs/runs.sql
 -- app_private.tg_action_requests__events() returns trigger; plpgsql volatile security definer; execute: owner only; actionRequests/triggers.sql

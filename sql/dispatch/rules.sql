@@ -6,17 +6,21 @@ create or replace function app_hidden.dispatch_rules_check_refs(p_workspace_id u
  language plpgsql
  stable
 as $$
+declare v_archived boolean;
 begin
   if p_priority is not null and p_priority not in ('NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT') then
     perform app_hidden.raise_invalid('priority', 'must be NONE, LOW, MEDIUM, HIGH or URGENT');
   end if;
-  if p_target_agent_id is not null and not exists (
-       select 1 from app_public.agents where id = p_target_agent_id and workspace_id = p_workspace_id) then
-    raise exception 'Agent not found' using errcode = 'SV404', column = 'targetAgentId';
-  end if;
-  -- As every other way of pointing work at an agent: a rule whose target is archived would route to no one.
-  if exists (select 1 from app_public.agents where id = p_target_agent_id and archived_at is not null) then
-    raise exception 'The agent is archived' using errcode = 'SV400', column = 'targetAgentId', detail = 'agent_archived';
+  if p_target_agent_id is not null then
+    select a.archived_at is not null into v_archived from app_public.agents a
+    where a.id = p_target_agent_id and a.workspace_id = p_workspace_id;
+    if v_archived is null then
+      raise exception 'Agent not found' using errcode = 'SV404', column = 'targetAgentId';
+    end if;
+    -- As every other way of pointing work at an agent: a rule whose target is archived would route to no one.
+    if v_archived then
+      raise exception 'The agent is archived' using errcode = 'SV400', column = 'targetAgentId', detail = 'agent_archived';
+    end if;
   end if;
   if p_label_id is not null and not exists (
        select 1 from app_public.labels where id = p_label_id and workspace_id = p_workspace_id) then

@@ -185,10 +185,8 @@ create or replace function app_private.tg_issues__stop_timers()
 as $$
 begin
   -- A deleted issue is 404 everywhere and its time leaves the lists and sums; a timer left running on it would
-  -- still show it (time.running) and keep counting. It stops now, whoever's it is (time entries write no event).
-  update app_public.time_entries e
-  set ended_at = now(), duration_min = app_hidden.timer_minutes(e.started_at)
-  where e.workspace_id = new.workspace_id and e.issue_id = new.id and e.duration_min is null;
+  -- still show it (time.running) and keep counting. It stops now, whoever's it is.
+  perform app_private.stop_running_timers(new.workspace_id, new.id);
   return null;
 end
 $$;

@@ -118,21 +118,20 @@ grant execute on function app_hidden.issue_after_write(p_issue_id uuid) to svc_v
 
 create or replace function app_hidden.lock_issues_in_order(p_items jsonb, p_field text)
  returns void
- language plpgsql
+ language sql
 as $$
-begin
   -- Bulk calls lock their issues in one order (by id) before the first item: two calls naming the same issues in
   -- different orders each locked one and waited for the other's (a deadlock, 1 s, then 409 after the retries).
   -- Refs that name no live visible issue lock nothing here; their item answers 404 as before.
-  perform 1 from app_public.issues i
+  with refs as (
+    select e->>p_field as ref, e->>p_field ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' as is_id
+    from jsonb_array_elements(p_items) e)
+  select 1 from app_public.issues i
   where i.workspace_id = app_hidden.current_workspace_id() and i.deleted_at is null
-    and (i.id = any (array(select (e->>p_field)::uuid from jsonb_array_elements(p_items) e
-                           where e->>p_field ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'))
-         or i.key = any (array(select upper(e->>p_field) from jsonb_array_elements(p_items) e
-                               where e->>p_field !~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$')))
+    and (i.id = any (array(select ref::uuid from refs where is_id))
+         or i.key = any (array(select upper(ref) from refs where not is_id)))
   order by i.id
-  for update of i;
-end
+  for update of i
 $$;
 comment on function app_hidden.lock_issues_in_order(p_items jsonb, p_field text) is 'Locks (FOR UPDATE, by id) the live visible issues a bulk call''s items name in p_field (id or key), before the items run: concurrent bulk calls over the same issues wait for each other instead of deadlocking.';
 grant execute on function app_hidden.lock_issues_in_order(p_items jsonb, p_field text) to svc_visitor;

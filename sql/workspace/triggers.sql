@@ -65,9 +65,7 @@ as $$
 begin
   -- With tracking off every time tool is 403, time.stop included: a timer left running could not be stopped and
   -- would count the whole time tracking stayed off. They stop now, whoever's (as when their issue is deleted).
-  update app_public.time_entries e
-  set ended_at = now(), duration_min = app_hidden.timer_minutes(e.started_at)
-  where e.workspace_id = new.id and e.duration_min is null;
+  perform app_private.stop_running_timers(new.id);
   return null;
 end
 $$;

@@ -1,5 +1,5 @@
 import { gql } from './api.ts';
-import { may, type Meta } from './data.ts';
+import { may, statusOf, type Meta } from './data.ts';
 import { useLive } from './hooks.ts';
 import { REQUEST_FIELDS, RequestCard, type Request } from './requests.tsx';
 
@@ -57,7 +57,7 @@ function Work({ agent, meta }: { agent: any; meta: Meta }) {
         <div key={r.rowId}><a href={`#/issue/${r.issue.key}`}>{r.issue.key}</a> {r.issue.title} <span class="meta">{r.currentStep ?? r.status}</span>
           {/* Its issue was closed while the run is open (its agent ends it with runs.complete): said, not hidden. */}
           {closed.has(r.issue.statusId) && (
-            <span class="meta closed-issue"> · issue {meta.statuses.find((st) => st.rowId === r.issue.statusId)?.name}, run still open</span>
+            <span class="meta closed-issue"> · issue {statusOf(meta, r.issue.statusId)?.name}, run still open</span>
           )}
         </div>
       ))}

@@ -23,6 +23,9 @@ export interface Meta {
   statuses: Status[]; projects: Named[]; labels: (Named & { color: string })[]; cycles: Cycle[]; agents: Agent[]; users: User[];
 }
 
+/** A status of the workspace by its id. */
+export const statusOf = (meta: Meta, id: unknown): Status | undefined => meta.statuses.find((s) => s.rowId === id);
+
 export async function loadMeta(): Promise<Meta> {
   const d = await gql(`query Meta {
     currentWorkspace { key name }

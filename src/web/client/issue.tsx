@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { gql } from './api.ts';
 import { LabelChip } from './board.tsx';
-import { may, PRIORITIES, type Meta } from './data.ts';
+import { may, PRIORITIES, statusOf, type Meta } from './data.ts';
 import { useLive } from './hooks.ts';
 import { renderMarkdown } from './markdown.ts';
 import { REQUEST_FIELDS, RequestCard, type Request } from './requests.tsx';
@@ -51,7 +51,7 @@ type TimelineEvent = { seq: string; kind: string; createdAt: string; payload?: R
 /** One line of the timeline: what changed, from the event's payload, where the kind alone would not say. */
 function describeEvent(ev: TimelineEvent, meta: Meta): string {
   const p = ev.payload ?? {};
-  const status = (id: unknown) => meta.statuses.find((s) => s.rowId === id)?.name ?? 'a status';
+  const status = (id: unknown) => statusOf(meta, id)?.name ?? 'a status';
   const agent = (id: unknown) => meta.agents.find((a) => a.rowId === id)?.name ?? 'an agent';
   switch (ev.kind) {
     case 'ISSUE_STATUS_CHANGED': return `status ${status(p.from)} → ${status(p.to)}`;

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { notUsageReport } from './api.ts';
-import { loadList, type Filters, type Meta } from './data.ts';
+import { loadList, statusOf, type Filters, type Meta } from './data.ts';
 import { useLive } from './hooks.ts';
 
 const PAGE = 100;
@@ -23,7 +23,6 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
   kept = { view, limit, at };
   const list = useRef<HTMLTableSectionElement>(null);
   const shown = issues.data?.items ?? [];
-  const statusOf = (id: string) => meta.statuses.find((s) => s.rowId === id);
   // The selection is clamped while rendering, so a shorter list never leaves nothing selected.
   const found = at.key === undefined ? -1 : shown.findIndex((i) => i.key === at.key);
   const selected = found >= 0 ? found : Math.min(at.n, Math.max(shown.length - 1, 0));
@@ -68,7 +67,7 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
                 onDblClick={() => { location.hash = `#/issue/${i.key}`; }}>
                 <td class="key"><a href={`#/issue/${i.key}`}>{i.key}</a></td>
                 <td>{i.title}</td>
-                <td>{statusOf(i.statusId)?.name}</td>
+                <td>{statusOf(meta, i.statusId)?.name}</td>
                 <td>{i.priority}</td>
                 <td>{agent ? `Agent: ${agent.name}` : user ? user.name || user.email : ''}</td>
               </tr>
