@@ -2006,6 +2006,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.step_json(app_public.execution_steps) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
 -- app_hidden.step_make_ready(app_public.execution_steps) returns app_public.execution_steps; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.step_move(app_public.execution_steps,text) returns app_public.execution_steps; plpgsql volatile; execute: svc_visitor; orchestration/machine.sql
+-- app_hidden.step_refuse_non_judge(app_public.execution_steps) returns void; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.stop_running_timer(uuid) returns app_public.time_entries; sql volatile; execute: svc_visitor; time/time.sql
 -- app_hidden.stream_backlog(bigint,integer) returns integer; sql stable; execute: svc_visitor; events/stream.sql
 -- app_hidden.stream_events(uuid[]) returns jsonb; sql stable; execute: svc_visitor; events/stream.sql

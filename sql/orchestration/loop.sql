@@ -380,6 +380,24 @@ $$;
 comment on function app_hidden.plan_assert_may_end(p_plan app_public.execution_plans, p_step app_public.execution_steps) is 'Before a tool ends work in a live plan (cancels p_step, or with no step cancels or completes the plan, abandons its goal or plans the goal again): an agent working in the plan must be its planner (403 own_step for a worker canceling its own step, own_plan for the others); where a pending review gate holds what ends, the caller must also be one who may decide it (gate_assert_may_decide).';
 grant execute on function app_hidden.plan_assert_may_end(p_plan app_public.execution_plans, p_step app_public.execution_steps) to svc_visitor;
 
+create or replace function app_hidden.step_refuse_non_judge(p_step app_public.execution_steps)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  -- Called where only the step's judge (or a person) may pass it: its worker is told own_step, any other agent not_judge.
+  if app_hidden.current_agent_id() = p_step.assigned_agent_id then
+    raise exception 'The step''s worker does not pass its own work: it moves the step to REVIEW; its judge (plans.recordVerdict) or a person passes it'
+      using errcode = 'SV403', detail = 'own_step';
+  end if;
+  raise exception 'Only the step''s judge (plans.judge dispatched it) or a person passes this step or records its verdict'
+    using errcode = 'SV403', detail = 'not_judge';
+end
+$$;
+comment on function app_hidden.step_refuse_non_judge(p_step app_public.execution_steps) is 'Raises 403 for an agent that is not the step''s judge passing it (plans.recordVerdict, executionPlans.transitionStep to DONE): own_step for its worker, not_judge for any other agent. The callers decide when it applies.';
+grant execute on function app_hidden.step_refuse_non_judge(p_step app_public.execution_steps) to svc_visitor;
+
 create or replace function app_hidden.plan_assert_may_approve(p_plan app_public.execution_plans)
  returns void
  language plpgsql

@@ -31,12 +31,7 @@ begin
   -- the review) or a fellow worker's is 403; a person still may. Nor does a worker cancel its own step.
   if app_hidden.current_agent_id() is not null and app_hidden.current_agent_id() is distinct from v_step.judge_agent_id then
     if v_to = 'DONE' and (v_step.status = 'REVIEW' or app_hidden.plan_auto_judges(v_plan)) then
-      if app_hidden.current_agent_id() = v_step.assigned_agent_id then
-        raise exception 'This step is judged: move it to REVIEW; its judge (plans.recordVerdict) or a person moves it to DONE, not its worker'
-          using errcode = 'SV403', detail = 'own_step';
-      end if;
-      raise exception 'This step is judged: its judge (plans.recordVerdict) or a person moves it to DONE'
-        using errcode = 'SV403', detail = 'not_judge';
+      perform app_hidden.step_refuse_non_judge(v_step);
     end if;
   end if;
   if v_to = 'CANCELED' then

@@ -25,12 +25,7 @@ begin
   if app_hidden.current_agent_id() is not null
      and (app_hidden.current_agent_id() is distinct from v_step.judge_agent_id)
      and (v_step.judge_agent_id is not null or app_hidden.caller_works_in_plan(v_plan.id)) then
-    if app_hidden.current_agent_id() = v_step.assigned_agent_id then
-      raise exception 'The step''s worker cannot judge its own work: its judge (plans.judge) or a person records the verdict'
-        using errcode = 'SV403', detail = 'own_step';
-    end if;
-    raise exception 'Only the step''s judge (plans.judge dispatched it) or a person records its verdict'
-      using errcode = 'SV403', detail = 'not_judge';
+    perform app_hidden.step_refuse_non_judge(v_step);
   end if;
   v_outcome := case when args->>'verdict' = 'PASS' then 'DONE'
                     when v_step.retry_count < v_plan.max_step_retries then 'RETRY' else 'BLOCKED' end;
