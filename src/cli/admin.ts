@@ -424,6 +424,7 @@ const commands = [
     'token-env': { kind: 'string', description: 'environment variable holding the host token', placeholder: 'VAR' },
     'api-url': { kind: 'string', maxLength: 500, description: 'API base URL (GitHub Enterprise); default https://api.github.com', placeholder: 'URL' },
   }, async (client, v) => {
+    await assertWebhookUrl(v['api-url'], 'apiUrl'); // an outbound target as a webhook's: no credentials, no private host
     const ws = await workspaceId(client, v.workspace);
     const { rows } = await client.query('select app_hidden.repo_mapping_insert($1, $2, $3, $4) as m', [
       ws, v.repo, v['token-env'] ?? null, v['api-url'] ?? null,

@@ -1,6 +1,7 @@
 /**
  * GraphQL mutations that register a webhook target check it first, in Node (DNS included), like the CLI:
- * webhooksCreate/webhooksUpdate `url`, agentsCreate/agentsUpdate `webhookUrl` (src/webhooks/registration.ts).
+ * webhooksCreate/webhooksUpdate `url`, agentsCreate/agentsUpdate `webhookUrl` (src/webhooks/registration.ts), and so do
+ * those that name a repository host's API (repoMappingsCreate/repoMappingsUpdate `apiUrl`: the repohost tools call it).
  * A refused URL is a 400 invalid_input error naming the field; the mutation does not run.
  */
 import '../polyfills.ts';
@@ -21,6 +22,8 @@ export const WebhookUrlCheckPlugin = wrapPlans(
       webhooksUpdate: checking('url'),
       agentsCreate: checking('webhookUrl'),
       agentsUpdate: checking('webhookUrl'),
+      repoMappingsCreate: checking('apiUrl'),
+      repoMappingsUpdate: checking('apiUrl'),
     },
   },
   { name: 'SvcWebhookUrlCheckPlugin' },

@@ -1,6 +1,6 @@
 /**
- * Webhook targets are checked when they are registered (webhooks, agent webhookUrl; CLI, GraphQL), not
- * only at delivery: a URL carrying credentials (`http://user:secret@host/x`) is refused (they would sit in
+ * Webhook targets, and a repository mapping's apiUrl, are checked when they are registered (CLI, GraphQL), not only
+ * at delivery: a URL carrying credentials (`http://user:secret@host/x`) is refused (they would sit in
  * delivery records), and so is a loopback, private or link-local target (literal address, `localhost`, or
  * a name resolving to one) unless SVC_EGRESS_ALLOW_PRIVATE=1. Delivery keeps its own check (egress.ts):
  * a name may re-resolve differently later, and a name that does not resolve yet is accepted here.

@@ -94,6 +94,24 @@ describe('webhook URLs at registration', () => {
     expect(rows[0].n).toBe(0);
   });
 
+  it('a repository mapping names its apiUrl under the same rule, CLI and GraphQL (the repohost tools call it)', async () => {
+    strict();
+    await expect(admin(t, 'create-repo-mapping', { workspace: ws.key, repo: 'acme/inside', 'api-url': 'http://169.254.169.254/api', json: true }))
+      .rejects.toMatchObject({ status: 400, body: { issues: { apiUrl: expect.stringContaining('SVC_EGRESS_ALLOW_PRIVATE') } } });
+    await expect(admin(t, 'create-repo-mapping', { workspace: ws.key, repo: 'acme/creds', 'api-url': CREDENTIALS[0], json: true }))
+      .rejects.toMatchObject({ status: 400, body: { issues: { apiUrl: expect.stringContaining('credentials') } } });
+    const refused = await gql(t, ws.token, 'mutation { repoMappingsCreate(input: {repoFullName: "acme/gql-inside", apiUrl: "http://10.0.0.7/api"}) { clientMutationId } }');
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_input', status: 400, issues: { apiUrl: expect.any(String) } });
+    const made = await admin(t, 'create-repo-mapping', { workspace: ws.key, repo: 'acme/ghe', 'api-url': 'https://ghe.example.com/api/v3', json: true });
+    const update = await gql(t, ws.token, `mutation { repoMappingsUpdate(input: {mappingId: "${made.mapping.id}", apiUrl: "http://localhost:8080/api"}) { clientMutationId } }`);
+    expect(update.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_input', issues: { apiUrl: expect.any(String) } });
+    const { rows } = await t.pools.owner.query(
+      "select count(*)::int as n from app_public.connection_mappings where api_url ~ '169\\.254|10\\.0\\.0\\.7|localhost|@'");
+    expect(rows[0].n).toBe(0);
+    process.env.SVC_EGRESS_ALLOW_PRIVATE = '1';
+    expect((await admin(t, 'create-repo-mapping', { workspace: ws.key, repo: 'acme/local-ghe', 'api-url': 'http://127.0.0.1:8080/api', json: true })).mapping.id).toBeTruthy();
+  });
+
   it('the tables refuse credentials whatever writes them', async () => {
     await expect(t.pools.owner.query(
       "insert into app_public.webhooks (workspace_id, url) values ($1, 'http://user:pw@hooks.example.com/x')", [ws.id],
