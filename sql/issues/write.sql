@@ -287,9 +287,7 @@ begin
     end if;
   end if;
   if args ? 'parentId' then
-    if args->>'parentId' is null then
-      v.parent_id := null;
-    else
+    if args->>'parentId' is not null then
       -- Held already when the tool took it before the issue's row lock (as it should); taken here otherwise.
       perform app_hidden.lock_issue_parents();
       v_parent := app_hidden.find_issue(args->>'parentId', 'parentId');
@@ -299,8 +297,17 @@ begin
       if app_hidden.issue_has_ancestor(v_parent.id, v.id) then
         perform app_hidden.raise_invalid('parentId', 'this parent is a sub-issue of the issue (it would make a cycle), or its chain of parents is over 1,000 deep');
       end if;
-      v.parent_id := v_parent.id;
     end if;
+    if v_parent.id is distinct from v.parent_id then
+      -- A sub-issue that moves changes the tree of the parent it leaves and of the one it joins: run-mode gated on both.
+      if v.parent_id is not null then
+        perform app_hidden.assert_run_mode_allows_mutation(v.parent_id);
+      end if;
+      if v_parent.id is not null then
+        perform app_hidden.assert_run_mode_allows_mutation(v_parent.id);
+      end if;
+    end if;
+    v.parent_id := v_parent.id;
   end if;
   if args ? 'cycleId' then
     if args->>'cycleId' is null then
@@ -390,6 +397,8 @@ begin
 
   if args->>'parentId' is not null then
     v_parent := app_hidden.find_issue(args->>'parentId', 'parentId');
+    -- A new sub-issue changes its parent's tree: not by an agent whose run there only researches, reviews or discusses.
+    perform app_hidden.assert_run_mode_allows_mutation(v_parent.id);
   end if;
 
   if cardinality(v_label_ids) > 0

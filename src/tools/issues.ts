@@ -187,7 +187,7 @@ export const issueTools = defineTools(
     name: 'issues.claim',
     requiresUser: 'user',
     scopes: ['WRITE_ISSUES'],
-    description: "Claim an issue for the key's user (claimedById) until claimExpiresAt (durationMinutes, default 240). Claiming your own claim again extends it; another user's unexpired claim is 409 already_claimed.",
+    description: "Claim an issue for the key's user (claimedById) until claimExpiresAt (durationMinutes, default 240). Claiming your own claim again extends it (never shortens it; ISSUE_UPDATED changes claimExpiresAt); another user's unexpired claim is 409 already_claimed.",
     input: z.strictObject({ id: issueRef, durationMinutes: z.number().int().min(1).max(10_080).optional().describe('Claim length, default 240 (4 h), max 7 days') }),
     output: IssueOut,
   }),

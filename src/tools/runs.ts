@@ -26,7 +26,7 @@ export const runTools = defineTools(
     name: 'runs.complete',
     requiresAgentKey: true,
     scopes: ['WRITE_ISSUES'],
-    description: `Close an open run as COMPLETED. Gates by mode: EXECUTE needs a produced artifact when the issue has artifactRequired and every verificationChecklist item reported done in verificationResult [{id | label, done}] (by id, else by label: exact after trimming); RESEARCH needs confidence; REVIEW needs verdict; DISCUSS takes a summary only. An EXECUTE completion marks the issue's checklist items done (ISSUE_UPDATED). completionMeta keeps what was reported and the run contract version. ${agentOnly}`,
+    description: `Close an open run as COMPLETED. Gates by mode: EXECUTE needs a produced artifact when the issue has artifactRequired and every verificationChecklist item reported done in verificationResult [{id | label, done}] (by id, else by label: exact after trimming); RESEARCH needs confidence; REVIEW needs verdict (which only a REVIEW run takes); DISCUSS takes a summary only. An EXECUTE completion marks the issue's checklist items done (ISSUE_UPDATED). completionMeta keeps what was reported and the run contract version. ${agentOnly}`,
     input: z.strictObject({
       runId, summary: z.string().trim().min(1).max(20_000),
       producedArtifactIds: z.array(z.string().min(1).max(200)).max(100).optional(),

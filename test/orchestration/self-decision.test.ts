@@ -129,6 +129,27 @@ describe('a step\'s worker does not judge its own work', () => {
   });
 });
 
+describe('an agent of a plan moves only its own steps', () => {
+  it('a fellow worker does not block, start or send to review another\'s step (403 own_plan); the planner and a person may', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Two workers' });
+    const goal = await ok(t, ws.token, 'goals.create', { title: 'Two workers', issueId: issue.id, crewId });
+    const { planId } = await ok(t, plannerKey.token, 'plans.decompose', { goalId: goal.id });
+    const { stepIds: [mine, theirs] } = await ok(t, plannerKey.token, 'plans.addSteps', { planId, steps: [
+      { title: 'Mine', assignedAgentId: worker.id }, { title: 'Theirs', assignedAgentId: spare.id }] });
+    await ok(t, ws.token, 'plans.activate', { planId });
+    // A fellow worker's BLOCKED opened a gate on another's step that only a person could clear.
+    for (const status of ['BLOCKED', 'RUNNING', 'REVIEW', 'READY']) {
+      const r = await rest(t, workerKey.token, 'executionPlans.transitionStep', { stepId: theirs, status });
+      expect([status, r.status, r.body.error]).toEqual([status, 403, 'own_plan']);
+    }
+    const plan = await ok(t, ws.token, 'executionPlans.get', { id: planId });
+    expect([plan.steps.find((s: { id: string }) => s.id === theirs).status, plan.gates]).toEqual(['READY', []]);
+    expect((await ok(t, workerKey.token, 'executionPlans.transitionStep', { stepId: mine, status: 'RUNNING' })).step.status).toBe('RUNNING');
+    expect((await ok(t, plannerKey.token, 'executionPlans.transitionStep', { stepId: theirs, status: 'RUNNING' })).step.status).toBe('RUNNING');
+    expect((await ok(t, ws.token, 'executionPlans.transitionStep', { stepId: theirs, status: 'READY' })).step.status).toBe('READY');
+  });
+});
+
 describe('no agent of a plan ends the work a review gate holds', () => {
   it('a fellow worker, the step\'s worker and the planner do not cancel a blocked step, the plan or the goal; a person does', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Gated goal' });

@@ -269,10 +269,16 @@ describe('issues.claim / release', () => {
     expect(minutes).toBeLessThan(241);
     const extended = await ok(t, ws.token, 'issues.claim', { id: issue.id, durationMinutes: 600 });
     expect(new Date(extended.claimExpiresAt).getTime()).toBeGreaterThan(new Date(claimed.claimExpiresAt).getTime());
+    // A re-claim never shortens the claim (release ends it early): nothing changes, nothing is recorded.
+    expect((await ok(t, ws.token, 'issues.claim', { id: issue.id, durationMinutes: 5 })).claimExpiresAt).toBe(extended.claimExpiresAt);
     expect((await ok(t, ws.token, 'issues.list', { claimedById: rows[0].id })).items.map((i: { id: string }) => i.id)).toContain(issue.id);
     const released = await ok(t, ws.token, 'issues.release', { id: issue.id });
     expect(released).toMatchObject({ claimedById: null, claimExpiresAt: null });
-    expect(await kinds(issue.id)).toEqual(['ISSUE_CREATED', 'ISSUE_UPDATED', 'ISSUE_UPDATED']);
+    // Claimed, extended (changes claimExpiresAt), released.
+    expect(await kinds(issue.id)).toEqual(['ISSUE_CREATED', 'ISSUE_UPDATED', 'ISSUE_UPDATED', 'ISSUE_UPDATED']);
+    const { rows: changes } = await t.pools.owner.query(
+      "select payload->'changes' as c from app_public.activity_events where subject_id = $1 and kind = 'ISSUE_UPDATED' order by seq", [issue.id]);
+    expect(changes.map((r) => r.c)).toEqual([['claimedById'], ['claimExpiresAt'], ['claimedById']]);
     expect((await rest(t, ws.token, 'issues.claim', { id: issue.id, durationMinutes: 0 })).status).toBe(400);
     expect((await rest(t, ws.token, 'issues.claim', { id: issue.id, durationMinutes: 20_000 })).status).toBe(400);
   });

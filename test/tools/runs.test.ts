@@ -144,6 +144,31 @@ describe('runs.setWaiting / resumeWork', () => {
     expect(done).toMatchObject({ status: 'COMPLETED', completionMeta: { contractVersion: '2026-11-01', summary: 'found it', confidence: 'HIGH' } });
   });
 
+  it('a gated run covers the issue\'s links and sub-issues: relations.add/remove on either end, a sub-issue created under it or moved in or out', async () => {
+    const { issue } = await assigned('Researched, not rewired', 'RESEARCH');
+    const other = await ok(t, ws.token, 'issues.create', { title: 'Elsewhere' });
+    const child = await ok(t, ws.token, 'issues.create', { title: 'Child', parentId: issue.id });
+    const link = await ok(t, ws.token, 'relations.add', { fromIssueId: other.id, toIssueId: issue.id, kind: 'RELATES_TO' });
+    const refused = async (tool: string, args: object) => {
+      const r = await rest(t, coderKey.token, tool, args);
+      expect([tool, r.status, r.body.error]).toEqual([tool, 403, 'run_mode_gated']);
+    };
+    await refused('relations.add', { fromIssueId: issue.id, toIssueId: other.id, kind: 'DUPLICATES' });
+    await refused('relations.add', { fromIssueId: other.id, toIssueId: issue.id, kind: 'BLOCKS' });
+    await refused('relations.remove', { id: link.id });
+    await refused('issues.create', { title: 'Sub-task', parentId: issue.id });
+    await refused('issues.update', { id: other.id, parentId: issue.id });
+    await refused('issues.update', { id: child.id, parentId: null });
+    await refused('issues.update', { id: child.id, parentId: other.id });
+    // Nothing was written: the link stands, no sub-issue was added, the child stays.
+    expect((await ok(t, ws.token, 'relations.listForIssue', { issueId: issue.id })).map((r: { id: string }) => r.id)).toEqual([link.id]);
+    expect((await ok(t, ws.token, 'issues.list', { parentId: issue.id })).items.map((i: { id: string }) => i.id)).toEqual([child.id]);
+    // Issues the run is not on stay the agent's to change.
+    const third = await ok(t, ws.token, 'issues.create', { title: 'Third' });
+    expect((await ok(t, coderKey.token, 'relations.add', { fromIssueId: other.id, toIssueId: third.id, kind: 'RELATES_TO' })).created).toBe(true);
+    expect((await ok(t, coderKey.token, 'issues.update', { id: third.id, parentId: other.id })).parentId).toBe(other.id);
+  });
+
   it('an upload begun in an EXECUTE run is not finalized onto the issue once a REVIEW run gates it', async () => {
     const { issue, runId } = await assigned('Upload, then review');
     const up = await ok(t, coderKey.token, 'attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'log.txt',
@@ -200,6 +225,14 @@ describe('runs.complete', () => {
     expect((await rest(t, coderKey.token, 'runs.complete', { runId: review.runId, summary: 'ok', verdict: 'MEH' })).body.issues).toHaveProperty('verdict');
     expect((await rest(t, helperKey.token, 'runs.complete', { runId: review.runId, summary: 'ok', verdict: 'APPROVE' })).status).toBe(403);
     expect((await ok(t, coderKey.token, 'runs.complete', { runId: review.runId, summary: 'ok', verdict: 'REQUEST_CHANGES' })).completionMeta.verdict).toBe('REQUEST_CHANGES');
+    // A verdict is a review's: an EXECUTE or RESEARCH run refuses one (it stored `verdict: APPROVE` on an EXECUTE run).
+    const execute = await assigned('Execute, not approve');
+    const research = await assigned('Research, not approve', 'RESEARCH');
+    for (const [runId, extra] of [[execute.runId, {}], [research.runId, { confidence: 'HIGH' }]] as const) {
+      const r = await rest(t, coderKey.token, 'runs.complete', { runId, summary: 'done', verdict: 'APPROVE', ...extra });
+      expect([r.status, Object.keys(r.body.issues ?? {})]).toEqual([400, ['verdict']]);
+    }
+    expect((await ok(t, coderKey.token, 'runs.complete', { runId: research.runId, summary: 'done', confidence: 'HIGH' })).completionMeta.verdict).toBeUndefined();
     const discuss = await assigned('Discuss', 'DISCUSS');
     expect((await rest(t, coderKey.token, 'runs.complete', { runId: discuss.runId, summary: 'x', confidence: 'LOW' })).body.issues).toHaveProperty('confidence');
     expect((await rest(t, coderKey.token, 'runs.complete', { runId: discuss.runId })).body.issues).toHaveProperty('summary');

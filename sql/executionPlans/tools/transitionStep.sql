@@ -33,6 +33,15 @@ begin
     if v_to = 'DONE' and (v_step.status = 'REVIEW' or app_hidden.plan_auto_judges(v_plan)) then
       perform app_hidden.step_refuse_non_judge(v_step);
     end if;
+    -- An agent working in the plan moves its own steps (as worker or judge), or any as its planner: a fellow worker
+    -- blocked another's step (a gate only a person could clear) or took it to RUNNING under it. An agent outside the
+    -- plan may, as a person may.
+    if app_hidden.current_agent_id() is distinct from v_step.assigned_agent_id
+       and app_hidden.current_agent_id() is distinct from v_plan.planner_agent_id
+       and app_hidden.caller_works_in_plan(v_plan.id) then
+      raise exception 'An agent working in this plan moves only its own steps: the step''s worker, its judge, the planner or a person moves this one'
+        using errcode = 'SV403', detail = 'own_plan';
+    end if;
   end if;
   if v_to = 'CANCELED' then
     perform app_hidden.plan_assert_may_end(v_plan, v_step);
@@ -76,5 +85,5 @@ begin
     'readyStepIds', to_jsonb(v_ready), 'judgeAgentId', v_judge, 'gateId', v_gate.id);
 end
 $$;
-comment on function app_tools.execution_plans_transition_step(args jsonb) is 'executionPlans.transitionStep: Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew''s REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step''s runs (404). In a plan that judges its steps (or from REVIEW) no agent but the step''s judge moves it to DONE (403 own_step for its worker, not_judge for another agent; a person may); a step is canceled by a person, the plan''s planner or an agent outside the plan (403 own_step for its worker, own_plan for another worker or judge), and one a pending gate holds only by one who may decide the gate (403 person_required / own_plan).';
+comment on function app_tools.execution_plans_transition_step(args jsonb) is 'executionPlans.transitionStep: Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew''s REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step''s runs (404). In a plan that judges its steps (or from REVIEW) no agent but the step''s judge moves it to DONE (403 own_step for its worker, not_judge for another agent; a person may); an agent working in the plan moves only its own steps, as worker or judge, or any as the planner (403 own_plan); a step is canceled by a person, the plan''s planner or an agent outside the plan (403 own_step for its worker, own_plan for another worker or judge), and one a pending gate holds only by one who may decide the gate (403 person_required / own_plan).';
 grant execute on function app_tools.execution_plans_transition_step(args jsonb) to svc_visitor;

@@ -2,7 +2,7 @@
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
 -- the caller's user claims the issue until claimExpiresAt (durationMinutes, default 240). Claiming again
--- extends the claim; another user's live claim is 409 already_claimed, an expired one is taken over. Run-mode
+-- extends the claim (never shortens it); another user's live claim is 409 already_claimed, an expired one is taken over. Run-mode
 -- gated.
 create or replace function app_tools.issues_claim(args jsonb)
  returns jsonb
@@ -20,12 +20,15 @@ begin
       to_char(v_issue.claim_expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
       using errcode = 'SV409', detail = 'already_claimed';
   end if;
+  -- Claiming one's own live claim again extends it and never shortens it (release ends a claim early).
   update app_public.issues
   set claimed_by_id = v_user,
-      claim_expires_at = now() + make_interval(mins => coalesce((args->>'durationMinutes')::int, 240))
+      claim_expires_at = case when v_issue.claimed_by_id = v_user and v_issue.claim_expires_at > now()
+                              then greatest(v_issue.claim_expires_at, now() + make_interval(mins => coalesce((args->>'durationMinutes')::int, 240)))
+                              else now() + make_interval(mins => coalesce((args->>'durationMinutes')::int, 240)) end
   where id = v_issue.id;
   return app_hidden.issue_json_after_write(v_issue.id);
 end
 $$;
-comment on function app_tools.issues_claim(args jsonb) is 'issues.claim: Claim an issue for the key''s user (claimedById) until claimExpiresAt (durationMinutes, default 240). Claiming your own claim again extends it; another user''s unexpired claim is 409 already_claimed.';
+comment on function app_tools.issues_claim(args jsonb) is 'issues.claim: Claim an issue for the key''s user (claimedById) until claimExpiresAt (durationMinutes, default 240). Claiming your own claim again extends it (never shortens it; ISSUE_UPDATED changes claimExpiresAt); another user''s unexpired claim is 409 already_claimed.';
 grant execute on function app_tools.issues_claim(args jsonb) to svc_visitor;

@@ -3,7 +3,7 @@
 
 -- links two visible issues (BLOCKED_BY stored as the reverse BLOCKS); an existing identical link is returned
 -- with created false (idempotent); self-links 400; a reverse BLOCKS/DUPLICATES 409, as is one
--- closing a longer cycle of them.
+-- closing a longer cycle of them. Run-mode gated on both issues.
 create or replace function app_tools.relations_add(args jsonb)
  returns jsonb
  language plpgsql
@@ -20,6 +20,9 @@ begin
   if v_from.id = v_to.id then
     raise exception 'an issue cannot be related to itself' using errcode = 'SV400', column = 'toIssueId';
   end if;
+  -- A link changes both issues (ISSUE_UPDATED, changes relations, on each): run-mode gated on either.
+  perform app_hidden.assert_run_mode_allows_mutation(v_from.id);
+  perform app_hidden.assert_run_mode_allows_mutation(v_to.id);
   if v_kind = 'BLOCKED_BY' then
     v_s_from := v_to.id; v_s_to := v_from.id; v_s_kind := 'BLOCKS';
   else

@@ -2,6 +2,7 @@
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
 -- deletes a relation whose both issues the key can see (else 404); ISSUE_UPDATED on both issues by trigger.
+-- Run-mode gated on both issues.
 create or replace function app_tools.relations_remove(args jsonb)
  returns jsonb
  language plpgsql
@@ -17,6 +18,9 @@ begin
   if v_rel.id is null then
     raise exception 'Relation not found' using errcode = 'SV404', column = 'id';
   end if;
+  -- Run-mode gated on both issues, as relations.add (the refusal rolls the delete back).
+  perform app_hidden.assert_run_mode_allows_mutation(v_rel.from_issue_id);
+  perform app_hidden.assert_run_mode_allows_mutation(v_rel.to_issue_id);
   return jsonb_build_object('id', v_rel.id, 'removed', true, 'kind', v_rel.kind,
                             'fromIssueId', v_rel.from_issue_id, 'toIssueId', v_rel.to_issue_id);
 end

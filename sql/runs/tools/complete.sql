@@ -30,6 +30,10 @@ begin
     perform app_hidden.raise_invalid('producedArtifactIds.' || v_unknown,
       'not an attachment of this issue: attach the artifact to the issue first (attachments.*), then name its id');
   end if;
+  -- A verdict is a review's answer: on another run it would contradict the run's mode (an EXECUTE run "approving").
+  if v_run.engagement_mode in ('EXECUTE', 'RESEARCH') and args ? 'verdict' then
+    perform app_hidden.raise_invalid('verdict', 'only a REVIEW run completes with a verdict; this run is ' || v_run.engagement_mode);
+  end if;
   case v_run.engagement_mode
     when 'EXECUTE' then
       if v_issue.artifact_required and coalesce(jsonb_array_length(args->'producedArtifactIds'), 0) = 0 then
@@ -80,4 +84,4 @@ begin
 end
 $$;
 grant execute on function app_tools.runs_complete(args jsonb) to svc_visitor;
-comment on function app_tools.runs_complete(args jsonb) is 'runs.complete: Close an open run as COMPLETED. Gates by mode: EXECUTE needs a produced artifact when the issue has artifactRequired and every verificationChecklist item reported done in verificationResult [{id | label, done}] (by id, else by label: exact after trimming); RESEARCH needs confidence; REVIEW needs verdict; DISCUSS takes a summary only. An EXECUTE completion marks the issue''s checklist items done (ISSUE_UPDATED). completionMeta keeps what was reported and the run contract version. Only a key linked to the run''s agent (403 otherwise).';
+comment on function app_tools.runs_complete(args jsonb) is 'runs.complete: Close an open run as COMPLETED. Gates by mode: EXECUTE needs a produced artifact when the issue has artifactRequired and every verificationChecklist item reported done in verificationResult [{id | label, done}] (by id, else by label: exact after trimming); RESEARCH needs confidence; REVIEW needs verdict (which only a REVIEW run takes); DISCUSS takes a summary only. An EXECUTE completion marks the issue''s checklist items done (ISSUE_UPDATED). completionMeta keeps what was reported and the run contract version. Only a key linked to the run''s agent (403 otherwise).';
