@@ -69,7 +69,9 @@ export class RateLimiter {
         await budget.reserving.catch(() => undefined);
         continue;
       }
-      const reserving = this.reserve(caller, surface, calls, limit);
+      // Only what the calls lack beyond the calls this process still holds: those are counted already (asking for
+      // all of them lost the rest, and a batch was refused with the key under its limit).
+      const reserving = this.reserve(caller, surface, calls - (budget.granted - budget.used), limit);
       budget.reserving = reserving;
       try {
         const { granted, retryAfter } = await reserving;

@@ -59,6 +59,25 @@ describe('rate limits', () => {
     expect(answers.filter((r) => r.status === 429)).toHaveLength(8);
   });
 
+  it('a batch spends the calls reserved ahead: single calls then a batch reach the limit exactly, no sooner', async () => {
+    await freshWindow();
+    const roomy = await startTestApp({ rateLimits: { rpc: 40, rest: 30 }, ownerUrl: a.ownerUrl });
+    try {
+      const key = await createKey(a, ws);
+      // One ping reserves 1 + (40 - 1) / 8 = 5; a batch of 39 was refused, as the 4 held were counted again.
+      expect((await postBatch(roomy, key.token, 1)).statusCode).toBe(200);
+      expect((await postBatch(roomy, key.token, 39)).statusCode).toBe(200);
+      expect((await postBatch(roomy, key.token, 1)).statusCode).toBe(429);
+      const other = await createKey(a, ws);
+      expect((await postBatch(roomy, other.token, 20)).statusCode).toBe(200);
+      expect((await postBatch(roomy, other.token, 19)).statusCode).toBe(200);
+      expect((await postBatch(roomy, other.token, 1)).statusCode).toBe(200);
+      expect((await postBatch(roomy, other.token, 1)).statusCode).toBe(429);
+    } finally {
+      await roomy.close();
+    }
+  });
+
   it('a process reserves calls ahead: a key\'s counter is written every few calls, not on every call', async () => {
     await freshWindow();
     const roomy = await startTestApp({ rateLimits: { rpc: 600, rest: 300 }, ownerUrl: a.ownerUrl });
