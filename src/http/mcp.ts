@@ -5,6 +5,7 @@
  * Protocol faults (unparseable body, unknown method or tool, bad params) are JSON-RPC errors; a tool that
  * fails (validation, scope, not found, conflict) is a result with isError: true (decisions.md).
  */
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../auth/keys.ts';
@@ -163,16 +164,18 @@ function sendJson(reply: FastifyReply, status: number, json: string) {
 async function handleMessage(
   services: AppServices, caller: Caller, selectors: Selectors, message: unknown, req: FastifyRequest, session: McpContext,
 ): Promise<string | undefined> {
+  // An invalid request's id is echoed when it can be read (JSON-RPC 2.0 asks for null only when it cannot), so the
+  // client can tell which request was refused.
+  const readId = (message as { id?: unknown } | null)?.id;
+  const echoedId = typeof readId === 'string' || typeof readId === 'number' ? readId : null;
   if (typeof message !== 'object' || message === null || (message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
-    // The id is echoed when it can be read, so the client can tell which request was refused.
-    const id = (message as { id?: unknown } | null)?.id;
-    return rpcError(typeof id === 'string' || typeof id === 'number' ? id : null, ErrorCode.InvalidRequest, 'Invalid JSON-RPC 2.0 message: "jsonrpc" must be "2.0"');
+    return rpcError(echoedId, ErrorCode.InvalidRequest, 'Invalid JSON-RPC 2.0 message: "jsonrpc" must be "2.0"');
   }
   const msg = message as { id?: unknown; method?: unknown; params?: unknown };
   if (typeof msg.method !== 'string') {
     // A response or error from the client: nothing to answer.
     if ('result' in msg || 'error' in msg) return undefined;
-    return rpcError(null, ErrorCode.InvalidRequest, 'Missing method');
+    return rpcError(echoedId, ErrorCode.InvalidRequest, 'method must be a string');
   }
   if (!('id' in msg) || msg.id === undefined) return undefined; // notification → 202
   if (typeof msg.id !== 'string' && typeof msg.id !== 'number') {
@@ -209,13 +212,18 @@ async function handleMessage(
         if (err instanceof ApiError) return rpcError(id, ErrorCode.InvalidParams, err.message, err.body);
         throw err;
       }
+      // A cursor names its place in one listing (the selection's tools): on another selection it is refused, as a
+      // cursor of core on full listed 93 tools and on the default profile none.
+      const listing = createHash('sha256').update(tools.map((t) => t.name).join(',')).digest('base64url').slice(0, 12);
       let offset = 0;
       if (params.cursor !== undefined) {
-        offset = decodeCursor(params.cursor);
-        if (offset < 0) return rpcError(id, ErrorCode.InvalidParams, 'Invalid cursor');
+        offset = decodeCursor(params.cursor, listing);
+        if (offset < 0 || offset >= tools.length) {
+          return rpcError(id, ErrorCode.InvalidParams, 'Invalid cursor: pass the nextCursor of the same listing (same profile, namespaces and key)');
+        }
       }
       const pageTools = tools.slice(offset, offset + TOOLS_PAGE_SIZE);
-      const next = offset + TOOLS_PAGE_SIZE < tools.length ? encodeCursor(offset + TOOLS_PAGE_SIZE) : undefined;
+      const next = offset + TOOLS_PAGE_SIZE < tools.length ? encodeCursor(offset + TOOLS_PAGE_SIZE, listing) : undefined;
       const full = fullListing(selectors);
       return rpcResult(id, JSON.stringify({ tools: pageTools.map((t) => mcpDescriptor(t, full)), ...(next ? { nextCursor: next } : {}) }));
     }
@@ -250,9 +258,10 @@ async function handleMessage(
   }
 }
 
-const encodeCursor = (offset: number) => Buffer.from(`tools:${offset}`).toString('base64url');
-function decodeCursor(cursor: unknown): number {
+const encodeCursor = (offset: number, listing: string) => Buffer.from(`tools:${offset}:${listing}`).toString('base64url');
+/** The offset a cursor of this listing names; -1 for anything else. */
+function decodeCursor(cursor: unknown, listing: string): number {
   if (typeof cursor !== 'string') return -1;
-  const m = Buffer.from(cursor, 'base64url').toString().match(/^tools:(\d+)$/);
-  return m ? Number(m[1]) : -1;
+  const m = Buffer.from(cursor, 'base64url').toString().match(/^tools:(\d{1,6}):([\w-]+)$/);
+  return m && m[2] === listing ? Number(m[1]) : -1;
 }

@@ -9,15 +9,17 @@ import type { Tool } from '../tools/define.ts';
 
 const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
   400: { name: 'InvalidInput', description: 'Invalid input (`invalid_input`, with `issues` naming each field) or invalid JSON.' },
-  401: { name: 'Unauthorized', description: 'Missing, unknown, expired or revoked key (`invalid`); `WWW-Authenticate: Bearer error="invalid_token"`.' },
+  401: { name: 'Unauthorized', description: 'Missing or unknown key (`invalid`), a revoked one (`revoked`) or an expired one (`expired`); `WWW-Authenticate: Bearer error="invalid_token"`.' },
   403: { name: 'Forbidden', description: 'The key lacks a scope (`scope_required`, with `scope`) or the caller may not do this (`forbidden`).' },
   404: { name: 'NotFound', description: 'Unknown tool (`unknown_tool`) or the target is not there for this key (`not_found`).' },
   409: { name: 'Conflict', description: 'The change conflicts with the current state (`conflict`).' },
   422: { name: 'PreconditionFailed', description: 'A precondition of the change does not hold (`precondition_failed`).' },
+  413: { name: 'PayloadTooLarge', description: 'The body is over 2 MiB (`payload_too_large`).' },
+  415: { name: 'UnsupportedMediaType', description: 'The body is not `application/json` (`unsupported_media_type`).' },
   429: { name: 'RateLimited', description: 'Too many calls for this key (`rate_limited`); retry after `Retry-After` seconds.' },
 };
-const READ_ERRORS = ['400', '401', '403', '404', '429'];
-const WRITE_ERRORS = ['400', '401', '403', '404', '409', '422', '429'];
+const READ_ERRORS = ['400', '401', '403', '404', '413', '415', '429'];
+const WRITE_ERRORS = ['400', '401', '403', '404', '409', '413', '415', '422', '429'];
 
 function operation(t: Tool) {
   const errors = t.readOnly ? READ_ERRORS : WRITE_ERRORS;

@@ -71,6 +71,7 @@ const catalogTools = defineTools(
     // It reaches any tool: assume the worst of each hint.
     destructive: true,
     openWorld: true,
+    forwards: 'arguments',
     run: async (ctx, input: { name: string; arguments: Record<string, unknown> }) => {
       if (input.name.startsWith('catalog.')) {
         const message = 'catalog helpers cannot be called through catalog.call';

@@ -51,6 +51,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
   /** MCP openWorldHint (reaches systems outside this service: repository host, any tool). Default false. */
   openWorld?: boolean;
   /**
+   * The input field that holds another tool's input (catalog.call's `arguments`): left out of this tool's nesting, size
+   * and text checks, which that tool makes itself, naming its own fields (the wrapper counted one level against the
+   * nesting limit, and refusals named `arguments.payload…`).
+   */
+  forwards?: string;
+  /**
    * Tools implemented in Node (the catalog helpers), or whose I/O outside SQL happens in Node (object
    * store, repository host) around their SQL function: then `sql: true` as well.
    */

@@ -129,7 +129,7 @@ export class ToolRunner {
     let input: unknown = args ?? {};
     const over = typeof input === 'object' && input !== null ? overDeclared(t.input, input) : undefined;
     if (over) input = over.declared;
-    const checked = checkInput(input);
+    const checked = checkInput(t.forwards && typeof input === 'object' && input !== null ? { ...input, [t.forwards]: null } : input);
     const structure = checked.structure ?? over?.structure;
     // One issue, alone, at the path of the first container past a limit (docs/decisions.md, "Nesting depth").
     if (structure) throw invalidInput(structure);

@@ -1,7 +1,7 @@
 /** Webhook management over GraphQL: OWNER/ADMIN with the ADMIN scope, own workspace only, secrets shown once. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createKey, rest, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
-import { gqlError, gqlOk } from '../support/graphql.ts';
+import { gql, gqlError, gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -31,6 +31,13 @@ describe('webhooks over GraphQL', () => {
     expect(rotated.secret).not.toBe(created.secret);
     await gqlOk(t, ws.token, `mutation($id: UUID!) { webhooksDelete(input: {webhookId: $id}) { result } }`, { id: created.id });
     expect((await gqlOk(t, ws.token, `{ webhooks { nodes { rowId } } }`)).webhooks.nodes).toEqual([]);
+  });
+
+  it('events are bounded as webhooks.create bounds them: at most 100 entries', async () => {
+    const many = await gql(t, ws.token, CREATE, { url: 'https://hooks.example.com/many', events: Array.from({ length: 5000 }, () => 'ISSUE_CREATED') });
+    expect(many.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_input', issues: { events: 'at most 100 event kinds' } });
+    const enough = await gqlOk(t, ws.token, CREATE, { url: 'https://hooks.example.com/enough', events: Array.from({ length: 100 }, () => 'ISSUE_CREATED') });
+    expect(enough.webhooksCreate.result.events).toEqual(['ISSUE_CREATED']);
   });
 
   it('a MEMBER, a key without ADMIN, and another workspace are refused', async () => {

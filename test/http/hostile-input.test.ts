@@ -43,7 +43,18 @@ describe('NUL characters and lone surrogates', () => {
     expect(r.body.result.isError).toBe(true);
     expect(toolError(r.body)).toMatchObject({ status: 400, error: 'invalid_input', issues: { title: 'must not contain NUL characters' } });
     const viaCatalog = await rpc(t, ws.token, 'tools/call', { name: 'catalog.call', arguments: { name: 'notes.create', arguments: { body: '\u0000' } } });
-    expect(toolError(viaCatalog.body)).toMatchObject({ status: 400, issues: { 'arguments.body': 'must not contain NUL characters' } });
+    expect(toolError(viaCatalog.body)).toMatchObject({ status: 400, issues: { body: 'must not contain NUL characters' } });
+  });
+
+  it('catalog.call takes what the tool takes directly: its wrapper does not count against the nesting limit', async () => {
+    const nest = (n: number): unknown => (n === 0 ? 'bottom' : { a: nest(n - 1) });
+    const direct = (n: number) => rest(t, ws.token, 'actionRequests.create', { title: 'Deep', payload: nest(n) });
+    let deepest = 50;
+    while ((await direct(deepest + 1)).status === 200) deepest++;
+    const via = (n: number) => rest(t, ws.token, 'catalog.call', { name: 'actionRequests.create', arguments: { title: 'Deep', payload: nest(n) } });
+    expect((await via(deepest)).status).toBe(200);
+    const over = await via(deepest + 1);
+    expect([over.status, Object.keys(over.body.issues)[0]]).toEqual([400, Object.keys((await direct(deepest + 1)).body.issues)[0]]);
   });
 
   it('a field named __proto__ is reported like any unknown field', async () => {

@@ -38,6 +38,8 @@ describe('JSON-RPC transport', () => {
     expect((await post(JSON.stringify({ id: 1, method: 'ping' }))).json().error.code).toBe(-32600);
     // The refused request's id is echoed when it is readable.
     expect((await post(JSON.stringify({ jsonrpc: '1.0', id: 7, method: 'ping' }))).json()).toMatchObject({ id: 7, error: { code: -32600 } });
+    expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 8 }))).json()).toMatchObject({ id: 8, error: { code: -32600 } });
+    expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 'nine', method: 5 }))).json()).toMatchObject({ id: 'nine', error: { code: -32600 } });
     expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} }))).json().error.code).toBe(-32602);
     expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'nope.nope' } }))).json().error.code).toBe(-32602);
     expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'bad' } }))).json().error.code).toBe(-32602);

@@ -149,6 +149,22 @@ async function names(token: string): Promise<string[]> {
   return out;
 }
 
+describe('tools/list cursors', () => {
+  it('a cursor pages its own listing only: on another profile it is -32602 Invalid cursor', async () => {
+    const first = await rpc(t, ws.token, 'tools/list', {}, '?profile=core');
+    const cursor = first.body.result.nextCursor;
+    expect(typeof cursor).toBe('string');
+    expect((await rpc(t, ws.token, 'tools/list', { cursor }, '?profile=core')).body.result.tools.length).toBeGreaterThan(0);
+    for (const query of ['?profile=full', '']) {
+      const other = await rpc(t, ws.token, 'tools/list', { cursor }, query);
+      expect([query, other.body.error?.code, other.body.error?.message]).toEqual([query, -32602, expect.stringMatching(/^Invalid cursor/)]);
+    }
+    // An offset past the end of the listing is refused too.
+    const past = Buffer.from(Buffer.from(cursor, 'base64url').toString().replace(/^tools:\d+/, 'tools:900000')).toString('base64url');
+    expect((await rpc(t, ws.token, 'tools/list', { cursor: past }, '?profile=core')).body.error?.code).toBe(-32602);
+  });
+});
+
 describe('tools a narrowed key could not call are not listed', () => {
   it('a project-narrowed key is not offered webhooks, workflow or settings changes, cycle scheduling or label changes', async () => {
     const narrowed = await createKey(t, ws, { projects: [await insertProject(t, ws, 'Listed narrowly')] });
