@@ -38,6 +38,10 @@ export class ConfigError extends Error {
   readonly exitCode = 2;
 }
 
+/** http://HOST:PORT, an IPv6 host bracketed (http://[::1]:3000). */
+export const httpUrl = (host: string, port: number): string =>
+  `http://${host.includes(':') ? `[${host.replace(/^\[|\]$/g, '')}]` : host}:${port}`;
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export function loadConfig(env = process.env): Config {
@@ -61,7 +65,7 @@ export function loadConfig(env = process.env): Config {
   }
   // The links the service hands out start with it: a value that is not an http(s) URL would only show up later,
   // as links nobody can open. An IPv6 HOST is bracketed in the default (http://[::1]:3000).
-  const publicUrl = (env.SVC_PUBLIC_URL?.trim() || `http://${host.includes(':') ? `[${host.replace(/^\[|\]$/g, '')}]` : host}:${port}`).replace(/\/+$/, '');
+  const publicUrl = (env.SVC_PUBLIC_URL?.trim() || httpUrl(host, port)).replace(/\/+$/, '');
   if (!originOf(publicUrl)) {
     throw new ConfigError(`SVC_PUBLIC_URL must be an http:// or https:// URL (the base of the links the service hands out), got ${JSON.stringify(env.SVC_PUBLIC_URL)}`);
   }
@@ -70,14 +74,24 @@ export function loadConfig(env = process.env): Config {
     if (!origin) throw new ConfigError(`SVC_CORS_ORIGINS takes a comma list of browser origins such as https://app.example.com; ${JSON.stringify(entry)} is not one`);
     return origin;
   });
+  // A value pg cannot read as a server address failed later as "getaddrinfo ENOTFOUND base".
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  if (databaseUrl && !/^(postgres|postgresql|socket):\/\/./i.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// (or postgresql://) connection URL, such as postgres://svc:secret@db.example.com:5432/svc');
+  }
+  // Off unless said on; a value that is neither was taken as off without a word.
+  const allowPrivate = (env.SVC_EGRESS_ALLOW_PRIVATE ?? '').trim().toLowerCase();
+  if (!['', '0', '1', 'false', 'true'].includes(allowPrivate)) {
+    throw new ConfigError(`SVC_EGRESS_ALLOW_PRIVATE must be 1 (or true) to allow private addresses, 0 (or false, or unset) to refuse them, got ${JSON.stringify(env.SVC_EGRESS_ALLOW_PRIVATE)}`);
+  }
   return {
-    databaseUrl: env.DATABASE_URL || undefined,
+    databaseUrl,
     dataDir: path.resolve(env.SVC_DATA_DIR || './.svc-data'),
     port,
     host,
     publicUrl,
     logLevel,
-    egressAllowPrivate: env.SVC_EGRESS_ALLOW_PRIVATE === '1' || env.SVC_EGRESS_ALLOW_PRIVATE === 'true',
+    egressAllowPrivate: allowPrivate === '1' || allowPrivate === 'true',
     rateLimitRpcPerMin: int('SVC_RATE_LIMIT_RPC_PER_MIN', 600),
     rateLimitRestPerMin: int('SVC_RATE_LIMIT_REST_PER_MIN', 300),
     dbPoolSize: Math.max(1, int('SVC_DB_POOL_SIZE', 2 * os.availableParallelism() + 1, 1000)),

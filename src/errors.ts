@@ -97,8 +97,23 @@ interface PgError {
   table?: string;
 }
 
+/**
+ * 503 when the error says the database cannot be reached or is going away (connection refused or lost, a server
+ * shutting down or starting up): a tool call then answered 500 internal, as if the call itself had failed.
+ */
+export function databaseUnavailable(err: unknown): ApiError | undefined {
+  const e = err as { code?: string; message?: string } | undefined;
+  const code = e?.code ?? '';
+  const lost = code.startsWith('08') || ['57P01', '57P02', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code)
+    || /^Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(e?.message ?? '');
+  if (!lost) return undefined;
+  return new ApiError(503, { error: 'unavailable', message: 'The database is not reachable right now; try again shortly' }, { 'retry-after': '5' });
+}
+
 /** The ApiError for a database error, or undefined when it is not one we expect (→ 500). */
 export function fromPgError(err: unknown): ApiError | undefined {
+  const unavailable = databaseUnavailable(err);
+  if (unavailable) return unavailable;
   const e = err as PgError;
   const mapped = e?.code ? BY_SQLSTATE[e.code] ?? (e.code.startsWith('22') ? DATA_EXCEPTION : undefined) : undefined;
   if (!mapped) return undefined;

@@ -8,7 +8,7 @@ import type { Runner } from 'graphile-worker';
 import { KeyAuthenticator } from './auth/keys.ts';
 import { EmbeddedBlobStore } from './blobs/embedded.ts';
 import { createBlobStore } from './blobs/index.ts';
-import type { Config } from './config.ts';
+import { httpUrl, type Config } from './config.ts';
 import { createPools, resolveDatabase, type Pools } from './db/database.ts';
 import { applyMigrations, pendingMigrationCount } from './db/migrate.ts';
 import { EventHub } from './events/hub.ts';
@@ -122,16 +122,17 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
       checkpoint();
       const where = `${target.description}${opts.worker ? ', worker running' : ''}`;
       // The start-up line scripts wait for: where it listens.
-      const listening = (address: string) => `svc listening on ${address} (${where})`;
+      // An IPv6 address is bracketed, as in any URL (Fastify wrote http://::1:3000).
+      const listening = (address: string) => `svc listening on ${address.replace(/^(https?:\/\/)([^[\]/]*:[^[\]/]*):(\d+)$/, '$1[$2]:$3')} (${where})`;
       await app.listen({ port: config.port, host: config.host, listenTextResolver: listening });
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
-      url = `http://${config.host}:${port}`;
+      url = httpUrl(config.host, port);
       // The operator interface promises this line at any LOG_LEVEL but silent: below info, as plain text (as
       // "svc stopped" is), since Fastify logged it at info.
       if (!logger.isLevelEnabled('info') && logger.level !== 'silent') process.stdout.write(`${listening(url)}\n`);
       // Links to the embedded store follow the real port when no SVC_PUBLIC_URL was given (PORT=0).
-      if (blobs instanceof EmbeddedBlobStore && config.publicUrl === `http://${config.host}:${config.port}`) blobs.setPublicUrl(url);
+      if (blobs instanceof EmbeddedBlobStore && config.publicUrl === httpUrl(config.host, config.port)) blobs.setPublicUrl(url);
     }
     return { app, pools, url, stop };
   } catch (err) {

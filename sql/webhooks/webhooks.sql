@@ -650,6 +650,10 @@ declare
   v_changes text[] := '{}';
 begin
   select * into v_old from app_public.webhooks where id = p_webhook_id for update;
+  if v_old.id is null then
+    perform app_hidden.raise_not_found('Webhook');
+  end if;
+  -- A change that changes nothing writes nothing (updatedAt moved, with no event).
   update app_public.webhooks set
     url = coalesce(p_url, url),
     events = coalesce(v_events, events),
@@ -658,9 +662,11 @@ begin
     deactivated_at = case when p_active then null when p_active = false and active then now() else deactivated_at end,
     deactivated_reason = case when p_active then null when p_active = false and active then 'deactivated by an admin' else deactivated_reason end
   where id = p_webhook_id
+    and (coalesce(p_url, url) is distinct from url or coalesce(v_events, events) is distinct from events
+         or coalesce(p_description, description) is distinct from description or coalesce(p_active, active) is distinct from active)
   returning * into v_webhook;
   if v_webhook.id is null then
-    perform app_hidden.raise_not_found('Webhook');
+    return app_hidden.webhook_json(v_old);
   end if;
   if v_webhook.url is distinct from v_old.url then v_changes := array_append(v_changes, 'url'); end if;
   if v_webhook.events is distinct from v_old.events then v_changes := array_append(v_changes, 'events'); end if;

@@ -45,14 +45,22 @@ const PROVIDERS = ['CUSTOM', 'CLAUDE', 'CODEX', 'HERMES'] as const;
 const RUNTIME_MODES = ['PERSISTENT', 'EPHEMERAL'] as const;
 const DISPATCH_MODES = ['ROUND_ROBIN', 'PRIORITY_MATCH', 'CAPABILITY_MATCH', 'MANUAL_ONLY'] as const;
 
+/** A flag's value names nothing: 404 naming the flag (`field`), which the CLI reports as a usage mistake (exit 2). */
+const namesNothing = (flag: string, message: string) => new ApiError(404, { error: 'not_found', message, field: flag });
+
 async function workspaceId(client: pg.ClientBase, key: string): Promise<string> {
-  const { rows } = await client.query('select (app_private.workspace_by_key($1)).id', [key]);
-  return rows[0].id;
+  try {
+    const { rows } = await client.query('select (app_private.workspace_by_key($1)).id', [key]);
+    return rows[0].id;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SV404') throw namesNothing('workspace', `no workspace with this key, slug or id: ${key} (see list-workspaces)`);
+    throw err;
+  }
 }
 
-async function agentId(client: pg.ClientBase, ws: string, profileKey: string): Promise<string> {
+async function agentId(client: pg.ClientBase, ws: string, profileKey: string, flag = 'agent'): Promise<string> {
   const { rows } = await client.query('select id from app_public.agents where workspace_id = $1 and profile_key = $2', [ws, profileKey]);
-  if (!rows.length) throw new ApiError(404, { error: 'not_found', message: `No agent with profile key ${profileKey} in this workspace` });
+  if (!rows.length) throw namesNothing(flag, `no agent with profile key ${profileKey} in this workspace (see list-agents)`);
   return rows[0].id;
 }
 
@@ -253,7 +261,7 @@ const commands = [
     name: { kind: 'string', description: 'a name for people' },
   }, async (client, v) => {
     const ws = await workspaceId(client, v.workspace);
-    const target = await agentId(client, ws, v.target);
+    const target = await agentId(client, ws, v.target, 'target');
     const { rows } = await client.query('select app_private.create_dispatch_rule($1, $2, $3, $4, $5, $6) as rule',
       [ws, target, v.priority ?? null, v.label ?? null, v.project ?? null, v.name ?? null]);
     const rule = rows[0].rule as { id: string; position: number };
@@ -324,7 +332,7 @@ const commands = [
 
   command('create-webhook', 'Register a webhook; prints its signing secret once.', {
     workspace: WORKSPACE,
-    url: { kind: 'string', required: true, maxLength: 2048, description: 'https URL that receives the POSTs',
+    url: { kind: 'string', required: true, maxLength: 2048, description: 'http(s) URL that receives the POSTs',
            pattern: { test: /^https?:\/\/[^\s/?#@]+(?:[/?#]\S*)?$/, says: 'an http(s) URL without credentials (https://hooks.example.com/svc)' } },
     events: { kind: 'string', maxLength: 4000, description: 'event kinds to deliver (default: all)', placeholder: 'K1,K2|all' },
     description: { kind: 'string', maxLength: 1000, description: 'a note for people' },
@@ -440,7 +448,7 @@ const commands = [
     const ws = await workspaceId(client, v.workspace);
     const agent = await agentId(client, ws, v.agent);
     const user = await client.query('select id from app_public.users where lower(email) = lower($1)', [v.user]);
-    if (!user.rows.length) throw new ApiError(404, { error: 'not_found', message: `No user with email ${v.user}` });
+    if (!user.rows.length) throw namesNothing('user', `no user with email ${v.user}`);
     const { rows } = await client.query('select app_private.chat_open_thread($1, $2, $3, null, null, $4) as r',
       [ws, agent, user.rows[0].id, v.message ?? null]);
     return { json: rows[0].r, text: `Opened thread ${rows[0].r.thread.id}.` };

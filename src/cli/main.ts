@@ -308,15 +308,19 @@ main().catch((err) => {
   if (apiErr) {
     // The fields at fault, without repeating the message when it is the one issue's own ("events: unknown event kind X"),
     // each named by its flag when the command has one (email → --email, linkedAgentId → --agent).
-    const issues = Object.entries(apiErr.body.issues ?? {});
+    // A value that names nothing (an unknown workspace, agent, user, key or label id: 404) is named by its flag too.
+    const field = apiErr.status !== 404 ? undefined
+      : typeof apiErr.body.field === 'string' ? apiErr.body.field : commandFlags.includes('id') ? 'id' : undefined;
+    const issues = Object.entries(apiErr.body.issues ?? (field ? { [field]: apiErr.message } : {}));
     const named = issues.map(([field, message]) => [flagOf(field), message] as const);
     // One issue that the message already says (as it is, or after its field's name) is said once.
     const line = issues.length === 1 && (issues[0]![1] === apiErr.message || apiErr.message === `${issues[0]![0]} ${issues[0]![1]}`)
       ? `${named[0]![0]}: ${named[0]![1]}`
       : `${apiErr.message}${named.length ? ` (${named.map(([k, v]) => `${k}: ${v}`).join('; ')})` : ''}`;
     process.stderr.write(`svc: ${line}\n`);
-    // Refused input is the caller's mistake, as a bad flag is: exit 2.
-    process.exit(apiErr.status === 400 ? 2 : 1);
+    // Refused input is the caller's mistake, as a bad flag is: exit 2; so is a value that names nothing (every lookup
+    // of an admin command is of a value given by a flag).
+    process.exit(apiErr.status === 400 || apiErr.status === 404 ? 2 : 1);
   } else {
     process.stderr.write(`svc: ${(err as Error)?.message ?? err}\n`);
   }
@@ -325,7 +329,7 @@ main().catch((err) => {
 
 /** The flag a service field came from: its kebab-case name when the command has that flag, else the field. */
 function flagOf(field: string): string {
-  const kebab = ({ linkedAgentId: 'agent', projectIds: 'projects', labelIds: 'labels', initiativeIds: 'initiatives' } as Record<string, string>)[field]
+  const kebab = ({ linkedAgentId: 'agent', projectIds: 'projects', labelIds: 'labels', initiativeIds: 'initiatives', labelId: 'label', projectId: 'project' } as Record<string, string>)[field]
     ?? field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
   return commandFlags.includes(kebab) ? `--${kebab}` : field;
 }

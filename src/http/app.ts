@@ -11,7 +11,7 @@ import { EmbeddedBlobStore } from '../blobs/embedded.ts';
 import { registerBlobRoutes } from '../blobs/routes.ts';
 import type { BlobStore } from '../blobs/store.ts';
 import { buildInfo } from '../build-info.ts';
-import { ApiError, logRefusedInputTo, refusesKey } from '../errors.ts';
+import { ApiError, databaseUnavailable, logRefusedInputTo, refusesKey } from '../errors.ts';
 import { errorExtensions } from '../graphql/errors.ts';
 import { GRAPHQL_PATH, registerGraphql } from '../graphql/server.ts';
 import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
@@ -290,6 +290,10 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
         // The client went away mid-request (an aborted upload): nobody reads the answer, and it is not our fault.
         req.log.info({ code }, 'client closed the connection mid-request');
         apiError = new ApiError(400, { error: 'bad_request', message: 'The request was cut off before its end' });
+      } else if (databaseUnavailable(err)) {
+        // Authentication (a key not in the cache) reaches the database before any tool does.
+        req.log.warn({ code }, 'database unavailable');
+        apiError = databaseUnavailable(err)!;
       } else {
         req.log.error({ err }, 'request failed');
         apiError = new ApiError(500, { error: 'internal', message: 'Internal server error' });

@@ -10,7 +10,7 @@ import net from 'node:net';
 import { invalidInput } from '../errors.ts';
 import { blockedReason } from './egress.ts';
 
-export const egressAllowPrivateFromEnv = (env = process.env) =>
+export const egressAllowPrivateFromEnv = (env = process.env): boolean =>
   env.SVC_EGRESS_ALLOW_PRIVATE === '1' || env.SVC_EGRESS_ALLOW_PRIVATE === 'true';
 
 const LOOKUP_TIMEOUT_MS = 3000;
@@ -30,7 +30,7 @@ export async function webhookUrlProblem(raw: string, allowPrivate = egressAllowP
   // A fully qualified name's trailing dot ("localhost.") names the same host.
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.+$/, '');
   const refuse = (ip: string, reason: string) =>
-    `refused: ${host} ${ip === host ? 'is' : `resolves to ${ip},`} a ${reason} address (set SVC_EGRESS_ALLOW_PRIVATE=1 to allow)`;
+    `refused: ${host} ${ip === host ? 'is' : `resolves to ${ip},`} ${/^[aeiou]/i.test(reason) ? 'an' : 'a'} ${reason} address (set SVC_EGRESS_ALLOW_PRIVATE=1 to allow)`;
   if (net.isIP(host)) {
     const reason = blockedReason(host);
     return reason ? refuse(host, reason) : undefined;

@@ -91,6 +91,23 @@ describe('list commands', () => {
     expect(agentless.stderr).toMatch(/^svc: --agent: an AGENT key needs a linked agent/);
   });
 
+  it('a value that names nothing is exit 2 naming its flag, on every command (it was exit 1 on most)', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['admin', 'open-chat', '--workspace', 'OPS', '--agent', 'nobody', '--user', 'boss@example.com'], /^svc: --agent: no agent with profile key nobody/],
+      [['admin', 'create-dispatch-rule', '--workspace', 'OPS', '--target', 'nobody'], /^svc: --target: no agent with profile key nobody/],
+      [['admin', 'revoke-key', '--id', '00000000-0000-4000-8000-000000000000'], /^svc: --id: API key not found/],
+      [['admin', 'archive-agent', '--workspace', 'NOPE', '--agent', 'x'], /^svc: --workspace: no workspace/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await svc([...args, '--json'], env);
+      expect([args[1], r.code, r.stdout], r.stderr).toEqual([args[1], 2, '']);
+      expect(r.stderr).toMatch(message);
+    }
+    await svcJson(['admin', 'create-agent', '--workspace', 'OPS', '--profile-key', 'chatty', '--name', 'Chatty'], env);
+    const user = await svc(['admin', 'open-chat', '--workspace', 'OPS', '--agent', 'chatty', '--user', 'nobody@example.com', '--json'], env);
+    expect([user.code, user.stderr]).toEqual([2, 'svc: --user: no user with email nobody@example.com\n']);
+  });
+
   it('list-agents lists agents with archivedAt; other workspaces are not mixed in', async () => {
     const { items } = await svcJson(['admin', 'list-agents', '--workspace', 'OPS'], env);
     expect(items.map((a: { profileKey: string }) => a.profileKey)).toContain('lister');
@@ -98,8 +115,7 @@ describe('list commands', () => {
     expect((await svcJson(['admin', 'list-agents', '--workspace', 'OTH'], env)).items).toEqual([]);
     expect((await svc(['admin', 'list-agents', '--workspace', 'OTH'], env)).stdout).toBe('No agents.\n');
     const missing = await svc(['admin', 'list-agents', '--workspace', 'NOPE', '--json'], env);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/Workspace not found/i);
+    expect([missing.code, missing.stderr]).toEqual([2, 'svc: --workspace: no workspace with this key, slug or id: NOPE (see list-workspaces)\n']);
   });
 });
 
@@ -138,11 +154,11 @@ describe('agents', () => {
     expect(kinds).toEqual(expect.arrayContaining(['AGENT_DELETED', 'AGENT_UPDATED']));
 
     const unknown = await svc(['admin', 'archive-agent', '--workspace', 'OPS', '--agent', 'ghost', '--json'], env);
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(2);
     expect(unknown.stdout).toBe('');
-    expect(unknown.stderr).toMatch(/No agent with profile key ghost/);
+    expect(unknown.stderr).toMatch(/^svc: --agent: no agent with profile key ghost/);
     const elsewhere = await svc(['admin', 'archive-agent', '--workspace', 'OTH', '--agent', 'retiree', '--json'], env);
-    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.code).toBe(2);
   });
 });
 

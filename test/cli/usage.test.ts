@@ -86,6 +86,14 @@ describe('typos and usage errors (exit 2)', () => {
     const big = await svc(['migrate'], { ...env, PORT: '70000' });
     expect(big.code).toBe(2);
   });
+
+  it('a DATABASE_URL that is not a postgres URL and an SVC_EGRESS_ALLOW_PRIVATE that is neither on nor off are exit 2', async () => {
+    // They failed later as "getaddrinfo ENOTFOUND base" (exit 1), and as private egress silently off.
+    const url = await svc(['admin', 'list-workspaces', '--json'], { ...env, DATABASE_URL: 'not-a-url' });
+    expect([url.code, url.stderr]).toEqual([2, expect.stringMatching(/^svc: DATABASE_URL must be a postgres:\/\/ \(or postgresql:\/\/\) connection URL/)]);
+    const egress = await svc(['admin', 'list-workspaces', '--json'], { ...env, SVC_EGRESS_ALLOW_PRIVATE: 'yes' });
+    expect([egress.code, egress.stderr]).toEqual([2, 'svc: SVC_EGRESS_ALLOW_PRIVATE must be 1 (or true) to allow private addresses, 0 (or false, or unset) to refuse them, got "yes"\n']);
+  });
 });
 
 describe('SVC_PUBLIC_URL, SVC_CORS_ORIGINS and an IPv6 HOST', () => {

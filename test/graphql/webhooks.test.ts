@@ -33,6 +33,19 @@ describe('webhooks over GraphQL', () => {
     expect((await gqlOk(t, ws.token, `{ webhooks { nodes { rowId } } }`)).webhooks.nodes).toEqual([]);
   });
 
+  it('an update that changes nothing writes nothing: updatedAt stays, no WEBHOOK_UPDATED', async () => {
+    const made = (await gqlOk(t, ws.token, CREATE, { url: 'https://hooks.example.com/same', events: ['ISSUE_CREATED'] })).webhooksCreate.result;
+    const state = async () => (await t.pools.owner.query(
+      `select w.updated_at, (select count(*)::int from app_public.activity_events e where e.subject_id = w.id and e.kind = 'WEBHOOK_UPDATED') as n
+       from app_public.webhooks w where w.id = $1`, [made.id])).rows[0];
+    const before = await state();
+    const same = `mutation($id: UUID!) { webhooksUpdate(input: {webhookId: $id, url: "https://hooks.example.com/same", events: ["ISSUE_CREATED"], active: true}) { result } }`;
+    expect((await gqlOk(t, ws.token, same, { id: made.id })).webhooksUpdate.result).toMatchObject({ id: made.id, active: true });
+    expect(await state()).toEqual(before);
+    await gqlOk(t, ws.token, `mutation($id: UUID!) { webhooksUpdate(input: {webhookId: $id, active: false}) { result } }`, { id: made.id });
+    expect((await state()).n).toBe(before.n + 1);
+  });
+
   it('events are bounded as webhooks.create bounds them: at most 100 entries', async () => {
     const many = await gql(t, ws.token, CREATE, { url: 'https://hooks.example.com/many', events: Array.from({ length: 5000 }, () => 'ISSUE_CREATED') });
     expect(many.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_input', issues: { events: 'at most 100 event kinds' } });

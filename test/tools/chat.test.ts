@@ -233,9 +233,9 @@ describe('a person talks to an agent', () => {
     await receiver.waitFor((rs) => rs.some((x) => JSON.parse(x.body).payload?.messageId === cli.message.id));
     // Each missing part is named on its own.
     await expect(admin(t, 'open-chat', { workspace: ws.key, agent: 'nobody', user: 'member@example.com', json: true }))
-      .rejects.toThrow('No agent with profile key nobody in this workspace');
+      .rejects.toThrow('no agent with profile key nobody in this workspace');
     await expect(admin(t, 'open-chat', { workspace: ws.key, agent: 'helper', user: 'nobody@example.com', json: true }))
-      .rejects.toThrow('No user with email nobody@example.com');
+      .rejects.toThrow('no user with email nobody@example.com');
   });
 
   it('a chat is private to its participants and admins on every surface: events.recent, SSE, drafts', async () => {
