@@ -1583,7 +1583,7 @@ alter table app_public.webhook_delivery_attempts enable row level security;
 alter table app_public.webhook_delivery_attempts force row level security;
 grant select on app_public.webhook_delivery_attempts to svc_visitor;
 create policy owner_all on app_public.webhook_delivery_attempts for all to current_user using (true) with check (true);
-create policy select_as_workspace_admin on app_public.webhook_delivery_attempts for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)));
+create policy select_as_workspace_admin on app_public.webhook_delivery_attempts for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin) AND ( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed)));
 
 -- A registered webhook: every event of the workspace whose kind is in events (empty = all) is POSTed, signed, to url while active.
 create table app_public.webhooks (
@@ -1608,7 +1608,7 @@ alter table app_public.webhooks enable row level security;
 alter table app_public.webhooks force row level security;
 grant select on app_public.webhooks to svc_visitor;
 create policy owner_all on app_public.webhooks for all to current_user using (true) with check (true);
-create policy select_as_workspace_admin on app_public.webhooks for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)));
+create policy select_as_workspace_admin on app_public.webhooks for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin) AND ( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed)));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.webhooks FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 
 -- A tenant. Every request is evaluated inside exactly one workspace, the one of its key.

@@ -77,10 +77,12 @@ as $$
   where k.workspace_id = c.workspace_id
     and (k.id = c.key_id
          or (c.user_id is not null and k.user_id = c.user_id)
-         or (c.role in ('OWNER', 'ADMIN') and ('ADMIN' = any(c.scopes) or 'FULL' = any(c.scopes))))
+         -- As for accessRevoke, a narrowed key is no workspace admin here (a project-narrowed OWNER key listed every
+         -- key of the workspace, with each one's narrowing).
+         or (c.role in ('OWNER', 'ADMIN') and ('ADMIN' = any(c.scopes) or 'FULL' = any(c.scopes)) and app_hidden.key_unnarrowed()))
   order by k.created_at desc, k.id
 $$;
-comment on function app_hidden.access_keys() is 'Keys the caller may see: its user''s own keys (and itself); every key of the workspace for OWNER/ADMIN with the ADMIN scope.';
+comment on function app_hidden.access_keys() is 'Keys the caller may see: its user''s own keys (and itself); every key of the workspace for OWNER/ADMIN with the ADMIN scope and no narrowing.';
 grant execute on function app_hidden.access_keys() to svc_visitor;
 
 create or replace function app_hidden.access_revoke(p_key_id uuid)

@@ -27,12 +27,16 @@ create or replace function app_hidden.chat_message_json(m app_public.chat_messag
 as $$
   select jsonb_build_object(
     'id', m.id, 'threadId', m.thread_id, 'role', m.role, 'body', m.body,
-    -- The issue of a person's context only if the caller may see it (a narrowed agent key may not).
-    'contextSnapshot', app_hidden.with_visible_issue(m.context_snapshot, 'issueId'),
+    -- The issue of a person's context only if the caller may see it (a narrowed agent key may not); its route then
+    -- goes too, as it names the issue (/issue/ENG-2).
+    'contextSnapshot', case when m.context_snapshot->>'issueId' is not null
+                             and app_hidden.visible_issue_id((m.context_snapshot->>'issueId')::uuid) is null
+                            then m.context_snapshot || '{"issueId": null, "route": null}'
+                            else m.context_snapshot end,
     'sourceRunId', m.source_run_id, 'createdAt', m.created_at, 'finalizedDraftId', m.finalized_draft_id,
     'authorUserId', m.author_user_id, 'authorAgentId', m.author_agent_id)
 $$;
-comment on function app_hidden.chat_message_json(m app_public.chat_messages) is 'ChatMessage (spec 2.12): id, threadId, role, body, contextSnapshot (its issueId null when the caller cannot see that issue), sourceRunId, createdAt, finalizedDraftId (+ author ids).';
+comment on function app_hidden.chat_message_json(m app_public.chat_messages) is 'ChatMessage (spec 2.12): id, threadId, role, body, contextSnapshot (its issueId and route null when the caller cannot see that issue), sourceRunId, createdAt, finalizedDraftId (+ author ids).';
 grant execute on function app_hidden.chat_message_json(m app_public.chat_messages) to svc_visitor;
 
 -- GraphQL reads the context through the shape's rule, never the raw column (a narrowed key read a hidden issue's id there).
@@ -43,7 +47,7 @@ create or replace function app_public.chat_messages_context_snapshot(m app_publi
  language sql
  stable
 as $$ select app_hidden.chat_message_json(m)->'contextSnapshot' $$;
-comment on function app_public.chat_messages_context_snapshot(m app_public.chat_messages) is 'USER messages: where the person was ({route, issueId}); issueId is null when the key cannot see that issue.';
+comment on function app_public.chat_messages_context_snapshot(m app_public.chat_messages) is 'USER messages: where the person was ({route, issueId}); issueId and route are null when the key cannot see that issue.';
 grant execute on function app_public.chat_messages_context_snapshot(m app_public.chat_messages) to svc_visitor;
 
 create or replace function app_hidden.chat_message_seq(p_thread app_public.chat_threads, p_message_id text, p_field text)

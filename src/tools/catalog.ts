@@ -178,7 +178,9 @@ function refusedByNarrowing(caller: Caller, refuses: NonNullable<Tool['refusesNa
 export function canCall(caller: Caller, t: Tool): boolean {
   if (t.requiresAgentKey && !caller.agentId) return false;
   if (t.requiresPluginKey && caller.userId) return false;
-  if (t.requiresUser && !caller.userId && (t.requiresUser === 'user' || !caller.agentId)) return false;
+  if (t.requiresUser && !caller.userId && t.requiresUser !== 'userOrAgent') return false;
+  if (t.requiresUser === 'userOrAgent' && !caller.userId && !caller.agentId) return false;
+  if (t.requiresUser === 'person' && caller.agentId) return false;
   if (t.agentKeyNeedsScope && caller.agentId && !hasScope(caller, t.agentKeyNeedsScope)) return false;
   if (t.requiresWorkspaceAdmin && !caller.workspaceAdmin) return false;
   if (t.refusesNarrowedKeys && refusedByNarrowing(caller, t.refusesNarrowedKeys)) return false;

@@ -82,10 +82,11 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
   requiresAgentKey?: true;
   /**
    * The tool always refuses a key that acts for no user (a plugin's key: 403 user_required): personal records (notes,
-   * pins, time), claims and votes; 'userOrAgent' also takes an agent's key (watching). Like requiresAgentKey, only
-   * leaves it out of tools/list and catalog.search for such keys; SQL stays the check.
+   * pins, time) and votes; 'userOrAgent' also takes an agent's key (watching); 'person' refuses an agent's key too
+   * (claims: claimedById is a person's claim, and an agent's key would claim as the user who made it). Like
+   * requiresAgentKey, only leaves it out of tools/list and catalog.search for such keys; SQL stays the check.
    */
-  requiresUser?: 'user' | 'userOrAgent';
+  requiresUser?: 'user' | 'userOrAgent' | 'person';
   /**
    * The tool refuses a key not issued under a plugin (403 plugin_key_required: plugins.reportError). Plugin keys are
    * the keys without a user of their own. Only leaves it out of tools/list and catalog.search; SQL stays the check.

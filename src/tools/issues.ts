@@ -185,9 +185,9 @@ export const issueTools = defineTools(
   }),
   tool({
     name: 'issues.claim',
-    requiresUser: 'user',
+    requiresUser: 'person',
     scopes: ['WRITE_ISSUES'],
-    description: "Claim an issue for the key's user (claimedById) until claimExpiresAt (durationMinutes, default 240). Claiming your own claim again extends it (never shortens it; ISSUE_UPDATED changes claimExpiresAt); another user's unexpired claim is 409 already_claimed.",
+    description: "Claim an issue for the key's user (claimedById) until claimExpiresAt (durationMinutes, default 240). Claiming your own claim again extends it (never shortens it; ISSUE_UPDATED changes claimExpiresAt); another user's unexpired claim is 409 already_claimed. A claim is a person's: an agent key takes work by assignment (403 person_required).",
     input: z.strictObject({ id: issueRef, durationMinutes: z.number().int().min(1).max(10_080).optional().describe('Claim length, default 240 (4 h), max 7 days') }),
     output: IssueOut,
   }),

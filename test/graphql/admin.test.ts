@@ -171,6 +171,22 @@ describe('a project-narrowed OWNER key', () => {
     const ownerKeyId = (await gqlOk(t, ws.token, '{ accessKeys(first: 100) { nodes { rowId isCurrent } } }')).accessKeys.nodes.find((k: { isCurrent: boolean }) => k.isCurrent).rowId;
     expect(await gqlError(t, narrowed.token, revoke, { k: ownerKeyId })).toMatchObject({ code: 'narrowing', status: 403 });
     expect(await gqlError(t, narrowed.token, revoke, { k: member.id })).toMatchObject({ status: 404 });
+    // Nor does it read what only a workspace admin reads: every key of the workspace (only its user's), the webhooks
+    // and their delivery attempts (an attempt keeps the receiver's answer, which may echo an event of a hidden issue).
+    await admin(t, 'create-webhook', { workspace: ws.key, url: 'https://hooks.example.com/narrow', json: true });
+    const { rows: [hook] } = await t.pools.owner.query('select id from app_public.webhooks where workspace_id = $1 limit 1', [ws.id]);
+    const { rows: [delivery] } = await t.pools.owner.query(
+      `insert into app_public.webhook_deliveries (workspace_id, webhook_id, event_id, channel, status)
+       select $1, $2, e.id, 'webhook', 'DELIVERED' from app_public.activity_events e where e.workspace_id = $1 limit 1 returning id`, [ws.id, hook.id]);
+    await t.pools.owner.query(`insert into app_public.webhook_delivery_attempts (workspace_id, delivery_id, attempt_number, url, started_at, duration_ms, response_body)
+      values ($1, $2, 1, 'https://hooks.example.com/narrow', now(), 5, '{"title":"echoed"}')`, [ws.id, delivery.id]);
+    const reads = '{ accessKeys(first: 200) { nodes { userId } } webhooks { nodes { rowId } } webhookDeliveryAttempts { nodes { responseBody } } }';
+    const wide = await gqlOk(t, ws.token, reads);
+    expect([wide.webhooks.nodes.length > 0, wide.webhookDeliveryAttempts.nodes.length > 0, new Set(wide.accessKeys.nodes.map((k: { userId: string }) => k.userId)).size > 1])
+      .toEqual([true, true, true]);
+    const seen = await gqlOk(t, narrowed.token, reads);
+    expect([seen.webhooks.nodes, seen.webhookDeliveryAttempts.nodes]).toEqual([[], []]);
+    expect(new Set(seen.accessKeys.nodes.map((k: { userId: string }) => k.userId))).toEqual(new Set([await userId(ws.ownerEmail)]));
     expect((await rest(t, ws.token, 'workspace.get', {})).status).toBe(200);
     expect((await rest(t, member.token, 'workspace.get', {})).status).toBe(200);
     await gqlOk(t, narrowed.token, revoke, { k: narrowed.id });

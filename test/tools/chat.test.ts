@@ -272,14 +272,16 @@ describe('a person talks to an agent', () => {
     const { rows: [project] } = await t.pools.owner.query("insert into app_public.projects (workspace_id, name) values ($1, 'Ctx') returning id", [ws.id]);
     const hidden = await ok(t, ws.token, 'issues.create', { title: 'Outside the agent key' });
     const opened = (await gqlOk(t, ws.token, OPEN, { a: helper.id })).chatOpenThread.chatThread;
-    await gqlOk(t, ws.token, `mutation($t: UUID!, $i: UUID) { chatPostMessage(input: {threadId: $t, body: "see this", issueId: $i}) { chatMessage { rowId } } }`,
-      { t: opened.rowId, i: hidden.id });
+    await gqlOk(t, ws.token, `mutation($t: UUID!, $i: UUID, $r: String) { chatPostMessage(input: {threadId: $t, body: "see this", issueId: $i, route: $r}) { chatMessage { rowId } } }`,
+      { t: opened.rowId, i: hidden.id, r: `/issue/${hidden.key}` });
     const narrowed = await createKey(t, ws, { agent: 'helper', scopes: ['WRITE_COMMENTS', 'READ_ISSUES'], projects: [project.id] });
     const full = await ok(t, helperKey.token, 'chat.getThread', { threadId: opened.rowId });
-    expect(full.messages[0].contextSnapshot.issueId).toBe(hidden.id);
+    expect(full.messages[0].contextSnapshot).toEqual({ issueId: hidden.id, route: `/issue/${hidden.key}` });
     const seen = await ok(t, narrowed.token, 'chat.getThread', { threadId: opened.rowId });
-    expect(seen.messages[0]).toMatchObject({ body: 'see this', contextSnapshot: { issueId: null } });
+    // The route names the issue too: it goes with the id.
+    expect(seen.messages[0]).toMatchObject({ body: 'see this', contextSnapshot: { issueId: null, route: null } });
     expect(JSON.stringify(seen)).not.toContain(hidden.id);
+    expect(JSON.stringify(seen)).not.toContain(hidden.key);
     expect(JSON.stringify(await ok(t, narrowed.token, 'chat.getMessage', { id: seen.messages[0].id }))).not.toContain(hidden.id);
     expect(JSON.stringify(await ok(t, narrowed.token, 'agent.context.bundle', { threadId: opened.rowId }))).not.toContain(hidden.id);
     // Its event names the issue in the payload, so the narrowed key does not get it at all.

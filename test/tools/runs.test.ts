@@ -169,6 +169,24 @@ describe('runs.setWaiting / resumeWork', () => {
     expect((await ok(t, coderKey.token, 'issues.update', { id: third.id, parentId: other.id })).parentId).toBe(other.id);
   });
 
+  it('a claim is a person\'s: an agent\'s key does not claim (it claimed as the user who made the key), nor release a person\'s live claim', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Claimed by a person' });
+    const claim = await rest(t, coderKey.token, 'issues.claim', { id: issue.id });
+    expect([claim.status, claim.body.error]).toEqual([403, 'person_required']);
+    await ok(t, ws.token, 'issues.claim', { id: issue.id });
+    const release = await rest(t, coderKey.token, 'issues.release', { id: issue.id });
+    expect([release.status, release.body.error]).toEqual([403, 'not_claimer']);
+    const listed = await rpc(t, coderKey.token, 'tools/list', {}, '?profile=full');
+    const names = [];
+    for (let page = listed.body.result; ; ) {
+      names.push(...page.tools.map((x: { name: string }) => x.name));
+      if (!page.nextCursor) break;
+      page = (await rpc(t, coderKey.token, 'tools/list', { cursor: page.nextCursor }, '?profile=full')).body.result;
+    }
+    expect(names).toContain('issues.release');
+    expect(names).not.toContain('issues.claim');
+  });
+
   it('an upload begun in an EXECUTE run is not finalized onto the issue once a REVIEW run gates it', async () => {
     const { issue, runId } = await assigned('Upload, then review');
     const up = await ok(t, coderKey.token, 'attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'log.txt',

@@ -15,6 +15,11 @@ begin
   if v_user is null then
     raise exception 'This key acts for no user, so it cannot claim' using errcode = 'SV403', detail = 'user_required';
   end if;
+  -- claimedById is a person's claim: an agent's key claimed as the user who made the key.
+  if app_hidden.current_agent_id() is not null then
+    raise exception 'A claim is a person''s: an agent takes an issue by assignment (issues.assign, or the queue and dispatch)'
+      using errcode = 'SV403', detail = 'person_required';
+  end if;
   if v_issue.claimed_by_id is not null and v_issue.claimed_by_id <> v_user and v_issue.claim_expires_at > now() then
     raise exception 'The issue is claimed by someone else until %',
       to_char(v_issue.claim_expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
@@ -30,5 +35,5 @@ begin
   return app_hidden.issue_json_after_write(v_issue.id);
 end
 $$;
-comment on function app_tools.issues_claim(args jsonb) is 'issues.claim: Claim an issue for the key''s user (claimedById) until claimExpiresAt (durationMinutes, default 240). Claiming your own claim again extends it (never shortens it; ISSUE_UPDATED changes claimExpiresAt); another user''s unexpired claim is 409 already_claimed.';
+comment on function app_tools.issues_claim(args jsonb) is 'issues.claim: Claim an issue for the key''s user (claimedById) until claimExpiresAt (durationMinutes, default 240). Claiming your own claim again extends it (never shortens it; ISSUE_UPDATED changes claimExpiresAt); another user''s unexpired claim is 409 already_claimed. A claim is a person''s: an agent key takes work by assignment (403 person_required).';
 grant execute on function app_tools.issues_claim(args jsonb) to svc_visitor;

@@ -12,7 +12,9 @@ begin
   if v_issue.claimed_by_id is null then
     return app_hidden.issue_json(v_issue, true);
   end if;
-  if v_issue.claimed_by_id is distinct from app_hidden.current_user_id() and v_issue.claim_expires_at > now()
+  -- An agent's key is not the person who claimed, whoever made it.
+  if (v_issue.claimed_by_id is distinct from app_hidden.current_user_id() or app_hidden.current_agent_id() is not null)
+     and v_issue.claim_expires_at > now()
      and not app_hidden.caller_may_moderate() then
     raise exception 'Only the claimer or a workspace OWNER/ADMIN acting as a person may release a live claim (or anyone once it expired)'
       using errcode = 'SV403', detail = 'not_claimer';
