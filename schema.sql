@@ -1667,9 +1667,12 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.action_requests_viewer_vote(app_public.action_requests) returns text; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_public.action_requests_vote_counts(app_public.action_requests) returns jsonb; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_public.activity_events_payload(app_public.activity_events) returns jsonb; sql stable; execute: svc_visitor; events/record.sql
+-- app_public.agent_timeline(uuid,integer,integer) returns jsonb; plpgsql stable; execute: svc_visitor; analytics/dashboards.sql
+-- app_public.agent_uptime(uuid,integer) returns jsonb; plpgsql stable; execute: svc_visitor; analytics/dashboards.sql
 -- app_public.agents_archive(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_create(text,text,text[],text,text,integer,text) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_delete(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
+-- app_public.agents_pipeline(integer) returns jsonb; sql stable; execute: svc_visitor; analytics/dashboards.sql
 -- app_public.agents_unarchive(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_update(uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_webhook_url(app_public.agents) returns text; sql stable; execute: svc_visitor; agents/agents.sql
@@ -1683,6 +1686,8 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.dispatch_rules_delete(uuid) returns app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
 -- app_public.dispatch_rules_reorder(uuid[]) returns SETOF app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
 -- app_public.dispatch_rules_update(uuid,uuid,text,uuid,uuid,text,boolean,text[]) returns app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
+-- app_public.dispatch_summary(integer) returns jsonb; sql stable; execute: svc_visitor; analytics/dashboards.sql
+-- app_public.dispatch_timeseries(integer,integer) returns jsonb; plpgsql stable; execute: svc_visitor; analytics/dashboards.sql
 -- app_public.members_add(text,app_public.membership_role) returns app_public.memberships; sql volatile; execute: svc_visitor; workspace/members.sql
 -- app_public.members_remove(uuid) returns app_public.memberships; sql volatile; execute: svc_visitor; workspace/members.sql
 -- app_public.members_set_role(uuid,app_public.membership_role) returns app_public.memberships; sql volatile; execute: svc_visitor; workspace/members.sql
@@ -1710,6 +1715,7 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.viewer_role() returns app_public.membership_role; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.viewer_scopes() returns text[]; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.webhook_deliveries_retry(uuid) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
+-- app_public.webhook_health(integer) returns jsonb; plpgsql stable; execute: svc_visitor; analytics/dashboards.sql
 -- app_public.webhooks_create(text,text[],text) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
 -- app_public.webhooks_delete(uuid) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
 -- app_public.webhooks_overview() returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
@@ -1811,6 +1817,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.cursor_encode(text) returns text; plpgsql immutable; execute: svc_visitor; core/paging.sql
 -- app_hidden.cycle_json(app_public.cycles,boolean) returns jsonb; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.cycle_status(app_public.cycles) returns text; sql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.dashboard_window(integer) returns timestamp with time zone; plpgsql stable; execute: svc_visitor; analytics/dashboards.sql
 -- app_hidden.dispatch_rules_check_refs(uuid,uuid,uuid,uuid,text) returns void; plpgsql stable; execute: svc_visitor; dispatch/rules.sql
 -- app_hidden.dispatch_rules_insert(uuid,uuid,text,uuid,uuid,text,integer,boolean) returns app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
 -- app_hidden.dispatch_to_agent(uuid,uuid) returns uuid; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
