@@ -1992,6 +1992,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.run_protocol(app_public.agent_runs) returns jsonb; sql stable; execute: svc_visitor; runs/runs.sql
 -- app_hidden.run_set_status(app_public.agent_runs,text,text) returns app_public.agent_runs; plpgsql volatile; execute: svc_visitor; runs/runs.sql
 -- app_hidden.run_status_payload(app_public.agent_runs,text,text) returns jsonb; sql stable; execute: svc_visitor; runs/runs.sql
+-- app_hidden.runtime_assert_may_report(app_public.runtimes) returns void; plpgsql stable; execute: svc_visitor; runtimes/runtimes.sql
 -- app_hidden.runtime_config_check(app_public.runtimes,jsonb) returns void; plpgsql stable; execute: svc_visitor; runtimes/runtimes.sql
 -- app_hidden.runtime_has_secret(uuid) returns boolean; sql stable security definer; execute: svc_visitor; runtimes/runtimes.sql
 -- app_hidden.runtime_info_sanitize(jsonb) returns jsonb; sql immutable; execute: svc_visitor; runtimes/runtimes.sql

@@ -164,6 +164,10 @@ begin
   if v_kind <> 'FREE_FORM' and p_issue_id is null then
     perform app_hidden.raise_invalid(p_field || 'issueId', format('a %s request acts on an issue: give issueId', v_kind));
   end if;
+  -- Said plainly before the insert policy refuses it as a bare 403 forbidden.
+  if p_issue_id is null then
+    perform app_hidden.require_unnarrowed('A request without an issue is the whole workspace''s; give issueId of an issue this key sees');
+  end if;
   if v_kind = 'TRANSITION' then
     if not exists (select 1 from app_public.statuses s where s.workspace_id = v_ws
                    and s.id = app_hidden.parse_uuid(v_payload->>'statusId', p_field || 'payload.statusId')) then

@@ -25,7 +25,9 @@ begin
   order by r.started_at desc
   limit 1;
   if v_mode is not null then
-    raise exception 'Your % run on this issue may not change it: comment, upsert a status, set the run waiting or complete it instead', v_mode
+    -- Named: the issue gated may not be the one the call named (a link, a parent, a shared external resource).
+    raise exception 'Your % run on % may not change it: comment, upsert a status, set the run waiting or complete it instead',
+      v_mode, (select i.key from app_public.issues i where i.id = p_issue_id)
       using errcode = 'SV403', detail = 'run_mode_gated';
   end if;
 end

@@ -194,6 +194,7 @@ declare
   v_parsed jsonb;
   v_mapping app_public.connection_mappings;
   v_items jsonb;
+  v_inactive text;
 begin
   if args ? 'url' then
     -- repohost.link: the issue the link goes on first, so an issue the key cannot see is a 404 before any call to the host.
@@ -212,14 +213,20 @@ begin
       'repoFullName', v_mapping.repo_full_name, 'number', (v_parsed->>'number')::int));
   elsif args ? 'resourceId' or args ? 'issueId' then
     select coalesce(jsonb_agg(jsonb_build_object('mapping', app_hidden.repo_mapping_json(m), 'repoFullName', r.repo_full_name,
-             'number', r.number, 'resourceId', r.id) order by r.repo_full_name, r.number), '[]')
+             'number', r.number, 'resourceId', r.id, 'active', m.active) order by r.repo_full_name, r.number), '[]')
     into v_items
     from app_public.external_resources r
     join app_public.connection_mappings m on m.workspace_id = r.workspace_id and m.kind = 'repo'
-      and lower(m.repo_full_name) = lower(r.repo_full_name) and m.active
+      and lower(m.repo_full_name) = lower(r.repo_full_name)
     where (args->>'resourceId' is null or r.id = app_hidden.parse_uuid(args->>'resourceId', 'resourceId'))
       and (args->>'issueId' is null or exists (select 1 from app_public.external_links l
              where l.resource_id = r.id and l.issue_id = (app_hidden.find_issue(args->>'issueId', 'issueId')).id));
+    -- A resource whose mapping is switched off is said so, as link and importIssue say it (sync skipped it and
+    -- answered as if there were nothing to refresh).
+    select x->>'repoFullName' into v_inactive from jsonb_array_elements(v_items) x where not (x->>'active')::boolean limit 1;
+    if v_inactive is not null then
+      raise exception 'The mapping for % is inactive', v_inactive using errcode = 'SV422', detail = 'mapping_inactive';
+    end if;
   else
     v_mapping := app_hidden.repo_mapping_resolve(args->>'mappingId', args->>'repoFullName');
     v_items := jsonb_build_array(jsonb_build_object('mapping', app_hidden.repo_mapping_json(v_mapping),

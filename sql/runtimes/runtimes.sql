@@ -85,6 +85,23 @@ $$;
 comment on function app_hidden.find_live_runtime(p_id text, p_field text) is 'find_runtime, and 409 runtime_archived for an archived one: what attaches agents or changes a runtime (agents.heartbeat, runtimes.heartbeat, configure, reportInfo) needs it live.';
 grant execute on function app_hidden.find_live_runtime(p_id text, p_field text) to svc_visitor;
 
+create or replace function app_hidden.runtime_assert_may_report(p_runtime app_public.runtimes)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  -- A narrowed key reports only about its own agent's runtime: it rewrote the info (workspaceRoot included) of a
+  -- runtime every agent uses, as it may not configure one.
+  if not app_hidden.key_unnarrowed() and p_runtime.id is distinct from
+     (select a.runtime_id from app_public.agents a where a.id = app_hidden.current_agent_id()) then
+    perform app_hidden.require_unnarrowed('A runtime serves the whole workspace; a narrowed key reports only about its own agent''s runtime');
+  end if;
+end
+$$;
+comment on function app_hidden.runtime_assert_may_report(p_runtime app_public.runtimes) is 'Before a runtime''s info changes (runtimes.reportInfo, runtimes.heartbeat with info): a narrowed key may change only its own agent''s runtime (403 narrowing otherwise).';
+grant execute on function app_hidden.runtime_assert_may_report(p_runtime app_public.runtimes) to svc_visitor;
+
 create or replace function app_hidden.runtime_json(r app_public.runtimes)
  returns jsonb
  language sql

@@ -81,6 +81,8 @@ export const attachmentTools = defineTools(
   tool({
     name: 'attachments.attachLink',
     scopes: ['WRITE_ISSUES'],
+    // Without linkTitle a background job fetches the page: it reaches outside the service.
+    openWorld: true,
     description: 'Attach a link (kind LINK, mimeType text/url, size 0) to an issue, comment, cycle or initiative. Without linkTitle the hostname stands in until a background job has fetched the page title (5 s, redirects followed, 64 KB read).',
     input: z.strictObject({
       targetType, targetId,

@@ -63,7 +63,7 @@ export const chatTools = defineTools(
     requiresAgentKey: true,
     scopes: ['WRITE_COMMENTS'],
     description: `A thread and its latest messages (default 50, max 200), oldest first: id, role, body, contextSnapshot, sourceRunId, createdAt, finalizedDraftId. before = a message id (or nextCursor) pages back. ${addressee}`,
-    input: z.strictObject({ threadId, before: id('before').optional(), limit: z.number().int().min(1).max(200).default(50) }),
+    input: z.strictObject({ threadId, before: id('before').nullable().optional(), limit: z.number().int().min(1).max(200).default(50) }),
     output: z.object({ thread: ChatThreadOut, messages: z.array(ChatMessageOut), nextCursor: z.string().nullable() }),
     readOnly: true,
   }),

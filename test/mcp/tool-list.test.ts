@@ -43,6 +43,10 @@ describe('tool annotations', () => {
       // A read-only tool is never destructive (MCP: destructiveHint is meaningful only when not read-only).
       if (a.readOnlyHint) expect(a.destructiveHint, tool.name).toBe(false);
     }
+    // Tools that reach outside the service say so: the repository host, and a link's page fetched for its title.
+    for (const name of ['attachments.attachLink', 'repohost.link', 'repohost.sync']) {
+      expect(tools.find((x) => x.name === name)?.annotations?.openWorldHint, name).toBe(true);
+    }
     const byName = new Map(tools.map((x) => [x.name, x.annotations!]));
     expect(byName.get('issues.get')).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
     expect(byName.get('issues.delete')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });

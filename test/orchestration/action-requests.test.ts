@@ -309,7 +309,8 @@ describe('actionRequests', () => {
     expect((await ok(t, narrowed.token, 'actionRequests.list', {})).items.map((r: any) => r.id)).toEqual([onSeen.id]);
     expect((await rest(t, narrowed.token, 'actionRequests.transition', { id: req.id, status: 'RESOLVED' })).status).toBe(404);
     const noIssue = await rest(t, narrowed.token, 'actionRequests.create', { title: 'workspace-wide' });
-    expect(noIssue.status).toBe(403);
+    expect([noIssue.status, noIssue.body.error]).toEqual([403, 'narrowing']);
+    expect(noIssue.body.message).toMatch(/without an issue/);
     // Assigned to the key's agent does not open a request on an issue the key cannot see (its issue id, body and
     // payload are about that issue); one without an issue assigned to the agent is seen. A visible request that
     // names a hidden issue as the duplicate shows it as null, in the payload and in the dispatch result.

@@ -226,6 +226,27 @@ describe('runtimes', () => {
   });
 });
 
+describe('runtimes and narrowed keys', () => {
+  it('a narrowed key reports info only about its own agent\'s runtime, not one every agent uses (403 narrowing)', async () => {
+    const project = await ok(t, ws.token, 'projects.create', { name: 'Narrow runtime' });
+    const shared = await ok(t, ws.token, 'runtimes.register', { name: 'shared-rt', kind: 'REMOTE_HTTP', providersAvailable: ['CODEX'] });
+    const own = await ok(t, ws.token, 'runtimes.register', { name: 'own-rt', kind: 'REMOTE_HTTP', providersAvailable: ['CODEX'] });
+    await createAgent(t, ws, 'narrow-runner');
+    const runnerKey = await createKey(t, ws, { agent: 'narrow-runner', scopes: ['READ_ISSUES', 'READ_USERS', 'ADMIN'], projects: [project.id] });
+    await ok(t, runnerKey.token, 'agents.heartbeat', { runtimeId: own.id });
+    for (const [tool, args] of [['runtimes.reportInfo', { runtimeId: shared.id, info: { hostname: 'narrowed-wrote-this' } }],
+      ['runtimes.heartbeat', { runtimeId: shared.id, info: { os: 'narrowed-os' } }]] as const) {
+      const r = await rest(t, runnerKey.token, tool, args);
+      expect([tool, r.status, r.body.error]).toEqual([tool, 403, 'narrowing']);
+    }
+    expect((await ok(t, ws.token, 'runtimes.get', { id: shared.id })).info).toEqual({});
+    // A heartbeat without info, and info about its own agent's runtime, still pass.
+    expect((await ok(t, runnerKey.token, 'runtimes.heartbeat', { runtimeId: shared.id })).id).toBe(shared.id);
+    expect((await ok(t, runnerKey.token, 'runtimes.reportInfo', { info: { hostname: 'mine' } })).info).toMatchObject({ hostname: 'mine' });
+    expect((await ok(t, ws.token, 'runtimes.reportInfo', { runtimeId: shared.id, info: { hostname: 'admin' } })).info).toMatchObject({ hostname: 'admin' });
+  });
+});
+
 describe('archiving an agent', () => {
   it('ends its open runs, unassigns its unfinished issues (queued ones go back to the dispatcher) and sets it OFFLINE', async () => {
     const retiring = await createAgent(t, ws, 'retiring');

@@ -120,7 +120,8 @@ describe('a person talks to an agent', () => {
     expect(g.messages[3]).toEqual({ id: a.messageId, threadId: thread.id, role: 'AGENT', body: 'Fixed in a run', contextSnapshot: null,
       sourceRunId: run.id, createdAt: expect.any(String), finalizedDraftId: null, authorUserId: expect.any(String), authorAgentId: helper.id });
     expect(g.messages[2].finalizedDraftId).toEqual(expect.any(String));
-    const page = await ok(t, helperKey.token, 'chat.getThread', { threadId: thread.id, limit: 2 });
+    // A paging loop starts with before null, as every other list takes its cursor.
+    const page = await ok(t, helperKey.token, 'chat.getThread', { threadId: thread.id, limit: 2, before: null });
     expect(page.messages.map((m: any) => m.body)).toEqual(['Looking into it', 'Fixed in a run']);
     const older = await ok(t, helperKey.token, 'chat.getThread', { threadId: thread.id, limit: 2, before: page.nextCursor });
     expect(older.messages.map((m: any) => m.body)).toEqual(['Can you look at this?', 'Still broken']);

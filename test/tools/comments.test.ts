@@ -70,6 +70,22 @@ describe('comments.create', () => {
   });
 });
 
+describe('comments.create with an actionRequest', () => {
+  it('needs WRITE_ISSUES as actionRequests.create does: a WRITE_COMMENTS-only key made a card that closed an issue', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Not closable by a commenter' });
+    const canceled = (await ok(t, ws.token, 'statuses.list', {})).find((x: { category: string }) => x.category === 'CANCELED');
+    const commenter = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_COMMENTS'] });
+    const card = { title: 'Close it', kind: 'TRANSITION', payload: { statusId: canceled.id } };
+    const refused = await rest(t, commenter.token, 'comments.create', { issueId: issue.id, body: 'Should we?', actionRequest: card });
+    expect([refused.status, refused.body.error, refused.body.scope]).toEqual([403, 'scope_required', 'WRITE_ISSUES']);
+    // Nothing was written: no comment, no card.
+    expect((await ok(t, ws.token, 'comments.list', { issueId: issue.id })).items).toEqual([]);
+    expect((await ok(t, commenter.token, 'comments.create', { issueId: issue.id, body: 'A plain comment' })).body).toBe('A plain comment');
+    const writer = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_COMMENTS', 'WRITE_ISSUES'] });
+    expect((await ok(t, writer.token, 'comments.create', { issueId: issue.id, body: 'Should we?', actionRequest: card })).actionRequest.kind).toBe('TRANSITION');
+  });
+});
+
 describe('comments.update / delete', () => {
   it('the author edits: revisions keep the previous body, editedAt set, COMMENT_UPDATED; no change, no event', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Edit' });

@@ -147,6 +147,14 @@ describe('repohost tools', () => {
     expect((await ok(t, ws.token, 'issues.get', { id: implementer.id })).status.category).toBe('DONE');
     expect((await ok(t, ws.token, 'issues.get', { id: implementer.id })).title).toBe('to be implemented');
 
+    // With the mapping switched off, sync says so as link and importIssue do (it answered {items: []}).
+    await t.pools.owner.query("update app_public.connection_mappings set active = false where workspace_id = $1 and kind = 'repo'", [ws.id]);
+    for (const args of [{ resourceId: link.resourceId }, { issueId: implementer.id }]) {
+      const off = await rest(t, ws.token, 'repohost.sync', args);
+      expect([off.status, off.body.error]).toEqual([422, 'mapping_inactive']);
+    }
+    await t.pools.owner.query("update app_public.connection_mappings set active = true where workspace_id = $1 and kind = 'repo'", [ws.id]);
+
     expect400(await rest(t, ws.token, 'repohost.importIssue', { number: 1 }), 'repoFullName');
     expect400(await rest(t, ws.token, 'repohost.sync', {}), 'issueId');
     expect((await rest(t, ws.token, 'repohost.importIssue', { repoFullName: REPO, number: 999 })).status).toBe(404);

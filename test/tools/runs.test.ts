@@ -153,6 +153,8 @@ describe('runs.setWaiting / resumeWork', () => {
       const r = await rest(t, coderKey.token, tool, args);
       expect([tool, r.status, r.body.error]).toEqual([tool, 403, 'run_mode_gated']);
     };
+    // The refusal names the gated issue (the call named another one).
+    expect((await rest(t, coderKey.token, 'issues.update', { id: other.id, parentId: issue.id })).body.message).toContain(`run on ${issue.key} may not change it`);
     await refused('relations.add', { fromIssueId: issue.id, toIssueId: other.id, kind: 'DUPLICATES' });
     await refused('relations.add', { fromIssueId: other.id, toIssueId: issue.id, kind: 'BLOCKS' });
     await refused('relations.remove', { id: link.id });

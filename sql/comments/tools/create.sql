@@ -15,6 +15,11 @@ declare
   v_comment app_public.comments;
   v_request app_public.action_requests;
 begin
+  -- A recommendation card changes the issue once accepted: it needs what actionRequests.create needs (spec 4.11), not
+  -- only WRITE_COMMENTS.
+  if jsonb_typeof(args->'actionRequest') = 'object' then
+    perform app_hidden.require_scope('WRITE_ISSUES');
+  end if;
   if v_agent is not null then
     select * into v_run from app_hidden.agent_open_run(v_issue.id, v_agent) r;
     if v_run.id is not null then

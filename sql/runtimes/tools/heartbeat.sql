@@ -8,6 +8,9 @@ create or replace function app_tools.runtimes_heartbeat(args jsonb)
 as $$
 declare v_runtime app_public.runtimes := app_hidden.find_live_runtime(args->>'runtimeId');
 begin
+  if args->'info' is not null then
+    perform app_hidden.runtime_assert_may_report(v_runtime);
+  end if;
   update app_public.runtimes r
   set heartbeat_at = now(), info = r.info || app_hidden.runtime_info_sanitize(args->'info')
   where r.id = v_runtime.id

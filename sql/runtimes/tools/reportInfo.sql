@@ -23,6 +23,7 @@ begin
     end if;
     v_runtime := app_hidden.find_live_runtime(v_runtime_id::text);
   end if;
+  perform app_hidden.runtime_assert_may_report(v_runtime);
   update app_public.runtimes r set info = r.info || app_hidden.runtime_info_sanitize(args->'info')
   where r.id = v_runtime.id
   returning * into v_runtime;
