@@ -128,6 +128,21 @@ export function guardedFetch(opts: { allowPrivate: boolean; timeoutMs: number; m
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
+/**
+ * A page's bytes as text, in its charset: the Content-Type header's, else a <meta charset> or <meta http-equiv>
+ * in the first 1024 bytes (where HTML's prescan looks), else UTF-8. A label TextDecoder does not know is UTF-8.
+ */
+function decodePage(body: Buffer, contentType: string | undefined): string {
+  // Latin-1 keeps every byte as one character, so the ASCII of a <meta> reads the same in any ASCII-based charset.
+  const head = body.subarray(0, 1024).toString('latin1');
+  const label = contentType?.match(/;\s*charset\s*=\s*["']?([^"';\s]+)/i)?.[1] ?? head.match(/<meta\s[^>]*charset\s*=\s*["']?([^"';\s/>]+)/i)?.[1];
+  try {
+    return new TextDecoder(label ?? 'utf-8').decode(body);
+  } catch {
+    return new TextDecoder('utf-8').decode(body);
+  }
+}
+
 /** The <title> of an HTML page: 5 s, redirects followed, 64 KB read (spec 8); null when there is none. */
 export async function fetchPageTitle(url: string, opts: { allowPrivate: boolean; timeoutMs?: number; maxBytes?: number }): Promise<string | null> {
   const res = await guardedRequest(url, {
@@ -138,7 +153,7 @@ export async function fetchPageTitle(url: string, opts: { allowPrivate: boolean;
     headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1', 'user-agent': 'svc-link-preview/1' },
   });
   if (res.status < 200 || res.status >= 300) return null;
-  const m = res.body.toString('utf8').match(/<title[^>]*>([\s\S]*?)<\/title>/i);
+  const m = decodePage(res.body, res.headers['content-type']).match(/<title[^>]*>([\s\S]*?)<\/title>/i);
   if (!m) return null;
   const title = m[1]!
     .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (all, e: string) => {

@@ -91,7 +91,7 @@ export async function startFakeGitHub(repos: Record<string, FakeIssue[]>, opts: 
 }
 
 /** Serves pages for link-title scraping: path → [status, headers, body]. */
-export async function startPages(pages: Record<string, { status?: number; headers?: Record<string, string>; body?: string; hang?: boolean }>) {
+export async function startPages(pages: Record<string, { status?: number; headers?: Record<string, string>; body?: string | Buffer; hang?: boolean }>) {
   const server = http.createServer((req, res) => {
     const page = pages[req.url ?? ''];
     if (!page) {

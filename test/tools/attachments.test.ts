@@ -71,6 +71,13 @@ describe('attachments on the embedded store', () => {
       '/untitled': { body: '<html><body>no title</body></html>' },
       '/late-title': { body: `<html><head>${' '.repeat(70 * 1024)}<title>too far</title></head></html>` },
       '/hang': { hang: true },
+      // "Café" in single-byte charsets (é is 0xE9), named by the header or, without a charset there, by a <meta>.
+      '/latin1': { headers: { 'content-type': 'text/html; charset=iso-8859-1' }, body: Buffer.from('<html><head><title>Caf\xe9</title></head></html>', 'latin1') },
+      '/cp1252': { headers: { 'content-type': 'text/html; charset="windows-1252"' }, body: Buffer.from('<html><head><title>Caf\xe9</title></head></html>', 'latin1') },
+      '/meta-latin1': { headers: { 'content-type': 'text/html' }, body: Buffer.from('<html><head><meta charset="ISO-8859-1"><title>Caf\xe9</title></head></html>', 'latin1') },
+      '/meta-cp1252': { headers: { 'content-type': 'text/html' }, body: Buffer.from('<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252"><title>Caf\xe9</title></head></html>', 'latin1') },
+      // A charset TextDecoder does not know: read as UTF-8.
+      '/bogus-charset': { headers: { 'content-type': 'text/html; charset=x-no-such' }, body: '<html><head><title>Café</title></head></html>' },
     });
   });
   afterAll(async () => {
@@ -227,6 +234,17 @@ describe('attachments on the embedded store', () => {
     expect(links.find((a: any) => a.id === bare.id).filename).toBe('127.0.0.1');
     const dl = await ok(t, ws.token, 'attachments.getDownloadUrl', { id: given.id });
     expect(dl).toMatchObject({ kind: 'LINK', url: 'https://example.com/spec', expiresAt: null });
+  });
+
+  it('attachLink: the fetched title is decoded in the page\'s charset, from the Content-Type header or else a <meta>', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'charsets' });
+    const paths = ['/latin1', '/cp1252', '/meta-latin1', '/meta-cp1252', '/bogus-charset'];
+    const ids: string[] = [];
+    for (const p of paths) ids.push((await ok(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: `${pages.url}${p}` })).id);
+    await expect.poll(async () => {
+      const links = await ok(t, ws.token, 'attachments.list', { targetType: 'issue', targetId: issue.id, kind: 'LINK' });
+      return ids.map((id) => links.find((a: any) => a.id === id).linkTitle);
+    }, { timeout: 10_000 }).toEqual(paths.map(() => 'Café'));
   });
 
   it('a workspace whose link fetch timed out fetches no titles for a while, at any address; another workspace\'s go on', async () => {
