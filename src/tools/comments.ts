@@ -10,7 +10,7 @@ export const commentTools = defineTools(
   tool({
     name: 'comments.create',
     scopes: ['WRITE_COMMENTS'],
-    description: "Post a comment on an issue (markdown). The author is the key's user; an agent-linked key is recorded as authoringAgent. Allowed in every run mode. With actionRequest, its recommendation card (a poll when it has options; fields as actionRequests.create) is created on the issue in the same transaction.",
+    description: "Post a comment on an issue (markdown). The author is the key's user; an agent-linked key is recorded as authoringAgent. Allowed in every run mode. With actionRequest (which needs WRITE_ISSUES too), its recommendation card (a poll when it has options; fields as actionRequests.create) is created on the issue in the same transaction.",
     input: z.strictObject({ issueId: issueRef, body, confidence: confidence.optional(), actionRequest: actionRequestFields.optional() }),
     output: CommentOut.extend({ actionRequest: ActionRequestOut.optional() }),
   }),

@@ -39,5 +39,5 @@ begin
   return app_hidden.comment_json(v_comment);
 end
 $$;
-comment on function app_tools.comments_create(args jsonb) is 'comments.create: Post a comment on an issue (markdown). The author is the key''s user; an agent-linked key is recorded as authoringAgent. Allowed in every run mode. With actionRequest, its recommendation card (a poll when it has options; fields as actionRequests.create) is created on the issue in the same transaction.';
+comment on function app_tools.comments_create(args jsonb) is 'comments.create: Post a comment on an issue (markdown). The author is the key''s user; an agent-linked key is recorded as authoringAgent. Allowed in every run mode. With actionRequest (which needs WRITE_ISSUES too), its recommendation card (a poll when it has options; fields as actionRequests.create) is created on the issue in the same transaction.';
 grant execute on function app_tools.comments_create(args jsonb) to svc_visitor;
