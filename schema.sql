@@ -149,7 +149,7 @@ alter table app_public.activity_events enable row level security;
 alter table app_public.activity_events force row level security;
 grant select on app_public.activity_events to svc_visitor;
 create policy owner_all on app_public.activity_events for all to current_user using (true) with check (true);
-create policy select_in_workspace on app_public.activity_events for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (((subject_type <> 'chat-thread'::text) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.event_subject_visible(subject_type, subject_id, payload))) OR ((subject_type = 'chat-thread'::text) AND (((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)) OR ((payload ->> 'agentId'::text) = (( SELECT app_hidden.current_agent_id() AS current_agent_id))::text) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ((payload ->> 'openedByUserId'::text) = (( SELECT app_hidden.current_user_id() AS current_user_id))::text))) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.chat_event_visible(subject_id, ((payload -> 'context'::text) ->> 'issueId'::text)))))));
+create policy select_in_workspace on app_public.activity_events for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (((subject_type <> ALL (ARRAY['chat-thread'::text, 'api-key'::text])) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.event_subject_visible(subject_type, subject_id, payload))) OR ((subject_type = 'api-key'::text) AND (( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ((( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin) AND ( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed)) OR ((payload ->> 'userId'::text) = (( SELECT app_hidden.current_user_id() AS current_user_id))::text))) OR ((subject_type = 'chat-thread'::text) AND (((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)) OR ((payload ->> 'agentId'::text) = (( SELECT app_hidden.current_agent_id() AS current_agent_id))::text) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ((payload ->> 'openedByUserId'::text) = (( SELECT app_hidden.current_user_id() AS current_user_id))::text))) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.chat_event_visible(subject_id, ((payload -> 'context'::text) ->> 'issueId'::text)))))));
 CREATE TRIGGER _500_webhooks AFTER INSERT ON app_public.activity_events FOR EACH ROW EXECUTE FUNCTION app_private.tg_activity_events__webhooks();
 CREATE TRIGGER _510_agent_dispatch AFTER INSERT ON app_public.activity_events FOR EACH ROW WHEN (new.kind = 'AGENT_ASSIGNED'::text) EXECUTE FUNCTION app_private.tg_activity_events__agent_dispatch();
 
@@ -2112,6 +2112,8 @@ CREATE INDEX api_keys_workspace_idx ON app_private.api_keys USING btree (workspa
 alter table app_private.api_keys enable row level security;
 alter table app_private.api_keys force row level security;
 create policy owner_all on app_private.api_keys for all to current_user using (true) with check (true);
+CREATE TRIGGER _800_events_created AFTER INSERT ON app_private.api_keys FOR EACH ROW EXECUTE FUNCTION app_private.tg_api_keys__events();
+CREATE TRIGGER _800_events_revoked AFTER UPDATE OF revoked_at ON app_private.api_keys FOR EACH ROW WHEN (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL) EXECUTE FUNCTION app_private.tg_api_keys__events();
 CREATE TRIGGER _900_notify_revoked AFTER UPDATE OF revoked_at ON app_private.api_keys FOR EACH ROW WHEN (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL) EXECUTE FUNCTION app_private.tg_api_keys__notify_revoked();
 
 -- Sub-issues a soft delete made top-level, by parent: issues.restore reattaches those still live and top-level. A child's row goes when its parentId changes again.
@@ -2258,6 +2260,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_agents__events() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
 -- app_private.tg_agents__notify_keys() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
 -- app_private.tg_agents__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
+-- app_private.tg_api_keys__events() returns trigger; plpgsql volatile; execute: owner only; auth/triggers.sql
 -- app_private.tg_api_keys__notify_revoked() returns trigger; plpgsql volatile; execute: owner only; auth/triggers.sql
 -- app_private.tg_attachment_uploads__expiry_job() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql
 -- app_private.tg_attachments__events() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql

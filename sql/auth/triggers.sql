@@ -14,3 +14,23 @@ comment on function app_private.tg_api_keys__notify_revoked() is 'Tells every AP
 
 drop trigger if exists _900_notify_revoked on app_private.api_keys;
 create trigger _900_notify_revoked after update of revoked_at on app_private.api_keys for each row when (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL) execute function app_private.tg_api_keys__notify_revoked();
+
+create or replace function app_private.tg_api_keys__events()
+ returns trigger
+ language plpgsql
+as $$
+begin
+  -- Who holds access is the workspace's audit trail: issuing and revoking a key are state changes like any other.
+  -- Never the token or its hash; the prefix is what lists show.
+  perform app_private.record_event(new.workspace_id, case when tg_op = 'INSERT' then 'API_KEY_CREATED' else 'API_KEY_REVOKED' end,
+    'api-key', new.id, jsonb_build_object('keyId', new.id, 'kind', new.kind, 'prefix', new.prefix, 'userId', new.user_id,
+      'linkedAgentId', new.linked_agent_id, 'pluginId', new.plugin_id, 'expiresAt', new.expires_at, 'revokedAt', new.revoked_at));
+  return null;
+end
+$$;
+comment on function app_private.tg_api_keys__events() is 'API_KEY_CREATED when a key is issued (any path: access.*, plugins, the CLI, a new workspace''s owner key) and API_KEY_REVOKED when it is revoked (accessRevoke, svc admin revoke-key, a member removed); subject api-key, payload without secrets.';
+
+drop trigger if exists _800_events_created on app_private.api_keys;
+create trigger _800_events_created after insert on app_private.api_keys for each row execute function app_private.tg_api_keys__events();
+drop trigger if exists _800_events_revoked on app_private.api_keys;
+create trigger _800_events_revoked after update of revoked_at on app_private.api_keys for each row when (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL) execute function app_private.tg_api_keys__events();

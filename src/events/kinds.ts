@@ -21,5 +21,7 @@ export const EVENT_KINDS = [
   'CYCLE_DELETED', 'ISSUE_RESTORED', 'STATUS_CREATED', 'STATUS_UPDATED', 'STATUS_DELETED',
   'WEBHOOK_CREATED', 'WEBHOOK_UPDATED', 'WEBHOOK_DELETED', 'WEBHOOK_TESTED', 'CANVAS_CREATED', 'CANVAS_UPDATED', 'CANVAS_DELETED',
   'WORKSPACE_UPDATED', 'LABEL_CREATED', 'LABEL_UPDATED', 'LABEL_DELETED',
+  // Keys issued and revoked (docs/decisions.md, "Key events"): seen by workspace admins and the key's own person.
+  'API_KEY_CREATED', 'API_KEY_REVOKED',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
