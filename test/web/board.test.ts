@@ -3,11 +3,13 @@
  * and one page for the file: sign in, the board (filters, drag to another column and the status seen over
  * MCP, an issue created over REST on the open board within a second), search, the list's keyboard
  * navigation, the issue page (markdown rendered, HTML in it not executed), the agents view (a poll voted
- * on, a request accepted, both checked over MCP), and a project-narrowed key that sees only its issues.
+ * on, a request accepted, both checked over MCP; the dispatch and pipeline dashboards, an agent's timeline, webhook
+ * health for an admin only), and a project-narrowed key that sees only its issues.
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, createKey, createWorkspace, ok, rest, startTestApp, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
+import { dispatchWorkspace } from '../../src/dispatch/tasks.ts';
+import { admin, createAgent, createKey, createWorkspace, ok, rest, startTestApp, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
 import { seedBoardDemo } from '../support/board-demo.ts';
 
 let t: TestApp;
@@ -556,6 +558,103 @@ describe('web board', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
     expect(download.suggestedFilename()).toBe('notes.txt');
     expect(download.url()).toContain('/blobs/');
+  });
+
+  it('agents view dashboards: dispatch figures and bars, pipeline counts, an agent\'s timeline and uptime; webhook health for an admin, not a member', async () => {
+    // A workspace of its own: the figures are exactly what this test did.
+    const ops = await createWorkspace(t, 'OPS');
+    await createAgent(t, ops, 'ops-bot');
+    await createAgent(t, ops, 'reviewer');
+    const bot = await createKey(t, ops, { agent: 'ops-bot' });
+    await ok(t, bot.token, 'agents.heartbeat', { status: 'ONLINE' });
+    await admin(t, 'create-webhook', { workspace: ops.key, url: 'https://hooks.example.com/ops', json: true });
+    // An automatic assignment: queued, then handed out by the dispatcher (run inline: this app has no worker).
+    await t.pools.owner.query('update app_public.workspaces set auto_dispatch = true where id = $1', [ops.id]);
+    const rotate = await ok(t, ops.token, 'issues.create', { title: 'Rotate the deploy keys' });
+    await ok(t, ops.token, 'issues.queue', { id: rotate.id });
+    const client = await t.pools.owner.connect();
+    try {
+      expect(await dispatchWorkspace(client, ops.id)).toBe(1);
+    } finally {
+      client.release();
+    }
+    // One assigned by hand, one left in the queue.
+    const flaky = await ok(t, ops.token, 'issues.create', { title: 'Fix the flaky deploy' });
+    await ok(t, ops.token, 'issues.assign', { id: flaky.id, profileKey: 'ops-bot' });
+    const runbook = await ok(t, ops.token, 'issues.create', { title: 'Update the runbook' });
+    await ok(t, ops.token, 'issues.queue', { id: runbook.id });
+    expect((await ok(t, ops.token, 'issues.get', { id: runbook.id })).assignedAgentId).toBeNull();
+    // Up for the last 6 hours of the window: its status changes moved back in time.
+    const botId = (await ok(t, ops.token, 'agents.list', {})).find((a: { profileKey: string }) => a.profileKey === 'ops-bot').id;
+    await t.pools.owner.query(`update app_public.activity_events set created_at = now() - interval '6 hours'
+      where kind = 'AGENT_STATUS_CHANGED' and subject_id = $1`, [botId]);
+
+    const reads: string[] = [];
+    const count = (r: { url(): string; postData(): string | null }) => {
+      if (r.url().endsWith('/graphql')) reads.push(/query (\w+)/.exec(r.postData() ?? '')?.[1] ?? 'other');
+    };
+    await page.goto(url); // signIn clears this origin's session (the file's tests leave one; alone, the page is blank)
+    // FULL holds ADMIN, which webhookHealth needs beside an OWNER/ADMIN user.
+    await signIn((await createKey(t, ops)).token);
+    page.on('request', count);
+    await page.click('#nav-agents');
+    const stat = (name: string) => page.locator(`#dispatch [data-stat="${name}"] dd`).first().textContent();
+    await page.waitForSelector('#dispatch [data-stat="assignments"]');
+    expect(await stat('assignments')).toBe('2');
+    expect(await stat('mode')).toBe('1 / 1');
+    expect(await stat('queued')).toBe('1');
+    expect(await stat('wait')).toMatch(/^[\d.]+ s \/ [\d.]+ s$/);
+    expect(await page.textContent('#dispatch [data-stat="wait"] dd.meta')).toBe('over 1 automatic');
+    expect(await stat('watchdogs')).toBe('0');
+    // A bar an hour; the last one holds both assignments, said in its text for those who do not see the bar.
+    expect(await page.locator('#dispatch ol.bars li').count()).toBe(24);
+    expect(await page.getAttribute('#dispatch ol.bars li:last-child', 'data-assigned')).toBe('2');
+    expect(await page.textContent('#dispatch ol.bars li:last-child .sr-only')).toContain('2 assigned (1 automatic)');
+    // The pipeline beside each agent's work.
+    const botRow = page.locator('#agents tr[data-agent="ops-bot"]');
+    expect(await botRow.locator('.assigned-open').textContent()).toBe('2');
+    expect(await botRow.locator('.runs').textContent()).toBe('2 active');
+    expect(await page.locator('#agents tr[data-agent="reviewer"] .assigned-open').textContent()).toBe('0');
+    expect(await page.locator('#agents tr[data-agent="reviewer"] .runs').textContent()).toBe('—');
+    // Webhook health: this key's user is the workspace's OWNER, its key unnarrowed with ADMIN.
+    expect(await page.textContent('#webhooks tbody')).toContain('https://hooks.example.com/ops');
+    // The page's figures came in its one read (the Agents query); the timeline is read when opened, newest first,
+    // with the uptime.
+    expect(reads).toContain('Agents');
+    expect(reads).not.toContain('AgentTimeline');
+    await botRow.locator('button.timeline-toggle').click();
+    expect(await botRow.locator('button.timeline-toggle').getAttribute('aria-expanded')).toBe('true');
+    const timeline = page.locator(`#timeline-${botId} .agent-timeline`);
+    await timeline.locator('li').first().waitFor();
+    expect(reads).toContain('AgentTimeline');
+    expect(await timeline.locator('li[data-kind="AGENT_ASSIGNED"]').count()).toBe(2);
+    expect(await timeline.locator('li[data-kind="AGENT_ASSIGNED"]').allTextContents()).toEqual(
+      [expect.stringContaining('by hand'), expect.stringContaining('by the dispatcher')]);
+    // Newest first (the status change moved back in time above keeps its place: left out here).
+    const times = await timeline.locator('li:not([data-kind="AGENT_STATUS_CHANGED"]) time')
+      .evaluateAll((ts) => ts.map((x) => x.getAttribute('datetime')!));
+    expect(times.map((x) => Date.parse(x))).toEqual(times.map((x) => Date.parse(x)).sort((a, b) => b - a));
+    expect(await timeline.locator('.uptime .ratio').textContent()).toBe('25 %');
+    page.off('request', count);
+    await botRow.locator('button.timeline-toggle').click();
+    await page.waitForSelector(`#timeline-${botId}`, { state: 'detached' });
+
+    // A MEMBER sees the same figures, and no webhook table (webhookHealth is admin_required for it): no error either.
+    await admin(t, 'add-member', { workspace: ops.key, email: 'ops-member@example.com', role: 'MEMBER', json: true });
+    // FULL too: the member is refused for its role, not for a scope.
+    const member = await createKey(t, ops, { user: 'ops-member@example.com' });
+    await page.click('#signout', { timeout: 5000 });
+    await page.waitForSelector('#signin', { timeout: 5000 });
+    await signIn(member.token);
+    const answered = page.waitForResponse((r) => r.url().endsWith('/graphql') && /query Agents/.test(r.request().postData() ?? ''));
+    await page.click('#nav-agents');
+    expect(((await (await answered).json()).errors as { path: string[]; extensions: { code: string } }[])
+      .map((e) => [e.path[0], e.extensions.code])).toEqual([['webhookHealth', 'admin_required']]);
+    await page.waitForSelector('#agents tr[data-agent="ops-bot"] .assigned-open');
+    expect(await stat('assignments')).toBe('2');
+    expect(await page.textContent('#agents tr[data-agent="ops-bot"] .assigned-open')).toBe('2');
+    expect(await page.locator('#webhooks').count()).toBe(0);
+    expect(await page.locator('main.agents .error').count()).toBe(0);
   });
 });
 

@@ -1,4 +1,10 @@
-import { gql } from './api.ts';
+import { Fragment } from 'preact';
+import { useState } from 'preact/hooks';
+import { gqlPartial } from './api.ts';
+import {
+  AgentTimeline, DASHBOARD_FIELDS, DASHBOARD_SELECTION, DispatchPanel, runsInWords, WebhookHealthPanel, WINDOW_HOURS,
+  type DispatchSummary, type Pipeline, type Timeseries, type WebhookHealth,
+} from './dashboards.tsx';
 import { may, statusOf, type Meta } from './data.ts';
 import { useLive } from './hooks.ts';
 import { REQUEST_FIELDS, RequestCard, type Request } from './requests.tsx';
@@ -10,37 +16,74 @@ const AGENTS = `query Agents {
     issuesByAssignedAgentId(condition: {deletedAt: null}, orderBy: UPDATED_AT_DESC, first: 20) { nodes { rowId key title statusId } }
   } }
   actionRequests(condition: {status: "OPEN"}, orderBy: CREATED_AT_DESC, first: 100) { nodes { ${REQUEST_FIELDS} } }
+  ${DASHBOARD_SELECTION}
 }`;
+interface AgentsPage {
+  agents: { nodes: any[] }; actionRequests: { nodes: Request[] };
+  // null when the field failed (its error is in `failed`)
+  agentsPipeline: Pipeline | null; dispatchSummary: DispatchSummary | null; dispatchTimeseries: Timeseries | null; webhookHealth: WebhookHealth | null;
+}
 
-/** Who is ONLINE / BUSY / OFFLINE and on what; the open action requests and polls to decide. */
+/**
+ * Who is ONLINE / BUSY / OFFLINE and on what, with the dispatch dashboards (spec 4.14) and each agent's pipeline
+ * figures; the open action requests and polls to decide; webhook health for a key that may read it. All of it is
+ * one GraphQL request (each dashboard field may fail alone); an agent's timeline is read when it is opened.
+ */
 export function Agents({ meta }: { meta: Meta }) {
-  const loaded = useLive(() => gql(AGENTS), []);
-  const d = loaded.data;
+  const loaded = useLive(() => gqlPartial<AgentsPage>(AGENTS, undefined, DASHBOARD_FIELDS), []);
+  const [opened, setOpened] = useState<string>();
+  const d = loaded.data?.data;
+  const failed = loaded.data?.failed ?? {};
   if (!d) return <main class="page">{loaded.error ? <p class="error" role="alert">{loaded.error}</p> : <p>Loading…</p>}</main>;
+  const pipeline = new Map((d.agentsPipeline?.agents ?? []).map((p) => [p.agentId, p]));
+  // Webhook health is an unnarrowed OWNER/ADMIN's: for anyone else the table is simply not there.
+  const showWebhooks = d.webhookHealth || (failed.webhookHealth && failed.webhookHealth.code !== 'admin_required');
   return (
     <main class="page agents">
+      <DispatchPanel summary={d.dispatchSummary} series={d.dispatchTimeseries} error={failed.dispatchSummary} />
       <section>
         <h2>Agents</h2>
         <table id="agents">
-          <thead><tr><th>Agent</th><th>Status</th><th>Working on</th><th>Last heartbeat</th></tr></thead>
+          <thead>
+            <tr><th>Agent</th><th>Status</th><th>Working on</th><th class="num">Open issues</th><th>Runs</th><th>Last heartbeat</th></tr>
+          </thead>
           <tbody>
-            {d.agents.nodes.map((a: any) => (
-              <tr key={a.rowId} data-agent={a.profileKey}>
-                <td><strong>{a.name}</strong> <span class="meta">{a.profileKey} · {a.provider}</span></td>
-                <td><span class={`presence s-${a.status}`}>{a.status}</span></td>
-                <td><Work agent={a} meta={meta} /></td>
-                <td class="meta">{a.lastHeartbeatAt ? new Date(a.lastHeartbeatAt).toLocaleString() : 'never'}</td>
-              </tr>
-            ))}
+            {d.agents.nodes.map((a: any) => {
+              const p = pipeline.get(a.rowId);
+              const open = opened === a.rowId;
+              return (
+                <Fragment key={a.rowId}>
+                  <tr data-agent={a.profileKey}>
+                    <td>
+                      <strong>{a.name}</strong> <span class="meta">{a.profileKey} · {a.provider}</span>
+                      <div><button type="button" class="link timeline-toggle" aria-expanded={open} aria-controls={`timeline-${a.rowId}`}
+                        onClick={() => setOpened(open ? undefined : a.rowId)}>{open ? 'Hide timeline' : 'Timeline'}</button></div>
+                    </td>
+                    <td><span class={`presence s-${a.status}`}>{a.status}</span></td>
+                    <td><Work agent={a} meta={meta} /></td>
+                    <td class="num assigned-open">{p ? p.assignedOpen : '—'}</td>
+                    <td class="runs" title={`Active, waiting and stalled now; completed and abandoned in the last ${WINDOW_HOURS} hours`}>{p ? runsInWords(p.runs) : '—'}</td>
+                    <td class="meta">{a.lastHeartbeatAt ? new Date(a.lastHeartbeatAt).toLocaleString() : 'never'}</td>
+                  </tr>
+                  {open && (
+                    <tr class="agent-detail" id={`timeline-${a.rowId}`}>
+                      <td colSpan={6}><AgentTimeline agentId={a.rowId} name={a.name} /></td>
+                    </tr>
+                  )}
+                </Fragment>
+              );
+            })}
           </tbody>
         </table>
         {!d.agents.nodes.length && <p class="empty">No agents.</p>}
+        {failed.agentsPipeline && <p class="error" role="alert">Pipeline figures are unavailable: {failed.agentsPipeline.message}</p>}
       </section>
       <section id="requests">
         <h2>Open requests and polls</h2>
-        {d.actionRequests.nodes.map((r: Request) => <RequestCard key={r.rowId} request={r} canAct={may(meta, 'WRITE_ISSUES')} onDone={loaded.reload} />)}
+        {d.actionRequests.nodes.map((r) => <RequestCard key={r.rowId} request={r} canAct={may(meta, 'WRITE_ISSUES')} onDone={loaded.reload} />)}
         {!d.actionRequests.nodes.length && <p class="empty">Nothing to decide.</p>}
       </section>
+      {showWebhooks && <WebhookHealthPanel health={d.webhookHealth} error={failed.webhookHealth} />}
     </main>
   );
 }

@@ -15,7 +15,11 @@ export class GraphqlError extends Error {
 let refusedKey: ((reason: string) => void) | undefined;
 export const onKeyRefused = (fn: ((reason: string) => void) | undefined) => { refusedKey = fn; };
 
-export async function gql<T = any>(query: string, variables?: Record<string, unknown>, key = storedKey()): Promise<T> {
+interface Answer { data?: any; errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string; status?: number } }[] }
+const errorOf = (e: NonNullable<Answer['errors']>[number]) => new GraphqlError(e.message, e.extensions?.code, e.extensions?.status);
+
+/** One POST /graphql: the answer's data and errors (a refused key signs the page out; no answer at all throws). */
+async function post(query: string, variables: Record<string, unknown> | undefined, key: string | null): Promise<Answer> {
   let res: Response;
   try {
     res = await fetch('/graphql', {
@@ -28,10 +32,30 @@ export async function gql<T = any>(query: string, variables?: Record<string, unk
   }
   const body = await res.json().catch(() => ({}));
   if (res.status === 401 && key === storedKey()) refusedKey?.(body.message ?? 'The key was refused');
-  const first = body.errors?.[0];
-  if (first) throw new GraphqlError(first.message, first.extensions?.code, first.extensions?.status);
+  if (body.errors?.[0]) return body;
   if (res.status !== 200) throw new GraphqlError(body.message ?? `HTTP ${res.status}`, body.error, res.status);
+  return body;
+}
+
+export async function gql<T = any>(query: string, variables?: Record<string, unknown>, key = storedKey()): Promise<T> {
+  const body = await post(query, variables, key);
+  if (body.errors?.[0]) throw errorOf(body.errors[0]);
   return body.data as T;
+}
+
+/**
+ * A read whose `optional` top-level fields may fail on their own (GraphQL gives null for such a field, with its
+ * error, and the others' data): their errors come back by field name beside the data. Any other error throws, as
+ * gql does.
+ */
+export async function gqlPartial<T = any>(query: string, variables: Record<string, unknown> | undefined, optional: readonly string[]):
+  Promise<{ data: T; failed: Partial<Record<string, GraphqlError>> }> {
+  const body = await post(query, variables, storedKey());
+  const errors = body.errors ?? [];
+  const fatal = errors.find((e) => !optional.includes(String(e.path?.[0])));
+  if (fatal) throw errorOf(fatal);
+  if (!body.data) throw errors[0] ? errorOf(errors[0]) : new GraphqlError('The service answered without data');
+  return { data: body.data as T, failed: Object.fromEntries(errors.map((e) => [String(e.path![0]), errorOf(e)])) };
 }
 
 // Live updates: views re-read after events on the stream. Each re-read is a GraphQL request, and each catalog-tool
