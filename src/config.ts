@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { originOf } from './http/origin-guard.ts';
+import { egressAllowPrivateFromEnv } from './webhooks/registration.ts';
 
 /** Everything the service reads from its environment, in one place (see README "Configuration"). */
 export interface Config {
@@ -76,7 +77,7 @@ export function loadConfig(env = process.env): Config {
   });
   // A value pg cannot read as a server address failed later as "getaddrinfo ENOTFOUND base".
   const databaseUrl = env.DATABASE_URL?.trim() || undefined;
-  if (databaseUrl && !/^(postgres|postgresql|socket):\/\/./i.test(databaseUrl)) {
+  if (databaseUrl && (!/^(postgres|postgresql|socket):\/\/./i.test(databaseUrl) || !URL.canParse(databaseUrl))) {
     throw new ConfigError('DATABASE_URL must be a postgres:// (or postgresql://) connection URL, such as postgres://svc:secret@db.example.com:5432/svc');
   }
   // Off unless said on; a value that is neither was taken as off without a word.
@@ -91,7 +92,7 @@ export function loadConfig(env = process.env): Config {
     host,
     publicUrl,
     logLevel,
-    egressAllowPrivate: allowPrivate === '1' || allowPrivate === 'true',
+    egressAllowPrivate: egressAllowPrivateFromEnv(env),
     rateLimitRpcPerMin: int('SVC_RATE_LIMIT_RPC_PER_MIN', 600),
     rateLimitRestPerMin: int('SVC_RATE_LIMIT_REST_PER_MIN', 300),
     dbPoolSize: Math.max(1, int('SVC_DB_POOL_SIZE', 2 * os.availableParallelism() + 1, 1000)),

@@ -100,6 +100,8 @@ begin
   if v_agent.id is null then
     raise exception 'Agent not found' using errcode = 'SV404', column = 'agentId';
   end if;
+  -- Time before the agent existed is no time OFFLINE.
+  v_since := greatest(v_since, v_agent.created_at);
   -- The status at the window's start: the last change before it, else the first change's `from` inside it, else the
   -- status now (nothing changed in the window).
   select e.payload->>'to' into v_first from app_public.activity_events e
@@ -121,7 +123,7 @@ begin
   )
   select jsonb_object_agg(status, round(total)) into v_spans
   from (select status, sum(seconds) as total from spans group by status) t;
-  return jsonb_build_object('agentId', agent_id, 'sinceHours', since_hours, 'status', v_agent.status,
+  return jsonb_build_object('agentId', agent_id, 'sinceHours', since_hours, 'windowStart', v_since, 'status', v_agent.status,
     'secondsByStatus', coalesce(v_spans, '{}'),
     'changes', (select count(*) from app_public.activity_events e where e.workspace_id = v_agent.workspace_id
                 and e.kind = 'AGENT_STATUS_CHANGED' and e.subject_id = agent_id and e.created_at >= v_since),
@@ -130,7 +132,7 @@ begin
                           / greatest(1, extract(epoch from now() - v_since)))::numeric, 4));
 end
 $$;
-comment on function app_public.agent_uptime(agent_id uuid, since_hours integer) is 'Agent operations dashboard: seconds one agent spent ONLINE, BUSY and OFFLINE in the last sinceHours (default 24), from its AGENT_STATUS_CHANGED events, the number of changes, and uptimeRatio (ONLINE or BUSY over the window). In-app only (spec 4.14).';
+comment on function app_public.agent_uptime(agent_id uuid, since_hours integer) is 'Agent operations dashboard: seconds one agent spent ONLINE, BUSY and OFFLINE in the last sinceHours (default 24), from its AGENT_STATUS_CHANGED events, the number of changes, and uptimeRatio (ONLINE or BUSY over the window, which starts at the agent''s creation when that is later: windowStart). In-app only (spec 4.14).';
 grant execute on function app_public.agent_uptime(agent_id uuid, since_hours integer) to svc_visitor;
 
 create or replace function app_public.webhook_health(since_hours integer default 24)
@@ -240,19 +242,23 @@ begin
   v_step := make_interval(mins => bucket_minutes);
   -- Buckets aligned to the window's start, oldest first, empty ones included (a chart needs every point).
   return jsonb_build_object('sinceHours', since_hours, 'bucketMinutes', bucket_minutes, 'buckets', (
-    select jsonb_agg(to_jsonb(c) order by c.start)
-    from (select b.start,
-                 count(e.id) filter (where e.kind = 'ISSUE_QUEUED') as queued,
-                 count(e.id) filter (where e.kind = 'AGENT_ASSIGNED') as assigned,
-                 count(e.id) filter (where e.kind = 'AGENT_ASSIGNED' and (e.payload->>'auto')::boolean) as automatic,
-                 count(e.id) filter (where e.kind = 'AGENT_NOACK') as "noAck",
-                 count(e.id) filter (where e.kind = 'ISSUE_STALLED') as stalled
-          from (select generate_series(v_since, now() - interval '1 microsecond', v_step) as start) b
-          left join app_public.activity_events e
-            on e.workspace_id = app_hidden.current_workspace_id()
-           and e.kind in ('ISSUE_QUEUED', 'AGENT_ASSIGNED', 'AGENT_NOACK', 'ISSUE_STALLED')
-           and e.created_at >= b.start and e.created_at < b.start + v_step
-          group by b.start) c));
+    select jsonb_agg(jsonb_build_object('start', v_since + v_step * b.n, 'queued', coalesce(c.queued, 0),
+                                        'assigned', coalesce(c.assigned, 0), 'automatic', coalesce(c.automatic, 0),
+                                        'noAck', coalesce(c.no_ack, 0), 'stalled', coalesce(c.stalled, 0)) order by b.n)
+    from generate_series(0, ceil(extract(epoch from now() - v_since) / extract(epoch from v_step))::int - 1) b(n)
+    -- Each event counted into its bucket by arithmetic, in one pass over the window (a range join per bucket took
+    -- 4 s for 500 buckets over 100,000 events).
+    left join (
+      select floor(extract(epoch from e.created_at - v_since) / extract(epoch from v_step))::int as n,
+             count(*) filter (where e.kind = 'ISSUE_QUEUED') as queued,
+             count(*) filter (where e.kind = 'AGENT_ASSIGNED') as assigned,
+             count(*) filter (where e.kind = 'AGENT_ASSIGNED' and (e.payload->>'auto')::boolean) as automatic,
+             count(*) filter (where e.kind = 'AGENT_NOACK') as no_ack,
+             count(*) filter (where e.kind = 'ISSUE_STALLED') as stalled
+      from app_public.activity_events e
+      where e.workspace_id = app_hidden.current_workspace_id()
+        and e.kind in ('ISSUE_QUEUED', 'AGENT_ASSIGNED', 'AGENT_NOACK', 'ISSUE_STALLED') and e.created_at >= v_since
+      group by 1) c on c.n = b.n));
 end
 $$;
 comment on function app_public.dispatch_timeseries(since_hours integer, bucket_minutes integer) is 'Dispatch analytics: per bucket of bucketMinutes (default 60, 5 to 1440, at most 500 buckets) over the last sinceHours (default 24), oldest first, empty buckets included: issues queued, assignments (and the automatic ones), AGENT_NOACK and ISSUE_STALLED alerts. In-app only (spec 4.14).';

@@ -267,6 +267,32 @@ create trigger _701_label_ids after delete on app_public.issue_labels referencin
 drop trigger if exists _800_events on app_public.issue_labels;
 create trigger _800_events after insert or delete on app_public.issue_labels for each row execute function app_private.tg_issue_labels__events();
 
+create or replace function app_private.tg_issues__run_mode_gate()
+ returns trigger
+ language plpgsql
+as $$
+begin
+  -- Run-mode gating at the row, whatever wrote it: tools check the issue they name, but a workspace-wide write (a
+  -- status deleted with its issues moved, labels merged or deleted, a parent deleted or restored) changed an issue
+  -- an agent only researched, reviewed or discussed. The fields are those that write an event.
+  if app_hidden.current_agent_id() is not null
+     and (new.status_id, new.priority, new.title, new.description, new.project_id, new.parent_id, new.cycle_id, new.label_ids,
+          new.assigned_agent_id, new.queued, new.claimed_by_id, new.deleted_at, new.due_date, new.estimate, new.sla_minutes,
+          new.expected_output, new.verification_checklist, new.artifact_required)
+     is distinct from
+         (old.status_id, old.priority, old.title, old.description, old.project_id, old.parent_id, old.cycle_id, old.label_ids,
+          old.assigned_agent_id, old.queued, old.claimed_by_id, old.deleted_at, old.due_date, old.estimate, old.sla_minutes,
+          old.expected_output, old.verification_checklist, old.artifact_required) then
+    perform app_hidden.assert_run_mode_allows_mutation(new.id);
+  end if;
+  return new;
+end
+$$;
+comment on function app_private.tg_issues__run_mode_gate() is 'BEFORE UPDATE on issues: 403 run_mode_gated when the calling agent has an open RESEARCH/REVIEW/DISCUSS run on the issue and the update changes a field that writes an event, whatever tool or trigger made it (statuses.delete moving issues, labels merged or deleted, a parent deleted or restored, cycles deleted or rolled over).';
+
+drop trigger if exists _050_run_mode_gate on app_public.issues;
+create trigger _050_run_mode_gate before update on app_public.issues for each row execute function app_private.tg_issues__run_mode_gate();
+
 drop trigger if exists _100_updated_at on app_public.issues;
 create trigger _100_updated_at before update on app_public.issues for each row execute function app_hidden.tg__set_updated_at();
 

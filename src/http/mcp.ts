@@ -216,7 +216,8 @@ async function handleMessage(
       // cursor of core on full listed 93 tools and on the default profile none.
       const listing = createHash('sha256').update(tools.map((t) => t.name).join(',')).digest('base64url').slice(0, 12);
       let offset = 0;
-      if (params.cursor !== undefined) {
+      // A paging loop may start with cursor null, as every list of the catalog takes it.
+      if (params.cursor !== undefined && params.cursor !== null) {
         offset = decodeCursor(params.cursor, listing);
         if (offset < 0 || offset >= tools.length) {
           return rpcError(id, ErrorCode.InvalidParams, 'Invalid cursor: pass the nextCursor of the same listing (same profile, namespaces and key)');

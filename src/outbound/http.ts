@@ -128,19 +128,30 @@ export function guardedFetch(opts: { allowPrivate: boolean; timeoutMs: number; m
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
+/** Windows-1252's 0x80–0x9F (WHATWG): Node 20's TextDecoder reads that label as Latin-1 there, and an en dash or a curly quote came out as a control character. */
+const CP1252_HIGH = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f'
+  + '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
 /**
- * A page's bytes as text, in its charset: the Content-Type header's, else a <meta charset> or <meta http-equiv>
- * in the first 1024 bytes (where HTML's prescan looks), else UTF-8. A label TextDecoder does not know is UTF-8.
+ * A page's bytes as text, in its charset, in HTML's order: a byte-order mark, else the Content-Type header's charset,
+ * else a <meta charset> or <meta http-equiv> in the first 1024 bytes (where HTML's prescan looks; one naming UTF-16
+ * means UTF-8 there), else UTF-8. A label TextDecoder does not know is UTF-8.
  */
-function decodePage(body: Buffer, contentType: string | undefined): string {
+export function decodePage(body: Buffer, contentType: string | undefined): string {
+  const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 'utf-8'
+    : body[0] === 0xfe && body[1] === 0xff ? 'utf-16be' : body[0] === 0xff && body[1] === 0xfe ? 'utf-16le' : undefined;
   // Latin-1 keeps every byte as one character, so the ASCII of a <meta> reads the same in any ASCII-based charset.
   const head = body.subarray(0, 1024).toString('latin1');
-  const label = contentType?.match(/;\s*charset\s*=\s*["']?([^"';\s]+)/i)?.[1] ?? head.match(/<meta\s[^>]*charset\s*=\s*["']?([^"';\s/>]+)/i)?.[1];
+  const meta = head.match(/<meta\s[^>]*charset\s*=\s*["']?([^"';\s/>]+)/i)?.[1];
+  const label = bom ?? contentType?.match(/;\s*charset\s*=\s*["']?([^"';\s]+)/i)?.[1] ?? (meta && /^utf-16/i.test(meta) ? 'utf-8' : meta);
+  let decoder: TextDecoder;
   try {
-    return new TextDecoder(label ?? 'utf-8').decode(body);
+    decoder = new TextDecoder(label ?? 'utf-8');
   } catch {
-    return new TextDecoder('utf-8').decode(body);
+    decoder = new TextDecoder('utf-8');
   }
+  if (decoder.encoding !== 'windows-1252') return decoder.decode(body);
+  return body.toString('latin1').replace(/[\x80-\x9f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]!);
 }
 
 /** The <title> of an HTML page: 5 s, redirects followed, 64 KB read (spec 8); null when there is none. */

@@ -194,7 +194,7 @@ export const issueTools = defineTools(
   tool({
     name: 'issues.release',
     scopes: ['WRITE_ISSUES'],
-    description: "Clear the human claim on an issue. Your own claim, an expired claim, or (for workspace OWNER/ADMIN and ADMIN keys) anyone's.",
+    description: "Clear the human claim on an issue. Your own claim (a person's key: an agent's key is not the person who claimed), an expired claim, or anyone's for a workspace OWNER or ADMIN acting as a person (403 not_claimer otherwise).",
     input: z.strictObject({ id: issueRef }),
     output: IssueOut,
   }),

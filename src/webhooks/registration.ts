@@ -10,8 +10,9 @@ import net from 'node:net';
 import { invalidInput } from '../errors.ts';
 import { blockedReason } from './egress.ts';
 
+/** SVC_EGRESS_ALLOW_PRIVATE read as the configuration reads it (src/config.ts checks it is one of these). */
 export const egressAllowPrivateFromEnv = (env = process.env): boolean =>
-  env.SVC_EGRESS_ALLOW_PRIVATE === '1' || env.SVC_EGRESS_ALLOW_PRIVATE === 'true';
+  ['1', 'true'].includes((env.SVC_EGRESS_ALLOW_PRIVATE ?? '').trim().toLowerCase());
 
 const LOOKUP_TIMEOUT_MS = 3000;
 

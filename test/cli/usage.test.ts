@@ -91,6 +91,9 @@ describe('typos and usage errors (exit 2)', () => {
     // They failed later as "getaddrinfo ENOTFOUND base" (exit 1), and as private egress silently off.
     const url = await svc(['admin', 'list-workspaces', '--json'], { ...env, DATABASE_URL: 'not-a-url' });
     expect([url.code, url.stderr]).toEqual([2, expect.stringMatching(/^svc: DATABASE_URL must be a postgres:\/\/ \(or postgresql:\/\/\) connection URL/)]);
+    // Shaped like one but not a URL (a port past 65535): the same line, not "Invalid URL".
+    const port = await svc(['admin', 'list-workspaces', '--json'], { ...env, DATABASE_URL: 'postgres://u@h:99999/db' });
+    expect([port.code, port.stderr]).toEqual([2, expect.stringMatching(/^svc: DATABASE_URL must be a postgres:\/\//)]);
     const egress = await svc(['admin', 'list-workspaces', '--json'], { ...env, SVC_EGRESS_ALLOW_PRIVATE: 'yes' });
     expect([egress.code, egress.stderr]).toEqual([2, 'svc: SVC_EGRESS_ALLOW_PRIVATE must be 1 (or true) to allow private addresses, 0 (or false, or unset) to refuse them, got "yes"\n']);
   });

@@ -50,12 +50,20 @@ describe('agent operations dashboards', () => {
     // OFFLINE for an hour, then ONLINE for the last ten minutes (the status change moved back in time).
     await t.pools.owner.query(`update app_public.activity_events set created_at = now() - interval '10 minutes'
       where kind = 'AGENT_STATUS_CHANGED' and subject_id = $1`, [worker.id]);
+    await t.pools.owner.query(`update app_public.agents set created_at = now() - interval '2 hours' where id = $1`, [worker.id]);
     const { agentUptime } = await gqlOk(t, ws.token, 'query($a: UUID!) { agentUptime(agentId: $a, sinceHours: 1) }', { a: worker.id });
     expect(agentUptime).toMatchObject({ status: 'ONLINE', changes: 1 });
     expect(agentUptime.secondsByStatus.OFFLINE).toBeGreaterThan(3000 - 5);
     expect(agentUptime.secondsByStatus.ONLINE).toBeGreaterThan(600 - 5);
     expect(agentUptime.uptimeRatio).toBeGreaterThan(0.16);
     expect(agentUptime.uptimeRatio).toBeLessThan(0.18);
+  });
+
+  it('agentUptime counts from the agent\'s creation when that is inside the window (no OFFLINE time before it existed)', async () => {
+    const fresh = await createAgent(t, ws, 'dash-fresh');
+    const { agentUptime } = await gqlOk(t, ws.token, 'query($a: UUID!) { agentUptime(agentId: $a, sinceHours: 24) }', { a: fresh.id });
+    expect(agentUptime.secondsByStatus.OFFLINE).toBeLessThan(60);
+    expect(new Date(agentUptime.windowStart).getTime()).toBeGreaterThan(Date.now() - 60_000);
   });
 
   it('bounds its arguments, and another workspace\'s agent is not there', async () => {

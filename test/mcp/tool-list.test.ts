@@ -163,6 +163,8 @@ describe('tools/list cursors', () => {
       const other = await rpc(t, ws.token, 'tools/list', { cursor }, query);
       expect([query, other.body.error?.code, other.body.error?.message]).toEqual([query, -32602, expect.stringMatching(/^Invalid cursor/)]);
     }
+    // A loop may start with cursor null: the first page.
+    expect((await rpc(t, ws.token, 'tools/list', { cursor: null }, '?profile=core')).body.result.nextCursor).toBe(cursor);
     // An offset past the end of the listing is refused too.
     const past = Buffer.from(Buffer.from(cursor, 'base64url').toString().replace(/^tools:\d+/, 'tools:900000')).toString('base64url');
     expect((await rpc(t, ws.token, 'tools/list', { cursor: past }, '?profile=core')).body.error?.code).toBe(-32602);

@@ -147,6 +147,15 @@ describe('an agent of a plan moves only its own steps', () => {
     expect((await ok(t, workerKey.token, 'executionPlans.transitionStep', { stepId: mine, status: 'RUNNING' })).step.status).toBe('RUNNING');
     expect((await ok(t, plannerKey.token, 'executionPlans.transitionStep', { stepId: theirs, status: 'RUNNING' })).step.status).toBe('RUNNING');
     expect((await ok(t, ws.token, 'executionPlans.transitionStep', { stepId: theirs, status: 'READY' })).step.status).toBe('READY');
+    // Nor does it hold another's step or the plan behind a gate only a person clears; its own step it may.
+    for (const [tool, args] of [['reviewGates.open', { planId, stepId: theirs }], ['reviewGates.open', { planId }],
+      ['executionPlans.transition', { id: planId, status: 'BLOCKED' }]] as const) {
+      const r = await rest(t, workerKey.token, tool, args);
+      expect([tool, r.status, r.body.error]).toEqual([tool, 403, 'own_plan']);
+    }
+    expect((await ok(t, ws.token, 'executionPlans.get', { id: planId })).gates).toEqual([]);
+    expect((await ok(t, workerKey.token, 'reviewGates.open', { planId, stepId: mine })).status).toBe('PENDING');
+    expect((await ok(t, plannerKey.token, 'reviewGates.open', { planId, stepId: theirs })).status).toBe('PENDING');
   });
 });
 

@@ -233,7 +233,11 @@ describe('runtimes and narrowed keys', () => {
     const own = await ok(t, ws.token, 'runtimes.register', { name: 'own-rt', kind: 'REMOTE_HTTP', providersAvailable: ['CODEX'] });
     await createAgent(t, ws, 'narrow-runner');
     const runnerKey = await createKey(t, ws, { agent: 'narrow-runner', scopes: ['READ_ISSUES', 'READ_USERS', 'ADMIN'], projects: [project.id] });
-    await ok(t, runnerKey.token, 'agents.heartbeat', { runtimeId: own.id });
+    // Nor does it move its agent onto another runtime (then report about it as its own): an unnarrowed key attaches.
+    const attach = await rest(t, runnerKey.token, 'agents.heartbeat', { runtimeId: own.id });
+    expect([attach.status, attach.body.error]).toEqual([403, 'narrowing']);
+    await ok(t, (await createKey(t, ws, { agent: 'narrow-runner' })).token, 'agents.heartbeat', { runtimeId: own.id });
+    expect((await ok(t, runnerKey.token, 'agents.heartbeat', { runtimeId: own.id })).status).toBe('ONLINE'); // the runtime it is on already
     for (const [tool, args] of [['runtimes.reportInfo', { runtimeId: shared.id, info: { hostname: 'narrowed-wrote-this' } }],
       ['runtimes.heartbeat', { runtimeId: shared.id, info: { os: 'narrowed-os' } }]] as const) {
       const r = await rest(t, runnerKey.token, tool, args);

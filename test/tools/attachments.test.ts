@@ -78,6 +78,11 @@ describe('attachments on the embedded store', () => {
       '/meta-cp1252': { headers: { 'content-type': 'text/html' }, body: Buffer.from('<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252"><title>Caf\xe9</title></head></html>', 'latin1') },
       // A charset TextDecoder does not know: read as UTF-8.
       '/bogus-charset': { headers: { 'content-type': 'text/html; charset=x-no-such' }, body: '<html><head><title>Café</title></head></html>' },
+      // Windows-1252's own characters at 0x80-0x9F (en dash, curly quotes): Node 20 decoded them as control characters.
+      '/cp1252-high': { headers: { 'content-type': 'text/html; charset=iso-8859-1' }, body: Buffer.from([...Buffer.from('<title>Caf\xe9 ', 'latin1'), 0x96, 0x20, 0x93, 0x4f, 0x4b, 0x94, ...Buffer.from('</title>')]) },
+      // A byte-order mark wins over the header; a <meta> naming UTF-16 means UTF-8 (HTML).
+      '/bom': { headers: { 'content-type': 'text/html; charset=iso-8859-1' }, body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('<title>Café</title>')]) },
+      '/meta-utf16': { headers: { 'content-type': 'text/html' }, body: '<html><head><meta charset="utf-16"><title>Café</title></head></html>' },
     });
   });
   afterAll(async () => {
@@ -238,13 +243,13 @@ describe('attachments on the embedded store', () => {
 
   it('attachLink: the fetched title is decoded in the page\'s charset, from the Content-Type header or else a <meta>', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'charsets' });
-    const paths = ['/latin1', '/cp1252', '/meta-latin1', '/meta-cp1252', '/bogus-charset'];
+    const paths = ['/latin1', '/cp1252', '/meta-latin1', '/meta-cp1252', '/bogus-charset', '/cp1252-high', '/bom', '/meta-utf16'];
     const ids: string[] = [];
     for (const p of paths) ids.push((await ok(t, ws.token, 'attachments.attachLink', { targetType: 'issue', targetId: issue.id, externalUrl: `${pages.url}${p}` })).id);
     await expect.poll(async () => {
       const links = await ok(t, ws.token, 'attachments.list', { targetType: 'issue', targetId: issue.id, kind: 'LINK' });
       return ids.map((id) => links.find((a: any) => a.id === id).linkTitle);
-    }, { timeout: 10_000 }).toEqual(paths.map(() => 'Café'));
+    }, { timeout: 10_000 }).toEqual(paths.map((p) => (p === '/cp1252-high' ? 'Café – \u201cOK\u201d' : 'Café')));
   });
 
   it('a workspace whose link fetch timed out fetches no titles for a while, at any address; another workspace\'s go on', async () => {

@@ -171,6 +171,30 @@ describe('runs.setWaiting / resumeWork', () => {
     expect((await ok(t, coderKey.token, 'issues.update', { id: third.id, parentId: other.id })).parentId).toBe(other.id);
   });
 
+  it('a gated issue is not changed around the tools either: statuses deleted, labels merged or deleted, its parent or sub-issue deleted or restored', async () => {
+    const adminCoder = await createKey(t, ws, { agent: 'coder' }); // every scope (ADMIN too), as the probe's agent key
+    const triage = await ok(t, ws.token, 'statuses.create', { name: 'Gated triage', category: 'TODO' });
+    const done = (await ok(t, ws.token, 'statuses.list', {})).find((x: { category: string }) => x.category === 'DONE');
+    const [bug, defect] = [await ok(t, ws.token, 'labels.create', { name: 'gated-bug' }), await ok(t, ws.token, 'labels.create', { name: 'gated-defect' })];
+    const parent = await ok(t, ws.token, 'issues.create', { title: 'Parent of the gated one' });
+    const { issue } = await assigned('Gated around the tools', 'RESEARCH', { statusId: triage.id, labelIds: [bug.id], parentId: parent.id });
+    const child = await ok(t, ws.token, 'issues.create', { title: 'Sub-issue of the gated one', parentId: issue.id });
+    const refused = async (tool: string, args: object) => {
+      const r = await rest(t, adminCoder.token, tool, args);
+      expect([tool, r.status, r.body.error], JSON.stringify(r.body)).toEqual([tool, 403, 'run_mode_gated']);
+      expect(r.body.message).toContain(issue.key);
+    };
+    await refused('statuses.delete', { id: triage.id, moveIssuesTo: done.id });
+    await refused('labels.merge', { fromId: bug.id, intoId: defect.id });
+    await refused('labels.delete', { id: bug.id });
+    await refused('issues.delete', { id: parent.id });
+    await refused('issues.delete', { id: child.id });
+    await ok(t, ws.token, 'issues.delete', { id: child.id });
+    await refused('issues.restore', { id: child.id });
+    // Nothing moved: status, labels, parent as they were.
+    expect(await ok(t, ws.token, 'issues.get', { id: issue.id })).toMatchObject({ statusId: triage.id, labelIds: [bug.id], parentId: parent.id });
+  });
+
   it('a claim is a person\'s: an agent\'s key does not claim (it claimed as the user who made the key), nor release a person\'s live claim', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Claimed by a person' });
     const claim = await rest(t, coderKey.token, 'issues.claim', { id: issue.id });

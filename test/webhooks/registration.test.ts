@@ -112,6 +112,15 @@ describe('webhook URLs at registration', () => {
     expect((await admin(t, 'create-repo-mapping', { workspace: ws.key, repo: 'acme/local-ghe', 'api-url': 'http://127.0.0.1:8080/api', json: true })).mapping.id).toBeTruthy();
   });
 
+  it('SVC_EGRESS_ALLOW_PRIVATE reads the same for the server and for registration (TRUE, " 1 " count as on)', async () => {
+    const { loadConfig } = await import('../../src/config.ts');
+    const { egressAllowPrivateFromEnv } = await import('../../src/webhooks/registration.ts');
+    for (const [value, on] of [['TRUE', true], [' 1 ', true], ['true', true], ['0', false], ['false', false], ['', false]] as const) {
+      expect([value, egressAllowPrivateFromEnv({ SVC_EGRESS_ALLOW_PRIVATE: value }), loadConfig({ SVC_EGRESS_ALLOW_PRIVATE: value }).egressAllowPrivate])
+        .toEqual([value, on, on]);
+    }
+  });
+
   it('the tables refuse credentials whatever writes them', async () => {
     await expect(t.pools.owner.query(
       "insert into app_public.webhooks (workspace_id, url) values ($1, 'http://user:pw@hooks.example.com/x')", [ws.id],

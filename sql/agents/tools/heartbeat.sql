@@ -13,6 +13,11 @@ declare
 begin
   if args->>'runtimeId' is not null then
     v_runtime := app_hidden.find_live_runtime(args->>'runtimeId');
+    -- Moving the agent onto another runtime is a runtime change (the agent serves the whole workspace): a narrowed
+    -- key attached its agent to a shared runtime and then rewrote that runtime's info as "its own".
+    if v_runtime.id is distinct from v_agent.runtime_id then
+      perform app_hidden.require_unnarrowed('Attaching the agent to another runtime changes what serves the whole workspace');
+    end if;
   end if;
   update app_public.agents a
   set status = coalesce(args->>'status', 'ONLINE'), last_heartbeat_at = now(),

@@ -15,6 +15,9 @@ begin
   if v_to in ('APPROVED', 'RUNNING') then
     perform app_hidden.plan_assert_may_approve(v_plan);
   end if;
+  if v_to = 'BLOCKED' then
+    perform app_hidden.plan_assert_may_hold(v_plan);
+  end if;
   if v_to in ('COMPLETED', 'CANCELED') then
     perform app_hidden.plan_assert_may_end(v_plan);
   end if;

@@ -10,6 +10,11 @@ create or replace function app_tools.issues_delete(args jsonb)
 as $$
 declare v_issue app_public.issues := app_hidden.issue_for_write(args->>'id');
 begin
+  -- A sub-issue deleted leaves its parent's tree, as one moved out does: run-mode gated on the parent too (its
+  -- children detached are gated by the issues trigger).
+  if v_issue.parent_id is not null then
+    perform app_hidden.assert_run_mode_allows_mutation(v_issue.parent_id);
+  end if;
   update app_public.agent_runs
   set status = 'ABANDONED', finished_at = now(), last_event_at = now()
   where issue_id = v_issue.id and status in ('ACTIVE', 'WAITING', 'STALLED');

@@ -1,8 +1,8 @@
 -- The issues.release tool (declared in src/tools/).
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
--- clears the human claim. The claimer may always release; another user's live claim needs OWNER/ADMIN or an
--- ADMIN key (403 not_claimer). Unclaimed: no change. Run-mode gated.
+-- clears the human claim. The claimer (with a person's key) may always release; another user's live claim needs a
+-- workspace OWNER/ADMIN acting as a person (403 not_claimer). Unclaimed: no change. Run-mode gated.
 create or replace function app_tools.issues_release(args jsonb)
  returns jsonb
  language plpgsql
@@ -23,5 +23,5 @@ begin
   return app_hidden.issue_json(app_hidden.issue_after_write(v_issue.id), true);
 end
 $$;
-comment on function app_tools.issues_release(args jsonb) is 'issues.release: Clear the human claim on an issue. Your own claim, an expired claim, or (for workspace OWNER/ADMIN and ADMIN keys) anyone''s.';
+comment on function app_tools.issues_release(args jsonb) is 'issues.release: Clear the human claim on an issue. Your own claim (a person''s key: an agent''s key is not the person who claimed), an expired claim, or anyone''s for a workspace OWNER or ADMIN acting as a person (403 not_claimer otherwise).';
 grant execute on function app_tools.issues_release(args jsonb) to svc_visitor;

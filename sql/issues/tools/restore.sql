@@ -30,6 +30,10 @@ begin
     raise exception 'Issue % is not deleted', v_issue.key using errcode = 'SV409', detail = 'not_deleted';
   end if;
   perform app_hidden.assert_run_mode_allows_mutation(v_issue.id);
+  -- A sub-issue restored joins its parent's tree again.
+  if v_issue.parent_id is not null then
+    perform app_hidden.assert_run_mode_allows_mutation(v_issue.parent_id);
+  end if;
   update app_public.issues set deleted_at = null where id = v_issue.id;
   return app_hidden.issue_json_after_write(v_issue.id);
 end
