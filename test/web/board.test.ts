@@ -588,6 +588,8 @@ describe('web board', () => {
     const botId = (await ok(t, ops.token, 'agents.list', {})).find((a: { profileKey: string }) => a.profileKey === 'ops-bot').id;
     await t.pools.owner.query(`update app_public.activity_events set created_at = now() - interval '6 hours'
       where kind = 'AGENT_STATUS_CHANGED' and subject_id = $1`, [botId]);
+    // The agent existed the whole window (uptime counts from its creation).
+    await t.pools.owner.query(`update app_public.agents set created_at = now() - interval '2 days' where id = $1`, [botId]);
 
     const reads: string[] = [];
     const count = (r: { url(): string; postData(): string | null }) => {
