@@ -9,13 +9,13 @@ create or replace function app_hidden.dashboard_window(p_since_hours integer)
  stable
 as $$
 begin
-  if p_since_hours is null or p_since_hours < 1 or p_since_hours > 720 then
+  if p_since_hours < 1 or p_since_hours > 720 then
     perform app_hidden.raise_invalid('sinceHours', 'from 1 to 720 hours (30 days)');
   end if;
-  return now() - make_interval(hours => p_since_hours);
+  return now() - make_interval(hours => coalesce(p_since_hours, 24));
 end
 $$;
-comment on function app_hidden.dashboard_window(p_since_hours integer) is 'The start of a dashboard''s window, sinceHours ago (1 to 720; 400 sinceHours otherwise).';
+comment on function app_hidden.dashboard_window(p_since_hours integer) is 'The start of a dashboard''s window, sinceHours ago (1 to 720, null = 24; 400 sinceHours otherwise).';
 grant execute on function app_hidden.dashboard_window(p_since_hours integer) to svc_visitor;
 
 create or replace function app_public.agents_pipeline(since_hours integer default 24)
@@ -25,7 +25,7 @@ create or replace function app_public.agents_pipeline(since_hours integer defaul
 as $$
   with w as (select app_hidden.dashboard_window(since_hours) as since)
   select jsonb_build_object(
-    'sinceHours', since_hours,
+    'sinceHours', coalesce(since_hours, 24),
     -- Work waiting for the dispatcher: queued, open, nobody assigned.
     'queuedUnassigned', (select count(*) from app_public.issues i join app_public.statuses s on s.id = i.status_id
                          where i.deleted_at is null and i.queued and i.assigned_agent_id is null
@@ -62,7 +62,7 @@ as $$
 declare
   v_since timestamptz := app_hidden.dashboard_window(since_hours);
 begin
-  if max_items is null or max_items < 1 or max_items > 1000 then
+  if max_items < 1 or max_items > 1000 then
     perform app_hidden.raise_invalid('maxItems', 'from 1 to 1000');
   end if;
   if not exists (select 1 from app_public.agents a where a.id = agent_id) then
@@ -70,19 +70,24 @@ begin
   end if;
   -- What happened to and by the agent, newest first: assignments, its runs' moves, presence, watchdog alerts, kicks,
   -- and what it wrote (events whose actor is the agent).
-  return jsonb_build_object('agentId', agent_id, 'sinceHours', since_hours, 'items', coalesce((
+  return jsonb_build_object('agentId', agent_id, 'sinceHours', coalesce(since_hours, 24), 'items', coalesce((
     select jsonb_agg(jsonb_build_object('id', e.id, 'kind', e.kind, 'at', e.created_at, 'subjectType', e.subject_type,
-                                        'subjectId', e.subject_id, 'payload', e.payload) order by e.seq desc)
+                                        'subjectId', e.subject_id, 'payload', e.payload,
+                                        -- The issue it is about, by key, when the caller sees it: a line a person can act on.
+                                        'issueId', i.id, 'issueKey', i.key, 'issueTitle', i.title) order by e.seq desc)
     from (select e.* from app_public.activity_events e
           where e.workspace_id = app_hidden.current_workspace_id() and e.created_at >= v_since
             and (e.actor_agent_id = agent_id
                  or (e.subject_type = 'agent' and e.subject_id = agent_id)
                  or (e.kind in ('AGENT_ASSIGNED', 'AGENT_RUN_STATUS_CHANGED', 'AGENT_RUN_KICKED', 'AGENT_NOACK', 'ISSUE_STALLED')
-                     and (e.payload->>'agentId' = agent_id::text or e.payload->>'to' = agent_id::text or e.payload->>'from' = agent_id::text)))
-          order by e.seq desc limit max_items) e), '[]'));
+                     and (e.payload->>'agentId' = agent_id::text or e.payload->>'to' = agent_id::text or e.payload->>'from' = agent_id::text))
+                 or (e.kind = 'ISSUE_UPDATED' and e.payload->>'unassignedAgentId' = agent_id::text))
+          order by e.seq desc limit coalesce(max_items, 200)) e
+    left join app_public.issues i
+      on i.id = coalesce(case when e.subject_type = 'issue' then e.subject_id end, (e.payload->>'issueId')::uuid)), '[]'));
 end
 $$;
-comment on function app_public.agent_timeline(agent_id uuid, since_hours integer, max_items integer) is 'Agent operations dashboard: the events of one agent in the last sinceHours (default 24), newest first, at most maxItems (default 200, max 1000): its assignments (to and from it), its runs'' moves, presence changes, watchdog alerts and kicks, and what it did. In-app only (spec 4.14).';
+comment on function app_public.agent_timeline(agent_id uuid, since_hours integer, max_items integer) is 'Agent operations dashboard: the events of one agent in the last sinceHours (default 24), newest first, at most maxItems (default 200, max 1000), each with the key and title of the issue it is about when the key sees it: its assignments (to and from it, unassignment included), its runs'' moves, presence changes, watchdog alerts and kicks, and what it did. In-app only (spec 4.14).';
 grant execute on function app_public.agent_timeline(agent_id uuid, since_hours integer, max_items integer) to svc_visitor;
 
 create or replace function app_public.agent_uptime(agent_id uuid, since_hours integer default 24)
@@ -123,7 +128,7 @@ begin
   )
   select jsonb_object_agg(status, round(total)) into v_spans
   from (select status, sum(seconds) as total from spans group by status) t;
-  return jsonb_build_object('agentId', agent_id, 'sinceHours', since_hours, 'windowStart', v_since, 'status', v_agent.status,
+  return jsonb_build_object('agentId', agent_id, 'sinceHours', coalesce(since_hours, 24), 'windowStart', v_since, 'status', v_agent.status,
     'secondsByStatus', coalesce(v_spans, '{}'),
     'changes', (select count(*) from app_public.activity_events e where e.workspace_id = v_agent.workspace_id
                 and e.kind = 'AGENT_STATUS_CHANGED' and e.subject_id = agent_id and e.created_at >= v_since),
@@ -147,7 +152,7 @@ begin
   if not app_hidden.is_workspace_admin() or not app_hidden.key_unnarrowed() then
     raise exception 'Webhook health is for a workspace OWNER or ADMIN with a key without narrowing' using errcode = 'SV403', detail = 'admin_required';
   end if;
-  return jsonb_build_object('sinceHours', since_hours, 'webhooks', coalesce((
+  return jsonb_build_object('sinceHours', coalesce(since_hours, 24), 'webhooks', coalesce((
     select jsonb_agg(jsonb_build_object(
       'webhookId', w.id, 'url', w.url, 'active', w.active, 'deactivatedReason', w.deactivated_reason,
       'pending', (select count(*) from app_public.webhook_deliveries d where d.webhook_id = w.id and d.status = 'PENDING'),
@@ -179,7 +184,7 @@ create or replace function app_public.dispatch_summary(since_hours integer defau
  language sql
  stable
 as $$
-  with w as (select app_hidden.dashboard_window(since_hours) as since),
+  with w as (select app_hidden.dashboard_window(since_hours) as since, app_hidden.require_scope('READ_ANALYTICS') as scope),
   assigned as (
     select e.* from app_public.activity_events e, w
     where e.workspace_id = app_hidden.current_workspace_id() and e.kind = 'AGENT_ASSIGNED' and e.created_at >= w.since
@@ -195,7 +200,7 @@ as $$
     where (a.payload->>'auto')::boolean
   )
   select jsonb_build_object(
-    'sinceHours', since_hours,
+    'sinceHours', coalesce(since_hours, 24),
     'queuedUnassigned', (select count(*) from app_public.issues i join app_public.statuses s on s.id = i.status_id
                          where i.deleted_at is null and i.queued and i.assigned_agent_id is null
                            and s.category not in ('DONE', 'CANCELED')),
@@ -203,7 +208,9 @@ as $$
     'automatic', (select count(*) from assigned where (payload->>'auto')::boolean),
     'manual', (select count(*) from assigned where not coalesce((payload->>'auto')::boolean, false)),
     'byReason', coalesce((select jsonb_object_agg(reason, n) from (
-                  select coalesce(payload->>'reason', 'none') as reason, count(*) as n from assigned group by 1) r), '{}'),
+                  -- A rule's fallback names its rule id (spec 6.4): counted as one reason, whichever rule.
+                  select coalesce(regexp_replace(payload->>'reason', '^rule:[^:]+:', 'rule:'), 'none') as reason, count(*) as n
+                  from assigned group by 1) r), '{}'),
     'byMode', coalesce((select jsonb_object_agg(mode, n) from (
                   select payload->'dispatch'->>'mode' as mode, count(*) as n from assigned
                   where payload->'dispatch'->>'mode' is not null group by 1) m), '{}'),
@@ -224,7 +231,7 @@ as $$
                   where e.workspace_id = app_hidden.current_workspace_id() and e.created_at >= w.since
                     and e.kind in ('AGENT_NOACK', 'ISSUE_STALLED', 'ISSUE_SLA_BREACH')))
 $$;
-comment on function app_public.dispatch_summary(since_hours integer) is 'Dispatch analytics: assignments in the last sinceHours (default 24), automatic and manual, by reason, by dispatch mode and by agent; the queue-to-assignment wait of automatic ones (p50, p90, max seconds); watchdog alerts (AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH); queued issues nobody holds now. In-app only (spec 4.14).';
+comment on function app_public.dispatch_summary(since_hours integer) is 'Dispatch analytics (READ_ANALYTICS): assignments in the last sinceHours (default 24), automatic and manual, by reason, by dispatch mode and by agent; the queue-to-assignment wait of automatic ones (p50, p90, max seconds); watchdog alerts (AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH); queued issues nobody holds now. In-app only (spec 4.14).';
 grant execute on function app_public.dispatch_summary(since_hours integer) to svc_visitor;
 
 create or replace function app_public.dispatch_timeseries(since_hours integer default 24, bucket_minutes integer default 60)
@@ -236,12 +243,15 @@ declare
   v_since timestamptz := app_hidden.dashboard_window(since_hours);
   v_step interval;
 begin
-  if bucket_minutes is null or bucket_minutes < 5 or bucket_minutes > 1440 or since_hours * 60 / bucket_minutes > 500 then
+  perform app_hidden.require_scope('READ_ANALYTICS');
+  if bucket_minutes < 5 or bucket_minutes > 1440 or coalesce(since_hours, 24) * 60 / coalesce(bucket_minutes, 60) > 500 then
     perform app_hidden.raise_invalid('bucketMinutes', 'from 5 to 1440 minutes, and at most 500 buckets in the window');
   end if;
-  v_step := make_interval(mins => bucket_minutes);
+  v_step := make_interval(mins => coalesce(bucket_minutes, 60));
+  -- Buckets on the clock (an hour's bucket starts on the hour), the first one holding the window's start.
+  v_since := date_bin(v_step, v_since, timestamptz '2000-01-01 00:00:00+00');
   -- Buckets aligned to the window's start, oldest first, empty ones included (a chart needs every point).
-  return jsonb_build_object('sinceHours', since_hours, 'bucketMinutes', bucket_minutes, 'buckets', (
+  return jsonb_build_object('sinceHours', coalesce(since_hours, 24), 'bucketMinutes', coalesce(bucket_minutes, 60), 'buckets', (
     select jsonb_agg(jsonb_build_object('start', v_since + v_step * b.n, 'queued', coalesce(c.queued, 0),
                                         'assigned', coalesce(c.assigned, 0), 'automatic', coalesce(c.automatic, 0),
                                         'noAck', coalesce(c.no_ack, 0), 'stalled', coalesce(c.stalled, 0)) order by b.n)
@@ -261,5 +271,5 @@ begin
       group by 1) c on c.n = b.n));
 end
 $$;
-comment on function app_public.dispatch_timeseries(since_hours integer, bucket_minutes integer) is 'Dispatch analytics: per bucket of bucketMinutes (default 60, 5 to 1440, at most 500 buckets) over the last sinceHours (default 24), oldest first, empty buckets included: issues queued, assignments (and the automatic ones), AGENT_NOACK and ISSUE_STALLED alerts. In-app only (spec 4.14).';
+comment on function app_public.dispatch_timeseries(since_hours integer, bucket_minutes integer) is 'Dispatch analytics (READ_ANALYTICS): per bucket of bucketMinutes (default 60, 5 to 1440, at most 500 buckets; buckets start on the clock, the first holding the window''s start) over the last sinceHours (default 24), oldest first, empty buckets included: issues queued, assignments (and the automatic ones), AGENT_NOACK and ISSUE_STALLED alerts. In-app only (spec 4.14).';
 grant execute on function app_public.dispatch_timeseries(since_hours integer, bucket_minutes integer) to svc_visitor;

@@ -46,6 +46,12 @@ describe('agent operations dashboards', () => {
     expect(kinds).toContain('AGENT_RUN_STATUS_CHANGED');
     expect(agentTimeline.items.map((e: { at: string }) => e.at)).toEqual([...agentTimeline.items.map((e: { at: string }) => e.at)].sort().reverse());
     expect((await gqlOk(t, ws.token, 'query($a: UUID!) { agentTimeline(agentId: $a, maxItems: 1) }', { a: worker.id })).agentTimeline.items).toHaveLength(1);
+    // Each line names its issue; an issue taken from the agent shows too.
+    expect(agentTimeline.items.find((e: { kind: string }) => e.kind === 'AGENT_ASSIGNED')).toMatchObject({ issueKey: expect.stringMatching(/^DSH-/) });
+    await ok(t, ws.token, 'issues.unassign', { id: second.id });
+    const after = (await gqlOk(t, ws.token, 'query($a: UUID!) { agentTimeline(agentId: $a, sinceHours: null) }', { a: worker.id })).agentTimeline;
+    expect(after.items[0]).toMatchObject({ kind: 'ISSUE_UPDATED', issueKey: second.key, payload: { unassignedAgentId: worker.id } });
+    await ok(t, ws.token, 'issues.assign', { id: second.id, agentId: worker.id });
 
     // OFFLINE for an hour, then ONLINE for the last ten minutes (the status change moved back in time).
     await t.pools.owner.query(`update app_public.activity_events set created_at = now() - interval '10 minutes'
@@ -117,12 +123,28 @@ describe('dispatch analytics', () => {
     expect(dispatchSummary.queueToAssignSeconds.p50).toBeGreaterThanOrEqual(0);
 
     const { dispatchTimeseries } = await gqlOk(t, ws.token, '{ dispatchTimeseries(sinceHours: 2, bucketMinutes: 30) }');
-    expect(dispatchTimeseries.buckets).toHaveLength(4);
+    // Buckets start on the clock: the first holds the window's start, so 4 or 5 of them cover 2 hours.
+    expect(dispatchTimeseries.buckets.length).toBeGreaterThanOrEqual(4);
+    expect(dispatchTimeseries.buckets.length).toBeLessThanOrEqual(5);
+    expect(dispatchTimeseries.buckets.every((b: { start: string }) => new Date(b.start).getTime() % 1_800_000 === 0)).toBe(true);
     const total = (k: string) => dispatchTimeseries.buckets.reduce((n: number, b: Record<string, number>) => n + b[k]!, 0);
     expect([total('assigned'), total('automatic')]).toEqual([dispatchSummary.assignments, 1]);
     expect(total('queued')).toBeGreaterThanOrEqual(2);
     // The other workspace counts none of it.
     expect((await gqlOk(t, other.token, '{ dispatchSummary }')).dispatchSummary).toMatchObject({ assignments: 0, automatic: 0 });
+    // A rule's fallback names its rule (spec 6.4); the summary counts it as one reason, whichever rule.
+    for (const rule of [crypto.randomUUID(), crypto.randomUUID()]) {
+      await t.pools.owner.query(`select app_private.record_event($1, 'AGENT_ASSIGNED', 'issue', $2,
+        jsonb_build_object('agentId', $3::uuid, 'auto', true, 'reason', 'rule:' || $4 || ':target-ineligible,round-robin pick'))`,
+        [ws.id, queued.id, worker.id, rule]);
+    }
+    expect((await gqlOk(t, ws.token, '{ dispatchSummary(sinceHours: null) }')).dispatchSummary)
+      .toMatchObject({ sinceHours: 24, byReason: { 'rule:target-ineligible,round-robin pick': 2 } });
+    // Dispatch analytics are analytics: READ_ANALYTICS (spec 5.4), as analytics.* need it.
+    const noAnalytics = await createKey(t, ws, { scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS'] });
+    for (const q of ['{ dispatchSummary }', '{ dispatchTimeseries }']) {
+      expect(await gqlError(t, noAnalytics.token, q), q).toMatchObject({ code: 'scope_required', scope: 'READ_ANALYTICS' });
+    }
   });
 
   it('none of the dashboards is an MCP tool (spec 4.14)', async () => {

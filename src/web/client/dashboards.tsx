@@ -33,8 +33,16 @@ export interface WebhookRow {
   lastDeliveredAt: string | null; lastError: string | null;
 }
 export interface WebhookHealth { sinceHours: number; webhooks: WebhookRow[] }
-interface TimelineItem { id: string; kind: string; at: string; subjectType: string; subjectId: string; payload: Record<string, any> | null }
-interface Uptime { status: string; secondsByStatus: Record<string, number>; changes: number; uptimeRatio: number }
+interface TimelineItem {
+  id: string; kind: string; at: string; subjectType: string; subjectId: string; payload: Record<string, any> | null;
+  /** The issue the event is about, when the key sees it. */
+  issueKey: string | null; issueTitle: string | null;
+}
+interface Uptime { status: string; secondsByStatus: Record<string, number>; changes: number; uptimeRatio: number; windowStart: string }
+
+/** A dispatch reason for people: a rule's fallback names the rule by id (spec 6.4), which says nothing to them. */
+const reasonInWords = (reason: string) =>
+  reason.replace(/^rule:[^:]+:target-ineligible,(.*)$/, 'rule target unavailable, then $1');
 
 /** The dashboard fields of the agents page's one read; each may fail alone (webhookHealth for a member's key). */
 export const DASHBOARD_FIELDS = ['agentsPipeline', 'dispatchSummary', 'dispatchTimeseries', 'webhookHealth'] as const;
@@ -119,7 +127,7 @@ function HourlyBars({ series }: { series: Timeseries }) {
           );
         })}
       </ol>
-      {buckets[0] && <p class="axis meta" aria-hidden="true"><span>{hourOf(buckets[0].start)}</span><span>now</span></p>}
+      {buckets[0] && <p class="axis meta" aria-hidden="true"><span>{WINDOW_HOURS} h ago</span><span>now</span></p>}
     </figure>
   );
 }
@@ -131,7 +139,8 @@ function detail(e: TimelineItem, agentId: string): string {
     case 'AGENT_STATUS_CHANGED': return `${p.from ?? '?'} → ${p.to ?? '?'}${p.reason ? ` (${p.reason})` : ''}`;
     case 'AGENT_ASSIGNED':
       if (p.from === agentId && p.to !== agentId) return 'taken from it';
-      return `${p.auto ? 'by the dispatcher' : 'by hand'}${p.reason ? ` (${p.reason})` : ''}`;
+      return `${p.auto ? 'by the dispatcher' : 'by hand'}${p.reason ? ` (${reasonInWords(p.reason)})` : ''}`;
+    case 'ISSUE_UPDATED': return p.unassignedAgentId === agentId ? 'taken from it (unassigned)' : '';
     case 'AGENT_RUN_STATUS_CHANGED': return `run ${String(p.from ?? 'started').toLowerCase()} → ${String(p.to ?? '').toLowerCase()}`;
     default: return '';
   }
@@ -155,6 +164,8 @@ export function AgentTimeline({ agentId, name }: { agentId: string; name: string
       <h3 id={`timeline-title-${agentId}`}>{name}: last {WINDOW_HOURS} hours</h3>
       <p class="uptime">
         Up (ONLINE or BUSY) <strong class="ratio">{percent(u.uptimeRatio)}</strong> of the window
+        {/* A newer agent's window starts when it was created. */}
+        {Date.parse(u.windowStart) > Date.now() - WINDOW_HOURS * 3_600_000 + 60_000 && <span class="meta"> (since it was created, {when(u.windowStart)})</span>}
         <span class="meta"> · {spans.map((s) => `${s} ${duration(u.secondsByStatus[s])}`).join(' · ')} · {u.changes} status change{u.changes === 1 ? '' : 's'}</span>
       </p>
       {items.length ? (
@@ -163,7 +174,9 @@ export function AgentTimeline({ agentId, name }: { agentId: string; name: string
             const more = detail(e, agentId);
             return (
               <li key={e.id} data-kind={e.kind}>
-                <time class="meta" dateTime={e.at}>{when(e.at)}</time> <span class="badge kind">{e.kind}</span>{more && <> {more}</>}
+                <time class="meta" dateTime={e.at}>{when(e.at)}</time> <span class="badge kind">{e.kind}</span>
+                {e.issueKey && <> <a href={`#/issue/${e.issueKey}`}>{e.issueKey}</a> <span class="title">{e.issueTitle}</span></>}
+                {more && <> {more}</>}
               </li>
             );
           })}
