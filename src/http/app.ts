@@ -275,6 +275,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   // or on the MCP endpoint a JSON-RPC error envelope with the same HTTP status (MCP Streamable HTTP).
   app.setErrorHandler(async (err, req, reply) => {
     let apiError: ApiError;
+    let unavailable: ApiError | undefined;
     if (err instanceof ApiError) {
       apiError = err;
     } else {
@@ -290,10 +291,10 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
         // The client went away mid-request (an aborted upload): nobody reads the answer, and it is not our fault.
         req.log.info({ code }, 'client closed the connection mid-request');
         apiError = new ApiError(400, { error: 'bad_request', message: 'The request was cut off before its end' });
-      } else if (databaseUnavailable(err)) {
+      } else if ((unavailable = databaseUnavailable(err))) {
         // Authentication (a key not in the cache) reaches the database before any tool does.
         req.log.warn({ code }, 'database unavailable');
-        apiError = databaseUnavailable(err)!;
+        apiError = unavailable;
       } else {
         req.log.error({ err }, 'request failed');
         apiError = new ApiError(500, { error: 'internal', message: 'Internal server error' });
