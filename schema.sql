@@ -1923,7 +1923,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.plan_activate(app_public.execution_plans) returns uuid[]; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.plan_assert_may_approve(app_public.execution_plans) returns void; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.plan_assert_may_end(app_public.execution_plans,app_public.execution_steps) returns void; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
--- app_hidden.plan_assert_may_hold(app_public.execution_plans,app_public.execution_steps) returns void; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.plan_assert_own_step(app_public.execution_plans,app_public.execution_steps) returns void; plpgsql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.plan_auto_judges(app_public.execution_plans) returns boolean; sql stable; execute: svc_visitor; orchestration/shapes.sql
 -- app_hidden.plan_cancel(app_public.execution_plans) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.plan_cascade(uuid) returns uuid[]; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql

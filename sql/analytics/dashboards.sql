@@ -23,32 +23,23 @@ create or replace function app_public.agents_pipeline(since_hours integer defaul
  language sql
  stable
 as $$
-  with w as (select app_hidden.dashboard_window(since_hours) as since)
+  -- The dispatch view's figures (agents.workload: the queued pool, each live agent's load and open runs, counted as
+  -- the dispatcher counts them), with the runs each agent finished in the window.
+  with w as (select app_hidden.dashboard_window(since_hours) as since, app_tools.agents_workload('{}') as load)
   select jsonb_build_object(
     'sinceHours', coalesce(since_hours, 24),
-    -- Work waiting for the dispatcher: queued, open, nobody assigned.
-    'queuedUnassigned', (select count(*) from app_public.issues i join app_public.statuses s on s.id = i.status_id
-                         where i.deleted_at is null and i.queued and i.assigned_agent_id is null
-                           and s.category not in ('DONE', 'CANCELED')),
+    'queuedUnassigned', w.load->'pool'->'queued',
     'agents', coalesce((
       select jsonb_agg(jsonb_build_object(
-        'agentId', a.id, 'profileKey', a.profile_key, 'name', a.name, 'status', a.status,
-        'lastHeartbeatAt', a.last_heartbeat_at, 'maxConcurrent', a.max_concurrent,
-        'assignedOpen', (select count(*) from app_public.issues i join app_public.statuses s on s.id = i.status_id
-                         where i.assigned_agent_id = a.id and i.deleted_at is null and s.category not in ('DONE', 'CANCELED')),
-        'runs', runs.counts)
-        order by a.profile_key)
-      from app_public.agents a
-      cross join lateral (
-        select jsonb_build_object(
-          'active', count(*) filter (where r.status = 'ACTIVE'),
-          'waiting', count(*) filter (where r.status = 'WAITING'),
-          'stalled', count(*) filter (where r.status = 'STALLED'),
-          'completed', count(*) filter (where r.status = 'COMPLETED'),
-          'abandoned', count(*) filter (where r.status = 'ABANDONED')) as counts
-        from app_public.agent_runs r
-        where r.agent_id = a.id and (r.status in ('ACTIVE', 'WAITING', 'STALLED') or r.finished_at >= w.since)) runs
-      where a.archived_at is null), '[]'))
+        'agentId', a->'id', 'profileKey', a->'profileKey', 'name', a->'name', 'status', a->'status',
+        'lastHeartbeatAt', a->'lastHeartbeatAt', 'maxConcurrent', a->'maxConcurrent', 'assignedOpen', a->'openAssigned',
+        'runs', (a->'runs') || (
+          select jsonb_build_object('completed', count(*) filter (where r.status = 'COMPLETED'),
+                                    'abandoned', count(*) filter (where r.status = 'ABANDONED'))
+          from app_public.agent_runs r
+          where r.agent_id = (a->>'id')::uuid and r.status in ('COMPLETED', 'ABANDONED') and r.finished_at >= w.since))
+        order by x.n)
+      from jsonb_array_elements(w.load->'agents') with ordinality x(a, n)), '[]'))
   from w
 $$;
 comment on function app_public.agents_pipeline(since_hours integer) is 'Agent operations dashboard: each live agent''s status, open assigned issues and runs (active, waiting, stalled now; completed and abandoned in the last sinceHours, default 24), and the queued issues nobody holds. In-app only (spec 4.14).';

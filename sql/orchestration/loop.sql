@@ -380,24 +380,25 @@ $$;
 comment on function app_hidden.plan_assert_may_end(p_plan app_public.execution_plans, p_step app_public.execution_steps) is 'Before a tool ends work in a live plan (cancels p_step, or with no step cancels or completes the plan, abandons its goal or plans the goal again): an agent working in the plan must be its planner (403 own_step for a worker canceling its own step, own_plan for the others); where a pending review gate holds what ends, the caller must also be one who may decide it (gate_assert_may_decide).';
 grant execute on function app_hidden.plan_assert_may_end(p_plan app_public.execution_plans, p_step app_public.execution_steps) to svc_visitor;
 
-create or replace function app_hidden.plan_assert_may_hold(p_plan app_public.execution_plans, p_step app_public.execution_steps default null)
+create or replace function app_hidden.plan_assert_own_step(p_plan app_public.execution_plans, p_step app_public.execution_steps default null)
  returns void
  language plpgsql
  stable
 as $$
 begin
-  -- Holding work behind a gate (reviewGates.open; a plan moved to BLOCKED) is its owner's: an agent working in the
-  -- plan holds its own step, and the plan or another's step only as the planner. A fellow worker held another's step,
-  -- or the whole plan, behind a gate only a person could clear. A person or an agent outside the plan may.
+  -- A step is its worker's: an agent working in the plan moves or holds (reviewGates.open, the plan to BLOCKED) its
+  -- own step, and the plan or another's step only as the planner. A fellow worker moved another's step to BLOCKED or
+  -- RUNNING under it, or held it or the whole plan behind a gate only a person could clear. A person or an agent
+  -- outside the plan may.
   if app_hidden.caller_works_in_plan(p_plan.id) and app_hidden.current_agent_id() is distinct from p_plan.planner_agent_id
      and (p_step.id is null or app_hidden.current_agent_id() is distinct from p_step.assigned_agent_id) then
-    raise exception 'An agent working in this plan holds only its own step: the planner or a person holds the plan or another''s step'
+    raise exception 'An agent working in this plan acts only on its own step: the planner or a person moves or holds the plan or another''s step'
       using errcode = 'SV403', detail = 'own_plan';
   end if;
 end
 $$;
-comment on function app_hidden.plan_assert_may_hold(p_plan app_public.execution_plans, p_step app_public.execution_steps) is 'Before a gate holds work (reviewGates.open, executionPlans.transition to BLOCKED): an agent working in the plan may hold its own step, and the plan or another''s step only as its planner (403 own_plan).';
-grant execute on function app_hidden.plan_assert_may_hold(p_plan app_public.execution_plans, p_step app_public.execution_steps) to svc_visitor;
+comment on function app_hidden.plan_assert_own_step(p_plan app_public.execution_plans, p_step app_public.execution_steps) is 'Before an agent moves a step (executionPlans.transitionStep, where the step''s judge is let through by its caller) or holds work behind a gate (reviewGates.open, executionPlans.transition to BLOCKED; no step = the plan): an agent working in the plan acts on its own step, and on the plan or another''s step only as its planner (403 own_plan).';
+grant execute on function app_hidden.plan_assert_own_step(p_plan app_public.execution_plans, p_step app_public.execution_steps) to svc_visitor;
 
 create or replace function app_hidden.step_refuse_non_judge(p_step app_public.execution_steps)
  returns void

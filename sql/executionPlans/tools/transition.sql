@@ -16,7 +16,7 @@ begin
     perform app_hidden.plan_assert_may_approve(v_plan);
   end if;
   if v_to = 'BLOCKED' then
-    perform app_hidden.plan_assert_may_hold(v_plan);
+    perform app_hidden.plan_assert_own_step(v_plan);
   end if;
   if v_to in ('COMPLETED', 'CANCELED') then
     perform app_hidden.plan_assert_may_end(v_plan);

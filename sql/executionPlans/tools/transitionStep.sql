@@ -33,15 +33,8 @@ begin
     if v_to = 'DONE' and (v_step.status = 'REVIEW' or app_hidden.plan_auto_judges(v_plan)) then
       perform app_hidden.step_refuse_non_judge(v_step);
     end if;
-    -- An agent working in the plan moves its own steps (as worker or judge), or any as its planner: a fellow worker
-    -- blocked another's step (a gate only a person could clear) or took it to RUNNING under it. An agent outside the
-    -- plan may, as a person may.
-    if app_hidden.current_agent_id() is distinct from v_step.assigned_agent_id
-       and app_hidden.current_agent_id() is distinct from v_plan.planner_agent_id
-       and app_hidden.caller_works_in_plan(v_plan.id) then
-      raise exception 'An agent working in this plan moves only its own steps: the step''s worker, its judge, the planner or a person moves this one'
-        using errcode = 'SV403', detail = 'own_plan';
-    end if;
+    -- Otherwise an agent working in the plan moves its own steps, or any as its planner.
+    perform app_hidden.plan_assert_own_step(v_plan, v_step);
   end if;
   if v_to = 'CANCELED' then
     perform app_hidden.plan_assert_may_end(v_plan, v_step);

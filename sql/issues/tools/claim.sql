@@ -28,9 +28,9 @@ begin
   -- Claiming one's own live claim again extends it and never shortens it (release ends a claim early).
   update app_public.issues
   set claimed_by_id = v_user,
-      claim_expires_at = case when v_issue.claimed_by_id = v_user and v_issue.claim_expires_at > now()
-                              then greatest(v_issue.claim_expires_at, now() + make_interval(mins => coalesce((args->>'durationMinutes')::int, 240)))
-                              else now() + make_interval(mins => coalesce((args->>'durationMinutes')::int, 240)) end
+      -- greatest() passes over the null of any other claim.
+      claim_expires_at = greatest(case when v_issue.claimed_by_id = v_user then v_issue.claim_expires_at end,
+                                  now() + make_interval(mins => coalesce((args->>'durationMinutes')::int, 240)))
   where id = v_issue.id;
   return app_hidden.issue_json_after_write(v_issue.id);
 end

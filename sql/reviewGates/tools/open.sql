@@ -20,11 +20,11 @@ begin
     if v_step.plan_id <> v_plan.id then
       raise exception 'Step not found in this plan' using errcode = 'SV404', column = 'stepId';
     end if;
-    perform app_hidden.plan_assert_may_hold(v_plan, v_step);
+    perform app_hidden.plan_assert_own_step(v_plan, v_step);
     v_gate := app_hidden.step_block(v_step, 'MANUAL', coalesce(args->>'title', format('Review step "%s"', v_step.title)),
                                     jsonb_build_object('note', args->>'note'));
   else
-    perform app_hidden.plan_assert_may_hold(v_plan);
+    perform app_hidden.plan_assert_own_step(v_plan);
     if v_plan.status = 'RUNNING' then
       v_plan := app_hidden.plan_move(v_plan, 'BLOCKED');
     end if;
