@@ -3,6 +3,7 @@
 // unnarrowed OWNER/ADMIN's). The service's JSON fields count what the key may see; nothing is counted here.
 import { gql, type GraphqlError } from './api.ts';
 import { useLive } from './hooks.ts';
+import { reasonInWords } from './data.ts';
 
 /** The window every dashboard on the page reads: the last 24 hours, by the hour. */
 export const WINDOW_HOURS = 24;
@@ -40,9 +41,6 @@ interface TimelineItem {
 }
 interface Uptime { status: string; secondsByStatus: Record<string, number>; changes: number; uptimeRatio: number; windowStart: string }
 
-/** A dispatch reason for people: a rule's fallback names the rule by id (spec 6.4), which says nothing to them. */
-const reasonInWords = (reason: string) =>
-  reason.replace(/^rule:[^:]+:target-ineligible,(.*)$/, 'rule target unavailable, then $1');
 
 /** The dashboard fields of the agents page's one read; each may fail alone (webhookHealth for a member's key). */
 export const DASHBOARD_FIELDS = ['agentsPipeline', 'dispatchSummary', 'dispatchTimeseries', 'webhookHealth'] as const;

@@ -134,3 +134,7 @@ export function matches(i: IssueRow, f: Filters): boolean {
 export const may = (m: Meta, scope: 'WRITE_ISSUES' | 'WRITE_COMMENTS' | 'SUBSCRIBE_EVENTS') => m.scopes.includes('FULL') || m.scopes.includes(scope);
 
 export const currentCycle = (m: Meta) => m.cycles.find((c) => c.currentStatus === 'ACTIVE');
+
+/** An AGENT_ASSIGNED reason for people: a rule's fallback names the rule by id (spec 6.4), which says nothing to them. */
+export const reasonInWords = (reason: string) =>
+  reason.replace(/^rule:[^:]+:target-ineligible,(.*)$/, 'rule target unavailable, then $1');

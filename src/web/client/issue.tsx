@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { gql } from './api.ts';
 import { LabelChip } from './board.tsx';
-import { may, PRIORITIES, statusOf, type Meta } from './data.ts';
+import { may, PRIORITIES, reasonInWords, statusOf, type Meta } from './data.ts';
 import { useLive } from './hooks.ts';
 import { renderMarkdown } from './markdown.ts';
 import { REQUEST_FIELDS, RequestCard, type Request } from './requests.tsx';
@@ -60,7 +60,7 @@ function describeEvent(ev: TimelineEvent, meta: Meta): string {
       // A relation alone: which kind was linked or unlinked (the other issue is in the relations list, if visible).
       if (p.relationChange && Array.isArray(p.changes) && p.changes.length === 1) return `${p.relationChange === 'added' ? 'linked' : 'unlinked'}: ${relationWords(p.relationKind)}`;
       return Array.isArray(p.changes) && p.changes.length ? `changed ${p.changes.map(fieldName).join(', ')}` : 'updated';
-    case 'AGENT_ASSIGNED': return `assigned to ${agent(p.agentId)}${p.auto ? ' by the dispatcher' : ''}${p.reason ? ` (${p.reason})` : ''}`;
+    case 'AGENT_ASSIGNED': return `assigned to ${agent(p.agentId)}${p.auto ? ' by the dispatcher' : ''}${p.reason ? ` (${reasonInWords(p.reason)})` : ''}`;
     case 'AGENT_RUN_STATUS_CHANGED': {
       // The reason when it says more than the move (a completed run's reason is "completed").
       const to = String(p.to ?? '').toLowerCase();
