@@ -125,7 +125,7 @@ CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.action
 -- Append-only log of every state change; drives SSE, webhooks and the activity feed.
 create table app_public.activity_events (
   id uuid default gen_random_uuid() not null,
-  seq bigint generated always as identity not null, -- Allocation order of events, used for stable newest-first paging.
+  seq bigint not null, -- Order of the workspace's events (their own sequence, app_private.workspace_seq_sequence), used for stable newest-first paging.
   workspace_id uuid not null,
   kind text not null,
   subject_type text not null,
@@ -135,15 +135,14 @@ create table app_public.activity_events (
   actor_agent_id uuid,
   actor_key_id uuid,
   created_at timestamp with time zone default now() not null,
-  stream_pos bigint, -- Position in the workspace's event stream, handed out after commit by app_private.sequence_events (one sequencer at a time, so every snapshot sees a prefix). SSE resumes with stream_pos > the last delivered one; NULL until sequenced (moments after commit).
+  stream_pos bigint, -- @behavior -* Position in the event stream, handed out after commit by app_private.sequence_events (one sequencer at a time, so every snapshot sees a prefix). SSE resumes with stream_pos > the last delivered one; NULL until sequenced (moments after commit). Not in GraphQL: one sequence for all workspaces.
   constraint activity_events_pkey PRIMARY KEY (id),
-  constraint activity_events_seq_key UNIQUE (seq),
   constraint activity_events_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE
 );
 CREATE INDEX activity_events_kind_idx ON app_public.activity_events USING btree (workspace_id, kind, seq DESC);
-CREATE INDEX activity_events_recent_idx ON app_public.activity_events USING btree (workspace_id, seq DESC);
 CREATE INDEX activity_events_subject_idx ON app_public.activity_events USING btree (workspace_id, subject_type, subject_id, seq DESC);
 CREATE INDEX activity_events_unsequenced_idx ON app_public.activity_events USING btree (seq) WHERE (stream_pos IS NULL);
+CREATE UNIQUE INDEX activity_events_recent_idx ON app_public.activity_events USING btree (workspace_id, seq DESC);
 CREATE UNIQUE INDEX activity_events_stream_idx ON app_public.activity_events USING btree (workspace_id, stream_pos);
 alter table app_public.activity_events enable row level security;
 alter table app_public.activity_events force row level security;
@@ -521,7 +520,7 @@ CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.canvases FOR EACH ROW
 -- A persisted chat message: USER (a person, in-app) or AGENT (the addressee, chat.appendMessage or chat.finalizeDraft). Drafts are never stored.
 create table app_public.chat_messages (
   id uuid default gen_random_uuid() not null,
-  seq bigint generated always as identity not null, -- Insertion order (messages of one transaction share created_at).
+  seq bigint not null, -- Insertion order (messages of one transaction share created_at), from the workspace's own sequence (app_private.tg_chat_messages__seq).
   workspace_id uuid not null,
   thread_id uuid not null,
   role text not null,
@@ -555,6 +554,7 @@ create policy owner_all on app_public.chat_messages for all to current_user usin
 create policy select_in_visible_threads on app_public.chat_messages for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
    FROM app_public.chat_threads t
   WHERE (t.id = chat_messages.thread_id)))));
+CREATE TRIGGER _050_seq BEFORE INSERT ON app_public.chat_messages FOR EACH ROW EXECUTE FUNCTION app_private.tg_chat_messages__seq();
 
 -- A conversation between a person and one agent (the addressee). Only the addressee agent, the person who opened it and workspace admins see it.
 create table app_public.chat_threads (
@@ -2267,6 +2267,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_attachment_uploads__expiry_job() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql
 -- app_private.tg_attachments__events() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql
 -- app_private.tg_attachments__link_title() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql
+-- app_private.tg_chat_messages__seq() returns trigger; plpgsql volatile security definer; execute: owner only; chat/triggers.sql
 -- app_private.tg_comments__drop_attachments() returns trigger; plpgsql volatile security definer; execute: owner only; comments/triggers.sql
 -- app_private.tg_comments__events() returns trigger; plpgsql volatile security definer; execute: owner only; comments/triggers.sql
 -- app_private.tg_cycles__events() returns trigger; plpgsql volatile security definer; execute: owner only; cycles/triggers.sql
@@ -2316,6 +2317,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.webhook_update(uuid,text,text[],boolean,text) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhooks_list(uuid) returns jsonb; sql stable; execute: owner only; webhooks/webhooks.sql
 -- app_private.workspace_by_key(text) returns app_public.workspaces; plpgsql stable; execute: owner only; workspace/workspace.sql
+-- app_private.workspace_seq_sequence(uuid) returns text; sql immutable; execute: owner only; events/record.sql
 
 -- ====================================================================================================
 -- schema app_tools: One function per MCP tool, named <namespace>_<tool>(args jsonb) returns jsonb; called by the API with the caller identity set.

@@ -41,6 +41,7 @@ grant execute on function app_hidden.chat_message_json(m app_public.chat_message
 
 -- GraphQL reads the context through the shape's rule, never the raw column (a narrowed key read a hidden issue's id there).
 comment on column app_public.chat_messages.context_snapshot is E'@behavior -*\nUSER messages: where the person was ({route, issueId}); read by agent.context.bundle (linkedIssues). GraphQL: ChatMessage.contextSnapshot (app_public.chat_messages_context_snapshot).';
+comment on column app_public.chat_messages.seq is 'Insertion order (messages of one transaction share created_at), from the workspace''s own sequence (app_private.tg_chat_messages__seq).';
 
 create or replace function app_public.chat_messages_context_snapshot(m app_public.chat_messages)
  returns jsonb

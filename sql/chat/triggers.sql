@@ -3,3 +3,20 @@
 
 drop trigger if exists _100_updated_at on app_public.chat_threads;
 create trigger _100_updated_at before update on app_public.chat_threads for each row execute function app_hidden.tg__set_updated_at();
+
+create or replace function app_private.tg_chat_messages__seq()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- The workspace's own sequence (as its events'), not one for all workspaces: a tenant reads seq.
+  new.seq := nextval(app_private.workspace_seq_sequence(new.workspace_id)::regclass);
+  return new;
+end
+$$;
+comment on function app_private.tg_chat_messages__seq() is 'BEFORE INSERT on chat_messages: seq from the workspace''s sequence (app_private.workspace_seq_sequence).';
+
+drop trigger if exists _050_seq on app_public.chat_messages;
+create trigger _050_seq before insert on app_public.chat_messages for each row execute function app_private.tg_chat_messages__seq();

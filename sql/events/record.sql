@@ -161,6 +161,20 @@ end
 $$;
 comment on function app_private.publish_ephemeral_event(p_workspace_id uuid, p_kind text, p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'Publishes a stream-only event (e.g. CHAT_MESSAGE_POSTED on chat-thread-stream) to the workspace''s SSE subscribers when the transaction commits; nothing is stored, nothing is replayed.';
 
+create or replace function app_private.workspace_seq_sequence(p_workspace_id uuid)
+ returns text
+ language sql
+ immutable
+as $$ select 'app_private.workspace_seq_' || pg_catalog.replace(p_workspace_id::text, '-', '') $$;
+comment on function app_private.workspace_seq_sequence(p_workspace_id uuid) is 'The qualified name of the sequence that numbers a workspace''s events and chat messages (their seq; created with the workspace). No SET clause, so it is inlined.';
+
+-- seq is numbered per workspace, not by one sequence for all: a tenant reads seq (GraphQL, the cursors of
+-- events.recent and issues.history), and the gaps of a global counter told it how busy every other workspace was.
+comment on column app_public.activity_events.seq is 'Order of the workspace''s events (their own sequence, app_private.workspace_seq_sequence), used for stable newest-first paging.';
+-- stream_pos comes from one sequence for all workspaces (app_private.sequence_events): internal to SSE resume,
+-- which clients do by event id.
+comment on column app_public.activity_events.stream_pos is E'@behavior -*\nPosition in the event stream, handed out after commit by app_private.sequence_events (one sequencer at a time, so every snapshot sees a prefix). SSE resumes with stream_pos > the last delivered one; NULL until sequenced (moments after commit). Not in GraphQL: one sequence for all workspaces.';
+
 create or replace function app_private.record_event(p_workspace_id uuid, p_kind text, p_subject_type text, p_subject_id uuid, p_payload jsonb)
  returns uuid
  language plpgsql
@@ -169,9 +183,10 @@ create or replace function app_private.record_event(p_workspace_id uuid, p_kind 
 as $$
 declare v_id uuid;
 begin
-  insert into app_public.activity_events (workspace_id, kind, subject_type, subject_id, payload,
+  insert into app_public.activity_events (workspace_id, seq, kind, subject_type, subject_id, payload,
                                           actor_user_id, actor_agent_id, actor_key_id)
-  values (p_workspace_id, p_kind, p_subject_type, p_subject_id, coalesce(p_payload, '{}'),
+  values (p_workspace_id, nextval(app_private.workspace_seq_sequence(p_workspace_id)::regclass),
+          p_kind, p_subject_type, p_subject_id, coalesce(p_payload, '{}'),
           app_hidden.current_user_id(), app_hidden.current_agent_id(), app_hidden.current_key_id())
   returning id into v_id;
   return v_id;

@@ -38,10 +38,11 @@ begin
     (new.id, 'Done', 'DONE', '#22c55e', 4, false),
     (new.id, 'Canceled', 'CANCELED', '#ef4444', 5, false);
   execute format('create sequence %s as integer', app_private.issue_number_sequence(new.id));
+  execute format('create sequence %s', app_private.workspace_seq_sequence(new.id));
   return null;
 end
 $$;
-comment on function app_private.tg_workspaces__seed_statuses() is 'AFTER INSERT on workspaces: the six default statuses and the workspace''s issue number sequence.';
+comment on function app_private.tg_workspaces__seed_statuses() is 'AFTER INSERT on workspaces: the six default statuses and the workspace''s sequences (issue numbers; the seq of its events and chat messages).';
 
 create or replace function app_private.tg_workspaces__drop_number_sequence()
  returns trigger
@@ -51,10 +52,11 @@ create or replace function app_private.tg_workspaces__drop_number_sequence()
 as $$
 begin
   execute format('drop sequence if exists %s', app_private.issue_number_sequence(old.id));
+  execute format('drop sequence if exists %s', app_private.workspace_seq_sequence(old.id));
   return null;
 end
 $$;
-comment on function app_private.tg_workspaces__drop_number_sequence() is 'AFTER DELETE on workspaces: drops the workspace''s issue number sequence.';
+comment on function app_private.tg_workspaces__drop_number_sequence() is 'AFTER DELETE on workspaces: drops the workspace''s sequences (issue numbers; seq of events and chat messages).';
 
 create or replace function app_private.tg_workspaces__stop_timers()
  returns trigger

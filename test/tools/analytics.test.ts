@@ -77,8 +77,8 @@ describe('standup.draft', () => {
 
 describe('analytics.summary', () => {
   it('counts by category and status, throughput per day, open breaches', async () => {
-    await t.pools.owner.query(`insert into app_public.activity_events (workspace_id, kind, subject_type, subject_id, payload)
-      values ($1, 'ISSUE_SLA_BREACH', 'issue', $2, '{}'), ($1, 'ISSUE_STALLED', 'issue', $3, '{}'), ($1, 'ISSUE_STALLED', 'issue', $2, '{}')`,
+    await t.pools.owner.query(`select app_private.record_event($1, k, 'issue', i, '{}')
+      from (values ('ISSUE_SLA_BREACH', $2::uuid), ('ISSUE_STALLED', $3::uuid), ('ISSUE_STALLED', $2::uuid)) v(k, i)`,
     [ws.id, issues.blocked.id, issues.doneToday.id]);
     const s = await ok(t, ws.token, 'analytics.summary', {});
     expect(s.workspaceKey).toBe(ws.key);
