@@ -1163,6 +1163,7 @@ create policy owner_all on app_public.issues for all to current_user using (true
 create policy select_in_workspace on app_public.issues for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR app_hidden.issue_passes_narrowing(id, project_id))));
 create policy update_in_workspace on app_public.issues for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR app_hidden.issue_passes_narrowing(id, project_id)))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 CREATE TRIGGER _050_run_mode_gate BEFORE UPDATE ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__run_mode_gate();
+CREATE TRIGGER _060_live_parent BEFORE INSERT OR UPDATE OF parent_id ON app_public.issues FOR EACH ROW WHEN (new.parent_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_issues__live_parent();
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _150_status_timestamps BEFORE INSERT OR UPDATE OF status_id ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__status_timestamps();
 CREATE TRIGGER _200_assign_number BEFORE INSERT ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__assign_number();
@@ -1508,7 +1509,7 @@ create table app_public.users (
   name text default ''::text not null,
   image_url text,
   timezone text default 'UTC'::text not null, -- IANA zone used for "today" (notes.todayJournal).
-  created_at timestamp with time zone default now() not null,
+  created_at timestamp with time zone default now() not null, -- @behavior -* When the person first joined any workspace (not in GraphQL: it would tell one workspace about others).
   constraint users_pkey PRIMARY KEY (id),
   constraint users_email_check CHECK (email ~ '^[^@\s]+@[^@\s]+$'::text)
 );
@@ -1944,7 +1945,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.publish_ephemeral_event(text,text,uuid,jsonb) returns jsonb; sql volatile security definer; execute: svc_visitor; events/record.sql
 -- app_hidden.raise_invalid(text,text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
 -- app_hidden.raise_label_name_taken(text) returns void; plpgsql volatile; execute: svc_visitor; labels/labels.sql
--- app_hidden.raise_not_found(text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
+-- app_hidden.raise_not_found(text,text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
 -- app_hidden.raise_status_name_taken(text) returns void; plpgsql volatile; execute: svc_visitor; statuses/statuses.sql
 -- app_hidden.rate_limit_reserve(uuid,uuid,text,integer,integer) returns record; plpgsql volatile security definer; execute: svc_visitor; core/rate_limits.sql
 -- app_hidden.record_event(text,text,uuid,jsonb) returns uuid; sql volatile security definer; execute: svc_visitor; events/record.sql
@@ -2039,16 +2040,16 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.visible_issue_id(uuid) returns uuid; plpgsql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.watcher_json(app_public.issue_watchers) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.webhook_create(text,text[],text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
--- app_hidden.webhook_delete(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_delete(uuid,text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_deliveries_list(uuid,text,integer,uuid) returns jsonb; plpgsql stable security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_delivery_json(app_public.webhook_deliveries) returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_delivery_retry(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_event_payload(app_public.webhooks) returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
--- app_hidden.webhook_in_workspace(uuid) returns uuid; plpgsql stable security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_in_workspace(uuid,text) returns uuid; plpgsql stable security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhook_json(app_public.webhooks) returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
--- app_hidden.webhook_rotate_secret(uuid,integer) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
--- app_hidden.webhook_test(uuid) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
--- app_hidden.webhook_update(uuid,text,text[],boolean,text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_rotate_secret(uuid,integer,text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_test(uuid,text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
+-- app_hidden.webhook_update(uuid,text,text[],boolean,text,text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.webhooks_list() returns jsonb; plpgsql stable security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.with_visible_issue(jsonb,text) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.workspace_json(app_public.workspaces) returns jsonb; sql stable; execute: svc_visitor; workspace/workspace.sql
@@ -2226,6 +2227,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.issue_api_key(uuid,uuid,text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text,uuid) returns app_public.issued_api_key; plpgsql volatile; execute: owner only; auth/keys.sql
 -- app_private.issue_last_event_at(uuid,uuid,text) returns timestamp with time zone; sql stable; execute: owner only; dispatch/watchdogs.sql
 -- app_private.issue_number_sequence(uuid) returns text; sql immutable; execute: owner only; issues/triggers.sql
+-- app_private.lock_owners(uuid) returns void; plpgsql volatile; execute: owner only; workspace/members.sql
 -- app_private.lock_webhook_registrations(uuid) returns void; sql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.narrowing_within(app_private.caller,uuid[],uuid[],uuid[]) returns boolean; sql stable; execute: owner only; auth/keys.sql
 -- app_private.new_webhook_secret() returns text; sql volatile; execute: owner only; webhooks/webhooks.sql
@@ -2284,6 +2286,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_issues__assign_number() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__detach_children() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__events() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
+-- app_private.tg_issues__live_parent() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__plugin_creator() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__restore_links() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__run_mode_gate() returns trigger; plpgsql volatile; execute: owner only; issues/triggers.sql

@@ -203,11 +203,11 @@ declare
 begin
   select * into v_event from app_public.activity_events where id = p_event_id;
   if v_event.id is null then
-    perform app_hidden.raise_not_found('Event');
+    perform app_hidden.raise_not_found('Event', null);
   end if;
   select * into v_agent from app_public.agents where id = p_agent_id and workspace_id = v_event.workspace_id;
   if v_agent.id is null then
-    perform app_hidden.raise_not_found('Agent');
+    perform app_hidden.raise_not_found('Agent', null);
   end if;
   if v_agent.webhook_url is null or v_agent.archived_at is not null then
     return null; -- no endpoint: the agent sees the event on SSE only
@@ -258,7 +258,7 @@ declare
 begin
   select * into v_agent from app_public.agents where id = p_agent_id;
   if v_agent.id is null then
-    perform app_hidden.raise_not_found('Agent');
+    perform app_hidden.raise_not_found('Agent', null);
   end if;
   -- As a webhook's rotation: the old secret signs beside the new one for the grace (0: stops at once).
   insert into app_private.agent_webhook_secrets as s (agent_id, workspace_id, secret) values (v_agent.id, v_agent.workspace_id, v_secret)
@@ -462,7 +462,7 @@ begin
   end if;
   if not exists (select 1 from app_public.activity_events e
                  where e.id = p_event_id and e.workspace_id = app_hidden.current_workspace_id()) then
-    perform app_hidden.raise_not_found('Event');
+    perform app_hidden.raise_not_found('Event', null);
   end if;
   return app_private.enqueue_agent_dispatch(p_event_id, p_agent_id);
 end

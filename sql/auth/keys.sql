@@ -192,7 +192,7 @@ begin
   end if;
   if p_linked_agent_id is not null and not exists (
     select 1 from app_public.agents where id = p_linked_agent_id and workspace_id = p_workspace_id) then
-    perform app_hidden.raise_not_found('Agent');
+    perform app_hidden.raise_not_found('Agent', 'linkedAgentId');
   end if;
   if exists (select 1 from unnest(p_project_ids) pid
              where not exists (select 1 from app_public.projects p where p.id = pid and p.workspace_id = p_workspace_id)) then
@@ -306,7 +306,7 @@ declare v_key app_private.api_keys;
 begin
   update app_private.api_keys set revoked_at = coalesce(revoked_at, now()) where id = p_key_id returning * into v_key;
   if v_key.id is null then
-    perform app_hidden.raise_not_found('API key');
+    perform app_hidden.raise_not_found('API key', null);
   end if;
   return v_key;
 end

@@ -29,13 +29,16 @@ $$;
 comment on function app_hidden.raise_invalid(p_field text, p_message text) is 'Raises SV400 for one input field (HTTP 400 with issues = {field: message}).';
 grant execute on function app_hidden.raise_invalid(p_field text, p_message text) to svc_visitor;
 
-create or replace function app_hidden.raise_not_found(p_what text)
+create or replace function app_hidden.raise_not_found(p_what text, p_field text)
  returns void
  language plpgsql
 as $$
 begin
-  raise exception '% not found', p_what using errcode = 'SV404';
+  if p_field is null then
+    raise exception '% not found', p_what using errcode = 'SV404';
+  end if;
+  raise exception '% not found', p_what using errcode = 'SV404', column = p_field;
 end
 $$;
-comment on function app_hidden.raise_not_found(p_what text) is 'Raises SV404 "<what> not found" (HTTP 404).';
-grant execute on function app_hidden.raise_not_found(p_what text) to svc_visitor;
+comment on function app_hidden.raise_not_found(p_what text, p_field text) is 'Raises SV404 "<what> not found" (HTTP 404) naming the input field (null: none, for a caller with no input of its own, such as the worker).';
+grant execute on function app_hidden.raise_not_found(p_what text, p_field text) to svc_visitor;

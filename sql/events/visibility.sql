@@ -50,9 +50,13 @@ begin
   -- started all seven, policies included, in every call).
   case p_subject_type
     -- The event of an issue moving out of the key's view is shown too, by the scope it had (payload before).
-    when 'issue' then return exists (select 1 from app_public.issues i where i.id = p_subject_id)
-                          or (p_payload ? 'before' and app_hidden.scope_passes_narrowing(
-                                (p_payload->'before'->>'projectId')::uuid, p_payload->'before'->'labelIds'));
+    -- A link's event (payload relationId) needs the other end seen too (relatedIssueId; none in the events
+    -- written before it was named, which are then not shown).
+    when 'issue' then return (exists (select 1 from app_public.issues i where i.id = p_subject_id)
+                              or (p_payload ? 'before' and app_hidden.scope_passes_narrowing(
+                                    (p_payload->'before'->>'projectId')::uuid, p_payload->'before'->'labelIds')))
+                         and (not p_payload ? 'relationId'
+                              or exists (select 1 from app_public.issues i where i.id = (p_payload->>'relatedIssueId')::uuid));
     -- A comment's events follow its issue (payload issueId), not the comment row: the comments policy hides a
     -- deleted comment, which would take its creation and its deletion out of the stream, the replay and a resume.
     when 'comment' then return exists (select 1 from app_public.issues i where i.id = (p_payload->>'issueId')::uuid);
@@ -69,7 +73,7 @@ begin
   end case;
 end
 $$;
-comment on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'Whether a narrowed key sees an event about this subject: issue, comment and agent-run events only of issues it can see (and the ISSUE_UPDATED of an issue leaving its view, by the payload''s before), project events only of its projects, initiative events only of its initiatives, goal, plan, step, review-gate and action-request events only of records it can see (they follow their issue), canvas card and edge events only when it sees every issue they name (payload issueIds), plugin events about an issue (skills.invoke issueId) only of issues it can see; other subjects always.';
+comment on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'Whether a narrowed key sees an event about this subject: issue, comment and agent-run events only of issues it can see (and the ISSUE_UPDATED of an issue leaving its view, by the payload''s before; a link''s ISSUE_UPDATED only when it sees the other end too, relatedIssueId), project events only of its projects, initiative events only of its initiatives, goal, plan, step, review-gate and action-request events only of records it can see (they follow their issue), canvas card and edge events only when it sees every issue they name (payload issueIds), plugin events about an issue (skills.invoke issueId) only of issues it can see; other subjects always.';
 grant execute on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb) to svc_visitor;
 
 create or replace function app_hidden.chat_event_visible(p_thread_id uuid, p_context_issue_id text)

@@ -86,6 +86,9 @@ declare
   v_ranked constant int := 200;
   v_ws uuid := app_hidden.current_workspace_id();
   v_keyed tsquery := app_hidden.search_keyed_query(v_ws, p_query);
+  -- Security definer reads past RLS, so the key's narrowing is applied here: the newest matches ranked, and
+  -- where the ranking stops, are those of issues the key sees (ranking hidden ones let it count them by word).
+  v_unrestricted boolean := app_hidden.issues_unrestricted();
   v_limit int := coalesce(p_limit, 2147483647);
   v_boundary int;
   v_n int := 0;
@@ -102,6 +105,7 @@ begin
     into v_ids, v_numbers, v_ranks
     from (select i.id, i.number, i.search from app_public.issues i
           where i.workspace_id = v_ws and i.deleted_at is null and i.search operator(pg_catalog.@@) v_keyed
+            and (v_unrestricted or app_hidden.issue_passes_narrowing(i.id, i.project_id))
           order by i.number desc limit v_ranked) c;
     if pg_catalog.cardinality(v_ids) = v_ranked then
       v_boundary := v_numbers[v_ranked];
@@ -120,12 +124,13 @@ begin
   return query
     select i.id, i.number, (-1)::real from app_public.issues i
     where i.workspace_id = v_ws and i.deleted_at is null and i.search operator(pg_catalog.@@) v_keyed
+      and (v_unrestricted or app_hidden.issue_passes_narrowing(i.id, i.project_id))
       and i.number < p_after_number
     order by i.number desc
     limit v_limit - v_n;
 end
 $$;
-comment on function app_hidden.issue_search_matches(p_query tsquery, p_after_rank real, p_after_number integer, p_limit integer) is 'The caller''s workspace''s issues matching p_query: the newest 200 matches best rank first, then newest; older matches after them, newest first, with rank -1 (ranking every match of a common word cost 0.4 s at 100,000 issues, the newest 1,000 12 ms, the newest 500 4.1 ms, the newest 200 2.1 ms: the search''s p99 under load follows its cost). After the (rank, number) of a cursor, at most p_limit (null = all). Definer: under RLS the planner may not use the index (@@ is not leakproof, so it would test every row of the workspace after the policy); callers join the ids back to app_public.issues, where the policies (narrowing) apply, and pass p_limit only when nothing else filters.';
+comment on function app_hidden.issue_search_matches(p_query tsquery, p_after_rank real, p_after_number integer, p_limit integer) is 'The caller''s workspace''s issues matching p_query that the key sees (its narrowing applied here: security definer): the newest 200 matches best rank first, then newest; older matches after them, newest first, with rank -1 (ranking every match of a common word cost 0.4 s at 100,000 issues, the newest 1,000 12 ms, the newest 500 4.1 ms, the newest 200 2.1 ms: the search''s p99 under load follows its cost). After the (rank, number) of a cursor, at most p_limit (null = all). Definer: under RLS the planner may not use the index (@@ is not leakproof, so it would test every row of the workspace after the policy); callers join the ids back to app_public.issues, where the policies (narrowing) apply, and pass p_limit only when nothing else filters.';
 grant execute on function app_hidden.issue_search_matches(p_query tsquery, p_after_rank real, p_after_number integer, p_limit integer) to svc_visitor;
 
 create or replace function app_public.search_issues(query text)

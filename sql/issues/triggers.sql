@@ -294,6 +294,32 @@ end
 $$;
 comment on function app_private.tg_issues__run_mode_gate() is 'BEFORE UPDATE on issues: 403 run_mode_gated when the calling agent has an open RESEARCH/REVIEW/DISCUSS run on the issue and the update changes a field that writes an event, whatever tool or trigger made it (statuses.delete moving issues, labels merged or deleted, a parent deleted or restored, cycles deleted or rolled over).';
 
+create or replace function app_private.tg_issues__live_parent()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  if tg_op = 'UPDATE' and new.parent_id is not distinct from old.parent_id then
+    return new;
+  end if;
+  -- The tools checked the parent live, but a delete committing meanwhile detached the children it saw, not this
+  -- one. Held in share mode until commit: a delete of the parent waits for this write (then detaches the child
+  -- too), or this write waits for the delete and finds the parent gone.
+  perform from app_public.issues p where p.id = new.parent_id and p.deleted_at is null for share;
+  if not found then
+    raise exception 'Issue not found' using errcode = 'SV404', column = 'parentId';
+  end if;
+  return new;
+end
+$$;
+comment on function app_private.tg_issues__live_parent() is 'BEFORE INSERT or UPDATE OF parent_id on issues, with a parent: locks the parent (share) and 404 on parentId when it is deleted, so no live sub-issue points at a deleted issue whatever commits first.';
+
+drop trigger if exists _060_live_parent on app_public.issues;
+create trigger _060_live_parent before insert or update of parent_id on app_public.issues for each row
+  when (new.parent_id is not null) execute function app_private.tg_issues__live_parent();
+
 drop trigger if exists _050_run_mode_gate on app_public.issues;
 create trigger _050_run_mode_gate before update on app_public.issues for each row execute function app_private.tg_issues__run_mode_gate();
 

@@ -38,7 +38,7 @@ begin
   select r.workspace_id into v_workspace from app_public.runtimes r
   where r.id = p_runtime_id and r.workspace_id = app_hidden.current_workspace_id();
   if v_workspace is null then
-    perform app_hidden.raise_not_found('Runtime');
+    perform app_hidden.raise_not_found('Runtime', null);
   end if;
   insert into app_private.runtime_secrets (runtime_id, workspace_id, secret_hash)
   values (p_runtime_id, v_workspace, sha256(convert_to(p_secret, 'utf8')))

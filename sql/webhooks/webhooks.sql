@@ -50,7 +50,7 @@ $$;
 comment on function app_hidden.webhook_create(p_url text, p_events text[], p_description text) is 'In-app: register a webhook (OWNER/ADMIN); returns the secret once. Records WEBHOOK_CREATED (webhookId and active only).';
 grant execute on function app_hidden.webhook_create(p_url text, p_events text[], p_description text) to svc_visitor;
 
-create or replace function app_hidden.webhook_delete(p_webhook_id uuid)
+create or replace function app_hidden.webhook_delete(p_webhook_id uuid, p_field text default 'webhookId'::text)
  returns jsonb
  language plpgsql
  security definer
@@ -58,11 +58,11 @@ create or replace function app_hidden.webhook_delete(p_webhook_id uuid)
 as $$
 begin
   perform app_hidden.require_webhook_admin_for_change();
-  return app_private.webhook_delete(app_hidden.webhook_in_workspace(p_webhook_id));
+  return app_private.webhook_delete(app_hidden.webhook_in_workspace(p_webhook_id, p_field));
 end
 $$;
-comment on function app_hidden.webhook_delete(p_webhook_id uuid) is 'In-app: delete a webhook of the calling workspace (OWNER/ADMIN). Records WEBHOOK_DELETED.';
-grant execute on function app_hidden.webhook_delete(p_webhook_id uuid) to svc_visitor;
+comment on function app_hidden.webhook_delete(p_webhook_id uuid, p_field text) is 'In-app: delete a webhook of the calling workspace (OWNER/ADMIN). Records WEBHOOK_DELETED.';
+grant execute on function app_hidden.webhook_delete(p_webhook_id uuid, p_field text) to svc_visitor;
 
 create or replace function app_hidden.webhook_deliveries_list(p_webhook_id uuid default NULL::uuid, p_status text default NULL::text, p_limit integer default 50, p_before uuid default NULL::uuid)
  returns jsonb
@@ -110,7 +110,7 @@ as $$
 begin
   perform app_hidden.require_webhook_admin();
   if not exists (select 1 from app_public.webhook_deliveries where id = p_delivery_id and workspace_id = app_hidden.current_workspace_id()) then
-    perform app_hidden.raise_not_found('Delivery');
+    perform app_hidden.raise_not_found('Delivery', 'deliveryId');
   end if;
   return app_private.webhook_delivery_retry(p_delivery_id);
 end
@@ -130,7 +130,7 @@ $$;
 comment on function app_hidden.webhook_event_payload(w app_public.webhooks) is 'Payload of the WEBHOOK_* events: webhookId and active only. Every key of the workspace reads these events; the URL, host, event filter and secret stay with admins (webhooks.get).';
 grant execute on function app_hidden.webhook_event_payload(w app_public.webhooks) to svc_visitor;
 
-create or replace function app_hidden.webhook_in_workspace(p_webhook_id uuid)
+create or replace function app_hidden.webhook_in_workspace(p_webhook_id uuid, p_field text default 'webhookId'::text)
  returns uuid
  language plpgsql
  stable security definer
@@ -138,13 +138,13 @@ create or replace function app_hidden.webhook_in_workspace(p_webhook_id uuid)
 as $$
 begin
   if not exists (select 1 from app_public.webhooks where id = p_webhook_id and workspace_id = app_hidden.current_workspace_id()) then
-    perform app_hidden.raise_not_found('Webhook');
+    perform app_hidden.raise_not_found('Webhook', p_field);
   end if;
   return p_webhook_id;
 end
 $$;
-comment on function app_hidden.webhook_in_workspace(p_webhook_id uuid) is 'The webhook id when it belongs to the calling workspace, else 404.';
-grant execute on function app_hidden.webhook_in_workspace(p_webhook_id uuid) to svc_visitor;
+comment on function app_hidden.webhook_in_workspace(p_webhook_id uuid, p_field text) is 'The webhook id when it belongs to the calling workspace, else 404.';
+grant execute on function app_hidden.webhook_in_workspace(p_webhook_id uuid, p_field text) to svc_visitor;
 
 create or replace function app_hidden.webhook_json(w app_public.webhooks)
  returns jsonb
@@ -159,7 +159,7 @@ comment on function app_hidden.webhook_json(w app_public.webhooks) is 'Webhook s
 grant execute on function app_hidden.webhook_json(w app_public.webhooks) to svc_visitor;
 
 drop function if exists app_hidden.webhook_rotate_secret(uuid);
-create or replace function app_hidden.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer default 24)
+create or replace function app_hidden.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer default 24, p_field text default 'webhookId'::text)
  returns jsonb
  language plpgsql
  security definer
@@ -167,13 +167,13 @@ create or replace function app_hidden.webhook_rotate_secret(p_webhook_id uuid, p
 as $$
 begin
   perform app_hidden.require_webhook_admin_for_change();
-  return app_private.webhook_rotate_secret(app_hidden.webhook_in_workspace(p_webhook_id), p_keep_previous_hours);
+  return app_private.webhook_rotate_secret(app_hidden.webhook_in_workspace(p_webhook_id, p_field), p_keep_previous_hours);
 end
 $$;
-comment on function app_hidden.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer) is 'In-app: new signing secret for a webhook of the calling workspace (OWNER/ADMIN), shown once; the old one signs beside it for p_keep_previous_hours. Records WEBHOOK_UPDATED (changes secret, previousSecretValidUntil; never a secret).';
-grant execute on function app_hidden.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer) to svc_visitor;
+comment on function app_hidden.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer, p_field text) is 'In-app: new signing secret for a webhook of the calling workspace (OWNER/ADMIN), shown once; the old one signs beside it for p_keep_previous_hours. Records WEBHOOK_UPDATED (changes secret, previousSecretValidUntil; never a secret).';
+grant execute on function app_hidden.webhook_rotate_secret(p_webhook_id uuid, p_keep_previous_hours integer, p_field text) to svc_visitor;
 
-create or replace function app_hidden.webhook_test(p_webhook_id uuid)
+create or replace function app_hidden.webhook_test(p_webhook_id uuid, p_field text default 'webhookId'::text)
  returns jsonb
  language plpgsql
  security definer
@@ -181,13 +181,13 @@ create or replace function app_hidden.webhook_test(p_webhook_id uuid)
 as $$
 begin
   perform app_hidden.require_webhook_admin_for_change();
-  return app_private.webhook_test(app_hidden.webhook_in_workspace(p_webhook_id));
+  return app_private.webhook_test(app_hidden.webhook_in_workspace(p_webhook_id, p_field));
 end
 $$;
-comment on function app_hidden.webhook_test(p_webhook_id uuid) is 'In-app: queue a WEBHOOK_TESTED delivery to one webhook of the calling workspace now (OWNER/ADMIN); 409 webhook_inactive for an inactive one.';
-grant execute on function app_hidden.webhook_test(p_webhook_id uuid) to svc_visitor;
+comment on function app_hidden.webhook_test(p_webhook_id uuid, p_field text) is 'In-app: queue a WEBHOOK_TESTED delivery to one webhook of the calling workspace now (OWNER/ADMIN); 409 webhook_inactive for an inactive one.';
+grant execute on function app_hidden.webhook_test(p_webhook_id uuid, p_field text) to svc_visitor;
 
-create or replace function app_hidden.webhook_update(p_webhook_id uuid, p_url text default NULL::text, p_events text[] default NULL::text[], p_active boolean default NULL::boolean, p_description text default NULL::text)
+create or replace function app_hidden.webhook_update(p_webhook_id uuid, p_url text default NULL::text, p_events text[] default NULL::text[], p_active boolean default NULL::boolean, p_description text default NULL::text, p_field text default 'webhookId'::text)
  returns jsonb
  language plpgsql
  security definer
@@ -195,11 +195,11 @@ create or replace function app_hidden.webhook_update(p_webhook_id uuid, p_url te
 as $$
 begin
   perform app_hidden.require_webhook_admin_for_change();
-  return app_private.webhook_update(app_hidden.webhook_in_workspace(p_webhook_id), p_url, p_events, p_active, p_description);
+  return app_private.webhook_update(app_hidden.webhook_in_workspace(p_webhook_id, p_field), p_url, p_events, p_active, p_description);
 end
 $$;
-comment on function app_hidden.webhook_update(p_webhook_id uuid, p_url text, p_events text[], p_active boolean, p_description text) is 'In-app: change a webhook of the calling workspace (OWNER/ADMIN). Records WEBHOOK_UPDATED naming the changed fields (none changed: no event).';
-grant execute on function app_hidden.webhook_update(p_webhook_id uuid, p_url text, p_events text[], p_active boolean, p_description text) to svc_visitor;
+comment on function app_hidden.webhook_update(p_webhook_id uuid, p_url text, p_events text[], p_active boolean, p_description text, p_field text) is 'In-app: change a webhook of the calling workspace (OWNER/ADMIN). Records WEBHOOK_UPDATED naming the changed fields (none changed: no event).';
+grant execute on function app_hidden.webhook_update(p_webhook_id uuid, p_url text, p_events text[], p_active boolean, p_description text, p_field text) to svc_visitor;
 
 create or replace function app_hidden.webhooks_list()
  returns jsonb
@@ -324,7 +324,7 @@ begin
   perform app_private.lock_webhook_registrations((select w.workspace_id from app_public.webhooks w where w.id = p_webhook_id));
   delete from app_public.webhooks where id = p_webhook_id returning * into v_webhook;
   if v_webhook.id is null then
-    perform app_hidden.raise_not_found('Webhook');
+    perform app_hidden.raise_not_found('Webhook', null);
   end if;
   perform app_private.record_event(v_webhook.workspace_id, 'WEBHOOK_DELETED', 'webhook', v_webhook.id, app_hidden.webhook_event_payload(v_webhook));
   return jsonb_build_object('id', v_webhook.id, 'deleted', true);
@@ -549,7 +549,7 @@ declare v_delivery app_public.webhook_deliveries;
 begin
   select * into v_delivery from app_public.webhook_deliveries where id = p_delivery_id for update;
   if v_delivery.id is null then
-    perform app_hidden.raise_not_found('Delivery');
+    perform app_hidden.raise_not_found('Delivery', null);
   end if;
   if v_delivery.status not in ('DEAD_LETTER', 'CANCELED') then
     raise exception 'Only DEAD_LETTER or CANCELED deliveries can be retried (this one is %)', v_delivery.status
@@ -585,7 +585,7 @@ begin
       secret = v_secret, rotated_at = now()
   where webhook_id = p_webhook_id;
   if not found then
-    perform app_hidden.raise_not_found('Webhook');
+    perform app_hidden.raise_not_found('Webhook', null);
   end if;
   perform app_private.record_event(w.workspace_id, 'WEBHOOK_UPDATED', 'webhook', w.id, app_hidden.webhook_event_payload(w)
     || jsonb_build_object('changes', jsonb_build_array('secret'), 'previousSecretValidUntil', v_until))
@@ -621,7 +621,7 @@ declare
 begin
   select * into v_webhook from app_public.webhooks where id = p_webhook_id;
   if v_webhook.id is null then
-    perform app_hidden.raise_not_found('Webhook');
+    perform app_hidden.raise_not_found('Webhook', null);
   end if;
   if not v_webhook.active then
     raise exception 'The webhook is inactive; activate it first' using errcode = 'SV409', detail = 'webhook_inactive';
@@ -651,7 +651,7 @@ declare
 begin
   select * into v_old from app_public.webhooks where id = p_webhook_id for update;
   if v_old.id is null then
-    perform app_hidden.raise_not_found('Webhook');
+    perform app_hidden.raise_not_found('Webhook', null);
   end if;
   -- A change that changes nothing writes nothing (updatedAt moved, with no event).
   update app_public.webhooks set

@@ -106,11 +106,21 @@ begin
   end if;
   select * into v_user from app_public.users where lower(email) = lower(p_email);
   if v_user.id is null then
-    insert into app_public.users (email, name) values (p_email, split_part(p_email, '@', 1)) returning * into v_user;
+    -- Two workspaces adding the same new person at once: the second insert waits for the first and does nothing,
+    -- and the next statement reads the row it made (a unique violation was a 409 to one of them).
+    insert into app_public.users (email, name) values (p_email, split_part(p_email, '@', 1))
+    on conflict do nothing returning * into v_user;
+    if v_user.id is null then
+      select * into v_user from app_public.users where lower(email) = lower(p_email);
+    end if;
   end if;
   return v_user;
 end
 $$;
+-- Users are people across workspaces: when one signed up is not a workspace's to read (an admin adding an email
+-- learned whether, and since when, it had an account elsewhere).
+comment on column app_public.users.created_at is E'@behavior -*\nWhen the person first joined any workspace (not in GraphQL: it would tell one workspace about others).';
+
 comment on function app_private.ensure_user(p_email text) is 'The user with this email (case-insensitive), created if new.';
 
 create or replace function app_private.find_membership(p_workspace_id uuid, p_user_id uuid)
@@ -129,12 +139,26 @@ end
 $$;
 comment on function app_private.find_membership(p_workspace_id uuid, p_user_id uuid) is 'The membership of this user in this workspace, else 404.';
 
+create or replace function app_private.lock_owners(p_workspace_id uuid)
+ returns void
+ language plpgsql
+as $$
+begin
+  -- Two owners demoting or removing each other at once each saw the other still OWNER and both passed the
+  -- last-OWNER check. Locked first, the second change waits for the first and then reads what it left.
+  perform from app_public.memberships where workspace_id = p_workspace_id and role = 'OWNER' order by id for update;
+end
+$$;
+comment on function app_private.lock_owners(p_workspace_id uuid) is 'Locks the workspace''s OWNER memberships for the transaction: changes that could leave it without an OWNER (remove_member, set_member_role) run one after the other.';
+
 create or replace function app_private.remove_member(p_workspace_id uuid, p_user_id uuid)
  returns app_public.memberships
  language plpgsql
 as $$
-declare v_m app_public.memberships := app_private.find_membership(p_workspace_id, p_user_id);
+declare v_m app_public.memberships;
 begin
+  perform app_private.lock_owners(p_workspace_id);
+  v_m := app_private.find_membership(p_workspace_id, p_user_id);
   if v_m.role = 'OWNER' and not exists (
     select 1 from app_public.memberships where workspace_id = p_workspace_id and role = 'OWNER' and user_id <> p_user_id) then
     raise exception 'The last OWNER cannot be removed' using errcode = 'SV409', detail = 'last_owner';
@@ -152,11 +176,13 @@ create or replace function app_private.set_member_role(p_workspace_id uuid, p_us
  returns app_public.memberships
  language plpgsql
 as $$
-declare v_m app_public.memberships := app_private.find_membership(p_workspace_id, p_user_id);
+declare v_m app_public.memberships;
 begin
   if p_role not in ('OWNER', 'ADMIN', 'MEMBER') then
     perform app_hidden.raise_invalid('role', 'role must be OWNER, ADMIN or MEMBER');
   end if;
+  perform app_private.lock_owners(p_workspace_id);
+  v_m := app_private.find_membership(p_workspace_id, p_user_id);
   if v_m.role = 'OWNER' and p_role <> 'OWNER' and not exists (
     select 1 from app_public.memberships where workspace_id = p_workspace_id and role = 'OWNER' and user_id <> p_user_id) then
     raise exception 'The last OWNER cannot be demoted' using errcode = 'SV409', detail = 'last_owner';

@@ -85,7 +85,7 @@ begin
   where w.id = p_workspace_id
   returning * into v_ws;
   if v_ws.id is null then
-    perform app_hidden.raise_not_found('Workspace');
+    perform app_hidden.raise_not_found('Workspace', null);
   end if;
   return v_ws;
 end
@@ -101,7 +101,7 @@ declare v_ws app_public.workspaces;
 begin
   select * into v_ws from app_public.workspaces where key = upper(p_key) or slug = lower(p_key) or id::text = p_key;
   if v_ws.id is null then
-    perform app_hidden.raise_not_found('Workspace');
+    perform app_hidden.raise_not_found('Workspace', null);
   end if;
   return v_ws;
 end

@@ -8,7 +8,7 @@ create or replace function app_tools.webhooks_delete(args jsonb)
  language plpgsql
 as $$
 begin
-  return app_hidden.webhook_delete(app_hidden.parse_uuid(args->>'id', 'id'));
+  return app_hidden.webhook_delete(app_hidden.parse_uuid(args->>'id', 'id'), 'id');
 end
 $$;
 comment on function app_tools.webhooks_delete(args jsonb) is 'webhooks.delete: OWNER/ADMIN, unnarrowed key: delete a webhook and its deliveries.';

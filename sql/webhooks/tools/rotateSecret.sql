@@ -8,7 +8,7 @@ create or replace function app_tools.webhooks_rotate_secret(args jsonb)
  language plpgsql
 as $$
 begin
-  return app_hidden.webhook_rotate_secret(app_hidden.parse_uuid(args->>'id', 'id'), coalesce((args->>'keepPreviousHours')::int, 24));
+  return app_hidden.webhook_rotate_secret(app_hidden.parse_uuid(args->>'id', 'id'), coalesce((args->>'keepPreviousHours')::int, 24), 'id');
 end
 $$;
 comment on function app_tools.webhooks_rotate_secret(args jsonb) is 'webhooks.rotateSecret: OWNER/ADMIN, unnarrowed key: new signing secret, shown only in this answer. The old one keeps signing beside it (webhook-signature carries both) for keepPreviousHours, default 24, so receivers can switch without losing deliveries; 0 stops it at once (a leaked secret).';

@@ -8,7 +8,7 @@ create or replace function app_tools.webhooks_test(args jsonb)
  language plpgsql
 as $$
 begin
-  return app_hidden.webhook_test(app_hidden.parse_uuid(args->>'id', 'id'));
+  return app_hidden.webhook_test(app_hidden.parse_uuid(args->>'id', 'id'), 'id');
 end
 $$;
 comment on function app_tools.webhooks_test(args jsonb) is 'webhooks.test: OWNER/ADMIN, unnarrowed key: send a signed WEBHOOK_TESTED delivery to this webhook now, whatever its filter (see webhooks.listDeliveries).';

@@ -10,7 +10,7 @@ as $$
 begin
   return app_hidden.webhook_update(app_hidden.parse_uuid(args->>'id', 'id'), args->>'url',
     case when args ? 'events' then array(select jsonb_array_elements_text(args->'events')) end,
-    (args->>'active')::boolean, args->>'description');
+    (args->>'active')::boolean, args->>'description', 'id');
 end
 $$;
 comment on function app_tools.webhooks_update(args jsonb) is 'webhooks.update: OWNER/ADMIN, unnarrowed key: change url, events, active (false pauses deliveries) or description of a webhook.';
