@@ -1801,6 +1801,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.comment_shape(app_public.comments,app_public.users,app_public.agents) returns jsonb; sql stable; execute: svc_visitor; comments/comments.sql
 -- app_hidden.crew_agent_for_role(uuid,text,integer) returns uuid; sql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.crew_assert_not_own(uuid) returns void; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
+-- app_hidden.crew_for_write(text,text) returns app_public.agent_crews; plpgsql volatile; execute: svc_visitor; orchestration/crews.sql
 -- app_hidden.crew_json(app_public.agent_crews) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
 -- app_hidden.crew_member_json(app_public.agent_crew_members) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
 -- app_hidden.current_agent_id() returns uuid; sql stable; execute: svc_visitor; core/caller.sql
@@ -1868,6 +1869,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.goal_move(app_public.goals,text,text) returns app_public.goals; plpgsql volatile; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.goal_status_payload(app_public.goals,text,text) returns jsonb; sql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.has_scope(text) returns boolean; sql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.initiative_for_write(text,text) returns app_public.initiatives; plpgsql volatile; execute: svc_visitor; initiatives/initiatives.sql
 -- app_hidden.initiative_json(app_public.initiatives,boolean) returns jsonb; sql stable; execute: svc_visitor; initiatives/initiatives.sql
 -- app_hidden.insert_cycle(app_public.workspaces,text,date,date,text) returns app_public.cycles; plpgsql volatile; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.is_workspace_admin() returns boolean; sql stable security definer; execute: svc_visitor; core/caller.sql
@@ -1910,6 +1912,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.narrowed_label_ids() returns uuid[]; sql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.narrowed_project_ids() returns uuid[]; sql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.next_cycle_start(app_public.workspaces) returns date; sql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.note_for_write(text) returns app_public.notes; plpgsql volatile; execute: svc_visitor; notes/notes.sql
 -- app_hidden.note_json(app_public.notes) returns jsonb; sql stable; execute: svc_visitor; notes/notes.sql
 -- app_hidden.notification_preference_json(app_public.notification_preferences) returns jsonb; sql stable; execute: svc_visitor; notification/preferences.sql
 -- app_hidden.one_line(text,text,integer) returns text; plpgsql immutable; execute: svc_visitor; core/util.sql
@@ -1941,6 +1944,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.poll_tally(uuid,jsonb) returns TABLE(option_key text, label text, ord bigint, votes bigint, first_vote_at timestamp with time zone); sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_hidden.poll_winner(uuid,jsonb) returns text; sql stable; execute: svc_visitor; actionRequests/shapes.sql
 -- app_hidden.project_event_payload(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; events/record.sql
+-- app_hidden.project_for_write(text,text) returns app_public.projects; plpgsql volatile; execute: svc_visitor; projects/projects.sql
 -- app_hidden.project_json(app_public.projects) returns jsonb; sql stable; execute: svc_visitor; projects/projects.sql
 -- app_hidden.publish_ephemeral_event(text,text,uuid,jsonb) returns jsonb; sql volatile security definer; execute: svc_visitor; events/record.sql
 -- app_hidden.raise_invalid(text,text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
@@ -2198,6 +2202,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 
 -- functions of app_private (definitions in sql/)
 -- app_private.add_member(uuid,text,text) returns jsonb; plpgsql volatile; execute: owner only; workspace/members.sql
+-- app_private.agent_for_write(uuid,uuid) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.api_key_info(app_private.api_keys,uuid) returns app_public.api_key; sql stable; execute: owner only; auth/keys.sql
 -- app_private.attachment_set_link_title(uuid,text) returns void; sql volatile; execute: owner only; attachments/jobs.sql
 -- app_private.attachment_upload_expire(uuid) returns text; sql volatile; execute: owner only; attachments/jobs.sql

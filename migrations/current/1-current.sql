@@ -1,1 +1,36 @@
--- Enter migration here
+-- Write paths lock the row they decide on (an outside probe raced calls): projects, initiatives, labels, notes,
+-- agents and crews were read without a lock, decided on, then written with values computed from that read, so two
+-- calls at once undid each other. unlinkProject {initiativeId: I1} wiped a concurrent link to I2 (not_linked
+-- expected); an initiative-narrowed key took a project out of an initiative it could not see (403 narrowing
+-- expected); a rename-only projects.update reverted a concurrent link; labels.update after a concurrent delete
+-- answered 200 with an empty label, and labels.delete after a concurrent merge answered 200; concurrent archives
+-- (agents, initiatives, projects, crews, notes) wrote duplicate events and archivedAt values, and agent archives
+-- AGENT_UPDATED "restored"; two notes.update calls lost one's field, and an edit slipped past a concurrent archive.
+-- One finder per kind now locks and reads the current row: project_for_write, initiative_for_write,
+-- find_label_for_write (now locked), note_for_write, crew_for_write, app_private.agent_for_write (after the agent's
+-- issues, the lock order of issue writes). A uniqueness check lost to a concurrent call now answers the sequential
+-- code: notes.create JOURNAL decides in one statement (journal_exists), labels.update maps the unique violation to
+-- label_exists.
+--! include projects/projects.sql
+--! include projects/tools/update.sql
+--! include projects/tools/archive.sql
+--! include projects/tools/unarchive.sql
+--! include initiatives/initiatives.sql
+--! include initiatives/tools/update.sql
+--! include initiatives/tools/archive.sql
+--! include initiatives/tools/unarchive.sql
+--! include initiatives/tools/linkProject.sql
+--! include initiatives/tools/unlinkProject.sql
+--! include labels/labels.sql
+--! include labels/tools/update.sql
+--! include labels/tools/delete.sql
+--! include notes/notes.sql
+--! include notes/tools/create.sql
+--! include notes/tools/update.sql
+--! include notes/tools/archive.sql
+--! include agents/agents.sql
+--! include orchestration/crews.sql
+--! include agentCrews/tools/update.sql
+--! include agentCrews/tools/archive.sql
+--! include agentCrews/tools/unarchive.sql
+--! include agentCrews/tools/addMember.sql

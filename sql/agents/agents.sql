@@ -244,6 +244,25 @@ end
 $$;
 comment on function app_private.find_agent(p_workspace_id uuid, p_agent_id uuid) is 'The agent with this id in this workspace, else 404 (never a hint that it exists elsewhere).';
 
+create or replace function app_private.agent_for_write(p_workspace_id uuid, p_agent_id uuid)
+ returns app_public.agents
+ language plpgsql
+as $$
+declare v_agent app_public.agents;
+begin
+  -- Locked until commit and read once the lock is granted: a change decided on this row (archive, restore) sees
+  -- every change committed before it. FOR NO KEY UPDATE, the lock the agent's own UPDATE takes: runs opened and
+  -- issues assigned to it meanwhile (KEY SHARE through their foreign keys) do not wait for it. Lock order: an
+  -- archive takes the agent's issues first (as every issue write does), then this.
+  select * into v_agent from app_public.agents where id = p_agent_id and workspace_id = p_workspace_id for no key update;
+  if v_agent.id is null then
+    raise exception 'Agent not found' using errcode = 'SV404', column = 'agentId';
+  end if;
+  return v_agent;
+end
+$$;
+comment on function app_private.agent_for_write(p_workspace_id uuid, p_agent_id uuid) is 'The agent with this id in this workspace, locked until commit (its current row), else 404 (as find_agent).';
+
 drop function if exists app_private.rotate_agent_webhook_secret(uuid);
 -- Its answer was the secret alone (text) until migration 000125: dropped so the jsonb one can replace it.
 drop function if exists app_private.rotate_agent_webhook_secret(uuid, integer);
@@ -304,6 +323,12 @@ begin
     perform 1 from app_public.issues i
     where i.workspace_id = p_workspace_id and i.assigned_agent_id = v_agent.id and i.deleted_at is null
     order by i.id for update;
+  end if;
+  -- Decided again on the locked row: a concurrent archive (or restore) may have committed since the read above, and
+  -- writing over it restamped archivedAt with an AGENT_UPDATED saying "restored" (archived: false).
+  v_agent := app_private.agent_for_write(p_workspace_id, p_agent_id);
+  if (v_agent.archived_at is not null) = p_archived then
+    return v_agent;
   end if;
   update app_public.agents set archived_at = case when p_archived then now() end
   where id = v_agent.id returning * into v_agent;

@@ -15,6 +15,23 @@ $$;
 comment on function app_hidden.find_initiative(p_id text, p_field text) is 'An initiative the key can see, else 404 Initiative not found.';
 grant execute on function app_hidden.find_initiative(p_id text, p_field text) to svc_visitor;
 
+create or replace function app_hidden.initiative_for_write(p_id text, p_field text default 'id'::text)
+ returns app_public.initiatives
+ language plpgsql
+as $$
+declare v_initiative app_public.initiatives;
+begin
+  -- Locked until commit and read once the lock is granted (as project_for_write): concurrent archives of one
+  -- initiative take turns, and the second finds it archived.
+  select * into v_initiative from app_public.initiatives i
+  where i.id = app_hidden.parse_uuid(p_id, p_field) and i.workspace_id = app_hidden.current_workspace_id()
+  for no key update;
+  return app_hidden.found(v_initiative, 'Initiative', p_field);
+end
+$$;
+comment on function app_hidden.initiative_for_write(p_id text, p_field text) is 'An initiative the key can see, locked until commit (its current row), else 404 Initiative not found naming the field. The entry point of every initiative change.';
+grant execute on function app_hidden.initiative_for_write(p_id text, p_field text) to svc_visitor;
+
 create or replace function app_hidden.initiative_json(i app_public.initiatives, p_with_projects boolean default false)
  returns jsonb
  language sql

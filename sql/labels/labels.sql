@@ -26,10 +26,14 @@ begin
     raise exception 'A key with project or label narrowing may not change workspace labels'
       using errcode = 'SV403', detail = 'narrowing';
   end if;
-  return v_label;
+  -- Locked until commit and read again once the lock is granted: a concurrent delete or merge of the label may have
+  -- removed it while this call waited (then 404, as a later call gets), and a rename writes over the current row.
+  -- FOR UPDATE, as a delete takes it: labelling an issue with it (KEY SHARE) waits until this call ends.
+  select * into v_label from app_public.labels l where l.id = v_label.id for update;
+  return app_hidden.found(v_label, 'Label');
 end
 $$;
-comment on function app_hidden.find_label_for_write(p_id text) is 'A label of the caller''s workspace (404 otherwise) that the key may change (403 narrowing for narrowed keys).';
+comment on function app_hidden.find_label_for_write(p_id text) is 'A label of the caller''s workspace (404 otherwise, also when a concurrent delete removed it while this waited) that the key may change (403 narrowing for narrowed keys), locked FOR UPDATE until commit.';
 grant execute on function app_hidden.find_label_for_write(p_id text) to svc_visitor;
 
 create or replace function app_hidden.require_rules_admin_for_label(p_label app_public.labels, p_what text)

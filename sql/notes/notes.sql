@@ -15,6 +15,23 @@ $$;
 comment on function app_hidden.find_note(p_id text) is 'One of the caller''s own notes, else 404 "Note not found" (another user''s note included).';
 grant execute on function app_hidden.find_note(p_id text) to svc_visitor;
 
+create or replace function app_hidden.note_for_write(p_id text)
+ returns app_public.notes
+ language plpgsql
+as $$
+declare v_note app_public.notes;
+begin
+  perform app_hidden.require_user();
+  -- Locked until commit and read once the lock is granted: two edits of one note each write their own fields over
+  -- the other's (not over the row both read first), an edit sees an archive that committed while it waited, and
+  -- concurrent archives stamp one archivedAt.
+  select * into v_note from app_public.notes n where n.id = app_hidden.parse_uuid(p_id, 'id') for no key update;
+  return app_hidden.found(v_note, 'Note');
+end
+$$;
+comment on function app_hidden.note_for_write(p_id text) is 'One of the caller''s own notes, locked until commit (its current row), else 404 "Note not found" (another user''s note included). The entry point of every note change.';
+grant execute on function app_hidden.note_for_write(p_id text) to svc_visitor;
+
 create or replace function app_hidden.note_json(n app_public.notes)
  returns jsonb
  language sql

@@ -19,6 +19,24 @@ $$;
 comment on function app_hidden.find_crew(p_id text, p_field text) is 'A crew of the caller''s workspace, else 404 naming the field.';
 grant execute on function app_hidden.find_crew(p_id text, p_field text) to svc_visitor;
 
+create or replace function app_hidden.crew_for_write(p_id text, p_field text default 'id'::text)
+ returns app_public.agent_crews
+ language plpgsql
+as $$
+declare v app_public.agent_crews := app_hidden.find_crew(p_id, p_field);
+begin
+  perform app_hidden.require_crew_admin();
+  perform app_hidden.crew_assert_not_own(v.id);
+  -- Locked until commit and read again once the lock is granted: concurrent archives take turns (one CREW_UPDATED,
+  -- one archivedAt), and a member is not added to a crew archived meanwhile. FOR NO KEY UPDATE, the lock the crew's
+  -- own UPDATE takes (goals naming the crew, KEY SHARE, do not wait).
+  select * into v from app_public.agent_crews where id = v.id for no key update;
+  return app_hidden.found(v, 'Crew', p_field);
+end
+$$;
+comment on function app_hidden.crew_for_write(p_id text, p_field text) is 'A crew of the caller''s workspace (else 404 naming the field) that the key may change (require_crew_admin, crew_assert_not_own), locked until commit (its current row). The entry point of agentCrews.update, archive, unarchive and addMember.';
+grant execute on function app_hidden.crew_for_write(p_id text, p_field text) to svc_visitor;
+
 create or replace function app_hidden.find_crew_member(p_id text, p_field text default 'memberId'::text)
  returns app_public.agent_crew_members
  language plpgsql

@@ -31,6 +31,25 @@ $$;
 comment on function app_hidden.find_project(p_id text, p_field text) is 'A project the key can see (archived included), else 404 Project not found.';
 grant execute on function app_hidden.find_project(p_id text, p_field text) to svc_visitor;
 
+create or replace function app_hidden.project_for_write(p_id text, p_field text default 'id'::text)
+ returns app_public.projects
+ language plpgsql
+as $$
+declare v_project app_public.projects;
+begin
+  -- Locked until commit and read once the lock is granted: a change decided on this row (a link, an unlink and its
+  -- initiative check, the narrowing guard, an archive) sees every change committed before it, and none slips in
+  -- between the read and the write. FOR NO KEY UPDATE, the lock the project's own UPDATE takes: issues filed in the
+  -- project meanwhile (KEY SHARE through their foreign key) do not wait for it.
+  select * into v_project from app_public.projects p
+  where p.id = app_hidden.parse_uuid(p_id, p_field) and p.workspace_id = app_hidden.current_workspace_id()
+  for no key update;
+  return app_hidden.found(v_project, 'Project', p_field);
+end
+$$;
+comment on function app_hidden.project_for_write(p_id text, p_field text) is 'A project the key can see (archived included), locked until commit (its current row), else 404 Project not found naming the field. The entry point of every project change.';
+grant execute on function app_hidden.project_for_write(p_id text, p_field text) to svc_visitor;
+
 create or replace function app_hidden.project_json(p app_public.projects)
  returns jsonb
  language sql

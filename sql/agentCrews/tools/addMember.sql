@@ -7,12 +7,10 @@ create or replace function app_tools.agent_crews_add_member(args jsonb)
  language plpgsql
 as $$
 declare
-  v_crew app_public.agent_crews := app_hidden.find_crew(args->>'crewId', 'crewId');
+  v_crew app_public.agent_crews := app_hidden.crew_for_write(args->>'crewId', 'crewId');
   v_agent app_public.agents := app_hidden.find_live_agent(args->>'agentId', 'agentId');
   v_member app_public.agent_crew_members;
 begin
-  perform app_hidden.require_crew_admin();
-  perform app_hidden.crew_assert_not_own(v_crew.id);
   if v_crew.archived_at is not null then
     raise exception 'Crew % is archived', v_crew.name using errcode = 'SV409', detail = 'crew_archived';
   end if;

@@ -6,10 +6,8 @@ create or replace function app_tools.agent_crews_unarchive(args jsonb)
  returns jsonb
  language plpgsql
 as $$
-declare v_crew app_public.agent_crews := app_hidden.find_crew(args->>'id');
+declare v_crew app_public.agent_crews := app_hidden.crew_for_write(args->>'id');
 begin
-  perform app_hidden.require_crew_admin();
-  perform app_hidden.crew_assert_not_own(v_crew.id);
   if v_crew.archived_at is not null then
     update app_public.agent_crews set archived_at = null where id = v_crew.id returning * into v_crew;
   end if;

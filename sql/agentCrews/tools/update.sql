@@ -7,10 +7,8 @@ create or replace function app_tools.agent_crews_update(args jsonb)
  language plpgsql
 as $$
 declare
-  v_crew app_public.agent_crews := app_hidden.find_crew(args->>'id');
+  v_crew app_public.agent_crews := app_hidden.crew_for_write(args->>'id');
 begin
-  perform app_hidden.require_crew_admin();
-  perform app_hidden.crew_assert_not_own(v_crew.id);
   update app_public.agent_crews
   set name = case when args ? 'name' then args->>'name' else name end,
       description = case when args ? 'description' then args->>'description' else description end,

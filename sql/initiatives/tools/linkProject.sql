@@ -9,7 +9,8 @@ create or replace function app_tools.initiatives_link_project(args jsonb)
 as $$
 declare
   v_initiative app_public.initiatives := app_hidden.find_initiative(args->>'initiativeId', 'initiativeId');
-  v_project app_public.projects := app_hidden.find_project(args->>'projectId', 'projectId');
+  -- Locked: the move and the narrowing check are decided on the project's current initiative.
+  v_project app_public.projects := app_hidden.project_for_write(args->>'projectId', 'projectId');
 begin
   if v_project.initiative_id is distinct from v_initiative.id then
     perform app_hidden.check_project_initiative_reachable(v_project);

@@ -6,7 +6,7 @@ create or replace function app_tools.initiatives_unarchive(args jsonb)
  returns jsonb
  language plpgsql
 as $$
-declare v_initiative app_public.initiatives := app_hidden.find_initiative(args->>'id');
+declare v_initiative app_public.initiatives := app_hidden.initiative_for_write(args->>'id');
 begin
   if v_initiative.archived_at is not null then
     update app_public.initiatives set archived_at = null where id = v_initiative.id returning * into v_initiative;

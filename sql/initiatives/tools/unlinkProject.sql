@@ -8,7 +8,9 @@ create or replace function app_tools.initiatives_unlink_project(args jsonb)
  language plpgsql
 as $$
 declare
-  v_project app_public.projects := app_hidden.find_project(args->>'projectId', 'projectId');
+  -- Locked: not_linked and the narrowing check are decided on the project's current initiative (a concurrent link
+  -- to another one is seen, not undone).
+  v_project app_public.projects := app_hidden.project_for_write(args->>'projectId', 'projectId');
   v_initiative app_public.initiatives;
 begin
   if args->>'initiativeId' is not null then

@@ -6,17 +6,15 @@ create or replace function app_tools.initiatives_update(args jsonb)
  returns jsonb
  language plpgsql
 as $$
-declare v_initiative app_public.initiatives := app_hidden.find_initiative(args->>'id');
+declare v_initiative app_public.initiatives := app_hidden.initiative_for_write(args->>'id');
 begin
-  update app_public.initiatives
-  set name = coalesce(args->>'name', name),
-      description = case when args ? 'description' then args->>'description' else description end
-  where id = v_initiative.id
-    and (coalesce(args->>'name', name), case when args ? 'description' then args->>'description' else description end)
-        is distinct from (name, description)
-  returning * into v_initiative;
-  if not found then
-    v_initiative := app_hidden.find_initiative(args->>'id');
+  if (coalesce(args->>'name', v_initiative.name), case when args ? 'description' then args->>'description' else v_initiative.description end)
+     is distinct from (v_initiative.name, v_initiative.description) then
+    update app_public.initiatives
+    set name = coalesce(args->>'name', name),
+        description = case when args ? 'description' then args->>'description' else description end
+    where id = v_initiative.id
+    returning * into v_initiative;
   end if;
   return app_hidden.initiative_json(v_initiative, true);
 end

@@ -11,7 +11,6 @@ declare
   v_label app_public.labels := app_hidden.find_label_for_write(args->>'id');
   v_count int;
 begin
-  perform from app_public.labels l where l.id = v_label.id for update;
   perform app_hidden.require_rules_admin_for_label(v_label, 'delete it (its rules go with it)');
   -- Take it off issues first (as the caller, so each issue records ISSUE_UPDATED), then delete it.
   delete from app_public.issue_labels where label_id = v_label.id;

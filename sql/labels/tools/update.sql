@@ -20,6 +20,9 @@ begin
   where id = v_label.id
   returning * into v_label;
   return app_hidden.label_json(v_label);
+exception when unique_violation then
+  -- Another label took the name after the check above (a concurrent rename or create): the same answer as the check.
+  perform app_hidden.raise_label_name_taken(args->>'name');
 end
 $$;
 comment on function app_tools.labels_update(args jsonb) is 'labels.update: Rename, recolor or describe a label. Keys narrowed to projects or labels may not.';

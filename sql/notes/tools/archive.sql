@@ -6,7 +6,7 @@ create or replace function app_tools.notes_archive(args jsonb)
  returns jsonb
  language plpgsql
 as $$
-declare v_note app_public.notes := app_hidden.find_note(args->>'id');
+declare v_note app_public.notes := app_hidden.note_for_write(args->>'id');
 begin
   if v_note.archived_at is null then
     update app_public.notes set archived_at = now() where id = v_note.id returning * into v_note;

@@ -18,16 +18,18 @@ begin
   end if;
   if v_kind = 'JOURNAL' then
     v_date := coalesce((args->>'journalDate')::date, app_hidden.user_today(null));
-    if exists (select 1 from app_public.notes n where n.workspace_id = app_hidden.current_workspace_id()
-               and n.user_id = v_user and n.kind = 'JOURNAL' and n.journal_date = v_date) then
-      raise exception 'There is already a journal entry for %; use notes.update (or notes.todayJournal)', v_date
-        using errcode = 'SV409', detail = 'journal_exists';
-    end if;
   end if;
+  -- One statement decides whether the day has its entry (as notes.todayJournal): a check before the insert let two
+  -- calls at once both pass it, and the loser got the unique violation's generic 409 rather than journal_exists.
   insert into app_public.notes (workspace_id, user_id, title, body, pinned, kind, journal_date)
   values (app_hidden.current_workspace_id(), v_user, args->>'title', args->>'body',
           coalesce((args->>'pinned')::boolean, false), v_kind, v_date)
+  on conflict (workspace_id, user_id, journal_date) where kind = 'JOURNAL' do nothing
   returning * into v_note;
+  if v_note.id is null then
+    raise exception 'There is already a journal entry for %; use notes.update (or notes.todayJournal)', v_date
+      using errcode = 'SV409', detail = 'journal_exists';
+  end if;
   return app_hidden.note_json(v_note);
 end
 $$;

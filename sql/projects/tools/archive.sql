@@ -7,7 +7,7 @@ create or replace function app_tools.projects_archive(args jsonb)
  returns jsonb
  language plpgsql
 as $$
-declare v_project app_public.projects := app_hidden.find_project(args->>'id');
+declare v_project app_public.projects := app_hidden.project_for_write(args->>'id');
 begin
   if v_project.archived_at is null then
     update app_public.projects set archived_at = now() where id = v_project.id returning * into v_project;

@@ -7,7 +7,10 @@ create or replace function app_tools.projects_update(args jsonb)
  language plpgsql
 as $$
 declare
-  v_project app_public.projects := app_hidden.find_project(args->>'id');
+  -- Locked: the initiative check below and the values written are decided on the current row.
+  v_project app_public.projects := app_hidden.project_for_write(args->>'id');
+  v_name text := coalesce(args->>'name', v_project.name);
+  v_description text := case when args ? 'description' then args->>'description' else v_project.description end;
   v_initiative_id uuid := v_project.initiative_id;
 begin
   if args ? 'initiativeId' then
@@ -20,16 +23,14 @@ begin
       perform app_hidden.check_project_initiative_reachable(v_project);
     end if;
   end if;
-  update app_public.projects
-  set name = coalesce(args->>'name', name),
-      description = case when args ? 'description' then args->>'description' else description end,
-      initiative_id = v_initiative_id
-  where id = v_project.id
-    and (coalesce(args->>'name', name), case when args ? 'description' then args->>'description' else description end, v_initiative_id)
-        is distinct from (name, description, initiative_id)
-  returning * into v_project;
-  if not found then
-    v_project := app_hidden.find_project(args->>'id');
+  if (v_name, v_description, v_initiative_id) is distinct from (v_project.name, v_project.description, v_project.initiative_id) then
+    -- Only the fields given are written (a rename leaves initiative_id to whoever else set it).
+    update app_public.projects
+    set name = v_name,
+        description = case when args ? 'description' then v_description else description end,
+        initiative_id = case when args ? 'initiativeId' then v_initiative_id else initiative_id end
+    where id = v_project.id
+    returning * into v_project;
   end if;
   return app_hidden.project_json(v_project);
 end
