@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { admin, createKey, createWorkspace, insertProject, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createAgent, createKey, createWorkspace, insertProject, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { gql, gqlError, gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
@@ -86,6 +86,20 @@ describe('races', () => {
     expect((await del).status).toBe(200);
     const child = await ok(t, ws.token, 'issues.get', { id: childId });
     expect(child.parentId).toBeNull();
+  });
+});
+
+describe('a unique value taken by a concurrent call', () => {
+  it("is a 409 naming the field, as the sequential check's answer does", async () => {
+    const agent = await createAgent(t, ws, 'renamed-meanwhile');
+    // Another agent takes the profile key in a transaction not committed yet: the update's own check cannot see it.
+    const tx = await holding((c) => c.query(`insert into app_public.agents (workspace_id, profile_key, name) values ($1, 'taken-meanwhile', 'x')`, [ws.id]).then(() => undefined));
+    const update = gql(t, ws.token, `mutation($a: UUID!) { agentsUpdate(input: {agentId: $a, profileKey: "taken-meanwhile"}) { agent { profileKey } } }`, { a: agent.id });
+    expect(await stillPending(update)).toBe(true);
+    await tx.commit();
+    const e = (await update).errors?.[0];
+    expect(e?.extensions).toMatchObject({ code: 'conflict', status: 409, field: 'profileKey' });
+    expect(e?.message).toBe('profileKey is already taken');
   });
 });
 
