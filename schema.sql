@@ -1688,7 +1688,7 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.dispatch_rules_delete(uuid) returns app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
 -- app_public.dispatch_rules_reorder(uuid[]) returns SETOF app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
 -- app_public.dispatch_rules_update(uuid,uuid,text,uuid,uuid,text,boolean,text[]) returns app_public.dispatch_rules; plpgsql volatile; execute: svc_visitor; dispatch/rules.sql
--- app_public.dispatch_summary(integer) returns jsonb; sql stable; execute: svc_visitor; analytics/dashboards.sql
+-- app_public.dispatch_summary(integer) returns jsonb; plpgsql stable; execute: svc_visitor; analytics/dashboards.sql
 -- app_public.dispatch_timeseries(integer,integer) returns jsonb; plpgsql stable; execute: svc_visitor; analytics/dashboards.sql
 -- app_public.members_add(text,app_public.membership_role) returns app_public.memberships; sql volatile; execute: svc_visitor; workspace/members.sql
 -- app_public.members_remove(uuid) returns app_public.memberships; sql volatile; execute: svc_visitor; workspace/members.sql

@@ -172,10 +172,15 @@ grant execute on function app_public.webhook_health(since_hours integer) to svc_
 
 create or replace function app_public.dispatch_summary(since_hours integer default 24)
  returns jsonb
- language sql
+ language plpgsql
  stable
 as $$
-  with w as (select app_hidden.dashboard_window(since_hours) as since, app_hidden.require_scope('READ_ANALYTICS') as scope),
+begin
+  -- First, as a statement of its own: inside the query (a column of the window's CTE) it ran only when some row
+  -- read that CTE's column, so a workspace with no assignment answered a key without the scope.
+  perform app_hidden.require_scope('READ_ANALYTICS');
+  return (
+  with w as (select app_hidden.dashboard_window(since_hours) as since),
   assigned as (
     select e.* from app_public.activity_events e, w
     where e.workspace_id = app_hidden.current_workspace_id() and e.kind = 'AGENT_ASSIGNED' and e.created_at >= w.since
@@ -220,7 +225,8 @@ as $$
                   'slaBreach', count(*) filter (where e.kind = 'ISSUE_SLA_BREACH'))
                   from app_public.activity_events e, w
                   where e.workspace_id = app_hidden.current_workspace_id() and e.created_at >= w.since
-                    and e.kind in ('AGENT_NOACK', 'ISSUE_STALLED', 'ISSUE_SLA_BREACH')))
+                    and e.kind in ('AGENT_NOACK', 'ISSUE_STALLED', 'ISSUE_SLA_BREACH'))));
+end
 $$;
 comment on function app_public.dispatch_summary(since_hours integer) is 'Dispatch analytics (READ_ANALYTICS): assignments in the last sinceHours (default 24), automatic and manual, by reason, by dispatch mode and by agent; the queue-to-assignment wait of automatic ones (p50, p90, max seconds); watchdog alerts (AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH); queued issues nobody holds now. In-app only (spec 4.14).';
 grant execute on function app_public.dispatch_summary(since_hours integer) to svc_visitor;

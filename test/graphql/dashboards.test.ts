@@ -145,6 +145,12 @@ describe('dispatch analytics', () => {
     for (const q of ['{ dispatchSummary }', '{ dispatchTimeseries }']) {
       expect(await gqlError(t, noAnalytics.token, q), q).toMatchObject({ code: 'scope_required', scope: 'READ_ANALYTICS' });
     }
+    // Also in a workspace with nothing assigned yet (the summary's check ran only when an assignment was read).
+    const quiet = await createWorkspace(t);
+    const quietKey = await createKey(t, quiet, { scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS'] });
+    for (const q of ['{ dispatchSummary }', '{ dispatchTimeseries }']) {
+      expect(await gqlError(t, quietKey.token, q), q).toMatchObject({ code: 'scope_required', scope: 'READ_ANALYTICS' });
+    }
   });
 
   it('none of the dashboards is an MCP tool (spec 4.14)', async () => {

@@ -24,6 +24,11 @@ export const XSS_DESCRIPTION = [
   'Markdown after a tag still renders: **after html**',
   '',
   '![diagram](https://example.com/d.png) ![trap](javascript:window.__pwned=2)',
+  '[titled](javascript:window.__pwned=3 "a title")',
+  '',
+  'bcrypt stops at 72 bytes[^1].',
+  '',
+  '[^1]: Anything after the 72nd byte is ignored.',
 ].join('\n');
 
 export async function seedBoardDemo(call: Call, owner: string, agentToken: string, agentProfileKey: string) {

@@ -7,7 +7,7 @@
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -92,6 +92,22 @@ describe('web board past the first page', () => {
     const comment = page.locator('.comment', { hasText: 'fairly sure' });
     await comment.waitFor();
     expect(await comment.textContent()).not.toContain('confidence');
+  });
+
+  it('long names wrap: a 200-character agent, label and project keep the issue page as wide as the window', async () => {
+    await admin(t, 'create-agent', { workspace: ws.key, 'profile-key': 'long-named', name: `Agent${'x'.repeat(195)}`, json: true });
+    const label = await ok(t, ws.token, 'labels.create', { name: `L${'y'.repeat(99)}` });
+    const project = await ok(t, ws.token, 'projects.create', { name: `P${'z'.repeat(199)}` });
+    await ok(t, ws.token, 'issues.update', { id: oldest.id, projectId: project.id, labelIds: [label.id] });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${url}#/issue/${oldest.key}`);
+    await page.locator('.issue aside').waitFor();
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+    // A bad filter in the address is shown in its select (it was blank while applied), and the error says which input.
+    await page.goto(`${url}#/board?priority=BOGUS`);
+    await page.waitForSelector('select[name=priority] option[value=BOGUS]', { state: 'attached' });
+    expect(await page.locator('select[name=priority]').inputValue()).toBe('BOGUS');
+    await expect.poll(() => page.locator('.error').first().textContent()).toMatch(/priority/);
   });
 
   it('says when a route does not exist, and when the key may not follow the stream', async () => {

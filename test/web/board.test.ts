@@ -231,7 +231,7 @@ describe('web board', () => {
     await expect.poll(() => page.title(), { timeout: 3000 }).toBe(`${demo.login.key} Login fails with long passwords · Renamed WEB`);
     await ok(t, ws.token, 'workspace.updateSettings', { name: wsName });
     await expect.poll(() => page.title(), { timeout: 3000 }).toBe(`${demo.login.key} Login fails with long passwords · ${wsName}`);
-    expect(await page.locator('#description h2').textContent()).toBe('Steps');
+    expect(await page.locator('#description > h2').textContent()).toBe('Steps');
     expect(await page.locator('#description strong').first().textContent()).toBe('login');
     // GFM: a table (agents write reports in it) and strikethrough.
     expect(await page.locator('#description table td').allTextContents()).toEqual(['64', 'ok', '72', 'ok fails']);
@@ -249,7 +249,15 @@ describe('web board', () => {
     // One whose URL was dropped keeps its text, and links nowhere.
     expect(await page.locator('#description a[href=""]').count()).toBe(0);
     expect(await page.locator('#description .dropped-link', { hasText: 'trap' }).count()).toBe(1);
+    // A dangerous link with a title too (it became <a href="" title>, which reloaded the app).
+    expect(await page.locator('#description .dropped-link', { hasText: 'titled' }).count()).toBe(1);
     expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    // A footnote scrolls to its note on the page; the address stays the issue's (it went to a page "user-content-fn-1").
+    const issueHash = await page.evaluate(() => location.hash);
+    await page.locator('#description a[href="#user-content-fn-1"]').click();
+    expect(await page.evaluate(() => location.hash)).toBe(issueHash);
+    expect(await page.locator('main.notfound').count()).toBe(0);
+    expect(await page.textContent('#description')).toContain('Anything after the 72nd byte is ignored.');
 
     expect(await page.textContent('#assignee')).toContain('Agent: coder');
     expect(await page.textContent('#labels')).toContain('bug');

@@ -13,5 +13,6 @@ describe('renderMarkdown', () => {
     expect(renderMarkdown('see https://x.com/a now')).toBe('<p>see <a href="https://x.com/a">https://x.com/a</a> now</p>');
     expect(renderMarkdown('[a "quoted" label](https://x.com/%22)')).toBe('<p><a href="https://x.com/%22">a &quot;quoted&quot; label</a></p>');
     expect(renderMarkdown('[x](javascript:alert(1))')).toBe('<p><span class="dropped-link">x</span></p>');
+    expect(renderMarkdown('[x](javascript:alert(1) "a title")')).toBe('<p><span class="dropped-link">x</span></p>');
   });
 });

@@ -15,8 +15,12 @@ export class GraphqlError extends Error {
 let refusedKey: ((reason: string) => void) | undefined;
 export const onKeyRefused = (fn: ((reason: string) => void) | undefined) => { refusedKey = fn; };
 
-interface Answer { data?: any; errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string; status?: number } }[] }
-const errorOf = (e: NonNullable<Answer['errors']>[number]) => new GraphqlError(e.message, e.extensions?.code, e.extensions?.status);
+interface Answer { data?: any; errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string; status?: number; issues?: Record<string, string> } }[] }
+/** The error as the service words it: "Invalid input" says which input and why (its issues map). */
+const errorOf = (e: NonNullable<Answer['errors']>[number]) => {
+  const issues = Object.entries(e.extensions?.issues ?? {}).map(([field, why]) => `${field}: ${why}`);
+  return new GraphqlError(issues.length ? `${e.message} (${issues.join('; ')})` : e.message, e.extensions?.code, e.extensions?.status);
+};
 
 /** One POST /graphql: the answer's data and errors (a refused key signs the page out; no answer at all throws). */
 async function post(query: string, variables: Record<string, unknown> | undefined, key: string | null): Promise<Answer> {

@@ -103,12 +103,13 @@ function Stats({ s }: { s: DispatchSummary }) {
 /** One bar an hour, automatic assignments under manual ones; each bar's figures are its text (and its tooltip). */
 function HourlyBars({ series }: { series: Timeseries }) {
   const buckets = series.buckets ?? [];
-  const max = Math.max(1, ...buckets.map((b) => b.assigned));
+  const highest = Math.max(0, ...buckets.map((b) => b.assigned));
+  const max = Math.max(1, highest);
   const height = (n: number) => ({ height: `${(n / max) * 100}%` });
   return (
     <figure class="hourly">
       <figcaption id="hourly-title">
-        Assignments per hour <span class="meta">(highest {max})</span>
+        Assignments per hour <span class="meta">{highest ? `(highest ${highest})` : '(none in this window)'}</span>
         <span class="legend" aria-hidden="true"><i class="swatch auto" /> automatic <i class="swatch manual" /> manual</span>
       </figcaption>
       <ol class="bars" aria-labelledby="hourly-title">

@@ -10,6 +10,8 @@ function Select(props: { name: keyof Filters; label: string; value?: string; onP
       <select name={props.name} value={props.value ?? ''} onChange={(e) => props.onPick((e.target as HTMLSelectElement).value || undefined)}>
         <option value="">Any</option>
         {props.options.map(([v, text]) => <option key={v} value={v}>{text}</option>)}
+        {/* A value from the address that names nothing here (#/board?priority=BOGUS) is shown, so it can be cleared. */}
+        {props.value && !props.options.some(([v]) => v === props.value) && <option value={props.value}>{props.value} (unknown)</option>}
       </select>
     </label>
   );

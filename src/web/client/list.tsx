@@ -34,7 +34,8 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement;
-      if (target.matches('input, textarea, select')) return;
+      // Ctrl+J, Meta+K and the like are the browser's.
+      if (target.matches('input, textarea, select') || e.ctrlKey || e.metaKey || e.altKey) return;
       const { shown, selected } = onScreen.current;
       const last = Math.max(shown.length - 1, 0);
       const select = (n: number) => setAt({ key: shown[n]?.key, n });

@@ -32,7 +32,8 @@ function SignIn({ onKey, reason }: { onKey(key: string): void; reason?: string }
   const submit = async (e: Event) => {
     e.preventDefault();
     const input = (e.target as HTMLFormElement).elements.namedItem('key') as HTMLInputElement;
-    const key = input.value.trim();
+    // "Bearer svc_sk_…" pasted from a header or a script is the key after the word.
+    const key = input.value.trim().replace(/^Bearer\s+/i, '');
     try {
       // The board is for people: an agent's key would act as the agent in everything done here. Asked first, so
       // an agent's key hears that rather than which scope it lacks.
@@ -107,7 +108,7 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   }, [typed]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== '/' || (e.target as HTMLElement).matches('input, textarea, select')) return;
+      if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey || (e.target as HTMLElement).matches('input, textarea, select')) return;
       e.preventDefault();
       search.current?.focus();
     };
@@ -153,7 +154,7 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
             <a key={v} href={`#/${v}${v === 'agents' ? '' : carried}`} class={view === v ? 'active' : ''} id={`nav-${v}`}>{text}</a>
           ))}
         </nav>
-        {searchable && <input id="search" ref={search} type="search" placeholder="Search issues  ( / )" aria-label="Search issues" value={typed}
+        {searchable && <input id="search" ref={search} type="search" placeholder="Search issues  ( / )" aria-label="Search issues" value={typed} maxLength={200}
           onInput={(e) => setTyped((e.target as HTMLInputElement).value)}
           onKeyDown={(e) => {
             if (e.key !== 'Escape' && e.key !== 'Enter') return;
@@ -187,5 +188,15 @@ function App() {
   if (!key) return <SignIn reason={reason} onKey={(k) => { storeKey(k); setReason(undefined); setKey(k); }} />;
   return <Workspace key={key} signOut={(why) => { storeKey(null); setReason(why); setKey(null); document.title = 'Issue board'; }} />;
 }
+
+// A footnote of rendered markdown links to an id in the page (#user-content-fn-1), but the address is the router's:
+// scroll to it within its own text (two comments may both have a footnote 1) instead of going to a page of that name.
+document.addEventListener('click', (e) => {
+  const link = (e.target as Element | null)?.closest?.('.markdown a[href^="#user-content-"]');
+  if (!link) return;
+  e.preventDefault();
+  const id = link.getAttribute('href')!.slice(1);
+  link.closest('.markdown')?.querySelector(`[id="${CSS.escape(id)}"]`)?.scrollIntoView({ block: 'center' });
+});
 
 render(<App />, document.getElementById('app')!);

@@ -18,8 +18,9 @@ export const renderMarkdown = (source: string): string => micromark(source, {
     const cut = href.search(/%22|%3E/);
     return cut > 0 ? `<a href="${href.slice(0, cut)}">${url}</a>${rest}` : link;
   })
-  // A link whose URL was dropped comes out as <a href="">, which reloads the page when clicked: plain text instead.
-  .replace(/<a href="">([\s\S]*?)<\/a>/g, '<span class="dropped-link">$1</span>')
+  // A link whose URL was dropped comes out as <a href=""> (with its title, if it had one), which reloads the page
+  // when clicked: plain text instead.
+  .replace(/<a href=""(?: title="[^"]*")?>([\s\S]*?)<\/a>/g, '<span class="dropped-link">$1</span>')
   // An image from another site would tell that site who reads the issue (the CSP blocks it anyway, leaving a broken
   // icon): a link to it instead. Images of this service (a path: attachments) are shown.
   // An image whose URL was dropped (javascript:, data: …) keeps its text only.
