@@ -1125,6 +1125,7 @@ create table app_public.issues (
   cycle_id uuid, -- The cycle (sprint) the issue is planned in.
   search tsvector generated always as (app_hidden.search_document(workspace_id, title, description)) stored, -- @behavior -* Full-text search document: title (weight A) and description (weight B), simple configuration, each lexeme keyed with the workspace's tag (app_hidden.search_document).
   label_ids uuid[] default '{}'::uuid[] not null, -- The ids of the issue's labels, in the order they were added (kept from issue_labels by trigger _700_label_ids; read-only copy).
+  queued_at timestamp with time zone, -- When the issue last entered the dispatch pool (queued became true); null when not queued. The dispatcher hands out the most urgent, then the longest waiting.
   constraint issues_pkey PRIMARY KEY (id),
   constraint issues_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint issues_workspace_id_number_key UNIQUE (workspace_id, number),
@@ -1166,6 +1167,7 @@ CREATE TRIGGER _050_run_mode_gate BEFORE UPDATE ON app_public.issues FOR EACH RO
 CREATE TRIGGER _060_live_parent BEFORE INSERT OR UPDATE OF parent_id ON app_public.issues FOR EACH ROW WHEN (new.parent_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_issues__live_parent();
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _150_status_timestamps BEFORE INSERT OR UPDATE OF status_id ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__status_timestamps();
+CREATE TRIGGER _160_queued_at BEFORE INSERT OR UPDATE OF queued ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__queued_at();
 CREATE TRIGGER _200_assign_number BEFORE INSERT ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__assign_number();
 CREATE TRIGGER _210_plugin_creator BEFORE INSERT ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__plugin_creator();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__events();
@@ -2293,6 +2295,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_issues__events() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__live_parent() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__plugin_creator() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
+-- app_private.tg_issues__queued_at() returns trigger; plpgsql volatile; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__restore_links() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__run_mode_gate() returns trigger; plpgsql volatile; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__status_timestamps() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
@@ -2307,7 +2310,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_workspaces__seed_statuses() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
 -- app_private.tg_workspaces__stop_timers() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
 -- app_private.tg_workspaces__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
--- app_private.touch_api_keys(uuid[]) returns void; sql volatile; execute: owner only; auth/keys.sql
+-- app_private.touch_api_keys(uuid[],timestamp with time zone[]) returns void; sql volatile; execute: owner only; auth/keys.sql
 -- app_private.update_agent(uuid,uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.update_workspace_settings(uuid,text,integer,integer,boolean,integer,integer,boolean,text,integer,integer) returns app_public.workspaces; plpgsql volatile; execute: owner only; workspace/workspace.sql
 -- app_private.wake_dispatcher(uuid) returns void; plpgsql volatile security definer; execute: owner only; dispatch/dispatcher.sql

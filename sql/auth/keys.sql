@@ -313,13 +313,17 @@ end
 $$;
 comment on function app_private.revoke_api_key(p_key_id uuid) is 'Revokes a key permanently (revocation cannot be undone).';
 
-create or replace function app_private.touch_api_keys(p_key_ids uuid[])
+create or replace function app_private.touch_api_keys(p_key_ids uuid[], p_used_at timestamptz[])
  returns void
  language sql
 as $$
-  update app_private.api_keys set last_used_at = now() where id = any(p_key_ids)
+  -- The time of the use, not of this batched write (which came up to 15 s later, after a revocation too: a key
+  -- read as used after it was revoked). Never earlier than what another process wrote.
+  update app_private.api_keys k set last_used_at = greatest(k.last_used_at, u.used_at)
+  from unnest(p_key_ids, p_used_at) as u(id, used_at)
+  where k.id = u.id
 $$;
-comment on function app_private.touch_api_keys(p_key_ids uuid[]) is 'Best-effort lastUsedAt bump, batched by the API (not one write per call).';
+comment on function app_private.touch_api_keys(p_key_ids uuid[], p_used_at timestamptz[]) is 'Best-effort lastUsedAt, batched by the API (not one write per call): each key''s time of last use.';
 
 create or replace function app_public.access_create(kind app_public.api_key_kind default NULL::app_public.api_key_kind, linked_agent_id uuid default NULL::uuid, expires_in_days integer default NULL::integer, scopes app_public.api_key_scope[] default NULL::app_public.api_key_scope[], project_ids uuid[] default NULL::uuid[], label_ids uuid[] default NULL::uuid[], initiative_ids uuid[] default NULL::uuid[], name text default NULL::text)
  returns app_public.issued_api_key

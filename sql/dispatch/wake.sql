@@ -10,9 +10,11 @@ create or replace function app_private.tg_issues__wake_dispatcher()
  set search_path to 'pg_catalog'
 as $$
 begin
+  -- Newly dispatchable: queued, unassigned, restored, or its status moved (a reopened issue is work again).
   if new.queued and new.assigned_agent_id is null and new.deleted_at is null
-     and (tg_op = 'INSERT' or not old.queued or old.assigned_agent_id is not null) then
-    perform app_private.wake_dispatcher(new.workspace_id);  -- newly dispatchable
+     and (tg_op = 'INSERT' or not old.queued or old.assigned_agent_id is not null or old.deleted_at is not null
+          or new.status_id <> old.status_id) then
+    perform app_private.wake_dispatcher(new.workspace_id);
   elsif tg_op = 'UPDATE' and old.assigned_agent_id is not null
      and (new.assigned_agent_id is distinct from old.assigned_agent_id or new.status_id <> old.status_id
           or (new.deleted_at is not null and old.deleted_at is null)) then
@@ -21,7 +23,7 @@ begin
   return null;
 end
 $$;
-comment on function app_private.tg_issues__wake_dispatcher() is 'AFTER INSERT/UPDATE on issues: wakes the dispatcher when an issue becomes queued and unassigned, or when its agent''s load may drop (unassigned, status moved, deleted).';
+comment on function app_private.tg_issues__wake_dispatcher() is 'AFTER INSERT/UPDATE on issues: wakes the dispatcher when an issue becomes queued and unassigned (queued, unassigned, restored, or its status moved: reopened), or when its agent''s load may drop (unassigned, status moved, deleted).';
 
 drop trigger if exists _850_wake_dispatcher on app_public.issues;
 create trigger _850_wake_dispatcher after insert or update of queued, assigned_agent_id, status_id, deleted_at on app_public.issues for each row execute function app_private.tg_issues__wake_dispatcher();

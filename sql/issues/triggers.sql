@@ -264,6 +264,24 @@ end
 $$;
 comment on function app_private.tg_issues__status_timestamps() is 'BEFORE INSERT/UPDATE OF status_id on issues: startedAt is stamped the first time the issue reaches a started category; completedAt is set on DONE/CANCELED and cleared when the issue is reopened.';
 
+create or replace function app_private.tg_issues__queued_at()
+ returns trigger
+ language plpgsql
+as $$
+begin
+  -- Since when the issue waits in the dispatch pool: the dispatcher hands out the longest waiting first (an old
+  -- issue queued late went before those queued long before it), as the SLA clock counts from ISSUE_QUEUED.
+  new.queued_at := case when not new.queued then null
+                        when tg_op = 'INSERT' or not old.queued then now()
+                        else old.queued_at end;
+  return new;
+end
+$$;
+comment on function app_private.tg_issues__queued_at() is 'BEFORE INSERT/UPDATE OF queued on issues: queuedAt is when queued last became true (null when not queued).';
+
+drop trigger if exists _160_queued_at on app_public.issues;
+create trigger _160_queued_at before insert or update of queued on app_public.issues for each row execute function app_private.tg_issues__queued_at();
+
 drop trigger if exists _700_label_ids on app_public.issue_labels;
 create trigger _700_label_ids after insert on app_public.issue_labels referencing new table as changed for each statement execute function app_private.tg_issue_labels__label_ids();
 drop trigger if exists _701_label_ids on app_public.issue_labels;

@@ -89,7 +89,8 @@ export function assertOneAuthorization(rawHeaders: readonly string[]): void {
 
 export class KeyAuthenticator {
   private cache = new Map<string, { row: KeyRow | null; at: number }>();
-  private used = new Set<string>();
+  /** key id → when it was last used (written in batches: the time of the use, not of the write). */
+  private used = new Map<string, Date>();
   private flushTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -143,7 +144,7 @@ export class KeyAuthenticator {
     if (row.agent_archived) {
       throw new ApiError(403, { error: 'agent_archived', message: 'This key\'s agent is archived; it acts again once an admin restores the agent' });
     }
-    this.used.add(row.key_id);
+    this.used.set(row.key_id, new Date());
     return {
       keyId: row.key_id,
       workspaceId: row.workspace_id,
@@ -167,9 +168,10 @@ export class KeyAuthenticator {
   /** lastUsedAt is bumped in batches, not written on every call. */
   async flushLastUsed(): Promise<void> {
     if (this.used.size === 0) return;
-    const ids = [...this.used];
+    const uses = [...this.used];
     this.used.clear();
-    await this.ownerPool.query('select app_private.touch_api_keys($1::uuid[])', [ids]).catch(() => {});
+    await this.ownerPool.query('select app_private.touch_api_keys($1::uuid[], $2::timestamptz[])',
+      [uses.map(([id]) => id), uses.map(([, at]) => at)]).catch(() => {});
   }
 
   async close(): Promise<void> {

@@ -68,6 +68,21 @@ describe('authentication (spec part 5)', () => {
     expect(after.rows[0].last_used_at).toBeInstanceOf(Date);
   });
 
+  it("lastUsedAt is the time of the use, not of the batch's write: never after a revocation that followed the use", async () => {
+    const key = await createKey(t, ws);
+    const usedBy = Date.now();
+    await rest(t, key.token, 'workspace.get', {});
+    const usedUntil = Date.now();
+    await new Promise((r) => setTimeout(r, 50));
+    await t.pools.owner.query('select app_private.revoke_api_key($1)', [key.id]);
+    await new Promise((r) => setTimeout(r, 50));
+    await t.keys.flushLastUsed();
+    const { rows: [k] } = await t.pools.owner.query('select last_used_at, revoked_at from app_private.api_keys where id = $1', [key.id]);
+    expect(k.last_used_at.getTime()).toBeGreaterThanOrEqual(usedBy - 1);
+    expect(k.last_used_at.getTime()).toBeLessThanOrEqual(usedUntil);
+    expect(k.last_used_at.getTime()).toBeLessThan(k.revoked_at.getTime());
+  });
+
   it('a key of one workspace never sees another workspace', async () => {
     const other = await createWorkspace(t);
     const created = await rest(t, other.token, 'issues.create', { title: 'secret of the other workspace' });

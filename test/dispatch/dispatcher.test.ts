@@ -91,6 +91,23 @@ describe('dispatcher decisions', () => {
     }
   });
 
+  it('of equal priority, the issue queued longest goes first, not the oldest issue queued late', async () => {
+    const { ws, ids } = await workspaceWith('ROUND_ROBIN', [{ key: 'q1', status: 'OFFLINE' }]);
+    const older = await ok(t, ws.token, 'issues.create', { title: 'created first, queued last' });
+    const newer = await ok(t, ws.token, 'issues.create', { title: 'created last, queued first' });
+    await ok(t, ws.token, 'issues.queue', { id: newer.id });
+    await ok(t, ws.token, 'issues.queue', { id: older.id });
+    await sql('update app_public.agents set status = $2 where id = $1', [ids.q1, 'ONLINE']);
+    const client = await t.pools.owner.connect();
+    try {
+      await dispatchWorkspace(client, ws.id);
+    } finally {
+      client.release();
+    }
+    expect(await assignedEvent(ws, newer.id)).toMatchObject({ agentId: ids.q1 });
+    expect(await assignedEvent(ws, older.id)).toBeUndefined();
+  });
+
   it('load = assigned issues not DONE or CANCELED: finishing one frees the agent', async () => {
     const { ws, ids } = await workspaceWith('ROUND_ROBIN', [{ key: 'solo' }]);
     const a = await queueAndDispatch(ws, { title: 'busy' });
@@ -205,6 +222,24 @@ describe('dispatcher triggers through the worker', () => {
     const done = (await ok(t, ws.token, 'statuses.list', { category: 'DONE' }))[0];
     await ok(t, ws.token, 'issues.transition', { id: a.id, statusId: done.id });
     expect(await waitForAssignment(ws, b.id)).toMatchObject({ agentId: ids.late });
+  });
+
+  it('a queued issue reopened or restored wakes the dispatcher (it waited for the minute\'s sweep)', async () => {
+    const { ws, ids } = await workspaceWith('ROUND_ROBIN', [{ key: 'back', status: 'OFFLINE' }]);
+    const reopened = await ok(t, ws.token, 'issues.create', { title: 'reopened' });
+    const restored = await ok(t, ws.token, 'issues.create', { title: 'restored' });
+    await ok(t, ws.token, 'issues.queue', { id: reopened.id });
+    await ok(t, ws.token, 'issues.queue', { id: restored.id });
+    const done = (await ok(t, ws.token, 'statuses.list', { category: 'DONE' }))[0];
+    const todo = (await ok(t, ws.token, 'statuses.list', { category: 'TODO' }))[0];
+    await ok(t, ws.token, 'issues.transition', { id: reopened.id, statusId: done.id });
+    await ok(t, ws.token, 'issues.delete', { id: restored.id });
+    await sql("update app_public.agents set status = 'ONLINE', max_concurrent = 2 where id = $1", [ids.back]);
+    await new Promise((r) => setTimeout(r, 300));  // the agent coming ONLINE woke it: nothing to hand out then
+    await ok(t, ws.token, 'issues.transition', { id: reopened.id, statusId: todo.id });
+    expect(await waitForAssignment(ws, reopened.id, 3_000)).toMatchObject({ agentId: ids.back });
+    await ok(t, ws.token, 'issues.restore', { id: restored.id });
+    expect(await waitForAssignment(ws, restored.id, 3_000)).toMatchObject({ agentId: ids.back });
   });
 
   it('two worker processes and concurrent queue calls never assign an issue twice or exceed maxConcurrent', async () => {
