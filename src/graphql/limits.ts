@@ -27,6 +27,7 @@ import {
   getNamedType, getNullableType, isListType, isObjectType, isInterfaceType, Kind, parse,
   type DocumentNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode, type ValueNode,
 } from 'postgraphile/graphql';
+import { DEPTH_MESSAGE, MAX_INPUT_DEPTH } from '../tools/text-guard.ts';
 
 export const GRAPHQL_LIMITS = {
   MAX_FIELDS: 1_000,
@@ -49,9 +50,21 @@ export interface QueryShape {
 
 class Refused extends Error {}
 /** A negative first/last/offset: PostgreSQL's "LIMIT must not be negative" would name no argument. */
-class InvalidPage extends Error {
-  constructor(readonly argument: string) { super(`${argument} must be 0 or more`); }
+/** An argument refused as input (400 naming it). */
+class InvalidArgument extends Error {
+  constructor(readonly argument: string, message: string) { super(message); }
 }
+
+/**
+ * Whether a literal written into the query (not a variable) nests objects and lists deeper than tool input may
+ * (MAX_INPUT_DEPTH; the argument's own value is level 1): JSON arguments reach the database as text, and 2,500 levels
+ * overflowed the stack where they were serialized (a 500). Stops descending past the limit.
+ */
+const nestsTooDeep = (v: ValueNode, level = 1): boolean => {
+  if (v.kind !== Kind.OBJECT && v.kind !== Kind.LIST) return false;
+  if (level > MAX_INPUT_DEPTH) return true;
+  return v.kind === Kind.OBJECT ? v.fields.some((f) => nestsTooDeep(f.value, level + 1)) : v.values.some((x) => nestsTooDeep(x, level + 1));
+};
 
 /** The parsed document, or `'too_deep'` when the parser's recursion overflowed, or undefined when it does not parse. */
 export function parseQuery(query: string): DocumentNode | 'too_deep' | undefined {
@@ -121,7 +134,10 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
         // is every tool field of a query (issuesList: a tool call, as over REST).
         if (depth === 0 && (inMutation || toolFieldNames.has(name)) && !introspecting) writes++;
         for (const arg of sel.arguments ?? []) {
-          if (['first', 'last', 'offset'].includes(arg.name.value) && (intValue(arg.value) ?? 0) < 0) throw new InvalidPage(arg.name.value);
+          if (['first', 'last', 'offset'].includes(arg.name.value) && (intValue(arg.value) ?? 0) < 0) {
+            throw new InvalidArgument(arg.name.value, `${arg.name.value} must be 0 or more`);
+          }
+          if (nestsTooDeep(arg.value)) throw new InvalidArgument(arg.name.value, DEPTH_MESSAGE);
         }
         const def = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[name] : undefined;
         let count = multiplier;
@@ -183,7 +199,7 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
     }
   } catch (err) {
     if (err instanceof Refused) return { refused: err.message, writes };
-    if (err instanceof InvalidPage) return { invalid: { [err.argument]: err.message }, writes };
+    if (err instanceof InvalidArgument) return { invalid: { [err.argument]: err.message }, writes };
     throw err;
   }
   return { writes };

@@ -392,5 +392,16 @@ describe('names GraphQL\'s own procedures write are checked as the tools check t
     expect(res.statusCode).toBe(400);
     expect(Object.values(res.json().issues)).toEqual(['must not be nested deeper than 64 levels']);
   });
+
+  it('a JSON literal written into the query nested past 64 levels is a 400 naming its argument (2,500 levels had been a 500)', async () => {
+    const deep = `${'{a:'.repeat(1000)}1${'}'.repeat(1000)}`;
+    const r = await gql(t, ws.token, `mutation { pluginsCreate(input: {name: "L", scopes: [READ_ISSUES], skills: ${deep}}) { pluginInfo { rowId } } }`);
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body)).toContain('must not be nested deeper than 64 levels');
+    // 60 levels is input like any other (refused or not by the procedure itself, never a 500).
+    const fine = await gql(t, ws.token, `mutation { pluginsCreate(input: {name: "M", scopes: [READ_ISSUES], skills: ${'{a: '.repeat(60)}1${'}'.repeat(60)}}) { pluginInfo { rowId } } }`);
+    expect(fine.status).toBeLessThan(500);
+    expect(JSON.stringify(fine.body)).not.toContain('internal');
+  });
 });
 
