@@ -1676,7 +1676,7 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.agents_archive(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_create(text,text,text[],text,text,integer,text) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_delete(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
--- app_public.agents_pipeline(integer) returns jsonb; sql stable; execute: svc_visitor; analytics/dashboards.sql
+-- app_public.agents_pipeline(integer) returns jsonb; plpgsql stable; execute: svc_visitor; analytics/dashboards.sql
 -- app_public.agents_unarchive(uuid) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_update(uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; sql volatile; execute: svc_visitor; agents/agents.sql
 -- app_public.agents_webhook_url(app_public.agents) returns text; sql stable; execute: svc_visitor; agents/agents.sql

@@ -158,7 +158,7 @@ as $$
 declare v_agent app_public.agents;
 begin
   if exists (select 1 from app_public.agents where workspace_id = p_workspace_id and profile_key = p_profile_key) then
-    raise exception 'An agent with profile key % already exists', p_profile_key using errcode = 'SV409';
+    raise exception 'An agent with profile key % already exists', p_profile_key using errcode = 'SV409', column = 'profileKey';
   end if;
   insert into app_public.agents (workspace_id, profile_key, name, capabilities, provider, runtime_mode, max_concurrent, webhook_url)
   values (p_workspace_id, p_profile_key, app_hidden.one_line(p_name, 'name', 200),
@@ -176,6 +176,13 @@ create or replace function app_private.delete_agent(p_workspace_id uuid, p_agent
 as $$
 declare v_agent app_public.agents := app_private.find_agent(p_workspace_id, p_agent_id);
 begin
+  -- Its runs and chat threads would go with it (they cascade): the record of its work is kept, as for issues and
+  -- comments, by archiving instead.
+  if exists (select 1 from app_public.agent_runs r where r.workspace_id = p_workspace_id and r.agent_id = v_agent.id)
+     or exists (select 1 from app_public.chat_threads c where c.workspace_id = p_workspace_id and c.agent_id = v_agent.id) then
+    raise exception 'Agent % has runs or chat threads; archive it instead', v_agent.profile_key
+      using errcode = 'SV409', detail = 'agent_in_use';
+  end if;
   -- Its keys stop working at once (svc_keys NOTIFY) before the rows go with the agent.
   update app_private.api_keys set revoked_at = now()
   where workspace_id = p_workspace_id and linked_agent_id = v_agent.id and revoked_at is null;
@@ -188,7 +195,7 @@ begin
   return v_agent;
 end
 $$;
-comment on function app_private.delete_agent(p_workspace_id uuid, p_agent_id uuid) is 'Deletes an agent that no issue or comment refers to (409 agent_in_use otherwise: archive it). Its keys are revoked; AGENT_DELETED by trigger.';
+comment on function app_private.delete_agent(p_workspace_id uuid, p_agent_id uuid) is 'Deletes an agent that no issue, comment, run or chat thread refers to (409 agent_in_use otherwise: archive it). Its keys are revoked; AGENT_DELETED by trigger.';
 
 create or replace function app_private.enqueue_agent_dispatch(p_event_id uuid, p_agent_id uuid)
  returns uuid
@@ -393,9 +400,12 @@ create or replace function app_private.update_agent(p_workspace_id uuid, p_agent
 as $$
 declare v_agent app_public.agents := app_private.find_agent(p_workspace_id, p_agent_id);
 begin
+  if coalesce(p_clear_webhook_url, false) and p_webhook_url is not null then
+    perform app_hidden.raise_invalid('clearWebhookUrl', 'either webhookUrl or clearWebhookUrl, not both');
+  end if;
   if p_profile_key is not null and p_profile_key <> v_agent.profile_key and exists (
     select 1 from app_public.agents where workspace_id = p_workspace_id and profile_key = p_profile_key) then
-    raise exception 'An agent with profile key % already exists', p_profile_key using errcode = 'SV409';
+    raise exception 'An agent with profile key % already exists', p_profile_key using errcode = 'SV409', column = 'profileKey';
   end if;
   update app_public.agents a set
     name = coalesce(app_hidden.one_line(p_name, 'name', 200), a.name),

@@ -20,12 +20,18 @@ grant execute on function app_hidden.dashboard_window(p_since_hours integer) to 
 
 create or replace function app_public.agents_pipeline(since_hours integer default 24)
  returns jsonb
- language sql
+ language plpgsql
  stable
 as $$
+declare
+  -- The window first, as a statement: inside the query it was reached only through a finished run, so a sinceHours
+  -- out of range was answered when no agent had one.
+  v_since timestamptz := app_hidden.dashboard_window(since_hours);
+begin
   -- The dispatch view's figures (agents.workload: the queued pool, each live agent's load and open runs, counted as
   -- the dispatcher counts them), with the runs each agent finished in the window.
-  with w as (select app_hidden.dashboard_window(since_hours) as since, app_tools.agents_workload('{}') as load)
+  return (
+  with w as (select v_since as since, app_tools.agents_workload('{}') as load)
   select jsonb_build_object(
     'sinceHours', coalesce(since_hours, 24),
     'queuedUnassigned', w.load->'pool'->'queued',
@@ -40,7 +46,8 @@ as $$
           where r.agent_id = (a->>'id')::uuid and r.status in ('COMPLETED', 'ABANDONED') and r.finished_at >= w.since))
         order by x.n)
       from jsonb_array_elements(w.load->'agents') with ordinality x(a, n)), '[]'))
-  from w
+  from w);
+end
 $$;
 comment on function app_public.agents_pipeline(since_hours integer) is 'Agent operations dashboard: each live agent''s status, open assigned issues and runs (active, waiting, stalled now; completed and abandoned in the last sinceHours, default 24), and the queued issues nobody holds. In-app only (spec 4.14).';
 grant execute on function app_public.agents_pipeline(since_hours integer) to svc_visitor;
@@ -175,12 +182,15 @@ create or replace function app_public.dispatch_summary(since_hours integer defau
  language plpgsql
  stable
 as $$
+declare v_since timestamptz;
 begin
   -- First, as a statement of its own: inside the query (a column of the window's CTE) it ran only when some row
   -- read that CTE's column, so a workspace with no assignment answered a key without the scope.
   perform app_hidden.require_scope('READ_ANALYTICS');
+  -- The window too (a sinceHours out of range is a 400 whatever the query reads).
+  v_since := app_hidden.dashboard_window(since_hours);
   return (
-  with w as (select app_hidden.dashboard_window(since_hours) as since),
+  with w as (select v_since as since),
   assigned as (
     select e.* from app_public.activity_events e, w
     where e.workspace_id = app_hidden.current_workspace_id() and e.kind = 'AGENT_ASSIGNED' and e.created_at >= w.since

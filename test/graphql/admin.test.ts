@@ -101,6 +101,18 @@ describe('agents', () => {
     expect(inUse).toMatchObject({ code: 'agent_in_use', status: 409 });
     expect((await gqlOk(t, ws.token, `{ agent(rowId: "${busy.id}") { profileKey issuesByAssignedAgentId { totalCount } } }`)).agent)
       .toEqual({ profileKey: 'busy', issuesByAssignedAgentId: { totalCount: 1 } });
+    // An agent whose run is over and whose issue went elsewhere: its run is still its record (it cascaded away).
+    const worked = await createAgent(t, ws, 'worked');
+    const done = await ok(t, ws.token, 'issues.create', { title: 'Worked on once' });
+    await t.pools.owner.query(`insert into app_public.agent_runs (workspace_id, issue_id, agent_id, status, finished_at)
+      values ($1, $2, $3, 'ABANDONED', now())`, [ws.id, done.id, worked.id]);
+    expect(await gqlError(t, ws.token, `mutation { agentsDelete(input: {agentId: "${worked.id}"}) { agent { rowId } } }`))
+      .toMatchObject({ code: 'agent_in_use', status: 409 });
+    // A profile key taken is a 409 naming it; a URL and its clearing at once is a 400.
+    expect(await gqlError(t, ws.token, 'mutation { agentsCreate(input: {profileKey: "worked", name: "Again"}) { agent { rowId } } }'))
+      .toMatchObject({ code: 'conflict', status: 409, field: 'profileKey' });
+    expect(await gqlError(t, ws.token, `mutation { agentsUpdate(input: {agentId: "${worked.id}", webhookUrl: "https://example.com/h", clearWebhookUrl: true}) { agent { rowId } } }`))
+      .toMatchObject({ code: 'invalid_input', issues: { clearWebhookUrl: expect.any(String) } });
   });
 
   it('deleting an agent revokes its keys at once', async () => {

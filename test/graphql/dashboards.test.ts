@@ -78,6 +78,12 @@ describe('agent operations dashboards', () => {
       expect(await gqlError(t, ws.token, q.replace('%', foreign.id)), q).toMatchObject({ code: 'not_found', status: 404 });
     }
     expect(await gqlError(t, ws.token, '{ agentsPipeline(sinceHours: 0) }')).toMatchObject({ code: 'invalid_input', issues: { sinceHours: expect.any(String) } });
+    // Also where nothing in the window is read (no agent has finished a run; no assignment): the bound was checked
+    // only when a row reached it.
+    const empty = await createWorkspace(t);
+    for (const q of ['{ agentsPipeline(sinceHours: -5) }', '{ agentsPipeline(sinceHours: 2000000000) }', '{ dispatchSummary(sinceHours: -5) }']) {
+      expect(await gqlError(t, empty.token, q), q).toMatchObject({ code: 'invalid_input', issues: { sinceHours: expect.any(String) } });
+    }
     expect(await gqlError(t, ws.token, '{ dispatchTimeseries(sinceHours: 720, bucketMinutes: 5) }')).toMatchObject({ code: 'invalid_input', issues: { bucketMinutes: expect.any(String) } });
     // The other workspace sees none of this one's agents.
     const { agentsPipeline } = await gqlOk(t, other.token, '{ agentsPipeline }');
