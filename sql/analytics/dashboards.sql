@@ -146,10 +146,9 @@ as $$
 declare
   v_since timestamptz := app_hidden.dashboard_window(since_hours);
 begin
-  -- Webhooks are an admin's, and a narrowed key reads none (their attempts may echo any issue's event).
-  if not app_hidden.is_workspace_admin() or not app_hidden.key_unnarrowed() then
-    raise exception 'Webhook health is for a workspace OWNER or ADMIN with a key without narrowing' using errcode = 'SV403', detail = 'admin_required';
-  end if;
+  -- Webhooks are an admin's, and a narrowed key reads none (their attempts may echo any issue's event): the check
+  -- of every webhook procedure and tool (the ADMIN scope included, which this one missed).
+  perform app_hidden.require_webhook_admin();
   return jsonb_build_object('sinceHours', coalesce(since_hours, 24), 'webhooks', coalesce((
     select jsonb_agg(jsonb_build_object(
       'webhookId', w.id, 'url', w.url, 'active', w.active, 'deactivatedReason', w.deactivated_reason,

@@ -127,13 +127,18 @@ begin
      or (select count(*) from app_public.pins p where p.id = any(pin_ids)) <> cardinality(pin_ids) then
     perform app_hidden.raise_invalid('pinIds', 'must list pins of yours, each once');
   end if;
-  update app_public.pins p set position = o.n - 1
-  from unnest(pin_ids) with ordinality as o(id, n)
-  where p.id = o.id;
+  -- The listed pins first, in their order, then the others in theirs, numbered 0..n-1 (the others kept their
+  -- numbers, so a partial list put two pins at 0).
+  update app_public.pins p set position = r.n - 1
+  from (select q.id, row_number() over (order by o.n nulls last, q.position, q.created_at, q.id) as n
+        from app_public.pins q
+        left join unnest(pin_ids) with ordinality as o(id, n) on o.id = q.id
+        where q.workspace_id = app_hidden.current_workspace_id() and q.user_id = app_hidden.current_user_id()) r
+  where p.id = r.id and p.position is distinct from r.n - 1;
   return query select * from app_public.pins p where p.id = any(pin_ids) order by p.position;
 end
 $$;
-comment on function app_public.pins_reorder(pin_ids uuid[]) is 'Orders your pins: pinIds first to last (pins not listed keep their positions).';
+comment on function app_public.pins_reorder(pin_ids uuid[]) is 'Orders your pins: pinIds first, in that order, then the pins not listed in their present order (positions 0..n-1).';
 grant execute on function app_public.pins_reorder(pin_ids uuid[]) to svc_visitor;
 
 create or replace function app_hidden.renumber_issue_pins(p_given uuid[])

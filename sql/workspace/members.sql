@@ -8,9 +8,13 @@ create or replace function app_hidden.members_add(p_email text, p_role text)
  set search_path to 'pg_catalog'
 as $$
 declare
-  v_caller app_private.caller := app_private.current_caller();
+  v_caller app_private.caller;
   v_result jsonb;
 begin
+  -- Membership changes of a workspace take turns (lock_owners), and each decides on what the one before left:
+  -- two adds of one new email both answered 200, the second changing the first's role unchecked.
+  perform app_private.lock_owners(app_hidden.current_workspace_id());
+  v_caller := app_private.current_caller();
   perform app_private.check_membership_change(v_caller, null, p_role);
   if exists (select 1 from app_public.memberships m join app_public.users u on u.id = m.user_id
              where m.workspace_id = v_caller.workspace_id and lower(u.email) = lower(p_email)) then
@@ -31,9 +35,14 @@ create or replace function app_hidden.members_remove(p_user_id uuid)
  set search_path to 'pg_catalog'
 as $$
 declare
-  v_caller app_private.caller := app_private.current_caller();
-  v_m app_public.memberships := app_private.find_membership(v_caller.workspace_id, p_user_id);
+  v_caller app_private.caller;
+  v_m app_public.memberships;
 begin
+  -- After the lock, the caller's right is checked against the member's role as it is now: an ADMIN removed an OWNER
+  -- promoted a moment before, having read the member's role before the promotion committed.
+  perform app_private.lock_owners(app_hidden.current_workspace_id());
+  v_caller := app_private.current_caller();
+  v_m := app_private.find_membership(v_caller.workspace_id, p_user_id);
   perform app_private.check_membership_change(v_caller, v_m.role, null);
   return app_private.remove_member(v_caller.workspace_id, p_user_id);
 end
@@ -48,9 +57,13 @@ create or replace function app_hidden.members_set_role(p_user_id uuid, p_role te
  set search_path to 'pg_catalog'
 as $$
 declare
-  v_caller app_private.caller := app_private.current_caller();
-  v_m app_public.memberships := app_private.find_membership(v_caller.workspace_id, p_user_id);
+  v_caller app_private.caller;
+  v_m app_public.memberships;
 begin
+  -- As members_remove: the lock first, then the caller's right against the member's role as it is now.
+  perform app_private.lock_owners(app_hidden.current_workspace_id());
+  v_caller := app_private.current_caller();
+  v_m := app_private.find_membership(v_caller.workspace_id, p_user_id);
   perform app_private.check_membership_change(v_caller, v_m.role, p_role);
   return app_private.set_member_role(v_caller.workspace_id, p_user_id, p_role);
 end
@@ -149,7 +162,7 @@ begin
   perform from app_public.memberships where workspace_id = p_workspace_id and role = 'OWNER' order by id for update;
 end
 $$;
-comment on function app_private.lock_owners(p_workspace_id uuid) is 'Locks the workspace''s OWNER memberships for the transaction: changes that could leave it without an OWNER (remove_member, set_member_role) run one after the other.';
+comment on function app_private.lock_owners(p_workspace_id uuid) is 'Locks the workspace''s OWNER memberships for the transaction (a workspace always has one): membership changes (members_add/remove/set_role, remove_member, set_member_role) run one after the other, each deciding on what the one before left.';
 
 create or replace function app_private.remove_member(p_workspace_id uuid, p_user_id uuid)
  returns app_public.memberships

@@ -395,6 +395,9 @@ const commands = [
     before: { kind: 'string', description: 'cursor from a previous page', placeholder: 'CURSOR' },
   }, async (client, v) => {
     const ws = await workspaceId(client, v.workspace);
+    if (v.webhook && !(await client.query('select 1 from app_public.webhooks where id = $1 and workspace_id = $2', [v.webhook, ws])).rows.length) {
+      throw namesNothing('webhook', `no webhook ${v.webhook} in this workspace (see list-webhooks)`);
+    }
     const { rows } = await client.query('select app_private.webhook_deliveries_list($1, $2, $3, $4, $5) as l', [
       ws, v.webhook ?? null, v.status ?? null, v.limit ?? 50, v.before ?? null,
     ]);

@@ -97,6 +97,7 @@ describe('list commands', () => {
       [['admin', 'create-dispatch-rule', '--workspace', 'OPS', '--target', 'nobody'], /^svc: --target: no agent with profile key nobody/],
       [['admin', 'revoke-key', '--id', '00000000-0000-4000-8000-000000000000'], /^svc: --id: API key not found/],
       [['admin', 'archive-agent', '--workspace', 'NOPE', '--agent', 'x'], /^svc: --workspace: no workspace/],
+      [['admin', 'list-deliveries', '--workspace', 'OPS', '--webhook', '00000000-0000-4000-8000-000000000000'], /^svc: --webhook: no webhook/],
     ];
     for (const [args, message] of cases) {
       const r = await svc([...args, '--json'], env);

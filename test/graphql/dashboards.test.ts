@@ -107,9 +107,11 @@ describe('agent operations dashboards', () => {
     const member = await createKey(t, ws, { user: 'dash-member@example.com' });
     const project = await ok(t, ws.token, 'projects.create', { name: 'Narrow dash' });
     const narrowed = await createKey(t, ws, { projects: [project.id] });
-    for (const key of [member, narrowed]) {
-      expect(await gqlError(t, key.token, '{ webhookHealth }')).toMatchObject({ code: 'admin_required', status: 403 });
-    }
+    // As every webhook procedure and tool says it (require_webhook_admin): the role, the narrowing, the ADMIN scope.
+    expect(await gqlError(t, member.token, '{ webhookHealth }')).toMatchObject({ code: 'admin_required', status: 403 });
+    expect(await gqlError(t, narrowed.token, '{ webhookHealth }')).toMatchObject({ code: 'narrowing', status: 403 });
+    const noAdminScope = await createKey(t, ws, { scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS'] });
+    expect(await gqlError(t, noAdminScope.token, '{ webhookHealth }')).toMatchObject({ code: 'scope_required', scope: 'ADMIN' });
   });
 });
 

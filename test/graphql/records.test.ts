@@ -91,6 +91,10 @@ describe('polymorphic pins', () => {
     const reordered = (await gqlOk(t, member.token, `mutation($ids: [UUID]!) { pinsReorder(input: {pinIds: $ids}) { pins { rowId position } } }`,
       { ids: [p5.rowId, p1.rowId] })).pinsReorder.pins;
     expect(reordered).toEqual([{ rowId: p5.rowId, position: 0 }, { rowId: p1.rowId, position: 1 }]);
+    // The pins not listed follow, in their order: every position once (a partial list left two pins at 0).
+    const positions = (await gqlOk(t, member.token, '{ pins(orderBy: POSITION_ASC) { nodes { rowId position } } }')).pins.nodes;
+    expect(positions.map((p: { position: number }) => p.position)).toEqual([0, 1, 2, 3, 4]);
+    expect(positions.slice(0, 2).map((p: { rowId: string }) => p.rowId)).toEqual([p5.rowId, p1.rowId]);
     expect(await gqlError(t, ws.token, `mutation($ids: [UUID]!) { pinsReorder(input: {pinIds: $ids}) { pins { rowId } } }`, { ids: [p5.rowId] }))
       .toMatchObject({ code: 'invalid_input', issues: { pinIds: expect.any(String) } });
 

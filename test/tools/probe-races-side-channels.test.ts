@@ -31,7 +31,7 @@ const stillPending = async (p: Promise<unknown>, ms = 300) =>
 const userId = async (email: string) => (await t.pools.owner.query('select id from app_public.users where lower(email) = lower($1)', [email])).rows[0].id as string;
 
 describe('races', () => {
-  it('two owners demoting each other at once: the second waits and is refused (409 last_owner); the workspace keeps an OWNER', async () => {
+  it('two owners demoting each other at once: the second waits and is refused (no longer an owner: 403); the workspace keeps an OWNER', async () => {
     const w = await createWorkspace(t);
     await admin(t, 'add-member', { workspace: w.key, email: `second-${w.key.toLowerCase()}@example.com`, role: 'OWNER', json: true });
     const first = await userId(w.ownerEmail);
@@ -43,9 +43,42 @@ describe('races', () => {
     expect(await stillPending(demoteFirst)).toBe(true);
     await tx.commit();
     const r = await demoteFirst;
-    expect(r.errors?.[0]?.extensions?.code).toBe('last_owner');
+    // Judged on what the first change left: its caller is a MEMBER now (and the first owner the last one).
+    expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'admin_required', status: 403 });
     const owners = await t.pools.owner.query(`select count(*)::int as n from app_public.memberships where workspace_id = $1 and role = 'OWNER'`, [w.id]);
     expect(owners.rows[0].n).toBe(1);
+  });
+
+  it("an ADMIN's change to a member being promoted to OWNER waits and is judged on the new role (403 owner_required)", async () => {
+    const w = await createWorkspace(t);
+    const adminEmail = `admin-${w.key.toLowerCase()}@example.com`;
+    const memberEmail = `member-${w.key.toLowerCase()}@example.com`;
+    await admin(t, 'add-member', { workspace: w.key, email: adminEmail, role: 'ADMIN', json: true });
+    await admin(t, 'add-member', { workspace: w.key, email: memberEmail, role: 'MEMBER', json: true });
+    const adminKey = await createKey(t, w, { user: adminEmail });
+    const member = await userId(memberEmail);
+    // The owner's promotion of the member, not committed yet.
+    const tx = await holding((c) => c.query(`select app_private.set_member_role($1, $2, 'OWNER')`, [w.id, member]).then(() => undefined));
+    const remove = gql(t, adminKey.token, `mutation($u: UUID!) { membersRemove(input: {userId: $u}) { membership { role } } }`, { u: member });
+    expect(await stillPending(remove)).toBe(true);
+    await tx.commit();
+    expect((await remove).errors?.[0]?.extensions).toMatchObject({ code: 'owner_required', status: 403 });
+    expect((await t.pools.owner.query('select role from app_public.memberships where workspace_id = $1 and user_id = $2', [w.id, member])).rows[0].role).toBe('OWNER');
+  });
+
+  it('two adds of one new email to one workspace: the second waits and is 409 already_member (it changed the role)', async () => {
+    const w = await createWorkspace(t);
+    const email = `twice-${w.key.toLowerCase()}@example.com`;
+    const tx = await holding(async (c) => {
+      await c.query('select app_private.lock_owners($1)', [w.id]);
+      await c.query(`select app_private.add_member($1, $2, 'OWNER')`, [w.id, email]);
+    });
+    const add = gql(t, w.token, `mutation($e: String!) { membersAdd(input: {email: $e, role: MEMBER}) { membership { role } } }`, { e: email });
+    expect(await stillPending(add)).toBe(true);
+    await tx.commit();
+    expect((await add).errors?.[0]?.extensions).toMatchObject({ code: 'already_member', status: 409 });
+    expect((await t.pools.owner.query(`select m.role from app_public.memberships m join app_public.users u on u.id = m.user_id
+      where m.workspace_id = $1 and u.email = $2`, [w.id, email])).rows[0].role).toBe('OWNER');
   });
 
   it('two workspaces adding the same new person at once both succeed', async () => {
