@@ -155,6 +155,42 @@ function constraintField(e: PgError): string | undefined {
   return m?.[1]?.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
+/**
+ * What each table's CHECK allows, in words, by constraint name ("must be from 1 to 365", "must be one of A, B"):
+ * read once from the catalog (loadCheckRules) so a refused value says what would pass, not only that it did not.
+ * Only the simple forms are worded (bounds on a column or its length, a list of values); others keep the plain message.
+ */
+const checkRules = new Map<string, string>();
+
+/** The allowed values of a CHECK definition as `pg_get_constraintdef` prints it, when it has a simple form. */
+export function wordCheck(def: string): string | undefined {
+  // Casts and grouping parentheses off (pg_get_constraintdef wraps every clause), length(x) and ANY (ARRAY[...]) kept.
+  const body = def.replace(/^CHECK /, '').replace(/::[a-z ]+(\[\])?/g, '')
+    .replace(/length\((\w+)\)/g, 'length:$1').replace(/ANY \(ARRAY\[(.*?)\]\)/, 'ANY:[$1]').replace(/[()]/g, '').trim();
+  const column = '"?\\w+"?';
+  const oneOf = body.match(new RegExp(`^${column} = ANY:\\[(.+)\\]$`));
+  if (oneOf) return `must be one of ${oneOf[1]!.split(', ').map((v) => v.replace(/^'|'$/g, '')).join(', ')}`;
+  const len = body.match(/^length:\w+ >= (\d+) AND length:\w+ <= (\d+)$/);
+  if (len) return `must be ${len[1]} to ${len[2]} characters`;
+  const lenMax = body.match(/^length:\w+ <= (\d+)$/);
+  if (lenMax) return `must be at most ${lenMax[1]} characters`;
+  const range = body.match(new RegExp(`^${column} >= (-?[\\d.]+) AND ${column} <= (-?[\\d.]+)$`));
+  if (range) return `must be from ${range[1]} to ${range[2]}`;
+  const min = body.match(new RegExp(`^${column} >= (-?[\\d.]+)$`));
+  if (min) return `must be ${min[1]} or more`;
+  return undefined;
+}
+
+/** Reads the CHECK constraints of the service's tables once (at start; errors before it keep the plain message). */
+export async function loadCheckRules(pool: { query(sql: string): Promise<{ rows: Array<{ name: string; def: string }> }> }): Promise<void> {
+  const { rows } = await pool.query(`select c.conname as name, pg_get_constraintdef(c.oid) as def from pg_constraint c
+    where c.contype = 'c' and c.connamespace in ('app_public'::regnamespace, 'app_private'::regnamespace)`);
+  for (const r of rows) {
+    const words = wordCheck(r.def);
+    if (words) checkRules.set(r.name, words);
+  }
+}
+
 function describeConstraint(e: PgError): string {
   switch (e.code) {
     case '23505': return 'Already exists';
@@ -162,7 +198,11 @@ function describeConstraint(e: PgError): string {
     case '42501': return 'Not permitted for this key';
     case '57014': return 'The call ran past its time limit (the database was busy, or it asked for too much): try again, or ask for less (fewer rows, smaller first/last, fewer nested lists)';
     // The table's rule, not PostgreSQL's sentence (which names the relation and the constraint).
-    case '23514': { const field = constraintField(e); return field ? `${field} is not an allowed value` : 'A value is not allowed'; }
+    case '23514': {
+      const field = constraintField(e);
+      const rule = e.constraint ? checkRules.get(e.constraint) : undefined;
+      return field ? (rule ? `${field} ${rule}` : `${field} is not an allowed value`) : 'A value is not allowed';
+    }
     default: return FRIENDLY[e.code!] ?? (e.code!.startsWith('22') ? DATA_EXCEPTION_MESSAGE : e.message);
   }
 }

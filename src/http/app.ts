@@ -11,7 +11,7 @@ import { EmbeddedBlobStore } from '../blobs/embedded.ts';
 import { registerBlobRoutes } from '../blobs/routes.ts';
 import type { BlobStore } from '../blobs/store.ts';
 import { buildInfo } from '../build-info.ts';
-import { ApiError, databaseUnavailable, logRefusedInputTo, refusesKey } from '../errors.ts';
+import { ApiError, databaseUnavailable, loadCheckRules, logRefusedInputTo, refusesKey } from '../errors.ts';
 import { errorExtensions } from '../graphql/errors.ts';
 import { GRAPHQL_PATH, registerGraphql } from '../graphql/server.ts';
 import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
@@ -203,6 +203,8 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
       return reply.code(400).send({ error: 'bad_request', message: 'The URL is not valid' });
     },
   });
+  // What each CHECK allows, for the 400 of a value it refuses (read once, in the background).
+  void loadCheckRules(opts.ownerPool).catch(() => {});
   const limiter = new RateLimiter(opts.apiPool ?? opts.ownerPool, opts.rateLimits ?? { rpc: 600, rest: 300 });
   const metrics = new AppMetrics({ ownerPool: opts.ownerPool, apiPool: opts.apiPool, events: opts.events });
   const services: AppServices = {
