@@ -1126,6 +1126,14 @@ create table app_public.issues (
   search tsvector generated always as (app_hidden.search_document(workspace_id, title, description)) stored, -- @behavior -* Full-text search document: title (weight A) and description (weight B), simple configuration, each lexeme keyed with the workspace's tag (app_hidden.search_document).
   label_ids uuid[] default '{}'::uuid[] not null, -- The ids of the issue's labels, in the order they were added (kept from issue_labels by trigger _700_label_ids; read-only copy).
   queued_at timestamp with time zone, -- When the issue last entered the dispatch pool (queued became true); null when not queued. The dispatcher hands out the most urgent, then the longest waiting.
+  priority_rank smallint generated always as (
+CASE priority
+    WHEN 'URGENT'::text THEN 0
+    WHEN 'HIGH'::text THEN 1
+    WHEN 'MEDIUM'::text THEN 2
+    WHEN 'LOW'::text THEN 3
+    ELSE 4
+END) stored not null, -- The priority as a rank, 0 URGENT, 1 HIGH, 2 MEDIUM, 3 LOW, 4 NONE: order by it (PRIORITY_RANK_ASC) for the most urgent first (PRIORITY orders the names alphabetically).
   constraint issues_pkey PRIMARY KEY (id),
   constraint issues_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint issues_workspace_id_number_key UNIQUE (workspace_id, number),

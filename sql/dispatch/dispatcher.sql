@@ -91,7 +91,7 @@ begin
   select i.* into v_issue from app_public.issues i
   where i.workspace_id = p_workspace_id and i.queued and i.assigned_agent_id is null and i.deleted_at is null
     and (select s.category from app_public.statuses s where s.id = i.status_id) not in ('DONE', 'CANCELED')
-  order by array_position(array['URGENT', 'HIGH', 'MEDIUM', 'LOW', 'NONE'], i.priority), i.queued_at, i.created_at, i.id
+  order by i.priority_rank, i.queued_at, i.created_at, i.id
   limit 1
   for update;
   if v_issue.id is null then

@@ -27,8 +27,7 @@ begin
                       -- The dispatcher's order: most urgent first, then the longest waiting.
                       'next', (array_agg(jsonb_build_object('id', i.id, 'key', i.key, 'number', i.number, 'title', i.title,
                                                             'priority', i.priority)
-                                         order by array_position(array['URGENT', 'HIGH', 'MEDIUM', 'LOW', 'NONE'], i.priority),
-                                                  i.created_at, i.id))[1])
+                                         order by i.priority_rank, i.queued_at, i.created_at, i.id))[1])
              from app_public.issues i join app_public.statuses s on s.id = i.status_id
              where i.workspace_id = v_ws.id and i.queued and i.assigned_agent_id is null and i.deleted_at is null
                and s.category not in ('DONE', 'CANCELED')),
