@@ -199,7 +199,7 @@ async function handleMessage(
           completions: {}, logging: {},
         },
         serverInfo: { name: info.name, version: info.version, gitSha: info.gitSha, buildTime: info.buildTime },
-        instructions: 'Issue tracker tools. tools/list shows a profile (?profile=core|planning|agents|full or ?tools=ns1,ns2), light (no output schemas) except profile=full; catalog.search, catalog.describe (full input and output schemas) and catalog.call reach every tool this key may call.',
+        instructions: 'Issue tracker tools. tools/list shows a profile (?profile=core|planning|agents|canvas|full or ?tools=ns1,ns2), light (no output schemas) except profile=full; every list pages by 100 (nextCursor); catalog.search, catalog.describe (full input and output schemas) and catalog.call reach every tool this key may call.',
       }));
     }
     case 'ping':

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTools, id, issueRef, tool } from './define.ts';
 import { ChatMessageOut, ChatThreadOut } from './chat.ts';
-import { AgentOut, AttachmentOut, CommentOut, IssueOut, IssueRelationOut, RunOut, WorkspaceOut } from './shapes.ts';
+import { AgentOut, AttachmentOut, CommentOut, IssueOut, RelationOut, RunOut, WorkspaceOut } from './shapes.ts';
 
 const RunProtocolOut = z.looseObject({
   contractVersion: z.string(), runId: z.string().nullable(), engagementMode: z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS']),
@@ -10,7 +10,7 @@ const RunProtocolOut = z.looseObject({
 
 const IssueBundleOut = z.looseObject({
   workspace: WorkspaceOut, issue: IssueOut, description: z.string().nullable(),
-  comments: z.array(CommentOut), attachments: z.array(AttachmentOut), relations: z.array(IssueRelationOut),
+  comments: z.array(CommentOut), attachments: z.array(AttachmentOut), relations: z.array(RelationOut),
   currentRun: RunOut.nullable(),
   artifacts: z.array(z.looseObject({
     id: z.string(), runId: z.string(), agentId: z.string(), completedAt: z.string().nullable(),

@@ -291,7 +291,12 @@ export function schemasOf(t: Tool): { input: Schema; output?: Schema } {
   let s = schemaCache.get(t.name);
   if (!s) {
     const out = t.output instanceof z.ZodArray ? z.object({ items: t.output }) : t.output;
-    const outputSchema = out instanceof z.ZodObject ? toJsonSchema(out, 'output') : undefined;
+    // MCP's outputSchema is an object schema: an object, or one of several (agent.context.bundle: an issue's or a
+    // thread's), stated as an object with anyOf. A result that may be null (cycles.current, time.running) or any
+    // tool's (catalog.call) has none: null comes without structured content.
+    const oneOfObjects = out instanceof z.ZodUnion && out.options.every((o) => o instanceof z.ZodObject);
+    const outputSchema = out instanceof z.ZodObject ? toJsonSchema(out, 'output')
+      : oneOfObjects ? { type: 'object', ...toJsonSchema(out, 'output') } : undefined;
     s = { input: toJsonSchema(t.input, 'input'), output: outputSchema };
     schemaCache.set(t.name, s);
   }

@@ -29,24 +29,6 @@ export const CycleOut = z.looseObject({
   issues: z.array(IssueOut).optional().describe('Issues in the cycle (get, current, plan)'),
 });
 
-export const relationKind = z.enum(['BLOCKS', 'BLOCKED_BY', 'DUPLICATES', 'RELATES_TO']);
-
-export const IssueRefOut = z.looseObject({
-  id: z.string(), key: z.string(), number: z.number(), title: z.string(), statusId: z.string(),
-  status: z.object({ id: z.string(), name: z.string(), category: statusCategory }).nullable(),
-});
-
-export const RelationOut = z.looseObject({
-  id: z.string(),
-  fromIssueId: z.string().describe('Start of the stored directed link'),
-  toIssueId: z.string().describe('End of the stored directed link'),
-  kind: relationKind.describe('From the point of view of the issue asked about: a BLOCKS link pointing at it reads BLOCKED_BY'),
-  direction: z.enum(['outbound', 'inbound']).describe('outbound: the stored link starts at the issue asked about'),
-  issue: IssueRefOut.nullable().describe('The other issue'),
-  createdAt: timestamp,
-  created: z.boolean().optional().describe('relations.add: false when the link already existed'),
-});
-
 export const PinOut = z.looseObject({ issueId: z.string(), position: z.number(), pinnedAt: timestamp, issue: IssueOut });
 
 export const noteKind = z.enum(['NOTE', 'JOURNAL']);

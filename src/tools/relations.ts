@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursor, defineTools, id, issueRef, limit, page, timestamp, tool } from './define.ts';
-import { IssueRefOut, RelationOut, relationKind } from './planning-shapes.ts';
+import { IssueRefOut, RelationOut, relationKind } from './shapes.ts';
 
 const StoredRelationOut = z.looseObject({
   id: z.string(), kind: z.enum(['BLOCKS', 'DUPLICATES', 'RELATES_TO']),

@@ -55,11 +55,26 @@ export const AttachmentOut = z.looseObject({
 });
 
 /** A relation as seen from one issue: an inbound BLOCKS reads BLOCKED_BY; `issue` is the other end. */
-export const IssueRelationOut = z.looseObject({
-  id: z.string(), fromIssueId: z.string(), toIssueId: z.string(),
-  kind: z.enum(['BLOCKS', 'BLOCKED_BY', 'DUPLICATES', 'RELATES_TO']), direction: z.enum(['outbound', 'inbound']),
-  issue: z.object({ id: z.string(), key: z.string(), title: z.string(), statusId: z.string() }).nullable(),
+// A link as seen from one of its issues: relations.add/listForIssue, issues.get include.relations, the context bundle
+// (one declaration: issues.get's own copy lacked number and status, and its results failed its schema).
+export const relationKind = z.enum(['BLOCKS', 'BLOCKED_BY', 'DUPLICATES', 'RELATES_TO']);
+
+export const IssueRefOut = z.looseObject({
+  id: z.string(), key: z.string(), number: z.number(), title: z.string(), statusId: z.string(),
+  status: z.object({ id: z.string(), name: z.string(), category: statusCategory }).nullable(),
 });
+
+export const RelationOut = z.looseObject({
+  id: z.string(),
+  fromIssueId: z.string().describe('Start of the stored directed link'),
+  toIssueId: z.string().describe('End of the stored directed link'),
+  kind: relationKind.describe('From the point of view of the issue asked about: a BLOCKS link pointing at it reads BLOCKED_BY'),
+  direction: z.enum(['outbound', 'inbound']).describe('outbound: the stored link starts at the issue asked about'),
+  issue: IssueRefOut.nullable().describe('The other issue'),
+  createdAt: timestamp,
+  created: z.boolean().optional().describe('relations.add: false when the link already existed'),
+});
+
 
 export const WatcherOut = z.looseObject({
   id: z.string(), issueId: z.string(), type: z.enum(['user', 'agent']),
@@ -80,7 +95,7 @@ export const IssueOut = z.looseObject({
   labels: z.array(LabelRefOut).optional(),
   comments: z.array(CommentOut).optional().describe('include.comments: newest first'),
   attachments: z.array(AttachmentOut).optional(),
-  relations: z.array(IssueRelationOut).optional(),
+  relations: z.array(RelationOut).optional(),
   currentRun: RunOut.nullable().optional().describe('Newest run neither COMPLETED nor ABANDONED'),
 });
 

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createWorkspace, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let base: string;
@@ -94,6 +94,35 @@ describe('official MCP SDK client', () => {
     expect(tools.every((x) => !x.outputSchema)).toBe(true);
     expect(tools.find((x) => x.name === 'issues.get')!.annotations).toMatchObject({ readOnlyHint: true });
     await light.close();
+  });
+
+  it("validates issues.get with every include and the context bundle (the SDK checks only the last page listed's tools)", async () => {
+    // SDK 1.x keeps the output validators of the last tools/list page only: each tool is checked right after the page
+    // that lists it (issues.get's include.relations failed its own schema: number and status were not in it).
+    const a = await ok(t, ws.token, 'issues.create', { title: 'Linked from', description: 'with **markdown**' });
+    const b = await ok(t, ws.token, 'issues.create', { title: 'Linked to' });
+    await ok(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: b.id, kind: 'BLOCKS' });
+    await ok(t, ws.token, 'comments.create', { issueId: a.id, body: 'a comment' });
+    const client = await connect(ws.token, '/api/mcp/rpc?profile=full');
+    const checked: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : {});
+      for (const name of ['issues.get', 'agent.context.bundle', 'relations.listForIssue'] as const) {
+        const tool = page.tools.find((x) => x.name === name);
+        if (!tool) continue;
+        expect(tool.outputSchema, name).toBeDefined();
+        const args = name === 'issues.get'
+          ? { id: a.key, include: { description: true, labels: true, comments: true, attachments: true, relations: true, currentRun: true } }
+          : { issueId: a.key };
+        const r = await client.callTool({ name, arguments: args });
+        expect(r.isError, name).toBeFalsy();
+        checked.push(name);
+      }
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(checked.sort()).toEqual(['agent.context.bundle', 'issues.get', 'relations.listForIssue']);
+    await client.close();
   });
 
   it('answers an unknown tool with a JSON-RPC error', async () => {
