@@ -224,19 +224,19 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   app.addHook('onRequest', async (req) => assertOneAuthorization(req.raw.rawHeaders));
   // The tool routes know their key before they read the body: a request without a live key is refused without
   // decoding and parsing up to 2 MB of JSON on the one thread every tenant shares.
-  // A refused key of a small body is answered once the body is read, to echo its JSON-RPC id.
-  // A key already over its rate limit this minute is refused unread too.
+  // A key already over its rate limit this minute is refused unread too. Either refusal of a small body is answered
+  // once the body is read, to echo its JSON-RPC id (a 429 said id null to every call after the one that crossed it).
   app.addHook('preParsing', async (req) => {
     const surface = countedSurface(req);
     if (!surface) return;
     try {
       req.svcCaller = await opts.keys.authenticate(req.headers.authorization);
+      limiter.refuseIfOver(req.svcCaller, surface);
     } catch (err) {
       if (!(err instanceof ApiError) || !(Number(req.headers['content-length']) <= KEYLESS_BODY_LIMIT)) throw err;
       req.svcAuthError = err;
       return;
     }
-    limiter.refuseIfOver(req.svcCaller, surface);
     // A compressed body is refused unread (counted against the key by the error handler, as a 415 for its type is).
     const encoded = unsupportedEncoding(req);
     if (encoded) throw encoded;

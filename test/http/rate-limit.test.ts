@@ -127,6 +127,13 @@ describe('rate limits', () => {
     const single = await rpc(a, key.token, 'ping');
     expect(single.status).toBe(429);
     expect(single.body).toMatchObject({ jsonrpc: '2.0', id: 1, error: { data: { error: 'rate_limited' } } });
+    // Every call after it, refused before its body is read, still hears its own id (they said null).
+    for (const id of ['later-1', 42]) {
+      const later = await a.app.inject({ method: 'POST', url: '/api/mcp/rpc', payload: JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' }),
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key.token}` } });
+      expect(later.statusCode).toBe(429);
+      expect(later.json()).toMatchObject({ jsonrpc: '2.0', id, error: { data: { error: 'rate_limited' } } });
+    }
   });
 
   it('JSON-RPC and REST budgets are separate', async () => {
