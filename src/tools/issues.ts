@@ -179,8 +179,11 @@ export const issueTools = defineTools(
   tool({
     name: 'issues.transition',
     scopes: ['WRITE_ISSUES'],
-    description: 'Move an issue to another status (statusId from statuses.list). Any status may move to any other.',
-    input: z.strictObject({ id: issueRef, statusId: id('statusId') }),
+    description: 'Move an issue to another status: statusId (from statuses.list), or status, its name (case-insensitive, e.g. Done), for a key that does not list statuses. Any status may move to any other.',
+    input: z.strictObject({
+      id: issueRef, statusId: id('statusId').optional(),
+      status: z.string().min(1).max(100).optional().describe('The status by name, instead of statusId'),
+    }).refine((a) => (a.statusId === undefined) !== (a.status === undefined), { message: 'give exactly one of statusId or status', path: ['statusId'] }),
     output: IssueOut,
   }),
   tool({

@@ -206,6 +206,19 @@ describe('issues.transition / queue / delete', () => {
     expect((await rest(t, ws.token, 'issues.transition', { id: issue.id, statusId: foreignStatus })).status).toBe(404);
   });
 
+  it('transition takes the status by name too (an agent that does not list statuses): one of statusId or status', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Move me by name' });
+    expect((await ok(t, ws.token, 'issues.transition', { id: issue.key, status: 'in progress' })).status.category).toBe('IN_PROGRESS');
+    expect((await ok(t, ws.token, 'issues.transition', { id: issue.key, status: 'Done' })).status.id).toBe(statuses.DONE!.id);
+    const unknown = await rest(t, ws.token, 'issues.transition', { id: issue.id, status: 'Shipped' });
+    expect([unknown.status, unknown.body.field]).toEqual([404, 'status']);
+    const both = await rest(t, ws.token, 'issues.transition', { id: issue.id, status: 'Done', statusId: statuses.DONE!.id });
+    expect([both.status, Object.keys(both.body.issues)]).toEqual([400, ['statusId']]);
+    // Another workspace's status of the same name is not this one's.
+    await ok(t, other.token, 'statuses.create', { name: 'Only There', category: 'TODO' });
+    expect((await rest(t, ws.token, 'issues.transition', { id: issue.id, status: 'Only There' })).status).toBe(404);
+  });
+
   it('queue flips queued once (ISSUE_QUEUED), queued false takes it out (ISSUE_UPDATED)', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Queue me' });
     expect((await ok(t, ws.token, 'issues.queue', { id: issue.id })).queued).toBe(true);

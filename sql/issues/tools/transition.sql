@@ -7,11 +7,21 @@ create or replace function app_tools.issues_transition(args jsonb)
  returns jsonb
  language plpgsql
 as $$
-declare v_issue app_public.issues := app_hidden.issue_for_write(args->>'id');
+declare
+  v_issue app_public.issues := app_hidden.issue_for_write(args->>'id');
+  v_status_id text := args->>'statusId';
 begin
-  v_issue := app_hidden.update_issue(v_issue, jsonb_build_object('statusId', args->>'statusId'));
+  -- By name (an agent on the runtime profile does not list statuses): the workspace's status of that name.
+  if args->>'status' is not null then
+    select s.id::text into v_status_id from app_public.statuses s
+    where s.workspace_id = v_issue.workspace_id and lower(s.name) = lower(args->>'status');
+    if v_status_id is null then
+      raise exception 'No status named %', args->>'status' using errcode = 'SV404', column = 'status';
+    end if;
+  end if;
+  v_issue := app_hidden.update_issue(v_issue, jsonb_build_object('statusId', v_status_id));
   return app_hidden.issue_json(v_issue, true);
 end
 $$;
-comment on function app_tools.issues_transition(args jsonb) is 'issues.transition: Move an issue to another status (statusId from statuses.list). Any status may move to any other.';
+comment on function app_tools.issues_transition(args jsonb) is 'issues.transition: Move an issue to another status: statusId (from statuses.list), or status, its name (case-insensitive, e.g. Done), for a key that does not list statuses. Any status may move to any other.';
 grant execute on function app_tools.issues_transition(args jsonb) to svc_visitor;
