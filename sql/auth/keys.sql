@@ -96,8 +96,10 @@ declare
   v_key app_private.api_keys;
   -- A narrowed key is no workspace admin here: it could revoke its owner's full key (a leaked narrowed key locking
   -- its owner out).
-  v_admin boolean := v_caller.role in ('OWNER', 'ADMIN') and ('ADMIN' = any(v_caller.scopes) or 'FULL' = any(v_caller.scopes))
-                     and app_hidden.key_unnarrowed();
+  -- A key with no user (a plugin's) has no role: null here made every check below pass (a plugin key holding ADMIN
+  -- revoked the owner's keys).
+  v_admin boolean := coalesce(v_caller.role in ('OWNER', 'ADMIN'), false)
+                     and ('ADMIN' = any(v_caller.scopes) or 'FULL' = any(v_caller.scopes)) and app_hidden.key_unnarrowed();
   v_beyond text[];
 begin
   select * into v_key from app_private.api_keys k

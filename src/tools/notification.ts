@@ -13,6 +13,7 @@ const PreferenceOut = z.looseObject({
 export const notificationTools = defineTools(
   tool({
     name: 'notification.setPreference',
+    requiresUser: 'user',
     scopes: ['WRITE_USERS'],
     description: "Turn notifications of one event kind on or off for the key's own user, in this workspace (scope workspace, the default) or as a default for every workspace (scope global). A workspace setting wins over the global one; without any, every kind is enabled.",
     input: z.strictObject({
@@ -25,6 +26,7 @@ export const notificationTools = defineTools(
   }),
   tool({
     name: 'notification.resetPreference',
+    requiresUser: 'user',
     scopes: ['WRITE_USERS'],
     description: "Remove your setting for one event kind (this workspace's, or the global one with scope global) so the next rule applies again (workspace, global, enabled). Returns the effective setting; removed false if there was none.",
     input: z.strictObject({
@@ -42,6 +44,7 @@ export const notificationTools = defineTools(
   }),
   tool({
     name: 'notification.getPreferences',
+    requiresUser: 'user',
     scopes: ['READ_USERS'],
     description: "The key's own notification settings: the stored rows (this workspace and global) and the effective setting for each event kind (workspace row, else global row, else enabled).",
     input: z.strictObject({

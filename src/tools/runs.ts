@@ -55,6 +55,7 @@ export const runTools = defineTools(
   }),
   tool({
     name: 'runs.cancel',
+    requiresUser: 'userOrAgent',
     scopes: ['WRITE_ISSUES'],
     description: "End an open run without completing it: ABANDONED, reason canceled (AGENT_RUN_STATUS_CHANGED); completionMeta keeps cancelReason. The run's agent, or a person's key (another agent's key: 403). Closed runs: 409.",
     input: z.strictObject({ runId, reason: z.string().trim().min(1).max(2000).optional() }),

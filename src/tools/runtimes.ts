@@ -32,6 +32,7 @@ export const RuntimeOut = z.looseObject({
 export const runtimeTools = defineTools(
   tool({
     name: 'runtimes.register',
+    refusesNarrowedKeys: 'any',
     scopes: ['ADMIN'],
     description: "Register a runtime (a machine or service running agents). Not de-duplicated: each call creates one, unless runtimeId names an existing (possibly archived) runtime, which is restored and updated. ownerId is the key's user (null for AGENT keys); a secret is stored only as a hash (hasSecret). Emits RUNTIME_REGISTERED.",
     input: z.strictObject({
@@ -67,6 +68,7 @@ export const runtimeTools = defineTools(
   }),
   tool({
     name: 'runtimes.configure',
+    refusesNarrowedKeys: 'any',
     scopes: ['ADMIN'],
     description: 'Set adapter configuration of a runtime: merged into the current config (merge true, default) or replacing it. Accepted keys: localWorkspaceTools, toolCapabilities, workspaceRoot, modeToolPolicyEnforced; runtimes offering CODEX also sandbox and approval. Unknown keys and values of the wrong type are a 400 naming config.<key>; an archived runtime is 409 runtime_archived. Emits RUNTIME_UPDATED when the config changes.',
     input: z.strictObject({ runtimeId: id('runtimeId'), config: adapterConfig, merge: z.boolean().default(true) }),

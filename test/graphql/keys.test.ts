@@ -435,6 +435,19 @@ describe('plugins: manifest.scopes and plugin.issueApiKey', () => {
     expect(await gqlError(t, k.rawKey, 'mutation { agentsCreate(input: {profileKey: "p", name: "P"}) { agent { rowId } } }')).toMatchObject({ code: 'admin_required' });
   });
 
+  it("a plugin key holding ADMIN revokes only itself: another key is 404 (its null role let it revoke the owner's)", async () => {
+    const q = 'mutation { pluginsCreate(input: {name: "Revoker", scopes: [READ_ISSUES, READ_PROJECTS, READ_COMMENTS, READ_USERS, ADMIN]}) { pluginInfo { rowId } } }';
+    const revoker = (await gqlOk(t, ws.token, q)).pluginsCreate.pluginInfo.rowId;
+    const pk = (await gqlOk(t, ws.token, `mutation { pluginIssueApiKey(input: {pluginId: "${revoker}", scopes: [READ_ISSUES, READ_PROJECTS, READ_COMMENTS, READ_USERS, ADMIN]}) { issuedApiKey { rowId rawKey } } }`))
+      .pluginIssueApiKey.issuedApiKey;
+    const victim = await createKey(t, ws);
+    const revoke = (keyId: string) => `mutation { accessRevoke(input: {keyId: "${keyId}"}) { apiKey { rowId revokedAt } } }`;
+    expect(await gqlError(t, pk.rawKey, revoke(victim.id))).toMatchObject({ code: 'not_found', status: 404 });
+    expect((await rest(t, victim.token, 'workspace.get', {})).status).toBe(200);
+    // Itself, as any key may.
+    expect((await gqlOk(t, pk.rawKey, revoke(pk.rowId))).accessRevoke.apiKey.revokedAt).toBeTruthy();
+  });
+
   it('a null among scopes is refused; a manifest holding one (stored before) still bounds the keys (it let ADMIN and FULL through)', async () => {
     expect(await gqlError(t, ws.token, 'mutation { pluginsCreate(input: {name: "Nully", scopes: [READ_ISSUES, null]}) { pluginInfo { rowId } } }'))
       .toMatchObject({ code: 'invalid_input', issues: { scopes: 'must not contain null' } });

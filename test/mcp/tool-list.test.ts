@@ -194,10 +194,29 @@ describe('tools a narrowed key could not call are not listed', () => {
       ['webhooks.list', {}], ['workspace.updateSettings', {}], ['statuses.reorder', { ids: [crypto.randomUUID()] }],
       ['cycles.delete', { id: cycle.id }], ['labels.merge', { fromId: from.id, intoId: into.id }], ['labels.delete', { id: from.id }],
       ['projects.create', { name: 'Not for this key' }],
+      ['runtimes.register', { name: 'Not for this key', kind: 'LOCAL_DAEMON', providersAvailable: ['CUSTOM'] }],
     ] as const) {
       const r = await rest(t, narrowed.token, tool, args);
       expect([r.status, r.body.error], tool).toEqual([403, 'narrowing']);
     }
+    expect(listed).not.toContain('runtimes.register');
+    expect(listed).not.toContain('runtimes.configure');
+  });
+});
+
+describe("tools a plugin's key could not call are not listed", () => {
+  it('no notification settings (a person\'s own) and no runs.cancel (the run\'s agent or a person); both refused if called', async () => {
+    const pluginId = (await t.pools.owner.query(`insert into app_private.plugins (workspace_id, name, manifest, approved_at)
+      values ($1, 'Lister', '{"scopes": ["READ_ISSUES", "READ_USERS", "WRITE_USERS", "WRITE_ISSUES"]}', now()) returning id`, [ws.id])).rows[0].id;
+    const key = (await t.pools.owner.query(`select (app_private.issue_api_key($1, null, 'PERSONAL', null, $2::text[], '{}', '{}', '{}', null, null, $3)).raw_key as k`,
+      [ws.id, ['READ_ISSUES', 'READ_USERS', 'WRITE_USERS', 'WRITE_ISSUES'], pluginId])).rows[0].k as string;
+    const listed = await names(key);
+    for (const name of ['notification.getPreferences', 'notification.setPreference', 'notification.resetPreference', 'runs.cancel']) {
+      expect(listed, name).not.toContain(name);
+    }
+    expect(listed).toContain('issues.list');
+    expect((await rest(t, key, 'notification.getPreferences', {})).status).toBe(403);
+    expect((await rest(t, key, 'runs.cancel', { runId: crypto.randomUUID() })).status).toBeGreaterThanOrEqual(403);
   });
 });
 
