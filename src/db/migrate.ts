@@ -52,7 +52,11 @@ export async function applyMigrations(ownerUrl: string, opts: { includeCurrent?:
   }
 }
 
-/** Committed migrations not yet applied to this database (all of them on a fresh one). */
+/**
+ * Committed migrations not yet applied to this database (all of them on a fresh one). A database with more applied
+ * than this release ships was migrated by a newer release: refused (this code would run against SQL it does not
+ * know; an older release started on upgraded data and served writes).
+ */
 export async function pendingMigrationCount(ownerUrl: string): Promise<{ pending: number; total: number }> {
   const fs = await import('node:fs/promises');
   const files = (await fs.readdir(path.join(migrationsFolder, 'committed'))).filter((f) => f.endsWith('.sql'));
@@ -61,7 +65,10 @@ export async function pendingMigrationCount(ownerUrl: string): Promise<{ pending
   try {
     const { rows } = await client.query(`select to_regclass('graphile_migrate.migrations') is not null as present`);
     const applied = rows[0].present ? (await client.query('select count(*)::int as n from graphile_migrate.migrations')).rows[0].n : 0;
-    return { pending: Math.max(0, files.length - applied), total: files.length };
+    if (applied > files.length) {
+      throw new Error(`the database has ${applied} migrations applied and this release knows ${files.length}: it was upgraded by a newer release; run that release (or restore a backup taken before the upgrade)`);
+    }
+    return { pending: files.length - applied, total: files.length };
   } finally {
     await client.end();
   }

@@ -349,7 +349,8 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     try {
       const { rows } = await opts.ownerPool.query<{ n: number }>('select count(*)::int as n from graphile_migrate.migrations');
       const applied = rows[0]!.n;
-      if (applied < expected) return reply.code(503).send({ ok: false, database: true, migrations: { applied, expected } });
+      // Fewer: still migrating. More: a newer release migrated this database (this code does not know its SQL).
+      if (applied !== expected) return reply.code(503).send({ ok: false, database: true, migrations: { applied, expected } });
       return { ok: true, database: true, migrations: { applied, expected } };
     } catch (err) {
       req.log.warn({ err: (err as Error).message }, 'readiness check: database not reachable');

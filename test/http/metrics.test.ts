@@ -1,6 +1,7 @@
 /** GET /metrics (Prometheus text), GET /live and GET /ready. */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pendingMigrationCount } from '../../src/db/migrate.ts';
 import { rest, rpc, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
@@ -99,5 +100,22 @@ describe('/live and /ready', () => {
     } finally {
       await admin.end();
     }
+  });
+
+  it('a database a newer release migrated: /ready is 503 and starting refuses (an older release served writes on it)', async () => {
+    const admin = new pg.Client({ connectionString: t.ownerUrl });
+    await admin.connect();
+    try {
+      await admin.query(`insert into graphile_migrate.migrations (hash, previous_hash, filename)
+        select 'sha1:future', hash, '999999.sql' from graphile_migrate.migrations order by filename desc limit 1`);
+      const res = await t.app.inject({ method: 'GET', url: '/ready' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json().migrations.applied).toBe(res.json().migrations.expected + 1);
+      await expect(pendingMigrationCount(t.ownerUrl)).rejects.toThrow(/newer release/);
+    } finally {
+      await admin.query(`delete from graphile_migrate.migrations where filename = '999999.sql'`);
+      await admin.end();
+    }
+    expect((await t.app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
   });
 });
