@@ -7,7 +7,7 @@
  */
 import type { Caller } from '../auth/keys.ts';
 import { ApiError } from '../errors.ts';
-import { findTool } from '../tools/catalog.ts';
+import { canCall, findTool } from '../tools/catalog.ts';
 import type { AppServices } from './app.ts';
 
 /** JSON-RPC error codes: MCP's resource-not-found, and the standard invalid-params. */
@@ -37,9 +37,10 @@ const SCHEMES = ['issue', 'project', 'cycle'] as const;
 type Scheme = (typeof SCHEMES)[number];
 const WORKSPACE_URI = 'workspace://current';
 
+/** The prompts; `uses` are the tools each one reads through (prompts/list offers a key the prompts it may use). */
 const PROMPTS = [
   {
-    name: 'triage-issue', title: 'Triage an issue',
+    name: 'triage-issue', title: 'Triage an issue', uses: ['issues.get'],
     description: 'Read an issue and propose its priority, labels, status and next step.',
     arguments: [
       { name: 'key', description: 'Issue key (ENG-12) or id', required: true },
@@ -48,7 +49,7 @@ const PROMPTS = [
     ],
   },
   {
-    name: 'hand-off-issue', title: 'Hand an issue to an agent',
+    name: 'hand-off-issue', title: 'Hand an issue to an agent', uses: ['issues.get', 'agents.list'],
     description: 'Prepare handing an issue to an agent profile: what the agent needs to know and the call that assigns it.',
     arguments: [
       { name: 'key', description: 'Issue key (ENG-12) or id', required: true },
@@ -56,7 +57,7 @@ const PROMPTS = [
     ],
   },
   {
-    name: 'draft-standup', title: 'Draft a standup',
+    name: 'draft-standup', title: 'Draft a standup', uses: ['standup.draft'],
     description: 'A standup update from what was done, started, opened and is blocked in the last hours.',
     arguments: [{ name: 'sinceHours', description: 'How far back, in hours (default 24, max 168)', required: false }],
   },
@@ -131,7 +132,9 @@ export async function handleExtra(
       return {};
     }
     case 'prompts/list':
-      return { prompts: PROMPTS };
+      // As tools/list: what the key could not use is not offered (draft-standup without READ_ANALYTICS was, and
+      // refused when asked).
+      return { prompts: PROMPTS.filter((x) => x.uses.every((t) => canCall(caller, findTool(t)!))).map(({ uses: _uses, ...prompt }) => prompt) };
     case 'prompts/get': {
       const name = str(params.name, 'name');
       const args = (params.arguments ?? {}) as Record<string, unknown>;

@@ -48,6 +48,12 @@ describe('MCP resources, prompts, completion, logging', () => {
     expect(standup.messages[0].content.text).toMatch(/standup/i);
     expect((await rpc(t, ws.token, 'prompts/get', { name: 'triage-issue', arguments: {} })).body.error.code).toBe(-32602);
     expect((await rpc(t, ws.token, 'prompts/get', { name: 'nope' })).body.error.code).toBe(-32602);
+    // A key is offered the prompts it may use, as tools/list offers the tools (draft-standup needs READ_ANALYTICS,
+    // hand-off-issue agents.list's READ_USERS; they were listed and refused when asked).
+    const reader = await createKey(t, ws, { scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS'] });
+    const offered = (await rpc(t, reader.token, 'prompts/list')).body.result.prompts.map((p: { name: string }) => p.name);
+    expect(offered).toEqual(['triage-issue']);
+    expect(prompts[0]).not.toHaveProperty('uses');
   });
 
   it('completes issue keys for the prompt and the template; logging/setLevel checks the level', async () => {
