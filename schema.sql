@@ -959,6 +959,7 @@ create policy update_visible_goals on app_public.goals for update to svc_visitor
   WHERE (i.id = goals.issue_id))))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
   WHERE (i.id = goals.issue_id)))))));
+CREATE TRIGGER _050_live_crew BEFORE INSERT OR UPDATE OF crew_id ON app_public.goals FOR EACH ROW WHEN (new.crew_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_goals__live_crew();
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.goals FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status, title, description ON app_public.goals FOR EACH ROW EXECUTE FUNCTION app_private.tg_goals__events();
 
@@ -2294,6 +2295,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_external_links__events() returns trigger; plpgsql volatile security definer; execute: owner only; repohost/triggers.sql
 -- app_private.tg_external_resources__events() returns trigger; plpgsql volatile security definer; execute: owner only; repohost/triggers.sql
 -- app_private.tg_goals__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
+-- app_private.tg_goals__live_crew() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_initiatives__events() returns trigger; plpgsql volatile security definer; execute: owner only; initiatives/triggers.sql
 -- app_private.tg_issue_labels__events() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issue_labels__label_ids() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql

@@ -126,13 +126,14 @@ export function fromPgError(err: unknown): ApiError | undefined {
   if (mapped.status === 400) body.issues = { [e.column || constraintField(e) || 'input']: body.message! };
   // The input field a 404 or a 409 is about (the id not found; the name already taken), when the SQL names it.
   if ((mapped.status === 404 || mapped.status === 409) && custom && e.column) body.field = e.column;
-  // A unique index lost to a concurrent call (the SQL checked first, and the other call got there in between): the value
-  // taken, by the index's name less its workspace (agents_workspace_id_profile_key_key → profileKey).
-  if (e.code === '23505') {
+  // A unique index lost to a concurrent call, or a row referenced gone meanwhile (the SQL checked first, and the other
+  // call got there in between): the field, by the constraint's name less its workspace (agents_workspace_id_profile_key_key
+  // → profileKey; issue_labels_workspace_id_label_id_fkey → labelId).
+  if (e.code === '23505' || e.code === '23503') {
     const field = constraintField(e)?.replace(/^workspaceId(?=[A-Z])/, '');
     if (field) {
       body.field = field[0]!.toLowerCase() + field.slice(1);
-      body.message = `${body.field} is already taken`;
+      body.message = e.code === '23505' ? `${body.field} is already taken` : `${body.field} not found`;
     }
   }
   if (e.code!.startsWith('22')) {

@@ -193,6 +193,29 @@ end
 $$;
 comment on function app_private.tg_agent_runs__plan_budget() is 'Budget stop (spec 3.8): when a step run''s usage is updated (runs.recordUsage or any writer) and its RUNNING plan''s goal is past maxTotalCostUsd (sum of its step runs) or maxWallTimeMinutes (since the goal started), the plan becomes BLOCKED, a review gate opens and PLAN_BUDGET_EXCEEDED is written. Once per cap per plan.';
 
+create or replace function app_private.tg_goals__live_crew()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_crew app_public.agent_crews;
+begin
+  -- goals.create checked the crew live, but an archive committing meanwhile would leave an OPEN goal run by an
+  -- archived crew. Held in share mode until commit (definer: any key that may create a goal, not only an ADMIN,
+  -- may hold it): the archive (FOR NO KEY UPDATE) waits for this insert, or this insert waits and finds it archived.
+  select * into v_crew from app_public.agent_crews c where c.id = new.crew_id and c.workspace_id = new.workspace_id for share;
+  if v_crew.archived_at is not null then
+    raise exception 'Crew % is archived', v_crew.name using errcode = 'SV409', detail = 'crew_archived', column = 'crewId';
+  end if;
+  return new;
+end
+$$;
+comment on function app_private.tg_goals__live_crew() is 'BEFORE INSERT or UPDATE OF crew_id on goals, with a crew: locks the crew (share) and 409 crew_archived when it is archived, so no goal is created for a crew archived at the same moment whatever commits first.';
+
+drop trigger if exists _050_live_crew on app_public.goals;
+create trigger _050_live_crew before insert or update of crew_id on app_public.goals for each row
+  when (new.crew_id is not null) execute function app_private.tg_goals__live_crew();
 drop trigger if exists _100_updated_at on app_public.goals;
 create trigger _100_updated_at before update on app_public.goals for each row execute function app_hidden.tg__set_updated_at();
 drop trigger if exists _800_events on app_public.goals;

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { admin, createAgent, createKey, createWorkspace, insertProject, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createAgent, createKey, createWorkspace, insertLabel, insertProject, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { gql, gqlError, gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
@@ -119,6 +119,46 @@ describe('races', () => {
     expect((await del).status).toBe(200);
     const child = await ok(t, ws.token, 'issues.get', { id: childId });
     expect(child.parentId).toBeNull();
+  });
+});
+
+describe('crews and labels changed at the same moment', () => {
+  it('a goal created for a crew being archived waits, then is refused (409 crew_archived on crewId): no OPEN goal of an archived crew', async () => {
+    const crew = await ok(t, ws.token, 'agentCrews.create', { name: 'Archived meanwhile' });
+    const tx = await holding((c) => c.query(`update app_public.agent_crews set archived_at = now() where id = $1`, [crew.id]).then(() => undefined));
+    const create = rest(t, ws.token, 'goals.create', { title: 'Run by a crew being archived', crewId: crew.id });
+    expect(await stillPending(create)).toBe(true);
+    await tx.commit();
+    const r = await create;
+    expect([r.status, r.body]).toEqual([409, expect.objectContaining({ error: 'crew_archived', field: 'crewId' })]);
+    const goals = await t.pools.owner.query('select count(*)::int as n from app_public.goals where crew_id = $1', [crew.id]);
+    expect(goals.rows[0].n).toBe(0);
+  });
+
+  it('a crew member removed by a concurrent call is a 404 on memberId, not a second ok', async () => {
+    const agent = await createAgent(t, ws, 'removed-twice');
+    const crew = await ok(t, ws.token, 'agentCrews.create', { name: 'Removed twice' });
+    const member = await ok(t, ws.token, 'agentCrews.addMember', { crewId: crew.id, agentId: agent.id, role: 'WORKER' });
+    const tx = await holding((c) => c.query('delete from app_public.agent_crew_members where id = $1', [member.id]).then(() => undefined));
+    const remove = rest(t, ws.token, 'agentCrews.removeMember', { memberId: member.id });
+    expect(await stillPending(remove)).toBe(true);
+    await tx.commit();
+    const r = await remove;
+    expect([r.status, r.body]).toEqual([404, expect.objectContaining({ error: 'not_found', field: 'memberId' })]);
+    const setRole = await rest(t, ws.token, 'agentCrews.setMemberRole', { memberId: member.id, role: 'REVIEWER' });
+    expect([setRole.status, setRole.body.field]).toEqual([404, 'memberId']);
+  });
+
+  it('an issue labelled with a label being deleted waits, then is a 404 naming the label field', async () => {
+    const label = await insertLabel(t, ws, 'deleted-meanwhile');
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Labelled meanwhile' });
+    const tx = await holding((c) => c.query('delete from app_public.labels where id = $1', [label]).then(() => undefined));
+    const update = rest(t, ws.token, 'issues.update', { id: issue.id, labelIds: [label] });
+    expect(await stillPending(update)).toBe(true);
+    await tx.commit();
+    const r = await update;
+    expect([r.status, r.body]).toEqual([404, expect.objectContaining({ error: 'not_found', field: expect.stringMatching(/^labelIds?$/) })]);
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).labelIds).toEqual([]);
   });
 });
 

@@ -9,9 +9,11 @@ as $$
 declare
   v_member app_public.agent_crew_members := app_hidden.find_crew_member(args->>'memberId');
 begin
-  perform app_hidden.require_crew_admin();
-  perform app_hidden.crew_assert_not_own(v_member.crew_id);
-  delete from app_public.agent_crew_members where id = v_member.id;
+  -- The crew first, locked (crew_for_write: the rights, and one membership change of a crew at a time); then the
+  -- membership as it is now: a concurrent remove took it (404, as a later call gets) or it is removed here.
+  perform app_hidden.crew_for_write(v_member.crew_id::text, 'memberId');
+  delete from app_public.agent_crew_members where id = v_member.id returning * into v_member;
+  perform app_hidden.found(v_member, 'Crew member', 'memberId');
   return jsonb_build_object('ok', true, 'id', v_member.id, 'crewId', v_member.crew_id);
 end
 $$;

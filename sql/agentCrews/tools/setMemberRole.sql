@@ -9,10 +9,10 @@ as $$
 declare
   v_member app_public.agent_crew_members := app_hidden.find_crew_member(args->>'memberId');
 begin
-  perform app_hidden.require_crew_admin();
-  perform app_hidden.crew_assert_not_own(v_member.crew_id);
-  update app_public.agent_crew_members set role = args->>'role' where id = v_member.id and role is distinct from args->>'role'
-  returning * into v_member;
+  -- The crew first, locked (crew_for_write: the rights, and one membership change of a crew at a time); then the
+  -- membership as it is now (a concurrent remove took it: 404).
+  perform app_hidden.crew_for_write(v_member.crew_id::text, 'memberId');
+  update app_public.agent_crew_members set role = args->>'role' where id = v_member.id and role is distinct from args->>'role';
   return app_hidden.crew_member_json(app_hidden.find_crew_member(args->>'memberId'));
 end
 $$;
