@@ -8,14 +8,10 @@ create or replace function app_hidden.members_add(p_email text, p_role text)
  set search_path to 'pg_catalog'
 as $$
 declare
-  v_caller app_private.caller;
+  v_caller app_private.caller := app_private.begin_membership_change(null, p_role);
   v_result jsonb;
 begin
-  -- Membership changes of a workspace take turns (lock_owners), and each decides on what the one before left:
-  -- two adds of one new email both answered 200, the second changing the first's role unchecked.
-  perform app_private.lock_owners(app_hidden.current_workspace_id());
-  v_caller := app_private.current_caller();
-  perform app_private.check_membership_change(v_caller, null, p_role);
+  -- Decided after the lock: two adds of one new email both answered 200, the second changing the first's role unchecked.
   if exists (select 1 from app_public.memberships m join app_public.users u on u.id = m.user_id
              where m.workspace_id = v_caller.workspace_id and lower(u.email) = lower(p_email)) then
     raise exception '% is already a member (change the role with membersSetRole)', p_email
@@ -34,16 +30,8 @@ create or replace function app_hidden.members_remove(p_user_id uuid)
  security definer
  set search_path to 'pg_catalog'
 as $$
-declare
-  v_caller app_private.caller;
-  v_m app_public.memberships;
+declare v_caller app_private.caller := app_private.begin_membership_change(p_user_id, null);
 begin
-  -- After the lock, the caller's right is checked against the member's role as it is now: an ADMIN removed an OWNER
-  -- promoted a moment before, having read the member's role before the promotion committed.
-  perform app_private.lock_owners(app_hidden.current_workspace_id());
-  v_caller := app_private.current_caller();
-  v_m := app_private.find_membership(v_caller.workspace_id, p_user_id);
-  perform app_private.check_membership_change(v_caller, v_m.role, null);
   return app_private.remove_member(v_caller.workspace_id, p_user_id);
 end
 $$;
@@ -56,15 +44,8 @@ create or replace function app_hidden.members_set_role(p_user_id uuid, p_role te
  security definer
  set search_path to 'pg_catalog'
 as $$
-declare
-  v_caller app_private.caller;
-  v_m app_public.memberships;
+declare v_caller app_private.caller := app_private.begin_membership_change(p_user_id, p_role);
 begin
-  -- As members_remove: the lock first, then the caller's right against the member's role as it is now.
-  perform app_private.lock_owners(app_hidden.current_workspace_id());
-  v_caller := app_private.current_caller();
-  v_m := app_private.find_membership(v_caller.workspace_id, p_user_id);
-  perform app_private.check_membership_change(v_caller, v_m.role, p_role);
   return app_private.set_member_role(v_caller.workspace_id, p_user_id, p_role);
 end
 $$;
@@ -92,21 +73,32 @@ end
 $$;
 comment on function app_private.add_member(p_workspace_id uuid, p_email text, p_role text) is 'Adds a user (created if new) to a workspace, or changes the role of an existing member through set_member_role (the last OWNER is not demoted: 409 last_owner).';
 
-create or replace function app_private.check_membership_change(p_caller app_private.caller, p_old_role text, p_new_role text)
- returns void
+create or replace function app_private.begin_membership_change(p_user_id uuid, p_new_role text)
+ returns app_private.caller
  language plpgsql
- stable
 as $$
+declare
+  v_caller app_private.caller;
+  v_old_role text;
 begin
-  perform app_private.require_admin(p_caller);
+  -- Membership changes of a workspace take turns (lock_owners), and the caller's right is judged after the lock on
+  -- the member's role as it is now: an ADMIN removed an OWNER promoted a moment before, having read the role before
+  -- the promotion committed.
+  perform app_private.lock_owners(app_hidden.current_workspace_id());
+  v_caller := app_private.current_caller();
+  perform app_private.require_admin(v_caller);
   -- Members see the whole workspace: a key narrowed to some projects may not add, remove or re-role them.
   perform app_hidden.require_unnarrowed('Members belong to the whole workspace');
-  if (p_old_role = 'OWNER' or p_new_role = 'OWNER') and p_caller.role <> 'OWNER' then
+  if p_user_id is not null then
+    v_old_role := (app_private.find_membership(v_caller.workspace_id, p_user_id)).role;
+  end if;
+  if (v_old_role = 'OWNER' or p_new_role = 'OWNER') and v_caller.role <> 'OWNER' then
     raise exception 'Only an OWNER may grant, change or remove the OWNER role' using errcode = 'SV403', detail = 'owner_required';
   end if;
+  return v_caller;
 end
 $$;
-comment on function app_private.check_membership_change(p_caller app_private.caller, p_old_role text, p_new_role text) is 'OWNER/ADMIN may manage members with an unnarrowed key (403 narrowing); only an OWNER may touch the OWNER role (403 owner_required).';
+comment on function app_private.begin_membership_change(p_user_id uuid, p_new_role text) is 'The prologue of members_add/remove/set_role: takes the workspace''s turn for membership changes (lock_owners), then checks the caller may make this one (OWNER/ADMIN with an unnarrowed key, 403 narrowing; only an OWNER touches the OWNER role, 403 owner_required; 404 userId for a user who is not a member). Returns the caller.';
 
 create or replace function app_private.ensure_user(p_email text)
  returns app_public.users
