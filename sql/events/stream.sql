@@ -61,12 +61,13 @@ as $$
   -- no longer see (an issue that left its narrowing) must not turn a resume into a reset with events lost. The
   -- replay from there is read as the caller (stream_events_after), so nothing hidden is sent; a position says
   -- nothing of its event. An event not positioned yet (committed moments ago; app_private.sequence_events)
-  -- resumes from the head: it and whatever follows it arrive live.
-  select coalesce(e.stream_pos, app_hidden.stream_head()) from app_public.activity_events e
+  -- resumes from the head: it and whatever follows it arrive live. One older than p_max_age is -1: the client is told
+  -- its id is too old, not that it is unknown.
+  select case when e.created_at > now() - p_max_age then coalesce(e.stream_pos, app_hidden.stream_head()) else -1 end
+  from app_public.activity_events e
   where e.id = p_event_id and e.workspace_id = app_hidden.current_workspace_id()
-    and e.created_at > now() - p_max_age
 $$;
-comment on function app_hidden.stream_position(p_event_id uuid, p_max_age interval) is 'SSE resume: stream position of a Last-Event-ID of the caller''s workspace (visible to the key now or not) that is younger than p_max_age (the head if it has none yet); NULL otherwise.';
+comment on function app_hidden.stream_position(p_event_id uuid, p_max_age interval) is 'SSE resume: stream position of a Last-Event-ID of the caller''s workspace (visible to the key now or not) that is younger than p_max_age (the head if it has none yet); -1 for an older one; NULL for an id the workspace never had.';
 grant execute on function app_hidden.stream_position(p_event_id uuid, p_max_age interval) to svc_visitor;
 
 create or replace function app_private.sequence_events(p_limit integer)

@@ -158,6 +158,7 @@ export class EventHub {
           ? await this.scalar(caller, 'app_hidden.stream_position($9::uuid, make_interval(hours => $10::int))', [lastEventId, this.opts.replayMaxAgeHours])
           : null;
         if (from === null) resetReason = 'last_event_id_unknown';
+        else if (from < 0) [from, resetReason] = [null, 'too_old'];
       }
       if (from !== null) {
         const backlog = await this.scalar(caller, 'app_hidden.stream_backlog($9::bigint, $10::int)', [from, this.opts.replayLimit + 1]);

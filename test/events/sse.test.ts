@@ -403,6 +403,13 @@ describe('resume with Last-Event-ID', () => {
     await unknown.waitFor((m) => m.id === live);
     unknown.close();
 
+    // An id of this workspace older than the 24 hours a resume reaches back: too old, not unknown.
+    const old = await recordEvent(ws);
+    await t.pools.owner.query(`update app_public.activity_events set created_at = now() - interval '25 hours' where id = $1`, [old]);
+    const stale = await sse(subscriber.token, { lastEventId: old });
+    expect(data(await stale.waitFor((m) => m.event === 'reset'))).toEqual({ reason: 'too_old' });
+    stale.close();
+
     const garbage = await sse(subscriber.token, { lastEventId: 'not-an-id' });
     await garbage.waitFor((m) => m.event === 'reset');
     garbage.close();
