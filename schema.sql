@@ -909,6 +909,21 @@ create policy manage_in_workspace on app_public.external_resources for all to sv
 create policy owner_all on app_public.external_resources for all to current_user using (true) with check (true);
 CREATE TRIGGER _800_events AFTER UPDATE ON app_public.external_resources FOR EACH ROW EXECUTE FUNCTION app_private.tg_external_resources__events();
 
+-- @behavior -*
+-- People who were members of a workspace and are not now (their name stays on their comments, events and time). Not in GraphQL.
+create table app_public.former_members (
+  workspace_id uuid not null,
+  user_id uuid not null,
+  removed_at timestamp with time zone default now() not null,
+  constraint former_members_pkey PRIMARY KEY (workspace_id, user_id),
+  constraint former_members_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
+  constraint former_members_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE
+);
+alter table app_public.former_members enable row level security;
+grant select on app_public.former_members to svc_visitor;
+create policy owner_all on app_public.former_members for all to current_user using (true) with check (true);
+create policy select_in_workspace on app_public.former_members for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+
 -- An outcome the agents pursue (spec 2.15, 3.7): OPEN → PLANNING (plans.decompose) → ACTIVE (plan activated) → ACHIEVED (every step of the active plan DONE); ABANDONED from any live state. Status moves only through app_hidden.goal_move; GOAL_STATUS_CHANGED by trigger.
 create table app_public.goals (
   id uuid default gen_random_uuid() not null,
@@ -1529,9 +1544,11 @@ alter table app_public.users enable row level security;
 alter table app_public.users force row level security;
 grant select on app_public.users to svc_visitor;
 create policy owner_all on app_public.users for all to current_user using (true) with check (true);
-create policy select_workspace_members on app_public.users for select to svc_visitor using ((EXISTS ( SELECT 1
+create policy select_workspace_members on app_public.users for select to svc_visitor using (((EXISTS ( SELECT 1
    FROM app_public.memberships m
-  WHERE ((m.user_id = users.id) AND (m.workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id))))));
+  WHERE ((m.user_id = users.id) AND (m.workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id))))) OR (EXISTS ( SELECT 1
+   FROM app_public.former_members f
+  WHERE ((f.user_id = users.id) AND (f.workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)))))));
 
 -- Outbox: one row per (event, webhook) or (event, agent dispatch), written in the event's transaction. PENDING until a 2xx (DELIVERED), retries exhausted (DEAD_LETTER) or the target is gone (CANCELED).
 create table app_public.webhook_deliveries (

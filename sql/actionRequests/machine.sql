@@ -95,13 +95,19 @@ create or replace function app_hidden.action_request_caller_is_requester(p_reque
 as $$
   -- `is not distinct from`: a key without an agent (or without a user) must compare false, not NULL
   -- (`if not NULL` would let it through).
+  -- A requester gone (an agent archived, a person no longer a member) counts as none: a moderator closes the poll,
+  -- which nobody else could.
   select coalesce(case
-    when p_request.requested_by_agent_id is not null then p_request.requested_by_agent_id is not distinct from app_hidden.current_agent_id()
-    when p_request.requested_by_user_id is not null then app_hidden.current_agent_id() is null
-                                                          and p_request.requested_by_user_id is not distinct from app_hidden.current_user_id()
+    when p_request.requested_by_agent_id is not null
+         and exists (select 1 from app_public.agents a where a.id = p_request.requested_by_agent_id and a.archived_at is null)
+      then p_request.requested_by_agent_id is not distinct from app_hidden.current_agent_id()
+    when p_request.requested_by_user_id is not null
+         and exists (select 1 from app_public.memberships m
+                     where m.workspace_id = p_request.workspace_id and m.user_id = p_request.requested_by_user_id)
+      then app_hidden.current_agent_id() is null and p_request.requested_by_user_id is not distinct from app_hidden.current_user_id()
     else app_hidden.caller_may_moderate() end, false)
 $$;
-comment on function app_hidden.action_request_caller_is_requester(p_request app_public.action_requests) is 'Whether the calling key speaks for the requester: the requesting agent''s own key, or the requesting person''s key acting as a person (no linked agent); a request without a requester (raised by the system) counts as a workspace OWNER/ADMIN person''s. Never NULL. closeVoting and update use it.';
+comment on function app_hidden.action_request_caller_is_requester(p_request app_public.action_requests) is 'Whether the calling key speaks for the requester: the requesting agent''s own key, or the requesting person''s key acting as a person (no linked agent); a request without a requester (raised by the system), or whose requester is gone (agent archived, person no longer a member), counts as a workspace OWNER/ADMIN person''s. Never NULL. closeVoting and update use it.';
 grant execute on function app_hidden.action_request_caller_is_requester(p_request app_public.action_requests) to svc_visitor;
 
 create or replace function app_hidden.action_request_self_decision(p_request app_public.action_requests)

@@ -64,6 +64,7 @@ begin
   end if;
   insert into app_public.memberships (workspace_id, user_id, role) values (p_workspace_id, v_user.id, p_role)
   on conflict (workspace_id, user_id) do nothing;
+  delete from app_public.former_members where workspace_id = p_workspace_id and user_id = v_user.id;
   if not found then
     -- Already a member: a role change, with set_member_role's guard (the last OWNER is not demoted).
     perform app_private.set_member_role(p_workspace_id, v_user.id, p_role);
@@ -160,7 +161,9 @@ create or replace function app_private.remove_member(p_workspace_id uuid, p_user
  returns app_public.memberships
  language plpgsql
 as $$
-declare v_m app_public.memberships;
+declare
+  v_m app_public.memberships;
+  v_req app_public.action_requests;
 begin
   perform app_private.lock_owners(p_workspace_id);
   v_m := app_private.find_membership(p_workspace_id, p_user_id);
@@ -171,11 +174,30 @@ begin
   -- A former member's keys for this workspace stop working at once.
   update app_private.api_keys set revoked_at = now()
   where workspace_id = p_workspace_id and user_id = p_user_id and revoked_at is null;
+  -- What only they could end ends with them: their claims (released, ISSUE_UPDATED each; others waited for them to
+  -- expire and could not release them), their running timer (stopped, as time.stop; time entries write no event) and
+  -- their watches. Requests assigned to them go back to no one (ISSUE_UPDATED each, as actionRequests.update), where
+  -- a moderator can re-point them: a request could not be assigned to a non-member.
+  update app_public.issues set claimed_by_id = null, claim_expires_at = null
+  where workspace_id = p_workspace_id and claimed_by_id = p_user_id;
+  update app_public.time_entries set ended_at = now(), duration_min = app_hidden.timer_minutes(started_at)
+  where workspace_id = p_workspace_id and user_id = p_user_id and duration_min is null;
+  delete from app_public.issue_watchers where workspace_id = p_workspace_id and user_id = p_user_id;
+  for v_req in update app_public.action_requests set assigned_user_id = null
+               where workspace_id = p_workspace_id and assigned_user_id = p_user_id returning * loop
+    perform app_private.record_event(p_workspace_id, 'ISSUE_UPDATED', 'action-request', v_req.id, jsonb_build_object(
+      'actionRequestId', v_req.id, 'issueId', v_req.issue_id, 'change', 'updated', 'changes', jsonb_build_array('assignedUserId'),
+      'assignedUserId', null, 'assignedAgentId', v_req.assigned_agent_id, 'reason', 'member_removed'));
+  end loop;
   delete from app_public.memberships where id = v_m.id;
+  -- Their name stays on what they did (comments, events, time): users are visible to a workspace's keys while members
+  -- and after (the users policy).
+  insert into app_public.former_members (workspace_id, user_id) values (p_workspace_id, p_user_id)
+  on conflict (workspace_id, user_id) do update set removed_at = now();
   return v_m;
 end
 $$;
-comment on function app_private.remove_member(p_workspace_id uuid, p_user_id uuid) is 'Removes a member (MEMBERSHIP_REMOVED by trigger) and revokes their keys in the workspace; the last OWNER stays (409 last_owner).';
+comment on function app_private.remove_member(p_workspace_id uuid, p_user_id uuid) is 'Removes a member (MEMBERSHIP_REMOVED by trigger), revokes their keys in the workspace, releases their claims, stops their running timer, drops their watches, unassigns requests assigned to them, and keeps them as a former member (their name stays on their work); the last OWNER stays (409 last_owner).';
 
 create or replace function app_private.set_member_role(p_workspace_id uuid, p_user_id uuid, p_role text)
  returns app_public.memberships

@@ -31,10 +31,23 @@ comment on policy owner_all on app_public.users is 'The schema owner manages use
 
 drop policy if exists select_workspace_members on app_public.users;
 create policy select_workspace_members on app_public.users for select to svc_visitor
-  using ((EXISTS ( SELECT 1
+  using (((EXISTS ( SELECT 1
    FROM app_public.memberships m
-  WHERE ((m.user_id = users.id) AND (m.workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id))))));
-comment on policy select_workspace_members on app_public.users is 'Users are visible only when they are members of the caller''s workspace.';
+  WHERE ((m.user_id = users.id) AND (m.workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id))))) OR (EXISTS ( SELECT 1
+   FROM app_public.former_members f
+  WHERE ((f.user_id = users.id) AND (f.workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)))))));
+comment on policy select_workspace_members on app_public.users is 'Users are visible only when they are or were members of the caller''s workspace (a former member''s name stays on their comments, events and time).';
+
+drop policy if exists owner_all on app_public.former_members;
+create policy owner_all on app_public.former_members for all to current_user
+  using (true)
+  with check (true);
+comment on policy owner_all on app_public.former_members is 'The schema owner (remove_member, add_member) writes former members.';
+
+drop policy if exists select_in_workspace on app_public.former_members;
+create policy select_in_workspace on app_public.former_members for select to svc_visitor
+  using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+comment on policy select_in_workspace on app_public.former_members is 'Former members of the caller''s workspace (read by the users policy).';
 
 drop policy if exists owner_all on app_public.workspaces;
 create policy owner_all on app_public.workspaces for all to current_user

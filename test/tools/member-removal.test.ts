@@ -1,0 +1,74 @@
+/**
+ * A member removed (lifecycle probe): their name stays on their work, and what only they could end ends with them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, createKey, createWorkspace, ok, rest, startTestApp, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
+import { gqlOk } from '../support/graphql.ts';
+
+let t: TestApp;
+let ws: Workspace;
+let other: Workspace;
+
+beforeAll(async () => {
+  t = await startTestApp({ graphql: true });
+  ws = await createWorkspace(t);
+  other = await createWorkspace(t);
+});
+afterAll(() => t.close());
+
+describe('removing a member', () => {
+  it('keeps their name on their work, ends their claims, timer and watches, unassigns their requests; a moderator closes their poll', async () => {
+    const email = `leaver-${ws.key.toLowerCase()}@example.com`;
+    const added = await admin(t, 'add-member', { workspace: ws.key, email, role: 'MEMBER', json: true });
+    const userId = added.user.id as string;
+    const leaver = (await createKey(t, ws, { user: email })).token;
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Worked on by a leaver' });
+    await ok(t, leaver, 'comments.create', { issueId: issue.id, body: 'My last words' });
+    await ok(t, leaver, 'issues.claim', { id: issue.id });
+    await ok(t, leaver, 'time.start', { issueId: issue.id });
+    await ok(t, leaver, 'issues.watch', { issueId: issue.id });
+    const assigned = await ok(t, ws.token, 'actionRequests.create', { title: 'For the leaver', issueId: issue.id, assignedUserId: userId });
+    const poll = await ok(t, leaver, 'actionRequests.create', { title: 'Which way?', issueId: issue.id, options: [{ key: 'a', label: 'A' }, { key: 'b', label: 'B' }] });
+    // Another workspace never sees them, member or former member.
+    const elsewhere = await gqlOk(t, other.token, 'query($u: UUID!) { user(rowId: $u) { rowId } }', { u: userId });
+    expect(elsewhere.user).toBeNull();
+
+    await gqlOk(t, ws.token, 'mutation($u: UUID!) { membersRemove(input: {userId: $u}) { membership { rowId } } }', { u: userId });
+
+    // Their name stays: the comment's author, the events' actor, GraphQL's user.
+    const comments = await ok(t, ws.token, 'comments.list', { issueId: issue.id });
+    expect(comments.items[0].author).toMatchObject({ id: userId, email });
+    const created = (await subjectEvents(t, ws.token, 'issue', issue.id)).find((e: { kind: string; actor?: { id?: string } }) => e.kind === 'ISSUE_UPDATED' && e.actor?.id === userId);
+    expect(created).toBeDefined();
+    expect((await gqlOk(t, ws.token, 'query($u: UUID!) { user(rowId: $u) { email } }', { u: userId })).user).toEqual({ email });
+    // Claim released (with its event), timer stopped, watch dropped.
+    const after = await ok(t, ws.token, 'issues.get', { id: issue.id });
+    expect(after.claimedById ?? null).toBeNull();
+    const claim = await ok(t, ws.token, 'issues.claim', { id: issue.id });
+    expect(claim.claimedById).toBeDefined();
+    const entries = await t.pools.owner.query('select duration_min from app_public.time_entries where user_id = $1', [userId]);
+    expect(entries.rows.map((r) => r.duration_min)).toEqual([expect.any(Number)]);
+    const watchers = await t.pools.owner.query('select count(*)::int as n from app_public.issue_watchers where user_id = $1', [userId]);
+    expect(watchers.rows[0].n).toBe(0);
+    // The request assigned to them goes back to no one, with its event.
+    expect((await ok(t, ws.token, 'actionRequests.get', { id: assigned.id })).assignedUserId).toBeNull();
+    const requestEvents = await subjectEvents(t, ws.token, 'action-request', assigned.id);
+    expect(requestEvents.at(-1)).toMatchObject({ kind: 'ISSUE_UPDATED', payload: { changes: ['assignedUserId'], reason: 'member_removed' } });
+    // Their poll: a moderator may close it now (it was 403 not_requester for everyone).
+    expect((await ok(t, ws.token, 'actionRequests.closeVoting', { id: poll.id }))).toBeDefined();
+    // Still not a member: a request cannot be assigned to them, nor do their keys work.
+    expect((await rest(t, ws.token, 'actionRequests.create', { title: 'x', assignedUserId: userId })).status).toBe(404);
+    expect((await rest(t, leaver, 'issues.list', {})).status).toBe(401);
+    // And another workspace still does not see them.
+    expect((await gqlOk(t, other.token, 'query($u: UUID!) { user(rowId: $u) { rowId } }', { u: userId })).user).toBeNull();
+  });
+
+  it("a poll's requester who is still a member keeps it theirs: a moderator is refused (403 not_requester)", async () => {
+    const email = `stayer-${ws.key.toLowerCase()}@example.com`;
+    await admin(t, 'add-member', { workspace: ws.key, email, role: 'MEMBER', json: true });
+    const stayer = (await createKey(t, ws, { user: email })).token;
+    const poll = await ok(t, stayer, 'actionRequests.create', { title: 'Mine', options: [{ key: 'a', label: 'A' }, { key: 'b', label: 'B' }] });
+    const r = await rest(t, ws.token, 'actionRequests.closeVoting', { id: poll.id });
+    expect([r.status, r.body.error]).toEqual([403, 'not_requester']);
+  });
+});
