@@ -10,7 +10,8 @@ as $$
 begin
   -- plpgsql: its query is planned once per session. As a (security definer, so never inlined) SQL function
   -- it was planned again in every call, ~0.2-0.3 ms per narrowed row.
-  return p_project_id = any(app_hidden.narrowed_project_ids())
+  -- Never NULL (an issue without a project compared NULL): a caller may negate it.
+  return coalesce(p_project_id = any(app_hidden.narrowed_project_ids()), false)
       or exists (select 1 from app_public.issue_labels il
                  where il.issue_id = p_issue_id and il.label_id = any(app_hidden.narrowed_label_ids()));
 end
@@ -23,7 +24,9 @@ create or replace function app_hidden.scope_passes_narrowing(p_project_id uuid, 
  language sql
  stable
 as $$
-  select p_project_id = any(app_hidden.narrowed_project_ids())
+  -- Never NULL: a scope without a project compared NULL, and `not NULL` kept the before of an issue that came into a
+  -- project-narrowed key's view from no project (its labels and cycle there).
+  select coalesce(p_project_id = any(app_hidden.narrowed_project_ids()), false)
       or exists (select 1 from jsonb_array_elements_text(coalesce(p_label_ids, '[]')) l(id)
                  where l.id::uuid = any(app_hidden.narrowed_label_ids()))
 $$;

@@ -222,6 +222,20 @@ describe('side channels', () => {
     expect(history).toHaveLength(1);
   });
 
+  it("an issue coming into a project-narrowed key's view from no project does not show it where it was (no before)", async () => {
+    const label = await insertLabel(t, ws, 'seen-before-moving');
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'From no project', labelIds: [label] });
+    await ok(t, ws.token, 'issues.update', { id: issue.id, projectId: p1, labelIds: [] });
+    const moved = (await ok(t, narrowed, 'events.recent', { subjectType: 'issue', subjectId: issue.id })).items
+      .filter((e: { kind: string; payload: { changes?: string[] } }) => e.kind === 'ISSUE_UPDATED' && e.payload.changes?.includes('projectId'));
+    expect(moved).toHaveLength(1);
+    expect(moved[0].payload.before).toBeUndefined();
+    // An unnarrowed key reads where it was.
+    const full = (await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: issue.id })).items
+      .find((e: { id: string }) => e.id === moved[0].id);
+    expect(full.payload.before).toMatchObject({ projectId: null, labelIds: [label] });
+  });
+
   it('when a person signed up is not in GraphQL', async () => {
     expect((await gqlError(t, ws.token, '{ memberships { nodes { user { createdAt } } } }')).message).toMatch(/createdAt/);
   });
