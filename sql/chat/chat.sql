@@ -252,6 +252,10 @@ begin
   insert into app_public.chat_threads (workspace_id, agent_id, created_by_user_id, title, issue_id)
   values (p_workspace_id, v_agent.id, p_user_id, app_hidden.one_line(nullif(btrim(p_title), ''), 'title', 200), p_issue_id)
   returning * into v_thread;
+  -- Ours (the spec has no kind for it): a thread opened without a message was a state change no one heard of.
+  perform app_private.record_event(p_workspace_id, 'CHAT_THREAD_OPENED', 'chat-thread', v_thread.id, jsonb_build_object(
+    'threadId', v_thread.id, 'agentId', v_thread.agent_id, 'openedByUserId', p_user_id, 'title', v_thread.title,
+    'issueId', v_thread.issue_id));
   if p_message is not null then
     v_message := app_private.chat_post_user_message(p_workspace_id, v_thread.id, p_user_id, p_message,
       jsonb_build_object('route', p_route, 'issueId', p_issue_id));
@@ -260,7 +264,7 @@ begin
     'message', case when v_message.id is not null then jsonb_build_object('id', v_message.id) end);
 end
 $$;
-comment on function app_private.chat_open_thread(p_workspace_id uuid, p_agent_id uuid, p_user_id uuid, p_title text, p_issue_id uuid, p_message text, p_route text) is 'Opens a new thread addressed to an agent (not archived) for a member, optionally with a first USER message. Returns {thread: {id, agentId}, message: {id} | null}. svc admin open-chat and the in-app procedures call it.';
+comment on function app_private.chat_open_thread(p_workspace_id uuid, p_agent_id uuid, p_user_id uuid, p_title text, p_issue_id uuid, p_message text, p_route text) is 'Opens a new thread addressed to an agent (not archived) for a member (CHAT_THREAD_OPENED), optionally with a first USER message. Returns {thread: {id, agentId}, message: {id} | null}. svc admin open-chat and the in-app procedures call it.';
 
 create or replace function app_private.chat_person_caller()
  returns app_private.caller

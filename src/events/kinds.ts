@@ -23,5 +23,7 @@ export const EVENT_KINDS = [
   'WORKSPACE_UPDATED', 'LABEL_CREATED', 'LABEL_UPDATED', 'LABEL_DELETED',
   // Keys issued and revoked (docs/decisions.md, "Key events"): seen by workspace admins and the key's own person.
   'API_KEY_CREATED', 'API_KEY_REVOKED',
+  // A chat thread opened (docs/decisions.md, chat): seen by whoever sees the thread, as its messages.
+  'CHAT_THREAD_OPENED',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];

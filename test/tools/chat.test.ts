@@ -265,8 +265,22 @@ describe('a person talks to an agent', () => {
     for (const c of [watching, itsOpener, itsAgent, anAdmin]) c.close();
     const seen = async (token: string) => (await ok(t, token, 'events.recent', { subjectType: 'chat-thread', subjectId: opened.rowId })).items.length;
     expect(await seen(bystander.token)).toBe(0);
-    expect(await seen(own.token)).toBe(2);
-    expect(await seen(ws.token)).toBe(2);
+    expect(await seen(own.token)).toBe(3);
+    expect(await seen(ws.token)).toBe(3);
+  });
+
+  it('opening a thread without a message writes CHAT_THREAD_OPENED, seen as the thread is (not by a bystander or another workspace)', async () => {
+    await admin(t, 'add-member', { workspace: ws.key, email: 'quiet-opener@example.com', role: 'MEMBER', json: true });
+    const opener = await createKey(t, ws, { user: 'quiet-opener@example.com', scopes: ['FULL'] });
+    const bystander = await createKey(t, ws, { user: 'bystander@example.com', scopes: ['FULL'] });
+    const opened = (await gqlOk(t, opener.token, OPEN, { a: helper.id })).chatOpenThread.chatThread;
+    const events = async (token: string) => (await ok(t, token, 'events.recent', { subjectType: 'chat-thread', subjectId: opened.rowId })).items;
+    for (const token of [opener.token, helperKey.token, ws.token]) {
+      expect((await events(token)).map((e: { kind: string; payload: unknown }) => [e.kind, e.payload])).toEqual([['CHAT_THREAD_OPENED',
+        { threadId: opened.rowId, agentId: helper.id, openedByUserId: opened.createdByUserId, title: null, issueId: null }]]);
+    }
+    expect(await events(bystander.token)).toEqual([]);
+    expect((await rest(t, other.token, 'events.recent', { subjectType: 'chat-thread', subjectId: opened.rowId })).body.items ?? []).toEqual([]);
   });
 
   it('a message\'s context names an issue only to keys that may see it', async () => {
