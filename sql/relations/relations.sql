@@ -18,14 +18,18 @@ create or replace function app_hidden.relation_view(r app_public.issue_relations
  stable
 as $$
   -- One expression, no subquery: inlined into issue_relations_json, so 1,000 relations are one plan, not 1,000.
+  -- fromIssueId kind toIssueId reads as a true sentence: a BLOCKS seen from the blocked issue is that issue
+  -- BLOCKED_BY the other (the stored ends swapped with the kind; it read "B BLOCKED_BY A" of A BLOCKED_BY B).
   select jsonb_build_object(
-    'id', r.id, 'fromIssueId', r.from_issue_id, 'toIssueId', r.to_issue_id,
+    'id', r.id,
+    'fromIssueId', case when r.to_issue_id = p_pov and r.kind = 'BLOCKS' then r.to_issue_id else r.from_issue_id end,
+    'toIssueId', case when r.to_issue_id = p_pov and r.kind = 'BLOCKS' then r.from_issue_id else r.to_issue_id end,
     'kind', app_hidden.relation_kind_seen(r, p_pov),
     'direction', case when r.from_issue_id = p_pov then 'outbound' else 'inbound' end,
     'issue', app_hidden.issue_ref_json(o, s),
     'createdAt', r.created_at)
 $$;
-comment on function app_hidden.relation_view(r app_public.issue_relations, p_pov uuid, o app_public.issues, s app_public.statuses) is 'A relation seen from one issue, as issues.get include.relations shows it: fromIssueId/toIssueId the stored directed link, kind from that issue''s point of view (B sees A BLOCKS B as BLOCKED_BY), direction outbound/inbound, issue = the other end (o, with its status s).';
+comment on function app_hidden.relation_view(r app_public.issue_relations, p_pov uuid, o app_public.issues, s app_public.statuses) is 'A relation seen from one issue, as issues.get include.relations shows it: kind from that issue''s point of view (B sees A BLOCKS B as BLOCKED_BY), fromIssueId kind toIssueId a true sentence (B BLOCKED_BY A), direction outbound/inbound (whether the stored link starts at this issue), issue = the other end (o, with its status s).';
 grant execute on function app_hidden.relation_view(r app_public.issue_relations, p_pov uuid, o app_public.issues, s app_public.statuses) to svc_visitor;
 
 create or replace function app_hidden.relation_view(r app_public.issue_relations, p_pov uuid)

@@ -66,10 +66,10 @@ export const IssueRefOut = z.looseObject({
 
 export const RelationOut = z.looseObject({
   id: z.string(),
-  fromIssueId: z.string().describe('Start of the stored directed link'),
-  toIssueId: z.string().describe('End of the stored directed link'),
-  kind: relationKind.describe('From the point of view of the issue asked about: a BLOCKS link pointing at it reads BLOCKED_BY'),
-  direction: z.enum(['outbound', 'inbound']).describe('outbound: the stored link starts at the issue asked about'),
+  fromIssueId: z.string().describe('The link reads "fromIssueId kind toIssueId" (ENG-4 BLOCKED_BY ENG-5)'),
+  toIssueId: z.string().describe('The other end of that sentence'),
+  kind: relationKind.describe('From the point of view of the issue asked about: a BLOCKS link pointing at it reads BLOCKED_BY (its ends then swapped)'),
+  direction: z.enum(['outbound', 'inbound']).describe('outbound: the stored link starts at the issue asked about (A BLOCKED_BY B is stored as B BLOCKS A: inbound from A)'),
   issue: IssueRefOut.nullable().describe('The other issue'),
   createdAt: timestamp,
   created: z.boolean().optional().describe('relations.add: false when the link already existed'),

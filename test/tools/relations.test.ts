@@ -39,9 +39,12 @@ describe('relations', () => {
     const a = await issue(ws, 'waiting');
     const b = await issue(ws, 'blocker');
     const rel = await ok(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: b.id, kind: 'BLOCKED_BY' });
-    expect(rel).toMatchObject({ kind: 'BLOCKED_BY', direction: 'inbound', fromIssueId: b.id, toIssueId: a.id, created: true, issue: { id: b.id } });
+    // Read as a sentence, as asked: a BLOCKED_BY b (stored b BLOCKS a, so inbound from a).
+    expect(rel).toMatchObject({ kind: 'BLOCKED_BY', direction: 'inbound', fromIssueId: a.id, toIssueId: b.id, created: true, issue: { id: b.id } });
+    const fromA = await ok(t, ws.token, 'relations.listForIssue', { issueId: a.id });
+    expect(fromA).toEqual([expect.objectContaining({ id: rel.id, kind: 'BLOCKED_BY', fromIssueId: a.id, toIssueId: b.id })]);
     const fromB = await ok(t, ws.token, 'relations.listForIssue', { issueId: b.id });
-    expect(fromB).toEqual([expect.objectContaining({ id: rel.id, kind: 'BLOCKS', direction: 'outbound' })]);
+    expect(fromB).toEqual([expect.objectContaining({ id: rel.id, kind: 'BLOCKS', direction: 'outbound', fromIssueId: b.id, toIssueId: a.id })]);
     const before = (await ok(t, ws.token, 'events.recent', { limit: 1 })).items[0].id;
     const same = await ok(t, ws.token, 'relations.add', { fromIssueId: b.id, toIssueId: a.id, kind: 'BLOCKS' });
     expect(same).toMatchObject({ id: rel.id, created: false, kind: 'BLOCKS' });
