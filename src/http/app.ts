@@ -20,7 +20,7 @@ import type { RunOptions, ToolRunner } from '../tools/invoke.ts';
 import type { Logger } from '../log.ts';
 import { committedMigrationCount } from '../db/committed.ts';
 import type { Tool } from '../tools/define.ts';
-import { registerMcp } from './mcp.ts';
+import { MCP_ENDPOINTS, registerMcp } from './mcp.ts';
 import { McpSessions } from './mcp-subscriptions.ts';
 import { StreamLimits, type StreamLimitOptions } from './stream-limits.ts';
 import { AppMetrics, type ToolSurface } from './metrics.ts';
@@ -73,7 +73,8 @@ export interface AppOptions {
   blobs?: BlobStore;
 }
 
-const isMcpPath = (url: string) => /^\/api\/mcp(\/rpc)?(\?|$)/.test(url);
+/** The MCP endpoint (/api/mcp, /api/mcp/rpc, either with a trailing slash: MCP_ENDPOINTS in mcp.ts). */
+const isMcpPath = (url: string) => /^\/api\/mcp(\/rpc)?\/?(\?|$)/.test(url);
 
 /**
  * A body sent with a Content-Encoding other than identity (gzip, br, ...): this service does not decode request bodies,
@@ -102,7 +103,7 @@ function countedSurface(req: FastifyRequest): RateSurface | undefined {
   if (req.method !== 'POST') return undefined;
   const route = req.routeOptions?.url;
   if (route === '/api/mcp/:tool') return 'rest';
-  if (route === '/api/mcp' || route === '/api/mcp/rpc') return 'rpc';
+  if (route !== undefined && MCP_ENDPOINTS.includes(route)) return 'rpc';
   return undefined;
 }
 
@@ -325,7 +326,13 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     return reply.send(apiError.body);
   });
   app.setNotFoundHandler((req, reply) => {
-    // A tool's REST alias or the JSON-RPC endpoint asked with another method: 405 naming the one it takes.
+    // The MCP endpoint (any trailing slash) asked with a method no route takes (TRACE, PROPFIND, ...): 405 with what
+    // it answers, in the JSON-RPC envelope of its other refusals.
+    if (isMcpPath(req.url)) {
+      return sendRpcError(reply.header('allow', 'GET, POST, DELETE'), new ApiError(405, { error: 'method_not_allowed',
+        message: `${req.method} is not a method of the MCP endpoint: POST JSON-RPC messages (GET and DELETE with an Mcp-Session-Id)` }));
+    }
+    // A tool's REST alias asked with another method: 405 naming the one it takes.
     if (/^\/api\/mcp(\/[^/?]+)?(\?|$)/.test(req.url) && req.method !== 'POST') {
       return reply.code(405).header('allow', 'POST').send({ error: 'method_not_allowed',
         message: `${req.method} ${req.url.split('?')[0]}: use POST with a JSON body (GET /api/mcp/describe lists the tools)` });

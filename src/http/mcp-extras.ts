@@ -20,11 +20,32 @@ export interface McpContext {
   created?: string;
 }
 
+/** The data of every fault here, shaped as a tool's error body (decisions.md): `{error, status, issues?, ...}`. */
+export interface FaultData {
+  error: string;
+  status: number;
+  issues?: Record<string, string>;
+  [more: string]: unknown;
+}
+
 export class RpcFault extends Error {
-  constructor(readonly code: number, message: string, readonly data?: unknown) {
+  constructor(readonly code: number, message: string, readonly data: FaultData) {
     super(message);
   }
 }
+
+/** Params the client got wrong: -32602 with the fields in `issues`, as a tool's 400 names them. */
+export const invalidParams = (message: string, issues: Record<string, string>, more: Record<string, unknown> = {}) =>
+  new RpcFault(INVALID_PARAMS, message, { error: 'invalid_input', status: 400, issues, ...more });
+
+/** A list of one page: a cursor other than none (null or absent) is refused, as tools/list refuses a cursor not its own. */
+function assertNoCursor(params: Record<string, unknown>): void {
+  if (params.cursor !== undefined && params.cursor !== null) {
+    throw invalidParams('Invalid cursor: this list has one page (no nextCursor to pass)', { cursor: 'not a nextCursor of this list' });
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
@@ -75,7 +96,7 @@ async function call(services: AppServices, caller: Caller, tool: string, args: R
 }
 
 const str = (v: unknown, what: string): string => {
-  if (typeof v !== 'string' || !v) throw new RpcFault(INVALID_PARAMS, `${what} must be a non-empty string`);
+  if (typeof v !== 'string' || !v) throw invalidParams(`${what} must be a non-empty string`, { [what]: 'must be a non-empty string' });
   return v;
 };
 
@@ -90,22 +111,14 @@ export async function handleExtra(
     case 'logging/setLevel': {
       // Accepted and checked; this server sends no log notifications (no server-initiated stream).
       if (typeof params.level !== 'string' || !LOG_LEVELS.includes(params.level)) {
-        throw new RpcFault(INVALID_PARAMS, `level must be one of ${LOG_LEVELS.join(', ')}`);
+        throw invalidParams(`level must be one of ${LOG_LEVELS.join(', ')}`, { level: `must be one of ${LOG_LEVELS.join(', ')}` });
       }
       return {};
     }
-    case 'resources/list': {
-      const resources: unknown[] = [{ uri: WORKSPACE_URI, name: 'workspace', title: 'This workspace', description: 'The workspace of this key: key, name, settings.', mimeType: 'application/json' }];
-      // A key without READ_ISSUES (or READ_PROJECTS, READ_CYCLES) still lists the workspace.
-      const issues = await optional(call(services, caller, 'issues.list', { open: true, limit: 50 }));
-      for (const i of issues.items) resources.push({ uri: `issue://${i.key}`, name: i.key, title: `${i.key}: ${i.title}`, mimeType: 'application/json' });
-      const projects = await optional(call(services, caller, 'projects.list', { limit: 50 }));
-      for (const p of projects.items) resources.push({ uri: `project://${p.id}`, name: p.name, title: `Project ${p.name}`, mimeType: 'application/json' });
-      const cycles = await optional(call(services, caller, 'cycles.list', { limit: 20 }));
-      for (const c of cycles.items) resources.push({ uri: `cycle://${c.id}`, name: c.name ?? c.id, title: `Cycle ${c.name ?? c.id}`, mimeType: 'application/json' });
-      return { resources };
-    }
+    case 'resources/list':
+      return listResources(services, caller, params.cursor);
     case 'resources/templates/list':
+      assertNoCursor(params);
       return { resourceTemplates: TEMPLATES };
     case 'resources/read': {
       const uri = str(params.uri, 'uri');
@@ -117,7 +130,8 @@ export async function handleExtra(
       const uri = str(params.uri, 'uri');
       const sessions = services.mcpSessions;
       if (!sessions || !ctx.sessionId) {
-        throw new RpcFault(INVALID_PARAMS, 'Subscriptions need the Mcp-Session-Id this server returned on initialize (and a GET stream to receive notifications)');
+        throw new RpcFault(INVALID_PARAMS, 'Subscriptions need the Mcp-Session-Id this server returned on initialize (and a GET stream to receive notifications)',
+          { error: 'session_required', status: 400 });
       }
       if (method === 'resources/unsubscribe') {
         sessions.unsubscribe(ctx.sessionId, caller, uri);
@@ -127,17 +141,24 @@ export async function handleExtra(
       const data = await readResource(services, caller, uri) as { id: string };
       const subjectType = uri === WORKSPACE_URI ? 'workspace' : uri.slice(0, uri.indexOf(':')) as Scheme;
       if (!sessions.subscribe(ctx.sessionId, caller, { uri, subjectType, subjectId: data.id })) {
-        throw new RpcFault(INVALID_PARAMS, 'Subscription refused: the session belongs to another key, or holds too many subscriptions');
+        throw new RpcFault(INVALID_PARAMS, 'Subscription refused: the session holds too many subscriptions, or its key too many sessions with open streams',
+          { error: 'subscription_refused', status: 429 });
       }
       return {};
     }
     case 'prompts/list':
+      assertNoCursor(params);
       // As tools/list: what the key could not use is not offered (draft-standup without READ_ANALYTICS was, and
       // refused when asked).
       return { prompts: PROMPTS.filter((x) => x.uses.every((t) => canCall(caller, findTool(t)!))).map(({ uses: _uses, ...prompt }) => prompt) };
     case 'prompts/get': {
       const name = str(params.name, 'name');
-      const args = (params.arguments ?? {}) as Record<string, unknown>;
+      const prompt = PROMPTS.find((p) => p.name === name);
+      if (!prompt) {
+        throw invalidParams(`Unknown prompt: ${name.length > 100 ? `${name.slice(0, 100)}…` : name}`,
+          { name: `no prompt of this name (${PROMPTS.map((p) => p.name).join(', ')})` });
+      }
+      const args = promptArguments(prompt, params.arguments);
       if (name === 'triage-issue') {
         const issue = await readIssue(services, caller, str(args.key, 'arguments.key'));
         return {
@@ -155,7 +176,7 @@ export async function handleExtra(
         const profile = str(args.profile, 'arguments.profile');
         const agents = await call(services, caller, 'agents.list', {});
         const agent = (agents as Array<{ id: string; profileKey: string; name: string }>).find((a) => a.profileKey === profile);
-        if (!agent) throw new RpcFault(INVALID_PARAMS, `No agent with profile key ${profile}`, { issues: { 'arguments.profile': 'unknown agent profile key' } });
+        if (!agent) throw invalidParams(`No agent with profile key ${profile}`, { 'arguments.profile': 'unknown agent profile key' });
         // An issue another agent holds is handed off (issues.reassign: the HANDOFF comment with the rationale, AGENT_ASSIGNED
         // reason handoff, spec 6.3); a free one is assigned.
         const held = issue.assignedAgentId && issue.assignedAgentId !== agent.id;
@@ -170,9 +191,22 @@ export async function handleExtra(
         };
       }
       if (name === 'draft-standup') {
-        const hours = args.sinceHours === undefined || args.sinceHours === '' ? 24 : Number(args.sinceHours);
-        if (!Number.isInteger(hours)) throw new RpcFault(INVALID_PARAMS, 'arguments.sinceHours must be a whole number of hours');
-        const standup = await call(services, caller, 'standup.draft', { sinceHours: hours });
+        // Digits only: Number() took "0x10" as 16, " 12 " as 12 and "1e2" as 100.
+        const given = args.sinceHours;
+        if (given !== undefined && given !== '' && !/^\d{1,4}$/.test(given)) {
+          throw invalidParams('arguments.sinceHours must be a whole number of hours (digits only, at most 168)',
+            { 'arguments.sinceHours': 'must be a whole number of hours, digits only (e.g. 24)' });
+        }
+        const hours = given === undefined || given === '' ? 24 : Number(given);
+        let standup;
+        try {
+          standup = await call(services, caller, 'standup.draft', { sinceHours: hours });
+        } catch (err) {
+          // The tool names its own field; the client sent the prompt's argument.
+          const issue = err instanceof RpcFault ? err.data.issues?.sinceHours : undefined;
+          if (issue === undefined) throw err;
+          throw invalidParams(`arguments.sinceHours ${issue}`, { 'arguments.sinceHours': issue });
+        }
         return {
           description: `Standup for the last ${hours} hours`,
           messages: [{ role: 'user', content: { type: 'text', text:
@@ -180,11 +214,10 @@ export async function handleExtra(
             + `blocked (with what blocks it), and what is next.\n\n${standup.markdown}` } }],
         };
       }
-      throw new RpcFault(INVALID_PARAMS, `Unknown prompt: ${name}`);
+      throw new Error(`prompt ${name} has no implementation`);
     }
     case 'completion/complete': {
-      const ref = (params.ref ?? {}) as { type?: unknown; name?: unknown; uri?: unknown };
-      const argument = (params.argument ?? {}) as { name?: unknown; value?: unknown };
+      const { ref, argument } = completionParams(params);
       const source = completionSource(ref, argument.name);
       if (!source) return { completion: { values: [], hasMore: false } };
       const prefix = typeof argument.value === 'string' ? argument.value.toLowerCase() : '';
@@ -197,18 +230,127 @@ export async function handleExtra(
   }
 }
 
+/** resources/list's page size per kind (projects, cycles, open issues). */
+const RESOURCES_PAGE = 50;
+type Phase = 'projects' | 'cycles' | 'issues';
+const PHASES: Array<{ phase: Phase; tool: string; args: Record<string, unknown>; resource: (x: any) => unknown }> = [
+  { phase: 'projects', tool: 'projects.list', args: {}, resource: (p) => ({ uri: `project://${p.id}`, name: p.name, title: `Project ${p.name}`, mimeType: 'application/json' }) },
+  { phase: 'cycles', tool: 'cycles.list', args: {}, resource: (c) => ({ uri: `cycle://${c.id}`, name: c.name ?? c.id, title: `Cycle ${c.name ?? c.id}`, mimeType: 'application/json' }) },
+  { phase: 'issues', tool: 'issues.list', args: { open: true }, resource: (i) => ({ uri: `issue://${i.key}`, name: i.key, title: `${i.key}: ${i.title}`, mimeType: 'application/json' }) },
+];
+
+/** resources/list's cursor: where the listing goes on (a kind, and that list tool's own nextCursor), as base64url. */
+const encodeResourcesCursor = (phase: Phase, inner: string) => Buffer.from(JSON.stringify({ r: phase, c: inner })).toString('base64url');
+function decodeResourcesCursor(cursor: unknown): { phase: Phase; inner: string } {
+  const refused = () => invalidParams('Invalid cursor: pass the nextCursor of resources/list', { cursor: 'not a nextCursor of resources/list' });
+  if (typeof cursor !== 'string' || !cursor || cursor.length > 2000) throw refused();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+  } catch {
+    throw refused();
+  }
+  const { r, c } = (isObject(parsed) ? parsed : {}) as { r?: unknown; c?: unknown };
+  if (!PHASES.some((p) => p.phase === r) || typeof c !== 'string' || !c) throw refused();
+  return { phase: r as Phase, inner: c };
+}
+
+/**
+ * resources/list, paged: the first page has the workspace (when the key may read it), then projects, cycles and open
+ * issues, up to 50 of each kind; a kind with more ends the page with a nextCursor that goes on with it (its list tool's
+ * own cursor inside) and then the kinds after it. A kind the key cannot read is left out (as workspace://current for a
+ * key without READ_ISSUES: it was listed, then refused when read).
+ */
+async function listResources(services: AppServices, caller: Caller, cursor: unknown): Promise<{ resources: unknown[]; nextCursor?: string }> {
+  const resources: unknown[] = [];
+  let from = 0;
+  let inner: string | undefined;
+  if (cursor === undefined || cursor === null) {
+    if (canCall(caller, findTool('workspace.get')!)) {
+      resources.push({ uri: WORKSPACE_URI, name: 'workspace', title: 'This workspace', description: 'The workspace of this key: key, name, settings.', mimeType: 'application/json' });
+    }
+  } else {
+    const at = decodeResourcesCursor(cursor);
+    from = PHASES.findIndex((p) => p.phase === at.phase);
+    inner = at.inner;
+  }
+  for (const { phase, tool, args, resource } of PHASES.slice(from)) {
+    const t = findTool(tool)!;
+    if (!canCall(caller, t)) continue;
+    let page: { items: any[]; nextCursor?: string | null };
+    try {
+      page = await call(services, caller, tool, { ...args, limit: RESOURCES_PAGE, ...(inner ? { cursor: inner } : {}) });
+    } catch (err) {
+      // A cursor the list tool refuses (forged, or of another key) is this method's invalid cursor.
+      if (inner && err instanceof RpcFault && err.data.status === 400) {
+        throw invalidParams('Invalid cursor: pass the nextCursor of resources/list', { cursor: 'not a nextCursor of resources/list' });
+      }
+      throw err;
+    }
+    inner = undefined;
+    resources.push(...page.items.map(resource));
+    if (page.nextCursor) return { resources, nextCursor: encodeResourcesCursor(phase, page.nextCursor) };
+  }
+  return { resources };
+}
+
+/**
+ * prompts/get's arguments: an object of strings (MCP), naming only arguments the prompt declares (an unknown one was
+ * ignored silently).
+ */
+function promptArguments(prompt: (typeof PROMPTS)[number], given: unknown): Record<string, string | undefined> {
+  if (given === undefined || given === null) return {};
+  if (!isObject(given)) throw invalidParams('arguments must be an object of strings', { arguments: 'must be an object of strings' });
+  const declared = prompt.arguments.map((a) => a.name);
+  const issues: Record<string, string> = {};
+  for (const [k, v] of Object.entries(given)) {
+    if (!declared.includes(k)) issues[`arguments.${k.length > 100 ? `${k.slice(0, 100)}…` : k}`] = `not an argument of ${prompt.name} (${declared.join(', ')})`;
+    else if (typeof v !== 'string' && v !== undefined) issues[`arguments.${k}`] = 'must be a string';
+  }
+  if (Object.keys(issues).length > 0) {
+    const unknown = Object.keys(given).filter((k) => !declared.includes(k));
+    throw invalidParams(unknown.length > 0
+      ? `Unknown argument${unknown.length > 1 ? 's' : ''} of ${prompt.name}: ${unknown.slice(0, 10).join(', ')} (it takes ${declared.join(', ')})`
+      : 'Prompt arguments must be strings', issues);
+  }
+  return given as Record<string, string | undefined>;
+}
+
+/** completion/complete's ref and argument, as MCP's schema requires them. */
+function completionParams(params: Record<string, unknown>): {
+  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+  argument: { name: string; value: string };
+} {
+  const { ref, argument } = params;
+  const issues: Record<string, string> = {};
+  if (!isObject(ref)) issues.ref = 'must be an object: {type: "ref/prompt", name} or {type: "ref/resource", uri}';
+  else if (ref.type === 'ref/prompt') {
+    if (typeof ref.name !== 'string') issues['ref.name'] = 'must be a string (a prompt name)';
+  } else if (ref.type === 'ref/resource') {
+    if (typeof ref.uri !== 'string') issues['ref.uri'] = 'must be a string (a resource template URI)';
+  } else issues['ref.type'] = 'must be ref/prompt or ref/resource';
+  if (!isObject(argument)) issues.argument = 'must be an object: {name, value}';
+  else {
+    if (typeof argument.name !== 'string' || !argument.name) issues['argument.name'] = 'must be a non-empty string';
+    if (argument.value !== undefined && typeof argument.value !== 'string') issues['argument.value'] = 'must be a string';
+  }
+  if (Object.keys(issues).length > 0) throw invalidParams('completion/complete needs ref {type, name or uri} and argument {name, value}', issues);
+  const arg = argument as { name: string; value?: string };
+  return { ref: ref as { type: 'ref/prompt'; name: string }, argument: { name: arg.name, value: arg.value ?? '' } };
+}
+
 /** A resource's data, read as the caller; unknown URIs and what the key cannot see are resource-not-found. */
 async function readResource(services: AppServices, caller: Caller, uri: string): Promise<any> {
   if (uri === WORKSPACE_URI) return call(services, caller, 'workspace.get', {});
   const m = uri.match(/^(issue|project|cycle):\/\/(.+)$/);
-  if (!m) throw new RpcFault(RESOURCE_NOT_FOUND, `Unknown resource: ${uri}`, { uri });
+  if (!m) throw new RpcFault(RESOURCE_NOT_FOUND, `Unknown resource: ${uri.slice(0, 200)}`, { error: 'not_found', status: 404, uri: uri.slice(0, 200) });
   const scheme = m[1] as Scheme;
   let ref: string;
   try {
     ref = decodeURIComponent(m[2]!);
   } catch {
     // A stray or truncated %-escape ("issue://%"): the client's URI, not our fault.
-    throw new RpcFault(INVALID_PARAMS, `Not a valid resource URI (bad %-escape): ${uri.slice(0, 200)}`, { uri: uri.slice(0, 200) });
+    throw invalidParams(`Not a valid resource URI (bad %-escape): ${uri.slice(0, 200)}`, { uri: 'has a bad %-escape' }, { uri: uri.slice(0, 200) });
   }
   if (scheme === 'issue') return readIssue(services, caller, ref);
   if (scheme === 'cycle') return call(services, caller, 'cycles.get', { id: ref });

@@ -14,6 +14,11 @@
  * is told only of events it may read (the events policy, asked as that key): an issue that left its narrowing
  * sends it nothing more. A session ends when its key is revoked or expires, streams included.
  *
+ * A notification goes on one stream of the session, the most recently opened one still open (MCP transports,
+ * "Multiple Connections": the server MUST NOT broadcast a message across streams); heartbeats go on all of them.
+ * A session its client ended (DELETE) is remembered as ended, so its id is 404 from then on (`isEnded`), for an hour
+ * and at most MAX_ENDED ids; a restart forgets them.
+ *
  * Sessions live in the API process that served them: with several API processes behind a balancer, the
  * subscribe call and the GET stream must reach the same process (sticky sessions on Mcp-Session-Id).
  */
@@ -45,11 +50,15 @@ const MAX_SUBSCRIPTIONS = 1000;
 const MAX_SESSIONS_PER_KEY = 20;
 /** Unsent bytes a notification stream may hold before it is let go (the client resubscribes on reconnect). */
 const MAX_BUFFER_BYTES = 256 * 1024;
+/** Ended session ids remembered (oldest forgotten first); each for IDLE_MS. */
+export const MAX_ENDED = 10_000;
 
 const keyMark = (keyId: string) => createHash('sha256').update(`mcp-session:${keyId}`).digest('base64url').slice(0, 22);
 
 export class McpSessions {
   private readonly sessions = new Map<string, Session>();
+  /** Ids of sessions ended by DELETE, with when (insertion order is time order: an ended id cannot be ended again). */
+  private readonly ended = new Map<string, number>();
   private readonly sweep: NodeJS.Timeout;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly onEvent = (payload: string) => void this.deliver(payload).catch(() => {});
@@ -86,7 +95,7 @@ export class McpSessions {
 
   /** The session of this id for this key; undefined when the id was made for another key. */
   private session(id: string, caller: Caller, create: boolean): Session | undefined {
-    if (!McpSessions.owns(id, caller)) return undefined;
+    if (!McpSessions.owns(id, caller) || this.isEnded(id)) return undefined;
     const s = this.sessions.get(id);
     if (s) return s;
     if (!create) return undefined;
@@ -146,11 +155,33 @@ export class McpSessions {
     return true;
   }
 
+  /**
+   * Ends the session (DELETE): its streams close, its subscriptions go, and its id is refused from then on (isEnded),
+   * whether or not this process held state for it. False when the id is not this key's or already ended.
+   */
   end(id: string, caller: Caller): boolean {
-    const s = this.session(id, caller, false);
-    if (!s) return false;
-    this.drop(id, s);
+    if (!McpSessions.owns(id, caller) || this.isEnded(id)) return false;
+    const s = this.sessions.get(id);
+    if (s) this.drop(id, s);
+    this.ended.set(id, Date.now());
+    if (this.ended.size > MAX_ENDED) this.ended.delete(this.ended.keys().next().value!);
     return true;
+  }
+
+  /** Whether this id's session was ended by DELETE (in this process, within the last IDLE_MS). */
+  isEnded(id: string): boolean {
+    const at = this.ended.get(id);
+    if (at === undefined) return false;
+    if (Date.now() - at <= IDLE_MS) return true;
+    this.ended.delete(id);
+    return false;
+  }
+
+  /** The stream a notification of the session goes on: the most recently opened one still open (a Set keeps insertion order). */
+  private newestStream(s: Session): ServerResponse | undefined {
+    let newest: ServerResponse | undefined;
+    for (const res of s.streams) if (!res.destroyed && !res.writableEnded) newest = res;
+    return newest;
   }
 
   private async deliver(payload: string) {
@@ -177,12 +208,15 @@ export class McpSessions {
     if (e.subject_id) touched.add(`${e.subject_type}:${e.subject_id}`);
     if (e.issue_id) touched.add(`issue:${e.issue_id}`);
     for (const s of targets) {
+      if (!this.newestStream(s)) continue;
       const uris = [...s.subs.values()].filter((sub) => touched.has(`${sub.subjectType}:${sub.subjectId}`)).map((sub) => sub.uri);
       if (uris.length === 0) continue;
       if (isNarrowed(s.caller) && !(await this.mayRead(s.caller, msg.id))) continue;
       for (const uri of uris) {
         const frame = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } })}\n\n`;
-        for (const res of s.streams) this.write(res, frame);
+        // One stream only (MCP: not broadcast across a session's streams); it may have closed meanwhile.
+        const res = this.newestStream(s);
+        if (res) this.write(res, frame);
       }
     }
   }
@@ -201,6 +235,10 @@ export class McpSessions {
   private dropIdle() {
     const now = Date.now();
     for (const [id, s] of this.sessions) if (s.streams.size === 0 && now - s.idleSince > IDLE_MS) this.drop(id, s);
+    for (const [id, at] of this.ended) {
+      if (now - at <= IDLE_MS) break;
+      this.ended.delete(id);
+    }
   }
 
   close() {

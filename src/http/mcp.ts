@@ -26,6 +26,12 @@ const sessionOf = (req: FastifyRequest) => {
 };
 /** decisions.md: a JSON-RPC batch holds at most 50 calls; each counts against the key's rate limit. */
 export const MAX_BATCH = 50;
+/** The first MCP version without JSON-RPC batches ("Remove support for JSON-RPC batching", 2025-06-18). */
+const NO_BATCHES_FROM = '2025-06-18';
+/** The MCP endpoint's paths; a trailing slash is the same endpoint (a common client configuration). */
+export const MCP_ENDPOINTS = ['/api/mcp/rpc', '/api/mcp', '/api/mcp/rpc/', '/api/mcp/'];
+/** What the MCP endpoint answers, for every 405 on it. */
+const ALLOW = 'GET, POST, DELETE';
 type Id = string | number | null;
 
 const rpcError = (id: Id, code: number, message: string, data?: unknown) =>
@@ -72,12 +78,60 @@ function assertProtocolVersion(req: FastifyRequest): void {
 /**
  * A session's stream and its end are for the key it was made for (McpSessions.mint): another key's id, or one this
  * server never made, is 404 (the MCP transport's answer for a session it does not know; a client then initializes
- * again). They were 200 and did nothing.
+ * again). They were 200 and did nothing. A session its client ended (DELETE) is 404 too (MCP: a terminated session).
  */
-function assertOwnSession(id: string, caller: Caller): void {
+function assertOwnSession(id: string, caller: Caller, sessions: McpSessions): void {
   if (!McpSessions.owns(id, caller)) {
     throw new ApiError(404, { error: 'session_not_found', message: 'No MCP session of this id for this key: initialize to get one' });
   }
+  if (sessions.isEnded(id)) {
+    throw new ApiError(404, { error: 'session_not_found', message: 'This MCP session was ended (DELETE): initialize to get a new one' });
+  }
+}
+
+/** Whether an Accept header takes an SSE stream (no header takes anything). */
+function acceptsEventStream(accept: string | string[] | undefined): boolean {
+  if (accept === undefined) return true;
+  const ranges = (Array.isArray(accept) ? accept.join(',') : accept).split(',').map((r) => r.split(';')[0]!.trim().toLowerCase());
+  return ranges.some((r) => r === 'text/event-stream' || r === 'text/*' || r === '*/*');
+}
+
+/** A message of a request body, sorted before anything runs. */
+type Classified =
+  /** Not a JSON-RPC request (-32600): its answer. */
+  | { kind: 'invalid'; response: string }
+  /** A notification or a client's response: nothing to answer. */
+  | { kind: 'ignored' }
+  | { kind: 'request'; id: string | number; method: string; params: unknown };
+
+const invalidRequest = (id: Id, message: string): Classified => ({ kind: 'invalid', response: rpcError(id, ErrorCode.InvalidRequest, message) });
+
+/**
+ * Sorts a message. A numeric id must be a safe integer: 1e400 (Infinity), 12345678901234567890 (not exact as a
+ * number) or 1.5 could not be echoed as sent, and JSON-RPC asks for the same id back; such a request is refused with id
+ * null. An invalid request's id is echoed when it can be read (JSON-RPC 2.0 asks for null only when it cannot), so the
+ * client can tell which request was refused.
+ */
+function classify(message: unknown): Classified {
+  const readId = (message as { id?: unknown } | null)?.id;
+  const echoedId = typeof readId === 'string' || (typeof readId === 'number' && Number.isSafeInteger(readId)) ? readId : null;
+  if (typeof message !== 'object' || message === null || (message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
+    return invalidRequest(echoedId, 'Invalid JSON-RPC 2.0 message: "jsonrpc" must be "2.0"');
+  }
+  const msg = message as { id?: unknown; method?: unknown; params?: unknown };
+  if (typeof msg.method !== 'string') {
+    // A response or error from the client: nothing to answer.
+    if ('result' in msg || 'error' in msg) return { kind: 'ignored' };
+    return invalidRequest(echoedId, 'method must be a string');
+  }
+  if (!('id' in msg) || msg.id === undefined) return { kind: 'ignored' }; // notification → 202
+  if (typeof msg.id === 'number' && !Number.isSafeInteger(msg.id)) {
+    return invalidRequest(null, 'id must be a string or an integer of at most 2^53 - 1 in magnitude (this number could not be echoed exactly): use a string or an integer id');
+  }
+  if (typeof msg.id !== 'string' && typeof msg.id !== 'number') {
+    return invalidRequest(null, 'id must be a string or an integer: use a string or an integer id');
+  }
+  return { kind: 'request', id: msg.id, method: msg.method, params: msg.params };
 }
 
 export function registerMcp(app: FastifyInstance, services: AppServices): void {
@@ -87,17 +141,28 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
     // A session id this key was not given: 404, as MCP asks of a session the server does not know (the call ran as
     // the caller anyway, but a client should learn its session is not one).
     const sessionId = sessionOf(req);
-    if (sessionId && services.mcpSessions) assertOwnSession(sessionId, caller);
+    if (sessionId && services.mcpSessions) assertOwnSession(sessionId, caller, services.mcpSessions);
     const body = req.body;
     const selectors = req.query as Selectors;
     const batch = Array.isArray(body);
     const messages: unknown[] = batch ? body : [body];
-    // Every message of a batch counts (one upsert for the whole request). A batch refused whole (empty, or over
-    // the size limit: nothing runs) is one call: 10,000 pings must not spend the key's minute.
-    await services.rateLimit(caller, 'rpc', (messages.length === 0 || messages.length > MAX_BATCH ? 1 : messages.length) + bodyCalls(req.svcBodyBytes));
+    // MCP 2025-06-18 removed batches: a client that says it speaks that version or a later one sends one message per
+    // request. Without the header (2025-03-26, the default) or with an earlier version, batches stay.
+    const version = req.headers['mcp-protocol-version'];
+    const batchRefused = batch && typeof version === 'string' && version >= NO_BATCHES_FROM;
+    // Every message of a batch counts (one upsert for the whole request). A batch refused whole (empty, over
+    // the size limit, or of a version without batches: nothing runs) is one call: 10,000 pings must not spend the
+    // key's minute.
+    const refusedWhole = messages.length === 0 || messages.length > MAX_BATCH || batchRefused;
+    await services.rateLimit(caller, 'rpc', (refusedWhole ? 1 : messages.length) + bodyCalls(req.svcBodyBytes));
     // No body at all is not a message (JSON-RPC: a parse error, as any other body that is not JSON).
     if (body === undefined) {
       throw new ApiError(400, { error: 'invalid_json', message: 'Request body is empty: send a JSON-RPC message', issues: { body: 'empty' } });
+    }
+    if (batchRefused) {
+      return sendJson(reply, 400, rpcError(null, ErrorCode.InvalidRequest,
+        `JSON-RPC batches are not part of MCP ${NO_BATCHES_FROM} and later (MCP-Protocol-Version: ${version}): send one message per request`,
+        { error: 'batch_not_supported', status: 400, protocolVersion: version }));
     }
     if (messages.length === 0) return sendJson(reply, 400, rpcError(null, ErrorCode.InvalidRequest, 'Empty batch'));
     if (messages.length > MAX_BATCH) {
@@ -107,52 +172,72 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
 
     const session: McpContext = { sessionId };
     const responses: string[] = [];
+    let invalid = false;
     for (const message of messages) {
-      const response = await handleMessage(services, caller, selectors, message, req, session);
-      if (response !== undefined) responses.push(response);
+      const c = classify(message);
+      if (c.kind === 'ignored') continue;
+      if (c.kind === 'invalid') {
+        invalid = true;
+        responses.push(c.response);
+      } else if (batch && c.method === 'initialize') {
+        // MCP 2025-03-26: "the initialize request MUST NOT be part of a JSON-RPC batch".
+        responses.push(rpcError(c.id, ErrorCode.InvalidRequest, 'initialize must not be part of a JSON-RPC batch: send it alone'));
+      } else {
+        responses.push(await handleMessage(services, caller, selectors, c, req, session));
+      }
     }
     // Named on initialize; it only matters to clients that subscribe to resources (mcp-subscriptions.ts).
     if (session.created) reply.header('mcp-session-id', session.created);
     if (responses.length === 0) return reply.code(202).send();
-    return sendJson(reply, 200, batch ? `[${responses.join(',')}]` : responses[0]!);
+    // A single message the server cannot accept is an HTTP error (MCP transports: "MUST return an HTTP error status
+    // code"); a batch answers 200 with an answer per message.
+    return sendJson(reply, !batch && invalid ? 400 : 200, batch ? `[${responses.join(',')}]` : responses[0]!);
   };
-  app.post('/api/mcp/rpc', handler);
-  app.post('/api/mcp', handler);
-  const notAllowed = (reply: FastifyReply) =>
-    sendRpcError(reply.header('allow', 'POST'), new ApiError(405, { error: 'method_not_allowed', message: 'This MCP endpoint streams only for a session (Mcp-Session-Id from initialize); otherwise it answers POST.' }));
+  for (const path of MCP_ENDPOINTS) app.post(path, handler);
+  const notAllowed = (reply: FastifyReply, message: string) =>
+    sendRpcError(reply.header('allow', ALLOW), new ApiError(405, { error: 'method_not_allowed', message }));
+  const noSessions = 'This server keeps no MCP sessions (no event feed): POST JSON-RPC messages';
   // GET with the session id: the stream of server notifications (notifications/resources/updated).
   const stream = async (req: FastifyRequest, reply: FastifyReply) => {
     assertProtocolVersion(req);
     const id = sessionOf(req);
     const sessions = services.mcpSessions;
-    if (!id || !sessions || !String(req.headers.accept ?? '').includes('text/event-stream')) return notAllowed(reply);
+    if (!sessions) return notAllowed(reply, noSessions);
+    if (!id) {
+      return notAllowed(reply, 'GET opens the notification stream of a session: send the Mcp-Session-Id from initialize (and Accept: text/event-stream); calls are POST');
+    }
     const caller = await services.keys.authenticate(req.headers.authorization);
-    assertOwnSession(id, caller);
+    assertOwnSession(id, caller, sessions);
+    if (!acceptsEventStream(req.headers.accept)) {
+      throw new ApiError(406, { error: 'not_acceptable',
+        message: 'GET with an Mcp-Session-Id answers the session\'s notification stream, text/event-stream: send Accept: text/event-stream' });
+    }
     const release = services.streams.take(caller); // 429 too_many_streams, before the stream opens
     const res = openEventStream(req, reply, { 'mcp-session-id': id });
     res.on('close', release);
     res.write(': connected\n\n');
     if (!sessions.attach(id, caller, res)) res.end();
   };
+  // DELETE with the session id ends it: from then on the id is 404 (McpSessions.isEnded).
   const end = async (req: FastifyRequest, reply: FastifyReply) => {
     assertProtocolVersion(req);
     const id = sessionOf(req);
-    if (!id || !services.mcpSessions) return notAllowed(reply);
+    const sessions = services.mcpSessions;
+    if (!sessions) return notAllowed(reply, noSessions);
+    if (!id) return notAllowed(reply, 'DELETE ends a session: send its Mcp-Session-Id; calls are POST');
     const caller = await services.keys.authenticate(req.headers.authorization);
-    assertOwnSession(id, caller);
-    services.mcpSessions.end(id, caller);
+    assertOwnSession(id, caller, sessions);
+    sessions.end(id, caller);
     return reply.code(200).send();
   };
-  for (const path of ['/api/mcp/rpc', '/api/mcp']) {
+  for (const path of MCP_ENDPOINTS) {
     app.get(path, stream);
     app.delete(path, end);
     // Any other method on the endpoint is 405 naming what it answers, not a 404 saying the route does not exist.
     app.route({
       method: ['PUT', 'PATCH', 'OPTIONS'], url: path,
-      handler: async (req, reply) => sendRpcError(reply.header('allow', 'GET, POST, DELETE'), new ApiError(405, {
-        error: 'method_not_allowed',
-        message: `${req.method} is not a method of the MCP endpoint: POST JSON-RPC messages (GET and DELETE with an Mcp-Session-Id)`,
-      })),
+      handler: async (req, reply) => notAllowed(reply,
+        `${req.method} is not a method of the MCP endpoint: POST JSON-RPC messages (GET and DELETE with an Mcp-Session-Id)`),
     });
   }
 }
@@ -162,25 +247,9 @@ function sendJson(reply: FastifyReply, status: number, json: string) {
 }
 
 async function handleMessage(
-  services: AppServices, caller: Caller, selectors: Selectors, message: unknown, req: FastifyRequest, session: McpContext,
-): Promise<string | undefined> {
-  // An invalid request's id is echoed when it can be read (JSON-RPC 2.0 asks for null only when it cannot), so the
-  // client can tell which request was refused.
-  const readId = (message as { id?: unknown } | null)?.id;
-  const echoedId = typeof readId === 'string' || typeof readId === 'number' ? readId : null;
-  if (typeof message !== 'object' || message === null || (message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
-    return rpcError(echoedId, ErrorCode.InvalidRequest, 'Invalid JSON-RPC 2.0 message: "jsonrpc" must be "2.0"');
-  }
-  const msg = message as { id?: unknown; method?: unknown; params?: unknown };
-  if (typeof msg.method !== 'string') {
-    // A response or error from the client: nothing to answer.
-    if ('result' in msg || 'error' in msg) return undefined;
-    return rpcError(echoedId, ErrorCode.InvalidRequest, 'method must be a string');
-  }
-  if (!('id' in msg) || msg.id === undefined) return undefined; // notification → 202
-  if (typeof msg.id !== 'string' && typeof msg.id !== 'number') {
-    return rpcError(null, ErrorCode.InvalidRequest, 'id must be a string or a number');
-  }
+  services: AppServices, caller: Caller, selectors: Selectors, msg: Extract<Classified, { kind: 'request' }>, req: FastifyRequest,
+  session: McpContext,
+): Promise<string> {
   const id = msg.id;
   const params = (msg.params ?? {}) as Record<string, unknown>;
   if (typeof params !== 'object' || Array.isArray(params)) return rpcError(id, ErrorCode.InvalidParams, 'params must be an object');
@@ -220,7 +289,8 @@ async function handleMessage(
       if (params.cursor !== undefined && params.cursor !== null) {
         offset = decodeCursor(params.cursor, listing);
         if (offset < 0 || offset >= tools.length) {
-          return rpcError(id, ErrorCode.InvalidParams, 'Invalid cursor: pass the nextCursor of the same listing (same profile, namespaces and key)');
+          return rpcError(id, ErrorCode.InvalidParams, 'Invalid cursor: pass the nextCursor of the same listing (same profile, namespaces and key)',
+            { error: 'invalid_input', status: 400, issues: { cursor: 'not a nextCursor of this listing' } });
         }
       }
       const pageTools = tools.slice(offset, offset + TOOLS_PAGE_SIZE);

@@ -128,6 +128,51 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
     await client.close();
   });
 
+  it('a notification goes on one stream of the session, the most recently opened one still open, not on all of them', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Watched on two streams' });
+    const headers = { authorization: `Bearer ${ws.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const init = await fetch(`${base}/api/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'two-streams', version: '1' } } }) });
+    const id = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const subscribed = await fetch(`${base}/api/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': id },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: `issue://${issue.key}` } }) });
+    expect((await subscribed.json()).result).toEqual({});
+    // A GET stream that counts the notifications it carries.
+    const open = async () => {
+      const controller = new AbortController();
+      const res = await fetch(`${base}/api/mcp`, { headers: { authorization: `Bearer ${ws.token}`, accept: 'text/event-stream', 'mcp-session-id': id },
+        signal: controller.signal });
+      expect(res.status).toBe(200);
+      const stream = { updates: 0, close: () => controller.abort() };
+      void (async () => {
+        const decoder = new TextDecoder();
+        try {
+          for await (const chunk of res.body!) stream.updates += decoder.decode(chunk as Uint8Array).split('notifications/resources/updated').length - 1;
+        } catch {
+          // aborted
+        }
+      })();
+      return stream;
+    };
+    const older = await open();
+    const newer = await open();
+    await new Promise((r) => setTimeout(r, 200));
+    await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Changed once' });
+    await until(() => newer.updates, (n) => n > 0);
+    await new Promise((r) => setTimeout(r, 300));
+    // (The issue's creation may be heard too when its event arrives late: counted on the newer stream as well.)
+    expect(older.updates).toBe(0);
+    // The newest one gone, the next newest open one carries them.
+    newer.close();
+    await new Promise((r) => setTimeout(r, 200));
+    await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Changed twice' });
+    await until(() => older.updates, (n) => n > 0);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(older.updates).toBe(1);
+    older.close();
+  });
+
   it('a revoked key\'s session hears nothing more', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Watched by a key about to go' });
     const key = await createKey(t, ws);
