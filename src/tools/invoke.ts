@@ -98,6 +98,23 @@ function overDeclared(schema: z.ZodObject, input: object):
   return { declared, unknown, unlisted, structure };
 }
 
+/**
+ * The optional fields of a create tool's input that do not take null: there null is "none", as leaving the field out
+ * (the service's own outputs say none with null, and a client echoing them back got a 400 "expected string, received
+ * null"). Update tools keep null for what it says there (clear, where a field takes it) and refuse it elsewhere.
+ */
+const nullMeansAbsent = new WeakMap<Tool, string[]>();
+function absentNulls(t: Tool): string[] {
+  let fields = nullMeansAbsent.get(t);
+  if (!fields) {
+    const shape = t.input.shape as Record<string, z.ZodType>;
+    fields = !/\.create$/.test(t.name) ? [] : Object.keys(shape).filter((k) =>
+      shape[k]!.safeParse(undefined).success && !shape[k]!.safeParse(null).success);
+    nullMeansAbsent.set(t, fields);
+  }
+  return fields;
+}
+
 /** The SQL expression a tool call runs (inside callerStatement); its one argument, $9, is the validated input as JSON. */
 export const toolCall = (t: Tool): string => `${t.sqlFunction}($9::jsonb)`;
 
@@ -127,6 +144,11 @@ export class ToolRunner {
     // and an object or array past MAX_OBJECT_KEYS / MAX_ARRAY_ITEMS (text-guard.ts), found in one pass whatever the
     // input's size.
     let input: unknown = args ?? {};
+    const nullable = absentNulls(t);
+    if (nullable.length && typeof input === 'object' && input !== null && !Array.isArray(input)
+        && nullable.some((k) => (input as Record<string, unknown>)[k] === null)) {
+      input = Object.fromEntries(Object.entries(input).filter(([k, v]) => !(v === null && nullable.includes(k))));
+    }
     const over = typeof input === 'object' && input !== null ? overDeclared(t.input, input) : undefined;
     if (over) input = over.declared;
     const checked = checkInput(t.forwards && typeof input === 'object' && input !== null ? { ...input, [t.forwards]: null } : input);

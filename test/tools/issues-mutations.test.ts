@@ -491,3 +491,19 @@ describe('parents never make a cycle', () => {
     expect(await chainHasCycle(ids[1004]!)).toBe(false);
   });
 });
+
+describe('null for an optional field', () => {
+  it('is "none" in a create tool (as leaving it out), and stays refused where an update cannot clear the field', async () => {
+    const created = await ok(t, ws.token, 'issues.create', { title: 'Nulls for none', projectId: null, description: null, priority: null, labelIds: null });
+    expect(created).toMatchObject({ title: 'Nulls for none', projectId: null, priority: 'NONE' });
+    const comment = await ok(t, ws.token, 'comments.create', { issueId: created.id, body: 'Unsure', confidence: null });
+    expect(comment.body).toBe('Unsure');
+    expect((await ok(t, ws.token, 'goals.create', { title: 'No crew', issueId: created.id, crewId: null })).title).toBe('No crew');
+    // An update's null clears where the field can be cleared, and is refused where it cannot (a title).
+    const title = await rest(t, ws.token, 'issues.update', { id: created.id, title: null });
+    expect([title.status, Object.keys(title.body.issues ?? {})]).toEqual([400, ['title']]);
+    // Another workspace's id is still not found, null or not around it.
+    const foreign = await insertProject(t, other, 'Elsewhere');
+    expect((await rest(t, ws.token, 'issues.create', { title: 'x', projectId: foreign, description: null })).status).toBe(404);
+  });
+});
