@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { decodeHTML } from 'entities';
 import { oneLine } from '../tools/text-guard.ts';
 import { checkLiteralHost, guardedLookup } from '../webhooks/egress.ts';
 
@@ -126,8 +127,6 @@ export function guardedFetch(opts: { allowPrivate: boolean; timeoutMs: number; m
   }) as typeof fetch;
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
-
 /** Windows-1252's 0x80–0x9F (WHATWG): Node 20's TextDecoder reads that label as Latin-1 there, and an en dash or a curly quote came out as a control character. */
 const CP1252_HIGH = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f'
   + '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
@@ -166,14 +165,8 @@ export async function fetchPageTitle(url: string, opts: { allowPrivate: boolean;
   if (res.status < 200 || res.status >= 300) return null;
   const m = decodePage(res.body, res.headers['content-type']).match(/<title[^>]*>([\s\S]*?)<\/title>/i);
   if (!m) return null;
-  const title = m[1]!
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (all, e: string) => {
-      if (e[0] === '#') {
-        const code = e[1]!.toLowerCase() === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-        return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : all;
-      }
-      return ENTITIES[e.toLowerCase()] ?? all;
-    });
+  // Every named and numeric reference HTML knows (&rsquo;, &mdash;, &eacute;, …), as a browser shows the title.
+  const title = decodeHTML(m[1]!);
   // A link title is a name (attachments.attachLink's linkTitle: one line, no direction overrides).
   return oneLine(title) || null;
 }

@@ -69,6 +69,8 @@ describe('attachments on the embedded store', () => {
       '/titled': { body: '<html><head><title>  The &amp; Page\n \u202eTitle </title></head><body>x</body></html>' },
       '/moved': { status: 302, headers: { location: '/titled' } },
       '/untitled': { body: '<html><body>no title</body></html>' },
+      // Named references beyond the five of XML, as browsers show them.
+      '/entities': { body: '<title>What&rsquo;s new &mdash; Caf&eacute;&nbsp;&middot; v2 &hellip; &#x1F600; &bogus;</title>' },
       '/late-title': { body: `<html><head>${' '.repeat(70 * 1024)}<title>too far</title></head></html>` },
       '/hang': { hang: true },
       // "Café" in single-byte charsets (é is 0xE9), named by the header or, without a charset there, by a <meta>.
@@ -278,6 +280,7 @@ describe('attachments on the embedded store', () => {
     await expect(fetchPageTitle(`http://localhost:${new URL(pages.url).port}/moved`, { allowPrivate: false })).rejects.toThrow(/egress denied/);
     expect(await fetchPageTitle(`${pages.url}/moved`, { allowPrivate: true })).toBe('The & Page Title');
     expect(await fetchPageTitle(`${pages.url}/late-title`, { allowPrivate: true })).toBeNull();
+    expect(await fetchPageTitle(`${pages.url}/entities`, { allowPrivate: true })).toBe('What\u2019s new \u2014 Caf\u00e9 \u00b7 v2 \u2026 \u{1F600} &bogus;');
     await expect(fetchPageTitle(`${pages.url}/hang`, { allowPrivate: true, timeoutMs: 300 })).rejects.toThrow(OutboundTimeout);
   });
 
