@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, int, limit, page, timestamp, tool } from './define.ts';
+import { bodyText as body, cursor, defineTools, id, int, limit, page, timestamp, tool } from './define.ts';
 
 const threadId = id('threadId');
 const draftId = id('draftId');
-const body = z.string().max(100_000).refine((s) => s.trim().length > 0, 'body must not be empty');
 // A chunk travels in one NOTIFY (8,000 bytes with its envelope): 4,000 plain characters fit, but escaping and
 // multi-byte characters can make 4,000 characters three times longer, so the encoded size is checked too.
 const DELTA_MAX_BYTES = 6000;

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, issueRef, limit, page, tool } from './define.ts';
+import { bodyText as body, cursor, defineTools, id, issueRef, limit, page, tool } from './define.ts';
 import { ActionRequestOut, actionRequestFields } from './orchestration-shapes.ts';
 import { CommentOut } from './shapes.ts';
 
-const body = z.string().max(100_000).refine((s) => s.trim().length > 0, 'body must not be empty');
 const confidence = z.enum(['LOW', 'MEDIUM', 'HIGH']).describe('How sure the author is; persisted, shown for agent-authored comments');
 
 export const commentTools = defineTools(

@@ -171,6 +171,11 @@ export const id = (what: string) => z.uuid({ message: `${what} must be a UUID` }
 /** A name or title: one line (NOT_IN_A_LINE, text-guard.ts), trimmed, 1 to max characters. */
 export const line = (max: number) => z.string().trim().min(1).max(max)
   .refine((s) => !NOT_IN_A_LINE.test(s), 'must be one line of text, without control or direction-override characters');
+/**
+ * A message body (comments, chat): up to 100,000 characters, not blank. minLength and a pattern say so in the JSON
+ * Schema a client reads (a refine did not: "" and "   " were refused by a schema that allowed them).
+ */
+export const bodyText = z.string().min(1, 'body must not be empty').max(100_000).regex(/\S/, 'body must not be empty');
 /** An issue reference: its UUID or its key (ABC-12). */
 export const issueRef = z.string().min(1).max(64).describe('Issue id (UUID) or key such as ENG-12');
 export const limit = (def: number, max: number) => z.number().int().min(1).max(max).default(def).describe(`Page size, default ${def}, max ${max}`);

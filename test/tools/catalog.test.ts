@@ -57,6 +57,10 @@ describe('catalog helpers and describe', () => {
     expect(d.inputSchema).toMatchObject({ type: 'object', required: ['title'] });
     expect(d.inputSchema.properties.priority.enum).toEqual(['NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT']);
     expect(d.outputSchema.type).toBe('object');
+    // What the tool refuses, the schema says: a blank body (minLength and a non-blank pattern).
+    for (const described of await ok(t, ws.token, 'catalog.describe', { names: ['comments.create', 'chat.appendMessage', 'chat.finalizeDraft'] })) {
+      expect(described.inputSchema.properties.body).toMatchObject({ type: 'string', minLength: 1, maxLength: 100_000, pattern: '\\S' });
+    }
     expect((await rest(t, ws.token, 'catalog.describe', { names: ['nope.nope'] })).status).toBe(404);
     // Any tool is described; callable says whether this key may call it.
     const reader = await createKey(t, ws, { scopes: ['READ_ISSUES'] });
