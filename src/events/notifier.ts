@@ -8,7 +8,8 @@
  * committed events their positions and sends svc_events (one sequencer runs at a time across processes).
  * Writers send no NOTIFY, so they do not queue on its database-wide commit lock; the price is a short
  * delay before an event streams: it polls every SEQUENCE_MIN_MS while events arrive, backing off to
- * SEQUENCE_MAX_MS when idle.
+ * SEQUENCE_MAX_MS when idle. An ephemeral event (svc_stream) is emitted after the next pass, so it follows the stored
+ * events committed before it.
  */
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
@@ -26,6 +27,8 @@ export class Notifier extends EventEmitter {
   private sequenceTimer: NodeJS.Timeout | undefined;
   private sequenceDelayMs = SEQUENCE_MIN_MS;
   private sequenceFailing = false;
+  /** svc_stream payloads waiting for the next sequencing pass (see start). */
+  private pendingStream: string[] = [];
 
   /** onSequenceError: told once when sequencing starts failing (events then do not stream), not at every retry. */
   constructor(private readonly connectionString: string, private readonly onSequenceError: (err: Error) => void = () => {}) {
@@ -35,7 +38,14 @@ export class Notifier extends EventEmitter {
 
   async start(): Promise<void> {
     const client = new pg.Client({ connectionString: this.connectionString, application_name: 'svc-listen' });
-    client.on('notification', (msg) => this.emit(msg.channel, msg.payload ?? ''));
+    client.on('notification', (msg) => {
+      if (msg.channel !== 'svc_stream') return this.emit(msg.channel, msg.payload ?? '');
+      // An ephemeral event (a chat draft) waits for one sequencing pass: the stored events committed before it get
+      // their positions, and their svc_events are emitted, first. Sent at once, a draft's `finalized` reached SSE
+      // before the stored message it names, and a draft started after a message went out before it.
+      this.pendingStream.push(msg.payload ?? '');
+      this.scheduleSequencing(0);
+    });
     client.on('error', () => this.reconnect(client));
     client.on('end', () => this.reconnect(client));
     await client.connect();
@@ -55,14 +65,20 @@ export class Notifier extends EventEmitter {
 
   private async sequence() {
     const client = this.client;
-    if (!client) return; // reconnecting: start() schedules again
+    // Those that arrived before this pass: emitted once it is through (its own svc_events come first, as the
+    // notifications of the pass's own transaction arrive before its answer), or failed.
+    const ready = this.pendingStream.splice(0);
+    const release = () => { for (const payload of ready) this.emit('svc_stream', payload); };
+    if (!client) return release(); // reconnecting: start() schedules again
     try {
       const { rows } = await client.query<{ n: number }>('select app_private.sequence_events($1) as n', [SEQUENCE_BATCH]);
+      release();
       // A full batch: more are waiting. Some: poll soon. None: back off.
       this.sequenceDelayMs = rows[0]!.n > 0 ? SEQUENCE_MIN_MS : Math.min(this.sequenceDelayMs * 2, SEQUENCE_MAX_MS);
       this.sequenceFailing = false;
       this.scheduleSequencing(rows[0]!.n >= SEQUENCE_BATCH ? 0 : this.sequenceDelayMs);
     } catch (err) {
+      release();
       // The connection failed (reconnect() takes over) or the query did: try again later.
       if (this.client !== client || this.closed) return;
       if (!this.sequenceFailing) this.onSequenceError(err as Error);

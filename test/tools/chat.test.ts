@@ -377,3 +377,26 @@ describe('chat.finalizeDraft under concurrency', () => {
     expect(new Set(answers.map((r) => r.body.messageId)).size).toBe(1);
   });
 });
+
+describe('chat drafts on SSE', () => {
+  it('drafts keep commit order on SSE: a message posted before a draft arrives before it, and finalized after the message it names', async () => {
+    const orderly = await createAgent(t, ws, 'orderly');
+    const orderlyKey = await createKey(t, ws, { agent: 'orderly', scopes: ['READ_ISSUES', 'WRITE_COMMENTS', 'SUBSCRIBE_EVENTS'] });
+    const own = { id: (await gqlOk(t, ws.token, OPEN, { a: orderly.id, m: 'Order, please' })).chatOpenThread.chatThread.rowId as string };
+    const stream = await openSse(baseUrl, orderlyKey.token);
+    await stream.waitForComment((x) => x === 'connected');
+    for (let round = 0; round < 3; round++) {
+      const posted = await ok(t, orderlyKey.token, 'chat.appendMessage', { threadId: own.id, body: `Before the draft ${round}` });
+      const { draftId } = await ok(t, orderlyKey.token, 'chat.startDraft', { threadId: own.id });
+      const fin = await ok(t, orderlyKey.token, 'chat.finalizeDraft', { threadId: own.id, draftId, body: `Drafted ${round}` });
+      await stream.waitFor((x) => x.id === undefined && data(x).payload.phase === 'finalized' && data(x).payload.draftId === draftId);
+      await stream.waitFor((x) => x.id !== undefined && data(x).payload.messageId === fin.messageId);
+      const at = (pick: (x: SseMessage) => boolean) => stream.messages.findIndex(pick);
+      const stored = (messageId: string) => at((x) => x.id !== undefined && data(x).payload.messageId === messageId);
+      const phase = (name: string) => at((x) => x.id === undefined && data(x).payload.draftId === draftId && data(x).payload.phase === name);
+      expect(stored(posted.id ?? posted.messageId)).toBeLessThan(phase('started'));
+      expect(stored(fin.messageId)).toBeLessThan(phase('finalized'));
+    }
+    stream.close();
+  });
+});
