@@ -109,16 +109,22 @@ create policy select_visible_requests on app_public.action_requests for select t
    FROM app_public.issues i
   WHERE (i.id = action_requests.issue_id)))) OR ((issue_id IS NULL) AND ((assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR (assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))))) AND ((issue_id IS NULL) OR (EXISTS ( SELECT 1
    FROM app_public.issues d
-  WHERE ((d.id = action_requests.issue_id) AND (d.deleted_at IS NULL)))))));
+  WHERE ((d.id = action_requests.issue_id) AND (d.deleted_at IS NULL))))) AND ((comment_id IS NULL) OR (EXISTS ( SELECT 1
+   FROM app_public.comments c
+  WHERE ((c.id = action_requests.comment_id) AND (c.deleted_at IS NULL)))))));
 create policy update_visible_requests on app_public.action_requests for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
   WHERE (i.id = action_requests.issue_id)))) OR ((issue_id IS NULL) AND ((assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR (assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))))) AND ((issue_id IS NULL) OR (EXISTS ( SELECT 1
    FROM app_public.issues d
-  WHERE ((d.id = action_requests.issue_id) AND (d.deleted_at IS NULL))))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+  WHERE ((d.id = action_requests.issue_id) AND (d.deleted_at IS NULL))))) AND ((comment_id IS NULL) OR (EXISTS ( SELECT 1
+   FROM app_public.comments c
+  WHERE ((c.id = action_requests.comment_id) AND (c.deleted_at IS NULL))))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
   WHERE (i.id = action_requests.issue_id)))) OR ((issue_id IS NULL) AND ((assigned_agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR (assigned_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))))) AND ((issue_id IS NULL) OR (EXISTS ( SELECT 1
    FROM app_public.issues d
-  WHERE ((d.id = action_requests.issue_id) AND (d.deleted_at IS NULL)))))));
+  WHERE ((d.id = action_requests.issue_id) AND (d.deleted_at IS NULL))))) AND ((comment_id IS NULL) OR (EXISTS ( SELECT 1
+   FROM app_public.comments c
+  WHERE ((c.id = action_requests.comment_id) AND (c.deleted_at IS NULL)))))));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.action_requests FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.action_requests FOR EACH ROW EXECUTE FUNCTION app_private.tg_action_requests__events();
 
@@ -148,7 +154,7 @@ alter table app_public.activity_events enable row level security;
 alter table app_public.activity_events force row level security;
 grant select on app_public.activity_events to svc_visitor;
 create policy owner_all on app_public.activity_events for all to current_user using (true) with check (true);
-create policy select_in_workspace on app_public.activity_events for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (((subject_type <> ALL (ARRAY['chat-thread'::text, 'api-key'::text])) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.event_subject_visible(subject_type, subject_id, payload))) OR ((subject_type = 'api-key'::text) AND (( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ((( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin) AND ( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed)) OR ((payload ->> 'userId'::text) = (( SELECT app_hidden.current_user_id() AS current_user_id))::text))) OR ((subject_type = 'chat-thread'::text) AND (((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)) OR ((payload ->> 'agentId'::text) = (( SELECT app_hidden.current_agent_id() AS current_agent_id))::text) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ((payload ->> 'openedByUserId'::text) = (( SELECT app_hidden.current_user_id() AS current_user_id))::text))) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.chat_event_visible(subject_id, ((payload -> 'context'::text) ->> 'issueId'::text)))))));
+create policy select_in_workspace on app_public.activity_events for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (((subject_type <> ALL (ARRAY['chat-thread'::text, 'api-key'::text])) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.event_subject_visible(subject_type, subject_id, payload))) OR ((subject_type = 'api-key'::text) AND (( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ((( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin) AND ( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed)) OR ((payload ->> 'userId'::text) = (( SELECT app_hidden.current_user_id() AS current_user_id))::text))) OR ((subject_type = 'chat-thread'::text) AND (((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin)) OR ((payload ->> 'agentId'::text) = (( SELECT app_hidden.current_agent_id() AS current_agent_id))::text) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ((payload ->> 'openedByUserId'::text) = (( SELECT app_hidden.current_user_id() AS current_user_id))::text))) AND (( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed) OR app_hidden.chat_event_passes_narrowing(subject_id, ((payload -> 'context'::text) ->> 'issueId'::text)))))));
 CREATE TRIGGER _500_webhooks AFTER INSERT ON app_public.activity_events FOR EACH ROW EXECUTE FUNCTION app_private.tg_activity_events__webhooks();
 CREATE TRIGGER _510_agent_dispatch AFTER INSERT ON app_public.activity_events FOR EACH ROW WHEN (new.kind = 'AGENT_ASSIGNED'::text) EXECUTE FUNCTION app_private.tg_activity_events__agent_dispatch();
 
@@ -580,7 +586,9 @@ alter table app_public.chat_threads enable row level security;
 alter table app_public.chat_threads force row level security;
 grant select on app_public.chat_threads to svc_visitor;
 create policy owner_all on app_public.chat_threads for all to current_user using (true) with check (true);
-create policy select_as_participant on app_public.chat_threads for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND (created_by_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin))) AND ((issue_id IS NULL) OR ( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR app_hidden.chat_thread_issue_visible(issue_id))));
+create policy select_as_participant on app_public.chat_threads for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ((agent_id = ( SELECT app_hidden.current_agent_id() AS current_agent_id)) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND (created_by_user_id = ( SELECT app_hidden.current_user_id() AS current_user_id))) OR ((( SELECT app_hidden.current_agent_id() AS current_agent_id) IS NULL) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin))) AND ((issue_id IS NULL) OR ( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR app_hidden.chat_thread_issue_visible(issue_id)) AND ((issue_id IS NULL) OR (EXISTS ( SELECT 1
+   FROM app_public.issues d
+  WHERE ((d.id = chat_threads.issue_id) AND (d.deleted_at IS NULL)))))));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.chat_threads FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 
 -- Comments on issues. Deletion is soft (kept for audit, hidden from lists and bundles). Previous bodies in revisions (at most 20, oldest dropped).
@@ -774,18 +782,18 @@ alter table app_public.execution_plans force row level security;
 grant select on app_public.execution_plans to svc_visitor;
 grant insert (workspace_id, goal_id, attempt, planner_agent_id, context_set_id, auto_judge, max_step_retries) on app_public.execution_plans to svc_visitor;
 grant update (status, is_active_attempt, approval_request_id, started_at, finished_at, updated_at) on app_public.execution_plans to svc_visitor;
-create policy insert_visible_plans on app_public.execution_plans for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+create policy insert_visible_plans on app_public.execution_plans for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
    FROM app_public.goals g
-  WHERE (g.id = execution_plans.goal_id))))));
+  WHERE (g.id = execution_plans.goal_id)))));
 create policy owner_all on app_public.execution_plans for all to current_user using (true) with check (true);
-create policy select_visible_plans on app_public.execution_plans for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+create policy select_visible_plans on app_public.execution_plans for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
    FROM app_public.goals g
-  WHERE (g.id = execution_plans.goal_id))))));
-create policy update_visible_plans on app_public.execution_plans for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+  WHERE (g.id = execution_plans.goal_id)))));
+create policy update_visible_plans on app_public.execution_plans for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
    FROM app_public.goals g
-  WHERE (g.id = execution_plans.goal_id)))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+  WHERE (g.id = execution_plans.goal_id))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
    FROM app_public.goals g
-  WHERE (g.id = execution_plans.goal_id))))));
+  WHERE (g.id = execution_plans.goal_id)))));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.execution_plans FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.execution_plans FOR EACH ROW EXECUTE FUNCTION app_private.tg_execution_plans__events();
 
@@ -968,12 +976,18 @@ create policy insert_visible_goals on app_public.goals for insert to svc_visitor
 create policy owner_all on app_public.goals for all to current_user using (true) with check (true);
 create policy select_visible_goals on app_public.goals for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
-  WHERE (i.id = goals.issue_id)))))));
+  WHERE (i.id = goals.issue_id))))) AND ((issue_id IS NULL) OR (EXISTS ( SELECT 1
+   FROM app_public.issues d
+  WHERE ((d.id = goals.issue_id) AND (d.deleted_at IS NULL)))))));
 create policy update_visible_goals on app_public.goals for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
-  WHERE (i.id = goals.issue_id))))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
+  WHERE (i.id = goals.issue_id))))) AND ((issue_id IS NULL) OR (EXISTS ( SELECT 1
+   FROM app_public.issues d
+  WHERE ((d.id = goals.issue_id) AND (d.deleted_at IS NULL))))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR ((issue_id IS NOT NULL) AND (EXISTS ( SELECT 1
    FROM app_public.issues i
-  WHERE (i.id = goals.issue_id)))))));
+  WHERE (i.id = goals.issue_id))))) AND ((issue_id IS NULL) OR (EXISTS ( SELECT 1
+   FROM app_public.issues d
+  WHERE ((d.id = goals.issue_id) AND (d.deleted_at IS NULL)))))));
 CREATE TRIGGER _050_live_crew BEFORE INSERT OR UPDATE OF crew_id ON app_public.goals FOR EACH ROW WHEN (new.crew_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_goals__live_crew();
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.goals FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status, title, description ON app_public.goals FOR EACH ROW EXECUTE FUNCTION app_private.tg_goals__events();
@@ -1406,18 +1420,18 @@ alter table app_public.review_gates force row level security;
 grant select on app_public.review_gates to svc_visitor;
 grant insert (workspace_id, plan_id, step_id, reason, title, details, opened_by_user_id, opened_by_agent_id) on app_public.review_gates to svc_visitor;
 grant update (status, resolution_note, resolved_by_user_id, resolved_at, updated_at) on app_public.review_gates to svc_visitor;
-create policy insert_visible_gates on app_public.review_gates for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+create policy insert_visible_gates on app_public.review_gates for insert to svc_visitor with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
    FROM app_public.execution_plans p
-  WHERE (p.id = review_gates.plan_id))))));
+  WHERE (p.id = review_gates.plan_id)))));
 create policy owner_all on app_public.review_gates for all to current_user using (true) with check (true);
-create policy select_visible_gates on app_public.review_gates for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+create policy select_visible_gates on app_public.review_gates for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
    FROM app_public.execution_plans p
-  WHERE (p.id = review_gates.plan_id))))));
-create policy update_visible_gates on app_public.review_gates for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+  WHERE (p.id = review_gates.plan_id)))));
+create policy update_visible_gates on app_public.review_gates for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
    FROM app_public.execution_plans p
-  WHERE (p.id = review_gates.plan_id)))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR (EXISTS ( SELECT 1
+  WHERE (p.id = review_gates.plan_id))))) with check (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (EXISTS ( SELECT 1
    FROM app_public.execution_plans p
-  WHERE (p.id = review_gates.plan_id))))));
+  WHERE (p.id = review_gates.plan_id)))));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.review_gates FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.review_gates FOR EACH ROW EXECUTE FUNCTION app_private.tg_review_gates__events();
 
@@ -1808,6 +1822,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.canvas_shown_node_ids(uuid) returns uuid[]; sql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_shows_node(app_public.canvas_nodes) returns boolean; sql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_size(uuid) returns record; sql stable security definer; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.chat_event_passes_narrowing(uuid,text) returns boolean; plpgsql stable; execute: svc_visitor; events/visibility.sql
 -- app_hidden.chat_event_visible(uuid,text) returns boolean; plpgsql stable; execute: svc_visitor; events/visibility.sql
 -- app_hidden.chat_message_for_agent(text) returns app_public.chat_messages; plpgsql stable security definer; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_message_json(app_public.chat_messages) returns jsonb; sql stable; execute: svc_visitor; chat/chat.sql
@@ -2056,6 +2071,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.stream_events_after(bigint,integer) returns jsonb; sql stable; execute: svc_visitor; events/stream.sql
 -- app_hidden.stream_head() returns bigint; sql stable; execute: svc_visitor; events/stream.sql
 -- app_hidden.stream_position(uuid,interval) returns bigint; sql stable security definer; execute: svc_visitor; events/stream.sql
+-- app_hidden.subject_issue_id(text,uuid) returns uuid; plpgsql stable security definer; execute: svc_visitor; events/visibility.sql
 -- app_hidden.tg__set_updated_at() returns trigger; plpgsql volatile; execute: svc_visitor; core/util.sql
 -- app_hidden.time_entries_filtered(jsonb) returns SETOF app_public.time_entries; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.time_entry_json(app_public.time_entries) returns jsonb; sql stable; execute: svc_visitor; time/time.sql
@@ -2231,6 +2247,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- functions of app_private (definitions in sql/)
 -- app_private.add_member(uuid,text,text) returns jsonb; plpgsql volatile; execute: owner only; workspace/members.sql
 -- app_private.agent_for_write(uuid,uuid) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
+-- app_private.agent_holders(uuid,uuid) returns text[]; sql stable; execute: owner only; agents/agents.sql
 -- app_private.api_key_info(app_private.api_keys,uuid) returns app_public.api_key; sql stable; execute: owner only; auth/keys.sql
 -- app_private.attachment_set_link_title(uuid,text) returns void; sql volatile; execute: owner only; attachments/jobs.sql
 -- app_private.attachment_upload_expire(uuid) returns text; sql volatile; execute: owner only; attachments/jobs.sql
@@ -2274,6 +2291,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.record_issue_updated(uuid,uuid,text[],jsonb) returns void; plpgsql volatile security definer; execute: owner only; events/record.sql
 -- app_private.remove_member(uuid,uuid) returns app_public.memberships; plpgsql volatile; execute: owner only; workspace/members.sql
 -- app_private.require_admin(app_private.caller) returns void; plpgsql stable; execute: owner only; core/caller.sql
+-- app_private.require_narrowing_current(uuid,uuid[],uuid[],uuid[]) returns void; plpgsql stable; execute: owner only; auth/keys.sql
 -- app_private.require_plugin_manager(app_private.caller) returns void; plpgsql stable; execute: owner only; auth/plugins.sql
 -- app_private.require_scopes_within(app_private.caller,text[]) returns void; plpgsql stable; execute: owner only; auth/keys.sql
 -- app_private.revoke_api_key(uuid) returns app_private.api_keys; plpgsql volatile; execute: owner only; auth/keys.sql

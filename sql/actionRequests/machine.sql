@@ -268,6 +268,18 @@ begin
   end if;
   -- The same entry as the direct issue tools: visibility, row lock and run-mode gating.
   v_issue := app_hidden.issue_for_write(p_request.issue_id::text, 'issueId');
+  -- What the payload names and was deleted since is a 404 on the payload's own field, as for CLOSE_AS_DUPLICATE's
+  -- issue and ASSIGN_AGENT's agent (the direct tools below would name their own inputs, statusId and labelIds,
+  -- which accept does not take).
+  if p_request.kind in ('TRANSITION', 'CLOSE_AS_DUPLICATE') and v_payload->>'statusId' is not null
+     and not exists (select 1 from app_public.statuses s
+                     where s.workspace_id = v_issue.workspace_id and s.id = (v_payload->>'statusId')::uuid) then
+    raise exception 'Status not found' using errcode = 'SV404', column = 'payload.statusId';
+  elsif p_request.kind = 'SET_LABELS' and exists (
+          select 1 from jsonb_array_elements_text(coalesce(v_payload->'add', '[]')) x(id)
+          where not exists (select 1 from app_public.labels l where l.workspace_id = v_issue.workspace_id and l.id = x.id::uuid)) then
+    raise exception 'Label not found' using errcode = 'SV404', column = 'payload.add';
+  end if;
   if p_request.kind = 'TRANSITION' then
     v_issue := app_hidden.update_issue(v_issue, jsonb_build_object('statusId', v_payload->>'statusId'));
     return jsonb_build_object('action', 'transition', 'issueId', v_issue.id, 'statusId', v_issue.status_id);
@@ -302,7 +314,7 @@ begin
   return jsonb_build_object('action', 'none');
 end
 $$;
-comment on function app_hidden.action_request_dispatch(p_request app_public.action_requests) is 'The bound dispatch run by accept, through the same SQL and gates as the direct tools (issue_for_write: visibility, lock, run-mode gating; update_issue, set_issue_labels, assign_issue_agent, relations.add): TRANSITION {statusId}, SET_LABELS {add, remove}, ASSIGN_AGENT {agentId}, CLOSE_AS_DUPLICATE {duplicateOfIssueId, statusId? (default the first CANCELED status)}; FREE_FORM: a plan''s own approval request (plans.requestApproval, execution_plans.approval_request_id) activates the plan; any other does nothing.';
+comment on function app_hidden.action_request_dispatch(p_request app_public.action_requests) is 'The bound dispatch run by accept, through the same SQL and gates as the direct tools (issue_for_write: visibility, lock, run-mode gating; update_issue, set_issue_labels, assign_issue_agent, relations.add): TRANSITION {statusId}, SET_LABELS {add, remove}, ASSIGN_AGENT {agentId}, CLOSE_AS_DUPLICATE {duplicateOfIssueId, statusId? (default the first CANCELED status)}; FREE_FORM: a plan''s own approval request (plans.requestApproval, execution_plans.approval_request_id) activates the plan; any other does nothing. A status or label (to add) of the payload deleted since is a 404 naming payload.statusId / payload.add; an archived agent is 400 agent_archived on payload.agentId, as issues.assign answers.';
 grant execute on function app_hidden.action_request_dispatch(p_request app_public.action_requests) to svc_visitor;
 
 create or replace function app_hidden.action_request_assert_may_act(p_request app_public.action_requests, p_requester_may boolean, p_refusal text)

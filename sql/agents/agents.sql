@@ -170,32 +170,66 @@ end
 $$;
 comment on function app_private.create_agent(p_workspace_id uuid, p_profile_key text, p_name text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text) is 'Creates an agent (AGENT_CREATED by trigger).';
 
+create or replace function app_private.agent_holders(p_workspace_id uuid, p_agent_id uuid)
+ returns text[]
+ language sql
+ stable
+as $$
+  -- Every kind of record that names the agent and would block or go with its deletion (runs and chat threads would
+  -- cascade away: the record of its work, kept by archiving instead), by the name agentsDelete's 409 uses.
+  select array_remove(array[
+    case when exists (select 1 from app_public.issues i where i.workspace_id = p_workspace_id
+                      and (i.assigned_agent_id = p_agent_id or i.created_by_agent_id = p_agent_id)) then 'issues' end,
+    case when exists (select 1 from app_public.comments c where c.workspace_id = p_workspace_id
+                      and c.authoring_agent_id = p_agent_id) then 'comments' end,
+    case when exists (select 1 from app_public.agent_runs r where r.workspace_id = p_workspace_id
+                      and r.agent_id = p_agent_id) then 'runs' end,
+    case when exists (select 1 from app_public.chat_threads t where t.workspace_id = p_workspace_id
+                      and t.agent_id = p_agent_id) then 'chat threads' end,
+    case when exists (select 1 from app_public.action_requests a where a.workspace_id = p_workspace_id
+                      and p_agent_id in (a.assigned_agent_id, a.requested_by_agent_id, a.resolved_by_agent_id)) then 'action requests' end,
+    case when exists (select 1 from app_public.goals g where g.workspace_id = p_workspace_id
+                      and g.created_by_agent_id = p_agent_id) then 'goals' end,
+    case when exists (select 1 from app_public.execution_plans p where p.workspace_id = p_workspace_id
+                      and p.planner_agent_id = p_agent_id) then 'execution plans' end,
+    case when exists (select 1 from app_public.execution_steps s where s.workspace_id = p_workspace_id
+                      and p_agent_id in (s.assigned_agent_id, s.judge_agent_id)) then 'plan steps' end,
+    case when exists (select 1 from app_public.review_gates g where g.workspace_id = p_workspace_id
+                      and g.opened_by_agent_id = p_agent_id) then 'review gates' end], null)
+$$;
+comment on function app_private.agent_holders(p_workspace_id uuid, p_agent_id uuid) is 'What still names an agent and keeps it from being deleted (issues, comments, runs, chat threads, action requests, goals, execution plans, plan steps, review gates): the kinds agentsDelete''s 409 agent_in_use names. Empty: nothing does.';
+
 create or replace function app_private.delete_agent(p_workspace_id uuid, p_agent_id uuid)
  returns app_public.agents
  language plpgsql
 as $$
-declare v_agent app_public.agents := app_private.find_agent(p_workspace_id, p_agent_id);
+declare
+  v_agent app_public.agents := app_private.find_agent(p_workspace_id, p_agent_id);
+  v_holders text[] := app_private.agent_holders(p_workspace_id, v_agent.id);
+  v_table text;
 begin
-  -- Its runs and chat threads would go with it (they cascade): the record of its work is kept, as for issues and
-  -- comments, by archiving instead.
-  if exists (select 1 from app_public.agent_runs r where r.workspace_id = p_workspace_id and r.agent_id = v_agent.id)
-     or exists (select 1 from app_public.chat_threads c where c.workspace_id = p_workspace_id and c.agent_id = v_agent.id) then
-    raise exception 'Agent % has runs or chat threads; archive it instead', v_agent.profile_key
+  -- The 409 names what holds the agent (it said "issues or comments" whatever did, an action request's assignee
+  -- included). Its runs and chat threads would go with it (they cascade): the record of its work is kept, as for
+  -- issues and comments, by archiving instead.
+  if cardinality(v_holders) > 0 then
+    raise exception 'Agent % still has %; archive it instead', v_agent.profile_key, array_to_string(v_holders, ', ')
       using errcode = 'SV409', detail = 'agent_in_use';
   end if;
   -- Its keys stop working at once (svc_keys NOTIFY) before the rows go with the agent.
   update app_private.api_keys set revoked_at = now()
   where workspace_id = p_workspace_id and linked_agent_id = v_agent.id and revoked_at is null;
   begin
-    delete from app_public.agents where id = v_agent.id;
+    delete from app_public.agents where id = v_agent.id;  -- AGENT_DELETED, and the members' pins of it go (trigger)
   exception when foreign_key_violation then
-    raise exception 'Agent % still has issues or comments; archive it instead', v_agent.profile_key
+    -- A reference written since the check above (or of a kind it does not know): named by its table.
+    get stacked diagnostics v_table = table_name;
+    raise exception 'Agent % is still referenced (%); archive it instead', v_agent.profile_key, replace(v_table, '_', ' ')
       using errcode = 'SV409', detail = 'agent_in_use';
   end;
   return v_agent;
 end
 $$;
-comment on function app_private.delete_agent(p_workspace_id uuid, p_agent_id uuid) is 'Deletes an agent that no issue, comment, run or chat thread refers to (409 agent_in_use otherwise: archive it). Its keys are revoked; AGENT_DELETED by trigger.';
+comment on function app_private.delete_agent(p_workspace_id uuid, p_agent_id uuid) is 'Deletes an agent nothing names (409 agent_in_use otherwise, naming the kinds that do: issues, comments, runs, chat threads, action requests, goals, execution plans, plan steps, review gates; archive it instead). Its keys are revoked; AGENT_DELETED by trigger, which also removes every member''s pins of it.';
 
 create or replace function app_private.enqueue_agent_dispatch(p_event_id uuid, p_agent_id uuid)
  returns uuid
@@ -442,7 +476,7 @@ create or replace function app_public.agents_delete(agent_id uuid)
  returns app_public.agents
  language sql
 as $$ select app_hidden.agents_delete(agent_id) $$;
-comment on function app_public.agents_delete(agent_id uuid) is 'OWNER/ADMIN: deletes an agent no issue or comment refers to (otherwise 409 agent_in_use: archive it instead). Its keys are revoked. Emits AGENT_DELETED.';
+comment on function app_public.agents_delete(agent_id uuid) is 'OWNER/ADMIN: deletes an agent nothing refers to (otherwise 409 agent_in_use naming what does, such as issues, comments, runs, chat threads or action requests: archive it instead). Its keys are revoked and every member''s pins of it go. Emits AGENT_DELETED.';
 grant execute on function app_public.agents_delete(agent_id uuid) to svc_visitor;
 
 create or replace function app_public.agents_unarchive(agent_id uuid)

@@ -15,6 +15,8 @@ begin
   elsif tg_op = 'DELETE' then
     perform app_private.record_event(old.workspace_id, 'AGENT_DELETED', 'agent', old.id,
       jsonb_build_object('agentId', old.id, 'profileKey', old.profile_key, 'deleted', true));
+    -- Pins are personal rows of every member: nothing may keep pointing at the agent (as for a deleted cycle).
+    delete from app_public.pins p where p.workspace_id = old.workspace_id and p.target_type = 'AGENT' and p.target_id = old.id;
   else
     if new.status is distinct from old.status then
       perform app_private.record_event(new.workspace_id, 'AGENT_STATUS_CHANGED', 'agent', new.id,
@@ -49,7 +51,7 @@ begin
   return null;
 end
 $$;
-comment on function app_private.tg_agents__events() is 'AGENT_CREATED, AGENT_UPDATED {agentId, profileKey, changes (API names), archived: false on a restore}, AGENT_DELETED (archive or delete), AGENT_STATUS_CHANGED {agentId, from, to, reason?} (only on an actual change; reason heartbeat_timeout from the presence sweep).';
+comment on function app_private.tg_agents__events() is 'AGENT_CREATED, AGENT_UPDATED {agentId, profileKey, changes (API names), archived: false on a restore}, AGENT_DELETED (archive or delete; a delete also removes the members'' pins of the agent), AGENT_STATUS_CHANGED {agentId, from, to, reason?} (only on an actual change; reason heartbeat_timeout from the presence sweep).';
 
 drop trigger if exists _100_updated_at on app_public.agents;
 create trigger _100_updated_at before update on app_public.agents for each row execute function app_hidden.tg__set_updated_at();

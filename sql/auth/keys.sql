@@ -30,14 +30,18 @@ begin
     perform app_hidden.require_unnarrowed('A key acting as an agent is workspace administration');
   end if;
   perform app_private.require_scopes_within(v_caller, v_scopes);
-  -- Narrowing can only shrink: a narrowed caller's key inherits its narrowing, or a subset of it.
+  -- Narrowing can only shrink: a narrowed caller's key inherits its narrowing, or a subset of it. An inherited
+  -- narrowing naming a record deleted since is 409 narrowing_stale (never dropped: what is left could be empty,
+  -- which means unrestricted).
   if (cardinality(v_caller.project_ids) > 0 or cardinality(v_caller.label_ids) > 0)
      and cardinality(v_projects) = 0 and cardinality(v_labels) = 0 then
     v_projects := v_caller.project_ids;
     v_labels := v_caller.label_ids;
+    perform app_private.require_narrowing_current(v_caller.workspace_id, v_projects, v_labels, '{}');
   end if;
   if cardinality(v_caller.initiative_ids) > 0 and cardinality(v_initiatives) = 0 then
     v_initiatives := v_caller.initiative_ids;
+    perform app_private.require_narrowing_current(v_caller.workspace_id, '{}', '{}', v_initiatives);
   end if;
   if not app_private.narrowing_within(v_caller, v_projects, v_labels, v_initiatives) then
     raise exception 'A narrowed key can only create keys within its own narrowing'
@@ -271,6 +275,32 @@ as $$
               else array(select s from unnest(p_scopes) s where s <> all(p_caller.scopes)) end
 $$;
 comment on function app_private.scopes_not_held(p_caller app_private.caller, p_scopes text[]) is 'The scopes of p_scopes the calling key does not hold (none when it holds FULL): the comparison behind "a key never exceeds its creator" (require_scopes_within) and access.revoke.';
+
+create or replace function app_private.require_narrowing_current(p_workspace_id uuid, p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[])
+ returns void
+ language plpgsql
+ stable
+as $$
+declare v_gone text;
+begin
+  -- A narrowing a new key inherits from the key creating it must name records that still exist: create_api_key
+  -- would answer 400 "unknown label" on a labelIds the caller never gave, and dropping the missing ones is no way
+  -- out (a narrowing left empty means unrestricted).
+  v_gone := case
+    when exists (select 1 from unnest(p_label_ids) x(id) where not exists (
+                   select 1 from app_public.labels l where l.id = x.id and l.workspace_id = p_workspace_id)) then 'label'
+    when exists (select 1 from unnest(p_project_ids) x(id) where not exists (
+                   select 1 from app_public.projects p where p.id = x.id and p.workspace_id = p_workspace_id)) then 'project'
+    when exists (select 1 from unnest(p_initiative_ids) x(id) where not exists (
+                   select 1 from app_public.initiatives i where i.id = x.id and i.workspace_id = p_workspace_id)) then 'initiative'
+  end;
+  if v_gone is not null then
+    raise exception 'This key''s own narrowing names a % that no longer exists, so it cannot pass its narrowing on to a new key; use a fresh key (or name projectIds, labelIds or initiativeIds within its narrowing that still exist)', v_gone
+      using errcode = 'SV409', detail = 'narrowing_stale';
+  end if;
+end
+$$;
+comment on function app_private.require_narrowing_current(p_workspace_id uuid, p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[]) is 'The narrowing a new key inherits from its creator (access.create, accessCreateSession, pluginIssueApiKey) names only projects, labels and initiatives that still exist; else 409 narrowing_stale naming the kind (the key cannot pass it on: a fresh key, or a narrowing given explicitly, is the way out).';
 
 create or replace function app_private.narrowing_within(p_caller app_private.caller, p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[])
  returns boolean

@@ -65,9 +65,11 @@ begin
      and cardinality(v_projects) = 0 and cardinality(v_labels) = 0 then
     v_projects := v_caller.project_ids;
     v_labels := v_caller.label_ids;
+    perform app_private.require_narrowing_current(v_caller.workspace_id, v_projects, v_labels, '{}');
   end if;
   if cardinality(v_caller.initiative_ids) > 0 and cardinality(v_initiatives) = 0 then
     v_initiatives := v_caller.initiative_ids;
+    perform app_private.require_narrowing_current(v_caller.workspace_id, '{}', '{}', v_initiatives);
   end if;
   if not app_private.narrowing_within(v_caller, v_projects, v_labels, v_initiatives) then
     raise exception 'A narrowed key can only create keys within its own narrowing' using errcode = 'SV403', detail = 'narrowing';

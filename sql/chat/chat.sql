@@ -78,14 +78,15 @@ create or replace function app_hidden.chat_thread_issue_visible(p_issue_id uuid)
 as $$
 begin
   -- The issues policy's own rule (unrestricted key, or the issue passes the narrowing), asked as the owner so
-  -- that definer functions and policies get the same answer. plpgsql: its query is planned once per session.
-  return p_issue_id is null or app_hidden.issues_unrestricted() or exists (
+  -- that definer functions and policies get the same answer; and the issue is not deleted (a deleted issue's
+  -- threads are 404, as its requests). plpgsql: its query is planned once per session.
+  return p_issue_id is null or exists (
     select 1 from app_public.issues i
-    where i.id = p_issue_id and i.workspace_id = app_hidden.current_workspace_id()
-      and app_hidden.issue_passes_narrowing(i.id, i.project_id));
+    where i.id = p_issue_id and i.workspace_id = app_hidden.current_workspace_id() and i.deleted_at is null
+      and (app_hidden.issues_unrestricted() or app_hidden.issue_passes_narrowing(i.id, i.project_id)));
 end
 $$;
-comment on function app_hidden.chat_thread_issue_visible(p_issue_id uuid) is 'Whether the calling key may see a chat thread tied to this issue (null: a thread without issue, always): threads follow their issue''s narrowing (policy select_as_participant, chat_thread_for_agent).';
+comment on function app_hidden.chat_thread_issue_visible(p_issue_id uuid) is 'Whether the calling key may see a chat thread tied to this issue (null: a thread without issue, always): threads follow their issue''s narrowing, and a deleted issue''s threads are not there (policy select_as_participant, chat_thread_for_agent).';
 grant execute on function app_hidden.chat_thread_issue_visible(p_issue_id uuid) to svc_visitor;
 
 create or replace function app_hidden.chat_thread_for_agent(p_thread_id text)

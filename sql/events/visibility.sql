@@ -61,10 +61,11 @@ begin
     -- deleted comment, which would take its creation and its deletion out of the stream, the replay and a resume.
     when 'comment' then return exists (select 1 from app_public.issues i where i.id = (p_payload->>'issueId')::uuid);
     when 'agent-run' then return exists (select 1 from app_public.agent_runs r where r.id = p_subject_id);
-    when 'goal' then return exists (select 1 from app_public.goals g where g.id = p_subject_id);
-    when 'execution-plan' then return exists (select 1 from app_public.execution_plans p where p.id = p_subject_id);
-    when 'execution-step' then return exists (select 1 from app_public.execution_steps s where s.id = p_subject_id);
-    when 'review-gate' then return exists (select 1 from app_public.review_gates rg where rg.id = p_subject_id);
+    -- A goal's events and its plans', steps' and gates' follow the goal's issue row (a narrowed key sees no goal
+    -- without one), not the goal row: the goals policy hides a deleted issue's goals, which would take their events
+    -- out of the stream, the replay and a resume for this key only (as for requests, below).
+    when 'goal', 'execution-plan', 'execution-step', 'review-gate' then
+      return exists (select 1 from app_public.issues i where i.id = app_hidden.subject_issue_id(p_subject_type, p_subject_id));
     -- A request on an issue follows the issue row (payload issueId), as comments do: the requests policy hides those
     -- of a deleted issue, which would take their events out of the stream, the replay and a resume for this key only.
     else return case when p_payload->>'issueId' is not null
@@ -75,6 +76,35 @@ end
 $$;
 comment on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'Whether a narrowed key sees an event about this subject: issue, comment and agent-run events only of issues it can see (and the ISSUE_UPDATED of an issue leaving its view, by the payload''s before; a link''s ISSUE_UPDATED only when it sees the other end too, relatedIssueId), project events only of its projects, initiative events only of its initiatives, goal, plan, step, review-gate and action-request events only of records it can see (they follow their issue), canvas card and edge events only when it sees every issue they name (payload issueIds), plugin events about an issue (skills.invoke issueId) only of issues it can see; other subjects always.';
 grant execute on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb) to svc_visitor;
+
+create or replace function app_hidden.subject_issue_id(p_subject_type text, p_subject_id uuid)
+ returns uuid
+ language plpgsql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- Read as the owner: the record's own policy hides it once its issue is deleted, but its events stay (they follow
+  -- the issue row, which the issues policy shows deleted or not, narrowing applied).
+  case p_subject_type
+    when 'goal' then return (select g.issue_id from app_public.goals g
+                             where g.id = p_subject_id and g.workspace_id = app_hidden.current_workspace_id());
+    when 'execution-plan' then return (select g.issue_id from app_public.execution_plans p join app_public.goals g on g.id = p.goal_id
+                                       where p.id = p_subject_id and p.workspace_id = app_hidden.current_workspace_id());
+    when 'execution-step' then return (select g.issue_id from app_public.execution_steps s
+                                       join app_public.execution_plans p on p.id = s.plan_id join app_public.goals g on g.id = p.goal_id
+                                       where s.id = p_subject_id and s.workspace_id = app_hidden.current_workspace_id());
+    when 'review-gate' then return (select g.issue_id from app_public.review_gates rg
+                                    join app_public.execution_plans p on p.id = rg.plan_id join app_public.goals g on g.id = p.goal_id
+                                    where rg.id = p_subject_id and rg.workspace_id = app_hidden.current_workspace_id());
+    when 'chat-thread' then return (select t.issue_id from app_public.chat_threads t
+                                    where t.id = p_subject_id and t.workspace_id = app_hidden.current_workspace_id());
+    else return null;
+  end case;
+end
+$$;
+comment on function app_hidden.subject_issue_id(p_subject_type text, p_subject_id uuid) is 'The issue a goal, execution plan or step, review gate (through its goal) or chat thread of the caller''s workspace is tied to (null: none, or no such record), read as the owner: what a narrowed key''s view of their events follows (event_subject_visible, chat_event_passes_narrowing), deleted issue or not.';
+grant execute on function app_hidden.subject_issue_id(p_subject_type text, p_subject_id uuid) to svc_visitor;
 
 create or replace function app_hidden.chat_event_visible(p_thread_id uuid, p_context_issue_id text)
  returns boolean
@@ -89,5 +119,23 @@ begin
      and (p_context_issue_id is null or app_hidden.visible_issue_id(p_context_issue_id::uuid) is not null);
 end
 $$;
-comment on function app_hidden.chat_event_visible(p_thread_id uuid, p_context_issue_id text) is 'Whether the caller sees a chat-thread event: the caller sees the thread (chat_threads policy: participants and admins, the thread issue''s narrowing) and the issue of the message''s context, if any.';
+comment on function app_hidden.chat_event_visible(p_thread_id uuid, p_context_issue_id text) is 'Whether the caller sees a chat-thread event: the caller sees the thread (chat_threads policy: participants and admins, the thread issue''s narrowing) and the issue of the message''s context, if any. The event stream asks it for realtime drafts; the events policy asks chat_event_passes_narrowing.';
 grant execute on function app_hidden.chat_event_visible(p_thread_id uuid, p_context_issue_id text) to svc_visitor;
+
+create or replace function app_hidden.chat_event_passes_narrowing(p_thread_id uuid, p_context_issue_id text)
+ returns boolean
+ language plpgsql
+ stable
+as $$
+declare v_issue uuid := app_hidden.subject_issue_id('chat-thread', p_thread_id);
+begin
+  -- The events policy decides who takes part from the payload; this is the narrowing: the thread's issue as the
+  -- caller sees issues (the row, deleted or not: the threads policy hides a deleted issue's threads, which would
+  -- take their stored events out of the stream, the replay and a resume for this key only, as for requests), and
+  -- the issue a person's message was about (in the payload).
+  return (v_issue is null or exists (select 1 from app_public.issues i where i.id = v_issue))
+     and (p_context_issue_id is null or app_hidden.visible_issue_id(p_context_issue_id::uuid) is not null);
+end
+$$;
+comment on function app_hidden.chat_event_passes_narrowing(p_thread_id uuid, p_context_issue_id text) is 'Whether a narrowed key sees a stored chat-thread event, beyond the participants the events policy reads from the payload: the thread''s issue, if any, passes the key''s narrowing (deleted or not: a deleted issue''s thread keeps its events, as its requests do), and so does the issue of the message''s context, if any.';
+grant execute on function app_hidden.chat_event_passes_narrowing(p_thread_id uuid, p_context_issue_id text) to svc_visitor;

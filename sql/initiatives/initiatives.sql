@@ -40,7 +40,9 @@ as $$
   select jsonb_build_object(
     'id', i.id, 'name', i.name, 'description', i.description,
     'archived', i.archived_at is not null, 'archivedAt', i.archived_at,
-    'projectCount', (select count(*) from app_public.projects p where p.initiative_id = i.id and p.archived_at is null),
+    -- Every linked project the key sees, archived ones included, as projects[] and initiatives.summary list them
+    -- (archiving does not unlink; it counted only live ones and disagreed with the list).
+    'projectCount', (select count(*) from app_public.projects p where p.initiative_id = i.id),
     'createdAt', i.created_at, 'updatedAt', i.updated_at)
   || case when p_with_projects then jsonb_build_object('projects', coalesce(
        (select jsonb_agg(jsonb_build_object('id', p.id, 'name', p.name, 'archived', p.archived_at is not null)
@@ -48,5 +50,5 @@ as $$
         from app_public.projects p where p.initiative_id = i.id), '[]'))
      else '{}'::jsonb end
 $$;
-comment on function app_hidden.initiative_json(i app_public.initiatives, p_with_projects boolean) is 'Initiative (spec 2.7): name, description, archived state, projectCount (live projects the key can see); with p_with_projects the linked projects.';
+comment on function app_hidden.initiative_json(i app_public.initiatives, p_with_projects boolean) is 'Initiative (spec 2.7): name, description, archived state, projectCount (the linked projects the key can see, archived ones included: those projects lists); with p_with_projects the linked projects.';
 grant execute on function app_hidden.initiative_json(i app_public.initiatives, p_with_projects boolean) to svc_visitor;

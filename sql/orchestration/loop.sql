@@ -48,13 +48,15 @@ declare v app_public.execution_steps;
 begin
   select * into v from app_public.execution_steps
   where id = app_hidden.parse_uuid(p_id, p_field) and workspace_id = app_hidden.current_workspace_id();
-  if v.id is null then
+  -- Its plan too: the steps policy asks an unnarrowed key nothing per row, and the plan of a goal tied to a deleted
+  -- issue is not there (plans policy), so neither is its step.
+  if v.id is null or not exists (select 1 from app_public.execution_plans p where p.id = v.plan_id) then
     raise exception 'Step not found' using errcode = 'SV404', column = p_field;
   end if;
   return v;
 end
 $$;
-comment on function app_hidden.find_step(p_id text, p_field text) is 'An execution step the key can see (through its plan and goal), else 404 naming the field.';
+comment on function app_hidden.find_step(p_id text, p_field text) is 'An execution step the key can see, of a plan it can see (through its goal: none of a goal tied to a deleted issue), else 404 naming the field.';
 grant execute on function app_hidden.find_step(p_id text, p_field text) to svc_visitor;
 
 create or replace function app_hidden.lock_plan(p_plan_id uuid)

@@ -15,7 +15,7 @@ export const ProjectOut = z.looseObject({
 export const InitiativeOut = z.looseObject({
   id: z.string(), name: z.string(), description: z.string().nullable(),
   archived: z.boolean(), archivedAt: timestamp.nullable(),
-  projectCount: z.number().describe('Live projects linked to it that this key can see'),
+  projectCount: z.number().describe('Projects linked to it that this key can see, archived ones included (those `projects` lists)'),
   createdAt: timestamp, updatedAt: timestamp,
   projects: z.array(z.object({ id: z.string(), name: z.string(), archived: z.boolean() })).optional(),
 });

@@ -2,7 +2,7 @@
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
 -- a private note (kind NOTE) or a journal entry (JOURNAL, journalDate default today in the caller's zone; one
--- per day: 409 journal_exists).
+-- per day: 409 journal_exists, or journal_archived when the day's entry is archived).
 create or replace function app_tools.notes_create(args jsonb)
  returns jsonb
  language plpgsql
@@ -27,6 +27,14 @@ begin
   on conflict (workspace_id, user_id, journal_date) where kind = 'JOURNAL' do nothing
   returning * into v_note;
   if v_note.id is null then
+    -- The day's entry archived: notes.update refuses it too (note_archived), so say so and name the way out.
+    select * into v_note from app_public.notes n
+    where n.workspace_id = app_hidden.current_workspace_id() and n.user_id = v_user
+      and n.kind = 'JOURNAL' and n.journal_date = v_date;
+    if v_note.archived_at is not null then
+      raise exception 'The journal entry for % (note %) is archived: restore it in the app (GraphQL notesRestore) to write in it; no MCP tool unarchives notes', v_date, v_note.id
+        using errcode = 'SV409', detail = 'journal_archived';
+    end if;
     raise exception 'There is already a journal entry for %; use notes.update (or notes.todayJournal)', v_date
       using errcode = 'SV409', detail = 'journal_exists';
   end if;
