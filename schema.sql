@@ -928,6 +928,7 @@ create table app_public.former_members (
   constraint former_members_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE
 );
 alter table app_public.former_members enable row level security;
+alter table app_public.former_members force row level security;
 grant select on app_public.former_members to svc_visitor;
 create policy owner_all on app_public.former_members for all to current_user using (true) with check (true);
 create policy select_in_workspace on app_public.former_members for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));

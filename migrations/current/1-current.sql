@@ -1,17 +1,1 @@
--- Lifecycle leftovers (probe-life): a deleted agent's pins go, agent_in_use names what holds it; a deleted comment's
--- card and a deleted issue's goals (plans, gates; steps at find_step) and chat threads are 404 as its requests (events
--- kept); projectCount counts archived projects; 409 narrowing_stale and journal_archived; accept names payload fields.
---! include agents/agents.sql
---! include agents/triggers.sql
---! include actionRequests/policies.sql
---! include actionRequests/machine.sql
---! include orchestration/policies.sql
---! include orchestration/loop.sql
---! include chat/chat.sql
---! include chat/policies.sql
---! include events/visibility.sql
---! include events/policies.sql
---! include initiatives/initiatives.sql
---! include auth/keys.sql
---! include auth/plugins.sql
---! include notes/tools/create.sql
+-- Enter migration here

@@ -208,8 +208,8 @@ describe('goals and chat threads of a deleted issue', () => {
     const messages = await t.pools.owner.query('select count(*)::int as n from app_public.chat_messages where thread_id = $1', [thread]);
     expect(messages.rows[0].n).toBe(2);
     // Its stored events stay visible to the agent's narrowed key and the owner (they follow the thread's issue row).
-    expect((await ok(t, botKey.token, 'events.recent', { subjectType: 'chat-thread', subjectId: thread })).items.length).toBe(2);
-    expect((await ok(t, ws.token, 'events.recent', { subjectType: 'chat-thread', subjectId: thread })).items.length).toBe(2);
+    expect((await ok(t, botKey.token, 'events.recent', { subjectType: 'chat-thread', subjectId: thread })).items.length).toBe(3);
+    expect((await ok(t, ws.token, 'events.recent', { subjectType: 'chat-thread', subjectId: thread })).items.length).toBe(3);
 
     await ok(t, ws.token, 'issues.restore', { id: issue.id });
     expect((await ok(t, botKey.token, 'chat.listThreads', {})).items.map((x: { id: string }) => x.id)).toContain(thread);
