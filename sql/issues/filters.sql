@@ -10,7 +10,8 @@ declare
   v_status text := args->>'status';
   v_status_ids uuid[];
 begin
-  -- The caller executes `from <from_sql> where <where_sql>` with $1 = the workspace id and $2 = search. Every
+  -- The caller executes `from <from_sql> where <where_sql>` with $1 = the workspace id, $2 = search and $3 = the
+  -- search window's floor from a cursor (issue_search_matches; null on a first page or a count). Every
   -- value is written in as a constant (format %L): the query is planned per call, so each filter gets its own
   -- index. Paging (cursor, limit) is the caller's.
   from_sql := 'app_public.issues i';
@@ -19,7 +20,7 @@ begin
     -- Full-text search (issues_search_gin). The matches come from a definer function (the index is unusable
     -- under RLS, see issue_search_matches); joined back to issues, the policies apply. m.rank is the match's.
     search := app_hidden.search_tsquery(args->>'query');
-    from_sql := 'app_hidden.issue_search_matches($2) m join app_public.issues i on i.id = m.id';
+    from_sql := 'app_hidden.issue_search_matches($2, p_floor => $3) m join app_public.issues i on i.id = m.id';
   end if;
   if args->>'statusId' is not null then
     where_sql := where_sql || format(' and i.status_id = %L', app_hidden.parse_uuid(args->>'statusId', 'statusId'));

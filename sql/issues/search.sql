@@ -10,15 +10,19 @@ declare
   v_words text[];
 begin
   -- Only the words (letters and digits) reach to_tsquery: no operator, quote or backslash of the input can.
-  v_words := array(select lower(m[1]) from regexp_matches(coalesce(p_query, ''), '([[:alnum:]]+)', 'g') m limit 32);
+  v_words := array(select lower(m[1]) from regexp_matches(coalesce(p_query, ''), '([[:alnum:]]+)', 'g') m limit 33);
   if cardinality(v_words) = 0 then
     raise exception 'query has no words to search for' using errcode = 'SV400', column = p_field;
+  end if;
+  -- A 33rd word was dropped unsaid, and issues matching the first 32 came back as matches of all of them.
+  if cardinality(v_words) > 32 then
+    raise exception 'query has more than 32 words: search with fewer' using errcode = 'SV400', column = p_field;
   end if;
   -- Every word must match; the last one as a prefix (people search while they type).
   return to_tsquery('simple', array_to_string(v_words, ' & ') || ':*');
 end
 $$;
-comment on function app_hidden.search_tsquery(p_query text, p_field text) is 'The tsquery of a search box: its words (letters and digits, at most 32) ANDed, the last one as a prefix; 400 on the field when it has none.';
+comment on function app_hidden.search_tsquery(p_query text, p_field text) is 'The tsquery of a search box: its words (runs of letters and digits, lowercased; at most 32, else 400) ANDed, the last one as a prefix; 400 on the field when it has none. search_document indexes the same words.';
 grant execute on function app_hidden.search_tsquery(p_query text, p_field text) to svc_visitor;
 
 create or replace function app_hidden.search_tag(p_workspace_id uuid)
@@ -31,14 +35,41 @@ grant execute on function app_hidden.search_tag(p_workspace_id uuid) to svc_visi
 
 drop function if exists app_hidden.search_document_long(uuid, text, text);  -- folded into search_document
 
+create or replace function app_hidden.search_parts(p_text text)
+ returns tsvector
+ language plpgsql
+ immutable parallel safe
+as $$
+begin
+  -- Only text where the parser keeps words joined (a dot, slash, @ or sign between letters and digits, or letters and
+  -- digits in one run) has parts it does not index already: plain text pays one pattern test.
+  if p_text operator(pg_catalog.!~) '[[:alnum:]][^[:alnum:][:space:]]+[[:alnum:]]|[[:alpha:]][[:digit:]]|[[:digit:]][[:alpha:]]|[-+][[:digit:]]' then
+    return ''::tsvector;
+  end if;
+  -- Every run of letters and digits (v1, index, example, 12: how a query is split), and of a run mixing them its
+  -- letters and its digits (v, 1), without positions.
+  return pg_catalog.array_to_tsvector(array(select m[1] from pg_catalog.regexp_matches(p_text, '([[:alnum:]]+)', 'g') m
+                                 union select m[1] from pg_catalog.regexp_matches(p_text, '([[:alpha:]]+|[[:digit:]]+)', 'g') m));
+end
+$$;
+comment on function app_hidden.search_parts(p_text text) is 'The words of a (lowercased) text that the simple parser keeps joined into one token (v1.2.3 → v1, 2, 3, v, 1; alice@example.com → alice, example, com), as lexemes without positions, for search_document: search_tsquery splits a query into such words. Empty for text without joined words.';
+grant execute on function app_hidden.search_parts(p_text text) to svc_visitor;
+
 create or replace function app_hidden.search_document(p_workspace_id uuid, p_title text, p_description text)
  returns tsvector
  language plpgsql
  immutable parallel safe
 as $$
 declare
-  v tsvector := pg_catalog.setweight(pg_catalog.to_tsvector('simple'::regconfig, coalesce(p_title, '')), 'A')
-                || pg_catalog.setweight(pg_catalog.to_tsvector('simple'::regconfig, coalesce(p_description, '')), 'B');
+  v_title text := pg_catalog.lower(coalesce(p_title, ''));
+  v_description text := pg_catalog.lower(coalesce(p_description, ''));
+  -- What search_tsquery looks for. Lowercased by lower(): the simple dictionary lowercases ASCII only under the
+  -- embedded cluster's builtin C locale, so "ÉCOLE" was kept as "École" and no query found it. The parser's tokens
+  -- with their positions (v1.2.3, src/index.ts, alice@example.com, -12: one lexeme each) and, besides them, the
+  -- words a query is split into (search_parts): typing a title's exact words found nothing when they held a dot, a
+  -- slash or a sign.
+  v tsvector := pg_catalog.setweight(pg_catalog.to_tsvector('simple'::regconfig, v_title) || app_hidden.search_parts(v_title), 'A')
+                || pg_catalog.setweight(pg_catalog.to_tsvector('simple'::regconfig, v_description) || app_hidden.search_parts(v_description), 'B');
 begin
   -- The title (weight A) and description (weight B) under the simple configuration, each lexeme keyed with the
   -- workspace's tag (search_tag), positions and weights kept for ranking. Keyed, the GIN index's entries are per
@@ -57,7 +88,7 @@ begin
   return pg_catalog.replace(' ' || v::text, ' ''', ' ''' || app_hidden.search_tag(p_workspace_id))::tsvector;
 end
 $$;
-comment on function app_hidden.search_document(p_workspace_id uuid, p_title text, p_description text) is 'The search document of an issue (the generated column issues.search): title (A) and description (B) lexemes with positions and weights, each keyed with the workspace''s tag so the GIN index is per workspace. Match it with search_keyed_query.';
+comment on function app_hidden.search_document(p_workspace_id uuid, p_title text, p_description text) is 'The search document of an issue (the generated column issues.search): title (A) and description (B) lexemes of the lowercased text, the parser''s tokens with positions and every run of letters and digits, each keyed with the workspace''s tag so the GIN index is per workspace. Match it with search_keyed_query.';
 grant execute on function app_hidden.search_document(p_workspace_id uuid, p_title text, p_description text) to svc_visitor;
 
 create or replace function app_hidden.search_keyed_query(p_workspace_id uuid, p_query tsquery)
@@ -72,8 +103,8 @@ $$;
 comment on function app_hidden.search_keyed_query(p_workspace_id uuid, p_query tsquery) is 'A search tsquery with its lexemes keyed with the workspace''s tag, to match (and rank) search_document.';
 grant execute on function app_hidden.search_keyed_query(p_workspace_id uuid, p_query tsquery) to svc_visitor;
 
-create or replace function app_hidden.issue_search_matches(p_query tsquery, p_after_rank real default null::real, p_after_number integer default null::integer, p_limit integer default null::integer)
- returns table(id uuid, number integer, rank real)
+create or replace function app_hidden.issue_search_matches(p_query tsquery, p_after_rank real default null::real, p_after_number integer default null::integer, p_limit integer default null::integer, p_floor integer default null::integer)
+ returns table(id uuid, number integer, rank real, floor integer)
  language plpgsql
  stable rows 100
  security definer
@@ -90,7 +121,7 @@ declare
   -- where the ranking stops, are those of issues the key sees (ranking hidden ones let it count them by word).
   v_unrestricted boolean := app_hidden.issues_unrestricted();
   v_limit int := coalesce(p_limit, 2147483647);
-  v_boundary int;
+  v_floor int := p_floor;
   v_n int := 0;
   v_ids uuid[];
   v_numbers int[];
@@ -99,30 +130,33 @@ begin
   if p_after_rank is null or p_after_rank >= 0 then
     -- The candidates: newest first through (workspace_id, number) when many issues match (it stops after
     -- v_ranked), through issues_search_gin (the workspace's keyed lexemes) when few do (custom plan per call:
-    -- the planner sees the query).
+    -- the planner sees the query). A later page ranks the window the first one fixed, the matches at or above its
+    -- floor (the number of its oldest ranked match; 0 when it ranked them all), whatever was written since: worked
+    -- out again on every page, one new or deleted match moved the window, and an issue came twice or never.
     select coalesce(array_agg(c.id), '{}'), coalesce(array_agg(c.number), '{}'),
            coalesce(array_agg(pg_catalog.ts_rank(c.search, v_keyed)), '{}')
     into v_ids, v_numbers, v_ranks
     from (select i.id, i.number, i.search from app_public.issues i
           where i.workspace_id = v_ws and i.deleted_at is null and i.search operator(pg_catalog.@@) v_keyed
             and (v_unrestricted or app_hidden.issue_passes_narrowing(i.id, i.project_id))
-          order by i.number desc limit v_ranked) c;
-    if pg_catalog.cardinality(v_ids) = v_ranked then
-      v_boundary := v_numbers[v_ranked];
+            and i.number >= coalesce(p_floor, 0)
+          order by i.number desc limit case when p_floor is null then v_ranked end) c;
+    if v_floor is null then
+      v_floor := case when pg_catalog.cardinality(v_ids) = v_ranked then v_numbers[v_ranked] else 0 end;
     end if;
     return query
-      select c.id, c.number, c.rank from rows from (pg_catalog.unnest(v_ids), pg_catalog.unnest(v_numbers), pg_catalog.unnest(v_ranks)) as c(id, number, rank)
+      select c.id, c.number, c.rank, v_floor from rows from (pg_catalog.unnest(v_ids), pg_catalog.unnest(v_numbers), pg_catalog.unnest(v_ranks)) as c(id, number, rank)
       where p_after_rank is null or (c.rank, c.number) < (p_after_rank, p_after_number)
       order by c.rank desc, c.number desc
       limit v_limit;
     get diagnostics v_n = row_count;
-    if v_boundary is null or v_n >= v_limit then
+    if v_floor = 0 or v_n >= v_limit then
       return;
     end if;
-    p_after_number := v_boundary;
+    p_after_number := v_floor;
   end if;
   return query
-    select i.id, i.number, (-1)::real from app_public.issues i
+    select i.id, i.number, (-1)::real, coalesce(v_floor, 0) from app_public.issues i
     where i.workspace_id = v_ws and i.deleted_at is null and i.search operator(pg_catalog.@@) v_keyed
       and (v_unrestricted or app_hidden.issue_passes_narrowing(i.id, i.project_id))
       and i.number < p_after_number
@@ -130,8 +164,8 @@ begin
     limit v_limit - v_n;
 end
 $$;
-comment on function app_hidden.issue_search_matches(p_query tsquery, p_after_rank real, p_after_number integer, p_limit integer) is 'The caller''s workspace''s issues matching p_query that the key sees (its narrowing applied here: security definer): the newest 200 matches best rank first, then newest; older matches after them, newest first, with rank -1 (ranking every match of a common word cost 0.4 s at 100,000 issues, the newest 1,000 12 ms, the newest 500 4.1 ms, the newest 200 2.1 ms: the search''s p99 under load follows its cost). After the (rank, number) of a cursor, at most p_limit (null = all). Definer: under RLS the planner may not use the index (@@ is not leakproof, so it would test every row of the workspace after the policy); callers join the ids back to app_public.issues, where the policies (narrowing) apply, and pass p_limit only when nothing else filters.';
-grant execute on function app_hidden.issue_search_matches(p_query tsquery, p_after_rank real, p_after_number integer, p_limit integer) to svc_visitor;
+comment on function app_hidden.issue_search_matches(p_query tsquery, p_after_rank real, p_after_number integer, p_limit integer, p_floor integer) is 'The caller''s workspace''s issues matching p_query that the key sees (its narrowing applied here: security definer): the newest 200 matches best rank first, then newest; older matches after them, newest first, with rank -1 (ranking every match of a common word cost 0.4 s at 100,000 issues, the newest 1,000 12 ms, the newest 500 4.1 ms, the newest 200 2.1 ms: the search''s p99 under load follows its cost). floor, on every row, is the number of the oldest ranked match (0: all are ranked); a later page passes it back as p_floor and ranks that same window (matches numbered at or above it), so matches written or deleted between pages move nothing. After the (rank, number) of a cursor, at most p_limit (null = all). Definer: under RLS the planner may not use the index (@@ is not leakproof, so it would test every row of the workspace after the policy); callers join the ids back to app_public.issues, where the policies (narrowing) apply, and pass p_limit only when nothing else filters.';
+grant execute on function app_hidden.issue_search_matches(p_query tsquery, p_after_rank real, p_after_number integer, p_limit integer, p_floor integer) to svc_visitor;
 
 create or replace function app_public.search_issues(query text)
  returns setof app_public.issues

@@ -154,3 +154,65 @@ describe('GraphQL searchIssues', () => {
     expect(bad.errors?.[0]?.extensions?.status).toBe(400);
   });
 });
+
+describe('what a user types finds what is written', () => {
+  it('any letter case, also outside ASCII (the simple dictionary lowercased ASCII only)', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Übersicht Привет ÉCOLE', description: 'ОШИБКА при входе' });
+    for (const query of ['übersicht', 'ÜBERSICHT', 'Übersicht', 'привет', 'ПРИВЕТ', 'école', 'ÉCOLE', 'ошибка', 'Ошиб']) {
+      expect([query, (await ok(t, ws.token, 'issues.list', { query })).items.map((i: { id: string }) => i.id)]).toEqual([query, [issue.id]]);
+    }
+  });
+
+  it('words joined by dots, slashes, signs or an @ are found whole and by their parts', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', {
+      title: 'Deploy v1.2.3 breaks src/index.ts',
+      description: 'Reported by alice@example.com: pi is 3.14, offset -12, see https://docs.example.org/guide and SRCH-3',
+    });
+    for (const query of ['v1.2.3', '1.2.3', 'src/index.ts', 'index', 'index.ts', 'alice@example.com', 'example.com', '3.14', '14',
+      '-12', 'docs.example.org', 'guide', 'SRCH-3']) {
+      expect((await ok(t, ws.token, 'issues.list', { query })).items.map((i: { id: string }) => i.id), query).toContain(issue.id);
+    }
+  });
+
+  it('a query of more than 32 words is refused, not cut', async () => {
+    const r = await rest(t, ws.token, 'issues.list', { query: `${'a '.repeat(32)}zzzzzz` });
+    expect([r.status, r.body.issues]).toEqual([400, { query: expect.stringMatching(/more than 32 words/) }]);
+  });
+});
+
+describe('search paging while matches are written', () => {
+  it('keeps the first page\'s ranked window: no issue twice or never when a match is created or deleted between pages', async () => {
+    const w = await createWorkspace(t);
+    await t.pools.owner.query(`insert into app_public.issues (workspace_id, title, status_id)
+      select $1, 'kappa ' || g || case when g % 7 = 0 then ' kappa kappa' else '' end, s.id
+      from app_public.statuses s, generate_series(1, 230) g where s.workspace_id = $1 and s.is_default`, [w.id]);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let page = 0;
+    const existing = new Set((await allPages(t, w.token, 'issues.list', { query: 'kappa' }, 100)).map((i: { id: string }) => i.id));
+    expect(existing.size).toBe(230);
+    let deleted: string | undefined;
+    do {
+      const r: { items: Array<{ id: string }>; nextCursor: string | null } = await ok(t, w.token, 'issues.list', { query: 'kappa', limit: 25, ...(cursor ? { cursor } : {}) });
+      seen.push(...r.items.map((i) => i.id));
+      cursor = r.nextCursor;
+      page++;
+      // Between pages: a new match (newest, in any window), and a match not seen yet deleted.
+      await ok(t, w.token, 'issues.create', { title: `kappa kappa kappa new ${page}` });
+      if (page === 2) {
+        deleted = [...existing].find((id) => !seen.includes(id));
+        await ok(t, w.token, 'issues.delete', { id: deleted });
+      }
+    } while (cursor && page < 40);
+    const throughout = [...existing].filter((id) => id !== deleted);
+    expect(seen.filter((id) => existing.has(id)).length).toBe(new Set(seen.filter((id) => existing.has(id))).size); // none twice
+    expect(throughout.filter((id) => !seen.includes(id))).toEqual([]); // none never
+    // A cursor of another query is refused (it started part-way through this one's results).
+    const first = await ok(t, w.token, 'issues.list', { query: 'kappa', limit: 2 });
+    const foreign = await rest(t, w.token, 'issues.list', { query: 'kapp', limit: 2, cursor: first.nextCursor });
+    expect([foreign.status, Object.keys(foreign.body.issues ?? {})]).toEqual([400, ['cursor']]);
+    // With another filter (the built query) the window holds too.
+    const filtered = await allPages(t, w.token, 'issues.list', { query: 'kappa', open: true }, 30);
+    expect(filtered.length).toBe(new Set(filtered.map((i: { id: string }) => i.id)).size);
+  });
+});

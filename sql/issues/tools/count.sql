@@ -27,7 +27,7 @@ begin
                       from g where g.gp = 0), ''[]'')',
     f.from_sql, f.where_sql)
   into v_total, v_by_status, v_by_priority
-  using app_hidden.current_workspace_id(), f.search;
+  using app_hidden.current_workspace_id(), f.search, null::int;
   return jsonb_build_object('total', v_total, 'byStatus', v_by_status, 'byPriority', v_by_priority);
 end
 $$;

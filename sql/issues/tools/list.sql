@@ -23,6 +23,8 @@ declare
   v_after text[];
   v_from text;
   v_rank text := 'null::real';
+  v_floor int;
+  v_tag text;
 begin
   if args - 'limit' - 'cursor' = '{}'::jsonb then
     -- No filter (the most common call, and every further page of it): a static query, planned once per
@@ -48,29 +50,34 @@ begin
     select f.from_sql, f.where_sql, f.search into v_from, v_where, v_query from app_hidden.issues_filter(args) f;
     if v_query is not null then
       -- Full-text search: ranked, paged by (rank, number) from the cursor on.
+      -- The cursor is rank:number:floor:tag: floor keeps the ranked window of the first page (issue_search_matches),
+      -- tag ties it to this query (another search's cursor started part-way through this one's results).
+      v_tag := left(md5(v_query::text), 8);
       v_rank := 'm.rank';
       v_order := 'm.rank desc, i.number desc';
       v_outer_order := 't.rank desc, (t.i).number desc';
-      v_sort := 't.rank::text || '':'' || (t.i).number::text';
+      v_sort := format('t.rank::text || '':'' || (t.i).number::text || '':'' || t.floor::text || '':'' || %L', v_tag);
       if args->>'cursor' is not null then
         v_after := string_to_array(app_hidden.cursor_decode(args->>'cursor', 'issues-search'), ':');
         begin
-          v_after := array[v_after[1]::real::text, v_after[2]::int::text, v_after[3]];
+          v_after := array[v_after[1]::real::text, v_after[2]::int::text, v_after[3]::int::text, v_after[4], v_after[5]];
         exception when others then
           v_after := null;
         end;
-        if v_after is null or v_after[1] is null or v_after[2] is null or v_after[3] is not null then
-          raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = 'cursor';
+        if v_after is null or v_after[1] is null or v_after[2] is null or v_after[3] is null
+           or v_after[4] is distinct from v_tag or v_after[5] is not null or v_after[1]::real = 'NaN'::real then
+          raise exception 'cursor is not one this list returned (for this query)' using errcode = 'SV400', column = 'cursor';
         end if;
+        v_floor := v_after[3]::int;
       end if;
       if args - 'limit' - 'cursor' - 'query' = '{}'::jsonb and app_hidden.issues_unrestricted() then
         -- Nothing else filters and no narrowing hides a row (the common search): the matches function pages
         -- itself (no join of every match), and the page is read by a static query, planned once per session
         -- (planning the built query cost ~5 ms of every search).
         select array_agg(app_hidden.issue_lean_json(i, s, p, a) order by m.rank desc, m.number desc),
-               array_agg(m.rank::text || ':' || m.number::text order by m.rank desc, m.number desc)
+               array_agg(m.rank::text || ':' || m.number::text || ':' || m.floor::text || ':' || v_tag order by m.rank desc, m.number desc)
         into v_items, v_keys
-        from app_hidden.issue_search_matches(v_query, v_after[1]::real, v_after[2]::int, v_limit + 1) m
+        from app_hidden.issue_search_matches(v_query, v_after[1]::real, v_after[2]::int, v_limit + 1, v_floor) m
         join app_public.issues i on i.id = m.id
         left join app_public.statuses s on s.id = i.status_id
         left join app_public.projects p on p.id = i.project_id
@@ -87,13 +94,14 @@ begin
     -- instead of four subqueries per row inside issue_json (3x faster at 50 rows).
     execute format(
       'select array_agg(app_hidden.issue_lean_json(t.i, s, p, a) order by %s), array_agg(%s order by %s)
-       from (select i, %s as rank from %s where %s order by %s limit %s) t
+       from (select i, %s as rank, %s as floor from %s where %s order by %s limit %s) t
        left join app_public.statuses s on s.id = (t.i).status_id
        left join app_public.projects p on p.id = (t.i).project_id
        left join app_public.agents a on a.id = (t.i).assigned_agent_id',
-      v_outer_order, v_sort, v_outer_order, v_rank, v_from, v_where, v_order, v_limit + 1)
+      v_outer_order, v_sort, v_outer_order, v_rank, case when v_query is null then 'null::int' else 'm.floor' end,
+      v_from, v_where, v_order, v_limit + 1)
     into v_items, v_keys
-    using app_hidden.current_workspace_id(), v_query;
+    using app_hidden.current_workspace_id(), v_query, v_floor;
   end if;
   return app_hidden.page_json_text(v_items, v_keys, v_limit, case when v_query is null then 'issues' else 'issues-search' end);
 end
