@@ -1751,7 +1751,6 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.repo_mappings_create(text,text,text,jsonb,boolean) returns app_public.connection_mappings; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
 -- app_public.repo_mappings_delete(uuid) returns app_public.connection_mappings; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
 -- app_public.repo_mappings_update(uuid,text,text,jsonb,boolean,boolean,boolean,boolean) returns app_public.connection_mappings; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
--- app_public.search_issues(text) returns SETOF app_public.issues; sql stable; execute: svc_visitor; issues/search.sql
 -- app_public.viewer() returns app_public.users; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.viewer_key_id() returns uuid; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.viewer_key_kind() returns text; sql stable; execute: svc_visitor; workspace/members.sql

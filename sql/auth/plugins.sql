@@ -256,7 +256,7 @@ create or replace function app_public.plugins()
  language sql
  stable
 as $$ select * from app_hidden.plugins() $$;
-comment on function app_public.plugins() is 'Plugin records of this workspace (manifest.scopes and manifest.skills).';
+comment on function app_public.plugins() is 'Plugin records of this workspace (manifest.scopes and manifest.skills), oldest first.';
 grant execute on function app_public.plugins() to svc_visitor;
 
 create or replace function app_public.plugins_create(name text, scopes app_public.api_key_scope[], skills jsonb default null)

@@ -1,4 +1,4 @@
--- Full-text search over issues (issues.list query, GraphQL searchIssues).
+-- Full-text search over issues (issues.list query; GraphQL issuesList(query)).
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
 create or replace function app_hidden.search_tsquery(p_query text, p_field text default 'query'::text)
@@ -166,15 +166,3 @@ end
 $$;
 comment on function app_hidden.issue_search_matches(p_query tsquery, p_after_rank real, p_after_number integer, p_limit integer, p_floor integer) is 'The caller''s workspace''s issues matching p_query that the key sees (its narrowing applied here: security definer): the newest 200 matches best rank first, then newest; older matches after them, newest first, with rank -1 (ranking every match of a common word cost 0.4 s at 100,000 issues, the newest 1,000 12 ms, the newest 500 4.1 ms, the newest 200 2.1 ms: the search''s p99 under load follows its cost). floor, on every row, is the number of the oldest ranked match (0: all are ranked); a later page passes it back as p_floor and ranks that same window (matches numbered at or above it), so matches written or deleted between pages move nothing. After the (rank, number) of a cursor, at most p_limit (null = all). Definer: under RLS the planner may not use the index (@@ is not leakproof, so it would test every row of the workspace after the policy); callers join the ids back to app_public.issues, where the policies (narrowing) apply, and pass p_limit only when nothing else filters.';
 grant execute on function app_hidden.issue_search_matches(p_query tsquery, p_after_rank real, p_after_number integer, p_limit integer, p_floor integer) to svc_visitor;
-
-create or replace function app_public.search_issues(query text)
- returns setof app_public.issues
- language sql
- stable
-as $$
-  select i.* from app_hidden.issue_search_matches(app_hidden.search_tsquery(query)) m
-  join app_public.issues i on i.id = m.id
-  order by m.rank desc, m.number desc
-$$;
-comment on function app_public.search_issues(query text) is 'Issues whose title or description match the words of query (the last word as a prefix), best match first (title matches weigh more), then newest. Only issues the key may see.';
-grant execute on function app_public.search_issues(query text) to svc_visitor;

@@ -160,7 +160,7 @@ describe('what GraphQL takes, as the tools take it', () => {
     const issuesOf = async (query: string) => (await gqlError(t, key, query)).issues;
     expect(Object.keys((await issuesOf('{ issues(first: 5, after: "garbage") { nodes { rowId } } }'))!)).toEqual(['after']);
     expect(Object.keys((await issuesOf('{ issues(last: 5, before: "zz") { nodes { rowId } } }'))!)).toEqual(['before']);
-    expect(Object.keys((await issuesOf('{ searchIssues(query: "a\\u0000", first: 5) { nodes { rowId } } }'))!)).toEqual(['query']);
+    expect(Object.keys((await issuesOf('{ issuesList(query: "a\\u0000", limit: 5) }'))!)).toEqual(['query']);
     expect(Object.keys((await issuesOf('{ node(id: "WyJJc3N1ZSIsIm5vdC1hLXV1aWQiXQ==") { id } }'))!)).toEqual(['id']);
     expect(Object.keys((await issuesOf('{ issues(first: 1, condition: {title: "a\\u0000"}) { nodes { rowId } } }'))!)).toEqual(['condition.title']);
   });

@@ -1,4 +1,4 @@
-/** issues.list query (full-text search, ranked, prefix, paged) and GraphQL searchIssues (issue 15). */
+/** issues.list query (full-text search, ranked, prefix, paged), also as GraphQL issuesList(query) (issue 15). */
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allPages, createKey, createWorkspace, insertLabel, insertProject, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
@@ -142,14 +142,14 @@ describe('issues.list query: the index is keyed per workspace', () => {
   });
 });
 
-describe('GraphQL searchIssues', () => {
+describe('GraphQL issuesList(query) (searchIssues, which paged by row position, is gone)', () => {
   it('returns the ranked matches the key may see', async () => {
-    const q = 'query($q: String!) { searchIssues(query: $q) { nodes { id: rowId title } } }';
+    const q = 'query($q: String) { issuesList(query: $q) }';
     const data = await gqlOk(t, ws.token, q, { q: 'deploy pipe' });
-    expect(data.searchIssues.nodes.map((i: { id: string }) => i.id)).toEqual([ids.inTitle, ids.inDescription]);
+    expect(data.issuesList.items.map((i: { id: string }) => i.id)).toEqual([ids.inTitle, ids.inDescription]);
     const narrowed = await createKey(t, ws, { scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS'], projects: [projectA] });
     const mine = await gqlOk(t, narrowed.token, q, { q: 'deploy' });
-    expect(new Set(mine.searchIssues.nodes.map((i: { id: string }) => i.id))).toEqual(new Set([ids.inDescription, ids.deployment]));
+    expect(new Set(mine.issuesList.items.map((i: { id: string }) => i.id))).toEqual(new Set([ids.inDescription, ids.deployment]));
     const bad = await gql(t, ws.token, q, { q: '***' });
     expect(bad.errors?.[0]?.extensions?.status).toBe(400);
   });
