@@ -346,6 +346,11 @@ begin
   end if;
   if p_before is not null then
     select * into v_before from app_public.webhook_deliveries where id = p_before and workspace_id = p_workspace_id;
+    -- Not a delivery of this workspace (any other id, or one deleted with its webhook since): said, not the first page
+    -- again as if no cursor had been given.
+    if v_before.id is null then
+      perform app_hidden.raise_invalid('cursor', 'cursor is not one this list returned (or its delivery is gone): start again without one');
+    end if;
   end if;
   -- The cursor is the last delivery's id itself (prefix null).
   return app_hidden.page_json(array(

@@ -391,8 +391,8 @@ const commands = [
     workspace: WORKSPACE,
     webhook: { kind: 'id', description: 'only this webhook' },
     status: { kind: 'string', choices: ['PENDING', 'DELIVERED', 'DEAD_LETTER', 'CANCELED'], description: 'only this status' },
-    limit: { kind: 'int', min: 1, max: 500, description: 'page size (default 50)' },
-    before: { kind: 'string', description: 'cursor from a previous page', placeholder: 'CURSOR' },
+    limit: { kind: 'int', min: 1, max: 200, description: 'page size (default 50, at most 200)' },
+    before: { kind: 'id', description: 'nextCursor of a previous page', placeholder: 'CURSOR' },
   }, async (client, v) => {
     const ws = await workspaceId(client, v.workspace);
     if (v.webhook && !(await client.query('select 1 from app_public.webhooks where id = $1 and workspace_id = $2', [v.webhook, ws])).rows.length) {

@@ -98,6 +98,8 @@ describe('list commands', () => {
       [['admin', 'revoke-key', '--id', '00000000-0000-4000-8000-000000000000'], /^svc: --id: API key not found/],
       [['admin', 'archive-agent', '--workspace', 'NOPE', '--agent', 'x'], /^svc: --workspace: no workspace/],
       [['admin', 'list-deliveries', '--workspace', 'OPS', '--webhook', '00000000-0000-4000-8000-000000000000'], /^svc: --webhook: no webhook/],
+      [['admin', 'list-deliveries', '--workspace', 'OPS', '--before', 'not-a-uuid'], /^svc: --before\b/],
+      [['admin', 'list-deliveries', '--workspace', 'OPS', '--limit', '300'], /^svc: --limit\b/],
     ];
     for (const [args, message] of cases) {
       const r = await svc([...args, '--json'], env);

@@ -1,4 +1,5 @@
 /** The tools that complete the catalog (issue 6): gets, admin tools over the in-app procedures. */
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createAgent, createKey, insertProject, ok, rest, rpc, startWithWorkspaces, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
 import { expect400 } from '../support/expect.ts';
@@ -150,6 +151,9 @@ describe('webhooks (reads)', () => {
     expect400(await rest(t, ws.token, 'webhooks.get', { id: 'x' }), 'id');
     expect400(await rest(t, ws.token, 'webhooks.listDeliveries', { status: 'LOST' }), 'status');
     expect400(await rest(t, ws.token, 'webhooks.listDeliveries', { cursor: 'x' }), 'cursor');
+    // A cursor naming no delivery of this workspace (another id; one deleted with its webhook) is refused, not page 1 again.
+    expect400(await rest(t, ws.token, 'webhooks.listDeliveries', { cursor: crypto.randomUUID() }), 'cursor');
+    expect400(await rest(t, other.token, 'webhooks.listDeliveries', { cursor: deliveries.items[0].id }), 'cursor');
     const reader = await createKey(t, ws, { scopes: ['READ_ISSUES'] });
     expect((await rest(t, reader.token, 'webhooks.list', {})).status).toBe(403);
     await admin(t, 'add-member', { workspace: ws.key, email: 'hooks.member@example.com', role: 'MEMBER' });
