@@ -55,16 +55,28 @@ export class IssueMap {
 
 /** zod's issues as {field path: message}, capped (IssueMap): zod lists every unknown field of a strict object. */
 export function zodIssues(error: z.ZodError, into = new IssueMap()): Record<string, string> {
-  for (const issue of error.issues) {
-    const field = issue.path.length ? issue.path.map(String).join('.') : 'input';
+  addZodIssues(error.issues, [], into);
+  return into.toJSON();
+}
+
+type ZodIssue = z.ZodError['issues'][number];
+
+function addZodIssues(issues: readonly ZodIssue[], prefix: PropertyKey[], into: IssueMap): void {
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    const field = path.length ? path.map(String).join('.') : 'input';
     if (issue.code === 'unrecognized_keys') {
       // The map names the first few and counts the rest (an object has at most MAX_OBJECT_KEYS by now).
       for (const key of issue.keys) into.add(field === 'input' ? key : `${field}.${key}`, 'unknown field');
-    } else {
-      into.add(field, issue.message);
+      continue;
     }
+    // A value of one of a union's forms that failed inside it (include.comments {limit: 1.5}, where true or
+    // {limit} are the forms) is reported where it failed, not as the union's bare "Invalid input".
+    const inside = issue.code === 'invalid_union'
+      ? issue.errors.filter((branch) => branch.length > 0 && branch.every((i) => i.path.length > 0)) : [];
+    if (inside.length === 1) addZodIssues(inside[0]!, path, into);
+    else into.add(field, issue.message);
   }
-  return into.toJSON();
 }
 
 /**

@@ -325,6 +325,12 @@ describe('issues.get include', () => {
     const limited = await ok(t, ws.token, 'issues.get', { id: issue.id, include: { comments: { limit: 2 } } });
     expect(limited.comments.map((c: { body: string }) => c.body)).toEqual(['c2', 'c1']);
     expect((await rest(t, ws.token, 'issues.get', { id: issue.id, include: { comments: { limit: 101 } } })).status).toBe(400);
+    // A bad limit inside the object form is named where it is, not as the union's bare "Invalid input".
+    for (const limit of [1.5, '5', null]) {
+      const bad = await rest(t, ws.token, 'issues.get', { id: issue.id, include: { comments: { limit } } });
+      expect([bad.status, Object.keys(bad.body.issues)]).toEqual([400, ['include.comments.limit']]);
+    }
+    expect(Object.keys((await rest(t, ws.token, 'issues.get', { id: issue.id, include: { comments: 'yes' } })).body.issues)).toEqual(['include.comments']);
     expect((await rest(t, ws.token, 'issues.get', { id: issue.id, include: { everything: true } })).status).toBe(400);
 
     await ok(t, ws.token, 'issues.assign', { id: issue.id, profileKey: 'coder', mode: 'RESEARCH' });
