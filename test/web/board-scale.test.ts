@@ -74,6 +74,10 @@ describe('web board past the first page', () => {
     expect(await page.locator('#board .card').count()).toBe(1);
     await page.fill('#search', 'oldest');
     await page.waitForSelector(`.card[data-id="${oldest.id}"]`);
+    // Nothing to search for: no card, and no error.
+    await page.fill('#search', '!!!');
+    await expect.poll(() => page.locator('#board .card').count()).toBe(0);
+    expect(await page.locator('#board [role="alert"]').count()).toBe(0);
     await page.fill('#search', '');
     await expect.poll(count).toBe('50+');
   });

@@ -18,7 +18,8 @@ export const onKeyRefused = (fn: ((reason: string) => void) | undefined) => { re
 interface Answer { data?: any; errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string; status?: number; issues?: Record<string, string> } }[] }
 /** The error as the service words it: "Invalid input" says which input and why (its issues map). */
 const errorOf = (e: NonNullable<Answer['errors']>[number]) => {
-  const issues = Object.entries(e.extensions?.issues ?? {}).map(([field, why]) => `${field}: ${why}`);
+  // An issue that only says the message again ("query has no words…") is not repeated after it.
+  const issues = Object.entries(e.extensions?.issues ?? {}).filter(([, why]) => why !== e.message).map(([field, why]) => `${field}: ${why}`);
   return new GraphqlError(issues.length ? `${e.message} (${issues.join('; ')})` : e.message, e.extensions?.code, e.extensions?.status);
 };
 

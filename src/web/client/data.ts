@@ -81,7 +81,12 @@ async function byKey(f: Filters, query: string): Promise<IssueRow[]> {
 }
 
 /** Up to `limit` issues of the list (newest first, or best match first), following the pages (200 at most each). */
+/** A search box holding no letter or digit ("!!!", "#"): no issue matches (the service answers such a query with a 400, not for the box to show). */
+const nothingToSearch = (query: string) => query.trim() !== '' && !/[\p{L}\p{N}]/u.test(query);
+const NO_ISSUES: IssuePage = { items: [], nextCursor: null };
+
 export async function loadList(f: Filters, query: string, limit: number): Promise<IssuePage> {
+  if (nothingToSearch(query)) return NO_ISSUES;
   const items: IssueRow[] = [...await byKey(f, query)];
   let cursor: string | null = null;
   do {
@@ -96,6 +101,7 @@ export async function loadList(f: Filters, query: string, limit: number): Promis
 
 /** Each status column's first `limits[statusId]` issues (at most 200), in ONE GraphQL request (one call of the rate limit). */
 export async function loadColumns(statuses: Status[], limits: Record<string, number>, f: Filters, query: string): Promise<Record<string, IssuePage>> {
+  if (nothingToSearch(query)) return Object.fromEntries(statuses.map((s) => [s.rowId, NO_ISSUES]));
   const fields = statuses.map((s, n) =>
     `c${n}: issuesList(statusId: $s${n}, ${LIST_ARGUMENTS}, limit: $l${n})`);
   const variables = statuses.map((_, n) => `$s${n}: String, $l${n}: Int`).join(', ');
