@@ -2,7 +2,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, ok, rpc, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+import { createKey, createWorkspace, ok, rpc, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -62,6 +62,14 @@ describe('MCP resources, prompts, completion, logging', () => {
     expect(c.completion.values).toContain(issue.key);
     const r = (await rpc(t, ws.token, 'completion/complete', { ref: { type: 'ref/resource', uri: 'issue://{key}' }, argument: { name: 'key', value: 'ZZZ' } })).body.result;
     expect(r.completion.values).toEqual([]);
+    // A whole key of an issue older than the 200 completed from is offered first.
+    const busy = await createWorkspace(t);
+    const first = await ok(t, busy.token, 'issues.create', { title: 'The first' });
+    await t.pools.owner.query(`insert into app_public.issues (workspace_id, title, status_id)
+      select $1, 'filler ' || g, s.id from app_public.statuses s, generate_series(1, 210) g where s.workspace_id = $1 and s.is_default`, [busy.id]);
+    const old = (await rpc(t, busy.token, 'completion/complete', { ref: { type: 'ref/resource', uri: 'issue://{key}' }, argument: { name: 'key', value: first.key.toLowerCase() } })).body.result;
+    expect(old.completion.values[0]).toBe(first.key);
+    expect(old.completion).not.toHaveProperty('total'); // more issues than were read: the total is not known
     expect((await rpc(t, ws.token, 'logging/setLevel', { level: 'warning' })).body.result).toEqual({});
     expect((await rpc(t, ws.token, 'logging/setLevel', { level: 'loud' })).body.error.code).toBe(-32602);
   });
