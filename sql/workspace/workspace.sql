@@ -99,14 +99,20 @@ create or replace function app_private.workspace_by_key(p_key text)
 as $$
 declare v_ws app_public.workspaces;
 begin
-  select * into v_ws from app_public.workspaces where key = upper(p_key) or slug = lower(p_key) or id::text = p_key;
+  -- One value may be one workspace's key and another's slug (key ACME, and the slug acme of workspace ENG named
+  -- Acme), or a slug spelled as another's id: an id wins, then a key, then a slug. The first row found decided, so
+  -- `--workspace ACME` acted on ENG, and which one changed as rows were updated.
+  select * into v_ws from app_public.workspaces
+  where key = upper(p_key) or slug = lower(p_key) or id::text = lower(p_key)
+  order by id::text = lower(p_key) desc, key = upper(p_key) desc
+  limit 1;
   if v_ws.id is null then
     perform app_hidden.raise_not_found('Workspace', null);
   end if;
   return v_ws;
 end
 $$;
-comment on function app_private.workspace_by_key(p_key text) is 'Workspace by key, slug or id (operator CLI).';
+comment on function app_private.workspace_by_key(p_key text) is 'Workspace by id, key or slug (operator CLI), in that order of preference when one value names several.';
 
 create or replace function app_public.current_workspace()
  returns app_public.workspaces

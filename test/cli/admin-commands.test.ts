@@ -226,3 +226,25 @@ describe('create-key --expires-in-seconds', () => {
     expect(r.stderr).toMatch(/give one of --ttl-hours, --expires-in-days, --expires-in-seconds/);
   });
 });
+
+describe('--workspace naming several workspaces', () => {
+  it('an id wins, then a key, then a slug (the first row found decided: --workspace ACME acted on the workspace whose slug is acme)', async () => {
+    const named = await svcJson(['admin', 'create-workspace', '--name', 'Zorro', '--key', 'ZRA', '--owner-email', 'zorro@example.com'], env);
+    const keyed = await svcJson(['admin', 'create-workspace', '--name', 'Other', '--key', 'ZORRO', '--owner-email', 'other@example.com'], env);
+    const pick = async (value: string) => (await db.query('select (app_private.workspace_by_key($1)).id', [value])).rows[0].id as string;
+    // Rows updated in turn change the order a scan finds them in; the answer stays.
+    for (const id of [named.workspace.id, keyed.workspace.id, named.workspace.id]) {
+      await db.query(`update app_public.workspaces set name = name where id = $1`, [id]);
+      expect(await pick('ZORRO')).toBe(keyed.workspace.id);
+      expect(await pick('zorro')).toBe(keyed.workspace.id); // a key is matched in any case, before a slug
+      expect(await pick('ZRA')).toBe(named.workspace.id);
+      expect(await pick(named.workspace.id)).toBe(named.workspace.id);
+    }
+    // A workspace named as another's id has that slug: the id still names the other.
+    const lookalike = await svcJson(['admin', 'create-workspace', '--name', keyed.workspace.id, '--key', 'LOOK', '--owner-email', 'look@example.com'], env);
+    expect(await pick(keyed.workspace.id)).toBe(keyed.workspace.id);
+    expect(lookalike.workspace.id).not.toBe(keyed.workspace.id);
+    const members = await svcJson(['admin', 'list-members', '--workspace', 'ZORRO'], env);
+    expect(JSON.stringify(members)).toContain('other@example.com');
+  });
+});

@@ -1,0 +1,145 @@
+--! Previous: sha1:22621a028eeaf49900c23d35b36a94c5ee8e74a1
+--! Hash: sha1:10b1296187d9052001eee88bb635194d6cd7a532
+--! Message: --workspace: an id wins, then a key, then a slug
+
+--! split: 1-current.sql
+-- svc admin --workspace: an id wins, then a key, then a slug (one value naming a key and another workspace's slug acted on
+-- whichever row came first; operator probe).
+--! Included workspace/workspace.sql
+-- workspace: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.workspace_json(w app_public.workspaces)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object(
+    'id', w.id, 'slug', w.slug, 'key', w.key, 'name', w.name,
+    'cycleLengthDays', w.cycle_length_days, 'cycleCooldownDays', w.cycle_cooldown_days,
+    'timeTrackingEnabled', w.time_tracking_enabled, 'attachmentQuotaMb', w.attachment_quota_mb,
+    'requiredAckSeconds', w.required_ack_seconds, 'autoDispatch', w.auto_dispatch,
+    'autoDispatchMode', w.auto_dispatch_mode, 'assignmentSlaMinutes', w.assignment_sla_minutes,
+    'agentRunStaleMinutes', w.agent_run_stale_minutes)
+$$;
+comment on function app_hidden.workspace_json(w app_public.workspaces) is 'Workspace settings (spec 2.8); the member list is not part of it.';
+grant execute on function app_hidden.workspace_json(w app_public.workspaces) to svc_visitor;
+
+create or replace function app_hidden.workspace_update_settings(p_name text, p_cycle_length_days integer, p_cycle_cooldown_days integer, p_time_tracking_enabled boolean, p_attachment_quota_mb integer, p_required_ack_seconds integer, p_auto_dispatch boolean, p_auto_dispatch_mode text, p_assignment_sla_minutes integer, p_agent_run_stale_minutes integer)
+ returns app_public.workspaces
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_private.current_caller();
+begin
+  -- As workspace.updateSettings over MCP: settings rule the whole workspace (GraphQL let a narrowed key set them).
+  perform app_hidden.require_unnarrowed_admin('Workspace settings apply to the whole workspace');
+  return app_private.update_workspace_settings(v_caller.workspace_id, p_name, p_cycle_length_days, p_cycle_cooldown_days,
+    p_time_tracking_enabled, p_attachment_quota_mb, p_required_ack_seconds, p_auto_dispatch, p_auto_dispatch_mode,
+    p_assignment_sla_minutes, p_agent_run_stale_minutes);
+end
+$$;
+comment on function app_hidden.workspace_update_settings(p_name text, p_cycle_length_days integer, p_cycle_cooldown_days integer, p_time_tracking_enabled boolean, p_attachment_quota_mb integer, p_required_ack_seconds integer, p_auto_dispatch boolean, p_auto_dispatch_mode text, p_assignment_sla_minutes integer, p_agent_run_stale_minutes integer) is 'OWNER/ADMIN: app_private.update_workspace_settings on the caller''s workspace.';
+grant execute on function app_hidden.workspace_update_settings(p_name text, p_cycle_length_days integer, p_cycle_cooldown_days integer, p_time_tracking_enabled boolean, p_attachment_quota_mb integer, p_required_ack_seconds integer, p_auto_dispatch boolean, p_auto_dispatch_mode text, p_assignment_sla_minutes integer, p_agent_run_stale_minutes integer) to svc_visitor;
+
+create or replace function app_private.create_workspace(p_name text, p_key text, p_owner_email text)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_ws app_public.workspaces;
+  v_user app_public.users;
+  v_slug text := trim(both '-' from regexp_replace(lower(p_name), '[^a-z0-9]+', '-', 'g'));
+begin
+  if p_key !~ '^[A-Z][A-Z0-9]{1,9}$' then
+    perform app_hidden.raise_invalid('key', 'key must be 2-10 characters A-Z/0-9, starting with a letter');
+  end if;
+  if exists (select 1 from app_public.workspaces where key = p_key) then
+    raise exception 'A workspace with key % already exists', p_key using errcode = 'SV409';
+  end if;
+  if v_slug = '' then v_slug := lower(p_key); end if;
+  v_slug := left(v_slug, 50);
+  if exists (select 1 from app_public.workspaces where slug = v_slug) then
+    v_slug := v_slug || '-' || lower(p_key);
+  end if;
+  insert into app_public.workspaces (name, key, slug) values (p_name, p_key, v_slug) returning * into v_ws;
+  v_user := app_private.ensure_user(p_owner_email);
+  insert into app_public.memberships (workspace_id, user_id, role) values (v_ws.id, v_user.id, 'OWNER');
+  return jsonb_build_object(
+    'workspace', jsonb_build_object('id', v_ws.id, 'key', v_ws.key, 'slug', v_ws.slug, 'name', v_ws.name),
+    'owner', jsonb_build_object('id', v_user.id, 'email', v_user.email));
+end
+$$;
+comment on function app_private.create_workspace(p_name text, p_key text, p_owner_email text) is 'Creates a workspace (statuses seeded by trigger) and makes the owner email its OWNER. The operator CLI then issues the owner''s key.';
+
+create or replace function app_private.update_workspace_settings(p_workspace_id uuid, p_name text, p_cycle_length_days integer, p_cycle_cooldown_days integer, p_time_tracking_enabled boolean, p_attachment_quota_mb integer, p_required_ack_seconds integer, p_auto_dispatch boolean, p_auto_dispatch_mode text, p_assignment_sla_minutes integer, p_agent_run_stale_minutes integer)
+ returns app_public.workspaces
+ language plpgsql
+as $$
+declare v_ws app_public.workspaces;
+begin
+  update app_public.workspaces w set
+    name = coalesce(app_hidden.one_line(p_name, 'name', 200), w.name),
+    cycle_length_days = coalesce(p_cycle_length_days, w.cycle_length_days),
+    cycle_cooldown_days = coalesce(p_cycle_cooldown_days, w.cycle_cooldown_days),
+    time_tracking_enabled = coalesce(p_time_tracking_enabled, w.time_tracking_enabled),
+    attachment_quota_mb = coalesce(p_attachment_quota_mb, w.attachment_quota_mb),
+    required_ack_seconds = coalesce(p_required_ack_seconds, w.required_ack_seconds),
+    auto_dispatch = coalesce(p_auto_dispatch, w.auto_dispatch),
+    auto_dispatch_mode = coalesce(p_auto_dispatch_mode, w.auto_dispatch_mode),
+    assignment_sla_minutes = coalesce(p_assignment_sla_minutes, w.assignment_sla_minutes),
+    agent_run_stale_minutes = coalesce(p_agent_run_stale_minutes, w.agent_run_stale_minutes)
+  where w.id = p_workspace_id
+  returning * into v_ws;
+  if v_ws.id is null then
+    perform app_hidden.raise_not_found('Workspace', null);
+  end if;
+  return v_ws;
+end
+$$;
+comment on function app_private.update_workspace_settings(p_workspace_id uuid, p_name text, p_cycle_length_days integer, p_cycle_cooldown_days integer, p_time_tracking_enabled boolean, p_attachment_quota_mb integer, p_required_ack_seconds integer, p_auto_dispatch boolean, p_auto_dispatch_mode text, p_assignment_sla_minutes integer, p_agent_run_stale_minutes integer) is 'Changes the given workspace settings (NULL = unchanged); the table''s check constraints validate them.';
+
+create or replace function app_private.workspace_by_key(p_key text)
+ returns app_public.workspaces
+ language plpgsql
+ stable
+as $$
+declare v_ws app_public.workspaces;
+begin
+  -- One value may be one workspace's key and another's slug (key ACME, and the slug acme of workspace ENG named
+  -- Acme), or a slug spelled as another's id: an id wins, then a key, then a slug. The first row found decided, so
+  -- `--workspace ACME` acted on ENG, and which one changed as rows were updated.
+  select * into v_ws from app_public.workspaces
+  where key = upper(p_key) or slug = lower(p_key) or id::text = lower(p_key)
+  order by id::text = lower(p_key) desc, key = upper(p_key) desc
+  limit 1;
+  if v_ws.id is null then
+    perform app_hidden.raise_not_found('Workspace', null);
+  end if;
+  return v_ws;
+end
+$$;
+comment on function app_private.workspace_by_key(p_key text) is 'Workspace by id, key or slug (operator CLI), in that order of preference when one value names several.';
+
+create or replace function app_public.current_workspace()
+ returns app_public.workspaces
+ language sql
+ stable
+as $$
+  select w.* from app_public.workspaces w where w.id = app_hidden.current_workspace_id()
+$$;
+comment on function app_public.current_workspace() is 'The workspace of the key making this request, with its settings.';
+grant execute on function app_public.current_workspace() to svc_visitor;
+
+create or replace function app_public.workspace_update_settings(name text default NULL::text, cycle_length_days integer default NULL::integer, cycle_cooldown_days integer default NULL::integer, time_tracking_enabled boolean default NULL::boolean, attachment_quota_mb integer default NULL::integer, required_ack_seconds integer default NULL::integer, auto_dispatch boolean default NULL::boolean, auto_dispatch_mode text default NULL::text, assignment_sla_minutes integer default NULL::integer, agent_run_stale_minutes integer default NULL::integer)
+ returns app_public.workspaces
+ language sql
+as $$
+  select app_hidden.workspace_update_settings(name, cycle_length_days, cycle_cooldown_days, time_tracking_enabled,
+    attachment_quota_mb, required_ack_seconds, auto_dispatch, auto_dispatch_mode, assignment_sla_minutes,
+    agent_run_stale_minutes)
+$$;
+comment on function app_public.workspace_update_settings(name text, cycle_length_days integer, cycle_cooldown_days integer, time_tracking_enabled boolean, attachment_quota_mb integer, required_ack_seconds integer, auto_dispatch boolean, auto_dispatch_mode text, assignment_sla_minutes integer, agent_run_stale_minutes integer) is 'OWNER/ADMIN: changes the settings given (omitted = unchanged). autoDispatchMode ROUND_ROBIN, PRIORITY_MATCH, CAPABILITY_MATCH or MANUAL_ONLY; requiredAckSeconds and assignmentSlaMinutes 0 = off.';
+grant execute on function app_public.workspace_update_settings(name text, cycle_length_days integer, cycle_cooldown_days integer, time_tracking_enabled boolean, attachment_quota_mb integer, required_ack_seconds integer, auto_dispatch boolean, auto_dispatch_mode text, assignment_sla_minutes integer, agent_run_stale_minutes integer) to svc_visitor;
+--! EndIncluded workspace/workspace.sql
