@@ -49,17 +49,27 @@ export function loadConfig(env = process.env): Config {
   if (!env.SVC_S3_BUCKET && (env.SVC_S3_ENDPOINT || env.SVC_S3_REGION)) {
     throw new ConfigError('SVC_S3_ENDPOINT/SVC_S3_REGION are set but SVC_S3_BUCKET is not: set the bucket to store attachments on S3, or unset them for the embedded store');
   }
-  const int = (name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number => {
+  // A value under min is refused, not raised to it: SVC_DB_POOL_SIZE=0 ran with 1, and a stream limit of 0 read as
+  // "none" (as a rate limit's 0 does) was 1.
+  const int = (name: string, fallback: number, max = Number.MAX_SAFE_INTEGER, min = 0): number => {
     const raw = env[name]?.trim();
     if (raw === undefined || raw === '') return fallback;
     const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!Number.isSafeInteger(n) || n > max) {
-      throw new ConfigError(`${name} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? '0 or more' : `from 0 to ${max}`}, got ${JSON.stringify(env[name])}`);
+    if (!Number.isSafeInteger(n) || n > max || n < min) {
+      throw new ConfigError(`${name} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`}, got ${JSON.stringify(env[name])}`);
     }
     return n;
   };
   const port = int('PORT', 3000, 65535);
   const host = env.HOST || '127.0.0.1';
+  // HOST=256.1.1.1 was refused as an invalid SVC_PUBLIC_URL (one not even set), the default built from it.
+  if (!originOf(httpUrl(host, port))) {
+    throw new ConfigError(`HOST must be a host name or an IP address this machine listens on (127.0.0.1, 0.0.0.0, ::1), got ${JSON.stringify(env.HOST)}`);
+  }
+  // An endpoint that is not a URL failed only at the first upload, as a 500.
+  if (env.SVC_S3_ENDPOINT && !/^https?:\/\/[^/]/i.test(env.SVC_S3_ENDPOINT.trim())) {
+    throw new ConfigError(`SVC_S3_ENDPOINT must be an http:// or https:// URL of an S3-compatible service, got ${JSON.stringify(env.SVC_S3_ENDPOINT)}`);
+  }
   const logLevel = (env.LOG_LEVEL || 'info').trim().toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}`);
@@ -95,14 +105,14 @@ export function loadConfig(env = process.env): Config {
     egressAllowPrivate: egressAllowPrivateFromEnv(env),
     rateLimitRpcPerMin: int('SVC_RATE_LIMIT_RPC_PER_MIN', 600),
     rateLimitRestPerMin: int('SVC_RATE_LIMIT_REST_PER_MIN', 300),
-    dbPoolSize: Math.max(1, int('SVC_DB_POOL_SIZE', 2 * os.availableParallelism() + 1, 1000)),
-    workerConcurrency: Math.max(1, int('SVC_WORKER_CONCURRENCY', 8)),
-    webhookTimeoutMs: Math.max(100, int('SVC_WEBHOOK_TIMEOUT_MS', 10_000)),
+    dbPoolSize: int('SVC_DB_POOL_SIZE', 2 * os.availableParallelism() + 1, 1000, 1),
+    workerConcurrency: int('SVC_WORKER_CONCURRENCY', 8, Number.MAX_SAFE_INTEGER, 1),
+    webhookTimeoutMs: int('SVC_WEBHOOK_TIMEOUT_MS', 10_000, Number.MAX_SAFE_INTEGER, 100),
     s3: env.SVC_S3_BUCKET
       ? { bucket: env.SVC_S3_BUCKET, region: env.SVC_S3_REGION || undefined, endpoint: env.SVC_S3_ENDPOINT || undefined }
       : undefined,
     corsOrigins,
-    streamsPerKey: Math.max(1, int('SVC_STREAMS_PER_KEY', 20)),
-    streamsPerWorkspace: Math.max(1, int('SVC_STREAMS_PER_WORKSPACE', 200)),
+    streamsPerKey: int('SVC_STREAMS_PER_KEY', 20, Number.MAX_SAFE_INTEGER, 1),
+    streamsPerWorkspace: int('SVC_STREAMS_PER_WORKSPACE', 200, Number.MAX_SAFE_INTEGER, 1),
   };
 }

@@ -8,7 +8,7 @@ import type { Runner } from 'graphile-worker';
 import { KeyAuthenticator } from './auth/keys.ts';
 import { EmbeddedBlobStore } from './blobs/embedded.ts';
 import { createBlobStore } from './blobs/index.ts';
-import { httpUrl, type Config } from './config.ts';
+import { ConfigError, httpUrl, type Config } from './config.ts';
 import { createPools, resolveDatabase, type Pools } from './db/database.ts';
 import { applyMigrations, pendingMigrationCount } from './db/migrate.ts';
 import { EventHub } from './events/hub.ts';
@@ -48,7 +48,10 @@ async function assertPortFree(host: string, port: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     probe.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE'
       ? new Error(`port ${port} on ${host} is in use (another svc start?); stop it or set PORT to a free port`)
-      : err));
+      // A HOST no interface of this machine has is the operator's setting to fix (exit 2), not a crash.
+      : err.code === 'ENOTFOUND' || err.code === 'EADDRNOTAVAIL' || err.code === 'EAI_AGAIN'
+        ? new ConfigError(`HOST ${host} is not an address this machine can listen on (${err.code}); set HOST to one of its addresses, such as 127.0.0.1 or 0.0.0.0`)
+        : err));
     probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
   });
 }

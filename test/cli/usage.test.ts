@@ -123,7 +123,18 @@ describe('SVC_DB_POOL_SIZE', () => {
   it('defaults to 2 × CPUs + 1, takes a whole number, refuses anything else with a one-line error', () => {
     expect(loadConfig({}).dbPoolSize).toBe(2 * os.availableParallelism() + 1);
     expect(loadConfig({ SVC_DB_POOL_SIZE: '12' }).dbPoolSize).toBe(12);
-    expect(() => loadConfig({ SVC_DB_POOL_SIZE: 'many' })).toThrow(/SVC_DB_POOL_SIZE must be a whole number from 0 to 1000, got "many"/);
+    expect(() => loadConfig({ SVC_DB_POOL_SIZE: 'many' })).toThrow(/SVC_DB_POOL_SIZE must be a whole number from 1 to 1000, got "many"/);
+  });
+
+  it('a value under a setting\'s least is refused, not raised to it; a HOST or S3 endpoint that is no address says so', () => {
+    for (const [name, least] of [['SVC_DB_POOL_SIZE', 1], ['SVC_WORKER_CONCURRENCY', 1], ['SVC_STREAMS_PER_KEY', 1],
+      ['SVC_STREAMS_PER_WORKSPACE', 1], ['SVC_WEBHOOK_TIMEOUT_MS', 100]] as const) {
+      expect(() => loadConfig({ [name]: String(least - 1) })).toThrow(new RegExp(`^${name} must be a whole number (from ${least} to|${least} or more)`));
+      expect(() => loadConfig({ [name]: String(least) })).not.toThrow();
+    }
+    expect(() => loadConfig({ HOST: '256.1.1.1' })).toThrow(/^HOST must be a host name or an IP address/);
+    expect(() => loadConfig({ SVC_S3_BUCKET: 'b', SVC_S3_ENDPOINT: 'notaurl' })).toThrow(/^SVC_S3_ENDPOINT must be an http/);
+    expect(loadConfig({ SVC_S3_BUCKET: 'b', SVC_S3_ENDPOINT: 'http://127.0.0.1:9000' }).s3).toMatchObject({ endpoint: 'http://127.0.0.1:9000' });
   });
 });
 
