@@ -232,11 +232,14 @@ describe('--help', () => {
   });
 
   it('an id flag takes a UUID: anything else is exit 2 naming the flag (a raw key is recognised)', async () => {
-    const [bad, raw] = await each([['admin', 'revoke-key', '--id', 'nope'], ['admin', 'revoke-key', '--id', 'svc_sk_abc']], (args) => svc(args, env));
+    const [bad, raw] = await each([['admin', 'revoke-key', '--id', 'nope'], ['admin', 'revoke-key', '--id', 'svc_sk_abcdefsecret']], (args) => svc(args, env));
     expect(bad!.code).toBe(2);
     expect(bad!.stderr).toBe('svc: --id must be a UUID: key id (see list-keys); got "nope"\n');
     expect(raw!.code).toBe(2);
     expect(raw!.stderr).toMatch(/that is a raw key, not its id/);
+    // The secret is not repeated in the error (terminal scrollback, CI logs).
+    expect(raw!.stderr).not.toContain('abcdefsecret');
+    expect(raw!.stderr).toContain('"svc_sk_…"');
   }, 60_000);
 
   it('a value of the wrong shape is exit 2 too: a workspace key, a webhook URL', async () => {
