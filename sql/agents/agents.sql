@@ -320,6 +320,13 @@ begin
   if v_agent.id is null then
     perform app_hidden.raise_not_found('Agent', null);
   end if;
+  -- A secret replaced is a state change, as a webhook's rotation (WEBHOOK_UPDATED) is: AGENT_UPDATED, never the secret.
+  -- The first one (create-agent, or before the first delivery) is part of the agent's making.
+  if exists (select 1 from app_private.agent_webhook_secrets where agent_id = v_agent.id) then
+    perform app_private.record_event(v_agent.workspace_id, 'AGENT_UPDATED', 'agent', v_agent.id, jsonb_build_object(
+      'agentId', v_agent.id, 'profileKey', v_agent.profile_key, 'changes', jsonb_build_array('webhookSecret'),
+      'previousSecretValidUntil', v_until));
+  end if;
   -- As a webhook's rotation: the old secret signs beside the new one for the grace (0: stops at once).
   insert into app_private.agent_webhook_secrets as s (agent_id, workspace_id, secret) values (v_agent.id, v_agent.workspace_id, v_secret)
   on conflict (agent_id) do update
@@ -329,7 +336,7 @@ begin
   return jsonb_build_object('secret', v_secret, 'previousSecretValidUntil', v_until);
 end
 $$;
-comment on function app_private.rotate_agent_webhook_secret(p_agent_id uuid, p_keep_previous_hours integer) is 'Sets a new signing secret for an agent''s dispatch deliveries and returns {secret (shown once), previousSecretValidUntil}: the old one also signs until then (null: it stopped at once, or there was none).';
+comment on function app_private.rotate_agent_webhook_secret(p_agent_id uuid, p_keep_previous_hours integer) is 'Sets a new signing secret for an agent''s dispatch deliveries (a secret replaced writes AGENT_UPDATED changes [webhookSecret], never the secret) and returns {secret (shown once), previousSecretValidUntil}: the old one also signs until then (null: it stopped at once, or there was none).';
 
 create or replace function app_hidden.lock_live_agent(p_agent_id uuid)
  returns void

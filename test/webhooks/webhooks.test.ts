@@ -376,6 +376,14 @@ describe('agent dispatch deliveries', () => {
     // 0 hours (a leaked secret): the old one stops at once.
     const again = await admin(t, 'rotate-agent-secret', { workspace: ws.key, agent: 'hooked', 'keep-previous-hours': '0', json: true });
     expect(again.previousSecretValidUntil).toBeNull();
+    // Each rotation is a state change with its event (never the secret); making the agent's first secret is not one.
+    const { rows: rotations } = await t.pools.owner.query(`select payload from app_public.activity_events
+      where subject_id = $1 and kind = 'AGENT_UPDATED' order by seq`, [created.agent.id]);
+    expect(rotations.map((r) => r.payload)).toEqual([
+      expect.objectContaining({ changes: ['webhookSecret'], previousSecretValidUntil: expect.any(String) }),
+      expect.objectContaining({ changes: ['webhookSecret'], previousSecretValidUntil: null }),
+    ]);
+    expect(JSON.stringify(rotations)).not.toContain(again.secret);
     const { rows: [e2] } = await t.pools.owner.query(`select app_private.record_event($1, 'AGENT_ASSIGNED', 'issue', null, $2) as id`,
       [ws.id, { agentId: created.agent.id, reason: 'round-robin' }]);
     await t.pools.owner.query('select app_private.enqueue_agent_dispatch($1, $2)', [e2.id, created.agent.id]);
