@@ -320,7 +320,8 @@ main().catch((err) => {
     process.stderr.write(`svc: ${line}\n`);
     // Refused input is the caller's mistake, as a bad flag is: exit 2; so is a value that names nothing (every lookup
     // of an admin command is of a value given by a flag).
-    process.exit(apiErr.status === 400 || apiErr.status === 404 ? 2 : 1);
+    // A value already taken (409: a workspace key, an agent's profile key) is refused input too.
+    process.exit(apiErr.status === 400 || apiErr.status === 404 || apiErr.status === 409 ? 2 : 1);
   } else {
     process.stderr.write(`svc: ${(err as Error)?.message ?? err}\n`);
   }
@@ -329,7 +330,14 @@ main().catch((err) => {
 
 /** The flag a service field came from: its kebab-case name when the command has that flag, else the field. */
 function flagOf(field: string): string {
-  const kebab = ({ linkedAgentId: 'agent', projectIds: 'projects', labelIds: 'labels', initiativeIds: 'initiatives', labelId: 'label', projectId: 'project' } as Record<string, string>)[field]
-    ?? field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-  return commandFlags.includes(kebab) ? `--${kebab}` : field;
+  const kebab = field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  const candidates = [...(FLAG_ALIASES[field] ?? []), kebab];
+  const flag = candidates.find((c) => commandFlags.includes(c));
+  return flag ? `--${flag}` : field;
 }
+
+/** Service fields whose flag is named otherwise (create-workspace's email is --owner-email; a rule's targetAgentId is --target). */
+const FLAG_ALIASES: Record<string, string[]> = {
+  linkedAgentId: ['agent'], agentId: ['agent'], targetAgentId: ['target'], projectIds: ['projects'], labelIds: ['labels'],
+  initiativeIds: ['initiatives'], labelId: ['label'], projectId: ['project'], email: ['owner-email'], cursor: ['before'],
+};

@@ -100,6 +100,9 @@ describe('list commands', () => {
       [['admin', 'list-deliveries', '--workspace', 'OPS', '--webhook', '00000000-0000-4000-8000-000000000000'], /^svc: --webhook: no webhook/],
       [['admin', 'list-deliveries', '--workspace', 'OPS', '--before', 'not-a-uuid'], /^svc: --before\b/],
       [['admin', 'list-deliveries', '--workspace', 'OPS', '--limit', '300'], /^svc: --limit\b/],
+      // The flag a field came from when it is named otherwise, and a value already taken (409) is exit 2 too.
+      [['admin', 'create-workspace', '--name', 'Bad', '--key', 'BADMAIL', '--owner-email', 'not-an-email'], /^svc: --owner-email: /],
+      [['admin', 'create-workspace', '--name', 'Again', '--key', 'OPS', '--owner-email', 'again@example.com'], /key OPS already/],
     ];
     for (const [args, message] of cases) {
       const r = await svc([...args, '--json'], env);
