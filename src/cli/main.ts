@@ -250,7 +250,8 @@ async function serve(http: boolean, worker: boolean) {
     }
     service.stop().then(
       () => {
-        process.stdout.write(`svc stopped (${signal})\n`);
+        // LOG_LEVEL=silent says nothing, as it hides the line saying where it listens.
+        if (config.logLevel !== 'silent') process.stdout.write(`svc stopped (${signal})\n`);
         process.exit(0);
       },
       (err) => {
@@ -268,7 +269,7 @@ async function serve(http: boolean, worker: boolean) {
     service = await startService(config, { http, worker, progress, signal: interrupted.signal });
   } catch (err) {
     if (interrupted.signal.aborted) {
-      process.stdout.write('svc stopped during start-up\n');
+      if (config.logLevel !== 'silent') process.stdout.write('svc stopped during start-up\n');
       process.exit(0);
     }
     throw err;
