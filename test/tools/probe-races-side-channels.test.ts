@@ -198,7 +198,7 @@ describe('side channels', () => {
     expect(page.items).toHaveLength(1);
     const token = Buffer.from(page.nextCursor, 'base64url').toString('utf8');
     // Ranked (rank ≥ 0), as for a key that sees only these two: not pushed out of the window by hidden issues.
-    expect(token).toMatch(/^issues-search:0\.\d+:\d+$/);
+    expect(token).toMatch(/^issues-search:0\.\d+:\d+:\d+:[0-9a-f]{8}$/);
     const rest2 = await ok(t, narrowed, 'issues.list', { query: 'zebraword', limit: 5, cursor: page.nextCursor });
     expect(rest2.items.map((i: { id: string }) => i.id)).toContain(older.id);
     expect(rest2.nextCursor).toBeNull();

@@ -66,7 +66,7 @@ begin
         end;
         if v_after is null or v_after[1] is null or v_after[2] is null or v_after[3] is null
            or v_after[4] is distinct from v_tag or v_after[5] is not null or v_after[1]::real = 'NaN'::real then
-          raise exception 'cursor is not one this list returned (for this query)' using errcode = 'SV400', column = 'cursor';
+          raise exception 'cursor is not one this list returned' using errcode = 'SV400', column = 'cursor';
         end if;
         v_floor := v_after[3]::int;
       end if;
