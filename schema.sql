@@ -1912,6 +1912,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.goal_move(app_public.goals,text,text) returns app_public.goals; plpgsql volatile; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.goal_status_payload(app_public.goals,text,text) returns jsonb; sql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.has_scope(text) returns boolean; sql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.hold_membership() returns uuid; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.initiative_for_write(text,text) returns app_public.initiatives; plpgsql volatile; execute: svc_visitor; initiatives/initiatives.sql
 -- app_hidden.initiative_json(app_public.initiatives,boolean) returns jsonb; sql stable; execute: svc_visitor; initiatives/initiatives.sql
 -- app_hidden.insert_cycle(app_public.workspaces,text,date,date,text) returns app_public.cycles; plpgsql volatile; execute: svc_visitor; cycles/cycles.sql

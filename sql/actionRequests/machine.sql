@@ -97,14 +97,18 @@ as $$
   -- (`if not NULL` would let it through).
   -- A requester gone (an agent archived, a person no longer a member) counts as none: a moderator closes the poll,
   -- which nobody else could.
+  -- An agent's request also names the user whose key the agent used: the agent is the requester, and once it is
+  -- archived the request is a moderator's (that user's own key got it instead).
   select coalesce(case
-    when p_request.requested_by_agent_id is not null
-         and exists (select 1 from app_public.agents a where a.id = p_request.requested_by_agent_id and a.archived_at is null)
-      then p_request.requested_by_agent_id is not distinct from app_hidden.current_agent_id()
-    when p_request.requested_by_user_id is not null
-         and exists (select 1 from app_public.memberships m
-                     where m.workspace_id = p_request.workspace_id and m.user_id = p_request.requested_by_user_id)
-      then app_hidden.current_agent_id() is null and p_request.requested_by_user_id is not distinct from app_hidden.current_user_id()
+    when p_request.requested_by_agent_id is not null then
+      case when exists (select 1 from app_public.agents a where a.id = p_request.requested_by_agent_id and a.archived_at is null)
+           then p_request.requested_by_agent_id is not distinct from app_hidden.current_agent_id()
+           else app_hidden.caller_may_moderate() end
+    when p_request.requested_by_user_id is not null then
+      case when exists (select 1 from app_public.memberships m
+                        where m.workspace_id = p_request.workspace_id and m.user_id = p_request.requested_by_user_id)
+           then app_hidden.current_agent_id() is null and p_request.requested_by_user_id is not distinct from app_hidden.current_user_id()
+           else app_hidden.caller_may_moderate() end
     else app_hidden.caller_may_moderate() end, false)
 $$;
 comment on function app_hidden.action_request_caller_is_requester(p_request app_public.action_requests) is 'Whether the calling key speaks for the requester: the requesting agent''s own key, or the requesting person''s key acting as a person (no linked agent); a request without a requester (raised by the system), or whose requester is gone (agent archived, person no longer a member), counts as a workspace OWNER/ADMIN person''s. Never NULL. closeVoting and update use it.';

@@ -152,6 +152,30 @@ $$;
 comment on function app_hidden.require_user() is 'The calling key''s user (personal records: notes, pins, time); 403 user_required for a key without one.';
 grant execute on function app_hidden.require_user() to svc_visitor;
 
+create or replace function app_hidden.hold_membership()
+ returns uuid
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_user uuid := app_hidden.require_user();
+begin
+  -- Live state only the person can end (a claim, a running timer, a watch) is made while holding their membership in
+  -- share mode until commit: a removal of the member waits for the write (and then ends what it made), or the write
+  -- waits for the removal and is refused as the revoked key's next call is. A removal raced such writes and left
+  -- claims and timers behind that nobody but a moderator could end (definer: members may not lock memberships).
+  perform from app_public.memberships m
+  where m.workspace_id = app_hidden.current_workspace_id() and m.user_id = v_user
+  for share;
+  if not found then
+    raise exception 'API key revoked' using errcode = 'SV401', detail = 'revoked';
+  end if;
+  return v_user;
+end
+$$;
+comment on function app_hidden.hold_membership() is 'The calling key''s user, their membership held in share mode until commit (401 revoked once they are no longer a member): issues.claim, time.start and issues.watch take it, so a member''s removal and their own writes take turns.';
+grant execute on function app_hidden.hold_membership() to svc_visitor;
+
 create or replace function app_hidden.require_user_or_agent()
  returns void
  language plpgsql

@@ -174,6 +174,9 @@ begin
   -- A former member's keys for this workspace stop working at once.
   update app_private.api_keys set revoked_at = now()
   where workspace_id = p_workspace_id and user_id = p_user_id and revoked_at is null;
+  -- The membership goes first: its delete waits for their claims, timers and watches being written (they hold it in
+  -- share mode, hold_membership), and each statement below then sees what those wrote.
+  delete from app_public.memberships where id = v_m.id;
   -- What only they could end ends with them: their claims (released, ISSUE_UPDATED each; others waited for them to
   -- expire and could not release them), their running timer (stopped, as time.stop; time entries write no event) and
   -- their watches. Requests assigned to them go back to no one (ISSUE_UPDATED each, as actionRequests.update), where
@@ -189,7 +192,6 @@ begin
       'actionRequestId', v_req.id, 'issueId', v_req.issue_id, 'change', 'updated', 'changes', jsonb_build_array('assignedUserId'),
       'assignedUserId', null, 'assignedAgentId', v_req.assigned_agent_id, 'reason', 'member_removed'));
   end loop;
-  delete from app_public.memberships where id = v_m.id;
   -- Their name stays on what they did (comments, events, time): users are visible to a workspace's keys while members
   -- and after (the users policy).
   insert into app_public.former_members (workspace_id, user_id) values (p_workspace_id, p_user_id)

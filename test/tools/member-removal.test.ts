@@ -2,7 +2,7 @@
  * A member removed (lifecycle probe): their name stays on their work, and what only they could end ends with them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, createKey, createWorkspace, ok, rest, startTestApp, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createAgent, createKey, createWorkspace, ok, rest, startTestApp, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
 import { gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
@@ -70,5 +70,41 @@ describe('removing a member', () => {
     const poll = await ok(t, stayer, 'actionRequests.create', { title: 'Mine', options: [{ key: 'a', label: 'A' }, { key: 'b', label: 'B' }] });
     const r = await rest(t, ws.token, 'actionRequests.closeVoting', { id: poll.id });
     expect([r.status, r.body.error]).toEqual([403, 'not_requester']);
+  });
+
+  it('takes turns with their own writes: a claim being written is ended by the removal, one after it is refused (401)', async () => {
+    const email = `racer-${ws.key.toLowerCase()}@example.com`;
+    const userId = (await admin(t, 'add-member', { workspace: ws.key, email, role: 'MEMBER', json: true })).user.id as string;
+    const racer = (await createKey(t, ws, { user: email })).token;
+    const first = await ok(t, ws.token, 'issues.create', { title: 'Claimed as the member is removed' });
+    const second = await ok(t, ws.token, 'issues.create', { title: 'Claimed after' });
+    // Their claim in flight: it holds the membership (as hold_membership does) and has written the claim, not committed.
+    const c = await t.pools.owner.connect();
+    await c.query('begin');
+    await c.query('select from app_public.memberships where workspace_id = $1 and user_id = $2 for share', [ws.id, userId]);
+    await c.query(`update app_public.issues set claimed_by_id = $2, claim_expires_at = now() + interval '4 hours' where id = $1`, [first.id, userId]);
+    const removal = gqlOk(t, ws.token, 'mutation($u: UUID!) { membersRemove(input: {userId: $u}) { membership { rowId } } }', { u: userId });
+    const waited = await Promise.race([removal.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 300))]);
+    expect(waited).toBe(true);
+    await c.query('commit');
+    c.release();
+    await removal;
+    expect((await ok(t, ws.token, 'issues.get', { id: first.id })).claimedById ?? null).toBeNull();
+    // After the removal, their key's claim is refused as a revoked key's call.
+    expect((await rest(t, racer, 'issues.claim', { id: second.id })).status).toBe(401);
+    expect((await ok(t, ws.token, 'issues.get', { id: second.id })).claimedById ?? null).toBeNull();
+  });
+
+  it("a poll an agent asked is the agent's: archived, a moderator closes it, not the person whose key it used", async () => {
+    const email = `agent-owner-${ws.key.toLowerCase()}@example.com`;
+    await admin(t, 'add-member', { workspace: ws.key, email, role: 'MEMBER', json: true });
+    await createAgent(t, ws, `poller-${ws.key.toLowerCase()}`);
+    const agentKey = (await createKey(t, ws, { user: email, agent: `poller-${ws.key.toLowerCase()}` })).token;
+    const personal = (await createKey(t, ws, { user: email })).token;
+    const poll = await ok(t, agentKey, 'actionRequests.create', { title: 'The agent asks', options: [{ key: 'a', label: 'A' }, { key: 'b', label: 'B' }] });
+    await admin(t, 'archive-agent', { workspace: ws.key, agent: `poller-${ws.key.toLowerCase()}`, json: true });
+    const byPerson = await rest(t, personal, 'actionRequests.closeVoting', { id: poll.id });
+    expect([byPerson.status, byPerson.body.error]).toEqual([403, 'not_requester']);
+    expect(await ok(t, ws.token, 'actionRequests.closeVoting', { id: poll.id })).toBeDefined();
   });
 });

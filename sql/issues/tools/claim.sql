@@ -20,6 +20,7 @@ begin
     raise exception 'A claim is a person''s: an agent takes an issue by assignment (issues.assign, or the queue and dispatch)'
       using errcode = 'SV403', detail = 'person_required';
   end if;
+  perform app_hidden.hold_membership();
   if v_issue.claimed_by_id is not null and v_issue.claimed_by_id <> v_user and v_issue.claim_expires_at > now() then
     raise exception 'The issue is claimed by someone else until %',
       to_char(v_issue.claim_expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')

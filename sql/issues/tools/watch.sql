@@ -17,6 +17,7 @@ begin
     on conflict (issue_id, agent_id) where agent_id is not null do nothing;
   else
     perform app_hidden.require_user_or_agent();
+    perform app_hidden.hold_membership();
     insert into app_public.issue_watchers (workspace_id, issue_id, user_id)
     values (v_issue.workspace_id, v_issue.id, v_user)
     on conflict (issue_id, user_id) where user_id is not null do nothing;

@@ -15,7 +15,7 @@ declare
   v_entry app_public.time_entries;
 begin
   perform app_hidden.require_time_tracking();
-  v_user := app_hidden.require_user();
+  v_user := app_hidden.hold_membership();
   v_issue := app_hidden.find_issue(args->>'issueId', 'issueId');
   -- One timer decision per person at a time: two concurrent starts would each see no running timer.
   perform pg_advisory_xact_lock(hashtextextended('svc.timer:' || v_issue.workspace_id::text || v_user::text, 0));
