@@ -67,7 +67,8 @@ export function loadConfig(env = process.env): Config {
     throw new ConfigError(`HOST must be a host name or an IP address this machine listens on (127.0.0.1, 0.0.0.0, ::1), got ${JSON.stringify(env.HOST)}`);
   }
   // An endpoint that is not a URL failed only at the first upload, as a 500.
-  if (env.SVC_S3_ENDPOINT && !/^https?:\/\/[^/]/i.test(env.SVC_S3_ENDPOINT.trim())) {
+  const s3Endpoint = env.SVC_S3_ENDPOINT?.trim();
+  if (s3Endpoint && (!/^https?:\/\/[^/]/i.test(s3Endpoint) || !URL.canParse(s3Endpoint) || !new URL(s3Endpoint).hostname)) {
     throw new ConfigError(`SVC_S3_ENDPOINT must be an http:// or https:// URL of an S3-compatible service, got ${JSON.stringify(env.SVC_S3_ENDPOINT)}`);
   }
   const logLevel = (env.LOG_LEVEL || 'info').trim().toLowerCase();

@@ -295,9 +295,15 @@ async function main() {
   await spec.main(rest);
 }
 
+/**
+ * A secret pasted where it does not belong (a raw key as --workspace or --user, a webhook secret as a flag) is never
+ * repeated in an error: terminal scrollback and CI logs keep what goes to stderr.
+ */
+const redactSecrets = (text: string) => text.replace(/(svc_sk_|whsec_)[A-Za-z0-9+/=_-]+/gi, '$1…');
+
 main().catch((err) => {
   if (err instanceof UsageError || err instanceof ConfigError) {
-    process.stderr.write(`svc: ${err.message}\n`);
+    process.stderr.write(`svc: ${redactSecrets(err.message)}\n`);
     if (err instanceof UsageError && err.usage) process.stderr.write(`\n${err.usage}\n`);
     process.exit(2);
   }
@@ -318,13 +324,13 @@ main().catch((err) => {
     const line = issues.length === 1 && (issues[0]![1] === apiErr.message || apiErr.message === `${issues[0]![0]} ${issues[0]![1]}`)
       ? `${named[0]![0]}: ${named[0]![1]}`
       : `${apiErr.message}${named.length ? ` (${named.map(([k, v]) => `${k}: ${v}`).join('; ')})` : ''}`;
-    process.stderr.write(`svc: ${line}\n`);
+    process.stderr.write(`svc: ${redactSecrets(line)}\n`);
     // Refused input is the caller's mistake, as a bad flag is: exit 2; so is a value that names nothing (every lookup
     // of an admin command is of a value given by a flag).
     // A value already taken (409: a workspace key, an agent's profile key) is refused input too.
     process.exit(apiErr.status === 400 || apiErr.status === 404 || apiErr.status === 409 ? 2 : 1);
   } else {
-    process.stderr.write(`svc: ${(err as Error)?.message ?? err}\n`);
+    process.stderr.write(`svc: ${redactSecrets(String((err as Error)?.message ?? err))}\n`);
   }
   process.exit(1);
 });

@@ -133,7 +133,9 @@ describe('SVC_DB_POOL_SIZE', () => {
       expect(() => loadConfig({ [name]: String(least) })).not.toThrow();
     }
     expect(() => loadConfig({ HOST: '256.1.1.1' })).toThrow(/^HOST must be a host name or an IP address/);
-    expect(() => loadConfig({ SVC_S3_BUCKET: 'b', SVC_S3_ENDPOINT: 'notaurl' })).toThrow(/^SVC_S3_ENDPOINT must be an http/);
+    for (const bad of ['notaurl', 'http://bad host', 'http://:9000', 'ftp://x']) {
+      expect(() => loadConfig({ SVC_S3_BUCKET: 'b', SVC_S3_ENDPOINT: bad })).toThrow(/^SVC_S3_ENDPOINT must be an http/);
+    }
     expect(loadConfig({ SVC_S3_BUCKET: 'b', SVC_S3_ENDPOINT: 'http://127.0.0.1:9000' }).s3).toMatchObject({ endpoint: 'http://127.0.0.1:9000' });
   });
 });
@@ -237,9 +239,16 @@ describe('--help', () => {
     expect(bad!.stderr).toBe('svc: --id must be a UUID: key id (see list-keys); got "nope"\n');
     expect(raw!.code).toBe(2);
     expect(raw!.stderr).toMatch(/that is a raw key, not its id/);
-    // The secret is not repeated in the error (terminal scrollback, CI logs).
+    // The secret is not repeated in the error (terminal scrollback, CI logs), wherever it was pasted.
     expect(raw!.stderr).not.toContain('abcdefsecret');
     expect(raw!.stderr).toContain('"svc_sk_…"');
+    const pasted = await each([['admin', 'list-members', '--workspace', 'svc_sk_abcdefsecret'], ['admin', 'revoke-key', '--id', 'xsvc_sk_abcdefsecret'],
+      ['admin', 'list-members', '--workspace', 'OPS', '--svc_sk_abcdefsecret'], ['admin', 'create-key', '--workspace', 'OPS', '--scopes', 'svc_sk_abcdefsecret'],
+      ['admin', 'list-members', '--workspace', 'whsec_abcdefsecret']], (args) => svc(args, env));
+    for (const r of pasted) {
+      expect(r!.code).toBe(2);
+      expect(r!.stderr.toLowerCase()).not.toContain('abcdefsecret');
+    }
   }, 60_000);
 
   it('a value of the wrong shape is exit 2 too: a workspace key, a webhook URL', async () => {
