@@ -182,7 +182,9 @@ create or replace function app_hidden.check_chat_text(p_text text, p_field text)
  immutable
 as $$
 begin
-  if p_text is null or btrim(p_text) = '' then
+  -- Blank as the tools' zod check (\S) sees it: every Unicode space, not only ASCII ones (GraphQL's chatPostMessage
+  -- stored "\n\t", a no-break space or an ideographic space as a message and dispatched it).
+  if p_text is null or p_text !~ '[^[:space:]\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]' then
     perform app_hidden.raise_invalid(p_field, 'must not be empty');
   end if;
   if length(p_text) > 100000 then

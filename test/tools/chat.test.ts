@@ -211,6 +211,10 @@ describe('a person talks to an agent', () => {
     expect(list.chatThreads.nodes.map((n: any) => n.rowId)).toEqual([mine.chatOpenThread.chatThread.rowId]);
     const agentGql = await createKey(t, ws, { agent: 'helper', scopes: ['FULL'] });
     expect((await gqlError(t, agentGql.token, POST, { t: thread.id, b: 'as user' })).code).toBe('person_key_required');
+    // Blank in any script's spaces is blank, as the tools' own check says.
+    for (const blank of ['\n\t', '\u00a0', '\u3000 \u2009']) {
+      expect(await gqlError(t, ws.token, POST, { t: thread.id, b: blank })).toMatchObject({ code: 'invalid_input', status: 400 });
+    }
     const noWrite = await createKey(t, ws, { user: 'member@example.com', scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS'] });
     expect((await gqlError(t, noWrite.token, OPEN, { a: helper.id })).code).toBe('scope_required');
     await t.pools.owner.query("update app_public.agents set archived_at = now() where workspace_id = $1 and profile_key = 'rival'", [ws.id]);
