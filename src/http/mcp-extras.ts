@@ -222,11 +222,11 @@ export async function handleExtra(
       if (!source) return { completion: { values: [], hasMore: false } };
       const prefix = typeof argument.value === 'string' ? argument.value.toLowerCase() : '';
       const { values, more } = await COMPLETERS[source](services, caller);
-      // The newest 200 issues are completed from; a whole key typed (ENG-7) is looked up too, so an older issue is
-      // offered first rather than only the newer keys it begins (ENG-79, ENG-78, …).
+      // The newest 200 issues are completed from; a whole key typed (ENG-7) is looked up too and offered first, before
+      // the newer keys it begins (ENG-79, ENG-78, …), whether or not it is among those 200.
       if (source === 'issueKey' && /^[a-z][a-z0-9]*-\d+$/i.test(prefix)) {
         const exact = await call(services, caller, 'issues.get', { id: prefix.toUpperCase() }).catch(() => null);
-        if (exact?.key && !values.includes(exact.key)) values.unshift(exact.key);
+        if (exact?.key) values.splice(0, values.length, exact.key, ...values.filter((v) => v !== exact.key));
       }
       const matching = values.filter((v) => v.toLowerCase().startsWith(prefix));
       // total is the number of matches when all are known (MCP: the total available); past the values read, unknown.

@@ -69,6 +69,10 @@ describe('MCP resources, prompts, completion, logging', () => {
       select $1, 'filler ' || g, s.id from app_public.statuses s, generate_series(1, 210) g where s.workspace_id = $1 and s.is_default`, [busy.id]);
     const old = (await rpc(t, busy.token, 'completion/complete', { ref: { type: 'ref/resource', uri: 'issue://{key}' }, argument: { name: 'key', value: first.key.toLowerCase() } })).body.result;
     expect(old.completion.values[0]).toBe(first.key);
+    // Among the newest too: ENG-2 before ENG-29, ENG-28, …
+    const recent = (await rpc(t, busy.token, 'completion/complete', { ref: { type: 'ref/resource', uri: 'issue://{key}' }, argument: { name: 'key', value: `${busy.key}-20` } })).body.result;
+    expect(recent.completion.values[0]).toBe(`${busy.key}-20`);
+    expect(recent.completion.values.length).toBeGreaterThan(1);
     expect(old.completion).not.toHaveProperty('total'); // more issues than were read: the total is not known
     expect((await rpc(t, ws.token, 'logging/setLevel', { level: 'warning' })).body.result).toEqual({});
     expect((await rpc(t, ws.token, 'logging/setLevel', { level: 'loud' })).body.error.code).toBe(-32602);
