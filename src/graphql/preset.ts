@@ -18,7 +18,7 @@ import { makePgService } from 'postgraphile/adaptors/pg';
 import { oneConnectionPerRequest, type WithPgClient } from './request-budget.ts';
 import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
 import { makeJSONPgSmartTagsPlugin } from 'postgraphile/utils';
-import { NullableOrderPlugin, ProcedureKeysetPlugin } from './paging.ts';
+import { AttributeOrderPlugin, ProcedureKeysetPlugin } from './paging.ts';
 import { ToolMutationsPlugin } from './tool-mutations.ts';
 import { WebhookUrlCheckPlugin } from './webhook-urls.ts';
 
@@ -154,7 +154,7 @@ function oneConnectionPerRequestService(service: GraphileConfig.PgServiceConfigu
 export function makePreset(opts: GraphqlPresetOptions): GraphileConfig.Preset {
   return {
     extends: [PostGraphileAmberPreset, PgSimplifyInflectionPreset],
-    plugins: [HiddenColumnsPlugin, TenantKeyNamingPlugin, WebhookUrlCheckPlugin, ToolMutationsPlugin, NullableOrderPlugin, ProcedureKeysetPlugin],
+    plugins: [HiddenColumnsPlugin, TenantKeyNamingPlugin, WebhookUrlCheckPlugin, ToolMutationsPlugin, AttributeOrderPlugin, ProcedureKeysetPlugin],
     // PostGraphile hides relations and filters whose columns lack a full (non-partial) index. Ours are
     // mostly partial (`where deleted_at is null`) and every query is confined to one workspace by RLS,
     // so in-app clients get every relation (Project.issues, Agent.assignedIssues, ...).

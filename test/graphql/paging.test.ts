@@ -1,6 +1,7 @@
 /**
- * GraphQL connections page by keyset and cover every row once: ordered by a nullable column (most rows null), and the
- * procedures that list rows (accessKeys, plugins), with rows written between pages. Search pages through issuesList.
+ * GraphQL connections page by keyset and cover every row once: ordered by a nullable column (most rows null) of any
+ * type, by every orderBy value of a connection (WORKSPACE_ID_* had no tie-breaker), and the procedures that list rows
+ * (accessKeys, plugins), with rows written between pages. Search pages through issuesList.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createAgent, createKey, createWorkspace, insertProject, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
@@ -18,7 +19,49 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-interface Page { nodes: Array<{ number: number }>; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null } }
+interface Page { nodes: Array<Record<string, unknown>>; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null } }
+
+/**
+ * `field(orderBy: [orderBy])` paged `size` at a time, forward (first/after) and backward (last/before): each way gives
+ * every row once, in the unpaged order, with full pages until the last and pageInfo saying where the end is; a page
+ * after the last row is empty and says so. `key` is the node field compared (`number`, `rowId`).
+ */
+async function expectPagesCoverAll(token: string, field: string, orderBy: string, key: string, total: number, size = 7) {
+  const pageQuery = `query($first: Int, $last: Int, $after: Cursor, $before: Cursor) {
+    ${field}(orderBy: [${orderBy}], first: $first, last: $last, after: $after, before: $before) {
+      nodes { ${key} } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`;
+  const page = async (vars: Record<string, unknown>): Promise<Page> => (await gqlOk(t, token, pageQuery, vars))[field];
+  const whole = (await gqlOk(t, token, `{ ${field}(orderBy: [${orderBy}]) { nodes { ${key} } } }`))[field].nodes.map((n: Record<string, unknown>) => n[key]);
+  expect(whole, `${orderBy}: unpaged`).toHaveLength(total);
+
+  const forward: unknown[] = [];
+  let after: string | null = null;
+  for (let n = 0; ; n++) {
+    expect(n, `${orderBy}: pages forward`).toBeLessThan(Math.ceil(total / size) + 2);
+    const p = await page({ first: size, after });
+    forward.push(...p.nodes.map((i) => i[key]));
+    if (!p.pageInfo.hasNextPage) break;
+    expect(p.nodes, `${orderBy}: a page before the last`).toHaveLength(size);
+    after = p.pageInfo.endCursor;
+  }
+  expect(forward, `${orderBy}: first ${size} / after`).toEqual(whole);
+  // Past the last row: an empty page that says so.
+  const end = await page({ first: size, after: (await page({ last: 1 })).pageInfo.endCursor });
+  expect(end.nodes, `${orderBy}: after the last row`).toEqual([]);
+  expect(end.pageInfo.hasNextPage).toBe(false);
+
+  const backward: unknown[] = [];
+  let before: string | null = null;
+  for (let n = 0; ; n++) {
+    expect(n, `${orderBy}: pages backward`).toBeLessThan(Math.ceil(total / size) + 2);
+    const p = await page({ last: size, before });
+    backward.unshift(...p.nodes.map((i) => i[key]));
+    if (!p.pageInfo.hasPreviousPage) break;
+    expect(p.nodes, `${orderBy}: a page before the first`).toHaveLength(size);
+    before = p.pageInfo.startCursor;
+  }
+  expect(backward, `${orderBy}: last ${size} / before`).toEqual(whole);
+}
 
 describe('issues ordered by a nullable column (a few rows with a value, most without)', () => {
   const total = 30;
@@ -34,46 +77,82 @@ describe('issues ordered by a nullable column (a few rows with a value, most wit
     await set(`due_date = date '2026-03-01' + (number % 4) where number in (3, 8, 12, 19, 27)`, []);
     await set(`project_id = case when number < 15 then $2::uuid else $3::uuid end where number in (5, 9, 21, 28)`, [projectA, projectB]);
     await set(`assigned_agent_id = case when number = 30 then $2::uuid else $3::uuid end where number in (2, 16, 30)`, [agentA, agentB]);
+    // Five SLAs (an int4, at least 1): two of 30 minutes, two of 1, one of 90.
+    await set(`sla_minutes = case when number in (6, 20) then 30 when number in (13, 24) then 1 else 90 end where number in (6, 13, 20, 24, 29)`, []);
   });
 
-  const pageQuery = (orderBy: string) => `query($first: Int, $last: Int, $after: Cursor, $before: Cursor) {
-    issues(orderBy: [${orderBy}], first: $first, last: $last, after: $after, before: $before) {
-      nodes { number } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`;
-
-  for (const orderBy of ['DUE_DATE_ASC', 'DUE_DATE_DESC', 'PROJECT_ID_DESC', 'PROJECT_ID_ASC', 'ASSIGNED_AGENT_ID_ASC', 'ASSIGNED_AGENT_ID_DESC']) {
+  for (const orderBy of ['DUE_DATE_ASC', 'DUE_DATE_DESC', 'PROJECT_ID_DESC', 'PROJECT_ID_ASC', 'ASSIGNED_AGENT_ID_ASC', 'ASSIGNED_AGENT_ID_DESC', 'SLA_MINUTES_ASC', 'SLA_MINUTES_DESC']) {
     it(`${orderBy}: first 7 / after and last 7 / before each give every row once, in the unpaged order`, async () => {
-      const whole: number[] = (await gqlOk(t, ws.token, `{ issues(orderBy: [${orderBy}]) { nodes { number } } }`)).issues.nodes.map((n: { number: number }) => n.number);
-      expect(whole).toHaveLength(total);
-
-      const forward: number[] = [];
-      let after: string | null = null;
-      for (let n = 0; ; n++) {
-        expect(n, 'pages').toBeLessThan(10);
-        const page: Page = (await gqlOk(t, ws.token, pageQuery(orderBy), { first: 7, after })).issues;
-        forward.push(...page.nodes.map((i) => i.number));
-        if (!page.pageInfo.hasNextPage) break;
-        expect(page.nodes).toHaveLength(7);
-        after = page.pageInfo.endCursor;
-      }
-      expect(forward).toEqual(whole);
-      // Past the last row: an empty page that says so.
-      const end: Page = (await gqlOk(t, ws.token, pageQuery(orderBy), { first: 7, after: (await gqlOk(t, ws.token, pageQuery(orderBy), { last: 1 })).issues.pageInfo.endCursor })).issues;
-      expect(end.nodes).toEqual([]);
-      expect(end.pageInfo.hasNextPage).toBe(false);
-
-      const backward: number[] = [];
-      let before: string | null = null;
-      for (let n = 0; ; n++) {
-        expect(n, 'pages').toBeLessThan(10);
-        const page: Page = (await gqlOk(t, ws.token, pageQuery(orderBy), { last: 7, before })).issues;
-        backward.unshift(...page.nodes.map((i) => i.number));
-        if (!page.pageInfo.hasPreviousPage) break;
-        expect(page.nodes).toHaveLength(7);
-        before = page.pageInfo.startCursor;
-      }
-      expect(backward).toEqual(whole);
+      await expectPagesCoverAll(ws.token, 'issues', orderBy, 'number', total);
     });
   }
+
+  it('SLA_MINUTES_ASC: a null is null in the cursor (it was 0: the int codec read null as +null)', async () => {
+    const q = '{ issues(orderBy: [SLA_MINUTES_ASC], last: 1) { nodes { slaMinutes } pageInfo { endCursor } } }';
+    const { issues } = await gqlOk(t, ws.token, q);
+    expect(issues.nodes[0].slaMinutes).toBeNull();
+    const cursor = JSON.parse(Buffer.from(issues.pageInfo.endCursor, 'base64').toString('utf8'));
+    expect(cursor.slice(1, 3)).toEqual([true, null]);
+  });
+
+  it('every IssueOrderBy value (from introspection) pages 30 issues first 7 / after and last 7 / before, each row once', async () => {
+    const values: string[] = (await gqlOk(t, ws.token, '{ __type(name: "IssueOrderBy") { enumValues { name } } }')).__type.enumValues.map((v: { name: string }) => v.name);
+    expect(values).toEqual(expect.arrayContaining(['SLA_MINUTES_ASC', 'WORKSPACE_ID_DESC', 'QUEUED_ASC', 'PRIMARY_KEY_ASC', 'NATURAL']));
+    for (const orderBy of values) await expectPagesCoverAll(ws.token, 'issues', orderBy, 'number', total);
+  });
+});
+
+describe('time entries ordered by their duration (an int4: a few logged, most running and null)', () => {
+  let timed: Workspace;
+  const durations = [15, 45, 15, 0, null, null, null, null, null, null, null, null, null];
+  beforeAll(async () => {
+    timed = await createWorkspace(t);
+    const issue = await ok(t, timed.token, 'issues.create', { title: 'Timed' });
+    // One running timer per user: each entry is another user's (no membership needed for the row itself).
+    await t.pools.owner.query(
+      `with u as (insert into app_public.users (email) select 'timer' || n || '-' || $3::text || '@example.com' from generate_series(1, $4::int) n returning id)
+       insert into app_public.time_entries (workspace_id, issue_id, user_id, started_at, ended_at, duration_min)
+       select $1, $2, u.id, now() - interval '2 hours', case when d.m is null then null else now() end, d.m
+       from (select id, row_number() over (order by id) as n from u) u join unnest($5::int[]) with ordinality d(m, n) using (n)`,
+      [timed.id, issue.id, timed.key.toLowerCase(), durations.length, durations]);
+  });
+
+  for (const orderBy of ['DURATION_MIN_ASC', 'DURATION_MIN_DESC']) {
+    it(`${orderBy}: first 7 / after and last 7 / before each give every entry once, in the unpaged order`, async () => {
+      await expectPagesCoverAll(timed.token, 'timeEntries', orderBy, 'rowId', durations.length);
+    });
+  }
+
+  it('every TimeEntryOrderBy value pages by 4, each entry once (WORKSPACE_ID_ASC stopped after the first page)', async () => {
+    const values: string[] = (await gqlOk(t, timed.token, '{ __type(name: "TimeEntryOrderBy") { enumValues { name } } }')).__type.enumValues.map((v: { name: string }) => v.name);
+    for (const orderBy of values) await expectPagesCoverAll(timed.token, 'timeEntries', orderBy, 'rowId', durations.length, 4);
+  });
+});
+
+describe('execution plans ordered by auto_judge (a nullable boolean: its codec threw on a null in the cursor)', () => {
+  let planned: Workspace;
+  const judges = [true, false, true, null, null, null, null, null, null, null];
+  beforeAll(async () => {
+    planned = await createWorkspace(t);
+    // Earlier attempts of one goal (one active attempt at most): auto_judge set on three, null (the crew decides) on the rest.
+    await t.pools.owner.query(
+      `with g as (insert into app_public.goals (workspace_id, title) values ($1, 'Paged goal') returning id)
+       insert into app_public.execution_plans (workspace_id, goal_id, attempt, status, is_active_attempt, auto_judge)
+       select $1, g.id, j.n, 'CANCELED', false, j.v from g, unnest($2::boolean[]) with ordinality j(v, n)`,
+      [planned.id, judges]);
+  });
+
+  for (const orderBy of ['AUTO_JUDGE_ASC', 'AUTO_JUDGE_DESC']) {
+    it(`${orderBy}: first 4 / after and last 4 / before each give every plan once, in the unpaged order`, async () => {
+      await expectPagesCoverAll(planned.token, 'executionPlans', orderBy, 'rowId', judges.length, 4);
+    });
+  }
+
+  it('every ExecutionPlanOrderBy value pages by 3, each plan once', async () => {
+    const values: string[] = (await gqlOk(t, planned.token, '{ __type(name: "ExecutionPlanOrderBy") { enumValues { name } } }')).__type.enumValues.map((v: { name: string }) => v.name);
+    expect(values).toContain('AUTO_JUDGE_ASC');
+    for (const orderBy of values) await expectPagesCoverAll(planned.token, 'executionPlans', orderBy, 'rowId', judges.length, 3);
+  });
 });
 
 describe('accessKeys and plugins page by keyset', () => {
