@@ -104,7 +104,9 @@ type Classified =
   | { kind: 'ignored' }
   | { kind: 'request'; id: string | number; method: string; params: unknown };
 
-const invalidRequest = (id: Id, message: string): Classified => ({ kind: 'invalid', response: rpcError(id, ErrorCode.InvalidRequest, message) });
+/** An Invalid Request carries data as every other refusal does: {error, status}. */
+const invalidRequest = (id: Id, message: string): Classified =>
+  ({ kind: 'invalid', response: rpcError(id, ErrorCode.InvalidRequest, message, { error: 'invalid_request', status: 400 }) });
 
 /**
  * Sorts a message. A numeric id must be a safe integer: 1e400 (Infinity), 12345678901234567890 (not exact as a
@@ -164,7 +166,7 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
         `JSON-RPC batches are not part of MCP ${NO_BATCHES_FROM} and later (MCP-Protocol-Version: ${version}): send one message per request`,
         { error: 'batch_not_supported', status: 400, protocolVersion: version }));
     }
-    if (messages.length === 0) return sendJson(reply, 400, rpcError(null, ErrorCode.InvalidRequest, 'Empty batch'));
+    if (messages.length === 0) return sendJson(reply, 400, rpcError(null, ErrorCode.InvalidRequest, 'Empty batch', { error: 'empty_batch', status: 400 }));
     if (messages.length > MAX_BATCH) {
       return sendJson(reply, 400, rpcError(null, ErrorCode.InvalidRequest, `Batch too large: ${messages.length} messages, at most ${MAX_BATCH}`,
         { error: 'batch_too_large', status: 400, limit: MAX_BATCH }));
@@ -181,7 +183,7 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
         responses.push(c.response);
       } else if (batch && c.method === 'initialize') {
         // MCP 2025-03-26: "the initialize request MUST NOT be part of a JSON-RPC batch".
-        responses.push(rpcError(c.id, ErrorCode.InvalidRequest, 'initialize must not be part of a JSON-RPC batch: send it alone'));
+        responses.push(rpcError(c.id, ErrorCode.InvalidRequest, 'initialize must not be part of a JSON-RPC batch: send it alone', { error: 'invalid_request', status: 400 }));
       } else {
         responses.push(await handleMessage(services, caller, selectors, c, req, session));
       }

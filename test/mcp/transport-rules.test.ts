@@ -60,7 +60,7 @@ describe('ids and invalid messages', () => {
     for (const raw of ['1e400', '12345678901234567890', '1.5', '9007199254740992']) {
       const res = await post(`{"jsonrpc":"2.0","id":${raw},"method":"ping"}`);
       expect([raw, res.statusCode]).toEqual([raw, 400]);
-      expect(res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('use a string or an integer id') } });
+      expect(res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('use a string or an integer id'), data: { error: 'invalid_request', status: 400 } } });
     }
     // Safe integers and strings are echoed as sent.
     for (const raw of ['9007199254740991', '-5', '0', '"12345678901234567890"']) {
@@ -71,7 +71,7 @@ describe('ids and invalid messages', () => {
     const batch = await post(`[{"jsonrpc":"2.0","id":1e400,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`);
     expect(batch.statusCode).toBe(200);
     expect(batch.json()).toEqual([
-      { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('use a string or an integer id') } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('use a string or an integer id'), data: { error: 'invalid_request', status: 400 } } },
       { jsonrpc: '2.0', id: 2, result: {} },
     ]);
   });
