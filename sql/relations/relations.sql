@@ -19,11 +19,12 @@ create or replace function app_hidden.relation_view(r app_public.issue_relations
 as $$
   -- One expression, no subquery: inlined into issue_relations_json, so 1,000 relations are one plan, not 1,000.
   -- fromIssueId kind toIssueId reads as a true sentence: a BLOCKS seen from the blocked issue is that issue
-  -- BLOCKED_BY the other (the stored ends swapped with the kind; it read "B BLOCKED_BY A" of A BLOCKED_BY B).
+  -- BLOCKED_BY the other (the stored ends swapped with the kind; it read "B BLOCKED_BY A" of A BLOCKED_BY B), and a
+  -- RELATES_TO (symmetric, stored once) starts at the issue it is seen from, as it was asked.
   select jsonb_build_object(
     'id', r.id,
-    'fromIssueId', case when r.to_issue_id = p_pov and r.kind = 'BLOCKS' then r.to_issue_id else r.from_issue_id end,
-    'toIssueId', case when r.to_issue_id = p_pov and r.kind = 'BLOCKS' then r.from_issue_id else r.to_issue_id end,
+    'fromIssueId', case when r.to_issue_id = p_pov and r.kind in ('BLOCKS', 'RELATES_TO') then r.to_issue_id else r.from_issue_id end,
+    'toIssueId', case when r.to_issue_id = p_pov and r.kind in ('BLOCKS', 'RELATES_TO') then r.from_issue_id else r.to_issue_id end,
     'kind', app_hidden.relation_kind_seen(r, p_pov),
     'direction', case when r.from_issue_id = p_pov then 'outbound' else 'inbound' end,
     'issue', app_hidden.issue_ref_json(o, s),

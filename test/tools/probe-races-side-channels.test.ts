@@ -133,6 +133,12 @@ describe('crews and labels changed at the same moment', () => {
     expect([r.status, r.body]).toEqual([409, expect.objectContaining({ error: 'crew_archived', field: 'crewId' })]);
     const goals = await t.pools.owner.query('select count(*)::int as n from app_public.goals where crew_id = $1', [crew.id]);
     expect(goals.rows[0].n).toBe(0);
+    // Archived already: the same answer on the same field, for goals.create and addMember.
+    const again = await rest(t, ws.token, 'goals.create', { title: 'Run by an archived crew', crewId: crew.id });
+    expect([again.status, again.body]).toEqual([409, expect.objectContaining({ error: 'crew_archived', field: 'crewId' })]);
+    const agent = await createAgent(t, ws, 'joins-archived');
+    const join = await rest(t, ws.token, 'agentCrews.addMember', { crewId: crew.id, agentId: agent.id, role: 'WORKER' });
+    expect([join.status, join.body]).toEqual([409, expect.objectContaining({ error: 'crew_archived', field: 'crewId' })]);
   });
 
   it('a crew member removed by a concurrent call is a 404 on memberId, not a second ok', async () => {

@@ -130,8 +130,10 @@ describe('relations', () => {
     const b = await issue(ws, 'r2');
     const c = await issue(ws, 'dup');
     const rel = await ok(t, ws.token, 'relations.add', { fromIssueId: a.id, toIssueId: b.id, kind: 'RELATES_TO' });
-    expect(await ok(t, ws.token, 'relations.add', { fromIssueId: b.id, toIssueId: a.id, kind: 'RELATES_TO' })).toMatchObject({ id: rel.id, created: false });
-    expect((await ok(t, ws.token, 'relations.listForIssue', { issueId: b.id }))[0]).toMatchObject({ kind: 'RELATES_TO', direction: 'inbound' });
+    // The same fact asked the other way: the existing row, read as asked (b RELATES_TO a).
+    expect(await ok(t, ws.token, 'relations.add', { fromIssueId: b.id, toIssueId: a.id, kind: 'RELATES_TO' }))
+      .toMatchObject({ id: rel.id, created: false, fromIssueId: b.id, toIssueId: a.id });
+    expect((await ok(t, ws.token, 'relations.listForIssue', { issueId: b.id }))[0]).toMatchObject({ kind: 'RELATES_TO', direction: 'inbound', fromIssueId: b.id, toIssueId: a.id });
     const dup = await ok(t, ws.token, 'relations.add', { fromIssueId: c.id, toIssueId: a.id, kind: 'DUPLICATES' });
     const fromA = await ok(t, ws.token, 'relations.listForIssue', { issueId: a.id });
     expect(fromA.map((r: any) => [r.kind, r.direction, r.issue.id])).toEqual([['RELATES_TO', 'outbound', b.id], ['DUPLICATES', 'inbound', c.id]]);

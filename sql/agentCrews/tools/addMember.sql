@@ -12,7 +12,7 @@ declare
   v_member app_public.agent_crew_members;
 begin
   if v_crew.archived_at is not null then
-    raise exception 'Crew % is archived', v_crew.name using errcode = 'SV409', detail = 'crew_archived';
+    raise exception 'Crew % is archived', v_crew.name using errcode = 'SV409', detail = 'crew_archived', column = 'crewId';
   end if;
   -- One statement decides: two adds at once both passed a check before the insert, and the loser got the unique
   -- violation's generic 409 rather than already_member.

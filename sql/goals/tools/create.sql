@@ -19,7 +19,7 @@ begin
   if args->>'crewId' is not null then
     v_crew := app_hidden.find_crew(args->>'crewId', 'crewId');
     if v_crew.archived_at is not null then
-      raise exception 'Crew % is archived', v_crew.name using errcode = 'SV409', detail = 'crew_archived';
+      raise exception 'Crew % is archived', v_crew.name using errcode = 'SV409', detail = 'crew_archived', column = 'crewId';
     end if;
   end if;
   insert into app_public.goals (workspace_id, title, description, issue_id, crew_id, max_total_cost_usd, max_wall_time_minutes,
