@@ -2303,7 +2303,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.set_agent_archived(uuid,uuid,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.set_member_role(uuid,uuid,text) returns app_public.memberships; plpgsql volatile; execute: owner only; workspace/members.sql
 -- app_private.steps_pass_over_archived_agent(uuid,uuid) returns void; plpgsql volatile; execute: owner only; orchestration/loop.sql
--- app_private.stop_running_timers(uuid,uuid) returns void; sql volatile; execute: owner only; time/time.sql
+-- app_private.stop_running_timers(uuid,uuid,uuid) returns void; sql volatile; execute: owner only; time/time.sql
 -- app_private.sweep_silent_agents(timestamp with time zone) returns jsonb; plpgsql volatile security definer; execute: owner only; agents/agents.sql
 -- app_private.sweep_stale_runs(timestamp with time zone) returns jsonb; plpgsql volatile security definer; execute: owner only; runs/runs.sql
 -- app_private.tg_action_requests__events() returns trigger; plpgsql volatile security definer; execute: owner only; actionRequests/triggers.sql

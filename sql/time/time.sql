@@ -56,16 +56,17 @@ $$;
 comment on function app_hidden.stop_running_timer(p_user uuid) is 'Stops the user''s running timer (durationMin = elapsed minutes, rounded); NULL row when none runs.';
 grant execute on function app_hidden.stop_running_timer(p_user uuid) to svc_visitor;
 
-create or replace function app_private.stop_running_timers(p_workspace_id uuid, p_issue_id uuid default null)
+create or replace function app_private.stop_running_timers(p_workspace_id uuid, p_issue_id uuid default null, p_user_id uuid default null)
  returns void
  language sql
 as $$
   -- Whoever's they are (time entries write no event): durationMin = elapsed minutes, as time.stop.
   update app_public.time_entries e
   set ended_at = now(), duration_min = app_hidden.timer_minutes(e.started_at)
-  where e.workspace_id = p_workspace_id and (p_issue_id is null or e.issue_id = p_issue_id) and e.duration_min is null
+  where e.workspace_id = p_workspace_id and (p_issue_id is null or e.issue_id = p_issue_id)
+    and (p_user_id is null or e.user_id = p_user_id) and e.duration_min is null
 $$;
-comment on function app_private.stop_running_timers(p_workspace_id uuid, p_issue_id uuid) is 'Stops every running timer of the workspace (of one issue when p_issue_id is given), anyone''s: when the issue is deleted, when time tracking is turned off.';
+comment on function app_private.stop_running_timers(p_workspace_id uuid, p_issue_id uuid, p_user_id uuid) is 'Stops every running timer of the workspace (of one issue, of one person, when given), anyone''s: when the issue is deleted, when time tracking is turned off, when the person is removed.';
 
 create or replace function app_hidden.time_entries_filtered(args jsonb)
  returns setof app_public.time_entries

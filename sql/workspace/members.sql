@@ -64,11 +64,11 @@ begin
   end if;
   insert into app_public.memberships (workspace_id, user_id, role) values (p_workspace_id, v_user.id, p_role)
   on conflict (workspace_id, user_id) do nothing;
-  delete from app_public.former_members where workspace_id = p_workspace_id and user_id = v_user.id;
   if not found then
     -- Already a member: a role change, with set_member_role's guard (the last OWNER is not demoted).
     perform app_private.set_member_role(p_workspace_id, v_user.id, p_role);
   end if;
+  delete from app_public.former_members where workspace_id = p_workspace_id and user_id = v_user.id;
   return jsonb_build_object('user', jsonb_build_object('id', v_user.id, 'email', v_user.email), 'role', p_role);
 end
 $$;
@@ -183,8 +183,7 @@ begin
   -- a moderator can re-point them: a request could not be assigned to a non-member.
   update app_public.issues set claimed_by_id = null, claim_expires_at = null
   where workspace_id = p_workspace_id and claimed_by_id = p_user_id;
-  update app_public.time_entries set ended_at = now(), duration_min = app_hidden.timer_minutes(started_at)
-  where workspace_id = p_workspace_id and user_id = p_user_id and duration_min is null;
+  perform app_private.stop_running_timers(p_workspace_id, p_user_id => p_user_id);
   delete from app_public.issue_watchers where workspace_id = p_workspace_id and user_id = p_user_id;
   for v_req in update app_public.action_requests set assigned_user_id = null
                where workspace_id = p_workspace_id and assigned_user_id = p_user_id returning * loop

@@ -20,7 +20,7 @@ import type { RunOptions, ToolRunner } from '../tools/invoke.ts';
 import type { Logger } from '../log.ts';
 import { committedMigrationCount } from '../db/committed.ts';
 import type { Tool } from '../tools/define.ts';
-import { MCP_ENDPOINTS, registerMcp } from './mcp.ts';
+import { MCP_ENDPOINTS, mcpMethodNotAllowed, registerMcp } from './mcp.ts';
 import { McpSessions } from './mcp-subscriptions.ts';
 import { StreamLimits, type StreamLimitOptions } from './stream-limits.ts';
 import { AppMetrics, type ToolSurface } from './metrics.ts';
@@ -328,10 +328,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   app.setNotFoundHandler((req, reply) => {
     // The MCP endpoint (any trailing slash) asked with a method no route takes (TRACE, PROPFIND, ...): 405 with what
     // it answers, in the JSON-RPC envelope of its other refusals.
-    if (isMcpPath(req.url)) {
-      return sendRpcError(reply.header('allow', 'GET, POST, DELETE'), new ApiError(405, { error: 'method_not_allowed',
-        message: `${req.method} is not a method of the MCP endpoint: POST JSON-RPC messages (GET and DELETE with an Mcp-Session-Id)` }));
-    }
+    if (isMcpPath(req.url)) return mcpMethodNotAllowed(reply, req.method);
     // A tool's REST alias asked with another method: 405 naming the one it takes.
     if (/^\/api\/mcp(\/[^/?]+)?(\?|$)/.test(req.url) && req.method !== 'POST') {
       return reply.code(405).header('allow', 'POST').send({ error: 'method_not_allowed',

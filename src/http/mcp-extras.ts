@@ -248,17 +248,17 @@ const PHASES: Array<{ phase: Phase; tool: string; args: Record<string, unknown>;
 
 /** resources/list's cursor: where the listing goes on (a kind, and that list tool's own nextCursor), as base64url. */
 const encodeResourcesCursor = (phase: Phase, inner: string) => Buffer.from(JSON.stringify({ r: phase, c: inner })).toString('base64url');
+const invalidResourcesCursor = () => invalidParams('Invalid cursor: pass the nextCursor of resources/list', { cursor: 'not a nextCursor of resources/list' });
 function decodeResourcesCursor(cursor: unknown): { phase: Phase; inner: string } {
-  const refused = () => invalidParams('Invalid cursor: pass the nextCursor of resources/list', { cursor: 'not a nextCursor of resources/list' });
-  if (typeof cursor !== 'string' || !cursor || cursor.length > 2000) throw refused();
+  if (typeof cursor !== 'string' || !cursor || cursor.length > 2000) throw invalidResourcesCursor();
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString());
   } catch {
-    throw refused();
+    throw invalidResourcesCursor();
   }
   const { r, c } = (isObject(parsed) ? parsed : {}) as { r?: unknown; c?: unknown };
-  if (!PHASES.some((p) => p.phase === r) || typeof c !== 'string' || !c) throw refused();
+  if (!PHASES.some((p) => p.phase === r) || typeof c !== 'string' || !c) throw invalidResourcesCursor();
   return { phase: r as Phase, inner: c };
 }
 
@@ -289,9 +289,7 @@ async function listResources(services: AppServices, caller: Caller, cursor: unkn
       page = await call(services, caller, tool, { ...args, limit: RESOURCES_PAGE, ...(inner ? { cursor: inner } : {}) });
     } catch (err) {
       // A cursor the list tool refuses (forged, or of another key) is this method's invalid cursor.
-      if (inner && err instanceof RpcFault && err.data.status === 400) {
-        throw invalidParams('Invalid cursor: pass the nextCursor of resources/list', { cursor: 'not a nextCursor of resources/list' });
-      }
+      if (inner && err instanceof RpcFault && err.data.status === 400) throw invalidResourcesCursor();
       throw err;
     }
     inner = undefined;

@@ -196,17 +196,15 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
     return sendJson(reply, !batch && invalid ? 400 : 200, batch ? `[${responses.join(',')}]` : responses[0]!);
   };
   for (const path of MCP_ENDPOINTS) app.post(path, handler);
-  const notAllowed = (reply: FastifyReply, message: string) =>
-    sendRpcError(reply.header('allow', ALLOW), new ApiError(405, { error: 'method_not_allowed', message }));
   const noSessions = 'This server keeps no MCP sessions (no event feed): POST JSON-RPC messages';
   // GET with the session id: the stream of server notifications (notifications/resources/updated).
   const stream = async (req: FastifyRequest, reply: FastifyReply) => {
     assertProtocolVersion(req);
     const id = sessionOf(req);
     const sessions = services.mcpSessions;
-    if (!sessions) return notAllowed(reply, noSessions);
+    if (!sessions) return mcpNotAllowed(reply, noSessions);
     if (!id) {
-      return notAllowed(reply, 'GET opens the notification stream of a session: send the Mcp-Session-Id from initialize (and Accept: text/event-stream); calls are POST');
+      return mcpNotAllowed(reply, 'GET opens the notification stream of a session: send the Mcp-Session-Id from initialize (and Accept: text/event-stream); calls are POST');
     }
     const caller = await services.keys.authenticate(req.headers.authorization);
     assertOwnSession(id, caller, sessions);
@@ -225,8 +223,8 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
     assertProtocolVersion(req);
     const id = sessionOf(req);
     const sessions = services.mcpSessions;
-    if (!sessions) return notAllowed(reply, noSessions);
-    if (!id) return notAllowed(reply, 'DELETE ends a session: send its Mcp-Session-Id; calls are POST');
+    if (!sessions) return mcpNotAllowed(reply, noSessions);
+    if (!id) return mcpNotAllowed(reply, 'DELETE ends a session: send its Mcp-Session-Id; calls are POST');
     const caller = await services.keys.authenticate(req.headers.authorization);
     assertOwnSession(id, caller, sessions);
     sessions.end(id, caller);
@@ -238,11 +236,18 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
     // Any other method on the endpoint is 405 naming what it answers, not a 404 saying the route does not exist.
     app.route({
       method: ['PUT', 'PATCH', 'OPTIONS'], url: path,
-      handler: async (req, reply) => notAllowed(reply,
-        `${req.method} is not a method of the MCP endpoint: POST JSON-RPC messages (GET and DELETE with an Mcp-Session-Id)`),
+      handler: async (req, reply) => mcpMethodNotAllowed(reply, req.method),
     });
   }
 }
+
+/** A 405 of the MCP endpoint: what it answers, in the JSON-RPC envelope of its other refusals. */
+export const mcpNotAllowed = (reply: FastifyReply, message: string) =>
+  sendRpcError(reply.header('allow', ALLOW), new ApiError(405, { error: 'method_not_allowed', message }));
+
+/** The 405 of a method the MCP endpoint never takes (PUT, PATCH, OPTIONS here; TRACE and the rest from app.ts's not-found handler). */
+export const mcpMethodNotAllowed = (reply: FastifyReply, method: string) =>
+  mcpNotAllowed(reply, `${method} is not a method of the MCP endpoint: POST JSON-RPC messages (GET and DELETE with an Mcp-Session-Id)`);
 
 function sendJson(reply: FastifyReply, status: number, json: string) {
   return reply.code(status).header('content-type', 'application/json; charset=utf-8').send(json);

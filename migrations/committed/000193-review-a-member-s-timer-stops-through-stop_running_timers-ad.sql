@@ -1,0 +1,465 @@
+--! Previous: sha1:ff59a488484f725d47e799f620fa3ba8d56cd243
+--! Hash: sha1:7e503dc10262408737a2c8a6a6dab686c6d4101c
+--! Message: Review: a member's timer stops through stop_running_timers; add_member clears a former member after its found test
+
+--! split: 1-current.sql
+-- Review of the session's change: a member's timer stops through stop_running_timers (it gains p_user_id; remove_member
+-- wrote the same update again), and add_member clears a former member after its own found test (the delete sat between
+-- the insert and that test, so it decided whether the role was set again).
+drop function if exists app_private.stop_running_timers(uuid, uuid);
+--! Included time/time.sql
+-- time: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.require_time_tracking()
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  if not coalesce((select w.time_tracking_enabled from app_public.workspaces w
+                   where w.id = app_hidden.current_workspace_id()), false) then
+    raise exception 'Time tracking is disabled for this workspace' using errcode = 'SV403', detail = 'time_tracking_disabled';
+  end if;
+end
+$$;
+comment on function app_hidden.require_time_tracking() is 'Every time tool starts here: 403 time_tracking_disabled when workspaces.time_tracking_enabled is false.';
+grant execute on function app_hidden.require_time_tracking() to svc_visitor;
+
+create or replace function app_hidden.spent_start(p_started_at text)
+ returns timestamp with time zone
+ language plpgsql
+ stable
+as $$
+declare v_started timestamptz := p_started_at::timestamptz;
+begin
+  -- An entry records time already spent: a start in the future (2030, a wrong year) is a typo, not a plan.
+  -- A minute of slack for the caller's clock.
+  if v_started > now() + interval '1 minute' then
+    perform app_hidden.raise_invalid('startedAt', 'is in the future: an entry records time already spent');
+  end if;
+  return v_started;
+end
+$$;
+comment on function app_hidden.spent_start(p_started_at text) is 'time.log / time.update: the startedAt given (ISO 8601), or a 400 on startedAt when it is in the future.';
+grant execute on function app_hidden.spent_start(p_started_at text) to svc_visitor;
+
+create or replace function app_hidden.timer_minutes(p_started_at timestamp with time zone)
+ returns integer
+ language sql
+ stable
+as $$
+  select greatest(0, round(extract(epoch from now() - p_started_at) / 60))::int
+$$;
+comment on function app_hidden.timer_minutes(p_started_at timestamp with time zone) is 'A timer stopped now: its whole minutes since p_started_at, rounded (time.stop, time.start stopping the previous one, an issue deleted under it).';
+grant execute on function app_hidden.timer_minutes(p_started_at timestamp with time zone) to svc_visitor;
+
+create or replace function app_hidden.stop_running_timer(p_user uuid)
+ returns app_public.time_entries
+ language sql
+as $$
+  update app_public.time_entries
+  set ended_at = now(), duration_min = app_hidden.timer_minutes(started_at)
+  where workspace_id = app_hidden.current_workspace_id() and user_id = p_user and duration_min is null
+  returning *
+$$;
+comment on function app_hidden.stop_running_timer(p_user uuid) is 'Stops the user''s running timer (durationMin = elapsed minutes, rounded); NULL row when none runs.';
+grant execute on function app_hidden.stop_running_timer(p_user uuid) to svc_visitor;
+
+create or replace function app_private.stop_running_timers(p_workspace_id uuid, p_issue_id uuid default null, p_user_id uuid default null)
+ returns void
+ language sql
+as $$
+  -- Whoever's they are (time entries write no event): durationMin = elapsed minutes, as time.stop.
+  update app_public.time_entries e
+  set ended_at = now(), duration_min = app_hidden.timer_minutes(e.started_at)
+  where e.workspace_id = p_workspace_id and (p_issue_id is null or e.issue_id = p_issue_id)
+    and (p_user_id is null or e.user_id = p_user_id) and e.duration_min is null
+$$;
+comment on function app_private.stop_running_timers(p_workspace_id uuid, p_issue_id uuid, p_user_id uuid) is 'Stops every running timer of the workspace (of one issue, of one person, when given), anyone''s: when the issue is deleted, when time tracking is turned off, when the person is removed.';
+
+create or replace function app_hidden.time_entries_filtered(args jsonb)
+ returns setof app_public.time_entries
+ language plpgsql
+ stable
+as $$
+declare
+  v_issue_id uuid;
+  v_id uuid := app_hidden.parse_uuid(args->>'id', 'id');
+  v_user_id uuid := app_hidden.parse_uuid(args->>'userId', 'userId');
+  v_from date := (args->>'from')::date;
+  v_to date := (args->>'to')::date;
+begin
+  if v_from > v_to then
+    raise exception 'from must be on or before to' using errcode = 'SV400', column = 'from';
+  end if;
+  if args->>'issueId' is not null then
+    v_issue_id := (app_hidden.find_issue(args->>'issueId', 'issueId')).id;
+  end if;
+  return query
+    select e.* from app_public.time_entries e
+    where e.workspace_id = app_hidden.current_workspace_id()
+      -- Lists follow issue narrowing even for the caller's own entries (select_own_time is for timers).
+      and ((select app_hidden.issues_unrestricted()) or exists (select 1 from app_public.issues i where i.id = e.issue_id))
+      -- Deleted issues are 404 everywhere, so their time is not listed or summed either.
+      and not exists (select 1 from app_public.issues i where i.id = e.issue_id and i.deleted_at is not null)
+      and (v_id is null or e.id = v_id)
+      and (v_issue_id is null or e.issue_id = v_issue_id)
+      and (v_user_id is null or e.user_id = v_user_id)
+      and (v_from is null or e.started_at >= v_from::timestamp at time zone 'UTC')
+      and (v_to is null or e.started_at < (v_to + 1)::timestamp at time zone 'UTC');
+end
+$$;
+comment on function app_hidden.time_entries_filtered(args jsonb) is 'Time entries on issues the key can see and that are not deleted (a narrowed key''s own entries elsewhere included only by its timer tools), filtered by id (time.get), issueId (404 when invisible), userId, and from/to (inclusive UTC days of startedAt).';
+grant execute on function app_hidden.time_entries_filtered(args jsonb) to svc_visitor;
+
+create or replace function app_hidden.time_entry_json(e app_public.time_entries)
+ returns jsonb
+ language sql
+ stable
+as $$
+  select jsonb_build_object(
+    'id', e.id, 'issueId', app_hidden.visible_issue_id(e.issue_id),
+    'issue', (select jsonb_build_object('id', i.id, 'key', i.key, 'title', i.title)
+              from app_public.issues i where i.id = e.issue_id),
+    'userId', e.user_id,
+    'user', (select jsonb_build_object('id', u.id, 'name', coalesce(nullif(u.name, ''), u.email))
+             from app_public.users u where u.id = e.user_id),
+    'startedAt', e.started_at, 'endedAt', e.ended_at, 'durationMin', e.duration_min,
+    'running', e.duration_min is null, 'note', e.note, 'createdAt', e.created_at)
+$$;
+comment on function app_hidden.time_entry_json(e app_public.time_entries) is 'Time entry (spec 2.7): issueId (+ issue when visible), user, startedAt, endedAt, durationMin (null while running), running.';
+grant execute on function app_hidden.time_entry_json(e app_public.time_entries) to svc_visitor;
+
+create or replace function app_hidden.own_time_entry_for_write(p_id text)
+ returns app_public.time_entries
+ language plpgsql
+as $$
+declare v_entry app_public.time_entries;
+begin
+  -- Only the caller's own entries (select_own_time), and not those of deleted issues (404 there as everywhere).
+  select e.* into v_entry from app_public.time_entries e
+  where e.id = app_hidden.parse_uuid(p_id, 'id') and e.workspace_id = app_hidden.current_workspace_id()
+    and e.user_id = app_hidden.current_user_id()
+    -- Within the key's narrowing, as time.list (the timer tools alone reach a timer outside it).
+    and ((select app_hidden.issues_unrestricted()) or exists (select 1 from app_public.issues i where i.id = e.issue_id))
+    and not exists (select 1 from app_public.issues i where i.id = e.issue_id and i.deleted_at is not null)
+  for update;
+  return app_hidden.found(v_entry, 'Time entry');
+end
+$$;
+comment on function app_hidden.own_time_entry_for_write(p_id text) is 'time.update / time.delete: the caller''s own entry, locked (another person''s entry, one on a deleted issue or on an issue outside the key''s narrowing is 404 Time entry not found).';
+grant execute on function app_hidden.own_time_entry_for_write(p_id text) to svc_visitor;
+--! EndIncluded time/time.sql
+--! Included workspace/members.sql
+-- workspace: helper functions and in-app procedures.
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+create or replace function app_hidden.members_add(p_email text, p_role text)
+ returns app_public.memberships
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_caller app_private.caller := app_private.begin_membership_change(null, p_role);
+  v_result jsonb;
+begin
+  -- Decided after the lock: two adds of one new email both answered 200, the second changing the first's role unchecked.
+  if exists (select 1 from app_public.memberships m join app_public.users u on u.id = m.user_id
+             where m.workspace_id = v_caller.workspace_id and lower(u.email) = lower(p_email)) then
+    raise exception '% is already a member (change the role with membersSetRole)', p_email
+      using errcode = 'SV409', detail = 'already_member';
+  end if;
+  v_result := app_private.add_member(v_caller.workspace_id, p_email, p_role);
+  return app_private.find_membership(v_caller.workspace_id, (v_result->'user'->>'id')::uuid);
+end
+$$;
+comment on function app_hidden.members_add(p_email text, p_role text) is 'OWNER/ADMIN: app_private.add_member (the `svc admin add-member` function) for a new member; 409 already_member otherwise.';
+grant execute on function app_hidden.members_add(p_email text, p_role text) to svc_visitor;
+
+create or replace function app_hidden.members_remove(p_user_id uuid)
+ returns app_public.memberships
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_private.begin_membership_change(p_user_id, null);
+begin
+  return app_private.remove_member(v_caller.workspace_id, p_user_id);
+end
+$$;
+comment on function app_hidden.members_remove(p_user_id uuid) is 'OWNER/ADMIN: app_private.remove_member in the caller''s workspace.';
+grant execute on function app_hidden.members_remove(p_user_id uuid) to svc_visitor;
+
+create or replace function app_hidden.members_set_role(p_user_id uuid, p_role text)
+ returns app_public.memberships
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_caller app_private.caller := app_private.begin_membership_change(p_user_id, p_role);
+begin
+  return app_private.set_member_role(v_caller.workspace_id, p_user_id, p_role);
+end
+$$;
+comment on function app_hidden.members_set_role(p_user_id uuid, p_role text) is 'OWNER/ADMIN: app_private.set_member_role in the caller''s workspace.';
+grant execute on function app_hidden.members_set_role(p_user_id uuid, p_role text) to svc_visitor;
+
+create or replace function app_private.add_member(p_workspace_id uuid, p_email text, p_role text)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_user app_public.users := app_private.ensure_user(p_email);
+begin
+  if p_role not in ('OWNER', 'ADMIN', 'MEMBER') then
+    perform app_hidden.raise_invalid('role', 'role must be OWNER, ADMIN or MEMBER');
+  end if;
+  insert into app_public.memberships (workspace_id, user_id, role) values (p_workspace_id, v_user.id, p_role)
+  on conflict (workspace_id, user_id) do nothing;
+  if not found then
+    -- Already a member: a role change, with set_member_role's guard (the last OWNER is not demoted).
+    perform app_private.set_member_role(p_workspace_id, v_user.id, p_role);
+  end if;
+  delete from app_public.former_members where workspace_id = p_workspace_id and user_id = v_user.id;
+  return jsonb_build_object('user', jsonb_build_object('id', v_user.id, 'email', v_user.email), 'role', p_role);
+end
+$$;
+comment on function app_private.add_member(p_workspace_id uuid, p_email text, p_role text) is 'Adds a user (created if new) to a workspace, or changes the role of an existing member through set_member_role (the last OWNER is not demoted: 409 last_owner).';
+
+create or replace function app_private.begin_membership_change(p_user_id uuid, p_new_role text)
+ returns app_private.caller
+ language plpgsql
+as $$
+declare
+  v_caller app_private.caller;
+  v_old_role text;
+begin
+  -- Membership changes of a workspace take turns (lock_owners), and the caller's right is judged after the lock on
+  -- the member's role as it is now: an ADMIN removed an OWNER promoted a moment before, having read the role before
+  -- the promotion committed.
+  perform app_private.lock_owners(app_hidden.current_workspace_id());
+  v_caller := app_private.current_caller();
+  perform app_private.require_admin(v_caller);
+  -- Members see the whole workspace: a key narrowed to some projects may not add, remove or re-role them.
+  perform app_hidden.require_unnarrowed('Members belong to the whole workspace');
+  if p_user_id is not null then
+    v_old_role := (app_private.find_membership(v_caller.workspace_id, p_user_id)).role;
+  end if;
+  if (v_old_role = 'OWNER' or p_new_role = 'OWNER') and v_caller.role <> 'OWNER' then
+    raise exception 'Only an OWNER may grant, change or remove the OWNER role' using errcode = 'SV403', detail = 'owner_required';
+  end if;
+  return v_caller;
+end
+$$;
+comment on function app_private.begin_membership_change(p_user_id uuid, p_new_role text) is 'The prologue of members_add/remove/set_role: takes the workspace''s turn for membership changes (lock_owners), then checks the caller may make this one (OWNER/ADMIN with an unnarrowed key, 403 narrowing; only an OWNER touches the OWNER role, 403 owner_required; 404 userId for a user who is not a member). Returns the caller.';
+
+create or replace function app_private.ensure_user(p_email text)
+ returns app_public.users
+ language plpgsql
+as $$
+declare v_user app_public.users;
+begin
+  if p_email !~ '^[^@\s]+@[^@\s]+$' then
+    perform app_hidden.raise_invalid('email', 'not an email address');
+  end if;
+  select * into v_user from app_public.users where lower(email) = lower(p_email);
+  if v_user.id is null then
+    -- Two workspaces adding the same new person at once: the second insert waits for the first and does nothing,
+    -- and the next statement reads the row it made (a unique violation was a 409 to one of them).
+    insert into app_public.users (email, name) values (p_email, split_part(p_email, '@', 1))
+    on conflict do nothing returning * into v_user;
+    if v_user.id is null then
+      select * into v_user from app_public.users where lower(email) = lower(p_email);
+    end if;
+  end if;
+  return v_user;
+end
+$$;
+-- Users are people across workspaces: when one signed up is not a workspace's to read (an admin adding an email
+-- learned whether, and since when, it had an account elsewhere).
+comment on column app_public.users.created_at is E'@behavior -*\nWhen the person first joined any workspace (not in GraphQL: it would tell one workspace about others).';
+
+comment on function app_private.ensure_user(p_email text) is 'The user with this email (case-insensitive), created if new.';
+
+create or replace function app_private.find_membership(p_workspace_id uuid, p_user_id uuid)
+ returns app_public.memberships
+ language plpgsql
+ stable
+as $$
+declare v_m app_public.memberships;
+begin
+  select * into v_m from app_public.memberships where workspace_id = p_workspace_id and user_id = p_user_id;
+  if v_m.id is null then
+    raise exception 'Member not found' using errcode = 'SV404', column = 'userId';
+  end if;
+  return v_m;
+end
+$$;
+comment on function app_private.find_membership(p_workspace_id uuid, p_user_id uuid) is 'The membership of this user in this workspace, else 404.';
+
+create or replace function app_private.lock_owners(p_workspace_id uuid)
+ returns void
+ language plpgsql
+as $$
+begin
+  -- Two owners demoting or removing each other at once each saw the other still OWNER and both passed the
+  -- last-OWNER check. Locked first, the second change waits for the first and then reads what it left.
+  perform from app_public.memberships where workspace_id = p_workspace_id and role = 'OWNER' order by id for update;
+end
+$$;
+comment on function app_private.lock_owners(p_workspace_id uuid) is 'Locks the workspace''s OWNER memberships for the transaction (a workspace always has one): membership changes (members_add/remove/set_role, remove_member, set_member_role) run one after the other, each deciding on what the one before left.';
+
+create or replace function app_private.remove_member(p_workspace_id uuid, p_user_id uuid)
+ returns app_public.memberships
+ language plpgsql
+as $$
+declare
+  v_m app_public.memberships;
+  v_req app_public.action_requests;
+begin
+  perform app_private.lock_owners(p_workspace_id);
+  v_m := app_private.find_membership(p_workspace_id, p_user_id);
+  if v_m.role = 'OWNER' and not exists (
+    select 1 from app_public.memberships where workspace_id = p_workspace_id and role = 'OWNER' and user_id <> p_user_id) then
+    raise exception 'The last OWNER cannot be removed' using errcode = 'SV409', detail = 'last_owner';
+  end if;
+  -- A former member's keys for this workspace stop working at once.
+  update app_private.api_keys set revoked_at = now()
+  where workspace_id = p_workspace_id and user_id = p_user_id and revoked_at is null;
+  -- The membership goes first: its delete waits for their claims, timers and watches being written (they hold it in
+  -- share mode, hold_membership), and each statement below then sees what those wrote.
+  delete from app_public.memberships where id = v_m.id;
+  -- What only they could end ends with them: their claims (released, ISSUE_UPDATED each; others waited for them to
+  -- expire and could not release them), their running timer (stopped, as time.stop; time entries write no event) and
+  -- their watches. Requests assigned to them go back to no one (ISSUE_UPDATED each, as actionRequests.update), where
+  -- a moderator can re-point them: a request could not be assigned to a non-member.
+  update app_public.issues set claimed_by_id = null, claim_expires_at = null
+  where workspace_id = p_workspace_id and claimed_by_id = p_user_id;
+  perform app_private.stop_running_timers(p_workspace_id, p_user_id => p_user_id);
+  delete from app_public.issue_watchers where workspace_id = p_workspace_id and user_id = p_user_id;
+  for v_req in update app_public.action_requests set assigned_user_id = null
+               where workspace_id = p_workspace_id and assigned_user_id = p_user_id returning * loop
+    perform app_private.record_event(p_workspace_id, 'ISSUE_UPDATED', 'action-request', v_req.id, jsonb_build_object(
+      'actionRequestId', v_req.id, 'issueId', v_req.issue_id, 'change', 'updated', 'changes', jsonb_build_array('assignedUserId'),
+      'assignedUserId', null, 'assignedAgentId', v_req.assigned_agent_id, 'reason', 'member_removed'));
+  end loop;
+  -- Their name stays on what they did (comments, events, time): users are visible to a workspace's keys while members
+  -- and after (the users policy).
+  insert into app_public.former_members (workspace_id, user_id) values (p_workspace_id, p_user_id)
+  on conflict (workspace_id, user_id) do update set removed_at = now();
+  return v_m;
+end
+$$;
+comment on function app_private.remove_member(p_workspace_id uuid, p_user_id uuid) is 'Removes a member (MEMBERSHIP_REMOVED by trigger), revokes their keys in the workspace, releases their claims, stops their running timer, drops their watches, unassigns requests assigned to them, and keeps them as a former member (their name stays on their work); the last OWNER stays (409 last_owner).';
+
+create or replace function app_private.set_member_role(p_workspace_id uuid, p_user_id uuid, p_role text)
+ returns app_public.memberships
+ language plpgsql
+as $$
+declare v_m app_public.memberships;
+begin
+  if p_role not in ('OWNER', 'ADMIN', 'MEMBER') then
+    perform app_hidden.raise_invalid('role', 'role must be OWNER, ADMIN or MEMBER');
+  end if;
+  perform app_private.lock_owners(p_workspace_id);
+  v_m := app_private.find_membership(p_workspace_id, p_user_id);
+  if v_m.role = 'OWNER' and p_role <> 'OWNER' and not exists (
+    select 1 from app_public.memberships where workspace_id = p_workspace_id and role = 'OWNER' and user_id <> p_user_id) then
+    raise exception 'The last OWNER cannot be demoted' using errcode = 'SV409', detail = 'last_owner';
+  end if;
+  update app_public.memberships set role = p_role where id = v_m.id returning * into v_m;
+  return v_m;
+end
+$$;
+comment on function app_private.set_member_role(p_workspace_id uuid, p_user_id uuid, p_role text) is 'Changes a member''s role (MEMBERSHIP_ROLE_CHANGED by trigger when it changes); the last OWNER cannot be demoted (409 last_owner).';
+
+create or replace function app_public.members_add(email text, role app_public.membership_role default 'MEMBER'::app_public.membership_role)
+ returns app_public.memberships
+ language sql
+as $$ select app_hidden.members_add(email, role::text) $$;
+comment on function app_public.members_add(email text, role app_public.membership_role) is 'OWNER/ADMIN: adds a person by email (the user is created if new; no invite email). Only an OWNER may add an OWNER. Emits MEMBERSHIP_CREATED.';
+grant execute on function app_public.members_add(email text, role app_public.membership_role) to svc_visitor;
+
+create or replace function app_public.members_remove(user_id uuid)
+ returns app_public.memberships
+ language sql
+as $$ select app_hidden.members_remove(user_id) $$;
+comment on function app_public.members_remove(user_id uuid) is 'OWNER/ADMIN: removes a member and revokes their keys in this workspace. Only an OWNER may remove an OWNER; the last OWNER stays. Emits MEMBERSHIP_REMOVED.';
+grant execute on function app_public.members_remove(user_id uuid) to svc_visitor;
+
+create or replace function app_public.members_set_role(user_id uuid, role app_public.membership_role)
+ returns app_public.memberships
+ language sql
+as $$ select app_hidden.members_set_role(user_id, role::text) $$;
+comment on function app_public.members_set_role(user_id uuid, role app_public.membership_role) is 'OWNER/ADMIN: changes a member''s role. Only an OWNER may grant or take away OWNER; the last OWNER stays. Emits MEMBERSHIP_ROLE_CHANGED.';
+grant execute on function app_public.members_set_role(user_id uuid, role app_public.membership_role) to svc_visitor;
+
+create or replace function app_public.viewer()
+ returns app_public.users
+ language sql
+ stable
+as $$
+  select u.* from app_public.users u where u.id = app_hidden.current_user_id()
+$$;
+comment on function app_public.viewer() is 'The person the key making this request acts as (for a plugin key: the first member).';
+grant execute on function app_public.viewer() to svc_visitor;
+
+create or replace function app_public.viewer_role()
+ returns app_public.membership_role
+ language sql
+ stable
+as $$ select app_hidden.caller_role()::app_public.membership_role $$;
+comment on function app_public.viewer_role() is 'Role of the key''s own user in this workspace (null for plugin keys). OWNER and ADMIN may use the administrative mutations.';
+grant execute on function app_public.viewer_role() to svc_visitor;
+
+create or replace function app_public.viewer_scopes()
+ returns text[]
+ language sql
+ stable
+as $$ select app_hidden.current_scopes() $$;
+comment on function app_public.viewer_scopes() is 'Scopes of the key making this request (FULL holds every scope): a client shows only the controls the key may use.';
+grant execute on function app_public.viewer_scopes() to svc_visitor;
+
+create or replace function app_public.viewer_project_ids()
+ returns uuid[]
+ language sql
+ stable
+as $$ select app_hidden.narrowed_project_ids() $$;
+comment on function app_public.viewer_project_ids() is 'Projects the key making this request is narrowed to (empty: not narrowed by project): a client files new issues where the key may (an issue outside them is refused).';
+grant execute on function app_public.viewer_project_ids() to svc_visitor;
+
+create or replace function app_public.viewer_label_ids()
+ returns uuid[]
+ language sql
+ stable
+as $$ select app_hidden.narrowed_label_ids() $$;
+comment on function app_public.viewer_label_ids() is 'Labels the key making this request is narrowed to (empty: not narrowed by label): a client files new issues where the key may.';
+grant execute on function app_public.viewer_label_ids() to svc_visitor;
+
+create or replace function app_hidden.current_key_kind()
+ returns text
+ language sql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$ select k.kind from app_private.api_keys k where k.id = app_hidden.current_key_id() $$;
+comment on function app_hidden.current_key_kind() is 'Kind of the calling key (AGENT, PERSONAL, SESSION, PLUGIN), read as the owner (keys are private).';
+grant execute on function app_hidden.current_key_kind() to svc_visitor;
+
+create or replace function app_public.viewer_key_kind()
+ returns text
+ language sql
+ stable
+as $$ select app_hidden.current_key_kind() $$;
+comment on function app_public.viewer_key_kind() is 'Kind of the key making this request (AGENT, PERSONAL, SESSION, PLUGIN): the web board refuses agent keys, which would act as the agent.';
+grant execute on function app_public.viewer_key_kind() to svc_visitor;
+
+create or replace function app_public.viewer_key_id()
+ returns uuid
+ language sql
+ stable
+as $$ select app_hidden.current_key_id() $$;
+comment on function app_public.viewer_key_id() is 'Id of the key making this request: the web board signs out by revoking it (accessRevoke) when it is a SESSION key.';
+grant execute on function app_public.viewer_key_id() to svc_visitor;
+--! EndIncluded workspace/members.sql
