@@ -1835,7 +1835,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.chat_thread_issue_visible(uuid) returns boolean; plpgsql stable security definer; execute: svc_visitor; chat/chat.sql
 -- app_hidden.chat_thread_json(app_public.chat_threads) returns jsonb; sql stable; execute: svc_visitor; chat/chat.sql
 -- app_hidden.check_chat_text(text,text) returns void; plpgsql immutable; execute: svc_visitor; chat/chat.sql
--- app_hidden.check_cycle_dates(uuid,date,date) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.check_cycle_dates(uuid,date,date,text) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.check_one_active_cycle(uuid,date,date,text) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.check_project_initiative_reachable(app_public.projects) returns void; plpgsql stable; execute: svc_visitor; projects/projects.sql
 -- app_hidden.check_repo_full_name(text,text) returns void; plpgsql immutable; execute: svc_visitor; repohost/mappings.sql
@@ -1993,6 +1993,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.publish_ephemeral_event(text,text,uuid,jsonb) returns jsonb; sql volatile security definer; execute: svc_visitor; events/record.sql
 -- app_hidden.raise_invalid(text,text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
 -- app_hidden.raise_label_name_taken(text) returns void; plpgsql volatile; execute: svc_visitor; labels/labels.sql
+-- app_hidden.raise_no_status_named(text,text,text) returns void; plpgsql stable; execute: svc_visitor; statuses/statuses.sql
 -- app_hidden.raise_not_found(text,text) returns void; plpgsql volatile; execute: svc_visitor; core/errors.sql
 -- app_hidden.raise_status_name_taken(text) returns void; plpgsql volatile; execute: svc_visitor; statuses/statuses.sql
 -- app_hidden.rate_limit_reserve(uuid,uuid,text,integer,integer) returns record; plpgsql volatile security definer; execute: svc_visitor; core/rate_limits.sql
@@ -2011,6 +2012,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.repo_mapping_json(app_public.connection_mappings) returns jsonb; sql stable; execute: svc_visitor; repohost/shapes.sql
 -- app_hidden.repo_mapping_resolve(text,text,text) returns app_public.connection_mappings; plpgsql stable; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.repo_parse_url(text,text) returns jsonb; plpgsql immutable; execute: svc_visitor; repohost/shapes.sql
+-- app_hidden.repo_refuse_token_env(boolean) returns void; plpgsql stable; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.repo_resource_imported(uuid) returns boolean; sql stable security definer; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.repo_resource_json(app_public.external_resources) returns jsonb; sql stable; execute: svc_visitor; repohost/shapes.sql
 -- app_hidden.repo_resource_record(app_public.connection_mappings,jsonb) returns app_public.external_resources; plpgsql volatile; execute: svc_visitor; repohost/mappings.sql
@@ -2057,8 +2059,10 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.search_tsquery(text,text) returns tsquery; plpgsql immutable; execute: svc_visitor; issues/search.sql
 -- app_hidden.set_issue_labels(uuid,uuid[],uuid[]) returns void; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.set_request_context(uuid,uuid,uuid,uuid,text[],uuid[],uuid[],uuid[]) returns void; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
+-- app_hidden.spent_end(timestamp with time zone,integer) returns timestamp with time zone; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.spent_start(text) returns timestamp with time zone; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.status_json(app_public.statuses) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
+-- app_hidden.statuses_named(text) returns record; plpgsql stable; execute: svc_visitor; statuses/statuses.sql
 -- app_hidden.step_block(app_public.execution_steps,text,text,jsonb) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.step_dependencies_done(app_public.execution_steps) returns boolean; sql stable; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.step_dispatch_judge(app_public.execution_steps,uuid) returns app_public.execution_steps; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql

@@ -124,8 +124,9 @@ export function fromPgError(err: unknown): ApiError | undefined {
     message: custom ? e.message : describeConstraint(e),
   };
   if (mapped.status === 400) body.issues = { [e.column || constraintField(e) || 'input']: body.message! };
-  // The input field a 404 or a 409 is about (the id not found; the name already taken), when the SQL names it.
-  if ((mapped.status === 404 || mapped.status === 409) && custom && e.column) body.field = e.column;
+  // The input field a 403, 404 or 409 is about (the setting refused; the id not found; the name already taken), when
+  // the SQL names it.
+  if ((mapped.status === 403 || mapped.status === 404 || mapped.status === 409) && custom && e.column) body.field = e.column;
   // A unique index lost to a concurrent call, or a row referenced gone meanwhile (the SQL checked first, and the other
   // call got there in between): the field, by the constraint's name less its workspace (agents_workspace_id_profile_key_key
   // → profileKey; issue_labels_workspace_id_label_id_fkey → labelId).

@@ -247,6 +247,7 @@ create or replace function app_public.dispatch_timeseries(since_hours integer de
 as $$
 declare
   v_since timestamptz := app_hidden.dashboard_window(since_hours);
+  v_window_start timestamptz := v_since;
   v_step interval;
 begin
   perform app_hidden.require_scope('READ_ANALYTICS');
@@ -273,9 +274,10 @@ begin
              count(*) filter (where e.kind = 'ISSUE_STALLED') as stalled
       from app_public.activity_events e
       where e.workspace_id = app_hidden.current_workspace_id()
-        and e.kind in ('ISSUE_QUEUED', 'AGENT_ASSIGNED', 'AGENT_NOACK', 'ISSUE_STALLED') and e.created_at >= v_since
+        -- The window itself, not its first bucket's start: with sinceHours 1 an event 105 minutes old was counted.
+        and e.kind in ('ISSUE_QUEUED', 'AGENT_ASSIGNED', 'AGENT_NOACK', 'ISSUE_STALLED') and e.created_at >= v_window_start
       group by 1) c on c.n = b.n));
 end
 $$;
-comment on function app_public.dispatch_timeseries(since_hours integer, bucket_minutes integer) is 'Dispatch analytics (READ_ANALYTICS): per bucket of bucketMinutes (default 60, 5 to 1440, at most 500 buckets; buckets start on the clock, the first holding the window''s start) over the last sinceHours (default 24), oldest first, empty buckets included: issues queued, assignments (and the automatic ones), AGENT_NOACK and ISSUE_STALLED alerts. In-app only (spec 4.14).';
+comment on function app_public.dispatch_timeseries(since_hours integer, bucket_minutes integer) is 'Dispatch analytics (READ_ANALYTICS): per bucket of bucketMinutes (default 60, 5 to 1440, at most 500 buckets; buckets start on the clock, the first holding the window''s start; only events inside the window count) over the last sinceHours (default 24), oldest first, empty buckets included: issues queued, assignments (and the automatic ones), AGENT_NOACK and ISSUE_STALLED alerts. In-app only (spec 4.14).';
 grant execute on function app_public.dispatch_timeseries(since_hours integer, bucket_minutes integer) to svc_visitor;

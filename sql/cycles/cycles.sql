@@ -1,7 +1,7 @@
 -- cycles: helper functions and in-app procedures.
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
-create or replace function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date)
+create or replace function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date, p_ends_field text default 'endsOn'::text)
  returns void
  language plpgsql
  stable
@@ -9,12 +9,14 @@ as $$
 declare v_other app_public.cycles;
 begin
   -- Dates the tools take back (YYYY-MM-DD): a default computed after a cycle ending in 9999 would not be.
+  -- p_ends_field: what set the end (endsOn when given; else startsOn, from which the end was computed or kept): the
+  -- refusal names a field the caller sent.
   if p_starts > date '9999-12-31' or p_ends > date '9999-12-31' then
     raise exception 'Cycle dates end at 9999-12-31 (the next cycle would fall after it)'
-      using errcode = 'SV400', column = case when p_starts > date '9999-12-31' then 'startsOn' else 'endsOn' end;
+      using errcode = 'SV400', column = case when p_starts > date '9999-12-31' then 'startsOn' else p_ends_field end;
   end if;
   if p_ends < p_starts then
-    raise exception 'endsOn must be on or after startsOn' using errcode = 'SV400', column = 'endsOn';
+    raise exception 'endsOn must be on or after startsOn' using errcode = 'SV400', column = p_ends_field;
   end if;
   select * into v_other from app_public.cycles c
   where c.workspace_id = app_hidden.current_workspace_id() and c.status <> 'CANCELED'
@@ -27,8 +29,8 @@ begin
   end if;
 end
 $$;
-comment on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date) is 'Cycle dates: none after 9999-12-31 and endsOn >= startsOn (400), and no overlap with another non-canceled cycle (409 cycle_overlap).';
-grant execute on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date) to svc_visitor;
+comment on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date, p_ends_field text) is 'Cycle dates: none after 9999-12-31 and endsOn >= startsOn (400 naming p_ends_field, the input that set the end), and no overlap with another non-canceled cycle (409 cycle_overlap).';
+grant execute on function app_hidden.check_cycle_dates(p_cycle_id uuid, p_starts date, p_ends date, p_ends_field text) to svc_visitor;
 
 create or replace function app_hidden.check_one_active_cycle(p_cycle_id uuid, p_starts date, p_ends date, p_status text)
  returns void

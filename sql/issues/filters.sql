@@ -23,6 +23,10 @@ begin
     from_sql := 'app_hidden.issue_search_matches($2, p_floor => $3) m join app_public.issues i on i.id = m.id';
   end if;
   if args->>'statusId' is not null then
+    if v_status is not null then
+      -- Both, naming different statuses, listed nothing; naming the same one, one is enough.
+      perform app_hidden.raise_invalid('status', 'give status or statusId, not both');
+    end if;
     where_sql := where_sql || format(' and i.status_id = %L', app_hidden.parse_uuid(args->>'statusId', 'statusId'));
   end if;
   -- Status filters are resolved to ids here and written into the query as constants: as a subquery the
@@ -35,11 +39,10 @@ begin
       v_status_ids := array(select s.id from app_public.statuses s
                             where s.workspace_id = app_hidden.current_workspace_id() and s.category = v_status);
     else
-      v_status_ids := array(select s.id from app_public.statuses s
-                            where s.workspace_id = app_hidden.current_workspace_id() and lower(s.name) = lower(v_status));
+      v_status_ids := (app_hidden.statuses_named(v_status)).ids;
       if cardinality(v_status_ids) = 0 then
         -- A typo in a name is the caller's mistake to hear about, not an empty list.
-        raise exception 'No status has this id, category or name' using errcode = 'SV400', column = 'status';
+        perform app_hidden.raise_no_status_named(v_status, 'status');
       end if;
     end if;
     where_sql := where_sql || case cardinality(v_status_ids)

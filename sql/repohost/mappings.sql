@@ -80,6 +80,24 @@ $$;
 comment on function app_hidden.repo_mapping_insert(p_workspace_id uuid, p_repo_full_name text, p_token_env text, p_api_url text, p_status_rules jsonb, p_sync_title boolean) is 'Maps a repository (kind repo) for the repohost tools; default status rules close linked issues when the external issue closes or the PR merges ({"closed":"DONE","merged":"DONE"}). 409 mapping_exists for a repository already mapped. Used by `svc admin create-repo-mapping` (as owner) and repoMappingsCreate (as the caller, under RLS: OWNER/ADMIN only).';
 grant execute on function app_hidden.repo_mapping_insert(p_workspace_id uuid, p_repo_full_name text, p_token_env text, p_api_url text, p_status_rules jsonb, p_sync_title boolean) to svc_visitor;
 
+create or replace function app_hidden.repo_refuse_token_env(p_given boolean)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  -- tokenEnv names a variable of the server's own environment: a workspace admin naming one had the service send its
+  -- value (PATH, a cloud secret, another workspace's token) to an apiUrl of their choosing. The operator grants a
+  -- token (svc admin create-repo-mapping --token-env); in-app a mapping is anonymous, or keeps the operator's.
+  if p_given then
+    raise exception 'tokenEnv names a variable of the server''s environment: only the operator sets it (svc admin create-repo-mapping --token-env)'
+      using errcode = 'SV403', detail = 'operator_only', column = 'tokenEnv';
+  end if;
+end
+$$;
+comment on function app_hidden.repo_refuse_token_env(p_given boolean) is 'In-app repository mappings: 403 operator_only when tokenEnv is given (the server''s environment is the operator''s).';
+grant execute on function app_hidden.repo_refuse_token_env(p_given boolean) to svc_visitor;
+
 create or replace function app_public.repo_mappings_create(repo_full_name text, token_env text default NULL::text, api_url text default NULL::text, status_rules jsonb default NULL::jsonb, sync_title boolean default false)
  returns app_public.connection_mappings
  language plpgsql
@@ -89,11 +107,12 @@ begin
   perform app_hidden.require_workspace_admin_key();
   perform app_hidden.require_unnarrowed('Repository mappings serve the whole workspace');
   perform app_hidden.check_repo_full_name(repo_full_name, 'repoFullName');
+  perform app_hidden.repo_refuse_token_env(token_env is not null);
   v := app_hidden.repo_mapping_insert(app_hidden.current_workspace_id(), repo_full_name, token_env, api_url, status_rules, sync_title);
   return (select m from app_public.connection_mappings m where m.id = (v->>'id')::uuid);
 end
 $$;
-comment on function app_public.repo_mappings_create(repo_full_name text, token_env text, api_url text, status_rules jsonb, sync_title boolean) is 'OWNER/ADMIN: maps a repository (owner/name) for the repohost tools. tokenEnv names the environment variable holding the API token; apiUrl is for GitHub Enterprise; statusRules map external states (open, closed, merged) to status categories, default {"closed":"DONE","merged":"DONE"}; syncTitle copies titles onto imported issues.';
+comment on function app_public.repo_mappings_create(repo_full_name text, token_env text, api_url text, status_rules jsonb, sync_title boolean) is 'OWNER/ADMIN: maps a repository (owner/name) for the repohost tools, anonymously (tokenEnv, the server''s environment variable holding an API token, is the operator''s: svc admin create-repo-mapping --token-env; given here it is 403 operator_only); apiUrl is for GitHub Enterprise; statusRules map external states (open, closed, merged) to status categories, default {"closed":"DONE","merged":"DONE"}; syncTitle copies titles onto imported issues.';
 grant execute on function app_public.repo_mappings_create(repo_full_name text, token_env text, api_url text, status_rules jsonb, sync_title boolean) to svc_visitor;
 
 create or replace function app_public.repo_mappings_update(mapping_id uuid, token_env text default NULL::text, api_url text default NULL::text, status_rules jsonb default NULL::jsonb, sync_title boolean default NULL::boolean, active boolean default NULL::boolean, clear_token_env boolean default false, clear_api_url boolean default false)
@@ -105,6 +124,13 @@ begin
   perform app_hidden.require_workspace_admin_key();
   perform app_hidden.require_unnarrowed('Repository mappings serve the whole workspace');
   perform app_hidden.repo_check_host_settings(token_env, api_url);
+  perform app_hidden.repo_refuse_token_env(token_env is not null);
+  select * into v_row from app_public.connection_mappings m where m.id = mapping_id for update;
+  if v_row.token_env is not null and (api_url is not null or clear_api_url) and not clear_token_env then
+    -- The operator's token goes wherever apiUrl points: moving it would send the token to a host of the admin's choosing.
+    raise exception 'This mapping sends the token the operator gave it ($%) to its apiUrl; its apiUrl changes only together with clearTokenEnv: true', v_row.token_env
+      using errcode = 'SV403', detail = 'operator_only', column = 'apiUrl';
+  end if;
   update app_public.connection_mappings m set
     token_env = case when clear_token_env then null else coalesce(repo_mappings_update.token_env, m.token_env) end,
     api_url = case when clear_api_url then null else coalesce(rtrim(repo_mappings_update.api_url, '/'), m.api_url) end,
@@ -119,7 +145,7 @@ begin
   return v_row;
 end
 $$;
-comment on function app_public.repo_mappings_update(mapping_id uuid, token_env text, api_url text, status_rules jsonb, sync_title boolean, active boolean, clear_token_env boolean, clear_api_url boolean) is 'OWNER/ADMIN: changes a repository mapping (fields given only); active false pauses the repohost tools for that repository.';
+comment on function app_public.repo_mappings_update(mapping_id uuid, token_env text, api_url text, status_rules jsonb, sync_title boolean, active boolean, clear_token_env boolean, clear_api_url boolean) is 'OWNER/ADMIN: changes a repository mapping (fields given only); active false pauses the repohost tools for that repository. tokenEnv is the operator''s (403 operator_only); clearTokenEnv drops the operator''s token, and a mapping that has one keeps its apiUrl unless the token is dropped in the same call (403 operator_only).';
 grant execute on function app_public.repo_mappings_update(mapping_id uuid, token_env text, api_url text, status_rules jsonb, sync_title boolean, active boolean, clear_token_env boolean, clear_api_url boolean) to svc_visitor;
 
 create or replace function app_public.repo_mappings_delete(mapping_id uuid)

@@ -15,6 +15,45 @@ $$;
 comment on function app_hidden.find_status(p_id text, p_field text) is 'A status of the caller''s workspace by id, else 404 naming the field.';
 grant execute on function app_hidden.find_status(p_id text, p_field text) to svc_visitor;
 
+create or replace function app_hidden.statuses_named(p_words text, out ids uuid[], out by_category boolean)
+ returns record
+ language plpgsql
+ stable
+as $$
+declare v_category text := upper(regexp_replace(btrim(p_words), '[\s-]+', '_', 'g'));
+begin
+  -- A name first (case-insensitive: "in progress" is the status In Progress), then a category however written
+  -- (IN_PROGRESS, in_progress, "In-Review"): every status of it, in workflow order. Nothing: an empty array.
+  ids := array(select s.id from app_public.statuses s
+               where s.workspace_id = app_hidden.current_workspace_id() and lower(s.name) = lower(btrim(p_words)));
+  by_category := false;
+  if cardinality(ids) = 0 and v_category in ('BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED') then
+    ids := array(select s.id from app_public.statuses s
+                 where s.workspace_id = app_hidden.current_workspace_id() and s.category = v_category
+                 order by s.position, s.id);
+    by_category := true;
+  end if;
+end
+$$;
+comment on function app_hidden.statuses_named(p_words text, OUT ids uuid[], OUT by_category boolean) is 'The statuses a person or agent means by words: the one of that name (case-insensitive), else every status of that category however written (in_progress, In-Review), in workflow order; by_category says which. Empty when neither.';
+grant execute on function app_hidden.statuses_named(p_words text, OUT ids uuid[], OUT by_category boolean) to svc_visitor;
+
+create or replace function app_hidden.raise_no_status_named(p_words text, p_field text, p_code text default 'SV400')
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  -- What to send instead, in the refusal: an agent on the runtime profile has no statuses.list to look it up with.
+  raise exception 'No status named %: this workspace''s statuses are %; or a category: BACKLOG, TODO, IN_PROGRESS, IN_REVIEW, DONE, CANCELED',
+    p_words, (select string_agg(s.name, ', ' order by s.position, s.id) from app_public.statuses s
+              where s.workspace_id = app_hidden.current_workspace_id())
+    using errcode = p_code, column = p_field;
+end
+$$;
+comment on function app_hidden.raise_no_status_named(p_words text, p_field text, p_code text) is 'Raises p_code (400 by default) naming p_field: no status of that name or category, listing the workspace''s status names and the categories.';
+grant execute on function app_hidden.raise_no_status_named(p_words text, p_field text, p_code text) to svc_visitor;
+
 create or replace function app_hidden.raise_status_name_taken(p_name text)
  returns void
  language plpgsql

@@ -34,6 +34,22 @@ $$;
 comment on function app_hidden.spent_start(p_started_at text) is 'time.log / time.update: the startedAt given (ISO 8601), or a 400 on startedAt when it is in the future.';
 grant execute on function app_hidden.spent_start(p_started_at text) to svc_visitor;
 
+create or replace function app_hidden.spent_end(p_started timestamp with time zone, p_minutes integer)
+ returns timestamp with time zone
+ language plpgsql
+ stable
+as $$
+begin
+  -- The end too: a start a minute ago with a week's duration counted a week of future work on today.
+  if p_started + make_interval(mins => p_minutes) > now() + interval '1 minute' then
+    perform app_hidden.raise_invalid('durationMin', 'ends in the future from startedAt: an entry records time already spent');
+  end if;
+  return p_started + make_interval(mins => p_minutes);
+end
+$$;
+comment on function app_hidden.spent_end(p_started timestamp with time zone, p_minutes integer) is 'time.log / time.update: the end of a finished entry (start plus minutes), or a 400 on durationMin when it is in the future (a minute of slack for the caller''s clock).';
+grant execute on function app_hidden.spent_end(p_started timestamp with time zone, p_minutes integer) to svc_visitor;
+
 create or replace function app_hidden.timer_minutes(p_started_at timestamp with time zone)
  returns integer
  language sql

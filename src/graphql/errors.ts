@@ -16,7 +16,7 @@ export interface GraphqlErrorExtensions {
   status: number;
   issues?: Record<string, string>;
   scope?: string;
-  /** 404 or 409: the argument that named the missing record or the taken value (REST's `field`). */
+  /** 403, 404 or 409: the argument that named the setting refused, the missing record or the taken value (REST's `field`). */
   field?: string;
 }
 

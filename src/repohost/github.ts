@@ -4,6 +4,7 @@
  * egress guard. Nothing here writes to the host.
  */
 import { Octokit } from '@octokit/rest';
+import { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import { guardedFetch } from '../outbound/http.ts';
 import { oneLine } from '../tools/text-guard.ts';
@@ -55,6 +56,18 @@ export function hostError(err: unknown, what: string): ApiError {
   return new ApiError(502, { error: 'host_unavailable', message: `The repository host did not answer for ${what}: ${(err as Error)?.message ?? err}` });
 }
 
+/**
+ * What the host answered, checked before it is read: a host answering HTML, a redirect or an empty body (Octokit then
+ * hands back a string) failed on a missing field and said "Cannot read properties of undefined".
+ */
+const HostIssue = z.looseObject({ number: z.number(), title: z.string(), state: z.string(), html_url: z.string() });
+const HostSearch = z.looseObject({ total_count: z.number(), items: z.array(HostIssue) });
+function checkHostAnswer(schema: z.ZodType, data: unknown, status: number, what: string): void {
+  if (schema.safeParse(data).success) return;
+  const answered = typeof data === 'string' ? (data ? 'a body that is not JSON' : 'an empty body') : 'JSON that is not what the GitHub API answers';
+  throw new ApiError(502, { error: 'host_unavailable', message: `The repository host answered ${status} with ${answered} for ${what}; is the mapping's apiUrl a GitHub API?` });
+}
+
 const split = (full: string) => {
   const [owner, repo] = full.split('/') as [string, string];
   return { owner, repo };
@@ -63,7 +76,8 @@ const split = (full: string) => {
 export async function fetchResource(octokit: Octokit, repoFullName: string, number: number): Promise<FetchedResource> {
   const what = `${repoFullName}#${number}`;
   try {
-    const { data: issue } = await octokit.rest.issues.get({ ...split(repoFullName), issue_number: number });
+    const { data: issue, status } = await octokit.rest.issues.get({ ...split(repoFullName), issue_number: number });
+    checkHostAnswer(HostIssue, issue, status, what);
     const isPull = !!issue.pull_request;
     let state: FetchedResource['state'] = issue.state === 'closed' ? 'closed' : 'open';
     let pull: { merged?: boolean; merged_at?: string | null; draft?: boolean; head?: { ref?: string }; base?: { ref?: string } } | undefined;
@@ -117,7 +131,8 @@ export async function searchRepo(
   if (opts.type) q.push(opts.type === 'issue' ? 'is:issue' : 'is:pr');
   if (opts.state && opts.state !== 'all') q.push(`state:${opts.state}`);
   try {
-    const { data } = await octokit.rest.search.issuesAndPullRequests({ q: q.join(' '), per_page: opts.limit });
+    const { data, status } = await octokit.rest.search.issuesAndPullRequests({ q: q.join(' '), per_page: opts.limit });
+    checkHostAnswer(HostSearch, data, status, `search in ${repoFullName}`);
     return {
       total: data.total_count,
       items: data.items.slice(0, opts.limit).map((i) => ({

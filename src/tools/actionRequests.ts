@@ -82,6 +82,7 @@ export const actionRequestTools = defineTools(
     description: "A poll's results: per option {optionKey, label, count, firstVoteAt}, total, myVote, winningOptionKey (named by closeVoting; null when the poll was closed with its request instead), leadingOptionKey (by the same rule) and votingClosedAt.",
     input: reqId,
     output: z.looseObject({
+      id: z.string().describe('The request'),
       options: z.array(z.object({ optionKey: z.string(), label: z.string(), count: z.number(), firstVoteAt: timestamp.nullable() })),
       total: z.number(), myVote: z.string().nullable(), winningOptionKey: z.string().nullable(),
       leadingOptionKey: z.string().nullable(), votingClosedAt: timestamp.nullable(),
@@ -93,6 +94,9 @@ export const actionRequestTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: 'Close a poll (the requester only): the winner has the most votes, ties go to the option voted for first, no votes at all to the first option. The request itself stays open. Writes ISSUE_UPDATED (subjectType action-request).',
     input: reqId,
-    output: z.looseObject({ id: z.string(), winningOptionKey: z.string().nullable(), total: z.number() }),
+    output: z.looseObject({
+      id: z.string(), winningOptionKey: z.string().nullable(), total: z.number(),
+      status: arStatus.describe('The request\'s own status (it stays open)'), votingClosedAt: timestamp,
+    }),
   }),
 );

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTools, id, issueRef, tool } from './define.ts';
 import { ChatMessageOut, ChatThreadOut } from './chat.ts';
-import { AgentOut, AttachmentOut, CommentOut, IssueOut, RelationOut, RunOut, WorkspaceOut } from './shapes.ts';
+import { AgentOut, AttachmentOut, CommentOut, IssueFullOut, IssueRefOut, RelationOut, RunOut, WorkspaceOut } from './shapes.ts';
 
 const RunProtocolOut = z.looseObject({
   contractVersion: z.string(), runId: z.string().nullable(), engagementMode: z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS']),
@@ -9,7 +9,7 @@ const RunProtocolOut = z.looseObject({
 });
 
 const IssueBundleOut = z.looseObject({
-  workspace: WorkspaceOut, issue: IssueOut, description: z.string().nullable(),
+  workspace: WorkspaceOut, issue: IssueFullOut, description: z.string().nullable(),
   comments: z.array(CommentOut), attachments: z.array(AttachmentOut), relations: z.array(RelationOut),
   currentRun: RunOut.nullable(),
   artifacts: z.array(z.looseObject({
@@ -25,7 +25,7 @@ const IssueBundleOut = z.looseObject({
 
 const ThreadBundleOut = z.looseObject({
   workspace: WorkspaceOut, thread: ChatThreadOut, messages: z.array(ChatMessageOut), agent: AgentOut,
-  linkedIssues: z.array(z.looseObject({ id: z.string(), key: z.string(), title: z.string() })),
+  linkedIssues: z.array(IssueRefOut),
 });
 
 export const agentContextTools = defineTools(

@@ -1,6 +1,6 @@
 /** analytics.summary and standup.draft (spec 4.8): coarse read-only figures over the issues a key can see. */
 import { z } from 'zod';
-import { defineTools, statusCategory, tool } from './define.ts';
+import { defineTools, statusCategory, timestamp, tool } from './define.ts';
 
 const IssueRow = z.looseObject({ id: z.string(), number: z.number(), key: z.string(), title: z.string() });
 
@@ -31,7 +31,7 @@ export const standupTools = defineTools(
     description: 'A standup draft for the last sinceHours (default 24, max 168): issues done, started, opened, and currently blocked (by an open issue), as groups of {id, number, key, title} (up to 50 each; counts are the totals) and as markdown that pastes well into chat.',
     input: z.strictObject({ sinceHours: z.number().int().min(1).max(168, { message: 'must be at most 168' }).default(24) }),
     output: z.looseObject({
-      markdown: z.string(), sinceHours: z.number(), workspaceKey: z.string(),
+      markdown: z.string(), sinceHours: z.number(), since: timestamp.describe('Start of the window (now less sinceHours)'), workspaceKey: z.string(),
       counts: z.object({ done: z.number(), started: z.number(), opened: z.number(), blocked: z.number() }),
       groups: z.object({ done: z.array(IssueRow), started: z.array(IssueRow), opened: z.array(IssueRow), blocked: z.array(IssueRow) }),
     }),

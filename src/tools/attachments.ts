@@ -54,7 +54,7 @@ export const attachmentTools = defineTools(
     output: z.looseObject({
       uploadUrl: z.string(), key: z.string(), method: z.literal('PUT'), headers: z.record(z.string(), z.string()),
       expiresAt: z.string(), sizeBytes: z.number(), filename: z.string(), mimeType: z.string(),
-      targetType: z.string(), targetId: z.string(),
+      targetType: z.string(), targetId: z.string(), uploadId: z.string().describe('The open upload (removed with its blob if never finalized)'),
     }),
     sql: true,
     run: async (ctx, input) => {
@@ -89,7 +89,7 @@ export const attachmentTools = defineTools(
       externalUrl: httpUrl(2000),
       linkTitle: line(500).optional(),
     }),
-    output: AttachmentOut,
+    output: AttachmentOut.extend({ titlePending: z.boolean().describe('true while the page title is being fetched (linkTitle is the hostname until then)') }),
   }),
   tool({
     name: 'attachments.list',

@@ -37,6 +37,15 @@ const descriptorOut = z.looseObject({
   name: z.string(), description: z.string(), scopes: z.array(z.string()),
   inputSchema: z.record(z.string(), z.unknown()).optional(),
   outputSchema: z.record(z.string(), z.unknown()).optional(),
+  annotations: z.record(z.string(), z.unknown()).optional().describe('MCP tool annotations (readOnlyHint, destructiveHint, idempotentHint, openWorldHint, title)'),
+});
+
+/** catalog.describe's descriptor adds where the tool lives and how REST calls it. */
+const fullDescriptorOut = descriptorOut.extend({
+  namespace: z.string(), readOnly: z.boolean(),
+  rest: z.looseObject({ method: z.literal('POST'), path: z.string(), outputSchema: z.record(z.string(), z.unknown()).optional() })
+    .describe('The REST alias; outputSchema where its body differs from structuredContent (an array answered bare)'),
+  callable: z.boolean(),
 });
 
 const catalogTools = defineTools(
@@ -54,7 +63,7 @@ const catalogTools = defineTools(
     scopes: [],
     description: 'Full descriptors (description, required scopes, input and output JSON Schemas) of tools by name, each with callable: whether this key may call it (its scopes, role, narrowing and agent link).',
     input: z.strictObject({ names: z.array(z.string().min(1).max(100)).min(1).max(50) }),
-    output: z.array(descriptorOut.extend({ callable: z.boolean() })),
+    output: z.array(fullDescriptorOut),
     readOnly: true,
     run: async (ctx, input: { names: string[] }) => {
       const unknown = input.names.filter((n) => !byName.has(n));

@@ -16,12 +16,14 @@ export const ChatMessageOut = z.looseObject({
   id: z.string(), threadId: z.string(), role: z.enum(['USER', 'AGENT']), body: z.string(),
   contextSnapshot: z.record(z.string(), z.unknown()).nullable(), sourceRunId: z.string().nullable(),
   createdAt: timestamp, finalizedDraftId: z.string().nullable(),
+  authorUserId: z.string().nullable().describe('USER messages: the person'), authorAgentId: z.string().nullable().describe('AGENT messages: the agent'),
 });
 
 export const ChatThreadOut = z.looseObject({
   id: z.string(), agentId: z.string(), agent: z.object({ id: z.string(), profileKey: z.string(), name: z.string() }).nullable(),
-  createdByUserId: z.string().nullable(), title: z.string().nullable(), issueId: z.string().nullable(),
-  lastMessageAt: timestamp.nullable(), createdAt: timestamp,
+  createdByUserId: z.string().nullable(), createdBy: z.looseObject({ id: z.string(), name: z.string(), email: z.string() }).nullable().describe('Who opened it'),
+  title: z.string().nullable(), issueId: z.string().nullable(),
+  lastMessageAt: timestamp.nullable(), createdAt: timestamp, updatedAt: timestamp,
 });
 
 export const chatTools = defineTools(

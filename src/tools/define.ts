@@ -200,8 +200,20 @@ const YEAR_ZERO = { message: 'year 0000 does not exist (years start at 0001)' };
 const notYearZero = (s: string) => !s.startsWith('0000');
 /** An ISO date (YYYY-MM-DD) PostgreSQL can store: a real calendar day, year 0001 or later. */
 export const isoDate = () => z.iso.date().refine(notYearZero, YEAR_ZERO);
-/** An ISO 8601 date-time with Z or an offset that PostgreSQL can store (a real day, year 0001 or later). */
-export const isoDateTime = () => z.iso.datetime({ offset: true }).refine(notYearZero, YEAR_ZERO);
+// The instant, not the written day: 0001-01-01T00:00+14:00 is still year 0 in UTC (stored as 1 BC, shown as
+// "0001-12-31T10:00:00+00:00 BC" and paged out of order), and 9999-12-31T23:59-14:00 is year 10000.
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+const inYears = (s: string) => { const t = Date.parse(s); return t >= FIRST_INSTANT && t <= LAST_INSTANT; };
+/**
+ * An ISO 8601 date-time with Z or an offset that PostgreSQL can store: a real day, an instant from 0001-01-01 to
+ * 9999-12-31 UTC. Past microseconds (RFC 3339 allows nanoseconds) the fraction is cut, as PostgreSQL would otherwise
+ * round 23:59:59.9999999 into the next day.
+ */
+export const isoDateTime = () => z.iso.datetime({ offset: true })
+  .overwrite((s) => s.replace(/(\.\d{6})\d+/, '$1'))
+  .refine(notYearZero, YEAR_ZERO)
+  .refine(inYears, { message: 'must be an instant from 0001-01-01 to 9999-12-31 (UTC)' });
 
 /** `{ items, nextCursor }` — the shape of every paged list. */
 /**

@@ -53,21 +53,63 @@ export class IssueMap {
   }
 }
 
-/** zod's issues as {field path: message}, capped (IssueMap): zod lists every unknown field of a strict object. */
-export function zodIssues(error: z.ZodError, into = new IssueMap()): Record<string, string> {
-  addZodIssues(error.issues, [], into);
+/**
+ * zod's issues as {field path: message}, capped (IssueMap): zod lists every unknown field of a strict object. `declared`
+ * (the tool's own fields) lets an unknown top-level field name the one it was probably meant as.
+ */
+export function zodIssues(error: z.ZodError, into = new IssueMap(), declared: readonly string[] = []): Record<string, string> {
+  addZodIssues(error.issues, [], into, declared);
   return into.toJSON();
+}
+
+// Names agents reach for that a tool calls otherwise (comments.list pages with before, where most lists take cursor).
+const SYNONYMS: Record<string, string[]> = {
+  cursor: ['before'], before: ['cursor'], after: ['cursor'], page: ['cursor', 'before'], pageSize: ['limit'], perPage: ['limit'], first: ['limit'],
+  issue: ['issueId', 'id'], issueKey: ['issueId', 'id'], key: ['id', 'issueId'], id: ['issueId', 'runId', 'threadId'],
+  issueId: ['id'], status: ['statusId', 'toStatus'], statusId: ['status'], state: ['status'], text: ['body'], content: ['body'],
+  comment: ['body'], message: ['body'], name: ['title'], title: ['name'], agent: ['agentId', 'profileKey'], profile: ['profileKey'],
+  assignee: ['assignedAgentId', 'assignedUserId', 'agentId'], labels: ['labelIds'], label: ['labelIds', 'labelId'], project: ['projectId'],
+  cycle: ['cycleId'], parent: ['parentId'], runId: ['id'], threadId: ['id'], query: ['q'], q: ['query'], search: ['query'],
+};
+
+const squash = (s: string) => s.toLowerCase().replace(/[_-]/g, '');
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const here = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = here;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** "unknown field", and the declared field it was probably meant as (a synonym, another spelling, a typo). */
+export function unknownFieldMessage(key: string, declared: readonly string[]): string {
+  if (key.length > 100) return 'unknown field';
+  const meant = SYNONYMS[key]?.find((k) => declared.includes(k))
+    ?? declared.find((k) => squash(k) === squash(key))
+    ?? (key.length >= 4 ? declared.find((k) => editDistance(squash(k), squash(key)) <= 2) : undefined);
+  return meant ? `unknown field; did you mean ${meant}?` : 'unknown field';
 }
 
 type ZodIssue = z.ZodError['issues'][number];
 
-function addZodIssues(issues: readonly ZodIssue[], prefix: PropertyKey[], into: IssueMap): void {
+function addZodIssues(issues: readonly ZodIssue[], prefix: PropertyKey[], into: IssueMap, declared: readonly string[] = []): void {
   for (const issue of issues) {
     const path = [...prefix, ...issue.path];
     const field = path.length ? path.map(String).join('.') : 'input';
     if (issue.code === 'unrecognized_keys') {
       // The map names the first few and counts the rest (an object has at most MAX_OBJECT_KEYS by now).
-      for (const key of issue.keys) into.add(field === 'input' ? key : `${field}.${key}`, 'unknown field');
+      for (const key of issue.keys) into.add(field === 'input' ? key : `${field}.${key}`, field === 'input' ? unknownFieldMessage(key, declared) : 'unknown field');
+      continue;
+    }
+    // A field left out: zod says "expected string, received undefined".
+    if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) {
+      into.add(field, `required (${issue.expected})`);
       continue;
     }
     // A value of one of a union's forms that failed inside it (include.comments {limit: 1.5}, where true or
@@ -171,9 +213,10 @@ export class ToolRunner {
     const issues = new IssueMap();
     issues.addAll(checked.text);
     const parsed = t.input.safeParse(input);
-    if (!parsed.success) zodIssues(parsed.error, issues);
+    const declared = Object.keys(t.input.shape);
+    if (!parsed.success) zodIssues(parsed.error, issues, declared);
     if (over) {
-      for (const key of over.unknown) issues.add(key, 'unknown field');
+      for (const key of over.unknown) issues.add(key, unknownFieldMessage(key, declared));
       issues.addUnlisted(over.unlisted);
     }
     if (!parsed.success || issues.size) throw invalidInput(issues.toJSON());

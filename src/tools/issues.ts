@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursor, defineTools, id, int, isoDate, issueRef, limit, line, page, priority, statusCategory, tool } from './define.ts';
-import { EventOut, IssueOut, RunOut, WatcherOut } from './shapes.ts';
+import { EventOut, IssueFullOut, IssueOut, IssueWithIncludesOut, RunOut, WatcherOut } from './shapes.ts';
 
 const checklistItem = z.strictObject({
   id: line(100).optional().describe('Stable id runs.complete can name the item by; default item-<n>, its position from 1'),
@@ -76,14 +76,14 @@ export const issueTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: 'Create an issue. Returns the full issue with its key (e.g. ENG-12). Default status unless statusId is given.',
     input: createInput,
-    output: IssueOut,
+    output: IssueFullOut,
   }),
   tool({
     name: 'issues.createMany',
     scopes: ['WRITE_ISSUES'],
     description: 'Create up to 100 issues in one call, all or nothing (each item is an issues.create input). A failing item fails the whole call and names its field as items.N.field.',
     input: z.strictObject({ items: z.array(createInput).min(1).max(100) }),
-    output: z.object({ items: z.array(IssueOut) }),
+    output: z.object({ items: z.array(IssueFullOut) }),
   }),
   tool({
     name: 'issues.get',
@@ -100,7 +100,7 @@ export const issueTools = defineTools(
         currentRun: z.boolean().optional(),
       }).optional(),
     }),
-    output: IssueOut,
+    output: IssueWithIncludesOut,
     readOnly: true,
   }),
   tool({
@@ -144,7 +144,7 @@ export const issueTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: 'Change fields of an issue: only the fields given change; null clears a nullable field; labelIds replaces the label set. Writes ISSUE_STATUS_CHANGED / ISSUE_PRIORITY_CHANGED / ISSUE_UPDATED for what really changed. Returns the full issue.',
     input: updateInput,
-    output: IssueOut,
+    output: IssueFullOut,
   }),
   tool({
     name: 'issues.updateMany',
@@ -165,7 +165,7 @@ export const issueTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: 'Undo issues.delete (any time): comments, labels, watchers, relations and the sub-issues it detached come back (ISSUE_RESTORED); runs stay closed; 409 if live.',
     input: z.strictObject({ id: issueRef }),
-    output: IssueOut,
+    output: IssueFullOut,
     destructive: false,
     idempotent: false,
   }),
@@ -174,7 +174,7 @@ export const issueTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: 'Put an issue in the dispatch pool (queued = true; ISSUE_QUEUED). Pass queued: false to take it out again.',
     input: z.strictObject({ id: issueRef, queued: z.boolean().default(true) }),
-    output: IssueOut,
+    output: IssueFullOut,
   }),
   tool({
     name: 'issues.transition',
@@ -184,7 +184,7 @@ export const issueTools = defineTools(
       id: issueRef, statusId: id('statusId').optional(),
       status: z.string().min(1).max(100).optional().describe('The status by name, instead of statusId'),
     }).refine((a) => (a.statusId === undefined) !== (a.status === undefined), { message: 'give exactly one of statusId or status', path: ['statusId'] }),
-    output: IssueOut,
+    output: IssueFullOut,
   }),
   tool({
     name: 'issues.claim',
@@ -192,21 +192,21 @@ export const issueTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: "Claim an issue for the key's user (claimedById) until claimExpiresAt (durationMinutes, default 240). Claiming your own claim again extends it (never shortens it; ISSUE_UPDATED changes claimExpiresAt); another user's unexpired claim is 409 already_claimed. A claim is a person's: an agent key takes work by assignment (403 person_required).",
     input: z.strictObject({ id: issueRef, durationMinutes: z.number().int().min(1).max(10_080).optional().describe('Claim length, default 240 (4 h), max 7 days') }),
-    output: IssueOut,
+    output: IssueFullOut,
   }),
   tool({
     name: 'issues.release',
     scopes: ['WRITE_ISSUES'],
     description: "Clear the human claim on an issue. Your own claim (a person's key: an agent's key is not the person who claimed), an expired claim, or anyone's for a workspace OWNER or ADMIN acting as a person (403 not_claimer otherwise).",
     input: z.strictObject({ id: issueRef }),
-    output: IssueOut,
+    output: IssueFullOut,
   }),
   tool({
     name: 'issues.unassign',
     scopes: ['WRITE_ISSUES'],
     description: 'Take an issue from its agent: the agent\'s open runs on it end (ABANDONED, reason unassigned; AGENT_RUN_STATUS_CHANGED) and assignedAgentId is cleared (ISSUE_UPDATED, changes assignedAgentId); a queued issue goes back to the dispatcher. Not assigned: unchanged. Returns the full issue.',
     input: z.strictObject({ id: issueRef }),
-    output: IssueOut,
+    output: IssueFullOut,
   }),
   tool({
     name: 'issues.assign',
@@ -214,7 +214,7 @@ export const issueTools = defineTools(
     description: "Assign an agent (agentId or profileKey) to an issue. Opens an ACTIVE run for it (mode, default EXECUTE) and abandons the previous agent's open run; writes ISSUE_ASSIGNED and AGENT_ASSIGNED. Archived agents: 400.",
     input: z.strictObject({ id: issueRef, agentId: id('agentId').optional(), profileKey: profileKey.optional(), mode: engagementMode.optional() })
       .refine(oneAgent, { message: 'pass exactly one of agentId or profileKey', path: ['agentId'] }),
-    output: IssueOut.extend({ currentRun: RunOut.nullable() }),
+    output: IssueFullOut.extend({ currentRun: RunOut.nullable() }),
   }),
   tool({
     name: 'issues.reassign',
@@ -226,7 +226,7 @@ export const issueTools = defineTools(
       rationale: z.string().trim().min(10, 'rationale must be at least 10 characters').max(10_000),
       mode: engagementMode.optional(),
     }),
-    output: IssueOut.extend({ handoffCommentId: z.string(), currentRun: RunOut.nullable() }),
+    output: IssueFullOut.extend({ handoffCommentId: z.string(), currentRun: RunOut.nullable() }),
   }),
   tool({
     name: 'issues.assigned',
@@ -247,14 +247,14 @@ export const issueTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: 'Add labels to an issue (labels already on it are left alone). Returns the full issue.',
     input: z.strictObject({ id: issueRef, labelIds: z.array(id('labelIds')).min(1).max(50) }),
-    output: IssueOut,
+    output: IssueFullOut,
   }),
   tool({
     name: 'issues.removeLabels',
     scopes: ['WRITE_ISSUES'],
     description: 'Remove labels from an issue (labels not on it are ignored). Returns the full issue.',
     input: z.strictObject({ id: issueRef, labelIds: z.array(id('labelIds')).min(1).max(50) }),
-    output: IssueOut,
+    output: IssueFullOut,
   }),
   tool({
     name: 'issues.watch',

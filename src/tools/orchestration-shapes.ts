@@ -69,7 +69,8 @@ export const ActionRequestOut = z.looseObject({
   options: z.array(z.looseObject({ key: z.string(), label: z.string() })), isPoll: z.boolean(),
   votingClosedAt: timestamp.nullable(), winningOptionKey: z.string().nullable(),
   requestedByUserId: z.string().nullable(), requestedByAgentId: z.string().nullable(),
-  resolvedAt: timestamp.nullable(), dispatchResult: z.record(z.string(), z.unknown()).nullable(),
+  resolvedAt: timestamp.nullable(), resolvedByUserId: z.string().nullable(), resolvedByAgentId: z.string().nullable(),
+  dispatchResult: z.record(z.string(), z.unknown()).nullable(),
   createdAt: timestamp, updatedAt: timestamp,
 });
 
@@ -80,7 +81,9 @@ export const StepOut = z.looseObject({
   lastFeedback: z.string().nullable(),
   judgeVerdict: z.looseObject({ verdict: z.enum(['PASS', 'FAIL']), feedback: z.string().nullable(), score: z.number().nullable(),
     judgedByAgentId: z.string().nullable(), judgedAt: timestamp }).nullable(),
-  judgeAgentId: z.string().nullable(), contextSetId: z.string().nullable(), createdAt: timestamp, updatedAt: timestamp,
+  judgeAgentId: z.string().nullable(), contextSetId: z.string().nullable(),
+  sourceRunId: z.string().nullable().describe('The run the last executionPlans.transitionStep named as the source of the move (one of the step\'s runs)'),
+  createdAt: timestamp, updatedAt: timestamp,
 });
 
 export const PlanOut = z.looseObject({
@@ -94,13 +97,16 @@ export const PlanOut = z.looseObject({
 export const GateOut = z.looseObject({
   id: z.string(), planId: z.string(), goalId: z.string(), stepId: z.string().nullable(),
   reason: z.enum(['STEP_BLOCKED', 'BUDGET_COST', 'BUDGET_WALL_TIME', 'MANUAL']), status: gateStatus, title: z.string(),
-  details: z.record(z.string(), z.unknown()), resolutionNote: z.string().nullable(), resolvedAt: timestamp.nullable(), createdAt: timestamp,
+  details: z.record(z.string(), z.unknown()), resolutionNote: z.string().nullable(),
+  openedByUserId: z.string().nullable(), openedByAgentId: z.string().nullable(), resolvedByUserId: z.string().nullable(),
+  resolvedAt: timestamp.nullable(), createdAt: timestamp,
 });
 
 export const GoalOut = z.looseObject({
   id: z.string(), title: z.string(), description: z.string().nullable(), issueId: z.string().nullable(), crewId: z.string().nullable(),
   maxTotalCostUsd: z.number().nullable(), maxWallTimeMinutes: z.number().nullable(), status: goalStatus,
-  startedAt: timestamp.nullable(), archived: z.boolean(), planCount: z.number(), totalCostUsd: z.number(),
+  startedAt: timestamp.nullable(), finishedAt: timestamp.nullable().describe('When it became ACHIEVED or ABANDONED'),
+  abandonReason: z.string().nullable(), archived: z.boolean(), planCount: z.number(), totalCostUsd: z.number(),
   aggregate: z.object({ activePlanId: z.string().nullable(), totalSteps: z.number(), doneSteps: z.number(), blockedSteps: z.number() }),
   createdAt: timestamp, updatedAt: timestamp,
 });
@@ -112,5 +118,6 @@ export const CrewMemberOut = z.looseObject({
 
 export const CrewOut = z.looseObject({
   id: z.string(), name: z.string(), description: z.string().nullable(), maxParallel: z.number(), archived: z.boolean(),
+  archivedAt: timestamp.nullable(),
   members: z.array(CrewMemberOut), memberCount: z.number(), planCount: z.number(), createdAt: timestamp, updatedAt: timestamp,
 });

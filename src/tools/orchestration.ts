@@ -71,7 +71,11 @@ export const planTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: "Start planning a goal: a new DRAFT plan attempt (earlier attempts stop being active; a live one is canceled, which needs what executionPlans.transition CANCELED needs), the goal moves to PLANNING and the planner is dispatched (plannerAgentId, else the crew's PLANNER, else the calling agent).",
     input: z.strictObject({ goalId: id('goalId'), plannerAgentId: id('plannerAgentId').optional(), ...planOptions }),
-    output: z.looseObject({ planId: z.string(), goalId: z.string(), status: z.literal('PLANNING'), plannerAgentId: z.string().nullable() }),
+    output: z.looseObject({
+      planId: z.string(), goalId: z.string(), status: z.literal('PLANNING').describe("The goal's status"),
+      planStatus: planStatus.describe("The new attempt's status (DRAFT)"), attempt: z.number().describe('1 for the first plan of the goal, then 2, 3, …'),
+      plannerAgentId: z.string().nullable(),
+    }),
   }),
   tool({
     name: 'plans.addSteps',
@@ -106,7 +110,7 @@ export const planTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: 'Record the verdict on a step in REVIEW: PASS → DONE (dependants become READY; the last one completes the plan and achieves the goal); FAIL → READY again with the feedback while retries remain (maxStepRetries, default 2), else BLOCKED with a review gate. Recorded by the judge of the step or a person: its worker gets 403 own_step (unless the plan made it the judge), any other agent 403 not_judge (with no judge dispatched, an agent outside the plan may). Writes EXECUTION_STEP_JUDGED.',
     input: z.strictObject({ stepId: id('stepId'), verdict: z.enum(['PASS', 'FAIL']), feedback: z.string().max(20_000), score: z.number().min(0).max(100).optional() }),
-    output: z.looseObject({ outcome: z.enum(['DONE', 'RETRY', 'BLOCKED']), retryCount: z.number() }),
+    output: z.looseObject({ outcome: z.enum(['DONE', 'RETRY', 'BLOCKED']), retryCount: z.number(), stepId: z.string() }),
   }),
 );
 
@@ -148,7 +152,10 @@ export const executionPlanTools = defineTools(
     description: "Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew's REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step's runs (404). In a plan that judges its steps (or from REVIEW) no agent but the step's judge moves it to DONE (403 own_step for its worker, not_judge for another agent; a person may); an agent working in the plan moves only its own steps, as worker or judge, or any as the planner (403 own_plan); a step is canceled by a person, the plan's planner or an agent outside the plan (403 own_step for its worker, own_plan for another worker or judge), and one a pending gate holds only by one who may decide the gate (403 person_required / own_plan).",
     input: z.strictObject({ stepId: id('stepId'), status: z.enum(['READY', 'RUNNING', 'REVIEW', 'DONE', 'BLOCKED', 'CANCELED']),
                             sourceRunId: id('sourceRunId').optional(), note: z.string().max(2000).optional() }),
-    output: z.looseObject({ step: StepOut, planStatus, goalStatus, readyStepIds: z.array(z.string()), judgeAgentId: z.string().nullable() }),
+    output: z.looseObject({
+      step: StepOut, planStatus, goalStatus, readyStepIds: z.array(z.string()), judgeAgentId: z.string().nullable(),
+      gateId: z.string().nullable().describe('BLOCKED: the review gate it opened'),
+    }),
   }),
 );
 
@@ -201,7 +208,7 @@ export const crewTools = defineTools(
     refusesNarrowedKeys: 'any',
     description: 'Remove a member from its crew (ADMIN, unnarrowed key; not an agent working in a live plan of the crew: 403 own_plan).',
     input: z.strictObject({ memberId: id('memberId') }),
-    output: z.looseObject({ ok: z.boolean(), id: z.string() }),
+    output: z.looseObject({ ok: z.boolean(), id: z.string().describe('The membership removed'), crewId: z.string() }),
   }),
   tool({
     name: 'agentCrews.setMemberRole',

@@ -40,7 +40,7 @@ export const NoteOut = z.looseObject({
 });
 
 export const TimeEntryOut = z.looseObject({
-  id: z.string(), issueId: z.string(),
+  id: z.string(), issueId: z.string().nullable().describe("null when this key cannot see the issue (a narrowed key's own running timer)"),
   issue: z.object({ id: z.string(), key: z.string(), title: z.string() }).nullable(),
   userId: z.string(), user: z.object({ id: z.string(), name: z.string() }).nullable(),
   startedAt: timestamp.nullable(), endedAt: timestamp.nullable(),

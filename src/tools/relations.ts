@@ -33,9 +33,9 @@ export const relationTools = defineTools(
   tool({
     name: 'relations.list',
     scopes: ['READ_ISSUES'],
-    description: 'Relations of the workspace as stored (fromIssue BLOCKS, DUPLICATES or RELATES_TO toIssue; BLOCKED_BY is stored reversed), oldest first, paged. Only links between issues this key can see. Filters: kind, issueId (either end).',
+    description: 'Relations of the workspace as stored (fromIssue BLOCKS, DUPLICATES or RELATES_TO toIssue; BLOCKED_BY is stored reversed), oldest first, paged. Only links between issues this key can see. Filters: kind (BLOCKED_BY finds the same stored BLOCKS links), issueId (either end).',
     input: z.strictObject({
-      kind: z.enum(['BLOCKS', 'DUPLICATES', 'RELATES_TO']).optional().describe('The stored kind'),
+      kind: z.enum(['BLOCKS', 'BLOCKED_BY', 'DUPLICATES', 'RELATES_TO']).optional().describe('The stored kind; BLOCKED_BY finds the stored BLOCKS links, as every block is stored'),
       issueId: issueRef.optional(),
       limit: limit(50, 200),
       cursor: cursor.optional(),

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { fetchResource, hostClient, searchRepo, type FetchedResource, type MappingRef } from '../repohost/github.ts';
 import { defineTools, httpUrl, id, issueRef, tool, type ToolContext } from './define.ts';
-import { IssueOut } from './shapes.ts';
+import { IssueFullOut } from './shapes.ts';
 
 const linkKind = z.enum(['SOURCE', 'IMPLEMENTS', 'REVIEWS', 'RELATES_TO']);
 const repoFullName = z.string().regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, 'must be owner/name');
@@ -74,7 +74,7 @@ export const repohostTools = defineTools(
       number: z.number().int().min(1).max(999_999_999),
       projectId: id('projectId').optional(), labelIds: z.array(id('labelIds')).max(50).optional(), queue: z.boolean().optional(),
     }).refine((v) => v.mappingId || v.repoFullName, { message: 'give mappingId or repoFullName', path: ['repoFullName'] }),
-    output: z.looseObject({ issueId: z.string(), created: z.boolean(), resource: ResourceOut, link: LinkOut, issue: IssueOut.optional() }),
+    output: z.looseObject({ issueId: z.string(), created: z.boolean(), resource: ResourceOut, link: LinkOut, issue: IssueFullOut.optional() }),
     sql: true,
     run: async (ctx, input) => ctx.sql({
       ...input,
@@ -107,7 +107,11 @@ export const repohostTools = defineTools(
     }).refine((v) => v.mappingId || v.repoFullName, { message: 'give mappingId or repoFullName', path: ['repoFullName'] }),
     output: z.looseObject({
       repoFullName: z.string(), total: z.number(),
-      items: z.array(z.looseObject({ number: z.number(), type: z.string(), title: z.string(), state: z.string(), url: z.string(), resourceId: z.string().nullable() })),
+      items: z.array(z.looseObject({
+        repoFullName: z.string(), number: z.number(), type: z.enum(['issue', 'pull_request']), title: z.string(),
+        state: z.string().describe('open, closed or merged'), url: z.string(), updatedAt: z.string().describe("The host's last update"),
+        resourceId: z.string().nullable(),
+      })),
     }),
     readOnly: true,
     sql: true,

@@ -26,7 +26,7 @@ export const RuntimeOut = z.looseObject({
   info: z.record(z.string(), z.unknown()), config: z.record(z.string(), z.unknown()), ownerId: z.string().nullable(),
   owner: z.object({ id: z.string(), name: z.string(), email: z.string() }).nullable(),
   heartbeatAt: timestamp.nullable(), hasSecret: z.boolean(), _count: z.object({ agents: z.number() }),
-  archivedAt: timestamp.nullable(), createdAt: timestamp, updatedAt: timestamp,
+  archivedAt: timestamp.nullable(), archived: z.boolean(), createdAt: timestamp, updatedAt: timestamp,
 });
 
 export const runtimeTools = defineTools(

@@ -9,6 +9,8 @@ export const WorkspaceOut = z.looseObject({
   cycleLengthDays: z.number(), cycleCooldownDays: z.number(), timeTrackingEnabled: z.boolean(),
   attachmentQuotaMb: z.number(), requiredAckSeconds: z.number(), autoDispatch: z.boolean(),
   autoDispatchMode: z.enum(['ROUND_ROBIN', 'PRIORITY_MATCH', 'CAPABILITY_MATCH', 'MANUAL_ONLY']),
+  assignmentSlaMinutes: z.number().describe('Minutes an assigned issue may go without activity before the watchdog writes ISSUE_STALLED; 0 = off'),
+  agentRunStaleMinutes: z.number().describe('Minutes without a sign of life before an ACTIVE run is STALLED and an agent without heartbeat goes OFFLINE'),
 });
 
 export const StatusOut = z.looseObject({
@@ -18,7 +20,9 @@ export const StatusOut = z.looseObject({
 export const AgentOut = z.looseObject({
   id: z.string(), profileKey: z.string(), name: z.string(), status: z.enum(['ONLINE', 'BUSY', 'OFFLINE']),
   runtimeMode: z.string(), provider: z.string(), capabilities: z.array(z.string()),
-  lastHeartbeatAt: timestamp.nullable(), archivedAt: timestamp.nullable(),
+  lastHeartbeatAt: timestamp.nullable(), lastDispatchedAt: timestamp.nullable(), archivedAt: timestamp.nullable(), createdAt: timestamp,
+  maxConcurrent: z.number().describe('Issues the dispatcher hands this agent at once'),
+  webhookUrl: z.string().nullable().optional().describe("Dispatch URL: shown to workspace admins' own keys and the agent's own keys only (it may carry a token)"),
   runtime: z.object({ id: z.string(), name: z.string(), kind: z.string() }).nullable(),
 });
 
@@ -38,12 +42,15 @@ export const RunOut = z.looseObject({
   engagementMode: z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS']), currentStep: z.string().nullable(),
   startedAt: timestamp, finishedAt: timestamp.nullable(), lastEventAt: timestamp,
   tokensIn: z.number(), tokensOut: z.number(), tokensCached: z.number(), costUsd: z.number(),
+  controlState: z.string().nullable().describe('Reserved for controls asked of a running agent; no tool sets it yet (null), and runs.kick leaves it'),
+  completionMeta: z.record(z.string(), z.unknown()).nullable().describe('What runs.complete recorded (summary, producedArtifactIds, …)'),
   agent: agentRef.nullable(),
 });
 
 export const CommentOut = z.looseObject({
   id: z.string(), issueId: z.string(), body: z.string(), kind: z.enum(['COMMENT', 'STATUS', 'HANDOFF']),
   confidence: z.enum(['LOW', 'MEDIUM', 'HIGH']).nullable(),
+  authorUserId: z.string().nullable(), authoringAgentId: z.string().nullable().describe('The agent the comment was written as (an agent key), else null'),
   author: userRef.nullable(), authoringAgent: agentRef.nullable(), runId: z.string().nullable(),
   editedAt: timestamp.nullable(), createdAt: timestamp, updatedAt: timestamp,
 });
@@ -78,9 +85,11 @@ export const RelationOut = z.looseObject({
 
 export const WatcherOut = z.looseObject({
   id: z.string(), issueId: z.string(), type: z.enum(['user', 'agent']),
+  userId: z.string().nullable(), agentId: z.string().nullable(),
   user: userRef.nullable(), agent: agentRef.nullable(), createdAt: timestamp,
 });
 
+/** The lean issue: what lists, issues.get without include and issues.updateMany answer. */
 export const IssueOut = z.looseObject({
   id: z.string(), key: z.string(), number: z.number(), title: z.string(), priority,
   statusId: z.string(), status: z.object({ id: z.string(), name: z.string(), category: statusCategory }),
@@ -91,6 +100,20 @@ export const IssueOut = z.looseObject({
   labelIds: z.array(z.string()), createdAt: timestamp, updatedAt: timestamp,
   parentId: z.string().nullable().optional(), cycleId: z.string().nullable().optional(),
   dueDate: z.string().nullable().optional(), estimate: z.number().nullable().optional(),
+});
+
+/** The full issue: what a write answers (and the context bundle's issue): the lean one, its text, labels, completion contract, creator, start and end. */
+export const IssueFullOut = IssueOut.extend({
+  description: z.string().nullable(), labels: z.array(LabelRefOut),
+  slaMinutes: z.number().nullable(), expectedOutput: z.string().nullable(),
+  verificationChecklist: z.array(z.unknown()), artifactRequired: z.boolean(),
+  createdByUserId: z.string().nullable(), createdByAgentId: z.string().nullable(),
+  startedAt: timestamp.nullable().describe('When work first started (its first IN_PROGRESS, IN_REVIEW or DONE status)'),
+  completedAt: timestamp.nullable().describe('When it entered a DONE or CANCELED status (null once reopened)'),
+});
+
+/** issues.get: the lean issue and what include asked for. */
+export const IssueWithIncludesOut = IssueOut.extend({
   description: z.string().nullable().optional(),
   labels: z.array(LabelRefOut).optional(),
   comments: z.array(CommentOut).optional().describe('include.comments: newest first'),
@@ -102,5 +125,6 @@ export const IssueOut = z.looseObject({
 export const EventOut = z.looseObject({
   id: z.string(), kind: z.string(), subjectType: z.string(), subjectId: z.string().nullable(),
   payload: z.record(z.string(), z.unknown()), createdAt: timestamp,
-  actor: z.object({ id: z.string(), name: z.string(), image: z.string().nullable() }).loose().nullable().optional(),
+  actor: z.object({ type: z.enum(['user', 'agent']), id: z.string(), name: z.string(), image: z.string().nullable() })
+    .loose().nullable().optional(),
 });

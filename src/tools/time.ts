@@ -79,6 +79,7 @@ export const timeTools = defineTools(
     description: `Minutes logged (finished entries) in total, by user, by issue and by UTC day, with the same filters as time.list. ${DISABLED}`,
     input: z.strictObject(filters),
     output: z.looseObject({
+      from: z.string().nullable().describe('The from filter as given (null: none)'), to: z.string().nullable().describe('The to filter as given (null: none)'),
       totalMin: z.number(), entryCount: z.number(),
       byUser: z.array(z.object({ userId: z.string(), name: z.string().nullable(), totalMin: z.number() })),
       byIssue: z.array(z.object({ issueId: z.string(), key: z.string().nullable(), title: z.string().nullable(), totalMin: z.number() })),

@@ -1,12 +1,26 @@
 import { z } from 'zod';
 import { assertWebhookUrl, egressAllowPrivateFromEnv } from '../webhooks/registration.ts';
-import { defineTools, id, int, limit, page, tool, type ToolContext } from './define.ts';
+import { defineTools, id, int, limit, page, timestamp, tool, type ToolContext } from './define.ts';
 
 const WebhookShape = z.looseObject({
   id: z.string(), url: z.string(), events: z.array(z.string()), active: z.boolean(), description: z.string().nullable(),
+  deactivatedAt: timestamp.nullable(), deactivatedReason: z.string().nullable().describe('Why it stopped: the operator or an admin, or failures'),
+  createdAt: timestamp, updatedAt: timestamp,
 });
 const WebhookOut = WebhookShape.extend({ pending: z.number(), deadLetters: z.number(), lastDeliveredAt: z.string().nullable() });
-const DeliveryOut = z.looseObject({ id: z.string(), status: z.string() });
+const DeliveryOut = z.looseObject({
+  id: z.string(), eventId: z.string(), eventKind: z.string().nullable(),
+  webhookId: z.string().nullable(), agentId: z.string().nullable().describe("An agent's dispatch delivery: the agent (webhookId null)"),
+  channel: z.string(), status: z.enum(['PENDING', 'DELIVERED', 'DEAD_LETTER', 'CANCELED']),
+  attemptCount: z.number().describe('Attempts of the current round (a retry starts a new one)'), totalAttempts: z.number(),
+  nextAttemptAt: timestamp.nullable().describe('PENDING: when the next attempt is due'),
+  lastStatusCode: z.number().nullable(), lastError: z.string().nullable(),
+  deliveredAt: timestamp.nullable(), deadLetteredAt: timestamp.nullable(), createdAt: timestamp,
+  attempts: z.array(z.looseObject({
+    attempt: z.number(), url: z.string(), startedAt: timestamp, durationMs: z.number(),
+    statusCode: z.number().nullable(), error: z.string().nullable(), responseBody: z.string().nullable().describe("The receiver's answer, truncated"),
+  })),
+});
 
 // The URL and events are checked by the same code as GraphQL and the CLI: here assertWebhookUrl (Node: credentials,
 // loopback/private targets after DNS), then app_private.check_webhook_input (SQL: scheme, length, known kinds).

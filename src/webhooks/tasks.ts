@@ -86,7 +86,7 @@ export function webhookTasks(opts: WebhookTaskOptions): TaskList {
         error: `not tried: this endpoint timed out in the last ${slow.coolOffMs / 1000} s` };
     }
     const recorded = await helpers.withPgClient(async (client) =>
-      (await client.query('select app_private.webhook_delivery_record($1, $2::jsonb, $3::numeric[]) as r', [deliveryId, JSON.stringify(attempt), backoff])).rows[0]?.r);
+      (await client.query('select app_private.webhook_delivery_record($1, $2::jsonb, $3::numeric[]) as r', [deliveryId, JSON.stringify(storable(attempt)), backoff])).rows[0]?.r);
     reportAttempt(opts.logger, work, attempt, recorded ?? {});
   };
 
@@ -100,6 +100,14 @@ export function webhookTasks(opts: WebhookTaskOptions): TaskList {
 
   return { svc_webhook_deliver: deliverTask, svc_webhooks_sweep: sweepTask };
 }
+
+/**
+ * The attempt as PostgreSQL can store it: a receiver's answer may hold NUL, which no text or jsonb value takes (22P05).
+ * Unstored, the attempt failed its job, and the worker sent the event again every minute with no outcome recorded.
+ */
+const storable = (a: AttemptResult): AttemptResult => ({
+  ...a, error: a.error?.replaceAll('\0', '\uFFFD'), responseBody: a.responseBody?.replaceAll('\0', '\uFFFD'),
+});
 
 /** The webhook schema is not migrated yet (a database behind this code): warn, do not crash. */
 export const isSchemaMissing = (err: unknown) => ['42883', '42P01', '3F000'].includes((err as { code?: string })?.code ?? '');

@@ -72,6 +72,16 @@ describe('agent operations dashboards', () => {
     expect(new Date(agentUptime.windowStart).getTime()).toBeGreaterThan(Date.now() - 60_000);
   });
 
+  it('dispatchTimeseries counts the window only, though its first bucket starts on the clock before it', async () => {
+    const quiet = await createWorkspace(t);
+    for (const minutesAgo of [105, 30]) {
+      const { rows: [e] } = await t.pools.owner.query(`select app_private.record_event($1, 'ISSUE_QUEUED', 'issue', null, '{}') as id`, [quiet.id]);
+      await t.pools.owner.query(`update app_public.activity_events set created_at = now() - make_interval(mins => $2) where id = $1`, [e.id, minutesAgo]);
+    }
+    const { dispatchTimeseries } = await gqlOk(t, quiet.token, '{ dispatchTimeseries(sinceHours: 1, bucketMinutes: 60) }');
+    expect(dispatchTimeseries.buckets.reduce((n: number, b: { queued: number }) => n + b.queued, 0)).toBe(1);
+  });
+
   it('bounds its arguments, and another workspace\'s agent is not there', async () => {
     const foreign = await createAgent(t, other, 'foreign-worker');
     for (const q of ['{ agentTimeline(agentId: "%") }', '{ agentUptime(agentId: "%") }']) {

@@ -60,7 +60,18 @@ describe('a 400 lists at most 20 issues, then how many more', () => {
     const r = await rest(t, ws.token, 'issues.list', { limit: 0, statusID: 'x' });
     expect(r.status).toBe(400);
     expect(Object.keys(r.body.issues).sort()).toEqual(['limit', 'statusID']);
-    expect(r.body.issues.statusID).toBe('unknown field');
+    expect(r.body.issues.statusID).toBe('unknown field; did you mean statusId?');
+  });
+
+  it('an unknown field names the one it was probably meant as; a missing one says required', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'hints' });
+    // comments.list pages with before where most lists take cursor; an agent guesses cursor.
+    expect((await rest(t, ws.token, 'comments.list', { issueId: issue.id, cursor: 'x' })).body.issues)
+      .toEqual({ cursor: 'unknown field; did you mean before?' });
+    expect((await rest(t, ws.token, 'issues.update', { id: issue.id, titel: 'typo' })).body.issues)
+      .toEqual({ titel: 'unknown field; did you mean title?' });
+    expect((await rest(t, ws.token, 'issues.list', { zzz: 1 })).body.issues).toEqual({ zzz: 'unknown field' });
+    expect((await rest(t, ws.token, 'comments.create', { body: 'no issue' })).body.issues).toEqual({ issueId: 'required (string)' });
   });
 
   it('IssueMap: first report of a field wins; past the cap only a count', () => {

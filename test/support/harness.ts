@@ -21,6 +21,7 @@ import { buildApp } from '../../src/http/app.ts';
 import { ToolRunner } from '../../src/tools/invoke.ts';
 import { createLogger } from '../../src/log.ts';
 import { startWorker, type WorkerOptions } from '../../src/worker.ts';
+import { outputProblems } from './output-audit.ts';
 
 export async function createTestDatabase(): Promise<string> {
   const adminUrl = inject('adminUrl');
@@ -188,7 +189,20 @@ export async function rest<T = any>(t: TestApp, token: string | undefined, tool:
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     payload: input === undefined ? '' : JSON.stringify(input),
   });
-  return { status: res.statusCode, body: (res.body ? res.json() : undefined) as T, headers: res.headers };
+  const body = (res.body ? res.json() : undefined) as T;
+  if (res.statusCode === 200) auditOutput(tool, body);
+  return { status: res.statusCode, body, headers: res.headers };
+}
+
+/** Every 200 answer is what its tool's output schema declares, no more and no less (output-audit.ts). */
+function auditOutput(tool: string, body: unknown): void {
+  const undeclared = outputProblems(tool, body);
+  if (!undeclared.length) return;
+  if (process.env.SVC_OUTPUT_AUDIT) {
+    fs.appendFileSync(process.env.SVC_OUTPUT_AUDIT, undeclared.map((f) => `${tool}\t${f}\n`).join(''));
+    return;
+  }
+  throw new Error(`${tool}'s answer does not fit its declared output: ${undeclared.join(', ')}`);
 }
 
 /** Same as rest() but asserts 200 and returns the output. */

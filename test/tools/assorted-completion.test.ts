@@ -254,6 +254,8 @@ describe('relations.list', () => {
     expect(all.nextCursor).toBeNull();
     expect((await allPages(t, ws.token, 'relations.list', {}, 1)).map((r: any) => r.id)).toEqual([ab.id, bc.id, ac.id, ad.id]);
     expect((await ok(t, ws.token, 'relations.list', { kind: 'BLOCKS' })).items.map((r: any) => r.id)).toEqual([ab.id, bc.id]);
+    // A block is stored one way: BLOCKED_BY asks for the same stored links (it was a 400).
+    expect((await ok(t, ws.token, 'relations.list', { kind: 'BLOCKED_BY' })).items.map((r: any) => r.id)).toEqual([ab.id, bc.id]);
     expect((await ok(t, ws.token, 'relations.list', { issueId: C.key })).items.map((r: any) => r.id)).toEqual([bc.id, ac.id]);
     expect((await ok(t, ws.token, 'relations.list', { issueId: B.id, kind: 'RELATES_TO' })).items).toEqual([]);
 
@@ -268,7 +270,7 @@ describe('relations.list', () => {
     expect((await ok(t, other.token, 'relations.list', {})).items).toEqual([]);
     expect((await rest(t, other.token, 'relations.list', { issueId: A.id })).status).toBe(404);
 
-    expect400(await rest(t, ws.token, 'relations.list', { kind: 'BLOCKED_BY' }), 'kind');
+    expect400(await rest(t, ws.token, 'relations.list', { kind: 'BLOCKED' }), 'kind');
     expect400(await rest(t, ws.token, 'relations.list', { cursor: 'garbage' }), 'cursor');
     expect400(await rest(t, ws.token, 'relations.list', { limit: 201 }), 'limit');
     await expect403(await rest(t, (await createKey(t, ws, { scopes: ['WRITE_ISSUES'] })).token, 'relations.list', {}), 'scope_required', 'READ_ISSUES');
@@ -487,10 +489,12 @@ describe('cycles.delete', () => {
 
 describe('workspace.updateSettings', () => {
   it('changes the settings given (ADMIN scope, OWNER/ADMIN, no narrowing); other workspaces untouched', async () => {
-    const before = await ok(t, ws.token, 'workspace.get', {});
+    const { caller, ...before } = await ok(t, ws.token, 'workspace.get', {});
+    // Who the key acts as: the ids other tools filter by (a person's key could learn its user id only from a write).
+    expect(caller).toEqual({ keyId: expect.any(String), userId: expect.any(String), agentId: null, role: 'OWNER', scopes: ['FULL'] });
     const updated = await ok(t, ws.token, 'workspace.updateSettings', { cycleLengthDays: 10, autoDispatchMode: 'MANUAL_ONLY', requiredAckSeconds: 300, name: 'Renamed' });
     expect(updated).toEqual({ ...before, cycleLengthDays: 10, autoDispatchMode: 'MANUAL_ONLY', requiredAckSeconds: 300, name: 'Renamed' });
-    expect(await ok(t, ws.token, 'workspace.get', {})).toEqual(updated);
+    expect(await ok(t, ws.token, 'workspace.get', {})).toEqual({ ...updated, caller });
     expect(await ok(t, ws.token, 'workspace.updateSettings', {})).toEqual(updated);
     // One WORKSPACE_UPDATED naming what changed; a call that changes nothing writes none.
     const events = (await subjectEvents(t, ws.token, 'workspace', before.id)).filter((e: any) => e.kind === 'WORKSPACE_UPDATED');

@@ -212,6 +212,11 @@ describe('issues.transition / queue / delete', () => {
     expect((await ok(t, ws.token, 'issues.transition', { id: issue.key, status: 'Done' })).status.id).toBe(statuses.DONE!.id);
     const unknown = await rest(t, ws.token, 'issues.transition', { id: issue.id, status: 'Shipped' });
     expect([unknown.status, unknown.body.field]).toEqual([404, 'status']);
+    // The refusal says what to send instead: the workspace's status names and the categories.
+    expect(unknown.body.message).toMatch(/No status named Shipped: this workspace's statuses are Backlog, Todo, In Progress, .*Done.*; or a category: BACKLOG, TODO/);
+    // A category, however written, moves to its first status in workflow order (as repohost.sync's rules do).
+    expect((await ok(t, ws.token, 'issues.transition', { id: issue.key, status: 'IN_PROGRESS' })).status.category).toBe('IN_PROGRESS');
+    expect((await ok(t, ws.token, 'issues.transition', { id: issue.key, status: 'in-review' })).status.category).toBe('IN_REVIEW');
     const both = await rest(t, ws.token, 'issues.transition', { id: issue.id, status: 'Done', statusId: statuses.DONE!.id });
     expect([both.status, Object.keys(both.body.issues)]).toEqual([400, ['statusId']]);
     // Another workspace's status of the same name is not this one's.

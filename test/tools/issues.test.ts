@@ -202,6 +202,10 @@ describe('issues.list', () => {
     expect(await ids({ status: 'done' })).toEqual([a.id]); // by name, case-insensitive
     expect(await ids({ status: done.id })).toEqual([a.id]);
     expect(await ids({ statusId: done.id })).toEqual([a.id]);
+    expect(await ids({ status: 'in_progress' })).not.toContain(a.id); // a category however written
+    // Both filters named different statuses and listed nothing: one of them is asked for.
+    const both = await rest(t, ws.token, 'issues.list', { status: 'Done', statusId: statuses[0].id });
+    expect([both.status, Object.keys(both.body.issues)]).toEqual([400, ['status']]);
     expect(await ids({ priority: 'URGENT' })).toEqual([a.id]);
     expect(await ids({ projectId: projectB })).toEqual([a.id]);
     expect(await ids({ labelIds: [labelY] })).toContain(b.id);

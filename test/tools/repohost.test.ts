@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { gqlError, gqlOk } from '../support/graphql.ts';
 import { startFakeGitHub } from '../support/outside.ts';
+import { startReceiver } from '../support/receiver.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -64,6 +65,27 @@ describe('repository mappings', () => {
     expect(list.connectionMappings.nodes.map((n: any) => n.repoFullName).sort()).toEqual(['acme/gql', REPO]);
     await gqlOk(t, ws.token, `mutation($id: UUID!) { repoMappingsDelete(input: {mappingId: $id}) { connectionMapping { rowId } } }`, { id: m.rowId });
     expect((await gqlOk(t, other.token, `{ connectionMappings { nodes { rowId } } }`)).connectionMappings.nodes).toEqual([]);
+  });
+
+  it("the server's environment is the operator's: in-app, tokenEnv is refused, and the operator's token does not follow a new apiUrl", async () => {
+    // An admin naming PATH (or another workspace's token) with an apiUrl of their own had the service send its value there.
+    const named = await gqlError(t, ws.token, 'mutation { repoMappingsCreate(input: {repoFullName: "acme/leak", tokenEnv: "PATH"}) { clientMutationId } }');
+    expect(named).toMatchObject({ status: 403, code: 'operator_only', field: 'tokenEnv' });
+    const renamed = await gqlError(t, ws.token, `mutation($id: UUID!) { repoMappingsUpdate(input: {mappingId: $id, tokenEnv: "SVC_DATA_DIR"}) { clientMutationId } }`, { id: mapping.id });
+    expect(renamed).toMatchObject({ status: 403, code: 'operator_only' });
+    for (const change of ['apiUrl: "https://ghe.elsewhere.example/api/v3"', 'clearApiUrl: true']) {
+      const moved = await gqlError(t, ws.token, `mutation($id: UUID!) { repoMappingsUpdate(input: {mappingId: $id, ${change}}) { clientMutationId } }`, { id: mapping.id });
+      expect(moved, change).toMatchObject({ status: 403, code: 'operator_only', field: 'apiUrl' });
+    }
+    const { rows: [kept] } = await t.pools.owner.query('select token_env, api_url from app_public.connection_mappings where id = $1', [mapping.id]);
+    expect(kept).toEqual({ token_env: 'SVC_TEST_GH_TOKEN', api_url: gh.apiUrl });
+    // Dropping the operator's token is the admin's to do, and with it the URL is theirs again (anonymous).
+    const anon = await gqlOk(t, ws.token, 'mutation { repoMappingsCreate(input: {repoFullName: "acme/anon", apiUrl: "https://ghe.example.com/api/v3"}) { connectionMapping { rowId tokenEnv } } }');
+    expect(anon.repoMappingsCreate.connectionMapping.tokenEnv).toBeNull();
+    const id = anon.repoMappingsCreate.connectionMapping.rowId;
+    await t.pools.owner.query(`update app_public.connection_mappings set token_env = 'SVC_TEST_GH_TOKEN' where id = $1`, [id]);
+    const dropped = await gqlOk(t, ws.token, `mutation($id: UUID!) { repoMappingsUpdate(input: {mappingId: $id, clearTokenEnv: true, apiUrl: "https://ghe.other.example/api/v3"}) { connectionMapping { tokenEnv apiUrl } } }`, { id });
+    expect(dropped.repoMappingsUpdate.connectionMapping).toEqual({ tokenEnv: null, apiUrl: 'https://ghe.other.example/api/v3' });
   });
 });
 
@@ -189,6 +211,29 @@ describe('repohost tools', () => {
     const inactive = await rest(t, other.token, 'repohost.search', { mappingId: m2.id });
     expect(inactive.status).toBe(422);
     expect(inactive.body.error).toBe('mapping_inactive');
+  });
+
+  it('a host answering HTML, a redirect or nothing is 502 host_unavailable saying so, never an internal error', async () => {
+    const answers: Record<string, { status: number; body?: string }> = {
+      '/html': { status: 200, body: '<html><title>Sign in</title></html>' }, '/empty': { status: 200, body: '' },
+      '/moved': { status: 302, body: '' },
+    };
+    const site = await startReceiver((r) => answers[`/${r.url.split('/')[1]}`] ?? { status: 404 });
+    try {
+      for (const [prefix, words] of [['html', /answered 200 with a body that is not JSON/], ['empty', /answered 200 with an empty body/], ['moved', /302/]] as const) {
+        const repo = `acme/${prefix}-${crypto.randomUUID().slice(0, 6)}`;
+        await admin(t, 'create-repo-mapping', { workspace: ws.key, repo, 'api-url': `${site.url}/${prefix}`, json: true });
+        for (const [tool, input] of [['repohost.importIssue', { repoFullName: repo, number: 1 }], ['repohost.search', { repoFullName: repo, query: 'x' }]] as const) {
+          const r = await rest(t, ws.token, tool, input);
+          expect(r.status, `${prefix} ${tool}: ${JSON.stringify(r.body)}`).toBe(502);
+          expect(r.body.error).toBe('host_unavailable');
+          expect(r.body.message).toMatch(words);
+          expect(r.body.message).not.toMatch(/Cannot read|undefined/);
+        }
+      }
+    } finally {
+      await site.close();
+    }
   });
 
   it('scopes: reads need READ_ISSUES, link/import/sync WRITE_ISSUES', async () => {

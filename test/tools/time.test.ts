@@ -148,6 +148,17 @@ describe('log, list, summary', () => {
     expect400(await rest(t, ws.token, 'time.log', { issueId: a.id, durationMin: 0 }), 'durationMin');
     expect400(await rest(t, ws.token, 'time.log', { issueId: a.id, durationMin: 1.5 }), 'durationMin');
     expect400(await rest(t, ws.token, 'time.log', { issueId: a.id, durationMin: 10, startedAt: 'yesterday' }), 'startedAt');
+    // An entry records time spent: a week from a minute ago ends next week.
+    const aMinuteAgo = new Date(Date.now() - 60_000).toISOString();
+    expect400(await rest(t, ws.token, 'time.log', { issueId: a.id, durationMin: 10_080, startedAt: aMinuteAgo }), 'durationMin');
+    const spent = await ok(t, ws.token, 'time.log', { issueId: a.id, durationMin: 30 });
+    expect400(await rest(t, ws.token, 'time.update', { id: spent.id, durationMin: 10_080 }), 'durationMin');
+    // Instants PostgreSQL cannot show as ISO 8601: year 0 in UTC (1 BC), year 10000.
+    expect400(await rest(t, ws.token, 'time.log', { issueId: a.id, durationMin: 30, startedAt: '0001-01-01T00:00:00+14:00' }), 'startedAt');
+    expect400(await rest(t, ws.token, 'actionRequests.create', { title: 'far', dueAt: '9999-12-31T23:59:59-14:00' }), 'dueAt');
+    // A fraction past microseconds is cut, never rounded into the next day.
+    const late = await ok(t, ws.token, 'time.log', { issueId: a.id, durationMin: 1, startedAt: '2026-11-28T23:59:59.9999999Z' });
+    expect(late.startedAt).toMatch(/^2026-11-28T23:59:59\.999999/);
     expect400(await rest(t, ws.token, 'time.list', { userId: 'me' }), 'userId');
     expect400(await rest(t, ws.token, 'time.list', { from: '2024-13-01' }), 'from');
     expect400(await rest(t, ws.token, 'time.summary', { from: '2024-05-02', to: '2024-05-01' }), 'from');

@@ -232,6 +232,18 @@ describe('failures', () => {
     await until(() => deliveriesOf(hook.id), (ds) => ds.length === 2 && ds[1].status === 'DELIVERED');
   });
 
+  it('records an answer holding NUL bytes (stored with U+FFFD), so the delivery ends DELIVERED rather than being sent every minute', async () => {
+    receiver.respond = (r) => (r.url === '/nul' ? { status: 200, body: 'ok\0x' } : { status: 200, body: 'ok' });
+    const hook = await createWebhook(ws, path('nul'), ['PROJECT_UPDATED']);
+    await recordEvent(ws);
+    const [d] = await until(() => deliveriesOf(hook.id), (ds) => ds[0]?.status === 'DELIVERED');
+    expect(d.attempts).toHaveLength(1);
+    const { rows } = await t.pools.owner.query(
+      `select a.response_body from app_public.webhook_delivery_attempts a join app_public.webhook_deliveries d on d.id = a.delivery_id where d.webhook_id = $1`, [hook.id]);
+    expect(rows).toEqual([{ response_body: 'ok\uFFFDx' }]);
+    receiver.respond = () => ({ status: 200, body: 'ok' });
+  });
+
   it('records a timeout as a failed attempt', async () => {
     const slow = await startTestApp({ worker: { backoffSeconds: [], timeoutMs: 300 } });
     try {

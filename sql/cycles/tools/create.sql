@@ -18,7 +18,7 @@ begin
   v_ws := app_hidden.lock_cycles();
   v_starts := coalesce((args->>'startsOn')::date, app_hidden.next_cycle_start(v_ws));
   v_ends := coalesce((args->>'endsOn')::date, v_starts + v_ws.cycle_length_days - 1);
-  perform app_hidden.check_cycle_dates(null, v_starts, v_ends);
+  perform app_hidden.check_cycle_dates(null, v_starts, v_ends, case when args ? 'endsOn' then 'endsOn' else 'startsOn' end);
   if coalesce((args->>'activate')::boolean, false) then
     if (app_hidden.current_cycle()).id is not null then
       raise exception 'Another cycle is active: a cycle is activated early only while none runs (the running one ends on its endsOn)' using errcode = 'SV409', detail = 'active_cycle_exists';

@@ -29,7 +29,7 @@ begin
       raise exception 'endsOn % is before today: the cycle would end at once, and an ended cycle keeps its dates', v_ends
         using errcode = 'SV400', column = 'endsOn';
     end if;
-    perform app_hidden.check_cycle_dates(v_cycle.id, v_starts, v_ends);
+    perform app_hidden.check_cycle_dates(v_cycle.id, v_starts, v_ends, case when args ? 'endsOn' then 'endsOn' else 'startsOn' end);
     perform app_hidden.check_one_active_cycle(v_cycle.id, v_starts, v_ends, v_cycle.status);
   end if;
   update app_public.cycles set name = coalesce(args->>'name', name), starts_on = v_starts, ends_on = v_ends

@@ -11,12 +11,12 @@ declare
   v_issue app_public.issues := app_hidden.issue_for_write(args->>'id');
   v_status_id text := args->>'statusId';
 begin
-  -- By name (an agent on the runtime profile does not list statuses): the workspace's status of that name.
+  -- By words (an agent on the runtime profile does not list statuses): the workspace's status of that name, else the
+  -- first status (in workflow order) of that category, as repohost.sync's status rules pick one.
   if args->>'status' is not null then
-    select s.id::text into v_status_id from app_public.statuses s
-    where s.workspace_id = v_issue.workspace_id and lower(s.name) = lower(args->>'status');
+    v_status_id := ((app_hidden.statuses_named(args->>'status')).ids)[1]::text;
     if v_status_id is null then
-      raise exception 'No status named %', args->>'status' using errcode = 'SV404', column = 'status';
+      perform app_hidden.raise_no_status_named(args->>'status', 'status', 'SV404');
     end if;
   end if;
   v_issue := app_hidden.update_issue(v_issue, jsonb_build_object('statusId', v_status_id));

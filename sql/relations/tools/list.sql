@@ -3,7 +3,7 @@
 
 -- the workspace's relations as stored (one row per fact: BLOCKS, DUPLICATES, RELATES_TO), oldest first,
 -- keyset-paged; only links whose both issues are live and visible to the key (RLS: narrowing). kind filters
--- the stored kind; issueId keeps the links of one issue (either end; 404 when the key cannot see it).
+-- the stored kind (BLOCKED_BY: the stored BLOCKS); issueId keeps the links of one issue (either end; 404 when the key cannot see it).
 create or replace function app_tools.relations_list(args jsonb)
  returns jsonb
  language plpgsql
@@ -27,11 +27,12 @@ begin
     left join app_public.statuses fs on fs.id = f.status_id
     left join app_public.statuses ts on ts.id = t.status_id
     where r.workspace_id = app_hidden.current_workspace_id()
-      and (args->>'kind' is null or r.kind = args->>'kind')
+      -- A block is stored one way (BLOCKS): BLOCKED_BY asks for the same links.
+      and (args->>'kind' is null or r.kind = case args->>'kind' when 'BLOCKED_BY' then 'BLOCKS' else args->>'kind' end)
       and (v_issue is null or r.from_issue_id = v_issue or r.to_issue_id = v_issue)
       and (v_after.sort_id is null or (r.created_at, r.id) > (v_after.sort_key, v_after.sort_id))
     order by r.created_at, r.id limit v_limit + 1), v_limit, 'relations');
 end
 $$;
 grant execute on function app_tools.relations_list(args jsonb) to svc_visitor;
-comment on function app_tools.relations_list(args jsonb) is 'relations.list: Relations of the workspace as stored (fromIssue BLOCKS, DUPLICATES or RELATES_TO toIssue; BLOCKED_BY is stored reversed), oldest first, paged. Only links between issues this key can see. Filters: kind, issueId (either end).';
+comment on function app_tools.relations_list(args jsonb) is 'relations.list: Relations of the workspace as stored (fromIssue BLOCKS, DUPLICATES or RELATES_TO toIssue; BLOCKED_BY is stored reversed), oldest first, paged. Only links between issues this key can see. Filters: kind (BLOCKED_BY finds the same stored BLOCKS links), issueId (either end).';

@@ -18,7 +18,7 @@ begin
   v_issue := app_hidden.find_issue(args->>'issueId', 'issueId');
   v_started := coalesce(app_hidden.spent_start(args->>'startedAt'), now() - make_interval(mins => v_minutes));
   insert into app_public.time_entries (workspace_id, issue_id, user_id, started_at, ended_at, duration_min, note)
-  values (v_issue.workspace_id, v_issue.id, v_user, v_started, v_started + make_interval(mins => v_minutes), v_minutes, args->>'note')
+  values (v_issue.workspace_id, v_issue.id, v_user, v_started, app_hidden.spent_end(v_started, v_minutes), v_minutes, args->>'note')
   returning * into v_entry;
   return app_hidden.time_entry_json(v_entry);
 end

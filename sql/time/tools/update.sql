@@ -23,7 +23,9 @@ begin
   v_started := coalesce(app_hidden.spent_start(args->>'startedAt'), v_entry.started_at);
   update app_public.time_entries
   set duration_min = v_minutes, started_at = v_started,
-      ended_at = case when v_minutes is null then null else v_started + make_interval(mins => v_minutes) end,
+      ended_at = case when v_minutes is null then null
+                      when args ? 'durationMin' or args ? 'startedAt' then app_hidden.spent_end(v_started, v_minutes)
+                      else v_started + make_interval(mins => v_minutes) end,
       note = case when args ? 'note' then args->>'note' else note end
   where id = v_entry.id
   returning * into v_entry;
