@@ -17,12 +17,12 @@ create type app_public.plugin_info as (id uuid, name text, scopes app_public.api
 
 -- One vote per user per poll; re-voting overwrites option_key and voted_at (the time of the current choice).
 create table app_public.action_request_votes (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  request_id uuid not null,
-  user_id uuid not null,
-  option_key text not null,
-  voted_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the vote.
+  workspace_id uuid not null, -- The workspace the vote belongs to (the calling key's: no other is visible).
+  request_id uuid not null, -- The poll (action request) voted on.
+  user_id uuid not null, -- The member who voted; one vote per member per poll.
+  option_key text not null, -- The option voted for (a key of the request's options); voting again replaces it until voting closes.
+  voted_at timestamp with time zone default now() not null, -- When the current choice was made (voting again moves it).
   constraint action_request_votes_pkey PRIMARY KEY (id),
   constraint action_request_votes_request_id_user_id_key UNIQUE (request_id, user_id),
   constraint action_request_votes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
@@ -50,32 +50,32 @@ create policy update_own_vote on app_public.action_request_votes for update to s
 
 -- A recommendation card asking a person or agent to decide (spec 2.13). kind binds a dispatch run by accept (TRANSITION, SET_LABELS, ASSIGN_AGENT, CLOSE_AS_DUPLICATE; FREE_FORM runs none, except an execution-plan approval, whose acceptance activates the plan). options[] makes it a poll. Status moves only through app_hidden.action_request_move.
 create table app_public.action_requests (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  title text not null,
-  body text,
-  severity text default 'INFO'::text not null,
-  kind text default 'FREE_FORM'::text not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the action request, as the MCP tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the request belongs to (the calling key's: no other is visible).
+  title text not null, -- What is to be decided, 1 to 500 characters.
+  body text, -- Details of the request, at most 100,000 characters; null = none.
+  severity text default 'INFO'::text not null, -- How prominently to show it: INFO (default), SUCCESS, WARNING, ERROR or CRITICAL.
+  kind text default 'FREE_FORM'::text not null, -- What accepting runs: FREE_FORM nothing (a plan's approval request activates the plan), TRANSITION moves the issue to payload.statusId, SET_LABELS adds and removes its labels, ASSIGN_AGENT assigns payload.agentId, CLOSE_AS_DUPLICATE closes it as a duplicate of payload.duplicateOfIssueId.
   payload jsonb default '{}'::jsonb not null, -- @behavior -* The bound dispatch's arguments (by kind). GraphQL: ActionRequest.payload (app_public.action_requests_payload).
-  assigned_user_id uuid,
-  assigned_agent_id uuid,
-  issue_id uuid,
-  comment_id uuid,
-  due_at timestamp with time zone,
-  source_type text,
+  assigned_user_id uuid, -- The member asked to decide, or null; cleared when that member leaves the workspace.
+  assigned_agent_id uuid, -- The agent asked to decide (its own keys may accept or decline), or null.
+  issue_id uuid, -- The issue the request is about, or null; a request on an issue is visible to a narrowed key only with its issue.
+  comment_id uuid, -- The comment the request was posted with (comments.create with actionRequest); null otherwise.
+  due_at timestamp with time zone, -- When a decision is wanted by; null = no date. Informational: nothing happens when it passes.
+  source_type text, -- What kind of record the request came from (sourceId): issue, comment, goal, execution-plan, execution-step, agent-run or action-request, which must exist; any other value is the requester's own label. Null = none.
   source_id uuid, -- @behavior -* What the request came from (sourceType). GraphQL: ActionRequest.sourceId (app_public.action_requests_source_id).
-  status text default 'OPEN'::text not null,
+  status text default 'OPEN'::text not null, -- OPEN or SNOOZED (set aside; may reopen) while undecided; RESOLVED (accepted or resolved), DISMISSED, REJECTED (declined) or SUPERSEDED (a newer request replaced it) are final.
   options jsonb, -- Poll options [{key, label, description?}]; NULL = not a poll.
-  voting_closed_at timestamp with time zone,
-  winning_option_key text,
-  requested_by_user_id uuid,
-  requested_by_agent_id uuid,
-  resolved_at timestamp with time zone,
-  resolved_by_user_id uuid,
-  resolved_by_agent_id uuid,
+  voting_closed_at timestamp with time zone, -- Polls: when voting closed (closeVoting, or the request being closed); null while votes are taken, and for a request without options.
+  winning_option_key text, -- Polls: the option closeVoting named the winner (most votes; a tie goes to the option voted for first, no votes to the first option); null otherwise.
+  requested_by_user_id uuid, -- The person whose key created the request (for an agent's key, the key's owner); null for a plugin key.
+  requested_by_agent_id uuid, -- The agent whose key created the request; null when no agent's key did.
+  resolved_at timestamp with time zone, -- When the request reached a final status (RESOLVED, DISMISSED, REJECTED or SUPERSEDED); null while OPEN or SNOOZED.
+  resolved_by_user_id uuid, -- The person whose key gave the request its final status (for an agent's key, the key's owner); null while undecided or when no person's key did.
+  resolved_by_agent_id uuid, -- The agent whose key gave the request its final status; null while undecided or when no agent's key did.
   dispatch_result jsonb, -- @behavior -* What accept did (the bound dispatch's result), kept for audit. GraphQL: ActionRequest.dispatchResult.
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  created_at timestamp with time zone default now() not null, -- When the request was created.
+  updated_at timestamp with time zone default now() not null, -- When the request last changed.
   constraint action_requests_pkey PRIMARY KEY (id),
   constraint action_requests_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint action_requests_assigned_user_id_fkey FOREIGN KEY (assigned_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
@@ -130,17 +130,17 @@ CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.action
 
 -- Append-only log of every state change; drives SSE, webhooks and the activity feed.
 create table app_public.activity_events (
-  id uuid default gen_random_uuid() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the event, as the event stream and webhook deliveries name it.
   seq bigint not null, -- Order of the workspace's events (their own sequence, app_private.workspace_seq_sequence), used for stable newest-first paging.
-  workspace_id uuid not null,
-  kind text not null,
-  subject_type text not null,
-  subject_id uuid,
+  workspace_id uuid not null, -- The workspace the event belongs to (the calling key's: no other is visible).
+  kind text not null, -- What happened: an event kind such as ISSUE_CREATED, ISSUE_STATUS_CHANGED or AGENT_ASSIGNED, as the event stream and webhooks carry it.
+  subject_type text not null, -- The kind of record the event is about, lowercase and hyphenated: issue, comment, project, agent, agent-run, membership, goal, execution-step, action-request, webhook, …
+  subject_id uuid, -- The id of the record the event is about (subjectType says which kind).
   payload jsonb default '{}'::jsonb not null, -- @behavior -* The event's details (spec 6.4). GraphQL: ActivityEvent.payload (app_public.activity_events_payload).
-  actor_user_id uuid,
-  actor_agent_id uuid,
+  actor_user_id uuid, -- The person whose key made the change (for an agent's key, the key's owner); null when the service acted on its own (sweeps, the dispatcher) or a plugin key did (an issue a plugin creates is credited to the first member).
+  actor_agent_id uuid, -- The agent whose key made the change; null when no agent's key did.
   actor_key_id uuid,
-  created_at timestamp with time zone default now() not null,
+  created_at timestamp with time zone default now() not null, -- When the event was recorded (the time of the transaction that made the change).
   stream_pos bigint, -- @behavior -* Position in the event stream, handed out after commit by app_private.sequence_events (one sequencer at a time, so every snapshot sees a prefix). SSE resumes with stream_pos > the last delivered one; NULL until sequenced (moments after commit). Not in GraphQL: one sequence for all workspaces.
   constraint activity_events_pkey PRIMARY KEY (id),
   constraint activity_events_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE
@@ -160,12 +160,12 @@ CREATE TRIGGER _510_agent_dispatch AFTER INSERT ON app_public.activity_events FO
 
 -- An agent's role in a crew (one role per agent per crew).
 create table app_public.agent_crew_members (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  crew_id uuid not null,
-  agent_id uuid not null,
-  role text not null,
-  created_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the membership, as agentCrews.removeMember and setMemberRole name it.
+  workspace_id uuid not null, -- The workspace the membership belongs to (the calling key's: no other is visible).
+  crew_id uuid not null, -- The crew.
+  agent_id uuid not null, -- The agent, a member of the crew once.
+  role text not null, -- PLANNER (decomposes goals into plans), WORKER (runs steps), REVIEWER (judges steps), OBSERVER or OPERATOR_PROXY.
+  created_at timestamp with time zone default now() not null, -- When the agent joined the crew.
   constraint agent_crew_members_pkey PRIMARY KEY (id),
   constraint agent_crew_members_crew_id_agent_id_key UNIQUE (crew_id, agent_id),
   constraint agent_crew_members_workspace_id_agent_id_fkey FOREIGN KEY (workspace_id, agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
@@ -189,14 +189,14 @@ CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE OF role ON app_publi
 
 -- A team of agents for goals (spec 2.15): PLANNER decomposes, WORKERs run steps, REVIEWER judges. Archived softly. maxParallel is recorded for planners (0 = no limit); the loop does not throttle on it.
 create table app_public.agent_crews (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  name text not null,
-  description text,
-  max_parallel integer default 1 not null,
-  archived_at timestamp with time zone,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the crew, as the MCP tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the crew belongs to (the calling key's: no other is visible).
+  name text not null, -- Display name, 1 to 200 characters.
+  description text, -- What the crew is for, at most 5,000 characters; null = none.
+  max_parallel integer default 1 not null, -- Steps the crew should run at once, 0 (no limit) to 100, default 1: recorded for planners; the loop does not enforce it.
+  archived_at timestamp with time zone, -- When the crew was archived; null = live. An archived crew takes no new goals or members; its goals keep it.
+  created_at timestamp with time zone default now() not null, -- When the crew was created.
+  updated_at timestamp with time zone default now() not null, -- When the crew last changed.
   constraint agent_crews_pkey PRIMARY KEY (id),
   constraint agent_crews_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint agent_crews_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
@@ -218,22 +218,22 @@ CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.agent_crews FOR 
 
 -- An agent's engagement on an issue. Assigning an agent opens an ACTIVE run and abandons the previous agent's open run. The current run of an issue is its newest run neither COMPLETED nor ABANDONED.
 create table app_public.agent_runs (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  agent_id uuid not null,
-  issue_id uuid not null,
-  status text default 'ACTIVE'::text not null,
-  engagement_mode text default 'EXECUTE'::text not null,
-  current_step text,
-  started_at timestamp with time zone default now() not null,
-  finished_at timestamp with time zone,
-  last_event_at timestamp with time zone default now() not null,
-  tokens_in bigint default 0 not null,
-  tokens_out bigint default 0 not null,
-  tokens_cached bigint default 0 not null,
-  cost_usd numeric default 0 not null,
-  control_state text,
-  completion_meta jsonb,
+  id uuid default gen_random_uuid() not null, -- UUID of the run, as the runs.* tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the run belongs to (the calling key's: no other is visible).
+  agent_id uuid not null, -- The agent working.
+  issue_id uuid not null, -- The issue worked on.
+  status text default 'ACTIVE'::text not null, -- ACTIVE, WAITING (blocked on someone else), STALLED (quiet for the workspace's agentRunStaleMinutes; its next sign of life makes it ACTIVE again), or closed: COMPLETED (runs.complete) or ABANDONED (unassigned, reassigned, canceled, the issue deleted or the agent archived).
+  engagement_mode text default 'EXECUTE'::text not null, -- EXECUTE (do the work, the default), RESEARCH, REVIEW or DISCUSS; in the last three the agent may comment but not change the issue.
+  current_step text, -- What the run is doing now, one line for people watching: set by runs.recordUsage (a plan step's run starts with the step's title); null = not said.
+  started_at timestamp with time zone default now() not null, -- When the run was opened (the assignment).
+  finished_at timestamp with time zone, -- When the run was COMPLETED or ABANDONED; null while open.
+  last_event_at timestamp with time zone default now() not null, -- The run's last sign of life (a report, a status change, a comment or chat reply of its agent); the stale-run sweep counts from it.
+  tokens_in bigint default 0 not null, -- Input tokens used so far, as the agent last reported them (runs.recordUsage sends totals).
+  tokens_out bigint default 0 not null, -- Output tokens used so far, as the agent last reported them.
+  tokens_cached bigint default 0 not null, -- Cached input tokens so far, as the agent last reported them.
+  cost_usd numeric default 0 not null, -- Cost in US dollars so far, exactly as the agent last reported it (a decimal string in GraphQL).
+  control_state text, -- Reserved for a runtime's control state (spec 2.11); nothing sets it yet, so it is null.
+  completion_meta jsonb, -- COMPLETED runs: what runs.complete reported (summary, producedArtifactIds, verificationResult, followUps, confidence, verdict) and the run contract version (contractVersion, completedAt); a canceled run keeps cancelReason; null otherwise.
   step_id uuid, -- The execution step this run works on (opened when the step became READY); its cost counts toward the goal's budget.
   constraint agent_runs_pkey PRIMARY KEY (id),
   constraint agent_runs_workspace_id_id_key UNIQUE (workspace_id, id),
@@ -269,22 +269,22 @@ CREATE TRIGGER _810_run_abandoned AFTER UPDATE OF status ON app_public.agent_run
 
 -- A software agent working in a workspace. profileKey is its handle for handoffs and assignment.
 create table app_public.agents (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  profile_key text not null,
-  name text not null,
-  status text default 'OFFLINE'::text not null,
-  runtime_mode text default 'PERSISTENT'::text not null,
-  provider text default 'CUSTOM'::text not null,
-  capabilities text[] default '{}'::text[] not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the agent, as the MCP tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the agent belongs to (the calling key's: no other is visible).
+  profile_key text not null, -- The agent's handle, unique in the workspace: 1 to 64 of a-z, 0-9, _ . - (starting with a letter or digit); used to assign and hand off work.
+  name text not null, -- Display name, 1 to 200 characters.
+  status text default 'OFFLINE'::text not null, -- Presence: ONLINE, BUSY or OFFLINE, as its agents.heartbeat last said; the dispatcher skips OFFLINE agents, and one silent for the workspace's agentRunStaleMinutes goes OFFLINE.
+  runtime_mode text default 'PERSISTENT'::text not null, -- PERSISTENT (a long-running agent, the default) or EPHEMERAL (a single-session one); informational, the service treats both alike.
+  provider text default 'CUSTOM'::text not null, -- The agent client it runs on: CUSTOM (default), CLAUDE, CODEX or HERMES.
+  capabilities text[] default '{}'::text[] not null, -- Tags the dispatcher matches: PRIORITY_MATCH against the issue's priority name, CAPABILITY_MATCH against its label names (case-insensitive); at most 50.
   max_concurrent integer default 1 not null, -- Open assigned issues the dispatcher may give this agent; 0 = unlimited.
   webhook_url text,
   runtime_id uuid, -- Runtime the agent runs on (set by agents.heartbeat {runtimeId}).
-  last_heartbeat_at timestamp with time zone,
-  last_dispatched_at timestamp with time zone,
-  archived_at timestamp with time zone,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  last_heartbeat_at timestamp with time zone, -- When the agent last sent agents.heartbeat; null = never.
+  last_dispatched_at timestamp with time zone, -- When the dispatcher last gave the agent an issue (round-robin picks the least recent first); null = never.
+  archived_at timestamp with time zone, -- When the agent was archived; null = live. An archived agent gets no work and its keys are refused (403 agent_archived) until it is unarchived.
+  created_at timestamp with time zone default now() not null, -- When the agent was created.
+  updated_at timestamp with time zone default now() not null, -- When the agent last changed (heartbeats included).
   constraint agents_pkey PRIMARY KEY (id),
   constraint agents_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint agents_workspace_id_profile_key_key UNIQUE (workspace_id, profile_key),
@@ -346,20 +346,20 @@ CREATE TRIGGER _900_expiry_job AFTER INSERT ON app_public.attachment_uploads FOR
 
 -- Files and links attached to issues, initiatives, cycles or comments. LINK rows: mimeType text/url, size 0.
 create table app_public.attachments (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  kind text not null,
-  target_type text not null,
-  target_id uuid not null,
-  external_url text,
-  link_title text,
-  filename text,
-  mime_type text not null,
-  size_bytes bigint default 0 not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the attachment, as the attachments.* tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the attachment belongs to (the calling key's: no other is visible).
+  kind text not null, -- FILE (an uploaded blob: attachments.initUpload, then finalize) or LINK (a URL: attachments.attachLink).
+  target_type text not null, -- What it is attached to: issue, initiative, cycle or comment.
+  target_id uuid not null, -- The id of the record it is attached to (targetType says which kind).
+  external_url text, -- LINK: the http(s) URL; null for a FILE.
+  link_title text, -- LINK: the title given, else the URL's hostname until a background job replaces it with the page's title; null for a FILE.
+  filename text, -- FILE: the file name given at upload. LINK: the link's title, or its hostname until a title is known.
+  mime_type text not null, -- FILE: the media type declared at upload (lowercase). LINK: text/url.
+  size_bytes bigint default 0 not null, -- FILE: size in bytes (a string in GraphQL). LINK: 0.
   storage_key text,
-  created_by_user_id uuid,
-  created_by_agent_id uuid,
-  created_at timestamp with time zone default now() not null,
+  created_by_user_id uuid, -- The person whose key attached it (for an agent's key, the key's owner); null for a plugin key.
+  created_by_agent_id uuid, -- The agent whose key attached it; null when no agent's key did.
+  created_at timestamp with time zone default now() not null, -- When it was attached.
   upload_id uuid, -- FILE rows: the attachment_uploads id it was finalized from (the job that cleans unfinalized uploads leaves these blobs alone).
   constraint attachments_pkey PRIMARY KEY (id),
   constraint attachments_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
@@ -390,13 +390,13 @@ CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE OF link_title ON app
 
 -- An arrow between two cards of one canvas (fromNode → toNode) with an optional label. A key sees it when it sees both cards.
 create table app_public.canvas_edges (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  canvas_id uuid not null,
-  from_node_id uuid not null,
-  to_node_id uuid not null,
-  label text,
-  created_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the edge, as the canvas.* tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the edge belongs to (the calling key's: no other is visible).
+  canvas_id uuid not null, -- The canvas the edge is on.
+  from_node_id uuid not null, -- The card the arrow starts at.
+  to_node_id uuid not null, -- The card the arrow points to (never the card it starts at).
+  label text, -- Text on the arrow, at most 200 characters; null = none.
+  created_at timestamp with time zone default now() not null, -- When the edge was drawn.
   constraint canvas_edges_pkey PRIMARY KEY (id),
   constraint canvas_edges_workspace_id_canvas_id_from_node_id_to_node_id_key UNIQUE (workspace_id, canvas_id, from_node_id, to_node_id),
   constraint canvas_edges_workspace_id_id_key UNIQUE (workspace_id, id),
@@ -432,19 +432,19 @@ create policy select_visible on app_public.canvas_edges for select to svc_visito
 
 -- A card on a canvas: an issue (kind issue) or free text (kind text) at x/y with a size and an optional #rrggbb color. A key sees an issue card only when it sees the issue.
 create table app_public.canvas_nodes (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  canvas_id uuid not null,
-  kind text not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the card, as the canvas.* tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the card belongs to (the calling key's: no other is visible).
+  canvas_id uuid not null, -- The canvas the card is on.
+  kind text not null, -- issue (a card showing issueId) or text (a card showing text).
   issue_id uuid, -- The issue of an issue card (one card per issue and canvas); deleting the issue for good removes the card.
-  text text,
-  x double precision not null,
-  y double precision not null,
-  width double precision default 240 not null,
-  height double precision default 120 not null,
-  color text,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  text text, -- Text cards: the text, 1 to 10,000 characters; null for an issue card.
+  x double precision not null, -- Horizontal position of the card on the canvas, -1,000,000 to 1,000,000.
+  y double precision not null, -- Vertical position of the card on the canvas, -1,000,000 to 1,000,000.
+  width double precision default 240 not null, -- Width of the card, 1 to 10,000 (default 240).
+  height double precision default 120 not null, -- Height of the card, 1 to 10,000 (default 120).
+  color text, -- Card color as #rrggbb (lowercase); null = the client's default.
+  created_at timestamp with time zone default now() not null, -- When the card was added.
+  updated_at timestamp with time zone default now() not null, -- When the card was last moved, resized, recolored or edited.
   constraint canvas_nodes_pkey PRIMARY KEY (id),
   constraint canvas_nodes_workspace_id_canvas_id_id_key UNIQUE (workspace_id, canvas_id, id),
   constraint canvas_nodes_workspace_id_canvas_id_issue_id_key UNIQUE (workspace_id, canvas_id, issue_id),
@@ -490,15 +490,15 @@ CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.canvas_nodes FOR EACH
 -- @name canvas_board
 -- A planning whiteboard of the workspace: issue and text cards (canvas_nodes) laid out at x/y positions, connected by edges (canvas_edges). Shared by everyone of the workspace; updatedAt moves with every card or edge change.
 create table app_public.canvases (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  name text not null,
-  description text,
-  created_by_user_id uuid,
-  created_by_agent_id uuid,
+  id uuid default gen_random_uuid() not null, -- UUID of the canvas, as the canvas.* tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the canvas belongs to (the calling key's: no other is visible).
+  name text not null, -- Display name, 1 to 200 characters.
+  description text, -- What the canvas is for, at most 10,000 characters; null = none.
+  created_by_user_id uuid, -- The person whose key created it (for an agent's key, the key's owner); null for a plugin key.
+  created_by_agent_id uuid, -- The agent whose key created it; null when no agent's key did.
   archived_at timestamp with time zone, -- Archived canvases leave canvas.list (unless includeArchived) and take no card or edge changes.
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  created_at timestamp with time zone default now() not null, -- When the canvas was created.
+  updated_at timestamp with time zone default now() not null, -- When the canvas, or any of its cards or edges, last changed.
   constraint canvases_pkey PRIMARY KEY (id),
   constraint canvases_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint canvases_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
@@ -525,18 +525,18 @@ CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.canvases FOR EACH ROW
 
 -- A persisted chat message: USER (a person, in-app) or AGENT (the addressee, chat.appendMessage or chat.finalizeDraft). Drafts are never stored.
 create table app_public.chat_messages (
-  id uuid default gen_random_uuid() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the message, as the chat tools name it (id is the GraphQL node id).
   seq bigint not null, -- Insertion order (messages of one transaction share created_at), from the workspace's own sequence (app_private.tg_chat_messages__seq).
-  workspace_id uuid not null,
-  thread_id uuid not null,
-  role text not null,
-  body text not null,
+  workspace_id uuid not null, -- The workspace the message belongs to (the calling key's: no other is visible).
+  thread_id uuid not null, -- The thread the message is in.
+  role text not null, -- USER (a person wrote it; it is dispatched to the agent) or AGENT (the thread's agent replied).
+  body text not null, -- The message text, 1 to 100,000 characters.
   context_snapshot jsonb, -- @behavior -* USER messages: where the person was ({route, issueId}); read by agent.context.bundle (linkedIssues). GraphQL: ChatMessage.contextSnapshot (app_public.chat_messages_context_snapshot).
-  source_run_id uuid,
-  author_user_id uuid,
-  author_agent_id uuid,
+  source_run_id uuid, -- AGENT messages: the agent's run the reply came from, when it said so; null otherwise.
+  author_user_id uuid, -- USER messages: the person who wrote it. AGENT messages: the owner of the agent's key that posted it.
+  author_agent_id uuid, -- AGENT messages: the thread's agent; null for USER messages.
   finalized_draft_id uuid, -- The streaming draft this AGENT message finalized (chat.finalizeDraft); unique per thread.
-  created_at timestamp with time zone default now() not null,
+  created_at timestamp with time zone default now() not null, -- When the message was posted (messages of one transaction share it; seq orders them).
   constraint chat_messages_pkey PRIMARY KEY (id),
   constraint chat_messages_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint chat_messages_author_user_id_fkey FOREIGN KEY (author_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
@@ -564,14 +564,14 @@ CREATE TRIGGER _050_seq BEFORE INSERT ON app_public.chat_messages FOR EACH ROW E
 
 -- A conversation between a person and one agent (the addressee). Only the addressee agent, the person who opened it and workspace admins see it.
 create table app_public.chat_threads (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  agent_id uuid not null,
-  created_by_user_id uuid,
-  title text,
+  id uuid default gen_random_uuid() not null, -- UUID of the thread, as the chat tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the thread belongs to (the calling key's: no other is visible).
+  agent_id uuid not null, -- The agent the thread is addressed to; only its keys reply.
+  created_by_user_id uuid, -- The person who opened the thread.
+  title text, -- Title given when the thread was opened, at most 200 characters; null = none.
   issue_id uuid, -- Optional issue the thread is about.
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  created_at timestamp with time zone default now() not null, -- When the thread was opened.
+  updated_at timestamp with time zone default now() not null, -- When the thread row last changed; new messages do not move it (nothing changes a thread after it is opened today).
   constraint chat_threads_pkey PRIMARY KEY (id),
   constraint chat_threads_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint chat_threads_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
@@ -593,20 +593,20 @@ CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.chat_threads FOR EACH
 
 -- Comments on issues. Deletion is soft (kept for audit, hidden from lists and bundles). Previous bodies in revisions (at most 20, oldest dropped).
 create table app_public.comments (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  issue_id uuid not null,
-  body text not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the comment, as the comments.* tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the comment belongs to (the calling key's: no other is visible).
+  issue_id uuid not null, -- The issue commented on.
+  body text not null, -- The current text, 1 to 100,000 characters (earlier ones: revisionHistory).
   kind text default 'COMMENT'::text not null, -- COMMENT; STATUS = the rolling status comment of an agent run (comments.upsertStatus); HANDOFF = written by issues.reassign.
   confidence text, -- LOW/MEDIUM/HIGH, persisted whoever the author; rendered only for agent-authored comments.
-  author_user_id uuid,
-  authoring_agent_id uuid,
-  run_id uuid,
+  author_user_id uuid, -- The person whose key wrote it (for an agent's key, the key's owner); null for a plugin key.
+  authoring_agent_id uuid, -- The agent whose key wrote it; null when a person's or a plugin's key did.
+  run_id uuid, -- The authoring agent's open run on the issue when it was written; null otherwise.
   revisions jsonb default '[]'::jsonb not null,
-  edited_at timestamp with time zone,
-  deleted_at timestamp with time zone,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  edited_at timestamp with time zone, -- When the body was last changed (comments.update); null = never edited.
+  deleted_at timestamp with time zone, -- When the comment was deleted (soft: kept for audit, left out of lists); null = live.
+  created_at timestamp with time zone default now() not null, -- When the comment was posted.
+  updated_at timestamp with time zone default now() not null, -- When the comment last changed (an edit or its deletion).
   constraint comments_pkey PRIMARY KEY (id),
   constraint comments_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint comments_author_user_id_fkey FOREIGN KEY (author_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
@@ -641,18 +641,18 @@ CREATE TRIGGER _810_drop_attachments AFTER UPDATE OF deleted_at ON app_public.co
 
 -- A workspace's link to an external repository (kind repo): the repohost tools read issues and pull requests through it, never write to the host.
 create table app_public.connection_mappings (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  kind text default 'repo'::text not null,
-  provider text default 'github'::text not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the mapping, as repoMappingsUpdate and the repohost tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the mapping belongs to (the calling key's: no other is visible).
+  kind text default 'repo'::text not null, -- Always repo: a mapping to a code repository.
+  provider text default 'github'::text not null, -- The repository host; always github (GitHub or GitHub Enterprise).
   repo_full_name text not null, -- owner/name on the host.
   token_env text, -- Name of the environment variable holding the host API token (the token itself is never stored); unset = anonymous.
   api_url text, -- API base URL for GitHub Enterprise (e.g. https://ghe.example.com/api/v3); unset = https://api.github.com.
   status_rules jsonb default '{}'::jsonb not null, -- External state → status category applied by repohost.sync to linked issues (SOURCE and IMPLEMENTS links), e.g. {"closed":"DONE","merged":"DONE"}.
   sync_title boolean default false not null, -- When true, repohost.sync copies the external title onto issues linked with kind SOURCE.
-  active boolean default true not null,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  active boolean default true not null, -- False pauses the repohost tools for this repository (422 mapping_inactive) without removing it.
+  created_at timestamp with time zone default now() not null, -- When the repository was mapped.
+  updated_at timestamp with time zone default now() not null, -- When the mapping last changed.
   constraint connection_mappings_pkey PRIMARY KEY (id),
   constraint connection_mappings_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint connection_mappings_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
@@ -677,15 +677,15 @@ CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.connection_mappings F
 
 -- A time-boxed iteration (shown as Sprint). At most one ACTIVE cycle per workspace: the current one.
 create table app_public.cycles (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  number integer not null,
-  name text not null,
-  starts_on date not null,
-  ends_on date not null,
-  status text default 'PLANNED'::text not null,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the cycle (sprint), as the cycles.* tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the cycle belongs to (the calling key's: no other is visible).
+  number integer not null, -- The cycle's number in the workspace, in order of creation.
+  name text not null, -- Display name, 1 to 200 characters (default "Sprint <number>").
+  starts_on date not null, -- First day of the cycle (a date, UTC).
+  ends_on date not null, -- Last day of the cycle (a date, UTC; never before startsOn).
+  status text default 'PLANNED'::text not null, -- The status as set: PLANNED, ACTIVE (cycles.create with activate), COMPLETED (after a rollover) or CANCELED; currentStatus gives it by the calendar.
+  created_at timestamp with time zone default now() not null, -- When the cycle was created.
+  updated_at timestamp with time zone default now() not null, -- When the cycle last changed.
   constraint cycles_pkey PRIMARY KEY (id),
   constraint cycles_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint cycles_workspace_id_number_key UNIQUE (workspace_id, number),
@@ -712,17 +712,17 @@ CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE ON app_public.cycles
 
 -- Routing rules for auto-dispatch, tried in position order before the workspace's dispatch mode: every condition that is set (priority, label, project) must match; the first matching rule names the target agent. A rule disappears with its label, project or agent.
 create table app_public.dispatch_rules (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the rule, as dispatchRulesUpdate, Reorder and Delete name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the rule belongs to (the calling key's: no other is visible).
   position integer not null, -- Order in which rules are tried (0 first).
-  name text,
+  name text, -- A label for the rule, 1 to 200 characters; null = none.
   priority text, -- Condition: the issue has this priority (unset = any).
   label_id uuid, -- Condition: the issue carries this label (unset = any).
   project_id uuid, -- Condition: the issue is in this project (unset = any).
   target_agent_id uuid not null, -- The agent a matching issue goes to (when it is eligible; else the mode picks, reason rule:<id>:target-ineligible).
   enabled boolean default true not null, -- Disabled rules are kept but skipped.
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  created_at timestamp with time zone default now() not null, -- When the rule was added.
+  updated_at timestamp with time zone default now() not null, -- When the rule last changed (a move in the order included).
   constraint dispatch_rules_pkey PRIMARY KEY (id),
   constraint dispatch_rules_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint dispatch_rules_workspace_id_position_key UNIQUE (workspace_id, "position") DEFERRABLE INITIALLY DEFERRED,
@@ -752,21 +752,21 @@ CREATE TRIGGER _850_wake_dispatcher AFTER INSERT OR UPDATE ON app_public.dispatc
 
 -- One attempt at a goal (spec 2.15, 3.8): DRAFT → APPROVED → RUNNING ⇄ BLOCKED → COMPLETED, CANCELED from any live state. A new decompose flips earlier attempts to isActiveAttempt false (and cancels a live one). auto_judge NULL = judge automatically when the goal's crew has a REVIEWER.
 create table app_public.execution_plans (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  goal_id uuid not null,
-  attempt integer default 1 not null,
-  status text default 'DRAFT'::text not null,
-  is_active_attempt boolean default true not null,
-  planner_agent_id uuid,
-  context_set_id text,
-  auto_judge boolean,
-  max_step_retries integer default 2 not null,
-  approval_request_id uuid,
-  started_at timestamp with time zone,
-  finished_at timestamp with time zone,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the plan, as the plans.* and executionPlans.* tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the plan belongs to (the calling key's: no other is visible).
+  goal_id uuid not null, -- The goal this plan is an attempt at.
+  attempt integer default 1 not null, -- Which attempt at the goal this is, from 1.
+  status text default 'DRAFT'::text not null, -- DRAFT (steps being added), APPROVED, RUNNING, BLOCKED (held, by a review gate or by hand), or final: COMPLETED or CANCELED.
+  is_active_attempt boolean default true not null, -- True for the goal's current attempt; a new decompose turns the earlier ones false.
+  planner_agent_id uuid, -- The agent dispatched to plan it (plannerAgentId, else the crew's PLANNER, else the calling agent); null = none.
+  context_set_id text, -- An opaque label of the context agents should load, passed to them with each step's dispatch (a step's own wins); null = none.
+  auto_judge boolean, -- Whether a step moved to REVIEW gets a judge dispatched automatically; null = yes when the goal's crew has a REVIEWER.
+  max_step_retries integer default 2 not null, -- FAIL verdicts a step may get before it is BLOCKED, 0 to 20 (default 2).
+  approval_request_id uuid, -- The action request asking to approve the plan (plans.requestApproval); accepting it activates the plan. Null = none asked.
+  started_at timestamp with time zone, -- When the plan first started RUNNING; null before.
+  finished_at timestamp with time zone, -- When the plan was COMPLETED or CANCELED; null before.
+  created_at timestamp with time zone default now() not null, -- When the plan attempt was created.
+  updated_at timestamp with time zone default now() not null, -- When the plan last changed.
   constraint execution_plans_pkey PRIMARY KEY (id),
   constraint execution_plans_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint execution_plans_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
@@ -799,26 +799,26 @@ CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.execut
 
 -- A step of a plan (spec 2.15, 3.9): TODO (waiting on dependencies) → READY → RUNNING → REVIEW → DONE, with BLOCKED (gate) and CANCELED. A step becomes READY only when every step in depends_on_step_ids is DONE. Status moves only through app_hidden.step_move; EXECUTION_STEP_STATUS_CHANGED by trigger.
 create table app_public.execution_steps (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  plan_id uuid not null,
-  position integer not null,
-  title text not null,
-  body text,
-  expected_output text,
-  verification jsonb default '[]'::jsonb not null,
-  depends_on_step_ids uuid[] default '{}'::uuid[] not null,
-  assigned_agent_id uuid,
-  assigned_role text,
-  status text default 'TODO'::text not null,
-  retry_count integer default 0 not null,
-  last_feedback text,
-  judge_verdict jsonb,
-  judge_agent_id uuid,
-  context_set_id text,
-  source_run_id uuid,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the step, as the plans.* and executionPlans.* tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the step belongs to (the calling key's: no other is visible).
+  plan_id uuid not null, -- The plan the step belongs to.
+  position integer not null, -- Order of the step in its plan, from 0; unique within the plan.
+  title text not null, -- What the step is, 1 to 500 characters.
+  body text, -- Instructions for the agent doing it; null = none.
+  expected_output text, -- What the step should produce; null = not said.
+  verification jsonb default '[]'::jsonb not null, -- Checks the result must pass, [{label, done}] (empty = none).
+  depends_on_step_ids uuid[] default '{}'::uuid[] not null, -- Steps of the same plan that must be DONE before this one becomes READY (empty = a root step).
+  assigned_agent_id uuid, -- The agent that runs the step: the one named when it was added, else (once READY) the crew member in its assignedRole; null = none yet.
+  assigned_role text, -- The crew role whose member runs the step when no live agent is named (PLANNER, WORKER, REVIEWER, OBSERVER, OPERATOR_PROXY); null = WORKER.
+  status text default 'TODO'::text not null, -- TODO (waiting on dependencies), READY (dispatched), RUNNING, REVIEW (awaiting a verdict), DONE, BLOCKED (a review gate holds it) or CANCELED.
+  retry_count integer default 0 not null, -- FAIL verdicts that sent the step back to READY so far.
+  last_feedback text, -- The feedback of the last FAIL verdict, given to the agent on its retry; null = none.
+  judge_verdict jsonb, -- The last verdict: {verdict PASS | FAIL, feedback, score, judgedByAgentId, judgedAt}; null = not judged.
+  judge_agent_id uuid, -- The agent dispatched to judge the step (plans.judge, or auto-judging); null = none.
+  context_set_id text, -- An opaque label of the context the agent should load, passed with the step's dispatch; null = the plan's.
+  source_run_id uuid, -- The run a move of the step was last reported from (executionPlans.transitionStep sourceRunId, one of the step's runs); null = none.
+  created_at timestamp with time zone default now() not null, -- When the step was added.
+  updated_at timestamp with time zone default now() not null, -- When the step last changed.
   constraint execution_steps_pkey PRIMARY KEY (id),
   constraint execution_steps_plan_id_position_key UNIQUE (plan_id, "position"),
   constraint execution_steps_workspace_id_id_key UNIQUE (workspace_id, id),
@@ -854,14 +854,14 @@ CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.execut
 
 -- An issue's link to an external issue or pull request, with its kind (SOURCE: imported from it; IMPLEMENTS, REVIEWS, RELATES_TO).
 create table app_public.external_links (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  issue_id uuid not null,
-  resource_id uuid not null,
-  kind text not null,
-  created_by_user_id uuid,
-  created_by_agent_id uuid,
-  created_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the link, as the repohost tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the link belongs to (the calling key's: no other is visible).
+  issue_id uuid not null, -- The issue linked.
+  resource_id uuid not null, -- The external issue or pull request (its local snapshot) linked to.
+  kind text not null, -- SOURCE (the issue was imported from it), IMPLEMENTS, REVIEWS or RELATES_TO; repohost.sync applies status rules to SOURCE and IMPLEMENTS links.
+  created_by_user_id uuid, -- The person whose key made the link (for an agent's key, the key's owner); null for a plugin key.
+  created_by_agent_id uuid, -- The agent whose key made the link; null when no agent's key did.
+  created_at timestamp with time zone default now() not null, -- When the link was made.
   constraint external_links_pkey PRIMARY KEY (id),
   constraint external_links_workspace_id_issue_id_resource_id_key UNIQUE (workspace_id, issue_id, resource_id),
   constraint external_links_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
@@ -885,19 +885,19 @@ CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE OF kind ON app_publi
 
 -- An issue or pull request on a repository host as last read (the local snapshot).
 create table app_public.external_resources (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  mapping_id uuid,
-  provider text default 'github'::text not null,
-  repo_full_name text not null,
-  type text not null,
-  number integer not null,
-  url text not null,
-  title text,
-  state text,
+  id uuid default gen_random_uuid() not null, -- UUID of the snapshot, as the repohost tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the snapshot belongs to (the calling key's: no other is visible).
+  mapping_id uuid, -- The repository mapping it was last read through; null once that mapping is deleted (it can then no longer be synced).
+  provider text default 'github'::text not null, -- The repository host; always github.
+  repo_full_name text not null, -- The repository, owner/name.
+  type text not null, -- issue or pull_request.
+  number integer not null, -- Its number in the repository.
+  url text not null, -- Its web address on the host.
+  title text, -- Its title as last read; null if the host gave none.
+  state text, -- open, closed or merged, as last read from the host; null if the host gave none.
   snapshot jsonb default '{}'::jsonb not null, -- The host's fields we keep: title, state, author, labels, assignees, htmlUrl, updatedAt, closedAt, mergedAt, draft.
-  synced_at timestamp with time zone,
-  created_at timestamp with time zone default now() not null,
+  synced_at timestamp with time zone, -- When it was last read from the host (import, link or repohost.sync).
+  created_at timestamp with time zone default now() not null, -- When it was first read.
   constraint external_resources_pkey PRIMARY KEY (id),
   constraint external_resources_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint external_resources_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
@@ -935,23 +935,23 @@ create policy select_in_workspace on app_public.former_members for select to svc
 
 -- An outcome the agents pursue (spec 2.15, 3.7): OPEN → PLANNING (plans.decompose) → ACTIVE (plan activated) → ACHIEVED (every step of the active plan DONE); ABANDONED from any live state. Status moves only through app_hidden.goal_move; GOAL_STATUS_CHANGED by trigger.
 create table app_public.goals (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  title text not null,
-  description text,
-  issue_id uuid,
-  crew_id uuid,
-  max_total_cost_usd numeric,
-  max_wall_time_minutes integer,
-  status text default 'OPEN'::text not null,
-  started_at timestamp with time zone,
-  finished_at timestamp with time zone,
-  abandon_reason text,
-  archived_at timestamp with time zone,
-  created_by_user_id uuid,
-  created_by_agent_id uuid,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the goal, as the goals.* and plans.* tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the goal belongs to (the calling key's: no other is visible).
+  title text not null, -- The outcome wanted, 1 to 500 characters.
+  description text, -- More about the goal, at most 100,000 characters; null = none.
+  issue_id uuid, -- The issue the goal serves: its steps' runs are opened on it, and the goal follows its visibility; null = none.
+  crew_id uuid, -- The crew that pursues the goal (planner, workers, reviewer); null = none.
+  max_total_cost_usd numeric, -- Cost cap in US dollars over the runs of all its plans' steps: crossing it blocks the running plan behind a review gate. Null = no cap.
+  max_wall_time_minutes integer, -- Time cap in minutes from when the goal became ACTIVE: passing it blocks the running plan behind a review gate. Null = no cap.
+  status text default 'OPEN'::text not null, -- OPEN, PLANNING (a plan is being drafted), ACTIVE (a plan runs), or final: ACHIEVED (every step of the active plan DONE) or ABANDONED.
+  started_at timestamp with time zone, -- When the goal first became ACTIVE (a plan ran); null before.
+  finished_at timestamp with time zone, -- When the goal was ACHIEVED or ABANDONED; null before.
+  abandon_reason text, -- Why it was abandoned (goals.abandon reason, or a rejected review gate); null otherwise.
+  archived_at timestamp with time zone, -- When the goal was archived (goals.list then leaves it out unless includeArchived); null = not archived. No tool archives goals yet.
+  created_by_user_id uuid, -- The person whose key created it (for an agent's key, the key's owner); null for a plugin key.
+  created_by_agent_id uuid, -- The agent whose key created it; null when no agent's key did.
+  created_at timestamp with time zone default now() not null, -- When the goal was created.
+  updated_at timestamp with time zone default now() not null, -- When the goal last changed.
   constraint goals_pkey PRIMARY KEY (id),
   constraint goals_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint goals_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
@@ -995,13 +995,13 @@ CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status, title, description 
 
 -- A long-running objective; projects link to it through initiativeId.
 create table app_public.initiatives (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  name text not null,
-  description text,
-  archived_at timestamp with time zone,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the initiative, as the initiatives.* tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the initiative belongs to (the calling key's: no other is visible).
+  name text not null, -- Display name, 1 to 200 characters.
+  description text, -- What the initiative is about, at most 100,000 characters; null = none.
+  archived_at timestamp with time zone, -- When the initiative was archived (soft); null = live.
+  created_at timestamp with time zone default now() not null, -- When the initiative was created.
+  updated_at timestamp with time zone default now() not null, -- When the initiative last changed.
   constraint initiatives_pkey PRIMARY KEY (id),
   constraint initiatives_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint initiatives_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
@@ -1021,10 +1021,10 @@ CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.initiatives FOR 
 
 -- Labels on issues.
 create table app_public.issue_labels (
-  workspace_id uuid not null,
-  issue_id uuid not null,
-  label_id uuid not null,
-  created_at timestamp with time zone default now() not null,
+  workspace_id uuid not null, -- The workspace the label assignment belongs to (the calling key's: no other is visible).
+  issue_id uuid not null, -- The issue labeled.
+  label_id uuid not null, -- The label on it.
+  created_at timestamp with time zone default now() not null, -- When the label was put on the issue.
   constraint issue_labels_pkey PRIMARY KEY (issue_id, label_id),
   constraint issue_labels_workspace_id_issue_id_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES app_public.issues(workspace_id, id) ON DELETE CASCADE,
   constraint issue_labels_workspace_id_label_id_fkey FOREIGN KEY (workspace_id, label_id) REFERENCES app_public.labels(workspace_id, id) ON DELETE CASCADE
@@ -1047,14 +1047,14 @@ CREATE TRIGGER _800_events AFTER INSERT OR DELETE ON app_public.issue_labels FOR
 
 -- Directed links between issues. BLOCKED_BY is stored as the reverse BLOCKS (A BLOCKED_BY B = B BLOCKS A), so each fact has one row; RELATES_TO is symmetric and stored once.
 create table app_public.issue_relations (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  from_issue_id uuid not null,
-  to_issue_id uuid not null,
-  kind text not null,
-  created_by_user_id uuid,
-  created_by_agent_id uuid,
-  created_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the relation, as relations.remove names it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the relation belongs to (the calling key's: no other is visible).
+  from_issue_id uuid not null, -- The issue the link reads from: fromIssue kind toIssue (ENG-4 BLOCKS ENG-5).
+  to_issue_id uuid not null, -- The issue the link points to.
+  kind text not null, -- BLOCKS, DUPLICATES or RELATES_TO (symmetric, stored once); a BLOCKED_BY link is stored as the reverse BLOCKS.
+  created_by_user_id uuid, -- The person whose key made the link (for an agent's key, the key's owner); null for a plugin key.
+  created_by_agent_id uuid, -- The agent whose key made the link; null when no agent's key did.
+  created_at timestamp with time zone default now() not null, -- When the link was made.
   constraint issue_relations_pkey PRIMARY KEY (id),
   constraint issue_relations_from_issue_id_to_issue_id_kind_key UNIQUE (from_issue_id, to_issue_id, kind),
   constraint issue_relations_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
@@ -1093,12 +1093,12 @@ CREATE TRIGGER _800_events AFTER INSERT OR DELETE ON app_public.issue_relations 
 
 -- Who watches an issue: an agent (agent-linked keys) or a user.
 create table app_public.issue_watchers (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  issue_id uuid not null,
-  user_id uuid,
-  agent_id uuid,
-  created_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the watch.
+  workspace_id uuid not null, -- The workspace the watch belongs to (the calling key's: no other is visible).
+  issue_id uuid not null, -- The issue watched.
+  user_id uuid, -- The person watching (a person's key); null when an agent watches.
+  agent_id uuid, -- The agent watching (an agent's key); null when a person watches.
+  created_at timestamp with time zone default now() not null, -- When the watch began.
   constraint issue_watchers_pkey PRIMARY KEY (id),
   constraint issue_watchers_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
   constraint issue_watchers_workspace_id_agent_id_fkey FOREIGN KEY (workspace_id, agent_id) REFERENCES app_public.agents(workspace_id, id) ON DELETE CASCADE,
@@ -1126,33 +1126,33 @@ create policy select_on_visible_issues on app_public.issue_watchers for select t
 
 -- A unit of work. key = <workspace key>-<number>. Deletion is soft (deletedAt).
 create table app_public.issues (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  number integer not null,
-  key text not null,
-  title text not null,
-  description text,
-  priority text default 'NONE'::text not null,
-  status_id uuid not null,
-  project_id uuid,
+  id uuid default gen_random_uuid() not null, -- UUID of the issue, as the MCP tools name it (they also take its key; id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the issue belongs to (the calling key's: no other is visible).
+  number integer not null, -- The issue's number in the workspace, from 1.
+  key text not null, -- Human-readable handle, <workspace key>-<number> (ENG-12); the MCP tools take it in place of the issue's id.
+  title text not null, -- One line, 1 to 500 characters.
+  description text, -- The issue's text, at most 100,000 characters; null = none.
+  priority text default 'NONE'::text not null, -- NONE (default), LOW, MEDIUM, HIGH or URGENT; priorityRank orders them by urgency.
+  status_id uuid not null, -- The issue's workflow status (its category decides whether it is open, started or done).
+  project_id uuid, -- The project the issue is in; null = none.
   parent_id uuid,
-  assigned_agent_id uuid,
+  assigned_agent_id uuid, -- The agent assigned to the issue; null = none (before the first assignment, or after unassign).
   claimed_by_id uuid, -- Human claim set by issues.claim; soft-expires at claimExpiresAt.
-  claim_expires_at timestamp with time zone,
+  claim_expires_at timestamp with time zone, -- When claimedById's claim lapses (another person may then claim or release it); null = not claimed.
   queued boolean default false not null, -- True = in the dispatch pool; the dispatcher considers only queued, unassigned issues.
-  due_date date,
-  estimate numeric,
-  sla_minutes integer,
-  expected_output text,
+  due_date date, -- The day the issue is due (a date); null = none.
+  estimate numeric, -- Size estimate, 0 to 10,000, in a unit the team chooses (the service defines none); a decimal string in GraphQL. Null = none.
+  sla_minutes integer, -- Minutes a queued issue may stay open, counted from when it was last queued; past it ISSUE_SLA_BREACH fires. Null = no SLA.
+  expected_output text, -- What finishing the issue should produce, told to the agent that works on it; null = not said.
   verification_checklist jsonb default '[]'::jsonb not null, -- Completion contract: [{id, label, done}] that an EXECUTE run must report done.
-  artifact_required boolean default false not null,
-  created_by_user_id uuid,
-  created_by_agent_id uuid,
-  started_at timestamp with time zone,
-  completed_at timestamp with time zone,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
-  deleted_at timestamp with time zone,
+  artifact_required boolean default false not null, -- When true, an EXECUTE run completes only with at least one produced artifact (an attachment).
+  created_by_user_id uuid, -- The person whose key created it (for an agent's key, the key's owner; for a plugin key, the first member).
+  created_by_agent_id uuid, -- The agent whose key created it; null when no agent's key did.
+  started_at timestamp with time zone, -- When the issue first reached an IN_PROGRESS, IN_REVIEW or DONE status; null before.
+  completed_at timestamp with time zone, -- When the issue reached a DONE or CANCELED status; null while open (cleared when reopened).
+  created_at timestamp with time zone default now() not null, -- When the issue was created.
+  updated_at timestamp with time zone default now() not null, -- When the issue last changed.
+  deleted_at timestamp with time zone, -- When the issue was deleted (soft: hidden from reads, restorable with issues.restore); null = live.
   cycle_id uuid, -- The cycle (sprint) the issue is planned in.
   search tsvector generated always as (app_hidden.search_document(workspace_id, title, description)) stored, -- @behavior -* Full-text search document: title (weight A) and description (weight B), simple configuration, each lexeme keyed with the workspace's tag (app_hidden.search_document).
   label_ids uuid[] default '{}'::uuid[] not null, -- The ids of the issue's labels, in the order they were added (kept from issue_labels by trigger _700_label_ids; read-only copy).
@@ -1217,13 +1217,13 @@ CREATE TRIGGER _850_wake_dispatcher AFTER INSERT OR UPDATE OF queued, assigned_a
 
 -- Labels that can be put on issues; also a narrowing dimension for keys.
 create table app_public.labels (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  name text not null,
-  color text default '#64748b'::text not null,
-  description text,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the label, as the MCP tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the label belongs to (the calling key's: no other is visible).
+  name text not null, -- The label's name, 1 to 100 characters, unique in the workspace regardless of case.
+  color text default '#64748b'::text not null, -- Color as #RRGGBB (default #64748b).
+  description text, -- What the label means, at most 1,000 characters; null = none.
+  created_at timestamp with time zone default now() not null, -- When the label was created.
+  updated_at timestamp with time zone default now() not null, -- When the label last changed.
   constraint labels_pkey PRIMARY KEY (id),
   constraint labels_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint labels_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
@@ -1246,11 +1246,11 @@ CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE ON app_public.labels
 
 -- A user's role in a workspace: OWNER, ADMIN or MEMBER.
 create table app_public.memberships (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  user_id uuid not null,
-  role text default 'MEMBER'::text not null,
-  created_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the membership.
+  workspace_id uuid not null, -- The workspace (the calling key's: no other is visible).
+  user_id uuid not null, -- The member.
+  role text default 'MEMBER'::text not null, -- OWNER, ADMIN or MEMBER: OWNER and ADMIN may use the administrative mutations; only an OWNER may grant or take away OWNER.
+  created_at timestamp with time zone default now() not null, -- When the person joined the workspace.
   constraint memberships_pkey PRIMARY KEY (id),
   constraint memberships_workspace_id_user_id_key UNIQUE (workspace_id, user_id),
   constraint memberships_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
@@ -1267,17 +1267,17 @@ CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE ON app_public.member
 
 -- A user's private markdown notes and daily journal in a workspace. Only the owner sees them.
 create table app_public.notes (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  user_id uuid not null,
-  title text,
-  body text default ''::text not null,
-  pinned boolean default false not null,
-  kind text default 'NOTE'::text not null,
-  journal_date date,
-  archived_at timestamp with time zone,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the note, as the notes.* tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the note belongs to (the calling key's: no other is visible).
+  user_id uuid not null, -- The note's owner, the only one who sees it.
+  title text, -- Title, at most 500 characters; null = none.
+  body text default ''::text not null, -- The note's Markdown text, at most 200,000 characters (an empty string when there is none).
+  pinned boolean default false not null, -- Whether the owner pinned the note.
+  kind text default 'NOTE'::text not null, -- NOTE (default) or JOURNAL (one day's journal entry, journalDate).
+  journal_date date, -- JOURNAL notes: the day the entry is for; null for a NOTE.
+  archived_at timestamp with time zone, -- When the note was archived (notes.archive; notesRestore undoes it); null = live.
+  created_at timestamp with time zone default now() not null, -- When the note was created.
+  updated_at timestamp with time zone default now() not null, -- When the note last changed.
   constraint notes_pkey PRIMARY KEY (id),
   constraint notes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
   constraint notes_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
@@ -1299,14 +1299,14 @@ CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.notes FOR EACH ROW EX
 
 -- Whether a user is notified of an event kind, and how. workspace_id NULL = the user's global default for every workspace; a workspace row wins over it; no row = enabled.
 create table app_public.notification_preferences (
-  id uuid default gen_random_uuid() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the preference.
   workspace_id uuid, -- NULL for a global (cross-workspace) row.
-  user_id uuid not null,
-  event_kind text not null,
-  enabled boolean default true not null,
+  user_id uuid not null, -- The person the preference is for (only they see it).
+  event_kind text not null, -- The event kind it is about, such as ISSUE_ASSIGNED.
+  enabled boolean default true not null, -- Whether the person is notified of that event kind (with no row: yes).
   delivery text default 'INBOX_ONLY'::text not null, -- INBOX_ONLY or INBOX_AND_DIGEST; today both behave the same (spec 4.13).
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  created_at timestamp with time zone default now() not null, -- When the preference was first set.
+  updated_at timestamp with time zone default now() not null, -- When the preference last changed.
   constraint notification_preferences_pkey PRIMARY KEY (id),
   constraint notification_preferences_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
   constraint notification_preferences_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
@@ -1329,13 +1329,13 @@ CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.notification_preferen
 
 -- A user's pinned items. MCP pins.* handle issue pins; other target types are in-app only.
 create table app_public.pins (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  user_id uuid not null,
-  target_type text not null,
-  target_id uuid not null,
-  position integer default 0 not null,
-  created_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the pin, as pinsReorder names it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the pin belongs to (the calling key's: no other is visible).
+  user_id uuid not null, -- The person who pinned it (a pin is theirs alone).
+  target_type text not null, -- What is pinned: ISSUE (MCP pins.*), or PROJECT, INITIATIVE, SAVED_VIEW, CYCLE or AGENT (in-app pinsAdd).
+  target_id uuid not null, -- The id of the pinned record (targetType says which kind).
+  position integer default 0 not null, -- Order among the person's pins, 0 first.
+  created_at timestamp with time zone default now() not null, -- When it was pinned.
   constraint pins_pkey PRIMARY KEY (id),
   constraint pins_workspace_id_user_id_target_type_target_id_key UNIQUE (workspace_id, user_id, target_type, target_id),
   constraint pins_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
@@ -1359,14 +1359,14 @@ create policy owner_all on app_public.pins for all to current_user using (true) 
 
 -- A body of work grouping issues. Archiving is soft (archivedAt).
 create table app_public.projects (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  name text not null,
-  description text,
+  id uuid default gen_random_uuid() not null, -- UUID of the project, as the MCP tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the project belongs to (the calling key's: no other is visible).
+  name text not null, -- Display name, 1 to 200 characters.
+  description text, -- What the project is about, at most 100,000 characters; null = none.
   initiative_id uuid,
-  archived_at timestamp with time zone,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  archived_at timestamp with time zone, -- When the project was archived (soft: new issues cannot use it; its issues keep it); null = live.
+  created_at timestamp with time zone default now() not null, -- When the project was created.
+  updated_at timestamp with time zone default now() not null, -- When the project last changed.
   constraint projects_pkey PRIMARY KEY (id),
   constraint projects_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint projects_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
@@ -1388,21 +1388,21 @@ CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.projects FOR EAC
 
 -- An approval checkpoint of the loop: opened when a step is BLOCKED (it holds the step) or a budget is breached (it holds the plan), or by hand. PENDING → APPROVED (continue) | REJECTED (abandon the goal) | CANCELED (its plan ended first).
 create table app_public.review_gates (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  plan_id uuid not null,
-  step_id uuid,
-  reason text not null,
-  status text default 'PENDING'::text not null,
-  title text not null,
-  details jsonb default '{}'::jsonb not null,
-  resolution_note text,
-  opened_by_user_id uuid,
-  opened_by_agent_id uuid,
-  resolved_by_user_id uuid,
-  resolved_at timestamp with time zone,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the gate, as the reviewGates.* tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the gate belongs to (the calling key's: no other is visible).
+  plan_id uuid not null, -- The plan the gate holds (or whose step it holds).
+  step_id uuid, -- The step the gate holds (BLOCKED until resolved); null when it holds the whole plan.
+  reason text not null, -- Why it opened: STEP_BLOCKED (a step failed review too often or was blocked), BUDGET_COST or BUDGET_WALL_TIME (the goal's cap was crossed), MANUAL (reviewGates.open).
+  status text default 'PENDING'::text not null, -- PENDING, or final: APPROVED (the step or plan continues), REJECTED (the goal is abandoned) or CANCELED (its plan ended first).
+  title text not null, -- What is to be reviewed (given to reviewGates.open, or written by the loop).
+  details jsonb default '{}'::jsonb not null, -- Facts behind it, by reason: {feedback, retryCount}, {note}, or {totalCostUsd, maxTotalCostUsd, maxWallTimeMinutes, startedAt, runId}.
+  resolution_note text, -- The note given when it was resolved; null = none.
+  opened_by_user_id uuid, -- The person whose key opened it, by hand or by a call that tripped it (for an agent's key, the key's owner); null when no person's key did.
+  opened_by_agent_id uuid, -- The agent whose key opened it; null when no agent's key did.
+  resolved_by_user_id uuid, -- The person whose key resolved or canceled it (for an agent's key, the key's owner); null while PENDING or when no person's key did.
+  resolved_at timestamp with time zone, -- When it left PENDING; null while pending.
+  created_at timestamp with time zone default now() not null, -- When the gate opened.
+  updated_at timestamp with time zone default now() not null, -- When the gate last changed.
   constraint review_gates_pkey PRIMARY KEY (id),
   constraint review_gates_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint review_gates_opened_by_user_id_fkey FOREIGN KEY (opened_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
@@ -1438,19 +1438,19 @@ CREATE TRIGGER _800_events AFTER INSERT OR UPDATE OF status ON app_public.review
 
 -- A machine or service that runs agents (spec 2.10). Registered by ADMIN keys; agents attach with agents.heartbeat {runtimeId}.
 create table app_public.runtimes (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  name text not null,
-  kind text not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the runtime, as the runtimes.* tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the runtime belongs to (the calling key's: no other is visible).
+  name text not null, -- Display name, 1 to 200 characters.
+  kind text not null, -- LOCAL_DAEMON, REMOTE_HTTP or CLOUD.
   endpoint text,
-  providers_available text[] default '{}'::text[] not null,
+  providers_available text[] default '{}'::text[] not null, -- The agent clients it can run: CUSTOM, CLAUDE, CODEX, HERMES.
   info jsonb default '{}'::jsonb not null, -- Sanitized metadata: only runtimeVersion, bridgeVersion, codexVersion, containerImage, hostname, os, arch, workspaceRoot are kept.
   config jsonb default '{}'::jsonb not null, -- Adapter configuration (runtimes.configure); keys are whitelisted per adapter.
   owner_id uuid, -- The user of the key that registered it; NULL when an AGENT key registered it.
-  heartbeat_at timestamp with time zone,
-  archived_at timestamp with time zone,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  heartbeat_at timestamp with time zone, -- Its last runtimes.heartbeat (or re-registration); null = none yet.
+  archived_at timestamp with time zone, -- When the runtime was archived; null = live (no tool archives one today; runtimes.register with its runtimeId restores one).
+  created_at timestamp with time zone default now() not null, -- When the runtime was registered.
+  updated_at timestamp with time zone default now() not null, -- When the runtime last changed.
   constraint runtimes_pkey PRIMARY KEY (id),
   constraint runtimes_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint runtimes_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
@@ -1476,14 +1476,14 @@ CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.runtimes FOR EACH ROW
 
 -- Workflow statuses of a workspace, ordered by position. A new workspace gets Backlog, Todo (default), In Progress, In Review, Done, Canceled.
 create table app_public.statuses (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  name text not null,
-  category text not null,
-  color text default '#94a3b8'::text not null,
-  position integer default 0 not null,
-  is_default boolean default false not null,
-  created_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the status (issues.transition takes it; id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the status belongs to (the calling key's: no other is visible).
+  name text not null, -- Display name, 1 to 100 characters, unique in the workspace regardless of case.
+  category text not null, -- What the status means to the service: BACKLOG, TODO, IN_PROGRESS, IN_REVIEW, DONE or CANCELED (DONE and CANCELED close an issue).
+  color text default '#94a3b8'::text not null, -- Color as #RRGGBB (default #94a3b8).
+  position integer default 0 not null, -- Order on the board, 0 first.
+  is_default boolean default false not null, -- The status a new issue gets when none is given; exactly one per workspace.
+  created_at timestamp with time zone default now() not null, -- When the status was created.
   constraint statuses_pkey PRIMARY KEY (id),
   constraint statuses_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint statuses_workspace_id_name_key UNIQUE (workspace_id, name),
@@ -1507,15 +1507,15 @@ create policy update_as_workspace_admin on app_public.statuses for update to svc
 
 -- Time spent on issues: a running timer (duration_min null) or a finished/logged entry. One running timer per user per workspace.
 create table app_public.time_entries (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the entry, as the time.* tools name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the entry belongs to (the calling key's: no other is visible).
   issue_id uuid not null,
-  user_id uuid not null,
-  started_at timestamp with time zone,
-  ended_at timestamp with time zone,
-  duration_min integer,
-  note text,
-  created_at timestamp with time zone default now() not null,
+  user_id uuid not null, -- The person whose time it is.
+  started_at timestamp with time zone, -- When the timer started, or the logged work began.
+  ended_at timestamp with time zone, -- When the work ended; null while the timer runs.
+  duration_min integer, -- Whole minutes spent; null while the timer runs.
+  note text, -- What the time was spent on; null = none.
+  created_at timestamp with time zone default now() not null, -- When the entry was created.
   constraint time_entries_pkey PRIMARY KEY (id),
   constraint time_entries_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
   constraint time_entries_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
@@ -1545,10 +1545,10 @@ create policy update_own_time on app_public.time_entries for update to svc_visit
 
 -- A person. Users are global; they reach a workspace through a membership.
 create table app_public.users (
-  id uuid default gen_random_uuid() not null,
-  email text not null,
-  name text default ''::text not null,
-  image_url text,
+  id uuid default gen_random_uuid() not null, -- UUID of the person (userId elsewhere).
+  email text not null, -- The person's email address, unique regardless of case.
+  name text default ''::text not null, -- Display name (the part of the email before @ when the person was added).
+  image_url text, -- Address of the person's avatar image; null = none (the service sets none itself).
   timezone text default 'UTC'::text not null, -- IANA zone used for "today" (notes.todayJournal).
   created_at timestamp with time zone default now() not null, -- @behavior -* When the person first joined any workspace (not in GraphQL: it would tell one workspace about others).
   constraint users_pkey PRIMARY KEY (id),
@@ -1567,23 +1567,23 @@ create policy select_workspace_members on app_public.users for select to svc_vis
 
 -- Outbox: one row per (event, webhook) or (event, agent dispatch), written in the event's transaction. PENDING until a 2xx (DELIVERED), retries exhausted (DEAD_LETTER) or the target is gone (CANCELED).
 create table app_public.webhook_deliveries (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  event_id uuid not null,
-  webhook_id uuid,
-  agent_id uuid,
+  id uuid default gen_random_uuid() not null, -- UUID of the delivery (webhookDeliveriesRetry takes it; id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the delivery belongs to (the calling key's: no other is visible).
+  event_id uuid not null, -- The event delivered.
+  webhook_id uuid, -- The webhook it goes to; null for an agent's dispatch delivery.
+  agent_id uuid, -- Agent dispatch deliveries: the agent whose webhookUrl it goes to; null for a webhook's delivery.
   channel text not null, -- webhook:<webhookId> or agent:dispatch:<agentId> (spec 6.6).
-  status text default 'PENDING'::text not null,
+  status text default 'PENDING'::text not null, -- PENDING (queued or retrying), DELIVERED (a 2xx answer), DEAD_LETTER (every retry failed; webhookDeliveriesRetry requeues it) or CANCELED (its target became inactive or gone).
   attempt_count integer default 0 not null, -- Attempts in the current round (a dead-letter retry starts a new round); drives the backoff.
-  total_attempts integer default 0 not null,
-  next_attempt_at timestamp with time zone default now() not null,
+  total_attempts integer default 0 not null, -- Attempts made in all, across retry rounds.
+  next_attempt_at timestamp with time zone default now() not null, -- PENDING: when the next attempt is due (retries after 5 s, 1 min, 10 min, 1 h, 6 h and 24 h).
   locked_until timestamp with time zone, -- Lease of the worker attempting it now; an expired lease on a PENDING row means that worker died, and the sweep re-queues it.
-  last_status_code integer,
-  last_error text,
-  delivered_at timestamp with time zone,
-  dead_lettered_at timestamp with time zone,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  last_status_code integer, -- HTTP status of the last answer; null when there was none (a network error or timeout) or no attempt yet.
+  last_error text, -- What went wrong last (an HTTP status, a network error, a deactivated target); null after success or before any attempt.
+  delivered_at timestamp with time zone, -- When a 2xx answer came; null until delivered.
+  dead_lettered_at timestamp with time zone, -- When the retries ran out; null unless DEAD_LETTER.
+  created_at timestamp with time zone default now() not null, -- When the delivery was queued (with its event).
+  updated_at timestamp with time zone default now() not null, -- When the delivery last changed.
   constraint webhook_deliveries_pkey PRIMARY KEY (id),
   constraint webhook_deliveries_agent_id_event_id_key UNIQUE (agent_id, event_id),
   constraint webhook_deliveries_webhook_id_event_id_key UNIQUE (webhook_id, event_id),
@@ -1608,17 +1608,17 @@ CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.webhook_deliveries FO
 
 -- Every delivery attempt: URL, HTTP status (or error), duration and the first 2 kB of the response.
 create table app_public.webhook_delivery_attempts (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  delivery_id uuid not null,
-  attempt_number integer not null,
-  url text not null,
-  started_at timestamp with time zone not null,
-  duration_ms integer not null,
-  status_code integer,
-  error text,
-  response_body text,
-  created_at timestamp with time zone default now() not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the attempt.
+  workspace_id uuid not null, -- The workspace the attempt belongs to (the calling key's: no other is visible).
+  delivery_id uuid not null, -- The delivery attempted.
+  attempt_number integer not null, -- Which attempt of the delivery this was, from 1, across retry rounds.
+  url text not null, -- The URL POSTed to.
+  started_at timestamp with time zone not null, -- When the request was sent.
+  duration_ms integer not null, -- How long the attempt took, in milliseconds.
+  status_code integer, -- The HTTP status answered; null when no answer came (see error).
+  error text, -- Why the attempt failed without an answer (network error, timeout, the worker stopping), at most 1,000 characters; null otherwise.
+  response_body text, -- The first 2,048 characters of the answer's body; null = none.
+  created_at timestamp with time zone default now() not null, -- When the attempt was recorded.
   constraint webhook_delivery_attempts_pkey PRIMARY KEY (id),
   constraint webhook_delivery_attempts_workspace_id_delivery_id_fkey FOREIGN KEY (workspace_id, delivery_id) REFERENCES app_public.webhook_deliveries(workspace_id, id) ON DELETE CASCADE,
   constraint webhook_delivery_attempts_response_body_check CHECK (length(response_body) <= 2048)
@@ -1632,16 +1632,16 @@ create policy select_as_workspace_admin on app_public.webhook_delivery_attempts 
 
 -- A registered webhook: every event of the workspace whose kind is in events (empty = all) is POSTed, signed, to url while active.
 create table app_public.webhooks (
-  id uuid default gen_random_uuid() not null,
-  workspace_id uuid not null,
-  url text not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the webhook, as webhooksUpdate, Delete and RotateSecret name it (id is the GraphQL node id).
+  workspace_id uuid not null, -- The workspace the webhook belongs to (the calling key's: no other is visible).
+  url text not null, -- Where deliveries are POSTed: an http(s) URL without credentials, at most 2,048 characters.
   events text[] default '{}'::text[] not null, -- Event kinds delivered; empty = every kind.
   active boolean default true not null, -- Inactive webhooks get no new deliveries; an endpoint answering 410 Gone is deactivated.
-  description text,
-  deactivated_at timestamp with time zone,
-  deactivated_reason text,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  description text, -- A note about the webhook, at most 500 characters; null = none.
+  deactivated_at timestamp with time zone, -- When it was last made inactive (by an admin, or because the endpoint answered 410 Gone); null while active.
+  deactivated_reason text, -- Why it was made inactive: deactivated by an admin, or endpoint answered 410 Gone; null while active.
+  created_at timestamp with time zone default now() not null, -- When the webhook was registered.
+  updated_at timestamp with time zone default now() not null, -- When the webhook last changed.
   constraint webhooks_pkey PRIMARY KEY (id),
   constraint webhooks_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint webhooks_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
@@ -1658,21 +1658,21 @@ CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.webhooks FOR EACH ROW
 
 -- A tenant. Every request is evaluated inside exactly one workspace, the one of its key.
 create table app_public.workspaces (
-  id uuid default gen_random_uuid() not null,
-  slug text not null,
+  id uuid default gen_random_uuid() not null, -- UUID of the workspace.
+  slug text not null, -- URL-friendly name: 1 to 63 of a-z, 0-9 and -, starting with a letter or digit; unique.
   key text not null, -- Short uppercase tag; issue keys are <key>-<number>.
-  name text not null,
-  cycle_length_days integer default 14 not null,
-  cycle_cooldown_days integer default 0 not null,
-  time_tracking_enabled boolean default true not null,
-  attachment_quota_mb integer default 1024 not null,
+  name text not null, -- Display name, 1 to 200 characters.
+  cycle_length_days integer default 14 not null, -- Default length of a new cycle in days, 1 to 365 (default 14).
+  cycle_cooldown_days integer default 0 not null, -- Days left free between cycles when the next one is scheduled, 0 to 365 (default 0).
+  time_tracking_enabled boolean default true not null, -- Whether the time.* tools work; false makes them fail with 403 time_tracking_disabled.
+  attachment_quota_mb integer default 1024 not null, -- Attachment storage of the workspace in MB (finalized files and open uploads), default 1,024; 0 allows no uploads.
   required_ack_seconds integer default 0 not null, -- Window in which an assigned agent must acknowledge (comment or move status); 0 = off.
-  auto_dispatch boolean default false not null,
-  auto_dispatch_mode text default 'ROUND_ROBIN'::text not null,
-  assignment_sla_minutes integer default 0 not null, -- Default SLA for queued work; 0 = off.
-  agent_run_stale_minutes integer default 30 not null,
-  created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null,
+  auto_dispatch boolean default false not null, -- Whether the dispatcher hands queued, unassigned issues to agents (default false).
+  auto_dispatch_mode text default 'ROUND_ROBIN'::text not null, -- How the dispatcher picks an agent when no dispatch rule decides: ROUND_ROBIN (least recently dispatched), PRIORITY_MATCH (capabilities include the priority), CAPABILITY_MATCH (most labels among the capabilities); MANUAL_ONLY turns automatic dispatch off, rules included.
+  assignment_sla_minutes integer default 0 not null, -- Minutes an assigned open issue may go without activity (a status change, a comment or run report of its agent) before ISSUE_STALLED fires; 0 = off.
+  agent_run_stale_minutes integer default 30 not null, -- Minutes without a sign of life after which an ACTIVE run becomes STALLED and an ONLINE or BUSY agent OFFLINE (at least 1, default 30).
+  created_at timestamp with time zone default now() not null, -- When the workspace was created.
+  updated_at timestamp with time zone default now() not null, -- When the workspace last changed.
   constraint workspaces_pkey PRIMARY KEY (id),
   constraint workspaces_key_key UNIQUE (key),
   constraint workspaces_slug_key UNIQUE (slug),

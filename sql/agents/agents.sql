@@ -467,7 +467,9 @@ create or replace function app_public.agents_archive(agent_id uuid)
  returns app_public.agents
  language sql
 as $$ select app_hidden.agents_set_archived(agent_id, true) $$;
-comment on function app_public.agents_archive(agent_id uuid) is 'OWNER/ADMIN: archives an agent (no new assignments or dispatch; its history stays). Emits AGENT_DELETED with archived: true.';
+comment on function app_public.agents_archive(agent_id uuid) is '@arg agentId The agent to archive.
+@result The agent, archived (archivedAt set).
+OWNER/ADMIN: archives an agent (no new assignments or dispatch; its history stays). Emits AGENT_DELETED with archived: true.';
 grant execute on function app_public.agents_archive(agent_id uuid) to svc_visitor;
 
 create or replace function app_public.agents_create(profile_key text, name text, capabilities text[] default '{}'::text[], provider text default 'CUSTOM'::text, runtime_mode text default 'PERSISTENT'::text, max_concurrent integer default 1, webhook_url text default NULL::text)
@@ -476,21 +478,33 @@ create or replace function app_public.agents_create(profile_key text, name text,
 as $$
   select app_hidden.agents_create(profile_key, name, capabilities, provider, runtime_mode, max_concurrent, webhook_url)
 $$;
-comment on function app_public.agents_create(profile_key text, name text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text) is 'OWNER/ADMIN: creates an agent. profileKey is its unique handle (a-z, 0-9, _ . -); provider CUSTOM, CLAUDE, CODEX or HERMES; runtimeMode PERSISTENT or EPHEMERAL; maxConcurrent 0 = unlimited. Emits AGENT_CREATED.';
+comment on function app_public.agents_create(profile_key text, name text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text) is '@arg profileKey The agent''s unique handle: 1 to 64 of a-z, 0-9, _ . - starting with a letter or digit (409 when taken).
+@arg name Display name, one line of 1 to 200 characters.
+@arg capabilities Tags the dispatcher matches against priority names (PRIORITY_MATCH) and label names (CAPABILITY_MATCH); at most 50 of up to 100 characters (default none).
+@arg provider The agent client: CUSTOM (default), CLAUDE, CODEX or HERMES.
+@arg runtimeMode PERSISTENT (default) or EPHEMERAL.
+@arg maxConcurrent Open assigned issues the dispatcher may give the agent at once; 0 = unlimited (default 1).
+@arg webhookUrl Where the agent''s dispatch deliveries are POSTed: an http(s) URL, checked before saving; omitted = none.
+@result The new agent.
+OWNER/ADMIN: creates an agent. profileKey is its unique handle (a-z, 0-9, _ . -); provider CUSTOM, CLAUDE, CODEX or HERMES; runtimeMode PERSISTENT or EPHEMERAL; maxConcurrent 0 = unlimited. Emits AGENT_CREATED.';
 grant execute on function app_public.agents_create(profile_key text, name text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text) to svc_visitor;
 
 create or replace function app_public.agents_delete(agent_id uuid)
  returns app_public.agents
  language sql
 as $$ select app_hidden.agents_delete(agent_id) $$;
-comment on function app_public.agents_delete(agent_id uuid) is 'OWNER/ADMIN: deletes an agent nothing refers to (otherwise 409 agent_in_use naming what does, such as issues, comments, runs, chat threads or action requests: archive it instead). Its keys are revoked and every member''s pins of it go. Emits AGENT_DELETED.';
+comment on function app_public.agents_delete(agent_id uuid) is '@arg agentId The agent to delete; refused (409 agent_in_use) while anything refers to it.
+@result The deleted agent, as it was.
+OWNER/ADMIN: deletes an agent nothing refers to (otherwise 409 agent_in_use naming what does, such as issues, comments, runs, chat threads or action requests: archive it instead). Its keys are revoked and every member''s pins of it go. Emits AGENT_DELETED.';
 grant execute on function app_public.agents_delete(agent_id uuid) to svc_visitor;
 
 create or replace function app_public.agents_unarchive(agent_id uuid)
  returns app_public.agents
  language sql
 as $$ select app_hidden.agents_set_archived(agent_id, false) $$;
-comment on function app_public.agents_unarchive(agent_id uuid) is 'OWNER/ADMIN: restores an archived agent. Emits AGENT_UPDATED.';
+comment on function app_public.agents_unarchive(agent_id uuid) is '@arg agentId The archived agent to restore.
+@result The agent, restored (archivedAt null).
+OWNER/ADMIN: restores an archived agent. Emits AGENT_UPDATED.';
 grant execute on function app_public.agents_unarchive(agent_id uuid) to svc_visitor;
 
 create or replace function app_public.agents_update(agent_id uuid, name text default NULL::text, profile_key text default NULL::text, capabilities text[] default NULL::text[], provider text default NULL::text, runtime_mode text default NULL::text, max_concurrent integer default NULL::integer, webhook_url text default NULL::text, clear_webhook_url boolean default false)
@@ -500,7 +514,17 @@ as $$
   select app_hidden.agents_update(agent_id, name, profile_key, capabilities, provider, runtime_mode, max_concurrent,
                                   webhook_url, clear_webhook_url)
 $$;
-comment on function app_public.agents_update(agent_id uuid, name text, profile_key text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text, clear_webhook_url boolean) is 'OWNER/ADMIN: changes the fields given (omitted = unchanged; clearWebhookUrl removes the webhook). Emits AGENT_UPDATED.';
+comment on function app_public.agents_update(agent_id uuid, name text, profile_key text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text, clear_webhook_url boolean) is '@arg agentId The agent to change.
+@arg name New display name, one line of 1 to 200 characters; omitted = unchanged.
+@arg profileKey New handle (409 when taken); omitted = unchanged.
+@arg capabilities Replaces the capability tags; omitted = unchanged.
+@arg provider CUSTOM, CLAUDE, CODEX or HERMES; omitted = unchanged.
+@arg runtimeMode PERSISTENT or EPHEMERAL; omitted = unchanged.
+@arg maxConcurrent Open assigned issues at once, 0 = unlimited; omitted = unchanged.
+@arg webhookUrl New dispatch URL, checked before saving; omitted = unchanged.
+@arg clearWebhookUrl True removes the dispatch URL (not together with webhookUrl).
+@result The agent as changed.
+OWNER/ADMIN: changes the fields given (omitted = unchanged; clearWebhookUrl removes the webhook). Emits AGENT_UPDATED.';
 grant execute on function app_public.agents_update(agent_id uuid, name text, profile_key text, capabilities text[], provider text, runtime_mode text, max_concurrent integer, webhook_url text, clear_webhook_url boolean) to svc_visitor;
 
 create or replace function app_hidden.require_own_agent()

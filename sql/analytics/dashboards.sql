@@ -49,7 +49,8 @@ begin
   from w);
 end
 $$;
-comment on function app_public.agents_pipeline(since_hours integer) is 'Agent operations dashboard: each live agent''s status, open assigned issues and runs (active, waiting, stalled now; completed and abandoned in the last sinceHours, default 24), and the queued issues nobody holds. In-app only (spec 4.14).';
+comment on function app_public.agents_pipeline(since_hours integer) is '@arg sinceHours How far back completed and abandoned runs count, in hours: 1 to 720 (default 24).
+Agent operations dashboard: each live agent''s status, open assigned issues and runs (active, waiting, stalled now; completed and abandoned in the last sinceHours, default 24), and the queued issues nobody holds. In-app only (spec 4.14).';
 grant execute on function app_public.agents_pipeline(since_hours integer) to svc_visitor;
 
 create or replace function app_public.agent_timeline(agent_id uuid, since_hours integer default 24, max_items integer default 200)
@@ -85,7 +86,10 @@ begin
       on i.id = coalesce(case when e.subject_type = 'issue' then e.subject_id end, (e.payload->>'issueId')::uuid)), '[]'));
 end
 $$;
-comment on function app_public.agent_timeline(agent_id uuid, since_hours integer, max_items integer) is 'Agent operations dashboard: the events of one agent in the last sinceHours (default 24), newest first, at most maxItems (default 200, max 1000), each with the key and title of the issue it is about when the key sees it: its assignments (to and from it, unassignment included), its runs'' moves, presence changes, watchdog alerts and kicks, and what it did. In-app only (spec 4.14).';
+comment on function app_public.agent_timeline(agent_id uuid, since_hours integer, max_items integer) is '@arg agentId The agent.
+@arg sinceHours How far back, in hours: 1 to 720 (default 24).
+@arg maxItems At most this many events, 1 to 1000 (default 200).
+Agent operations dashboard: the events of one agent in the last sinceHours (default 24), newest first, at most maxItems (default 200, max 1000), each with the key and title of the issue it is about when the key sees it: its assignments (to and from it, unassignment included), its runs'' moves, presence changes, watchdog alerts and kicks, and what it did. In-app only (spec 4.14).';
 grant execute on function app_public.agent_timeline(agent_id uuid, since_hours integer, max_items integer) to svc_visitor;
 
 create or replace function app_public.agent_uptime(agent_id uuid, since_hours integer default 24)
@@ -135,7 +139,9 @@ begin
                           / greatest(1, extract(epoch from now() - v_since)))::numeric, 4));
 end
 $$;
-comment on function app_public.agent_uptime(agent_id uuid, since_hours integer) is 'Agent operations dashboard: seconds one agent spent ONLINE, BUSY and OFFLINE in the last sinceHours (default 24), from its AGENT_STATUS_CHANGED events, the number of changes, and uptimeRatio (ONLINE or BUSY over the window, which starts at the agent''s creation when that is later: windowStart). In-app only (spec 4.14).';
+comment on function app_public.agent_uptime(agent_id uuid, since_hours integer) is '@arg agentId The agent.
+@arg sinceHours The window, in hours back from now: 1 to 720 (default 24).
+Agent operations dashboard: seconds one agent spent ONLINE, BUSY and OFFLINE in the last sinceHours (default 24), from its AGENT_STATUS_CHANGED events, the number of changes, and uptimeRatio (ONLINE or BUSY over the window, which starts at the agent''s creation when that is later: windowStart). In-app only (spec 4.14).';
 grant execute on function app_public.agent_uptime(agent_id uuid, since_hours integer) to svc_visitor;
 
 create or replace function app_public.webhook_health(since_hours integer default 24)
@@ -173,7 +179,8 @@ begin
       where d.webhook_id = w.id and x.started_at >= v_since) a on true), '[]'));
 end
 $$;
-comment on function app_public.webhook_health(since_hours integer) is 'Agent operations dashboard (OWNER/ADMIN, no narrowing): each webhook''s deliveries pending and dead-lettered now, delivered, attempted and failed in the last sinceHours (default 24), success rate, p95 attempt duration, the last delivery and the last failure. In-app only (spec 4.14).';
+comment on function app_public.webhook_health(since_hours integer) is '@arg sinceHours How far back deliveries, attempts and failures count, in hours: 1 to 720 (default 24).
+Agent operations dashboard (OWNER/ADMIN, no narrowing): each webhook''s deliveries pending and dead-lettered now, delivered, attempted and failed in the last sinceHours (default 24), success rate, p95 attempt duration, the last delivery and the last failure. In-app only (spec 4.14).';
 grant execute on function app_public.webhook_health(since_hours integer) to svc_visitor;
 
 create or replace function app_public.dispatch_summary(since_hours integer default 24)
@@ -237,7 +244,8 @@ begin
                     and e.kind in ('AGENT_NOACK', 'ISSUE_STALLED', 'ISSUE_SLA_BREACH'))));
 end
 $$;
-comment on function app_public.dispatch_summary(since_hours integer) is 'Dispatch analytics (READ_ANALYTICS): assignments in the last sinceHours (default 24), automatic and manual, by reason, by dispatch mode and by agent; the queue-to-assignment wait of automatic ones (p50, p90, max seconds); watchdog alerts (AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH); queued issues nobody holds now. In-app only (spec 4.14).';
+comment on function app_public.dispatch_summary(since_hours integer) is '@arg sinceHours How far back, in hours: 1 to 720 (default 24).
+Dispatch analytics (READ_ANALYTICS): assignments in the last sinceHours (default 24), automatic and manual, by reason, by dispatch mode and by agent; the queue-to-assignment wait of automatic ones (p50, p90, max seconds); watchdog alerts (AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH); queued issues nobody holds now. In-app only (spec 4.14).';
 grant execute on function app_public.dispatch_summary(since_hours integer) to svc_visitor;
 
 create or replace function app_public.dispatch_timeseries(since_hours integer default 24, bucket_minutes integer default 60)
@@ -279,5 +287,7 @@ begin
       group by 1) c on c.n = b.n));
 end
 $$;
-comment on function app_public.dispatch_timeseries(since_hours integer, bucket_minutes integer) is 'Dispatch analytics (READ_ANALYTICS): per bucket of bucketMinutes (default 60, 5 to 1440, at most 500 buckets; buckets start on the clock, the first holding the window''s start; only events inside the window count) over the last sinceHours (default 24), oldest first, empty buckets included: issues queued, assignments (and the automatic ones), AGENT_NOACK and ISSUE_STALLED alerts. In-app only (spec 4.14).';
+comment on function app_public.dispatch_timeseries(since_hours integer, bucket_minutes integer) is '@arg sinceHours How far back, in hours: 1 to 720 (default 24).
+@arg bucketMinutes Minutes per bucket, 5 to 1440 (default 60), at most 500 buckets in the window.
+Dispatch analytics (READ_ANALYTICS): per bucket of bucketMinutes (default 60, 5 to 1440, at most 500 buckets; buckets start on the clock, the first holding the window''s start; only events inside the window count) over the last sinceHours (default 24), oldest first, empty buckets included: issues queued, assignments (and the automatic ones), AGENT_NOACK and ISSUE_STALLED alerts. In-app only (spec 4.14).';
 grant execute on function app_public.dispatch_timeseries(since_hours integer, bucket_minutes integer) to svc_visitor;

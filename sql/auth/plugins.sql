@@ -248,7 +248,15 @@ begin
     case when expires_in_days is not null then now() + make_interval(days => expires_in_days) end, name);
 end
 $$;
-comment on function app_public.plugin_issue_api_key(plugin_id uuid, scopes app_public.api_key_scope[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_in_days integer, name text) is 'plugin.issueApiKey (OWNER/ADMIN): a key under an approved plugin. scopes must be a subset of the plugin''s manifest.scopes, otherwise the call fails naming the extra scopes. The rawKey is returned once.';
+comment on function app_public.plugin_issue_api_key(plugin_id uuid, scopes app_public.api_key_scope[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_in_days integer, name text) is '@arg pluginId The approved plugin to issue the key under.
+@arg scopes What the key may do: within the plugin''s manifest.scopes (else 400 naming the extra ones) and the calling key''s scopes.
+@arg projectIds Narrows the key to issues and projects of these projects (with labelIds: either matches), within the calling key''s narrowing; omitted or empty = as narrow as the calling key.
+@arg labelIds Narrows the key to issues carrying one of these labels (with projectIds: either matches), within the calling key''s narrowing; omitted or empty = as narrow as the calling key.
+@arg initiativeIds Narrows the key to these initiatives, within the calling key''s narrowing; omitted or empty = as narrow as the calling key.
+@arg expiresInDays Days until the key expires, 1 to 3650; omitted = no expiry. Never later than the calling key''s own expiry.
+@arg name A label for the key in key lists, one line of up to 200 characters.
+@result The new plugin key, with its rawKey: the secret, shown only here.
+plugin.issueApiKey (OWNER/ADMIN): a key under an approved plugin. scopes must be a subset of the plugin''s manifest.scopes, otherwise the call fails naming the extra scopes. The rawKey is returned once.';
 grant execute on function app_public.plugin_issue_api_key(plugin_id uuid, scopes app_public.api_key_scope[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_in_days integer, name text) to svc_visitor;
 
 create or replace function app_public.plugins()
@@ -263,14 +271,21 @@ create or replace function app_public.plugins_create(name text, scopes app_publi
  returns app_public.plugin_info
  language sql
 as $$ select app_hidden.plugins_create(name, scopes::text[], skills) $$;
-comment on function app_public.plugins_create(name text, scopes app_public.api_key_scope[], skills jsonb) is 'OWNER/ADMIN: records an approved plugin whose manifest.scopes bound the keys issued under it and whose manifest.skills ([{name, description?, inputSchema?}]) are what skills.invoke may call.';
+comment on function app_public.plugins_create(name text, scopes app_public.api_key_scope[], skills jsonb) is '@arg name The plugin''s name, one line of 1 to 200 characters.
+@arg scopes manifest.scopes: the most a key issued under the plugin may hold (at least one).
+@arg skills manifest.skills, at most 50 [{name, description?, inputSchema?}]: name 1 to 64 letters, digits, . _ - starting with a letter; inputSchema a JSON Schema object of at most 16 KB. Omitted = none.
+@result The plugin record, approved.
+OWNER/ADMIN: records an approved plugin whose manifest.scopes bound the keys issued under it and whose manifest.skills ([{name, description?, inputSchema?}]) are what skills.invoke may call.';
 grant execute on function app_public.plugins_create(name text, scopes app_public.api_key_scope[], skills jsonb) to svc_visitor;
 
 create or replace function app_public.plugins_set_skills(plugin_id uuid, skills jsonb)
  returns app_public.plugin_info
  language sql
 as $$ select app_hidden.plugins_set_skills(plugin_id, skills) $$;
-comment on function app_public.plugins_set_skills(plugin_id uuid, skills jsonb) is 'OWNER/ADMIN: replaces a plugin''s manifest.skills ([{name, description?, inputSchema?}]; [] removes them all).';
+comment on function app_public.plugins_set_skills(plugin_id uuid, skills jsonb) is '@arg pluginId The plugin to change.
+@arg skills The new manifest.skills, replacing them all ([] removes them), in the form pluginsCreate takes.
+@result The plugin record with its new skills.
+OWNER/ADMIN: replaces a plugin''s manifest.skills ([{name, description?, inputSchema?}]; [] removes them all).';
 grant execute on function app_public.plugins_set_skills(plugin_id uuid, skills jsonb) to svc_visitor;
 
 create or replace function app_hidden.plugin_skills_list(args jsonb)

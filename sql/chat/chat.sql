@@ -335,7 +335,13 @@ begin
   return (select t from app_public.chat_threads t where t.id = v_thread);
 end
 $$;
-comment on function app_public.chat_open_thread(agent_id uuid, message text, title text, issue_id uuid, route text) is 'Opens a chat thread addressed to an agent, optionally with a first USER message (which is dispatched to the agent). issueId (visible to the key) and route are the context of the message. Needs a person''s key with WRITE_COMMENTS. Emits CHAT_MESSAGE_POSTED for the message.';
+comment on function app_public.chat_open_thread(agent_id uuid, message text, title text, issue_id uuid, route text) is '@arg agentId The agent to talk to (not archived).
+@arg message A first USER message, dispatched to the agent; 1 to 100,000 characters; omitted = none.
+@arg title A title for the thread, one line of up to 200 characters.
+@arg issueId An issue the thread is about (visible to the key): kept on the thread and as the first message''s context.
+@arg route Where in the app the person is, one line of up to 500 characters: the first message''s context.
+@result The new thread.
+Opens a chat thread addressed to an agent, optionally with a first USER message (which is dispatched to the agent). issueId (visible to the key) and route are the context of the message. Needs a person''s key with WRITE_COMMENTS. Emits CHAT_MESSAGE_POSTED for the message.';
 grant execute on function app_public.chat_open_thread(agent_id uuid, message text, title text, issue_id uuid, route text) to svc_visitor;
 
 create or replace function app_public.chat_post_message(thread_id uuid, body text, route text default NULL::text, issue_id uuid default NULL::uuid)
@@ -357,5 +363,10 @@ begin
   return (select m from app_public.chat_messages m where m.id = v_message);
 end
 $$;
-comment on function app_public.chat_post_message(thread_id uuid, body text, route text, issue_id uuid) is 'Posts a USER message in a thread the caller opened (or, for workspace admins, any thread); it is dispatched to the addressee agent (agent:dispatch:<agentId>). route and issueId are stored as the message''s context. Emits CHAT_MESSAGE_POSTED.';
+comment on function app_public.chat_post_message(thread_id uuid, body text, route text, issue_id uuid) is '@arg threadId The thread to post in: one you opened (a workspace admin: any).
+@arg body The message, 1 to 100,000 characters.
+@arg route Where in the app you are, one line of up to 500 characters, kept as the message''s context.
+@arg issueId An issue the message is about (visible to the key), kept as its context; omitted = the thread''s issue.
+@result The new USER message.
+Posts a USER message in a thread the caller opened (or, for workspace admins, any thread); it is dispatched to the addressee agent (agent:dispatch:<agentId>). route and issueId are stored as the message''s context. Emits CHAT_MESSAGE_POSTED.';
 grant execute on function app_public.chat_post_message(thread_id uuid, body text, route text, issue_id uuid) to svc_visitor;

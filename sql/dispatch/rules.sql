@@ -74,7 +74,15 @@ begin
                                           project_id, name, at_position, enabled);
 end
 $$;
-comment on function app_public.dispatch_rules_create(target_agent_id uuid, priority text, label_id uuid, project_id uuid, name text, at_position integer, enabled boolean) is 'OWNER/ADMIN: adds a dispatch rule sending matching issues to targetAgentId. Conditions priority (NONE, LOW, MEDIUM, HIGH, URGENT), labelId and projectId must all match when set. Appended last unless atPosition (0 = first) is given.';
+comment on function app_public.dispatch_rules_create(target_agent_id uuid, priority text, label_id uuid, project_id uuid, name text, at_position integer, enabled boolean) is '@arg targetAgentId The agent matching issues go to (not archived).
+@arg priority Condition: the issue has this priority (NONE, LOW, MEDIUM, HIGH, URGENT); omitted = any.
+@arg labelId Condition: the issue carries this label; omitted = any.
+@arg projectId Condition: the issue is in this project; omitted = any.
+@arg name A label for the rule, one line of up to 200 characters.
+@arg atPosition Where to insert it, 0 (tried first) to the number of rules; omitted = last.
+@arg enabled False keeps the rule but skips it (default true).
+@result The new rule.
+OWNER/ADMIN: adds a dispatch rule sending matching issues to targetAgentId. Conditions priority (NONE, LOW, MEDIUM, HIGH, URGENT), labelId and projectId must all match when set. Appended last unless atPosition (0 = first) is given.';
 grant execute on function app_public.dispatch_rules_create(target_agent_id uuid, priority text, label_id uuid, project_id uuid, name text, at_position integer, enabled boolean) to svc_visitor;
 
 create or replace function app_public.dispatch_rules_delete(rule_id uuid)
@@ -94,7 +102,9 @@ begin
   return v_rule;
 end
 $$;
-comment on function app_public.dispatch_rules_delete(rule_id uuid) is 'OWNER/ADMIN: deletes a dispatch rule; the rules after it move up.';
+comment on function app_public.dispatch_rules_delete(rule_id uuid) is '@arg ruleId The rule to delete.
+@result The deleted rule, as it was.
+OWNER/ADMIN: deletes a dispatch rule; the rules after it move up.';
 grant execute on function app_public.dispatch_rules_delete(rule_id uuid) to svc_visitor;
 
 create or replace function app_public.dispatch_rules_reorder(rule_ids uuid[])
@@ -117,7 +127,9 @@ begin
   return query select * from app_public.dispatch_rules r where r.workspace_id = v_ws order by r.position;
 end
 $$;
-comment on function app_public.dispatch_rules_reorder(rule_ids uuid[]) is 'OWNER/ADMIN: sets the order in which rules are tried; ruleIds lists every rule of the workspace exactly once, first first.';
+comment on function app_public.dispatch_rules_reorder(rule_ids uuid[]) is '@arg ruleIds Every rule of the workspace exactly once, in the order they are to be tried.
+@result The workspace''s rules in their new order.
+OWNER/ADMIN: sets the order in which rules are tried; ruleIds lists every rule of the workspace exactly once, first first.';
 grant execute on function app_public.dispatch_rules_reorder(rule_ids uuid[]) to svc_visitor;
 
 create or replace function app_public.dispatch_rules_update(rule_id uuid, target_agent_id uuid default NULL::uuid, priority text default NULL::text, label_id uuid default NULL::uuid, project_id uuid default NULL::uuid, name text default NULL::text, enabled boolean default NULL::boolean, clear text[] default '{}'::text[])
@@ -149,7 +161,16 @@ begin
   return v_rule;
 end
 $$;
-comment on function app_public.dispatch_rules_update(rule_id uuid, target_agent_id uuid, priority text, label_id uuid, project_id uuid, name text, enabled boolean, clear text[]) is 'OWNER/ADMIN: changes the fields given (omitted = unchanged); clear lists conditions to remove (priority, labelId, projectId, name).';
+comment on function app_public.dispatch_rules_update(rule_id uuid, target_agent_id uuid, priority text, label_id uuid, project_id uuid, name text, enabled boolean, clear text[]) is '@arg ruleId The rule to change.
+@arg targetAgentId New target agent (not archived); omitted = unchanged.
+@arg priority New priority condition (NONE, LOW, MEDIUM, HIGH, URGENT); omitted = unchanged.
+@arg labelId New label condition; omitted = unchanged.
+@arg projectId New project condition; omitted = unchanged.
+@arg name New label for the rule; omitted = unchanged.
+@arg enabled False skips the rule, true uses it again; omitted = unchanged.
+@arg clear What to remove from the rule: any of priority, labelId, projectId, name.
+@result The rule as changed.
+OWNER/ADMIN: changes the fields given (omitted = unchanged); clear lists conditions to remove (priority, labelId, projectId, name).';
 grant execute on function app_public.dispatch_rules_update(rule_id uuid, target_agent_id uuid, priority text, label_id uuid, project_id uuid, name text, enabled boolean, clear text[]) to svc_visitor;
 
 create or replace function app_private.create_dispatch_rule(p_workspace_id uuid, p_target_agent_id uuid, p_priority text default NULL::text, p_label_id uuid default NULL::uuid, p_project_id uuid default NULL::uuid, p_name text default NULL::text)

@@ -63,5 +63,7 @@ begin
   return v_note;
 end
 $$;
-comment on function app_public.notes_restore(note_id uuid) is 'Restores one of your archived notes (idempotent). Another user''s note is "Note not found".';
+comment on function app_public.notes_restore(note_id uuid) is '@arg noteId One of your archived notes (another person''s note is Note not found).
+@result The note, restored (as it was when it was not archived).
+Restores one of your archived notes (idempotent). Another user''s note is "Note not found".';
 grant execute on function app_public.notes_restore(note_id uuid) to svc_visitor;

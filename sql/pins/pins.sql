@@ -62,7 +62,11 @@ begin
   return v_pin;
 end
 $$;
-comment on function app_public.pins_add(target_type app_public.pin_target_type, target_id uuid, at_position integer) is 'Pins a project, initiative, saved view, cycle or agent for you (idempotent); appended last unless atPosition (0 = first, 0 to the number of pins) is given, later pins moving down.';
+comment on function app_public.pins_add(target_type app_public.pin_target_type, target_id uuid, at_position integer) is '@arg targetType PROJECT, INITIATIVE, SAVED_VIEW, CYCLE or AGENT (issues are pinned with the MCP pins.* tools).
+@arg targetId The id of the record to pin, visible to the key (a saved view''s id is taken as given).
+@arg atPosition Where to put it, 0 (first) to the number of your pins; omitted = last.
+@result The pin (the existing one when the item was pinned already).
+Pins a project, initiative, saved view, cycle or agent for you (idempotent); appended last unless atPosition (0 = first, 0 to the number of pins) is given, later pins moving down.';
 grant execute on function app_public.pins_add(target_type app_public.pin_target_type, target_id uuid, at_position integer) to svc_visitor;
 
 create or replace function app_public.pins_agent(p app_public.pins)
@@ -114,7 +118,10 @@ begin
   return v_pin;
 end
 $$;
-comment on function app_public.pins_remove(target_type app_public.pin_target_type, target_id uuid) is 'Unpins an item of yours.';
+comment on function app_public.pins_remove(target_type app_public.pin_target_type, target_id uuid) is '@arg targetType The kind of the pinned record.
+@arg targetId The id of the pinned record.
+@result The removed pin, as it was.
+Unpins an item of yours.';
 grant execute on function app_public.pins_remove(target_type app_public.pin_target_type, target_id uuid) to svc_visitor;
 
 create or replace function app_public.pins_reorder(pin_ids uuid[])
@@ -138,7 +145,9 @@ begin
   return query select * from app_public.pins p where p.id = any(pin_ids) order by p.position;
 end
 $$;
-comment on function app_public.pins_reorder(pin_ids uuid[]) is 'Orders your pins: pinIds first, in that order, then the pins not listed in their present order (positions 0..n-1).';
+comment on function app_public.pins_reorder(pin_ids uuid[]) is '@arg pinIds Pins of yours, each once, to put first in this order; the others follow in their present order.
+@result The pins listed, in their new order.
+Orders your pins: pinIds first, in that order, then the pins not listed in their present order (positions 0..n-1).';
 grant execute on function app_public.pins_reorder(pin_ids uuid[]) to svc_visitor;
 
 create or replace function app_hidden.renumber_issue_pins(p_given uuid[])

@@ -112,7 +112,13 @@ begin
   return (select m from app_public.connection_mappings m where m.id = (v->>'id')::uuid);
 end
 $$;
-comment on function app_public.repo_mappings_create(repo_full_name text, token_env text, api_url text, status_rules jsonb, sync_title boolean) is 'OWNER/ADMIN: maps a repository (owner/name) for the repohost tools, anonymously (tokenEnv, the server''s environment variable holding an API token, is the operator''s: svc admin create-repo-mapping --token-env; given here it is 403 operator_only); apiUrl is for GitHub Enterprise; statusRules map external states (open, closed, merged) to status categories, default {"closed":"DONE","merged":"DONE"}; syncTitle copies titles onto imported issues.';
+comment on function app_public.repo_mappings_create(repo_full_name text, token_env text, api_url text, status_rules jsonb, sync_title boolean) is '@arg repoFullName The repository, owner/name (409 mapping_exists when already mapped).
+@arg tokenEnv The operator''s alone: given here it is 403 operator_only (svc admin create-repo-mapping --token-env names the server''s environment variable); omitted = anonymous access.
+@arg apiUrl API base URL for GitHub Enterprise, http(s), checked before saving; omitted = https://api.github.com.
+@arg statusRules External state (open, closed, merged) to status category, applied to linked issues by repohost.sync; omitted = {"closed":"DONE","merged":"DONE"}.
+@arg syncTitle True: repohost.sync copies the external title onto issues linked as SOURCE (default false).
+@result The new mapping.
+OWNER/ADMIN: maps a repository (owner/name) for the repohost tools, anonymously (tokenEnv, the server''s environment variable holding an API token, is the operator''s: svc admin create-repo-mapping --token-env; given here it is 403 operator_only); apiUrl is for GitHub Enterprise; statusRules map external states (open, closed, merged) to status categories, default {"closed":"DONE","merged":"DONE"}; syncTitle copies titles onto imported issues.';
 grant execute on function app_public.repo_mappings_create(repo_full_name text, token_env text, api_url text, status_rules jsonb, sync_title boolean) to svc_visitor;
 
 create or replace function app_public.repo_mappings_update(mapping_id uuid, token_env text default NULL::text, api_url text default NULL::text, status_rules jsonb default NULL::jsonb, sync_title boolean default NULL::boolean, active boolean default NULL::boolean, clear_token_env boolean default false, clear_api_url boolean default false)
@@ -145,7 +151,16 @@ begin
   return v_row;
 end
 $$;
-comment on function app_public.repo_mappings_update(mapping_id uuid, token_env text, api_url text, status_rules jsonb, sync_title boolean, active boolean, clear_token_env boolean, clear_api_url boolean) is 'OWNER/ADMIN: changes a repository mapping (fields given only); active false pauses the repohost tools for that repository. tokenEnv is the operator''s (403 operator_only); clearTokenEnv drops the operator''s token, and a mapping that has one keeps its apiUrl unless the token is dropped in the same call (403 operator_only).';
+comment on function app_public.repo_mappings_update(mapping_id uuid, token_env text, api_url text, status_rules jsonb, sync_title boolean, active boolean, clear_token_env boolean, clear_api_url boolean) is '@arg mappingId The mapping to change.
+@arg tokenEnv The operator''s alone: given here it is 403 operator_only.
+@arg apiUrl New API base URL, checked before saving; omitted = unchanged. A mapping holding the operator''s token keeps its apiUrl unless clearTokenEnv drops the token in the same call (403 operator_only).
+@arg statusRules New status rules, replacing the old ones; omitted = unchanged.
+@arg syncTitle Whether repohost.sync copies external titles; omitted = unchanged.
+@arg active False pauses the repohost tools for the repository, true resumes them; omitted = unchanged.
+@arg clearTokenEnv True removes tokenEnv (anonymous access from then on).
+@arg clearApiUrl True removes apiUrl (back to https://api.github.com); as apiUrl for a mapping holding the operator''s token.
+@result The mapping as changed.
+OWNER/ADMIN: changes a repository mapping (fields given only); active false pauses the repohost tools for that repository. tokenEnv is the operator''s (403 operator_only); clearTokenEnv drops the operator''s token, and a mapping that has one keeps its apiUrl unless the token is dropped in the same call (403 operator_only).';
 grant execute on function app_public.repo_mappings_update(mapping_id uuid, token_env text, api_url text, status_rules jsonb, sync_title boolean, active boolean, clear_token_env boolean, clear_api_url boolean) to svc_visitor;
 
 create or replace function app_public.repo_mappings_delete(mapping_id uuid)
@@ -163,7 +178,9 @@ begin
   return v_row;
 end
 $$;
-comment on function app_public.repo_mappings_delete(mapping_id uuid) is 'OWNER/ADMIN: removes a repository mapping; links and snapshots stay (without a mapping they can no longer be synced).';
+comment on function app_public.repo_mappings_delete(mapping_id uuid) is '@arg mappingId The mapping to remove.
+@result The removed mapping, as it was.
+OWNER/ADMIN: removes a repository mapping; links and snapshots stay (without a mapping they can no longer be synced).';
 grant execute on function app_public.repo_mappings_delete(mapping_id uuid) to svc_visitor;
 
 create or replace function app_hidden.repo_mapping_resolve(p_mapping_id text, p_repo_full_name text, p_field text default 'repoFullName'::text)

@@ -705,21 +705,29 @@ create or replace function app_public.webhook_deliveries_retry(delivery_id uuid)
  returns jsonb
  language sql
 as $$ select app_hidden.webhook_delivery_retry(delivery_id) $$;
-comment on function app_public.webhook_deliveries_retry(delivery_id uuid) is 'OWNER/ADMIN: puts a dead-lettered delivery back in the queue (same event, same webhook-id).';
+comment on function app_public.webhook_deliveries_retry(delivery_id uuid) is '@arg deliveryId A DEAD_LETTER or CANCELED delivery whose target is active (409 otherwise).
+@result The delivery, PENDING again, as JSON: {id, eventId, eventKind, webhookId, agentId, channel, status, attemptCount, totalAttempts, nextAttemptAt, lastStatusCode, lastError, deliveredAt, deadLetteredAt, createdAt, attempts}.
+OWNER/ADMIN: puts a dead-lettered delivery back in the queue (same event, same webhook-id).';
 grant execute on function app_public.webhook_deliveries_retry(delivery_id uuid) to svc_visitor;
 
 create or replace function app_public.webhooks_create(url text, events text[] default '{}'::text[], description text default NULL::text)
  returns jsonb
  language sql
 as $$ select app_hidden.webhook_create(url, events, description) $$;
-comment on function app_public.webhooks_create(url text, events text[], description text) is 'OWNER/ADMIN: registers a webhook for the given event kinds (empty = all). Returns {id, url, events, active, secret}; the secret is shown only here.';
+comment on function app_public.webhooks_create(url text, events text[], description text) is '@arg url Where deliveries go: an http(s) URL without credentials, at most 2,048 characters, checked (DNS included) before saving.
+@arg events Event kinds to deliver, at most 100; omitted or empty = every kind.
+@arg description A note about the webhook, at most 500 characters.
+@result The webhook as JSON, {id, url, events, active, description, deactivatedAt, deactivatedReason, createdAt, updatedAt, secret}: the signing secret is shown only here.
+OWNER/ADMIN: registers a webhook for the given event kinds (empty = all). Returns {id, url, events, active, secret}; the secret is shown only here.';
 grant execute on function app_public.webhooks_create(url text, events text[], description text) to svc_visitor;
 
 create or replace function app_public.webhooks_delete(webhook_id uuid)
  returns jsonb
  language sql
 as $$ select app_hidden.webhook_delete(webhook_id) $$;
-comment on function app_public.webhooks_delete(webhook_id uuid) is 'OWNER/ADMIN: deletes a webhook and its pending deliveries.';
+comment on function app_public.webhooks_delete(webhook_id uuid) is '@arg webhookId The webhook to delete.
+@result {id, deleted: true} as JSON.
+OWNER/ADMIN: deletes a webhook and its pending deliveries.';
 grant execute on function app_public.webhooks_delete(webhook_id uuid) to svc_visitor;
 
 create or replace function app_public.webhooks_overview()
@@ -735,12 +743,21 @@ create or replace function app_public.webhooks_rotate_secret(webhook_id uuid, ke
  returns jsonb
  language sql
 as $$ select app_hidden.webhook_rotate_secret(webhook_id, coalesce(keep_previous_hours, 24)) $$;
-comment on function app_public.webhooks_rotate_secret(webhook_id uuid, keep_previous_hours integer) is 'OWNER/ADMIN: replaces the signing secret and returns the new one (shown once); the old one also signs deliveries for keepPreviousHours (default 24, 0 to 168; 0 stops it at once).';
+comment on function app_public.webhooks_rotate_secret(webhook_id uuid, keep_previous_hours integer) is '@arg webhookId The webhook whose signing secret to replace.
+@arg keepPreviousHours Hours the old secret keeps signing beside the new one, 0 (it stops at once) to 168; default 24.
+@result {id, secret, previousSecretValidUntil} as JSON: the new secret is shown only here.
+OWNER/ADMIN: replaces the signing secret and returns the new one (shown once); the old one also signs deliveries for keepPreviousHours (default 24, 0 to 168; 0 stops it at once).';
 grant execute on function app_public.webhooks_rotate_secret(webhook_id uuid, keep_previous_hours integer) to svc_visitor;
 
 create or replace function app_public.webhooks_update(webhook_id uuid, url text default NULL::text, events text[] default NULL::text[], active boolean default NULL::boolean, description text default NULL::text)
  returns jsonb
  language sql
 as $$ select app_hidden.webhook_update(webhook_id, url, events, active, description) $$;
-comment on function app_public.webhooks_update(webhook_id uuid, url text, events text[], active boolean, description text) is 'OWNER/ADMIN: changes the fields given of a webhook (omitted = unchanged); active false pauses deliveries.';
+comment on function app_public.webhooks_update(webhook_id uuid, url text, events text[], active boolean, description text) is '@arg webhookId The webhook to change.
+@arg url New URL, checked before saving; omitted = unchanged.
+@arg events New event filter (empty = every kind); omitted = unchanged.
+@arg active False stops deliveries (pending ones are canceled), true resumes them; omitted = unchanged.
+@arg description New note; omitted = unchanged.
+@result The webhook as JSON, without its secret: {id, url, events, active, description, deactivatedAt, deactivatedReason, createdAt, updatedAt}.
+OWNER/ADMIN: changes the fields given of a webhook (omitted = unchanged); active false pauses deliveries.';
 grant execute on function app_public.webhooks_update(webhook_id uuid, url text, events text[], active boolean, description text) to svc_visitor;

@@ -225,21 +225,29 @@ create or replace function app_public.members_add(email text, role app_public.me
  returns app_public.memberships
  language sql
 as $$ select app_hidden.members_add(email, role::text) $$;
-comment on function app_public.members_add(email text, role app_public.membership_role) is 'OWNER/ADMIN: adds a person by email (the user is created if new; no invite email). Only an OWNER may add an OWNER. Emits MEMBERSHIP_CREATED.';
+comment on function app_public.members_add(email text, role app_public.membership_role) is '@arg email The person''s email address; the user is created if new (no invitation is sent).
+@arg role OWNER, ADMIN or MEMBER (default); only an OWNER may add an OWNER.
+@result The new membership.
+OWNER/ADMIN: adds a person by email (the user is created if new; no invite email). Only an OWNER may add an OWNER. Emits MEMBERSHIP_CREATED.';
 grant execute on function app_public.members_add(email text, role app_public.membership_role) to svc_visitor;
 
 create or replace function app_public.members_remove(user_id uuid)
  returns app_public.memberships
  language sql
 as $$ select app_hidden.members_remove(user_id) $$;
-comment on function app_public.members_remove(user_id uuid) is 'OWNER/ADMIN: removes a member and revokes their keys in this workspace. Only an OWNER may remove an OWNER; the last OWNER stays. Emits MEMBERSHIP_REMOVED.';
+comment on function app_public.members_remove(user_id uuid) is '@arg userId The member to remove.
+@result The removed membership, as it was.
+OWNER/ADMIN: removes a member and revokes their keys in this workspace. Only an OWNER may remove an OWNER; the last OWNER stays. Emits MEMBERSHIP_REMOVED.';
 grant execute on function app_public.members_remove(user_id uuid) to svc_visitor;
 
 create or replace function app_public.members_set_role(user_id uuid, role app_public.membership_role)
  returns app_public.memberships
  language sql
 as $$ select app_hidden.members_set_role(user_id, role::text) $$;
-comment on function app_public.members_set_role(user_id uuid, role app_public.membership_role) is 'OWNER/ADMIN: changes a member''s role. Only an OWNER may grant or take away OWNER; the last OWNER stays. Emits MEMBERSHIP_ROLE_CHANGED.';
+comment on function app_public.members_set_role(user_id uuid, role app_public.membership_role) is '@arg userId The member.
+@arg role The new role; only an OWNER may grant or take away OWNER, and the last OWNER stays one.
+@result The membership with its new role.
+OWNER/ADMIN: changes a member''s role. Only an OWNER may grant or take away OWNER; the last OWNER stays. Emits MEMBERSHIP_ROLE_CHANGED.';
 grant execute on function app_public.members_set_role(user_id uuid, role app_public.membership_role) to svc_visitor;
 
 create or replace function app_public.viewer()

@@ -9,7 +9,8 @@
  *   commentsCreate, …), which run through the same path as REST and JSON-RPC.
  * - Columns that are internal (storage keys, the acting key id, the raw revisions JSON) are hidden
  *   with smart tags below; secrets and hashes live in app_private and never reach the schema.
- * - Descriptions are the SQL comments.
+ * - Descriptions are the SQL comments: of tables, columns and functions; a function's arguments and its mutation's
+ *   result from `@arg`/`@result` lines in the function's comment (descriptions.ts).
  */
 import '../polyfills.ts';
 import { PgSimplifyInflectionPreset } from '@graphile/simplify-inflection';
@@ -18,6 +19,7 @@ import { makePgService } from 'postgraphile/adaptors/pg';
 import { oneConnectionPerRequest, type WithPgClient } from './request-budget.ts';
 import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
 import { makeJSONPgSmartTagsPlugin } from 'postgraphile/utils';
+import { DescriptionsPlugin } from './descriptions.ts';
 import { AttributeOrderPlugin, ProcedureKeysetPlugin } from './paging.ts';
 import { ToolMutationsPlugin } from './tool-mutations.ts';
 import { WebhookUrlCheckPlugin } from './webhook-urls.ts';
@@ -154,7 +156,7 @@ function oneConnectionPerRequestService(service: GraphileConfig.PgServiceConfigu
 export function makePreset(opts: GraphqlPresetOptions): GraphileConfig.Preset {
   return {
     extends: [PostGraphileAmberPreset, PgSimplifyInflectionPreset],
-    plugins: [HiddenColumnsPlugin, TenantKeyNamingPlugin, WebhookUrlCheckPlugin, ToolMutationsPlugin, AttributeOrderPlugin, ProcedureKeysetPlugin],
+    plugins: [HiddenColumnsPlugin, TenantKeyNamingPlugin, WebhookUrlCheckPlugin, ToolMutationsPlugin, AttributeOrderPlugin, ProcedureKeysetPlugin, DescriptionsPlugin],
     // PostGraphile hides relations and filters whose columns lack a full (non-partial) index. Ours are
     // mostly partial (`where deleted_at is null`) and every query is confined to one workspace by RLS,
     // so in-app clients get every relation (Project.issues, Agent.assignedIssues, ...).

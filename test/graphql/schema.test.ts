@@ -6,7 +6,7 @@ import '../../src/polyfills.ts';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { makeSchema } from 'postgraphile';
-import { GraphQLObjectType, isObjectType, lexicographicSortSchema, printSchema, type GraphQLSchema } from 'postgraphile/graphql';
+import { GraphQLObjectType, isInputObjectType, isInterfaceType, isObjectType, lexicographicSortSchema, printSchema, type GraphQLSchema } from 'postgraphile/graphql';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPools, type Pools } from '../../src/db/database.ts';
 import { makePreset } from '../../src/graphql/preset.ts';
@@ -73,5 +73,24 @@ describe('GraphQL schema', () => {
     const q = schema.getQueryType()!.getFields();
     for (const name of ['accessKeys', 'plugins', 'currentWorkspace', 'viewer', 'viewerRole']) procedures.push(q[name]!);
     expect(procedures.filter((f) => !f.description).map((f) => f.name)).toEqual([]);
+  });
+
+  // App developers read these in GraphiQL's Docs. Where each comes from: a column's `comment on column`, a function's
+  // `comment on function` (its arguments and its mutation's result from `@arg` / `@result` lines: src/graphql/descriptions.ts),
+  // a catalog tool's zod `.describe()` or TOOL_ARGUMENT_DESCRIPTIONS (src/graphql/tool-mutations.ts); PostGraphile
+  // describes its own (connections, edges, paging and ordering arguments, clientMutationId, nodeId lookups).
+  it('every field and argument has a description', () => {
+    const undescribed: string[] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (type.name.startsWith('__')) continue;
+      if (!isObjectType(type) && !isInputObjectType(type) && !isInterfaceType(type)) continue;
+      for (const field of Object.values(type.getFields())) {
+        if (!field.description?.trim()) undescribed.push(`${type.name}.${field.name}`);
+        for (const arg of 'args' in field ? field.args : []) {
+          if (!arg.description?.trim()) undescribed.push(`${type.name}.${field.name}(${arg.name})`);
+        }
+      }
+    }
+    expect(undescribed).toEqual([]);
   });
 });
