@@ -105,7 +105,7 @@ export function databaseUnavailable(err: unknown): ApiError | undefined {
   const e = err as { code?: string; message?: string } | undefined;
   const code = e?.code ?? '';
   const lost = code.startsWith('08') || ['57P01', '57P02', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code)
-    || /^Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(e?.message ?? '');
+    || /^Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|^Query read timeout/.test(e?.message ?? '');
   if (!lost) return undefined;
   return new ApiError(503, { error: 'unavailable', message: 'The database is not reachable right now; try again shortly' }, { 'retry-after': '5' });
 }

@@ -4,7 +4,6 @@
  */
 import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { Runner } from 'graphile-worker';
 import { KeyAuthenticator } from './auth/keys.ts';
 import { EmbeddedBlobStore } from './blobs/embedded.ts';
 import { createBlobStore } from './blobs/index.ts';
@@ -17,7 +16,7 @@ import { buildApp } from './http/app.ts';
 import { isLoopbackHost } from './http/origin-guard.ts';
 import { ToolRunner } from './tools/invoke.ts';
 import { createLogger } from './log.ts';
-import { startWorker } from './worker.ts';
+import { startWorker, superviseWorker } from './worker.ts';
 
 export interface Service {
   app?: FastifyInstance;
@@ -80,17 +79,11 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
     const blobs = createBlobStore(config);
     // One pino logger for HTTP and the worker (background failures are logged with ids, never secrets).
     const logger = createLogger(config.logLevel);
-    let worker: Runner | undefined;
     if (opts.worker) {
       progress(`starting the worker (${config.workerConcurrency} jobs at once)`);
-      worker = await startWorker(pools.owner, {
-        blobs,
-        concurrency: config.workerConcurrency,
-        allowPrivate: config.egressAllowPrivate,
-        timeoutMs: config.webhookTimeoutMs,
-        logger,
-      });
-      stops.push(() => worker!.stop());
+      const workerOptions = { blobs, concurrency: config.workerConcurrency, allowPrivate: config.egressAllowPrivate, timeoutMs: config.webhookTimeoutMs, logger };
+      const supervised = await superviseWorker(() => startWorker(pools.owner, workerOptions), logger);
+      stops.push(() => supervised.stop());
       checkpoint();
     }
 

@@ -52,6 +52,11 @@ export async function startWorker(pool: pg.Pool, opts: WorkerOptions): Promise<R
     forbiddenFlags: share.forbiddenFlags,
     noHandleSignals: true,
     pollInterval: opts.pollInterval ?? 1000,
+    // Completing or failing a job goes through Graphile Worker's batcher. Unbatched, 0.18 does not await those writes,
+    // and one that met a restarting database (ECONNREFUSED, "Connection terminated") was an unhandled rejection: the
+    // whole process, API included, exited. Batched, such a failure stops the pool (0.18's batcher gives up at the
+    // first one), and superviseWorker starts it again.
+    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
     logger: workerLogger(logger),
     // Recovery for deliveries whose worker died; never backfilled (a sweep covers everything at once).
     // Watchdogs fire at most once per (issue, kind) per 24 h, so a missed minute needs no backfill either.
@@ -78,6 +83,35 @@ export async function startWorker(pool: pg.Pool, opts: WorkerOptions): Promise<R
     warnSchemaMissing();
   }
   return runner;
+}
+
+/**
+ * The worker kept running: Graphile Worker stops its pool when it cannot record a job's end (0.18 gives up at the first
+ * failure of a batched write: a database restart), and the API would go on with no deliveries, dispatch or watchdogs.
+ * Started again after `restartMs` until it runs; its start-up sweep re-queues what the stopped pool held.
+ */
+export async function superviseWorker(start: () => Promise<Runner>, logger: Logger, restartMs = 5000): Promise<{ runner(): Runner; stop(): Promise<void> }> {
+  let current: Runner;
+  let stopping = false;
+  const restartLater = (why: string) => {
+    if (stopping) return;
+    logger.error({ component: 'worker' }, `the background worker stopped (${why}); starting it again in ${restartMs / 1000} s`);
+    setTimeout(() => {
+      if (!stopping) start().then(watch, (err) => restartLater(errorText(err)));
+    }, restartMs).unref();
+  };
+  const watch = (runner: Runner) => {
+    current = runner;
+    runner.promise.then(() => restartLater('its pool ended'), (err) => restartLater(errorText(err)));
+  };
+  watch(await start());
+  return {
+    runner: () => current,
+    async stop() {
+      stopping = true;
+      await current.stop().catch(() => {}); // a pool that already ended has nothing to stop
+    },
+  };
 }
 
 /** An error's message for a log line (its class and message; no stack, no attached query values). */

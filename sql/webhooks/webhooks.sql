@@ -265,7 +265,8 @@ begin
   -- workspace would make a null flag, which add_job refuses (22023), failing the job ten times over.
   if v_delivery.id is not null and to_regnamespace('graphile_worker') is not null then
     perform graphile_worker.add_job('svc_webhook_deliver', json_build_object('deliveryId', p_delivery_id),
-      flags := app_private.outbound_flags(v_delivery.workspace_id),
+      -- And its endpoint's: one slow receiver holds at most half its workspace's places (src/outbound/tenant-share.ts).
+      flags := app_private.outbound_flags(v_delivery.workspace_id) || ('svc_target:' || v_delivery.channel),
       run_at := coalesce(p_run_at, now()), max_attempts := 10, job_key := 'svc_webhook:' || p_delivery_id,
       job_key_mode := 'replace',
       -- An agent's dispatch (its assignment, a chat message) goes before the workspace's webhook deliveries: behind
@@ -275,7 +276,7 @@ begin
   end if;
 end
 $$;
-comment on function app_private.enqueue_delivery_job(p_delivery_id uuid, p_run_at timestamp with time zone) is 'Enqueues (or reschedules) the worker job of a delivery, job_key svc_webhook:<id>, flagged as its workspace''s outbound work (outbound_flags); an agent''s dispatch delivery at priority -1 (before webhook deliveries); nothing for a delivery that no longer exists. Runs in the caller''s transaction.';
+comment on function app_private.enqueue_delivery_job(p_delivery_id uuid, p_run_at timestamp with time zone) is 'Enqueues (or reschedules) the worker job of a delivery, job_key svc_webhook:<id>, flagged as its workspace''s outbound work (outbound_flags) and its endpoint''s (svc_target:<channel>); an agent''s dispatch delivery at priority -1 (before webhook deliveries); nothing for a delivery that no longer exists. Runs in the caller''s transaction.';
 
 create or replace function app_private.new_webhook_secret()
  returns text

@@ -35,6 +35,23 @@ export async function resolveDatabase(config: Config, progress?: Progress): Prom
   };
 }
 
+/** How long a pool waits for a connection (a new one's handshake, or a place in a full pool). */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * `work`, or a rejection once `ms` pass (code ETIMEDOUT: 503 by databaseUnavailable): for what must answer promptly
+ * whatever the database does (/health, /ready, /metrics). The query itself goes on until the database or the pool's
+ * timeouts end it.
+ */
+export function withinMs<T>(ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`the database did not answer within ${ms} ms`), { code: 'ETIMEDOUT' })), ms);
+  });
+  work.catch(() => {}); // answered late, or failed after the timer: nobody waits for it any more
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 export interface Pools {
   api: pg.Pool;
   owner: pg.Pool;
@@ -53,8 +70,15 @@ export function createPools(ownerUrl: string, opts: { apiMax?: number; ownerMax?
     idleTimeoutMillis: 300_000,
     // The request role is set in the startup packet, before any query can run on the connection.
     options: '-c role=svc_visitor',
+    // A database that stops answering (frozen, a network gone quiet) rather than refusing: a call waits at most this
+    // long for a connection, and a query past its statement_timeout is given up by the client too. Without these, every
+    // call hung for as long as the database did (503 once either passes: errors.ts databaseUnavailable).
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    query_timeout: 35_000,
   });
-  const owner = new pg.Pool({ connectionString: ownerUrl, max: opts.ownerMax ?? 8, application_name: 'svc-owner' });
+  const owner = new pg.Pool({
+    connectionString: ownerUrl, max: opts.ownerMax ?? 8, application_name: 'svc-owner', connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   // A client losing its server (restart, admin kill) must not crash the process.
   const ignore = () => {};
   for (const pool of [api, owner]) {

@@ -37,7 +37,7 @@ export class Notifier extends EventEmitter {
   }
 
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString, application_name: 'svc-listen' });
+    const client = new pg.Client({ connectionString: this.connectionString, application_name: 'svc-listen', connectionTimeoutMillis: 10_000 });
     client.on('notification', (msg) => {
       if (msg.channel !== 'svc_stream') return this.emit(msg.channel, msg.payload ?? '');
       // An ephemeral event (a chat draft) waits for one sequencing pass: the stored events committed before it get
@@ -48,8 +48,14 @@ export class Notifier extends EventEmitter {
     });
     client.on('error', () => this.reconnect(client));
     client.on('end', () => this.reconnect(client));
-    await client.connect();
-    for (const channel of CHANNELS) await client.query(`listen ${channel}`);
+    try {
+      await client.connect();
+      for (const channel of CHANNELS) await client.query(`listen ${channel}`);
+    } catch (err) {
+      client.removeAllListeners('end');
+      client.end().catch(() => {});
+      throw err;
+    }
     this.client = client;
     this.retryMs = 250;
     this.emit('connected');
@@ -87,15 +93,25 @@ export class Notifier extends EventEmitter {
     }
   }
 
+  /** The live connection dropped: let it go and connect again. */
   private reconnect(client: pg.Client) {
     if (this.closed || this.client !== client) return;
     this.client = undefined;
     client.removeAllListeners('end');
     client.end().catch(() => {});
+    this.retryLater();
+  }
+
+  /**
+   * Tries again after a growing pause until a connection listens, however many tries fail. (A failed try once went
+   * back through reconnect(), which saw no live client of its own and stopped: after a database restart longer than
+   * the first pause, events never streamed again until the process restarted.)
+   */
+  private retryLater() {
     const delay = this.retryMs;
     this.retryMs = Math.min(this.retryMs * 2, 10_000);
     setTimeout(() => {
-      if (!this.closed) this.start().catch(() => this.reconnect(client));
+      if (!this.closed) this.start().catch(() => this.retryLater());
     }, delay).unref();
   }
 

@@ -12,6 +12,7 @@ import { registerBlobRoutes } from '../blobs/routes.ts';
 import type { BlobStore } from '../blobs/store.ts';
 import { buildInfo } from '../build-info.ts';
 import { ApiError, databaseUnavailable, loadCheckRules, logRefusedInputTo, refusesKey } from '../errors.ts';
+import { withinMs } from '../db/database.ts';
 import { errorExtensions } from '../graphql/errors.ts';
 import { GRAPHQL_PATH, registerGraphql } from '../graphql/server.ts';
 import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
@@ -75,6 +76,9 @@ export interface AppOptions {
 
 /** The MCP endpoint (/api/mcp, /api/mcp/rpc, either with a trailing slash: MCP_ENDPOINTS in mcp.ts). */
 const isMcpPath = (url: string) => /^\/api\/mcp(\/rpc)?\/?(\?|$)/.test(url);
+
+/** How long /health and /ready wait for the database before they answer 503. */
+const HEALTH_CHECK_MS = 2000;
 
 /**
  * A body sent with a Content-Encoding other than identity (gzip, br, ...): this service does not decode request bodies,
@@ -193,6 +197,9 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 2 * 1024 * 1024,
     clientErrorHandler: answerClientError,
+    // Requests that arrive while the server closes are refused by our own hook below (the spec's body, Retry-After,
+    // JSON-RPC's envelope on the MCP endpoint); Fastify's own answered {"error":"Service Unavailable","statusCode":503}.
+    return503OnClosing: false,
     // What the router refuses before any route runs, in the spec's body rather than Fastify's: a path parameter
     // over 100 characters (no tool name is that long) and a URL it cannot decode.
     frameworkErrors: (err, req, frameworkReply) => {
@@ -221,6 +228,13 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   // What PostgreSQL said about input it refused stays in the debug log (the client gets our words).
   logRefusedInputTo((detail, message) => app.log.debug(detail, message));
   registerOriginGuard(app, opts.origins ?? { loopback: true });
+  let closing = false;
+  app.addHook('preClose', async () => { closing = true; });
+  app.addHook('onRequest', async (_req, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    throw new ApiError(503, { error: 'unavailable', message: 'The service is shutting down; try again shortly' }, { 'retry-after': '5' });
+  });
   // Two Authorization headers: refused before any route reads the first (REST, JSON-RPC, SSE, GraphQL).
   app.addHook('onRequest', async (req) => assertOneAuthorization(req.raw.rawHeaders));
   // The tool routes know their key before they read the body: a request without a live key is refused without
@@ -337,9 +351,10 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     return reply.code(404).send({ error: 'not_found', message: `No route ${req.method} ${req.url}` });
   });
 
+  // The probes answer within HEALTH_CHECK_MS whatever the database does (a frozen one held them as long as it was).
   app.get('/health', async (_req, reply) => {
     try {
-      await opts.ownerPool.query('select 1 from graphile_migrate.migrations limit 1');
+      await withinMs(HEALTH_CHECK_MS, opts.ownerPool.query('select 1 from graphile_migrate.migrations limit 1'));
       return { ok: true };
     } catch {
       return reply.code(503).send({ ok: false });
@@ -351,7 +366,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   app.get('/ready', async (req, reply) => {
     const expected = await committedMigrationCount();
     try {
-      const { rows } = await opts.ownerPool.query<{ n: number }>('select count(*)::int as n from graphile_migrate.migrations');
+      const { rows } = await withinMs(HEALTH_CHECK_MS, opts.ownerPool.query<{ n: number }>('select count(*)::int as n from graphile_migrate.migrations'));
       const applied = rows[0]!.n;
       // Fewer: still migrating. More: a newer release migrated this database (this code does not know its SQL).
       if (applied !== expected) return reply.code(503).send({ ok: false, database: true, migrations: { applied, expected } });

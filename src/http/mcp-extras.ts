@@ -161,6 +161,17 @@ export async function handleExtra(
       const args = promptArguments(prompt, params.arguments);
       if (name === 'triage-issue') {
         const issue = await readIssue(services, caller, str(args.key, 'arguments.key'));
+        // A status or label the workspace does not have is the client's mistake, refused as hand-off-issue refuses an
+        // unknown profile (it was written into the prompt as given: "Consider the status Doing").
+        for (const source of ['status', 'label'] as const) {
+          const given = args[source];
+          if (typeof given !== 'string' || !given) continue;
+          const known = await COMPLETERS[source](services, caller);
+          if (!known.more && !known.values.some((v) => v.toLowerCase() === given.toLowerCase())) {
+            throw invalidParams(`No ${source} named ${given.length > 100 ? `${given.slice(0, 100)}…` : given}`,
+              { [`arguments.${source}`]: `not a ${source} of this workspace (${known.values.slice(0, 20).join(', ') || 'none'})` });
+          }
+        }
         return {
           description: `Triage ${issue.key}`,
           messages: [{ role: 'user', content: { type: 'text', text:

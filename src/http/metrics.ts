@@ -7,6 +7,10 @@
 import type pg from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EventHub } from '../events/hub.ts';
+import { withinMs } from '../db/database.ts';
+
+/** How long a gauge read from the database may take before /metrics answers without it. */
+const DATABASE_GAUGE_MS = 2000;
 
 /** Process-wide: what the worker does (it may run without HTTP) and the Node process itself. */
 export const processRegistry = new Registry();
@@ -85,15 +89,15 @@ export class AppMetrics {
       async collect() {
         this.reset();
         try {
-          const { rows } = await owner.query<{ state: string; n: string }>(`
+          const { rows } = await withinMs(DATABASE_GAUGE_MS, owner.query<{ state: string; n: string }>(`
             select case when locked_at is not null then 'locked'
                         when attempts > 0 and last_error is not null then 'failing'
                         when run_at > now() then 'scheduled' else 'ready' end as state, count(*) as n
-              from graphile_worker.jobs group by 1`);
+              from graphile_worker.jobs group by 1`));
           for (const state of ['ready', 'scheduled', 'locked', 'failing']) this.set({ state }, 0);
           for (const r of rows) this.set({ state: r.state }, Number(r.n));
         } catch {
-          // No worker schema yet (a database the worker never ran on): nothing to report.
+          // No worker schema yet (a database the worker never ran on), or a database not answering: nothing to report.
         }
       },
     });
@@ -116,12 +120,12 @@ export class AppMetrics {
       async collect() {
         this.reset();
         try {
-          const { rows } = await owner.query<{ status: string; n: string }>(
-            'select status, count(*) as n from app_public.webhook_deliveries group by status');
+          const { rows } = await withinMs(DATABASE_GAUGE_MS, owner.query<{ status: string; n: string }>(
+            'select status, count(*) as n from app_public.webhook_deliveries group by status'));
           for (const status of ['PENDING', 'DELIVERED', 'DEAD_LETTER', 'CANCELED']) this.set({ status }, 0);
           for (const r of rows) this.set({ status: r.status }, Number(r.n));
         } catch {
-          // Tables not migrated yet.
+          // Tables not migrated yet, or a database not answering.
         }
       },
     });

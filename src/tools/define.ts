@@ -167,7 +167,27 @@ export const tool = <I extends z.ZodObject, O extends z.ZodType>(def: ToolDef<I,
 
 // Shared input pieces -------------------------------------------------------------------------
 
-export const id = (what: string) => z.uuid({ message: `${what} must be a UUID` });
+/**
+ * Where an agent finds the id a field wants, said in its refusal: "projectId must be a UUID" told a caller who sent
+ * "Project X" nothing about how to get one (docs/decisions.md, "Errors as guidance").
+ */
+const ID_SOURCES: Array<[RegExp, string]> = [
+  [/agentid$/i, "an agent's id: agents.list, agents.me for your own (some tools take profileKey instead)"],
+  [/^(assigneduserid|userid|claimedbyid)$/i, "a person's id: members.list, or workspace.get's caller.userId for your own"],
+  [/^projectids?$/i, 'from projects.list'],
+  [/^labelids?$/i, 'from labels.list'],
+  [/^cycleid$/i, 'from cycles.list or cycles.current'],
+  [/^(statusid|moveissuesto)$/i, 'from statuses.list (issues.transition and issues.list also take status by name or category)'],
+  [/^initiativeid$/i, 'from initiatives.list'],
+  [/^(goalid)$/i, 'from goals.list'],
+  [/^(runid|sourcerunid)$/i, 'from runs.list, or the run issues.assign opened'],
+  [/^threadid$/i, 'from chat.listThreads'],
+  [/^webhookid$/i, 'from webhooks.list'],
+];
+export const id = (what: string) => {
+  const from = ID_SOURCES.find(([re]) => re.test(what))?.[1];
+  return z.uuid({ message: from ? `${what} must be a UUID, ${from}` : `${what} must be a UUID` });
+};
 /** A name or title: one line (NOT_IN_A_LINE, text-guard.ts), trimmed, 1 to max characters. */
 export const line = (max: number) => z.string().trim().min(1).max(max)
   .refine((s) => !NOT_IN_A_LINE.test(s), 'must be one line of text, without control or direction-override characters');

@@ -90,7 +90,8 @@ function editDistance(a: string, b: string): number {
 /** "unknown field", and the declared field it was probably meant as (a synonym, another spelling, a typo). */
 export function unknownFieldMessage(key: string, declared: readonly string[]): string {
   if (key.length > 100) return 'unknown field';
-  const meant = SYNONYMS[key]?.find((k) => declared.includes(k))
+  // Own properties only: a field named __proto__ or constructor is a field, not the table's prototype.
+  const meant = (Object.hasOwn(SYNONYMS, key) ? SYNONYMS[key]! : []).find((k) => declared.includes(k))
     ?? declared.find((k) => squash(k) === squash(key))
     ?? (key.length >= 4 ? declared.find((k) => editDistance(squash(k), squash(key)) <= 2) : undefined);
   return meant ? `unknown field; did you mean ${meant}?` : 'unknown field';

@@ -32,6 +32,8 @@ export interface AttemptResult {
   responseBody?: string;
   /** No answer within the deadline (the endpoint then cools off: src/outbound/slow-targets.ts). Not recorded. */
   timedOut?: true;
+  /** Not made: the endpoint is cooling off after a timeout (recorded with its reason, logged at debug). */
+  notTried?: true;
 }
 
 export interface DeliverOptions {

@@ -46,6 +46,9 @@ function reportAttempt(logger: Logger | undefined, work: DeliveryWork, attempt: 
   };
   if (status === 'DEAD_LETTER') logger?.error(fields, 'webhook delivery dead-lettered: retries spent');
   else if (status === 'CANCELED') logger?.warn(fields, 'webhook delivery canceled: the endpoint answered 410 Gone');
+  // An attempt not made (its endpoint timed out moments ago) says nothing the timeout's own line did not: at the
+  // default level one hanging receiver wrote a line per event per retry (6 MB in 20 minutes).
+  else if (status === 'PENDING' && attempt.notTried) logger?.debug(fields, 'webhook delivery not tried: its endpoint is cooling off; will retry');
   else if (status === 'PENDING') logger?.warn(fields, 'webhook delivery attempt failed; will retry');
 }
 
@@ -82,7 +85,7 @@ export function webhookTasks(opts: WebhookTaskOptions): TaskList {
       attempt = await deliver(work, { allowPrivate: opts.allowPrivate, timeoutMs });
       slow.settled(target, work.workspaceId, attempt.timedOut === true);
     } else {
-      attempt = { url: work.url, startedAt: new Date().toISOString(), durationMs: 0,
+      attempt = { url: work.url, startedAt: new Date().toISOString(), durationMs: 0, notTried: true,
         error: `not tried: this endpoint timed out in the last ${slow.coolOffMs / 1000} s` };
     }
     const recorded = await helpers.withPgClient(async (client) =>

@@ -6,6 +6,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Notifier } from '../../src/events/notifier.ts';
+import { startDbProxy } from '../support/db-proxy.ts';
 import { createTestDatabase } from '../support/harness.ts';
 import { until } from '../support/until.ts';
 
@@ -62,6 +63,28 @@ describe('the stream sequencer', () => {
     } finally {
       await db.query('alter function if exists app_private.sequence_events_off(integer) rename to sequence_events').catch(() => {});
       await notifier.close();
+    }
+  });
+
+  it('listens again after the database was gone for longer than a retry: the tries go on until one connects', async () => {
+    // A restart, as the proxy plays it: every connection dropped, new ones refused while several retries fail.
+    const proxy = await startDbProxy(url);
+    const notifier = new Notifier(proxy.url);
+    let connected = 0;
+    notifier.on('connected', () => connected++);
+    const notified: string[] = [];
+    notifier.on('svc_events', (payload: string) => notified.push(JSON.parse(payload).id));
+    await notifier.start();
+    try {
+      proxy.cut();
+      await new Promise((r) => setTimeout(r, 1200)); // the 250 ms and 500 ms tries fail
+      proxy.restore();
+      await until(async () => connected, (n) => n >= 2, 8000);
+      const after = await recordEvent();
+      expect(await until(async () => notified, (ids) => ids.includes(after))).toContain(after);
+    } finally {
+      await notifier.close();
+      await proxy.close();
     }
   });
 });

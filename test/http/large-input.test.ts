@@ -72,6 +72,9 @@ describe('a 400 lists at most 20 issues, then how many more', () => {
       .toEqual({ titel: 'unknown field; did you mean title?' });
     expect((await rest(t, ws.token, 'issues.list', { zzz: 1 })).body.issues).toEqual({ zzz: 'unknown field' });
     expect((await rest(t, ws.token, 'comments.create', { body: 'no issue' })).body.issues).toEqual({ issueId: 'required (string)' });
+    // A name where an id goes: the refusal says where the id comes from.
+    expect((await rest(t, ws.token, 'issues.list', { projectId: 'Project X' })).body.issues.projectId).toBe('projectId must be a UUID, from projects.list');
+    expect((await rest(t, ws.token, 'issues.list', { assignedAgentId: 'triage' })).body.issues.assignedAgentId).toMatch(/agents\.list/);
   });
 
   it('IssueMap: first report of a field wins; past the cap only a count', () => {

@@ -47,6 +47,12 @@ describe('MCP resources, prompts, completion, logging', () => {
     const standup = (await rpc(t, ws.token, 'prompts/get', { name: 'draft-standup', arguments: { sinceHours: '48' } })).body.result;
     expect(standup.messages[0].content.text).toMatch(/standup/i);
     expect((await rpc(t, ws.token, 'prompts/get', { name: 'triage-issue', arguments: {} })).body.error.code).toBe(-32602);
+    // A status or label the workspace lacks is refused, as an unknown agent profile is; one it has, in any case, is taken.
+    const doing = (await rpc(t, ws.token, 'prompts/get', { name: 'triage-issue', arguments: { key: issue.key, status: 'Doing' } })).body.error;
+    expect(doing).toMatchObject({ code: -32602, data: { issues: { 'arguments.status': expect.stringContaining('In Progress') } } });
+    expect((await rpc(t, ws.token, 'prompts/get', { name: 'triage-issue', arguments: { key: issue.key, label: 'nolabel' } })).body.error.code).toBe(-32602);
+    const done = (await rpc(t, ws.token, 'prompts/get', { name: 'triage-issue', arguments: { key: issue.key, status: 'done' } })).body.result;
+    expect(done.messages[0].content.text).toContain('Consider the status done');
     expect((await rpc(t, ws.token, 'prompts/get', { name: 'nope' })).body.error.code).toBe(-32602);
     // A key is offered the prompts it may use, as tools/list offers the tools (draft-standup needs READ_ANALYTICS,
     // hand-off-issue agents.list's READ_USERS; they were listed and refused when asked).

@@ -63,3 +63,22 @@ it('a workspace runs at most its share of outbound jobs at once: past it, its jo
   await Promise.all([...running, other, unflagged]);
   expect(share.take('ws1')).toBe(true);
 });
+
+it('an endpoint runs at most half its workspace\'s share: its jobs wait (flag forbidden), the workspace\'s other endpoints go on', async () => {
+  const share = TenantShare.of(8);
+  expect(share.perTarget).toBe(2);
+  const job = (target: string) => ({ flags: { 'svc_outbound:ws1': true, [`svc_target:${target}`]: true } });
+  expect(TenantShare.targetOf(job('webhook:a'))).toBe('webhook:a');
+  const ran: string[] = [];
+  const hold: Array<() => void> = [];
+  const run = (name: string) => () => new Promise<void>((resolve) => { ran.push(name); hold.push(resolve); });
+  const putBack = (name: string) => async () => { ran.push(`put back ${name}`); };
+  const slow = [1, 2].map((n) => share.within(job('webhook:slow'), run(`slow-${n}`), putBack(`slow-${n}`)));
+  expect(share.forbiddenFlags()).toEqual(['svc_target:webhook:slow']);
+  await share.within(job('webhook:slow'), run('slow-3'), putBack('slow-3'));
+  const fast = share.within(job('webhook:fast'), run('fast-1'), putBack('fast-1'));
+  expect(ran).toEqual(['slow-1', 'slow-2', 'put back slow-3', 'fast-1']);
+  for (const release of hold) release();
+  await Promise.all([...slow, fast]);
+  expect(share.forbiddenFlags()).toEqual([]);
+});

@@ -308,10 +308,36 @@ describe('failures', () => {
       const jobs = await slow.pools.owner.query(`select j.flags from graphile_worker._private_jobs j
         join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'svc_webhook_deliver'`);
       expect(jobs.rows.length).toBeGreaterThan(0);
-      for (const { flags } of jobs.rows) expect([{ [`svc_outbound:${noisy.id}`]: true }, { [`svc_outbound:${other.id}`]: true }]).toContainEqual(flags);
+      for (const { flags } of jobs.rows) {
+        const workspace = Object.keys(flags).filter((f) => f.startsWith('svc_outbound:'));
+        expect([[`svc_outbound:${noisy.id}`], [`svc_outbound:${other.id}`]]).toContainEqual(workspace);
+        expect(Object.keys(flags).filter((f) => f.startsWith('svc_target:webhook:'))).toHaveLength(1);
+      }
     } finally {
       receiver.respond = () => ({ status: 200, body: 'ok' });
       await slow.close();
+    }
+  });
+
+  it('a slow endpoint holds at most half its workspace\'s places: the workspace\'s other webhook keeps its pace', async () => {
+    const app = await startTestApp({ worker: { backoffSeconds: [], timeoutMs: 5000, concurrency: 8 } });
+    try {
+      const w = await createWorkspace(app);
+      // Each attempt holds a place until the 5 s deadline (a receiver slow but under the deadline never cools off and
+      // held every place of its workspace's share).
+      receiver.respond = (r) => (r.url === '/sluggish' ? 'hang' : { status: 200, body: 'ok' });
+      await admin(app, 'create-webhook', { workspace: w.key, url: path('sluggish'), events: 'PROJECT_UPDATED', json: true });
+      const fast = (await admin(app, 'create-webhook', { workspace: w.key, url: path('brisk'), events: 'PROJECT_UPDATED', json: true })).webhook;
+      for (let i = 0; i < 12; i++) await app.pools.owner.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{}')`, [w.id]);
+      const started = Date.now();
+      await until(async () => (await app.pools.owner.query(`select status from app_public.webhook_deliveries where webhook_id = $1`, [fast.id])).rows,
+        (ds) => ds.length === 12 && ds.every((d) => d.status === 'DELIVERED'), 8000);
+      // With the sluggish endpoint's jobs holding all four places, the brisk one waited behind each (three rounds of 5 s).
+      expect(Date.now() - started).toBeLessThan(4000);
+      expect(receiver.requests.filter(at('sluggish')).length).toBeLessThanOrEqual(2);
+    } finally {
+      receiver.respond = () => ({ status: 200, body: 'ok' });
+      await app.close();
     }
   });
 

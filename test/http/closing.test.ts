@@ -1,0 +1,27 @@
+/** Requests that arrive while the service shuts down get the spec's 503 (with Retry-After), not Fastify's own body. */
+import inject from 'light-my-request';
+import { describe, expect, it } from 'vitest';
+import { startTestApp } from '../support/harness.ts';
+
+describe('shutting down', () => {
+  it('answers 503 unavailable with Retry-After on REST and in the JSON-RPC envelope on the MCP endpoint', async () => {
+    const t = await startTestApp();
+    // Requests on connections the server still holds as the close begins (its preClose hooks have run): Fastify's own
+    // inject refuses a closing instance, so they go to its router directly, as the HTTP server hands them over.
+    const closed = t.app.close();
+    await new Promise((r) => setImmediate(r));
+    const send = (url: string, payload: object) => inject((req, res) => t.app.routing(req, res), { method: 'POST', url, payload });
+    try {
+      const rest = await send('/api/mcp/issues.list', {});
+      expect(rest.statusCode).toBe(503);
+      expect(rest.headers['retry-after']).toBe('5');
+      expect(rest.json()).toMatchObject({ error: 'unavailable' });
+      const rpc = await send('/api/mcp/rpc', { jsonrpc: '2.0', id: 7, method: 'tools/list' });
+      expect(rpc.statusCode).toBe(503);
+      expect(rpc.json()).toMatchObject({ jsonrpc: '2.0', error: { data: { error: 'unavailable', status: 503 } } });
+    } finally {
+      await closed;
+      await t.close().catch(() => {});
+    }
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * A database that stops answering (frozen, or a network gone quiet) rather than refusing connections: the probes
+ * answer at once (/health and /ready 503, /metrics without its database gauges) and recover with it. They hung as
+ * long as the database did.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDbProxy, type DbProxy } from '../support/db-proxy.ts';
+import { createTestDatabase, startTestApp, type TestApp } from '../support/harness.ts';
+
+let t: TestApp;
+let proxy: DbProxy;
+
+beforeAll(async () => {
+  proxy = await startDbProxy(await createTestDatabase());
+  t = await startTestApp({ ownerUrl: proxy.url });
+});
+afterAll(async () => {
+  proxy?.thaw();
+  await t?.close();
+  await proxy?.close();
+});
+
+const timed = async (url: string) => {
+  const started = Date.now();
+  const res = await t.app.inject({ method: 'GET', url });
+  return { status: res.statusCode, ms: Date.now() - started, body: res.body };
+};
+
+describe('a frozen database', () => {
+  it('/health, /ready and /metrics answer within seconds, and come back when it does', async () => {
+    expect((await timed('/ready')).status).toBe(200);
+    proxy.freeze();
+    try {
+      for (const path of ['/health', '/ready']) {
+        const r = await timed(path);
+        expect([r.status, r.ms < 4000], path).toEqual([503, true]);
+      }
+      const metrics = await timed('/metrics');
+      expect([metrics.status, metrics.ms < 6000]).toEqual([200, true]);
+      expect(metrics.body).toContain('svc_db_pool_connections');
+    } finally {
+      proxy.thaw();
+    }
+    const back = await timed('/ready');
+    expect(back.status).toBe(200);
+  }, 30_000);
+});
