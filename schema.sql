@@ -64,7 +64,7 @@ create table app_public.action_requests (
   due_at timestamp with time zone, -- When a decision is wanted by; null = no date. Informational: nothing happens when it passes.
   source_type text, -- What kind of record the request came from (sourceId): issue, comment, goal, execution-plan, execution-step, agent-run or action-request, which must exist; any other value is the requester's own label. Null = none.
   source_id uuid, -- @behavior -* What the request came from (sourceType). GraphQL: ActionRequest.sourceId (app_public.action_requests_source_id).
-  status text default 'OPEN'::text not null, -- OPEN or SNOOZED (set aside; may reopen) while undecided; RESOLVED (accepted or resolved), DISMISSED, REJECTED (declined) or SUPERSEDED (a newer request replaced it) are final.
+  status text default 'OPEN'::text not null, -- OPEN or SNOOZED (set aside; may reopen) while undecided; RESOLVED (accepted or resolved), DISMISSED, REJECTED (declined) or SUPERSEDED (a plan approval request made moot: the plan was activated, canceled or changed, or approval was asked again) are final.
   options jsonb, -- Poll options [{key, label, description?}]; NULL = not a poll.
   voting_closed_at timestamp with time zone, -- Polls: when voting closed (closeVoting, or the request being closed); null while votes are taken, and for a request without options.
   winning_option_key text, -- Polls: the option closeVoting named the winner (most votes; a tie goes to the option voted for first, no votes to the first option); null otherwise.
@@ -233,7 +233,7 @@ create table app_public.agent_runs (
   tokens_cached bigint default 0 not null, -- Cached input tokens so far, as the agent last reported them.
   cost_usd numeric default 0 not null, -- Cost in US dollars so far, exactly as the agent last reported it (a decimal string in GraphQL).
   control_state text, -- Reserved for a runtime's control state (spec 2.11); nothing sets it yet, so it is null.
-  completion_meta jsonb, -- COMPLETED runs: what runs.complete reported (summary, producedArtifactIds, verificationResult, followUps, confidence, verdict) and the run contract version (contractVersion, completedAt); a canceled run keeps cancelReason; null otherwise.
+  completion_meta jsonb, -- COMPLETED runs: what runs.complete reported (summary, producedArtifactIds, verificationResult, followUps, confidence, verdict) and the run contract version (contractVersion, completedAt); a run completed for its agent (a plan step accepted): {contractVersion, completedAt, reason}; a canceled run: {canceledAt, cancelReason if given}; null otherwise.
   step_id uuid, -- The execution step this run works on (opened when the step became READY); its cost counts toward the goal's budget.
   constraint agent_runs_pkey PRIMARY KEY (id),
   constraint agent_runs_workspace_id_id_key UNIQUE (workspace_id, id),
@@ -596,14 +596,14 @@ create table app_public.comments (
   id uuid default gen_random_uuid() not null, -- UUID of the comment, as the comments.* tools name it (id is the GraphQL node id).
   workspace_id uuid not null, -- The workspace the comment belongs to (the calling key's: no other is visible).
   issue_id uuid not null, -- The issue commented on.
-  body text not null, -- The current text, 1 to 100,000 characters (earlier ones: revisionHistory).
+  body text not null, -- The current text, 1 to 100,000 characters (earlier bodies: revisionHistory; none are kept for STATUS comments).
   kind text default 'COMMENT'::text not null, -- COMMENT; STATUS = the rolling status comment of an agent run (comments.upsertStatus); HANDOFF = written by issues.reassign.
   confidence text, -- LOW/MEDIUM/HIGH, persisted whoever the author; rendered only for agent-authored comments.
   author_user_id uuid, -- The person whose key wrote it (for an agent's key, the key's owner); null for a plugin key.
   authoring_agent_id uuid, -- The agent whose key wrote it; null when a person's or a plugin's key did.
   run_id uuid, -- The authoring agent's open run on the issue when it was written; null otherwise.
   revisions jsonb default '[]'::jsonb not null,
-  edited_at timestamp with time zone, -- When the body was last changed (comments.update); null = never edited.
+  edited_at timestamp with time zone, -- When the comment was last edited (comments.update, a confidence-only change included, or comments.upsertStatus for STATUS comments); null = never.
   deleted_at timestamp with time zone, -- When the comment was deleted (soft: kept for audit, left out of lists); null = live.
   created_at timestamp with time zone default now() not null, -- When the comment was posted.
   updated_at timestamp with time zone default now() not null, -- When the comment last changed (an edit or its deletion).
@@ -758,7 +758,7 @@ create table app_public.execution_plans (
   attempt integer default 1 not null, -- Which attempt at the goal this is, from 1.
   status text default 'DRAFT'::text not null, -- DRAFT (steps being added), APPROVED, RUNNING, BLOCKED (held, by a review gate or by hand), or final: COMPLETED or CANCELED.
   is_active_attempt boolean default true not null, -- True for the goal's current attempt; a new decompose turns the earlier ones false.
-  planner_agent_id uuid, -- The agent dispatched to plan it (plannerAgentId, else the crew's PLANNER, else the calling agent); null = none.
+  planner_agent_id uuid, -- The agent dispatched to plan it (plans.decompose: plannerAgentId, else the crew's PLANNER, else the calling agent; executionPlans.create: only the plannerAgentId given); null = none.
   context_set_id text, -- An opaque label of the context agents should load, passed to them with each step's dispatch (a step's own wins); null = none.
   auto_judge boolean, -- Whether a step moved to REVIEW gets a judge dispatched automatically; null = yes when the goal's crew has a REVIEWER.
   max_step_retries integer default 2 not null, -- FAIL verdicts a step may get before it is BLOCKED, 0 to 20 (default 2).
@@ -811,7 +811,7 @@ create table app_public.execution_steps (
   assigned_agent_id uuid, -- The agent that runs the step: the one named when it was added, else (once READY) the crew member in its assignedRole; null = none yet.
   assigned_role text, -- The crew role whose member runs the step when no live agent is named (PLANNER, WORKER, REVIEWER, OBSERVER, OPERATOR_PROXY); null = WORKER.
   status text default 'TODO'::text not null, -- TODO (waiting on dependencies), READY (dispatched), RUNNING, REVIEW (awaiting a verdict), DONE, BLOCKED (a review gate holds it) or CANCELED.
-  retry_count integer default 0 not null, -- FAIL verdicts that sent the step back to READY so far.
+  retry_count integer default 0 not null, -- FAIL verdicts that sent the step back to READY since it was last unblocked (approving its review gate resets it to 0).
   last_feedback text, -- The feedback of the last FAIL verdict, given to the agent on its retry; null = none.
   judge_verdict jsonb, -- The last verdict: {verdict PASS | FAIL, feedback, score, judgedByAgentId, judgedAt}; null = not judged.
   judge_agent_id uuid, -- The agent dispatched to judge the step (plans.judge, or auto-judging); null = none.
@@ -887,7 +887,7 @@ CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE OF kind ON app_publi
 create table app_public.external_resources (
   id uuid default gen_random_uuid() not null, -- UUID of the snapshot, as the repohost tools name it (id is the GraphQL node id).
   workspace_id uuid not null, -- The workspace the snapshot belongs to (the calling key's: no other is visible).
-  mapping_id uuid, -- The repository mapping it was last read through; null once that mapping is deleted (it can then no longer be synced).
+  mapping_id uuid, -- The repository mapping it was last read through; null once that mapping is deleted (repohost.sync reads it again once the repository is mapped again).
   provider text default 'github'::text not null, -- The repository host; always github.
   repo_full_name text not null, -- The repository, owner/name.
   type text not null, -- issue or pull_request.
@@ -942,7 +942,7 @@ create table app_public.goals (
   issue_id uuid, -- The issue the goal serves: its steps' runs are opened on it, and the goal follows its visibility; null = none.
   crew_id uuid, -- The crew that pursues the goal (planner, workers, reviewer); null = none.
   max_total_cost_usd numeric, -- Cost cap in US dollars over the runs of all its plans' steps: crossing it blocks the running plan behind a review gate. Null = no cap.
-  max_wall_time_minutes integer, -- Time cap in minutes from when the goal became ACTIVE: passing it blocks the running plan behind a review gate. Null = no cap.
+  max_wall_time_minutes integer, -- Time cap in minutes from when the goal became ACTIVE: the first step-run report after it passes blocks the running plan behind a review gate (no sweep checks it meanwhile); once per plan. Null = no cap.
   status text default 'OPEN'::text not null, -- OPEN, PLANNING (a plan is being drafted), ACTIVE (a plan runs), or final: ACHIEVED (every step of the active plan DONE) or ABANDONED.
   started_at timestamp with time zone, -- When the goal first became ACTIVE (a plan ran); null before.
   finished_at timestamp with time zone, -- When the goal was ACHIEVED or ABANDONED; null before.
@@ -1136,7 +1136,7 @@ create table app_public.issues (
   status_id uuid not null, -- The issue's workflow status (its category decides whether it is open, started or done).
   project_id uuid, -- The project the issue is in; null = none.
   parent_id uuid,
-  assigned_agent_id uuid, -- The agent assigned to the issue; null = none (before the first assignment, or after unassign).
+  assigned_agent_id uuid, -- The agent assigned to the issue; null = none (never assigned, unassigned, or its agent archived).
   claimed_by_id uuid, -- Human claim set by issues.claim; soft-expires at claimExpiresAt.
   claim_expires_at timestamp with time zone, -- When claimedById's claim lapses (another person may then claim or release it); null = not claimed.
   queued boolean default false not null, -- True = in the dispatch pool; the dispatcher considers only queued, unassigned issues.
@@ -1579,7 +1579,7 @@ create table app_public.webhook_deliveries (
   next_attempt_at timestamp with time zone default now() not null, -- PENDING: when the next attempt is due (retries after 5 s, 1 min, 10 min, 1 h, 6 h and 24 h).
   locked_until timestamp with time zone, -- Lease of the worker attempting it now; an expired lease on a PENDING row means that worker died, and the sweep re-queues it.
   last_status_code integer, -- HTTP status of the last answer; null when there was none (a network error or timeout) or no attempt yet.
-  last_error text, -- What went wrong last (an HTTP status, a network error, a deactivated target); null after success or before any attempt.
+  last_error text, -- What went wrong last (an HTTP status, a network error, a deactivated target); null after success, or before any attempt unless the delivery was canceled.
   delivered_at timestamp with time zone, -- When a 2xx answer came; null until delivered.
   dead_lettered_at timestamp with time zone, -- When the retries ran out; null unless DEAD_LETTER.
   created_at timestamp with time zone default now() not null, -- When the delivery was queued (with its event).
@@ -1666,7 +1666,7 @@ create table app_public.workspaces (
   cycle_cooldown_days integer default 0 not null, -- Days left free between cycles when the next one is scheduled, 0 to 365 (default 0).
   time_tracking_enabled boolean default true not null, -- Whether the time.* tools work; false makes them fail with 403 time_tracking_disabled.
   attachment_quota_mb integer default 1024 not null, -- Attachment storage of the workspace in MB (finalized files and open uploads), default 1,024; 0 allows no uploads.
-  required_ack_seconds integer default 0 not null, -- Window in which an assigned agent must acknowledge (comment or move status); 0 = off.
+  required_ack_seconds integer default 0 not null, -- Seconds an assigned agent has to answer (a comment, a status move or a report on its run) before AGENT_NOACK fires; 0 = off.
   auto_dispatch boolean default false not null, -- Whether the dispatcher hands queued, unassigned issues to agents (default false).
   auto_dispatch_mode text default 'ROUND_ROBIN'::text not null, -- How the dispatcher picks an agent when no dispatch rule decides: ROUND_ROBIN (least recently dispatched), PRIORITY_MATCH (capabilities include the priority), CAPABILITY_MATCH (most labels among the capabilities); MANUAL_ONLY turns automatic dispatch off, rules included.
   assignment_sla_minutes integer default 0 not null, -- Minutes an assigned open issue may go without activity (a status change, a comment or run report of its agent) before ISSUE_STALLED fires; 0 = off.

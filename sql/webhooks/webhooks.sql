@@ -728,7 +728,7 @@ create or replace function app_public.webhooks_delete(webhook_id uuid)
 as $$ select app_hidden.webhook_delete(webhook_id) $$;
 comment on function app_public.webhooks_delete(webhook_id uuid) is '@arg webhookId The webhook to delete.
 @result {id, deleted: true} as JSON.
-OWNER/ADMIN: deletes a webhook and its pending deliveries.';
+OWNER/ADMIN: deletes a webhook with its secret and all its deliveries and their attempts.';
 grant execute on function app_public.webhooks_delete(webhook_id uuid) to svc_visitor;
 
 create or replace function app_public.webhooks_overview()

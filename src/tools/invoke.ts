@@ -214,10 +214,11 @@ export class ToolRunner {
     const issues = new IssueMap();
     issues.addAll(checked.text);
     const parsed = t.input.safeParse(input);
-    const declared = Object.keys(t.input.shape);
-    if (!parsed.success) zodIssues(parsed.error, issues, declared);
+    // The declared fields, for naming the one an unknown field was meant as: read only for a refusal.
+    const declared = () => Object.keys(t.input.shape);
+    if (!parsed.success) zodIssues(parsed.error, issues, declared());
     if (over) {
-      for (const key of over.unknown) issues.add(key, unknownFieldMessage(key, declared));
+      for (const key of over.unknown) issues.add(key, unknownFieldMessage(key, declared()));
       issues.addUnlisted(over.unlisted);
     }
     if (!parsed.success || issues.size) throw invalidInput(issues.toJSON());
