@@ -311,8 +311,11 @@ describe('issues.claim / release', () => {
     const conflict = await rest(t, member.token, 'issues.claim', { id: issue.id });
     expect(conflict.status).toBe(409);
     expect(conflict.body.error).toBe('already_claimed');
-    // The time in the message is ISO 8601, as every time the API gives.
-    expect(conflict.body.message).toMatch(/until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    // Who holds it, and until when to the microsecond (ISO 8601, as every time the API gives: a retry in the second
+    // the message named was refused).
+    const claimed = await ok(t, ws.token, 'issues.get', { id: issue.id });
+    expect(conflict.body.message).toMatch(new RegExp(`^The issue is claimed by .+ \\(user ${claimed.claimedById}\\) until \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z$`));
+    expect(new Date(conflict.body.message.split('until ')[1]).getTime()).toBe(new Date(claimed.claimExpiresAt).getTime());
     const denied = await rest(t, member.token, 'issues.release', { id: issue.id });
     expect(denied.status).toBe(403);
     expect(denied.body.error).toBe('not_claimer');

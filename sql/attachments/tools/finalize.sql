@@ -18,7 +18,7 @@ begin
     raise exception 'Upload not found (already finalized, expired, or never started)' using errcode = 'SV404', column = 'key';
   end if;
   if v_upload.expires_at <= now() then
-    raise exception 'The upload expired at %; start again with attachments.initUpload', v_upload.expires_at
+    raise exception 'The upload expired at %; start again with attachments.initUpload', app_hidden.ts_key(v_upload.expires_at)
       using errcode = 'SV409', detail = 'upload_expired';
   end if;
   -- An upload whose target this key may not see (another person's, on an issue outside its narrowing) is not found

@@ -22,8 +22,10 @@ begin
   end if;
   perform app_hidden.hold_membership();
   if v_issue.claimed_by_id is not null and v_issue.claimed_by_id <> v_user and v_issue.claim_expires_at > now() then
-    raise exception 'The issue is claimed by someone else until %',
-      to_char(v_issue.claim_expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+    -- Who holds it and until when exactly (to the microsecond: a retry in the second the message named was refused).
+    raise exception 'The issue is claimed by % (user %) until %',
+      coalesce((select coalesce(nullif(u.name, ''), u.email) from app_public.users u where u.id = v_issue.claimed_by_id), 'another member'),
+      v_issue.claimed_by_id, app_hidden.ts_key(v_issue.claim_expires_at)
       using errcode = 'SV409', detail = 'already_claimed';
   end if;
   -- Claiming one's own live claim again extends it and never shortens it (release ends a claim early).
