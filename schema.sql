@@ -2370,6 +2370,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.webhook_create(uuid,text,text[],text) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_delete(uuid) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_deliveries_list(uuid,uuid,text,integer,uuid) returns jsonb; plpgsql stable; execute: owner only; webhooks/webhooks.sql
+-- app_private.webhook_deliveries_prune(integer,integer) returns integer; plpgsql volatile security definer; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_deliveries_sweep(integer,boolean) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_delivery_claim(uuid,integer) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_delivery_record(uuid,jsonb,numeric[]) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql

@@ -25,6 +25,8 @@ export interface Config {
   workerConcurrency: number;
   /** Deadline of one webhook delivery attempt (decisions.md: 10 s). */
   webhookTimeoutMs: number;
+  /** Days an ended webhook or agent delivery (and its attempts) is kept; 0 = forever. */
+  deliveryRetentionDays: number;
   /** Attachment blobs on S3 (SVC_S3_BUCKET set); otherwise files under dataDir served by the service. */
   s3?: { bucket: string; region?: string; endpoint?: string };
   /** SVC_CORS_ORIGINS: browser origins allowed besides SVC_PUBLIC_URL (comma list; also CORS for GraphQL, /api/ and /blobs/). */
@@ -109,6 +111,7 @@ export function loadConfig(env = process.env): Config {
     dbPoolSize: int('SVC_DB_POOL_SIZE', 2 * os.availableParallelism() + 1, 1000, 1),
     workerConcurrency: int('SVC_WORKER_CONCURRENCY', 8, Number.MAX_SAFE_INTEGER, 1),
     webhookTimeoutMs: int('SVC_WEBHOOK_TIMEOUT_MS', 10_000, Number.MAX_SAFE_INTEGER, 100),
+    deliveryRetentionDays: int('SVC_DELIVERY_RETENTION_DAYS', 30, 36_500, 0),
     s3: env.SVC_S3_BUCKET
       ? { bucket: env.SVC_S3_BUCKET, region: env.SVC_S3_REGION || undefined, endpoint: env.SVC_S3_ENDPOINT || undefined }
       : undefined,

@@ -81,7 +81,10 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
     const logger = createLogger(config.logLevel);
     if (opts.worker) {
       progress(`starting the worker (${config.workerConcurrency} jobs at once)`);
-      const workerOptions = { blobs, concurrency: config.workerConcurrency, allowPrivate: config.egressAllowPrivate, timeoutMs: config.webhookTimeoutMs, logger };
+      const workerOptions = {
+        blobs, concurrency: config.workerConcurrency, allowPrivate: config.egressAllowPrivate, timeoutMs: config.webhookTimeoutMs,
+        deliveryRetentionDays: config.deliveryRetentionDays, logger,
+      };
       const supervised = await superviseWorker(() => startWorker(pools.owner, workerOptions), logger);
       stops.push(() => supervised.stop());
       checkpoint();

@@ -60,7 +60,7 @@ export async function startWorker(pool: pg.Pool, opts: WorkerOptions): Promise<R
     logger: workerLogger(logger),
     // Recovery for deliveries whose worker died; never backfilled (a sweep covers everything at once).
     // Watchdogs fire at most once per (issue, kind) per 24 h, so a missed minute needs no backfill either.
-    crontab: '* * * * * svc_webhooks_sweep\n* * * * * svc_watchdog_sweep',
+    crontab: '* * * * * svc_webhooks_sweep\n* * * * * svc_watchdog_sweep\n17 * * * * svc_deliveries_prune',
   });
   // A job that threw: logged with its id, task and attempt (never its payload); counted in /metrics.
   runner.events.on('job:error', ({ job, error }) => {

@@ -366,6 +366,33 @@ end
 $$;
 comment on function app_private.webhook_deliveries_list(p_workspace_id uuid, p_webhook_id uuid, p_status text, p_limit integer, p_before uuid) is 'Deliveries of a workspace, newest first, optionally of one webhook or status, with their attempts; page with p_before = nextCursor.';
 
+create or replace function app_private.webhook_deliveries_prune(p_keep_days integer, p_batch integer default 5000)
+ returns integer
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_pruned int;
+begin
+  -- The delivery log is kept for p_keep_days after a delivery ended (delivered, dead-lettered or canceled); pending
+  -- ones are never pruned. Every event made a delivery per webhook and each attempt a row: a week of a busy workspace
+  -- held millions, forever. Housekeeping, not a change of the workspace's state: no event (the events keep the facts).
+  if p_keep_days is null or p_keep_days <= 0 then
+    return 0;
+  end if;
+  with doomed as (
+    select d.id from app_public.webhook_deliveries d
+    where d.status in ('DELIVERED', 'DEAD_LETTER', 'CANCELED')
+      and coalesce(d.delivered_at, d.dead_lettered_at, d.updated_at) < now() - make_interval(days => p_keep_days)
+    limit p_batch
+    for update skip locked)
+  delete from app_public.webhook_deliveries d using doomed where d.id = doomed.id;  -- attempts go with them (cascade)
+  get diagnostics v_pruned = row_count;
+  return v_pruned;
+end
+$$;
+comment on function app_private.webhook_deliveries_prune(p_keep_days integer, p_batch integer) is 'Deletes up to p_batch deliveries (and their attempts) that ended more than p_keep_days ago (SVC_DELIVERY_RETENTION_DAYS; 0 keeps them); returns how many. The worker runs it hourly (svc_deliveries_prune) until a batch comes back short.';
+
 create or replace function app_private.webhook_deliveries_sweep(p_stale_ms integer, p_follow_up boolean default false)
  returns jsonb
  language plpgsql

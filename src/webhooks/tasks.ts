@@ -6,6 +6,7 @@
  *                                    Graphile Worker's own backoff, so the schedule is decisions.md's.
  *  svc_webhooks_sweep                re-queue deliveries whose worker died mid-attempt (expired lease)
  *                                    or whose job went missing; at worker start-up and every minute.
+ *  svc_deliveries_prune              hourly: delete deliveries (and attempts) that ended more than the retention ago.
  */
 import type { JobHelpers, Task, TaskList } from 'graphile-worker';
 import { webhookAttempts } from '../http/metrics.ts';
@@ -17,6 +18,7 @@ import { deliver, type AttemptResult, type DeliveryWork } from './deliver.ts';
 /** decisions.md: about 5 s, 1 min, 10 min, 1 h, 6 h, 24 h, then DEAD_LETTER. */
 export const DEFAULT_BACKOFF_SECONDS = [5, 60, 600, 3600, 21_600, 86_400];
 export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_DELIVERY_RETENTION_DAYS = 30;
 
 export interface WebhookTaskOptions {
   allowPrivate: boolean;
@@ -30,7 +32,12 @@ export interface WebhookTaskOptions {
   slowTargets?: SlowTargets;
   /** Each workspace's share of the worker's slots (shared with the link-title task); default: no share. */
   share?: TenantShare;
+  /** Days an ended delivery (and its attempts) is kept (SVC_DELIVERY_RETENTION_DAYS); 0 keeps them all. */
+  deliveryRetentionDays?: number;
 }
+
+/** Deliveries pruned per statement: short transactions, each holding few row locks. */
+const PRUNE_BATCH = 5000;
 
 /** Logs one recorded attempt that did not deliver and counts every attempt's outcome in /metrics. */
 function reportAttempt(logger: Logger | undefined, work: DeliveryWork, attempt: AttemptResult, recorded: { status?: string; nextAttemptAt?: string; deactivated?: boolean }) {
@@ -101,7 +108,19 @@ export function webhookTasks(opts: WebhookTaskOptions): TaskList {
       });
   };
 
-  return { svc_webhook_deliver: deliverTask, svc_webhooks_sweep: sweepTask };
+  const pruneTask: Task = async (_payload, helpers) => {
+    const keepDays = opts.deliveryRetentionDays ?? DEFAULT_DELIVERY_RETENTION_DAYS;
+    let pruned = 0;
+    for (;;) {
+      const { rows } = await helpers.withPgClient((client) =>
+        client.query<{ n: number }>('select app_private.webhook_deliveries_prune($1, $2) as n', [keepDays, PRUNE_BATCH]));
+      pruned += rows[0]!.n;
+      if (rows[0]!.n < PRUNE_BATCH) break;
+    }
+    if (pruned) opts.logger?.info({ component: 'worker', pruned, keepDays }, 'pruned ended webhook deliveries past their retention');
+  };
+
+  return { svc_webhook_deliver: deliverTask, svc_webhooks_sweep: sweepTask, svc_deliveries_prune: pruneTask };
 }
 
 /**
