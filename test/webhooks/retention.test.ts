@@ -25,7 +25,7 @@ async function delivery(status: string, daysAgo: number): Promise<string> {
   const ended = `now() - make_interval(days => ${daysAgo})`;
   // updated_at (a canceled delivery's end) is stamped by a trigger: set back with the table's triggers off.
   const client = await t.pools.owner.connect();
-  let d: { id: string };
+  let d: { id: string } | undefined;
   try {
     await client.query('begin');
     await client.query('alter table app_public.webhook_deliveries disable trigger user');
@@ -40,8 +40,8 @@ async function delivery(status: string, daysAgo: number): Promise<string> {
     client.release();
   }
   await t.pools.owner.query(`insert into app_public.webhook_delivery_attempts (workspace_id, delivery_id, attempt_number, url, started_at, duration_ms, status_code)
-    values ($1, $2, 1, 'https://hooks.example.com/retention', ${ended}, 5, 200)`, [ws.id, d.id]);
-  return d.id;
+    values ($1, $2, 1, 'https://hooks.example.com/retention', ${ended}, 5, 200)`, [ws.id, d!.id]);
+  return d!.id;
 }
 
 const prune = (deliveryRetentionDays?: number) => webhookTasks({ allowPrivate: false, deliveryRetentionDays }).svc_deliveries_prune!(
