@@ -29,7 +29,7 @@ async function delivery(status: string, daysAgo: number): Promise<string> {
   try {
     await client.query('begin');
     await client.query('alter table app_public.webhook_deliveries disable trigger user');
-    ({ rows: [d] } = await client.query(
+    ({ rows: [d] } = await client.query<{ id: string }>(
       `update app_public.webhook_deliveries set status = $3,
          delivered_at = case when $3 = 'DELIVERED' then ${ended} end, dead_lettered_at = case when $3 = 'DEAD_LETTER' then ${ended} end,
          updated_at = ${ended}
