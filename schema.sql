@@ -1806,6 +1806,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.attachment_target_for_write(text,text) returns record; plpgsql volatile; execute: svc_visitor; attachments/attachments.sql
 -- app_hidden.attachment_visible(text) returns app_public.attachments; plpgsql stable; execute: svc_visitor; attachments/attachments.sql
 -- app_hidden.authenticate(bytea) returns TABLE(key_id uuid, workspace_id uuid, user_id uuid, kind text, linked_agent_id uuid, scopes text[], project_ids uuid[], label_ids uuid[], initiative_ids uuid[], expires_at timestamp with time zone, revoked_at timestamp with time zone, acting_user_id uuid, agent_archived boolean, workspace_admin boolean); sql stable security definer; execute: svc_visitor; auth/keys.sql
+-- app_hidden.caller_json() returns jsonb; sql stable security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.caller_may_moderate() returns boolean; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.caller_role() returns text; sql stable security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.caller_works_in_plan(uuid) returns boolean; sql stable; execute: svc_visitor; orchestration/loop.sql

@@ -102,7 +102,17 @@ export async function superviseWorker(start: () => Promise<Runner>, logger: Logg
   };
   const watch = (runner: Runner) => {
     current = runner;
-    runner.promise.then(() => restartLater('its pool ended'), (err) => restartLater(errorText(err)));
+    let ended = false;
+    const once = (why: string) => {
+      if (ended) return;
+      ended = true;
+      restartLater(why);
+    };
+    // A pool that starts shutting down on its own is done taking jobs: started again without waiting for its end,
+    // which may never come (its shutdown releases jobs through the database it lost: two freezes in six left the
+    // worker dead until the process restarted).
+    runner.events.on('pool:gracefulShutdown', ({ message }) => once(message));
+    runner.promise.then(() => once('its pool ended'), (err) => once(errorText(err)));
   };
   watch(await start());
   return {

@@ -9,6 +9,7 @@ as $$
 declare
   v_status text := args->>'status';
   v_status_ids uuid[];
+  v_named record;
 begin
   -- The caller executes `from <from_sql> where <where_sql>` with $1 = the workspace id, $2 = search and $3 = the
   -- search window's floor from a cursor (issue_search_matches; null on a first page or a count). Every
@@ -35,12 +36,11 @@ begin
   if v_status is not null then
     if v_status ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
       v_status_ids := array[v_status::uuid];
-    elsif v_status in ('BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED') then
-      v_status_ids := array(select s.id from app_public.statuses s
-                            where s.workspace_id = app_hidden.current_workspace_id() and s.category = v_status);
     else
-      v_status_ids := (app_hidden.statuses_named(v_status)).ids;
-      if cardinality(v_status_ids) = 0 then
+      v_named := app_hidden.statuses_named(v_status);
+      v_status_ids := v_named.ids;
+      -- A category no status has lists nothing; a word that is neither a name nor a category is refused.
+      if cardinality(v_status_ids) = 0 and not v_named.by_category then
         -- A typo in a name is the caller's mistake to hear about, not an empty list.
         perform app_hidden.raise_no_status_named(v_status, 'status');
       end if;

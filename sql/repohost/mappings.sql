@@ -132,7 +132,9 @@ begin
   perform app_hidden.repo_check_host_settings(token_env, api_url);
   perform app_hidden.repo_refuse_token_env(token_env is not null);
   select * into v_row from app_public.connection_mappings m where m.id = mapping_id for update;
-  if v_row.token_env is not null and (api_url is not null or clear_api_url) and not clear_token_env then
+  -- The same URL sent back (a settings form that sends every field) changes nothing and passes.
+  if v_row.token_env is not null and not clear_token_env
+     and ((api_url is not null and rtrim(api_url, '/') is distinct from v_row.api_url) or (clear_api_url and v_row.api_url is not null)) then
     -- The operator's token goes wherever apiUrl points: moving it would send the token to a host of the admin's choosing.
     raise exception 'This mapping sends the token the operator gave it ($%) to its apiUrl; its apiUrl changes only together with clearTokenEnv: true', v_row.token_env
       using errcode = 'SV403', detail = 'operator_only', column = 'apiUrl';

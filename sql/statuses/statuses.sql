@@ -20,14 +20,20 @@ create or replace function app_hidden.statuses_named(p_words text, out ids uuid[
  language plpgsql
  stable
 as $$
-declare v_category text := upper(regexp_replace(btrim(p_words), '[\s-]+', '_', 'g'));
+declare
+  c_categories constant text[] := array['BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED'];
+  v_category text := upper(regexp_replace(btrim(p_words), '[\s-]+', '_', 'g'));
 begin
-  -- A name first (case-insensitive: "in progress" is the status In Progress), then a category however written
-  -- (IN_PROGRESS, in_progress, "In-Review"): every status of it, in workflow order. Nothing: an empty array.
-  ids := array(select s.id from app_public.statuses s
-               where s.workspace_id = app_hidden.current_workspace_id() and lower(s.name) = lower(btrim(p_words)));
-  by_category := false;
-  if cardinality(ids) = 0 and v_category in ('BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED') then
+  -- A category spelled as the API spells it (IN_PROGRESS, DONE) is the category, whatever a status is named; else a
+  -- name (case-insensitive: "in progress" is the status In Progress), then a category however written (in_progress,
+  -- "In-Review"): every status of it, in workflow order. Nothing: an empty array. issues.list and issues.transition
+  -- read the same words the same way (they once differed for a status named like a category).
+  by_category := p_words = any(c_categories);
+  if not by_category then
+    ids := array(select s.id from app_public.statuses s
+                 where s.workspace_id = app_hidden.current_workspace_id() and lower(s.name) = lower(btrim(p_words)));
+  end if;
+  if by_category or (cardinality(ids) = 0 and v_category = any(c_categories)) then
     ids := array(select s.id from app_public.statuses s
                  where s.workspace_id = app_hidden.current_workspace_id() and s.category = v_category
                  order by s.position, s.id);
@@ -35,7 +41,7 @@ begin
   end if;
 end
 $$;
-comment on function app_hidden.statuses_named(p_words text, OUT ids uuid[], OUT by_category boolean) is 'The statuses a person or agent means by words: the one of that name (case-insensitive), else every status of that category however written (in_progress, In-Review), in workflow order; by_category says which. Empty when neither.';
+comment on function app_hidden.statuses_named(p_words text, OUT ids uuid[], OUT by_category boolean) is 'The statuses a person or agent means by words: a category spelled as the API spells it (DONE) is the category; else the status of that name (case-insensitive), else every status of that category however written (in_progress, In-Review); categories in workflow order; by_category says which. Empty when neither (or a category no status has).';
 grant execute on function app_hidden.statuses_named(p_words text, OUT ids uuid[], OUT by_category boolean) to svc_visitor;
 
 create or replace function app_hidden.raise_no_status_named(p_words text, p_field text, p_code text default 'SV400')

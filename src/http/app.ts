@@ -230,10 +230,16 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   registerOriginGuard(app, opts.origins ?? { loopback: true });
   let closing = false;
   app.addHook('preClose', async () => { closing = true; });
-  app.addHook('onRequest', async (_req, reply) => {
+  app.addHook('onRequest', async (req, reply) => {
     if (!closing) return;
     reply.header('connection', 'close');
-    throw new ApiError(503, { error: 'unavailable', message: 'The service is shutting down; try again shortly' }, { 'retry-after': '5' });
+    const refusal = new ApiError(503, { error: 'unavailable', message: 'The service is shutting down; try again shortly' }, { 'retry-after': '5' });
+    // A small JSON-RPC call is refused once its body is read, to echo its id (as a refused key is, below).
+    if (countedSurface(req) === 'rpc' && Number(req.headers['content-length']) <= KEYLESS_BODY_LIMIT) {
+      req.svcAuthError = refusal;
+      return;
+    }
+    throw refusal;
   });
   // Two Authorization headers: refused before any route reads the first (REST, JSON-RPC, SSE, GraphQL).
   app.addHook('onRequest', async (req) => assertOneAuthorization(req.raw.rawHeaders));
@@ -243,13 +249,15 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   // once the body is read, to echo its JSON-RPC id (a 429 said id null to every call after the one that crossed it).
   app.addHook('preParsing', async (req) => {
     const surface = countedSurface(req);
-    if (!surface) return;
+    if (!surface || req.svcAuthError) return;
     try {
       req.svcCaller = await opts.keys.authenticate(req.headers.authorization);
       limiter.refuseIfOver(req.svcCaller, surface);
     } catch (err) {
-      if (!(err instanceof ApiError) || !(Number(req.headers['content-length']) <= KEYLESS_BODY_LIMIT)) throw err;
-      req.svcAuthError = err;
+      // A database that cannot be reached while the key is looked up is a 503, answered with the call's id too.
+      const refusal = err instanceof ApiError ? err : databaseUnavailable(err);
+      if (!refusal || !(Number(req.headers['content-length']) <= KEYLESS_BODY_LIMIT)) throw err;
+      req.svcAuthError = refusal;
       return;
     }
     // A compressed body is refused unread (counted against the key by the error handler, as a 415 for its type is).

@@ -133,9 +133,12 @@ export async function searchRepo(
   try {
     const { data, status } = await octokit.rest.search.issuesAndPullRequests({ q: q.join(' '), per_page: opts.limit });
     checkHostAnswer(HostSearch, data, status, `search in ${repoFullName}`);
+    // Only this repository's hits, whatever the host matched (the query cannot name others; this is the second lock).
+    const ours = (i: { repository_url?: string }) => i.repository_url?.toLowerCase().endsWith(`/repos/${repoFullName.toLowerCase()}`);
+    const items = data.items.filter(ours);
     return {
-      total: data.total_count,
-      items: data.items.slice(0, opts.limit).map((i) => ({
+      total: items.length < data.items.length ? items.length : data.total_count,
+      items: items.slice(0, opts.limit).map((i) => ({
         repoFullName, number: i.number, type: i.pull_request ? 'pull_request' : 'issue', title: oneLine(i.title),
         state: i.pull_request?.merged_at ? 'merged' : i.state, url: i.html_url, updatedAt: i.updated_at,
       })),

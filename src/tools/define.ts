@@ -186,7 +186,9 @@ const ID_SOURCES: Array<[RegExp, string]> = [
 ];
 export const id = (what: string) => {
   const from = ID_SOURCES.find(([re]) => re.test(what))?.[1];
-  return z.uuid({ message: from ? `${what} must be a UUID, ${from}` : `${what} must be a UUID` });
+  const message = from ? `${what} must be a UUID, ${from}` : `${what} must be a UUID`;
+  // A value that is not a UUID gets the hint; a missing one stays "required" (invoke.ts).
+  return z.uuid({ error: (issue) => (issue.input === undefined ? undefined : message) });
 };
 /** A name or title: one line (NOT_IN_A_LINE, text-guard.ts), trimmed, 1 to max characters. */
 export const line = (max: number) => z.string().trim().min(1).max(max)

@@ -33,7 +33,9 @@ export class IssueMap {
   get size(): number {
     return this.listed + this.more;
   }
-  add(field: string, message: string): void {
+  add(rawField: string, message: string): void {
+    // A field is named as sent, up to 200 characters: an unknown field named with 100 KB was echoed back whole.
+    const field = rawField.length > 200 ? `${rawField.slice(0, 200)}…` : rawField;
     if (Object.hasOwn(this.map, field)) return;
     if (this.listed >= this.max) { this.more++; return; }
     setOwnIssue(this.map, field, message);
@@ -65,8 +67,10 @@ export function zodIssues(error: z.ZodError, into = new IssueMap(), declared: re
 // Names agents reach for that a tool calls otherwise (comments.list pages with before, where most lists take cursor).
 const SYNONYMS: Record<string, string[]> = {
   cursor: ['before'], before: ['cursor'], after: ['cursor'], page: ['cursor', 'before'], pageSize: ['limit'], perPage: ['limit'], first: ['limit'],
-  issue: ['issueId', 'id'], issueKey: ['issueId', 'id'], key: ['id', 'issueId'], id: ['issueId', 'runId', 'threadId'],
-  issueId: ['id'], status: ['statusId', 'toStatus'], statusId: ['status'], state: ['status'], text: ['body'], content: ['body'],
+  issue: ['issueId', 'id'], issueKey: ['issueId', 'id'], key: ['id', 'issueId'],
+  id: ['issueId', 'runId', 'threadId', 'cycleId', 'runtimeId', 'planId', 'stepId', 'goalId', 'webhookId', 'agentId'],
+  issueId: ['id', 'fromIssueId'], relatedIssueId: ['toIssueId'], otherIssueId: ['toIssueId'], url: ['externalUrl', 'webhookUrl'],
+  link: ['externalUrl'], minutes: ['durationMin'], duration: ['durationMin'], status: ['statusId', 'toStatus'], statusId: ['status'], state: ['status'], text: ['body'], content: ['body'],
   comment: ['body'], message: ['body'], name: ['title'], title: ['name'], agent: ['agentId', 'profileKey'], profile: ['profileKey'],
   assignee: ['assignedAgentId', 'assignedUserId', 'agentId'], labels: ['labelIds'], label: ['labelIds', 'labelId'], project: ['projectId'],
   cycle: ['cycleId'], parent: ['parentId'], runId: ['id'], threadId: ['id'], query: ['q'], q: ['query'], search: ['query'],
@@ -111,6 +115,11 @@ function addZodIssues(issues: readonly ZodIssue[], prefix: PropertyKey[], into: 
     // A field left out: zod says "expected string, received undefined".
     if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) {
       into.add(field, `required (${issue.expected})`);
+      continue;
+    }
+    // A value of the wrong type: "expected string, received number" (zod prefixes "Invalid input: ").
+    if (issue.code === 'invalid_type') {
+      into.add(field, issue.message.replace(/^Invalid input: /, ''));
       continue;
     }
     // A value of one of a union's forms that failed inside it (include.comments {limit: 1.5}, where true or

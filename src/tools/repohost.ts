@@ -9,6 +9,9 @@ import { fetchResource, hostClient, searchRepo, type FetchedResource, type Mappi
 import { defineTools, httpUrl, id, issueRef, tool, type ToolContext } from './define.ts';
 import { IssueFullOut } from './shapes.ts';
 
+/** GitHub search qualifiers that widen a search beyond one repository (any case, also negated or quoted). */
+const SCOPE_QUALIFIER = /(^|[\s(-])"?(repo|user|org|owner)\s*:/i;
+
 const linkKind = z.enum(['SOURCE', 'IMPLEMENTS', 'REVIEWS', 'RELATES_TO']);
 const repoFullName = z.string().regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, 'must be owner/name');
 const url = httpUrl(500);
@@ -98,10 +101,13 @@ export const repohostTools = defineTools(
     name: 'repohost.search',
     openWorld: true,
     scopes: ['READ_ISSUES'],
-    description: 'Search issues and pull requests of a mapped repository on the host (GitHub search syntax in query); each hit says whether this workspace already knows it (resourceId).',
+    description: 'Search issues and pull requests of a mapped repository on the host (GitHub search syntax in query, without repo:, user:, org: or owner:); each hit says whether this workspace already knows it (resourceId).',
     input: z.strictObject({
       mappingId: id('mappingId').optional(), repoFullName: repoFullName.optional(),
-      query: z.string().trim().max(256).default(''),
+      // The search runs with the mapping's token, which may read more than this repository: a query naming others
+      // (repo:otherorg/private) searched them with the operator's token and answered their hits as this repository's.
+      query: z.string().trim().max(256).default('')
+        .refine((q) => !SCOPE_QUALIFIER.test(q), 'may not name repositories, owners or organisations (repo:, user:, org:, owner:): it searches the mapped repository'),
       type: z.enum(['issue', 'pull_request']).optional(), state: z.enum(['open', 'closed', 'all']).default('open'),
       limit: z.number().int().min(1).max(50).default(20),
     }).refine((v) => v.mappingId || v.repoFullName, { message: 'give mappingId or repoFullName', path: ['repoFullName'] }),

@@ -6,14 +6,16 @@ export const workspaceTools = defineTools(
   tool({
     name: 'workspace.get',
     scopes: ['READ_ISSUES'],
-    description: 'Settings of the workspace this key belongs to (cycle length, time tracking, dispatch mode, ...), and caller: who this key acts as (keyId, userId, agentId, role, scopes; the ids claimedById, time.list and actionRequests.list filter by). No member list.',
+    description: 'Settings of the workspace this key belongs to (cycle length, time tracking, dispatch mode, ...), and caller: who this key acts as (keyId, kind, pluginId, userId, agentId, role, scopes, narrowing; the ids claimedById, time.list and actionRequests.list filter by). No member list.',
     input: z.strictObject({}),
     output: WorkspaceOut.extend({
       caller: z.looseObject({
-        keyId: z.string(), userId: z.string().nullable().describe("The key's person (null for a plugin's key)"),
+        keyId: z.string(), kind: z.enum(['PERSONAL', 'SESSION', 'AGENT']), pluginId: z.string().nullable().describe("A plugin's key: the plugin"),
+        userId: z.string().nullable().describe("The key's person (null for a plugin's key)"),
         agentId: z.string().nullable().describe("The agent the key acts as (an agent's key), else null"),
         role: z.enum(['OWNER', 'ADMIN', 'MEMBER']).nullable().describe("The person's workspace role (null for a plugin's key)"),
         scopes: z.array(z.string()),
+        projectIds: z.array(z.string()), labelIds: z.array(z.string()), initiativeIds: z.array(z.string()).describe('Narrowing; empty lists = none'),
       }),
     }),
     readOnly: true,

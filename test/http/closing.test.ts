@@ -18,7 +18,7 @@ describe('shutting down', () => {
       expect(rest.json()).toMatchObject({ error: 'unavailable' });
       const rpc = await send('/api/mcp/rpc', { jsonrpc: '2.0', id: 7, method: 'tools/list' });
       expect(rpc.statusCode).toBe(503);
-      expect(rpc.json()).toMatchObject({ jsonrpc: '2.0', error: { data: { error: 'unavailable', status: 503 } } });
+      expect(rpc.json()).toMatchObject({ jsonrpc: '2.0', id: 7, error: { data: { error: 'unavailable', status: 503 } } });
     } finally {
       await closed;
       await t.close().catch(() => {});

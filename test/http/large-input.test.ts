@@ -75,6 +75,16 @@ describe('a 400 lists at most 20 issues, then how many more', () => {
     // A name where an id goes: the refusal says where the id comes from.
     expect((await rest(t, ws.token, 'issues.list', { projectId: 'Project X' })).body.issues.projectId).toBe('projectId must be a UUID, from projects.list');
     expect((await rest(t, ws.token, 'issues.list', { assignedAgentId: 'triage' })).body.issues.assignedAgentId).toMatch(/agents\.list/);
+    // A missing id is required, not "must be a UUID"; a wrong type says so without zod's prefix.
+    expect((await rest(t, ws.token, 'projects.get', {})).body.issues).toEqual({ id: 'required (string)' });
+    expect((await rest(t, ws.token, 'issues.list', { cursor: 1 })).body.issues).toEqual({ cursor: 'expected string, received number' });
+    // Names reached for by agents (re-probe): relatedIssueId, minutes, url.
+    expect((await rest(t, ws.token, 'relations.add', { fromIssueId: issue.id, relatedIssueId: issue.id, kind: 'RELATES_TO' })).body.issues.relatedIssueId)
+      .toBe('unknown field; did you mean toIssueId?');
+    expect((await rest(t, ws.token, 'time.log', { issueId: issue.id, minutes: 5 })).body.issues.minutes).toBe('unknown field; did you mean durationMin?');
+    // An unknown field with a 100 KB name is named in 200 characters, not echoed back whole.
+    const long = (await rest(t, ws.token, 'issues.list', { ['x'.repeat(100_000)]: 1 })).body.issues;
+    expect(Object.keys(long)).toEqual([`${'x'.repeat(200)}…`]);
   });
 
   it('IssueMap: first report of a field wins; past the cap only a count', () => {

@@ -54,7 +54,7 @@ export async function startFakeGitHub(repos: Record<string, FakeIssue[]>, opts: 
     const html = (full: string, i: FakeIssue) => `https://github.com/${full}/${i.pull ? 'pull' : 'issues'}/${i.number}`;
     const issueJson = (full: string, i: FakeIssue) => ({
       number: i.number, title: i.title, body: i.body ?? '', state: i.state, html_url: html(full, i),
-      url: `${base}${prefix}/repos/${full}/issues/${i.number}`,
+      url: `${base}${prefix}/repos/${full}/issues/${i.number}`, repository_url: `${base}${prefix}/repos/${full}`,
       user: { login: 'octocat' }, labels: (i.labels ?? []).map((name) => ({ name })), assignees: [],
       created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-02T00:00:00Z', closed_at: i.state === 'closed' ? '2026-01-02T00:00:00Z' : null,
       ...(i.pull ? { pull_request: { url: `${base}/repos/${full}/pulls/${i.number}`, merged_at: i.pull.merged ? '2026-01-02T00:00:00Z' : null } } : {}),
@@ -73,9 +73,11 @@ export async function startFakeGitHub(repos: Record<string, FakeIssue[]>, opts: 
       const words = q.split(/\s+/).filter((w) => w && !w.includes(':'));
       const isPr = q.includes('is:pr') ? true : q.includes('is:issue') ? false : undefined;
       const state = q.match(/state:(\w+)/)?.[1];
-      const hits = (repos[repo] ?? []).filter((i) => (isPr === undefined || !!i.pull === isPr) && (!state || i.state === state)
-        && words.every((w) => i.title.toLowerCase().includes(w.toLowerCase())));
-      return send(200, { total_count: hits.length, incomplete_results: false, items: hits.map((i) => issueJson(repo, i)) });
+      // "everywhere" plays a host that answers hits of other repositories too (as GitHub does for a second repo:).
+      const searched = words.includes('everywhere') ? Object.keys(repos) : [repo];
+      const hits = searched.flatMap((r) => (repos[r] ?? []).map((i) => ({ r, i }))).filter(({ i }) => (isPr === undefined || !!i.pull === isPr)
+        && (!state || i.state === state) && words.filter((w) => w !== 'everywhere').every((w) => i.title.toLowerCase().includes(w.toLowerCase())));
+      return send(200, { total_count: hits.length, incomplete_results: false, items: hits.map(({ r, i }) => issueJson(r, i)) });
     }
     return send(404, { message: 'Not Found' });
   });

@@ -491,7 +491,11 @@ describe('workspace.updateSettings', () => {
   it('changes the settings given (ADMIN scope, OWNER/ADMIN, no narrowing); other workspaces untouched', async () => {
     const { caller, ...before } = await ok(t, ws.token, 'workspace.get', {});
     // Who the key acts as: the ids other tools filter by (a person's key could learn its user id only from a write).
-    expect(caller).toEqual({ keyId: expect.any(String), userId: expect.any(String), agentId: null, role: 'OWNER', scopes: ['FULL'] });
+    expect(caller).toEqual({ keyId: expect.any(String), kind: 'PERSONAL', pluginId: null, userId: expect.any(String), agentId: null, role: 'OWNER',
+      scopes: ['FULL'], projectIds: [], labelIds: [], initiativeIds: [] });
+    const project = await ok(t, ws.token, 'projects.create', { name: 'Caller narrowing' });
+    const narrowedCaller = await createKey(t, ws, { projects: [project.id], scopes: ['READ_ISSUES'] });
+    expect((await ok(t, narrowedCaller.token, 'workspace.get', {})).caller).toMatchObject({ projectIds: [project.id], scopes: ['READ_ISSUES'], role: 'OWNER' });
     const updated = await ok(t, ws.token, 'workspace.updateSettings', { cycleLengthDays: 10, autoDispatchMode: 'MANUAL_ONLY', requiredAckSeconds: 300, name: 'Renamed' });
     expect(updated).toEqual({ ...before, cycleLengthDays: 10, autoDispatchMode: 'MANUAL_ONLY', requiredAckSeconds: 300, name: 'Renamed' });
     expect(await ok(t, ws.token, 'workspace.get', {})).toEqual({ ...updated, caller });

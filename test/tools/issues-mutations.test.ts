@@ -217,6 +217,17 @@ describe('issues.transition / queue / delete', () => {
     // A category, however written, moves to its first status in workflow order (as repohost.sync's rules do).
     expect((await ok(t, ws.token, 'issues.transition', { id: issue.key, status: 'IN_PROGRESS' })).status.category).toBe('IN_PROGRESS');
     expect((await ok(t, ws.token, 'issues.transition', { id: issue.key, status: 'in-review' })).status.category).toBe('IN_REVIEW');
+    // A status named like a category: the API's spelling (IN_PROGRESS) is the category, another spelling the name;
+    // issues.list and issues.transition read the same words alike (they once picked different statuses).
+    const oddName = await ok(t, ws.token, 'statuses.create', { name: 'in_progress', category: 'TODO' });
+    const moved = await ok(t, ws.token, 'issues.transition', { id: issue.key, status: 'IN_PROGRESS' });
+    expect(moved.status).toMatchObject({ category: 'IN_PROGRESS', name: 'In Progress' });
+    const listed = await ok(t, ws.token, 'issues.list', { status: 'IN_PROGRESS', limit: 200 });
+    expect(listed.items.map((i: any) => i.id)).toContain(issue.id);
+    expect(listed.items.every((i: any) => i.status.category === 'IN_PROGRESS')).toBe(true);
+    expect((await ok(t, ws.token, 'issues.transition', { id: issue.key, status: 'In_Progress' })).status.id).toBe(oddName.id);
+    expect((await ok(t, ws.token, 'issues.list', { status: 'In_Progress', limit: 200 })).items.map((i: any) => i.id)).toEqual([issue.id]);
+    await ok(t, ws.token, 'statuses.delete', { id: oddName.id, moveIssuesTo: statuses.DONE!.id });
     const both = await rest(t, ws.token, 'issues.transition', { id: issue.id, status: 'Done', statusId: statuses.DONE!.id });
     expect([both.status, Object.keys(both.body.issues)]).toEqual([400, ['statusId']]);
     // Another workspace's status of the same name is not this one's.

@@ -77,6 +77,8 @@ describe('repository mappings', () => {
       const moved = await gqlError(t, ws.token, `mutation($id: UUID!) { repoMappingsUpdate(input: {mappingId: $id, ${change}}) { clientMutationId } }`, { id: mapping.id });
       expect(moved, change).toMatchObject({ status: 403, code: 'operator_only', field: 'apiUrl' });
     }
+    // The same URL sent back (a form that sends every field) is no change: toggling active still works.
+    await gqlOk(t, ws.token, `mutation($id: UUID!, $u: String!) { repoMappingsUpdate(input: {mappingId: $id, apiUrl: $u, active: true}) { clientMutationId } }`, { id: mapping.id, u: gh.apiUrl });
     const { rows: [kept] } = await t.pools.owner.query('select token_env, api_url from app_public.connection_mappings where id = $1', [mapping.id]);
     expect(kept).toEqual({ token_env: 'SVC_TEST_GH_TOKEN', api_url: gh.apiUrl });
     // Dropping the operator's token is the admin's to do, and with it the URL is theirs again (anonymous).
@@ -191,6 +193,18 @@ describe('repohost tools', () => {
     const issuesOnly = await ok(t, ws.token, 'repohost.search', { mappingId: mapping.id, query: 'crash', type: 'issue', state: 'closed' });
     expect(issuesOnly.items.map((i: any) => i.number).sort()).toEqual([1, 4]);
     expect400(await rest(t, ws.token, 'repohost.search', { query: 'x' }), 'repoFullName');
+  });
+
+  it("search stays in the mapped repository: a query naming others is refused, and another repository's hits are dropped", async () => {
+    // The mapping's token may read more than this repository: repo:otherorg/private searched it with the operator's token.
+    for (const query of ['repo:acme/other secret', 'crash REPO:acme/other', 'org:acme', 'user:octocat', '-repo:x', '"repo:acme/other"', 'owner:acme']) {
+      expect400(await rest(t, ws.token, 'repohost.search', { repoFullName: REPO, query, state: 'all' }), 'query');
+    }
+    // A host that answers hits of other repositories anyway (acme/other's #9): only the mapped repository's come back.
+    const r = await ok(t, ws.token, 'repohost.search', { repoFullName: REPO, query: 'everywhere', state: 'all' });
+    expect(r.items.length).toBeGreaterThan(0);
+    expect(r.items.every((i: any) => i.url.includes(`/${REPO}/`))).toBe(true);
+    expect(r.items.map((i: any) => i.number)).not.toContain(9);
   });
 
   it('only reads from the host (GET with the mapping token, under the Enterprise API prefix)', () => {

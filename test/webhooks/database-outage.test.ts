@@ -4,6 +4,8 @@
  * took the whole process down (API included); batched, the failure stops the worker's pool, superviseWorker starts it
  * again, and its start-up sweep sends the delivery once the database is back.
  */
+import { EventEmitter } from 'node:events';
+import type { Runner } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPools, type Pools } from '../../src/db/database.ts';
 import { createLogger } from '../../src/log.ts';
@@ -65,4 +67,25 @@ describe('a database outage under the worker', () => {
     expect(rejections).toEqual([]);
     expect(logged.join('\n')).toMatch(/the background worker stopped .*starting it again/);
   }, 45_000);
+
+  it('a pool that starts shutting down on its own is replaced without waiting for its end (which may never come)', async () => {
+    const started: Array<{ events: EventEmitter; stopped: boolean }> = [];
+    const fake = async () => {
+      const events = new EventEmitter();
+      const entry = { events, stopped: false };
+      started.push(entry);
+      // A shutdown that hangs: it releases jobs through a database that does not answer.
+      return { events, promise: new Promise<void>(() => {}), stop: async () => { entry.stopped = true; } } as unknown as Runner;
+    };
+    const supervised = await superviseWorker(fake, createLogger('silent'), 50);
+    started[0]!.events.emit('pool:gracefulShutdown', { message: 'Could not failJobs; queue is in an inconsistent state; aborting.' });
+    await until(async () => started.length, (n) => n === 2, 2000);
+    expect(supervised.runner()).not.toBeUndefined();
+    await supervised.stop();
+    expect(started[1]!.stopped).toBe(true);
+    // Our own stop is not an outage: nothing starts after it.
+    started[1]!.events.emit('pool:gracefulShutdown', { message: 'stopping' });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(started).toHaveLength(2);
+  });
 });

@@ -16,4 +16,4 @@ begin
 end
 $$;
 grant execute on function app_tools.repohost_search(args jsonb) to svc_visitor;
-comment on function app_tools.repohost_search(args jsonb) is 'repohost.search: Search issues and pull requests of a mapped repository on the host (GitHub search syntax in query); each hit says whether this workspace already knows it (resourceId).';
+comment on function app_tools.repohost_search(args jsonb) is 'repohost.search: Search issues and pull requests of a mapped repository on the host (GitHub search syntax in query, without repo:, user:, org: or owner:); each hit says whether this workspace already knows it (resourceId).';

@@ -8,11 +8,8 @@ create or replace function app_tools.workspace_get(args jsonb)
  language sql
  stable
 as $$
-  select app_hidden.workspace_json(w) || jsonb_build_object('caller', jsonb_build_object(
-           'keyId', app_hidden.current_key_id(), 'userId', app_hidden.current_user_id(),
-           'agentId', app_hidden.current_agent_id(), 'role', app_hidden.caller_role(),
-           'scopes', to_jsonb(app_hidden.current_scopes())))
+  select app_hidden.workspace_json(w) || jsonb_build_object('caller', app_hidden.caller_json())
   from app_public.workspaces w where w.id = app_hidden.current_workspace_id()
 $$;
-comment on function app_tools.workspace_get(args jsonb) is 'workspace.get: Settings of the workspace this key belongs to (cycle length, time tracking, dispatch mode, ...), and caller: who this key acts as (keyId, userId, agentId, role, scopes; the ids claimedById, time.list and actionRequests.list filter by). No member list.';
+comment on function app_tools.workspace_get(args jsonb) is 'workspace.get: Settings of the workspace this key belongs to (cycle length, time tracking, dispatch mode, ...), and caller: who this key acts as (keyId, kind, pluginId, userId, agentId, role, scopes, narrowing; the ids claimedById, time.list and actionRequests.list filter by). No member list.';
 grant execute on function app_tools.workspace_get(args jsonb) to svc_visitor;
