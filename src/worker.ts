@@ -92,6 +92,8 @@ export async function startWorker(pool: pg.Pool, opts: WorkerOptions): Promise<R
  */
 export async function superviseWorker(start: () => Promise<Runner>, logger: Logger, restartMs = 5000): Promise<{ runner(): Runner; stop(): Promise<void> }> {
   let current: Runner;
+  // Every pool started: one replaced while its shutdown hung is stopped again at the end (it may hold a connection).
+  const started: Runner[] = [];
   let stopping = false;
   const restartLater = (why: string) => {
     if (stopping) return;
@@ -102,6 +104,7 @@ export async function superviseWorker(start: () => Promise<Runner>, logger: Logg
   };
   const watch = (runner: Runner) => {
     current = runner;
+    started.push(runner);
     let ended = false;
     const once = (why: string) => {
       if (ended) return;
@@ -119,7 +122,11 @@ export async function superviseWorker(start: () => Promise<Runner>, logger: Logg
     runner: () => current,
     async stop() {
       stopping = true;
-      await current.stop().catch(() => {}); // a pool that already ended has nothing to stop
+      // A pool that already ended has nothing to stop; one whose shutdown hangs gets 5 s.
+      await Promise.race([
+        Promise.all(started.map((r) => r.stop().catch(() => {}))),
+        new Promise((resolve) => setTimeout(resolve, 5000).unref()),
+      ]);
     },
   };
 }
