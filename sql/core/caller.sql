@@ -38,7 +38,7 @@ create or replace function app_hidden.caller_json()
 as $$
   -- Who the calling key acts as, and within what: its own row (kind, plugin) and the request context (the rest).
   select jsonb_build_object(
-    'keyId', k.id, 'kind', k.kind, 'pluginId', k.plugin_id,
+    'keyId', k.id, 'kind', case when k.plugin_id is not null then 'PLUGIN' else k.kind end, 'pluginId', k.plugin_id,
     'userId', app_hidden.current_user_id(), 'agentId', app_hidden.current_agent_id(), 'role', app_hidden.caller_role(),
     'scopes', to_jsonb(app_hidden.current_scopes()),
     'projectIds', to_jsonb(coalesce(nullif(current_setting('svc.project_ids', true), '')::uuid[], '{}')),
@@ -47,7 +47,7 @@ as $$
   from app_private.api_keys k
   where k.id = app_hidden.current_key_id() and k.workspace_id = app_hidden.current_workspace_id()
 $$;
-comment on function app_hidden.caller_json() is 'The calling key as workspace.get''s caller: keyId, kind (PERSONAL, SESSION, AGENT; a plugin''s key is PERSONAL with pluginId), pluginId, userId, agentId, role, scopes and its narrowing (projectIds, labelIds, initiativeIds; empty = none).';
+comment on function app_hidden.caller_json() is 'The calling key as workspace.get''s caller: keyId, kind (PERSONAL, SESSION, AGENT, or PLUGIN for a plugin''s key), pluginId, userId, agentId, role, scopes and its narrowing (projectIds, labelIds, initiativeIds; empty = none).';
 grant execute on function app_hidden.caller_json() to svc_visitor;
 
 create or replace function app_hidden.current_agent_id()

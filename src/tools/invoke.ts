@@ -65,40 +65,42 @@ export function zodIssues(error: z.ZodError, into = new IssueMap(), declared: re
 }
 
 // Names agents reach for that a tool calls otherwise (comments.list pages with before, where most lists take cursor).
+// Only where the meaning is the same: a guess that names a field meaning something else misleads more than none.
 const SYNONYMS: Record<string, string[]> = {
   cursor: ['before'], before: ['cursor'], after: ['cursor'], page: ['cursor', 'before'], pageSize: ['limit'], perPage: ['limit'], first: ['limit'],
-  issue: ['issueId', 'id'], issueKey: ['issueId', 'id'], key: ['id', 'issueId'],
-  id: ['issueId', 'runId', 'threadId', 'cycleId', 'runtimeId', 'planId', 'stepId', 'goalId', 'webhookId', 'agentId'],
-  issueId: ['id', 'fromIssueId'], relatedIssueId: ['toIssueId'], otherIssueId: ['toIssueId'], url: ['externalUrl', 'webhookUrl'],
-  link: ['externalUrl'], minutes: ['durationMin'], duration: ['durationMin'], status: ['statusId', 'toStatus'], statusId: ['status'], state: ['status'], text: ['body'], content: ['body'],
-  comment: ['body'], message: ['body'], name: ['title'], title: ['name'], agent: ['agentId', 'profileKey'], profile: ['profileKey'],
-  assignee: ['assignedAgentId', 'assignedUserId', 'agentId'], labels: ['labelIds'], label: ['labelIds', 'labelId'], project: ['projectId'],
-  cycle: ['cycleId'], parent: ['parentId'], runId: ['id'], threadId: ['id'], query: ['q'], q: ['query'], search: ['query'],
+  issue: ['issueId'], issueKey: ['issueId'], relatedIssueId: ['toIssueId'], otherIssueId: ['toIssueId'], url: ['externalUrl', 'webhookUrl'],
+  link: ['externalUrl'], minutes: ['durationMin'], duration: ['durationMin'], status: ['statusId', 'toStatus'], statusId: ['status'],
+  state: ['status'], text: ['body'], content: ['body'], comment: ['body'], message: ['body'], agent: ['agentId', 'profileKey'],
+  profile: ['profileKey'], assignee: ['assignedAgentId', 'assignedUserId'], labels: ['labelIds'], label: ['labelIds', 'labelId'],
+  project: ['projectId'], cycle: ['cycleId'], parent: ['parentId'], query: ['q'], q: ['query'], search: ['query'],
 };
 
 const squash = (s: string) => s.toLowerCase().replace(/[_-]/g, '');
+/** Edits between two words, a swap of neighbours counting one (titel → title). */
 function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const here = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = here;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
   }
-  return row[b.length]!;
+  return d[a.length]![b.length]!;
 }
 
-/** "unknown field", and the declared field it was probably meant as (a synonym, another spelling, a typo). */
+/**
+ * "unknown field", and the declared field(s) it was probably meant as: a synonym, another spelling (statusID), the end
+ * of declared names (issueId → fromIssueId or toIssueId), a typo (one edit in a short word, two in a long one).
+ */
 export function unknownFieldMessage(key: string, declared: readonly string[]): string {
   if (key.length > 100) return 'unknown field';
-  // Own properties only: a field named __proto__ or constructor is a field, not the table's prototype.
-  const meant = (Object.hasOwn(SYNONYMS, key) ? SYNONYMS[key]! : []).find((k) => declared.includes(k))
-    ?? declared.find((k) => squash(k) === squash(key))
-    ?? (key.length >= 4 ? declared.find((k) => editDistance(squash(k), squash(key)) <= 2) : undefined);
-  return meant ? `unknown field; did you mean ${meant}?` : 'unknown field';
+  const k = squash(key);
+  const meant = (Object.hasOwn(SYNONYMS, key) ? SYNONYMS[key]! : []).filter((d) => declared.includes(d)).slice(0, 1);
+  if (!meant.length) meant.push(...declared.filter((d) => squash(d) === k));
+  if (!meant.length && k.length >= 5) meant.push(...declared.filter((d) => squash(d).endsWith(k)).slice(0, 3));
+  if (!meant.length && k.length >= 4) meant.push(...declared.filter((d) => editDistance(squash(d), k) <= (k.length >= 6 ? 2 : 1)).slice(0, 1));
+  return meant.length ? `unknown field; did you mean ${meant.join(' or ')}?` : 'unknown field';
 }
 
 type ZodIssue = z.ZodError['issues'][number];

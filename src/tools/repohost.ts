@@ -10,7 +10,8 @@ import { defineTools, httpUrl, id, issueRef, tool, type ToolContext } from './de
 import { IssueFullOut } from './shapes.ts';
 
 /** GitHub search qualifiers that widen a search beyond one repository (any case, also negated or quoted). */
-const SCOPE_QUALIFIER = /(^|[\s(-])"?(repo|user|org|owner)\s*:/i;
+// Any character that is not part of a word starts one: GitHub reads "+" (sent unencoded by Octokit) as a space.
+const SCOPE_QUALIFIER = /(^|[^\p{L}\p{N}_])"?(repo|user|org|owner)\s*:/iu;
 
 const linkKind = z.enum(['SOURCE', 'IMPLEMENTS', 'REVIEWS', 'RELATES_TO']);
 const repoFullName = z.string().regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, 'must be owner/name');

@@ -10,7 +10,7 @@ export const workspaceTools = defineTools(
     input: z.strictObject({}),
     output: WorkspaceOut.extend({
       caller: z.looseObject({
-        keyId: z.string(), kind: z.enum(['PERSONAL', 'SESSION', 'AGENT']), pluginId: z.string().nullable().describe("A plugin's key: the plugin"),
+        keyId: z.string(), kind: z.enum(['PERSONAL', 'SESSION', 'AGENT', 'PLUGIN']), pluginId: z.string().nullable().describe("A plugin's key: the plugin"),
         userId: z.string().nullable().describe("The key's person (null for a plugin's key)"),
         agentId: z.string().nullable().describe("The agent the key acts as (an agent's key), else null"),
         role: z.enum(['OWNER', 'ADMIN', 'MEMBER']).nullable().describe("The person's workspace role (null for a plugin's key)"),

@@ -82,6 +82,12 @@ describe('a 400 lists at most 20 issues, then how many more', () => {
     expect((await rest(t, ws.token, 'relations.add', { fromIssueId: issue.id, relatedIssueId: issue.id, kind: 'RELATES_TO' })).body.issues.relatedIssueId)
       .toBe('unknown field; did you mean toIssueId?');
     expect((await rest(t, ws.token, 'time.log', { issueId: issue.id, minutes: 5 })).body.issues.minutes).toBe('unknown field; did you mean durationMin?');
+    expect((await rest(t, ws.token, 'relations.add', { issueId: issue.id, toIssueId: issue.id, kind: 'RELATES_TO' })).body.issues.issueId)
+      .toBe('unknown field; did you mean fromIssueId or toIssueId?');
+    // No guess that names a field meaning something else (issues.list {id} once said cycleId, assign {body} mode).
+    for (const [tool, field] of [['issues.list', 'id'], ['agents.get', 'issue'], ['issues.assign', 'body'], ['labels.create', 'page'], ['time.log', 'name']]) {
+      expect((await rest(t, ws.token, tool!, { [field!]: 'x' })).body.issues[field!], `${tool} ${field}`).toBe('unknown field');
+    }
     // An unknown field with a 100 KB name is named in 200 characters, not echoed back whole.
     const long = (await rest(t, ws.token, 'issues.list', { ['x'.repeat(100_000)]: 1 })).body.issues;
     expect(Object.keys(long)).toEqual([`${'x'.repeat(200)}…`]);

@@ -197,7 +197,7 @@ describe('repohost tools', () => {
 
   it("search stays in the mapped repository: a query naming others is refused, and another repository's hits are dropped", async () => {
     // The mapping's token may read more than this repository: repo:otherorg/private searched it with the operator's token.
-    for (const query of ['repo:acme/other secret', 'crash REPO:acme/other', 'org:acme', 'user:octocat', '-repo:x', '"repo:acme/other"', 'owner:acme']) {
+    for (const query of ['repo:acme/other secret', 'crash REPO:acme/other', 'org:acme', 'user:octocat', '-repo:x', '"repo:acme/other"', 'owner:acme', 'a+repo:acme/other', '+repo:acme/other', 'x\u00a0repo:acme/other']) {
       expect400(await rest(t, ws.token, 'repohost.search', { repoFullName: REPO, query, state: 'all' }), 'query');
     }
     // A host that answers hits of other repositories anyway (acme/other's #9): only the mapped repository's come back.
