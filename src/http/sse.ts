@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasScope, type KeyAuthenticator } from '../auth/keys.ts';
-import { invalidInput, scopeRequired } from '../errors.ts';
+import { databaseUnavailable, invalidInput, scopeRequired } from '../errors.ts';
 import type { EventHub } from '../events/hub.ts';
 import type { StreamLimits } from './stream-limits.ts';
 
@@ -32,7 +32,17 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply, header
 
 export function registerSse(app: FastifyInstance, keys: KeyAuthenticator, hub: EventHub, streams: StreamLimits): void {
   app.get<{ Querystring: { lastEventId?: string } }>('/api/plugins/events', async (req, reply) => {
-    const caller = await keys.authenticate(req.headers.authorization);
+    let caller;
+    try {
+      caller = await keys.authenticate(req.headers.authorization);
+    } catch (err) {
+      // The database unreachable: an EventSource gives up for good on a 503 (the spec's "fail the connection"), so the
+      // stream opens and ends at once with a retry delay, and the client comes back on its own (as after any cut).
+      if (!databaseUnavailable(err)) throw err;
+      const res = openEventStream(req, reply);
+      res.end('retry: 5000\n: the database is not reachable right now; reconnect in 5 s\n\n');
+      return;
+    }
     if (!hasScope(caller, 'SUBSCRIBE_EVENTS')) throw scopeRequired('SUBSCRIBE_EVENTS');
     // The stream has no filters: `?kinds=…` was ignored silently and its client got every event. Said at once.
     const unknown = Object.keys(req.query ?? {}).filter((k) => k !== 'lastEventId');
@@ -51,7 +61,9 @@ export function registerSse(app: FastifyInstance, keys: KeyAuthenticator, hub: E
     try {
       await hub.subscribe(caller, res, lastEventId || undefined);
     } catch (err) {
-      req.log.error({ err }, 'sse subscribe failed');
+      // The database went away while the stream started: the client reconnects (retry above); no stack for that.
+      if (databaseUnavailable(err)) req.log.warn({ code: (err as { code?: string }).code }, 'sse subscribe: database unavailable');
+      else req.log.error({ err }, 'sse subscribe failed');
       res.destroy();
     }
   });

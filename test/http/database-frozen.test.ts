@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDbProxy, type DbProxy } from '../support/db-proxy.ts';
-import { createTestDatabase, startTestApp, type TestApp } from '../support/harness.ts';
+import { createKey, createTestDatabase, createWorkspace, startTestApp, type TestApp } from '../support/harness.ts';
 
 let t: TestApp;
 let proxy: DbProxy;
@@ -44,4 +44,19 @@ describe('a frozen database', () => {
     const back = await timed('/ready');
     expect(back.status).toBe(200);
   }, 30_000);
+
+  it('an event stream asked for while the database is down opens and ends with a retry delay (an EventSource stops for good on a 503)', async () => {
+    const ws = await createWorkspace(t);
+    const key = await createKey(t, ws); // not yet in the key cache: authenticating it needs the database
+    const url = await t.listen();
+    proxy.cut();
+    try {
+      const res = await fetch(`${url}/api/plugins/events`, { headers: { authorization: `Bearer ${key.token}` }, signal: AbortSignal.timeout(5000) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(await res.text()).toMatch(/^retry: 5000\n/);
+    } finally {
+      proxy.restore();
+    }
+  });
 });
