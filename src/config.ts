@@ -3,6 +3,9 @@ import path from 'node:path';
 import { originOf } from './http/origin-guard.ts';
 import { egressAllowPrivateFromEnv } from './webhooks/registration.ts';
 
+/** Days an ended webhook or agent delivery is kept (SVC_DELIVERY_RETENTION_DAYS) when nothing says otherwise. */
+export const DEFAULT_DELIVERY_RETENTION_DAYS = 30;
+
 /** Everything the service reads from its environment, in one place (see README "Configuration"). */
 export interface Config {
   databaseUrl: string | undefined;
@@ -111,7 +114,7 @@ export function loadConfig(env = process.env): Config {
     dbPoolSize: int('SVC_DB_POOL_SIZE', 2 * os.availableParallelism() + 1, 1000, 1),
     workerConcurrency: int('SVC_WORKER_CONCURRENCY', 8, Number.MAX_SAFE_INTEGER, 1),
     webhookTimeoutMs: int('SVC_WEBHOOK_TIMEOUT_MS', 10_000, Number.MAX_SAFE_INTEGER, 100),
-    deliveryRetentionDays: int('SVC_DELIVERY_RETENTION_DAYS', 30, 36_500, 0),
+    deliveryRetentionDays: int('SVC_DELIVERY_RETENTION_DAYS', DEFAULT_DELIVERY_RETENTION_DAYS, 36_500, 0),
     s3: env.SVC_S3_BUCKET
       ? { bucket: env.SVC_S3_BUCKET, region: env.SVC_S3_REGION || undefined, endpoint: env.SVC_S3_ENDPOINT || undefined }
       : undefined,

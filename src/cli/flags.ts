@@ -4,6 +4,7 @@
  * a message naming the flag and, for a typo, the closest known one.
  */
 import { parseArgs } from 'node:util';
+import { editDistance } from '../edit-distance.ts';
 
 /**
  * Flag kinds:
@@ -139,25 +140,11 @@ export function usage(spec: CommandSpec): string {
   return lines.join('\n');
 }
 
-/** Edit distance (insertions, deletions, substitutions, adjacent swaps). */
-export function distance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
-    }
-  }
-  return d[a.length]![b.length]!;
-}
-
 /** The known word closest to `word`, when it is close enough to be a typo (or `word` is a prefix of it). */
 export function closest(word: string, known: string[]): string | undefined {
   let best: { name: string; d: number } | undefined;
   for (const name of known) {
-    const d = name.startsWith(word) && word.length >= 3 ? 0.5 : distance(word, name);
+    const d = name.startsWith(word) && word.length >= 3 ? 0.5 : editDistance(word, name);
     if (!best || d < best.d) best = { name, d };
   }
   if (!best) return undefined;

@@ -77,6 +77,12 @@ export interface AppOptions {
 /** The MCP endpoint (/api/mcp, /api/mcp/rpc, either with a trailing slash: MCP_ENDPOINTS in mcp.ts). */
 const isMcpPath = (url: string) => /^\/api\/mcp(\/rpc)?\/?(\?|$)/.test(url);
 
+/**
+ * A refusal of a call whose body is small enough to read (KEYLESS_BODY_LIMIT) waits for it, to echo the JSON-RPC id;
+ * a larger or unsized one is refused unread.
+ */
+const refusedAfterBody = (req: FastifyRequest) => Number(req.headers['content-length']) <= KEYLESS_BODY_LIMIT;
+
 /** How long /health and /ready wait for the database before they answer 503. */
 const HEALTH_CHECK_MS = 2000;
 
@@ -235,7 +241,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     reply.header('connection', 'close');
     const refusal = new ApiError(503, { error: 'unavailable', message: 'The service is shutting down; try again shortly' }, { 'retry-after': '5' });
     // A small JSON-RPC call is refused once its body is read, to echo its id (as a refused key is, below).
-    if (countedSurface(req) === 'rpc' && Number(req.headers['content-length']) <= KEYLESS_BODY_LIMIT) {
+    if (countedSurface(req) === 'rpc' && refusedAfterBody(req)) {
       req.svcAuthError = refusal;
       return;
     }
@@ -256,7 +262,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     } catch (err) {
       // A database that cannot be reached while the key is looked up is a 503, answered with the call's id too.
       const refusal = err instanceof ApiError ? err : databaseUnavailable(err);
-      if (!refusal || !(Number(req.headers['content-length']) <= KEYLESS_BODY_LIMIT)) throw err;
+      if (!refusal || !refusedAfterBody(req)) throw err;
       req.svcAuthError = refusal;
       return;
     }

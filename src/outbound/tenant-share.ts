@@ -35,16 +35,20 @@ export class TenantShare {
     return new TenantShare(Math.max(1, Math.floor(concurrency / 2)));
   }
 
+  /** What the job's flag of that prefix names (a workspace, an endpoint); undefined when it has none. */
+  private static flagged(job: Flagged, prefix: string): string | undefined {
+    for (const flag of Object.keys(job.flags ?? {})) if (flag.startsWith(prefix)) return flag.slice(prefix.length);
+    return undefined;
+  }
+
   /** The workspace an outbound job belongs to (from its flag); undefined for other jobs and ones queued without it. */
   static tenantOf(job: Flagged): string | undefined {
-    for (const flag of Object.keys(job.flags ?? {})) if (flag.startsWith(FLAG)) return flag.slice(FLAG.length);
-    return undefined;
+    return TenantShare.flagged(job, FLAG);
   }
 
   /** The endpoint an outbound job goes to (its target flag); undefined for jobs queued without one. */
   static targetOf(job: Flagged): string | undefined {
-    for (const flag of Object.keys(job.flags ?? {})) if (flag.startsWith(TARGET_FLAG)) return flag.slice(TARGET_FLAG.length);
-    return undefined;
+    return TenantShare.flagged(job, TARGET_FLAG);
   }
 
   /** Graphile Worker's forbiddenFlags: the flags of the workspaces whose share is running, and of the busy endpoints. */

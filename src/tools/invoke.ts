@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { hasScope, type Caller } from '../auth/keys.ts';
 import { queryAsCaller } from '../db/as-caller.ts';
 import { ApiError, fromPgError, invalidInput, scopeRequired } from '../errors.ts';
+import { editDistance } from '../edit-distance.ts';
 import { findTool } from './catalog.ts';
 import type { Tool, ToolContext, ToolServices } from './define.ts';
 import { checkInput, setOwnIssue } from './text-guard.ts';
@@ -76,19 +77,6 @@ const SYNONYMS: Record<string, string[]> = {
 };
 
 const squash = (s: string) => s.toLowerCase().replace(/[_-]/g, '');
-/** Edits between two words, a swap of neighbours counting one (titel → title). */
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
-    }
-  }
-  return d[a.length]![b.length]!;
-}
-
 /**
  * "unknown field", and the declared field(s) it was probably meant as: a synonym, another spelling (statusID), the end
  * of declared names (issueId → fromIssueId or toIssueId), a typo (one edit in a short word, two in a long one).
@@ -225,8 +213,9 @@ export class ToolRunner {
     const issues = new IssueMap();
     issues.addAll(checked.text);
     const parsed = t.input.safeParse(input);
-    // The declared fields, for naming the one an unknown field was meant as: read only for a refusal.
-    const declared = () => Object.keys(t.input.shape);
+    // The declared fields, for naming the one an unknown field was meant as: read only for a refusal, and once.
+    let declaredFields: string[] | undefined;
+    const declared = () => (declaredFields ??= Object.keys(t.input.shape));
     if (!parsed.success) zodIssues(parsed.error, issues, declared());
     if (over) {
       for (const key of over.unknown) issues.add(key, unknownFieldMessage(key, declared()));

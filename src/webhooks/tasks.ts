@@ -9,6 +9,7 @@
  *  svc_deliveries_prune              hourly: delete deliveries (and attempts) that ended more than the retention ago.
  */
 import type { JobHelpers, Task, TaskList } from 'graphile-worker';
+import { DEFAULT_DELIVERY_RETENTION_DAYS } from '../config.ts';
 import { webhookAttempts } from '../http/metrics.ts';
 import { hostOf, type Logger } from '../log.ts';
 import { SlowTargets } from '../outbound/slow-targets.ts';
@@ -18,7 +19,6 @@ import { deliver, type AttemptResult, type DeliveryWork } from './deliver.ts';
 /** decisions.md: about 5 s, 1 min, 10 min, 1 h, 6 h, 24 h, then DEAD_LETTER. */
 export const DEFAULT_BACKOFF_SECONDS = [5, 60, 600, 3600, 21_600, 86_400];
 export const DEFAULT_TIMEOUT_MS = 10_000;
-export const DEFAULT_DELIVERY_RETENTION_DAYS = 30;
 
 export interface WebhookTaskOptions {
   allowPrivate: boolean;
