@@ -2062,6 +2062,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.set_request_context(uuid,uuid,uuid,uuid,text[],uuid[],uuid[],uuid[]) returns void; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.spent_end(timestamp with time zone,integer) returns timestamp with time zone; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.spent_start(text) returns timestamp with time zone; plpgsql stable; execute: svc_visitor; time/time.sql
+-- app_hidden.status_categories() returns text[]; sql immutable; execute: svc_visitor; statuses/statuses.sql
 -- app_hidden.status_json(app_public.statuses) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.statuses_named(text) returns record; plpgsql stable; execute: svc_visitor; statuses/statuses.sql
 -- app_hidden.step_block(app_public.execution_steps,text,text,jsonb) returns app_public.review_gates; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql

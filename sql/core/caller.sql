@@ -41,9 +41,8 @@ as $$
     'keyId', k.id, 'kind', case when k.plugin_id is not null then 'PLUGIN' else k.kind end, 'pluginId', k.plugin_id,
     'userId', app_hidden.current_user_id(), 'agentId', app_hidden.current_agent_id(), 'role', app_hidden.caller_role(),
     'scopes', to_jsonb(app_hidden.current_scopes()),
-    'projectIds', to_jsonb(coalesce(nullif(current_setting('svc.project_ids', true), '')::uuid[], '{}')),
-    'labelIds', to_jsonb(coalesce(nullif(current_setting('svc.label_ids', true), '')::uuid[], '{}')),
-    'initiativeIds', to_jsonb(coalesce(nullif(current_setting('svc.initiative_ids', true), '')::uuid[], '{}')))
+    'projectIds', to_jsonb(app_hidden.narrowed_project_ids()), 'labelIds', to_jsonb(app_hidden.narrowed_label_ids()),
+    'initiativeIds', to_jsonb(app_hidden.narrowed_initiative_ids()))
   from app_private.api_keys k
   where k.id = app_hidden.current_key_id() and k.workspace_id = app_hidden.current_workspace_id()
 $$;

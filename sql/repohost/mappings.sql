@@ -17,8 +17,8 @@ begin
       perform app_hidden.raise_invalid('statusRules', format('unknown external state %s (open, closed, merged)', v_key));
     end if;
     if v_value <> 'null'::jsonb and (jsonb_typeof(v_value) <> 'string'
-        or v_value #>> '{}' not in ('BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED')) then
-      perform app_hidden.raise_invalid('statusRules', format('%s must map to a status category (BACKLOG, TODO, IN_PROGRESS, IN_REVIEW, DONE, CANCELED)', v_key));
+        or not v_value #>> '{}' = any(app_hidden.status_categories())) then
+      perform app_hidden.raise_invalid('statusRules', format('%s must map to a status category (%s)', v_key, array_to_string(app_hidden.status_categories(), ', ')));
     end if;
   end loop;
   return jsonb_strip_nulls(p_rules);

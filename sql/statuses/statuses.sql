@@ -15,13 +15,21 @@ $$;
 comment on function app_hidden.find_status(p_id text, p_field text) is 'A status of the caller''s workspace by id, else 404 naming the field.';
 grant execute on function app_hidden.find_status(p_id text, p_field text) to svc_visitor;
 
+create or replace function app_hidden.status_categories()
+ returns text[]
+ language sql
+ immutable parallel safe
+as $$ select array['BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED'] $$;
+comment on function app_hidden.status_categories() is 'The status categories in workflow order (statuses_category_check allows these): one list for what reads or names them.';
+grant execute on function app_hidden.status_categories() to svc_visitor;
+
 create or replace function app_hidden.statuses_named(p_words text, out ids uuid[], out by_category boolean)
  returns record
  language plpgsql
  stable
 as $$
 declare
-  c_categories constant text[] := array['BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED'];
+  c_categories constant text[] := app_hidden.status_categories();
   v_category text := upper(regexp_replace(btrim(p_words), '[\s-]+', '_', 'g'));
 begin
   -- A category spelled as the API spells it (IN_PROGRESS, DONE) is the category, whatever a status is named; else a
@@ -51,9 +59,10 @@ create or replace function app_hidden.raise_no_status_named(p_words text, p_fiel
 as $$
 begin
   -- What to send instead, in the refusal: an agent on the runtime profile has no statuses.list to look it up with.
-  raise exception 'No status named %: this workspace''s statuses are %; or a category: BACKLOG, TODO, IN_PROGRESS, IN_REVIEW, DONE, CANCELED',
+  raise exception 'No status named %: this workspace''s statuses are %; or a category: %',
     p_words, (select string_agg(s.name, ', ' order by s.position, s.id) from app_public.statuses s
-              where s.workspace_id = app_hidden.current_workspace_id())
+              where s.workspace_id = app_hidden.current_workspace_id()),
+    array_to_string(app_hidden.status_categories(), ', ')
     using errcode = p_code, column = p_field;
 end
 $$;

@@ -19,7 +19,7 @@ declare
   v_breaches jsonb;
 begin
   select jsonb_object_agg(c.category, coalesce(n.count, 0)) into v_by_category
-  from unnest(array['BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED']) as c(category)
+  from unnest(app_hidden.status_categories()) as c(category)
   left join (select s.category, count(*) as count from app_public.issues i join app_public.statuses s on s.id = i.status_id
              where i.workspace_id = v_ws and i.deleted_at is null group by s.category) n on n.category = c.category;
 
