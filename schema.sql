@@ -1758,6 +1758,7 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.viewer_project_ids() returns uuid[]; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.viewer_role() returns app_public.membership_role; sql stable; execute: svc_visitor; workspace/members.sql
 -- app_public.viewer_scopes() returns text[]; sql stable; execute: svc_visitor; workspace/members.sql
+-- app_public.viewer_update(text,text) returns app_public.users; sql volatile; execute: svc_visitor; workspace/users.sql
 -- app_public.webhook_deliveries_retry(uuid) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
 -- app_public.webhook_health(integer) returns jsonb; plpgsql stable; execute: svc_visitor; analytics/dashboards.sql
 -- app_public.webhooks_create(text,text[],text) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
@@ -2093,6 +2094,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.user_today(text) returns date; plpgsql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.utc_today() returns date; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.uuid_array(jsonb,text) returns uuid[]; plpgsql immutable; execute: svc_visitor; core/util.sql
+-- app_hidden.viewer_update(text,text) returns app_public.users; plpgsql volatile security definer; execute: svc_visitor; workspace/users.sql
 -- app_hidden.visible_issue_id(uuid) returns uuid; plpgsql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.watcher_json(app_public.issue_watchers) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.webhook_create(text,text[],text) returns jsonb; plpgsql volatile security definer; execute: svc_visitor; webhooks/webhooks.sql
@@ -2365,6 +2367,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_workspaces__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.touch_api_keys(uuid[],timestamp with time zone[]) returns void; sql volatile; execute: owner only; auth/keys.sql
 -- app_private.update_agent(uuid,uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
+-- app_private.update_user(uuid,text,text) returns app_public.users; plpgsql volatile security definer; execute: owner only; workspace/users.sql
 -- app_private.update_workspace_settings(uuid,text,integer,integer,boolean,integer,integer,boolean,text,integer,integer) returns app_public.workspaces; plpgsql volatile; execute: owner only; workspace/workspace.sql
 -- app_private.wake_dispatcher(uuid) returns void; plpgsql volatile security definer; execute: owner only; dispatch/dispatcher.sql
 -- app_private.watchdog_fired_recently(uuid,uuid,text,timestamp with time zone,timestamp with time zone) returns boolean; sql stable; execute: owner only; dispatch/watchdogs.sql

@@ -118,6 +118,20 @@ const commands = [
     return { json: r, text: `${r.user.email} is now ${r.role}.` };
   }),
 
+  command('update-user', 'Set a person\'s name or time zone (users are global: every workspace of theirs hears of it).', {
+    email: { kind: 'string', required: true, maxLength: 254, description: 'the person\'s email' },
+    name: { kind: 'string', maxLength: 100, description: 'the name shown on their work' },
+    timezone: { kind: 'string', maxLength: 100, description: 'their IANA time zone, such as Europe/Paris' },
+  }, async (client, v) => {
+    if (v.name === undefined && v.timezone === undefined) throw new UsageError('give --name, --timezone or both');
+    const { rows: [found] } = await client.query('select id from app_public.users where lower(email) = lower($1)', [v.email]);
+    if (!found) throw namesNothing('email', `no user has the email ${v.email} (see list-members)`);
+    const { rows } = await client.query('select to_jsonb(app_private.update_user($1, $2, $3)) as u', [found.id, v.name ?? null, v.timezone ?? null]);
+    const u = rows[0].u as { id: string; email: string; name: string; timezone: string };
+    const user = { id: u.id, email: u.email, name: u.name, timezone: u.timezone };
+    return { json: { user }, text: `${user.email}: ${user.name}, ${user.timezone}.` };
+  }),
+
   command('list-workspaces', 'List every workspace with its settings and member and agent counts.', {}, async (client) => {
     const { rows } = await client.query(
       `select app_hidden.workspace_json(w) || jsonb_build_object(

@@ -25,5 +25,7 @@ export const EVENT_KINDS = [
   'API_KEY_CREATED', 'API_KEY_REVOKED',
   // A chat thread opened (docs/decisions.md, chat): seen by whoever sees the thread, as its messages.
   'CHAT_THREAD_OPENED',
+  // A person's own profile changed (docs/decisions.md, "A person's profile"): in each of their workspaces.
+  'USER_UPDATED',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];

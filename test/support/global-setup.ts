@@ -11,6 +11,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openEmbeddedCluster } from '../../src/db/embedded.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
+import { installEventAudit } from './event-audit.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -84,6 +85,16 @@ export default async function setup(project: TestProject) {
   // Committed migrations plus work in progress in migrations/current/, so tests cover what is being built.
   await applyMigrations(withDatabase(adminUrl, templateDb), { includeCurrent: true });
   await admin.end();
+  // SVC_EVENT_AUDIT=/path/file: which tables each transaction changes, recorded in every test database (event-audit.ts).
+  if (process.env.SVC_EVENT_AUDIT) {
+    const template = new pg.Client({ connectionString: withDatabase(adminUrl, templateDb) });
+    await template.connect();
+    try {
+      await installEventAudit(template);
+    } finally {
+      await template.end();
+    }
+  }
 
   project.provide('adminUrl', adminUrl);
   project.provide('templateDb', templateDb);

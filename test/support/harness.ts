@@ -21,6 +21,7 @@ import { buildApp } from '../../src/http/app.ts';
 import { ToolRunner } from '../../src/tools/invoke.ts';
 import { createLogger } from '../../src/log.ts';
 import { startWorker, type WorkerOptions } from '../../src/worker.ts';
+import { eventAuditCheck, eventAuditMark } from './event-audit.ts';
 import { outputProblems } from './output-audit.ts';
 
 export async function createTestDatabase(): Promise<string> {
@@ -183,6 +184,7 @@ export interface CallResult<T = any> {
 
 /** POST /api/mcp/<tool> (REST alias). */
 export async function rest<T = any>(t: TestApp, token: string | undefined, tool: string, input?: unknown): Promise<CallResult<T>> {
+  const mark = await eventAuditMark(t.ownerUrl);
   const res = await t.app.inject({
     method: 'POST',
     url: `/api/mcp/${tool}`,
@@ -191,6 +193,8 @@ export async function rest<T = any>(t: TestApp, token: string | undefined, tool:
   });
   const body = (res.body ? res.json() : undefined) as T;
   if (res.statusCode === 200) auditOutput(tool, body);
+  // SVC_EVENT_AUDIT: a change this call made without writing its ActivityEvent (event-audit.ts).
+  if (res.statusCode === 200) await eventAuditCheck(mark, tool, token, input, 'rest');
   return { status: res.statusCode, body, headers: res.headers };
 }
 
@@ -236,11 +240,16 @@ export async function subjectEvents(t: TestApp, token: string, subjectType: stri
 
 /** One JSON-RPC request to /api/mcp/rpc. */
 export async function rpc<T = any>(t: TestApp, token: string | undefined, method: string, params?: unknown, query = ''): Promise<CallResult<T>> {
+  const call = method === 'tools/call' && params && typeof params === 'object' ? params as { name?: unknown; arguments?: unknown } : undefined;
+  const mark = call && typeof call.name === 'string' ? await eventAuditMark(t.ownerUrl) : undefined;
   const res = await t.app.inject({
     method: 'POST',
     url: `/api/mcp/rpc${query}`,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params === undefined ? {} : { params }) }),
   });
-  return { status: res.statusCode, body: (res.body ? res.json() : undefined) as T, headers: res.headers };
+  const body = (res.body ? res.json() : undefined) as T;
+  // SVC_EVENT_AUDIT: a change this call made without writing its ActivityEvent (event-audit.ts).
+  if (mark && res.statusCode === 200) await eventAuditCheck(mark, call!.name as string, token, call!.arguments, 'rpc');
+  return { status: res.statusCode, body, headers: res.headers };
 }

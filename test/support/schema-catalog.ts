@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
+import { EVENT_AUDIT_TRIGGER_PREFIX } from './event-audit.ts';
 
 export const OUR_SCHEMAS = ['app_public', 'app_hidden', 'app_private', 'app_tools'];
 export const SQL_DIR = path.resolve('sql');
@@ -46,8 +47,8 @@ export async function fingerprint(client: pg.Client | pg.PoolClient): Promise<st
      select 'trigger ' || pg_get_triggerdef(t.oid) || ' enabled=' || t.tgenabled::text
             || ' comment=' || coalesce(md5(obj_description(t.oid, 'pg_trigger')), '-')
      from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_namespace n on n.oid = c.relnamespace
-     where not t.tgisinternal and n.nspname = any($1)
-     order by 1`, [OUR_SCHEMAS]);
+     where not t.tgisinternal and n.nspname = any($1) and not starts_with(t.tgname, $2)
+     order by 1`, [OUR_SCHEMAS, EVENT_AUDIT_TRIGGER_PREFIX]);
   return rows.map((r) => r.line);
 }
 
@@ -169,8 +170,9 @@ export async function schemaSql(client: pg.Client | pg.PoolClient): Promise<stri
         out.push(`${l};`);
       }
       out.push(...q((await client.query(
-        `select pg_get_triggerdef(oid, true) || ';' as def from pg_trigger where tgrelid = $1 and not tgisinternal order by tgname`,
-        [t.oid])).rows, 'def'));
+        `select pg_get_triggerdef(oid, true) || ';' as def from pg_trigger where tgrelid = $1 and not tgisinternal
+           and not starts_with(tgname, $2) order by tgname`,
+        [t.oid, EVENT_AUDIT_TRIGGER_PREFIX])).rows, 'def'));
       out.push('');
     }
 
