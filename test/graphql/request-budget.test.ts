@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { oneConnectionPerRequest, releaseWhenAnswered, REQUEST_BUDGET_MS, type WithPgClient } from '../../src/graphql/request-budget.ts';
+import { oneConnectionPerRequest, releaseWhenAnswered, REQUEST_BUDGET_MS, REQUEST_BYTES_MAX, sizeOf, type WithPgClient } from '../../src/graphql/request-budget.ts';
 import { gqlError, gqlOk } from '../support/graphql.ts';
 import { createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
@@ -131,4 +131,32 @@ describe('over GraphQL', () => {
       for (const c of clients) c.release();
     }
   }, 30_000);
+
+  it('returns at most REQUEST_BYTES_MAX in all: a to-one join repeating a long text is refused before it is shaped', async () => {
+    // 180 comments on an issue with a 100,000-character description: each comment row carries the description again
+    // (18 MB), where the row estimate counts 180 rows. An outside probe's 189 MB answer held every workspace 2 s.
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'long', description: 'd'.repeat(100_000) });
+    for (let i = 0; i < 180; i += 20) {
+      await Promise.all(Array.from({ length: 20 }, (_, j) => ok(t, ws.token, 'comments.create', { issueId: issue.id, body: `c${i + j}` })));
+    }
+    const query = (n: number) => `{ comments(first: ${n}, condition: {issueId: "${issue.id}"}) { nodes { body issue { description } } } }`;
+    const refused = await gqlError(t, ws.token, query(180));
+    expect(refused).toMatchObject({ code: 'response_too_large', status: 400 });
+    expect(refused.message).toContain(`${REQUEST_BYTES_MAX / 1024 / 1024} MB`);
+    // Under the limit it answers, and the limit is the request's, not each statement's.
+    expect((await gqlOk(t, ws.token, query(100))).comments.nodes).toHaveLength(100);
+    const aliased = await gqlError(t, ws.token, `{ a: ${query(90).slice(2, -2)} b: ${query(90).slice(2, -2).replace('comments(', 'comments(offset: 90, ')} }`);
+    expect(aliased.code).toBe('response_too_large');
+    // And the service goes on.
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).title).toBe('long');
+  }, 30_000);
+});
+
+describe('sizeOf', () => {
+  it('counts text by its length and other values as 8, nested or not, and stops once past the limit', () => {
+    expect(sizeOf([['abc', null, 12, ['de']]], 1_000)).toBe(8 + 8 + 3 + 8 + 8 + 8 + 2);
+    expect(sizeOf({ a: 'xyz' }, 1_000)).toBe(11);
+    const many = Array.from({ length: 100_000 }, () => 'x'.repeat(100));
+    expect(sizeOf(many, 1_000)).toBeLessThan(1_200);
+  });
 });
