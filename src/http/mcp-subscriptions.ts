@@ -67,10 +67,15 @@ export class McpSessions {
     for (const [id, s] of this.sessions) if (s.caller.keyId === keyId) this.drop(id, s);
   };
 
+  // The LISTEN connection came back: a key revoked (or its agent archived) meanwhile sent its notice to no one, so each
+  // key with a session is asked again (an outside probe's revoked key kept its notification stream for good).
+  private readonly onListenAgain = () => void this.recheckKeys();
+
   /** ownerPool reads an event once for every session; visitorPool asks, as a narrowed key, whether it may see it. */
   constructor(private readonly ownerPool: pg.Pool, private readonly notifier: Notifier, private readonly visitorPool: pg.Pool) {
     notifier.on('svc_events', this.onEvent);
     notifier.on('svc_keys', this.onKeyRevoked);
+    notifier.on('connected', this.onListenAgain);
     this.sweep = setInterval(() => this.dropIdle(), 60_000);
     this.sweep.unref();
     this.heartbeat = setInterval(() => this.beat(), 25_000);
@@ -228,6 +233,21 @@ export class McpSessions {
     return visible === 'true';
   }
 
+  /** Ends the sessions of every key that set_request_context now refuses (revoked, expired, agent archived). */
+  private async recheckKeys() {
+    const callers = new Map<string, Caller>();
+    for (const s of this.sessions.values()) callers.set(s.caller.keyId, s.caller);
+    await Promise.all([...callers.values()].map(async (caller) => {
+      try {
+        await queryAsCaller(this.visitorPool, caller, 'read:mcp_key_live', 'true', [], { inShare: false });
+      } catch (err) {
+        const { code, detail } = err as { code?: string; detail?: string };
+        // Anything else (the database went again) says nothing of the key: the next reconnection asks again.
+        if (code === 'SV401' || (code === 'SV403' && detail === 'agent_archived')) this.onKeyRevoked(caller.keyId);
+      }
+    }));
+  }
+
   private beat() {
     for (const s of this.sessions.values()) for (const res of s.streams) this.write(res, ': heartbeat\n\n');
   }
@@ -246,6 +266,7 @@ export class McpSessions {
     clearInterval(this.heartbeat);
     this.notifier.off('svc_events', this.onEvent);
     this.notifier.off('svc_keys', this.onKeyRevoked);
+    this.notifier.off('connected', this.onListenAgain);
     for (const [id, s] of this.sessions) this.drop(id, s);
   }
 }

@@ -190,6 +190,36 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
     await client.close().catch(() => {});
   });
 
+  it('a key revoked while the LISTEN connection was away: its session ends once the connection is back', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Watched across a LISTEN outage' });
+    const key = await createKey(t, ws);
+    const { client, updates } = await connect(key.token);
+    await client.subscribeResource({ uri: `issue://${issue.key}` });
+    await new Promise((r) => setTimeout(r, 200));
+    // Revoked with no svc_keys notice (session_replication_role skips the trigger): as a revoke sent while this
+    // process's LISTEN connection was reconnecting, which no one heard.
+    const quiet = await t.pools.owner.connect();
+    try {
+      await quiet.query(`set session_replication_role = replica`);
+      await quiet.query(`update app_private.api_keys set revoked_at = now() where id = $1`, [key.id]);
+    } finally {
+      await quiet.query(`reset session_replication_role`);
+      quiet.release();
+    }
+    await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Still heard: nothing said the key went' });
+    await until(() => updates.length, (n) => n > 0);
+    const reconnected = new Promise((resolve) => t.notifier.once('connected', resolve));
+    await t.pools.owner.query(`select pg_terminate_backend(pid) from pg_stat_activity
+                               where application_name = 'svc-listen' and datname = current_database() and pid <> pg_backend_pid()`);
+    await reconnected;
+    await new Promise((r) => setTimeout(r, 300));
+    const before = updates.length;
+    await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Not heard: the session ended' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(updates.length).toBe(before);
+    await client.close().catch(() => {});
+  });
+
   it('an expired key\'s session ends, its stream included, and hears nothing more', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Watched by a key about to expire' });
     const key = (await admin(t, 'create-key', { workspace: ws.key, user: ws.ownerEmail, scopes: 'FULL', 'expires-in-seconds': '3', json: true })).apiKey;
