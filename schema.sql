@@ -2264,6 +2264,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.attachment_upload_open(text) returns boolean; sql stable; execute: owner only; attachments/jobs.sql
 -- app_private.attachments_enqueue(text,json,timestamp with time zone,text[]) returns void; plpgsql volatile security definer; execute: owner only; attachments/jobs.sql
 -- app_private.begin_membership_change(uuid,text) returns app_private.caller; plpgsql volatile; execute: owner only; workspace/members.sql
+-- app_private.blob_link_key_live(uuid,uuid) returns boolean; sql stable; execute: owner only; attachments/jobs.sql
 -- app_private.chat_open_thread(uuid,uuid,uuid,text,uuid,text,text) returns jsonb; plpgsql volatile security definer; execute: owner only; chat/chat.sql
 -- app_private.chat_person_caller() returns app_private.caller; plpgsql stable security definer; execute: owner only; chat/chat.sql
 -- app_private.chat_post_user_message(uuid,uuid,uuid,text,jsonb) returns app_public.chat_messages; plpgsql volatile security definer; execute: owner only; chat/chat.sql

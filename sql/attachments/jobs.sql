@@ -35,6 +35,20 @@ as $$
 $$;
 comment on function app_private.attachment_upload_open(p_storage_key text) is 'The embedded blob store''s PUT (owner connection): whether the object key still belongs to an upload in progress. A finalized (the row is gone), deleted or expired upload takes no more bytes through its link.';
 
+create or replace function app_private.blob_link_key_live(p_key_id uuid, p_workspace_id uuid)
+ returns boolean
+ language sql
+ stable
+as $$
+  -- What set_request_context checks of a key at each call: the key of the workspace, not revoked, not expired, and
+  -- its agent (if any) not archived.
+  select exists (select 1 from app_private.api_keys k
+                 where k.id = p_key_id and k.workspace_id = p_workspace_id and k.revoked_at is null
+                   and (k.expires_at is null or k.expires_at > now())
+                   and not exists (select 1 from app_public.agents a where a.id = k.linked_agent_id and a.archived_at is not null))
+$$;
+comment on function app_private.blob_link_key_live(p_key_id uuid, p_workspace_id uuid) is 'The embedded blob store''s GET and PUT (owner connection): whether the key that made a signed link still acts in the link''s workspace (not revoked, not expired, agent not archived). A link ends with its key.';
+
 create or replace function app_private.attachment_set_link_title(p_attachment_id uuid, p_title text)
  returns void
  language sql

@@ -18,6 +18,8 @@ export interface SignedParams {
   /** GET: Content-Disposition filename and Content-Type. */
   fn?: string;
   ct?: string;
+  /** The API key that asked for the link: the link works only while it does (routes.ts). */
+  kid?: string;
 }
 
 export class EmbeddedBlobStore implements BlobStore {
@@ -44,7 +46,8 @@ export class EmbeddedBlobStore implements BlobStore {
   }
 
   sign(p: SignedParams): string {
-    const text = [p.method, p.key, p.exp, p.max ?? '', p.fn ?? '', p.ct ?? ''].join('\n');
+    // kid only when there is one: links made before it was signed in still verify until they expire.
+    const text = [p.method, p.key, p.exp, p.max ?? '', p.fn ?? '', p.ct ?? '', ...(p.kid ? [p.kid] : [])].join('\n');
     return crypto.createHmac('sha256', this.secret).update(text).digest('hex');
   }
 
@@ -62,20 +65,21 @@ export class EmbeddedBlobStore implements BlobStore {
     if (p.max !== undefined) q.set('max', String(p.max));
     if (p.fn !== undefined) q.set('fn', p.fn);
     if (p.ct !== undefined) q.set('ct', p.ct);
+    if (p.kid) q.set('kid', p.kid);
     q.set('sig', this.sign(p));
     return `${this.base}/blobs/${p.key}?${q}`;
   }
 
-  async presignPut(key: string, opts: { sizeBytes: number; mimeType: string; expiresAt: Date }): Promise<PresignedRequest> {
+  async presignPut(key: string, opts: { sizeBytes: number; mimeType: string; expiresAt: Date; keyId?: string }): Promise<PresignedRequest> {
     assertKey(key);
     const exp = Math.floor(opts.expiresAt.getTime() / 1000);
-    return { url: this.url({ method: 'PUT', key, exp, max: opts.sizeBytes }), method: 'PUT', headers: {}, expiresAt: new Date(exp * 1000).toISOString() };
+    return { url: this.url({ method: 'PUT', key, exp, max: opts.sizeBytes, kid: opts.keyId }), method: 'PUT', headers: {}, expiresAt: new Date(exp * 1000).toISOString() };
   }
 
-  async presignGet(key: string, opts: { filename: string; mimeType: string; expiresInSeconds: number }): Promise<PresignedRequest> {
+  async presignGet(key: string, opts: { filename: string; mimeType: string; expiresInSeconds: number; keyId?: string }): Promise<PresignedRequest> {
     assertKey(key);
     const exp = Math.floor(Date.now() / 1000) + opts.expiresInSeconds;
-    return { url: this.url({ method: 'GET', key, exp, fn: opts.filename, ct: opts.mimeType }), method: 'GET', headers: {}, expiresAt: new Date(exp * 1000).toISOString() };
+    return { url: this.url({ method: 'GET', key, exp, fn: opts.filename, ct: opts.mimeType, kid: opts.keyId }), method: 'GET', headers: {}, expiresAt: new Date(exp * 1000).toISOString() };
   }
 
   async size(key: string): Promise<number | null> {

@@ -17,11 +17,14 @@ import type pg from 'pg';
 import type { EmbeddedBlobStore, SignedParams } from './embedded.ts';
 import { contentDisposition } from './store.ts';
 
-interface BlobQuery { exp?: string; max?: string; fn?: string; ct?: string; sig?: string }
+interface BlobQuery { exp?: string; max?: string; fn?: string; ct?: string; kid?: string; sig?: string }
 
 class TooLarge extends Error {}
 
 export function registerBlobRoutes(app: FastifyInstance, store: EmbeddedBlobStore, ownerPool: pg.Pool): void {
+  // A link ends with the key that asked for it (revoked, expired, its member removed, its agent archived).
+  const keyLive = async (kid: string, workspaceId: string) =>
+    (await ownerPool.query<{ ok: boolean }>('select app_private.blob_link_key_live($1, $2) as ok', [kid, workspaceId])).rows[0]?.ok === true;
   const uploadOpen = async (key: string) =>
     (await ownerPool.query<{ ok: boolean }>('select app_private.attachment_upload_open($1) as ok', [key])).rows[0]?.ok === true;
   app.register(async (scope) => {
@@ -29,8 +32,9 @@ export function registerBlobRoutes(app: FastifyInstance, store: EmbeddedBlobStor
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
 
-    const check = (method: 'PUT' | 'GET', params: { ws: string; id: string }, q: BlobQuery, reply: FastifyReply) => {
+    const check = async (method: 'PUT' | 'GET', params: { ws: string; id: string }, q: BlobQuery, reply: FastifyReply) => {
       const p: SignedParams = { method, key: `${params.ws}/${params.id}`, exp: Number(q.exp) };
+      if (typeof q.kid === 'string' && q.kid) p.kid = q.kid;
       if (method === 'PUT') p.max = Number(q.max);
       else {
         p.fn = q.fn ?? '';
@@ -47,11 +51,16 @@ export function registerBlobRoutes(app: FastifyInstance, store: EmbeddedBlobStor
         reply.code(403).send({ error: verdict === 'expired' ? 'url_expired' : 'invalid_signature', message: verdict === 'expired' ? 'This link has expired' : 'Invalid or tampered link' });
         return undefined;
       }
+      // Signed, so kid is the id the service wrote (a uuid) and params.ws the link's workspace.
+      if (p.kid && !(await keyLive(p.kid, params.ws))) {
+        reply.code(403).send({ error: 'link_revoked', message: 'The API key that asked for this link was revoked or has expired (or its agent archived): ask for a new link with a live key' });
+        return undefined;
+      }
       return p;
     };
 
     scope.put<{ Params: { ws: string; id: string }; Querystring: BlobQuery }>('/blobs/:ws/:id', async (req, reply) => {
-      const p = check('PUT', req.params, req.query, reply);
+      const p = await check('PUT', req.params, req.query, reply);
       if (!p) return reply;
       const max = p.max!;
       const declared = Number(req.headers['content-length']);
@@ -92,7 +101,7 @@ export function registerBlobRoutes(app: FastifyInstance, store: EmbeddedBlobStor
     });
 
     scope.get<{ Params: { ws: string; id: string }; Querystring: BlobQuery }>('/blobs/:ws/:id', async (req, reply) => {
-      const p = check('GET', req.params, req.query, reply);
+      const p = await check('GET', req.params, req.query, reply);
       if (!p) return reply;
       const file = store.fileOf(p.key);
       let size: number;

@@ -33,14 +33,14 @@ export class S3BlobStore implements BlobStore {
     });
   }
 
-  async presignPut(key: string, opts: { sizeBytes: number; mimeType: string; expiresAt: Date }): Promise<PresignedRequest> {
+  async presignPut(key: string, opts: { sizeBytes: number; mimeType: string; expiresAt: Date; keyId?: string }): Promise<PresignedRequest> {
     assertKey(key);
     const expiresIn = Math.max(1, Math.floor((opts.expiresAt.getTime() - Date.now()) / 1000));
     const url = await getSignedUrl(this.client, new PutObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn });
     return { url, method: 'PUT', headers: {}, expiresAt: new Date(Date.now() + expiresIn * 1000).toISOString() };
   }
 
-  async presignGet(key: string, opts: { filename: string; mimeType: string; expiresInSeconds: number }): Promise<PresignedRequest> {
+  async presignGet(key: string, opts: { filename: string; mimeType: string; expiresInSeconds: number; keyId?: string }): Promise<PresignedRequest> {
     assertKey(key);
     const command = new GetObjectCommand({
       Bucket: this.bucket, Key: key,

@@ -14,10 +14,13 @@ export interface PresignedRequest {
 
 export interface BlobStore {
   readonly kind: 'embedded' | 's3';
-  /** A URL that accepts a PUT of the object (e.g. `curl -T file <url>`) until expiresAt; the embedded store's, only until the upload is finalized. */
-  presignPut(key: string, opts: { sizeBytes: number; mimeType: string; expiresAt: Date }): Promise<PresignedRequest>;
-  /** A URL that GETs the object with its filename and type until now + expiresInSeconds. */
-  presignGet(key: string, opts: { filename: string; mimeType: string; expiresInSeconds: number }): Promise<PresignedRequest>;
+  /**
+   * A URL that accepts a PUT of the object (e.g. `curl -T file <url>`) until expiresAt; the embedded store's, only until
+   * the upload is finalized and while the key `keyId` that asked for it acts (S3's cannot be recalled before it expires).
+   */
+  presignPut(key: string, opts: { sizeBytes: number; mimeType: string; expiresAt: Date; keyId?: string }): Promise<PresignedRequest>;
+  /** A URL that GETs the object with its filename and type until now + expiresInSeconds (embedded: while `keyId` acts). */
+  presignGet(key: string, opts: { filename: string; mimeType: string; expiresInSeconds: number; keyId?: string }): Promise<PresignedRequest>;
   /** Size of the stored object, or null when there is none. */
   size(key: string): Promise<number | null>;
   /** The object's bytes (at most maxBytes are read; callers check the size first). */

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { BlobStore } from '../blobs/store.ts';
 import { BLOB_KEY, MAX_FILE_BYTES } from '../blobs/store.ts';
 import { ApiError } from '../errors.ts';
+import { msUntilExpiry } from '../auth/keys.ts';
 import { defineTools, httpUrl, id, line, tool, type ToolContext } from './define.ts';
 import { AttachmentOut } from './shapes.ts';
 import { NOT_IN_A_LINE } from './text-guard.ts';
@@ -60,7 +61,9 @@ export const attachmentTools = defineTools(
     run: async (ctx, input) => {
       const blobs = blobsOf(ctx);
       const granted = await ctx.sql<{ key: string; uploadId: string; expiresAt: string; sizeBytes: number; mimeType: string }>(input);
-      const put = await blobs.presignPut(granted.key, { sizeBytes: granted.sizeBytes, mimeType: granted.mimeType, expiresAt: new Date(granted.expiresAt) });
+      // The link ends no later than the key that asked for it (and, embedded, works only while that key does).
+      const expiresAt = Math.min(Date.parse(granted.expiresAt), ctx.caller.expiresAt?.getTime() ?? Infinity);
+      const put = await blobs.presignPut(granted.key, { sizeBytes: granted.sizeBytes, mimeType: granted.mimeType, expiresAt: new Date(expiresAt), keyId: ctx.caller.keyId });
       return { uploadUrl: put.url, method: put.method, headers: put.headers, ...granted, expiresAt: put.expiresAt };
     },
   }),
@@ -110,7 +113,7 @@ export const attachmentTools = defineTools(
   tool({
     name: 'attachments.getDownloadUrl',
     scopes: ['READ_ISSUES'],
-    description: 'A presigned GET URL for a file attachment (valid expiresInSeconds, default 900); for a LINK, its externalUrl.',
+    description: 'A presigned GET URL for a file attachment (valid expiresInSeconds, default 900, and never past the calling key\'s own expiry; the built-in store\'s link also stops when the key is revoked); for a LINK, its externalUrl.',
     input: z.strictObject({ id: id('id'), expiresInSeconds: z.number().int().min(60).max(604_800).default(900) }),
     output: DownloadOut,
     readOnly: true,
@@ -120,7 +123,9 @@ export const attachmentTools = defineTools(
       const a = ref.attachment;
       const base = { id: a.id, kind: a.kind, method: 'GET' as const, filename: a.filename, mimeType: a.mimeType, sizeBytes: a.sizeBytes };
       if (a.kind === 'LINK' || !ref.storageKey) return { ...base, url: a.externalUrl, expiresAt: null };
-      const get = await blobsOf(ctx).presignGet(ref.storageKey, { filename: a.filename ?? 'file', mimeType: a.mimeType, expiresInSeconds: input.expiresInSeconds });
+      const keyLeft = msUntilExpiry(ctx.caller);
+      const expiresInSeconds = keyLeft === undefined ? input.expiresInSeconds : Math.max(1, Math.min(input.expiresInSeconds, Math.floor(keyLeft / 1000)));
+      const get = await blobsOf(ctx).presignGet(ref.storageKey, { filename: a.filename ?? 'file', mimeType: a.mimeType, expiresInSeconds, keyId: ctx.caller.keyId });
       return { ...base, url: get.url, expiresAt: get.expiresAt };
     },
   }),

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { admin, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { fetchPageTitle, OutboundTimeout } from '../../src/outbound/http.ts';
 import { startPages, startS3 } from '../support/outside.ts';
 
@@ -129,6 +129,31 @@ describe('attachments on the embedded store', () => {
     await ok(t, ws.token, 'attachments.delete', { id: att.id });
     expect(await curlPut(fileOf('back.txt', Buffer.from('CCC')), up.uploadUrl)).toBe(409);
     expect(await t.blobs.size(up.key)).toBeNull();
+  });
+
+  it('a link ends with the key that asked for it: revoked, a download and an upload link are 403 link_revoked; never past the key\'s expiry', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'links of a key about to go' });
+    const { att } = await roundTrip(t, ws, issue.id, Buffer.from('kept bytes'), 'kept.txt', 'text/plain');
+    const leaving = await createKey(t, ws);
+    const dl = await ok(t, leaving.token, 'attachments.getDownloadUrl', { id: att.id, expiresInSeconds: 604_800 });
+    const up = await ok(t, leaving.token, 'attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'b.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    const staying = await ok(t, ws.token, 'attachments.getDownloadUrl', { id: att.id });
+    expect((await curlGet(dl.url)).toString()).toBe('kept bytes');
+    await t.pools.owner.query('select app_private.revoke_api_key($1)', [leaving.id]);
+    const refused = await fetch(dl.url);
+    expect([refused.status, (await refused.json()).error]).toEqual([403, 'link_revoked']);
+    expect(await curlPut(fileOf('b.txt', Buffer.from('abc')), up.uploadUrl)).toBe(403);
+    // Dropping kid from the link breaks its signature; another key's link works on.
+    const unkeyed = new URL(dl.url);
+    unkeyed.searchParams.delete('kid');
+    expect((await fetch(unkeyed)).status).toBe(403);
+    expect((await curlGet(staying.url)).toString()).toBe('kept bytes');
+    // A key that expires in two minutes gets links that expire with it, whatever was asked.
+    const brief = (await admin(t, 'create-key', { workspace: ws.key, user: ws.ownerEmail, scopes: 'FULL', 'expires-in-seconds': '120', json: true })).apiKey;
+    const short = await ok(t, brief.rawKey, 'attachments.getDownloadUrl', { id: att.id, expiresInSeconds: 604_800 });
+    expect(Date.parse(short.expiresAt)).toBeLessThanOrEqual(Date.parse(brief.expiresAt));
+    const shortUp = await ok(t, brief.rawKey, 'attachments.initUpload', { targetType: 'issue', targetId: issue.id, filename: 'c.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    expect(Date.parse(shortUp.expiresAt)).toBeLessThanOrEqual(Date.parse(brief.expiresAt));
   });
 
   it('bad input is 400 naming the field; the 25 MB limit and the workspace quota are checked at initUpload', async () => {

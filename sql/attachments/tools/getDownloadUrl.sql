@@ -10,4 +10,4 @@ as $$
   select app_hidden.attachment_blob_ref(app_hidden.attachment_visible(args->>'id'))
 $$;
 grant execute on function app_tools.attachments_get_download_url(args jsonb) to svc_visitor;
-comment on function app_tools.attachments_get_download_url(args jsonb) is 'attachments.getDownloadUrl: A presigned GET URL for a file attachment (valid expiresInSeconds, default 900); for a LINK, its externalUrl.';
+comment on function app_tools.attachments_get_download_url(args jsonb) is 'attachments.getDownloadUrl: A presigned GET URL for a file attachment (valid expiresInSeconds, default 900, and never past the calling key''s own expiry; the built-in store''s link also stops when the key is revoked); for a LINK, its externalUrl.';
