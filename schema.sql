@@ -2154,8 +2154,10 @@ create table app_private.api_keys (
   last_used_at timestamp with time zone,
   expires_at timestamp with time zone,
   revoked_at timestamp with time zone,
+  issued_by_user_id uuid, -- For a plugin's key: the member who issued it (pluginIssueApiKey); removing them revokes it. Null for other keys and for plugin keys issued before migration 000205.
   constraint api_keys_pkey PRIMARY KEY (id),
   constraint api_keys_token_hash_key UNIQUE (token_hash),
+  constraint api_keys_issued_by_user_id_fkey FOREIGN KEY (issued_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
   constraint api_keys_plugin_id_fkey FOREIGN KEY (plugin_id) REFERENCES app_private.plugins(id) ON DELETE CASCADE,
   constraint api_keys_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_public.users(id) ON DELETE CASCADE,
   constraint api_keys_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
@@ -2169,6 +2171,7 @@ create table app_private.api_keys (
   constraint api_keys_scopes_check CHECK (scopes <@ ARRAY['READ_ISSUES'::text, 'WRITE_ISSUES'::text, 'READ_PROJECTS'::text, 'WRITE_PROJECTS'::text, 'READ_COMMENTS'::text, 'WRITE_COMMENTS'::text, 'READ_USERS'::text, 'WRITE_USERS'::text, 'READ_ANALYTICS'::text, 'SUBSCRIBE_EVENTS'::text, 'INVOKE_SKILLS'::text, 'ADMIN'::text, 'FULL'::text]),
   constraint api_keys_token_hash_check CHECK (length(token_hash) = 32)
 );
+CREATE INDEX api_keys_issued_by_idx ON app_private.api_keys USING btree (workspace_id, issued_by_user_id) WHERE (issued_by_user_id IS NOT NULL);
 CREATE INDEX api_keys_workspace_idx ON app_private.api_keys USING btree (workspace_id);
 alter table app_private.api_keys enable row level security;
 alter table app_private.api_keys force row level security;

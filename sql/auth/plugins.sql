@@ -33,6 +33,7 @@ declare
   v_labels uuid[] := coalesce(p_label_ids, '{}');
   v_initiatives uuid[] := coalesce(p_initiative_ids, '{}');
   v_expires timestamptz := p_expires_at;
+  v_issued app_public.issued_api_key;
 begin
   perform app_private.require_plugin_manager(v_caller);
   select * into v_plugin from app_private.plugins where id = p_plugin_id and workspace_id = v_caller.workspace_id;
@@ -77,11 +78,14 @@ begin
   if v_caller.expires_at is not null then
     v_expires := least(coalesce(v_expires, v_caller.expires_at), v_caller.expires_at);
   end if;
-  return app_private.issue_api_key(v_caller.workspace_id, null, 'PERSONAL', null, p_scopes,
+  v_issued := app_private.issue_api_key(v_caller.workspace_id, null, 'PERSONAL', null, p_scopes,
     v_projects, v_labels, v_initiatives, v_expires, p_name, v_plugin.id);
+  -- The key acts for no one, but a member issued it: it goes when they leave (remove_member).
+  update app_private.api_keys set issued_by_user_id = v_caller.user_id where id = v_issued.id;
+  return v_issued;
 end
 $$;
-comment on function app_hidden.plugin_issue_api_key(p_plugin_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[], p_expires_at timestamp with time zone, p_name text) is 'OWNER/ADMIN: issues a key under an approved plugin. Its scopes must be a subset of manifest.scopes (else 400 naming the extra scopes) and of the caller''s.';
+comment on function app_hidden.plugin_issue_api_key(p_plugin_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[], p_expires_at timestamp with time zone, p_name text) is 'OWNER/ADMIN: issues a key under an approved plugin. Its scopes must be a subset of manifest.scopes (else 400 naming the extra scopes) and of the caller''s; it records the issuing member (issued_by_user_id), whose removal revokes it.';
 grant execute on function app_hidden.plugin_issue_api_key(p_plugin_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[], p_expires_at timestamp with time zone, p_name text) to svc_visitor;
 
 create or replace function app_hidden.plugins()

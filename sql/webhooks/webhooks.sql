@@ -445,6 +445,8 @@ declare
   v_secret text;
   v_previous text;
   v_active boolean;
+  v_takes_kind boolean := true;
+  v_kind text;
   v_interrupted_at timestamptz;
 begin
   select * into v_delivery from app_public.webhook_deliveries
@@ -475,9 +477,13 @@ begin
   end if;
 
   -- The previous secret, while a rotation's grace lasts, signs beside the current one.
+  select e.kind into v_kind from app_public.activity_events e where e.id = v_delivery.event_id;
   if v_delivery.webhook_id is not null then
-    select w.url, s.secret, case when s.previous_secret_expires_at > clock_timestamp() then s.previous_secret end, w.active
-      into v_url, v_secret, v_previous, v_active
+    -- A webhook whose events no longer name this kind takes it no more, retries included (a test delivery is sent
+    -- whatever the filter).
+    select w.url, s.secret, case when s.previous_secret_expires_at > clock_timestamp() then s.previous_secret end, w.active,
+           cardinality(w.events) = 0 or v_kind = any(w.events) or v_kind = 'WEBHOOK_TESTED'
+      into v_url, v_secret, v_previous, v_active, v_takes_kind
     from app_public.webhooks w join app_private.webhook_secrets s on s.webhook_id = w.id
     where w.id = v_delivery.webhook_id;
   else
@@ -498,16 +504,21 @@ begin
       last_error = coalesce(last_error, 'target inactive or removed')
     where id = v_delivery.id;
     return null;
+  elsif not coalesce(v_takes_kind, true) then
+    update app_public.webhook_deliveries set status = 'CANCELED', locked_until = null,
+      last_error = format('the webhook no longer takes %s events (its events were changed)', v_kind)
+    where id = v_delivery.id;
+    return null;
   end if;
 
   return jsonb_build_object(
     'deliveryId', v_delivery.id, 'workspaceId', v_delivery.workspace_id, 'eventId', v_delivery.event_id, 'channel', v_delivery.channel,
     'attempt', v_delivery.total_attempts + 1, 'url', v_url, 'secret', v_secret, 'previousSecret', v_previous,
-    'kind', (select e.kind from app_public.activity_events e where e.id = v_delivery.event_id),
+    'kind', v_kind,
     'body', (select app_hidden.event_json(e, false)::text from app_public.activity_events e where e.id = v_delivery.event_id));
 end
 $$;
-comment on function app_private.webhook_delivery_claim(p_delivery_id uuid, p_lease_ms integer) is 'Worker: leases a due PENDING delivery for p_lease_ms and returns what to POST (url, secret, exact body, attempt number) and whose it is (workspaceId: the worker spreads slow targets'' retries per workspace). A lease left by a worker that stopped mid-attempt is recorded as an attempt with no outcome. NULL when there is nothing to do.';
+comment on function app_private.webhook_delivery_claim(p_delivery_id uuid, p_lease_ms integer) is 'Worker: leases a due PENDING delivery for p_lease_ms and returns what to POST (url, secret, exact body, attempt number) and whose it is (workspaceId: the worker spreads slow targets'' retries per workspace); CANCELED instead when its target is inactive or gone, or its webhook''s events no longer name the kind. A lease left by a worker that stopped mid-attempt is recorded as an attempt with no outcome. NULL when there is nothing to do.';
 
 create or replace function app_private.webhook_delivery_record(p_delivery_id uuid, p_attempt jsonb, p_backoff_seconds numeric[])
  returns jsonb
@@ -713,7 +724,7 @@ begin
   return app_hidden.webhook_json(v_webhook);
 end
 $$;
-comment on function app_private.webhook_update(p_webhook_id uuid, p_url text, p_events text[], p_active boolean, p_description text) is 'Changes url, events, description or active (NULL = unchanged). Reactivating clears the deactivation reason; pending deliveries of an inactive webhook are canceled when their turn comes. Records WEBHOOK_UPDATED naming the changed fields (none changed: no event).';
+comment on function app_private.webhook_update(p_webhook_id uuid, p_url text, p_events text[], p_active boolean, p_description text) is 'Changes url, events, description or active (NULL = unchanged). Reactivating clears the deactivation reason; pending deliveries of an inactive webhook, or of a kind its events no longer name, are canceled when their turn comes. Records WEBHOOK_UPDATED naming the changed fields (none changed: no event).';
 
 create or replace function app_private.webhooks_list(p_workspace_id uuid)
  returns jsonb

@@ -171,9 +171,10 @@ begin
     select 1 from app_public.memberships where workspace_id = p_workspace_id and role = 'OWNER' and user_id <> p_user_id) then
     raise exception 'The last OWNER cannot be removed' using errcode = 'SV409', detail = 'last_owner';
   end if;
-  -- A former member's keys for this workspace stop working at once.
+  -- A former member's keys for this workspace stop working at once, and so do the plugin keys they issued (those act
+  -- for no user, and nothing else would end them).
   update app_private.api_keys set revoked_at = now()
-  where workspace_id = p_workspace_id and user_id = p_user_id and revoked_at is null;
+  where workspace_id = p_workspace_id and (user_id = p_user_id or issued_by_user_id = p_user_id) and revoked_at is null;
   -- The membership goes first: its delete waits for their claims, timers and watches being written (they hold it in
   -- share mode, hold_membership), and each statement below then sees what those wrote.
   delete from app_public.memberships where id = v_m.id;
@@ -198,7 +199,7 @@ begin
   return v_m;
 end
 $$;
-comment on function app_private.remove_member(p_workspace_id uuid, p_user_id uuid) is 'Removes a member (MEMBERSHIP_REMOVED by trigger), revokes their keys in the workspace, releases their claims, stops their running timer, drops their watches, unassigns requests assigned to them, and keeps them as a former member (their name stays on their work); the last OWNER stays (409 last_owner).';
+comment on function app_private.remove_member(p_workspace_id uuid, p_user_id uuid) is 'Removes a member (MEMBERSHIP_REMOVED by trigger), revokes their keys in the workspace (the plugin keys they issued too), releases their claims, stops their running timer, drops their watches, unassigns requests assigned to them, and keeps them as a former member (their name stays on their work); the last OWNER stays (409 last_owner).';
 
 create or replace function app_private.set_member_role(p_workspace_id uuid, p_user_id uuid, p_role text)
  returns app_public.memberships

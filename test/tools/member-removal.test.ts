@@ -17,6 +17,24 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('removing a member', () => {
+  it('revokes the plugin keys they issued (those act for no user), not the ones others issued', async () => {
+    const email = `plugin-admin-${ws.key.toLowerCase()}@example.com`;
+    await admin(t, 'add-member', { workspace: ws.key, email, role: 'ADMIN', json: true });
+    const hank = await createKey(t, ws, { user: email });
+    const plugin = (await gqlOk(t, hank.token, `mutation { pluginsCreate(input: {name: "Hank's", scopes: [READ_ISSUES, WRITE_ISSUES]}) { pluginInfo { rowId } } }`)).pluginsCreate.pluginInfo.rowId;
+    const issue = (by: string) => gqlOk(t, by, `mutation($p: UUID!) { pluginIssueApiKey(input: {pluginId: $p, scopes: [READ_ISSUES, WRITE_ISSUES]}) { issuedApiKey { rowId rawKey } } }`, { p: plugin });
+    const hanks = (await issue(hank.token)).pluginIssueApiKey.issuedApiKey;
+    const owners = (await issue(ws.token)).pluginIssueApiKey.issuedApiKey;
+    expect((await rest(t, hanks.rawKey, 'issues.list', {})).status).toBe(200);
+    const { rows: [u] } = await t.pools.owner.query('select id from app_public.users where email = $1', [email]);
+    await gqlOk(t, ws.token, 'mutation($u: UUID!) { membersRemove(input: {userId: $u}) { membership { rowId } } }', { u: u.id });
+    const refused = await rest(t, hanks.rawKey, 'issues.list', {});
+    expect([refused.status, refused.body.error]).toEqual([401, 'revoked']);
+    expect((await rest(t, owners.rawKey, 'issues.list', {})).status).toBe(200);
+    const revoked = await ok(t, ws.token, 'events.recent', { kinds: ['API_KEY_REVOKED'], limit: 20 });
+    expect(revoked.items.map((e: { subjectId: string }) => e.subjectId)).toContain(hanks.rowId);
+  });
+
   it('keeps their name on their work, ends their claims, timer and watches, unassigns their requests; a moderator closes their poll', async () => {
     const email = `leaver-${ws.key.toLowerCase()}@example.com`;
     const added = await admin(t, 'add-member', { workspace: ws.key, email, role: 'MEMBER', json: true });

@@ -41,6 +41,31 @@ async function recordEvent(w: Workspace, kind = 'PROJECT_UPDATED', payload: obje
   return rows[0].id;
 }
 
+/**
+ * The worker's own sweep runs at each minute (its crontab) and re-queues a delivery whose job is gone: a test that
+ * loses a job on purpose starts clear of the minute, or the sweep may beat it to its first look.
+ */
+async function clearOfTheMinute() {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 56_000 || intoMinute < 2_000) await new Promise((r) => setTimeout(r, (62_000 - intoMinute) % 60_000));
+}
+
+/** Records an event whose delivery to the hook has no job yet (as if lost), due now. Returns the delivery's id. */
+async function eventWithLostJob(w: Workspace, hookId: string): Promise<string> {
+  const client = await t.pools.owner.connect();
+  try {
+    await client.query('begin');
+    await client.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{}')`, [w.id]);
+    const { rows: [d] } = await client.query('select id from app_public.webhook_deliveries where webhook_id = $1', [hookId]);
+    await client.query(`select graphile_worker.remove_job('svc_webhook:' || $1)`, [d.id]);
+    await client.query(`update app_public.webhook_deliveries set next_attempt_at = now() - interval '1 minute' where id = $1`, [d.id]);
+    await client.query('commit');
+    return d.id;
+  } finally {
+    client.release();
+  }
+}
+
 async function deliveriesOf(webhookId: string) {
   const { rows } = await t.pools.owner.query(
     `select d.*, (select json_agg(a order by a.attempt_number) from app_public.webhook_delivery_attempts a where a.delivery_id = d.id) as attempts
@@ -139,24 +164,11 @@ describe('a delivery', () => {
 
 describe('recovery', () => {
   it('the sweep re-queues a PENDING delivery whose job went missing', async () => {
-    // The worker's own sweep runs at each minute (its crontab); started just before one, it re-queues the lost job
-    // before this test's "nothing sent yet" look. Start clear of the minute.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 56_000 || intoMinute < 2_000) await new Promise((r) => setTimeout(r, (62_000 - intoMinute) % 60_000));
+    await clearOfTheMinute();
     const w = await createWorkspace(t);
     const hook = await createWebhook(w, path('lost'));
-    const client = await t.pools.owner.connect();
-    try {
-      await client.query('begin');
-      await client.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{}')`, [w.id]);
-      // Lose the job (as if graphile_worker had not been installed when the event was written).
-      const { rows: [d] } = await client.query('select id from app_public.webhook_deliveries where webhook_id = $1', [hook.id]);
-      await client.query(`select graphile_worker.remove_job('svc_webhook:' || $1)`, [d.id]);
-      await client.query(`update app_public.webhook_deliveries set next_attempt_at = now() - interval '1 minute' where id = $1`, [d.id]);
-      await client.query('commit');
-    } finally {
-      client.release();
-    }
+    // Lose the job (as if graphile_worker had not been installed when the event was written).
+    await eventWithLostJob(w, hook.id);
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.requests.filter(at('lost'))).toEqual([]);
     const { rows: [swept] } = await t.pools.owner.query('select app_private.webhook_deliveries_sweep(5000, false) as r');
@@ -165,6 +177,24 @@ describe('recovery', () => {
     await until(() => deliveriesOf(hook.id), (ds) => ds[0]?.status === 'DELIVERED');
     const { rows: [again] } = await t.pools.owner.query('select app_private.webhook_deliveries_sweep(5000, false) as r');
     expect(again.r.requeued).toBe(0);
+  });
+});
+
+describe('a webhook whose events changed', () => {
+  it('takes no more of a kind it no longer names: its pending delivery is canceled when its turn comes, retries included', async () => {
+    await clearOfTheMinute();
+    const w = await createWorkspace(t);
+    const hook = await createWebhook(w, path('refiltered'), ['PROJECT_UPDATED']);
+    const pending = await eventWithLostJob(w, hook.id);
+    await admin(t, 'update-webhook', { id: hook.id, events: 'ISSUE_CREATED', json: true });
+    await t.pools.owner.query('select app_private.webhook_deliveries_sweep(5000, false)');
+    const [d] = await until(() => deliveriesOf(hook.id), (ds) => ds[0]?.status === 'CANCELED');
+    expect(d).toMatchObject({ id: pending, last_error: 'the webhook no longer takes PROJECT_UPDATED events (its events were changed)', attempts: null });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.requests.filter(at('refiltered'))).toEqual([]);
+    // A test delivery still goes, whatever the filter.
+    await ok(t, w.token, 'webhooks.test', { id: hook.id });
+    await receiver.waitFor((rs) => rs.some(at('refiltered')));
   });
 });
 
