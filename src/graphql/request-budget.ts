@@ -42,7 +42,9 @@ interface AdaptorClient {
 
 export const budgetSpent = () => new ApiError(400, {
   error: 'query_too_expensive',
-  message: `The request ran past its time limit (${REQUEST_BUDGET_MS / 1000} s in the database for all its fields): ask for less (fewer fields and aliases, smaller first/last, fewer nested lists)`,
+  message: `The request ran past its time limit (${REQUEST_BUDGET_MS / 1000} s in the database for all its fields) and nothing of it was kept: ` +
+    'a query may ask for less (fewer fields and aliases, smaller first/last, fewer nested lists); a change this large (a label on thousands of issues, ' +
+    'each change an event for every webhook) may be made as a tool call over REST or MCP, which has 30 s',
 });
 
 export const answerTooLarge = () => new ApiError(400, {
