@@ -2027,6 +2027,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.require_open_cycle(app_public.cycles) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.require_other_done_status(app_public.statuses) returns void; plpgsql stable; execute: svc_visitor; statuses/statuses.sql
 -- app_hidden.require_own_agent() returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql
+-- app_hidden.require_relation_room(app_public.issues,text) returns void; plpgsql stable security definer; execute: svc_visitor; relations/relations.sql
 -- app_hidden.require_rules_admin_for_label(app_public.labels,text) returns void; plpgsql stable security definer; execute: svc_visitor; labels/labels.sql
 -- app_hidden.require_scope(text) returns void; plpgsql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_time_tracking() returns void; plpgsql stable; execute: svc_visitor; time/time.sql

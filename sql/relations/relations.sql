@@ -94,3 +94,22 @@ as $$
 $$;
 comment on function app_hidden.lock_directed_relations(p_kind text) is 'Serializes BLOCKS (or DUPLICATES) links of the caller''s workspace for the transaction, so two concurrent links cannot close a cycle between them. Take it before any issue row lock (relations.add does; accepting a close-as-duplicate request takes it first).';
 grant execute on function app_hidden.lock_directed_relations(p_kind text) to svc_visitor;
+
+create or replace function app_hidden.require_relation_room(p_issue app_public.issues, p_field text)
+ returns void
+ language plpgsql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- Every link of the issue, seen or not by the caller (read as the owner, in the caller's workspace): the lists that
+  -- show an issue's links (relations.listForIssue, issues.get include, the context bundle) return them all at once.
+  if (select count(*) from app_public.issue_relations r
+      where r.workspace_id = app_hidden.current_workspace_id() and (r.from_issue_id = p_issue.id or r.to_issue_id = p_issue.id)) >= 500 then
+    raise exception '% already has 500 links, the most an issue may have: remove some, or group the issues under a parent', p_issue.key
+      using errcode = 'SV409', detail = 'too_many_relations', column = p_field;
+  end if;
+end
+$$;
+comment on function app_hidden.require_relation_room(p_issue app_public.issues, p_field text) is 'relations.add: 409 too_many_relations (naming the field) when the issue already has 500 links, counted whoever may see them.';
+grant execute on function app_hidden.require_relation_room(p_issue app_public.issues, p_field text) to svc_visitor;

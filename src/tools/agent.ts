@@ -10,7 +10,8 @@ const RunProtocolOut = z.looseObject({
 
 const IssueBundleOut = z.looseObject({
   workspace: WorkspaceOut, issue: IssueFullOut, description: z.string().nullable(),
-  comments: z.array(CommentOut), attachments: z.array(AttachmentOut), relations: z.array(RelationOut),
+  comments: z.array(CommentOut).describe('The last 50, oldest first'),
+  commentCount: z.number().int().describe('How many comments the issue has in all (comments.list pages through them)'), attachments: z.array(AttachmentOut), relations: z.array(RelationOut),
   currentRun: RunOut.nullable(),
   artifacts: z.array(z.looseObject({
     id: z.string(), runId: z.string(), agentId: z.string(), completedAt: z.string().nullable(),
@@ -24,7 +25,8 @@ const IssueBundleOut = z.looseObject({
 });
 
 const ThreadBundleOut = z.looseObject({
-  workspace: WorkspaceOut, thread: ChatThreadOut, messages: z.array(ChatMessageOut), agent: AgentOut,
+  workspace: WorkspaceOut, thread: ChatThreadOut, messages: z.array(ChatMessageOut).describe('The last 50, oldest first'),
+  messageCount: z.number().int().describe('How many messages the thread has in all (chat.getThread pages through them)'), agent: AgentOut,
   linkedIssues: z.array(IssueRefOut),
 });
 
@@ -32,7 +34,7 @@ export const agentContextTools = defineTools(
   tool({
     name: 'agent.context.bundle',
     scopes: ['READ_ISSUES'],
-    description: "Everything needed to work in one call. With issueId: workspace, issue (full), description, comments (last 50, oldest first), attachments, relations, currentRun (the caller's own open run, else the issue's), artifacts (what earlier runs produced), completionContract, runProtocol {contractVersion, runId, engagementMode, modeInstruction, protocolInstruction, mayMutateIssue}, externalResources. With threadId: workspace, thread, messages (last 50), agent, linkedIssues (issues named in the messages' context). Exactly one of issueId or threadId.",
+    description: "Everything needed to work in one call. With issueId: workspace, issue (full), description, comments (last 50, oldest first) and commentCount (all there are), attachments, relations, currentRun (the caller's own open run, else the issue's), artifacts (what earlier runs produced), completionContract, runProtocol {contractVersion, runId, engagementMode, modeInstruction, protocolInstruction, mayMutateIssue}, externalResources. With threadId: workspace, thread, messages (last 50) and messageCount, agent, linkedIssues (issues named in the messages' context). Exactly one of issueId or threadId.",
     input: z.strictObject({ issueId: issueRef.optional(), threadId: id('threadId').optional() })
       .refine((a) => (a.issueId === undefined) !== (a.threadId === undefined), { message: 'give exactly one of issueId or threadId', path: ['issueId'] }),
     output: z.union([IssueBundleOut, ThreadBundleOut]),

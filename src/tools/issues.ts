@@ -88,7 +88,7 @@ export const issueTools = defineTools(
   tool({
     name: 'issues.get',
     scopes: ['READ_ISSUES'],
-    description: 'One issue by id or key. Lean by default (status, project, assignee, labelIds). include adds description, labels, comments (newest first; true = 20, or {limit} up to 100), attachments, relations and currentRun (the open agent run).',
+    description: 'One issue by id or key. Lean by default (status, project, assignee, labelIds). include adds description, labels, comments (newest first; true = 20, or {limit} up to 100; commentCount says how many there are in all), attachments, relations and currentRun (the open agent run).',
     input: z.strictObject({
       id: issueRef,
       include: z.strictObject({

@@ -117,6 +117,7 @@ export const IssueWithIncludesOut = IssueOut.extend({
   description: z.string().nullable().optional(),
   labels: z.array(LabelRefOut).optional(),
   comments: z.array(CommentOut).optional().describe('include.comments: newest first'),
+  commentCount: z.number().int().optional().describe('include.comments: how many comments the issue has in all (comments holds the newest; comments.list pages through them)'),
   attachments: z.array(AttachmentOut).optional(),
   relations: z.array(RelationOut).optional(),
   currentRun: RunOut.nullable().optional().describe('Newest run neither COMPLETED nor ABANDONED'),

@@ -321,7 +321,7 @@ describe('agent.context.bundle', () => {
     for (let i = 0; i < 52; i++) await ok(t, ws.token, 'comments.create', { issueId: issue.id, body: `c${i}` });
     const run = (await ok(t, ws.token, 'issues.assign', { id: issue.id, profileKey: 'helper', mode: 'REVIEW' })).currentRun;
     const b = await ok(t, helperKey.token, 'agent.context.bundle', { issueId: issue.key });
-    expect(Object.keys(b).sort()).toEqual(['artifacts', 'attachments', 'comments', 'completionContract', 'currentRun', 'description',
+    expect(Object.keys(b).sort()).toEqual(['artifacts', 'attachments', 'commentCount', 'comments', 'completionContract', 'currentRun', 'description',
       'externalResources', 'issue', 'relations', 'runProtocol', 'workspace']);
     expect(b).toMatchObject({ workspace: { key: 'CHT' }, issue: { id: issue.id, description: 'Details', expectedOutput: 'A fix' },
       description: 'Details', attachments: [], relations: [], artifacts: [], externalResources: [],
@@ -350,7 +350,7 @@ describe('agent.context.bundle', () => {
 
   it('threadId: thread, messages, agent, linkedIssues; addressee gating; exactly one of; scope; narrowing; other workspace', async () => {
     const b = await ok(t, helperKey.token, 'agent.context.bundle', { threadId: thread.id });
-    expect(Object.keys(b).sort()).toEqual(['agent', 'linkedIssues', 'messages', 'thread', 'workspace']);
+    expect(Object.keys(b).sort()).toEqual(['agent', 'linkedIssues', 'messageCount', 'messages', 'thread', 'workspace']);
     expect(b.thread.id).toBe(thread.id);
     expect(b.messages.map((m: any) => m.body)[0]).toBe('Can you look at this?');
     expect(b.agent).toMatchObject({ id: helper.id, profileKey: 'helper' });

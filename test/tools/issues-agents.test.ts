@@ -324,6 +324,9 @@ describe('issues.get include', () => {
 
     const limited = await ok(t, ws.token, 'issues.get', { id: issue.id, include: { comments: { limit: 2 } } });
     expect(limited.comments.map((c: { body: string }) => c.body)).toEqual(['c2', 'c1']);
+    // How many there are in all, so a reader knows the newest two are not all of them.
+    expect([full.commentCount, limited.commentCount]).toEqual([3, 3]);
+    expect(await ok(t, ws.token, 'agent.context.bundle', { issueId: issue.id })).toMatchObject({ commentCount: 3 });
     expect((await rest(t, ws.token, 'issues.get', { id: issue.id, include: { comments: { limit: 101 } } })).status).toBe(400);
     // A bad limit inside the object form is named where it is, not as the union's bare "Invalid input".
     for (const limit of [1.5, '5', null]) {

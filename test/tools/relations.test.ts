@@ -14,6 +14,27 @@ const latestIssueEvent = async (w: Workspace, issueId: string) =>
   (await ok(t, w.token, 'events.recent', { subjectType: 'issue', subjectId: issueId, limit: 1 })).items[0];
 
 describe('relations', () => {
+  it('an issue holds at most 500 links (its lists return them all at once): 409 too_many_relations naming the side', async () => {
+    const hub = await issue(ws, 'Hub');
+    const spokes: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const made = await ok(t, ws.token, 'issues.createMany', { items: Array.from({ length: 50 }, (_, j) => ({ title: `spoke ${i}-${j}` })) });
+      spokes.push(...made.items.map((x: { id: string }) => x.id));
+    }
+    await t.pools.owner.query(`insert into app_public.issue_relations (workspace_id, from_issue_id, to_issue_id, kind)
+                               select $1, $2, s, 'RELATES_TO' from unnest($3::uuid[]) s`, [ws.id, hub.id, spokes]);
+    const extra = await issue(ws, 'One too many');
+    const refused = await rest(t, ws.token, 'relations.add', { fromIssueId: extra.id, toIssueId: hub.key, kind: 'BLOCKS' });
+    expect([refused.status, refused.body.error, refused.body.field]).toEqual([409, 'too_many_relations', 'toIssueId']);
+    expect(refused.body.message).toContain(`${hub.key} already has 500 links`);
+    const fromHub = await rest(t, ws.token, 'relations.add', { fromIssueId: hub.id, toIssueId: extra.id, kind: 'RELATES_TO' });
+    expect([fromHub.status, fromHub.body.field]).toEqual([409, 'fromIssueId']);
+    // One that exists already comes back as before; one link fewer and there is room again.
+    expect((await ok(t, ws.token, 'relations.add', { fromIssueId: hub.id, toIssueId: spokes[0], kind: 'RELATES_TO' })).created).toBe(false);
+    await t.pools.owner.query('delete from app_public.issue_relations where from_issue_id = $1 and to_issue_id = $2', [hub.id, spokes[0]]);
+    expect((await ok(t, ws.token, 'relations.add', { fromIssueId: extra.id, toIssueId: hub.id, kind: 'BLOCKS' })).created).toBe(true);
+  });
+
   it('BLOCKS from A to B is seen from B as BLOCKED_BY; both issues get ISSUE_UPDATED', async () => {
     const a = await issue(ws, 'A');
     const b = await issue(ws, 'B');

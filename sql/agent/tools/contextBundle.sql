@@ -41,6 +41,8 @@ begin
                             from (select * from app_public.comments c
                                   where c.workspace_id = v_issue.workspace_id and c.issue_id = v_issue.id and c.deleted_at is null
                                   order by c.created_at desc, c.id desc limit 50) c), '[]'),
+      'commentCount', (select count(*) from app_public.comments c
+                       where c.workspace_id = v_issue.workspace_id and c.issue_id = v_issue.id and c.deleted_at is null),
       'attachments', v_get->'attachments',
       'relations', v_get->'relations',
       'currentRun', case when v_run.id is not null then app_hidden.run_json(v_run) end,
@@ -94,6 +96,8 @@ begin
                           from (select * from app_public.chat_messages m
                                 where m.workspace_id = v_thread.workspace_id and m.thread_id = v_thread.id
                                 order by m.seq desc limit 50) m), '[]'),
+    'messageCount', (select count(*) from app_public.chat_messages m
+                     where m.workspace_id = v_thread.workspace_id and m.thread_id = v_thread.id),
     'agent', (select app_hidden.agent_json(a) from app_public.agents a where a.id = v_thread.agent_id),
     'linkedIssues', coalesce((select jsonb_agg(app_hidden.issue_ref_json(i, s) order by i.number)
                               from app_public.issues i left join app_public.statuses s on s.id = i.status_id
@@ -105,4 +109,4 @@ begin
 end
 $$;
 grant execute on function app_tools.agent_context_bundle(args jsonb) to svc_visitor;
-comment on function app_tools.agent_context_bundle(args jsonb) is 'agent.context.bundle: Everything needed to work in one call. With issueId: workspace, issue (full), description, comments (last 50, oldest first), attachments, relations, currentRun (the caller''s own open run, else the issue''s), artifacts (what earlier runs produced), completionContract, runProtocol {contractVersion, runId, engagementMode, modeInstruction, protocolInstruction, mayMutateIssue}, externalResources. With threadId: workspace, thread, messages (last 50), agent, linkedIssues (issues named in the messages'' context). Exactly one of issueId or threadId.';
+comment on function app_tools.agent_context_bundle(args jsonb) is 'agent.context.bundle: Everything needed to work in one call. With issueId: workspace, issue (full), description, comments (last 50, oldest first) and commentCount (all there are), attachments, relations, currentRun (the caller''s own open run, else the issue''s), artifacts (what earlier runs produced), completionContract, runProtocol {contractVersion, runId, engagementMode, modeInstruction, protocolInstruction, mayMutateIssue}, externalResources. With threadId: workspace, thread, messages (last 50) and messageCount, agent, linkedIssues (issues named in the messages'' context). Exactly one of issueId or threadId.';

@@ -50,7 +50,10 @@ begin
              where c.workspace_id = v_issue.workspace_id and c.issue_id = v_issue.id and c.deleted_at is null
              order by c.created_at desc, c.id desc limit v_limit) t
        left join app_public.users u on u.id = (t.c).author_user_id
-       left join app_public.agents a on a.id = (t.c).authoring_agent_id), '[]'));
+       left join app_public.agents a on a.id = (t.c).authoring_agent_id), '[]'),
+      -- So a reader knows when the newest `limit` are not all of them.
+      'commentCount', (select count(*) from app_public.comments c
+                       where c.workspace_id = v_issue.workspace_id and c.issue_id = v_issue.id and c.deleted_at is null));
   end if;
   if (v_include->>'attachments')::boolean then
     v_result := v_result || jsonb_build_object('attachments', coalesce(
@@ -68,5 +71,5 @@ begin
   return v_result::json;
 end
 $$;
-comment on function app_tools.issues_get(args jsonb) is 'issues.get: One issue by id or key. Lean by default (status, project, assignee, labelIds). include adds description, labels, comments (newest first; true = 20, or {limit} up to 100), attachments, relations and currentRun (the open agent run).';
+comment on function app_tools.issues_get(args jsonb) is 'issues.get: One issue by id or key. Lean by default (status, project, assignee, labelIds). include adds description, labels, comments (newest first; true = 20, or {limit} up to 100; commentCount says how many there are in all), attachments, relations and currentRun (the open agent run).';
 grant execute on function app_tools.issues_get(args jsonb) to svc_visitor;

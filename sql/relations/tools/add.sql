@@ -58,6 +58,8 @@ begin
       v_s_kind, (select key from app_public.issues where id = v_s_to), (select key from app_public.issues where id = v_s_from)
       using errcode = 'SV409', detail = 'relation_cycle';
   end if;
+  perform app_hidden.require_relation_room(v_from, 'fromIssueId');
+  perform app_hidden.require_relation_room(v_to, 'toIssueId');
 
   insert into app_public.issue_relations (workspace_id, from_issue_id, to_issue_id, kind, created_by_user_id, created_by_agent_id)
   values (v_from.workspace_id, v_s_from, v_s_to, v_s_kind, app_hidden.current_user_id(), app_hidden.current_agent_id())
@@ -65,5 +67,5 @@ begin
   return app_hidden.relation_view(v_rel, v_from.id) || jsonb_build_object('created', true);
 end
 $$;
-comment on function app_tools.relations_add(args jsonb) is 'relations.add: Link two issues: fromIssueId <kind> toIssueId, kind BLOCKS, BLOCKED_BY, DUPLICATES or RELATES_TO. A BLOCKS B is one link, seen from B as BLOCKED_BY A (so BLOCKED_BY A→B is stored as B BLOCKS A). Returns the link as seen from fromIssueId; one that already exists comes back with created false. No self-links, and no cycles of BLOCKS or DUPLICATES (409 reverse_relation_exists or relation_cycle).';
+comment on function app_tools.relations_add(args jsonb) is 'relations.add: Link two issues: fromIssueId <kind> toIssueId, kind BLOCKS, BLOCKED_BY, DUPLICATES or RELATES_TO. A BLOCKS B is one link, seen from B as BLOCKED_BY A (so BLOCKED_BY A→B is stored as B BLOCKS A). Returns the link as seen from fromIssueId; one that already exists comes back with created false. No self-links, no cycles of BLOCKS or DUPLICATES (409 reverse_relation_exists or relation_cycle), and at most 500 links per issue (409 too_many_relations).';
 grant execute on function app_tools.relations_add(args jsonb) to svc_visitor;
