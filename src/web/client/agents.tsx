@@ -34,12 +34,13 @@ export function Agents({ meta }: { meta: Meta }) {
   const [opened, setOpened] = useState<string>();
   const d = loaded.data?.data;
   const failed = loaded.data?.failed ?? {};
-  if (!d) return <main class="page">{loaded.error ? <p class="error" role="alert">{loaded.error}</p> : <p>Loading…</p>}</main>;
+  if (!d) return <main class="page agents"><h1>Agents</h1>{loaded.error ? <p class="error" role="alert">{loaded.error}</p> : <p>Loading…</p>}</main>;
   const pipeline = new Map((d.agentsPipeline?.agents ?? []).map((p) => [p.agentId, p]));
   // Webhook health is an unnarrowed OWNER/ADMIN's: for anyone else the table is simply not there.
   const showWebhooks = d.webhookHealth || (failed.webhookHealth && failed.webhookHealth.code !== 'admin_required');
   return (
     <main class="page agents">
+      <h1>Agents</h1>
       <DispatchPanel summary={d.dispatchSummary} series={d.dispatchTimeseries} error={failed.dispatchSummary} />
       <section>
         <h2>Agents</h2>
@@ -80,7 +81,7 @@ export function Agents({ meta }: { meta: Meta }) {
       </section>
       <section id="requests">
         <h2>Open requests and polls</h2>
-        {d.actionRequests.nodes.map((r) => <RequestCard key={r.rowId} request={r} canAct={may(meta, 'WRITE_ISSUES')} onDone={loaded.reload} />)}
+        {d.actionRequests.nodes.map((r) => <RequestCard key={r.rowId} request={r} canAct={may(meta, 'WRITE_ISSUES')} viewerId={meta.viewerId} onDone={loaded.reload} />)}
         {!d.actionRequests.nodes.length && <p class="empty">Nothing to decide.</p>}
       </section>
       {showWebhooks && <WebhookHealthPanel health={d.webhookHealth} error={failed.webhookHealth} />}

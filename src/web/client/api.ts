@@ -15,6 +15,23 @@ export class GraphqlError extends Error {
 let refusedKey: ((reason: string) => void) | undefined;
 export const onKeyRefused = (fn: ((reason: string) => void) | undefined) => { refusedKey = fn; };
 
+/** The code of the error thrown when no answer came at all (the service is down or the network is away). */
+export const UNREACHABLE = 'unreachable';
+/**
+ * Called when the service answers again after a request found it unreachable, or when the live stream connects:
+ * a write that failed meanwhile was not saved, and the message saying so goes once the service is back.
+ */
+const backListeners = new Set<() => void>();
+let away = false;
+export function onBack(fn: () => void): () => void {
+  backListeners.add(fn);
+  return () => { backListeners.delete(fn); };
+}
+function back() {
+  away = false;
+  for (const fn of [...backListeners]) fn();
+}
+
 interface Answer { data?: any; errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string; status?: number; issues?: Record<string, string> } }[] }
 /** The error as the service words it: "Invalid input" says which input and why (its issues map). */
 const errorOf = (e: NonNullable<Answer['errors']>[number]) => {
@@ -33,8 +50,11 @@ async function post(query: string, variables: Record<string, unknown> | undefine
       body: JSON.stringify({ query, variables }),
     });
   } catch {
-    throw new GraphqlError('The service cannot be reached; this page will retry when it is back.');
+    away = true;
+    // Said of reads, which are read again once the stream is back (writes say they were not saved: writeFailed).
+    throw new GraphqlError('The service cannot be reached; this page reads again when it is back.', UNREACHABLE);
   }
+  if (away) back();
   const body = await res.json().catch(() => ({}));
   if (res.status === 401 && key === storedKey()) refusedKey?.(body.message ?? 'The key was refused');
   if (body.errors?.[0]) return body;
@@ -151,6 +171,7 @@ export function follow(key: string, live: (state: LiveState) => void): () => voi
         }
         if (res.status !== 200 || !res.body) throw new Error(`events: HTTP ${res.status}`);
         live({ on: true });
+        back();
         // Back after a break: what happened meanwhile (or failed to load while the service was away) is read again.
         if (broken) changed();
         broken = true;

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, notUsageReport } from './api.ts';
 import { COLUMN_PAGE, loadColumns, may, type Filters, type IssueRow, type Meta } from './data.ts';
-import { useLive } from './hooks.ts';
+import { useLive, useWriteProblem } from './hooks.ts';
 
 const MOVE = 'mutation Move($id: String!, $statusId: String) { issuesUpdate(id: $id, statusId: $statusId) }';
 const CREATE = `mutation Create($title: String!, $statusId: String, $projectId: String, $labelIds: [String!], $priority: String) {
@@ -14,7 +14,7 @@ const CREATE = `mutation Create($title: String!, $statusId: String, $projectId: 
  */
 function NewIssue({ statusId, filters, meta, onDone }: { statusId: string; filters: Filters; meta: Meta; onDone: (created: boolean) => void }) {
   const [title, setTitle] = useState('');
-  const [error, setError] = useState<string>();
+  const problem = useWriteProblem();
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => input.current?.focus(), []); // opened by its button: typing goes here at once
   const submit = async (e: Event) => {
@@ -26,14 +26,14 @@ function NewIssue({ statusId, filters, meta, onDone }: { statusId: string; filte
                           priority: filters.priority ?? null });
       onDone(true);
     } catch (err) {
-      setError((err as Error).message);
+      problem.failed(err as Error, 'created'); // the title stays in the field
     }
   };
   return (
     <form class="new-issue" onSubmit={submit}>
       <input ref={input} aria-label="Title of the new issue" placeholder="Title, then Enter" value={title} maxLength={500}
         onInput={(e) => setTitle((e.target as HTMLInputElement).value)} onKeyDown={(e) => { if (e.key === 'Escape') onDone(false); }} />
-      {error && <p class="error" role="alert">{error}</p>}
+      {problem.text && <p class="error" role="alert">{problem.text}</p>}
     </form>
   );
 }
@@ -51,7 +51,8 @@ export function Card({ issue, meta, movable }: { issue: IssueRow; meta: Meta; mo
     <a class={`card${movable ? '' : ' fixed'}`} href={`#/issue/${issue.key}`} draggable={movable} data-id={issue.id} data-key={issue.key}
       onDragStart={(e) => e.dataTransfer?.setData('text/plain', issue.id)}>
       {issue.priority !== 'NONE' && <span class={`priority p-${issue.priority}`}>{issue.priority}</span>}
-      <span class="key">{issue.key}</span> <span class="title">{issue.title}</span>
+      {/* A long title is cut at three lines here (its whole text in the tooltip and on the issue page). */}
+      <span class="key">{issue.key}</span> <span class="title" title={issue.title}>{issue.title}</span>
       {labels.length > 0 && <span class="labels">{labels.map((l) => <LabelChip key={l.rowId} name={l.name} color={l.color} />)}</span>}
       {(agent || user) && <span class="assignee">{agent ? `Agent: ${agent.name}` : user!.name || user!.email}</span>}
     </a>
@@ -77,8 +78,10 @@ export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; 
   const loaded = columns.data?.scope === scope ? columns.data.columns : undefined;
   const [moved, setMoved] = useState<Record<string, string>>({});
   const [over, setOver] = useState<string>();
-  const [error, setError] = useState<string>();
+  const problem = useWriteProblem();
   const [adding, setAdding] = useState<string>();
+  // The "+" buttons by status: the form, once closed (Escape, or the issue made), gives the focus back to its own.
+  const addButtons = useRef<Record<string, HTMLButtonElement | null>>({});
   const movable = may(meta, 'WRITE_ISSUES');
   const all = Object.values(loaded ?? {}).flatMap((page) => page.items);
   const shown = all.map((i) => (moved[i.id] ? { ...i, statusId: moved[i.id]! } : i));
@@ -89,9 +92,9 @@ export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; 
     setMoved((m) => ({ ...m, [id]: statusId })); // optimistic; the stream brings the truth
     try {
       await gql(MOVE, { id, statusId });
-      setError(undefined);
+      problem.clear();
     } catch (err) {
-      setError((err as Error).message);
+      problem.failed(err as Error, 'moved');
     }
     // The card stays where it was dropped until the board's read with the move (or the refusal) is on screen.
     await columns.reload();
@@ -100,8 +103,9 @@ export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; 
 
   return (
     <>
-      {(error || columns.error) && <p class="error" role="alert">{error ?? columns.error}</p>}
+      {(problem.text || columns.error) && <p class="error" role="alert">{problem.text ?? columns.error}</p>}
       <main id="board" class="board">
+        <h1 class="sr-only">Board · {meta.workspace.name}</h1>
         {meta.statuses.map((s) => {
           const cards = shown.filter((i) => i.statusId === s.rowId);
           const more = Boolean(loaded?.[s.rowId]?.nextCursor);
@@ -113,8 +117,12 @@ export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; 
               onDrop={(e) => { e.preventDefault(); setOver(undefined); drop(s.rowId, e.dataTransfer?.getData('text/plain') ?? ''); }}>
               <h2>{s.name} · <span class="count">{cards.length}{more ? '+' : ''}</span>
                 {movable && <button type="button" class="link add" title={`New issue in ${s.name}`} aria-label={`New issue in ${s.name}`}
-                  onClick={() => setAdding(s.rowId)}>+</button>}</h2>
-              {adding === s.rowId && <NewIssue statusId={s.rowId} filters={filters} meta={meta} onDone={(created) => { setAdding(undefined); if (created) columns.reload(); }} />}
+                  ref={(el) => { addButtons.current[s.rowId] = el; }} onClick={() => setAdding(s.rowId)}>+</button>}</h2>
+              {adding === s.rowId && <NewIssue statusId={s.rowId} filters={filters} meta={meta} onDone={(created) => {
+                setAdding(undefined);
+                addButtons.current[s.rowId]?.focus();
+                if (created) columns.reload();
+              }} />}
               {cards.map((i) => <Card key={i.id} issue={i} meta={meta} movable={movable} />)}
               {more && (limit < 200
                 ? <button type="button" class="link more" onClick={() => setLimits((l) => ({ ...l, [s.rowId]: limit + COLUMN_PAGE }))}>Show more</button>

@@ -18,6 +18,8 @@ export interface Meta {
   scopes: string[];
   /** The key's user (null for a key without one): "Claim" claims for them. */
   viewerId: string | null;
+  /** The key's user's role in the workspace (OWNER/ADMIN moderate comments); null for a key without one. */
+  role: string | null;
   /** The key's narrowing (empty: none): an issue made on the board must fall inside it. */
   narrowedTo: { projects: string[]; labels: string[] };
   statuses: Status[]; projects: Named[]; labels: (Named & { color: string })[]; cycles: Cycle[]; agents: Agent[]; users: User[];
@@ -33,6 +35,7 @@ export async function loadMeta(): Promise<Meta> {
     viewerProjectIds
     viewerLabelIds
     viewer { rowId }
+    viewerRole
     statuses(orderBy: POSITION_ASC) { nodes { rowId name category } }
     projects(orderBy: NAME_ASC, condition: {archivedAt: null}) { nodes { rowId name } }
     labels(orderBy: NAME_ASC) { nodes { rowId name color } }
@@ -41,7 +44,7 @@ export async function loadMeta(): Promise<Meta> {
     users(orderBy: NAME_ASC) { nodes { rowId name email } }
   }`);
   return {
-    workspace: d.currentWorkspace, scopes: d.viewerScopes ?? [], viewerId: d.viewer?.rowId ?? null,
+    workspace: d.currentWorkspace, scopes: d.viewerScopes ?? [], viewerId: d.viewer?.rowId ?? null, role: d.viewerRole ?? null,
     narrowedTo: { projects: d.viewerProjectIds ?? [], labels: d.viewerLabelIds ?? [] }, statuses: d.statuses.nodes, projects: d.projects.nodes, labels: d.labels.nodes,
     cycles: d.cycles.nodes, agents: d.agents.nodes, users: d.users.nodes,
   };
@@ -144,3 +147,13 @@ export const currentCycle = (m: Meta) => m.cycles.find((c) => c.currentStatus ==
 /** An AGENT_ASSIGNED reason for people: a rule's fallback names the rule by id (spec 6.4), which says nothing to them. */
 export const reasonInWords = (reason: string) =>
   reason.replace(/^rule:[^:]+:target-ineligible,(.*)$/, 'rule target unavailable, then $1');
+
+/**
+ * Who decides a request, as the service decides it (docs/decisions.md "Who decides" and "Nobody decides their own
+ * action request"; sql/actionRequests: action_request_may_decide, action_request_self_decision): its assignee, a
+ * watcher of its issue, or a workspace OWNER/ADMIN person; the one who asked for it only withdraws it, unless an
+ * OWNER/ADMIN person (who may make the change directly). The tooltip said the asker never decides, and an OWNER
+ * accepted their own poll.
+ */
+export const WHO_DECIDES = 'Only its assignee, a watcher of its issue, or a workspace OWNER/ADMIN decides this request';
+export const ASKER_DECIDES_NOT = 'You asked for this request: the one who asked may withdraw it but not decide it, unless a workspace OWNER/ADMIN';

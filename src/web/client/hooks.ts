@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { onChange, type ChangeOptions } from './api.ts';
+import { onBack, onChange, UNREACHABLE, type ChangeOptions, type GraphqlError } from './api.ts';
 
 export interface Loaded<T> {
   data?: T;
@@ -39,4 +39,37 @@ export function useHash(): string {
     return () => removeEventListener('hashchange', on);
   }, []);
   return hash;
+}
+
+/** What a failed write says: that it was not saved, and why (the service's refusal as it words it, or no answer). */
+export function writeFailed(err: Error, verb = 'saved'): { text: string; unreachable: boolean } {
+  const unreachable = (err as GraphqlError).code === UNREACHABLE;
+  return {
+    unreachable,
+    text: unreachable
+      ? `Not ${verb}: the service cannot be reached. Try again once it is back (the header says "live" again).`
+      : `Not ${verb}: ${err.message}`,
+  };
+}
+
+export interface WriteProblem {
+  /** The message, when the last write failed. */
+  text?: string;
+  /** Shows a failed write (every call re-renders, so controls go back to the saved values even when the text repeats). */
+  failed(err: Error, verb?: string): void;
+  clear(): void;
+}
+
+/**
+ * The message of a view's failed write. A write that found the service unreachable is not retried (the person
+ * decides again): its message goes once the service answers again or the live stream is back.
+ */
+export function useWriteProblem(): WriteProblem {
+  const [problem, setProblem] = useState<{ text: string; unreachable: boolean; n: number }>();
+  useEffect(() => onBack(() => setProblem((p) => (p?.unreachable ? undefined : p))), []);
+  return {
+    text: problem?.text,
+    failed: (err, verb) => setProblem((p) => ({ ...writeFailed(err, verb), n: (p?.n ?? 0) + 1 })),
+    clear: () => setProblem(undefined),
+  };
 }

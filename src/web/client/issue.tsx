@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql } from './api.ts';
 import { LabelChip } from './board.tsx';
+import { CommitCheckbox, CommitSelect } from './controls.tsx';
 import { may, PRIORITIES, reasonInWords, statusOf, type Meta } from './data.ts';
-import { useLive } from './hooks.ts';
+import { useLive, useWriteProblem } from './hooks.ts';
 import { renderMarkdown } from './markdown.ts';
 import { REQUEST_FIELDS, RequestCard, type Request } from './requests.tsx';
 
@@ -20,7 +21,7 @@ const ISSUE = `query Issue($key: String!) {
     createdByUser { name email } createdByAgent { name }
     issueLabels { nodes { label { rowId name color } } }
     comments(orderBy: CREATED_AT_ASC, condition: {deletedAt: null}) { nodes {
-      rowId body kind confidence createdAt editedAt authorUser { name email } authoringAgent { name profileKey } } }
+      rowId body kind confidence createdAt editedAt authorUserId authoringAgentId authorUser { name email } authoringAgent { name profileKey } } }
     issueRelationsByFromIssueId { nodes { kind toIssue { key title } } }
     issueRelationsByToIssueId { nodes { kind fromIssue { key title } } }
     agentRuns(orderBy: STARTED_AT_DESC, first: 1) { nodes {
@@ -84,31 +85,133 @@ const KIND_WORDS: Record<string, string> = {
 };
 const when = (t?: string | null) => (t ? new Date(t).toLocaleString() : '');
 
+const UPDATE = `mutation Update($id: String!, $statusId: String, $priority: String, $queued: Boolean, $title: String, $description: String) {
+  issuesUpdate(id: $id, statusId: $statusId, priority: $priority, queued: $queued, title: $title, description: $description) }`;
+const ADD_LABELS = 'mutation AddLabels($id: String!, $labelIds: [String!]!) { issuesAddLabels(id: $id, labelIds: $labelIds) }';
+const REMOVE_LABELS = 'mutation RemoveLabels($id: String!, $labelIds: [String!]!) { issuesRemoveLabels(id: $id, labelIds: $labelIds) }';
+const COMMENT = 'mutation Comment($i: String!, $b: String!) { commentsCreate(issueId: $i, body: $b) }';
+const EDIT_COMMENT = 'mutation EditComment($id: String!, $body: String!) { commentsUpdate(id: $id, body: $body) }';
+const DELETE_COMMENT = 'mutation DeleteComment($id: String!) { commentsDelete(id: $id) }';
+const NO_WRITE_ISSUES = 'This key may read but not change this issue (no WRITE_ISSUES scope).';
+
+/**
+ * The comment being typed, kept in this tab's sessionStorage per person and issue: a key that is revoked or expires
+ * signs the page out, and signing in again (as the same person) brings the text back. Cleared once posted, and
+ * when the person signs out on purpose (main.tsx).
+ */
+export const DRAFT_PREFIX = 'svc.draft.';
+const draftKey = (viewerId: string | null, issueKey: string) => `${DRAFT_PREFIX}${viewerId ?? 'key'}.${issueKey}`;
+function useDraft(key: string): [string, (text: string) => void] {
+  const [text, setText] = useState(() => sessionStorage.getItem(key) ?? '');
+  return [text, (next) => {
+    setText(next);
+    if (next) sessionStorage.setItem(key, next); else sessionStorage.removeItem(key);
+  }];
+}
+
+/** Markdown written in a textarea, with a preview as the page will show it. */
+function MarkdownEditor({ id, label, initial, saveText, onSave, onCancel }: {
+  id: string; label: string; initial: string; saveText: string; onSave(text: string): Promise<boolean>; onCancel(): void;
+}) {
+  const [text, setText] = useState(initial);
+  const [preview, setPreview] = useState(false);
+  const [saving, setSaving] = useState(false);
+  const area = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => area.current?.focus(), []);
+  return (
+    <form class="md-editor" onSubmit={async (e) => {
+      e.preventDefault();
+      setSaving(true);
+      try { await onSave(text); } finally { setSaving(false); }
+    }}>
+      <div class="tabs" role="group" aria-label={`${label}: write or preview`}>
+        <button type="button" class="link" aria-pressed={!preview} onClick={() => setPreview(false)}>Write</button>
+        <button type="button" class="link preview-toggle" aria-pressed={preview} onClick={() => setPreview(true)}>Preview</button>
+      </div>
+      {preview
+        ? <div class="markdown preview" dangerouslySetInnerHTML={{ __html: text.trim() ? renderMarkdown(text) : '<p class="empty">Nothing to preview.</p>' }} />
+        : <textarea id={id} ref={area} aria-label={label} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />}
+      <div class="actions">
+        <button type="submit" disabled={saving}>{saveText}</button>
+        <button type="button" onClick={onCancel}>Cancel</button>
+      </div>
+    </form>
+  );
+}
+
+/** The title as a one-line field: Enter saves, Escape (or Cancel) leaves it as it was. */
+function TitleForm({ initial, onSave, onCancel }: { initial: string; onSave(title: string): Promise<unknown>; onCancel(): void }) {
+  const [title, setTitle] = useState(initial);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => { input.current?.focus(); input.current?.select(); }, []);
+  return (
+    <form id="title-form" class="title-form" onSubmit={(e) => { e.preventDefault(); void onSave(title.trim()); }}>
+      <input id="title-input" ref={input} aria-label="Title" value={title} maxLength={500} required
+        onInput={(e) => setTitle((e.target as HTMLInputElement).value)}
+        onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); onCancel(); } }} />
+      <button type="submit">Save</button>
+      <button type="button" onClick={onCancel}>Cancel</button>
+    </form>
+  );
+}
+
+/** "Delete this comment?" with its buttons; Delete is focused, so Enter deletes and Tab reaches "Keep it". */
+function ConfirmDelete({ onDelete, onKeep }: { onDelete(): void; onKeep(): void }) {
+  const button = useRef<HTMLButtonElement>(null);
+  useEffect(() => button.current?.focus(), []);
+  return (
+    <p class="confirm" role="group" aria-label="Delete this comment?">
+      Delete this comment?{' '}
+      <button type="button" class="comment-delete-confirm" ref={button} onClick={onDelete}>Delete</button>{' '}
+      <button type="button" onClick={onKeep}>Keep it</button>
+    </p>
+  );
+}
+
+type Comment = {
+  rowId: string; body: string; kind: string; confidence: string | null; createdAt: string; editedAt: string | null;
+  authorUserId: string | null; authoringAgentId: string | null;
+  authorUser: { name: string; email: string } | null; authoringAgent: { name: string; profileKey: string } | null;
+};
+
 export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) {
   const loaded = useLive(() => loadIssue(issueKey), [issueKey]);
-  const [body, setBody] = useState('');
-  const [error, setError] = useState<string>();
+  const [body, setBody] = useDraft(draftKey(meta.viewerId, issueKey));
+  const problem = useWriteProblem();
+  const commentProblem = useWriteProblem();
+  const [editing, setEditing] = useState<'title' | 'description' | `comment:${string}` | `delete:${string}`>();
+  const [posting, setPosting] = useState(false);
+  const editTitle = useRef<HTMLButtonElement>(null);
   const d = loaded.data;
-  const title = d?.issue?.title;
-  useEffect(() => { document.title = `${issueKey}${title ? ` ${title}` : ''} · ${meta.workspace.name}`; }, [issueKey, title, meta.workspace.name]);
+  const shownTitle = d?.issue?.title;
+  useEffect(() => { document.title = `${issueKey}${shownTitle ? ` ${shownTitle}` : ''} · ${meta.workspace.name}`; }, [issueKey, shownTitle, meta.workspace.name]);
   if (loaded.error && !d) return <main class="page"><p class="error" role="alert">{loaded.error}</p></main>;
   if (!d) return <main class="page"><p>Loading…</p></main>;
-  if (!d.issue) return <main class="page"><p class="empty">No issue {issueKey} (or this key may not see it).</p></main>;
+  if (!d.issue) return <main class="page"><h1 class="sr-only">{issueKey}</h1><p class="empty">No issue {issueKey} (or this key may not see it). <a href="#/board">Back to the board</a></p></main>;
   const i = d.issue;
   const writable = may(meta, 'WRITE_ISSUES');
+  const commentable = may(meta, 'WRITE_COMMENTS');
+  // comments.update / delete: the author (a person's key for a comment no agent wrote), or an OWNER/ADMIN person.
+  const mayChange = (c: Comment) => commentable && ((!c.authoringAgentId && c.authorUserId !== null && c.authorUserId === meta.viewerId)
+    || meta.role === 'OWNER' || meta.role === 'ADMIN');
 
-  /** One write (a catalog tool as a mutation), then the page read again; the service's refusal is shown as it says it. */
-  const write = async (mutation: string, variables: Record<string, unknown>) => {
+  /**
+   * One write (a catalog tool as a mutation), then the page read again before it settles (so a control shows the
+   * saved value, never the old one in between). A refusal, or no answer, is said as "not saved"; the controls then
+   * show the saved values at once. Nothing is retried by itself.
+   */
+  const write = async (mutation: string, variables: Record<string, unknown>, shown = problem, verb?: string): Promise<boolean> => {
     try {
       await gql(mutation, { id: i.rowId, ...variables });
-      setError(undefined);
-      loaded.reload();
+      shown.clear();
     } catch (err) {
-      setError((err as Error).message);
+      shown.failed(err as Error, verb);
+      return false;
     }
+    await loaded.reload();
+    return true;
   };
-  const update = (fields: Record<string, unknown>) =>
-    write('mutation Update($id: String!, $statusId: String, $priority: String, $queued: Boolean) { issuesUpdate(id: $id, statusId: $statusId, priority: $priority, queued: $queued) }', fields);
+  const update = (fields: Record<string, unknown>) => write(UPDATE, fields);
   // Agents are assigned (issues.assign opens their run); people claim (issues.claim, for the key's own user).
   const assign = (agentId: string) => write('mutation Assign($id: String!, $agentId: String) { issuesAssign(id: $id, agentId: $agentId) }', { agentId });
   const unassign = () => write('mutation Unassign($id: String!) { issuesUnassign(id: $id) }', {});
@@ -117,26 +220,131 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
     ? 'mutation Release($id: String!) { issuesRelease(id: $id) }'
     : 'mutation Claim($id: String!) { issuesClaim(id: $id) }', {});
   const agents = meta.agents.filter((a) => a.rowId !== i.assignedAgentId);
+  const labelIds: string[] = i.issueLabels.nodes.map((l: any) => l.label.rowId);
+  const addable = meta.labels.filter((l) => !labelIds.includes(l.rowId));
   const comment = async (e: Event) => {
     e.preventDefault();
+    setPosting(true);
     try {
-      await gql('mutation Comment($i: String!, $b: String!) { commentsCreate(issueId: $i, body: $b) }', { i: i.rowId, b: body });
+      await gql(COMMENT, { i: i.rowId, b: body });
       setBody('');
-      setError(undefined);
-      loaded.reload();
+      commentProblem.clear();
+      await loaded.reload();
     } catch (err) {
-      setError((err as Error).message);
+      // The text stays in the box (and in the tab's draft) to post again.
+      commentProblem.failed(err as Error, 'posted');
+    } finally {
+      setPosting(false);
     }
+  };
+  // Back on "Edit title" once the field goes (a keyboard user stays where they were).
+  const closeTitle = () => { setEditing(undefined); setTimeout(() => editTitle.current?.focus()); };
+  const saveTitle = async (title: string) => {
+    if (title === i.title || await update({ title })) closeTitle();
   };
 
   return (
     <main class="page issue" data-key={i.key}>
       <p><a href="#/list">← Issues</a></p>
-      <h1><span class="key">{i.key}</span> <span id="issue-title">{i.title}</span></h1>
-      {error && <p class="error" role="alert">{error}</p>}
+      <div class="issue-head">
+        <h1><span class="key">{i.key}</span> {editing !== 'title' && <span id="issue-title">{i.title}</span>}</h1>
+        {editing === 'title'
+          ? <TitleForm initial={i.title} onSave={saveTitle} onCancel={closeTitle} />
+          : writable && <button type="button" id="edit-title" class="link" ref={editTitle} onClick={() => setEditing('title')}>Edit title</button>}
+      </div>
+      {problem.text && <p class="error" id="issue-error" role="alert">{problem.text}</p>}
+      {!writable && <p class="hint" id="issue-readonly">{NO_WRITE_ISSUES}</p>}
       <div class="layout">
+        {/* First in the page's order, so Tab reaches Status and Priority before the description and the comment box. */}
+        <aside class="side">
+          <label>Status
+            <CommitSelect id="issue-status" value={i.statusId} disabled={!writable} title={writable ? undefined : NO_WRITE_ISSUES}
+              onCommit={(statusId) => update({ statusId })}>
+              {meta.statuses.map((s) => <option key={s.rowId} value={s.rowId}>{s.name}</option>)}
+            </CommitSelect>
+          </label>
+          <label>Priority
+            <CommitSelect id="issue-priority" value={i.priority} disabled={!writable} title={writable ? undefined : NO_WRITE_ISSUES}
+              onCommit={(priority) => update({ priority })}>
+              {PRIORITIES.map((p) => <option key={p} value={p}>{p}</option>)}
+            </CommitSelect>
+          </label>
+          {writable && (
+            <div class="assign">
+              <label>Agent
+                <CommitSelect id="issue-agent" value="" onCommit={(v) => (v === 'none' ? unassign() : assign(v))}>
+                  <option value="">{i.assignedAgent ? `${i.assignedAgent.name} (assigned)` : 'Assign an agent…'}</option>
+                  {agents.map((a) => <option key={a.rowId} value={a.rowId}>{i.assignedAgent ? `Hand to ${a.name}` : a.name}</option>)}
+                  {i.assignedAgent && <option value="none">Unassign (ends its run)</option>}
+                </CommitSelect>
+              </label>
+              {meta.viewerId && <button type="button" id="issue-claim" onClick={() => void claim()}
+                title={claimedByMe ? 'Give up your claim' : 'Claim it for yourself (4 hours, renewable)'}>{claimedByMe ? 'Release' : 'Claim'}</button>}
+              <label class="check"><CommitCheckbox id="issue-queued" checked={Boolean(i.queued)} onCommit={(queued) => update({ queued })} /> Queued for the dispatcher</label>
+            </div>
+          )}
+          <dl>
+            <dt>Assignee</dt>
+            <dd id="assignee">{i.assignedAgent ? `Agent: ${i.assignedAgent.name} (${i.assignedAgent.status})` : ''}{i.assignedAgent && i.claimedBy ? ', ' : ''}{who(i.claimedBy) ?? (i.assignedAgent ? '' : 'Nobody')}</dd>
+            <dt>Labels</dt>
+            <dd id="labels">
+              {i.issueLabels.nodes.length === 0 && <span class="meta">None</span>}
+              {i.issueLabels.nodes.map((l: any) => (
+                <span key={l.label.rowId} class="label-item" data-id={l.label.rowId}>
+                  <LabelChip name={l.label.name} color={l.label.color} />
+                  {writable && <button type="button" class="link remove-label" aria-label={`Remove the label ${l.label.name}`} title={`Remove the label ${l.label.name}`}
+                    onClick={() => void write(REMOVE_LABELS, { labelIds: [l.label.rowId] })}>×</button>}
+                </span>
+              ))}
+              {writable && addable.length > 0 && (
+                <CommitSelect id="issue-add-label" value="" label="Add a label" onCommit={(labelId) => write(ADD_LABELS, { labelIds: [labelId] })}>
+                  <option value="">Add a label…</option>
+                  {addable.map((l) => <option key={l.rowId} value={l.rowId}>{l.name}</option>)}
+                </CommitSelect>
+              )}
+            </dd>
+            {i.project && <><dt>Project</dt><dd>{i.project.name}</dd></>}
+            {i.cycle && <><dt>Cycle</dt><dd>{i.cycle.name}</dd></>}
+            {i.parent && <><dt>Parent</dt><dd><a href={`#/issue/${i.parent.key}`}>{i.parent.key}</a> {i.parent.title}</dd></>}
+            {i.dueDate && <><dt>Due</dt><dd>{i.dueDate}</dd></>}
+            <dt>Created</dt><dd>{when(i.createdAt)} by {i.createdByAgent ? `agent ${i.createdByAgent.name}` : who(i.createdByUser)}</dd>
+          </dl>
+          <h3>Relations</h3>
+          <ul id="relations">
+            {i.issueRelationsByFromIssueId.nodes.map((r: any) => r.toIssue && <li key={`f${r.toIssue.key}${r.kind}`}>{relationWords(r.kind)} <a href={`#/issue/${r.toIssue.key}`}>{r.toIssue.key}</a> {r.toIssue.title}</li>)}
+            {i.issueRelationsByToIssueId.nodes.map((r: any) => r.fromIssue && <li key={`t${r.fromIssue.key}${r.kind}`}><a href={`#/issue/${r.fromIssue.key}`}>{r.fromIssue.key}</a> {r.fromIssue.title} {relationWords(r.kind)} this</li>)}
+            {!i.issueRelationsByFromIssueId.nodes.some((r: any) => r.toIssue) && !i.issueRelationsByToIssueId.nodes.some((r: any) => r.fromIssue)
+              && <li class="meta">None</li>}
+          </ul>
+          <h3>Attachments</h3>
+          <ul id="attachments">
+            {d.attachments.length === 0 && <li class="meta">None</li>}
+            {d.attachments.map((a: any) => (
+              <li key={a.rowId}>{a.externalUrl && /^https?:/.test(a.externalUrl)
+                ? <a href={a.externalUrl} rel="noopener noreferrer" target="_blank">{a.linkTitle || a.externalUrl}</a>
+                : <span><button type="button" class="link download" data-id={a.rowId} onClick={() => download(a.rowId)}>{a.filename ?? a.linkTitle}</button>
+                    {' '}<span class="meta">({a.mimeType}, {a.sizeBytes} bytes)</span></span>}</li>
+            ))}
+          </ul>
+          {i.actionRequests.nodes.length > 0 && <h3>Requests</h3>}
+          {i.actionRequests.nodes.map((r: Request) => <RequestCard key={r.rowId} request={r} canAct={writable} viewerId={meta.viewerId} onDone={loaded.reload} />)}
+        </aside>
+
         <div class="body">
-          <section class="markdown" id="description" dangerouslySetInnerHTML={{ __html: i.description ? renderMarkdown(i.description) : '<p class="empty">No description.</p>' }} />
+          <section class="description-box">
+            {editing === 'description'
+              ? <MarkdownEditor id="description-input" label="Description" initial={i.description ?? ''} saveText="Save description"
+                  onSave={async (text) => {
+                    const ok = await update({ description: text.trim() ? text : null });
+                    if (ok) setEditing(undefined);
+                    return ok;
+                  }}
+                  onCancel={() => setEditing(undefined)} />
+              : <>
+                  {writable && <button type="button" id="edit-description" class="link section-tool" onClick={() => setEditing('description')}>Edit description</button>}
+                  <div class="markdown" id="description" dangerouslySetInnerHTML={{ __html: i.description ? renderMarkdown(i.description) : '<p class="empty">No description.</p>' }} />
+                </>}
+          </section>
 
           {(i.expectedOutput || i.verificationChecklist?.length > 0 || i.artifactRequired) && (
             <section class="contract" id="contract">
@@ -183,7 +391,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
 
           <section class="comments" id="comments">
             <h2>Comments</h2>
-            {i.comments.nodes.map((c: any) => (
+            {i.comments.nodes.map((c: Comment) => (
               <article key={c.rowId} class="comment" data-id={c.rowId}>
                 <header>
                   <strong>{who(c.authorUser) ?? 'someone'}</strong>
@@ -192,80 +400,37 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
                   {c.authoringAgent && c.confidence && <span class={`badge confidence c-${c.confidence}`}>confidence {c.confidence}</span>}
                   {c.kind !== 'COMMENT' && <span class="badge">{c.kind}</span>}
                   <span class="meta"> {when(c.createdAt)}{c.editedAt ? ' (edited)' : ''}</span>
+                  {mayChange(c) && editing !== `comment:${c.rowId}` && editing !== `delete:${c.rowId}` && (
+                    <span class="comment-tools">
+                      <button type="button" class="link comment-edit" onClick={() => setEditing(`comment:${c.rowId}`)}>Edit</button>
+                      <button type="button" class="link comment-delete" onClick={() => setEditing(`delete:${c.rowId}`)}>Delete</button>
+                    </span>
+                  )}
                 </header>
-                <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(c.body) }} />
+                {editing === `comment:${c.rowId}`
+                  ? <MarkdownEditor id={`comment-input-${c.rowId}`} label="Edit the comment" initial={c.body} saveText="Save comment"
+                      onSave={async (text) => {
+                        const ok = await write(EDIT_COMMENT, { id: c.rowId, body: text }, commentProblem);
+                        if (ok) setEditing(undefined);
+                        return ok;
+                      }}
+                      onCancel={() => setEditing(undefined)} />
+                  : <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(c.body) }} />}
+                {editing === `delete:${c.rowId}` && (
+                  <ConfirmDelete onKeep={() => setEditing(undefined)}
+                    onDelete={async () => { if (await write(DELETE_COMMENT, { id: c.rowId }, commentProblem, 'deleted')) setEditing(undefined); }} />
+                )}
               </article>
             ))}
-            {may(meta, 'WRITE_COMMENTS')
+            {commentProblem.text && <p class="error" id="comment-error" role="alert">{commentProblem.text}</p>}
+            {commentable
               ? <form class="new-comment" onSubmit={comment}>
                   <textarea aria-label="Comment" placeholder="Write a comment (markdown)" value={body} onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)} />
-                  <button type="submit" disabled={!body.trim()}>Comment</button>
+                  <button type="submit" disabled={!body.trim() || posting}>Comment</button>
                 </form>
               : <p class="hint" id="comment-readonly">This key may not comment (no WRITE_COMMENTS scope).</p>}
           </section>
         </div>
-
-        <aside class="side">
-          <label>Status
-            <select id="issue-status" value={i.statusId} disabled={!writable} onChange={(e) => update({ statusId: (e.target as HTMLSelectElement).value })}>
-              {meta.statuses.map((s) => <option key={s.rowId} value={s.rowId}>{s.name}</option>)}
-            </select>
-          </label>
-          <label>Priority
-            <select id="issue-priority" value={i.priority} disabled={!writable} onChange={(e) => update({ priority: (e.target as HTMLSelectElement).value })}>
-              {PRIORITIES.map((p) => <option key={p} value={p}>{p}</option>)}
-            </select>
-          </label>
-          {writable && (
-            <div class="assign">
-              <label>Agent
-                <select id="issue-agent" value="" onChange={(e) => {
-                  const v = (e.target as HTMLSelectElement).value;
-                  if (v === 'none') void unassign(); else if (v) void assign(v);
-                }}>
-                  <option value="">{i.assignedAgent ? `${i.assignedAgent.name} (assigned)` : 'Assign an agent…'}</option>
-                  {agents.map((a) => <option key={a.rowId} value={a.rowId}>{i.assignedAgent ? `Hand to ${a.name}` : a.name}</option>)}
-                  {i.assignedAgent && <option value="none">Unassign (ends its run)</option>}
-                </select>
-              </label>
-              {meta.viewerId && <button type="button" id="issue-claim" onClick={() => void claim()}
-                title={claimedByMe ? 'Give up your claim' : 'Claim it for yourself (4 hours, renewable)'}>{claimedByMe ? 'Release' : 'Claim'}</button>}
-              <label class="check"><input id="issue-queued" type="checkbox" checked={Boolean(i.queued)}
-                onChange={(e) => void update({ queued: (e.target as HTMLInputElement).checked })} /> Queued for the dispatcher</label>
-            </div>
-          )}
-          <dl>
-            <dt>Assignee</dt>
-            <dd id="assignee">{i.assignedAgent ? `Agent: ${i.assignedAgent.name} (${i.assignedAgent.status})` : ''}{i.assignedAgent && i.claimedBy ? ', ' : ''}{who(i.claimedBy) ?? (i.assignedAgent ? '' : 'Nobody')}</dd>
-            <dt>Labels</dt>
-            <dd id="labels">{i.issueLabels.nodes.length === 0 ? <span class="meta">None</span>
-              : i.issueLabels.nodes.map((l: any) => <LabelChip key={l.label.rowId} name={l.label.name} color={l.label.color} />)}</dd>
-            {i.project && <><dt>Project</dt><dd>{i.project.name}</dd></>}
-            {i.cycle && <><dt>Cycle</dt><dd>{i.cycle.name}</dd></>}
-            {i.parent && <><dt>Parent</dt><dd><a href={`#/issue/${i.parent.key}`}>{i.parent.key}</a> {i.parent.title}</dd></>}
-            {i.dueDate && <><dt>Due</dt><dd>{i.dueDate}</dd></>}
-            <dt>Created</dt><dd>{when(i.createdAt)} by {i.createdByAgent ? `agent ${i.createdByAgent.name}` : who(i.createdByUser)}</dd>
-          </dl>
-          <h3>Relations</h3>
-          <ul id="relations">
-            {i.issueRelationsByFromIssueId.nodes.map((r: any) => r.toIssue && <li key={`f${r.toIssue.key}${r.kind}`}>{relationWords(r.kind)} <a href={`#/issue/${r.toIssue.key}`}>{r.toIssue.key}</a> {r.toIssue.title}</li>)}
-            {i.issueRelationsByToIssueId.nodes.map((r: any) => r.fromIssue && <li key={`t${r.fromIssue.key}${r.kind}`}><a href={`#/issue/${r.fromIssue.key}`}>{r.fromIssue.key}</a> {r.fromIssue.title} {relationWords(r.kind)} this</li>)}
-            {!i.issueRelationsByFromIssueId.nodes.some((r: any) => r.toIssue) && !i.issueRelationsByToIssueId.nodes.some((r: any) => r.fromIssue)
-              && <li class="meta">None</li>}
-          </ul>
-          <h3>Attachments</h3>
-          <ul id="attachments">
-            {d.attachments.length === 0 && <li class="meta">None</li>}
-            {d.attachments.map((a: any) => (
-              <li key={a.rowId}>{a.externalUrl && /^https?:/.test(a.externalUrl)
-                ? <a href={a.externalUrl} rel="noopener noreferrer" target="_blank">{a.linkTitle || a.externalUrl}</a>
-                : <span><button type="button" class="link download" data-id={a.rowId} onClick={() => download(a.rowId)}>{a.filename ?? a.linkTitle}</button>
-                    {' '}<span class="meta">({a.mimeType}, {a.sizeBytes} bytes)</span></span>}</li>
-            ))}
-          </ul>
-          {i.actionRequests.nodes.length > 0 && <h3>Requests</h3>}
-          {i.actionRequests.nodes.map((r: Request) => <RequestCard key={r.rowId} request={r} canAct={writable} onDone={loaded.reload} />)}
-        </aside>
       </div>
     </main>
   );

@@ -55,22 +55,26 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
 
   return (
     <main class="list">
+      <h1 class="sr-only">Issues · {meta.workspace.name}</h1>
       {issues.error && <p class="error" role="alert">{issues.error}</p>}
       <p class="hint">j/k or ↑/↓ to move, Enter to open, / to search</p>
       <table>
-        <thead><tr><th>Key</th><th>Title</th><th>Status</th><th>Priority</th><th>Assignee</th></tr></thead>
+        <thead><tr><th class="key">Key</th><th class="title">Title</th><th class="status">Status</th><th class="priority">Priority</th><th class="assignee">Assignee</th></tr></thead>
         <tbody ref={list}>
           {shown.map((i, n) => {
             const agent = meta.agents.find((a) => a.rowId === i.assignedAgentId);
             const user = meta.users.find((u) => u.rowId === i.claimedById);
+            const assignee = agent ? `Agent: ${agent.name}` : user ? user.name || user.email : '';
             return (
               <tr key={i.id} class={n === selected ? 'selected' : ''} data-key={i.key} aria-selected={n === selected} onClick={() => setAt({ key: i.key, n })}
                 onDblClick={() => { location.hash = `#/issue/${i.key}`; }}>
                 <td class="key"><a href={`#/issue/${i.key}`}>{i.key}</a></td>
-                <td>{i.title}</td>
-                <td>{statusOf(meta, i.statusId)?.name}</td>
-                <td>{i.priority}</td>
-                <td>{agent ? `Agent: ${agent.name}` : user ? user.name || user.email : ''}</td>
+                <td class="title">{i.title}
+                  {/* On a phone the priority and assignee columns give their width to the title: said under it. */}
+                  <span class="row-meta">{[i.priority !== 'NONE' ? i.priority : '', assignee].filter(Boolean).join(' · ')}</span></td>
+                <td class="status">{statusOf(meta, i.statusId)?.name}</td>
+                <td class="priority">{i.priority}</td>
+                <td class="assignee">{assignee}</td>
               </tr>
             );
           })}

@@ -6,10 +6,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { follow, gql, onKeyRefused, poll, storedKey, storeKey, type LiveState } from './api.ts';
 import { Agents } from './agents.tsx';
 import { Board } from './board.tsx';
-import { loadMeta, may, type Filters } from './data.ts';
+import { loadMeta, may, PRIORITIES, type Filters, type Meta } from './data.ts';
 import { FilterBar } from './filters.tsx';
 import { useHash, useLive } from './hooks.ts';
-import { IssuePage } from './issue.tsx';
+import { DRAFT_PREFIX, IssuePage } from './issue.tsx';
 import { List } from './list.tsx';
 import './style.css';
 
@@ -29,6 +29,8 @@ const decoded = (part: string) => {
 
 function SignIn({ onKey, reason }: { onKey(key: string): void; reason?: string }) {
   const [error, setError] = useState(reason ?? '');
+  const field = useRef<HTMLInputElement>(null);
+  useEffect(() => field.current?.focus(), []); // the page's one task: the key goes here
   const submit = async (e: Event) => {
     e.preventDefault();
     const input = (e.target as HTMLFormElement).elements.namedItem('key') as HTMLInputElement;
@@ -50,7 +52,7 @@ function SignIn({ onKey, reason }: { onKey(key: string): void; reason?: string }
     <form id="signin" onSubmit={submit}>
       <h1>Issue board</h1>
       <label for="key">API key (personal or session)</label>
-      <input id="key" name="key" type="password" autocomplete="off" required placeholder="svc_sk_…" />
+      <input id="key" ref={field} name="key" type="password" autocomplete="off" required placeholder="svc_sk_…" />
       <button type="submit">Sign in</button>
       <p id="signin-error" class="error" role="alert">{error}</p>
       <p class="hint">No key yet? Where <code>svc start</code> runs: <code>npx svc admin create-key --workspace KEY --user you@example.com</code>. The key stays in this tab only.</p>
@@ -69,13 +71,41 @@ async function endSession(): Promise<void> {
   } catch {
     // Signing out of this tab happens anyway; the key then expires on its own.
   }
+  // Signing out on purpose ends the tab's drafts too (a refused key keeps them for signing in again).
+  for (const k of Object.keys(sessionStorage)) if (k.startsWith(DRAFT_PREFIX)) sessionStorage.removeItem(k);
 }
 
 const FILTER_NAMES = ['project', 'label', 'assignee', 'priority', 'cycle'] as const;
+/** The search box's limit, and the service's for `query`: a longer q in an address is cut to it. */
+const QUERY_MAX = 200;
 /** The filters and the search a board or list address carries (#/board?project=…&q=…). */
 function addressed(hash: string): { filters: Filters; q: string } {
   const params = new URLSearchParams(hash.split('?')[1] ?? '');
-  return { filters: Object.fromEntries(FILTER_NAMES.flatMap((k) => (params.get(k) ? [[k, params.get(k)!]] : []))), q: params.get('q') ?? '' };
+  return { filters: Object.fromEntries(FILTER_NAMES.flatMap((k) => (params.get(k) ? [[k, params.get(k)!]] : []))), q: (params.get('q') ?? '').slice(0, QUERY_MAX) };
+}
+
+/**
+ * The filters of an address that name something of this workspace the key sees; the others are dropped (said in a
+ * notice) rather than sent for the service's validation message ("labelIds.0: labelIds must be a UUID…"), which
+ * says nothing to someone who followed a link.
+ */
+function usable(filters: Filters, m: Meta): { filters: Filters; dropped: string[] } {
+  const known: Record<keyof Filters, (v: string) => boolean> = {
+    project: (v) => m.projects.some((p) => p.rowId === v),
+    label: (v) => m.labels.some((l) => l.rowId === v),
+    cycle: (v) => m.cycles.some((c) => c.rowId === v),
+    priority: (v) => PRIORITIES.includes(v),
+    assignee: (v) => v === 'none' || m.agents.some((a) => `agent:${a.rowId}` === v) || m.users.some((u) => `user:${u.rowId}` === v),
+  };
+  const kept: Filters = {};
+  const dropped: string[] = [];
+  for (const name of FILTER_NAMES) {
+    const value = filters[name];
+    if (!value) continue;
+    if (known[name](value)) kept[name] = value;
+    else dropped.push(name);
+  }
+  return { filters: kept, dropped };
 }
 
 function Workspace({ signOut }: { signOut(reason?: string): void }) {
@@ -86,6 +116,8 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   const [filters, setFilters] = useState<Filters>(() => addressed(location.hash).filters);
   const [typed, setTyped] = useState(() => addressed(location.hash).q);
   const [query, setQuery] = useState(typed.trim());
+  // What an address asked for that could not be applied (a filter naming nothing here, a search cut to 200).
+  const [notice, setNotice] = useState<string>();
   const search = useRef<HTMLInputElement>(null);
 
   // The stream needs SUBSCRIBE_EVENTS: a key without it is told so here, without a request the service would refuse.
@@ -121,9 +153,12 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
 
   const route = hash.split('?')[0]!.replace(/^#\/?/, '').split('/');
   const view = route[0] || 'board';
+  const issueKey = decoded(route[1] ?? '').trim();
   const m = meta.data;
   const searchable = view === 'board' || view === 'list';
-  const params = new URLSearchParams(Object.entries({ ...filters, q: query }).filter((e): e is [string, string] => Boolean(e[1])));
+  // The filters applied: those the address (or the filter bar) gave that name something here.
+  const applied = m ? usable(filters, m) : { filters, dropped: [] };
+  const params = new URLSearchParams(Object.entries({ ...applied.filters, q: query }).filter((e): e is [string, string] => Boolean(e[1])));
   const carried = params.size ? `?${params}` : '';
   useEffect(() => {
     if (!searchable) return;
@@ -133,16 +168,26 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   }, [view, carried]);
   // An address followed (a link, back, forward, an edited address) brings its own filters and search.
   useEffect(() => {
-    if (!searchable) return;
+    if (!searchable) { setNotice(undefined); return; }
     const { filters: wanted, q } = addressed(hash);
     if (JSON.stringify(wanted) !== JSON.stringify(filters)) setFilters(wanted);
     if (q !== query) { setTyped(q); setQuery(q); }
+    const long = (new URLSearchParams(hash.split('?')[1] ?? '').get('q') ?? '').length > QUERY_MAX;
+    setNotice(long ? `The search in the address was cut to its first ${QUERY_MAX} characters.` : undefined);
   }, [hash]);
+  // Filters naming nothing here are dropped from the state and the address, and said once.
+  const droppedNow = applied.dropped.join(', ');
+  useEffect(() => {
+    if (!droppedNow) return;
+    setFilters(applied.filters);
+    const words = applied.dropped.map((f) => (f === 'priority' ? `priority “${filters.priority}” (not a priority)` : `${f} (none such here)`));
+    setNotice((n) => `Left out of the address's filters: ${words.join(', ')}.${n ? ` ${n}` : ''}`);
+  }, [droppedNow]);
   // The tab's title names the view and the workspace. Once the workspace is known the issue page sets its own
   // (with the issue's title): two effects writing it raced, a re-read of meta overwriting the issue's title.
   useEffect(() => {
-    if (view === 'issue' && route[1] && m) return;
-    const page = view === 'issue' ? decoded(route[1] ?? '') : ({ board: 'Board', list: 'Issues', agents: 'Agents' } as Record<string, string>)[view] ?? 'Not found';
+    if (view === 'issue' && issueKey && m) return;
+    const page = view === 'issue' ? issueKey || 'Not found' : ({ board: 'Board', list: 'Issues', agents: 'Agents' } as Record<string, string>)[view] ?? 'Not found';
     document.title = m ? `${page} · ${m.workspace.name}` : page;
   }, [hash, m]);
   return (
@@ -168,15 +213,23 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
         <button id="signout" type="button" onClick={() => void endSession().finally(() => signOut())}>Sign out</button>
       </header>
       {meta.error && !m && <p class="error" role="alert">{meta.error}</p>}
-      {m && searchable && <FilterBar meta={m} filters={filters} onChange={setFilters} />}
+      {m && searchable && <FilterBar meta={m} filters={applied.filters} onChange={(f) => { setNotice(undefined); setFilters(f); }} />}
+      {notice && searchable && (
+        <p class="notice" id="address-notice" role="status">{notice}{' '}
+          <button type="button" class="link" aria-label="Dismiss this notice" onClick={() => setNotice(undefined)}>×</button></p>
+      )}
       {/* A new search starts from its first page (and the list from its first row). The board is not re-mounted by
           one, so a new-issue form opened while a search was typed stays open. */}
-      {m && view === 'board' && <Board meta={m} filters={filters} query={query} />}
-      {m && view === 'list' && <List key={JSON.stringify(filters) + query} meta={m} filters={filters} query={query} />}
-      {m && view === 'issue' && route[1] && <IssuePage issueKey={decoded(route[1]).toUpperCase()} meta={m} />}
+      {m && view === 'board' && <Board meta={m} filters={applied.filters} query={query} />}
+      {m && view === 'list' && <List key={JSON.stringify(applied.filters) + query} meta={m} filters={applied.filters} query={query} />}
+      {/* Keyed by issue: another issue's page starts with its own comment draft and editors. */}
+      {m && view === 'issue' && issueKey && <IssuePage key={issueKey.toUpperCase()} issueKey={issueKey.toUpperCase()} meta={m} />}
       {m && view === 'agents' && <Agents meta={m} />}
+      {view === 'issue' && !issueKey && (
+        <main class="notfound"><h1>No issue named</h1><p class="empty">This address names no issue (it should end like <code>#/issue/ENG-12</code>). <a href="#/board">Back to the board</a></p></main>
+      )}
       {!['board', 'list', 'issue', 'agents'].includes(view) && (
-        <main class="notfound"><p class="empty">There is no page “{view}”. <a href="#/board">Back to the board</a></p></main>
+        <main class="notfound"><h1>Page not found</h1><p class="empty">There is no page “{decoded(view)}”. <a href="#/board">Back to the board</a></p></main>
       )}
     </>
   );

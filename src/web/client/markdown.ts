@@ -9,6 +9,19 @@ import { gfm, gfmHtml } from 'micromark-extension-gfm';
 // such as `<div>` no longer opens a CommonMark HTML block that turns the markdown after it into raw text.
 const noRawHtml = { disable: { null: ['htmlFlow', 'htmlText'] } };
 
+/**
+ * Whether an image source is one the reader's browser may fetch: only this service's own attachment downloads, the
+ * embedded store's signed links (/blobs/<workspace>/<file>?exp…&sig…, relative or at this page's origin). Any other
+ * same-origin path made every reader's browser send a GET there (![x](/graphql), or a path with a side effect);
+ * another site's image would tell that site who reads the issue, and the page's CSP (img-src 'self' data:) blocks
+ * it anyway. Two plain segments, no dot segments, no escapes or backslashes: the browser cannot resolve it elsewhere.
+ */
+const BLOB_PATH = /^\/blobs\/[A-Za-z0-9_-][A-Za-z0-9._-]*\/[A-Za-z0-9_-][A-Za-z0-9._-]*(\?[^#\\]*)?$/;
+export function fetchableImage(src: string, origin = globalThis.location?.origin): boolean {
+  const path = origin && src.startsWith(`${origin}/`) ? src.slice(origin.length) : src;
+  return BLOB_PATH.test(path.replace(/&amp;/g, '&'));
+}
+
 export const renderMarkdown = (source: string): string => micromark(source, {
   allowDangerousHtml: false, allowDangerousProtocol: false, extensions: [gfm(), noRawHtml], htmlExtensions: [gfmHtml()],
 })
@@ -21,10 +34,12 @@ export const renderMarkdown = (source: string): string => micromark(source, {
   // A link whose URL was dropped comes out as <a href=""> (with its title, if it had one), which reloads the page
   // when clicked: plain text instead.
   .replace(/<a href=""(?: title="[^"]*")?>([\s\S]*?)<\/a>/g, '<span class="dropped-link">$1</span>')
-  // An image from another site would tell that site who reads the issue (the CSP blocks it anyway, leaving a broken
-  // icon): a link to it instead. Images of this service (a path: attachments) are shown.
-  // An image whose URL was dropped (javascript:, data: …) keeps its text only.
+  // Only the service's own attachment links are shown as images (fetchableImage); any other image is a link to it,
+  // followed only if the reader clicks it. An image whose URL was dropped (javascript:, data: …) keeps its text only.
   .replace(/<img src="([^"]*)" alt="([^"]*)"(?: title="[^"]*")? \/>/g, (img, src: string, alt: string) =>
     src === '' ? `<span class="dropped-link">${alt}</span>`
-      : src.startsWith('/') && !src.startsWith('//') ? img
-      : `<a class="external-image" href="${src}" rel="noreferrer noopener" target="_blank">${alt || 'image'} (image)</a>`);
+      : fetchableImage(src) ? img
+      : `<a class="external-image" href="${src}" rel="noreferrer noopener" target="_blank">${alt || 'image'} (image)</a>`)
+  // A GFM task's checkbox (shown, not ticked here) is named by its state, so a screen reader says what it is.
+  .replace(/<input type="checkbox" disabled=""( checked="")? \/>/g, (_box, checked?: string) =>
+    `<input type="checkbox" disabled=""${checked ?? ''} aria-label="${checked ? 'done' : 'not done'}" />`);

@@ -1,18 +1,22 @@
-import { useState } from 'preact/hooks';
 import { gql } from './api.ts';
+import { ASKER_DECIDES_NOT, WHO_DECIDES } from './data.ts';
+import { useWriteProblem } from './hooks.ts';
 import { renderMarkdown } from './markdown.ts';
 
 export const REQUEST_FIELDS = `rowId title body kind status options votingClosedAt winningOptionKey createdAt viewerMayDecide
-  issue { key title } requestedByAgent { name } requestedByUser { name email } assignedAgent { name } assignedUser { name email }
+  issue { key title } requestedByAgent { name } requestedByUser { rowId name email } assignedAgent { name } assignedUser { name email }
   voteCounts viewerVote`;
 
 export interface Request {
   rowId: string; title: string; body: string | null; kind: string; status: string; votingClosedAt: string | null; winningOptionKey: string | null;
-  /** The key may accept or decline it (the service's own gate: assignee, a watcher of its issue, OWNER/ADMIN). */
+  /**
+   * The key may accept or decline it (the service's own gate, action_requests_viewer_may_decide: its assignee, a
+   * watcher of its issue, or a workspace OWNER/ADMIN person; its requester only when an OWNER/ADMIN person).
+   */
   viewerMayDecide: boolean;
   options: { key: string; label: string; description?: string }[] | null;
   issue: { key: string; title: string } | null;
-  requestedByAgent: { name: string } | null; requestedByUser: { name: string; email: string } | null;
+  requestedByAgent: { name: string } | null; requestedByUser: { rowId: string; name: string; email: string } | null;
   assignedAgent: { name: string } | null; assignedUser: { name: string; email: string } | null;
   /** Votes per option key, counted by the service (every voter, however many). */
   voteCounts: Record<string, number>;
@@ -24,22 +28,24 @@ export interface Request {
  * An action request: accept / decline, or for a poll one button per option with its votes. The buttons are
  * disabled for a key that may not use them (no WRITE_ISSUES; accept and decline also when it may not decide).
  */
-export function RequestCard({ request: r, canAct, onDone }: { request: Request; canAct: boolean; onDone(): void }) {
-  const [error, setError] = useState<string>();
+export function RequestCard({ request: r, canAct, viewerId, onDone }: { request: Request; canAct: boolean; viewerId: string | null; onDone(): void }) {
+  const problem = useWriteProblem();
   const act = async (mutation: string, variables: Record<string, unknown>) => {
     try {
       await gql(mutation, variables);
-      setError(undefined);
+      problem.clear();
       onDone();
     } catch (err) {
-      setError((err as Error).message);
+      problem.failed(err as Error);
     }
   };
   const mine = r.viewerVote;
   const decide = canAct && r.viewerMayDecide;
+  // Board keys are people's (agent keys are refused at sign-in): the person asked for it when no agent did.
+  const asked = !r.requestedByAgent && r.requestedByUser !== null && r.requestedByUser.rowId === viewerId;
   // Why the buttons are off: the key's scopes first (its user may well be the OWNER), else who decides.
   const decideHint = decide ? undefined : !canAct ? 'This key may not change issues (no WRITE_ISSUES scope)'
-    : 'Only its assignee, a watcher of its issue, or a workspace OWNER/ADMIN decides this request, and not the one who asked for it';
+    : asked ? ASKER_DECIDES_NOT : `${WHO_DECIDES} (the one who asked only when an OWNER/ADMIN)`;
   const by = r.requestedByAgent ? `Agent: ${r.requestedByAgent.name}` : r.requestedByUser?.name || r.requestedByUser?.email;
   return (
     <article class="request" data-id={r.rowId}>
@@ -70,7 +76,7 @@ export function RequestCard({ request: r, canAct, onDone }: { request: Request; 
         </div>
       )}
       {r.status !== 'OPEN' && <p class="meta">{r.status}</p>}
-      {error && <p class="error" role="alert">{error}</p>}
+      {problem.text && <p class="error" role="alert">{problem.text}</p>}
     </article>
   );
 }
