@@ -2285,6 +2285,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.dispatch_sweep() returns integer; plpgsql volatile security definer; execute: owner only; dispatch/dispatcher.sql
 -- app_private.enqueue_agent_dispatch(uuid,uuid) returns uuid; plpgsql volatile security definer; execute: owner only; agents/agents.sql
 -- app_private.enqueue_delivery_job(uuid,timestamp with time zone) returns void; plpgsql volatile security definer; execute: owner only; webhooks/webhooks.sql
+-- app_private.enqueue_fanout_job(uuid) returns void; plpgsql volatile security definer; execute: owner only; webhooks/webhooks.sql
 -- app_private.ensure_user(text) returns app_public.users; plpgsql volatile; execute: owner only; workspace/members.sql
 -- app_private.find_agent(uuid,uuid) returns app_public.agents; plpgsql stable; execute: owner only; agents/agents.sql
 -- app_private.find_membership(uuid,uuid) returns app_public.memberships; plpgsql stable; execute: owner only; workspace/members.sql
@@ -2385,6 +2386,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.webhook_delivery_claim(uuid,integer) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_delivery_record(uuid,jsonb,numeric[]) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_delivery_retry(uuid) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
+-- app_private.webhook_fanout(uuid,integer,text) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_rotate_secret(uuid,integer) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_test(uuid) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_update(uuid,text,text[],boolean,text) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql

@@ -7,7 +7,11 @@ create or replace function app_private.tg_activity_events__webhooks()
  security definer
  set search_path to 'pg_catalog'
 as $$
-declare v_delivery uuid;
+declare
+  v_delivery uuid;
+  -- Jobs this transaction queued itself so far (transaction-local).
+  v_queued int := coalesce(nullif(current_setting('svc.deliveries_queued', true), '')::int, 0);
+  v_left_over boolean := false;
 begin
   for v_delivery in
     insert into app_public.webhook_deliveries (workspace_id, event_id, webhook_id, channel)
@@ -21,12 +25,24 @@ begin
       and new.kind <> 'WEBHOOK_TESTED'
     returning id
   loop
-    perform app_private.enqueue_delivery_job(v_delivery);
+    -- A job costs the writer ~0.3 ms: a change to thousands of issues, each event fanned out to dozens of webhooks,
+    -- ran past every time limit. Past the first 200 of a transaction, deliveries are written here and their jobs
+    -- queued after commit by one svc_webhook_fanout job (webhook_fanout).
+    if v_queued < 200 then
+      perform app_private.enqueue_delivery_job(v_delivery);
+      v_queued := v_queued + 1;
+    else
+      v_left_over := true;
+    end if;
   end loop;
+  perform set_config('svc.deliveries_queued', v_queued::text, true);
+  if v_left_over then
+    perform app_private.enqueue_fanout_job(new.workspace_id);
+  end if;
   return null;
 end
 $$;
-comment on function app_private.tg_activity_events__webhooks() is 'AFTER INSERT on activity_events: one delivery (and its job) per active webhook whose filter matches, in the event''s transaction.';
+comment on function app_private.tg_activity_events__webhooks() is 'AFTER INSERT on activity_events: one delivery per active webhook whose filter matches, in the event''s transaction; the first 200 deliveries of a transaction get their jobs here, the rest from one svc_webhook_fanout job after commit.';
 
 drop trigger if exists _500_webhooks on app_public.activity_events;
 create trigger _500_webhooks after insert on app_public.activity_events for each row execute function app_private.tg_activity_events__webhooks();

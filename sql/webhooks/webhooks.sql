@@ -278,6 +278,53 @@ end
 $$;
 comment on function app_private.enqueue_delivery_job(p_delivery_id uuid, p_run_at timestamp with time zone) is 'Enqueues (or reschedules) the worker job of a delivery, job_key svc_webhook:<id>, flagged as its workspace''s outbound work (outbound_flags) and its endpoint''s (svc_target:<channel>); an agent''s dispatch delivery at priority -1 (before webhook deliveries); nothing for a delivery that no longer exists. Runs in the caller''s transaction.';
 
+create or replace function app_private.enqueue_fanout_job(p_workspace_id uuid)
+ returns void
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- Once per transaction and workspace; a job not yet started is the one that will run (replace), one running now
+  -- gets a successor, which sees this transaction's deliveries once it commits.
+  if to_regnamespace('graphile_worker') is not null
+     and coalesce(current_setting('svc.fanout_queued', true), '') not like '%' || p_workspace_id::text || '%' then
+    perform graphile_worker.add_job('svc_webhook_fanout', json_build_object('workspaceId', p_workspace_id),
+      max_attempts := 25, job_key := 'svc_fanout:' || p_workspace_id, job_key_mode := 'replace');
+    perform set_config('svc.fanout_queued', coalesce(current_setting('svc.fanout_queued', true), '') || p_workspace_id::text || ',', true);
+  end if;
+end
+$$;
+comment on function app_private.enqueue_fanout_job(p_workspace_id uuid) is 'Queues (once per transaction) the workspace''s svc_webhook_fanout job: deliveries a large transaction wrote without jobs get them after it commits (webhook_fanout).';
+
+create or replace function app_private.webhook_fanout(p_workspace_id uuid, p_max integer, p_after text default null)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_d record;
+  v_queued int := 0;
+  v_last text := p_after;
+begin
+  -- Oldest first, as they were written, from where the job's last batch stopped (each batch its own transaction);
+  -- a delivery leased or with a waiting job is someone else's.
+  for v_d in
+    select d.id, d.created_at from app_public.webhook_deliveries d
+    where d.workspace_id = p_workspace_id and d.status = 'PENDING' and d.locked_until is null and d.total_attempts = 0
+      and (p_after is null or (d.created_at, d.id) > (split_part(p_after, '|', 1)::timestamptz, split_part(p_after, '|', 2)::uuid))
+      and not exists (select 1 from graphile_worker.jobs j where j.key = 'svc_webhook:' || d.id)
+    order by d.created_at, d.id
+    limit p_max
+  loop
+    perform app_private.enqueue_delivery_job(v_d.id);
+    v_queued := v_queued + 1;
+    v_last := app_hidden.ts_key(v_d.created_at) || '|' || v_d.id;
+  end loop;
+  return jsonb_build_object('queued', v_queued, 'after', v_last);
+end
+$$;
+comment on function app_private.webhook_fanout(p_workspace_id uuid, p_max integer, p_after text) is 'Job svc_webhook_fanout: queues the jobs of up to p_max of the workspace''s new PENDING deliveries that have none (those a large transaction wrote past its first 200), oldest first after p_after (the previous batch''s last, created_at|id); returns {queued, after}.';
+
 create or replace function app_private.new_webhook_secret()
  returns text
  language sql

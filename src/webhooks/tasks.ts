@@ -7,6 +7,8 @@
  *  svc_webhooks_sweep                re-queue deliveries whose worker died mid-attempt (expired lease)
  *                                    or whose job went missing; at worker start-up and every minute.
  *  svc_deliveries_prune              hourly: delete deliveries (and attempts) that ended more than the retention ago.
+ *  svc_webhook_fanout {workspaceId}  queue the jobs of deliveries a large transaction wrote without them (past its first
+ *                                    200: tg_activity_events__webhooks), a batch at a time, after it committed.
  */
 import type { JobHelpers, Task, TaskList } from 'graphile-worker';
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from '../config.ts';
@@ -38,6 +40,8 @@ export interface WebhookTaskOptions {
 
 /** Deliveries pruned per statement: short transactions, each holding few row locks. */
 const PRUNE_BATCH = 5000;
+/** Deliveries a fan-out job queues per statement: each batch commits, so their deliveries start while the rest are queued. */
+const FANOUT_BATCH = 1000;
 
 /** Logs one recorded attempt that did not deliver and counts every attempt's outcome in /metrics. */
 function reportAttempt(logger: Logger | undefined, work: DeliveryWork, attempt: AttemptResult, recorded: { status?: string; nextAttemptAt?: string; deactivated?: boolean }) {
@@ -108,6 +112,18 @@ export function webhookTasks(opts: WebhookTaskOptions): TaskList {
       });
   };
 
+  const fanoutTask: Task = async (payload, helpers) => {
+    const workspaceId = (payload as { workspaceId?: string } | null)?.workspaceId;
+    if (!workspaceId) return;
+    let after: string | null = null;
+    for (;;) {
+      const { rows } = await helpers.withPgClient((client) =>
+        client.query<{ r: { queued: number; after: string | null } }>('select app_private.webhook_fanout($1, $2, $3) as r', [workspaceId, FANOUT_BATCH, after]));
+      after = rows[0]!.r.after;
+      if (rows[0]!.r.queued < FANOUT_BATCH) break;
+    }
+  };
+
   const pruneTask: Task = async (_payload, helpers) => {
     const keepDays = opts.deliveryRetentionDays ?? DEFAULT_DELIVERY_RETENTION_DAYS;
     let pruned = 0;
@@ -120,7 +136,7 @@ export function webhookTasks(opts: WebhookTaskOptions): TaskList {
     if (pruned) opts.logger?.info({ component: 'worker', pruned, keepDays }, 'pruned ended webhook deliveries past their retention');
   };
 
-  return { svc_webhook_deliver: deliverTask, svc_webhooks_sweep: sweepTask, svc_deliveries_prune: pruneTask };
+  return { svc_webhook_deliver: deliverTask, svc_webhooks_sweep: sweepTask, svc_deliveries_prune: pruneTask, svc_webhook_fanout: fanoutTask };
 }
 
 /**
