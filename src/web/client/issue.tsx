@@ -1,3 +1,4 @@
+import type { ComponentChild } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql } from './api.ts';
 import { LabelChip } from './board.tsx';
@@ -5,6 +6,9 @@ import { CommitCheckbox, CommitSelect } from './controls.tsx';
 import { may, PRIORITIES, reasonInWords, statusOf, type Meta } from './data.ts';
 import { useLive, useWriteProblem } from './hooks.ts';
 import { renderMarkdown } from './markdown.ts';
+import {
+  connection, earlierBefore, emptyWindow, gapRange, keptRow, newestAfter, PAGE, rowsOf, showing, withEarlier, withGap, withNewest, withRow, type Window,
+} from './paging.ts';
 import { REQUEST_FIELDS, RequestCard, type Request } from './requests.tsx';
 
 /** A file attachment opens at a short-lived signed URL, asked for when it is clicked (it expires in 15 minutes). */
@@ -20,35 +24,77 @@ const ISSUE = `query Issue($key: String!) {
     assignedAgent { name profileKey status } claimedBy { name email }
     createdByUser { name email } createdByAgent { name }
     issueLabels { nodes { label { rowId name color } } }
-    comments(orderBy: CREATED_AT_ASC, condition: {deletedAt: null}) { nodes {
-      rowId body kind confidence createdAt editedAt authorUserId authoringAgentId authorUser { name email } authoringAgent { name profileKey } } }
-    issueRelationsByFromIssueId { nodes { kind toIssue { key title } } }
-    issueRelationsByToIssueId { nodes { kind fromIssue { key title } } }
     agentRuns(orderBy: STARTED_AT_DESC, first: 1) { nodes {
       rowId status engagementMode controlState currentStep tokensIn tokensOut tokensCached costUsd startedAt finishedAt completionMeta agent { name } } }
     actionRequests(orderBy: CREATED_AT_DESC, first: 50) { nodes { ${REQUEST_FIELDS} } }
   } }
 }`;
-// The timeline is the issue's events; a run's usage reports (subject: the run) show in the run's figures instead.
-const MORE = `query IssueMore($id: UUID!) {
-  attachments(condition: {targetType: "issue", targetId: $id}, orderBy: CREATED_AT_ASC) { nodes { rowId kind filename externalUrl linkTitle mimeType sizeBytes } }
-  issueEvents: activityEvents(condition: {subjectId: $id}, orderBy: SEQ_DESC, first: 50) { nodes { seq kind createdAt payload } }
-}`;
 
-async function loadIssue(key: string) {
+/**
+ * The issue's long lists, each read a page at a time in its oldest-first order (paging.ts): comments (an issue had
+ * 1,505), the timeline (an issue had 1,833 events), attachments, and relations either way. The timeline is the
+ * issue's events; a run's usage reports (subject: the run) show in the run's figures instead.
+ */
+const COMMENT_FIELDS = 'rowId body kind confidence createdAt editedAt authorUserId authoringAgentId authorUser { name email } authoringAgent { name profileKey }';
+const LISTS = {
+  comments: { field: 'comments', condition: 'issueId: $id, deletedAt: null', orderBy: 'CREATED_AT_ASC', fields: COMMENT_FIELDS },
+  timeline: { field: 'activityEvents', condition: 'subjectType: "issue", subjectId: $id', orderBy: 'SEQ_ASC', fields: 'rowId seq kind createdAt payload' },
+  attachments: { field: 'attachments', condition: 'targetType: "issue", targetId: $id', orderBy: 'CREATED_AT_ASC', fields: 'rowId kind filename externalUrl linkTitle mimeType sizeBytes' },
+  relationsFrom: { field: 'issueRelations', condition: 'fromIssueId: $id', orderBy: 'CREATED_AT_ASC', fields: 'rowId kind toIssue { key title }' },
+  relationsTo: { field: 'issueRelations', condition: 'toIssueId: $id', orderBy: 'CREATED_AT_ASC', fields: 'rowId kind fromIssue { key title }' },
+} as const;
+type ListName = keyof typeof LISTS;
+const LIST_NAMES = Object.keys(LISTS) as ListName[];
+const listField = (name: ListName, page: string) => {
+  const l = LISTS[name];
+  return `${name}: ${l.field}(condition: {${l.condition}}, orderBy: ${l.orderBy}, ${page}) { ${connection(l.fields)} }`;
+};
+/** Every list's newest page, in one request: the last PAGE rows after the last one kept. */
+const NEWEST = `query IssueLists($id: UUID!, ${LIST_NAMES.map((n) => `$${n}: Cursor`).join(', ')}) {
+  ${LIST_NAMES.map((n) => listField(n, `last: ${PAGE}, after: $${n}`)).join('\n  ')}
+}`;
+/** A page before a list's first row shown ("Show earlier"), or of a gap. */
+const EARLIER = (name: ListName) => `query Earlier($id: UUID!, $before: Cursor) { ${listField(name, `last: ${PAGE}, before: $before`)} }`;
+const GAP = (name: ListName) => `query Gap($id: UUID!, $after: Cursor, $before: Cursor) { ${listField(name, `first: ${PAGE}, after: $after, before: $before`)} }`;
+const ONE_COMMENT = `query OneComment($id: UUID!) { comment(rowId: $id) { ${COMMENT_FIELDS} } }`;
+
+type Rows = { [N in ListName]: Window<any> };
+interface Lists extends Rows { issueId?: string }
+const noLists = (issueId?: string): Lists => ({ issueId, ...Object.fromEntries(LIST_NAMES.map((n) => [n, emptyWindow()])) as Rows });
+const byRowId = (row: { rowId: string }) => row.rowId;
+
+/** The issue, and its lists' newest pages merged into what is kept of them (`lists`, read and written in turn). */
+async function loadIssue(key: string, lists: { current: Lists }) {
   const d = await gql(ISSUE, { key });
   const issue = d.issues.nodes[0];
   if (!issue) return { issue: undefined };
-  const run = issue.agentRuns.nodes[0];
-  const more = await gql(MORE, { id: issue.rowId });
-  return { issue, run, attachments: more.attachments.nodes, timeline: more.issueEvents.nodes };
+  if (lists.current.issueId !== issue.rowId) lists.current = noLists(issue.rowId);
+  const kept = lists.current;
+  const pages = await gql(NEWEST, { id: issue.rowId, ...Object.fromEntries(LIST_NAMES.map((n) => [n, newestAfter(kept[n])])) });
+  lists.current = { ...kept, ...Object.fromEntries(LIST_NAMES.map((n) => [n, withNewest(kept[n], pages[n], byRowId)])) as Rows };
+  return { issue, run: issue.agentRuns.nodes[0] };
+}
+
+/** Rows with a marker where rows may be missing (`gapAt`: before the row at that index). */
+function withGapAt<T>(rows: T[], gapAt: number | undefined, row: (r: T, n: number) => ComponentChild, gap: () => ComponentChild) {
+  return rows.flatMap((r, n) => (n === gapAt ? [gap(), row(r, n)] : [row(r, n)]));
+}
+
+/** What a gap's button reads ("Show the comments in between"). */
+const GAP_NOUN: Record<ListName, string> = { comments: 'comments', timeline: 'events', attachments: 'attachments', relationsFrom: 'relations', relationsTo: 'relations' };
+/** "Showing 50 of 180 relations", both ways together. */
+function relationsNote(L: Lists): string | undefined {
+  const shown = (w: Window<unknown>) => w.older.length + w.later.length + w.newest.length;
+  const all = L.relationsFrom.total + L.relationsTo.total;
+  const seen = shown(L.relationsFrom) + shown(L.relationsTo);
+  return seen < all || L.relationsFrom.gap || L.relationsTo.gap ? `Showing ${seen.toLocaleString('en')} of ${all.toLocaleString('en')} relations` : undefined;
 }
 
 const who = (u?: { name: string; email: string } | null) => (u ? u.name || u.email : undefined);
 /** A stored relation kind in words (BLOCKS, DUPLICATES, RELATES_TO). */
 const relationWords = (kind: string) => kind.toLowerCase().replace(/_/g, ' ');
 
-type TimelineEvent = { seq: string; kind: string; createdAt: string; payload?: Record<string, any> | null };
+type TimelineEvent = { rowId: string; seq: string; kind: string; createdAt: string; payload?: Record<string, any> | null };
 /** One line of the timeline: what changed, from the event's payload, where the kind alone would not say. */
 function describeEvent(ev: TimelineEvent, meta: Meta): string {
   const p = ev.payload ?? {};
@@ -175,10 +221,21 @@ type Comment = {
 };
 
 export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) {
-  const loaded = useLive(() => loadIssue(issueKey), [issueKey]);
+  // The lists' reads (the newest pages, "Show earlier", a gap, a changed comment) go one at a time: each builds on the last.
+  const lists = useRef<Lists>(noLists());
+  const turn = useRef<Promise<unknown>>(Promise.resolve());
+  const inTurn = <T,>(read: () => Promise<T>): Promise<T> => {
+    const done = turn.current.then(read, read);
+    turn.current = done.catch(() => undefined);
+    return done;
+  };
+  const loaded = useLive(() => inTurn(() => loadIssue(issueKey, lists)), [issueKey]);
+  const [, shown] = useState(0);
+  const [reading, setReading] = useState<ListName>();
   const [body, setBody] = useDraft(draftKey(meta.viewerId, issueKey));
   const problem = useWriteProblem();
   const commentProblem = useWriteProblem();
+  const readProblem = useWriteProblem();
   const [editing, setEditing] = useState<'title' | 'description' | `comment:${string}` | `delete:${string}`>();
   const [posting, setPosting] = useState(false);
   const editTitle = useRef<HTMLButtonElement>(null);
@@ -189,6 +246,54 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
   if (!d) return <main class="page"><p>Loading…</p></main>;
   if (!d.issue) return <main class="page"><h1 class="sr-only">{issueKey}</h1><p class="empty">No issue {issueKey} (or this key may not see it). <a href="#/board">Back to the board</a></p></main>;
   const i = d.issue;
+  const L = lists.current.issueId === i.rowId ? lists.current : noLists(i.rowId);
+  /** Reads the page before each list's first row ("Show earlier") or a page of its gap, and keeps it. */
+  const readMore = (names: ListName[], what: 'earlier' | 'gap') => inTurn(async () => {
+    setReading(names[0]);
+    try {
+      for (const n of names) {
+        const w = lists.current[n];
+        if (lists.current.issueId !== i.rowId) return;
+        if (what === 'earlier') {
+          const before = earlierBefore(w);
+          if (!w.earlier || !before) continue;
+          const page = await gql(EARLIER(n), { id: i.rowId, before });
+          lists.current = { ...lists.current, [n]: withEarlier(w, page[n]) };
+        } else if (w.gap) {
+          const page = await gql(GAP(n), { id: i.rowId, ...gapRange(w) });
+          lists.current = { ...lists.current, [n]: withGap(w, page[n]) };
+        }
+      }
+      readProblem.clear();
+    } catch (err) {
+      readProblem.failed(err as Error, 'loaded');
+    } finally {
+      setReading(undefined);
+      shown((n) => n + 1);
+    }
+  });
+  /** A comment edited or deleted in the earlier pages (which the live reads leave as they are): changed there too. */
+  const keepComment = (id: string, deleted: boolean) => inTurn(async () => {
+    if (lists.current.issueId !== i.rowId || !keptRow(lists.current.comments, id, byRowId)) return;
+    const row = deleted ? null : (await gql(ONE_COMMENT, { id }).catch(() => undefined))?.comment;
+    if (row === undefined) return;
+    lists.current = { ...lists.current, comments: withRow(lists.current.comments, id, byRowId, row) };
+    shown((n) => n + 1);
+  });
+  const more = (names: ListName[], what: 'earlier' | 'gap', text: string, id?: string) => (
+    <button type="button" class={`link more ${what}`} id={id} disabled={reading !== undefined} onClick={() => void readMore(names, what)}>
+      {reading === names[0] ? 'Loading…' : text}
+    </button>
+  );
+  const gapMarker = (name: ListName, tag: 'li' | 'p' = 'p') => {
+    const Tag = tag;
+    return <Tag key={`gap-${name}`} class="gap">{more([name], 'gap', `Show the ${GAP_NOUN[name]} in between`)}</Tag>;
+  };
+  const comments = rowsOf<Comment>(L.comments);
+  const timeline = rowsOf<TimelineEvent>(L.timeline);
+  const attachments = rowsOf<any>(L.attachments);
+  const relationsFrom = rowsOf<any>(L.relationsFrom);
+  const relationsTo = rowsOf<any>(L.relationsTo);
   const writable = may(meta, 'WRITE_ISSUES');
   const commentable = may(meta, 'WRITE_COMMENTS');
   // comments.update / delete: the author (a person's key for a comment no agent wrote), or an OWNER/ADMIN person.
@@ -253,6 +358,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
           : writable && <button type="button" id="edit-title" class="link" ref={editTitle} onClick={() => setEditing('title')}>Edit title</button>}
       </div>
       {problem.text && <p class="error" id="issue-error" role="alert">{problem.text}</p>}
+      {readProblem.text && <p class="error" id="read-error" role="alert">{readProblem.text}</p>}
       {!writable && <p class="hint" id="issue-readonly">{NO_WRITE_ISSUES}</p>}
       <div class="layout">
         {/* First in the page's order, so Tab reaches Status and Priority before the description and the comment box. */}
@@ -310,21 +416,28 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             <dt>Created</dt><dd>{when(i.createdAt)} by {i.createdByAgent ? `agent ${i.createdByAgent.name}` : who(i.createdByUser)}</dd>
           </dl>
           <h3>Relations</h3>
+          {relationsNote(L) && <p class="meta list-note" id="relations-count">{relationsNote(L)}</p>}
           <ul id="relations">
-            {i.issueRelationsByFromIssueId.nodes.map((r: any) => r.toIssue && <li key={`f${r.toIssue.key}${r.kind}`}>{relationWords(r.kind)} <a href={`#/issue/${r.toIssue.key}`}>{r.toIssue.key}</a> {r.toIssue.title}</li>)}
-            {i.issueRelationsByToIssueId.nodes.map((r: any) => r.fromIssue && <li key={`t${r.fromIssue.key}${r.kind}`}><a href={`#/issue/${r.fromIssue.key}`}>{r.fromIssue.key}</a> {r.fromIssue.title} {relationWords(r.kind)} this</li>)}
-            {!i.issueRelationsByFromIssueId.nodes.some((r: any) => r.toIssue) && !i.issueRelationsByToIssueId.nodes.some((r: any) => r.fromIssue)
-              && <li class="meta">None</li>}
+            {withGapAt(relationsFrom.rows, relationsFrom.gapAt,
+              (r) => r.toIssue && <li key={r.rowId}>{relationWords(r.kind)} <a href={`#/issue/${r.toIssue.key}`}>{r.toIssue.key}</a> {r.toIssue.title}</li>,
+              () => gapMarker('relationsFrom', 'li'))}
+            {withGapAt(relationsTo.rows, relationsTo.gapAt,
+              (r) => r.fromIssue && <li key={r.rowId}><a href={`#/issue/${r.fromIssue.key}`}>{r.fromIssue.key}</a> {r.fromIssue.title} {relationWords(r.kind)} this</li>,
+              () => gapMarker('relationsTo', 'li'))}
+            {!relationsFrom.rows.some((r) => r.toIssue) && !relationsTo.rows.some((r) => r.fromIssue) && <li class="meta">None</li>}
           </ul>
+          {(L.relationsFrom.earlier || L.relationsTo.earlier) && more(['relationsFrom', 'relationsTo'], 'earlier', 'Show more relations', 'relations-earlier')}
           <h3>Attachments</h3>
+          {showing(L.attachments, 'attachments') && <p class="meta list-note" id="attachments-count">{showing(L.attachments, 'attachments')}</p>}
+          {L.attachments.earlier && more(['attachments'], 'earlier', 'Show earlier attachments', 'attachments-earlier')}
           <ul id="attachments">
-            {d.attachments.length === 0 && <li class="meta">None</li>}
-            {d.attachments.map((a: any) => (
+            {attachments.rows.length === 0 && <li class="meta">None</li>}
+            {withGapAt(attachments.rows, attachments.gapAt, (a: any) => (
               <li key={a.rowId}>{a.externalUrl && /^https?:/.test(a.externalUrl)
                 ? <a href={a.externalUrl} rel="noopener noreferrer" target="_blank">{a.linkTitle || a.externalUrl}</a>
                 : <span><button type="button" class="link download" data-id={a.rowId} onClick={() => download(a.rowId)}>{a.filename ?? a.linkTitle}</button>
                     {' '}<span class="meta">({a.mimeType}, {a.sizeBytes} bytes)</span></span>}</li>
-            ))}
+            ), () => gapMarker('attachments', 'li'))}
           </ul>
           {i.actionRequests.nodes.length > 0 && <h3>Requests</h3>}
           {i.actionRequests.nodes.map((r: Request) => <RequestCard key={r.rowId} request={r} canAct={writable} viewerId={meta.viewerId} onDone={loaded.reload} />)}
@@ -381,17 +494,23 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
 
           <section class="timeline" id="timeline">
             <h2>Timeline</h2>
+            {showing(L.timeline, 'events') && <p class="meta list-note" id="timeline-count">{showing(L.timeline, 'events')}</p>}
             <ol>
-              {/* ISSUE_ASSIGNED is always followed by AGENT_ASSIGNED, which says who, how and why: one line for both. */}
-              {d.timeline!.filter((ev: TimelineEvent) => ev.kind !== 'ISSUE_ASSIGNED').map((ev: TimelineEvent) => (
-                <li key={ev.seq} data-kind={ev.kind}><span class="meta">{when(ev.createdAt)}</span> {describeEvent(ev, meta)}</li>
-              ))}
+              {/* Newest first (read oldest first, in pages). ISSUE_ASSIGNED is always followed by AGENT_ASSIGNED, which
+                  says who, how and why: one line for both. */}
+              {timeline.rows.flatMap((ev, n) => [
+                n === timeline.gapAt && gapMarker('timeline', 'li'),
+                ev.kind !== 'ISSUE_ASSIGNED' && <li key={ev.rowId} data-kind={ev.kind}><span class="meta">{when(ev.createdAt)}</span> {describeEvent(ev, meta)}</li>,
+              ]).reverse()}
             </ol>
+            {L.timeline.earlier && more(['timeline'], 'earlier', 'Show older events', 'timeline-earlier')}
           </section>
 
           <section class="comments" id="comments">
             <h2>Comments</h2>
-            {i.comments.nodes.map((c: Comment) => (
+            {showing(L.comments, 'comments') && <p class="meta list-note" id="comments-count">{showing(L.comments, 'comments')}</p>}
+            {L.comments.earlier && more(['comments'], 'earlier', 'Show earlier comments', 'comments-earlier')}
+            {withGapAt(comments.rows, comments.gapAt, (c) => (
               <article key={c.rowId} class="comment" data-id={c.rowId}>
                 <header>
                   <strong>{who(c.authorUser) ?? 'someone'}</strong>
@@ -411,17 +530,19 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
                   ? <MarkdownEditor id={`comment-input-${c.rowId}`} label="Edit the comment" initial={c.body} saveText="Save comment"
                       onSave={async (text) => {
                         const ok = await write(EDIT_COMMENT, { id: c.rowId, body: text }, commentProblem);
-                        if (ok) setEditing(undefined);
+                        if (ok) { setEditing(undefined); void keepComment(c.rowId, false); }
                         return ok;
                       }}
                       onCancel={() => setEditing(undefined)} />
                   : <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(c.body) }} />}
                 {editing === `delete:${c.rowId}` && (
                   <ConfirmDelete onKeep={() => setEditing(undefined)}
-                    onDelete={async () => { if (await write(DELETE_COMMENT, { id: c.rowId }, commentProblem, 'deleted')) setEditing(undefined); }} />
+                    onDelete={async () => {
+                      if (await write(DELETE_COMMENT, { id: c.rowId }, commentProblem, 'deleted')) { setEditing(undefined); void keepComment(c.rowId, true); }
+                    }} />
                 )}
               </article>
-            ))}
+            ), () => gapMarker('comments'))}
             {commentProblem.text && <p class="error" id="comment-error" role="alert">{commentProblem.text}</p>}
             {commentable
               ? <form class="new-comment" onSubmit={comment}>
