@@ -1204,7 +1204,7 @@ create policy select_in_workspace on app_public.issues for select to svc_visitor
 create policy update_in_workspace on app_public.issues for update to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND (( SELECT app_hidden.issues_unrestricted() AS issues_unrestricted) OR app_hidden.issue_passes_narrowing(id, project_id)))) with check ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 CREATE TRIGGER _050_run_mode_gate BEFORE UPDATE ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__run_mode_gate();
 CREATE TRIGGER _060_live_parent BEFORE INSERT OR UPDATE OF parent_id ON app_public.issues FOR EACH ROW WHEN (new.parent_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_issues__live_parent();
-CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at('search', 'priority_rank');
 CREATE TRIGGER _150_status_timestamps BEFORE INSERT OR UPDATE OF status_id ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__status_timestamps();
 CREATE TRIGGER _160_queued_at BEFORE INSERT OR UPDATE OF queued ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__queued_at();
 CREATE TRIGGER _200_assign_number BEFORE INSERT ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__assign_number();

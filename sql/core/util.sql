@@ -75,11 +75,18 @@ create or replace function app_hidden.tg__set_updated_at()
  language plpgsql
 as $$
 begin
-  new.updated_at := now();
+  -- Only a change is stamped: an update that writes the values the row had (a claim already running longer, a label
+  -- renamed to its name, settings sent back unchanged) moved updatedAt with no event to say why (an event audit).
+  -- A write meant as a touch sets updated_at itself, which differs, so it is stamped. The trigger's arguments name
+  -- generated columns, which are null in NEW until the row is written (issues' search and priority_rank).
+  if (case when tg_nargs = 0 then new is distinct from old
+           else (to_jsonb(new) - tg_argv) is distinct from (to_jsonb(old) - tg_argv) end) then
+    new.updated_at := now();
+  end if;
   return new;
 end
 $$;
-comment on function app_hidden.tg__set_updated_at() is 'BEFORE UPDATE trigger: stamps updated_at.';
+comment on function app_hidden.tg__set_updated_at() is 'BEFORE UPDATE trigger: stamps updated_at when the row changed (an update that changes nothing leaves it as it was); its arguments name generated columns to leave out of the comparison.';
 grant execute on function app_hidden.tg__set_updated_at() to svc_visitor;
 
 create or replace function app_hidden.ts_key(p_ts timestamp with time zone)

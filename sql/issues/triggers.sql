@@ -342,7 +342,7 @@ drop trigger if exists _050_run_mode_gate on app_public.issues;
 create trigger _050_run_mode_gate before update on app_public.issues for each row execute function app_private.tg_issues__run_mode_gate();
 
 drop trigger if exists _100_updated_at on app_public.issues;
-create trigger _100_updated_at before update on app_public.issues for each row execute function app_hidden.tg__set_updated_at();
+create trigger _100_updated_at before update on app_public.issues for each row execute function app_hidden.tg__set_updated_at('search', 'priority_rank');
 
 drop trigger if exists _150_status_timestamps on app_public.issues;
 create trigger _150_status_timestamps before insert or update of status_id on app_public.issues for each row execute function app_private.tg_issues__status_timestamps();

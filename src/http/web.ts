@@ -32,7 +32,8 @@ export function prepareStatic(body: Buffer): Served {
   const bodies: Record<Encoding, Buffer> = {
     identity: body,
     gzip: zlib.gzipSync(body, { level: zlib.constants.Z_BEST_COMPRESSION }),
-    br: zlib.brotliCompressSync(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
+    // Quality 9, not 11: 36 ms instead of 265 ms for app.js, for 43 KB instead of about 40.
+    br: zlib.brotliCompressSync(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 9, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
   };
   return { bodies, etags: { identity: `"${hash}"`, gzip: `"${hash}-gz"`, br: `"${hash}-br"` } };
 }
@@ -59,11 +60,21 @@ function unchanged(req: FastifyRequest, etags: Served['etags']): boolean {
   return Object.values(etags).some((tag) => given.includes(tag));
 }
 
+const cache = new Map<string, Served>();
+/** A built file read and prepared once per process (its bytes do not change while the process runs). */
+function preparedOnce(file: string): Served {
+  let served = cache.get(file);
+  if (!served) cache.set(file, (served = prepareStatic(fs.readFileSync(file))));
+  return served;
+}
+
 export function registerWeb(app: FastifyInstance): void {
   ensureWebBuild();
   for (const [route, { file, type }] of Object.entries(FILES)) {
-    const served = prepareStatic(fs.readFileSync(file));
+    // Prepared at the first request (an app that never serves the page, as most tests, pays nothing), once per process.
+    let prepared: Served | undefined;
     app.get(route, async (req, reply) => {
+      const served = (prepared ??= preparedOnce(file));
       const encoding = chooseEncoding(req.headers['accept-encoding']);
       reply.headers({
         'content-type': type,

@@ -15,13 +15,17 @@
  * whose changes that call made (same key, same tool function; worker jobs, the sequencer, key bookkeeping and
  * fixtures set no svc.key_id and send no tool statement, so they never count) and that inserted no
  * app_public.activity_events row. A transaction whose every change is on the allow-list below is not reported.
- * Findings are appended to the file as one JSON object per line; nothing fails (collect mode only, for now).
+ * When a test app closes, a sweep reports the same for every other transaction made as a key (MCP SDK clients,
+ * JSON-RPC batches, GraphQL's own mutations, ...), without the input. Findings are appended to the file as one JSON
+ * object per line ({tool, via: rest | rpc | sweep, changes, input, testFile, testName}); with SVC_EVENT_AUDIT=fail (as
+ * `npm test` runs) each finding fails its test instead. Without SVC_EVENT_AUDIT nothing is installed and rest()/rpc()
+ * make no extra query.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import pg from 'pg';
 import { expect, inject } from 'vitest';
-import { findTool } from '../../src/tools/catalog.ts';
+import { TOOLS, findTool } from '../../src/tools/catalog.ts';
 
 export const EVENT_AUDIT_FILE = process.env.SVC_EVENT_AUDIT;
 const SCHEMA = 'svc_event_audit';
@@ -43,6 +47,7 @@ export async function installEventAudit(client: pg.ClientBase): Promise<void> {
       n int not null,
       key_id text,
       fn text,
+      q text,
       pid int not null
     );
     create index on ${SCHEMA}.changes (txid);
@@ -74,11 +79,13 @@ export async function installEventAudit(client: pg.ClientBase): Promise<void> {
       if coalesce(v_n, 0) = 0 then
         return null;
       end if;
-      insert into ${SCHEMA}.changes (txid, tbl, op, cols, n, key_id, fn, pid)
-      values (txid_current(), tg_table_schema || '.' || tg_table_name, tg_op, v_cols, v_n,
-              nullif(current_setting('svc.key_id', true), ''),
-              substring(current_query() from '((?:app_tools|app_hidden)\\.[a-z0-9_]+)\\(\\$9'),
-              pg_backend_pid());
+      insert into ${SCHEMA}.changes (txid, tbl, op, cols, n, key_id, fn, q, pid)
+      select txid_current(), tg_table_schema || '.' || tg_table_name, tg_op, v_cols, v_n, s.key_id, s.fn,
+             -- Not a tool statement but as a key (GraphQL's own mutations): the start of the statement, for the sweep.
+             case when s.fn is null and s.key_id is not null then left(regexp_replace(current_query(), '\\s+', ' ', 'g'), 160) end,
+             pg_backend_pid()
+      from (select nullif(current_setting('svc.key_id', true), '') as key_id,
+                   substring(current_query() from '((?:app_tools|app_hidden)\\.[a-z0-9_]+)\\(\\$9') as fn) s;
       return null;
     end
     $$;`);
@@ -109,16 +116,59 @@ export const EVENT_AUDIT_TRIGGER_PREFIX = 'zzz_event_audit_';
 interface Change { tbl: string; op: 'INSERT' | 'UPDATE' | 'DELETE'; cols: string[] | null; n: number }
 
 /**
- * Changes that legitimately happen without an event. A table listed with `true` never needs one; with a column list,
- * an UPDATE that changed only those columns does not (any INSERT or DELETE, or another column, still counts).
+ * Changes that legitimately happen without an event. `true`: the table never needs one (any operation). A column list:
+ * an UPDATE that changed only those columns needs none (an INSERT or DELETE, or any other column, still counts; and an
+ * UPDATE that moved nothing but updated_at always counts: a write that changed nothing must leave updatedAt alone,
+ * docs/decisions.md "A patch that changes nothing writes nothing (no event, updatedAt untouched)").
+ *
+ * Only what tool calls write is listed: bookkeeping written outside a tool's transaction (api_keys.last_used_at, flushed
+ * by the key cache on the owner pool; app_private.rate_limit_counters, counted by the HTTP layer; webhook deliveries
+ * and attempts, graphile_worker's tables, the sequencer's stream_pos, the sweeps) carries no tool statement and no
+ * svc.key_id, so it is never attributed to a call. Deliveries a tool's event enqueues are in a transaction with that
+ * event. graphile_worker is not audited at all (jobs, not tenant state).
  */
 const ALLOWED: Record<string, true | string[]> = {
+  // Personal records (docs/decisions.md "No events for personal records"): notes, pins, watches and time entries have
+  // no event kind and would leak private content to every key of the workspace, its streams and webhooks.
+  'app_public.notes': true, // notes.create/update/archive/todayJournal
+  'app_public.pins': true, // pins.set (replace, reorder)
+  'app_public.issue_watchers': true, // issues.watch/unwatch ("writes no event (no kind exists)")
+  'app_public.time_entries': true, // time.start/stop/log/update/delete (start stops the caller's running timer)
+  // A person's own notification preferences ("No event (personal record, as setPreference)").
+  'app_public.notification_preferences': true,
+  // A pending upload: a reservation for a PUT that may never come, expired by a job after 15 min. The attachment and
+  // its ISSUE_UPDATED (changes attachments) are written by attachments.finalize; until then no list shows it.
+  'app_public.attachment_uploads': true,
+  // Presence: agents.heartbeat bumps lastHeartbeatAt on every call; AGENT_STATUS_CHANGED only when the status
+  // actually changes (spec 3.4, 6.3). A status or runtime change is another column and still counts.
+  'app_public.agents': ['last_heartbeat_at', 'updated_at'],
+  // Runtime telemetry: runtimes.heartbeat bumps heartbeatAt and merges info, runtimes.reportInfo merges info
+  // (sql/runtimes/tools/heartbeat.sql, reportInfo.sql: "Telemetry: no event"; docs/decisions.md "Heartbeats and
+  // reportInfo are telemetry and write no event").
+  'app_public.runtimes': ['heartbeat_at', 'info', 'updated_at'],
+  // A run's liveness stamp, read by the stale-run sweep: every report of the run's agent (runs.recordUsage with the
+  // same figures, resumeWork on an ACTIVE run, comments.upsertStatus with the same body) bumps it; AGENT_RUN_UPDATED
+  // only when a figure or the current step changed (docs/decisions.md "a repeated report writes none").
+  'app_public.agent_runs': ['last_event_at'],
+  // When the local snapshot of an external issue was last refreshed (a cache stamp): repohost.importIssue/sync of a
+  // resource whose state and title did not change. A changed state or title writes ISSUE_UPDATED on the linked issues
+  // (app_private.tg_external_resources__events); other snapshot columns still count.
+  'app_public.external_resources': ['synced_at'],
+  // Configuration with no event kind, by documented decision (in-app GraphQL only; no MCP tool writes them). Found by
+  // the sweep; arguable (they steer work and access, and the spec's rule has no exception), so listed here on purpose:
+  // dispatch rules ("No event kind exists for rules, so none is written"), repository mappings ("Mapping changes write
+  // no event (configuration, like dispatch rules)"), plugins and their manifests ("No event for a manifest change, as
+  // for plugin creation (the spec has no kind for either)"; a plugin's keys write API_KEY_CREATED/REVOKED).
+  'app_public.dispatch_rules': true,
+  'app_public.connection_mappings': true,
+  'app_private.plugins': true,
 };
 
 function needsEvent(c: Change): boolean {
   const rule = ALLOWED[c.tbl];
   if (rule === true) return false;
-  if (rule && c.op === 'UPDATE' && c.cols && c.cols.every((col) => rule.includes(col))) return false;
+  if (rule && c.op === 'UPDATE' && c.cols && c.cols.some((col) => col !== 'updated_at')
+      && c.cols.every((col) => rule.includes(col))) return false;
   return true;
 }
 
@@ -157,7 +207,28 @@ export async function eventAuditMark(ownerUrl: string): Promise<AuditMark | unde
   }
 }
 
-const reported = new Set<string>();
+/** Transactions already looked at (db:txid), by a call's check or a sweep. */
+const seen = new Set<string>();
+
+function where(): { testFile?: string; testName?: string } {
+  try {
+    const state = expect.getState();
+    return { testFile: state.testPath?.replace(`${process.cwd()}/`, ''), testName: state.currentTestName };
+  } catch {
+    return {}; // outside a test
+  }
+}
+
+/** SVC_EVENT_AUDIT=fail (what `npm test` sets): a finding fails its test (the sweep's, the file's) instead of being collected. */
+function report(finding: Record<string, unknown>): void {
+  if (EVENT_AUDIT_FILE === 'fail') {
+    throw new Error(`a state change with no ActivityEvent (test/support/event-audit.ts; allow-list there if it needs none): ${JSON.stringify(finding)}`);
+  }
+  fs.appendFileSync(EVENT_AUDIT_FILE!, `${JSON.stringify(finding)}\n`);
+}
+
+const describeChanges = (changes: Change[]) =>
+  changes.map((c) => `${c.tbl} ${c.op}${c.cols ? `(${c.cols.join(',')})` : ''} x${c.n}`);
 
 /** After a tool call answered 200: reports its transactions that changed state and wrote no event. */
 export async function eventAuditCheck(mark: AuditMark | undefined, tool: string, token: string | undefined, input: unknown, via: string): Promise<void> {
@@ -186,23 +257,54 @@ export async function eventAuditCheck(mark: AuditMark | undefined, tool: string,
   const db = new URL(mark.ownerUrl).pathname;
   for (const r of rows) {
     const key = `${db}:${r.txid}`;
-    if (reported.has(key)) continue; // concurrent calls of one key and tool see each other's transactions
-    reported.add(key);
+    if (seen.has(key)) continue; // concurrent calls of one key and tool see each other's transactions
+    seen.add(key);
     const changes = r.changes.filter(needsEvent);
     if (!changes.length) continue;
-    let testFile: string | undefined;
-    let testName: string | undefined;
-    try {
-      const state = expect.getState();
-      testFile = state.testPath?.replace(`${process.cwd()}/`, '');
-      testName = state.currentTestName;
-    } catch { /* outside a test */ }
     const summary = JSON.stringify(input ?? null) ?? 'null';
-    fs.appendFileSync(EVENT_AUDIT_FILE, `${JSON.stringify({
-      tool, via,
-      changes: changes.map((c) => `${c.tbl} ${c.op}${c.cols ? `(${c.cols.join(',')})` : ''} x${c.n}`),
+    report({
+      tool, via, changes: describeChanges(changes),
       input: summary.length > 400 ? `${summary.slice(0, 400)}…` : summary,
-      testFile, testName,
-    })}\n`);
+      ...where(),
+    });
+  }
+}
+
+const sqlFunctionTools = new Map<string, string>();
+
+/**
+ * When a test app closes: every transaction made as a key (a tool statement, or GraphQL's own mutations) that no
+ * call's check looked at (MCP SDK clients, JSON-RPC batches, GraphQL, raw requests, a run hook's statement of a call
+ * that then failed) and that changed state without an event. Reported with the tool of the statement, no input.
+ */
+export async function eventAuditSweep(ownerUrl: string): Promise<void> {
+  if (!EVENT_AUDIT_FILE) return;
+  const db = new URL(ownerUrl).pathname;
+  let rows: Array<{ txid: string; fn: string | null; q: string | null; changes: Change[] }>;
+  try {
+    const { pool, installed } = poolFor(ownerUrl);
+    if (!(await installed)) return;
+    ({ rows } = await pool.query(
+      `select c.txid::text as txid, min(c.fn) as fn, min(c.q) as q,
+              json_agg(json_build_object('tbl', c.tbl, 'op', c.op, 'cols', c.cols, 'n', c.n) order by c.id) as changes
+       from ${SCHEMA}.changes c
+       where c.key_id is not null
+         and not exists (select from ${SCHEMA}.changes e where e.txid = c.txid and e.tbl = '${EVENTS_TABLE}' and e.op = 'INSERT')
+       group by c.txid
+       order by min(c.id)`));
+  } catch {
+    return;
+  }
+  if (!sqlFunctionTools.size) for (const t of TOOLS) if (t.hasSql) sqlFunctionTools.set(t.sqlFunction, t.name);
+  for (const r of rows) {
+    const key = `${db}:${r.txid}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const changes = r.changes.filter(needsEvent);
+    if (!changes.length) continue;
+    report({
+      tool: r.fn ? sqlFunctionTools.get(r.fn) ?? r.fn : `graphql: ${r.q ?? '?'}`, via: 'sweep',
+      changes: describeChanges(changes), testFile: where().testFile, // (the last test's name would mislead)
+    });
   }
 }

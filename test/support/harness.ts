@@ -21,7 +21,7 @@ import { buildApp } from '../../src/http/app.ts';
 import { ToolRunner } from '../../src/tools/invoke.ts';
 import { createLogger } from '../../src/log.ts';
 import { startWorker, type WorkerOptions } from '../../src/worker.ts';
-import { eventAuditCheck, eventAuditMark } from './event-audit.ts';
+import { eventAuditCheck, eventAuditMark, eventAuditSweep } from './event-audit.ts';
 import { outputProblems } from './output-audit.ts';
 
 export async function createTestDatabase(): Promise<string> {
@@ -97,6 +97,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
       return url;
     },
     async close() {
+      await eventAuditSweep(ownerUrl); // SVC_EVENT_AUDIT: changes without an event made other than through rest()/rpc()
       await worker?.stop();
       await app.close();
       await hub.close();
