@@ -4,7 +4,7 @@
  * The page signs in with a key kept in sessionStorage, reads and writes through /graphql and follows the
  * SSE stream with fetch (which, unlike EventSource, can send the Bearer key: no key ever goes into a URL).
  *
- * Each file is read once, at start, with its content hash (the ETag) and its gzip and brotli forms: a browser
+ * Each file is read once, at its first request, with its content hash (the ETag) and its gzip and brotli forms: a browser
  * revalidates (`cache-control: no-cache`, the names are not hashed) and gets a 304 while the build is the same,
  * and the bundle travels compressed (about 135 KB of script was sent in full on every load).
  */
