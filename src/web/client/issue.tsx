@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql } from './api.ts';
 import { LabelChip } from './board.tsx';
 import { CommitCheckbox, CommitSelect } from './controls.tsx';
-import { may, PRIORITIES, reasonInWords, statusOf, type Meta } from './data.ts';
+import { may, personName, PRIORITIES, reasonInWords, statusOf, type Meta } from './data.ts';
 import { useLive, useWriteProblem } from './hooks.ts';
 import { renderMarkdown } from './markdown.ts';
 import {
@@ -19,7 +19,7 @@ async function download(id: string) {
 
 const ISSUE = `query Issue($key: String!) {
   issues(condition: {key: $key, deletedAt: null}, first: 1) { nodes {
-    rowId key title description priority statusId queued assignedAgentId claimedById claimExpiresAt createdAt updatedAt dueDate expectedOutput verificationChecklist artifactRequired
+    rowId key title description priority statusId queued assignedAgentId claimedById createdByUserId claimExpiresAt createdAt updatedAt dueDate expectedOutput verificationChecklist artifactRequired
     project { name } cycle { name } parent { key title }
     assignedAgent { name profileKey status } claimedBy { name email }
     createdByUser { name email } createdByAgent { name }
@@ -90,7 +90,6 @@ function relationsNote(L: Lists): string | undefined {
   return seen < all || L.relationsFrom.gap || L.relationsTo.gap ? `Showing ${seen.toLocaleString('en')} of ${all.toLocaleString('en')} relations` : undefined;
 }
 
-const who = (u?: { name: string; email: string } | null) => (u ? u.name || u.email : undefined);
 /** A stored relation kind in words (BLOCKS, DUPLICATES, RELATES_TO). */
 const relationWords = (kind: string) => kind.toLowerCase().replace(/_/g, ' ');
 
@@ -391,7 +390,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
           )}
           <dl>
             <dt>Assignee</dt>
-            <dd id="assignee">{i.assignedAgent ? `Agent: ${i.assignedAgent.name} (${i.assignedAgent.status})` : ''}{i.assignedAgent && i.claimedBy ? ', ' : ''}{who(i.claimedBy) ?? (i.assignedAgent ? '' : 'Nobody')}</dd>
+            <dd id="assignee">{i.assignedAgent ? `Agent: ${i.assignedAgent.name} (${i.assignedAgent.status})` : ''}{i.assignedAgent && i.claimedBy ? ', ' : ''}{personName(meta, i.claimedById, i.claimedBy) ?? (i.assignedAgent ? '' : 'Nobody')}</dd>
             <dt>Labels</dt>
             <dd id="labels">
               {i.issueLabels.nodes.length === 0 && <span class="meta">None</span>}
@@ -413,7 +412,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             {i.cycle && <><dt>Cycle</dt><dd>{i.cycle.name}</dd></>}
             {i.parent && <><dt>Parent</dt><dd><a href={`#/issue/${i.parent.key}`}>{i.parent.key}</a> {i.parent.title}</dd></>}
             {i.dueDate && <><dt>Due</dt><dd>{i.dueDate}</dd></>}
-            <dt>Created</dt><dd>{when(i.createdAt)} by {i.createdByAgent ? `agent ${i.createdByAgent.name}` : who(i.createdByUser)}</dd>
+            <dt>Created</dt><dd>{when(i.createdAt)} by {i.createdByAgent ? `agent ${i.createdByAgent.name}` : personName(meta, i.createdByUserId, i.createdByUser)}</dd>
           </dl>
           <h3>Relations</h3>
           {relationsNote(L) && <p class="meta list-note" id="relations-count">{relationsNote(L)}</p>}
@@ -513,7 +512,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             {withGapAt(comments.rows, comments.gapAt, (c) => (
               <article key={c.rowId} class="comment" data-id={c.rowId}>
                 <header>
-                  <strong>{who(c.authorUser) ?? 'someone'}</strong>
+                  <strong class="author">{personName(meta, c.authorUserId, c.authorUser) ?? 'someone'}</strong>
                   {c.authoringAgent && <span class="badge agent">via agent {c.authoringAgent.name}</span>}
                   {/* Spec 2.4: confidence is kept for every comment, shown only for agent-authored ones. */}
                   {c.authoringAgent && c.confidence && <span class={`badge confidence c-${c.confidence}`}>confidence {c.confidence}</span>}

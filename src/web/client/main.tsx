@@ -3,7 +3,7 @@
 // Routes: #/board, #/list, #/issue/ENG-1, #/agents.
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { follow, gql, onKeyRefused, poll, storedKey, storeKey, type LiveState } from './api.ts';
+import { announce, follow, gql, onKeyRefused, poll, storedKey, storeKey, type LiveState } from './api.ts';
 import { Agents } from './agents.tsx';
 import { Board } from './board.tsx';
 import { loadMeta, may, PRIORITIES, type Filters, type Meta } from './data.ts';
@@ -11,12 +11,13 @@ import { FilterBar } from './filters.tsx';
 import { useHash, useLive } from './hooks.ts';
 import { DRAFT_PREFIX, IssuePage } from './issue.tsx';
 import { List } from './list.tsx';
+import { Who } from './profile.tsx';
 import './style.css';
 
 /** Event kinds that change what the header and filters show (workspace, statuses, projects, labels, cycles, agents,
- * members); issue, comment and run events do not, so they leave that read alone. */
+ * members and their names); issue, comment and run events do not, so they leave that read alone. */
 const changesMeta = (kind: string) =>
-  /^(WORKSPACE_|STATUS_|PROJECT_|LABEL_|CYCLE_|MEMBERSHIP_)/.test(kind) || /^AGENT_(CREATED|UPDATED|DELETED|STATUS_CHANGED)$/.test(kind);
+  /^(WORKSPACE_|STATUS_|PROJECT_|LABEL_|CYCLE_|MEMBERSHIP_|USER_UPDATED$)/.test(kind) || /^AGENT_(CREATED|UPDATED|DELETED|STATUS_CHANGED)$/.test(kind);
 
 /** A hash part as typed, or as it is when it is not valid percent-encoding (#/issue/%E0%A4%A). */
 const decoded = (part: string) => {
@@ -210,6 +211,12 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
         <span id="live" class={live.on ? 'live' : 'live off'} title={!live.on && live.refused ? `No live updates: ${live.refused}` : undefined}>
           {live.on ? 'live' : live.refused ? 'not live: refreshed every 15 s' : 'offline'}
         </span>
+        {m && <Who meta={m} onSaved={async () => {
+          // The header's read first (the new name shows as the dialog closes), then what else is on screen, as the
+          // stream's USER_UPDATED would (it arrives too, for a key that may follow it: the two re-reads are paced as one).
+          await meta.reload();
+          announce('USER_UPDATED');
+        }} />}
         <button id="signout" type="button" onClick={() => void endSession().finally(() => signOut())}>Sign out</button>
       </header>
       {meta.error && !m && <p class="error" role="alert">{meta.error}</p>}
