@@ -100,6 +100,7 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
       const keys = new KeyAuthenticator(pools.api, pools.owner);
       stops.push(() => keys.close());
       notifier.on('svc_keys', (keyId: string) => keys.forget(keyId));
+      notifier.on('connected', () => keys.forgetAll());
       const events = new EventHub(pools.api, notifier);
       stops.push(() => events.close());
       const runner = new ToolRunner(pools.api, { blobs, allowPrivateEgress: config.egressAllowPrivate });

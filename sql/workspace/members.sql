@@ -171,13 +171,13 @@ begin
     select 1 from app_public.memberships where workspace_id = p_workspace_id and role = 'OWNER' and user_id <> p_user_id) then
     raise exception 'The last OWNER cannot be removed' using errcode = 'SV409', detail = 'last_owner';
   end if;
+  -- The membership goes first: its delete waits for their claims, timers, watches and keys being written (they hold it
+  -- in share mode: hold_membership, hold_caller_membership), and each statement below then sees what those wrote.
+  delete from app_public.memberships where id = v_m.id;
   -- A former member's keys for this workspace stop working at once, and so do the plugin keys they issued (those act
   -- for no user, and nothing else would end them).
   update app_private.api_keys set revoked_at = now()
   where workspace_id = p_workspace_id and (user_id = p_user_id or issued_by_user_id = p_user_id) and revoked_at is null;
-  -- The membership goes first: its delete waits for their claims, timers and watches being written (they hold it in
-  -- share mode, hold_membership), and each statement below then sees what those wrote.
-  delete from app_public.memberships where id = v_m.id;
   -- What only they could end ends with them: their claims (released, ISSUE_UPDATED each; others waited for them to
   -- expire and could not release them), their running timer (stopped, as time.stop; time entries write no event) and
   -- their watches. Requests assigned to them go back to no one (ISSUE_UPDATED each, as actionRequests.update), where

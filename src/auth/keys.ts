@@ -165,6 +165,14 @@ export class KeyAuthenticator {
     for (const [k, v] of this.cache) if (v.row?.key_id === keyId) this.cache.delete(k);
   }
 
+  /**
+   * Drops every cached key: the LISTEN connection came back, and a svc_keys notice sent while it was away reached no
+   * one (a re-probe's revoked key kept opening MCP streams from the cache for its lifetime).
+   */
+  forgetAll(): void {
+    this.cache.clear();
+  }
+
   /** lastUsedAt is bumped in batches, not written on every call. */
   async flushLastUsed(): Promise<void> {
     if (this.used.size === 0) return;

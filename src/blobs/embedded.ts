@@ -46,8 +46,12 @@ export class EmbeddedBlobStore implements BlobStore {
   }
 
   sign(p: SignedParams): string {
-    // kid only when there is one: links made before it was signed in still verify until they expire.
-    const text = [p.method, p.key, p.exp, p.max ?? '', p.fn ?? '', p.ct ?? '', ...(p.kid ? [p.kid] : [])].join('\n');
+    // A link with a kid is signed over a JSON array: fields joined by newlines could be shifted into one another (a
+    // re-probe moved the kid into ct and the old ct into fn, dropped kid, and the signature held). Links made before
+    // kid existed carry none and keep their old form until they expire (7 days at most).
+    const text = p.kid
+      ? `v2${JSON.stringify([p.method, p.key, p.exp, p.max ?? null, p.fn ?? null, p.ct ?? null, p.kid])}`
+      : [p.method, p.key, p.exp, p.max ?? '', p.fn ?? '', p.ct ?? ''].join('\n');
     return crypto.createHmac('sha256', this.secret).update(text).digest('hex');
   }
 

@@ -41,7 +41,9 @@ export function registerBlobRoutes(app: FastifyInstance, store: EmbeddedBlobStor
         p.ct = q.ct ?? '';
       }
       let verdict: string;
-      try {
+      // A filename or type with a control character is no link the service made (and is no header value: a 500).
+      if (/[\u0000-\u001f\u007f]/.test(`${p.fn ?? ''}${p.ct ?? ''}`)) verdict = 'bad_signature';
+      else try {
         store.fileOf(p.key);
         verdict = store.verify(p, q.sig);
       } catch {

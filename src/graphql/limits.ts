@@ -25,7 +25,7 @@
  */
 import {
   getNamedType, getNullableType, isListType, isObjectType, isInterfaceType, Kind, parse,
-  type DocumentNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode, type ValueNode,
+  type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode, type ValueNode,
 } from 'postgraphile/graphql';
 import { DEPTH_MESSAGE, MAX_INPUT_DEPTH } from '../tools/text-guard.ts';
 
@@ -116,8 +116,52 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
     return selects(fragment.selectionSet, field, read);
   });
 
+  // A value as the request means it: a variable by its value (two aliases of `issues(first: $a)` and `(first: $b)`
+  // with a = b are the same field).
+  const valueKey = (v: ValueNode): string => {
+    switch (v.kind) {
+      case Kind.VARIABLE: return JSON.stringify(variables?.[v.name.value] ?? defaults.get(v.name.value) ?? null);
+      case Kind.LIST: return `[${v.values.map(valueKey).join(',')}]`;
+      case Kind.OBJECT: return `{${[...v.fields].sort((a, b) => a.name.value.localeCompare(b.name.value)).map((f) => `${f.name.value}:${valueKey(f.value)}`).join(',')}}`;
+      case Kind.NULL: return 'null';
+      default: return JSON.stringify((v as { value?: unknown }).value ?? null);
+    }
+  };
+  // The fields a selection set asks for at its own level, through its fragments (each spread once).
+  const levelFields = (set: SelectionSetNode, out: FieldNode[], read: Set<string>): FieldNode[] => {
+    for (const x of set.selections) {
+      if (x.kind === Kind.FIELD) out.push(x);
+      else if (x.kind === Kind.INLINE_FRAGMENT) levelFields(x.selectionSet, out, read);
+      else if (!read.has(x.name.value) && fragments.has(x.name.value)) {
+        read.add(x.name.value);
+        levelFields(fragments.get(x.name.value)!.selectionSet, out, read);
+      }
+    }
+    return out;
+  };
+  /**
+   * The same field with the same arguments under two names (aliases) is read once and written out twice: twenty
+   * aliases of one list of long descriptions made a 240 MB answer from 12 MB of rows (past REQUEST_BYTES_MAX, which
+   * counts rows), and fifty a string too long for JSON (a 500). It adds nothing an answer needs.
+   */
+  const refuseRepeats = (set: SelectionSetNode) => {
+    const names = new Map<string, Set<string>>();
+    for (const f of levelFields(set, [], new Set())) {
+      if (f.name.value.startsWith('__')) continue;
+      const key = `${f.name.value}(${(f.arguments ?? []).map((a) => `${a.name.value}:${valueKey(a.value)}`).sort().join(',')})`;
+      const seen = names.get(key) ?? new Set<string>();
+      seen.add(f.alias?.value ?? f.name.value);
+      names.set(key, seen);
+      if (seen.size > 1) {
+        throw new Refused(`${f.name.value} is asked for under ${seen.size} names with the same arguments (${[...seen].join(', ')}): ask for it once`);
+      }
+    }
+  };
+
   let inMutation = false;
   const walk = (set: SelectionSetNode, parent: GraphQLNamedType | undefined, depth: number, multiplier: number, inIntrospection: boolean, spreading: Set<string>) => {
+    // (A mutation's fields are writes, each its own: only what they answer is checked.)
+    if (!inIntrospection && !(inMutation && depth === 0)) refuseRepeats(set);
     for (const sel of set.selections) {
       if (sel.kind === Kind.FIELD) {
         if (++fields > L.MAX_FIELDS) throw new Refused(`more than ${L.MAX_FIELDS} fields`);

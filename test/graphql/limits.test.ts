@@ -93,6 +93,19 @@ describe('GraphQL request limits', () => {
     expect(r.body.issues.query).toMatch(/a list without first counts as 10,000/);
   });
 
+  it('the same field with the same arguments under two names is refused (read once, written out as often: 240 MB from 12 MB of rows)', async () => {
+    const k = (await createKey(t, ws)).token; // its own rate budget: the rate-limit test below counts the workspace key's
+    const twice = await gql(t, k, '{ a: issues(first: 5) { nodes { rowId } } b: issues(first: 5) { nodes { rowId } } }');
+    refused(twice);
+    expect(twice.body.issues.query).toMatch(/issues is asked for under 2 names with the same arguments \(a, b\)/);
+    refused(await gql(t, k, '{ issues(first: 5) { nodes { d0: description d1: description } } }'));
+    // Through fragments and variables of equal value too; a field merged under one name, or other arguments, pass.
+    refused(await gql(t, k, 'query($x: Int, $y: Int) { a: issues(first: $x) { nodes { rowId } } ...F } fragment F on Query { b: issues(first: $y) { nodes { rowId } } }', { x: 3, y: 3 }));
+    expect((await gql(t, k, '{ issues(first: 5) { nodes { rowId ...G } } } fragment G on Issue { rowId title }')).status).toBe(200);
+    const other = await gql(t, k, '{ a: issues(first: 5) { nodes { rowId } } b: issues(first: 6) { nodes { rowId } } }');
+    expect([other.status, other.body.errors]).toEqual([200, undefined]);
+  });
+
   it('introspection without a key: one schema is answered, 500 aliases of it are not', async () => {
     expect((await gql(t, undefined, '{ __schema { queryType { name } } }')).status).toBe(200);
     const aliases = Array.from({ length: 500 }, (_, n) => `a${n}: __schema { types { name fields { name args { name } type { name } } } }`).join(' ');

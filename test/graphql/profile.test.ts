@@ -71,6 +71,21 @@ describe('viewerUpdate', () => {
     expect((await userEvents(ws, miaId)).length).toBe(before);
   });
 
+  it('reads a zone in any case, stored as the database spells it; refuses Factory and a name with nothing visible', async () => {
+    expect((await gqlOk(t, mia.token, UPDATE, { tz: 'europe/paris' })).viewerUpdate.user.timezone).toBe('Europe/Paris');
+    expect((await gqlOk(t, mia.token, UPDATE, { tz: 'UTC' })).viewerUpdate.user.timezone).toBe('UTC');
+    for (const [vars, field] of [[{ tz: 'Factory' }, 'timezone'], [{ tz: 'posix/Europe/Paris' }, 'timezone'], [{ name: '\ufeff\u200b' }, 'name']] as const) {
+      expect(Object.keys((await gqlError(t, mia.token, UPDATE, vars)).issues ?? {}), JSON.stringify(vars)).toEqual([field]);
+    }
+    await gqlOk(t, mia.token, UPDATE, { tz: 'Europe/Paris' });
+  });
+
+  it('needs WRITE_USERS: a read-only key of the person reads, and does not rename them', async () => {
+    const reader = await createKey(t, ws, { user: 'mia@example.com', scopes: ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS'] });
+    expect(await gqlError(t, reader.token, UPDATE, { name: 'Renamed by a reader' })).toMatchObject({ status: 403, code: 'scope_required' });
+    expect((await gqlOk(t, reader.token, 'query { viewer { name } }')).viewer.name).toBe('Mia Lindqvist');
+  });
+
   it('is the person\'s own key only: an agent\'s key is refused', async () => {
     await createAgent(t, ws, 'helper');
     const agentKey = await createKey(t, ws, { agent: 'helper', user: 'mia@example.com' });

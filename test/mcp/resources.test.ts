@@ -193,7 +193,7 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
   it('a key revoked while the LISTEN connection was away: its session ends once the connection is back', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Watched across a LISTEN outage' });
     const key = await createKey(t, ws);
-    const { client, updates } = await connect(key.token);
+    const { client, transport, updates } = await connect(key.token);
     await client.subscribeResource({ uri: `issue://${issue.key}` });
     await new Promise((r) => setTimeout(r, 200));
     // Revoked with no svc_keys notice (session_replication_role skips the trigger): as a revoke sent while this
@@ -213,6 +213,10 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
                                where application_name = 'svc-listen' and datname = current_database() and pid <> pg_backend_pid()`);
     await reconnected;
     await new Promise((r) => setTimeout(r, 300));
+    // And the key cache forgot it: the client's reconnecting stream is refused, not served from the cache.
+    const again = await fetch(`${base}/api/mcp`, { headers: { authorization: `Bearer ${key.token}`, accept: 'text/event-stream', 'mcp-session-id': transport.sessionId! } });
+    expect(again.status).toBe(401);
+    await again.body?.cancel();
     const before = updates.length;
     await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Not heard: the session ended' });
     await new Promise((r) => setTimeout(r, 500));

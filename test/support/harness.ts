@@ -74,6 +74,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   await notifier.start();
   const keys = new KeyAuthenticator(pools.api, pools.owner);
   notifier.on('svc_keys', (id: string) => keys.forget(id));
+  notifier.on('connected', () => keys.forgetAll());
   const hub = new EventHub(pools.api, notifier, opts.hub);
   const tmpDir = opts.blobs ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'svc-blobs-'));
   const blobs = opts.blobs ?? new EmbeddedBlobStore({ dataDir: tmpDir!, publicUrl: 'http://127.0.0.1:1' });

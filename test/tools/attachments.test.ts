@@ -143,10 +143,21 @@ describe('attachments on the embedded store', () => {
     const refused = await fetch(dl.url);
     expect([refused.status, (await refused.json()).error]).toEqual([403, 'link_revoked']);
     expect(await curlPut(fileOf('b.txt', Buffer.from('abc')), up.uploadUrl)).toBe(403);
-    // Dropping kid from the link breaks its signature; another key's link works on.
+    // Dropping kid from the link breaks its signature, and so does moving it into another field (a re-probe shifted
+    // kid into ct and ct into fn, as the fields were once joined by newlines); another key's link works on.
     const unkeyed = new URL(dl.url);
     unkeyed.searchParams.delete('kid');
     expect((await fetch(unkeyed)).status).toBe(403);
+    const shifted = new URL(dl.url);
+    const [fn, ct, kid] = ['fn', 'ct', 'kid'].map((k) => shifted.searchParams.get(k) ?? '');
+    shifted.searchParams.delete('kid');
+    shifted.searchParams.set('fn', `${fn}\n${ct}`);
+    shifted.searchParams.set('ct', kid!);
+    const forged = await fetch(shifted);
+    expect([forged.status, (await forged.json()).error]).toEqual([403, 'invalid_signature']);
+    const badHeader = new URL(dl.url);
+    badHeader.searchParams.set('ct', `${ct}\n${kid}`);
+    expect((await fetch(badHeader)).status).toBe(403);
     expect((await curlGet(staying.url)).toString()).toBe('kept bytes');
     // A key that expires in two minutes gets links that expire with it, whatever was asked.
     const brief = (await admin(t, 'create-key', { workspace: ws.key, user: ws.ownerEmail, scopes: 'FULL', 'expires-in-seconds': '120', json: true })).apiKey;

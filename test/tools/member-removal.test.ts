@@ -3,7 +3,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createAgent, createKey, createWorkspace, ok, rest, startTestApp, subjectEvents, type TestApp, type Workspace } from '../support/harness.ts';
-import { gqlOk } from '../support/graphql.ts';
+import { gql, gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -17,6 +17,29 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('removing a member', () => {
+  it('keys they mint while being removed do not outlive the removal (session and plugin keys alike)', async () => {
+    const email = `minting-${ws.key.toLowerCase()}@example.com`;
+    await admin(t, 'add-member', { workspace: ws.key, email, role: 'ADMIN', json: true });
+    const leaver = await createKey(t, ws, { user: email });
+    const plugin = (await gqlOk(t, leaver.token, `mutation { pluginsCreate(input: {name: "Minting", scopes: [READ_ISSUES]}) { pluginInfo { rowId } } }`)).pluginsCreate.pluginInfo.rowId;
+    const { rows: [u] } = await t.pools.owner.query('select id from app_public.users where email = $1', [email]);
+    const mint = (i: number) => gql(t, leaver.token, i % 2
+      ? 'mutation { accessCreateSession(input: {ttlHours: 1}) { issuedApiKey { rawKey } } }'
+      : `mutation($p: UUID!) { pluginIssueApiKey(input: {pluginId: $p, scopes: [READ_ISSUES]}) { issuedApiKey { rawKey } } }`, i % 2 ? undefined : { p: plugin });
+    const minted = Array.from({ length: 16 }, (_, i) => new Promise((r) => setTimeout(r, i * 3)).then(() => mint(i)));
+    await new Promise((r) => setTimeout(r, 15));
+    await gqlOk(t, ws.token, 'mutation($u: UUID!) { membersRemove(input: {userId: $u}) { membership { rowId } } }', { u: u.id });
+    const answers = await Promise.all(minted);
+    const keys = answers.map((a) => (a.data as any)?.accessCreateSession?.issuedApiKey?.rawKey ?? (a.data as any)?.pluginIssueApiKey?.issuedApiKey?.rawKey).filter(Boolean);
+    for (const key of keys) {
+      const r = await rest(t, key, 'issues.list', {});
+      expect(r.status, 'a key minted around the removal still works').toBe(401);
+    }
+    const { rows: [live] } = await t.pools.owner.query(
+      'select count(*)::int as n from app_private.api_keys where workspace_id = $1 and (user_id = $2 or issued_by_user_id = $2) and revoked_at is null', [ws.id, u.id]);
+    expect(live.n).toBe(0);
+  });
+
   it('revokes the plugin keys they issued (those act for no user), not the ones others issued', async () => {
     const email = `plugin-admin-${ws.key.toLowerCase()}@example.com`;
     await admin(t, 'add-member', { workspace: ws.key, email, role: 'ADMIN', json: true });

@@ -33,6 +33,14 @@ describe('relations', () => {
     expect((await ok(t, ws.token, 'relations.add', { fromIssueId: hub.id, toIssueId: spokes[0], kind: 'RELATES_TO' })).created).toBe(false);
     await t.pools.owner.query('delete from app_public.issue_relations where from_issue_id = $1 and to_issue_id = $2', [hub.id, spokes[0]]);
     expect((await ok(t, ws.token, 'relations.add', { fromIssueId: extra.id, toIssueId: hub.id, kind: 'BLOCKS' })).created).toBe(true);
+    // At the cap, concurrent adds take turns: none passes it (40 at once left an issue at 502).
+    await t.pools.owner.query('delete from app_public.issue_relations where from_issue_id = $1 and to_issue_id = any($2::uuid[])', [hub.id, spokes.slice(1, 6)]);
+    const racers = (await ok(t, ws.token, 'issues.createMany', { items: Array.from({ length: 20 }, (_, j) => ({ title: `racer ${j}` })) })).items;
+    const answers = await Promise.all(racers.map((r: { id: string }) => rest(t, ws.token, 'relations.add', { fromIssueId: hub.id, toIssueId: r.id, kind: 'RELATES_TO' })));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(5);
+    expect(answers.filter((a) => a.status === 409).every((a) => a.body.error === 'too_many_relations')).toBe(true);
+    const { rows: [n] } = await t.pools.owner.query('select count(*)::int as n from app_public.issue_relations where from_issue_id = $1 or to_issue_id = $1', [hub.id]);
+    expect(n.n).toBe(500);
   });
 
   it('BLOCKS from A to B is seen from B as BLOCKED_BY; both issues get ISSUE_UPDATED', async () => {
