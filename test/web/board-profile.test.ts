@@ -1,14 +1,15 @@
 /**
  * "Your profile" on the web board, in Debian's headless chromium: the header names who is signed in (their email in
- * the tooltip); its dialog edits the name and the IANA time zone through GraphQL viewerUpdate (any PERSONAL or SESSION
- * key of the person, a read-only one too); a refused zone or name is said next to its field; Escape closes it and
+ * the tooltip); its dialog edits the name and the IANA time zone through GraphQL viewerUpdate (a PERSONAL or SESSION
+ * key of the person holding WRITE_USERS, or FULL; for a key without it the dialog is read-only and says why); a
+ * refused zone or name is said next to its field, in plain words, and a blank name is not sent; Escape closes it and
  * the focus goes back to the header; the new name shows on the person's comments and in the assignee filter, after
  * a save here and live (USER_UPDATED) when it is changed elsewhere.
  */
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
-import { gqlOk } from '../support/graphql.ts';
+import { gqlError, gqlOk } from '../support/graphql.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -16,7 +17,8 @@ let url: string;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-const WRITER = ['READ_ISSUES', 'WRITE_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'WRITE_COMMENTS', 'READ_USERS', 'SUBSCRIBE_EVENTS'] as const;
+/** The board's writing scopes, and WRITE_USERS, which viewerUpdate needs. */
+const WRITER = ['READ_ISSUES', 'WRITE_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'WRITE_COMMENTS', 'READ_USERS', 'WRITE_USERS', 'SUBSCRIBE_EVENTS'] as const;
 const READER = ['READ_ISSUES', 'READ_PROJECTS', 'READ_COMMENTS', 'READ_USERS', 'SUBSCRIBE_EVENTS'] as const;
 const MEMBER = 'mia@example.com';
 /** The zone the browser runs in (the context's), which "Use this browser's zone" offers. */
@@ -28,6 +30,16 @@ let commentId: string;
 const viewer = async (token = member.token) =>
   (await gqlOk<{ viewer: { name: string; email: string; timezone: string } }>(t, token, 'query { viewer { name email timezone } }')).viewer;
 const focused = () => page.evaluate(() => document.activeElement?.id ?? '');
+
+/** The names of the mutations the page sends from now on. */
+function mutations(): string[] {
+  const sent: string[] = [];
+  page.on('request', (r) => {
+    const m = /mutation (\w+)/.exec(r.url().endsWith('/graphql') ? r.postData() ?? '' : '');
+    if (m) sent.push(m[1]!);
+  });
+  return sent;
+}
 
 async function signIn(token: string, hash = '#/board') {
   await page.goto(`${url}/${hash}`);
@@ -111,7 +123,7 @@ describe('your profile', () => {
     await expect.poll(() => page.locator('select[name="assignee"] option', { hasText: 'Mia Lindqvist' }).count()).toBe(1);
   });
 
-  it('a zone the service does not know, or an empty name, is said next to its field, and nothing is saved', async () => {
+  it('a zone the service does not know, or an empty name, is said next to its field in plain words, and nothing is saved', async () => {
     await page.click('#profile');
     await page.waitForSelector('#profile-dialog[open]');
     expect(await page.inputValue('#profile-timezone')).toBe(BROWSER_ZONE);
@@ -126,11 +138,21 @@ describe('your profile', () => {
     expect(await page.isVisible('#profile-dialog[open]')).toBe(true);
 
     await page.fill('#profile-timezone', BROWSER_ZONE);
+    // A blank name is not sent: said at once, in words.
+    const sent = mutations();
     await page.fill('#profile-name', '   ');
     await page.click('#profile-save');
     await page.waitForSelector('#profile-name-error');
-    expect(await page.textContent('#profile-name-error')).toContain('must not be empty');
+    expect(await page.textContent('#profile-name-error')).toBe('A name cannot be empty.');
     expect(await page.locator('#profile-timezone-error').count()).toBe(0);
+    await expect.poll(focused).toBe('profile-name');
+    await page.waitForTimeout(300);
+    expect(sent).toEqual([]);
+    // One of nothing but invisible characters is the service's to refuse: said in words too, not as its rule.
+    await page.fill('#profile-name', '\u200b');
+    await page.click('#profile-save');
+    await expect.poll(() => page.textContent('#profile-name-error')).toBe('A name needs a visible character.');
+    expect(sent).toEqual(['SaveProfile']);
     await page.click('#profile-cancel');
     await page.waitForSelector('#profile-dialog', { state: 'detached' });
     await expect.poll(focused).toBe('profile');
@@ -146,17 +168,59 @@ describe('your profile', () => {
     await expect.poll(author).toBe('Mia L.');
   });
 
-  it('a read-only SESSION key of hers edits her profile too (viewerUpdate needs no write scope)', async () => {
+  it('a read-only SESSION key of hers shows her profile read-only and says why: no Save, and nothing is sent', async () => {
     const reader = await createKey(t, ws, { user: MEMBER, scopes: [...READER], kind: 'SESSION' });
+    // What the dialog says is what the service does: viewerUpdate needs WRITE_USERS.
+    expect(await gqlError(t, reader.token, 'mutation { viewerUpdate(input: {name: "Renamed"}) { user { name } } }'))
+      .toMatchObject({ status: 403, code: 'scope_required' });
     await signIn(reader.token);
     await page.waitForSelector('#readonly');
     await page.click('#profile');
     await page.waitForSelector('#profile-dialog[open]');
-    await page.fill('#profile-name', 'Mia from a reader');
-    await page.fill('#profile-timezone', 'Europe/Paris');
-    await page.click('#profile-save');
+    expect(await page.textContent('#profile-readonly')).toBe('This key cannot change your profile: it lacks the WRITE_USERS scope.');
+    // Her profile as it is, in fields that do not take a change, described by that line.
+    expect(await page.inputValue('#profile-name')).toBe('Mia L.');
+    expect(await page.inputValue('#profile-timezone')).toBe(BROWSER_ZONE);
+    for (const field of ['#profile-name', '#profile-timezone']) {
+      expect(await page.isEditable(field)).toBe(false);
+      expect(await page.getAttribute(field, 'aria-describedby')).toContain('profile-readonly');
+    }
+    expect(await page.locator('#profile-save, #profile-browser-zone, #profile-dialog button[type=submit]').count()).toBe(0);
+    expect(await page.textContent('#profile-cancel')).toBe('Close');
+    // No way to save: typing changes nothing, Enter and a submitted form send nothing.
+    const sent = mutations();
+    await page.focus('#profile-name');
+    await page.keyboard.type('Mia from a reader');
+    await page.keyboard.press('Enter');
+    await page.evaluate(() => document.querySelector<HTMLFormElement>('#profile-dialog form')!.requestSubmit());
+    await page.waitForTimeout(300);
+    expect(await page.inputValue('#profile-name')).toBe('Mia L.');
+    expect(sent).toEqual([]);
+    expect(await page.textContent('#profile-error')).toBe('');
+    await page.click('#profile-cancel');
     await page.waitForSelector('#profile-dialog', { state: 'detached' });
-    expect(await viewer(reader.token)).toEqual({ name: 'Mia from a reader', email: MEMBER, timezone: 'Europe/Paris' });
-    await expect.poll(() => page.textContent('#profile')).toContain('Mia from a reader');
+    await expect.poll(focused).toBe('profile');
+    expect(await viewer(reader.token)).toEqual({ name: 'Mia L.', email: MEMBER, timezone: BROWSER_ZONE });
+  });
+
+  it('a SESSION key made as the sign-in page says (create-key, FULL by default), or one holding WRITE_USERS, saves', async () => {
+    // `npx svc admin create-key --workspace KEY --user you@example.com` (with --kind SESSION): FULL holds WRITE_USERS.
+    const session = (await admin(t, 'create-key', { workspace: ws.key, user: MEMBER, kind: 'SESSION', json: true })).apiKey;
+    expect([session.kind, session.scopes]).toEqual(['SESSION', ['FULL']]);
+    // A narrower one: the board's read scopes and WRITE_USERS only (read-only for issues, not for her profile).
+    const profiler = await createKey(t, ws, { user: MEMBER, scopes: [...READER, 'WRITE_USERS'], kind: 'SESSION' });
+    for (const [token, name, zone] of [[session.rawKey, 'Mia from a session', 'Europe/Paris'], [profiler.token, 'Mia, profile only', 'America/New_York']] as const) {
+      await signIn(token);
+      await page.click('#profile');
+      await page.waitForSelector('#profile-dialog[open]');
+      expect(await page.locator('#profile-readonly').count()).toBe(0);
+      await page.fill('#profile-name', name);
+      await page.fill('#profile-timezone', zone);
+      await page.click('#profile-save');
+      await page.waitForSelector('#profile-dialog', { state: 'detached' });
+      expect(await viewer(token)).toEqual({ name, email: MEMBER, timezone: zone });
+      await expect.poll(() => page.textContent('#profile')).toContain(name);
+    }
+    expect(await page.isVisible('#readonly')).toBe(true);
   });
 });

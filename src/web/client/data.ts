@@ -156,7 +156,7 @@ export function matches(i: IssueRow, f: Filters): boolean {
 }
 
 /** Whether the signed-in key holds a scope (the service checks it again on every write). */
-export const may = (m: Meta, scope: 'WRITE_ISSUES' | 'WRITE_COMMENTS' | 'SUBSCRIBE_EVENTS') => m.scopes.includes('FULL') || m.scopes.includes(scope);
+export const may = (m: Meta, scope: 'WRITE_ISSUES' | 'WRITE_COMMENTS' | 'WRITE_USERS' | 'SUBSCRIBE_EVENTS') => m.scopes.includes('FULL') || m.scopes.includes(scope);
 
 export const currentCycle = (m: Meta) => m.cycles.find((c) => c.currentStatus === 'ACTIVE');
 

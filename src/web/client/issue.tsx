@@ -138,6 +138,9 @@ const COMMENT = 'mutation Comment($i: String!, $b: String!) { commentsCreate(iss
 const EDIT_COMMENT = 'mutation EditComment($id: String!, $body: String!) { commentsUpdate(id: $id, body: $body) }';
 const DELETE_COMMENT = 'mutation DeleteComment($id: String!) { commentsDelete(id: $id) }';
 const NO_WRITE_ISSUES = 'This key may read but not change this issue (no WRITE_ISSUES scope).';
+/** Said, and nothing sent, for a title or a comment left blank (the service would refuse it in its validator's words). */
+const EMPTY_TITLE = 'Not saved: A title cannot be empty.';
+const EMPTY_COMMENT = 'Not saved: A comment cannot be empty (Delete removes it).';
 
 /**
  * The comment being typed, kept in this tab's sessionStorage per person and issue: a key that is revoked or expires
@@ -184,13 +187,17 @@ function MarkdownEditor({ id, label, initial, saveText, onSave, onCancel }: {
   );
 }
 
-/** The title as a one-line field: Enter saves, Escape (or Cancel) leaves it as it was. */
+/**
+ * The title as a one-line field: Enter saves, Escape (or Cancel) leaves it as it was. A blank title is not sent
+ * (the issue keeps its title): `onSave` gets the empty string and says why, and the field keeps what was typed.
+ */
 function TitleForm({ initial, onSave, onCancel }: { initial: string; onSave(title: string): Promise<unknown>; onCancel(): void }) {
   const [title, setTitle] = useState(initial);
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => { input.current?.focus(); input.current?.select(); }, []);
   return (
-    <form id="title-form" class="title-form" onSubmit={(e) => { e.preventDefault(); void onSave(title.trim()); }}>
+    // noValidate: the browser's own bubble for an empty required field said nothing the page's message does not.
+    <form id="title-form" class="title-form" noValidate onSubmit={(e) => { e.preventDefault(); void onSave(title.trim()); }}>
       <input id="title-input" ref={input} aria-label="Title" value={title} maxLength={500} required
         onInput={(e) => setTitle((e.target as HTMLInputElement).value)}
         onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); onCancel(); } }} />
@@ -344,6 +351,12 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
   // Back on "Edit title" once the field goes (a keyboard user stays where they were).
   const closeTitle = () => { setEditing(undefined); setTimeout(() => editTitle.current?.focus()); };
   const saveTitle = async (title: string) => {
+    // A blank title is not sent: the issue keeps its own, and the field stays open with what was typed.
+    if (!title) {
+      problem.said(EMPTY_TITLE);
+      document.getElementById('title-input')?.focus();
+      return;
+    }
     if (title === i.title || await update({ title })) closeTitle();
   };
 
@@ -528,6 +541,11 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
                 {editing === `comment:${c.rowId}`
                   ? <MarkdownEditor id={`comment-input-${c.rowId}`} label="Edit the comment" initial={c.body} saveText="Save comment"
                       onSave={async (text) => {
+                        // A comment emptied is not sent (commentsUpdate refuses it): deleting it is the way.
+                        if (!text.trim()) {
+                          commentProblem.said(EMPTY_COMMENT);
+                          return false;
+                        }
                         const ok = await write(EDIT_COMMENT, { id: c.rowId, body: text }, commentProblem);
                         if (ok) { setEditing(undefined); void keepComment(c.rowId, false); }
                         return ok;
