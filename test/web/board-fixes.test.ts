@@ -265,14 +265,31 @@ describe('the issue page edits', () => {
     await page.keyboard.press('Enter');
     await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: issue.id })).title).toBe('New title');
     await expect.poll(() => page.textContent('#issue-title')).toBe('New title');
-    // A title the service refuses (two lines are not a title): said, the field keeps what was typed.
+    // A blank title is not sent (the service refused it as "Invalid input (title: Too small: expected string to
+    // have >=1 characters)"): said in words, the issue keeps its title and the field what was typed.
+    const sent = mutations();
     await page.click('#edit-title');
     await page.fill('#title-input', ' ');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.textContent('#issue-error')).toMatch(/^Not saved: .*title/);
+    await expect.poll(() => page.textContent('#issue-error')).toBe('Not saved: A title cannot be empty.');
     expect(await page.inputValue('#title-input')).toBe(' ');
-
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('title-input');
+    await page.fill('#title-input', '');
+    await page.keyboard.press('Enter'); // no browser bubble for the empty required field: the page's message
+    expect(await page.textContent('#issue-error')).toBe('Not saved: A title cannot be empty.');
+    await page.waitForTimeout(300);
+    expect(sent).toEqual([]);
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).title).toBe('New title');
     await page.keyboard.press('Escape');
+    expect(await page.textContent('#issue-title')).toBe('New title');
+
+    // A description past the service's limit: its refusal in words too, not as its validator says it.
+    await page.click('#edit-description');
+    await page.fill('#description-input', 'x'.repeat(100_001));
+    await page.click('.md-editor button[type=submit]');
+    await expect.poll(() => page.textContent('#issue-error')).toBe('Not saved: A description can be at most 100,000 characters long.');
+    expect(sent).toEqual(['Update']);
+    await page.click('.md-editor button[type=button]:text("Cancel")');
     await page.click('#edit-description');
     await page.fill('#description-input', '## Steps\n\n1. open **it**');
     await page.click('.md-editor .preview-toggle');
@@ -304,6 +321,21 @@ describe('the issue page edits', () => {
     await expect.poll(async () => (await ok(t, ws.token, 'comments.get', { id: mine.id })).body).toBe('My second take');
     await expect.poll(() => own.locator('.markdown').textContent()).toBe('My second take');
     expect(await own.locator('header .meta').textContent()).toContain('(edited)');
+    // A comment emptied is not sent; one past the limit is refused; both said in words, and the comment stays.
+    const sent = mutations();
+    await own.locator('.comment-edit').click();
+    await own.locator('textarea').fill('  \n ');
+    await own.locator('button[type=submit]').click();
+    await expect.poll(() => page.textContent('#comment-error')).toBe('Not saved: A comment cannot be empty (Delete removes it).');
+    expect(await own.locator('textarea').inputValue()).toBe('  \n ');
+    await page.waitForTimeout(300);
+    expect(sent).toEqual([]);
+    await own.locator('textarea').fill('y'.repeat(100_001));
+    await own.locator('button[type=submit]').click();
+    await expect.poll(() => page.textContent('#comment-error')).toBe('Not saved: A comment can be at most 100,000 characters long.');
+    expect(sent).toEqual(['EditComment']);
+    await own.locator('button[type=button]:text("Cancel")').click();
+    expect((await ok(t, ws.token, 'comments.get', { id: mine.id })).body).toBe('My second take');
     await own.locator('.comment-delete').click();
     await own.locator('.comment-delete-confirm').click();
     await expect.poll(async () => (await ok(t, ws.token, 'comments.list', { issueId: issue.id })).items.map((c: { id: string }) => c.id)).toEqual([theirs.id]);
@@ -413,6 +445,36 @@ describe('addresses', () => {
     await page.waitForTimeout(500);
     expect(await page.locator('.error').count()).toBe(0);
     await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/board');
+  });
+
+  it('bad filters in an address followed from a clean board leave the address too, in place: a reload says nothing', async () => {
+    await page.goto(`${url}/#/board`);
+    await page.waitForSelector('#board .column');
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/board');
+    const entries = await page.evaluate(() => history.length);
+    // The filters applied stay none, before and after: the address was left with the bad ones.
+    await page.evaluate(() => { location.hash = '#/board?label=bad&priority=x'; });
+    await page.waitForSelector('#address-notice');
+    expect(await page.textContent('#address-notice')).toContain('label (none such here), priority “x” (not a priority)');
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/board');
+    // Replaced, not pushed: the followed address's own entry is the only new one (Back is the board before it).
+    expect(await page.evaluate(() => history.length)).toBe(entries + 1);
+    await page.reload();
+    await page.waitForSelector('#board .column');
+    await page.waitForTimeout(500);
+    expect(await page.locator('#address-notice').count()).toBe(0);
+    expect(await page.evaluate(() => location.hash)).toBe('#/board');
+    // Followed again, it is said again; a good filter beside a bad one stays in the address.
+    await page.evaluate(() => { location.hash = '#/board?priority=HIGH&label=bad'; });
+    await page.waitForSelector('#address-notice');
+    expect(await page.textContent('#address-notice')).toContain('label (none such here)');
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/board?priority=HIGH');
+    expect(await page.inputValue('select[name="priority"]')).toBe('HIGH');
+    await page.evaluate(() => { location.hash = '#/board?label=bad'; });
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/board');
+    await expect.poll(() => page.textContent('#address-notice')).toContain('label (none such here)');
+    expect(await page.inputValue('select[name="priority"]')).toBe('');
+    expect(await page.locator('.error').count()).toBe(0);
   });
 
   it('a search longer than 200 characters in the address is cut to 200', async () => {

@@ -6,7 +6,8 @@ export const storedKey = () => sessionStorage.getItem(KEY);
 export const storeKey = (key: string | null) => (key ? sessionStorage.setItem(KEY, key) : sessionStorage.removeItem(KEY));
 
 export class GraphqlError extends Error {
-  constructor(message: string, readonly code?: string, readonly status?: number) {
+  /** A 400's reasons by input field ("name", "timezone", …): a form shows each next to its field. */
+  constructor(message: string, readonly code?: string, readonly status?: number, readonly issues: Record<string, string> = {}) {
     super(message);
   }
 }
@@ -37,7 +38,7 @@ interface Answer { data?: any; errors?: { message: string; path?: (string | numb
 const errorOf = (e: NonNullable<Answer['errors']>[number]) => {
   // An issue that only says the message again ("query has no words…") is not repeated after it.
   const issues = Object.entries(e.extensions?.issues ?? {}).filter(([, why]) => why !== e.message).map(([field, why]) => `${field}: ${why}`);
-  return new GraphqlError(issues.length ? `${e.message} (${issues.join('; ')})` : e.message, e.extensions?.code, e.extensions?.status);
+  return new GraphqlError(issues.length ? `${e.message} (${issues.join('; ')})` : e.message, e.extensions?.code, e.extensions?.status, e.extensions?.issues ?? {});
 };
 
 /** One POST /graphql: the answer's data and errors (a refused key signs the page out; no answer at all throws). */
@@ -134,6 +135,12 @@ function changed(kind?: string) {
     now.forEach((l) => l.run());
   }, Math.max(QUIET_MS, (dueCost() - tokens) / REFILL_PER_MS));
 }
+
+/**
+ * A change this page made itself, re-read as the stream's event of that kind would be (paced with it): for what the
+ * page must show at once even without the stream (a key without SUBSCRIBE_EVENTS), e.g. the person's new name.
+ */
+export const announce = (kind: string) => changed(kind);
 
 /** Re-reads what is on screen every 15 s while the tab is visible: for a key that may not follow the stream. */
 export function poll(): () => void {

@@ -6,6 +6,8 @@ export interface Named { rowId: string; name: string }
 export interface Cycle extends Named { number: number; startsOn: string; endsOn: string; currentStatus: string }
 export interface Agent extends Named { profileKey: string; status: string }
 export interface User extends Named { email: string }
+/** The signed-in person: the name shown on their work, and the IANA zone their "today" is counted in. */
+export interface Viewer extends User { timezone: string }
 /** An issue as the issues.list and issues.get tools return it (the lean shape). */
 export interface IssueRow {
   id: string; key: string; title: string; priority: string; statusId: string; projectId: string | null;
@@ -18,11 +20,24 @@ export interface Meta {
   scopes: string[];
   /** The key's user (null for a key without one): "Claim" claims for them. */
   viewerId: string | null;
+  /** The signed-in person as the header shows them (null for a key without one). */
+  viewer: Viewer | null;
+  /** The key's kind (PERSONAL, SESSION, PLUGIN): only a person's own key edits their profile. */
+  keyKind: string | null;
   /** The key's user's role in the workspace (OWNER/ADMIN moderate comments); null for a key without one. */
   role: string | null;
   /** The key's narrowing (empty: none): an issue made on the board must fall inside it. */
   narrowedTo: { projects: string[]; labels: string[] };
   statuses: Status[]; projects: Named[]; labels: (Named & { color: string })[]; cycles: Cycle[]; agents: Agent[]; users: User[];
+}
+
+/**
+ * A person's name as the page shows it: from the workspace's people (read again when a USER_UPDATED arrives, or
+ * after the person saves their profile), else as the row that names them was read (`read`), else their email.
+ */
+export function personName(meta: Meta, id: string | null | undefined, read?: { name: string; email: string } | null): string | undefined {
+  const u = (id ? meta.users.find((x) => x.rowId === id) : undefined) ?? read ?? undefined;
+  return u ? u.name || u.email : undefined;
 }
 
 /** A status of the workspace by its id. */
@@ -34,7 +49,8 @@ export async function loadMeta(): Promise<Meta> {
     viewerScopes
     viewerProjectIds
     viewerLabelIds
-    viewer { rowId }
+    viewer { rowId name email timezone }
+    viewerKeyKind
     viewerRole
     statuses(orderBy: POSITION_ASC) { nodes { rowId name category } }
     projects(orderBy: NAME_ASC, condition: {archivedAt: null}) { nodes { rowId name } }
@@ -44,7 +60,7 @@ export async function loadMeta(): Promise<Meta> {
     users(orderBy: NAME_ASC) { nodes { rowId name email } }
   }`);
   return {
-    workspace: d.currentWorkspace, scopes: d.viewerScopes ?? [], viewerId: d.viewer?.rowId ?? null, role: d.viewerRole ?? null,
+    workspace: d.currentWorkspace, scopes: d.viewerScopes ?? [], viewerId: d.viewer?.rowId ?? null, viewer: d.viewer ?? null, keyKind: d.viewerKeyKind ?? null, role: d.viewerRole ?? null,
     narrowedTo: { projects: d.viewerProjectIds ?? [], labels: d.viewerLabelIds ?? [] }, statuses: d.statuses.nodes, projects: d.projects.nodes, labels: d.labels.nodes,
     cycles: d.cycles.nodes, agents: d.agents.nodes, users: d.users.nodes,
   };
@@ -140,7 +156,7 @@ export function matches(i: IssueRow, f: Filters): boolean {
 }
 
 /** Whether the signed-in key holds a scope (the service checks it again on every write). */
-export const may = (m: Meta, scope: 'WRITE_ISSUES' | 'WRITE_COMMENTS' | 'SUBSCRIBE_EVENTS') => m.scopes.includes('FULL') || m.scopes.includes(scope);
+export const may = (m: Meta, scope: 'WRITE_ISSUES' | 'WRITE_COMMENTS' | 'WRITE_USERS' | 'SUBSCRIBE_EVENTS') => m.scopes.includes('FULL') || m.scopes.includes(scope);
 
 export const currentCycle = (m: Meta) => m.cycles.find((c) => c.currentStatus === 'ACTIVE');
 

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql } from './api.ts';
 import { LabelChip } from './board.tsx';
 import { CommitCheckbox, CommitSelect } from './controls.tsx';
-import { may, PRIORITIES, reasonInWords, statusOf, type Meta } from './data.ts';
+import { may, personName, PRIORITIES, reasonInWords, statusOf, type Meta } from './data.ts';
 import { useLive, useWriteProblem } from './hooks.ts';
 import { renderMarkdown } from './markdown.ts';
 import {
@@ -19,7 +19,7 @@ async function download(id: string) {
 
 const ISSUE = `query Issue($key: String!) {
   issues(condition: {key: $key, deletedAt: null}, first: 1) { nodes {
-    rowId key title description priority statusId queued assignedAgentId claimedById claimExpiresAt createdAt updatedAt dueDate expectedOutput verificationChecklist artifactRequired
+    rowId key title description priority statusId queued assignedAgentId claimedById createdByUserId claimExpiresAt createdAt updatedAt dueDate expectedOutput verificationChecklist artifactRequired
     project { name } cycle { name } parent { key title }
     assignedAgent { name profileKey status } claimedBy { name email }
     createdByUser { name email } createdByAgent { name }
@@ -90,7 +90,6 @@ function relationsNote(L: Lists): string | undefined {
   return seen < all || L.relationsFrom.gap || L.relationsTo.gap ? `Showing ${seen.toLocaleString('en')} of ${all.toLocaleString('en')} relations` : undefined;
 }
 
-const who = (u?: { name: string; email: string } | null) => (u ? u.name || u.email : undefined);
 /** A stored relation kind in words (BLOCKS, DUPLICATES, RELATES_TO). */
 const relationWords = (kind: string) => kind.toLowerCase().replace(/_/g, ' ');
 
@@ -139,6 +138,9 @@ const COMMENT = 'mutation Comment($i: String!, $b: String!) { commentsCreate(iss
 const EDIT_COMMENT = 'mutation EditComment($id: String!, $body: String!) { commentsUpdate(id: $id, body: $body) }';
 const DELETE_COMMENT = 'mutation DeleteComment($id: String!) { commentsDelete(id: $id) }';
 const NO_WRITE_ISSUES = 'This key may read but not change this issue (no WRITE_ISSUES scope).';
+/** Said, and nothing sent, for a title or a comment left blank (the service would refuse it in its validator's words). */
+const EMPTY_TITLE = 'Not saved: A title cannot be empty.';
+const EMPTY_COMMENT = 'Not saved: A comment cannot be empty (Delete removes it).';
 
 /**
  * The comment being typed, kept in this tab's sessionStorage per person and issue: a key that is revoked or expires
@@ -185,13 +187,17 @@ function MarkdownEditor({ id, label, initial, saveText, onSave, onCancel }: {
   );
 }
 
-/** The title as a one-line field: Enter saves, Escape (or Cancel) leaves it as it was. */
+/**
+ * The title as a one-line field: Enter saves, Escape (or Cancel) leaves it as it was. A blank title is not sent
+ * (the issue keeps its title): `onSave` gets the empty string and says why, and the field keeps what was typed.
+ */
 function TitleForm({ initial, onSave, onCancel }: { initial: string; onSave(title: string): Promise<unknown>; onCancel(): void }) {
   const [title, setTitle] = useState(initial);
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => { input.current?.focus(); input.current?.select(); }, []);
   return (
-    <form id="title-form" class="title-form" onSubmit={(e) => { e.preventDefault(); void onSave(title.trim()); }}>
+    // noValidate: the browser's own bubble for an empty required field said nothing the page's message does not.
+    <form id="title-form" class="title-form" noValidate onSubmit={(e) => { e.preventDefault(); void onSave(title.trim()); }}>
       <input id="title-input" ref={input} aria-label="Title" value={title} maxLength={500} required
         onInput={(e) => setTitle((e.target as HTMLInputElement).value)}
         onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); onCancel(); } }} />
@@ -345,6 +351,12 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
   // Back on "Edit title" once the field goes (a keyboard user stays where they were).
   const closeTitle = () => { setEditing(undefined); setTimeout(() => editTitle.current?.focus()); };
   const saveTitle = async (title: string) => {
+    // A blank title is not sent: the issue keeps its own, and the field stays open with what was typed.
+    if (!title) {
+      problem.said(EMPTY_TITLE);
+      document.getElementById('title-input')?.focus();
+      return;
+    }
     if (title === i.title || await update({ title })) closeTitle();
   };
 
@@ -391,7 +403,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
           )}
           <dl>
             <dt>Assignee</dt>
-            <dd id="assignee">{i.assignedAgent ? `Agent: ${i.assignedAgent.name} (${i.assignedAgent.status})` : ''}{i.assignedAgent && i.claimedBy ? ', ' : ''}{who(i.claimedBy) ?? (i.assignedAgent ? '' : 'Nobody')}</dd>
+            <dd id="assignee">{i.assignedAgent ? `Agent: ${i.assignedAgent.name} (${i.assignedAgent.status})` : ''}{i.assignedAgent && i.claimedBy ? ', ' : ''}{personName(meta, i.claimedById, i.claimedBy) ?? (i.assignedAgent ? '' : 'Nobody')}</dd>
             <dt>Labels</dt>
             <dd id="labels">
               {i.issueLabels.nodes.length === 0 && <span class="meta">None</span>}
@@ -413,7 +425,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             {i.cycle && <><dt>Cycle</dt><dd>{i.cycle.name}</dd></>}
             {i.parent && <><dt>Parent</dt><dd><a href={`#/issue/${i.parent.key}`}>{i.parent.key}</a> {i.parent.title}</dd></>}
             {i.dueDate && <><dt>Due</dt><dd>{i.dueDate}</dd></>}
-            <dt>Created</dt><dd>{when(i.createdAt)} by {i.createdByAgent ? `agent ${i.createdByAgent.name}` : who(i.createdByUser)}</dd>
+            <dt>Created</dt><dd>{when(i.createdAt)} by {i.createdByAgent ? `agent ${i.createdByAgent.name}` : personName(meta, i.createdByUserId, i.createdByUser)}</dd>
           </dl>
           <h3>Relations</h3>
           {relationsNote(L) && <p class="meta list-note" id="relations-count">{relationsNote(L)}</p>}
@@ -513,7 +525,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             {withGapAt(comments.rows, comments.gapAt, (c) => (
               <article key={c.rowId} class="comment" data-id={c.rowId}>
                 <header>
-                  <strong>{who(c.authorUser) ?? 'someone'}</strong>
+                  <strong class="author">{personName(meta, c.authorUserId, c.authorUser) ?? 'someone'}</strong>
                   {c.authoringAgent && <span class="badge agent">via agent {c.authoringAgent.name}</span>}
                   {/* Spec 2.4: confidence is kept for every comment, shown only for agent-authored ones. */}
                   {c.authoringAgent && c.confidence && <span class={`badge confidence c-${c.confidence}`}>confidence {c.confidence}</span>}
@@ -529,6 +541,11 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
                 {editing === `comment:${c.rowId}`
                   ? <MarkdownEditor id={`comment-input-${c.rowId}`} label="Edit the comment" initial={c.body} saveText="Save comment"
                       onSave={async (text) => {
+                        // A comment emptied is not sent (commentsUpdate refuses it): deleting it is the way.
+                        if (!text.trim()) {
+                          commentProblem.said(EMPTY_COMMENT);
+                          return false;
+                        }
                         const ok = await write(EDIT_COMMENT, { id: c.rowId, body: text }, commentProblem);
                         if (ok) { setEditing(undefined); void keepComment(c.rowId, false); }
                         return ok;

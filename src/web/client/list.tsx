@@ -35,7 +35,8 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement;
       // Ctrl+J, Meta+K and the like are the browser's.
-      if (target.matches('input, textarea, select') || e.ctrlKey || e.metaKey || e.altKey) return;
+      // A dialog's buttons (Your profile) are not the list's.
+      if (target.matches('input, textarea, select') || target.closest('dialog') || e.ctrlKey || e.metaKey || e.altKey) return;
       const { shown, selected } = onScreen.current;
       const last = Math.max(shown.length - 1, 0);
       const select = (n: number) => setAt({ key: shown[n]?.key, n });

@@ -3,20 +3,21 @@
 // Routes: #/board, #/list, #/issue/ENG-1, #/agents.
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { follow, gql, onKeyRefused, poll, storedKey, storeKey, type LiveState } from './api.ts';
+import { announce, follow, gql, onKeyRefused, poll, storedKey, storeKey, type LiveState } from './api.ts';
 import { Agents } from './agents.tsx';
 import { Board } from './board.tsx';
 import { loadMeta, may, PRIORITIES, type Filters, type Meta } from './data.ts';
 import { FilterBar } from './filters.tsx';
-import { useHash, useLive } from './hooks.ts';
+import { replaceHash, useHash, useLive } from './hooks.ts';
 import { DRAFT_PREFIX, IssuePage } from './issue.tsx';
 import { List } from './list.tsx';
+import { Who } from './profile.tsx';
 import './style.css';
 
 /** Event kinds that change what the header and filters show (workspace, statuses, projects, labels, cycles, agents,
- * members); issue, comment and run events do not, so they leave that read alone. */
+ * members and their names); issue, comment and run events do not, so they leave that read alone. */
 const changesMeta = (kind: string) =>
-  /^(WORKSPACE_|STATUS_|PROJECT_|LABEL_|CYCLE_|MEMBERSHIP_)/.test(kind) || /^AGENT_(CREATED|UPDATED|DELETED|STATUS_CHANGED)$/.test(kind);
+  /^(WORKSPACE_|STATUS_|PROJECT_|LABEL_|CYCLE_|MEMBERSHIP_|USER_UPDATED$)/.test(kind) || /^AGENT_(CREATED|UPDATED|DELETED|STATUS_CHANGED)$/.test(kind);
 
 /** A hash part as typed, or as it is when it is not valid percent-encoding (#/issue/%E0%A4%A). */
 const decoded = (part: string) => {
@@ -84,6 +85,10 @@ function addressed(hash: string): { filters: Filters; q: string } {
   return { filters: Object.fromEntries(FILTER_NAMES.flatMap((k) => (params.get(k) ? [[k, params.get(k)!]] : []))), q: (params.get('q') ?? '').slice(0, QUERY_MAX) };
 }
 
+/** What a search cut to QUERY_MAX in an address says (undefined when it was not). */
+const cutNotice = (hash: string) => ((new URLSearchParams(hash.split('?')[1] ?? '').get('q') ?? '').length > QUERY_MAX
+  ? `The search in the address was cut to its first ${QUERY_MAX} characters.` : undefined);
+
 /**
  * The filters of an address that name something of this workspace the key sees; the others are dropped (said in a
  * notice) rather than sent for the service's validation message ("labelIds.0: labelIds must be a UUID…"), which
@@ -117,8 +122,11 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   const [typed, setTyped] = useState(() => addressed(location.hash).q);
   const [query, setQuery] = useState(typed.trim());
   // What an address asked for that could not be applied (a filter naming nothing here, a search cut to 200).
-  const [notice, setNotice] = useState<string>();
+  const [notice, setNotice] = useState<string | undefined>(() => cutNotice(location.hash));
   const search = useRef<HTMLInputElement>(null);
+  // The address the filters and the search are in step with: the one they were read from (at the start, or when
+  // followed) or the one written from them (replaceHash). Another hash is an address followed.
+  const synced = useRef(location.hash);
 
   // The stream needs SUBSCRIBE_EVENTS: a key without it is told so here, without a request the service would refuse.
   const mayFollow = meta.data && may(meta.data, 'SUBSCRIBE_EVENTS');
@@ -160,23 +168,32 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   const applied = m ? usable(filters, m) : { filters, dropped: [] };
   const params = new URLSearchParams(Object.entries({ ...applied.filters, q: query }).filter((e): e is [string, string] => Boolean(e[1])));
   const carried = params.size ? `?${params}` : '';
-  useEffect(() => {
-    if (!searchable) return;
-    const want = `#/${view}${carried}`;
-    // replaceState: no hashchange, no history entry per keystroke.
-    if (location.hash !== want) history.replaceState(history.state, '', want);
-  }, [view, carried]);
+  const droppedNow = applied.dropped.join(', ');
+  // Whether this render's filters and search are the address's: not in the render right after an address is
+  // followed (the effect below reads it into the state for the next one), when writing them would put back the
+  // address left.
+  const inStep = hash === synced.current;
   // An address followed (a link, back, forward, an edited address) brings its own filters and search.
   useEffect(() => {
+    if (hash === synced.current) return; // the address the state was read from, or written from it
+    synced.current = hash;
     if (!searchable) { setNotice(undefined); return; }
     const { filters: wanted, q } = addressed(hash);
     if (JSON.stringify(wanted) !== JSON.stringify(filters)) setFilters(wanted);
     if (q !== query) { setTyped(q); setQuery(q); }
-    const long = (new URLSearchParams(hash.split('?')[1] ?? '').get('q') ?? '').length > QUERY_MAX;
-    setNotice(long ? `The search in the address was cut to its first ${QUERY_MAX} characters.` : undefined);
+    setNotice(cutNotice(hash));
   }, [hash]);
-  // Filters naming nothing here are dropped from the state and the address, and said once.
-  const droppedNow = applied.dropped.join(', ');
+  // The address follows the filters and the search (replaceState: no hashchange, no history entry per keystroke).
+  // Filters naming nothing here (dropped below) leave it too, also when the filters applied stay the same
+  // (#/board to #/board?label=bad: `carried` is "" before and after), so a reload does not bring them back.
+  useEffect(() => {
+    if (!searchable || !inStep) return;
+    const want = `#/${view}${carried}`;
+    if (location.hash === want) return;
+    synced.current = want;
+    replaceHash(want);
+  }, [view, carried, droppedNow, inStep]);
+  // Filters naming nothing here are dropped from the state (and the address, above), and said once.
   useEffect(() => {
     if (!droppedNow) return;
     setFilters(applied.filters);
@@ -210,6 +227,12 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
         <span id="live" class={live.on ? 'live' : 'live off'} title={!live.on && live.refused ? `No live updates: ${live.refused}` : undefined}>
           {live.on ? 'live' : live.refused ? 'not live: refreshed every 15 s' : 'offline'}
         </span>
+        {m && <Who meta={m} onSaved={async () => {
+          // The header's read first (the new name shows as the dialog closes), then what else is on screen, as the
+          // stream's USER_UPDATED would (it arrives too, for a key that may follow it: the two re-reads are paced as one).
+          await meta.reload();
+          announce('USER_UPDATED');
+        }} />}
         <button id="signout" type="button" onClick={() => void endSession().finally(() => signOut())}>Sign out</button>
       </header>
       {meta.error && !m && <p class="error" role="alert">{meta.error}</p>}
