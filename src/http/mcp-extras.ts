@@ -6,7 +6,7 @@
  * Everything is read through the tools themselves, as the caller: the same scopes, narrowing and RLS.
  */
 import type { Caller } from '../auth/keys.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, refusesKey } from '../errors.ts';
 import { canCall, findTool } from '../tools/catalog.ts';
 import type { AppServices } from './app.ts';
 
@@ -88,7 +88,9 @@ async function call(services: AppServices, caller: Caller, tool: string, args: R
   try {
     return JSON.parse(await services.callTool(caller, findTool(tool)!, args, 'rpc'));
   } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
+    // A key found revoked, expired or its agent archived refuses the whole request (HTTP 401/403), as tools/call does:
+    // resources/subscribe answered it as -32602 "invalid params".
+    if (!(err instanceof ApiError) || refusesKey(err as unknown)) throw err;
     const body = { ...err.body, status: err.status };
     if (err.status === 404) throw new RpcFault(RESOURCE_NOT_FOUND, err.body.message ?? 'Not found', body);
     throw new RpcFault(INVALID_PARAMS, err.body.message ?? err.body.error, body);

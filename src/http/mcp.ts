@@ -329,6 +329,7 @@ async function handleMessage(
         return rpcResult(id, JSON.stringify(result));
       } catch (err) {
         if (err instanceof RpcFault) return rpcError(id, err.code, err.message, err.data);
+        if (refusesKey(err)) throw err;
         req.log.error({ err, method: msg.method }, 'MCP request failed');
         return rpcError(id, ErrorCode.InternalError, 'Internal error');
       }

@@ -210,6 +210,13 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
     }
     await ok(t, ws.token, 'issues.update', { id: issue.id, title: 'Still heard: nothing said the key went' });
     await until(() => updates.length, (n) => n > 0);
+    // The key cache has not heard either: a subscription's own read finds the key revoked, and the whole request is
+    // refused with 401, as a tool call is (it was -32602 invalid params).
+    const subscribe = await fetch(`${base}/api/mcp`, { method: 'POST', headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json',
+      accept: 'application/json, text/event-stream', 'mcp-session-id': transport.sessionId! },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'resources/subscribe', params: { uri: `issue://${issue.key}` } }) });
+    expect(subscribe.status).toBe(401);
+    await subscribe.body?.cancel();
     const reconnected = new Promise((resolve) => t.notifier.once('connected', resolve));
     await t.pools.owner.query(`select pg_terminate_backend(pid) from pg_stat_activity
                                where application_name = 'svc-listen' and datname = current_database() and pid <> pg_backend_pid()`);
