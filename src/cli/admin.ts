@@ -164,18 +164,20 @@ const commands = [
     // app_private.api_key_info is the shape access.keys / GraphQL accessKeys list (no hash, no token).
     const { rows } = await client.query(
       `select i.id, i.name, i.prefix, i.kind::text as kind, i.scopes::text[] as scopes, i.project_ids, i.label_ids,
-              i.initiative_ids, u.email as user_email, a.profile_key, i.plugin_id, i.created_at, i.last_used_at,
-              i.expires_at, i.revoked_at
+              i.initiative_ids, u.email as user_email, a.profile_key, i.plugin_id, issuer.email as issued_by_email,
+              i.created_at, i.last_used_at, i.expires_at, i.revoked_at
        from app_private.api_keys k
        cross join lateral app_private.api_key_info(k, null) i
        left join app_public.users u on u.id = i.user_id
+       left join app_public.users issuer on issuer.id = k.issued_by_user_id
        left join app_public.agents a on a.id = i.linked_agent_id
        where k.workspace_id = $1
        order by i.created_at desc, i.id`, [ws]);
     const items = rows.map((r) => ({
       id: r.id, name: r.name, prefix: r.prefix, kind: r.kind, scopes: r.scopes, projectIds: r.project_ids,
       labelIds: r.label_ids, initiativeIds: r.initiative_ids, userEmail: r.user_email, agentProfileKey: r.profile_key,
-      pluginId: r.plugin_id, createdAt: iso(r.created_at), lastUsedAt: iso(r.last_used_at), expiresAt: iso(r.expires_at),
+      // A plugin's key acts for no one; who issued it (their removal revokes it).
+      pluginId: r.plugin_id, issuedByEmail: r.issued_by_email, createdAt: iso(r.created_at), lastUsedAt: iso(r.last_used_at), expiresAt: iso(r.expires_at),
       revokedAt: iso(r.revoked_at),
     }));
     const now = Date.now();
@@ -187,7 +189,7 @@ const commands = [
     return {
       json: { items },
       text: table(items.map((k) => ({
-        prefix: `${k.prefix}…`, kind: k.kind, state: state(k), user: k.userEmail, agent: k.agentProfileKey, scopes: k.scopes,
+        prefix: `${k.prefix}…`, kind: k.kind, state: state(k), user: k.userEmail ?? (k.issuedByEmail ? `plugin, by ${k.issuedByEmail}` : null), agent: k.agentProfileKey, scopes: k.scopes,
         narrowed: narrowed(k), lastUsed: k.lastUsedAt, expires: k.expiresAt, id: k.id,
       })), ['prefix', 'kind', 'state', 'user', 'agent', 'scopes', 'narrowed', 'lastUsed', 'expires', 'id'], 'No keys.'),
     };

@@ -49,6 +49,9 @@ describe('removing a member', () => {
     const hanks = (await issue(hank.token)).pluginIssueApiKey.issuedApiKey;
     const owners = (await issue(ws.token)).pluginIssueApiKey.issuedApiKey;
     expect((await rest(t, hanks.rawKey, 'issues.list', {})).status).toBe(200);
+    // The operator sees who issued a plugin's key (it acts for no user).
+    const listed = (await admin(t, 'list-keys', { workspace: ws.key, json: true })).items;
+    expect(listed.find((k: { id: string }) => k.id === hanks.rowId)).toMatchObject({ userEmail: null, issuedByEmail: email });
     const { rows: [u] } = await t.pools.owner.query('select id from app_public.users where email = $1', [email]);
     await gqlOk(t, ws.token, 'mutation($u: UUID!) { membersRemove(input: {userId: $u}) { membership { rowId } } }', { u: u.id });
     const refused = await rest(t, hanks.rawKey, 'issues.list', {});
