@@ -2290,7 +2290,6 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.find_agent(uuid,uuid) returns app_public.agents; plpgsql stable; execute: owner only; agents/agents.sql
 -- app_private.find_membership(uuid,uuid) returns app_public.memberships; plpgsql stable; execute: owner only; workspace/members.sql
 -- app_private.generate_api_token() returns record; plpgsql volatile; execute: owner only; auth/keys.sql
--- app_private.hold_caller_membership(app_private.caller) returns void; plpgsql volatile; execute: owner only; auth/keys.sql
 -- app_private.issue_api_key(uuid,uuid,text,uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text,uuid) returns app_public.issued_api_key; plpgsql volatile; execute: owner only; auth/keys.sql
 -- app_private.issue_last_event_at(uuid,uuid,text) returns timestamp with time zone; sql stable; execute: owner only; dispatch/watchdogs.sql
 -- app_private.issue_number_sequence(uuid) returns text; sql immutable; execute: owner only; issues/triggers.sql

@@ -19,7 +19,9 @@ begin
   if v_caller.user_id is null then
     raise exception 'Plugin keys cannot create keys' using errcode = 'SV403', detail = 'user_key_required';
   end if;
-  perform app_private.hold_caller_membership(v_caller);
+  -- A key minted while its person is being removed: the removal (which deletes the membership, then revokes what the
+  -- person's keys are by then) and this take turns; without it, 6 of 17 session keys minted during a removal outlived it.
+  perform app_hidden.hold_membership();
   -- An agent's key cannot shed its agent identity (and its run-mode gating) by minting a user key.
   if exists (select 1 from app_private.api_keys k where k.id = v_caller.key_id and k.linked_agent_id is not null) then
     raise exception 'Agent keys cannot create keys' using errcode = 'SV403', detail = 'user_key_required';
@@ -237,26 +239,6 @@ begin
 end
 $$;
 comment on function app_private.generate_api_token(OUT raw_key text, OUT prefix text, OUT token_hash bytea) is 'A fresh token svc_sk_<43 base64url chars>, its 14-character display prefix and its SHA-256 (the only part stored).';
-
-create or replace function app_private.hold_caller_membership(p_caller app_private.caller)
- returns void
- language plpgsql
-as $$
-begin
-  -- A key minted while its person is being removed: the removal waits for this transaction (it deletes the membership,
-  -- then revokes what the person's keys are by then), or this waits for the removal and is refused. Without it, keys
-  -- minted during a removal outlived it (a re-probe: 6 of 17 session keys).
-  if p_caller.user_id is not null then
-    perform from app_public.memberships m
-    where m.workspace_id = p_caller.workspace_id and m.user_id = p_caller.user_id
-    for share;
-    if not found then
-      raise exception 'API key revoked' using errcode = 'SV401', detail = 'revoked';
-    end if;
-  end if;
-end
-$$;
-comment on function app_private.hold_caller_membership(p_caller app_private.caller) is 'The in-app key procedures (access.*, pluginIssueApiKey): the caller''s membership held in share mode until commit, so a removal of the member and a key they mint take turns (401 revoked once they are no longer a member).';
 
 create or replace function app_private.issue_api_key(p_workspace_id uuid, p_user_id uuid, p_kind text, p_linked_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[], p_expires_at timestamp with time zone, p_name text default NULL::text, p_plugin_id uuid default NULL::uuid)
  returns app_public.issued_api_key

@@ -36,7 +36,7 @@ declare
   v_issued app_public.issued_api_key;
 begin
   perform app_private.require_plugin_manager(v_caller);
-  perform app_private.hold_caller_membership(v_caller);
+  perform app_hidden.hold_membership();  -- takes turns with the issuer's removal (access_create_key)
   select * into v_plugin from app_private.plugins where id = p_plugin_id and workspace_id = v_caller.workspace_id;
   if v_plugin.id is null then
     raise exception 'Plugin not found' using errcode = 'SV404', column = 'pluginId';

@@ -192,7 +192,7 @@ begin
   return v_user;
 end
 $$;
-comment on function app_hidden.hold_membership() is 'The calling key''s user, their membership held in share mode until commit (401 revoked once they are no longer a member): issues.claim, time.start and issues.watch take it, so a member''s removal and their own writes take turns.';
+comment on function app_hidden.hold_membership() is 'The calling key''s user, their membership held in share mode until commit (401 revoked once they are no longer a member): issues.claim, time.start, issues.watch and the in-app key procedures take it, so a member''s removal and their own writes take turns.';
 grant execute on function app_hidden.hold_membership() to svc_visitor;
 
 create or replace function app_hidden.require_user_or_agent()

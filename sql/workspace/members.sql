@@ -172,7 +172,7 @@ begin
     raise exception 'The last OWNER cannot be removed' using errcode = 'SV409', detail = 'last_owner';
   end if;
   -- The membership goes first: its delete waits for their claims, timers, watches and keys being written (they hold it
-  -- in share mode: hold_membership, hold_caller_membership), and each statement below then sees what those wrote.
+  -- in share mode: hold_membership), and each statement below then sees what those wrote.
   delete from app_public.memberships where id = v_m.id;
   -- A former member's keys for this workspace stop working at once, and so do the plugin keys they issued (those act
   -- for no user, and nothing else would end them).
