@@ -27,6 +27,7 @@ import type { ServerResponse } from 'node:http';
 import type pg from 'pg';
 import { isNarrowed, msUntilExpiry, type Caller } from '../auth/keys.ts';
 import { queryAsCaller } from '../db/as-caller.ts';
+import { fromPgError, refusesKey } from '../errors.ts';
 import type { Notifier } from '../events/notifier.ts';
 
 export interface Subscription {
@@ -241,9 +242,8 @@ export class McpSessions {
       try {
         await queryAsCaller(this.visitorPool, caller, 'read:mcp_key_live', 'true', [], { inShare: false });
       } catch (err) {
-        const { code, detail } = err as { code?: string; detail?: string };
         // Anything else (the database went again) says nothing of the key: the next reconnection asks again.
-        if (code === 'SV401' || (code === 'SV403' && detail === 'agent_archived')) this.onKeyRevoked(caller.keyId);
+        if (refusesKey(fromPgError(err))) this.onKeyRevoked(caller.keyId);
       }
     }));
   }
