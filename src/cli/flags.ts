@@ -29,7 +29,7 @@ export interface FlagSpec {
   max?: number;
   /** Name of the value in usage lines (default: derived from the kind). */
   placeholder?: string;
-  /** Longest allowed `string` value in characters (default 200, a name's length in the API). */
+  /** Longest allowed `string` value in characters, counted as the service counts them: code points (default 200, a name's length in the API). */
   maxLength?: number;
   /** A `string` flag that may hold line breaks and tabs (other control characters are refused anyway). */
   multiline?: boolean;
@@ -64,13 +64,44 @@ const INT4_MAX = 2_147_483_647;
 // paragraph separators, only where the flag is multiline.
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 const LINE_BREAK = /[\n\r\t\u2028\u2029]/;
-/** A value quoted back in an error: never the whole of a 100,000-character paste (a secret in it: main.ts redacts every error). */
-const quoted = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+/**
+ * How many characters a text holds as the service counts them: Unicode code points (PostgreSQL's char_length), not
+ * JavaScript's UTF-16 units, in which 🤖 is two (a 150-robot agent name GraphQL took was "300 characters long" here).
+ */
+export function characters(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point.
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
+}
 
-/** A free-text value as the API would take it: not too long, no control characters (a pasted NUL or escape). */
-function checkedText(name: string, f: FlagSpec, text: string): string {
+/** The first `max` characters (code points: a pair is never split) of a text. */
+function firstCharacters(text: string, max: number): string {
+  let end = 0;
+  for (let n = 0; n < max && end < text.length; n++) end += (text.codePointAt(end)! > 0xffff ? 2 : 1);
+  return text.slice(0, end);
+}
+
+/** A value quoted back in an error: never the whole of a 100,000-character paste (a secret in it: main.ts redacts every error). */
+const quoted = (text: string) => JSON.stringify(characters(text) > 60 ? `${firstCharacters(text, 60)}…` : text);
+
+/**
+ * A free-text value as the API would take it: in Unicode's composed form (NFC), as the service stores text
+ * (docs/decisions.md, "Text is stored composed"), not too long in characters as the service counts them (code
+ * points), no control characters (a pasted NUL or escape).
+ */
+function checkedText(name: string, f: FlagSpec, given: string): string {
   const max = f.maxLength ?? DEFAULT_MAX_LENGTH;
-  if (text.length > max) throw new UsageError(`--${name} is ${text.length} characters long; at most ${max}`);
+  const text = given.normalize('NFC');
+  const length = characters(text);
+  if (length > max) throw new UsageError(`--${name} is ${length} characters long; at most ${max}`);
   if (CONTROL.test(text) || (!f.multiline && LINE_BREAK.test(text))) {
     throw new UsageError(`--${name} holds a control character${f.multiline ? '' : ' or a line break'}; give it as plain text`);
   }
@@ -295,9 +326,10 @@ export function validate<F extends FlagSpecs>(spec: CommandSpec<F>, raw: Record<
           }
           out[name] = up;
         } else {
-          out[name] = checkedText(name, f, text);
+          const checked = checkedText(name, f, text);
+          out[name] = checked;
           // Said back without any user:password@ it holds (the terminal's scrollback and CI logs keep stderr).
-          if (f.pattern && !f.pattern.test.test(text)) throw new UsageError(`--${name} must be ${f.pattern.says}, got ${quoted(text.replace(/\/\/[^/?#\s]*@/, '//…@'))}`);
+          if (f.pattern && !f.pattern.test.test(checked)) throw new UsageError(`--${name} must be ${f.pattern.says}, got ${quoted(checked.replace(/\/\/[^/?#\s]*@/, '//…@'))}`);
         }
       }
     }

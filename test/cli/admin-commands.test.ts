@@ -135,6 +135,17 @@ describe('agents', () => {
     expect(three.agent.maxConcurrent).toBe(3);
   });
 
+  it('a name is as long as the service counts it (code points): 150 robots are 150 characters, stored composed (NFC)', async () => {
+    const robots = '🤖'.repeat(150);
+    const { agent } = await svcJson(['admin', 'create-agent', '--workspace', 'OPS', '--profile-key', 'robots', '--name', robots], env);
+    expect(agent.name).toBe(robots);
+    // 60 smileys for a person's name (at most 100): 60 characters, not 120; a decomposed é is stored composed.
+    const r = await svcJson(['admin', 'update-user', '--email', 'dev@example.com', '--name', `${'🙂'.repeat(60)} Rene\u0301`], env);
+    expect(r.user.name).toBe(`${'🙂'.repeat(60)} Ren\u00e9`);
+    const { rows } = await db.query("select name from app_public.users where email = 'dev@example.com'");
+    expect(rows[0].name).toBe(`${'🙂'.repeat(60)} Ren\u00e9`);
+  });
+
   it('archive-agent emits AGENT_DELETED and unarchive-agent AGENT_UPDATED, through the same SQL as GraphQL', async () => {
     const { agent } = await svcJson(['admin', 'create-agent', '--workspace', 'OPS', '--profile-key', 'retiree', '--name', 'Retiree'], env);
     const archived = await svcJson(['admin', 'archive-agent', '--workspace', 'OPS', '--agent', 'retiree'], env);

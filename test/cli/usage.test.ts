@@ -233,6 +233,33 @@ describe('--help', () => {
     expect(long.length).toBeLessThan(200);
   });
 
+  it('lengths are counted in characters as the service counts them (code points, not UTF-16 units); text is taken composed (NFC)', async () => {
+    const agent = ADMIN_SPECS['create-agent']!;
+    const user = ADMIN_SPECS['update-user']!;
+    const key = ADMIN_SPECS['create-key']!;
+    const base = { workspace: 'ENG', 'profile-key': 'p' };
+    // 150 robots are 150 characters (300 UTF-16 units): GraphQL's agentsCreate takes them, so does the CLI.
+    expect(validate(agent, { ...base, name: '🤖'.repeat(150) }).name).toBe('🤖'.repeat(150));
+    expect(validate(agent, { ...base, name: '🤖'.repeat(200) }).name).toBe('🤖'.repeat(200));
+    expect(() => validate(agent, { ...base, name: '🤖'.repeat(201) })).toThrow(/^--name is 201 characters long; at most 200$/);
+    // update-user --name takes 100: 60 smileys are 60 characters, not 120.
+    expect(validate(user, { email: 'a@b.c', name: '🙂'.repeat(60) }).name).toBe('🙂'.repeat(60));
+    expect(() => validate(user, { email: 'a@b.c', name: '🙂'.repeat(101) })).toThrow(/^--name is 101 characters long; at most 100$/);
+    // A decomposed é (e + U+0301) is taken composed, as the service stores text, and counted as one character.
+    const composed = validate(agent, { ...base, name: 'Cafe\u0301'.repeat(50) }).name;
+    expect(composed).toBe('Caf\u00e9'.repeat(50));
+    expect(validate(agent, { ...base, name: 'e\u0301'.repeat(200) }).name).toBe('\u00e9'.repeat(200));
+    // An error quotes at most 60 characters and never half of a pair.
+    const quoted = (() => { try { validate(key, { workspace: 'ENG', user: 'a@b.c', projects: '🤖'.repeat(100) }); } catch (e) { return (e as Error).message; } })()!;
+    expect(quoted).toContain(`"${'🤖'.repeat(60)}…"`);
+    // Through the binary: the tester's command is no longer a usage mistake (exit 2); it goes on to the database,
+    // here one that is not there (exit 1).
+    const r = await svc(['admin', 'create-agent', '--workspace', 'ENG', '--profile-key', 'robots', '--name', '🤖'.repeat(150), '--json'],
+      { ...env, DATABASE_URL: 'postgres://svc:svc@127.0.0.1:1/none' });
+    expect(r.stderr).not.toMatch(/characters long/);
+    expect(r.code).toBe(1);
+  }, 30_000);
+
   it('an id flag takes a UUID: anything else is exit 2 naming the flag (a raw key is recognised)', async () => {
     const [bad, raw] = await each([['admin', 'revoke-key', '--id', 'nope'], ['admin', 'revoke-key', '--id', 'svc_sk_abcdefsecret']], (args) => svc(args, env));
     expect(bad!.code).toBe(2);
