@@ -38,8 +38,36 @@ export function assertKey(key: string): void {
   if (!BLOB_KEY.test(key)) throw new Error(`invalid blob key ${JSON.stringify(key)}`);
 }
 
-/** attachment; filename="..." with an RFC 5987 filename* for names outside ASCII. */
+/** RFC 8187 attr-char: what may stand unencoded in an ext-value (`filename*`). Every other byte is %XX. */
+const ATTR_CHAR = /^[A-Za-z0-9!#$&+\-.^_`|~]$/;
+const HEX = '0123456789ABCDEF';
+
+/**
+ * The `filename*` value of RFC 8187 (6266): `UTF-8''` and the name's UTF-8 bytes, each outside attr-char
+ * percent-encoded. encodeURIComponent is not that: it leaves ' ( ) * as they are, and `'` ends the language part, so
+ * wget --content-disposition saved "O'Brien (copy) *1*.txt" as "Brien (copy) *1*.txt".
+ */
+export function extValue(text: string): string {
+  let out = "UTF-8''";
+  for (const byte of new TextEncoder().encode(text)) {
+    const c = String.fromCharCode(byte);
+    out += byte < 0x80 && ATTR_CHAR.test(c) ? c : `%${HEX[byte >> 4]}${HEX[byte & 15]}`;
+  }
+  return out;
+}
+
+/**
+ * The plain `filename="..."` fallback for clients that do not read `filename*`: a quoted-string of printable ASCII.
+ * Accents are dropped (Café → Cafe), anything else outside ASCII is one `_` per character; `"` and `\` (which clients
+ * unescape differently) are `_`, and so is a `%` before two hex digits (some clients percent-decode this parameter,
+ * RFC 6266 appendix D).
+ */
+export function asciiFilename(text: string): string {
+  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x20-\x7e]/gu, '_').replace(/["\\]/g, '_').replace(/%(?=[0-9A-Fa-f]{2})/g, '_');
+}
+
+/** attachment; filename="..." (printable ASCII) and the exact name in an RFC 8187 filename*. */
 export function contentDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+  return `attachment; filename="${asciiFilename(filename)}"; filename*=${extValue(filename)}`;
 }
