@@ -11,6 +11,7 @@
  *   with smart tags below; secrets and hashes live in app_private and never reach the schema.
  * - Descriptions are the SQL comments: of tables, columns and functions; a function's arguments and its mutation's
  *   result from `@arg`/`@result` lines in the function's comment (descriptions.ts).
+ * - Text is taken composed (NFC) before a request executes, literals and variables (nfc.ts), as the tools take it.
  */
 import '../polyfills.ts';
 import { PgSimplifyInflectionPreset } from '@graphile/simplify-inflection';
@@ -21,6 +22,7 @@ import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
 import { makeJSONPgSmartTagsPlugin } from 'postgraphile/utils';
 import { DescriptionsPlugin } from './descriptions.ts';
 import { AttributeOrderPlugin, ProcedureKeysetPlugin } from './paging.ts';
+import { ComposedTextPlugin } from './nfc.ts';
 import { ToolMutationsPlugin } from './tool-mutations.ts';
 import { WebhookUrlCheckPlugin } from './webhook-urls.ts';
 
@@ -156,7 +158,7 @@ function oneConnectionPerRequestService(service: GraphileConfig.PgServiceConfigu
 export function makePreset(opts: GraphqlPresetOptions): GraphileConfig.Preset {
   return {
     extends: [PostGraphileAmberPreset, PgSimplifyInflectionPreset],
-    plugins: [HiddenColumnsPlugin, TenantKeyNamingPlugin, WebhookUrlCheckPlugin, ToolMutationsPlugin, AttributeOrderPlugin, ProcedureKeysetPlugin, DescriptionsPlugin],
+    plugins: [HiddenColumnsPlugin, TenantKeyNamingPlugin, WebhookUrlCheckPlugin, ToolMutationsPlugin, AttributeOrderPlugin, ProcedureKeysetPlugin, DescriptionsPlugin, ComposedTextPlugin],
     // PostGraphile hides relations and filters whose columns lack a full (non-partial) index. Ours are
     // mostly partial (`where deleted_at is null`) and every query is confined to one workspace by RLS,
     // so in-app clients get every relation (Project.issues, Agent.assignedIssues, ...).

@@ -205,10 +205,21 @@ export class ToolRunner {
     }
     const over = typeof input === 'object' && input !== null ? overDeclared(t.input, input) : undefined;
     if (over) input = over.declared;
-    const checked = checkInput(t.forwards && typeof input === 'object' && input !== null ? { ...input, [t.forwards]: null } : input);
+    const forwarded = t.forwards && typeof input === 'object' && input !== null ? t.forwards : undefined;
+    const given = forwarded ? { ...input as object, [forwarded]: null } : input;
+    const checked = checkInput(given);
     const structure = checked.structure ?? over?.structure;
     // One issue, alone, at the path of the first container past a limit (docs/decisions.md, "Nesting depth").
     if (structure) throw invalidInput(structure);
+    // Text as the service keeps it, composed (NFC): what zod validates and SQL receives (docs/decisions.md, "Text is
+    // stored composed"). A forwarded input (catalog.call's arguments) is composed by the tool it goes to.
+    if (checked.value !== given) {
+      if (!forwarded) input = checked.value;
+      else {
+        const { [forwarded]: _unread, ...rest } = checked.value as Record<string, unknown>;
+        input = Object.hasOwn(input as object, forwarded) ? { ...rest, [forwarded]: (input as Record<string, unknown>)[forwarded] } : rest;
+      }
+    }
     // Text PostgreSQL cannot store (NUL, lone surrogates) is refused for every tool, naming the field.
     const issues = new IssueMap();
     issues.addAll(checked.text);

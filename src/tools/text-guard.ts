@@ -16,6 +16,13 @@
  *
  * The walk is one pass over the input that builds no path text until it has something to report (it used to
  * build a path string for every value: 0.2 s of the one thread for an array of 300,000 numbers).
+ *
+ * Text is kept composed: the same pass notes whether any string or field name is not in Unicode's composed form
+ * (NFC), and only then is the input copied with every string and field name composed (`InputCheck.value`), which is
+ * what the tool validates and SQL receives. "Café" typed as e + U+0301 and as é were two labels, two statuses, and a
+ * search for one did not find the other (docs/decisions.md, "Text is stored composed"). Numbers, booleans and null are
+ * left as they are, and so is a `secret` (kept as a hash of its bytes). Two field names of one object that are the
+ * same once composed are a 400, not one silently winning.
  */
 
 /** How many objects/arrays deep a tool's input may nest; the input object itself is level 1. */
@@ -29,6 +36,85 @@ export const MAX_ARRAY_ITEMS = 1000;
 export const ARRAY_ITEMS_MESSAGE = `must not have more than ${MAX_ARRAY_ITEMS} items`;
 
 export const NUL_MESSAGE = 'must not contain NUL characters';
+export const SAME_NAME_MESSAGE = 'field name is given twice (the same name, composed and decomposed)';
+
+/** Fields whose text is taken byte for byte, never composed: a runtime's shared secret (runtimes.register) is kept as the SHA-256 of the bytes given. */
+const VERBATIM_FIELDS: ReadonlySet<string> = new Set(['secret']);
+
+// Nothing below U+0300 is changed by NFC or combines with what precedes it (the combining marks start there), so
+// text of Latin-1 and Latin Extended letters is composed without asking ICU.
+const MAYBE_DECOMPOSED = /[^\u0000-\u02ff]/;
+/** True when the text is in Unicode's composed form (NFC). */
+export const isComposed = (s: string): boolean => !MAYBE_DECOMPOSED.test(s) || s.normalize('NFC') === s;
+
+const isPlainObject = (v: object): v is Record<string, unknown> => {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
+const setOwn = (o: Record<string, unknown>, key: string, value: unknown) => {
+  // JSON.parse makes `__proto__` an own field; an assignment would set the copy's prototype instead.
+  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, configurable: true, writable: true });
+  else o[key] = value;
+};
+
+/**
+ * `value` with every string and field name in Unicode's composed form (NFC): `value` itself when all already are,
+ * else a copy (copyComposed). For input no tool checks (GraphQL's own variables, src/graphql/nfc.ts); a tool's input
+ * gets the same from checkInput, which also refuses two field names of an object that become one.
+ */
+export function composed<T>(value: T): T {
+  if (typeof value === 'string') return value.normalize('NFC') as T;
+  if (value === null || typeof value !== 'object') return value;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (!isComposed(v)) return copyComposed(value);
+    } else if (v !== null && typeof v === 'object' && (Array.isArray(v) || isPlainObject(v))) {
+      if (Array.isArray(v)) for (const item of v) stack.push(item);
+      else {
+        for (const key of Object.keys(v)) {
+          if (!isComposed(key)) return copyComposed(value);
+          if (!VERBATIM_FIELDS.has(key)) stack.push(v[key]);
+        }
+      }
+    }
+  }
+  return value;
+}
+
+/**
+ * A copy of `value` with every string and field name in Unicode's composed form (NFC): arrays and plain objects are
+ * copied (iteratively, any depth), numbers, booleans and null kept, and so is the text of a VERBATIM_FIELDS field.
+ */
+function copyComposed<T>(value: T): T {
+  if (typeof value === 'string') return value.normalize('NFC') as T;
+  if (value === null || typeof value !== 'object') return value;
+  const copy = (v: object): object => (Array.isArray(v) ? new Array(v.length) : isPlainObject(v) ? {} : v);
+  const root = copy(value);
+  if (root === value) return value;
+  const sources: object[] = [value];
+  const targets: object[] = [root];
+  while (sources.length) {
+    const from = sources.pop()!;
+    const to = targets.pop()!;
+    const item = (c: unknown, verbatim: boolean): unknown => {
+      if (typeof c === 'string') return verbatim ? c : c.normalize('NFC');
+      if (c === null || typeof c !== 'object') return c;
+      const made = copy(c);
+      if (made !== c) { sources.push(c); targets.push(made); }
+      return made;
+    };
+    if (Array.isArray(from)) {
+      for (let i = 0; i < from.length; i++) (to as unknown[])[i] = item(from[i], false);
+    } else {
+      for (const key of Object.keys(from)) {
+        setOwn(to as Record<string, unknown>, key.normalize('NFC'), item((from as Record<string, unknown>)[key], VERBATIM_FIELDS.has(key)));
+      }
+    }
+  }
+  return root as T;
+}
 export const SURROGATE_MESSAGE = 'must be valid Unicode (no lone surrogates)';
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -65,8 +151,13 @@ const setIssue = (issues: Record<string, string>, path: string, message: string)
 export interface InputCheck {
   /** Nesting past maxDepth, an object past maxKeys or an array past maxItems: the first such place, alone. */
   structure?: Record<string, string>;
-  /** Strings and keys PostgreSQL cannot store, at most maxTextIssues of them. */
+  /** Strings and keys PostgreSQL cannot store, and field names that are the same once composed; at most maxTextIssues. */
   text: Record<string, string>;
+  /**
+   * The input with its text composed (NFC): the value given itself when all of it already is (the usual case), else a
+   * copy (copyComposed). What a tool validates and runs. Undefined beside `structure` (nothing runs).
+   */
+  value?: unknown;
 }
 
 /**
@@ -87,9 +178,12 @@ export function checkInput(
   if (typeof value === 'string') {
     const problem = textProblem(value);
     if (problem) textIssue(undefined, undefined, problem);
-    return { text };
+    return { text, value: value.normalize('NFC') };
   }
-  if (value === null || typeof value !== 'object') return { text };
+  if (value === null || typeof value !== 'object') return { text, value };
+  // Whether every string and field name seen so far is composed (NFC); once one is not, no more are asked about.
+  let allComposed = true;
+  const noteText = (s: string) => { if (allComposed && !isComposed(s)) allComposed = false; };
   // The containers still to visit, with their place and level (parallel stacks: no tuple per container).
   const values: object[] = [value];
   const places: Array<Place | undefined> = [undefined];
@@ -105,7 +199,7 @@ export function checkInput(
       for (let i = v.length - 1; i >= 0; i--) {
         const c: unknown = v[i];
         if (typeof c === 'string') {
-          if (textFound < maxTextIssues) { const problem = textProblem(c); if (problem) textIssue(place, i, problem); }
+          if (textFound < maxTextIssues) { const problem = textProblem(c); if (problem) textIssue(place, i, problem); else noteText(c); }
         } else if (c !== null && typeof c === 'object') {
           values.push(c); places.push({ parent: place, key: i }); depths.push(depth + 1);
         }
@@ -113,21 +207,35 @@ export function checkInput(
     } else {
       const keys = Object.keys(v);
       if (keys.length > maxKeys) return structure(place, OBJECT_KEYS_MESSAGE);
+      // The composed form of each field name, counted, made only for an object one of whose names is not composed.
+      let names: Map<string, number> | undefined;
       for (const key of keys) {
         if (textFound < maxTextIssues) {
           const problem = textProblem(key);
           if (problem) { textIssue(place, key, `field name ${problem}`); continue; }
+          if (!isComposed(key)) {
+            allComposed = false;
+            if (!names) {
+              names = new Map();
+              for (const k of keys) { const n = k.normalize('NFC'); names.set(n, (names.get(n) ?? 0) + 1); }
+            }
+            if (names.get(key.normalize('NFC'))! > 1) textIssue(place, key, SAME_NAME_MESSAGE);
+          }
         }
         const c: unknown = (v as Record<string, unknown>)[key];
         if (typeof c === 'string') {
-          if (textFound < maxTextIssues) { const problem = textProblem(c); if (problem) textIssue(place, key, problem); }
+          if (textFound < maxTextIssues) {
+            const problem = textProblem(c);
+            if (problem) textIssue(place, key, problem);
+            else if (!VERBATIM_FIELDS.has(key)) noteText(c);
+          }
         } else if (c !== null && typeof c === 'object') {
           values.push(c); places.push({ parent: place, key }); depths.push(depth + 1);
         }
       }
     }
   }
-  return { text };
+  return { text, value: allComposed ? value : copyComposed(value) };
 }
 
 /** Field path → message for every string (or key) in `value` that PostgreSQL cannot store; {} when none. */
@@ -142,9 +250,12 @@ export const NOT_IN_A_LINE = /[\u0001-\u001f\u007f-\u009f\u2028\u2029\u202a-\u20
 
 /**
  * Text from outside (an issue title on GitHub, a web page's <title>) made into a name as the tools would take it:
- * breaks and controls become spaces, direction overrides go, runs of spaces are one, at most `max` characters.
+ * composed (NFC), breaks and controls become spaces, direction overrides go, runs of spaces are one, at most `max`
+ * characters (UTF-16 units, as zod counts them; a pair is never cut in half, which PostgreSQL could not store).
  */
 export function oneLine(text: string, max = 500): string {
-  return text.replace(/[\u202a-\u202e\u2066-\u2069]/g, '').replace(new RegExp(NOT_IN_A_LINE.source, 'g'), ' ')
-    .replace(/\s+/g, ' ').trim().slice(0, max).trim();
+  let line = text.normalize('NFC').replace(/[\u202a-\u202e\u2066-\u2069]/g, '').replace(new RegExp(NOT_IN_A_LINE.source, 'g'), ' ')
+    .replace(/\s+/g, ' ').trim();
+  if (line.length > max) line = line.slice(0, /[\ud800-\udbff]/.test(line[max - 1]!) ? max - 1 : max);
+  return line.trim();
 }
