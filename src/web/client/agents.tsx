@@ -56,7 +56,7 @@ export function Agents({ meta }: { meta: Meta }) {
                 <Fragment key={a.rowId}>
                   <tr data-agent={a.profileKey}>
                     <td>
-                      <strong>{a.name}</strong> <span class="meta">{a.profileKey} · {a.provider}</span>
+                      <strong><bdi>{a.name}</bdi></strong> <span class="meta">{a.profileKey} · {a.provider}</span>
                       <div><button type="button" class="link timeline-toggle" aria-expanded={open} aria-controls={`timeline-${a.rowId}`}
                         onClick={() => setOpened(open ? undefined : a.rowId)}>{open ? 'Hide timeline' : 'Timeline'}</button></div>
                     </td>
@@ -98,7 +98,7 @@ function Work({ agent, meta }: { agent: any; meta: Meta }) {
   return (
     <>
       {agent.agentRuns.nodes.map((r: any) => r.issue && (
-        <div key={r.rowId}><a href={`#/issue/${r.issue.key}`}>{r.issue.key}</a> {r.issue.title} <span class="meta">{r.currentStep ?? r.status}</span>
+        <div key={r.rowId}><a href={`#/issue/${r.issue.key}`}>{r.issue.key}</a> <bdi>{r.issue.title}</bdi> <span class="meta">{r.currentStep ?? r.status}</span>
           {/* Its issue was closed while the run is open (its agent ends it with runs.complete): said, not hidden. */}
           {closed.has(r.issue.statusId) && (
             <span class="meta closed-issue"> · issue {statusOf(meta, r.issue.statusId)?.name}, run still open</span>
@@ -106,7 +106,7 @@ function Work({ agent, meta }: { agent: any; meta: Meta }) {
         </div>
       ))}
       {waiting.map((i: any) => (
-        <div key={i.rowId} class="assigned"><a href={`#/issue/${i.key}`}>{i.key}</a> {i.title} <span class="meta">assigned, no open run</span></div>
+        <div key={i.rowId} class="assigned"><a href={`#/issue/${i.key}`}>{i.key}</a> <bdi>{i.title}</bdi> <span class="meta">assigned, no open run</span></div>
       ))}
     </>
   );

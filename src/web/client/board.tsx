@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, notUsageReport } from './api.ts';
 import { COLUMN_PAGE, loadColumns, may, type Filters, type IssueRow, type Meta } from './data.ts';
 import { useLive, useWriteProblem } from './hooks.ts';
+import { TITLE_MAX, tooLong } from './text.ts';
 
 const MOVE = 'mutation Move($id: String!, $statusId: String) { issuesUpdate(id: $id, statusId: $statusId) }';
 const CREATE = `mutation Create($title: String!, $statusId: String, $projectId: String, $labelIds: [String!], $priority: String) {
@@ -17,9 +18,12 @@ function NewIssue({ statusId, filters, meta, onDone }: { statusId: string; filte
   const problem = useWriteProblem();
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => input.current?.focus(), []); // opened by its button: typing goes here at once
+  // The service's limit in characters, said as it is passed (maxLength counted UTF-16 units: 250 emoji at most).
+  const long = tooLong(title.trim(), TITLE_MAX, 'title');
   const submit = async (e: Event) => {
     e.preventDefault();
     if (!title.trim()) return;
+    if (long) return problem.said(`Not created: ${long}`);
     try {
       await gql(CREATE, { title, statusId, projectId: filters.project ?? meta.narrowedTo.projects[0] ?? null,
                           labelIds: filters.label ? [filters.label] : meta.narrowedTo.labels.length ? [meta.narrowedTo.labels[0]] : null,
@@ -31,16 +35,20 @@ function NewIssue({ statusId, filters, meta, onDone }: { statusId: string; filte
   };
   return (
     <form class="new-issue" onSubmit={submit}>
-      <input ref={input} aria-label="Title of the new issue" placeholder="Title, then Enter" value={title} maxLength={500}
-        onInput={(e) => setTitle((e.target as HTMLInputElement).value)} onKeyDown={(e) => { if (e.key === 'Escape') onDone(false); }} />
+      <input ref={input} aria-label="Title of the new issue" placeholder="Title, then Enter" value={title} dir="auto"
+        aria-invalid={long ? true : undefined} onInput={(e) => setTitle((e.target as HTMLInputElement).value)} onKeyDown={(e) => { if (e.key === 'Escape') onDone(false); }} />
+      {long && !problem.text && <p class="hint too-long" role="status">{long}</p>}
       {problem.text && <p class="error" role="alert">{problem.text}</p>}
     </form>
   );
 }
 
-/** A label as a chip with its colour as a dot (the name stays readable whatever the colour). */
+/**
+ * A label as a chip with its colour as a dot (the name stays readable whatever the colour); a long name ends in
+ * "…" (all of it in the tooltip), and is isolated from the text around it (an Arabic name reordered what followed).
+ */
 export function LabelChip({ name, color }: { name: string; color: string }) {
-  return <span class="label"><i class="dot" style={{ background: color }} />{name}</span>;
+  return <span class="label" title={name}><i class="dot" style={{ background: color }} /><bdi>{name}</bdi></span>;
 }
 
 export function Card({ issue, meta, movable }: { issue: IssueRow; meta: Meta; movable: boolean }) {
@@ -52,9 +60,9 @@ export function Card({ issue, meta, movable }: { issue: IssueRow; meta: Meta; mo
       onDragStart={(e) => e.dataTransfer?.setData('text/plain', issue.id)}>
       {issue.priority !== 'NONE' && <span class={`priority p-${issue.priority}`}>{issue.priority}</span>}
       {/* A long title is cut at three lines here (its whole text in the tooltip and on the issue page). */}
-      <span class="key">{issue.key}</span> <span class="title" title={issue.title}>{issue.title}</span>
+      <span class="key">{issue.key}</span> <bdi class="title" title={issue.title}>{issue.title}</bdi>
       {labels.length > 0 && <span class="labels">{labels.map((l) => <LabelChip key={l.rowId} name={l.name} color={l.color} />)}</span>}
-      {(agent || user) && <span class="assignee">{agent ? `Agent: ${agent.name}` : user!.name || user!.email}</span>}
+      {(agent || user) && <span class="assignee">{agent ? <>Agent: <bdi>{agent.name}</bdi></> : <bdi>{user!.name || user!.email}</bdi>}</span>}
     </a>
   );
 }

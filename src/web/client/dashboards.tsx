@@ -160,7 +160,7 @@ export function AgentTimeline({ agentId, name }: { agentId: string; name: string
   const spans = ['ONLINE', 'BUSY', 'OFFLINE'].filter((s) => u.secondsByStatus[s] != null);
   return (
     <div class="agent-timeline timeline" data-agent-id={agentId}>
-      <h3 id={`timeline-title-${agentId}`}>{name}: last {WINDOW_HOURS} hours</h3>
+      <h3 id={`timeline-title-${agentId}`}><bdi>{name}</bdi>: last {WINDOW_HOURS} hours</h3>
       <p class="uptime">
         Up (ONLINE or BUSY) <strong class="ratio">{percent(u.uptimeRatio)}</strong> of the window
         {/* A newer agent's window starts when it was created. */}
@@ -174,7 +174,7 @@ export function AgentTimeline({ agentId, name }: { agentId: string; name: string
             return (
               <li key={e.id} data-kind={e.kind}>
                 <time class="meta" dateTime={e.at}>{when(e.at)}</time> <span class="badge kind">{e.kind}</span>
-                {e.issueKey && <> <a href={`#/issue/${e.issueKey}`}>{e.issueKey}</a> <span class="title">{e.issueTitle}</span></>}
+                {e.issueKey && <> <a href={`#/issue/${e.issueKey}`}>{e.issueKey}</a> <bdi class="title">{e.issueTitle}</bdi></>}
                 {more && <> {more}</>}
               </li>
             );

@@ -7,9 +7,10 @@ import { may, personName, PRIORITIES, reasonInWords, statusOf, type Meta } from 
 import { useLive, useWriteProblem } from './hooks.ts';
 import { renderMarkdown } from './markdown.ts';
 import {
-  connection, earlierBefore, emptyWindow, gapRange, keptRow, newestAfter, PAGE, rowsOf, showing, withEarlier, withGap, withNewest, withRow, type Window,
+  connection, earlierBefore, emptyWindow, gapRange, keptRow, PAGE, rowsOf, showing, withEarlier, withGap, withNewest, withRow, type Window,
 } from './paging.ts';
 import { REQUEST_FIELDS, RequestCard, type Request } from './requests.tsx';
+import { TITLE_MAX, tooLong } from './text.ts';
 
 /** A file attachment opens at a short-lived signed URL, asked for when it is clicked (it expires in 15 minutes). */
 async function download(id: string) {
@@ -49,9 +50,12 @@ const listField = (name: ListName, page: string) => {
   const l = LISTS[name];
   return `${name}: ${l.field}(condition: {${l.condition}}, orderBy: ${l.orderBy}, ${page}) { ${connection(l.fields)} }`;
 };
-/** Every list's newest page, in one request: the last PAGE rows after the last one kept. */
-const NEWEST = `query IssueLists($id: UUID!, ${LIST_NAMES.map((n) => `$${n}: Cursor`).join(', ')}) {
-  ${LIST_NAMES.map((n) => listField(n, `last: ${PAGE}, after: $${n}`)).join('\n  ')}
+/**
+ * Every list's newest page, in one request: its last PAGE rows, merged by id into what is kept (withNewest). Not
+ * read after the last row kept: a row placed before it that committed later would never be read.
+ */
+const NEWEST = `query IssueLists($id: UUID!) {
+  ${LIST_NAMES.map((n) => listField(n, `last: ${PAGE}`)).join('\n  ')}
 }`;
 /** A page before a list's first row shown ("Show earlier"), or of a gap. */
 const EARLIER = (name: ListName) => `query Earlier($id: UUID!, $before: Cursor) { ${listField(name, `last: ${PAGE}, before: $before`)} }`;
@@ -70,7 +74,7 @@ async function loadIssue(key: string, lists: { current: Lists }) {
   if (!issue) return { issue: undefined };
   if (lists.current.issueId !== issue.rowId) lists.current = noLists(issue.rowId);
   const kept = lists.current;
-  const pages = await gql(NEWEST, { id: issue.rowId, ...Object.fromEntries(LIST_NAMES.map((n) => [n, newestAfter(kept[n])])) });
+  const pages = await gql(NEWEST, { id: issue.rowId });
   lists.current = { ...kept, ...Object.fromEntries(LIST_NAMES.map((n) => [n, withNewest(kept[n], pages[n], byRowId)])) as Rows };
   return { issue, run: issue.agentRuns.nodes[0] };
 }
@@ -95,18 +99,18 @@ const relationWords = (kind: string) => kind.toLowerCase().replace(/_/g, ' ');
 
 type TimelineEvent = { rowId: string; seq: string; kind: string; createdAt: string; payload?: Record<string, any> | null };
 /** One line of the timeline: what changed, from the event's payload, where the kind alone would not say. */
-function describeEvent(ev: TimelineEvent, meta: Meta): string {
+function describeEvent(ev: TimelineEvent, meta: Meta): ComponentChild {
   const p = ev.payload ?? {};
-  const status = (id: unknown) => statusOf(meta, id)?.name ?? 'a status';
-  const agent = (id: unknown) => meta.agents.find((a) => a.rowId === id)?.name ?? 'an agent';
+  const status = (id: unknown) => <bdi>{statusOf(meta, id)?.name ?? 'a status'}</bdi>;
+  const agent = (id: unknown) => <bdi>{meta.agents.find((a) => a.rowId === id)?.name ?? 'an agent'}</bdi>;
   switch (ev.kind) {
-    case 'ISSUE_STATUS_CHANGED': return `status ${status(p.from)} → ${status(p.to)}`;
+    case 'ISSUE_STATUS_CHANGED': return <>status {status(p.from)} → {status(p.to)}</>;
     case 'ISSUE_PRIORITY_CHANGED': return `priority ${p.from} → ${p.to}`;
     case 'ISSUE_UPDATED':
       // A relation alone: which kind was linked or unlinked (the other issue is in the relations list, if visible).
       if (p.relationChange && Array.isArray(p.changes) && p.changes.length === 1) return `${p.relationChange === 'added' ? 'linked' : 'unlinked'}: ${relationWords(p.relationKind)}`;
       return Array.isArray(p.changes) && p.changes.length ? `changed ${p.changes.map(fieldName).join(', ')}` : 'updated';
-    case 'AGENT_ASSIGNED': return `assigned to ${agent(p.agentId)}${p.auto ? ' by the dispatcher' : ''}${p.reason ? ` (${reasonInWords(p.reason)})` : ''}`;
+    case 'AGENT_ASSIGNED': return <>assigned to {agent(p.agentId)}{p.auto ? ' by the dispatcher' : ''}{p.reason ? ` (${reasonInWords(p.reason)})` : ''}</>;
     case 'AGENT_RUN_STATUS_CHANGED': {
       // The reason when it says more than the move (a completed run's reason is "completed").
       const to = String(p.to ?? '').toLowerCase();
@@ -129,6 +133,8 @@ const KIND_WORDS: Record<string, string> = {
   AGENT_RUN_KICKED: 'run kicked', AGENT_RUN_STALLED: 'run stalled',
 };
 const when = (t?: string | null) => (t ? new Date(t).toLocaleString() : '');
+/** A person's or agent's name isolated from the text around it (<bdi>: an Arabic name reordered a date after it). */
+const named = (name: string | null | undefined) => (name ? <bdi>{name}</bdi> : name);
 
 const UPDATE = `mutation Update($id: String!, $statusId: String, $priority: String, $queued: Boolean, $title: String, $description: String) {
   issuesUpdate(id: $id, statusId: $statusId, priority: $priority, queued: $queued, title: $title, description: $description) }`;
@@ -178,7 +184,7 @@ function MarkdownEditor({ id, label, initial, saveText, onSave, onCancel }: {
       </div>
       {preview
         ? <div class="markdown preview" dangerouslySetInnerHTML={{ __html: text.trim() ? renderMarkdown(text) : '<p class="empty">Nothing to preview.</p>' }} />
-        : <textarea id={id} ref={area} aria-label={label} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />}
+        : <textarea id={id} ref={area} aria-label={label} dir="auto" value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />}
       <div class="actions">
         <button type="submit" disabled={saving}>{saveText}</button>
         <button type="button" onClick={onCancel}>Cancel</button>
@@ -195,14 +201,18 @@ function TitleForm({ initial, onSave, onCancel }: { initial: string; onSave(titl
   const [title, setTitle] = useState(initial);
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => { input.current?.focus(); input.current?.select(); }, []);
+  // Said as it is passed, not refused keystroke by keystroke (maxLength counted UTF-16 units: a title of 300 emoji
+  // took no more).
+  const long = tooLong(title.trim(), TITLE_MAX, 'title');
   return (
     // noValidate: the browser's own bubble for an empty required field said nothing the page's message does not.
     <form id="title-form" class="title-form" noValidate onSubmit={(e) => { e.preventDefault(); void onSave(title.trim()); }}>
-      <input id="title-input" ref={input} aria-label="Title" value={title} maxLength={500} required
-        onInput={(e) => setTitle((e.target as HTMLInputElement).value)}
+      <input id="title-input" ref={input} aria-label="Title" value={title} required dir="auto"
+        aria-invalid={long ? true : undefined} aria-describedby={long ? 'title-too-long' : undefined} onInput={(e) => setTitle((e.target as HTMLInputElement).value)}
         onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); onCancel(); } }} />
       <button type="submit">Save</button>
       <button type="button" onClick={onCancel}>Cancel</button>
+      {long && <span class="hint too-long" id="title-too-long" role="status">{long}</span>}
     </form>
   );
 }
@@ -352,8 +362,9 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
   const closeTitle = () => { setEditing(undefined); setTimeout(() => editTitle.current?.focus()); };
   const saveTitle = async (title: string) => {
     // A blank title is not sent: the issue keeps its own, and the field stays open with what was typed.
-    if (!title) {
-      problem.said(EMPTY_TITLE);
+    const long = tooLong(title, TITLE_MAX, 'title');
+    if (!title || long) {
+      problem.said(long ? `Not saved: ${long}` : EMPTY_TITLE);
       document.getElementById('title-input')?.focus();
       return;
     }
@@ -364,7 +375,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
     <main class="page issue" data-key={i.key}>
       <p><a href="#/list">← Issues</a></p>
       <div class="issue-head">
-        <h1><span class="key">{i.key}</span> {editing !== 'title' && <span id="issue-title">{i.title}</span>}</h1>
+        <h1><span class="key">{i.key}</span> {editing !== 'title' && <bdi id="issue-title">{i.title}</bdi>}</h1>
         {editing === 'title'
           ? <TitleForm initial={i.title} onSave={saveTitle} onCancel={closeTitle} />
           : writable && <button type="button" id="edit-title" class="link" ref={editTitle} onClick={() => setEditing('title')}>Edit title</button>}
@@ -403,7 +414,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
           )}
           <dl>
             <dt>Assignee</dt>
-            <dd id="assignee">{i.assignedAgent ? `Agent: ${i.assignedAgent.name} (${i.assignedAgent.status})` : ''}{i.assignedAgent && i.claimedBy ? ', ' : ''}{personName(meta, i.claimedById, i.claimedBy) ?? (i.assignedAgent ? '' : 'Nobody')}</dd>
+            <dd id="assignee">{i.assignedAgent && <>Agent: <bdi>{i.assignedAgent.name}</bdi> ({i.assignedAgent.status})</>}{i.assignedAgent && i.claimedBy ? ', ' : ''}{named(personName(meta, i.claimedById, i.claimedBy)) ?? (i.assignedAgent ? '' : 'Nobody')}</dd>
             <dt>Labels</dt>
             <dd id="labels">
               {i.issueLabels.nodes.length === 0 && <span class="meta">None</span>}
@@ -421,20 +432,20 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
                 </CommitSelect>
               )}
             </dd>
-            {i.project && <><dt>Project</dt><dd>{i.project.name}</dd></>}
-            {i.cycle && <><dt>Cycle</dt><dd>{i.cycle.name}</dd></>}
-            {i.parent && <><dt>Parent</dt><dd><a href={`#/issue/${i.parent.key}`}>{i.parent.key}</a> {i.parent.title}</dd></>}
+            {i.project && <><dt>Project</dt><dd><bdi>{i.project.name}</bdi></dd></>}
+            {i.cycle && <><dt>Cycle</dt><dd><bdi>{i.cycle.name}</bdi></dd></>}
+            {i.parent && <><dt>Parent</dt><dd><a href={`#/issue/${i.parent.key}`}>{i.parent.key}</a> <bdi>{i.parent.title}</bdi></dd></>}
             {i.dueDate && <><dt>Due</dt><dd>{i.dueDate}</dd></>}
-            <dt>Created</dt><dd>{when(i.createdAt)} by {i.createdByAgent ? `agent ${i.createdByAgent.name}` : personName(meta, i.createdByUserId, i.createdByUser)}</dd>
+            <dt>Created</dt><dd>{when(i.createdAt)} by {i.createdByAgent ? <>agent <bdi>{i.createdByAgent.name}</bdi></> : named(personName(meta, i.createdByUserId, i.createdByUser))}</dd>
           </dl>
           <h3>Relations</h3>
           {relationsNote(L) && <p class="meta list-note" id="relations-count">{relationsNote(L)}</p>}
           <ul id="relations">
             {withGapAt(relationsFrom.rows, relationsFrom.gapAt,
-              (r) => r.toIssue && <li key={r.rowId}>{relationWords(r.kind)} <a href={`#/issue/${r.toIssue.key}`}>{r.toIssue.key}</a> {r.toIssue.title}</li>,
+              (r) => r.toIssue && <li key={r.rowId}>{relationWords(r.kind)} <a href={`#/issue/${r.toIssue.key}`}>{r.toIssue.key}</a> <bdi>{r.toIssue.title}</bdi></li>,
               () => gapMarker('relationsFrom', 'li'))}
             {withGapAt(relationsTo.rows, relationsTo.gapAt,
-              (r) => r.fromIssue && <li key={r.rowId}><a href={`#/issue/${r.fromIssue.key}`}>{r.fromIssue.key}</a> {r.fromIssue.title} {relationWords(r.kind)} this</li>,
+              (r) => r.fromIssue && <li key={r.rowId}><a href={`#/issue/${r.fromIssue.key}`}>{r.fromIssue.key}</a> <bdi>{r.fromIssue.title}</bdi> {relationWords(r.kind)} this</li>,
               () => gapMarker('relationsTo', 'li'))}
             {!relationsFrom.rows.some((r) => r.toIssue) && !relationsTo.rows.some((r) => r.fromIssue) && <li class="meta">None</li>}
           </ul>
@@ -446,8 +457,8 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             {attachments.rows.length === 0 && <li class="meta">None</li>}
             {withGapAt(attachments.rows, attachments.gapAt, (a: any) => (
               <li key={a.rowId}>{a.externalUrl && /^https?:/.test(a.externalUrl)
-                ? <a href={a.externalUrl} rel="noopener noreferrer" target="_blank">{a.linkTitle || a.externalUrl}</a>
-                : <span><button type="button" class="link download" data-id={a.rowId} onClick={() => download(a.rowId)}>{a.filename ?? a.linkTitle}</button>
+                ? <a href={a.externalUrl} rel="noopener noreferrer" target="_blank"><bdi>{a.linkTitle || a.externalUrl}</bdi></a>
+                : <span><button type="button" class="link download" data-id={a.rowId} onClick={() => download(a.rowId)}><bdi>{a.filename ?? a.linkTitle}</bdi></button>
                     {' '}<span class="meta">({a.mimeType}, {a.sizeBytes} bytes)</span></span>}</li>
             ), () => gapMarker('attachments', 'li'))}
           </ul>
@@ -478,7 +489,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
               {i.verificationChecklist?.length > 0 && (
                 <ul class="checklist">
                   {i.verificationChecklist.map((c: { id: string; label: string; done?: boolean }) => (
-                    <li key={c.id} data-id={c.id} class={c.done ? 'done' : ''}>{c.done ? '☑' : '☐'} {c.label}</li>
+                    <li key={c.id} data-id={c.id} class={c.done ? 'done' : ''}>{c.done ? '☑' : '☐'} <bdi>{c.label}</bdi></li>
                   ))}
                 </ul>
               )}
@@ -490,7 +501,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             <section class="run" id="run">
               <h2>Agent run</h2>
               <dl>
-                <dt>Agent</dt><dd>{d.run.agent?.name}</dd>
+                <dt>Agent</dt><dd><bdi>{d.run.agent?.name}</bdi></dd>
                 <dt>Status</dt><dd>{d.run.status}{d.run.controlState ? ` (${d.run.controlState})` : ''}</dd>
                 <dt>Mode</dt><dd class="mode">{d.run.engagementMode}</dd>
                 <dt>Step</dt><dd class="step">{d.run.currentStep ?? '—'}</dd>
@@ -525,8 +536,9 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             {withGapAt(comments.rows, comments.gapAt, (c) => (
               <article key={c.rowId} class="comment" data-id={c.rowId}>
                 <header>
-                  <strong class="author">{personName(meta, c.authorUserId, c.authorUser) ?? 'someone'}</strong>
-                  {c.authoringAgent && <span class="badge agent">via agent {c.authoringAgent.name}</span>}
+                  {/* Names isolated from what follows them: an author's name ending in Arabic took the date into its run. */}
+                  <strong class="author"><bdi>{personName(meta, c.authorUserId, c.authorUser) ?? 'someone'}</bdi></strong>
+                  {c.authoringAgent && <span class="badge agent">via agent <bdi>{c.authoringAgent.name}</bdi></span>}
                   {/* Spec 2.4: confidence is kept for every comment, shown only for agent-authored ones. */}
                   {c.authoringAgent && c.confidence && <span class={`badge confidence c-${c.confidence}`}>confidence {c.confidence}</span>}
                   {c.kind !== 'COMMENT' && <span class="badge">{c.kind}</span>}
@@ -563,7 +575,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             {commentProblem.text && <p class="error" id="comment-error" role="alert">{commentProblem.text}</p>}
             {commentable
               ? <form class="new-comment" onSubmit={comment}>
-                  <textarea aria-label="Comment" placeholder="Write a comment (markdown)" value={body} onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)} />
+                  <textarea aria-label="Comment" dir="auto" placeholder="Write a comment (markdown)" value={body} onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)} />
                   <button type="submit" disabled={!body.trim() || posting}>Comment</button>
                 </form>
               : <p class="hint" id="comment-readonly">This key may not comment (no WRITE_COMMENTS scope).</p>}

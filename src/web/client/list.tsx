@@ -70,12 +70,12 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
               <tr key={i.id} class={n === selected ? 'selected' : ''} data-key={i.key} aria-selected={n === selected} onClick={() => setAt({ key: i.key, n })}
                 onDblClick={() => { location.hash = `#/issue/${i.key}`; }}>
                 <td class="key"><a href={`#/issue/${i.key}`}>{i.key}</a></td>
-                <td class="title">{i.title}
+                <td class="title"><bdi>{i.title}</bdi>
                   {/* On a phone the priority and assignee columns give their width to the title: said under it. */}
-                  <span class="row-meta">{[i.priority !== 'NONE' ? i.priority : '', assignee].filter(Boolean).join(' · ')}</span></td>
+                  <span class="row-meta">{i.priority !== 'NONE' ? i.priority : ''}{i.priority !== 'NONE' && assignee ? ' · ' : ''}{assignee && <bdi>{assignee}</bdi>}</span></td>
                 <td class="status">{statusOf(meta, i.statusId)?.name}</td>
                 <td class="priority">{i.priority}</td>
-                <td class="assignee">{assignee}</td>
+                <td class="assignee"><bdi>{assignee}</bdi></td>
               </tr>
             );
           })}

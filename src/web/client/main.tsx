@@ -12,6 +12,7 @@ import { replaceHash, useHash, useLive } from './hooks.ts';
 import { DRAFT_PREFIX, IssuePage } from './issue.tsx';
 import { List } from './list.tsx';
 import { Who } from './profile.tsx';
+import { chars, cut, tooLong } from './text.ts';
 import './style.css';
 
 /** Event kinds that change what the header and filters show (workspace, statuses, projects, labels, cycles, agents,
@@ -77,16 +78,16 @@ async function endSession(): Promise<void> {
 }
 
 const FILTER_NAMES = ['project', 'label', 'assignee', 'priority', 'cycle'] as const;
-/** The search box's limit, and the service's for `query`: a longer q in an address is cut to it. */
+/** The search box's limit, and the service's for `query` (characters): a longer q in an address is cut to it. */
 const QUERY_MAX = 200;
 /** The filters and the search a board or list address carries (#/board?project=…&q=…). */
 function addressed(hash: string): { filters: Filters; q: string } {
   const params = new URLSearchParams(hash.split('?')[1] ?? '');
-  return { filters: Object.fromEntries(FILTER_NAMES.flatMap((k) => (params.get(k) ? [[k, params.get(k)!]] : []))), q: (params.get('q') ?? '').slice(0, QUERY_MAX) };
+  return { filters: Object.fromEntries(FILTER_NAMES.flatMap((k) => (params.get(k) ? [[k, params.get(k)!]] : []))), q: cut(params.get('q') ?? '', QUERY_MAX) };
 }
 
 /** What a search cut to QUERY_MAX in an address says (undefined when it was not). */
-const cutNotice = (hash: string) => ((new URLSearchParams(hash.split('?')[1] ?? '').get('q') ?? '').length > QUERY_MAX
+const cutNotice = (hash: string) => (chars(new URLSearchParams(hash.split('?')[1] ?? '').get('q') ?? '') > QUERY_MAX
   ? `The search in the address was cut to its first ${QUERY_MAX} characters.` : undefined);
 
 /**
@@ -121,6 +122,8 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   const [filters, setFilters] = useState<Filters>(() => addressed(location.hash).filters);
   const [typed, setTyped] = useState(() => addressed(location.hash).q);
   const [query, setQuery] = useState(typed.trim());
+  // Said instead of refusing keystrokes (maxLength counts UTF-16 units: it took 100 emoji of the 200 characters).
+  const overLong = tooLong(typed.trim(), QUERY_MAX, 'search');
   // What an address asked for that could not be applied (a filter naming nothing here, a search cut to 200).
   const [notice, setNotice] = useState<string | undefined>(() => cutNotice(location.hash));
   const search = useRef<HTMLInputElement>(null);
@@ -143,7 +146,8 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
     return () => onKeyRefused(undefined);
   }, []);
   useEffect(() => {
-    const t = setTimeout(() => setQuery(typed.trim()), 150);
+    // A search typed past the limit searches its first QUERY_MAX characters (and says so under the box).
+    const t = setTimeout(() => setQuery(cut(typed.trim(), QUERY_MAX)), 150);
     return () => clearTimeout(t);
   }, [typed]);
   useEffect(() => {
@@ -210,13 +214,14 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   return (
     <>
       <header class="top">
-        <strong id="workspace">{m ? `${m.workspace.name} (${m.workspace.key})` : 'Issue board'}</strong>
+        <strong id="workspace">{m ? <><bdi>{m.workspace.name}</bdi> ({m.workspace.key})</> : 'Issue board'}</strong>
         <nav>
           {[['board', 'Board'], ['list', 'List'], ['agents', 'Agents']].map(([v, text]) => (
             <a key={v} href={`#/${v}${v === 'agents' ? '' : carried}`} class={view === v ? 'active' : ''} id={`nav-${v}`}>{text}</a>
           ))}
         </nav>
-        {searchable && <input id="search" ref={search} type="search" placeholder="Search issues  ( / )" aria-label="Search issues" value={typed} maxLength={200}
+        {searchable && <input id="search" ref={search} type="search" placeholder="Search issues  ( / )" aria-label="Search issues" value={typed} dir="auto"
+          aria-describedby={overLong ? 'search-too-long' : undefined}
           onInput={(e) => setTyped((e.target as HTMLInputElement).value)}
           onKeyDown={(e) => {
             if (e.key !== 'Escape' && e.key !== 'Enter') return;
@@ -237,6 +242,7 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
       </header>
       {meta.error && !m && <p class="error" role="alert">{meta.error}</p>}
       {m && searchable && <FilterBar meta={m} filters={applied.filters} onChange={(f) => { setNotice(undefined); setFilters(f); }} />}
+      {overLong && searchable && <p class="notice" id="search-too-long" role="status">{overLong} Searching its first {QUERY_MAX}.</p>}
       {notice && searchable && (
         <p class="notice" id="address-notice" role="status">{notice}{' '}
           <button type="button" class="link" aria-label="Dismiss this notice" onClick={() => setNotice(undefined)}>×</button></p>

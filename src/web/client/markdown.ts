@@ -42,4 +42,7 @@ export const renderMarkdown = (source: string): string => micromark(source, {
       : `<a class="external-image" href="${src}" rel="noreferrer noopener" target="_blank">${alt || 'image'} (image)</a>`)
   // A GFM task's checkbox (shown, not ticked here) is named by its state, so a screen reader says what it is.
   .replace(/<input type="checkbox" disabled=""( checked="")? \/>/g, (_box, checked?: string) =>
-    `<input type="checkbox" disabled=""${checked ?? ''} aria-label="${checked ? 'done' : 'not done'}" />`);
+    `<input type="checkbox" disabled=""${checked ?? ''} aria-label="${checked ? 'done' : 'not done'}" />`)
+  // Each block takes its direction from its own text (dir="auto"): an Arabic or Hebrew paragraph reads right to
+  // left, aligned right, beside English ones. Raw HTML is escaped, so these tags are micromark's own.
+  .replace(/<(p|li|h[1-6]|blockquote|th|td)(?=[ >])/g, '<$1 dir="auto"');

@@ -6,11 +6,13 @@
  * events. docs/decisions.md, "The issue page reads its lists a page at a time".
  *
  * A window of a list, oldest first: `older` (pages read on request, and rows of an earlier read of the newest page
- * that newer rows have since pushed out of it), maybe a gap, `later`, then `newest`. The newest page is read after
- * the last row kept (`newestAfter`), so what is shown stays one run of rows: when new rows push some out of the
- * newest page, the rows the last read showed are kept instead of vanishing. Only when more than a page of rows comes
- * between two reads can rows be missing between the kept ones and the newest page: that gap is shown, with a button
- * that reads it a page at a time.
+ * that newer rows have since pushed out of it), maybe a gap, `later`, then `newest`. The newest page is the list's
+ * last PAGE rows, read with no lower bound and merged into what is kept by row id: when new rows push some out of
+ * the newest page, the rows the last read showed are kept instead of vanishing. It is not read after the last row
+ * kept: a row whose place is before that one but that committed later (two comments written at once, the earlier
+ * one committing second) was never read again, and two of 200 concurrent comments showed only after a reload. Only
+ * when more than a page of rows comes between two reads can rows be missing between the kept ones and the newest
+ * page: that gap is shown, with a button that reads it a page at a time.
  */
 export const PAGE = 50;
 
@@ -46,29 +48,36 @@ export function rowsOf<T>(w: Window<T>): { rows: T[]; gapAt: number | undefined 
   return { rows, gapAt: w.gap ? w.older.length : undefined };
 }
 
-/** The cursor the newest page is read after: the last row kept (none while none is: then it is the last PAGE rows). */
-export const newestAfter = (w: Window<unknown>): string | null => (w.later.at(-1) ?? w.older.at(-1))?.cursor ?? null;
-
 /**
- * The window with a new read of its newest page (`last: PAGE, after: newestAfter(w)`); `id` names a row.
- * The caller reads one page of a window at a time (the reads go in turn), so the page was read after `newestAfter(w)`.
+ * The window with a new read of its newest page (`last: PAGE`, no cursor); `id` names a row. A row of the page
+ * replaces the kept one of that id wherever it is; the rows of the last read that the page has moved past (those
+ * before the first one it still holds) are kept, and one after that row that it does not hold was deleted.
  */
 export function withNewest<T>(w: Window<T>, page: Connection<T>, id: (row: T) => string): Window<T> {
   const newest = page.edges;
   const total = page.totalCount;
-  // Nothing kept: the newest page is the list's last PAGE rows.
-  if (!w.older.length && !w.later.length) return { ...w, earlier: page.pageInfo.hasPreviousPage, gap: false, newest, total };
-  // The page holds every row after the kept ones (with no row kept after the gap, the gap is gone).
-  if (!page.pageInfo.hasPreviousPage) return { ...w, gap: w.gap && w.later.length > 0, newest, total };
-  // More than a page after the kept rows: the ones the last read showed and this page has moved past are kept.
-  const at = newest.length ? w.newest.findIndex((e) => id(e.node) === id(newest[0]!.node)) : -1;
-  if (at > 0) {
-    const moved = w.newest.slice(0, at);
-    return w.gap ? { ...w, later: [...w.later, ...moved], newest, total } : { ...w, older: [...w.older, ...moved], newest, total };
+  // Nothing shown yet, or the page is the whole list (a row kept that it does not hold was deleted).
+  if (!page.pageInfo.hasPreviousPage || (!w.older.length && !w.later.length && !w.newest.length)) {
+    return { older: [], earlier: page.pageInfo.hasPreviousPage, gap: false, later: [], newest, total };
   }
-  if (at === 0) return { ...w, gap: true, newest, total };
-  // Not one row of the last read is in it: more than a page came at once, and rows are missing before it.
-  return w.gap ? { ...w, later: [], newest, total } : { ...w, older: [...w.older, ...w.newest], gap: true, newest, total };
+  const ids = new Set(newest.map((e) => id(e.node)));
+  const held = (e: Edge<T>) => ids.has(id(e.node));
+  const before = (edges: Edge<T>[]) => {
+    const at = edges.findIndex(held);
+    return at < 0 ? edges : edges.slice(0, at);
+  };
+  // The page reaches back into the older rows (rows were deleted): it follows them with nothing in between.
+  if (w.older.some(held)) return { ...w, older: before(w.older), gap: false, later: [], newest, total };
+  // The rows of the last read the page has moved past; when it holds none of them more than a page came at once:
+  // all of them, and rows may be missing after them.
+  const overlaps = w.newest.some(held);
+  const moved = overlaps ? before(w.newest) : w.newest;
+  if (w.gap) {
+    if (w.later.some(held)) return { ...w, later: before(w.later), newest, total };
+    // A second gap: the rows after the first go into it (reading the gap brings them back).
+    return { ...w, later: overlaps ? [...w.later, ...moved] : [], newest, total };
+  }
+  return { ...w, older: [...w.older, ...moved], gap: !overlaps, newest, total };
 }
 
 /** The cursor "Show earlier" reads before (`last: PAGE, before: …`): the first row shown. */

@@ -50,7 +50,7 @@ export function Who({ meta, onSaved }: { meta: Meta; onSaved(): Promise<void> })
     <>
       <button id="profile" type="button" class="who" ref={opener} title={v.email} aria-haspopup="dialog" aria-expanded={open}
         onClick={() => setOpen(true)}>
-        <span class="sr-only">Your profile: </span>{v.name || v.email}
+        <span class="sr-only">Your profile: </span><bdi>{v.name || v.email}</bdi>
       </button>
       {open && <ProfileDialog viewer={v} editable={may(meta, 'WRITE_USERS')} onSaved={onSaved}
         onClosed={() => { setOpen(false); opener.current?.focus(); }} />}
@@ -130,7 +130,7 @@ function ProfileDialog({ viewer, editable, onSaved, onClosed }: { viewer: Viewer
         <p class="meta">Signed in as <span id="profile-email">{viewer.email}</span></p>
         {!editable && <p class="hint" id="profile-readonly">{PROFILE_READ_ONLY}</p>}
         <label for="profile-name">Name</label>
-        <input id="profile-name" ref={fields.name} type="text" autocomplete="name" value={name} readOnly={!editable}
+        <input id="profile-name" ref={fields.name} type="text" autocomplete="name" dir="auto" value={name} readOnly={!editable}
           aria-invalid={issues.name ? true : undefined} aria-describedby={described('name', 'profile-name-hint')}
           onInput={(e) => setName((e.target as HTMLInputElement).value)} />
         <span class="hint" id="profile-name-hint">Shown on your work in each of your workspaces (one line, up to 100 characters).</span>

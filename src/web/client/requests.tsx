@@ -50,11 +50,11 @@ export function RequestCard({ request: r, canAct, viewerId, onDone }: { request:
   return (
     <article class="request" data-id={r.rowId}>
       <header>
-        <strong>{r.title}</strong> <span class="badge">{r.options ? 'POLL' : r.kind}</span>
+        <strong><bdi>{r.title}</bdi></strong> <span class="badge">{r.options ? 'POLL' : r.kind}</span>
         {r.issue && <a href={`#/issue/${r.issue.key}`} class="key"> {r.issue.key}</a>}
       </header>
       {r.body && <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(r.body) }} />}
-      <p class="meta">asked by {by ?? 'someone'}{r.assignedAgent ? `, for agent ${r.assignedAgent.name}` : r.assignedUser ? `, for ${r.assignedUser.name || r.assignedUser.email}` : ''}</p>
+      <p class="meta">asked by <bdi>{by ?? 'someone'}</bdi>{r.assignedAgent ? <>, for agent <bdi>{r.assignedAgent.name}</bdi></> : r.assignedUser ? <>, for <bdi>{r.assignedUser.name || r.assignedUser.email}</bdi></> : ''}</p>
       {r.options && (
         <div class="options">
           {r.options.map((o) => {
@@ -62,7 +62,7 @@ export function RequestCard({ request: r, canAct, viewerId, onDone }: { request:
             return (
               <button type="button" key={o.key} class={`vote${mine === o.key ? ' mine' : ''}`} data-option={o.key} disabled={!!r.votingClosedAt || !['OPEN', 'SNOOZED'].includes(r.status) || !canAct}
                 title={o.description} onClick={() => act('mutation Vote($id: String!, $o: String!) { actionRequestsVote(id: $id, optionKey: $o) }', { id: r.rowId, o: o.key })}>
-                {o.label} · {count}
+                <bdi>{o.label}</bdi> · {count}
               </button>
             );
           })}
