@@ -39,9 +39,14 @@ export function errorExtensions(e: ApiError, name: (field: string) => string = (
 
 /**
  * The argument of the failing field a refusal that names no field is about, where the request shows it: the cursor
- * argument for a bad cursor (after, before), the place in a literal that holds a NUL (`condition.title`), or the
- * field's only argument.
+ * argument for a bad cursor (after, before), the place in a literal that holds a NUL (`condition.title`; in a
+ * mutation's `input` object, its field alone: `name`, not `input.name`), or the field's only argument.
  * PostGraphile's and PostgreSQL's own refusals name none; the README promises issues keyed by argument.
+ *
+ * The rule (docs/decisions.md, "One name per field in GraphQL's refusals"): a field is named as the operation's field
+ * takes it, a tool field's argument (`title`) or a field of a mutation's `input` (`name`, `skills.0.name`), which
+ * is also how the SQL checks behind the mutations name it (a name too long: `name`). PostGraphile's `input` object
+ * only wraps the procedure's arguments, so it is left out. A NUL in a literal under `input` was `input.name`.
  */
 function argumentOf(error: GraphQLError, message: string): string | undefined {
   const field = error.nodes?.[0];
@@ -49,25 +54,27 @@ function argumentOf(error: GraphQLError, message: string): string | undefined {
   const args = field.arguments ?? [];
   if (/cursor/i.test(message)) return args.find((a) => a.name.value === 'after' || a.name.value === 'before')?.name.value;
   for (const a of args) {
-    const path = nulPath(a.value, a.name.value);
+    const wrapper = a.name.value === 'input' && a.value.kind === Kind.OBJECT;
+    const path = nulPath(a.value, wrapper ? '' : a.name.value);
     if (path) return path;
   }
   return args.length === 1 ? args[0]!.name.value : undefined;
 }
 
-/** Where in a literal a string holding NUL sits (`condition.title`), if anywhere. */
+/** Where in a literal a string holding NUL sits (`condition.title`), if anywhere; `path` is the literal's own ('' at the top). */
 function nulPath(value: ValueNode, path: string): string | undefined {
+  const at = (key: string | number) => (path ? `${path}.${key}` : String(key));
   switch (value.kind) {
     case Kind.STRING: return value.value.includes('\0') ? path : undefined;
     case Kind.OBJECT:
       for (const f of value.fields) {
-        const found = nulPath(f.value, `${path}.${f.name.value}`);
+        const found = nulPath(f.value, at(f.name.value));
         if (found) return found;
       }
       return undefined;
     case Kind.LIST:
       for (const [i, v] of value.values.entries()) {
-        const found = nulPath(v, `${path}.${i}`);
+        const found = nulPath(v, at(i));
         if (found) return found;
       }
       return undefined;

@@ -57,6 +57,33 @@ describe('issues are keyed by the GraphQL argument', () => {
   });
 });
 
+describe('one name per field: as the operation\'s field takes it (docs/decisions.md, "One name per field in GraphQL\'s refusals")', () => {
+  it('agentsCreate name: a NUL in a literal and a name too long both say `name` (the literal said `input.name`); a variable is refused before anything runs, by its own name', async () => {
+    const create = (name: string) => `mutation { agentsCreate(input: {profileKey: "named-once", name: ${JSON.stringify(name)}}) { agent { rowId } } }`;
+    const literalNul = await gqlError(t, ws.token, create('a\u0000b'));
+    expect(literalNul).toMatchObject({ code: 'invalid_input', status: 400 });
+    expect(Object.keys(literalNul.issues!)).toEqual(['name']);
+    const tooLong = await gqlError(t, ws.token, create('x'.repeat(201)));
+    expect(tooLong).toMatchObject({ code: 'invalid_input', status: 400 });
+    expect(Object.keys(tooLong.issues!)).toEqual(['name']);
+    const viaVariable = await gqlError(t, ws.token, 'mutation($n: String!) { agentsCreate(input: {profileKey: "named-once", name: $n}) { agent { rowId } } }', { n: 'x'.repeat(201) });
+    expect(Object.keys(viaVariable.issues!)).toEqual(['name']);
+    // Text PostgreSQL cannot store in a variable: the whole request is refused (HTTP 400) before any field runs,
+    // naming the variable (it may be used in several places).
+    const variableNul = await gql(t, ws.token, 'mutation($n: String!) { agentsCreate(input: {profileKey: "named-once", name: $n}) { agent { rowId } } }', { n: 'a\u0000b' });
+    expect(variableNul.status).toBe(400);
+    expect(Object.keys(variableNul.body.issues)).toEqual(['variables.n']);
+    // Deeper in the input: the path below `input`, as the SQL checks name it (skills.<n>.<field>).
+    const nested = await gqlError(t, ws.token, 'mutation { pluginsCreate(input: {name: "P", scopes: [READ_ISSUES], skills: [{name: "a\\u0000"}]}) { pluginInfo { rowId } } }');
+    expect(Object.keys(nested.issues!)).toEqual(['skills.0.name']);
+    // A tool field names its argument the same way, for a literal too.
+    const tool = await gqlError(t, ws.token, 'mutation { issuesCreate(title: "a\\u0000b") }');
+    expect(Object.keys(tool.issues!)).toEqual(['title']);
+    const { rows } = await t.pools.owner.query("select count(*)::int as n from app_public.agents where workspace_id = $1 and profile_key = 'named-once'", [ws.id]);
+    expect(rows[0].n).toBe(0);
+  });
+});
+
 describe('scope and field reach the extensions', () => {
   it('a request-level 403 scope_required carries scope in errors[] too', async () => {
     const narrow = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
