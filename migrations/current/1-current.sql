@@ -1,1 +1,3 @@
--- Enter migration here
+-- A thread's chat messages commit in seq order (the seq trigger takes a per-thread lock held to commit), so
+-- chat.listMessages paging by seq skips none when writers overlap.
+--! include chat/triggers.sql

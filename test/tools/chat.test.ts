@@ -404,3 +404,32 @@ describe('chat drafts on SSE', () => {
     stream.close();
   });
 });
+
+describe('chat.listMessages under concurrent writers', () => {
+  it('a thread\'s messages commit in seq order: a second writer waits for the first to commit, so a reader paging after its last message skips none', async () => {
+    // Writer A: a message inserted in a transaction left open (its seq drawn, not yet visible).
+    const a = await t.pools.owner.connect();
+    try {
+      await a.query('begin');
+      const { rows: [early] } = await a.query<{ seq: string }>(
+        `insert into app_public.chat_messages (workspace_id, thread_id, role, body, author_agent_id)
+         values ($1, $2, 'AGENT', 'drawn first, committed last', $3) returning seq`, [ws.id, thread.id, helper.id]);
+      // Writer B, through the tool: before the fix it drew a higher seq and committed at once; a reader then moved its
+      // cursor past A's message, which no later page returned.
+      let bDone = false;
+      const b = ok(t, helperKey.token, 'chat.appendMessage', { threadId: thread.id, body: 'drawn second' }).then((m) => { bDone = true; return m; });
+      await new Promise((r) => setTimeout(r, 400));
+      expect(bDone, 'the second writer waits for the first').toBe(false);
+      const { items } = await ok(t, helperKey.token, 'chat.listMessages', { threadId: thread.id, limit: 200 });
+      const last = items.at(-1).id;
+      await a.query('commit');
+      const second = await b;
+      const after = (await ok(t, helperKey.token, 'chat.listMessages', { threadId: thread.id, cursor: last, limit: 200 })).items;
+      expect(after.map((m: { body: string }) => m.body)).toEqual(['drawn first, committed last', 'drawn second']);
+      expect(Number(early!.seq)).toBeLessThan(Number((await t.pools.owner.query('select seq from app_public.chat_messages where id = $1', [second.messageId])).rows[0].seq));
+    } finally {
+      await a.query('rollback').catch(() => {});
+      a.release();
+    }
+  });
+});
