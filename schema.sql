@@ -1949,6 +1949,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.lock_issues_in_order(jsonb,text) returns void; sql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.lock_live_agent(uuid) returns void; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.lock_plan(uuid) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.markdown_literal(text) returns text; sql immutable; execute: svc_visitor; core/util.sql
 -- app_hidden.member_json(app_public.memberships) returns jsonb; sql stable; execute: svc_visitor; members/members.sql
 -- app_hidden.members_add(text,text) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql
 -- app_hidden.members_remove(uuid) returns app_public.memberships; plpgsql volatile security definer; execute: svc_visitor; workspace/members.sql

@@ -33,12 +33,17 @@ create or replace function app_hidden.one_line(p_value text, p_field text, p_max
  language plpgsql
  immutable
 as $$
-declare v text := btrim(p_value, E' \t\n\r');
+-- Trimmed of what JavaScript's trim() takes (the tools' zod trims so): every Unicode space, not only ASCII's.
+declare v text := regexp_replace(p_value,
+  '^[\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+|[\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+$', '', 'g');
 begin
   if p_value is null then
     return null;
   elsif v = '' then
     perform app_hidden.raise_invalid(p_field, 'must not be empty');
+  elsif v !~ '[^\s\u00a0\u115f\u1160\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2064\u2800\u3000\u3164\ufeff\uffa0]' then
+    -- Only blanks and invisible characters (zero-width, Hangul fillers, braille blank): a name no one can read.
+    perform app_hidden.raise_invalid(p_field, 'must have a visible character');
   elsif length(v) > p_max then
     perform app_hidden.raise_invalid(p_field, format('must be at most %s characters', p_max));
   elsif v ~ '[\x01-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]' then
@@ -47,7 +52,7 @@ begin
   return v;
 end
 $$;
-comment on function app_hidden.one_line(p_value text, p_field text, p_max integer) is 'A name or title as the tools take it (trimmed, 1 to p_max characters, one line without control or direction-override characters), or a 400 naming the field. NULL stays NULL.';
+comment on function app_hidden.one_line(p_value text, p_field text, p_max integer) is 'A name or title as the tools take it (trimmed of Unicode spaces, 1 to p_max characters, at least one visible character, one line without control or direction-override characters), or a 400 naming the field. NULL stays NULL.';
 grant execute on function app_hidden.one_line(p_value text, p_field text, p_max integer) to svc_visitor;
 
 create or replace function app_hidden.one_line_list(p_values text[], p_field text, p_max_items integer, p_max integer)
@@ -150,3 +155,15 @@ as $$
 $$;
 comment on function app_hidden.user_ref_json(p_user_id uuid) is 'A user as {id, name (email when unnamed), email}; NULL for no user.';
 grant execute on function app_hidden.user_ref_json(p_user_id uuid) to svc_visitor;
+
+create or replace function app_hidden.markdown_literal(p_text text)
+ returns text
+ language sql
+ immutable
+as $$
+  -- One line, the markdown punctuation that acts inside a line escaped: an issue title pasted into chat as part of a
+  -- draft reads as written ('**bold** [link](https://…)' became bold text and a live link).
+  select regexp_replace(regexp_replace(p_text, '[\r\n]+', ' ', 'g'), '([\\`*_\[\]()<>!|~])', '\\\1', 'g')
+$$;
+comment on function app_hidden.markdown_literal(p_text text) is 'Text as a markdown literal inside a line: one line, the punctuation markdown acts on there (\ ` * _ [ ] ( ) < > ! | ~) backslash-escaped.';
+grant execute on function app_hidden.markdown_literal(p_text text) to svc_visitor;

@@ -6,15 +6,18 @@ create or replace function app_hidden.pins_json()
  language sql
  stable
 as $$
-  select coalesce(jsonb_agg(jsonb_build_object('issueId', i.id, 'position', p.position, 'pinnedAt', p.created_at,
-                                               'issue', app_hidden.issue_json(i))
-                            order by p.position, p.created_at, p.id), '[]')
-  from app_public.pins p
-  join app_public.issues i on i.id = p.target_id and i.deleted_at is null
-  where p.workspace_id = app_hidden.current_workspace_id() and p.user_id = app_hidden.current_user_id()
-    and p.target_type = 'ISSUE'
+  -- position counts the pins this key sees (0, 1, …): a pin hidden from a narrowed key, or of a deleted issue, leaves
+  -- no gap that says one sits in front.
+  select coalesce(jsonb_agg(jsonb_build_object('issueId', v.id, 'position', v.n - 1, 'pinnedAt', v.pinned_at,
+                                               'issue', app_hidden.issue_json(v.i))
+                            order by v.n), '[]')
+  from (select i.id, i, p.created_at as pinned_at, row_number() over (order by p.position, p.created_at, p.id) as n
+        from app_public.pins p
+        join app_public.issues i on i.id = p.target_id and i.deleted_at is null
+        where p.workspace_id = app_hidden.current_workspace_id() and p.user_id = app_hidden.current_user_id()
+          and p.target_type = 'ISSUE') v
 $$;
-comment on function app_hidden.pins_json() is 'The caller''s pinned issues in order (only live issues the key can see).';
+comment on function app_hidden.pins_json() is 'The caller''s pinned issues in order (only live issues the key can see), position counted among them.';
 grant execute on function app_hidden.pins_json() to svc_visitor;
 
 create or replace function app_public.pins_add(target_type app_public.pin_target_type, target_id uuid, at_position integer default NULL::integer)

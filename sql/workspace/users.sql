@@ -15,9 +15,6 @@ declare
   v_changes text[];
   v_workspace uuid;
 begin
-  if v_name is not null and v_name !~ '[^[:space:]\u200b-\u200f\u2060\ufeff]' then
-    perform app_hidden.raise_invalid('name', 'must have a visible character');
-  end if;
   -- An IANA zone by its name, any case (stored as the database spells it: what notes.todayJournal reads); `at time
   -- zone` would also take POSIX strings such as 'UTC+3', whose sign is the reverse of what a person means, and
   -- 'Factory' and posix/… are not zones people live in.

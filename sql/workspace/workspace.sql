@@ -42,7 +42,13 @@ as $$
 declare
   v_ws app_public.workspaces;
   v_user app_public.users;
-  v_slug text := trim(both '-' from regexp_replace(lower(p_name), '[^a-z0-9]+', '-', 'g'));
+  -- Letters with accents keep their base letter ('Équipe Café' is equipe-cafe, not quipe-caf): the name decomposed
+  -- (NFKD), its combining marks dropped, and the few letters that do not decompose spelled out.
+  v_slug text := trim(both '-' from regexp_replace(
+    replace(replace(replace(replace(translate(
+      regexp_replace(normalize(lower(p_name), NFKD), '[\u0300-\u036f]', '', 'g'),
+      'øłđħı', 'oldhi'), 'ß', 'ss'), 'æ', 'ae'), 'œ', 'oe'), 'þ', 'th'),
+    '[^a-z0-9]+', '-', 'g'));
 begin
   if p_key !~ '^[A-Z][A-Z0-9]{1,9}$' then
     perform app_hidden.raise_invalid('key', 'key must be 2-10 characters A-Z/0-9, starting with a letter');

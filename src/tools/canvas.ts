@@ -113,7 +113,7 @@ export const canvasTools = defineTools(
     name: 'canvas.connect',
     scopes: ['WRITE_ISSUES'],
     description: 'Draw an edge fromNodeId → toNodeId, two cards of canvasId, with an optional label. No self-loops; the same directed edge once (409 edge_exists). At most 1,000 edges per canvas (409 canvas_edge_limit).',
-    input: z.strictObject({ canvasId: id('canvasId'), fromNodeId: id('fromNodeId'), toNodeId: id('toNodeId'), label: z.string().max(200).optional() }),
+    input: z.strictObject({ canvasId: id('canvasId'), fromNodeId: id('fromNodeId'), toNodeId: id('toNodeId'), label: line(200).optional() }),
     output: EdgeOut,
   }),
   tool({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, isoDate, limit, page, tool } from './define.ts';
+import { cursor, defineTools, id, isoDate, limit, line, page, tool } from './define.ts';
 
 // An IANA zone name as Intl knows it: PostgreSQL alone would also take POSIX strings such as "UTC+14", whose sign
 // is the reverse of what people mean (a user at UTC+14 would get yesterday's journal).
@@ -14,7 +14,7 @@ const ianaZone = z.string().min(1).max(64).refine((zone) => {
 import { NoteOut, noteKind } from './planning-shapes.ts';
 
 const date = isoDate().describe('ISO date, YYYY-MM-DD');
-const title = z.string().max(500);
+const title = line(500);
 const body = z.string().max(200_000);
 
 export const noteTools = defineTools(

@@ -12,7 +12,7 @@ const stepInput = z.strictObject({
   title: line(500),
   body: z.string().max(100_000).optional(),
   expectedOutput: z.string().max(20_000).optional(),
-  verification: z.array(z.strictObject({ label: z.string().min(1).max(500), done: z.boolean().default(false) })).max(50).optional(),
+  verification: z.array(z.strictObject({ label: line(500), done: z.boolean().default(false) })).max(50).optional(),
   dependsOnStepIndexes: z.array(int(0, 99)).max(100).optional().describe('0-based positions of earlier or later steps in this batch'),
   assignedAgentId: id('assignedAgentId').optional(),
   assignedRole: crewRole.optional(),

@@ -248,6 +248,10 @@ export function textIssues(value: unknown, maxIssues = 20): Record<string, strin
  *  follows). NUL has its own message (textProblem above). */
 export const NOT_IN_A_LINE = /[\u0001-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
+/** A character a reader sees: not a space (JavaScript's \s: every Unicode space), zero-width, a Hangul filler or the
+ *  braille blank. A name needs one (app_hidden.one_line says the same for the writers the tools do not front). */
+export const VISIBLE = /[^\s\u115f\u1160\u180e\u200b-\u200f\u2028-\u202f\u205f-\u2064\u2800\u3164\ufeff\uffa0]/;
+
 /**
  * Text from outside (an issue title on GitHub, a web page's <title>) made into a name as the tools would take it:
  * composed (NFC), breaks and controls become spaces, direction overrides go, runs of spaces are one, at most `max`

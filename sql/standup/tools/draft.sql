@@ -46,7 +46,7 @@ begin
     if jsonb_array_length(v_groups->v_group) = 0 then
       v_md := v_md || E'\n_nothing_';
     else
-      v_md := v_md || coalesce((select string_agg(E'\n• `' || (r->>'key') || '` ' || replace(r->>'title', E'\n', ' '), '')
+      v_md := v_md || coalesce((select string_agg(E'\n• `' || (r->>'key') || '` ' || app_hidden.markdown_literal(r->>'title'), '')
                                 from jsonb_array_elements(v_groups->v_group) r), '');
       if (v_counts->>v_group)::int > 50 then
         v_md := v_md || E'\n• …and ' || ((v_counts->>v_group)::int - 50) || ' more';

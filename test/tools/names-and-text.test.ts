@@ -1,0 +1,94 @@
+/**
+ * Names and text as an outside tester of international text found them: one rule for blank names on every path the
+ * SQL takes (GraphQL, chat threads, a person's name), slugs of accented names, markdown in standup drafts, and pin
+ * positions a narrowed key cannot read a hidden pin from.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { gqlError, gqlOk } from '../support/graphql.ts';
+
+let t: TestApp;
+let ws: Workspace;
+
+beforeAll(async () => {
+  t = await startTestApp({ graphql: true });
+  ws = await createWorkspace(t, 'NMT');
+});
+afterAll(() => t.close());
+
+const AGENT = 'mutation($n: String!, $p: String!) { agentsCreate(input: {profileKey: $p, name: $n}) { agent { rowId name } } }';
+
+describe('a name needs a visible character, on every path', () => {
+  it('GraphQL agentsCreate and chatOpenThread refuse names of blanks and invisible characters (400 naming the field)', async () => {
+    for (const [k, name] of ['\u3000\u00a0', '\u200b', '\u3164', ' \u2800 '].entries()) {
+      const e = await gqlError(t, ws.token, AGENT, { n: name, p: `blank-${k}` });
+      expect([e.code, e.issues], JSON.stringify(name)).toEqual(['invalid_input', { name: expect.stringMatching(/visible character|must not be empty/) }]);
+    }
+    const agent = (await gqlOk(t, ws.token, AGENT, { n: '\u00a0Ω Reviewer\u3000', p: 'reviewer' })).agentsCreate.agent;
+    expect(agent.name, 'trimmed of every Unicode space').toBe('Ω Reviewer');
+    const e = await gqlError(t, ws.token, 'mutation($a: UUID!, $t: String) { chatOpenThread(input: {agentId: $a, title: $t}) { chatThread { rowId } } }',
+      { a: agent.rowId, t: '\u3000' });
+    expect(e.issues).toEqual({ title: expect.stringMatching(/visible character|must not be empty/) });
+  });
+
+  it('a person\'s name is trimmed of non-breaking and ideographic spaces', async () => {
+    const r = await gqlOk(t, ws.token, 'mutation($n: String) { viewerUpdate(input: {name: $n}) { user { name } } }', { n: '\u00a0Owner Ω\u00a0' });
+    expect(r.viewerUpdate.user.name).toBe('Owner Ω');
+  });
+});
+
+it('a workspace slug keeps the base letters of accented names', async () => {
+  const r = await admin(t, 'create-workspace', { name: 'Équipe Café Straße', key: 'EQC', 'owner-email': 'eqc@example.com', json: true });
+  expect(r.workspace.slug).toBe('equipe-cafe-strasse');
+  const list = await admin(t, 'list-workspaces', { json: true });
+  expect(list.items.find((w: { key: string }) => w.key === 'EQC')).toMatchObject({ slug: 'equipe-cafe-strasse' });
+});
+
+it('standup.draft escapes the markdown of issue titles, so a pasted draft shows them as written', async () => {
+  const issue = await ok(t, ws.token, 'issues.create', { title: '**bold** [link](https://evil.example) `code` <b>' });
+  const { markdown } = await ok(t, ws.token, 'standup.draft', {});
+  expect(markdown).toContain(`\`${issue.key}\` \\*\\*bold\\*\\* \\[link\\]\\(https://evil.example\\) \\\`code\\\` \\<b\\>`);
+  expect(markdown).not.toContain('[link](');
+});
+
+it('pins.list counts positions among the pins the key sees: a narrowed key reads no gap before its first pin', async () => {
+  const { rows: [p1] } = await t.pools.owner.query<{ id: string }>("insert into app_public.projects (workspace_id, name) values ($1, 'P1') returning id", [ws.id]);
+  const { rows: [p2] } = await t.pools.owner.query<{ id: string }>("insert into app_public.projects (workspace_id, name) values ($1, 'P2') returning id", [ws.id]);
+  const hidden = await ok(t, ws.token, 'issues.create', { title: 'in P2', projectId: p2!.id });
+  const shown = await ok(t, ws.token, 'issues.create', { title: 'in P1', projectId: p1!.id });
+  const loose = await ok(t, ws.token, 'issues.create', { title: 'no project' });
+  const mine = await createKey(t, ws, { projects: [p1!.id] });
+  // The pins are the person's; the narrowed key is the same person's.
+  await ok(t, mine.token, 'pins.set', { issueIds: [shown.id] });
+  await ok(t, ws.token, 'pins.set', { issueIds: [hidden.id, shown.id, loose.id] });
+  const full = await ok(t, ws.token, 'pins.list', {});
+  expect(full.map((p: { issueId: string; position: number }) => [p.issueId, p.position])).toEqual([[hidden.id, 0], [shown.id, 1], [loose.id, 2]]);
+  const narrowed = await ok(t, mine.token, 'pins.list', {});
+  expect(narrowed.map((p: { issueId: string; position: number }) => [p.issueId, p.position])).toEqual([[shown.id, 0]]);
+});
+
+describe('the tools take names as one line with a visible character', () => {
+  it('issues.create title and labels.create name of invisible characters are 400 naming the field', async () => {
+    for (const title of ['\u200b', '\u3164', '\u2800']) {
+      const r = await rest(t, ws.token, 'issues.create', { title });
+      expect([r.status, r.body.issues], JSON.stringify(title)).toEqual([400, { title: 'must have a visible character' }]);
+    }
+    const r = await rest(t, ws.token, 'labels.create', { name: '\u200c' });
+    expect([r.status, r.body.issues]).toEqual([400, { name: 'must have a visible character' }]);
+  });
+
+  it('notes titles, plan verification labels and canvas edge labels are one line', async () => {
+    const note = await rest(t, ws.token, 'notes.create', { title: 'evil\u202etxt.exe\nsecond\u0007', body: 'x' });
+    expect([note.status, Object.keys(note.body.issues ?? {})]).toEqual([400, ['title']]);
+    expect((await ok(t, ws.token, 'notes.create', { title: '  Padded  ', body: 'x' })).title).toBe('Padded');
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Plan me' });
+    const plan = await rest(t, ws.token, 'plans.addSteps', { issueId: issue.id, steps: [{ key: 's1', label: 'Step', verification: [{ label: 'x\u202ey\nz' }] }] });
+    expect(plan.status).toBe(400);
+    expect(JSON.stringify(plan.body.issues)).toMatch(/verification\.0\.label/);
+    const canvas = await ok(t, ws.token, 'canvas.create', { name: 'C' });
+    const a = await ok(t, ws.token, 'canvas.addNode', { canvasId: canvas.id, kind: 'text', text: 'A', x: 0, y: 0 });
+    const b = await ok(t, ws.token, 'canvas.addNode', { canvasId: canvas.id, kind: 'text', text: 'B', x: 100, y: 0 });
+    const edge = await rest(t, ws.token, 'canvas.connect', { canvasId: canvas.id, fromNodeId: a.id, toNodeId: b.id, label: 'x\u202ey\nz\u001b' });
+    expect([edge.status, Object.keys(edge.body.issues ?? {})]).toEqual([400, ['label']]);
+  });
+});
