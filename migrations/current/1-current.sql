@@ -1,11 +1,1 @@
--- A thread's chat messages commit in seq order (the seq trigger takes a per-thread lock held to commit), so
--- chat.listMessages paging by seq skips none when writers overlap.
---! include chat/triggers.sql
--- Names and titles the SQL takes (GraphQL, CLI, chat threads, agents, keys, workspaces, a person's name) are trimmed
--- of every Unicode space and need a visible character; standup.draft escapes the markdown in issue titles; a
--- workspace's slug keeps accented letters' base letters; pins.list counts positions among the pins the key sees.
---! include core/util.sql
---! include workspace/users.sql
---! include workspace/workspace.sql
---! include pins/pins.sql
---! include standup/tools/draft.sql
+-- Enter migration here
