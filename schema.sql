@@ -2087,6 +2087,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.time_entries_filtered(jsonb) returns SETOF app_public.time_entries; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.time_entry_json(app_public.time_entries) returns jsonb; sql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.timer_minutes(timestamp with time zone) returns integer; sql stable; execute: svc_visitor; time/time.sql
+-- app_hidden.trim_name(text) returns text; sql immutable; execute: svc_visitor; core/util.sql
 -- app_hidden.ts_key(timestamp with time zone) returns text; sql stable; execute: svc_visitor; core/util.sql
 -- app_hidden.upcoming_cycle() returns app_public.cycles; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.update_issue(app_public.issues,jsonb) returns app_public.issues; plpgsql volatile; execute: svc_visitor; issues/write.sql

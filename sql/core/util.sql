@@ -26,23 +26,38 @@ $$;
 comment on function app_hidden.parse_uuid(p_value text, p_field text) is 'UUID from tool input, or a 400 naming the field.';
 grant execute on function app_hidden.parse_uuid(p_value text, p_field text) to svc_visitor;
 
--- What the tools' zod `line()` refuses (src/tools/define.ts, NOT_IN_A_LINE), for the writers GraphQL and the CLI reach
--- without the tools' validation: a name an agent or a person reads must not hide a line break or turn text around.
+create or replace function app_hidden.trim_name(p_value text)
+ returns text
+ language sql
+ immutable
+as $$
+  -- White space and the invisible characters that mean nothing at a name's ends (zero-width space, soft hyphen, word
+  -- joiner, marks, fillers); not variation selectors, ZWJ or tags, which end emoji. The tools' trimName (text-guard.ts)
+  -- trims the same.
+  select regexp_replace(p_value,
+    '^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u00ad\u034f\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2060-\u2064\u3164\ufeff\uffa0]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u00ad\u034f\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2060-\u2064\u3164\ufeff\uffa0]+$',
+    '', 'g')
+$$;
+comment on function app_hidden.trim_name(p_value text) is 'A name trimmed of white space and of the invisible characters that mean nothing at its ends (as the tools'' trimName).';
+grant execute on function app_hidden.trim_name(p_value text) to svc_visitor;
+
+-- What the tools' zod `line()` refuses (src/tools/define.ts, NOT_IN_A_LINE and VISIBLE), for the writers GraphQL and the
+-- CLI reach without the tools' validation: a name an agent or a person reads must not hide a line break or turn text
+-- around, and must show something.
 create or replace function app_hidden.one_line(p_value text, p_field text, p_max integer)
  returns text
  language plpgsql
  immutable
 as $$
--- Trimmed of what JavaScript's trim() takes (the tools' zod trims so): every Unicode space, not only ASCII's.
-declare v text := regexp_replace(p_value,
-  '^[\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+|[\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+$', '', 'g');
+declare v text := app_hidden.trim_name(p_value);
 begin
   if p_value is null then
     return null;
   elsif v = '' then
     perform app_hidden.raise_invalid(p_field, 'must not be empty');
-  elsif v !~ '[^\s\u00a0\u115f\u1160\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2064\u2800\u3000\u3164\ufeff\uffa0]' then
-    -- Only blanks and invisible characters (zero-width, Hangul fillers, braille blank): a name no one can read.
+  -- A visible character: not white space, not default-ignorable (Unicode's list: zero-width characters, soft hyphen,
+  -- variation selectors, tags, fillers, …), not the braille blank nor an interlinear annotation mark (VISIBLE).
+  elsif v !~ '[^\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]' then
     perform app_hidden.raise_invalid(p_field, 'must have a visible character');
   elsif length(v) > p_max then
     perform app_hidden.raise_invalid(p_field, format('must be at most %s characters', p_max));
@@ -52,7 +67,7 @@ begin
   return v;
 end
 $$;
-comment on function app_hidden.one_line(p_value text, p_field text, p_max integer) is 'A name or title as the tools take it (trimmed of Unicode spaces, 1 to p_max characters, at least one visible character, one line without control or direction-override characters), or a 400 naming the field. NULL stays NULL.';
+comment on function app_hidden.one_line(p_value text, p_field text, p_max integer) is 'A name or title as the tools take it (trim_name, 1 to p_max characters, at least one visible character, one line without control or direction-override characters), or a 400 naming the field. NULL stays NULL.';
 grant execute on function app_hidden.one_line(p_value text, p_field text, p_max integer) to svc_visitor;
 
 create or replace function app_hidden.one_line_list(p_values text[], p_field text, p_max_items integer, p_max integer)
@@ -163,7 +178,7 @@ create or replace function app_hidden.markdown_literal(p_text text)
 as $$
   -- One line, the markdown punctuation that acts inside a line escaped: an issue title pasted into chat as part of a
   -- draft reads as written ('**bold** [link](https://…)' became bold text and a live link).
-  select regexp_replace(regexp_replace(p_text, '[\r\n]+', ' ', 'g'), '([\\`*_\[\]()<>!|~])', '\\\1', 'g')
+  select regexp_replace(regexp_replace(p_text, '[\r\n]+', ' ', 'g'), '([\\`*_\[\]()<>!|~&])', '\\\1', 'g')
 $$;
-comment on function app_hidden.markdown_literal(p_text text) is 'Text as a markdown literal inside a line: one line, the punctuation markdown acts on there (\ ` * _ [ ] ( ) < > ! | ~) backslash-escaped.';
+comment on function app_hidden.markdown_literal(p_text text) is 'Text as a markdown literal inside a line: one line, the punctuation markdown acts on there (\ ` * _ [ ] ( ) < > ! | ~ &) backslash-escaped.';
 grant execute on function app_hidden.markdown_literal(p_text text) to svc_visitor;

@@ -30,7 +30,7 @@ create or replace function app_hidden.statuses_named(p_words text, out ids uuid[
 as $$
 declare
   c_categories constant text[] := app_hidden.status_categories();
-  v_category text := upper(regexp_replace(btrim(p_words), '[\s-]+', '_', 'g'));
+  v_category text := upper(regexp_replace(app_hidden.trim_name(p_words), '[\s-]+', '_', 'g'));
 begin
   -- A category spelled as the API spells it (IN_PROGRESS, DONE) is the category, whatever a status is named; else a
   -- name (case-insensitive: "in progress" is the status In Progress), then a category however written (in_progress,
@@ -39,7 +39,7 @@ begin
   by_category := p_words = any(c_categories);
   if not by_category then
     ids := array(select s.id from app_public.statuses s
-                 where s.workspace_id = app_hidden.current_workspace_id() and lower(s.name) = lower(btrim(p_words)));
+                 where s.workspace_id = app_hidden.current_workspace_id() and lower(s.name) = lower(app_hidden.trim_name(p_words)));
   end if;
   if by_category or (cardinality(ids) = 0 and v_category = any(c_categories)) then
     ids := array(select s.id from app_public.statuses s

@@ -8,6 +8,7 @@
 import type { Caller } from '../auth/keys.ts';
 import { ApiError, refusesKey } from '../errors.ts';
 import { canCall, findTool } from '../tools/catalog.ts';
+import { composed } from '../tools/text-guard.ts';
 import type { AppServices } from './app.ts';
 
 /** JSON-RPC error codes: MCP's resource-not-found, and the standard invalid-params. */
@@ -331,7 +332,8 @@ function promptArguments(prompt: (typeof PROMPTS)[number], given: unknown): Reco
       ? `Unknown argument${unknown.length > 1 ? 's' : ''} of ${prompt.name}: ${unknown.slice(0, 10).join(', ')} (it takes ${declared.join(', ')})`
       : 'Prompt arguments must be strings', issues);
   }
-  return given as Record<string, string | undefined>;
+  // Composed (NFC) as every tool's input is: a label or status named in either form is found (docs/decisions.md).
+  return composed(given) as Record<string, string | undefined>;
 }
 
 /** completion/complete's ref and argument, as MCP's schema requires them. */
@@ -354,7 +356,7 @@ function completionParams(params: Record<string, unknown>): {
   }
   if (Object.keys(issues).length > 0) throw invalidParams('completion/complete needs ref {type, name or uri} and argument {name, value}', issues);
   const arg = argument as { name: string; value?: string };
-  return { ref: ref as { type: 'ref/prompt'; name: string }, argument: { name: arg.name, value: arg.value ?? '' } };
+  return { ref: ref as { type: 'ref/prompt'; name: string }, argument: { name: arg.name, value: (arg.value ?? '').normalize('NFC') } };
 }
 
 /** A resource's data, read as the caller; unknown URIs and what the key cannot see are resource-not-found. */

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { Caller, Scope } from '../auth/keys.ts';
-import { NOT_IN_A_LINE, VISIBLE } from './text-guard.ts';
+import { NOT_IN_A_LINE, trimName, VISIBLE } from './text-guard.ts';
 
 export interface ToolContext {
   caller: Caller;
@@ -190,8 +190,8 @@ export const id = (what: string) => {
   // A value that is not a UUID gets the hint; a missing one stays "required" (invoke.ts).
   return z.uuid({ error: (issue) => (issue.input === undefined ? undefined : message) });
 };
-/** A name or title: one line (NOT_IN_A_LINE, text-guard.ts), trimmed, 1 to max characters, one of them VISIBLE. */
-export const line = (max: number) => z.string().trim().min(1).max(max)
+/** A name or title: one line (NOT_IN_A_LINE, text-guard.ts), trimmed (trimName), 1 to max characters, one of them VISIBLE. */
+export const line = (max: number) => z.string().overwrite(trimName).min(1).max(max)
   .refine((s) => !NOT_IN_A_LINE.test(s), 'must be one line of text, without control or direction-override characters')
   .refine((s) => s === '' || VISIBLE.test(s), 'must have a visible character');
 /**

@@ -248,9 +248,14 @@ export function textIssues(value: unknown, maxIssues = 20): Record<string, strin
  *  follows). NUL has its own message (textProblem above). */
 export const NOT_IN_A_LINE = /[\u0001-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
-/** A character a reader sees: not a space (JavaScript's \s: every Unicode space), zero-width, a Hangul filler or the
- *  braille blank. A name needs one (app_hidden.one_line says the same for the writers the tools do not front). */
-export const VISIBLE = /[^\s\u115f\u1160\u180e\u200b-\u200f\u2028-\u202f\u205f-\u2064\u2800\u3164\ufeff\uffa0]/;
+/** A character a reader sees: not white space, not a default-ignorable one (zero-width characters, soft hyphen,
+ *  variation selectors, tags, Hangul fillers, …), not the braille blank nor an interlinear annotation mark. A name
+ *  needs one (app_hidden.one_line says the same, in ranges, for the writers the tools do not front). */
+export const VISIBLE = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}\u2800\ufff9-\ufffb]/u;
+/** What a name loses at either end: white space and the invisible characters that mean nothing there. Not variation
+ *  selectors, ZWJ or tags, which end emoji (❤️, a subdivision flag). app_hidden.trim_name trims the same. */
+const NAME_EDGES = /^[\p{White_Space}\u00ad\u034f\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2060-\u2064\u3164\ufeff\uffa0]+|[\p{White_Space}\u00ad\u034f\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2060-\u2064\u3164\ufeff\uffa0]+$/gu;
+export const trimName = (s: string): string => s.replace(NAME_EDGES, '');
 
 /**
  * Text from outside (an issue title on GitHub, a web page's <title>) made into a name as the tools would take it:
@@ -259,7 +264,9 @@ export const VISIBLE = /[^\s\u115f\u1160\u180e\u200b-\u200f\u2028-\u202f\u205f-\
  */
 export function oneLine(text: string, max = 500): string {
   let line = text.normalize('NFC').replace(/[\u202a-\u202e\u2066-\u2069]/g, '').replace(new RegExp(NOT_IN_A_LINE.source, 'g'), ' ')
-    .replace(/\s+/g, ' ').trim();
+    .replace(/\s+/g, ' ');
+  line = trimName(line);
+  if (!VISIBLE.test(line)) return '';
   if (line.length > max) line = line.slice(0, /[\ud800-\udbff]/.test(line[max - 1]!) ? max - 1 : max);
   return line.trim();
 }

@@ -62,6 +62,15 @@ describe('MCP resources, prompts, completion, logging', () => {
     expect(prompts[0]).not.toHaveProperty('uses');
   });
 
+  it('prompt arguments and completions take a name in either Unicode form (composed, as every input)', async () => {
+    await ok(t, ws.token, 'labels.create', { name: '\u00c4rger' });
+    const decomposed = 'A\u0308rger';
+    const got = (await rpc(t, ws.token, 'prompts/get', { name: 'triage-issue', arguments: { key: issue.key, label: decomposed } })).body;
+    expect(got.error, JSON.stringify(got.error)).toBeUndefined();
+    const c = (await rpc(t, ws.token, 'completion/complete', { ref: { type: 'ref/prompt', name: 'triage-issue' }, argument: { name: 'label', value: 'A\u0308r' } })).body.result;
+    expect(c.completion.values).toContain('\u00c4rger');
+  });
+
   it('completes issue keys for the prompt and the template; logging/setLevel checks the level', async () => {
     const prefix = issue.key.slice(0, 2);
     const c = (await rpc(t, ws.token, 'completion/complete', { ref: { type: 'ref/prompt', name: 'triage-issue' }, argument: { name: 'key', value: prefix } })).body.result;

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { gqlError, gqlOk } from '../support/graphql.ts';
+import { oneLine } from '../../src/tools/text-guard.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -45,9 +46,9 @@ it('a workspace slug keeps the base letters of accented names', async () => {
 });
 
 it('standup.draft escapes the markdown of issue titles, so a pasted draft shows them as written', async () => {
-  const issue = await ok(t, ws.token, 'issues.create', { title: '**bold** [link](https://evil.example) `code` <b>' });
+  const issue = await ok(t, ws.token, 'issues.create', { title: '**bold** [link](https://evil.example) `code` <b> &#42;ent&#42;' });
   const { markdown } = await ok(t, ws.token, 'standup.draft', {});
-  expect(markdown).toContain(`\`${issue.key}\` \\*\\*bold\\*\\* \\[link\\]\\(https://evil.example\\) \\\`code\\\` \\<b\\>`);
+  expect(markdown).toContain(`\`${issue.key}\` \\*\\*bold\\*\\* \\[link\\]\\(https://evil.example\\) \\\`code\\\` \\<b\\> \\&#42;ent\\&#42;`);
   expect(markdown).not.toContain('[link](');
 });
 
@@ -71,10 +72,38 @@ describe('the tools take names as one line with a visible character', () => {
   it('issues.create title and labels.create name of invisible characters are 400 naming the field', async () => {
     for (const title of ['\u200b', '\u3164', '\u2800']) {
       const r = await rest(t, ws.token, 'issues.create', { title });
-      expect([r.status, r.body.issues], JSON.stringify(title)).toEqual([400, { title: 'must have a visible character' }]);
+      // Trimmed away (a zero-width space) it is empty; kept (a Hangul filler, the braille blank) it shows nothing.
+      expect([r.status, r.body.issues], JSON.stringify(title)).toEqual([400, { title: expect.stringMatching(/visible character|>=1 characters/) }]);
     }
     const r = await rest(t, ws.token, 'labels.create', { name: '\u200c' });
-    expect([r.status, r.body.issues]).toEqual([400, { name: 'must have a visible character' }]);
+    expect([r.status, r.body.issues]).toEqual([400, { name: expect.stringMatching(/visible character|>=1 characters/) }]);
+  });
+
+  it('every default-ignorable character is invisible, on the tools and in SQL; ends are trimmed of them, emoji keep theirs', async () => {
+    const invisible = ['\u00ad', '\u034f', '\u061c', '\u17b4', '\ufe0f', '\ufe00\ufe02', '\u180b', '\u2065', '\u206a', '\ufff9',
+      '\u{e0001}', '\u{e0041}\u{e0042}', '\u{1bca0}', '\u{1d173}'];
+    for (const [k, name] of invisible.entries()) {
+      const tool = await rest(t, ws.token, 'labels.create', { name });
+      expect([tool.status, tool.body.issues], JSON.stringify(name)).toEqual([400, { name: expect.stringMatching(/visible character|>=1 characters/) }]);
+      const e = await gqlError(t, ws.token, AGENT, { n: name, p: `ignorable-${k}` });
+      expect(e.issues, JSON.stringify(name)).toEqual({ name: expect.stringMatching(/visible character|must not be empty/) });
+    }
+    const info = await ok(t, ws.token, 'labels.create', { name: '\u200bInfo\u00ad\u2060' });
+    expect(info.name).toBe('Info');
+    expect((await rest(t, ws.token, 'labels.create', { name: 'Info\u200b' })).status, 'the same name once trimmed').toBe(409);
+    // Emoji end in a variation selector or a tag (a subdivision flag): kept whole.
+    for (const [k, name] of ['Love \u2764\ufe0f', 'Scotland \u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}'].entries()) {
+      expect((await ok(t, ws.token, 'labels.create', { name })).name).toBe(name);
+      expect((await gqlOk(t, ws.token, AGENT, { n: name, p: `emoji-${k}` })).agentsCreate.agent.name).toBe(name);
+    }
+  });
+
+  it('a status named with Unicode spaces around it is found, in a filter and a transition', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Move me' });
+    const status = (await ok(t, ws.token, 'statuses.list', {})).find((s: { category: string }) => s.category === 'DONE');
+    const moved = await ok(t, ws.token, 'issues.transition', { id: issue.id, status: `\u00a0${status.name}\u3000` });
+    expect(moved.statusId).toBe(status.id);
+    expect((await ok(t, ws.token, 'issues.list', { status: `\u00a0${status.name}` })).items.map((i: { id: string }) => i.id)).toContain(issue.id);
   });
 
   it('notes titles, plan verification labels and canvas edge labels are one line', async () => {
@@ -91,4 +120,9 @@ describe('the tools take names as one line with a visible character', () => {
     const edge = await rest(t, ws.token, 'canvas.connect', { canvasId: canvas.id, fromNodeId: a.id, toNodeId: b.id, label: 'x\u202ey\nz\u001b' });
     expect([edge.status, Object.keys(edge.body.issues ?? {})]).toEqual([400, ['label']]);
   });
+});
+
+it('a title fetched from a page that shows nothing is no title (the hostname stays), as linkTitle given so is refused', () => {
+  expect(oneLine('\u200b\u2060 \u3164')).toBe('');
+  expect(oneLine('  \u200bRelease notes\u00ad ')).toBe('Release notes');
 });
