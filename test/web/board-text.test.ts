@@ -1,8 +1,10 @@
 /**
  * The web board with an outside tester's texts, in Debian's headless chromium: lengths counted in characters as the
  * service counts them (a search of "a" + 150 emoji was cut into a lone surrogate; a title of 300 emoji took no more
- * keystrokes), names and paragraphs in Arabic isolated and set right to left, a 200-emoji agent name and long labels
- * that made every issue page scroll sideways, and a comment that commits after a later one shown by the live refresh.
+ * keystrokes) and once composed (NFC: 300 "o" + U+0308 are 300, not 600), names and paragraphs in Arabic and Hebrew
+ * isolated and set right to left, a 200-emoji agent name and long labels that made every issue page scroll sideways,
+ * a 100-character status that widened the list's status column and ran over the next column's header on the board,
+ * and a comment that commits after a later one shown by the live refresh.
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +18,7 @@ let page: Page;
 let ownerId: string;
 const EMOJI = '😀';
 const ROBOTS = '🤖'.repeat(200);
+const LONG_STATUS = 'S'.repeat(100);
 
 const openIssue = async (key: string) => {
   await page.goto(`${url}/#/issue/${key}`);
@@ -140,6 +143,57 @@ describe('lengths in characters, as the service counts them', () => {
   });
 });
 
+describe('lengths counted once composed (NFC), as the service counts them', () => {
+  const O = 'o\u0308'; // ö decomposed: two code points, one character once composed
+  const E = 'e\u0301'; // é decomposed
+
+  it('Edit title takes 300 decomposed ö (300 characters composed) and sends them composed', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'To be umlauted' });
+    await openIssue(issue.key);
+    await page.click('#edit-title');
+    await page.fill('#title-input', '');
+    await page.keyboard.insertText(O.repeat(300)); // 600 code points as typed: it said "(this one has 600)"
+    expect(await page.inputValue('#title-input')).toBe(O.repeat(300));
+    expect(await page.locator('#title-too-long').count()).toBe(0);
+    await page.press('#title-input', 'Enter');
+    await expect.poll(async () => (await ok(t, ws.token, 'issues.get', { id: issue.id })).title).toBe('ö'.repeat(300));
+    expect(await page.locator('#issue-error').count()).toBe(0);
+    // 501 once composed is still too long, and counted composed.
+    await page.click('#edit-title');
+    await page.fill('#title-input', '');
+    await page.keyboard.insertText(O.repeat(501));
+    expect(await page.textContent('#title-too-long')).toBe('A title can be at most 500 characters long (this one has 501).');
+    await page.keyboard.press('Escape');
+  });
+
+  it('a new issue on the board takes a title of 300 decomposed ö', async () => {
+    await page.goto(`${url}/#/board`);
+    await page.click('#board .column >> nth=0 >> button.add');
+    await page.locator('.new-issue input').focus();
+    await page.keyboard.insertText(`${O.repeat(300)} fresh`);
+    expect(await page.locator('.new-issue .too-long').count()).toBe(0);
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await ok(t, ws.token, 'issues.list', { query: 'fresh' })).items.some((i: { title: string }) => i.title === `${'ö'.repeat(300)} fresh`)).toBe(true);
+  });
+
+  it('a search of 150 decomposed é in the address is not cut, and all 150 are searched (composed)', async () => {
+    await page.goto(`${url}/#/board?q=${encodeURIComponent(E.repeat(150))}`);
+    await page.waitForSelector('#board');
+    await expect.poll(() => page.evaluate(() => decodeURIComponent(location.hash))).toBe(`#/board?q=${'é'.repeat(150)}`);
+    expect(await page.locator('#address-notice').count()).toBe(0);
+    expect(await page.inputValue('#search')).toBe('é'.repeat(150));
+    // Typed decomposed in the box: 150 characters, not "too long", searched whole.
+    await page.fill('#search', '');
+    await page.focus('#search');
+    await page.keyboard.insertText(E.repeat(150));
+    await expect.poll(() => page.evaluate(() => decodeURIComponent(location.hash))).toBe(`#/board?q=${'é'.repeat(150)}`);
+    expect(await page.locator('#search-too-long').count()).toBe(0);
+    await page.waitForTimeout(300);
+    expect(await page.locator('.error:visible').allTextContents()).toEqual([]);
+    await page.fill('#search', '');
+  });
+});
+
 describe('names and paragraphs in another script', () => {
   it('an author and agent named in Arabic leave the comment\'s date in order; Arabic paragraphs are set right to left', async () => {
     const botKey = await createKey(t, ws, { agent: 'bot' });
@@ -168,9 +222,42 @@ describe('names and paragraphs in another script', () => {
     expect(await page.getAttribute('#title-input', 'dir')).toBe('auto');
     await page.keyboard.press('Escape');
   });
+  it('a status named in Hebrew keeps its column header in order: the name, then its count', async () => {
+    const status = await ok(t, ws.token, 'statuses.create', { name: 'בבדיקה שלב ב', category: 'IN_PROGRESS' });
+    await ok(t, ws.token, 'issues.create', { title: 'Under review', statusId: status.id });
+    await page.goto(`${url}/#/board`);
+    await page.reload(); // the statuses as they are now
+    const h2 = `#board .column[data-status="${status.id}"] h2`;
+    await page.waitForSelector(`${h2} .count:text("1")`);
+    // The name is isolated (it was bare text beside the count; an outside tester read "1 · בבדיקה שלב ב").
+    expect(await page.$eval(h2, (el) => [...el.querySelectorAll('bdi')].map((b) => b.textContent))).toEqual(['בבדיקה שלב ב']);
+    // Laid out: every letter of the name, then "·", then the count, left to right.
+    const name = (await page.locator(`${h2} bdi`).boundingBox())!;
+    const after = (await charLefts(h2)).filter((c) => '·1'.includes(c.c));
+    expect(after.map((c) => c.c)).toEqual(['·', '1']);
+    expect(after[0]!.x).toBeGreaterThanOrEqual(name.x + name.width - 0.5);
+    expect(after[1]!.x).toBeGreaterThan(after[0]!.x);
+    // The list's status cells too.
+    await page.goto(`${url}/#/list`);
+    await page.waitForSelector('main.list tbody tr');
+    expect(await page.$$eval('main.list td.status', (tds) => tds.every((td) => td.querySelector('bdi')?.textContent === td.textContent))).toBe(true);
+  });
 });
 
 describe('one long valid name does not widen the page', () => {
+  /** An issue in a status, project and agent named at their longest (100, 200 and 200 characters), made once. */
+  let made: Promise<{ key: string; statusId: string }> | undefined;
+  const longest = () => (made ??= (async () => {
+    const status = await ok(t, ws.token, 'statuses.create', { name: LONG_STATUS, category: 'IN_PROGRESS' });
+    const project = await ok(t, ws.token, 'projects.create', { name: 'P'.repeat(200) });
+    await createAgent(t, ws, 'long-a', { name: 'A'.repeat(200) });
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'In the longest status', statusId: status.id, projectId: project.id });
+    await ok(t, ws.token, 'issues.assign', { id: issue.id, profileKey: 'long-a' });
+    await page.reload(); // the statuses and agents as they are now
+    await page.waitForSelector('#workspace:not(:text("Issue board"))');
+    return { key: issue.key as string, statusId: status.id as string };
+  })());
+
   it('a 200-emoji agent and long labels: no page scrolls sideways at 1400 px or 390 px', async () => {
     await createAgent(t, ws, 'robots', { name: ROBOTS });
     const labels = [];
@@ -178,13 +265,15 @@ describe('one long valid name does not widen the page', () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Labelled at length', labelIds: labels });
     const assigned = await ok(t, ws.token, 'issues.create', { title: 'Given to the robots' });
     await ok(t, ws.token, 'issues.assign', { id: assigned.id, profileKey: 'robots' });
+    const long = await longest();
     for (const width of [1400, 390]) {
       await page.setViewportSize({ width, height: 900 });
       for (const hash of [`#/issue/${issue.key}`, `#/issue/${assigned.key}`, '#/board', '#/list', '#/agents']) {
         await page.goto(`${url}/${hash}`);
         await page.waitForSelector('main:not(:has-text("Loading"))');
         if (hash.startsWith('#/issue/')) await page.waitForSelector('#issue-agent');
-        if (hash === '#/board') await page.waitForSelector(`.card[data-key="${issue.key}"]`);
+        if (hash === '#/board') await page.waitForSelector(`.card[data-key="${long.key}"]`);
+        if (hash === '#/list') await page.waitForSelector(`main.list tr[data-key="${long.key}"]`);
         await page.waitForTimeout(200);
         expect(await sideways(), `${hash} at ${width} px`).toBeLessThanOrEqual(0);
       }
@@ -199,6 +288,56 @@ describe('one long valid name does not widen the page', () => {
         return box.x + box.width;
       }))]) expect(right, `at ${width} px`).toBeLessThanOrEqual(aside.x + aside.width);
       expect(await page.locator(`#labels .label[title="${'x'.repeat(100)}"]`).count()).toBe(1);
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+  });
+
+  it('a 100-character status and 200-character agent widen no list column: the title keeps its width, nothing scrolls sideways', async () => {
+    const { statusId } = await longest();
+    for (const width of [1400, 1024, 800, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${url}/#/list`);
+      const row = page.locator('main.list tr', { hasText: 'In the longest status' });
+      await row.waitFor();
+      const at = `at ${width} px`;
+      expect(await sideways(), at).toBeLessThanOrEqual(0);
+      // The list itself does not scroll sideways either (it was 1229 px wide in a 768 px list at 800 px).
+      expect(await page.$eval('main.list', (el) => el.scrollWidth - el.clientWidth), at).toBeLessThanOrEqual(0);
+      const widths = await page.$eval('main.list table', (table) => Object.fromEntries(
+        [...table.querySelectorAll('thead th')].map((th) => [th.className, th.getBoundingClientRect().width]).concat([['table', table.getBoundingClientRect().width]])));
+      // The status column was 909 px at 1400 px (the title 181 px; 57 px at 1024 and 800 px).
+      if (width >= 1024) expect(widths.title!, at).toBeGreaterThanOrEqual(0.4 * widths.table!);
+      else expect(widths.title!, at).toBeGreaterThanOrEqual(0.25 * widths.table!);
+      expect(widths.status!, at).toBeLessThanOrEqual(240);
+      if (width > 760) expect(widths.assignee!, at).toBeLessThanOrEqual(260);
+      // The status is cut with "…" inside its cell, all of it in the tooltip.
+      const cell = row.locator('td.status');
+      expect(await cell.locator(`[title="${LONG_STATUS}"]`).count(), at).toBe(1);
+      expect(await cell.evaluate((td) => { const b = td.getBoundingClientRect(); return [...td.querySelectorAll('*')].every((e) => e.getBoundingClientRect().right <= b.right + 0.5); }), at).toBe(true);
+      // Statuses of ordinary length ("In Progress", a Hebrew one) are not cut, also on a phone.
+      const cutShort = await page.$$eval('main.list td.status .name', (els, longName) => els
+        .filter((e) => e.textContent !== longName && e.scrollWidth > e.clientWidth).map((e) => e.textContent), LONG_STATUS);
+      expect(cutShort, at).toEqual([]);
+    }
+    // The board: the long status's header stays inside its column, its count and "+" in view.
+    for (const width of [1400, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${url}/#/board`);
+      const column = `#board .column[data-status="${statusId}"]`;
+      await page.waitForSelector(`${column} .card`);
+      const at = `at ${width} px`;
+      expect(await page.$eval(`${column} h2`, (h) => h.scrollWidth - h.clientWidth), at).toBeLessThanOrEqual(0);
+      const box = (await page.locator(column).boundingBox())!;
+      for (const part of ['h2', 'h2 .count', 'h2 button.add', `h2 [title="${LONG_STATUS}"]`]) {
+        const b = (await page.locator(`${column} ${part}`).boundingBox())!;
+        expect(b.x + b.width, `${part} ${at}`).toBeLessThanOrEqual(box.x + box.width);
+      }
+      // No column's header runs over the next.
+      const headers = await page.$$eval('#board .column h2', (hs) => hs.map((h) => {
+        const r = h.getBoundingClientRect();
+        return { left: r.left, right: Math.max(r.right, ...[...h.querySelectorAll('*')].map((e) => e.getBoundingClientRect().right)) };
+      }));
+      for (let n = 1; n < headers.length; n++) expect(headers[n - 1]!.right, at).toBeLessThanOrEqual(headers[n]!.left);
     }
     await page.setViewportSize({ width: 1400, height: 900 });
   });

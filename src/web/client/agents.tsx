@@ -98,10 +98,10 @@ function Work({ agent, meta }: { agent: any; meta: Meta }) {
   return (
     <>
       {agent.agentRuns.nodes.map((r: any) => r.issue && (
-        <div key={r.rowId}><a href={`#/issue/${r.issue.key}`}>{r.issue.key}</a> <bdi>{r.issue.title}</bdi> <span class="meta">{r.currentStep ?? r.status}</span>
+        <div key={r.rowId}><a href={`#/issue/${r.issue.key}`}>{r.issue.key}</a> <bdi>{r.issue.title}</bdi> <span class="meta"><bdi>{r.currentStep ?? r.status}</bdi></span>
           {/* Its issue was closed while the run is open (its agent ends it with runs.complete): said, not hidden. */}
           {closed.has(r.issue.statusId) && (
-            <span class="meta closed-issue"> · issue {statusOf(meta, r.issue.statusId)?.name}, run still open</span>
+            <span class="meta closed-issue"> · issue <bdi>{statusOf(meta, r.issue.statusId)?.name}</bdi>, run still open</span>
           )}
         </div>
       ))}

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, notUsageReport } from './api.ts';
 import { COLUMN_PAGE, loadColumns, may, type Filters, type IssueRow, type Meta } from './data.ts';
 import { useLive, useWriteProblem } from './hooks.ts';
-import { TITLE_MAX, tooLong } from './text.ts';
+import { composed, TITLE_MAX, tooLong } from './text.ts';
 
 const MOVE = 'mutation Move($id: String!, $statusId: String) { issuesUpdate(id: $id, statusId: $statusId) }';
 const CREATE = `mutation Create($title: String!, $statusId: String, $projectId: String, $labelIds: [String!], $priority: String) {
@@ -25,7 +25,8 @@ function NewIssue({ statusId, filters, meta, onDone }: { statusId: string; filte
     if (!title.trim()) return;
     if (long) return problem.said(`Not created: ${long}`);
     try {
-      await gql(CREATE, { title, statusId, projectId: filters.project ?? meta.narrowedTo.projects[0] ?? null,
+      // Sent composed (NFC), as it was counted and as the service stores it.
+      await gql(CREATE, { title: composed(title), statusId, projectId: filters.project ?? meta.narrowedTo.projects[0] ?? null,
                           labelIds: filters.label ? [filters.label] : meta.narrowedTo.labels.length ? [meta.narrowedTo.labels[0]] : null,
                           priority: filters.priority ?? null });
       onDone(true);
@@ -113,7 +114,7 @@ export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; 
     <>
       {(problem.text || columns.error) && <p class="error" role="alert">{problem.text ?? columns.error}</p>}
       <main id="board" class="board">
-        <h1 class="sr-only">Board · {meta.workspace.name}</h1>
+        <h1 class="sr-only">Board · <bdi>{meta.workspace.name}</bdi></h1>
         {meta.statuses.map((s) => {
           const cards = shown.filter((i) => i.statusId === s.rowId);
           const more = Boolean(loaded?.[s.rowId]?.nextCursor);
@@ -123,7 +124,9 @@ export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; 
               onDragOver={(e) => { if (!movable) return; e.preventDefault(); setOver(s.rowId); }}
               onDragLeave={() => setOver(undefined)}
               onDrop={(e) => { e.preventDefault(); setOver(undefined); drop(s.rowId, e.dataTransfer?.getData('text/plain') ?? ''); }}>
-              <h2>{s.name} · <span class="count">{cards.length}{more ? '+' : ''}</span>
+              {/* The name isolated (it was bare text beside the count: a tester read "1 · בבדיקה") and cut with "…" at
+                  the column's width, all of it in the tooltip (100 characters ran over the next column's header). */}
+              <h2><bdi class="name" title={s.name}>{s.name}</bdi> · <span class="count">{cards.length}{more ? '+' : ''}</span>
                 {movable && <button type="button" class="link add" title={`New issue in ${s.name}`} aria-label={`New issue in ${s.name}`}
                   ref={(el) => { addButtons.current[s.rowId] = el; }} onClick={() => setAdding(s.rowId)}>+</button>}</h2>
               {adding === s.rowId && <NewIssue statusId={s.rowId} filters={filters} meta={meta} onDone={(created) => {

@@ -49,6 +49,7 @@ export function useHash(): string {
     const on = () => setHash(location.hash);
     addEventListener('hashchange', on);
     addEventListener(REPLACED, on);
+    on(); // an address followed between the first render and now (a link opened as the page loaded) was missed
     return () => { removeEventListener('hashchange', on); removeEventListener(REPLACED, on); };
   }, []);
   return hash;

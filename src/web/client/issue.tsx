@@ -10,7 +10,7 @@ import {
   connection, earlierBefore, emptyWindow, gapRange, keptRow, PAGE, rowsOf, showing, withEarlier, withGap, withNewest, withRow, type Window,
 } from './paging.ts';
 import { REQUEST_FIELDS, RequestCard, type Request } from './requests.tsx';
-import { TITLE_MAX, tooLong } from './text.ts';
+import { composed, TITLE_MAX, tooLong } from './text.ts';
 
 /** A file attachment opens at a short-lived signed URL, asked for when it is clicked (it expires in 15 minutes). */
 async function download(id: string) {
@@ -360,7 +360,9 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
   };
   // Back on "Edit title" once the field goes (a keyboard user stays where they were).
   const closeTitle = () => { setEditing(undefined); setTimeout(() => editTitle.current?.focus()); };
-  const saveTitle = async (title: string) => {
+  const saveTitle = async (typed: string) => {
+    // Counted and sent composed (NFC), as the service stores it: 300 "o" + U+0308 are 300 characters, not 600.
+    const title = composed(typed);
     // A blank title is not sent: the issue keeps its own, and the field stays open with what was typed.
     const long = tooLong(title, TITLE_MAX, 'title');
     if (!title || long) {

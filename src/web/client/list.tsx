@@ -56,7 +56,7 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
 
   return (
     <main class="list">
-      <h1 class="sr-only">Issues · {meta.workspace.name}</h1>
+      <h1 class="sr-only">Issues · <bdi>{meta.workspace.name}</bdi></h1>
       {issues.error && <p class="error" role="alert">{issues.error}</p>}
       <p class="hint">j/k or ↑/↓ to move, Enter to open, / to search</p>
       <table>
@@ -66,6 +66,7 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
             const agent = meta.agents.find((a) => a.rowId === i.assignedAgentId);
             const user = meta.users.find((u) => u.rowId === i.claimedById);
             const assignee = agent ? `Agent: ${agent.name}` : user ? user.name || user.email : '';
+            const status = statusOf(meta, i.statusId)?.name;
             return (
               <tr key={i.id} class={n === selected ? 'selected' : ''} data-key={i.key} aria-selected={n === selected} onClick={() => setAt({ key: i.key, n })}
                 onDblClick={() => { location.hash = `#/issue/${i.key}`; }}>
@@ -73,9 +74,11 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
                 <td class="title"><bdi>{i.title}</bdi>
                   {/* On a phone the priority and assignee columns give their width to the title: said under it. */}
                   <span class="row-meta">{i.priority !== 'NONE' ? i.priority : ''}{i.priority !== 'NONE' && assignee ? ' · ' : ''}{assignee && <bdi>{assignee}</bdi>}</span></td>
-                <td class="status">{statusOf(meta, i.statusId)?.name}</td>
+                {/* Names one line at most so wide, cut with "…" (all of it in the tooltip): a 100-character status
+                    made its column 909 px wide on every row and left the title 181 px. */}
+                <td class="status"><bdi class="name" title={status}>{status}</bdi></td>
                 <td class="priority">{i.priority}</td>
-                <td class="assignee"><bdi>{assignee}</bdi></td>
+                <td class="assignee"><bdi class="name" title={assignee || undefined}>{assignee}</bdi></td>
               </tr>
             );
           })}
