@@ -169,7 +169,7 @@ begin
   v_m := app_private.find_membership(p_workspace_id, p_user_id);
   if v_m.role = 'OWNER' and not exists (
     select 1 from app_public.memberships where workspace_id = p_workspace_id and role = 'OWNER' and user_id <> p_user_id) then
-    raise exception 'The last OWNER cannot be removed' using errcode = 'SV409', detail = 'last_owner';
+    raise exception 'The last OWNER cannot be removed' using errcode = 'SV409', detail = 'last_owner', column = 'userId';
   end if;
   -- The membership goes first: its delete waits for their claims, timers, watches and keys being written (they hold it
   -- in share mode: hold_membership), and each statement below then sees what those wrote.
@@ -214,7 +214,7 @@ begin
   v_m := app_private.find_membership(p_workspace_id, p_user_id);
   if v_m.role = 'OWNER' and p_role <> 'OWNER' and not exists (
     select 1 from app_public.memberships where workspace_id = p_workspace_id and role = 'OWNER' and user_id <> p_user_id) then
-    raise exception 'The last OWNER cannot be demoted' using errcode = 'SV409', detail = 'last_owner';
+    raise exception 'The last OWNER cannot be demoted' using errcode = 'SV409', detail = 'last_owner', column = 'role';
   end if;
   update app_public.memberships set role = p_role where id = v_m.id returning * into v_m;
   return v_m;

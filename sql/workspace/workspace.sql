@@ -54,7 +54,7 @@ begin
     perform app_hidden.raise_invalid('key', 'key must be 2-10 characters A-Z/0-9, starting with a letter');
   end if;
   if exists (select 1 from app_public.workspaces where key = p_key) then
-    raise exception 'A workspace with key % already exists', p_key using errcode = 'SV409';
+    raise exception 'A workspace with key % already exists', p_key using errcode = 'SV409', column = 'key';
   end if;
   if v_slug = '' then v_slug := lower(p_key); end if;
   v_slug := left(v_slug, 50);

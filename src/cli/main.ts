@@ -125,6 +125,11 @@ const DB_URL = top('db url', 'Print the connection string of the database (the e
   let running = true;
   if (config.databaseUrl) {
     url = config.databaseUrl;
+    // Asked, not assumed: a server that does not answer within 3 s is not running as far as a client can tell.
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+    running = await client.connect().then(() => true, () => false);
+    await client.end().catch(() => {});
+    if (!running && !v.json) process.stderr.write('svc: the database at DATABASE_URL does not answer now\n');
   } else {
     const { embeddedClusterInfo } = await import('../db/embedded.ts');
     const info = await embeddedClusterInfo(config.dataDir);
@@ -315,9 +320,10 @@ main().catch((err) => {
   if (apiErr) {
     // The fields at fault, without repeating the message when it is the one issue's own ("events: unknown event kind X"),
     // each named by its flag when the command has one (email → --email, linkedAgentId → --agent).
-    // A value that names nothing (an unknown workspace, agent, user, key or label id: 404) is named by its flag too.
-    const field = apiErr.status !== 404 ? undefined
-      : typeof apiErr.body.field === 'string' ? apiErr.body.field : commandFlags.includes('id') ? 'id' : undefined;
+    // A value that names nothing (an unknown workspace, agent, user, key or label id: 404) is named by its flag too, and
+    // so is one already taken or that may not change (409: a workspace key, an agent's profile key, the last owner).
+    const field = typeof apiErr.body.field === 'string' && (apiErr.status === 404 || apiErr.status === 409) ? apiErr.body.field
+      : apiErr.status === 404 && commandFlags.includes('id') ? 'id' : undefined;
     const issues = Object.entries(apiErr.body.issues ?? (field ? { [field]: apiErr.message } : {}));
     const named = issues.map(([field, message]) => [flagOf(field), message] as const);
     // One issue that the message already says (as it is, or after its field's name) is said once.

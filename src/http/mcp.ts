@@ -285,7 +285,7 @@ async function handleMessage(
       try {
         tools = selectTools(caller, selectors);
       } catch (err) {
-        if (err instanceof ApiError) return rpcError(id, ErrorCode.InvalidParams, err.message, err.body);
+        if (err instanceof ApiError) return rpcError(id, ErrorCode.InvalidParams, err.message, { ...err.body, status: err.status });
         throw err;
       }
       // A cursor names its place in one listing (the selection's tools): on another selection it is refused, as a

@@ -102,7 +102,10 @@ describe('list commands', () => {
       [['admin', 'list-deliveries', '--workspace', 'OPS', '--limit', '300'], /^svc: --limit\b/],
       // The flag a field came from when it is named otherwise, and a value already taken (409) is exit 2 too.
       [['admin', 'create-workspace', '--name', 'Bad', '--key', 'BADMAIL', '--owner-email', 'not-an-email'], /^svc: --owner-email: /],
-      [['admin', 'create-workspace', '--name', 'Again', '--key', 'OPS', '--owner-email', 'again@example.com'], /key OPS already/],
+      // ... named by its flag (a docs probe: the README promises it; these said the message alone).
+      [['admin', 'create-workspace', '--name', 'Again', '--key', 'OPS', '--owner-email', 'again@example.com'], /^svc: --key: A workspace with key OPS already exists/],
+      [['admin', 'create-agent', '--workspace', 'OPS', '--profile-key', 'lister', '--name', 'Again'], /^svc: --profile-key: An agent with profile key lister already exists/],
+      [['admin', 'add-member', '--workspace', 'OPS', '--email', 'boss@example.com', '--role', 'MEMBER'], /^svc: --role: The last OWNER cannot be demoted/],
     ];
     for (const [args, message] of cases) {
       const r = await svc([...args, '--json'], env);

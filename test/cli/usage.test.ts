@@ -153,6 +153,15 @@ describe('svc psql without psql', () => {
   });
 });
 
+describe('svc db url with DATABASE_URL', () => {
+  it('says whether that server answers, rather than assuming it runs', async () => {
+    const r = await svc(['db', 'url', '--json'], { ...env, DATABASE_URL: 'postgres://u:p@127.0.0.1:1/x' });
+    expect([r.code, JSON.parse(r.stdout)]).toEqual([0, { url: 'postgres://u:p@127.0.0.1:1/x', embedded: false, running: false }]);
+    const text = await svc(['db', 'url'], { ...env, DATABASE_URL: 'postgres://u:p@127.0.0.1:1/x' });
+    expect(text.stderr).toMatch(/does not answer/);
+  });
+});
+
 describe('--help', () => {
   it('svc --help and svc admin --help list the commands, one line each', async () => {
     const main = await svc(['--help'], env);

@@ -154,7 +154,9 @@ describe('tools/list selectors', () => {
 
   it('?profile=core&profile=full is refused clearly (one profile only)', async () => {
     const r = await rpc(t, ws.token, 'tools/list', undefined, '?profile=core&profile=full');
-    expect(r.body.error).toMatchObject({ code: -32602, data: { issues: { profile: expect.any(String) } } });
+    // data.status, as every other JSON-RPC refusal carries (a docs probe found it missing here).
+    expect(r.body.error).toMatchObject({ code: -32602, data: { status: 400, error: 'invalid_input', issues: { profile: expect.any(String) } } });
+    expect((await rpc(t, ws.token, 'tools/list', undefined, '?profile=constructor')).body.error).toMatchObject({ code: -32602, data: { status: 400 } });
   });
 
   it('a known profile still works', async () => {
