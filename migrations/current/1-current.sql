@@ -1,9 +1,1 @@
--- A name's visible character is any outside white space and Unicode's default-ignorable characters (the soft hyphen,
--- variation selectors, tags, … were taken as names); names are trimmed of the invisible characters that mean nothing
--- at their ends (app_hidden.trim_name), and a status named in a filter or a transition is trimmed the same way;
--- standup.draft escapes & too. A workspace key already taken and the last owner's removal or demotion name their field
--- (the CLI then names the flag).
---! include core/util.sql
---! include statuses/statuses.sql
---! include workspace/workspace.sql
---! include workspace/members.sql
+-- Enter migration here
