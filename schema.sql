@@ -1839,6 +1839,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.check_chat_text(text,text) returns void; plpgsql immutable; execute: svc_visitor; chat/chat.sql
 -- app_hidden.check_cycle_dates(uuid,date,date,text) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.check_one_active_cycle(uuid,date,date,text) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
+-- app_hidden.check_profile_key(text) returns void; plpgsql immutable; execute: svc_visitor; agents/agents.sql
 -- app_hidden.check_project_initiative_reachable(app_public.projects) returns void; plpgsql stable; execute: svc_visitor; projects/projects.sql
 -- app_hidden.check_repo_full_name(text,text) returns void; plpgsql immutable; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.comment_for_write(text) returns app_public.comments; plpgsql volatile; execute: svc_visitor; comments/comments.sql

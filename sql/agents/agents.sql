@@ -151,12 +151,28 @@ $$;
 comment on function app_hidden.find_live_agent(p_agent_id text, p_field text, p_profile_key text) is 'An agent of the caller''s workspace that is not archived, by id (else by profileKey, as find_agent): for what puts an agent to work (issues.assign/reassign, an action request''s assignee or bound assignment, a crew, planner, judge or step). 404 unknown, 400 agent_archived, both naming the field.';
 grant execute on function app_hidden.find_live_agent(p_agent_id text, p_field text, p_profile_key text) to svc_visitor;
 
+create or replace function app_hidden.check_profile_key(p_profile_key text)
+ returns void
+ language plpgsql
+ immutable
+as $$
+begin
+  -- Said in words before the table's check refuses it ("profileKey is not an allowed value" told no one what is).
+  if p_profile_key !~ '^[a-z0-9][a-z0-9_.-]{0,63}$' then
+    perform app_hidden.raise_invalid('profileKey', 'must be 1 to 64 of a-z, 0-9, _ . - (lowercase, starting with a letter or digit; e.g. triage)');
+  end if;
+end
+$$;
+comment on function app_hidden.check_profile_key(p_profile_key text) is 'A 400 on profileKey unless it is 1 to 64 of a-z, 0-9, _ . - starting with a letter or digit (agents_profile_key_check, said in words). NULL passes.';
+grant execute on function app_hidden.check_profile_key(p_profile_key text) to svc_visitor;
+
 create or replace function app_private.create_agent(p_workspace_id uuid, p_profile_key text, p_name text, p_capabilities text[] default '{}'::text[], p_provider text default 'CUSTOM'::text, p_runtime_mode text default 'PERSISTENT'::text, p_max_concurrent integer default 1, p_webhook_url text default NULL::text)
  returns app_public.agents
  language plpgsql
 as $$
 declare v_agent app_public.agents;
 begin
+  perform app_hidden.check_profile_key(p_profile_key);
   if exists (select 1 from app_public.agents where workspace_id = p_workspace_id and profile_key = p_profile_key) then
     raise exception 'An agent with profile key % already exists', p_profile_key using errcode = 'SV409', column = 'profileKey';
   end if;
@@ -444,6 +460,7 @@ begin
   if coalesce(p_clear_webhook_url, false) and p_webhook_url is not null then
     perform app_hidden.raise_invalid('clearWebhookUrl', 'either webhookUrl or clearWebhookUrl, not both');
   end if;
+  perform app_hidden.check_profile_key(p_profile_key);
   if p_profile_key is not null and p_profile_key <> v_agent.profile_key and exists (
     select 1 from app_public.agents where workspace_id = p_workspace_id and profile_key = p_profile_key) then
     raise exception 'An agent with profile key % already exists', p_profile_key using errcode = 'SV409', column = 'profileKey';

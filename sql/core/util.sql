@@ -31,14 +31,13 @@ create or replace function app_hidden.trim_name(p_value text)
  language sql
  immutable
 as $$
-  -- White space and the invisible characters that mean nothing at a name's ends (zero-width space, soft hyphen, word
-  -- joiner, marks, fillers); not variation selectors, ZWJ or tags, which end emoji. The tools' trimName (text-guard.ts)
-  -- trims the same.
-  select regexp_replace(p_value,
-    '^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u00ad\u034f\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2060-\u2064\u3164\ufeff\uffa0]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u00ad\u034f\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2060-\u2064\u3164\ufeff\uffa0]+$',
-    '', 'g')
+  -- White space and Unicode's default-ignorable characters (zero-width ones, soft hyphen, word joiner, fillers, …) at
+  -- a name's start and end; at its end not those that end emoji (variation selectors, ZWJ, tags: ❤️, a subdivision
+  -- flag). Not direction overrides and isolates, which one_line refuses rather than drops. The tools' trimName
+  -- (text-guard.ts) trims the same.
+  select regexp_replace(regexp_replace(p_value, '^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2060-\u2065\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]+', ''), '[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b\u200c\u200e\u200f\u2060-\u2065\u206a-\u206f\u3164\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e001f\U000e0080-\U000e00ff\U000e01f0-\U000e0fff]+$', '')
 $$;
-comment on function app_hidden.trim_name(p_value text) is 'A name trimmed of white space and of the invisible characters that mean nothing at its ends (as the tools'' trimName).';
+comment on function app_hidden.trim_name(p_value text) is 'A name trimmed of white space and default-ignorable characters at its ends (at its end, not the variation selectors, ZWJ and tags that end emoji), as the tools'' trimName.';
 grant execute on function app_hidden.trim_name(p_value text) to svc_visitor;
 
 -- What the tools' zod `line()` refuses (src/tools/define.ts, NOT_IN_A_LINE and VISIBLE), for the writers GraphQL and the
@@ -56,8 +55,9 @@ begin
   elsif v = '' then
     perform app_hidden.raise_invalid(p_field, 'must not be empty');
   -- A visible character: not white space, not default-ignorable (Unicode's list: zero-width characters, soft hyphen,
-  -- variation selectors, tags, fillers, …), not the braille blank nor an interlinear annotation mark (VISIBLE).
-  elsif v !~ '[^\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]' then
+  -- variation selectors, tags, fillers, …), not a format control (Cf), not the braille blank nor the object
+  -- replacement character (VISIBLE in text-guard.ts).
+  elsif v !~ '[^\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\u2800\ufffc]' then
     perform app_hidden.raise_invalid(p_field, 'must have a visible character');
   elsif length(v) > p_max then
     perform app_hidden.raise_invalid(p_field, format('must be at most %s characters', p_max));

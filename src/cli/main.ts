@@ -125,11 +125,16 @@ const DB_URL = top('db url', 'Print the connection string of the database (the e
   let running = true;
   if (config.databaseUrl) {
     url = config.databaseUrl;
-    // Asked, not assumed: a server that does not answer within 3 s is not running as far as a client can tell.
+    // Asked, not assumed: a server that does not answer within 3 s is not running as far as a client can tell; one
+    // that answers with a refusal (a wrong password or database: a SQLSTATE) is running, and says why it refused.
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-    running = await client.connect().then(() => true, () => false);
+    const refusal = await client.connect().then(() => undefined, (err: { code?: string; message?: string }) => err);
     await client.end().catch(() => {});
-    if (!running && !v.json) process.stderr.write('svc: the database at DATABASE_URL does not answer now\n');
+    running = !refusal || /^[0-9A-Z]{5}$/.test(refusal.code ?? '');
+    if (!v.json && refusal) {
+      process.stderr.write(running ? `svc: the database at DATABASE_URL answers but refuses the connection: ${redactSecrets(refusal.message ?? '')}\n`
+        : 'svc: the database at DATABASE_URL does not answer now\n');
+    }
   } else {
     const { embeddedClusterInfo } = await import('../db/embedded.ts');
     const info = await embeddedClusterInfo(config.dataDir);

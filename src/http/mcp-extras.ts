@@ -8,7 +8,7 @@
 import type { Caller } from '../auth/keys.ts';
 import { ApiError, refusesKey } from '../errors.ts';
 import { canCall, findTool } from '../tools/catalog.ts';
-import { composed } from '../tools/text-guard.ts';
+import { composed, trimName } from '../tools/text-guard.ts';
 import type { AppServices } from './app.ts';
 
 /** JSON-RPC error codes: MCP's resource-not-found, and the standard invalid-params. */
@@ -170,7 +170,7 @@ export async function handleExtra(
           const given = args[source];
           if (typeof given !== 'string' || !given) continue;
           const known = await COMPLETERS[source](services, caller);
-          if (!known.more && !known.values.some((v) => v.toLowerCase() === given.toLowerCase())) {
+          if (!known.more && !known.values.some((v) => sameName(v, given))) {
             throw invalidParams(`No ${source} named ${given.length > 100 ? `${given.slice(0, 100)}…` : given}`,
               { [`arguments.${source}`]: `not a ${source} of this workspace (${known.values.slice(0, 20).join(', ') || 'none'})` });
           }
@@ -234,7 +234,7 @@ export async function handleExtra(
       const { ref, argument } = completionParams(params);
       const source = completionSource(ref, argument.name);
       if (!source) return { completion: { values: [], hasMore: false } };
-      const prefix = typeof argument.value === 'string' ? argument.value.toLowerCase() : '';
+      const prefix = typeof argument.value === 'string' ? folded(argument.value) : '';
       const { values, more } = await COMPLETERS[source](services, caller);
       // The newest 200 issues are completed from; a whole key typed (ENG-7) is looked up too and offered first, before
       // the newer keys it begins (ENG-79, ENG-78, …), whether or not it is among those 200.
@@ -242,7 +242,7 @@ export async function handleExtra(
         const exact = await call(services, caller, 'issues.get', { id: prefix.toUpperCase() }).catch(() => null);
         if (exact?.key) values.splice(0, values.length, exact.key, ...values.filter((v) => v !== exact.key));
       }
-      const matching = values.filter((v) => v.toLowerCase().startsWith(prefix));
+      const matching = values.filter((v) => folded(v).startsWith(prefix));
       // total is the number of matches when all are known (MCP: the total available); past the values read, unknown.
       return { completion: { values: matching.slice(0, 100), ...(more ? {} : { total: matching.length }), hasMore: matching.length > 100 || more } };
     }
@@ -335,6 +335,10 @@ function promptArguments(prompt: (typeof PROMPTS)[number], given: unknown): Reco
   // Composed (NFC) as every tool's input is: a label or status named in either form is found (docs/decisions.md).
   return composed(given) as Record<string, string | undefined>;
 }
+
+/** Two names the same as SQL matches them (`lower(name) = lower(trim_name(given))`): trimmed, any case (Greek final ς as σ). */
+const folded = (name: string) => trimName(name).toLowerCase().replace(/ς/g, 'σ');
+const sameName = (a: string, b: string) => folded(a) === folded(b);
 
 /** completion/complete's ref and argument, as MCP's schema requires them. */
 function completionParams(params: Record<string, unknown>): {

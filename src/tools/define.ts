@@ -191,7 +191,7 @@ export const id = (what: string) => {
   return z.uuid({ error: (issue) => (issue.input === undefined ? undefined : message) });
 };
 /** A name or title: one line (NOT_IN_A_LINE, text-guard.ts), trimmed (trimName), 1 to max characters, one of them VISIBLE. */
-export const line = (max: number) => z.string().overwrite(trimName).min(1).max(max)
+export const line = (max: number) => z.string().overwrite(trimName).min(1, 'must not be empty').max(max)
   .refine((s) => !NOT_IN_A_LINE.test(s), 'must be one line of text, without control or direction-override characters')
   .refine((s) => s === '' || VISIBLE.test(s), 'must have a visible character');
 /**

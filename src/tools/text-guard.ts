@@ -249,13 +249,16 @@ export function textIssues(value: unknown, maxIssues = 20): Record<string, strin
 export const NOT_IN_A_LINE = /[\u0001-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 /** A character a reader sees: not white space, not a default-ignorable one (zero-width characters, soft hyphen,
- *  variation selectors, tags, Hangul fillers, …), not the braille blank nor an interlinear annotation mark. A name
- *  needs one (app_hidden.one_line says the same, in ranges, for the writers the tools do not front). */
-export const VISIBLE = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}\u2800\ufff9-\ufffb]/u;
-/** What a name loses at either end: white space and the invisible characters that mean nothing there. Not variation
- *  selectors, ZWJ or tags, which end emoji (❤️, a subdivision flag). app_hidden.trim_name trims the same. */
-const NAME_EDGES = /^[\p{White_Space}\u00ad\u034f\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2060-\u2064\u3164\ufeff\uffa0]+|[\p{White_Space}\u00ad\u034f\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2060-\u2064\u3164\ufeff\uffa0]+$/gu;
-export const trimName = (s: string): string => s.replace(NAME_EDGES, '');
+ *  variation selectors, tags, Hangul fillers, …), not a format control (Cf), not the braille blank nor the object
+ *  replacement character. A name needs one (app_hidden.one_line says the same, in ranges, for the writers the tools
+ *  do not front). */
+export const VISIBLE = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cf}\u2800\ufffc]/u;
+/** What a name loses at its ends: white space and default-ignorable characters, but not direction overrides and
+ *  isolates (refused, NOT_IN_A_LINE, rather than quietly dropped); at its end, not those that end emoji (variation
+ *  selectors, ZWJ, tags: ❤️, a subdivision flag). app_hidden.trim_name trims the same. */
+const NAME_START = /^(?:(?![\u202a-\u202e\u2066-\u2069])[\p{White_Space}\p{Default_Ignorable_Code_Point}])+/u;
+const NAME_END = /(?:(?![\u202a-\u202e\u2066-\u2069\u200d\ufe00-\ufe0f\u{e0020}-\u{e007f}\u{e0100}-\u{e01ef}])[\p{White_Space}\p{Default_Ignorable_Code_Point}])+$/u;
+export const trimName = (s: string): string => s.replace(NAME_START, '').replace(NAME_END, '');
 
 /**
  * Text from outside (an issue title on GitHub, a web page's <title>) made into a name as the tools would take it:

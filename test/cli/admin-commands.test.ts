@@ -117,6 +117,16 @@ describe('list commands', () => {
     expect([user.code, user.stderr]).toEqual([2, 'svc: --user: no user with email nobody@example.com\n']);
   });
 
+  it('svc db url says a server that refuses the login is running, and why it refused', async () => {
+    const wrong = new URL(env.DATABASE_URL!);
+    wrong.password = 'wrong-password';
+    const json = await svc(['db', 'url', '--json'], { ...env, DATABASE_URL: wrong.toString() });
+    expect(JSON.parse(json.stdout)).toMatchObject({ embedded: false, running: true });
+    const text = await svc(['db', 'url'], { ...env, DATABASE_URL: wrong.toString() });
+    expect(text.stderr).toMatch(/answers but refuses the connection: password authentication failed/);
+    expect(JSON.parse((await svc(['db', 'url', '--json'], env)).stdout)).toMatchObject({ running: true });
+  });
+
   it('list-agents lists agents with archivedAt; other workspaces are not mixed in', async () => {
     const { items } = await svcJson(['admin', 'list-agents', '--workspace', 'OPS'], env);
     expect(items.map((a: { profileKey: string }) => a.profileKey)).toContain('lister');

@@ -73,24 +73,29 @@ describe('the tools take names as one line with a visible character', () => {
     for (const title of ['\u200b', '\u3164', '\u2800']) {
       const r = await rest(t, ws.token, 'issues.create', { title });
       // Trimmed away (a zero-width space) it is empty; kept (a Hangul filler, the braille blank) it shows nothing.
-      expect([r.status, r.body.issues], JSON.stringify(title)).toEqual([400, { title: expect.stringMatching(/visible character|>=1 characters/) }]);
+      expect([r.status, r.body.issues], JSON.stringify(title)).toEqual([400, { title: expect.stringMatching(/visible character|must not be empty/) }]);
     }
     const r = await rest(t, ws.token, 'labels.create', { name: '\u200c' });
-    expect([r.status, r.body.issues]).toEqual([400, { name: expect.stringMatching(/visible character|>=1 characters/) }]);
+    expect([r.status, r.body.issues]).toEqual([400, { name: expect.stringMatching(/visible character|must not be empty/) }]);
   });
 
   it('every default-ignorable character is invisible, on the tools and in SQL; ends are trimmed of them, emoji keep theirs', async () => {
     const invisible = ['\u00ad', '\u034f', '\u061c', '\u17b4', '\ufe0f', '\ufe00\ufe02', '\u180b', '\u2065', '\u206a', '\ufff9',
-      '\u{e0001}', '\u{e0041}\u{e0042}', '\u{1bca0}', '\u{1d173}'];
+      '\u{e0001}', '\u{e0041}\u{e0042}', '\u{1bca0}', '\u{1d173}', '\ufffc', '\u{13430}', '\u{13436}\u{13437}'];
     for (const [k, name] of invisible.entries()) {
       const tool = await rest(t, ws.token, 'labels.create', { name });
-      expect([tool.status, tool.body.issues], JSON.stringify(name)).toEqual([400, { name: expect.stringMatching(/visible character|>=1 characters/) }]);
+      expect([tool.status, tool.body.issues], JSON.stringify(name)).toEqual([400, { name: expect.stringMatching(/visible character|must not be empty/) }]);
       const e = await gqlError(t, ws.token, AGENT, { n: name, p: `ignorable-${k}` });
       expect(e.issues, JSON.stringify(name)).toEqual({ name: expect.stringMatching(/visible character|must not be empty/) });
     }
     const info = await ok(t, ws.token, 'labels.create', { name: '\u200bInfo\u00ad\u2060' });
     expect(info.name).toBe('Info');
     expect((await rest(t, ws.token, 'labels.create', { name: 'Info\u200b' })).status, 'the same name once trimmed').toBe(409);
+    for (const name of ['Info\u200c', '\u200cInfo', 'Info\u206f', '\u{e0000}Info', 'Info\u{e0fff}', '\ufe0fInfo', '\u200dInfo', '\u{e007f}Info', 'Info\u{1d17a}']) {
+      expect((await rest(t, ws.token, 'labels.create', { name })).status, JSON.stringify(name)).toBe(409);
+    }
+    // The SQL trims the same (GraphQL's own mutation).
+    expect((await gqlOk(t, ws.token, AGENT, { n: '\u200c\ufe0fBot\u{e0000}\u200b', p: 'trimmed-bot' })).agentsCreate.agent.name).toBe('Bot');
     // Emoji end in a variation selector or a tag (a subdivision flag): kept whole.
     for (const [k, name] of ['Love \u2764\ufe0f', 'Scotland \u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}'].entries()) {
       expect((await ok(t, ws.token, 'labels.create', { name })).name).toBe(name);
@@ -125,4 +130,9 @@ describe('the tools take names as one line with a visible character', () => {
 it('a title fetched from a page that shows nothing is no title (the hostname stays), as linkTitle given so is refused', () => {
   expect(oneLine('\u200b\u2060 \u3164')).toBe('');
   expect(oneLine('  \u200bRelease notes\u00ad ')).toBe('Release notes');
+});
+
+it('a profile key outside a-z, 0-9, _ . - is refused in words (GraphQL and the CLI reach the SQL)', async () => {
+  const e = await gqlError(t, ws.token, AGENT, { n: 'Upper', p: 'TRIAGE' });
+  expect(e.issues).toEqual({ profileKey: expect.stringMatching(/^must be 1 to 64 of a-z, 0-9, _ \. -/) });
 });
