@@ -1,5 +1,1 @@
--- A name's visible character excludes format controls (Cf) and U+FFFC too; trim_name trims every default-ignorable
--- character at a name's start and, at its end, all but the variation selectors, ZWJ and tags that end emoji; an agent's
--- profile key that is not a-z, 0-9, _ . - is refused in words (app_hidden.check_profile_key).
---! include core/util.sql
---! include agents/agents.sql
+-- Enter migration here
