@@ -105,17 +105,6 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
     return undefined;
   };
 
-  // Whether a selection set asks for a field, through fragments and inline fragments too (each fragment read once:
-  // a fragment spread twice in each of twenty others would be a million paths).
-  const selects = (set: SelectionSetNode, field: string, read: Set<string>): boolean => set.selections.some((x) => {
-    if (x.kind === Kind.FIELD) return x.name.value === field;
-    if (x.kind === Kind.INLINE_FRAGMENT) return selects(x.selectionSet, field, read);
-    const fragment = fragments.get(x.name.value);
-    if (!fragment || read.has(x.name.value)) return false;
-    read.add(x.name.value);
-    return selects(fragment.selectionSet, field, read);
-  });
-
   // A value as the request means it: a variable by its value (two aliases of `issues(first: $a)` and `(first: $b)`
   // with a = b are the same field).
   const valueKey = (v: ValueNode): string => {
@@ -127,8 +116,9 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
       default: return JSON.stringify((v as { value?: unknown }).value ?? null);
     }
   };
-  // The fields a selection set asks for at its own level, through its fragments (each spread once).
-  const levelFields = (set: SelectionSetNode, out: FieldNode[], read: Set<string>): FieldNode[] => {
+  // The fields a selection set asks for at its own level, through fragments and inline fragments (each fragment read
+  // once: a fragment spread twice in each of twenty others would be a million paths).
+  const levelFields = (set: SelectionSetNode, out: FieldNode[] = [], read = new Set<string>()): FieldNode[] => {
     for (const x of set.selections) {
       if (x.kind === Kind.FIELD) out.push(x);
       else if (x.kind === Kind.INLINE_FRAGMENT) levelFields(x.selectionSet, out, read);
@@ -139,6 +129,7 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
     }
     return out;
   };
+  const selects = (set: SelectionSetNode, field: string): boolean => levelFields(set).some((f) => f.name.value === field);
   /**
    * The same field with the same arguments under two names (aliases) is read once and written out twice: twenty
    * aliases of one list of long descriptions made a 240 MB answer from 12 MB of rows (past REQUEST_BYTES_MAX, which
@@ -146,7 +137,7 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
    */
   const refuseRepeats = (set: SelectionSetNode) => {
     const names = new Map<string, Set<string>>();
-    for (const f of levelFields(set, [], new Set())) {
+    for (const f of levelFields(set)) {
       if (f.name.value.startsWith('__')) continue;
       const key = `${f.name.value}(${(f.arguments ?? []).map((a) => `${a.name.value}:${valueKey(a.value)}`).sort().join(',')})`;
       const seen = names.get(key) ?? new Set<string>();
@@ -197,7 +188,7 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
             .some((x) => x.kind !== Kind.FIELD || x.name.value === 'nodes' || x.name.value === 'edges');
           // But its count reads every row it holds (450 aliased counts held the pool for 15 s): a tenth of an
           // unpaged list, as it shapes none of them.
-          if (isConnection && !inConnection && sel.selectionSet && selects(sel.selectionSet, 'totalCount', new Set())) {
+          if (isConnection && !inConnection && sel.selectionSet && selects(sel.selectionSet, 'totalCount')) {
             rows += multiplier * L.COUNTED;
           }
           const many = sel.selectionSet !== undefined && !inConnection && rowsOfConnection
