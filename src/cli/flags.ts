@@ -65,32 +65,17 @@ const INT4_MAX = 2_147_483_647;
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 const LINE_BREAK = /[\n\r\t\u2028\u2029]/;
 /**
- * How many characters a text holds as the service counts them: Unicode code points (PostgreSQL's char_length), not
- * JavaScript's UTF-16 units, in which 🤖 is two (a 150-robot agent name GraphQL took was "300 characters long" here).
+ * How many characters a text holds as the service counts them: Unicode code points (PostgreSQL's char_length), as a
+ * string's iterator gives them, not JavaScript's UTF-16 units, in which 🤖 is two (a 150-robot agent name GraphQL took
+ * was "300 characters long" here).
  */
-export function characters(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    // A high surrogate followed by a low one is one code point.
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
-    }
-    n++;
-  }
-  return n;
-}
-
-/** The first `max` characters (code points: a pair is never split) of a text. */
-function firstCharacters(text: string, max: number): string {
-  let end = 0;
-  for (let n = 0; n < max && end < text.length; n++) end += (text.codePointAt(end)! > 0xffff ? 2 : 1);
-  return text.slice(0, end);
-}
+const characters = (text: string): number => [...text].length;
 
 /** A value quoted back in an error: never the whole of a 100,000-character paste (a secret in it: main.ts redacts every error). */
-const quoted = (text: string) => JSON.stringify(characters(text) > 60 ? `${firstCharacters(text, 60)}…` : text);
+const quoted = (text: string) => {
+  const points = [...text];
+  return JSON.stringify(points.length > 60 ? `${points.slice(0, 60).join('')}…` : text);
+};
 
 /**
  * A free-text value as the API would take it: in Unicode's composed form (NFC), as the service stores text

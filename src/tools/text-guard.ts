@@ -263,7 +263,8 @@ export const trimName = (s: string): string => s.replace(NAME_START, '').replace
 /**
  * Text from outside (an issue title on GitHub, a web page's <title>) made into a name as the tools would take it:
  * composed (NFC), breaks and controls become spaces, direction overrides go, runs of spaces are one, at most `max`
- * characters (UTF-16 units, as zod counts them; a pair is never cut in half, which PostgreSQL could not store).
+ * characters (counted in UTF-16 units, so never more code points than zod's limit; a pair is never cut in half,
+ * which PostgreSQL could not store).
  */
 export function oneLine(text: string, max = 500): string {
   let line = text.normalize('NFC').replace(/[\u202a-\u202e\u2066-\u2069]/g, '').replace(new RegExp(NOT_IN_A_LINE.source, 'g'), ' ')
