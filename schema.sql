@@ -2424,7 +2424,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.agent_crews_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agentCrews/tools/update.sql
 -- app_tools.agents_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agents/tools/get.sql
 -- app_tools.agents_heartbeat(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; agents/tools/heartbeat.sql
--- app_tools.agents_list(jsonb) returns jsonb; sql stable; execute: svc_visitor; agents/tools/list.sql
+-- app_tools.agents_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agents/tools/list.sql
 -- app_tools.agents_me(jsonb) returns jsonb; sql stable; execute: svc_visitor; agents/tools/me.sql
 -- app_tools.agents_workload(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; agents/tools/workload.sql
 -- app_tools.analytics_summary(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; analytics/tools/summary.sql
@@ -2580,7 +2580,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.runtimes_register(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/register.sql
 -- app_tools.runtimes_report_info(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; runtimes/tools/reportInfo.sql
 -- app_tools.skills_invoke(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; skills/tools/invoke.sql
--- app_tools.skills_list(jsonb) returns jsonb; sql stable; execute: svc_visitor; skills/tools/list.sql
+-- app_tools.skills_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; skills/tools/list.sql
 -- app_tools.standup_draft(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; standup/tools/draft.sql
 -- app_tools.statuses_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; statuses/tools/create.sql
 -- app_tools.statuses_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; statuses/tools/delete.sql

@@ -355,9 +355,9 @@ create or replace function app_hidden.repo_resource_imported(p_resource_id uuid)
  stable security definer
  set search_path to 'pg_catalog'
 as $$
-  select exists (select 1 from app_public.external_links l join app_public.issues i on i.id = l.issue_id and i.deleted_at is null
+  select exists (select 1 from app_public.external_links l
                  where l.resource_id = p_resource_id and l.kind = 'SOURCE'
                    and l.workspace_id = app_hidden.current_workspace_id())
 $$;
-comment on function app_hidden.repo_resource_imported(p_resource_id uuid) is 'Whether an external resource was imported into a live issue of the caller''s workspace, including issues outside the key''s narrowing (so importIssue never makes a duplicate). Security definer: a yes/no, never the issue.';
+comment on function app_hidden.repo_resource_imported(p_resource_id uuid) is 'Whether an external resource was imported into an issue of the caller''s workspace, live or deleted, including issues outside the key''s narrowing (so importIssue never makes a duplicate). Security definer: a yes/no, never the issue.';
 grant execute on function app_hidden.repo_resource_imported(p_resource_id uuid) to svc_visitor;

@@ -4,7 +4,7 @@
  * text PostgreSQL produced; transports embed it without parsing and re-serialising.
  */
 import type pg from 'pg';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { hasScope, type Caller } from '../auth/keys.ts';
 import { queryAsCaller } from '../db/as-caller.ts';
 import { ApiError, fromPgError, invalidInput, scopeRequired } from '../errors.ts';
@@ -12,6 +12,20 @@ import { editDistance } from '../edit-distance.ts';
 import { findTool } from './catalog.ts';
 import type { Tool, ToolContext, ToolServices } from './define.ts';
 import { checkInput, setOwnIssue } from './text-guard.ts';
+
+/**
+ * A field left out whose schema is a choice (an enum, a literal, a union of forms) is "required", as a left-out string
+ * is; zod said "Invalid option: expected one of …", as if a wrong value had been sent. Set for the process: the
+ * tools' own schemas and a plugin skill's inputSchema (skills.invoke) alike.
+ */
+z.config({
+  customError: (issue) => {
+    if (issue.input !== undefined) return undefined;
+    if (issue.code === 'invalid_value') return `required (${issue.values.length === 1 ? '' : 'one of '}${issue.values.map((v) => JSON.stringify(v)).join('|')})`;
+    if (issue.code === 'invalid_union') return 'required';
+    return undefined;
+  },
+});
 
 /**
  * How many issues a 400 lists: a request with 60,000 unknown fields was answered 1.5 MB naming each. Past this many,

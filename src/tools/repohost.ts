@@ -72,7 +72,7 @@ export const repohostTools = defineTools(
     openWorld: true,
     idempotent: true,
     scopes: ['WRITE_ISSUES'],
-    description: 'Create an issue from an issue or pull request of a mapped repository (give mappingId, or repoFullName with an active mapping, and number). Idempotent: when it was imported before, returns that issue with created false. Links it with kind SOURCE; optional projectId, labelIds, queue.',
+    description: 'Create an issue from an issue or pull request of a mapped repository (give mappingId, or repoFullName with an active mapping, and number). Idempotent: when it was imported before, returns that issue with created false (409 already_imported when that issue is deleted, naming it, or out of the key\'s sight). Links it with kind SOURCE; optional projectId, labelIds, queue.',
     input: z.strictObject({
       mappingId: id('mappingId').optional(), repoFullName: repoFullName.optional(),
       number: z.number().int().min(1).max(999_999_999),

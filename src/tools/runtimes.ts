@@ -37,7 +37,8 @@ export const runtimeTools = defineTools(
     description: "Register a runtime (a machine or service running agents). Not de-duplicated: each call creates one, unless runtimeId names an existing (possibly archived) runtime, which is restored and updated. ownerId is the key's user (null for AGENT keys); a secret is stored only as a hash (hasSecret). Emits RUNTIME_REGISTERED.",
     input: z.strictObject({
       name: line(200), kind, endpoint: endpoint.optional(),
-      providersAvailable: z.array(provider).max(4), info: info.optional(),
+      // A provider named twice is kept once (it was stored and listed twice).
+      providersAvailable: z.array(provider).max(4).overwrite((list) => [...new Set(list)]), info: info.optional(),
       secret: z.string().min(16).max(500).optional().describe('Shared secret of the runtime; kept only as SHA-256'),
       runtimeId: id('runtimeId').optional().describe('Restore this runtime instead of creating one'),
     }),

@@ -77,6 +77,12 @@ describe('a 400 lists at most 20 issues, then how many more', () => {
     expect((await rest(t, ws.token, 'issues.list', { assignedAgentId: 'triage' })).body.issues.assignedAgentId).toMatch(/agents\.list/);
     // A missing id is required, not "must be a UUID"; a wrong type says so without zod's prefix.
     expect((await rest(t, ws.token, 'projects.get', {})).body.issues).toEqual({ id: 'required (string)' });
+    // A choice left out is required too (zod said "Invalid option: expected one of …", as for a wrong value); a wrong
+    // value still says what it may be.
+    expect((await rest(t, ws.token, 'runtimes.register', { name: 'box', providersAvailable: [] })).body.issues)
+      .toEqual({ kind: expect.stringMatching(/^required \(one of "LOCAL_DAEMON"\|/) });
+    expect((await rest(t, ws.token, 'runtimes.register', { name: 'box', kind: 'MAINFRAME', providersAvailable: [] })).body.issues.kind)
+      .toMatch(/^Invalid option: expected one of/);
     expect((await rest(t, ws.token, 'issues.list', { cursor: 1 })).body.issues).toEqual({ cursor: 'expected string, received number' });
     // Names reached for by agents (re-probe): relatedIssueId, minutes, url.
     expect((await rest(t, ws.token, 'relations.add', { fromIssueId: issue.id, relatedIssueId: issue.id, kind: 'RELATES_TO' })).body.issues.relatedIssueId)

@@ -1,4 +1,5 @@
 /** Every tool of spec 4.11 and 4.12 answers over MCP (tools/call) and REST; bad input, missing scope, another workspace, narrowed keys. */
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/tools/catalog.ts';
 import { createAgent, createKey, createWorkspace, ok, rest, rpc, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
@@ -176,6 +177,21 @@ describe('every tool of 4.11 and 4.12', () => {
     }
     for (const tool of ['goals.list', 'executionPlans.list', 'reviewGates.list', 'agentCrews.list']) {
       expect((await ok(t, other.token, tool, {})).items).toEqual([]);
+    }
+    // A list filtered by an id of another workspace (or of none) is 404 on that field, as every list's filter by id,
+    // not an empty page (a typo looked like "nothing yet").
+    await ok(t, ws.token, 'goals.list', { crewId: crew.id });
+    for (const id of [crew.id, crypto.randomUUID()]) {
+      const r = await rest(t, other.token, 'goals.list', { crewId: id });
+      expect([r.status, r.body.field]).toEqual([404, 'crewId']);
+    }
+    for (const [tool, field, id] of [['executionPlans.list', 'goalId', goal.id], ['reviewGates.list', 'goalId', goal.id],
+                                     ['reviewGates.list', 'planId', plan.id]] as const) {
+      for (const value of [id, crypto.randomUUID()]) {
+        const r = await rest(t, other.token, tool, { [field]: value });
+        expect([tool, r.status, r.body.field]).toEqual([tool, 404, field]);
+      }
+      await ok(t, ws.token, tool, { [field]: id }); // its own workspace's key lists by it
     }
     const events = await ok(t, other.token, 'events.recent', { limit: 200 });
     expect(events.items.filter((e: any) => e.subjectId === goal.id)).toEqual([]);

@@ -67,7 +67,12 @@ describe('agents.list', () => {
       provider: 'CLAUDE', capabilities: ['HIGH', 'backend'], archivedAt: null, runtime: { id: expect.any(String), name: 'laptop', kind: 'LOCAL_DAEMON' } });
     expect((await ok(t, ws.token, 'agents.list', { includeArchived: true })).map((a: any) => a.profileKey)).toEqual(['bot', 'gone']);
     expect(await ok(t, ws.token, 'agents.list', { runtimeId: rows[0].runtime.id })).toHaveLength(1);
-    expect(await ok(t, ws.token, 'agents.list', { runtimeId: crypto.randomUUID() })).toEqual([]);
+    // A runtime this workspace does not have (none such, another workspace's) is 404 on runtimeId, not an empty list.
+    const foreignRuntime = (await ok(t, other.token, 'runtimes.list', {})).items[0];
+    for (const runtimeId of [crypto.randomUUID(), foreignRuntime.id]) {
+      const r = await rest(t, ws.token, 'agents.list', { runtimeId });
+      expect([r.status, r.body.field]).toEqual([404, 'runtimeId']);
+    }
     expect((await rest(t, ws.token, 'agents.list', { includeArchived: 'yes' })).body.issues).toHaveProperty('includeArchived');
     const noUsers = await createKey(t, ws, { scopes: ['READ_ISSUES'] });
     expect((await rest(t, noUsers.token, 'agents.list', {})).body).toMatchObject({ error: 'scope_required', scope: 'READ_USERS' });
@@ -87,6 +92,9 @@ describe('runtimes', () => {
     const a = await ok(t, ws.token, 'runtimes.register', input);
     const b = await ok(t, ws.token, 'runtimes.register', input);
     expect(a.id).not.toBe(b.id);
+    // A provider named twice is kept once, in the order first named.
+    const twice = await ok(t, ws.token, 'runtimes.register', { ...input, providersAvailable: ['CLAUDE', 'CODEX', 'CLAUDE', 'CLAUDE'] });
+    expect(twice.providersAvailable).toEqual(['CLAUDE', 'CODEX']);
     expect(a).toMatchObject({ name: 'box', kind: 'REMOTE_HTTP', endpoint: input.endpoint, providersAvailable: ['CODEX', 'CLAUDE'],
       info: { hostname: 'box-1', os: 'linux', arch: 'arm64' }, hasSecret: true, ownerId: expect.any(String),
       owner: { email: ws.ownerEmail }, _count: { agents: 0 }, config: {}, archivedAt: null });

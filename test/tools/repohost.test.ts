@@ -24,6 +24,7 @@ beforeAll(async () => {
       { number: 2, title: 'Fix the crash', state: 'open', pull: { merged: false } },
       { number: 3, title: 'Docs typo', state: 'open' },
       { number: 4, title: 'Crash in docs build', state: 'closed' },
+      { number: 6, title: 'Imported then deleted', state: 'open' },
     ],
     'acme/other': [{ number: 9, title: 'Other repo', state: 'open' }],
   }, { token: 'ghp_test_token', prefix: '/api/v3' });
@@ -290,6 +291,24 @@ describe('repohost tools', () => {
     const mine = await ok(t, key.token, 'repohost.importIssue', { repoFullName: REPO, number: 3, projectId: rows[0].id });
     expect(mine).toMatchObject({ created: true, issue: { projectId: rows[0].id } });
     expect(await ok(t, key.token, 'repohost.listLinked', { issueId: mine.issueId })).toHaveLength(1);
+  });
+
+  it('importIssue of an issue whose import was deleted is 409 naming it (no second issue); restored, it is found again', async () => {
+    const first = await ok(t, ws.token, 'repohost.importIssue', { repoFullName: REPO, number: 6 });
+    await ok(t, ws.token, 'issues.delete', { id: first.issueId });
+    const again = await rest(t, ws.token, 'repohost.importIssue', { repoFullName: REPO, number: 6 });
+    expect([again.status, again.body.error]).toEqual([409, 'already_imported']);
+    expect(again.body.message).toBe(`acme/widgets#6 was imported into ${first.issue.key}, which is deleted: issues.restore brings it back`);
+    const titled = await t.pools.owner.query("select count(*)::int as n from app_public.issues where workspace_id = $1 and title = 'Imported then deleted'", [ws.id]);
+    expect(titled.rows[0].n).toBe(1);
+    // A key that cannot see the deleted issue is told it is taken, not which issue.
+    const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [ws.id, 'Repo Q']);
+    const narrowed = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projects: [rows[0].id] });
+    const hidden = await rest(t, narrowed.token, 'repohost.importIssue', { repoFullName: REPO, number: 6, projectId: rows[0].id });
+    expect([hidden.status, hidden.body.error]).toEqual([409, 'already_imported']);
+    expect(hidden.body.message).not.toContain(first.issue.key);
+    await ok(t, ws.token, 'issues.restore', { id: first.issueId });
+    expect(await ok(t, ws.token, 'repohost.importIssue', { repoFullName: REPO, number: 6 })).toMatchObject({ created: false, issueId: first.issueId });
   });
 
   it('answers over JSON-RPC', async () => {

@@ -42,7 +42,11 @@ describe('a plugin\'s manifest.skills', () => {
       { pluginId, plugin: 'Helper', name: 'summarize', description: 'Summarize an issue thread', inputSchema: SKILLS[0]!.inputSchema },
       { pluginId, plugin: 'Helper', name: 'ping', description: null, inputSchema: null },
     ]);
-    expect(await ok(t, ws.token, 'skills.list', { pluginId: '00000000-0000-4000-8000-000000000000' })).toEqual([]);
+    // A plugin this workspace does not have is 404 on pluginId, not an empty list; another workspace's likewise.
+    for (const [token, id] of [[ws.token, '00000000-0000-4000-8000-000000000000'], [other.token, pluginId]]) {
+      const r = await rest(t, token!, 'skills.list', { pluginId: id });
+      expect([r.status, r.body.field]).toEqual([404, 'pluginId']);
+    }
   });
 
   it('refuses skills that are not a list of {name, description?, inputSchema?}, naming the entry', async () => {
@@ -107,7 +111,8 @@ describe('skills.invoke', () => {
     expect(bad.body.issues).toEqual({
       'input.style': expect.any(String), 'input.maxWords': expect.any(String), 'input.extra': 'unknown field',
     });
-    expect((await rest(t, ws.token, 'skills.invoke', { pluginId, skill: 'summarize' })).body.issues).toEqual({ 'input.style': expect.any(String) });
+    // A required choice left out is said to be required (zod said "Invalid option", as for a wrong value).
+    expect((await rest(t, ws.token, 'skills.invoke', { pluginId, skill: 'summarize' })).body.issues).toEqual({ 'input.style': 'required (one of "short"|"long")' });
     expect((await ok(t, ws.token, 'events.recent', { kinds: ['SKILL_INVOKED'] })).items.length).toBe(before);
   });
 

@@ -10,12 +10,14 @@ as $$
 declare
   v_limit int := coalesce((args->>'limit')::int, 50);
   v_after record := app_hidden.keyset_decode_ts(args->>'cursor', 'execution_plans');
+  -- A goal the key cannot see is 404, as every list's filter by id (not an empty page).
+  v_goal uuid := case when args->>'goalId' is not null then (app_hidden.find_goal(args->>'goalId', 'goalId')).id end;
 begin
   return app_hidden.page_json(array(
     select (app_hidden.plan_json(p), app_hidden.ts_key(p.created_at), p.id)::app_hidden.page_row
     from app_public.execution_plans p
     where p.workspace_id = app_hidden.current_workspace_id()
-      and (args->>'goalId' is null or p.goal_id = app_hidden.parse_uuid(args->>'goalId', 'goalId'))
+      and (v_goal is null or p.goal_id = v_goal)
       and (args->>'status' is null or p.status = args->>'status')
       and (not coalesce((args->>'activeOnly')::boolean, false) or p.is_active_attempt)
       and (v_after.sort_id is null or (p.created_at, p.id) < (v_after.sort_key, v_after.sort_id))

@@ -2,8 +2,10 @@
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
 -- idempotent: a resource already imported (SOURCE link to a live issue) returns that issue with created
--- false; otherwise issues.create (title from the host, description with the host body and a link back),
--- optional queue, and the SOURCE link, all in this transaction.
+-- false; one imported into an issue now in the trash is 409 naming it (a daily import neither brings back what a
+-- person deleted nor makes a second issue beside it; issues.restore brings it back); otherwise issues.create
+-- (title from the host, description with the host body and a link back), optional queue, and the SOURCE link, all
+-- in this transaction.
 create or replace function app_tools.repohost_import_issue(args jsonb)
  returns jsonb
  language plpgsql
@@ -14,6 +16,7 @@ declare
   v_resource app_public.external_resources;
   v_link app_public.external_links;
   v_issue jsonb;
+  v_deleted_key text;
   v_body text;
 begin
   if (v_fetched->>'number')::int is distinct from (args->>'number')::int then
@@ -26,6 +29,13 @@ begin
   if v_link.id is not null then
     return jsonb_build_object('issueId', v_link.issue_id, 'created', false,
       'resource', app_hidden.repo_resource_json(v_resource), 'link', app_hidden.repo_link_json(v_link));
+  end if;
+  select i.key into v_deleted_key from app_public.external_links l
+  join app_public.issues i on i.id = l.issue_id and i.deleted_at is not null
+  where l.resource_id = v_resource.id and l.kind = 'SOURCE' order by l.created_at limit 1;
+  if v_deleted_key is not null then
+    raise exception '%#% was imported into %, which is deleted: issues.restore brings it back', v_resource.repo_full_name,
+      v_resource.number, v_deleted_key using errcode = 'SV409', detail = 'already_imported';
   end if;
   if app_hidden.repo_resource_imported(v_resource.id) then
     raise exception '%#% was already imported into an issue this key cannot see', v_resource.repo_full_name, v_resource.number
@@ -47,4 +57,4 @@ begin
 end
 $$;
 grant execute on function app_tools.repohost_import_issue(args jsonb) to svc_visitor;
-comment on function app_tools.repohost_import_issue(args jsonb) is 'repohost.importIssue: Create an issue from an issue or pull request of a mapped repository (give mappingId, or repoFullName with an active mapping, and number). Idempotent: when it was imported before, returns that issue with created false. Links it with kind SOURCE; optional projectId, labelIds, queue.';
+comment on function app_tools.repohost_import_issue(args jsonb) is 'repohost.importIssue: Create an issue from an issue or pull request of a mapped repository (give mappingId, or repoFullName with an active mapping, and number). Idempotent: when it was imported before, returns that issue with created false (409 already_imported when that issue is deleted or out of the key''s sight). Links it with kind SOURCE; optional projectId, labelIds, queue.';

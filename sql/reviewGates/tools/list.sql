@@ -10,15 +10,17 @@ as $$
 declare
   v_limit int := coalesce((args->>'limit')::int, 50);
   v_after record := app_hidden.keyset_decode_ts(args->>'cursor', 'review_gates');
+  -- A plan or goal the key cannot see is 404, as every list's filter by id (not an empty page).
+  v_plan uuid := case when args->>'planId' is not null then (app_hidden.find_plan(args->>'planId', 'planId')).id end;
+  v_goal uuid := case when args->>'goalId' is not null then (app_hidden.find_goal(args->>'goalId', 'goalId')).id end;
 begin
   return app_hidden.page_json(array(
     select (app_hidden.gate_json(g), app_hidden.ts_key(g.created_at), g.id)::app_hidden.page_row
     from app_public.review_gates g
     where g.workspace_id = app_hidden.current_workspace_id()
       and (args->>'status' is null or g.status = args->>'status')
-      and (args->>'planId' is null or g.plan_id = app_hidden.parse_uuid(args->>'planId', 'planId'))
-      and (args->>'goalId' is null or g.plan_id in (select p.id from app_public.execution_plans p
-                                                    where p.goal_id = app_hidden.parse_uuid(args->>'goalId', 'goalId')))
+      and (v_plan is null or g.plan_id = v_plan)
+      and (v_goal is null or g.plan_id in (select p.id from app_public.execution_plans p where p.goal_id = v_goal))
       and (v_after.sort_id is null or (g.created_at, g.id) < (v_after.sort_key, v_after.sort_id))
     order by g.created_at desc, g.id desc limit v_limit + 1), v_limit, 'review_gates');
 end

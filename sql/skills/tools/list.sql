@@ -4,8 +4,18 @@
 -- the skills the workspace's approved plugins declare (manifest.skills), optionally of one plugin.
 create or replace function app_tools.skills_list(args jsonb)
  returns jsonb
- language sql
+ language plpgsql
  stable
-as $$ select app_hidden.plugin_skills_list(jsonb_build_object('pluginId', args->>'pluginId')) $$;
+as $$
+begin
+  -- A plugin this workspace does not have is 404, as every list's filter by id (not an empty list); one not yet
+  -- approved offers no skills.
+  if args->>'pluginId' is not null
+     and not exists (select 1 from app_hidden.plugins() p where p.id = app_hidden.parse_uuid(args->>'pluginId', 'pluginId')) then
+    raise exception 'Plugin not found' using errcode = 'SV404', column = 'pluginId';
+  end if;
+  return app_hidden.plugin_skills_list(jsonb_build_object('pluginId', args->>'pluginId'));
+end
+$$;
 grant execute on function app_tools.skills_list(args jsonb) to svc_visitor;
 comment on function app_tools.skills_list(args jsonb) is 'skills.list: The skills the workspace''s plugins offer (their manifest.skills): plugin, name, description and the inputSchema skills.invoke checks input against.';
