@@ -75,6 +75,8 @@ export interface AppOptions {
 }
 
 /** The MCP endpoint (/api/mcp, /api/mcp/rpc, either with a trailing slash: MCP_ENDPOINTS in mcp.ts). */
+/** The methods a 405 may name in its Allow header (what routes here are registered for). */
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const isMcpPath = (url: string) => /^\/api\/mcp(\/rpc)?\/?(\?|$)/.test(url);
 
 /**
@@ -357,10 +359,19 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     // The MCP endpoint (any trailing slash) asked with a method no route takes (TRACE, PROPFIND, ...): 405 with what
     // it answers, in the JSON-RPC envelope of its other refusals.
     if (isMcpPath(req.url)) return mcpMethodNotAllowed(reply, req.method);
-    // A tool's REST alias asked with another method: 405 naming the one it takes.
-    if (/^\/api\/mcp(\/[^/?]+)?(\?|$)/.test(req.url) && req.method !== 'POST') {
-      return reply.code(405).header('allow', 'POST').send({ error: 'method_not_allowed',
-        message: `${req.method} ${req.url.split('?')[0]}: use POST with a JSON body (GET /api/mcp/describe lists the tools)` });
+    // A path that exists, asked with a method it does not take: 405 with the ones it does (GET /graphql, PUT on
+    // /api/plugins/events were "No route"). A fixed path lists its own methods only: /api/mcp/describe is GET, not
+    // also POST for the tool aliases' pattern (POST there is unknown_tool).
+    const path = req.url.split('?')[0]!;
+    const routes = HTTP_METHODS.map((method) => ({ method, route: app.findRoute({ method, url: path }) })).filter((r) => r.route);
+    const fixed = routes.filter((r) => Object.keys(r.route!.params ?? {}).length === 0);
+    const allowed = (fixed.length ? fixed : routes).map((r) => r.method);
+    if (allowed.length > 0) {
+      const alias = /^\/api\/mcp\/[^/]+$/.test(path) && allowed.join() === 'POST';
+      return reply.code(405).header('allow', allowed.join(', ')).send({ error: 'method_not_allowed', message: alias
+        // A tool's REST alias asked with another method.
+        ? `${req.method} ${path}: use POST with a JSON body (GET /api/mcp/describe lists the tools)`
+        : `${req.method} ${path}: this path answers ${allowed.join(', ')}` });
     }
     return reply.code(404).send({ error: 'not_found', message: `No route ${req.method} ${req.url}` });
   });

@@ -16,7 +16,7 @@ import { sendRpcError, toolInput, type AppServices } from './app.ts';
 import { handleExtra, RpcFault, type McpContext } from './mcp-extras.ts';
 import { McpSessions } from './mcp-subscriptions.ts';
 import { bodyCalls } from './rate-limit.ts';
-import { openEventStream } from './sse.ts';
+import { headOfStream, openEventStream } from './sse.ts';
 
 const TOOLS_PAGE_SIZE = 100;
 /** The client's Mcp-Session-Id (named by initialize; mcp-subscriptions.ts). */
@@ -212,6 +212,7 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
       throw new ApiError(406, { error: 'not_acceptable',
         message: 'GET with an Mcp-Session-Id answers the session\'s notification stream, text/event-stream: send Accept: text/event-stream' });
     }
+    if (req.method === 'HEAD') return headOfStream(req, reply, { 'mcp-session-id': id });
     const release = services.streams.take(caller); // 429 too_many_streams, before the stream opens
     const res = openEventStream(req, reply, { 'mcp-session-id': id });
     res.on('close', release);

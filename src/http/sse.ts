@@ -30,6 +30,14 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply, header
   return res;
 }
 
+/**
+ * HEAD of a stream (Fastify answers HEAD with the GET route): the stream's headers and nothing more, at once. It was
+ * held open as a stream, and took one of the key's places (20 HEADs and the key's next stream was 429).
+ */
+export function headOfStream(req: FastifyRequest, reply: FastifyReply, headers: Record<string, string> = {}): void {
+  openEventStream(req, reply, headers).end();
+}
+
 export function registerSse(app: FastifyInstance, keys: KeyAuthenticator, hub: EventHub, streams: StreamLimits): void {
   app.get<{ Querystring: { lastEventId?: string } }>('/api/plugins/events', async (req, reply) => {
     let caller;
@@ -53,6 +61,7 @@ export function registerSse(app: FastifyInstance, keys: KeyAuthenticator, hub: E
     const header = req.headers['last-event-id'];
     const lastEventId = (Array.isArray(header) ? header[0] : header) ?? req.query.lastEventId;
 
+    if (req.method === 'HEAD') return headOfStream(req, reply);
     const release = streams.take(caller); // 429 too_many_streams, before the stream opens
     const res = openEventStream(req, reply);
     res.on('close', release);

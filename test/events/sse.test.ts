@@ -467,6 +467,17 @@ describe('stream limits', () => {
       // The refusal closes its connection (a refused client kept the socket, and its file descriptor, open).
       const refusedAgain = await capped.app.inject({ method: 'GET', url: '/api/plugins/events', headers: { authorization: `Bearer ${subscriber.token}`, accept: 'text/event-stream' } });
       expect([refusedAgain.statusCode, refusedAgain.headers.connection]).toEqual([429, 'close']);
+      // HEAD of a stream answers its headers at once and takes no place (it was held open as a stream: 20 HEADs
+      // and the key's next stream was 429), whether the key's places are all taken or not.
+      for (const url of ['/api/plugins/events', '/api/mcp']) {
+        const head = await fetch(`${base}${url}`, { method: 'HEAD', signal: AbortSignal.timeout(5000),
+          headers: { authorization: `Bearer ${other.token}`, accept: 'text/event-stream', ...(url === '/api/mcp' ? { 'mcp-session-id': sessionId } : {}) } });
+        if (url === '/api/mcp') expect(head.status).toBe(404); // the session is the subscriber's, not this key's
+        else expect([head.status, head.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8']);
+      }
+      const ownHead = await fetch(`${base}/api/mcp`, { method: 'HEAD', signal: AbortSignal.timeout(5000),
+        headers: { authorization: `Bearer ${subscriber.token}`, accept: 'text/event-stream', 'mcp-session-id': sessionId } });
+      expect([ownHead.status, ownHead.headers.get('mcp-session-id')]).toEqual([200, sessionId]);
       // The workspace's third place goes to another key; a fourth stream of the workspace is refused.
       expect((await stream(other.token)).status).toBe(200);
       const fourth = await fetch(`${base}/api/plugins/events`, { headers: { authorization: `Bearer ${other.token}`, accept: 'text/event-stream' } });

@@ -76,6 +76,20 @@ describe('JSON-RPC transport rejections are JSON-RPC envelopes', () => {
     expect((await t.app.inject({ method: 'GET', url: '/nowhere' })).statusCode).toBe(404);
   });
 
+  it('a path that exists, asked with a method it does not take, is 405 naming the ones it does (it was "No route")', async () => {
+    for (const [method, url, allow] of [
+      ['GET', '/graphql', 'POST'], ['DELETE', '/graphql', 'POST'], ['PUT', '/graphiql', 'GET, HEAD'],
+      ['POST', '/api/plugins/events', 'GET, HEAD'], ['DELETE', '/api/plugins/events?x=1', 'GET, HEAD'],
+      // A fixed path lists its own methods, not POST of the tool aliases' pattern (POST /api/mcp/describe is unknown_tool).
+      ['PUT', '/api/mcp/describe', 'GET, HEAD'], ['DELETE', '/api/mcp/openapi.json', 'GET, HEAD'],
+    ] as const) {
+      const res = await t.app.inject({ method, url, headers: auth() });
+      expect([method, url, res.statusCode, res.headers.allow, res.json().error]).toEqual([method, url, 405, allow, 'method_not_allowed']);
+      expect(res.json().message).toBe(`${method} ${url.split('?')[0]}: this path answers ${allow}`);
+    }
+    expect((await t.app.inject({ method: 'PUT', url: '/nowhere/at/all' })).statusCode).toBe(404);
+  });
+
   it('405 for GET', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/mcp/rpc', headers: auth() });
     expectEnvelope(res, 405, 'method_not_allowed');
