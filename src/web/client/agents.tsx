@@ -1,5 +1,6 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
+import { useArrival } from './a11y.tsx';
 import { gqlPartial } from './api.ts';
 import {
   AgentTimeline, DASHBOARD_FIELDS, DASHBOARD_SELECTION, DispatchPanel, runsInWords, WebhookHealthPanel, WINDOW_HOURS,
@@ -34,13 +35,14 @@ export function Agents({ meta }: { meta: Meta }) {
   const [opened, setOpened] = useState<string>();
   const d = loaded.data?.data;
   const failed = loaded.data?.failed ?? {};
-  if (!d) return <main class="page agents"><h1>Agents</h1>{loaded.error ? <p class="error" role="alert">{loaded.error}</p> : <p>Loading…</p>}</main>;
+  useArrival(Boolean(d || loaded.error));
+  if (!d) return <main class="page agents"><h1 tabIndex={-1}>Agents</h1>{loaded.error ? <p class="error" role="alert">{loaded.error}</p> : <p>Loading…</p>}</main>;
   const pipeline = new Map((d.agentsPipeline?.agents ?? []).map((p) => [p.agentId, p]));
   // Webhook health is an unnarrowed OWNER/ADMIN's: for anyone else the table is simply not there.
   const showWebhooks = d.webhookHealth || (failed.webhookHealth && failed.webhookHealth.code !== 'admin_required');
   return (
     <main class="page agents">
-      <h1>Agents</h1>
+      <h1 tabIndex={-1}>Agents</h1>
       <DispatchPanel summary={d.dispatchSummary} series={d.dispatchTimeseries} error={failed.dispatchSummary} />
       <section>
         <h2>Agents</h2>

@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { issuesInWords, refocus, say, useArrival } from './a11y.tsx';
 import { gql, notUsageReport } from './api.ts';
 import { COLUMN_PAGE, loadColumns, may, type Filters, type IssueRow, type Meta } from './data.ts';
-import { useLive, useWriteProblem } from './hooks.ts';
+import { fieldState, useLive, useWriteProblem } from './hooks.ts';
 import { composed, TITLE_MAX, tooLong } from './text.ts';
 
 const MOVE = 'mutation Move($id: String!, $statusId: String) { issuesUpdate(id: $id, statusId: $statusId) }';
@@ -13,7 +14,7 @@ const CREATE = `mutation Create($title: String!, $statusId: String, $projectId: 
  * (so it shows where it was made); without a project (label) filter, a narrowed key's first project (label), where
  * it may file it. Enter creates, Escape closes; the service's 400 is shown as it says it.
  */
-function NewIssue({ statusId, filters, meta, onDone }: { statusId: string; filters: Filters; meta: Meta; onDone: (created: boolean) => void }) {
+function NewIssue({ statusId, filters, meta, onDone }: { statusId: string; filters: Filters; meta: Meta; onDone: (created?: string) => void }) {
   const [title, setTitle] = useState('');
   const problem = useWriteProblem();
   const input = useRef<HTMLInputElement>(null);
@@ -26,10 +27,10 @@ function NewIssue({ statusId, filters, meta, onDone }: { statusId: string; filte
     if (long) return problem.said(`Not created: ${long}`);
     try {
       // Sent composed (NFC), as it was counted and as the service stores it.
-      await gql(CREATE, { title: composed(title), statusId, projectId: filters.project ?? meta.narrowedTo.projects[0] ?? null,
+      const made = await gql(CREATE, { title: composed(title), statusId, projectId: filters.project ?? meta.narrowedTo.projects[0] ?? null,
                           labelIds: filters.label ? [filters.label] : meta.narrowedTo.labels.length ? [meta.narrowedTo.labels[0]] : null,
                           priority: filters.priority ?? null });
-      onDone(true);
+      onDone(made.issuesCreate?.key ?? 'The issue');
     } catch (err) {
       problem.failed(err as Error, 'created'); // the title stays in the field
     }
@@ -37,9 +38,10 @@ function NewIssue({ statusId, filters, meta, onDone }: { statusId: string; filte
   return (
     <form class="new-issue" onSubmit={submit}>
       <input ref={input} aria-label="Title of the new issue" placeholder="Title, then Enter" value={title} dir="auto"
-        aria-invalid={long ? true : undefined} onInput={(e) => setTitle((e.target as HTMLInputElement).value)} onKeyDown={(e) => { if (e.key === 'Escape') onDone(false); }} />
-      {long && !problem.text && <p class="hint too-long" role="status">{long}</p>}
-      {problem.text && <p class="error" role="alert">{problem.text}</p>}
+        {...fieldState(long || problem.invalid, long && !problem.text && 'new-issue-too-long', problem.text && 'new-issue-error')}
+        onInput={(e) => setTitle((e.target as HTMLInputElement).value)} onKeyDown={(e) => { if (e.key === 'Escape') onDone(); }} />
+      {long && !problem.text && <p class="hint too-long" id="new-issue-too-long" role="status">{long}</p>}
+      {problem.text && <p class="error" id="new-issue-error" role="alert">{problem.text}</p>}
     </form>
   );
 }
@@ -52,21 +54,40 @@ export function LabelChip({ name, color }: { name: string; color: string }) {
   return <span class="label" title={name}><i class="dot" style={{ background: color }} /><bdi>{name}</bdi></span>;
 }
 
+/**
+ * The card that had the focus, while it has it (or lost it by leaving the page's DOM): a live re-read that moves it
+ * to another column mounts it anew there, and it takes the focus back if nothing else has it.
+ */
+let followed: string | undefined;
+
 export function Card({ issue, meta, movable }: { issue: IssueRow; meta: Meta; movable: boolean }) {
   const agent = meta.agents.find((a) => a.rowId === issue.assignedAgentId);
   const user = meta.users.find((u) => u.rowId === issue.claimedById);
   const labels = meta.labels.filter((l) => issue.labelIds.includes(l.rowId));
+  const self = useRef<HTMLAnchorElement>(null);
+  useLayoutEffect(() => {
+    if (followed === issue.id && document.activeElement === document.body) self.current?.focus();
+  }, []);
+  // Its name says the priority and labels in words ("priority HIGH", "labels: a11y"), after the key and title; the
+  // chips and the floated priority are for the eye.
   return (
-    <a class={`card${movable ? '' : ' fixed'}`} href={`#/issue/${issue.key}`} draggable={movable} data-id={issue.id} data-key={issue.key}
+    <a class={`card${movable ? '' : ' fixed'}`} href={`#/issue/${issue.key}`} draggable={movable} data-id={issue.id} data-key={issue.key} ref={self}
+      onFocus={() => { followed = issue.id; }} onBlur={(e) => { if (e.relatedTarget) followed = undefined; }}
       onDragStart={(e) => e.dataTransfer?.setData('text/plain', issue.id)}>
-      {issue.priority !== 'NONE' && <span class={`priority p-${issue.priority}`}>{issue.priority}</span>}
+      {issue.priority !== 'NONE' && <span class={`priority p-${issue.priority}`} aria-hidden="true">{issue.priority}</span>}
       {/* A long title is cut at three lines here (its whole text in the tooltip and on the issue page). */}
       <span class="key">{issue.key}</span> <bdi class="title" title={issue.title}>{issue.title}</bdi>
-      {labels.length > 0 && <span class="labels">{labels.map((l) => <LabelChip key={l.rowId} name={l.name} color={l.color} />)}</span>}
+      {(issue.priority !== 'NONE' || labels.length > 0) && <span class="sr-only">{[
+        issue.priority !== 'NONE' && `, priority ${issue.priority}`, labels.length > 0 && `, labels: ${labels.map((l) => l.name).join(', ')}`,
+      ].filter(Boolean).join('')}</span>}
+      {labels.length > 0 && <span class="labels" aria-hidden="true">{labels.map((l) => <LabelChip key={l.rowId} name={l.name} color={l.color} />)}</span>}
       {(agent || user) && <span class="assignee">{agent ? <>Agent: <bdi>{agent.name}</bdi></> : <bdi>{user!.name || user!.email}</bdi>}</span>}
     </a>
   );
 }
+
+/** The board's "Show more" pages, kept when an issue is opened: back on the board, the card opened is still there. */
+let keptPages: { scope: string; limits: Record<string, number> } | undefined;
 
 /**
  * Status columns, each its first 50 issues with the filters applied by the service (over every issue of the
@@ -76,7 +97,8 @@ export function Card({ issue, meta, movable }: { issue: IssueRow; meta: Meta; mo
 export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; query: string }) {
   // "Show more" pages, per column, for what is searched and filtered now: a new search starts from the first page.
   const scope = query + '\n' + JSON.stringify(filters);
-  const [paged, setPaged] = useState<{ scope: string; limits: Record<string, number> }>({ scope, limits: {} });
+  const [paged, setPaged] = useState<{ scope: string; limits: Record<string, number> }>(() => keptPages?.scope === scope ? keptPages : { scope, limits: {} });
+  keptPages = paged;
   const limits = paged.scope === scope ? paged.limits : {};
   // Forgotten once the search changes (coming back to it starts from its first page again).
   useEffect(() => { if (paged.scope !== scope) setPaged({ scope, limits: {} }); }, [scope]);
@@ -85,6 +107,27 @@ export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; 
   const columns = useLive(async () => ({ scope, columns: await loadColumns(meta.statuses, limits, filters, query) }),
     [scope, JSON.stringify(limits)], { cost: meta.statuses.length, wants: notUsageReport });
   const loaded = columns.data?.scope === scope ? columns.data.columns : undefined;
+  useArrival(Boolean(loaded));
+  useEffect(() => () => { followed = undefined; }, []);
+  // What a new search or filter finds is said (the first read is not: the view's h1 has the focus then).
+  const counted = useRef(scope);
+  useEffect(() => {
+    if (!loaded || counted.current === scope) return;
+    counted.current = scope;
+    const pages = Object.values(loaded);
+    say(issuesInWords(pages.reduce((n, p) => n + p.items.length, 0), pages.some((p) => p.nextCursor)));
+  }, [loaded]);
+  // "Show more" asked in a column: once its page is read, said, and the last page's button (gone) hands the focus
+  // to the first card it brought.
+  const moreAsked = useRef<{ status: string; name: string; from: number }>();
+  useEffect(() => {
+    const asked = moreAsked.current;
+    const page = asked && loaded?.[asked.status];
+    if (!asked || !page || (page.items.length <= asked.from && page.nextCursor)) return;
+    moreAsked.current = undefined;
+    say(`${asked.name}: ${issuesInWords(page.items.length, Boolean(page.nextCursor))}`);
+    refocus(() => document.querySelectorAll(`#board .column[data-status="${CSS.escape(asked.status)}"] .card`)[asked.from]);
+  }, [loaded]);
   const [moved, setMoved] = useState<Record<string, string>>({});
   const [over, setOver] = useState<string>();
   const problem = useWriteProblem();
@@ -114,29 +157,36 @@ export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; 
     <>
       {(problem.text || columns.error) && <p class="error" role="alert">{problem.text ?? columns.error}</p>}
       <main id="board" class="board">
-        <h1 class="sr-only">Board · <bdi>{meta.workspace.name}</bdi></h1>
+        <h1 class="sr-only" tabIndex={-1}>Board · <bdi>{meta.workspace.name}</bdi></h1>
         {meta.statuses.map((s) => {
           const cards = shown.filter((i) => i.statusId === s.rowId);
           const more = Boolean(loaded?.[s.rowId]?.nextCursor);
           const limit = limits[s.rowId] ?? COLUMN_PAGE;
+          const id = `column-${s.rowId}`;
+          // A region named by its status and the count in words ("Backlog, 50 or more issues"), as its heading is
+          // (without the "+" button inside it; from text not laid out, so not in the heading's capitals).
           return (
-            <section key={s.rowId} class={`column${over === s.rowId ? ' over' : ''}`} data-status={s.rowId} data-category={s.category}
+            <section key={s.rowId} class={`column${over === s.rowId ? ' over' : ''}`} data-status={s.rowId} data-category={s.category} aria-labelledby={`${id}-heading`}
               onDragOver={(e) => { if (!movable) return; e.preventDefault(); setOver(s.rowId); }}
               onDragLeave={() => setOver(undefined)}
               onDrop={(e) => { e.preventDefault(); setOver(undefined); drop(s.rowId, e.dataTransfer?.getData('text/plain') ?? ''); }}>
               {/* The name isolated (it was bare text beside the count: a tester read "1 · בבדיקה") and cut with "…" at
                   the column's width, all of it in the tooltip (100 characters ran over the next column's header). */}
-              <h2><bdi class="name" title={s.name}>{s.name}</bdi> · <span class="count">{cards.length}{more ? '+' : ''}</span>
+              <span id={`${id}-heading`} hidden>{`${s.name}, ${issuesInWords(cards.length, more)}`}</span>
+              <h2 aria-labelledby={`${id}-heading`}><bdi class="name" title={s.name}>{s.name}</bdi> · <span class="count">{cards.length}{more ? '+' : ''}</span>
                 {movable && <button type="button" class="link add" title={`New issue in ${s.name}`} aria-label={`New issue in ${s.name}`}
                   ref={(el) => { addButtons.current[s.rowId] = el; }} onClick={() => setAdding(s.rowId)}>+</button>}</h2>
               {adding === s.rowId && <NewIssue statusId={s.rowId} filters={filters} meta={meta} onDone={(created) => {
                 setAdding(undefined);
                 addButtons.current[s.rowId]?.focus();
-                if (created) columns.reload();
+                if (created) void columns.reload().then(() => say(`${created} created in ${s.name}`));
               }} />}
-              {cards.map((i) => <Card key={i.id} issue={i} meta={meta} movable={movable} />)}
+              <ul class="cards">{cards.map((i) => <li key={i.id}><Card issue={i} meta={meta} movable={movable} /></li>)}</ul>
               {more && (limit < 200
-                ? <button type="button" class="link more" onClick={() => setLimits((l) => ({ ...l, [s.rowId]: limit + COLUMN_PAGE }))}>Show more</button>
+                ? <button type="button" class="link more" onClick={() => {
+                    moreAsked.current = { status: s.rowId, name: s.name, from: cards.length };
+                    setLimits((l) => ({ ...l, [s.rowId]: limit + COLUMN_PAGE }));
+                  }}>Show more<span class="sr-only"> in {s.name}</span></button>
                 : <p class="hint">More in the <a href="#/list">list</a>; filter to narrow it.</p>)}
             </section>
           );

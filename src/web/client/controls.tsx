@@ -58,7 +58,9 @@ export function CommitSelect(props: {
         onBlur={() => { if (pending !== undefined) void commit(pending); }}>
         {props.children}
       </select>
-      {pending !== undefined && <span class="hint pending" id={`${props.id}-pending`}>Enter to save, Esc to undo</span>}
+      {/* The select's description, not part of its name: a <label> around both read it twice ("Status Enter to save,
+          Esc to undo", then again as the description). A description still reads a hidden element. */}
+      {pending !== undefined && <span class="hint pending" id={`${props.id}-pending`} aria-hidden="true">Enter to save, Esc to undo</span>}
     </>
   );
 }

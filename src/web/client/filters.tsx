@@ -1,3 +1,4 @@
+import { refocus } from './a11y.tsx';
 import type { Filters, Meta } from './data.ts';
 import { currentCycle, PRIORITIES } from './data.ts';
 
@@ -36,7 +37,8 @@ export function FilterBar({ meta, filters, onChange }: Props) {
       ]} />
       <Select name="priority" label="Priority" value={filters.priority} onPick={set('priority')} options={PRIORITIES.map((p) => [p, p])} />
       <Select name="cycle" label="Cycle" value={filters.cycle} onPick={set('cycle')} options={cycles} />
-      {Object.values(filters).some(Boolean) && <button type="button" class="link" onClick={() => onChange({})}>Clear</button>}
+      {/* Clear goes once nothing is filtered: the focus goes back to the first filter rather than to <body>. */}
+      {Object.values(filters).some(Boolean) && <button type="button" class="link" onClick={() => { onChange({}); refocus('.filters select'); }}>Clear</button>}
     </div>
   );
 }

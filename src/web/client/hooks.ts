@@ -94,12 +94,23 @@ export function writeFailed(err: Error, verb = 'saved'): { text: string; unreach
 export interface WriteProblem {
   /** The message, when the last write failed. */
   text?: string;
+  /** Whether the message says what was written is refused (not that the service could not be reached). */
+  invalid: boolean;
   /** Shows a failed write (every call re-renders, so controls go back to the saved values even when the text repeats). */
   failed(err: Error, verb?: string): void;
   /** Shows why a write was not sent at all (the page refused it before the service could: an empty title). */
   said(text: string): void;
   clear(): void;
 }
+
+/**
+ * A field tied to what is said about it (WCAG 3.3.1, as the profile dialog does): aria-invalid while it is refused,
+ * aria-describedby naming the messages shown (ids; false or undefined for those not shown).
+ */
+export const fieldState = (invalid: unknown, ...messages: (string | false | undefined)[]) => ({
+  'aria-invalid': invalid ? true : undefined,
+  'aria-describedby': messages.filter(Boolean).join(' ') || undefined,
+});
 
 /**
  * The message of a view's failed write. A write that found the service unreachable is not retried (the person
@@ -110,6 +121,7 @@ export function useWriteProblem(): WriteProblem {
   useEffect(() => onBack(() => setProblem((p) => (p?.unreachable ? undefined : p))), []);
   return {
     text: problem?.text,
+    invalid: Boolean(problem && !problem.unreachable),
     failed: (err, verb) => setProblem((p) => ({ ...writeFailed(err, verb), n: (p?.n ?? 0) + 1 })),
     said: (text) => setProblem((p) => ({ text, unreachable: false, n: (p?.n ?? 0) + 1 })),
     clear: () => setProblem(undefined),

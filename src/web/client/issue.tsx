@@ -1,10 +1,11 @@
 import type { ComponentChild } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { indexLeft, refocus, say, useArrival } from './a11y.tsx';
 import { gql } from './api.ts';
 import { LabelChip } from './board.tsx';
 import { CommitCheckbox, CommitSelect } from './controls.tsx';
 import { may, personName, PRIORITIES, reasonInWords, statusOf, type Meta } from './data.ts';
-import { useLive, useWriteProblem } from './hooks.ts';
+import { fieldState, useLive, useWriteProblem, type WriteProblem } from './hooks.ts';
 import { renderMarkdown } from './markdown.ts';
 import {
   connection, earlierBefore, emptyWindow, gapRange, keptRow, PAGE, rowsOf, showing, withEarlier, withGap, withNewest, withRow, type Window,
@@ -163,9 +164,13 @@ function useDraft(key: string): [string, (text: string) => void] {
   }];
 }
 
-/** Markdown written in a textarea, with a preview as the page will show it. */
-function MarkdownEditor({ id, label, initial, saveText, onSave, onCancel }: {
+/**
+ * Markdown written in a textarea, with a preview as the page will show it; Escape (or Cancel) leaves it unsaved.
+ * `error` names the message a refusal of it shows (tied to the textarea while shown).
+ */
+function MarkdownEditor({ id, label, initial, saveText, onSave, onCancel, error }: {
   id: string; label: string; initial: string; saveText: string; onSave(text: string): Promise<boolean>; onCancel(): void;
+  error?: { problem: WriteProblem; id: string };
 }) {
   const [text, setText] = useState(initial);
   const [preview, setPreview] = useState(false);
@@ -173,7 +178,7 @@ function MarkdownEditor({ id, label, initial, saveText, onSave, onCancel }: {
   const area = useRef<HTMLTextAreaElement>(null);
   useEffect(() => area.current?.focus(), []);
   return (
-    <form class="md-editor" onSubmit={async (e) => {
+    <form class="md-editor" onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); onCancel(); } }} onSubmit={async (e) => {
       e.preventDefault();
       setSaving(true);
       try { await onSave(text); } finally { setSaving(false); }
@@ -184,7 +189,8 @@ function MarkdownEditor({ id, label, initial, saveText, onSave, onCancel }: {
       </div>
       {preview
         ? <div class="markdown preview" dangerouslySetInnerHTML={{ __html: text.trim() ? renderMarkdown(text) : '<p class="empty">Nothing to preview.</p>' }} />
-        : <textarea id={id} ref={area} aria-label={label} dir="auto" value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />}
+        : <textarea id={id} ref={area} aria-label={label} dir="auto" value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+            {...fieldState(error?.problem.invalid, error?.problem.text && error.id)} />}
       <div class="actions">
         <button type="submit" disabled={saving}>{saveText}</button>
         <button type="button" onClick={onCancel}>Cancel</button>
@@ -197,7 +203,7 @@ function MarkdownEditor({ id, label, initial, saveText, onSave, onCancel }: {
  * The title as a one-line field: Enter saves, Escape (or Cancel) leaves it as it was. A blank title is not sent
  * (the issue keeps its title): `onSave` gets the empty string and says why, and the field keeps what was typed.
  */
-function TitleForm({ initial, onSave, onCancel }: { initial: string; onSave(title: string): Promise<unknown>; onCancel(): void }) {
+function TitleForm({ initial, onSave, onCancel, problem }: { initial: string; onSave(title: string): Promise<unknown>; onCancel(): void; problem: WriteProblem }) {
   const [title, setTitle] = useState(initial);
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => { input.current?.focus(); input.current?.select(); }, []);
@@ -208,7 +214,7 @@ function TitleForm({ initial, onSave, onCancel }: { initial: string; onSave(titl
     // noValidate: the browser's own bubble for an empty required field said nothing the page's message does not.
     <form id="title-form" class="title-form" noValidate onSubmit={(e) => { e.preventDefault(); void onSave(title.trim()); }}>
       <input id="title-input" ref={input} aria-label="Title" value={title} required dir="auto"
-        aria-invalid={long ? true : undefined} aria-describedby={long ? 'title-too-long' : undefined} onInput={(e) => setTitle((e.target as HTMLInputElement).value)}
+        {...fieldState(long || problem.invalid, long && 'title-too-long', problem.text && 'issue-error')} onInput={(e) => setTitle((e.target as HTMLInputElement).value)}
         onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); onCancel(); } }} />
       <button type="submit">Save</button>
       <button type="button" onClick={onCancel}>Cancel</button>
@@ -217,12 +223,12 @@ function TitleForm({ initial, onSave, onCancel }: { initial: string; onSave(titl
   );
 }
 
-/** "Delete this comment?" with its buttons; Delete is focused, so Enter deletes and Tab reaches "Keep it". */
+/** "Delete this comment?" with its buttons; Delete is focused, so Enter deletes, Tab reaches "Keep it", Escape keeps it. */
 function ConfirmDelete({ onDelete, onKeep }: { onDelete(): void; onKeep(): void }) {
   const button = useRef<HTMLButtonElement>(null);
   useEffect(() => button.current?.focus(), []);
   return (
-    <p class="confirm" role="group" aria-label="Delete this comment?">
+    <p class="confirm" role="group" aria-label="Delete this comment?" onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); onKeep(); } }}>
       Delete this comment?{' '}
       <button type="button" class="comment-delete-confirm" ref={button} onClick={onDelete}>Delete</button>{' '}
       <button type="button" onClick={onKeep}>Keep it</button>
@@ -254,13 +260,16 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
   const readProblem = useWriteProblem();
   const [editing, setEditing] = useState<'title' | 'description' | `comment:${string}` | `delete:${string}`>();
   const [posting, setPosting] = useState(false);
+  // What the comments' message is about ('new': the comment box; else a comment's id), so that field is tied to it.
+  const [commentAt, setCommentAt] = useState<string>();
   const editTitle = useRef<HTMLButtonElement>(null);
   const d = loaded.data;
+  useArrival(Boolean(d));
   const shownTitle = d?.issue?.title;
   useEffect(() => { document.title = `${issueKey}${shownTitle ? ` ${shownTitle}` : ''} · ${meta.workspace.name}`; }, [issueKey, shownTitle, meta.workspace.name]);
   if (loaded.error && !d) return <main class="page"><p class="error" role="alert">{loaded.error}</p></main>;
   if (!d) return <main class="page"><p>Loading…</p></main>;
-  if (!d.issue) return <main class="page"><h1 class="sr-only">{issueKey}</h1><p class="empty">No issue {issueKey} (or this key may not see it). <a href="#/board">Back to the board</a></p></main>;
+  if (!d.issue) return <main class="page"><h1 class="sr-only" tabIndex={-1}>{issueKey}</h1><p class="empty">No issue {issueKey} (or this key may not see it). <a href="#/board">Back to the board</a></p></main>;
   const i = d.issue;
   const L = lists.current.issueId === i.rowId ? lists.current : noLists(i.rowId);
   /** Reads the page before each list's first row ("Show earlier") or a page of its gap, and keeps it. */
@@ -318,10 +327,10 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
 
   /**
    * One write (a catalog tool as a mutation), then the page read again before it settles (so a control shows the
-   * saved value, never the old one in between). A refusal, or no answer, is said as "not saved"; the controls then
-   * show the saved values at once. Nothing is retried by itself.
+   * saved value, never the old one in between), and `done` said in the live region ("Status saved"). A refusal, or
+   * no answer, is said as "not saved"; the controls then show the saved values at once. Nothing is retried by itself.
    */
-  const write = async (mutation: string, variables: Record<string, unknown>, shown = problem, verb?: string): Promise<boolean> => {
+  const write = async (mutation: string, variables: Record<string, unknown>, done: string, shown = problem, verb?: string): Promise<boolean> => {
     try {
       await gql(mutation, { id: i.rowId, ...variables });
       shown.clear();
@@ -330,36 +339,53 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
       return false;
     }
     await loaded.reload();
+    say(done);
     return true;
   };
-  const update = (fields: Record<string, unknown>) => write(UPDATE, fields);
+  const update = (fields: Record<string, unknown>, done: string) => write(UPDATE, fields, done);
   // Agents are assigned (issues.assign opens their run); people claim (issues.claim, for the key's own user).
-  const assign = (agentId: string) => write('mutation Assign($id: String!, $agentId: String) { issuesAssign(id: $id, agentId: $agentId) }', { agentId });
-  const unassign = () => write('mutation Unassign($id: String!) { issuesUnassign(id: $id) }', {});
+  const assign = (agentId: string) => write('mutation Assign($id: String!, $agentId: String) { issuesAssign(id: $id, agentId: $agentId) }', { agentId },
+    `Assigned to ${meta.agents.find((a) => a.rowId === agentId)?.name ?? 'the agent'}`);
+  const unassign = () => write('mutation Unassign($id: String!) { issuesUnassign(id: $id) }', {}, 'Unassigned');
   const claimedByMe = Boolean(i.claimedById && i.claimedById === meta.viewerId && (!i.claimExpiresAt || new Date(i.claimExpiresAt) > new Date()));
   const claim = () => write(claimedByMe
     ? 'mutation Release($id: String!) { issuesRelease(id: $id) }'
-    : 'mutation Claim($id: String!) { issuesClaim(id: $id) }', {});
+    : 'mutation Claim($id: String!) { issuesClaim(id: $id) }', {}, claimedByMe ? 'Released' : 'Claimed');
+  /** Removes a label; the focus goes to the × after it (or before it, or "Add a label…"), not to <body>. */
+  const removeLabel = (label: { rowId: string; name: string }, n: number) => write(REMOVE_LABELS, { labelIds: [label.rowId] }, `Label ${label.name} removed`)
+    .then(() => refocus(() => document.querySelectorAll('#labels .remove-label')[n], () => document.querySelectorAll('#labels .remove-label')[n - 1], '#issue-add-label'));
   const agents = meta.agents.filter((a) => a.rowId !== i.assignedAgentId);
   const labelIds: string[] = i.issueLabels.nodes.map((l: any) => l.label.rowId);
   const addable = meta.labels.filter((l) => !labelIds.includes(l.rowId));
   const comment = async (e: Event) => {
     e.preventDefault();
     setPosting(true);
+    setCommentAt('new');
     try {
       await gql(COMMENT, { i: i.rowId, b: body });
       setBody('');
       commentProblem.clear();
       await loaded.reload();
+      say('Comment posted');
     } catch (err) {
       // The text stays in the box (and in the tab's draft) to post again.
       commentProblem.failed(err as Error, 'posted');
     } finally {
       setPosting(false);
+      // The button is disabled while posting, which drops the focus: back in the box, to write on or fix the text.
+      refocus('.new-comment textarea');
     }
   };
   // Back on "Edit title" once the field goes (a keyboard user stays where they were).
-  const closeTitle = () => { setEditing(undefined); setTimeout(() => editTitle.current?.focus()); };
+  const closeTitle = () => { setEditing(undefined); refocus(() => editTitle.current); };
+  /** Closes a comment's editor or delete prompt: the focus goes back to the button that opened it. */
+  const closeComment = (id: string, button: 'edit' | 'delete') => {
+    setEditing(undefined);
+    refocus(`.comment[data-id="${id}"] .comment-${button}`);
+  };
+  const byWhom = (c: Comment) => `by ${personName(meta, c.authorUserId, c.authorUser) ?? 'someone'} at ${when(c.createdAt)}`;
+  const closeDescription = () => { setEditing(undefined); refocus('#edit-description'); };
+  const back = indexLeft();
   const saveTitle = async (typed: string) => {
     // Counted and sent composed (NFC), as the service stores it: 300 "o" + U+0308 are 300 characters, not 600.
     const title = composed(typed);
@@ -370,16 +396,17 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
       document.getElementById('title-input')?.focus();
       return;
     }
-    if (title === i.title || await update({ title })) closeTitle();
+    if (title === i.title || await update({ title }, 'Title saved')) closeTitle();
   };
 
   return (
     <main class="page issue" data-key={i.key}>
-      <p><a href="#/list">← Issues</a></p>
+      {/* Back to the board or list address it was opened from (its filters and search), else the list. */}
+      <p><a href={back?.href ?? '#/list'}>{back?.board ? '← Board' : '← Issues'}</a></p>
       <div class="issue-head">
-        <h1><span class="key">{i.key}</span> {editing !== 'title' && <bdi id="issue-title">{i.title}</bdi>}</h1>
+        <h1 tabIndex={-1}><span class="key">{i.key}</span> {editing !== 'title' && <bdi id="issue-title">{i.title}</bdi>}</h1>
         {editing === 'title'
-          ? <TitleForm initial={i.title} onSave={saveTitle} onCancel={closeTitle} />
+          ? <TitleForm initial={i.title} onSave={saveTitle} onCancel={closeTitle} problem={problem} />
           : writable && <button type="button" id="edit-title" class="link" ref={editTitle} onClick={() => setEditing('title')}>Edit title</button>}
       </div>
       {problem.text && <p class="error" id="issue-error" role="alert">{problem.text}</p>}
@@ -387,16 +414,17 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
       {!writable && <p class="hint" id="issue-readonly">{NO_WRITE_ISSUES}</p>}
       <div class="layout">
         {/* First in the page's order, so Tab reaches Status and Priority before the description and the comment box. */}
-        <aside class="side">
+        <aside class="side" aria-labelledby="details-title">
+          <h2 id="details-title" class="sr-only">Details</h2>
           <label>Status
             <CommitSelect id="issue-status" value={i.statusId} disabled={!writable} title={writable ? undefined : NO_WRITE_ISSUES}
-              onCommit={(statusId) => update({ statusId })}>
+              onCommit={(statusId) => update({ statusId }, 'Status saved')}>
               {meta.statuses.map((s) => <option key={s.rowId} value={s.rowId}>{s.name}</option>)}
             </CommitSelect>
           </label>
           <label>Priority
             <CommitSelect id="issue-priority" value={i.priority} disabled={!writable} title={writable ? undefined : NO_WRITE_ISSUES}
-              onCommit={(priority) => update({ priority })}>
+              onCommit={(priority) => update({ priority }, 'Priority saved')}>
               {PRIORITIES.map((p) => <option key={p} value={p}>{p}</option>)}
             </CommitSelect>
           </label>
@@ -411,7 +439,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
               </label>
               {meta.viewerId && <button type="button" id="issue-claim" onClick={() => void claim()}
                 title={claimedByMe ? 'Give up your claim' : 'Claim it for yourself (4 hours, renewable)'}>{claimedByMe ? 'Release' : 'Claim'}</button>}
-              <label class="check"><CommitCheckbox id="issue-queued" checked={Boolean(i.queued)} onCommit={(queued) => update({ queued })} /> Queued for the dispatcher</label>
+              <label class="check"><CommitCheckbox id="issue-queued" checked={Boolean(i.queued)} onCommit={(queued) => update({ queued }, queued ? 'Queued for the dispatcher' : 'Taken out of the queue')} /> Queued for the dispatcher</label>
             </div>
           )}
           <dl>
@@ -420,15 +448,15 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             <dt>Labels</dt>
             <dd id="labels">
               {i.issueLabels.nodes.length === 0 && <span class="meta">None</span>}
-              {i.issueLabels.nodes.map((l: any) => (
+              {i.issueLabels.nodes.map((l: any, n: number) => (
                 <span key={l.label.rowId} class="label-item" data-id={l.label.rowId}>
                   <LabelChip name={l.label.name} color={l.label.color} />
                   {writable && <button type="button" class="link remove-label" aria-label={`Remove the label ${l.label.name}`} title={`Remove the label ${l.label.name}`}
-                    onClick={() => void write(REMOVE_LABELS, { labelIds: [l.label.rowId] })}>×</button>}
+                    onClick={() => void removeLabel(l.label, n)}>×</button>}
                 </span>
               ))}
               {writable && addable.length > 0 && (
-                <CommitSelect id="issue-add-label" value="" label="Add a label" onCommit={(labelId) => write(ADD_LABELS, { labelIds: [labelId] })}>
+                <CommitSelect id="issue-add-label" value="" label="Add a label" onCommit={(labelId) => write(ADD_LABELS, { labelIds: [labelId] }, `Label ${meta.labels.find((l) => l.rowId === labelId)?.name ?? ''} added`)}>
                   <option value="">Add a label…</option>
                   {addable.map((l) => <option key={l.rowId} value={l.rowId}>{l.name}</option>)}
                 </CommitSelect>
@@ -440,7 +468,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             {i.dueDate && <><dt>Due</dt><dd>{i.dueDate}</dd></>}
             <dt>Created</dt><dd>{when(i.createdAt)} by {i.createdByAgent ? <>agent <bdi>{i.createdByAgent.name}</bdi></> : named(personName(meta, i.createdByUserId, i.createdByUser))}</dd>
           </dl>
-          <h3>Relations</h3>
+          <h2>Relations</h2>
           {relationsNote(L) && <p class="meta list-note" id="relations-count">{relationsNote(L)}</p>}
           <ul id="relations">
             {withGapAt(relationsFrom.rows, relationsFrom.gapAt,
@@ -452,7 +480,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             {!relationsFrom.rows.some((r) => r.toIssue) && !relationsTo.rows.some((r) => r.fromIssue) && <li class="meta">None</li>}
           </ul>
           {(L.relationsFrom.earlier || L.relationsTo.earlier) && more(['relationsFrom', 'relationsTo'], 'earlier', 'Show more relations', 'relations-earlier')}
-          <h3>Attachments</h3>
+          <h2>Attachments</h2>
           {showing(L.attachments, 'attachments') && <p class="meta list-note" id="attachments-count">{showing(L.attachments, 'attachments')}</p>}
           {L.attachments.earlier && more(['attachments'], 'earlier', 'Show earlier attachments', 'attachments-earlier')}
           <ul id="attachments">
@@ -464,20 +492,22 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
                     {' '}<span class="meta">({a.mimeType}, {a.sizeBytes} bytes)</span></span>}</li>
             ), () => gapMarker('attachments', 'li'))}
           </ul>
-          {i.actionRequests.nodes.length > 0 && <h3>Requests</h3>}
+          {i.actionRequests.nodes.length > 0 && <h2>Requests</h2>}
           {i.actionRequests.nodes.map((r: Request) => <RequestCard key={r.rowId} request={r} canAct={writable} viewerId={meta.viewerId} onDone={loaded.reload} />)}
         </aside>
 
         <div class="body">
-          <section class="description-box">
+          <section class="description-box" aria-labelledby="description-title">
+            <h2 id="description-title">Description</h2>
             {editing === 'description'
               ? <MarkdownEditor id="description-input" label="Description" initial={i.description ?? ''} saveText="Save description"
+                  error={{ problem, id: 'issue-error' }}
                   onSave={async (text) => {
-                    const ok = await update({ description: text.trim() ? text : null });
-                    if (ok) setEditing(undefined);
+                    const ok = await update({ description: text.trim() ? text : null }, 'Description saved');
+                    if (ok) closeDescription();
                     return ok;
                   }}
-                  onCancel={() => setEditing(undefined)} />
+                  onCancel={closeDescription} />
               : <>
                   {writable && <button type="button" id="edit-description" class="link section-tool" onClick={() => setEditing('description')}>Edit description</button>}
                   <div class="markdown" id="description" dangerouslySetInnerHTML={{ __html: i.description ? renderMarkdown(i.description) : '<p class="empty">No description.</p>' }} />
@@ -546,30 +576,38 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
                   {c.kind !== 'COMMENT' && <span class="badge">{c.kind}</span>}
                   <span class="meta"> {when(c.createdAt)}{c.editedAt ? ' (edited)' : ''}</span>
                   {mayChange(c) && editing !== `comment:${c.rowId}` && editing !== `delete:${c.rowId}` && (
+                    // Named by their comment ("Edit comment by Ada at …"): every comment has an Edit and a Delete.
                     <span class="comment-tools">
-                      <button type="button" class="link comment-edit" onClick={() => setEditing(`comment:${c.rowId}`)}>Edit</button>
-                      <button type="button" class="link comment-delete" onClick={() => setEditing(`delete:${c.rowId}`)}>Delete</button>
+                      <button type="button" class="link comment-edit" onClick={() => setEditing(`comment:${c.rowId}`)}>Edit<span class="sr-only"> comment {byWhom(c)}</span></button>
+                      <button type="button" class="link comment-delete" onClick={() => setEditing(`delete:${c.rowId}`)}>Delete<span class="sr-only"> comment {byWhom(c)}</span></button>
                     </span>
                   )}
                 </header>
                 {editing === `comment:${c.rowId}`
                   ? <MarkdownEditor id={`comment-input-${c.rowId}`} label="Edit the comment" initial={c.body} saveText="Save comment"
+                      error={commentAt === c.rowId ? { problem: commentProblem, id: 'comment-error' } : undefined}
                       onSave={async (text) => {
+                        setCommentAt(c.rowId);
                         // A comment emptied is not sent (commentsUpdate refuses it): deleting it is the way.
                         if (!text.trim()) {
                           commentProblem.said(EMPTY_COMMENT);
                           return false;
                         }
-                        const ok = await write(EDIT_COMMENT, { id: c.rowId, body: text }, commentProblem);
-                        if (ok) { setEditing(undefined); void keepComment(c.rowId, false); }
+                        const ok = await write(EDIT_COMMENT, { id: c.rowId, body: text }, 'Comment saved', commentProblem);
+                        if (ok) { closeComment(c.rowId, 'edit'); void keepComment(c.rowId, false); }
                         return ok;
                       }}
-                      onCancel={() => setEditing(undefined)} />
+                      onCancel={() => closeComment(c.rowId, 'edit')} />
                   : <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(c.body) }} />}
                 {editing === `delete:${c.rowId}` && (
-                  <ConfirmDelete onKeep={() => setEditing(undefined)}
+                  <ConfirmDelete onKeep={() => closeComment(c.rowId, 'delete')}
                     onDelete={async () => {
-                      if (await write(DELETE_COMMENT, { id: c.rowId }, commentProblem, 'deleted')) { setEditing(undefined); void keepComment(c.rowId, true); }
+                      setCommentAt(c.rowId);
+                      if (await write(DELETE_COMMENT, { id: c.rowId }, 'Comment deleted', commentProblem, 'deleted')) {
+                        setEditing(undefined);
+                        void keepComment(c.rowId, true);
+                        refocus('.new-comment textarea', 'main h1'); // the comment and its buttons are gone
+                      }
                     }} />
                 )}
               </article>
@@ -577,7 +615,8 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             {commentProblem.text && <p class="error" id="comment-error" role="alert">{commentProblem.text}</p>}
             {commentable
               ? <form class="new-comment" onSubmit={comment}>
-                  <textarea aria-label="Comment" dir="auto" placeholder="Write a comment (markdown)" value={body} onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)} />
+                  <textarea aria-label="Comment" dir="auto" placeholder="Write a comment (markdown)" value={body} onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)}
+                    {...fieldState(commentAt === 'new' && commentProblem.invalid, commentAt === 'new' && commentProblem.text && 'comment-error')} />
                   <button type="submit" disabled={!body.trim() || posting}>Comment</button>
                 </form>
               : <p class="hint" id="comment-readonly">This key may not comment (no WRITE_COMMENTS scope).</p>}

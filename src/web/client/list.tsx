@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { issuesInWords, refocus, say, shortcutsOn, useArrival } from './a11y.tsx';
 import { notUsageReport } from './api.ts';
 import { loadList, statusOf, type Filters, type Meta } from './data.ts';
 import { useLive } from './hooks.ts';
@@ -8,11 +9,16 @@ const PAGE = 100;
 /** Where the list was (rows loaded, the selected issue), so coming back from an issue returns to that row. */
 let kept: { view: string; limit: number; at: { key?: string; n: number } } | undefined;
 
+/** The list last counted (its filters and search): a new search or filter says how many it finds. */
+let counted: string | undefined;
+
 /**
  * A list of issues (filtered and searched by the service, 100 at a time, "Load more" for the next): j/k or the
- * arrows move, Enter opens, / goes to the search box.
+ * arrows move, Enter opens, / goes to the search box. The selection is the focus (roving: the selected row's link is
+ * the list's one Tab stop), so Enter opens it as a link and a screen reader reads it; the arrows are the list's
+ * only while the focus is in it (elsewhere they scroll the page), j and k anywhere unless shortcuts are off.
  */
-export function List({ meta, filters, query }: { meta: Meta; filters: Filters; query: string }) {
+export function List({ meta, filters, query, shortcuts }: { meta: Meta; filters: Filters; query: string; shortcuts: boolean }) {
   const view = JSON.stringify(filters) + '\n' + query;
   const back = kept?.view === view ? kept : undefined;
   const [limit, setLimit] = useState(back?.limit ?? PAGE);
@@ -30,6 +36,14 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
   // handler re-registered per render would still see the previous list for a moment.
   const onScreen = useRef({ shown, selected });
   onScreen.current = { shown, selected };
+  // Set when a key (or "Load more") moves the selection: the selected row's link then takes the focus.
+  const focusRow = useRef(false);
+  const select = (n: number) => {
+    if (n === onScreen.current.selected) return list.current?.querySelector<HTMLElement>('tr.selected td.key a')?.focus();
+    focusRow.current = true;
+    setAt({ key: onScreen.current.shown[n]?.key, n });
+  };
+  useArrival(Boolean(issues.data));
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -37,28 +51,43 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
       // Ctrl+J, Meta+K and the like are the browser's.
       // A dialog's buttons (Your profile) are not the list's.
       if (target.matches('input, textarea, select') || target.closest('dialog') || e.ctrlKey || e.metaKey || e.altKey) return;
+      const letter = e.key === 'j' || e.key === 'k';
+      if (letter ? !shortcutsOn() : !(list.current?.contains(target) && (e.key === 'ArrowDown' || e.key === 'ArrowUp'))) return;
       const { shown, selected } = onScreen.current;
-      const last = Math.max(shown.length - 1, 0);
-      const select = (n: number) => setAt({ key: shown[n]?.key, n });
-      if (e.key === 'j' || e.key === 'ArrowDown') select(Math.min(selected + 1, last));
-      else if (e.key === 'k' || e.key === 'ArrowUp') select(Math.max(selected - 1, 0));
-      // Enter on a focused link or button is that control's own (sign out, load more, a key's link).
-      else if (e.key === 'Enter' && !target.closest('a, button') && shown[selected]) location.hash = `#/issue/${shown[selected]!.key}`;
-      else return;
+      select(e.key === 'j' || e.key === 'ArrowDown' ? Math.min(selected + 1, Math.max(shown.length - 1, 0)) : Math.max(selected - 1, 0));
       e.preventDefault();
     };
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
   }, []);
-  useEffect(() => {
-    list.current?.querySelector('tr.selected')?.scrollIntoView({ block: 'nearest' });
+  useLayoutEffect(() => {
+    const row = list.current?.querySelector<HTMLElement>('tr.selected');
+    if (focusRow.current && row) {
+      focusRow.current = false;
+      row.querySelector<HTMLElement>('td.key a')?.focus(); // and into view
+    } else row?.scrollIntoView({ block: 'nearest' });
   }, [selected, shown.length]);
+  // What a new search or filter finds is said (each is a new List); the first list shown is not.
+  useEffect(() => {
+    if (!issues.data) return;
+    if (counted !== undefined && counted !== view) say(issuesInWords(shown.length, Boolean(issues.data.nextCursor)));
+    counted = view;
+  }, [issues.data]);
+  // "Load more": said once read; the last page's button (gone) hands the focus to the first row it brought.
+  const moreFrom = useRef<number>();
+  useEffect(() => {
+    const from = moreFrom.current;
+    if (from === undefined || !issues.data || (shown.length <= from && issues.data.nextCursor)) return;
+    moreFrom.current = undefined;
+    say(`${issuesInWords(shown.length, Boolean(issues.data.nextCursor))} shown`);
+    refocus(() => list.current?.querySelectorAll('td.key a')[from]); // and its focus selects the row
+  }, [issues.data]);
 
   return (
     <main class="list">
-      <h1 class="sr-only">Issues · <bdi>{meta.workspace.name}</bdi></h1>
+      <h1 class="sr-only" tabIndex={-1}>Issues · <bdi>{meta.workspace.name}</bdi></h1>
       {issues.error && <p class="error" role="alert">{issues.error}</p>}
-      <p class="hint">j/k or ↑/↓ to move, Enter to open, / to search</p>
+      <p class="hint">{shortcuts ? 'j/k or ↑/↓ to move, Enter to open, / to search' : '↑/↓ to move, Enter to open'}</p>
       <table>
         <thead><tr><th class="key">Key</th><th class="title">Title</th><th class="status">Status</th><th class="priority">Priority</th><th class="assignee">Assignee</th></tr></thead>
         <tbody ref={list}>
@@ -68,15 +97,18 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
             const assignee = agent ? `Agent: ${agent.name}` : user ? user.name || user.email : '';
             const status = statusOf(meta, i.statusId)?.name;
             return (
-              <tr key={i.id} class={n === selected ? 'selected' : ''} data-key={i.key} aria-selected={n === selected} onClick={() => setAt({ key: i.key, n })}
+              <tr key={i.id} class={n === selected ? 'selected' : ''} data-key={i.key} onClick={() => select(n)}
                 onDblClick={() => { location.hash = `#/issue/${i.key}`; }}>
-                <td class="key"><a href={`#/issue/${i.key}`}>{i.key}</a></td>
-                <td class="title"><bdi>{i.title}</bdi>
+                {/* The row's one focusable control, read with its title and status; focusing it (Tab, a click)
+                    selects its row. */}
+                <td class="key"><a href={`#/issue/${i.key}`} tabIndex={n === selected ? 0 : -1} aria-describedby={`row-${i.id}-title row-${i.id}-status`}
+                  onFocus={() => { if (n !== onScreen.current.selected) setAt({ key: i.key, n }); }}>{i.key}</a></td>
+                <td class="title" id={`row-${i.id}-title`}><bdi>{i.title}</bdi>
                   {/* On a phone the priority and assignee columns give their width to the title: said under it. */}
                   <span class="row-meta">{i.priority !== 'NONE' ? i.priority : ''}{i.priority !== 'NONE' && assignee ? ' · ' : ''}{assignee && <bdi>{assignee}</bdi>}</span></td>
                 {/* Names one line at most so wide, cut with "…" (all of it in the tooltip): a 100-character status
                     made its column 909 px wide on every row and left the title 181 px. */}
-                <td class="status"><bdi class="name" title={status}>{status}</bdi></td>
+                <td class="status" id={`row-${i.id}-status`}><bdi class="name" title={status}>{status}</bdi></td>
                 <td class="priority">{i.priority}</td>
                 <td class="assignee"><bdi class="name" title={assignee || undefined}>{assignee}</bdi></td>
               </tr>
@@ -85,7 +117,7 @@ export function List({ meta, filters, query }: { meta: Meta; filters: Filters; q
         </tbody>
       </table>
       {issues.data && !shown.length && <p class="empty">No issues.</p>}
-      {issues.data?.nextCursor && <button type="button" class="link more" onClick={() => setLimit((n) => n + PAGE)}>Load more</button>}
+      {issues.data?.nextCursor && <button type="button" class="link more" onClick={() => { moreFrom.current = shown.length; setLimit((n) => n + PAGE); }}>Load more</button>}
     </main>
   );
 }

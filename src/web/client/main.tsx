@@ -3,12 +3,13 @@
 // Routes: #/board, #/list, #/issue/ENG-1, #/agents.
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { Announcer, expectArrival, refocus, setShortcuts, shortcutsOn, useArrival } from './a11y.tsx';
 import { announce, follow, gql, onKeyRefused, poll, storedKey, storeKey, type LiveState } from './api.ts';
 import { Agents } from './agents.tsx';
 import { Board } from './board.tsx';
 import { loadMeta, may, PRIORITIES, type Filters, type Meta } from './data.ts';
 import { FilterBar } from './filters.tsx';
-import { replaceHash, useHash, useLive } from './hooks.ts';
+import { fieldState, replaceHash, useHash, useLive } from './hooks.ts';
 import { DRAFT_PREFIX, IssuePage } from './issue.tsx';
 import { List } from './list.tsx';
 import { Who } from './profile.tsx';
@@ -54,7 +55,7 @@ function SignIn({ onKey, reason }: { onKey(key: string): void; reason?: string }
     <form id="signin" onSubmit={submit}>
       <h1>Issue board</h1>
       <label for="key">API key (personal or session)</label>
-      <input id="key" ref={field} name="key" type="password" autocomplete="off" required placeholder="svc_sk_…" />
+      <input id="key" ref={field} name="key" type="password" autocomplete="off" required placeholder="svc_sk_…" {...fieldState(error, error && 'signin-error')} />
       <button type="submit">Sign in</button>
       <p id="signin-error" class="error" role="alert">{error}</p>
       <p class="hint">No key yet? Where <code>svc start</code> runs: <code>npx svc admin create-key --workspace KEY --user you@example.com</code>. The key stays in this tab only.</p>
@@ -76,6 +77,9 @@ async function endSession(): Promise<void> {
   // Signing out on purpose ends the tab's drafts too (a refused key keeps them for signing in again).
   for (const k of Object.keys(sessionStorage)) if (k.startsWith(DRAFT_PREFIX)) sessionStorage.removeItem(k);
 }
+
+/** What the header's "Key shortcuts" checkbox turns on and off (its tooltip and description). */
+const SHORTCUTS_HINT = 'Single-key shortcuts: / goes to the search box, j and k move in the list';
 
 const FILTER_NAMES = ['project', 'label', 'assignee', 'priority', 'cycle'] as const;
 /** The search box's limit, and the service's for `query` (characters): a longer q in an address is cut to it. */
@@ -127,6 +131,7 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   // What an address asked for that could not be applied (a filter naming nothing here, a search cut to 200).
   const [notice, setNotice] = useState<string | undefined>(() => cutNotice(location.hash));
   const search = useRef<HTMLInputElement>(null);
+  const [shortcuts, setShortcutsShown] = useState(shortcutsOn);
   // The address the filters and the search are in step with: the one they were read from (at the start, or when
   // followed) or the one written from them (replaceHash). Another hash is an address followed.
   const synced = useRef(location.hash);
@@ -152,7 +157,7 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   }, [typed]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey || (e.target as HTMLElement).matches('input, textarea, select')) return;
+      if (e.key !== '/' || !shortcutsOn() || e.ctrlKey || e.metaKey || e.altKey || (e.target as HTMLElement).matches('input, textarea, select')) return;
       e.preventDefault();
       search.current?.focus();
     };
@@ -168,6 +173,8 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   const issueKey = decoded(route[1] ?? '').trim();
   const m = meta.data;
   const searchable = view === 'board' || view === 'list';
+  const notFound = (view === 'issue' && !issueKey) || !['board', 'list', 'issue', 'agents'].includes(view);
+  useArrival(notFound);
   // The filters applied: those the address (or the filter bar) gave that name something here.
   const applied = m ? usable(filters, m) : { filters, dropped: [] };
   const params = new URLSearchParams(Object.entries({ ...applied.filters, q: query }).filter((e): e is [string, string] => Boolean(e[1])));
@@ -191,7 +198,9 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   // Filters naming nothing here (dropped below) leave it too, also when the filters applied stay the same
   // (#/board to #/board?label=bad: `carried` is "" before and after), so a reload does not bring them back.
   useEffect(() => {
-    if (!searchable || !inStep) return;
+    // Not once another address was followed after this render (the effect runs after paint: a link followed in
+    // between, "List" pressed as a search landed, was replaced by the board's address again).
+    if (!searchable || !inStep || location.hash !== hash) return;
     const want = `#/${view}${carried}`;
     if (location.hash === want) return;
     synced.current = want;
@@ -220,16 +229,23 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
             <a key={v} href={`#/${v}${v === 'agents' ? '' : carried}`} class={view === v ? 'active' : ''} id={`nav-${v}`}>{text}</a>
           ))}
         </nav>
-        {searchable && <input id="search" ref={search} type="search" placeholder="Search issues  ( / )" aria-label="Search issues" value={typed} dir="auto"
+        {searchable && <input id="search" ref={search} type="search" placeholder={shortcuts ? 'Search issues  ( / )' : 'Search issues'} aria-label="Search issues" value={typed} dir="auto"
           aria-describedby={overLong ? 'search-too-long' : undefined}
           onInput={(e) => setTyped((e.target as HTMLInputElement).value)}
           onKeyDown={(e) => {
-            if (e.key !== 'Escape' && e.key !== 'Enter') return;
-            e.preventDefault(); // Chrome would empty a search field on Escape without telling us: keep what is searched
-            (e.target as HTMLInputElement).blur();
+            // Chrome would empty a search field on Escape without telling us: keep what is searched. The focus stays
+            // in the box (it used to be blurred, which left a keyboard user on <body>); the count of what it finds is
+            // said in the live region, and Tab goes on to the filters and the results.
+            if (e.key === 'Escape' || e.key === 'Enter') e.preventDefault();
           }} />}
+        {searchable && (
+          <label class="shortcuts" title={SHORTCUTS_HINT}>
+            <input type="checkbox" id="shortcuts" checked={shortcuts} title={SHORTCUTS_HINT}
+              onChange={(e) => { const on = (e.target as HTMLInputElement).checked; setShortcuts(on); setShortcutsShown(on); }} /> Key shortcuts
+          </label>
+        )}
         {m && !may(m, 'WRITE_ISSUES') && <span id="readonly" class="badge" title="This key may read but not change issues">read-only</span>}
-        <span id="live" class={live.on ? 'live' : 'live off'} title={!live.on && live.refused ? `No live updates: ${live.refused}` : undefined}>
+        <span id="live" role="status" class={live.on ? 'live' : 'live off'} title={!live.on && live.refused ? `No live updates: ${live.refused}` : undefined}>
           {live.on ? 'live' : live.refused ? 'not live: refreshed every 15 s' : 'offline'}
         </span>
         {m && <Who meta={m} onSaved={async () => {
@@ -245,21 +261,22 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
       {overLong && searchable && <p class="notice" id="search-too-long" role="status">{overLong} Searching its first {QUERY_MAX}.</p>}
       {notice && searchable && (
         <p class="notice" id="address-notice" role="status">{notice}{' '}
-          <button type="button" class="link" aria-label="Dismiss this notice" onClick={() => setNotice(undefined)}>×</button></p>
+          <button type="button" class="link" aria-label="Dismiss this notice" onClick={() => { setNotice(undefined); refocus('#search'); }}>×</button></p>
       )}
       {/* A new search starts from its first page (and the list from its first row). The board is not re-mounted by
           one, so a new-issue form opened while a search was typed stays open. */}
       {m && view === 'board' && <Board meta={m} filters={applied.filters} query={query} />}
-      {m && view === 'list' && <List key={JSON.stringify(applied.filters) + query} meta={m} filters={applied.filters} query={query} />}
+      {m && view === 'list' && <List key={JSON.stringify(applied.filters) + query} meta={m} filters={applied.filters} query={query} shortcuts={shortcuts} />}
       {/* Keyed by issue: another issue's page starts with its own comment draft and editors. */}
       {m && view === 'issue' && issueKey && <IssuePage key={issueKey.toUpperCase()} issueKey={issueKey.toUpperCase()} meta={m} />}
       {m && view === 'agents' && <Agents meta={m} />}
       {view === 'issue' && !issueKey && (
-        <main class="notfound"><h1>No issue named</h1><p class="empty">This address names no issue (it should end like <code>#/issue/ENG-12</code>). <a href="#/board">Back to the board</a></p></main>
+        <main class="notfound"><h1 tabIndex={-1}>No issue named</h1><p class="empty">This address names no issue (it should end like <code>#/issue/ENG-12</code>). <a href="#/board">Back to the board</a></p></main>
       )}
-      {!['board', 'list', 'issue', 'agents'].includes(view) && (
-        <main class="notfound"><h1>Page not found</h1><p class="empty">There is no page “{decoded(view)}”. <a href="#/board">Back to the board</a></p></main>
+      {notFound && view !== 'issue' && (
+        <main class="notfound"><h1 tabIndex={-1}>Page not found</h1><p class="empty">There is no page “{decoded(view)}”. <a href="#/board">Back to the board</a></p></main>
       )}
+      <Announcer />
     </>
   );
 }
@@ -267,7 +284,7 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
 function App() {
   const [key, setKey] = useState(storedKey());
   const [reason, setReason] = useState<string>();
-  if (!key) return <SignIn reason={reason} onKey={(k) => { storeKey(k); setReason(undefined); setKey(k); }} />;
+  if (!key) return <SignIn reason={reason} onKey={(k) => { storeKey(k); setReason(undefined); expectArrival(); setKey(k); }} />;
   return <Workspace key={key} signOut={(why) => { storeKey(null); setReason(why); setKey(null); document.title = 'Issue board'; }} />;
 }
 

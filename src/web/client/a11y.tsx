@@ -1,0 +1,94 @@
+// For keyboard and screen-reader users (an outside probe used the board with the keyboard only and read its
+// accessibility tree; docs/decisions.md, "The board for the keyboard and screen readers"): where the focus goes
+// after an action and on a view change, the one polite live region that says what an action did, and the switch
+// that turns the single-key shortcuts off.
+import { useLayoutEffect, useState } from 'preact/hooks';
+
+/**
+ * Gives the focus to the first of `targets` found (a selector, or a function finding the element) once the page has
+ * rendered what the action changed, but only when the focus was lost meanwhile (the control used went away, or was
+ * disabled, and the browser put the focus on <body>): a person who has moved on is left where they are.
+ */
+export function refocus(...targets: (string | (() => Element | null | undefined))[]): void {
+  setTimeout(() => {
+    const at = document.activeElement;
+    if (at && at !== document.body && at.isConnected) return;
+    for (const t of targets) {
+      const el = typeof t === 'string' ? document.querySelector(t) : t();
+      if (el instanceof HTMLElement) { el.focus(); return; }
+    }
+  });
+}
+
+let announce: ((text: string) => void) | undefined;
+/** Says a short message in the page's live region ("Status saved", "12 issues"); a screen reader reads it once. */
+export const say = (text: string) => announce?.(text);
+
+/**
+ * The page's one polite live region (role=status): what say() writes. Saying the same message again alternates a
+ * trailing no-break space, so it is a change the screen reader reads again ("Status saved" twice).
+ */
+export function Announcer() {
+  const [said, setSaid] = useState({ text: '', n: 0 });
+  useLayoutEffect(() => {
+    announce = (text) => setSaid((s) => ({ text, n: s.n + 1 }));
+    return () => { announce = undefined; };
+  }, []);
+  return <p id="announcer" class="sr-only" role="status">{said.text}{said.n % 2 ? '\u00a0' : ''}</p>;
+}
+
+/** A number of issues in words: "No issues", "1 issue", "50 or more issues". */
+export const issuesInWords = (n: number, more = false) =>
+  `${n ? n.toLocaleString('en') : 'No'}${more ? ' or more' : ''} issue${n === 1 && !more ? '' : 's'}`;
+
+// Views and places. On a view change (another route, not a new search or filter) the new view takes the focus once
+// it has something to show: its h1 (tabindex=-1), or, back on a board or list address that was left by opening an
+// issue, the card or row that was opened, at the scroll it was left at. Read from the hashchange, which fires
+// before the page re-renders, so the view left is still on screen.
+const route = (hash: string) => hash.split('?')[0]!.replace(/^#\/?/, '') || 'board';
+const isIndex = (hash: string) => /^(board|list)$/.test(route(hash));
+const places = new Map<string, { key?: string; y: number; x: number }>();
+let arriving = true; // the first view shown (after signing in, or a reload) takes the focus too
+let cameFrom: string | undefined;
+
+addEventListener('hashchange', (e) => {
+  const from = new URL(e.oldURL).hash || '#/board';
+  const to = location.hash;
+  if (route(from) === route(to)) return;
+  arriving = true;
+  if (!isIndex(from)) return;
+  cameFrom = from;
+  const at = document.activeElement?.closest<HTMLElement>('main [data-key]');
+  places.set(from, { key: at?.dataset.key, y: scrollY, x: document.querySelector('main')?.scrollLeft ?? 0 });
+});
+
+/** The board or list address (filters and search included) the person was last on, if any, and whether a board's. */
+export const indexLeft = () => (cameFrom ? { href: cameFrom, board: route(cameFrom) === 'board' } : undefined);
+
+/** The view's part: once `ready` (its content is on screen), takes the focus if the view was just arrived at. */
+export function useArrival(ready: boolean) {
+  useLayoutEffect(() => {
+    if (!ready || !arriving) return;
+    arriving = false;
+    // Someone typing already (the search box, "/" pressed while the view loaded) keeps their place.
+    if (document.activeElement?.matches('input, textarea, select')) return;
+    const place = places.get(location.hash);
+    const item = place?.key ? document.querySelector(`main [data-key="${CSS.escape(place.key)}"]`) : null;
+    const target = item?.matches('a') ? item : item?.querySelector('a');
+    if (place && target instanceof HTMLElement) {
+      scrollTo(scrollX, place.y);
+      const main = document.querySelector('main');
+      if (main) main.scrollLeft = place.x;
+      target.focus({ preventScroll: true });
+    } else document.querySelector<HTMLElement>('main h1')?.focus();
+  }, [ready]);
+}
+
+/** A new sign-in shows its first view: it takes the focus as a view change would. */
+export const expectArrival = () => { arriving = true; };
+
+// Single-key shortcuts ("/" to search, j/k in the list) can be turned off (WCAG 2.1.4: speech input types letters),
+// by the header's checkbox, remembered in this browser.
+const SHORTCUTS = 'svc.shortcuts';
+export const shortcutsOn = () => localStorage.getItem(SHORTCUTS) !== 'off';
+export const setShortcuts = (on: boolean) => (on ? localStorage.removeItem(SHORTCUTS) : localStorage.setItem(SHORTCUTS, 'off'));
