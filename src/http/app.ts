@@ -15,7 +15,7 @@ import { ApiError, databaseUnavailable, loadCheckRules, logRefusedInputTo, refus
 import { withinMs } from '../db/database.ts';
 import { errorExtensions } from '../graphql/errors.ts';
 import { GRAPHQL_PATH, registerGraphql } from '../graphql/server.ts';
-import { descriptor, findTool, TOOLS } from '../tools/catalog.ts';
+import { descriptor, findTool, TOOLS, unknownTool } from '../tools/catalog.ts';
 import type { EventHub } from '../events/hub.ts';
 import type { RunOptions, ToolRunner } from '../tools/invoke.ts';
 import type { Logger } from '../log.ts';
@@ -438,7 +438,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     const caller = req.svcCaller!;
     await limiter.take(caller, 'rest', 1 + bodyCalls(req.svcBodyBytes));
     const t = findTool(req.params.tool);
-    if (!t) throw new ApiError(404, { error: 'unknown_tool', message: `Unknown tool: ${req.params.tool}` });
+    if (!t) throw unknownTool(req.params.tool);
     const json = await services.callTool(caller, t, toolInput(req.body, 'body'), 'rest');
     return reply.header('content-type', 'application/json; charset=utf-8').send(json);
   });

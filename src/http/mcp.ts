@@ -11,7 +11,7 @@ import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from 
 import type { Caller } from '../auth/keys.ts';
 import { buildInfo } from '../build-info.ts';
 import { ApiError, refusesKey } from '../errors.ts';
-import { findTool, fullListing, mcpDescriptor, selectTools } from '../tools/catalog.ts';
+import { findTool, fullListing, mcpDescriptor, selectTools, unknownTool } from '../tools/catalog.ts';
 import { sendRpcError, toolInput, type AppServices } from './app.ts';
 import { handleExtra, RpcFault, type McpContext } from './mcp-extras.ts';
 import { McpSessions } from './mcp-subscriptions.ts';
@@ -310,7 +310,11 @@ async function handleMessage(
       const name = params.name;
       if (typeof name !== 'string') return rpcError(id, ErrorCode.InvalidParams, 'params.name must be a string');
       const t = findTool(name);
-      if (!t) return rpcError(id, ErrorCode.InvalidParams, `Unknown tool: ${name.length > 100 ? `${name.slice(0, 100)}…` : name}`);
+      if (!t) {
+        // Invalid params (MCP's code for an unknown tool), with the refusal REST gives in data, as other tool errors.
+        const unknown = unknownTool(name);
+        return rpcError(id, ErrorCode.InvalidParams, unknown.message, { ...unknown.body, status: unknown.status });
+      }
       try {
         return rpcResult(id, toolResult(await services.callTool(caller, t, toolInput(params.arguments, 'arguments'), 'rpc')));
       } catch (err) {

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { hasScope, type Caller } from '../auth/keys.ts';
+import { editDistance } from '../edit-distance.ts';
 import { ApiError } from '../errors.ts';
 import { agentContextTools } from './agent.ts';
 import { actionRequestTools } from './actionRequests.ts';
@@ -14,6 +15,7 @@ import { attachmentTools } from './attachments.ts';
 import { commentTools } from './comments.ts';
 import { defineTools, tool, type Tool } from './define.ts';
 import { eventTools } from './events.ts';
+import { MORE_ISSUES_FIELD } from './invoke.ts';
 import { issueTools } from './issues.ts';
 import { labelTools } from './labels.ts';
 import { memberTools } from './members.ts';
@@ -86,10 +88,30 @@ const catalogTools = defineTools(
         const message = 'catalog helpers cannot be called through catalog.call';
         throw new ApiError(400, { error: 'invalid_input', message, issues: { name: message } });
       }
-      return ctx.invoke(input.name, input.arguments);
+      try {
+        return await ctx.invoke(input.name, input.arguments);
+      } catch (err) {
+        throw err instanceof ApiError ? inArguments(err) : err;
+      }
     },
   }),
 );
+
+/**
+ * The target tool's refusal, its fields named where they are in catalog.call's input (`arguments.name`, `arguments`
+ * for the whole): the tool's own `name` read as catalog.call's `name` (projects.create without one said
+ * `name: required`, as if the tool's name were missing).
+ */
+function inArguments(err: ApiError): ApiError {
+  const { issues, field } = err.body;
+  if (!issues && !field) return err;
+  const at = (f: string) => (f === 'input' ? 'arguments' : `arguments.${f}`);
+  return new ApiError(err.status, {
+    ...err.body,
+    ...(issues && { issues: Object.fromEntries(Object.entries(issues).map(([k, v]) => [k === MORE_ISSUES_FIELD ? k : at(k), v])) }),
+    ...(field && { field: at(field) }),
+  }, err.headers);
+}
 
 // One line per namespace.
 export const TOOLS: Tool[] = [
@@ -131,6 +153,29 @@ export const TOOLS: Tool[] = [
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
 
 export const findTool = (name: string): Tool | undefined => byName.get(name);
+
+/**
+ * The tool a name that is none probably meant: another separator (issues_create, issues/create), a letter or two off
+ * (issue.create, issues.creat), another case. None when nothing is that close.
+ */
+export function meantTool(name: string): string | undefined {
+  if (name.length > 100) return undefined;
+  const asked = name.toLowerCase().replace(/[_\-/:\s]/g, '.');
+  let meant: string | undefined;
+  let distance = asked.length >= 8 ? 3 : 2;
+  for (const known of byName.keys()) {
+    const d = editDistance(known.toLowerCase(), asked);
+    if (d < distance) [meant, distance] = [known, d];
+  }
+  return meant;
+}
+
+/** 404 unknown_tool, naming the tool it probably meant (every surface: REST, tools/call, catalog.call). */
+export function unknownTool(name: string): ApiError {
+  const meant = meantTool(name);
+  return new ApiError(404, { error: 'unknown_tool',
+    message: `Unknown tool: ${name.length > 100 ? `${name.slice(0, 100)}…` : name}${meant ? `; did you mean ${meant}?` : ''}` });
+}
 
 /**
  * Tools of the runtime namespaces an agent at work rarely needs, left out of the default list (40 KB budget,

@@ -9,7 +9,7 @@ import { hasScope, type Caller } from '../auth/keys.ts';
 import { queryAsCaller } from '../db/as-caller.ts';
 import { ApiError, fromPgError, invalidInput, scopeRequired } from '../errors.ts';
 import { editDistance } from '../edit-distance.ts';
-import { findTool } from './catalog.ts';
+import { findTool, unknownTool } from './catalog.ts';
 import type { Tool, ToolContext, ToolServices } from './define.ts';
 import { checkInput, setOwnIssue } from './text-guard.ts';
 
@@ -201,7 +201,7 @@ export class ToolRunner {
   /** Runs the tool and returns its output as JSON text; throws ApiError for every expected failure. */
   async call(caller: Caller, name: string, args: unknown, opts: RunOptions = {}): Promise<string> {
     const t = findTool(name);
-    if (!t) throw new ApiError(404, { error: 'unknown_tool', message: `Unknown tool: ${name}` });
+    if (!t) throw unknownTool(name);
     return this.run(caller, t, args, opts);
   }
 

@@ -261,9 +261,11 @@ async function deeplyNested(tool: string, field: string, base: unknown) {
   // whatever used to recurse after it (JSON.stringify of the arguments: a 500 before the limit existed).
   const marker = '"__deep_value__"';
   const around = JSON.stringify({ ...(base && typeof base === 'object' ? base : {}), [field]: JSON.parse(marker) });
-  // A field holding another tool's input (catalog.call's arguments) is checked by that tool, naming its own path.
+  // A field holding another tool's input (catalog.call's arguments) is checked by that tool, counting levels from its
+  // own input, and the refusal names the place in the wrapper's input (arguments.a.a…).
   const forwarded = TOOLS.find((x) => x.name === tool)?.forwards === field;
-  const cases: Array<[string, string]> = [[around.replace(marker, deepText(5000)), depthPath(forwarded ? '' : field)], [deepText(5000), depthPath('')]];
+  const cases: Array<[string, string]> = [
+    [around.replace(marker, deepText(5000)), forwarded ? `${field}.${depthPath('')}` : depthPath(field)], [deepText(5000), depthPath('')]];
   for (const [input, path] of cases) {
     const r = await t.app.inject({
       method: 'POST', url: `/api/mcp/${tool}`, payload: input,

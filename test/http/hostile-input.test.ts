@@ -43,7 +43,8 @@ describe('NUL characters and lone surrogates', () => {
     expect(r.body.result.isError).toBe(true);
     expect(toolError(r.body)).toMatchObject({ status: 400, error: 'invalid_input', issues: { title: 'must not contain NUL characters' } });
     const viaCatalog = await rpc(t, ws.token, 'tools/call', { name: 'catalog.call', arguments: { name: 'notes.create', arguments: { body: '\u0000' } } });
-    expect(toolError(viaCatalog.body)).toMatchObject({ status: 400, issues: { body: 'must not contain NUL characters' } });
+    // Through catalog.call the field is named where it is in catalog.call's input.
+    expect(toolError(viaCatalog.body)).toMatchObject({ status: 400, issues: { 'arguments.body': 'must not contain NUL characters' } });
   });
 
   it('catalog.call takes what the tool takes directly: its wrapper does not count against the nesting limit', async () => {
@@ -54,7 +55,7 @@ describe('NUL characters and lone surrogates', () => {
     const via = (n: number) => rest(t, ws.token, 'catalog.call', { name: 'actionRequests.create', arguments: { title: 'Deep', payload: nest(n) } });
     expect((await via(deepest)).status).toBe(200);
     const over = await via(deepest + 1);
-    expect([over.status, Object.keys(over.body.issues)[0]]).toEqual([400, Object.keys((await direct(deepest + 1)).body.issues)[0]]);
+    expect([over.status, Object.keys(over.body.issues)[0]]).toEqual([400, `arguments.${Object.keys((await direct(deepest + 1)).body.issues)[0]}`]);
   });
 
   it('a field named __proto__ is reported like any unknown field', async () => {

@@ -1,4 +1,5 @@
 /** Generated from the catalog: every tool's scope is enforced, every tool is described once for every surface. */
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES, type Scope } from '../../src/auth/keys.ts';
 import { TOOLS } from '../../src/tools/catalog.ts';
@@ -39,6 +40,17 @@ describe('scope enforcement, for every declared tool', () => {
     const self = await rest(t, key.token, 'catalog.call', { name: 'catalog.call', arguments: {} });
     expect([self.status, self.body.message, self.body.issues]).toEqual([400, 'catalog helpers cannot be called through catalog.call', { name: 'catalog helpers cannot be called through catalog.call' }]);
     expect((await rest(t, key.token, 'catalog.call', { name: 'issues.nope' })).status).toBe(404);
+    // The target's refusals name its fields where they are in catalog.call's input: a project without a name is
+    // arguments.name (it read as catalog.call's own name missing), an unknown field arguments.<it>, a 404 field likewise.
+    const full = ws.token;
+    const noName = await rest(t, full, 'catalog.call', { name: 'projects.create', arguments: {} });
+    expect([noName.status, noName.body.issues]).toEqual([400, { 'arguments.name': 'required (string)' }]);
+    const unknownField = await rest(t, full, 'catalog.call', { name: 'issues.list', arguments: { arguments: 1 } });
+    expect(unknownField.body.issues).toEqual({ 'arguments.arguments': 'unknown field' });
+    const missing = await rest(t, full, 'catalog.call', { name: 'issues.get', arguments: { id: crypto.randomUUID() } });
+    expect([missing.status, missing.body.field]).toEqual([404, 'arguments.id']);
+    // Its own refusals keep their names.
+    expect((await rest(t, full, 'catalog.call', { arguments: {} })).body.issues).toEqual({ name: 'required (string)' });
   });
 });
 

@@ -118,6 +118,16 @@ describe('issues.create', () => {
     // JSON-RPC names at most 100 characters of an unknown name back.
     const rpcLong = await rpc(t, ws.token, 'tools/call', { name: 'y'.repeat(100_000), arguments: {} });
     expect(rpcLong.body.error.message.length).toBeLessThan(200);
+    // A name that is close to a tool's names it, on every surface; tools/call carries REST's refusal in data.
+    for (const [asked, meant] of [['issues_create', 'issues.create'], ['issue.create', 'issues.create'], ['issues.creat', 'issues.create'],
+                                  ['Issues.List', 'issues.list'], ['comments/create', 'comments.create']]) {
+      const message = `Unknown tool: ${asked}; did you mean ${meant}?`;
+      if (!asked.includes('/')) expect((await rest(t, ws.token, asked, {})).body).toEqual({ error: 'unknown_tool', message }); // a path's slash is another path
+      const viaRpc = await rpc(t, ws.token, 'tools/call', { name: asked, arguments: {} });
+      expect(viaRpc.body.error).toEqual({ code: -32602, message, data: { error: 'unknown_tool', message, status: 404 } });
+      expect((await rest(t, ws.token, 'catalog.call', { name: asked })).body.message).toBe(message);
+    }
+    expect((await rest(t, ws.token, 'issues.fly', {})).body.message).toBe('Unknown tool: issues.fly');
   });
 
   it('names and titles are one line: control, line-break and direction-override characters are 400 on the field', async () => {
