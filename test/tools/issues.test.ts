@@ -120,7 +120,7 @@ describe('issues.create', () => {
     expect(rpcLong.body.error.message.length).toBeLessThan(200);
     // A name that is close to a tool's names it, on every surface; tools/call carries REST's refusal in data.
     for (const [asked, meant] of [['issues_create', 'issues.create'], ['issue.create', 'issues.create'], ['issues.creat', 'issues.create'],
-                                  ['Issues.List', 'issues.list'], ['comments/create', 'comments.create']]) {
+                                  ['Issues.List', 'issues.list'], ['comments/create', 'comments.create']] as const) {
       const message = `Unknown tool: ${asked}; did you mean ${meant}?`;
       if (!asked.includes('/')) expect((await rest(t, ws.token, asked, {})).body).toEqual({ error: 'unknown_tool', message }); // a path's slash is another path
       const viaRpc = await rpc(t, ws.token, 'tools/call', { name: asked, arguments: {} });
