@@ -52,6 +52,8 @@ declare module 'fastify' {
   }
 }
 
+/** The codes of grafserv's refusals of a request's media types, by HTTP status. */
+const MEDIA_REFUSALS: Record<number, string> = { 406: 'not_acceptable', 415: 'unsupported_media_type' };
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
 /** What a key may ask about itself without the read scopes: the board tells an agent's key it is one by this. */
 const SELF_FIELDS = new Set(['viewerKeyKind', 'viewerKeyId', 'viewerScopes', '__typename']);
@@ -186,6 +188,9 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
   });
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!isGraphqlPost(request)) return;
+    // A media type is case-insensitive (RFC 9110 8.3.1): REST and JSON-RPC took APPLICATION/JSON, grafserv refused it (415).
+    const contentType = request.headers['content-type'];
+    if (contentType) request.headers['content-type'] = contentType.toLowerCase();
     // What the request asks for (limits.ts), before anything runs, with a key or without.
     const { query, variables, operationName } = (request.body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
     let writes = 0;
@@ -245,18 +250,22 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
   // The errors grafserv writes itself (a syntax or validation error, a body that is not one request) carry no code,
   // where every other error carries its code and status: given them here (invalid_query, 400), on those answers
   // only (they have no data, and are small).
-  app.addHook('onSend', async (request: FastifyRequest, _reply: FastifyReply, payload: unknown) => {
+  // A refusal of the request's media types (406 for its Accept, 415 for its Content-Type) is coded as the other
+  // surfaces code them, with their top-level error and message too (it said invalid_query, and status 400 on a 406).
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (!isGraphqlPost(request)) return payload;
     const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
     if (!text?.startsWith('{"errors":')) return payload;
-    const body = JSON.parse(text) as { errors?: Array<{ extensions?: Record<string, unknown> }> };
+    const body = JSON.parse(text) as { errors?: Array<{ message?: string; extensions?: Record<string, unknown> }>; error?: string; message?: string };
+    const mediaRefusal = MEDIA_REFUSALS[reply.statusCode];
     let coded = false;
     for (const e of body.errors ?? []) {
       if (e.extensions?.code) continue;
       const { statusCode, ...rest } = e.extensions ?? {};
-      e.extensions = { ...rest, code: 'invalid_query', status: typeof statusCode === 'number' ? statusCode : 400 };
+      e.extensions = { ...rest, code: mediaRefusal ?? 'invalid_query', status: typeof statusCode === 'number' ? statusCode : reply.statusCode >= 400 ? reply.statusCode : 400 };
       coded = true;
     }
+    if (mediaRefusal && body.errors?.[0]) Object.assign(body, { error: mediaRefusal, message: body.errors[0].message });
     return coded ? JSON.stringify(body) : payload;
   });
   await serv.addTo(app);

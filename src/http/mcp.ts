@@ -117,7 +117,11 @@ const invalidRequest = (id: Id, message: string): Classified =>
 function classify(message: unknown): Classified {
   const readId = (message as { id?: unknown } | null)?.id;
   const echoedId = typeof readId === 'string' || (typeof readId === 'number' && Number.isSafeInteger(readId)) ? readId : null;
-  if (typeof message !== 'object' || message === null || (message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+    // "hi" or 5 was told its "jsonrpc" must be "2.0", as if it were a message with the wrong version.
+    return invalidRequest(null, `Invalid JSON-RPC 2.0 message: a message is a JSON object {"jsonrpc": "2.0", "method", …} (a batch is an array of them), not ${message === null ? 'null' : Array.isArray(message) ? 'an array inside a batch' : `a ${typeof message}`}`);
+  }
+  if ((message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
     return invalidRequest(echoedId, 'Invalid JSON-RPC 2.0 message: "jsonrpc" must be "2.0"');
   }
   const msg = message as { id?: unknown; method?: unknown; params?: unknown };

@@ -76,6 +76,17 @@ describe('JSON-RPC transport rejections are JSON-RPC envelopes', () => {
     expect((await t.app.inject({ method: 'GET', url: '/nowhere' })).statusCode).toBe(404);
   });
 
+  it('GraphQL takes a media type in any case, and codes its refusals of media types as the other surfaces do', async () => {
+    const query = JSON.stringify({ query: '{ __typename }' });
+    const upper = await post('/graphql', query, { ...auth(), 'content-type': 'APPLICATION/JSON; charset=UTF-8' });
+    expect([upper.statusCode, upper.json().data]).toEqual([200, { __typename: 'Query' }]);
+    const html = await post('/graphql', query, { ...auth(), accept: 'text/html' });
+    expect(html.statusCode).toBe(406);
+    expect(html.json()).toMatchObject({ error: 'not_acceptable', errors: [{ extensions: { code: 'not_acceptable', status: 406 } }] });
+    const text = await post('/graphql', query, { ...auth(), 'content-type': 'text/plain' });
+    expect([text.statusCode, text.json().error]).toEqual([415, 'unsupported_media_type']);
+  });
+
   it('a path that exists, asked with a method it does not take, is 405 naming the ones it does (it was "No route")', async () => {
     for (const [method, url, allow] of [
       ['GET', '/graphql', 'POST'], ['DELETE', '/graphql', 'POST'], ['PUT', '/graphiql', 'GET, HEAD'],

@@ -40,6 +40,12 @@ describe('JSON-RPC transport', () => {
     expect((await post(JSON.stringify({ jsonrpc: '1.0', id: 7, method: 'ping' }))).json()).toMatchObject({ id: 7, error: { code: -32600 } });
     expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 8 }))).json()).toMatchObject({ id: 8, error: { code: -32600 } });
     expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 'nine', method: 5 }))).json()).toMatchObject({ id: 'nine', error: { code: -32600 } });
+    // A body that is no object says so (it was told its "jsonrpc" must be "2.0"); in a batch, each entry likewise.
+    for (const [body, what] of [['"hi"', 'a string'], ['5', 'a number'], ['null', 'null'], ['[5]', 'a number'], ['[[]]', 'an array inside a batch']]) {
+      const answer = (await post(body!)).json();
+      const error = (Array.isArray(answer) ? answer[0] : answer).error;
+      expect([body, error.code, error.message]).toEqual([body, -32600, expect.stringMatching(new RegExp(`a message is a JSON object .* not ${what}$`))]);
+    }
     expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} }))).json().error.code).toBe(-32602);
     expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'nope.nope' } }))).json().error.code).toBe(-32602);
     expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'bad' } }))).json().error.code).toBe(-32602);
