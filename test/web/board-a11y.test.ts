@@ -129,6 +129,17 @@ describe('the board', () => {
     expect(await ax('#live')).toMatchObject({ role: 'status' });
   });
 
+  it('at 390 and 800 px only the board scrolls sideways, not the page (the cards\' hidden names widened it)', async () => {
+    await ok(t, ws.token, 'issues.create', { title: 'Far to the right', statusId: done.id, priority: 'HIGH', labelIds: [a11y.id, bug.id] });
+    for (const width of [390, 800]) {
+      await page.setViewportSize({ width, height: 800 });
+      await page.goto(`${url}/#/board`);
+      await page.waitForSelector(`${column(done)} .card`);
+      expect(await page.evaluate(() => document.scrollingElement!.scrollWidth - innerWidth), `${width} px`).toBeLessThanOrEqual(0);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   it('"Show more" says what it read, and its last page hands the focus to the first card it brought', async () => {
     await page.goto(`${url}/#/board`);
     const more = `${column(backlog)} button.more`;
