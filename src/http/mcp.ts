@@ -31,7 +31,7 @@ const NO_BATCHES_FROM = '2025-06-18';
 /** The MCP endpoint's paths; a trailing slash is the same endpoint (a common client configuration). */
 export const MCP_ENDPOINTS = ['/api/mcp/rpc', '/api/mcp', '/api/mcp/rpc/', '/api/mcp/'];
 /** What the MCP endpoint answers, for every 405 on it. */
-const ALLOW = 'GET, POST, DELETE';
+const ALLOW = 'GET, HEAD, POST, DELETE'; // HEAD: the GET route's (a session stream's headers)
 type Id = string | number | null;
 
 const rpcError = (id: Id, code: number, message: string, data?: unknown) =>

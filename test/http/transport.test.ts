@@ -104,7 +104,7 @@ describe('JSON-RPC transport rejections are JSON-RPC envelopes', () => {
   it('405 for GET', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/mcp/rpc', headers: auth() });
     expectEnvelope(res, 405, 'method_not_allowed');
-    expect(res.headers.allow).toBe('GET, POST, DELETE');
+    expect(res.headers.allow).toBe('GET, HEAD, POST, DELETE');
   });
 
   it(`a batch over ${MAX_BATCH} calls is refused with -32600 and runs nothing`, async () => {

@@ -150,7 +150,7 @@ describe('405 and 406 on the endpoint', () => {
     for (const url of ['/api/mcp', '/api/mcp/rpc', '/api/mcp/', '/api/mcp/rpc/']) {
       for (const { method, session } of cases) {
         const res = await t.app.inject({ method, url, headers: { authorization: `Bearer ${ws.token}`, ...(session ? { 'mcp-session-id': session } : {}) } });
-        expect([url, method, res.statusCode, res.headers.allow]).toEqual([url, method, 405, 'GET, POST, DELETE']);
+        expect([url, method, res.statusCode, res.headers.allow]).toEqual([url, method, 405, 'GET, HEAD, POST, DELETE']);
         expect(res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { data: { error: 'method_not_allowed', status: 405 } } });
       }
     }
