@@ -11,7 +11,7 @@ import { EmbeddedBlobStore } from '../blobs/embedded.ts';
 import { registerBlobRoutes } from '../blobs/routes.ts';
 import type { BlobStore } from '../blobs/store.ts';
 import { buildInfo } from '../build-info.ts';
-import { ApiError, databaseUnavailable, loadCheckRules, logRefusedInputTo, refusesKey } from '../errors.ts';
+import { ApiError, databaseUnavailable, invalidInput, loadCheckRules, logRefusedInputTo, refusesKey } from '../errors.ts';
 import { withinMs } from '../db/database.ts';
 import { errorExtensions } from '../graphql/errors.ts';
 import { GRAPHQL_PATH, registerGraphql } from '../graphql/server.ts';
@@ -439,6 +439,12 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     await limiter.take(caller, 'rest', 1 + bodyCalls(req.svcBodyBytes));
     const t = findTool(req.params.tool);
     if (!t) throw unknownTool(req.params.tool);
+    // Arguments travel in the body only: `?limit=1` was ignored, and its caller read a whole page as one.
+    const query = Object.keys((req.query ?? {}) as object);
+    if (query.length > 0) {
+      throw invalidInput(Object.fromEntries(query.map((k) => [k, 'not read from the address: send the tool\'s arguments in the JSON body'])),
+        `A tool's arguments go in the JSON body, not the address (${query.join(', ')})`);
+    }
     const json = await services.callTool(caller, t, toolInput(req.body, 'body'), 'rest');
     return reply.header('content-type', 'application/json; charset=utf-8').send(json);
   });

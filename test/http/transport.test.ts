@@ -74,6 +74,11 @@ describe('JSON-RPC transport rejections are JSON-RPC envelopes', () => {
     expect([form.statusCode, form.json().error]).toEqual([415, 'unsupported_media_type']);
     expect(form.json().message).toBe('Send the body as JSON with Content-Type: application/json (got application/x-www-form-urlencoded)');
     expect((await t.app.inject({ method: 'GET', url: '/nowhere' })).statusCode).toBe(404);
+    // Arguments in the address are refused, naming them (limit=1 was ignored: a whole page came back).
+    const inAddress = await post('/api/mcp/issues.list?limit=1&status=Todo', '{}', auth());
+    expect([inAddress.statusCode, inAddress.json().issues]).toEqual([400, {
+      limit: "not read from the address: send the tool's arguments in the JSON body",
+      status: "not read from the address: send the tool's arguments in the JSON body" }]);
   });
 
   it('GraphQL takes a media type in any case, and codes its refusals of media types as the other surfaces do', async () => {
