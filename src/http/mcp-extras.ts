@@ -5,6 +5,7 @@
  * agent profile keys) and logging/setLevel.
  * Everything is read through the tools themselves, as the caller: the same scopes, narrowing and RLS.
  */
+import { z } from 'zod';
 import type { Caller } from '../auth/keys.ts';
 import { ApiError, refusesKey } from '../errors.ts';
 import { canCall, findTool } from '../tools/catalog.ts';
@@ -50,10 +51,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
+/** The resource templates; `uses` is the tool each one reads through (a key is offered the ones it may read). */
 const TEMPLATES = [
-  { uriTemplate: 'issue://{key}', name: 'issue', title: 'Issue', description: 'An issue by key (ENG-12) or id, with its description, labels, latest comments and relations.', mimeType: 'application/json' },
-  { uriTemplate: 'project://{id}', name: 'project', title: 'Project', description: 'A project by id, with its open issues (first 50).', mimeType: 'application/json' },
-  { uriTemplate: 'cycle://{id}', name: 'cycle', title: 'Cycle (sprint)', description: 'A cycle by id, with its issues.', mimeType: 'application/json' },
+  { uriTemplate: 'issue://{key}', name: 'issue', title: 'Issue', description: 'An issue by key (ENG-12) or id, with its description, labels, latest comments and relations.', mimeType: 'application/json', uses: 'issues.get' },
+  { uriTemplate: 'project://{id}', name: 'project', title: 'Project', description: 'A project by id, with its open issues (first 50).', mimeType: 'application/json', uses: 'projects.get' },
+  { uriTemplate: 'cycle://{id}', name: 'cycle', title: 'Cycle (sprint)', description: 'A cycle by id, with its issues.', mimeType: 'application/json', uses: 'cycles.get' },
 ];
 const SCHEMES = ['issue', 'project', 'cycle'] as const;
 type Scheme = (typeof SCHEMES)[number];
@@ -122,7 +124,8 @@ export async function handleExtra(
       return listResources(services, caller, params.cursor);
     case 'resources/templates/list':
       assertNoCursor(params);
-      return { resourceTemplates: TEMPLATES };
+      // As prompts/list: a template the key could not read is not offered (a WRITE_COMMENTS key was offered all three).
+      return { resourceTemplates: TEMPLATES.filter((x) => canCall(caller, findTool(x.uses)!)).map(({ uses: _uses, ...template }) => template) };
     case 'resources/read': {
       const uri = str(params.uri, 'uri');
       const data = await readResource(services, caller, uri);
@@ -189,12 +192,15 @@ export async function handleExtra(
         const issue = await readIssue(services, caller, str(args.key, 'arguments.key'));
         const profile = str(args.profile, 'arguments.profile');
         const agents = await call(services, caller, 'agents.list', {});
-        const agent = (agents as Array<{ id: string; profileKey: string; name: string }>).find((a) => a.profileKey === profile);
+        // Compared as the tools compare profile keys (any case, trimmed): issues.assign took "CODER", this refused it.
+        const agent = (agents as Array<{ id: string; profileKey: string; name: string }>).find((a) => sameName(a.profileKey, profile));
         if (!agent) throw invalidParams(`No agent with profile key ${profile}`, { 'arguments.profile': 'unknown agent profile key' });
         // An issue another agent holds is handed off (issues.reassign: the HANDOFF comment with the rationale, AGENT_ASSIGNED
         // reason handoff, spec 6.3); a free one is assigned.
         const held = issue.assignedAgentId && issue.assignedAgentId !== agent.id;
-        const how = held
+        const how = issue.assignedAgentId === agent.id
+          ? 'it is already assigned to this agent: no call is needed'
+          : held
           ? `then hand it off with issues.reassign {issueId: "${issue.id}", toProfileKey: "${agent.profileKey}", rationale: "<why this agent, at least 10 characters>"}`
           : `then assign it with issues.assign {id: "${issue.id}", agentId: "${agent.id}"}`;
         return {
@@ -377,6 +383,9 @@ async function readResource(services: AppServices, caller: Caller, uri: string):
     throw invalidParams(`Not a valid resource URI (bad %-escape): ${uri.slice(0, 200)}`, { uri: 'has a bad %-escape' }, { uri: uri.slice(0, 200) });
   }
   if (scheme === 'issue') return readIssue(services, caller, ref);
+  // An id that is no id names no resource: not found, as issue://<not a key> is (it was invalid params naming the
+  // tool's `id`, a field the client never sent).
+  if (!z.uuid().safeParse(ref).success) throw new RpcFault(RESOURCE_NOT_FOUND, `No ${scheme} ${ref.slice(0, 100)}: a ${scheme} URI holds its id (a UUID)`, { error: 'not_found', status: 404, uri: uri.slice(0, 200) });
   if (scheme === 'cycle') return call(services, caller, 'cycles.get', { id: ref });
   const project = await call(services, caller, 'projects.get', { id: ref });
   const issues = await optional(call(services, caller, 'issues.list', { projectId: project.id, open: true, limit: 50 }));

@@ -36,6 +36,9 @@ type Id = string | number | null;
 
 const rpcError = (id: Id, code: number, message: string, data?: unknown) =>
   JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } });
+/** -32602 with REST's 400 body in data, its issue under `field`. */
+const invalidParams = (id: Id, message: string, field: string, issue: string) =>
+  rpcError(id, ErrorCode.InvalidParams, message, { error: 'invalid_input', message, status: 400, issues: { [field]: issue } });
 const rpcResult = (id: Id, resultJson: string) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
 
 /** A tool's output as an MCP CallToolResult; the output JSON text is embedded as is (no re-serialising). */
@@ -89,11 +92,18 @@ function assertOwnSession(id: string, caller: Caller, sessions: McpSessions): vo
   }
 }
 
-/** Whether an Accept header takes an SSE stream (no header takes anything). */
-function acceptsEventStream(accept: string | string[] | undefined): boolean {
+/**
+ * Whether an Accept header takes `type`: its own range, its family's (text/*) or any (*\/*), with a q above 0; no
+ * header takes anything.
+ */
+function accepts(accept: string | string[] | undefined, type: 'application/json' | 'text/event-stream'): boolean {
   if (accept === undefined) return true;
-  const ranges = (Array.isArray(accept) ? accept.join(',') : accept).split(',').map((r) => r.split(';')[0]!.trim().toLowerCase());
-  return ranges.some((r) => r === 'text/event-stream' || r === 'text/*' || r === '*/*');
+  const family = `${type.split('/')[0]}/*`;
+  return (Array.isArray(accept) ? accept.join(',') : accept).split(',').some((range) => {
+    const [media, ...params] = range.split(';').map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    return (media === type || media === family || media === '*/*') && !(q && !(Number(q.slice(2)) > 0));
+  });
 }
 
 /** A message of a request body, sorted before anything runs. */
@@ -148,6 +158,13 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
     // the caller anyway, but a client should learn its session is not one).
     const sessionId = sessionOf(req);
     if (sessionId && services.mcpSessions) assertOwnSession(sessionId, caller, services.mcpSessions);
+    // Every answer to a POST is JSON: a client that takes none (Accept: text/html, text/event-stream alone,
+    // application/json;q=0) is told so, as a GET without text/event-stream is, after the session's check (it got JSON
+    // anyway).
+    if (!accepts(req.headers.accept, 'application/json')) {
+      throw new ApiError(406, { error: 'not_acceptable',
+        message: 'POST answers application/json: send Accept: application/json, text/event-stream (or none)' });
+    }
     const body = req.body;
     const selectors = req.query as Selectors;
     const batch = Array.isArray(body);
@@ -212,7 +229,7 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
     }
     const caller = await services.keys.authenticate(req.headers.authorization);
     assertOwnSession(id, caller, sessions);
-    if (!acceptsEventStream(req.headers.accept)) {
+    if (!accepts(req.headers.accept, 'text/event-stream')) {
       throw new ApiError(406, { error: 'not_acceptable',
         message: 'GET with an Mcp-Session-Id answers the session\'s notification stream, text/event-stream: send Accept: text/event-stream' });
     }
@@ -264,7 +281,8 @@ async function handleMessage(
 ): Promise<string> {
   const id = msg.id;
   const params = (msg.params ?? {}) as Record<string, unknown>;
-  if (typeof params !== 'object' || Array.isArray(params)) return rpcError(id, ErrorCode.InvalidParams, 'params must be an object');
+  // Every refusal carries REST's body in data, as the tools' do (these had none).
+  if (typeof params !== 'object' || Array.isArray(params)) return invalidParams(id, 'params must be an object', 'params', 'must be an object');
 
   switch (msg.method) {
     case 'initialize': {
@@ -312,7 +330,7 @@ async function handleMessage(
     }
     case 'tools/call': {
       const name = params.name;
-      if (typeof name !== 'string') return rpcError(id, ErrorCode.InvalidParams, 'params.name must be a string');
+      if (typeof name !== 'string') return invalidParams(id, 'params.name must be a string', 'name', 'must be a string');
       const t = findTool(name);
       if (!t) {
         // Invalid params (MCP's code for an unknown tool), with the refusal REST gives in data, as other tool errors.
@@ -334,7 +352,10 @@ async function handleMessage(
       // Resources, prompts, completion, logging (src/http/mcp-extras.ts).
       try {
         const result = await handleExtra(services, caller, msg.method, params, session);
-        if (result === undefined) return rpcError(id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`);
+        if (result === undefined) {
+          const message = `Method not found: ${msg.method.length > 100 ? `${msg.method.slice(0, 100)}…` : msg.method}`;
+          return rpcError(id, ErrorCode.MethodNotFound, message, { error: 'method_not_found', message, status: 404 });
+        }
         return rpcResult(id, JSON.stringify(result));
       } catch (err) {
         if (err instanceof RpcFault) return rpcError(id, err.code, err.message, err.data);

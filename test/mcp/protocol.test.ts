@@ -47,6 +47,23 @@ describe('JSON-RPC transport', () => {
       expect([body, error.code, error.message]).toEqual([body, -32600, expect.stringMatching(new RegExp(`a message is a JSON object .* not ${what}$`))]);
     }
     expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} }))).json().error.code).toBe(-32602);
+    // Every refusal carries REST's body in data (these had none).
+    expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} }))).json().error.data)
+      .toEqual({ error: 'invalid_input', message: 'params.name must be a string', status: 400, issues: { name: 'must be a string' } });
+    expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: [] }))).json().error.data)
+      .toMatchObject({ error: 'invalid_input', status: 400, issues: { params: 'must be an object' } });
+    expect((await rpc(t, ws.token, 'resources/teleport')).body.error.data).toMatchObject({ error: 'method_not_found', status: 404 });
+    // A POST is answered in JSON: an Accept that takes no JSON is 406, as a GET's that takes no stream is.
+    for (const accept of ['text/html', 'text/event-stream', 'application/json;q=0, text/event-stream']) {
+      const refused = await t.app.inject({ method: 'POST', url: '/api/mcp/rpc', payload: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }),
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ws.token}`, accept } });
+      expect([accept, refused.statusCode, refused.json().error.data.error]).toEqual([accept, 406, 'not_acceptable']);
+    }
+    for (const accept of ['application/json, text/event-stream', '*/*', 'application/*;q=0.5', 'text/plain, */*;q=0.1']) {
+      const taken = await t.app.inject({ method: 'POST', url: '/api/mcp/rpc', payload: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping' }),
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ws.token}`, accept } });
+      expect(taken.statusCode, accept).toBe(200);
+    }
     expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'nope.nope' } }))).json().error.code).toBe(-32602);
     expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'bad' } }))).json().error.code).toBe(-32602);
   });

@@ -53,7 +53,20 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
     // Another workspace's project: not found.
     const theirs = await ok(t, other.token, 'projects.create', { name: 'Theirs' });
     await expect(client.readResource({ uri: `project://${theirs.id}` })).rejects.toThrow(/not found/i);
+    // A URI whose id is no id names no resource: -32002 as an unknown issue key is (it was -32602 naming the tool's id).
+    for (const uri of ['project://xyz', 'cycle://xyz']) {
+      await expect(client.readResource({ uri }), uri).rejects.toMatchObject({ code: -32002 });
+    }
     await client.close();
+    // A key is offered the templates it may read (a WRITE_COMMENTS key was offered all three, and refused each).
+    const commenter = await createKey(t, ws, { scopes: ['WRITE_COMMENTS'] });
+    const asCommenter = await connect(commenter.token);
+    expect((await asCommenter.client.listResourceTemplates()).resourceTemplates).toEqual([]);
+    await asCommenter.client.close();
+    const reader = await createKey(t, ws, { scopes: ['READ_ISSUES'] });
+    const asReader = await connect(reader.token);
+    expect((await asReader.client.listResourceTemplates()).resourceTemplates.map((x) => x.uriTemplate)).toEqual(['issue://{key}', 'cycle://{id}']);
+    await asReader.client.close();
   });
 
   it('a subscription receives notifications/resources/updated after issues.update, and stops after unsubscribe', async () => {
@@ -311,12 +324,17 @@ describe('MCP resources, subscriptions and completions (official SDK client)', (
     expect(await (await theirs.client.complete({ ref: triage as any, argument: { name: 'label', value: 'b' } })).completion.values).toEqual([]);
     await theirs.client.close();
 
-    const prompt = await client.getPrompt({ name: 'hand-off-issue', arguments: { key, profile: 'reviewer' } });
+    // The profile key is compared as the tools compare it (any case, trimmed): issues.assign took "REVIEWER".
+    const prompt = await client.getPrompt({ name: 'hand-off-issue', arguments: { key, profile: ' REVIEWER' } });
     // The call the prompt tells the agent to make is one that works.
     const text = (prompt.messages[0]!.content as { text: string }).text;
     const [, tool, args] = text.match(/assign it with (\S+) (\{[^}]*\})/)!;
     const assigned = await ok(t, ws.token, tool!, JSON.parse(args!.replace(/(\w+):/g, '"$1":')));
     expect(assigned.assignedAgent).toMatchObject({ profileKey: 'reviewer' });
+    // Assigned to that agent already: the prompt says no call is needed (it said "then assign it" again).
+    const again = ((await client.getPrompt({ name: 'hand-off-issue', arguments: { key, profile: 'reviewer' } })).messages[0]!.content as { text: string }).text;
+    expect(again).toContain('it is already assigned to this agent: no call is needed');
+    expect(again).not.toMatch(/issues\.(assign|reassign) \{/);
     // Held by an agent now: the prompt hands it off (issues.reassign, with the HANDOFF comment), not assign.
     await createAgent(t, ws, 'second-pair');
     const handoff = ((await client.getPrompt({ name: 'hand-off-issue', arguments: { key, profile: 'second-pair' } })).messages[0]!.content as { text: string }).text;

@@ -211,7 +211,10 @@ describe('issues.transition / queue / delete', () => {
     expect((await ok(t, ws.token, 'issues.transition', { id: issue.key, status: 'in progress' })).status.category).toBe('IN_PROGRESS');
     expect((await ok(t, ws.token, 'issues.transition', { id: issue.key, status: 'Done' })).status.id).toBe(statuses.DONE!.id);
     const unknown = await rest(t, ws.token, 'issues.transition', { id: issue.id, status: 'Shipped' });
-    expect([unknown.status, unknown.body.field]).toEqual([404, 'status']);
+    // 400 naming status, as issues.list answers the same words (it was 404, which reads as "the issue is gone").
+    expect([unknown.status, Object.keys(unknown.body.issues)]).toEqual([400, ['status']]);
+    const listedUnknown = await rest(t, ws.token, 'issues.list', { status: 'Shipped' });
+    expect([listedUnknown.status, listedUnknown.body.issues]).toEqual([400, unknown.body.issues]);
     // The refusal says what to send instead: the workspace's status names and the categories.
     expect(unknown.body.message).toMatch(/No status named Shipped: this workspace's statuses are Backlog, Todo, In Progress, .*Done.*; or a category: BACKLOG, TODO/);
     // A category, however written, moves to its first status in workflow order (as repohost.sync's rules do).
@@ -232,7 +235,7 @@ describe('issues.transition / queue / delete', () => {
     expect([both.status, Object.keys(both.body.issues)]).toEqual([400, ['statusId']]);
     // Another workspace's status of the same name is not this one's.
     await ok(t, other.token, 'statuses.create', { name: 'Only There', category: 'TODO' });
-    expect((await rest(t, ws.token, 'issues.transition', { id: issue.id, status: 'Only There' })).status).toBe(404);
+    expect((await rest(t, ws.token, 'issues.transition', { id: issue.id, status: 'Only There' })).status).toBe(400);
   });
 
   it('queue flips queued once (ISSUE_QUEUED), queued false takes it out (ISSUE_UPDATED)', async () => {

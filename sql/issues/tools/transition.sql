@@ -16,7 +16,9 @@ begin
   if args->>'status' is not null then
     v_status_id := ((app_hidden.statuses_named(args->>'status')).ids)[1]::text;
     if v_status_id is null then
-      perform app_hidden.raise_no_status_named(args->>'status', 'status', 'SV404');
+      -- 400, as issues.list refuses the same words: the issue is there, the input is wrong (a 404 read as "the issue
+      -- is gone" to an agent).
+      perform app_hidden.raise_no_status_named(args->>'status', 'status');
     end if;
   end if;
   v_issue := app_hidden.update_issue(v_issue, jsonb_build_object('statusId', v_status_id));

@@ -57,4 +57,4 @@ begin
 end
 $$;
 grant execute on function app_tools.repohost_import_issue(args jsonb) to svc_visitor;
-comment on function app_tools.repohost_import_issue(args jsonb) is 'repohost.importIssue: Create an issue from an issue or pull request of a mapped repository (give mappingId, or repoFullName with an active mapping, and number). Idempotent: when it was imported before, returns that issue with created false (409 already_imported when that issue is deleted or out of the key''s sight). Links it with kind SOURCE; optional projectId, labelIds, queue.';
+comment on function app_tools.repohost_import_issue(args jsonb) is 'repohost.importIssue: Create an issue from an issue or pull request of a mapped repository (give mappingId, or repoFullName with an active mapping, and number). Idempotent: when it was imported before, returns that issue with created false (409 already_imported when that issue is deleted, naming it, or out of the key''s sight). Links it with kind SOURCE; optional projectId, labelIds, queue.';
