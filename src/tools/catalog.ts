@@ -243,21 +243,25 @@ export function canCall(caller: Caller, t: Tool): boolean {
 
 /** Tools advertised by tools/list for these selectors; `tools` (namespaces or tool names, '!' leaves out) wins over `profile`. */
 export function selectTools(caller: Caller, selectors: { profile?: unknown; tools?: unknown }): Tool[] {
-  let namespaces: Set<string> | 'all';
+  let namespaces: Set<string>;
   // Query strings repeat parameters as arrays (?tools=issues&tools=notes): every value counts.
   const tools = Array.isArray(selectors.tools) ? selectors.tools.join(',') : selectors.tools;
   if (Array.isArray(selectors.profile)) {
     const hint = `give one profile, not ${selectors.profile.length}; use one of ${Object.keys(PROFILES).join(', ')}`;
     throw new ApiError(400, { error: 'invalid_input', message: hint, issues: { profile: hint } });
   }
-  if (typeof tools === 'string' && tools) {
-    namespaces = new Set(tools.split(',').map((s) => s.trim()).filter(Boolean));
-    // A typo would silently list nothing (or leave out nothing): unknown entries are a 400, as an unknown profile is.
-    const unknown = [...namespaces].filter((e) => !KNOWN_SELECTORS.has(e.replace(/^!/, '')));
-    if (unknown.length) {
-      const hint = `unknown namespace or tool ${unknown.slice(0, 3).map((e) => JSON.stringify(e.slice(0, 60))).join(', ')}; name namespaces (issues) or tools (issues.get), '!' to leave one out`;
-      throw new ApiError(400, { error: 'invalid_input', message: hint, issues: { tools: hint } });
-    }
+  const entries = typeof tools === 'string' && tools ? new Set(tools.split(',').map((s) => s.trim()).filter(Boolean)) : undefined;
+  // A typo would silently list nothing (or leave out nothing): unknown entries are a 400, as an unknown profile is.
+  const unknown = [...entries ?? []].filter((e) => !KNOWN_SELECTORS.has(e.replace(/^!/, '')));
+  if (unknown.length) {
+    const hint = `unknown namespace or tool ${unknown.slice(0, 3).map((e) => JSON.stringify(e.slice(0, 60))).join(', ')}; name namespaces (issues) or tools (issues.get), '!' to leave one out`;
+    throw new ApiError(400, { error: 'invalid_input', message: hint, issues: { tools: hint } });
+  }
+  // `tools` naming namespaces or tools is the list (the profile is not read); `tools` with only '!' entries leaves
+  // them out of the profile's list (`?tools=!issues.delete` listed the catalog helpers alone).
+  const leavesOutOnly = entries !== undefined && [...entries].every((e) => e.startsWith('!'));
+  if (entries && !leavesOutOnly) {
+    namespaces = entries;
   } else {
     const name = typeof selectors.profile === 'string' && selectors.profile ? selectors.profile : DEFAULT_PROFILE;
     // Own keys only: `constructor`, `__proto__`, `toString` are unknown profiles, not Object.prototype members.
@@ -266,10 +270,11 @@ export function selectTools(caller: Caller, selectors: { profile?: unknown; tool
       const hint = `unknown profile ${JSON.stringify(selectors.profile)}; use one of ${Object.keys(PROFILES).join(', ')}`;
       throw new ApiError(400, { error: 'invalid_input', message: hint, issues: { profile: hint } });
     }
-    namespaces = profile === 'all' ? 'all' : new Set(profile);
+    namespaces = profile === 'all' ? new Set(TOOLS.map((t) => t.namespace)) : new Set(profile);
+    for (const e of entries ?? []) namespaces.add(e);
   }
   return TOOLS.filter(
-    (t) => (namespaces === 'all' || selects(namespaces, t) || t.namespace === 'catalog') && canCall(caller, t),
+    (t) => (selects(namespaces, t) || t.namespace === 'catalog') && canCall(caller, t),
   );
 }
 

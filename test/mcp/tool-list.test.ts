@@ -154,6 +154,18 @@ async function names(token: string): Promise<string[]> {
 }
 
 describe('tools/list cursors', () => {
+  it('tools with only "!" entries leaves them out of the profile\'s list; tools naming something is the list', async () => {
+    const names = async (query: string) => (await list(query)).tools.map((x) => x.name).sort();
+    const byDefault = await names('');
+    // It listed the three catalog helpers alone.
+    expect(await names('?tools=!issues.delete')).toEqual(byDefault.filter((n) => n !== 'issues.delete'));
+    const core = await names('?profile=core');
+    expect(await names('?profile=core&tools=!issues.delete,!comments')).toEqual(core.filter((n) => n !== 'issues.delete' && !n.startsWith('comments.')));
+    expect(await names('?profile=full&tools=!issues')).toEqual((await names('?profile=full')).filter((n) => !n.startsWith('issues.')));
+    // Naming namespaces or tools: that is the list, the profile not read.
+    expect(await names('?profile=canvas&tools=statuses')).toEqual(await names('?tools=statuses'));
+  });
+
   it('a cursor pages its own listing only: on another profile it is -32602 Invalid cursor', async () => {
     const first = await rpc(t, ws.token, 'tools/list', {}, '?profile=core');
     const cursor = first.body.result.nextCursor;
