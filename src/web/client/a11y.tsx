@@ -47,23 +47,29 @@ export const issuesInWords = (n: number, more = false) =>
 // before the page re-renders, so the view left is still on screen.
 const route = (hash: string) => hash.split('?')[0]!.replace(/^#\/?/, '') || 'board';
 const isIndex = (hash: string) => /^(board|list)$/.test(route(hash));
+const isIssue = (hash: string) => route(hash).startsWith('issue/');
 const places = new Map<string, { key?: string; y: number; x: number }>();
 let arriving = true; // the first view shown (after signing in, or a reload) takes the focus too
+/** The address an issue was opened from (a board, the list or Agents), for its way back; undefined: the list. */
 let cameFrom: string | undefined;
+/** The views an issue page's way back names, by route. */
+const WAYS_BACK: Record<string, string> = { board: 'Board', list: 'Issues', agents: 'Agents' };
 
 addEventListener('hashchange', (e) => {
   const from = new URL(e.oldURL).hash || '#/board';
   const to = location.hash;
   if (route(from) === route(to)) return;
   arriving = true;
+  // Set whenever an issue is opened from another view (it was set only on leaving a board or list, so an issue
+  // opened from Agents still led back to a board left long before); from one issue to another it stays.
+  if (isIssue(to) && !isIssue(from)) cameFrom = WAYS_BACK[route(from)] ? from : undefined;
   if (!isIndex(from)) return;
-  cameFrom = from;
   const at = document.activeElement?.closest<HTMLElement>('main [data-key]');
   places.set(from, { key: at?.dataset.key, y: scrollY, x: document.querySelector('main')?.scrollLeft ?? 0 });
 });
 
-/** The board or list address (filters and search included) the person was last on, if any, and whether a board's. */
-export const indexLeft = () => (cameFrom ? { href: cameFrom, board: route(cameFrom) === 'board' } : undefined);
+/** The address (filters and search included) an issue was opened from, and the view's name ("Board"), if any. */
+export const openedFrom = () => (cameFrom ? { href: cameFrom, name: WAYS_BACK[route(cameFrom)]! } : undefined);
 
 /** The view's part: once `ready` (its content is on screen), takes the focus if the view was just arrived at. */
 export function useArrival(ready: boolean) {
@@ -79,6 +85,9 @@ export function useArrival(ready: boolean) {
       scrollTo(scrollX, place.y);
       const main = document.querySelector('main');
       if (main) main.scrollLeft = place.x;
+      // Then into view if it is not (WCAG 2.4.11): a card moved meanwhile to a column off to the right was focused
+      // out of sight (at 390 px, 1,356 px to the right of the board's restored scroll). Where it is seen, nothing moves.
+      target.scrollIntoView({ block: 'nearest', inline: 'nearest' });
       target.focus({ preventScroll: true });
     } else document.querySelector<HTMLElement>('main h1')?.focus();
   }, [ready]);

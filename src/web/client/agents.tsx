@@ -48,7 +48,8 @@ export function Agents({ meta }: { meta: Meta }) {
         <h2>Agents</h2>
         <table id="agents">
           <thead>
-            <tr><th>Agent</th><th>Status</th><th>Working on</th><th class="num">Open issues</th><th>Runs</th><th>Last heartbeat</th></tr>
+            {/* The headers' names in their own case: their CSS capitals were their names ("AGENT"). */}
+            <tr><th aria-label="Agent">Agent</th><th aria-label="Status">Status</th><th aria-label="Working on">Working on</th><th class="num" aria-label="Open issues">Open issues</th><th aria-label="Runs">Runs</th><th aria-label="Last heartbeat">Last heartbeat</th></tr>
           </thead>
           <tbody>
             {d.agents.nodes.map((a: any) => {
@@ -82,7 +83,8 @@ export function Agents({ meta }: { meta: Meta }) {
         {failed.agentsPipeline && <p class="error" role="alert">Pipeline figures are unavailable: {failed.agentsPipeline.message}</p>}
       </section>
       <section id="requests">
-        <h2>Open requests and polls</h2>
+        {/* Where the focus goes once the last request here is decided (it leaves the list). */}
+        <h2 id="requests-title" tabIndex={-1}>Open requests and polls</h2>
         {d.actionRequests.nodes.map((r) => <RequestCard key={r.rowId} request={r} canAct={may(meta, 'WRITE_ISSUES')} viewerId={meta.viewerId} onDone={loaded.reload} />)}
         {!d.actionRequests.nodes.length && <p class="empty">Nothing to decide.</p>}
       </section>

@@ -56,7 +56,9 @@ export function LabelChip({ name, color }: { name: string; color: string }) {
 
 /**
  * The card that had the focus, while it has it (or lost it by leaving the page's DOM): a live re-read that moves it
- * to another column mounts it anew there, and it takes the focus back if nothing else has it.
+ * to another column mounts it anew there, and it takes the focus back if nothing else has it. One that leaves the
+ * board (deleted, or no longer found by the search or filters) hands it to the next card of its column, else to the
+ * column's "+" or heading (it fell to <body>).
  */
 let followed: string | undefined;
 
@@ -67,6 +69,18 @@ export function Card({ issue, meta, movable }: { issue: IssueRow; meta: Meta; mo
   const self = useRef<HTMLAnchorElement>(null);
   useLayoutEffect(() => {
     if (followed === issue.id && document.activeElement === document.body) self.current?.focus();
+    return () => {
+      // Unmounted while still in the page with the focus (the board itself going, to open it, forgets `followed`
+      // first): the cards after it in its column, as they are now; the column is read again once the page shows.
+      const card = self.current;
+      if (followed !== issue.id || !card || document.activeElement !== card) return;
+      const column = card.closest('.column');
+      const cards = [...(column?.querySelectorAll<HTMLElement>('.card') ?? [])];
+      const after = cards.slice(cards.indexOf(card) + 1);
+      const there = (el: Element | null | undefined) => (el?.isConnected ? el : null);
+      refocus(() => document.querySelector(`#board .card[data-id="${CSS.escape(issue.id)}"]`), () => after.find((c) => c.isConnected),
+        () => there(column?.querySelector('h2 .add')), () => there(column?.querySelector('h2')));
+    };
   }, []);
   // Its name says the priority and labels in words ("priority HIGH", "labels: a11y"), after the key and title; the
   // chips and the floated priority are for the eye.
@@ -173,7 +187,8 @@ export function Board({ meta, filters, query }: { meta: Meta; filters: Filters; 
               {/* The name isolated (it was bare text beside the count: a tester read "1 · בבדיקה") and cut with "…" at
                   the column's width, all of it in the tooltip (100 characters ran over the next column's header). */}
               <span id={`${id}-heading`} hidden>{`${s.name}, ${issuesInWords(cards.length, more)}`}</span>
-              <h2 aria-labelledby={`${id}-heading`}><bdi class="name" title={s.name}>{s.name}</bdi> · <span class="count">{cards.length}{more ? '+' : ''}</span>
+              {/* Focusable (not a Tab stop): where the focus goes from a card that left the column, for a key without "+". */}
+              <h2 aria-labelledby={`${id}-heading`} tabIndex={-1}><bdi class="name" title={s.name}>{s.name}</bdi> · <span class="count">{cards.length}{more ? '+' : ''}</span>
                 {movable && <button type="button" class="link add" title={`New issue in ${s.name}`} aria-label={`New issue in ${s.name}`}
                   ref={(el) => { addButtons.current[s.rowId] = el; }} onClick={() => setAdding(s.rowId)}>+</button>}</h2>
               {adding === s.rowId && <NewIssue statusId={s.rowId} filters={filters} meta={meta} onDone={(created) => {

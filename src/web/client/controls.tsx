@@ -6,7 +6,7 @@
 // control shows what was chosen; once it settles it shows the saved value again (a refused write's choice goes
 // at once, not at the next re-read).
 import type { ComponentChildren } from 'preact';
-import { useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 /** Keys by which a closed select moves to another option (arrows, Home/End, page keys, typing an option's name). */
 const MOVES = /^(Arrow(Up|Down|Left|Right)|Home|End|Page(Up|Down))$/;
@@ -34,9 +34,17 @@ export function CommitSelect(props: {
     }
   };
   const shown = sending ?? pending ?? props.value;
+  // The select shows `shown`, also once the option chosen is gone: "Add a label…" was left on the label just added
+  // (no longer an option, so nothing selected, value ""), and Preact, comparing the placeholder's "" with that "",
+  // did not select the placeholder again; the next ArrowDown chose the placeholder, and Enter saved nothing.
+  const select = useRef<HTMLSelectElement>(null);
+  useLayoutEffect(() => {
+    const el = select.current;
+    if (el && (el.selectedIndex < 0 || el.value !== shown)) el.value = shown;
+  });
   return (
     <>
-      <select id={props.id} value={shown} disabled={props.disabled} title={props.title} aria-label={props.label}
+      <select id={props.id} ref={select} value={shown} disabled={props.disabled} title={props.title} aria-label={props.label}
         aria-describedby={pending !== undefined ? `${props.id}-pending` : undefined}
         onKeyDown={(e) => {
           if (moves(e)) {

@@ -160,7 +160,8 @@ export function AgentTimeline({ agentId, name }: { agentId: string; name: string
   const spans = ['ONLINE', 'BUSY', 'OFFLINE'].filter((s) => u.secondsByStatus[s] != null);
   return (
     <div class="agent-timeline timeline" data-agent-id={agentId}>
-      <h3 id={`timeline-title-${agentId}`}><bdi>{name}</bdi>: last {WINDOW_HOURS} hours</h3>
+      {/* Named in its own case (its CSS capitals were its name, the agent's name in capitals too). */}
+      <h3 id={`timeline-title-${agentId}`} aria-label={`${name}: last ${WINDOW_HOURS} hours`}><bdi>{name}</bdi>: last {WINDOW_HOURS} hours</h3>
       <p class="uptime">
         Up (ONLINE or BUSY) <strong class="ratio">{percent(u.uptimeRatio)}</strong> of the window
         {/* A newer agent's window starts when it was created. */}
@@ -196,8 +197,9 @@ export function WebhookHealthPanel({ health, error }: { health?: WebhookHealth |
           <table>
             <thead>
               <tr>
-                <th>Webhook</th><th class="num">Delivered</th><th class="num">Attempts</th><th class="num">Failed</th>
-                <th class="num">Success</th><th class="num">p95</th><th class="num">Pending</th><th class="num">Dead letters</th><th>Last error</th>
+                {/* The headers' names in their own case: their CSS capitals were their names ("DELIVERED"). */}
+                <th aria-label="Webhook">Webhook</th><th class="num" aria-label="Delivered">Delivered</th><th class="num" aria-label="Attempts">Attempts</th><th class="num" aria-label="Failed">Failed</th>
+                <th class="num" aria-label="Success">Success</th><th class="num" aria-label="p95">p95</th><th class="num" aria-label="Pending">Pending</th><th class="num" aria-label="Dead letters">Dead letters</th><th aria-label="Last error">Last error</th>
               </tr>
             </thead>
             <tbody>

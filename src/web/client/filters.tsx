@@ -8,7 +8,8 @@ function Select(props: { name: keyof Filters; label: string; value?: string; onP
   return (
     <label class="filter">
       <span>{props.label}</span>
-      <select name={props.name} value={props.value ?? ''} onChange={(e) => props.onPick((e.target as HTMLSelectElement).value || undefined)}>
+      {/* Named in its own case: the label's CSS capitals were its name ("PROJECT"). */}
+      <select name={props.name} aria-label={props.label} value={props.value ?? ''} onChange={(e) => props.onPick((e.target as HTMLSelectElement).value || undefined)}>
         <option value="">Any</option>
         {props.options.map(([v, text]) => <option key={v} value={v}>{text}</option>)}
         {/* A value from the address that names nothing here (#/board?priority=BOGUS) is shown, so it can be cleared. */}

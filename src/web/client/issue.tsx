@@ -1,6 +1,6 @@
 import type { ComponentChild } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { indexLeft, refocus, say, useArrival } from './a11y.tsx';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { openedFrom, refocus, say, useArrival } from './a11y.tsx';
 import { gql } from './api.ts';
 import { LabelChip } from './board.tsx';
 import { CommitCheckbox, CommitSelect } from './controls.tsx';
@@ -87,6 +87,11 @@ function withGapAt<T>(rows: T[], gapAt: number | undefined, row: (r: T, n: numbe
 
 /** What a gap's button reads ("Show the comments in between"). */
 const GAP_NOUN: Record<ListName, string> = { comments: 'comments', timeline: 'events', attachments: 'attachments', relationsFrom: 'relations', relationsTo: 'relations' };
+/** Each list's rows on the page (a row carries its rowId as data-id). */
+const ROWS: Record<ListName, string> = {
+  comments: '#comments .comment[data-id]', timeline: '#timeline li[data-id]', attachments: '#attachments > li[data-id]',
+  relationsFrom: '#relations > li[data-id]', relationsTo: '#relations > li[data-id]',
+};
 /** "Showing 50 of 180 relations", both ways together. */
 function relationsNote(L: Lists): string | undefined {
   const shown = (w: Window<unknown>) => w.older.length + w.later.length + w.newest.length;
@@ -166,7 +171,9 @@ function useDraft(key: string): [string, (text: string) => void] {
 
 /**
  * Markdown written in a textarea, with a preview as the page will show it; Escape (or Cancel) leaves it unsaved.
- * `error` names the message a refusal of it shows (tied to the textarea while shown).
+ * `error` names the message a refusal of it shows (tied to the textarea while shown). A save refused (`onSave`
+ * false) gives the focus back to the textarea, in Write, to fix the text: Save is disabled while saving, which left
+ * a keyboard user on <body>, where Escape reached no editor.
  */
 function MarkdownEditor({ id, label, initial, saveText, onSave, onCancel, error }: {
   id: string; label: string; initial: string; saveText: string; onSave(text: string): Promise<boolean>; onCancel(): void;
@@ -181,7 +188,12 @@ function MarkdownEditor({ id, label, initial, saveText, onSave, onCancel, error 
     <form class="md-editor" onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); onCancel(); } }} onSubmit={async (e) => {
       e.preventDefault();
       setSaving(true);
-      try { await onSave(text); } finally { setSaving(false); }
+      let saved = false;
+      try { saved = await onSave(text); } finally { setSaving(false); }
+      if (!saved) {
+        setPreview(false);
+        refocus(() => area.current);
+      }
     }}>
       <div class="tabs" role="group" aria-label={`${label}: write or preview`}>
         <button type="button" class="link" aria-pressed={!preview} onClick={() => setPreview(false)}>Write</button>
@@ -202,11 +214,14 @@ function MarkdownEditor({ id, label, initial, saveText, onSave, onCancel, error 
 /**
  * The title as a one-line field: Enter saves, Escape (or Cancel) leaves it as it was. A blank title is not sent
  * (the issue keeps its title): `onSave` gets the empty string and says why, and the field keeps what was typed.
+ * `problem`: the page's message while it is about the title (tied to the field then).
  */
-function TitleForm({ initial, onSave, onCancel, problem }: { initial: string; onSave(title: string): Promise<unknown>; onCancel(): void; problem: WriteProblem }) {
+function TitleForm({ initial, onSave, onCancel, problem }: { initial: string; onSave(title: string): Promise<unknown>; onCancel(): void; problem?: WriteProblem }) {
   const [title, setTitle] = useState(initial);
   const input = useRef<HTMLInputElement>(null);
-  useEffect(() => { input.current?.focus(); input.current?.select(); }, []);
+  // Selected as it is shown (a layout effect): selected after paint, it took keys already typed in the field along
+  // (End, then a letter typed at once, replaced the whole title).
+  useLayoutEffect(() => { input.current?.focus(); input.current?.select(); }, []);
   // Said as it is passed, not refused keystroke by keystroke (maxLength counted UTF-16 units: a title of 300 emoji
   // took no more).
   const long = tooLong(title.trim(), TITLE_MAX, 'title');
@@ -214,7 +229,7 @@ function TitleForm({ initial, onSave, onCancel, problem }: { initial: string; on
     // noValidate: the browser's own bubble for an empty required field said nothing the page's message does not.
     <form id="title-form" class="title-form" noValidate onSubmit={(e) => { e.preventDefault(); void onSave(title.trim()); }}>
       <input id="title-input" ref={input} aria-label="Title" value={title} required dir="auto"
-        {...fieldState(long || problem.invalid, long && 'title-too-long', problem.text && 'issue-error')} onInput={(e) => setTitle((e.target as HTMLInputElement).value)}
+        {...fieldState(long || problem?.invalid, long && 'title-too-long', problem?.text && 'issue-error')} onInput={(e) => setTitle((e.target as HTMLInputElement).value)}
         onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); onCancel(); } }} />
       <button type="submit">Save</button>
       <button type="button" onClick={onCancel}>Cancel</button>
@@ -262,6 +277,19 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
   const [posting, setPosting] = useState(false);
   // What the comments' message is about ('new': the comment box; else a comment's id), so that field is tied to it.
   const [commentAt, setCommentAt] = useState<string>();
+  // The editor the page's own message (`problem`) is about, if one: only that field is tied to it. It was tied to
+  // whichever was open (the title field read out the description's refusal).
+  const [problemAt, setProblemAt] = useState<'title' | 'description'>();
+  // An editor's message goes when the editor closes (Escape, Cancel, another editor opened): a blank title's stayed
+  // on the page until some later write succeeded.
+  const wasEditing = useRef(editing);
+  useEffect(() => {
+    const was = wasEditing.current;
+    wasEditing.current = editing;
+    if (!was || was === editing) return;
+    if (was === problemAt) { problem.clear(); setProblemAt(undefined); }
+    if (commentAt && was.endsWith(`:${commentAt}`)) commentProblem.clear();
+  }, [editing]);
   const editTitle = useRef<HTMLButtonElement>(null);
   const d = loaded.data;
   useArrival(Boolean(d));
@@ -272,8 +300,15 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
   if (!d.issue) return <main class="page"><h1 class="sr-only" tabIndex={-1}>{issueKey}</h1><p class="empty">No issue {issueKey} (or this key may not see it). <a href="#/board">Back to the board</a></p></main>;
   const i = d.issue;
   const L = lists.current.issueId === i.rowId ? lists.current : noLists(i.rowId);
-  /** Reads the page before each list's first row ("Show earlier") or a page of its gap, and keeps it. */
-  const readMore = (names: ListName[], what: 'earlier' | 'gap') => inTurn(async () => {
+  /**
+   * Reads the page before each list's first row ("Show earlier") or a page of its gap, and keeps it. How many rows
+   * came is said; the focus stays on the button (disabled while reading, which dropped it on <body>) or, once the
+   * button is gone, goes to the first row it brought (a comment or an event itself, else its first link or button).
+   */
+  const readMore = (names: ListName[], what: 'earlier' | 'gap', button?: HTMLElement) => inTurn(async () => {
+    const rows = () => [...document.querySelectorAll<HTMLElement>(names.map((n) => ROWS[n]).join(', '))];
+    const before = new Set(rows().map((r) => r.dataset.id));
+    let read = false;
     setReading(names[0]);
     try {
       for (const n of names) {
@@ -290,12 +325,20 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
         }
       }
       readProblem.clear();
+      read = true;
     } catch (err) {
       readProblem.failed(err as Error, 'loaded');
     } finally {
       setReading(undefined);
       shown((n) => n + 1);
     }
+    setTimeout(() => { // once the page shows what was read
+      const brought = rows().filter((r) => !before.has(r.dataset.id));
+      const noun = GAP_NOUN[names[0]!];
+      if (read) say(brought.length ? `${brought.length.toLocaleString('en')} more ${brought.length === 1 ? noun.slice(0, -1) : noun} shown` : `No more ${noun}`);
+      refocus(() => (button?.isConnected ? button : null),
+        () => (brought[0]?.matches('[tabindex]') ? brought[0] : brought[0]?.querySelector('a, button')));
+    });
   });
   /** A comment edited or deleted in the earlier pages (which the live reads leave as they are): changed there too. */
   const keepComment = (id: string, deleted: boolean) => inTurn(async () => {
@@ -306,7 +349,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
     shown((n) => n + 1);
   });
   const more = (names: ListName[], what: 'earlier' | 'gap', text: string, id?: string) => (
-    <button type="button" class={`link more ${what}`} id={id} disabled={reading !== undefined} onClick={() => void readMore(names, what)}>
+    <button type="button" class={`link more ${what}`} id={id} disabled={reading !== undefined} onClick={(e) => void readMore(names, what, e.currentTarget)}>
       {reading === names[0] ? 'Loading…' : text}
     </button>
   );
@@ -330,19 +373,21 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
    * saved value, never the old one in between), and `done` said in the live region ("Status saved"). A refusal, or
    * no answer, is said as "not saved"; the controls then show the saved values at once. Nothing is retried by itself.
    */
-  const write = async (mutation: string, variables: Record<string, unknown>, done: string, shown = problem, verb?: string): Promise<boolean> => {
+  const write = async (mutation: string, variables: Record<string, unknown>, done: string,
+    { shown = problem, verb, about }: { shown?: WriteProblem; verb?: string; about?: 'title' | 'description' } = {}): Promise<boolean> => {
     try {
       await gql(mutation, { id: i.rowId, ...variables });
       shown.clear();
     } catch (err) {
       shown.failed(err as Error, verb);
+      if (shown === problem) setProblemAt(about);
       return false;
     }
     await loaded.reload();
     say(done);
     return true;
   };
-  const update = (fields: Record<string, unknown>, done: string) => write(UPDATE, fields, done);
+  const update = (fields: Record<string, unknown>, done: string, about?: 'title' | 'description') => write(UPDATE, fields, done, { about });
   // Agents are assigned (issues.assign opens their run); people claim (issues.claim, for the key's own user).
   const assign = (agentId: string) => write('mutation Assign($id: String!, $agentId: String) { issuesAssign(id: $id, agentId: $agentId) }', { agentId },
     `Assigned to ${meta.agents.find((a) => a.rowId === agentId)?.name ?? 'the agent'}`);
@@ -354,6 +399,12 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
   /** Removes a label; the focus goes to the × after it (or before it, or "Add a label…"), not to <body>. */
   const removeLabel = (label: { rowId: string; name: string }, n: number) => write(REMOVE_LABELS, { labelIds: [label.rowId] }, `Label ${label.name} removed`)
     .then(() => refocus(() => document.querySelectorAll('#labels .remove-label')[n], () => document.querySelectorAll('#labels .remove-label')[n - 1], '#issue-add-label'));
+  /**
+   * Adds a label. "Add a label…" keeps the focus, but goes with the last label there was to add: the focus then goes
+   * to the new label's × (it fell to <body>).
+   */
+  const addLabel = (labelId: string) => write(ADD_LABELS, { labelIds: [labelId] }, `Label ${meta.labels.find((l) => l.rowId === labelId)?.name ?? ''} added`)
+    .then(() => refocus(`#labels .label-item[data-id="${CSS.escape(labelId)}"] .remove-label`, '#edit-description', 'main h1'));
   const agents = meta.agents.filter((a) => a.rowId !== i.assignedAgentId);
   const labelIds: string[] = i.issueLabels.nodes.map((l: any) => l.label.rowId);
   const addable = meta.labels.filter((l) => !labelIds.includes(l.rowId));
@@ -385,7 +436,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
   };
   const byWhom = (c: Comment) => `by ${personName(meta, c.authorUserId, c.authorUser) ?? 'someone'} at ${when(c.createdAt)}`;
   const closeDescription = () => { setEditing(undefined); refocus('#edit-description'); };
-  const back = indexLeft();
+  const back = openedFrom();
   const saveTitle = async (typed: string) => {
     // Counted and sent composed (NFC), as the service stores it: 300 "o" + U+0308 are 300 characters, not 600.
     const title = composed(typed);
@@ -393,20 +444,21 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
     const long = tooLong(title, TITLE_MAX, 'title');
     if (!title || long) {
       problem.said(long ? `Not saved: ${long}` : EMPTY_TITLE);
+      setProblemAt('title');
       document.getElementById('title-input')?.focus();
       return;
     }
-    if (title === i.title || await update({ title }, 'Title saved')) closeTitle();
+    if (title === i.title || await update({ title }, 'Title saved', 'title')) closeTitle();
   };
 
   return (
     <main class="page issue" data-key={i.key}>
-      {/* Back to the board or list address it was opened from (its filters and search), else the list. */}
-      <p><a href={back?.href ?? '#/list'}>{back?.board ? '← Board' : '← Issues'}</a></p>
+      {/* Back to the board, list or Agents address it was opened from (its filters and search), else the list. */}
+      <p><a href={back?.href ?? '#/list'}>← {back?.name ?? 'Issues'}</a></p>
       <div class="issue-head">
         <h1 tabIndex={-1}><span class="key">{i.key}</span> {editing !== 'title' && <bdi id="issue-title">{i.title}</bdi>}</h1>
         {editing === 'title'
-          ? <TitleForm initial={i.title} onSave={saveTitle} onCancel={closeTitle} problem={problem} />
+          ? <TitleForm initial={i.title} onSave={saveTitle} onCancel={closeTitle} problem={problemAt === 'title' ? problem : undefined} />
           : writable && <button type="button" id="edit-title" class="link" ref={editTitle} onClick={() => setEditing('title')}>Edit title</button>}
       </div>
       {problem.text && <p class="error" id="issue-error" role="alert">{problem.text}</p>}
@@ -415,7 +467,9 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
       <div class="layout">
         {/* First in the page's order, so Tab reaches Status and Priority before the description and the comment box. */}
         <aside class="side" aria-labelledby="details-title">
-          <h2 id="details-title" class="sr-only">Details</h2>
+          {/* The sidebar's headings (and the run's Summary) are in CSS capitals: named in their own case, as the board's
+              column headings are (their capitals were their names, "RELATIONS"). */}
+          <h2 id="details-title" class="sr-only" aria-label="Details">Details</h2>
           <label>Status
             <CommitSelect id="issue-status" value={i.statusId} disabled={!writable} title={writable ? undefined : NO_WRITE_ISSUES}
               onCommit={(statusId) => update({ statusId }, 'Status saved')}>
@@ -456,7 +510,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
                 </span>
               ))}
               {writable && addable.length > 0 && (
-                <CommitSelect id="issue-add-label" value="" label="Add a label" onCommit={(labelId) => write(ADD_LABELS, { labelIds: [labelId] }, `Label ${meta.labels.find((l) => l.rowId === labelId)?.name ?? ''} added`)}>
+                <CommitSelect id="issue-add-label" value="" label="Add a label" onCommit={addLabel}>
                   <option value="">Add a label…</option>
                   {addable.map((l) => <option key={l.rowId} value={l.rowId}>{l.name}</option>)}
                 </CommitSelect>
@@ -468,31 +522,32 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             {i.dueDate && <><dt>Due</dt><dd>{i.dueDate}</dd></>}
             <dt>Created</dt><dd>{when(i.createdAt)} by {i.createdByAgent ? <>agent <bdi>{i.createdByAgent.name}</bdi></> : named(personName(meta, i.createdByUserId, i.createdByUser))}</dd>
           </dl>
-          <h2>Relations</h2>
+          <h2 aria-label="Relations">Relations</h2>
           {relationsNote(L) && <p class="meta list-note" id="relations-count">{relationsNote(L)}</p>}
           <ul id="relations">
             {withGapAt(relationsFrom.rows, relationsFrom.gapAt,
-              (r) => r.toIssue && <li key={r.rowId}>{relationWords(r.kind)} <a href={`#/issue/${r.toIssue.key}`}>{r.toIssue.key}</a> <bdi>{r.toIssue.title}</bdi></li>,
+              (r) => r.toIssue && <li key={r.rowId} data-id={r.rowId}>{relationWords(r.kind)} <a href={`#/issue/${r.toIssue.key}`}>{r.toIssue.key}</a> <bdi>{r.toIssue.title}</bdi></li>,
               () => gapMarker('relationsFrom', 'li'))}
             {withGapAt(relationsTo.rows, relationsTo.gapAt,
-              (r) => r.fromIssue && <li key={r.rowId}><a href={`#/issue/${r.fromIssue.key}`}>{r.fromIssue.key}</a> <bdi>{r.fromIssue.title}</bdi> {relationWords(r.kind)} this</li>,
+              (r) => r.fromIssue && <li key={r.rowId} data-id={r.rowId}><a href={`#/issue/${r.fromIssue.key}`}>{r.fromIssue.key}</a> <bdi>{r.fromIssue.title}</bdi> {relationWords(r.kind)} this</li>,
               () => gapMarker('relationsTo', 'li'))}
             {!relationsFrom.rows.some((r) => r.toIssue) && !relationsTo.rows.some((r) => r.fromIssue) && <li class="meta">None</li>}
           </ul>
           {(L.relationsFrom.earlier || L.relationsTo.earlier) && more(['relationsFrom', 'relationsTo'], 'earlier', 'Show more relations', 'relations-earlier')}
-          <h2>Attachments</h2>
+          <h2 aria-label="Attachments">Attachments</h2>
           {showing(L.attachments, 'attachments') && <p class="meta list-note" id="attachments-count">{showing(L.attachments, 'attachments')}</p>}
           {L.attachments.earlier && more(['attachments'], 'earlier', 'Show earlier attachments', 'attachments-earlier')}
           <ul id="attachments">
             {attachments.rows.length === 0 && <li class="meta">None</li>}
             {withGapAt(attachments.rows, attachments.gapAt, (a: any) => (
-              <li key={a.rowId}>{a.externalUrl && /^https?:/.test(a.externalUrl)
+              <li key={a.rowId} data-id={a.rowId}>{a.externalUrl && /^https?:/.test(a.externalUrl)
                 ? <a href={a.externalUrl} rel="noopener noreferrer" target="_blank"><bdi>{a.linkTitle || a.externalUrl}</bdi></a>
                 : <span><button type="button" class="link download" data-id={a.rowId} onClick={() => download(a.rowId)}><bdi>{a.filename ?? a.linkTitle}</bdi></button>
                     {' '}<span class="meta">({a.mimeType}, {a.sizeBytes} bytes)</span></span>}</li>
             ), () => gapMarker('attachments', 'li'))}
           </ul>
-          {i.actionRequests.nodes.length > 0 && <h2>Requests</h2>}
+          {/* Focusable: where the focus goes once the last open request is decided (its buttons go). */}
+          {i.actionRequests.nodes.length > 0 && <h2 id="requests-title" aria-label="Requests" tabIndex={-1}>Requests</h2>}
           {i.actionRequests.nodes.map((r: Request) => <RequestCard key={r.rowId} request={r} canAct={writable} viewerId={meta.viewerId} onDone={loaded.reload} />)}
         </aside>
 
@@ -501,9 +556,9 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             <h2 id="description-title">Description</h2>
             {editing === 'description'
               ? <MarkdownEditor id="description-input" label="Description" initial={i.description ?? ''} saveText="Save description"
-                  error={{ problem, id: 'issue-error' }}
+                  error={problemAt === 'description' ? { problem, id: 'issue-error' } : undefined}
                   onSave={async (text) => {
-                    const ok = await update({ description: text.trim() ? text : null }, 'Description saved');
+                    const ok = await update({ description: text.trim() ? text : null }, 'Description saved', 'description');
                     if (ok) closeDescription();
                     return ok;
                   }}
@@ -542,7 +597,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
                 <dt>Started</dt><dd>{when(d.run.startedAt)}{d.run.finishedAt ? `, finished ${when(d.run.finishedAt)}` : ''}</dd>
               </dl>
               {d.run.completionMeta?.summary && (
-                <div class="summary"><h3>Summary</h3><div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(String(d.run.completionMeta.summary)) }} /></div>
+                <div class="summary"><h3 aria-label="Summary">Summary</h3><div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(String(d.run.completionMeta.summary)) }} /></div>
               )}
             </section>
           )}
@@ -555,7 +610,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
                   says who, how and why: one line for both. */}
               {timeline.rows.flatMap((ev, n) => [
                 n === timeline.gapAt && gapMarker('timeline', 'li'),
-                ev.kind !== 'ISSUE_ASSIGNED' && <li key={ev.rowId} data-kind={ev.kind}><span class="meta">{when(ev.createdAt)}</span> {describeEvent(ev, meta)}</li>,
+                ev.kind !== 'ISSUE_ASSIGNED' && <li key={ev.rowId} data-id={ev.rowId} data-kind={ev.kind} tabIndex={-1}><span class="meta">{when(ev.createdAt)}</span> {describeEvent(ev, meta)}</li>,
               ]).reverse()}
             </ol>
             {L.timeline.earlier && more(['timeline'], 'earlier', 'Show older events', 'timeline-earlier')}
@@ -566,7 +621,8 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
             {showing(L.comments, 'comments') && <p class="meta list-note" id="comments-count">{showing(L.comments, 'comments')}</p>}
             {L.comments.earlier && more(['comments'], 'earlier', 'Show earlier comments', 'comments-earlier')}
             {withGapAt(comments.rows, comments.gapAt, (c) => (
-              <article key={c.rowId} class="comment" data-id={c.rowId}>
+              // Focusable (not a Tab stop): "Show earlier comments" gives the focus to the first one it brought.
+              <article key={c.rowId} class="comment" data-id={c.rowId} tabIndex={-1}>
                 <header>
                   {/* Names isolated from what follows them: an author's name ending in Arabic took the date into its run. */}
                   <strong class="author"><bdi>{personName(meta, c.authorUserId, c.authorUser) ?? 'someone'}</bdi></strong>
@@ -593,7 +649,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
                           commentProblem.said(EMPTY_COMMENT);
                           return false;
                         }
-                        const ok = await write(EDIT_COMMENT, { id: c.rowId, body: text }, 'Comment saved', commentProblem);
+                        const ok = await write(EDIT_COMMENT, { id: c.rowId, body: text }, 'Comment saved', { shown: commentProblem });
                         if (ok) { closeComment(c.rowId, 'edit'); void keepComment(c.rowId, false); }
                         return ok;
                       }}
@@ -603,7 +659,7 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
                   <ConfirmDelete onKeep={() => closeComment(c.rowId, 'delete')}
                     onDelete={async () => {
                       setCommentAt(c.rowId);
-                      if (await write(DELETE_COMMENT, { id: c.rowId }, 'Comment deleted', commentProblem, 'deleted')) {
+                      if (await write(DELETE_COMMENT, { id: c.rowId }, 'Comment deleted', { shown: commentProblem, verb: 'deleted' })) {
                         setEditing(undefined);
                         void keepComment(c.rowId, true);
                         refocus('.new-comment textarea', 'main h1'); // the comment and its buttons are gone

@@ -89,7 +89,8 @@ export function List({ meta, filters, query, shortcuts }: { meta: Meta; filters:
       {issues.error && <p class="error" role="alert">{issues.error}</p>}
       <p class="hint">{shortcuts ? 'j/k or ↑/↓ to move, Enter to open, / to search' : '↑/↓ to move, Enter to open'}</p>
       <table>
-        <thead><tr><th class="key">Key</th><th class="title">Title</th><th class="status">Status</th><th class="priority">Priority</th><th class="assignee">Assignee</th></tr></thead>
+        {/* The headers' names in their own case: their CSS capitals were their names ("KEY"). */}
+        <thead><tr><th class="key" aria-label="Key">Key</th><th class="title" aria-label="Title">Title</th><th class="status" aria-label="Status">Status</th><th class="priority" aria-label="Priority">Priority</th><th class="assignee" aria-label="Assignee">Assignee</th></tr></thead>
         <tbody ref={list}>
           {shown.map((i, n) => {
             const agent = meta.agents.find((a) => a.rowId === i.assignedAgentId);
