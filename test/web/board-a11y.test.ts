@@ -648,4 +648,34 @@ describe('after the re-test', () => {
     expect((await ax('select[name="label"]')).name).toBe('Label');
     expect((await ax('main.list th.key')).name).toBe('Key');
   });
+
+  it('the dispatch figures\' labels are read in their own case', async () => {
+    await page.goto(`${url}/#/agents`);
+    await page.waitForSelector('#dispatch dl.stats');
+    expect((await ax('#dispatch [data-stat="assignments"] dt')).name).toBe('Assignments');
+    expect((await ax('#dispatch [data-stat="wait"] dt')).name).toBe('Queue to assignment p50 / p90');
+    // Nor is their text in capitals anywhere in the tree (it was, as each label's name and its text).
+    const cdp = await context.newCDPSession(page);
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree', {});
+    await cdp.detach();
+    const read = nodes.filter((n) => !n.ignored).map((n) => n.name?.value);
+    expect(read).not.toContain('ASSIGNMENTS');
+    expect(read).not.toContain('WATCHDOG ALERTS');
+  });
+
+  it('a poll\'s votes are named by their request, and say what they did', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Polled', statusId: done.id });
+    const poll = await ok(t, ws.token, 'actionRequests.create', { issueId: issue.id, title: 'Which one?', options: [{ key: 'a', label: 'Alpha' }, { key: 'b', label: 'Beta' }] });
+    await openIssue(issue.key);
+    const vote = (key: string) => `.request[data-id="${poll.id}"] button.vote[data-option="${key}"]`;
+    await page.waitForSelector(vote('a'));
+    expect((await ax(vote('a'))).name).toBe('Alpha · 0 “Which one?”');
+    expect((await ax(vote('b'))).name).toBe('Beta · 0 “Which one?”');
+    await page.focus(vote('b'));
+    await page.keyboard.press('Enter');
+    await expect.poll(said).toBe('Voted for Beta');
+    await expect.poll(() => ax(vote('b')).then((n) => n.name)).toBe('Beta · 1 “Which one?”');
+    expect(await focusedIs(vote('b'))).toBe(true);
+    await ok(t, ws.token, 'issues.delete', { id: issue.id });
+  });
 });

@@ -29,8 +29,8 @@ export interface Request {
 /**
  * An action request: accept / decline, or for a poll one button per option with its votes. The buttons are
  * disabled for a key that may not use them (no WRITE_ISSUES; accept and decline also when it may not decide).
- * Accept and Decline are named by the request ("Accept “Deploy it”": two requests read "Accept, Decline, Accept,
- * Decline"). `onDone` reads the page again; it settles once the page shows the outcome.
+ * Accept, Decline and the votes are named by the request ("Accept “Deploy it”", "Yes · 2 “Deploy it”": two requests
+ * read "Accept, Decline, Accept, Decline"). `onDone` reads the page again; it settles once the page shows the outcome.
  */
 export function RequestCard({ request: r, canAct, viewerId, onDone }: { request: Request; canAct: boolean; viewerId: string | null; onDone(): Promise<unknown> }) {
   const problem = useWriteProblem();
@@ -79,7 +79,7 @@ export function RequestCard({ request: r, canAct, viewerId, onDone }: { request:
             return (
               <button type="button" key={o.key} class={`vote${mine === o.key ? ' mine' : ''}`} data-option={o.key} disabled={!!r.votingClosedAt || !['OPEN', 'SNOOZED'].includes(r.status) || !canAct}
                 title={o.description} onClick={() => act('mutation Vote($id: String!, $o: String!) { actionRequestsVote(id: $id, optionKey: $o) }', { id: r.rowId, o: o.key }, `Voted for ${o.label}`)}>
-                <bdi>{o.label}</bdi> · {count}
+                <bdi>{o.label}</bdi> · {count}<span class="sr-only"> “<bdi>{r.title}</bdi>”</span>
               </button>
             );
           })}
