@@ -102,6 +102,23 @@ $$;
 comment on function app_hidden.plugins() is 'Plugin records of the caller''s workspace (manifest.scopes and manifest.skills).';
 grant execute on function app_hidden.plugins() to svc_visitor;
 
+create or replace function app_hidden.find_plugin(p_id text, p_field text default 'pluginId'::text)
+ returns app_public.plugin_info
+ language plpgsql
+ stable
+as $$
+declare v app_public.plugin_info;
+begin
+  select * into v from app_hidden.plugins() p where p.id = app_hidden.parse_uuid(p_id, p_field);
+  if v.id is null then
+    raise exception 'Plugin not found' using errcode = 'SV404', column = p_field;
+  end if;
+  return v;
+end
+$$;
+comment on function app_hidden.find_plugin(p_id text, p_field text) is 'A plugin of the caller''s workspace (approved or not), else 404 Plugin not found naming the field.';
+grant execute on function app_hidden.find_plugin(p_id text, p_field text) to svc_visitor;
+
 create or replace function app_hidden.plugins_create(p_name text, p_scopes text[], p_skills jsonb)
  returns app_public.plugin_info
  language plpgsql
@@ -319,9 +336,7 @@ as $$
 declare v_found jsonb := app_hidden.plugin_skills_list(jsonb_build_object('pluginId', args->>'pluginId', 'skill', args->>'skill'))->0;
 begin
   if v_found is null then
-    if not exists (select 1 from app_hidden.plugins() p where p.id = (args->>'pluginId')::uuid) then
-      raise exception 'Plugin not found' using errcode = 'SV404', column = 'pluginId';
-    end if;
+    perform app_hidden.find_plugin(args->>'pluginId');
     raise exception 'Skill not found: the plugin''s manifest.skills does not name it' using errcode = 'SV404', column = 'skill';
   end if;
   return v_found;

@@ -16,26 +16,23 @@ declare
   v_resource app_public.external_resources;
   v_link app_public.external_links;
   v_issue jsonb;
-  v_deleted_key text;
+  v_found record;
   v_body text;
 begin
   if (v_fetched->>'number')::int is distinct from (args->>'number')::int then
     raise exception 'host answer missing for %#%', v_mapping.repo_full_name, args->>'number' using errcode = 'SV422', detail = 'host_answer_missing';
   end if;
   v_resource := app_hidden.repo_resource_record(v_mapping, v_fetched);
-  select l.* into v_link from app_public.external_links l
-  join app_public.issues i on i.id = l.issue_id and i.deleted_at is null
-  where l.resource_id = v_resource.id and l.kind = 'SOURCE' order by l.created_at limit 1;
-  if v_link.id is not null then
-    return jsonb_build_object('issueId', v_link.issue_id, 'created', false,
-      'resource', app_hidden.repo_resource_json(v_resource), 'link', app_hidden.repo_link_json(v_link));
-  end if;
-  select i.key into v_deleted_key from app_public.external_links l
-  join app_public.issues i on i.id = l.issue_id and i.deleted_at is not null
-  where l.resource_id = v_resource.id and l.kind = 'SOURCE' order by l.created_at limit 1;
-  if v_deleted_key is not null then
+  -- The import this key sees, a live issue's before a deleted one's.
+  select l as link, i.key, i.deleted_at is not null as deleted into v_found from app_public.external_links l
+  join app_public.issues i on i.id = l.issue_id
+  where l.resource_id = v_resource.id and l.kind = 'SOURCE' order by i.deleted_at is not null, l.created_at limit 1;
+  if v_found.deleted then
     raise exception '%#% was imported into %, which is deleted: issues.restore brings it back', v_resource.repo_full_name,
-      v_resource.number, v_deleted_key using errcode = 'SV409', detail = 'already_imported';
+      v_resource.number, v_found.key using errcode = 'SV409', detail = 'already_imported';
+  elsif found then
+    return jsonb_build_object('issueId', (v_found.link).issue_id, 'created', false,
+      'resource', app_hidden.repo_resource_json(v_resource), 'link', app_hidden.repo_link_json(v_found.link));
   end if;
   if app_hidden.repo_resource_imported(v_resource.id) then
     raise exception '%#% was already imported into an issue this key cannot see', v_resource.repo_full_name, v_resource.number

@@ -10,9 +10,8 @@ as $$
 begin
   -- A plugin this workspace does not have is 404, as every list's filter by id (not an empty list); one not yet
   -- approved offers no skills.
-  if args->>'pluginId' is not null
-     and not exists (select 1 from app_hidden.plugins() p where p.id = app_hidden.parse_uuid(args->>'pluginId', 'pluginId')) then
-    raise exception 'Plugin not found' using errcode = 'SV404', column = 'pluginId';
+  if args->>'pluginId' is not null then
+    perform app_hidden.find_plugin(args->>'pluginId');
   end if;
   return app_hidden.plugin_skills_list(jsonb_build_object('pluginId', args->>'pluginId'));
 end
