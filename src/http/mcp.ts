@@ -13,7 +13,7 @@ import { buildInfo } from '../build-info.ts';
 import { ApiError, refusesKey } from '../errors.ts';
 import { findTool, fullListing, mcpDescriptor, selectTools, unknownTool } from '../tools/catalog.ts';
 import { sendRpcError, toolInput, type AppServices } from './app.ts';
-import { handleExtra, RpcFault, type McpContext } from './mcp-extras.ts';
+import { handleExtra, invalidParams, RpcFault, type McpContext } from './mcp-extras.ts';
 import { McpSessions } from './mcp-subscriptions.ts';
 import { bodyCalls } from './rate-limit.ts';
 import { headOfStream, openEventStream } from './sse.ts';
@@ -36,9 +36,11 @@ type Id = string | number | null;
 
 const rpcError = (id: Id, code: number, message: string, data?: unknown) =>
   JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } });
-/** -32602 with REST's 400 body in data, its issue under `field`. */
-const invalidParams = (id: Id, message: string, field: string, issue: string) =>
-  rpcError(id, ErrorCode.InvalidParams, message, { error: 'invalid_input', message, status: 400, issues: { [field]: issue } });
+/** A fault's answer (RpcFault, mcp-extras.ts: -32602 and the rest, with REST's body in data). */
+const faultError = (id: Id, fault: RpcFault) => rpcError(id, fault.code, fault.message, fault.data);
+/** -32602 naming `field`, its message also in data (invalidParams, as the extras refuse params). */
+const paramsRefused = (id: Id, message: string, field: string, issue: string) =>
+  faultError(id, invalidParams(message, { [field]: issue }, { message }));
 const rpcResult = (id: Id, resultJson: string) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
 
 /** A tool's output as an MCP CallToolResult; the output JSON text is embedded as is (no re-serialising). */
@@ -282,7 +284,7 @@ async function handleMessage(
   const id = msg.id;
   const params = (msg.params ?? {}) as Record<string, unknown>;
   // Every refusal carries REST's body in data, as the tools' do (these had none).
-  if (typeof params !== 'object' || Array.isArray(params)) return invalidParams(id, 'params must be an object', 'params', 'must be an object');
+  if (typeof params !== 'object' || Array.isArray(params)) return paramsRefused(id, 'params must be an object', 'params', 'must be an object');
 
   switch (msg.method) {
     case 'initialize': {
@@ -330,7 +332,7 @@ async function handleMessage(
     }
     case 'tools/call': {
       const name = params.name;
-      if (typeof name !== 'string') return invalidParams(id, 'params.name must be a string', 'name', 'must be a string');
+      if (typeof name !== 'string') return paramsRefused(id, 'params.name must be a string', 'name', 'must be a string');
       const t = findTool(name);
       if (!t) {
         // Invalid params (MCP's code for an unknown tool), with the refusal REST gives in data, as other tool errors.
@@ -358,7 +360,7 @@ async function handleMessage(
         }
         return rpcResult(id, JSON.stringify(result));
       } catch (err) {
-        if (err instanceof RpcFault) return rpcError(id, err.code, err.message, err.data);
+        if (err instanceof RpcFault) return faultError(id, err);
         if (refusesKey(err)) throw err;
         req.log.error({ err, method: msg.method }, 'MCP request failed');
         return rpcError(id, ErrorCode.InternalError, 'Internal error');
