@@ -82,13 +82,17 @@ export function loadConfig(env = process.env): Config {
   }
   // The links the service hands out start with it: a value that is not an http(s) URL would only show up later,
   // as links nobody can open. An IPv6 HOST is bracketed in the default (http://[::1]:3000).
+  // A user:password in it was handed to every caller in each link; a query or fragment cut the links' own path off.
   const publicUrl = (env.SVC_PUBLIC_URL?.trim() || httpUrl(host, port)).replace(/\/+$/, '');
-  if (!originOf(publicUrl)) {
-    throw new ConfigError(`SVC_PUBLIC_URL must be an http:// or https:// URL (the base of the links the service hands out), got ${JSON.stringify(env.SVC_PUBLIC_URL)}`);
+  if (!originOf(publicUrl) || !plainUrl(publicUrl)) {
+    throw new ConfigError(`SVC_PUBLIC_URL must be an http:// or https:// URL (the base of the links the service hands out) with no user, password, query or fragment, got ${JSON.stringify(env.SVC_PUBLIC_URL)}`);
   }
+  // An origin is scheme, host and port: an entry with more (a path, a user) was cut down to its origin without a word.
   const corsOrigins = (env.SVC_CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((entry) => {
     const origin = originOf(entry);
-    if (!origin) throw new ConfigError(`SVC_CORS_ORIGINS takes a comma list of browser origins such as https://app.example.com; ${JSON.stringify(entry)} is not one`);
+    if (!origin || !plainUrl(entry) || new URL(entry).pathname !== '/') {
+      throw new ConfigError(`SVC_CORS_ORIGINS takes a comma list of browser origins such as https://app.example.com (scheme, host and port only); ${JSON.stringify(entry)} is not one`);
+    }
     return origin;
   });
   // A value pg cannot read as a server address failed later as "getaddrinfo ENOTFOUND base".
@@ -122,4 +126,10 @@ export function loadConfig(env = process.env): Config {
     streamsPerKey: int('SVC_STREAMS_PER_KEY', 20, Number.MAX_SAFE_INTEGER, 1),
     streamsPerWorkspace: int('SVC_STREAMS_PER_WORKSPACE', 200, Number.MAX_SAFE_INTEGER, 1),
   };
+}
+
+/** A URL (one originOf takes) with nothing but scheme, host, port and path: no user, password, query or fragment. */
+function plainUrl(url: string): boolean {
+  const u = new URL(url);
+  return !u.username && !u.password && !/[?#]/.test(url);
 }

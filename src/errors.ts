@@ -26,6 +26,9 @@ export class ApiError extends Error {
 export const invalidInput = (issues: Record<string, string>, message = 'Invalid input') =>
   new ApiError(400, { error: 'invalid_input', message, issues });
 
+/** A path (or an asset) nobody serves: the one 404 body of every surface. */
+export const noRoute = (method: string, url: string) => new ApiError(404, { error: 'not_found', message: `No route ${method} ${url}` });
+
 export const scopeRequired = (scope: string) =>
   new ApiError(403, { error: 'scope_required', scope, message: `This key lacks the ${scope} scope` });
 

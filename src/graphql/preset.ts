@@ -27,6 +27,9 @@ import { ToolMutationsPlugin } from './tool-mutations.ts';
 import { WebhookUrlCheckPlugin } from './webhook-urls.ts';
 
 /** Hidden from GraphQL although the request role may read them (MCP tools use them). */
+/** Where GraphiQL's own scripts and styles are served. */
+export const GRAPHIQL_STATIC_PATH = '/ruru-static/';
+
 export const HiddenColumnsPlugin = makeJSONPgSmartTagsPlugin({
   version: 1,
   config: {
@@ -184,6 +187,7 @@ export function makePreset(opts: GraphqlPresetOptions): GraphileConfig.Preset {
       graphqlPath: '/graphql',
       graphiql: opts.graphiql ?? true,
       graphiqlPath: '/graphiql',
+      graphiqlStaticPath: GRAPHIQL_STATIC_PATH,
       graphiqlOnGraphQLGET: false,
       graphqlOverGET: false,
       // As large as a REST or JSON-RPC body (src/http/app.ts): a comment the tools take must fit here too

@@ -27,10 +27,10 @@ import { postgraphile } from 'postgraphile';
 import { grafserv } from 'postgraphile/grafserv/fastify/v5';
 import { hasScope, type Caller, type KeyAuthenticator, type Scope } from '../auth/keys.ts';
 import { takeShare } from '../db/as-caller.ts';
-import { ApiError, invalidInput, scopeRequired } from '../errors.ts';
+import { ApiError, invalidInput, noRoute, scopeRequired } from '../errors.ts';
 import { maskError } from './errors.ts';
 import { measureQuery, parseQuery } from './limits.ts';
-import { makePreset } from './preset.ts';
+import { GRAPHIQL_STATIC_PATH, makePreset } from './preset.ts';
 import { bodyCalls, KEYLESS_BODY_LIMIT } from '../http/rate-limit.ts';
 import { inTurn, releaseWhenAnswered } from './request-budget.ts';
 import { TOOL_FIELD_NAMES, type ToolMutationContext } from './tool-mutations.ts';
@@ -253,6 +253,11 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
   // A refusal of the request's media types (406 for its Accept, 415 for its Content-Type) is coded as the other
   // surfaces code them, with their top-level error and message too (it said invalid_query, and status 400 on a 406).
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    // An asset GraphiQL does not have: the JSON 404 of every other unknown path, not grafserv's HTML page.
+    if (reply.statusCode === 404 && request.url.startsWith(GRAPHIQL_STATIC_PATH)) {
+      reply.type('application/json; charset=utf-8');
+      return JSON.stringify(noRoute(request.method, request.url).body);
+    }
     if (!isGraphqlPost(request)) return payload;
     const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
     if (!text?.startsWith('{"errors":')) return payload;

@@ -11,7 +11,7 @@ import { EmbeddedBlobStore } from '../blobs/embedded.ts';
 import { registerBlobRoutes } from '../blobs/routes.ts';
 import type { BlobStore } from '../blobs/store.ts';
 import { buildInfo } from '../build-info.ts';
-import { ApiError, databaseUnavailable, invalidInput, loadCheckRules, logRefusedInputTo, refusesKey } from '../errors.ts';
+import { ApiError, databaseUnavailable, invalidInput, loadCheckRules, logRefusedInputTo, noRoute, refusesKey } from '../errors.ts';
 import { withinMs } from '../db/database.ts';
 import { errorExtensions } from '../graphql/errors.ts';
 import { GRAPHQL_PATH, registerGraphql } from '../graphql/server.ts';
@@ -37,6 +37,15 @@ declare module 'fastify' {
     svcBodyBytes?: number;
   }
 }
+
+/** Headers of every answer unless its route sets its own (web.ts, blobs, the event streams). */
+const DEFAULT_HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "frame-ancestors 'none'",
+  'referrer-policy': 'no-referrer',
+} as const;
 
 export interface AppServices {
   ownerPool: pg.Pool;
@@ -239,6 +248,9 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   let closing = false;
   app.addHook('preClose', async () => { closing = true; });
   app.addHook('onRequest', async (req, reply) => {
+    // Every answer (API, GraphiQL, errors): not kept by a cache, not sniffed into another type, not framed by
+    // another site, no Referer sent on. A route that serves something cacheable or its own CSP sets its own.
+    reply.headers(DEFAULT_HEADERS);
     if (!closing) return;
     reply.header('connection', 'close');
     const refusal = new ApiError(503, { error: 'unavailable', message: 'The service is shutting down; try again shortly' }, { 'retry-after': '5' });
@@ -373,7 +385,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
         ? `${req.method} ${path}: use POST with a JSON body (GET /api/mcp/describe lists the tools)`
         : `${req.method} ${path}: this path answers ${allowed.join(', ')}` });
     }
-    return reply.code(404).send({ error: 'not_found', message: `No route ${req.method} ${req.url}` });
+    return reply.code(404).send(noRoute(req.method, req.url).body);
   });
 
   // The probes answer within HEALTH_CHECK_MS whatever the database does (a frozen one held them as long as it was).

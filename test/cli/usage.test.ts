@@ -117,6 +117,22 @@ describe('SVC_PUBLIC_URL, SVC_CORS_ORIGINS and an IPv6 HOST', () => {
     expect(loadConfig({ SVC_CORS_ORIGINS: 'https://a.example.com, http://localhost:5173/' }).corsOrigins)
       .toEqual(['https://a.example.com', 'http://localhost:5173']);
   });
+
+  it('a public URL with a user, a password, a query or a fragment is refused (they went into every link), a path is kept', () => {
+    for (const bad of ['http://user:secret@svc.example.com', 'http://user@svc.example.com', 'https://svc.example.com/base?x=1',
+      'https://svc.example.com/base#frag', 'https://svc.example.com/?']) {
+      expect(() => loadConfig({ SVC_PUBLIC_URL: bad }), bad).toThrow(/^SVC_PUBLIC_URL must be .* with no user, password, query or fragment/);
+    }
+    expect(loadConfig({ SVC_PUBLIC_URL: 'https://svc.example.com/tracker/' }).publicUrl).toBe('https://svc.example.com/tracker');
+  });
+
+  it('a CORS entry with more than an origin (a path, a user, a query) is refused, not cut down to its origin', () => {
+    for (const bad of ['https://app.example.com/some/path', 'https://user:pw@app.example.com', 'https://app.example.com?x=1',
+      'https://app.example.com/#a']) {
+      expect(() => loadConfig({ SVC_CORS_ORIGINS: bad }), bad).toThrow(/^SVC_CORS_ORIGINS takes a comma list of browser origins/);
+    }
+    expect(loadConfig({ SVC_CORS_ORIGINS: 'HTTPS://App.Example.com:443' }).corsOrigins).toEqual(['https://app.example.com']);
+  });
 });
 
 describe('SVC_DB_POOL_SIZE', () => {

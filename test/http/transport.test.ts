@@ -417,3 +417,37 @@ describe('MCP-Protocol-Version header', () => {
     }
   });
 });
+
+describe('headers of every answer (web-security probe)', () => {
+  const expectGuarded = (res: { headers: Record<string, unknown> }, what: string) => {
+    expect(res.headers['x-content-type-options'], what).toBe('nosniff');
+    expect(res.headers['x-frame-options'], what).toBe('DENY');
+    expect(res.headers['referrer-policy'], what).toBe('no-referrer');
+  };
+
+  it('the API, GraphQL, GraphiQL and refusals are not cached, sniffed or framed', async () => {
+    const answers = {
+      'a tool': await post('/api/mcp/issues.list', '{}', auth()),
+      'JSON-RPC': await post('/api/mcp/rpc', ping(), auth()),
+      'GraphQL': await post('/graphql', JSON.stringify({ query: '{ __typename }' }), auth()),
+      'a 401': await post('/api/mcp/issues.list', '{}'),
+      'a 404': await t.app.inject({ method: 'GET', url: '/nowhere/<script>' }),
+      'GraphiQL': await t.app.inject({ method: 'GET', url: '/graphiql' }),
+    };
+    for (const [what, res] of Object.entries(answers)) {
+      expectGuarded(res, what);
+      expect(res.headers['cache-control'], what).toBe('no-store');
+    }
+    // GraphiQL can keep an Authorization header in this origin's storage: no other site may frame it.
+    expect(answers.GraphiQL.statusCode).toBe(200);
+    expect(String(answers.GraphiQL.headers['content-security-policy'])).toContain("frame-ancestors 'none'");
+  });
+
+  it('GraphiQL asset it does not have: the JSON 404 of every unknown path', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/ruru-static/nothing.js' });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.json()).toEqual({ error: 'not_found', message: 'No route GET /ruru-static/nothing.js' });
+    expectGuarded(res, 'asset');
+  });
+});

@@ -628,6 +628,8 @@ describe('web board', () => {
     const botRow = page.locator('#agents tr[data-agent="ops-bot"]');
     expect(await botRow.locator('.assigned-open').textContent()).toBe('2');
     expect(await botRow.locator('.runs').textContent()).toBe('2 active');
+    // Wrapped between words only ("1 complete/d" at 1280 px, web-security probe).
+    expect(await botRow.locator('.runs').evaluate((el) => getComputedStyle(el).overflowWrap)).toBe('normal');
     expect(await page.locator('#agents tr[data-agent="reviewer"] .assigned-open').textContent()).toBe('0');
     expect(await page.locator('#agents tr[data-agent="reviewer"] .runs').textContent()).toBe('—');
     // Webhook health: this key's user is the workspace's OWNER, its key unnarrowed with ADMIN.
