@@ -1,3 +1,4 @@
+--! AllowInvalidHash
 --! Previous: sha1:0cfd54470b76f32425e2e1028da8cb7b941054ca
 --! Hash: sha1:a35287fbd1ef8cd7a999be28a322174c71b77081
 --! Message: Dispatcher order by time queued; reopen and restore wake it; lastUsedAt is the time of use
@@ -10,11 +11,16 @@
 -- the minute's sweep).
 alter table app_public.issues add column if not exists queued_at timestamptz;
 comment on column app_public.issues.queued_at is 'When the issue last entered the dispatch pool (queued became true); null when not queued. The dispatcher hands out the most urgent, then the longest waiting.';
+-- Edited after it was committed (AllowInvalidHash; an upgrade probe, twenty-eighth session): the backfill moved the
+-- updatedAt of every queued issue to the upgrade's time, with no event. A derived column filled in is no change of
+-- the issue: updated_at is kept.
+alter table app_public.issues disable trigger _100_updated_at;
 update app_public.issues i
 set queued_at = coalesce((select max(e.created_at) from app_public.activity_events e
                           where e.workspace_id = i.workspace_id and e.subject_type = 'issue' and e.subject_id = i.id
                             and e.kind = 'ISSUE_QUEUED'), i.created_at)
 where i.queued and i.queued_at is null;
+alter table app_public.issues enable trigger _100_updated_at;
 --! Included issues/triggers.sql
 -- Triggers of the issues tables and their functions.
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.

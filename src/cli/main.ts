@@ -171,7 +171,7 @@ async function withDatabase(config: Config, fn: (target: DatabaseTarget) => Prom
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   // Loaded on use: help and usage errors stay fast.
-  const [{ resolveDatabase }, { applyMigrations }] = await Promise.all([import('../db/database.ts'), import('../db/migrate.ts')]);
+  const [{ resolveDatabase }, { applyMigrations, pendingMigrationCount }] = await Promise.all([import('../db/database.ts'), import('../db/migrate.ts')]);
   const target = await resolveDatabase(config);
   if (target.created && opts.sayIfCreated) {
     // A command run away from `svc start`'s directory would otherwise work on a new, empty database in silence.
@@ -180,7 +180,17 @@ async function withDatabase(config: Config, fn: (target: DatabaseTarget) => Prom
   }
   try {
     interrupted.signal.throwIfAborted();
-    if (opts.migrate !== false) await applyMigrations(target.ownerUrl);
+    if (opts.migrate !== false) {
+      // A new, empty database is set up; one an older release migrated is not upgraded by the way (a read-only
+      // `svc admin list-keys` did, in silence, under a server still running the old code, and before any backup).
+      // A database a newer release migrated is refused here as by `svc start`.
+      const { pending, total } = await pendingMigrationCount(target.ownerUrl);
+      if (pending > 0 && pending < total) {
+        throw new Error(`the database was migrated by an older release (${total - pending} of this release's ${total} migrations): `
+          + 'take a backup (README, Backups), then upgrade it with `svc migrate` or `svc start` of this release');
+      }
+      if (pending > 0) await applyMigrations(target.ownerUrl);
+    }
     interrupted.signal.throwIfAborted();
     await fn(target);
   } finally {

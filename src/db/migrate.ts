@@ -36,13 +36,13 @@ const quietWorkerLogger = new WorkerLogger(() => (level, message) => {
 // starting together wait their turn on this lock instead.
 const MIGRATION_LOCK = 7_134_212_001;
 
-export async function applyMigrations(ownerUrl: string, opts: { includeCurrent?: boolean } = {}): Promise<void> {
+export async function applyMigrations(ownerUrl: string, opts: { includeCurrent?: boolean; migrationsFolder?: string } = {}): Promise<void> {
   const client = new pg.Client({ connectionString: ownerUrl });
   await client.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await runWorkerMigrations({ connectionString: ownerUrl, logger: quietWorkerLogger });
-    const settings = migrateSettings(ownerUrl);
+    const settings = migrateSettings(ownerUrl, opts.migrationsFolder ? { migrationsFolder: opts.migrationsFolder } : {});
     if (opts.includeCurrent) await watch(settings, true);
     else await migrate(settings);
   } finally {

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ADMIN_SPECS } from '../../src/cli/admin.ts';
 import { closest, parseCommand, usage, UsageError, validate } from '../../src/cli/flags.ts';
 import { loadConfig } from '../../src/config.ts';
+import { createTestDatabase } from '../support/harness.ts';
 import { svc } from './support.ts';
 
 /** Runs svc commands a few at a time (the machine is shared). */
@@ -26,6 +27,8 @@ async function each<T, R>(items: T[], fn: (item: T) => Promise<R>, width = 3): P
 
 // A data directory that must never be created: usage errors stop before any database work.
 const env = { SVC_DATA_DIR: '/nonexistent/svc-usage-test', DATABASE_URL: '' };
+let testDatabase: Promise<string> | undefined;
+const database = () => (testDatabase ??= createTestDatabase());
 
 describe('typos and usage errors (exit 2)', () => {
   it('a misspelt flag names the flag and the closest known one, and nothing runs', async () => {
@@ -296,9 +299,11 @@ describe('--help', () => {
     expect(raw!.stderr).toContain('"svc_sk_…"');
     const pasted = await each([['admin', 'list-members', '--workspace', 'svc_sk_abcdefsecret'], ['admin', 'revoke-key', '--id', 'xsvc_sk_abcdefsecret'],
       ['admin', 'list-members', '--workspace', 'OPS', '--svc_sk_abcdefsecret'], ['admin', 'create-key', '--workspace', 'OPS', '--scopes', 'svc_sk_abcdefsecret'],
-      ['admin', 'list-members', '--workspace', 'whsec_abcdefsecret']], (args) => svc(args, env));
+      ['admin', 'list-members', '--workspace', 'whsec_abcdefsecret']],
+    // A workspace is looked up (key, slug or id): in a database of its own, not an embedded one made on the way.
+    async (args) => svc(args, { ...env, DATABASE_URL: await database() }));
     for (const r of pasted) {
-      expect(r!.code).toBe(2);
+      expect(r!.code, r!.stderr).toBe(2);
       expect(r!.stderr.toLowerCase()).not.toContain('abcdefsecret');
     }
   }, 60_000);
