@@ -40,8 +40,8 @@ export interface WorkerOptions extends WebhookTaskOptions {
 
 export async function startWorker(pool: pg.Pool, opts: WorkerOptions): Promise<Runner> {
   const logger = opts.logger ?? createLogger(process.env.LOG_LEVEL?.trim().toLowerCase() || 'warn');
-  // One process's memory of targets that timed out, for deliveries and link titles alike.
-  const slowTargets = opts.slowTargets ?? new SlowTargets();
+  // Targets that timed out, for deliveries and link titles alike: this process's memory, and the database's for all.
+  const slowTargets = opts.slowTargets ?? SlowTargets.shared(pool);
   const concurrency = opts.concurrency ?? 8;
   // At most half the slots run one workspace's outbound jobs; the rest stay free for the others.
   const share = TenantShare.of(concurrency);

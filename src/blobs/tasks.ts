@@ -58,16 +58,16 @@ export function attachmentTasks(opts: AttachmentTaskOptions): TaskList {
     // target is the workspace's links, whatever the address, as 200 links to 200 hanging addresses each held a
     // worker slot for the whole deadline.
     const target = `link:${link.w}`;
-    if (!slow.mayTry(target, link.w)) {
+    if (!(await slow.mayTryShared(target, link.w))) {
       helpers.logger.info(`link title of ${attachmentId}: the site timed out lately; the hostname stays`);
       return;
     }
     let title: string | null = null;
     try {
       title = await fetchPageTitle(link.u, { allowPrivate: opts.allowPrivate, timeoutMs: opts.linkTitleTimeoutMs ?? 5000 });
-      slow.settled(target, link.w, false);
+      await slow.settledShared(target, link.w, false);
     } catch (err) {
-      slow.settled(target, link.w, err instanceof OutboundTimeout);
+      await slow.settledShared(target, link.w, err instanceof OutboundTimeout);
       helpers.logger.info(`link title of ${attachmentId}: ${(err as Error).message}; the hostname stays`);
       return;
     }

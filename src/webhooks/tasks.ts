@@ -92,9 +92,9 @@ export function webhookTasks(opts: WebhookTaskOptions): TaskList {
     // A target that timed out lately fails at once (recorded, retried with the backoff) instead of holding a slot.
     const target = SlowTargets.key(work.channel, work.url);
     let attempt: AttemptResult;
-    if (slow.mayTry(target, work.workspaceId)) {
+    if (await slow.mayTryShared(target, work.workspaceId)) {
       attempt = await deliver(work, { allowPrivate: opts.allowPrivate, timeoutMs });
-      slow.settled(target, work.workspaceId, attempt.timedOut === true);
+      await slow.settledShared(target, work.workspaceId, attempt.timedOut === true);
     } else {
       attempt = { url: work.url, startedAt: new Date().toISOString(), durationMs: 0, notTried: true,
         error: `not tried: this endpoint timed out in the last ${slow.coolOffMs / 1000} s` };

@@ -1,7 +1,9 @@
 /** src/outbound/slow-targets.ts: a target that timed out cools off; one probe after it, one per tenant at a time; an answer clears it. src/outbound/tenant-share.ts: a workspace's share of the worker's slots. */
+import pg from 'pg';
 import { expect, it } from 'vitest';
 import { SlowTargets } from '../../src/outbound/slow-targets.ts';
 import { TenantShare } from '../../src/outbound/tenant-share.ts';
+import { createTestDatabase } from '../support/harness.ts';
 
 it('cools a timed-out target off, lets one probe through after it, and forgets it on an answer; targets are per tenant', () => {
   const slow = new SlowTargets(1000);
@@ -81,4 +83,27 @@ it('an endpoint runs at most half its workspace\'s share: its jobs wait (flag fo
   for (const release of hold) release();
   await Promise.all([...slow, fast]);
   expect(share.forbiddenFlags()).toEqual([]);
+});
+
+it('a cool-off is kept in the database for every worker process: another sees it, an answer anywhere clears it', async () => {
+  const pool = new pg.Pool({ connectionString: await createTestDatabase(), max: 2 });
+  try {
+    const ws: string = (await pool.query(`select app_private.create_workspace('Cool', 'COOL', 'cool@example.test') as r`)).rows[0].r.workspace.id;
+    // Three processes' memories over one database.
+    const [a, b, c] = [SlowTargets.shared(pool), SlowTargets.shared(pool), SlowTargets.shared(pool)];
+    const hook = SlowTargets.key('webhook:h', 'https://hang.example.com/');
+    expect(await a.mayTryShared(hook, ws)).toBe(true);
+    await a.settledShared(hook, ws, true);
+    expect(await b.mayTryShared(hook, ws)).toBe(false);
+    expect(await b.mayTryShared(SlowTargets.key('webhook:other', 'https://hang.example.com/'), ws)).toBe(true);
+    // An answer (here a's probe, let through once the cool-off is over) clears it for a process that never saw it.
+    await pool.query(`update app_private.outbound_cool_offs set until = now() - interval '1 second'`);
+    a.settled(hook, ws, true, Date.now() - 31_000);
+    expect(await a.mayTryShared(hook, ws)).toBe(true);
+    await a.settledShared(hook, ws, false);
+    expect((await pool.query('select count(*)::int as n from app_private.outbound_cool_offs')).rows[0].n).toBe(0);
+    expect(await c.mayTryShared(hook, ws)).toBe(true);
+  } finally {
+    await pool.end();
+  }
 });

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createAgent, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { startReceiver, type Receiver, type Received } from '../support/receiver.ts';
 import { until } from '../support/until.ts';
+import { createLogger } from '../../src/log.ts';
+import { startWorker } from '../../src/worker.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -316,6 +318,36 @@ describe('failures', () => {
       await until(() => attempts(fine.id), (r) => r.rows.length === 6 && r.rows.every((a: { error: string | null }) => a.error === null));
     } finally {
       receiver.respond = () => ({ status: 200, body: 'ok' });
+      await slow.close();
+    }
+  });
+
+  it('a cool-off one worker process started holds in another: the endpoint is not waited on there either (two-process probe)', async () => {
+    const slow = await startTestApp();
+    const worker = () => startWorker(slow.pools.owner,
+      { allowPrivate: true, pollInterval: 100, logger: createLogger('silent'), backoffSeconds: [60], timeoutMs: 300, concurrency: 2 });
+    const first = await worker();
+    let second: Awaited<ReturnType<typeof startWorker>> | undefined;
+    try {
+      const w = await createWorkspace(slow);
+      receiver.respond = (r) => (r.url === '/hang-elsewhere' ? 'hang' : { status: 200, body: 'ok' });
+      const hanging = (await admin(slow, 'create-webhook', { workspace: w.key, url: path('hang-elsewhere'), events: 'PROJECT_UPDATED', json: true })).webhook;
+      const attempts = () => slow.pools.owner.query(
+        `select a.error from app_public.webhook_deliveries d join app_public.webhook_delivery_attempts a on a.delivery_id = d.id
+         where d.webhook_id = $1 order by a.started_at`, [hanging.id]);
+      await slow.pools.owner.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{}')`, [w.id]);
+      await until(attempts, (r) => r.rows.length === 1);
+      // The first process is gone (and its memory with it); another process's worker takes the next deliveries.
+      await first.stop();
+      second = await worker();
+      for (let i = 0; i < 3; i++) await slow.pools.owner.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{}')`, [w.id]);
+      const { rows } = await until(attempts, (r) => r.rows.length === 4);
+      expect(rows[0].error).toMatch(/timeout after 300 ms/);
+      expect(rows.slice(1).map((r: { error: string }) => r.error)).toEqual(Array(3).fill('not tried: this endpoint timed out in the last 30 s'));
+    } finally {
+      receiver.respond = () => ({ status: 200, body: 'ok' });
+      await first.stop().catch(() => {});
+      await second?.stop();
       await slow.close();
     }
   });
