@@ -2201,6 +2201,18 @@ alter table app_private.issue_detachments enable row level security;
 alter table app_private.issue_detachments force row level security;
 create policy owner_all on app_private.issue_detachments for all to current_user using (true) with check (true);
 
+-- Outbound targets (a webhook's or agent's delivery channel with the URL's origin, or a workspace's link fetches) that timed out, and until when they cool off; the workspace is the tenant whose channel or links it is; shared by every worker process. Unlogged: lost on a crash, which only ends the cool-offs.
+create unlogged table app_private.outbound_cool_offs (
+  target text not null,
+  workspace_id uuid not null,
+  until timestamp with time zone not null,
+  constraint outbound_cool_offs_pkey PRIMARY KEY (target),
+  constraint outbound_cool_offs_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE
+);
+alter table app_private.outbound_cool_offs enable row level security;
+alter table app_private.outbound_cool_offs force row level security;
+create policy owner_all on app_private.outbound_cool_offs for all to current_user using (true) with check (true);
+
 -- Approved plugin records; keys issued under a plugin may hold only a subset of manifest.scopes.
 create table app_private.plugins (
   id uuid default gen_random_uuid() not null,
@@ -2302,6 +2314,8 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.narrowing_within(app_private.caller,uuid[],uuid[],uuid[]) returns boolean; sql stable; execute: owner only; auth/keys.sql
 -- app_private.new_webhook_secret() returns text; sql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.notification_preference_effective(uuid,uuid,text) returns TABLE(enabled boolean, delivery text, source text); sql stable; execute: owner only; notification/preferences.sql
+-- app_private.outbound_cool_off_set(uuid,text,timestamp with time zone) returns void; plpgsql volatile; execute: owner only; core/outbound.sql
+-- app_private.outbound_cool_off_until(text) returns timestamp with time zone; sql stable; execute: owner only; core/outbound.sql
 -- app_private.outbound_flags(uuid) returns text[]; sql immutable; execute: owner only; webhooks/webhooks.sql
 -- app_private.plugin_info(app_private.plugins) returns app_public.plugin_info; sql stable; execute: owner only; auth/plugins.sql
 -- app_private.plugin_skills(jsonb) returns jsonb; plpgsql immutable; execute: owner only; auth/plugins.sql
