@@ -26,10 +26,10 @@ import { ComposedTextPlugin } from './nfc.ts';
 import { ToolMutationsPlugin } from './tool-mutations.ts';
 import { WebhookUrlCheckPlugin } from './webhook-urls.ts';
 
-/** Hidden from GraphQL although the request role may read them (MCP tools use them). */
 /** Where GraphiQL's own scripts and styles are served. */
 export const GRAPHIQL_STATIC_PATH = '/ruru-static/';
 
+/** Hidden from GraphQL although the request role may read them (MCP tools use them). */
 export const HiddenColumnsPlugin = makeJSONPgSmartTagsPlugin({
   version: 1,
   config: {
