@@ -133,7 +133,7 @@ const DESTRUCTIVE_VERBS = new Set(['delete', 'remove', 'archive', 'unlink', 'unw
 // Writes whose repetition with the same arguments changes nothing more:
 const IDEMPOTENT_VERBS = new Set(['delete', 'remove', 'archive', 'unlink', 'unwatch', 'watch', 'link', 'add', 'set', 'update',
   'configure', 'assign', 'reassign', 'heartbeat', 'upsert', 'queue', 'abandon', 'release', 'close', 'stop', 'today', 'finalize',
-  'accept', 'decline', 'activate', 'resolve', 'sync', 'report']);
+  'accept', 'decline', 'activate', 'resolve', 'sync', 'report', 'unarchive', 'restore']);
 
 /** The annotations of a declaration: explicit fields win; otherwise derived from readOnly and the verb. */
 export function annotationsOf(def: ToolDef, namespace: string, toolPart: string): ToolAnnotations {

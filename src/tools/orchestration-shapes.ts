@@ -66,7 +66,7 @@ export const ActionRequestOut = z.looseObject({
   payload: z.record(z.string(), z.unknown()), assignedUserId: z.string().nullable(), assignedAgentId: z.string().nullable(),
   issueId: z.string().nullable(), commentId: z.string().nullable(), dueAt: timestamp.nullable(),
   sourceType: z.string().nullable(), sourceId: z.string().nullable(), status: arStatus,
-  options: z.array(z.looseObject({ key: z.string(), label: z.string() })), isPoll: z.boolean(),
+  options: z.array(z.looseObject({ key: z.string(), label: z.string(), description: z.string().optional() })), isPoll: z.boolean(),
   votingClosedAt: timestamp.nullable(), winningOptionKey: z.string().nullable(),
   requestedByUserId: z.string().nullable(), requestedByAgentId: z.string().nullable(),
   resolvedAt: timestamp.nullable(), resolvedByUserId: z.string().nullable(), resolvedByAgentId: z.string().nullable(),
@@ -81,7 +81,7 @@ export const StepOut = z.looseObject({
   lastFeedback: z.string().nullable(),
   judgeVerdict: z.looseObject({ verdict: z.enum(['PASS', 'FAIL']), feedback: z.string().nullable(), score: z.number().nullable(),
     judgedByAgentId: z.string().nullable(), judgedAt: timestamp }).nullable(),
-  judgeAgentId: z.string().nullable(), contextSetId: z.string().nullable(),
+  judgeAgentId: z.string().nullable(), contextSetId: z.string().nullable().describe("The step's own; null: its worker gets the plan's"),
   sourceRunId: z.string().nullable().describe('The run the last executionPlans.transitionStep named as the source of the move (one of the step\'s runs)'),
   createdAt: timestamp, updatedAt: timestamp,
 });

@@ -16,7 +16,7 @@ const stepInput = z.strictObject({
   dependsOnStepIndexes: z.array(int(0, 99)).max(100).optional().describe('0-based positions of earlier or later steps in this batch'),
   assignedAgentId: id('assignedAgentId').optional(),
   assignedRole: crewRole.optional(),
-  contextSetId: z.string().min(1).max(200).optional(),
+  contextSetId: z.string().min(1).max(200).optional().describe("The step's own; without it the step's worker gets the plan's"),
 });
 const steps = z.array(stepInput).min(1).max(100);
 const crewMember = z.strictObject({ agentId: id('agentId'), role: crewRole });
@@ -83,6 +83,7 @@ export const planTools = defineTools(
     description: 'Add steps to a DRAFT plan. dependsOnStepIndexes are 0-based positions within this batch and must form a DAG (a cycle is a 400). assignedAgentId must be a live agent. Steps start TODO and become READY when the plan runs and their dependencies are DONE. An open approval request of the plan is superseded (ask again).',
     input: z.strictObject({ planId: id('planId'), steps }),
     output: z.looseObject({ planId: z.string(), stepIds: z.array(z.string()) }),
+    idempotent: false, // every call adds its steps (the verb alone would say idempotent)
   }),
   tool({
     name: 'plans.requestApproval',
@@ -109,7 +110,14 @@ export const planTools = defineTools(
     name: 'plans.recordVerdict',
     scopes: ['WRITE_ISSUES'],
     description: 'Record the verdict on a step in REVIEW: PASS → DONE (dependants become READY; the last one completes the plan and achieves the goal); FAIL → READY again with the feedback while retries remain (maxStepRetries, default 2), else BLOCKED with a review gate. Recorded by the judge of the step or a person: its worker gets 403 own_step (unless the plan made it the judge), any other agent 403 not_judge (with no judge dispatched, an agent outside the plan may). Writes EXECUTION_STEP_JUDGED.',
-    input: z.strictObject({ stepId: id('stepId'), verdict: z.enum(['PASS', 'FAIL']), feedback: z.string().max(20_000), score: z.number().min(0).max(100).optional() }),
+    input: z.strictObject({
+      stepId: id('stepId'), verdict: z.enum(['PASS', 'FAIL']),
+      feedback: z.string().max(20_000).describe('What the worker is to fix (a FAIL needs some); kept with the step'),
+      score: z.number().min(0).max(100).optional(),
+    }).superRefine((a, ctx) => {
+      // A FAIL with nothing in it sent the worker back with lastFeedback "" to guess what was wrong.
+      if (a.verdict === 'FAIL' && a.feedback.trim() === '') ctx.addIssue({ code: 'custom', path: ['feedback'], message: 'a FAIL needs feedback the worker can act on' });
+    }),
     output: z.looseObject({ outcome: z.enum(['DONE', 'RETRY', 'BLOCKED']), retryCount: z.number(), stepId: z.string() }),
   }),
 );
@@ -150,8 +158,14 @@ export const executionPlanTools = defineTools(
     name: 'executionPlans.transitionStep',
     scopes: ['WRITE_ISSUES'],
     description: "Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew's REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step's runs (404). In a plan that judges its steps (or from REVIEW) no agent but the step's judge moves it to DONE (403 own_step for its worker, not_judge for another agent; a person may); an agent working in the plan moves only its own steps, as worker or judge, or any as the planner (403 own_plan); a step is canceled by a person, the plan's planner or an agent outside the plan (403 own_step for its worker, own_plan for another worker or judge), and one a pending gate holds only by one who may decide the gate (403 person_required / own_plan).",
-    input: z.strictObject({ stepId: id('stepId'), status: z.enum(['READY', 'RUNNING', 'REVIEW', 'DONE', 'BLOCKED', 'CANCELED']),
-                            sourceRunId: id('sourceRunId').optional(), note: z.string().max(2000).optional() }),
+    input: z.strictObject({
+      stepId: id('stepId'), status: z.enum(['READY', 'RUNNING', 'REVIEW', 'DONE', 'BLOCKED', 'CANCELED']),
+      sourceRunId: id('sourceRunId').optional(),
+      note: z.string().max(2000).optional().describe("BLOCKED only: why, kept in the review gate's details"),
+    }).superRefine((a, ctx) => {
+      // It was taken with any status and kept only for BLOCKED: a note nobody would read.
+      if (a.note !== undefined && a.status !== 'BLOCKED') ctx.addIssue({ code: 'custom', path: ['note'], message: "only a BLOCKED move takes a note (the review gate's details)" });
+    }),
     output: z.looseObject({
       step: StepOut, planStatus, goalStatus, readyStepIds: z.array(z.string()), judgeAgentId: z.string().nullable(),
       gateId: z.string().nullable().describe('BLOCKED: the review gate it opened'),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursor, defineTools, id, limit, line, money, page, tool } from './define.ts';
-import { RunOut } from './shapes.ts';
+import { RunOut, runStatus } from './shapes.ts';
 
 const runId = id('runId');
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -21,6 +21,7 @@ export const runTools = defineTools(
       currentStep: line(200).nullable().optional(),
     }),
     output: RunOut,
+    idempotent: true, // totals replace totals
   }),
   tool({
     name: 'runs.complete',
@@ -69,7 +70,7 @@ export const runTools = defineTools(
     description: 'Agent runs on issues the key can see, newest first by startedAt: status, currentStep, timestamps, token usage, costUsd, issue {id, key, number, title, workspace {key}}, agent {id, profileKey}. Page with before = nextCursor.',
     input: z.strictObject({
       agentId: id('agentId').optional(), issueId: z.string().min(1).max(64).optional().describe('Issue id or key'),
-      status: z.enum(['ACTIVE', 'WAITING', 'STALLED', 'COMPLETED', 'ABANDONED']).optional(),
+      status: runStatus.optional(),
       limit: limit(50, 200), before: cursor.optional(),
     }),
     output: page(RunListOut),
@@ -88,7 +89,7 @@ export const runTools = defineTools(
     scopes: ['WRITE_ISSUES'],
     description: "Nudge an ACTIVE or STALLED run of an open issue that has been quiet for 5 minutes or more and not kicked in the last 5: re-fires the agent's dispatch delivery (agent:dispatch:<agentId>) and records AGENT_RUN_KICKED; the run itself is unchanged. Otherwise {ok: true, kicked: false}.",
     input: z.strictObject({ runId }),
-    output: z.looseObject({ ok: z.boolean(), kicked: z.boolean(), runId: z.string(), status: z.string(), quietSeconds: z.number(), eventId: z.string().optional() }),
+    output: z.looseObject({ ok: z.boolean(), kicked: z.boolean(), runId: z.string(), status: runStatus, quietSeconds: z.number(), eventId: z.string().optional() }),
   }),
 );
 

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { cursor, defineTools, httpUrl, id, limit, line, page, timestamp, tool } from './define.ts';
+import { agentProvider, runtimeKind } from './shapes.ts';
 
-const kind = z.enum(['LOCAL_DAEMON', 'REMOTE_HTTP', 'CLOUD']);
-const provider = z.enum(['CUSTOM', 'CLAUDE', 'CODEX', 'HERMES']);
 const info = z.record(z.string(), z.unknown()).describe(
   'Runtime metadata; only runtimeVersion, bridgeVersion, codexVersion, containerImage, hostname, os, arch and workspaceRoot are kept');
 
@@ -11,7 +10,7 @@ const endpoint = httpUrl(2048).describe('http:// or https:// URL of the runtime'
 
 // The adapter settings' values are checked here; which keys a runtime takes depends on its providers, so unknown
 // keys pass through to the SQL, which refuses them naming the ones it accepts.
-const adapterSetting = z.union([line(500), z.record(z.string(), z.unknown())]);
+const adapterSetting = z.union([line(500), z.record(z.string(), z.unknown())], { error: 'expected a name (one line of text) or an object of settings' });
 const adapterConfig = z.object({
   localWorkspaceTools: z.boolean().optional().describe('The agent may use tools on its local workspace'),
   toolCapabilities: z.array(line(100)).max(100).optional().describe('Tool capabilities the runtime offers'),
@@ -22,7 +21,7 @@ const adapterConfig = z.object({
 }).catchall(z.unknown());
 
 export const RuntimeOut = z.looseObject({
-  id: z.string(), name: z.string(), kind, endpoint: z.string().nullable(), providersAvailable: z.array(z.string()),
+  id: z.string(), name: z.string(), kind: runtimeKind, endpoint: z.string().nullable(), providersAvailable: z.array(agentProvider),
   info: z.record(z.string(), z.unknown()), config: z.record(z.string(), z.unknown()), ownerId: z.string().nullable(),
   owner: z.object({ id: z.string(), name: z.string(), email: z.string() }).nullable(),
   heartbeatAt: timestamp.nullable(), hasSecret: z.boolean(), _count: z.object({ agents: z.number() }),
@@ -36,9 +35,9 @@ export const runtimeTools = defineTools(
     scopes: ['ADMIN'],
     description: "Register a runtime (a machine or service running agents). Not de-duplicated: each call creates one, unless runtimeId names an existing (possibly archived) runtime, which is restored and updated. ownerId is the key's user (null for AGENT keys); a secret is stored only as a hash (hasSecret). Emits RUNTIME_REGISTERED.",
     input: z.strictObject({
-      name: line(200), kind, endpoint: endpoint.optional(),
+      name: line(200), kind: runtimeKind, endpoint: endpoint.optional(),
       // A provider named twice is kept once (it was stored and listed twice).
-      providersAvailable: z.array(provider).max(4).overwrite((list) => [...new Set(list)]), info: info.optional(),
+      providersAvailable: z.array(agentProvider).max(4).overwrite((list) => [...new Set(list)]), info: info.optional(),
       secret: z.string().min(16).max(500).optional().describe('Shared secret of the runtime; kept only as SHA-256'),
       runtimeId: id('runtimeId').optional().describe('Restore this runtime instead of creating one'),
     }),
@@ -55,7 +54,7 @@ export const runtimeTools = defineTools(
     name: 'runtimes.list',
     scopes: ['ADMIN'],
     description: 'Runtimes of the workspace, newest first, with _count.agents and an owner summary; secrets appear only as hasSecret. Archived ones only with includeArchived.',
-    input: z.strictObject({ kind: kind.optional(), includeArchived: z.boolean().default(false), limit: limit(50, 200), cursor: cursor.optional() }),
+    input: z.strictObject({ kind: runtimeKind.optional(), includeArchived: z.boolean().default(false), limit: limit(50, 200), cursor: cursor.optional() }),
     output: page(RuntimeOut),
     readOnly: true,
   }),

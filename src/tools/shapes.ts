@@ -17,13 +17,18 @@ export const StatusOut = z.looseObject({
   id: z.string(), name: z.string(), category: statusCategory, color: z.string(), position: z.number(), isDefault: z.boolean(),
 });
 
+/** Who runs an agent (spec 2.9), and the kinds of runtime (2.10): the tables' own checks. */
+export const agentProvider = z.enum(['CUSTOM', 'CLAUDE', 'CODEX', 'HERMES']);
+export const agentRuntimeMode = z.enum(['PERSISTENT', 'EPHEMERAL']);
+export const runtimeKind = z.enum(['LOCAL_DAEMON', 'REMOTE_HTTP', 'CLOUD']);
+
 export const AgentOut = z.looseObject({
   id: z.string(), profileKey: z.string(), name: z.string(), status: z.enum(['ONLINE', 'BUSY', 'OFFLINE']),
-  runtimeMode: z.string(), provider: z.string(), capabilities: z.array(z.string()),
+  runtimeMode: agentRuntimeMode, provider: agentProvider, capabilities: z.array(z.string()),
   lastHeartbeatAt: timestamp.nullable(), lastDispatchedAt: timestamp.nullable(), archivedAt: timestamp.nullable(), createdAt: timestamp,
   maxConcurrent: z.number().describe('Issues the dispatcher hands this agent at once'),
   webhookUrl: z.string().nullable().optional().describe("Dispatch URL: shown to workspace admins' own keys and the agent's own keys only (it may carry a token)"),
-  runtime: z.object({ id: z.string(), name: z.string(), kind: z.string() }).nullable(),
+  runtime: z.object({ id: z.string(), name: z.string(), kind: runtimeKind }).nullable(),
 });
 
 export const LabelRefOut = z.looseObject({ id: z.string(), name: z.string(), color: z.string() });
@@ -36,9 +41,12 @@ export const LabelOut = z.looseObject({
 const agentRef = z.object({ id: z.string(), profileKey: z.string(), name: z.string() });
 const userRef = z.object({ id: z.string(), name: z.string(), email: z.string().optional() });
 
+/** An agent run's states (spec 3.3). */
+export const runStatus = z.enum(['ACTIVE', 'WAITING', 'STALLED', 'COMPLETED', 'ABANDONED']);
+
 export const RunOut = z.looseObject({
   id: z.string(), agentId: z.string(), issueId: z.string(),
-  status: z.enum(['ACTIVE', 'WAITING', 'STALLED', 'COMPLETED', 'ABANDONED']),
+  status: runStatus,
   engagementMode: z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS']), currentStep: z.string().nullable(),
   startedAt: timestamp, finishedAt: timestamp.nullable(), lastEventAt: timestamp,
   tokensIn: z.number(), tokensOut: z.number(), tokensCached: z.number(), costUsd: z.number(),

@@ -1,7 +1,7 @@
 /** What tools/list advertises: annotations on every tool, a light default list, provider-portable input schemas. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createAgent, createKey, insertProject, ok, rest, rpc, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
-import { TOOLS } from '../../src/tools/catalog.ts';
+import { findTool, TOOLS } from '../../src/tools/catalog.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -52,6 +52,12 @@ describe('tool annotations', () => {
     expect(byName.get('issues.delete')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
     expect(byName.get('issues.create')).toMatchObject({ title: 'Issues: create', readOnlyHint: false, destructiveHint: false, idempotentHint: false });
     expect(byName.get('repohost.search')).toMatchObject({ readOnlyHint: true, openWorldHint: true });
+    // A retry of these adds again (spec-line probe: plans.addSteps said idempotent and a retry doubled the steps) …
+    for (const name of ['plans.addSteps', 'canvas.addNode', 'issues.create']) expect(byName.get(name)?.idempotentHint, name).toBe(false);
+    // … and of these changes nothing more (runs.recordUsage is an agent key's: from the catalog).
+    for (const name of ['runs.recordUsage', 'agentCrews.unarchive', 'projects.unarchive', 'issues.addLabels']) {
+      expect(findTool(name)?.annotations.idempotentHint, name).toBe(true);
+    }
     expect(byName.get('catalog.call')).toMatchObject({ destructiveHint: true, openWorldHint: true });
   });
 

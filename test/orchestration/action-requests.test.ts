@@ -190,8 +190,11 @@ describe('actionRequests', () => {
   it('polls: vote (overwrite, changed), results with tie-break, closeVoting by the requester only, vote after close 400', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Poll' });
     const poll = await ok(t, ws.token, 'actionRequests.create', { title: 'Which DB?', issueId: issue.id,
-      options: [{ key: 'pg', label: 'PostgreSQL' }, { key: 'my', label: 'MySQL' }, { key: 'sq', label: 'SQLite' }] });
+      options: [{ key: 'pg', label: 'PostgreSQL', description: 'What we run now' }, { key: 'my', label: 'MySQL' }, { key: 'sq', label: 'SQLite' }] });
     expect(poll.isPoll).toBe(true);
+    // An option's description (spec 2.13) comes back, and the output schema names it (the harness's audit).
+    expect(poll.options[0]).toEqual({ key: 'pg', label: 'PostgreSQL', description: 'What we run now' });
+    expect((await ok(t, ws.token, 'actionRequests.get', { id: poll.id })).options[0].description).toBe('What we run now');
     expect(await ok(t, memberKey.token, 'actionRequests.results', { id: poll.id })).toMatchObject({ total: 0, myVote: null, leadingOptionKey: 'pg' });
     expect(await ok(t, memberKey.token, 'actionRequests.vote', { id: poll.id, optionKey: 'pg' })).toMatchObject({ optionKey: 'pg', changed: true });
     const v2 = await ok(t, memberKey.token, 'actionRequests.vote', { id: poll.id, optionKey: 'my' });

@@ -107,6 +107,9 @@ describe('every tool of 4.11 and 4.12', () => {
       ['goals.create', { title: 'x', maxTotalCostUsd: -1 }, 'maxTotalCostUsd'],
       ['goals.get', { id: 'nope' }, 'id'],
       ['plans.recordVerdict', { stepId: plan.id, verdict: 'MAYBE', feedback: '' }, 'verdict'],
+      // A FAIL with no feedback sent its worker back with nothing to act on; a note on a move other than BLOCKED was dropped.
+      ['plans.recordVerdict', { stepId: plan.id, verdict: 'FAIL', feedback: '  ' }, 'feedback'],
+      ['executionPlans.transitionStep', { stepId: plan.id, status: 'RUNNING', note: 'started' }, 'note'],
       ['executionPlans.transition', { id: plan.id, status: 'TODO' }, 'status'],
       ['agentCrews.create', { name: 'x', members: [{ agentId, role: 'BOSS' }] }, 'members.0.role'],
       ['reviewGates.resolve', { id: plan.id, decision: 'MAYBE' }, 'decision'],
@@ -116,8 +119,11 @@ describe('every tool of 4.11 and 4.12', () => {
       expect([tool, r.status, Object.keys(r.body.issues ?? {})]).toEqual([tool, 400, [field]]);
     }
     // Illegal moves are 409.
-    const r = await rest(t, ws.token, 'executionPlans.transition', { id: plan.id, status: 'BLOCKED' });
-    expect([r.status, r.body.error]).toEqual([409, 'illegal_transition']);
+    for (const status of ['BLOCKED', 'COMPLETED']) {
+      // A DRAFT plan is not completed: said as an illegal move, not as "steps still open".
+      const r = await rest(t, ws.token, 'executionPlans.transition', { id: plan.id, status });
+      expect([status, r.status, r.body.error]).toEqual([status, 409, 'illegal_transition']);
+    }
     expect((await rest(t, ws.token, 'plans.activate', { planId: plan.id })).body.error).toBe('plan_empty');
   });
 

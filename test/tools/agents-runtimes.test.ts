@@ -172,6 +172,9 @@ describe('runtimes', () => {
     const bad = await rest(t, ws.token, 'runtimes.configure', { runtimeId: plain.id, config: { sandbox: 'strict' } });
     expect(bad.status).toBe(400);
     expect(bad.body.issues).toHaveProperty('config.sandbox');
+    // A value of the wrong type says what the setting takes (it said only "Invalid input").
+    expect((await rest(t, ws.token, 'runtimes.configure', { runtimeId: codex.id, config: { sandbox: 5 } })).body.issues)
+      .toEqual({ 'config.sandbox': 'expected a name (one line of text) or an object of settings' });
     expect((await ok(t, ws.token, 'runtimes.configure', { runtimeId: codex.id, config: { sandbox: 'strict', approval: 'never' } })).config)
       .toEqual({ sandbox: 'strict', approval: 'never' });
     const updated = await events('RUNTIME_UPDATED');

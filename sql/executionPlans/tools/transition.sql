@@ -30,6 +30,8 @@ begin
     perform app_hidden.plan_move(v_plan, 'RUNNING');
     perform app_hidden.plan_cascade(v_plan.id);
   elsif v_to = 'COMPLETED' then
+    -- A move the machine refuses (a DRAFT or APPROVED plan) is said as such first, not as steps still open.
+    perform app_hidden.assert_move('plan', 'Plan', v_plan.status, 'COMPLETED');
     -- As the automatic completion (plan_cascade): every step DONE or CANCELED, and at least one DONE. A plan whose
     -- steps were all canceled did nothing, and completing it would achieve its goal; cancel the plan instead.
     if exists (select 1 from app_public.execution_steps s where s.plan_id = v_plan.id and s.status not in ('DONE', 'CANCELED')) then
