@@ -1792,6 +1792,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.add_plan_steps(app_public.execution_plans,jsonb,text) returns uuid[]; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.agent_json(app_public.agents) returns jsonb; sql stable; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agent_open_run(uuid,uuid) returns app_public.agent_runs; sql stable; execute: svc_visitor; agents/runs.sql
+-- app_hidden.agent_sees_issue(uuid,app_public.issues) returns boolean; sql stable security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agents_create(text,text,text[],text,text,integer,text) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agents_delete(uuid) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
 -- app_hidden.agents_set_archived(uuid,boolean) returns app_public.agents; plpgsql volatile security definer; execute: svc_visitor; agents/agents.sql
@@ -1984,6 +1985,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.plan_json(app_public.execution_plans,boolean) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql
 -- app_hidden.plan_move(app_public.execution_plans,text) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/machine.sql
 -- app_hidden.plan_new_attempt(app_public.goals,uuid,text,boolean,integer) returns app_public.execution_plans; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.plan_resume(app_public.execution_plans) returns uuid[]; plpgsql volatile; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.plugin_issue_api_key(uuid,text[],uuid[],uuid[],uuid[],timestamp with time zone,text) returns app_public.issued_api_key; plpgsql volatile security definer; execute: svc_visitor; auth/plugins.sql
 -- app_hidden.plugin_skill(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; auth/plugins.sql
 -- app_hidden.plugin_skills_list(jsonb) returns jsonb; sql stable security definer; execute: svc_visitor; auth/plugins.sql
@@ -2024,6 +2026,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.repo_web_hosts(app_public.connection_mappings) returns text[]; sql immutable; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.repohost_prepare(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; repohost/mappings.sql
 -- app_hidden.require_agent_manager() returns app_private.caller; plpgsql stable security definer; execute: svc_visitor; agents/agents.sql
+-- app_hidden.require_agent_sees_issue(app_public.agents,app_public.issues,text) returns void; plpgsql stable; execute: svc_visitor; agents/agents.sql
 -- app_hidden.require_crew_admin() returns void; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
 -- app_hidden.require_issues_unrestricted(text) returns void; plpgsql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.require_key_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql

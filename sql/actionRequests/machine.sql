@@ -299,6 +299,7 @@ begin
     if not (v_issue.assigned_agent_id is not distinct from v_agent.id and exists (
           select 1 from app_public.agent_runs r where r.issue_id = v_issue.id and r.agent_id = v_agent.id
             and r.status in ('ACTIVE', 'WAITING', 'STALLED'))) then
+      perform app_hidden.require_agent_sees_issue(v_agent, v_issue, 'payload.agentId');
       perform app_hidden.assign_issue_agent(v_issue, v_agent, 'EXECUTE', 'manual');
     end if;
     v_issue := app_hidden.issue_after_write(v_issue.id);

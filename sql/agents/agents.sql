@@ -586,3 +586,39 @@ end
 $$;
 comment on function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid) is 'For tool functions: queues an event of the caller''s workspace to an agent''s dispatch channel (app_private.enqueue_agent_dispatch): chat USER messages, kicks, ready steps and judges. NULL when there is no agent or it has no webhookUrl (it sees the event on SSE).';
 grant execute on function app_hidden.dispatch_to_agent(p_event_id uuid, p_agent_id uuid) to svc_visitor;
+
+create or replace function app_hidden.agent_sees_issue(p_agent_id uuid, p_issue app_public.issues)
+ returns boolean
+ language sql
+ stable security definer
+ set search_path to 'pg_catalog'
+as $$
+  -- An agent acts through its keys: it sees an issue when one of its live keys does (spec 5.6), or when it has no live
+  -- key at all (one driven only by its dispatch webhook, whose payload is all it gets).
+  with live as (
+    select k.project_ids, k.label_ids from app_private.api_keys k
+    where k.linked_agent_id = p_agent_id and k.revoked_at is null and (k.expires_at is null or k.expires_at > now()))
+  select not exists (select 1 from live)
+      or exists (select 1 from live
+                 where (cardinality(live.project_ids) = 0 and cardinality(live.label_ids) = 0)
+                    or p_issue.project_id = any(live.project_ids)
+                    or p_issue.label_ids && live.label_ids)
+$$;
+comment on function app_hidden.agent_sees_issue(p_agent_id uuid, p_issue app_public.issues) is 'Whether the agent can read the issue through one of its live keys (their project or label narrowing), or has no live key. The dispatcher gives an agent only what it can see; assigning or chatting about an issue it cannot see is refused.';
+grant execute on function app_hidden.agent_sees_issue(p_agent_id uuid, p_issue app_public.issues) to svc_visitor;
+
+create or replace function app_hidden.require_agent_sees_issue(p_agent app_public.agents, p_issue app_public.issues, p_field text)
+ returns void
+ language plpgsql
+ stable
+as $$
+begin
+  if not app_hidden.agent_sees_issue(p_agent.id, p_issue) then
+    -- Assigned, it got the dispatch and could neither read nor work the issue, and held a slot (fleet probe).
+    raise exception 'Agent % cannot see %: its keys are narrowed to other projects or labels', p_agent.profile_key, p_issue.key
+      using errcode = 'SV409', detail = 'agent_cannot_see_issue', column = p_field;
+  end if;
+end
+$$;
+comment on function app_hidden.require_agent_sees_issue(p_agent app_public.agents, p_issue app_public.issues, p_field text) is '409 agent_cannot_see_issue (naming p_field) unless the agent can see the issue (agent_sees_issue).';
+grant execute on function app_hidden.require_agent_sees_issue(p_agent app_public.agents, p_issue app_public.issues, p_field text) to svc_visitor;

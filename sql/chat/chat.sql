@@ -238,6 +238,7 @@ create or replace function app_private.chat_open_thread(p_workspace_id uuid, p_a
 as $$
 declare
   v_agent app_public.agents := app_private.find_agent(p_workspace_id, p_agent_id);
+  v_issue app_public.issues;
   v_thread app_public.chat_threads;
   v_message app_public.chat_messages;
 begin
@@ -246,6 +247,12 @@ begin
   end if;
   if not exists (select 1 from app_public.memberships m where m.workspace_id = p_workspace_id and m.user_id = p_user_id) then
     raise exception 'Not a member of this workspace' using errcode = 'SV400', column = 'user';
+  end if;
+  -- A thread about an issue the agent cannot see: it would be sent the messages (its webhook) and could neither read
+  -- the thread nor answer (fleet probe).
+  select * into v_issue from app_public.issues i where i.workspace_id = p_workspace_id and i.id = p_issue_id;
+  if v_issue.id is not null then
+    perform app_hidden.require_agent_sees_issue(v_agent, v_issue, 'issueId');
   end if;
   -- route is the first message's context; checked as there even when no message comes (else bad input passed silently).
   perform app_hidden.one_line(p_route, 'route', 500);

@@ -58,6 +58,7 @@ declare
   v_ws app_public.workspaces;
   v_issue app_public.issues;
   v_eligible app_public.agents[];
+  v_seeing app_public.agents[] := '{}';
   v_rule app_public.dispatch_rules;
   v_agent app_public.agents;
   v_pick record;
@@ -86,17 +87,30 @@ begin
   if cardinality(v_eligible) = 0 then
     return null;
   end if;
-  -- Most urgent first, then the longest waiting.
+  -- Most urgent first, then the longest waiting: the first issue an eligible agent can see (an agent whose keys are
+  -- narrowed is given only issues it can read; one no free agent sees waits without holding up those behind it).
   -- Assigned and closed issues stay queued (only issues.queue/update {queued: false} clears it) but are no work to hand out.
-  select i.* into v_issue from app_public.issues i
-  where i.workspace_id = p_workspace_id and i.queued and i.assigned_agent_id is null and i.deleted_at is null
-    and (select s.category from app_public.statuses s where s.id = i.status_id) not in ('DONE', 'CANCELED')
-  order by i.priority_rank, i.queued_at, i.created_at, i.id
-  limit 1
-  for update;
-  if v_issue.id is null then
+  for v_issue in
+    select i.* from app_public.issues i
+    where i.workspace_id = p_workspace_id and i.queued and i.assigned_agent_id is null and i.deleted_at is null
+      and (select s.category from app_public.statuses s where s.id = i.status_id) not in ('DONE', 'CANCELED')
+    order by i.priority_rank, i.queued_at, i.created_at, i.id
+    limit 200
+    for update
+  loop
+    v_seeing := array(
+      select a from unnest(v_eligible) a
+      where app_hidden.agent_sees_issue(a.id, v_issue)
+        -- Nor to an agent that gave it back (issues.unassign with its own key) since it was last queued.
+        and not exists (select 1 from app_public.agent_runs r
+                        where r.workspace_id = p_workspace_id and r.issue_id = v_issue.id and r.agent_id = a.id
+                          and r.completion_meta ? 'returnedAt' and r.finished_at >= v_issue.queued_at));
+    exit when cardinality(v_seeing) > 0;
+  end loop;
+  if cardinality(v_seeing) = 0 then
     return null;
   end if;
+  v_eligible := v_seeing;
 
   -- Rules first: the first enabled rule whose set conditions all match.
   select r.* into v_rule from app_public.dispatch_rules r
@@ -132,7 +146,7 @@ begin
   return jsonb_build_object('issueId', v_issue.id, 'agentId', v_agent.id, 'reason', v_reason);
 end
 $$;
-comment on function app_private.dispatch_next(p_workspace_id uuid) is 'One dispatcher step: when the workspace has autoDispatch on, the most urgent, longest-queued unassigned open (not DONE/CANCELED) issue goes to the first matching rule''s target if eligible, else to the mode''s pick; AGENT_ASSIGNED (auto true, dispatch {mode, candidates, chosen, reason, ruleId}) and a run are written by assign_issue_agent. NULL when there is nothing to do. Call until NULL, one transaction each.';
+comment on function app_private.dispatch_next(p_workspace_id uuid) is 'One dispatcher step: when the workspace has autoDispatch on, the most urgent, longest-queued unassigned open (not DONE/CANCELED) issue that an eligible agent can see (agent_sees_issue) goes, among those agents, to the first matching rule''s target if eligible, else to the mode''s pick; AGENT_ASSIGNED (auto true, dispatch {mode, candidates, chosen, reason, ruleId}) and a run are written by assign_issue_agent. NULL when there is nothing to do. Call until NULL, one transaction each.';
 
 create or replace function app_private.wake_dispatcher(p_workspace_id uuid)
  returns void

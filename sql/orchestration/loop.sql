@@ -272,6 +272,26 @@ $$;
 comment on function app_hidden.plan_cascade(p_plan_id uuid) is 'Readiness cascade of a RUNNING plan: every TODO step whose dependencies are all DONE becomes READY (and is dispatched); when every step is DONE (CANCELED ones skipped) the plan is COMPLETED (open step runs end, reason plan_completed) and its goal ACHIEVED. Returns the ids made READY.';
 grant execute on function app_hidden.plan_cascade(p_plan_id uuid) to svc_visitor;
 
+create or replace function app_hidden.plan_resume(p_plan app_public.execution_plans)
+ returns uuid[]
+ language plpgsql
+as $$
+declare v_step app_public.execution_steps;
+begin
+  perform app_hidden.plan_move(p_plan, 'RUNNING');
+  -- Steps READY when the plan was blocked are given to their workers again: their moves were refused meanwhile
+  -- (409 plan_not_running), and nothing told them the plan runs again (a READY step sat with nobody on it, fleet probe).
+  for v_step in
+    select s.* from app_public.execution_steps s where s.plan_id = p_plan.id and s.status = 'READY' order by s.position
+  loop
+    perform app_hidden.step_dispatch_work(v_step);
+  end loop;
+  return app_hidden.plan_cascade(p_plan.id);
+end
+$$;
+comment on function app_hidden.plan_resume(p_plan app_public.execution_plans) is 'A BLOCKED plan runs again (reviewGates.resolve, executionPlans.transition RUNNING): RUNNING (EXECUTION_PLAN_STATUS_CHANGED), its READY steps are dispatched to their workers again (EXECUTION_STEP_READY), and the readiness cascade runs. Returns the ids the cascade made READY.';
+grant execute on function app_hidden.plan_resume(p_plan app_public.execution_plans) to svc_visitor;
+
 create or replace function app_hidden.plan_activate(p_plan app_public.execution_plans)
  returns uuid[]
  language plpgsql
@@ -689,8 +709,7 @@ begin
     end if;
   elsif v_plan.status = 'BLOCKED' and not exists (
       select 1 from app_public.review_gates g where g.plan_id = v_plan.id and g.status = 'PENDING' and g.step_id is null) then
-    v_plan := app_hidden.plan_move(v_plan, 'RUNNING');
-    perform app_hidden.plan_cascade(v_plan.id);
+    perform app_hidden.plan_resume(v_plan);
   end if;
   return v_gate;
 end

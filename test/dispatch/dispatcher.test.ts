@@ -8,7 +8,7 @@ import type { Runner } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchWorkspace } from '../../src/dispatch/tasks.ts';
 import { startWorker } from '../../src/worker.ts';
-import { createAgent, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { createAgent, createKey, createWorkspace, insertProject, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 const sql = (text: string, params: unknown[] = []) => t.pools.owner.query(text, params);
@@ -173,6 +173,54 @@ describe('dispatcher decisions', () => {
     expect(labelled.assigned).toMatchObject({ agentId: ids.dba, reason: `rule:${rule.id}` });
     const other = await queueAndDispatch(ws, { title: 'button', labelIds: [ui.id] });
     expect(other.assigned.reason).toBe('round-robin');
+  });
+});
+
+describe('what an agent can see and what it gave back (fleet probe)', () => {
+  it('a narrowed agent is given only issues its keys can see, and an issue it cannot see does not hold up those behind it', async () => {
+    const { ws, ids } = await workspaceWith('ROUND_ROBIN', [{ key: 'backend-bot' }]);
+    const [backend, frontend] = [await insertProject(t, ws, 'Backend'), await insertProject(t, ws, 'Frontend')];
+    const botKey = await createKey(t, ws, { agent: 'backend-bot', projects: [backend] });
+    // Most urgent first, but the bot cannot read it: it waits; the Backend issue behind it is handed out.
+    const hidden = await queueAndDispatch(ws, { title: 'Frontend fire', priority: 'URGENT', projectId: frontend });
+    expect(hidden.assigned).toBeUndefined();
+    const seen = await queueAndDispatch(ws, { title: 'Backend chore', priority: 'LOW', projectId: backend });
+    expect(seen.assigned).toMatchObject({ agentId: ids['backend-bot'], dispatch: { candidates: [ids['backend-bot']] } });
+    expect((await ok(t, botKey.token, 'issues.assigned', {})).items.map((i: { id: string }) => i.id)).toEqual([seen.issue.id]);
+    // Assigned or handed to it by a person, or chatted about with it: refused, naming the field.
+    const done = (await sql("select id from app_public.statuses where workspace_id = $1 and category = 'DONE' limit 1", [ws.id])).rows[0].id;
+    await ok(t, ws.token, 'issues.update', { id: seen.issue.id, statusId: done });
+    const assign = await rest(t, ws.token, 'issues.assign', { id: hidden.issue.id, profileKey: 'backend-bot' });
+    expect([assign.status, assign.body.error, assign.body.field]).toEqual([409, 'agent_cannot_see_issue', 'profileKey']);
+    expect(assign.body.message).toMatch(/^Agent backend-bot cannot see [A-Z0-9]+-\d+/);
+    const owner = (await sql('select id from app_public.users where email = $1', [ws.ownerEmail])).rows[0].id;
+    const chat = await sql('select app_private.chat_open_thread($1, $2, $3, null, $4) as r', [ws.id, ids['backend-bot'], owner, hidden.issue.id])
+      .catch((err: { code?: string; detail?: string; column?: string }) => err);
+    expect(chat).toMatchObject({ code: 'SV409', detail: 'agent_cannot_see_issue', column: 'issueId' });
+    // A key that sees it (here a second, unnarrowed key of the agent) makes it the agent's work.
+    await createKey(t, ws, { agent: 'backend-bot' });
+    expect((await ok(t, ws.token, 'issues.assign', { id: hidden.issue.id, profileKey: 'backend-bot' })).assignedAgent.id).toBe(ids['backend-bot']);
+  });
+
+  it('an agent that unassigns itself gives the issue back: the dispatcher hands it to another agent, never to it again while it stays queued', async () => {
+    const { ws, ids } = await workspaceWith('ROUND_ROBIN', [{ key: 'quitter' }, { key: 'other', status: 'OFFLINE' }]);
+    const quitterKey = await createKey(t, ws, { agent: 'quitter' });
+    const { issue, assigned } = await queueAndDispatch(ws, { title: 'Not for me' });
+    expect(assigned.agentId).toBe(ids.quitter);
+    await ok(t, quitterKey.token, 'issues.unassign', { id: issue.id });
+    const runs = await ok(t, ws.token, 'runs.list', { issueId: issue.id });
+    expect(runs.items[0]).toMatchObject({ status: 'ABANDONED', completionMeta: { returnedAt: expect.any(String) } });
+    const dispatchNow = async () => {
+      const client = await t.pools.owner.connect();
+      try { await dispatchWorkspace(client, ws.id); } finally { client.release(); }
+    };
+    await dispatchNow();
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).assignedAgent).toBeNull();
+    await sql("update app_public.agents set status = 'ONLINE' where id = $1", [ids.other]);
+    await dispatchNow();
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).assignedAgent.id).toBe(ids.other);
+    // A person may still give it to the agent that gave it back.
+    expect((await ok(t, ws.token, 'issues.assign', { id: issue.id, profileKey: 'quitter' })).assignedAgent.id).toBe(ids.quitter);
   });
 });
 

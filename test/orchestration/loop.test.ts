@@ -198,8 +198,14 @@ describe('the orchestration loop', () => {
     const workerAdmin = await createKey(t, ws, { agent: stepWorker, scopes: ['READ_ISSUES', 'WRITE_ISSUES', 'ADMIN'] });
     const own = await rest(t, workerAdmin.token, 'reviewGates.resolve', { id: blocked.gates[0].id, decision: 'APPROVE' });
     expect([own.status, own.body.error]).toEqual([403, 'own_plan']);
-    // Approving continuation lifts the cost cap for this attempt.
+    // Approving continuation lifts the cost cap for this attempt, and the READY steps go to their workers again
+    // (their moves were refused meanwhile; nothing told them the plan runs again, fleet probe).
+    const ready = blocked.steps.filter((st: { status: string }) => st.status === 'READY').map((st: { id: string }) => st.id);
+    expect(ready.length).toBeGreaterThan(0);
+    const beforeApproval = await lastSeq();
     await ok(t, ws.token, 'reviewGates.resolve', { id: blocked.gates[0].id, decision: 'APPROVE' });
+    const redispatched = (await eventsSince(beforeApproval)).filter((e) => e.kind === 'EXECUTION_STEP_READY');
+    expect(redispatched.map((e) => e.payload.stepId).sort()).toEqual([...ready].sort());
     await t.pools.owner.query('update app_public.agent_runs set cost_usd = 3 where id = $1', [run.id]);
     expect((await ok(t, ws.token, 'executionPlans.get', { id: plan.id })).status).toBe('RUNNING');
     // Wall time: the goal started 2 hours ago (set in the past instead of waiting).

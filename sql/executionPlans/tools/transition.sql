@@ -27,8 +27,7 @@ begin
     if exists (select 1 from app_public.review_gates g where g.plan_id = v_plan.id and g.status = 'PENDING' and g.step_id is null) then
       raise exception 'A review gate holds this plan: resolve it with reviewGates.resolve' using errcode = 'SV409', detail = 'gate_pending';
     end if;
-    perform app_hidden.plan_move(v_plan, 'RUNNING');
-    perform app_hidden.plan_cascade(v_plan.id);
+    perform app_hidden.plan_resume(v_plan);
   elsif v_to = 'COMPLETED' then
     -- A move the machine refuses (a DRAFT or APPROVED plan) is said as such first, not as steps still open.
     perform app_hidden.assert_move('plan', 'Plan', v_plan.status, 'COMPLETED');

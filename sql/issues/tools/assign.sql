@@ -24,6 +24,7 @@ begin
         v_agent.profile_key, v_open.engagement_mode, args->>'mode' using errcode = 'SV409', detail = 'run_open';
     end if;
   else
+    perform app_hidden.require_agent_sees_issue(v_agent, v_issue, v_field);
     perform app_hidden.assign_issue_agent(v_issue, v_agent, args->>'mode', 'manual');
   end if;
   v_issue := app_hidden.issue_after_write(v_issue.id);
@@ -31,5 +32,5 @@ begin
     || jsonb_build_object('currentRun', (select app_hidden.run_json(r) from app_hidden.current_run(v_issue.id) r where r.id is not null));
 end
 $$;
-comment on function app_tools.issues_assign(args jsonb) is 'issues.assign: Assign an agent (agentId or profileKey) to an issue. Opens an ACTIVE run for it (mode, default EXECUTE) and abandons the previous agent''s open run; writes ISSUE_ASSIGNED and AGENT_ASSIGNED. Archived agents: 400.';
+comment on function app_tools.issues_assign(args jsonb) is 'issues.assign: Assign an agent (agentId or profileKey) to an issue. Opens an ACTIVE run for it (mode, default EXECUTE) and abandons the previous agent''s open run; writes ISSUE_ASSIGNED and AGENT_ASSIGNED. Archived agents: 400; an agent none of whose keys can see the issue (their project or label narrowing): 409 agent_cannot_see_issue.';
 grant execute on function app_tools.issues_assign(args jsonb) to svc_visitor;
