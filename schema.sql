@@ -748,6 +748,7 @@ create policy manage_as_admin on app_public.dispatch_rules for all to svc_visito
 create policy owner_all on app_public.dispatch_rules for all to current_user using (true) with check (true);
 create policy select_in_workspace on app_public.dispatch_rules for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.dispatch_rules FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE ON app_public.dispatch_rules FOR EACH ROW EXECUTE FUNCTION app_private.tg_dispatch_rules__events();
 CREATE TRIGGER _850_wake_dispatcher AFTER INSERT OR UPDATE ON app_public.dispatch_rules FOR EACH ROW EXECUTE FUNCTION app_private.tg_dispatch_rules__wake_dispatcher();
 
 -- One attempt at a goal (spec 2.15, 3.8): DRAFT → APPROVED → RUNNING ⇄ BLOCKED → COMPLETED, CANCELED from any live state. A new decompose flips earlier attempts to isActiveAttempt false (and cancels a live one). auto_judge NULL = judge automatically when the goal's crew has a REVIEWER.
@@ -2361,6 +2362,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_comments__drop_attachments() returns trigger; plpgsql volatile security definer; execute: owner only; comments/triggers.sql
 -- app_private.tg_comments__events() returns trigger; plpgsql volatile security definer; execute: owner only; comments/triggers.sql
 -- app_private.tg_cycles__events() returns trigger; plpgsql volatile security definer; execute: owner only; cycles/triggers.sql
+-- app_private.tg_dispatch_rules__events() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/triggers.sql
 -- app_private.tg_dispatch_rules__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_execution_plans__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_execution_steps__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql

@@ -27,5 +27,7 @@ export const EVENT_KINDS = [
   'CHAT_THREAD_OPENED',
   // A person's own profile changed (docs/decisions.md, "A person's profile"): in each of their workspaces.
   'USER_UPDATED',
+  // Dispatch rules added, changed (moved in the order included) and deleted (docs/decisions.md, "Dispatch rules").
+  'DISPATCH_RULE_CREATED', 'DISPATCH_RULE_UPDATED', 'DISPATCH_RULE_DELETED',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];

@@ -74,6 +74,9 @@ const KIND_INFO: Record<EventKind, { subjectTypes: string[]; meaning: string; or
   API_KEY_REVOKED: { subjectTypes: ['api-key'], meaning: 'A key was revoked (accessRevoke, svc admin revoke-key, its member removed). Read by workspace admins and the key\'s own person.', origin: 'service' },
   CHAT_THREAD_OPENED: { subjectTypes: ['chat-thread'], meaning: 'A person opened a chat thread with an agent (with or without a first message, which has its own CHAT_MESSAGE_POSTED). Read by whoever sees the thread.', origin: 'service' },
   USER_UPDATED: { subjectTypes: ['user'], meaning: 'A member changed their profile (GraphQL viewerUpdate, or svc admin update-user): payload.changes names what changed (name, timezone), with the values after. Written in each workspace the person belongs to.', origin: 'service' },
+  DISPATCH_RULE_CREATED: { subjectTypes: ['dispatch-rule'], meaning: 'A dispatch rule was added (its conditions, target agent and position).', origin: 'service' },
+  DISPATCH_RULE_UPDATED: { subjectTypes: ['dispatch-rule'], meaning: 'A dispatch rule changed (payload.changes names what: its conditions, target, enabled, or its position when rules are added, deleted or reordered).', origin: 'service' },
+  DISPATCH_RULE_DELETED: { subjectTypes: ['dispatch-rule'], meaning: 'A dispatch rule was deleted, by an admin or with the label, project or agent it named.', origin: 'service' },
   WORKSPACE_UPDATED: { subjectTypes: ['workspace'], meaning: 'The workspace\'s name or settings changed (payload.changes names them), from a tool, GraphQL or the operator CLI.', origin: 'service' },
 };
 const KINDS = EVENT_KINDS.map((kind) => ({ kind, ...KIND_INFO[kind] }));

@@ -316,6 +316,17 @@ describe('dispatch rules', () => {
     const del = (await gqlOk(t, adminKey.token, `mutation { dispatchRulesDelete(input: {ruleId: "${first.rowId}"}) { dispatchRule { rowId } } }`)).dispatchRulesDelete.dispatchRule;
     expect(del.rowId).toBe(first.rowId);
     expect((await list()).map((r: { rowId: string; position: number }) => [r.rowId, r.position])).toEqual([[backend.rowId, 0], [urgent.rowId, 1]]);
+    // Each change is an event (fleet probe: rules changed without a trace), read by a member as the rules are.
+    const events = (await ok(t, member.token, 'events.recent', { subjectType: 'dispatch-rule', subjectId: backend.rowId, limit: 20 })).items;
+    expect(events.map((e: { kind: string; payload: { changes?: string[] } }) => [e.kind, e.payload.changes ?? null]).reverse()).toEqual([
+      ['DISPATCH_RULE_CREATED', null],
+      ['DISPATCH_RULE_UPDATED', ['position']], // the rule added at 0 moved it down
+      ['DISPATCH_RULE_UPDATED', ['priority', 'projectId', 'enabled']],
+      ['DISPATCH_RULE_UPDATED', ['position']], // the reorder
+    ]);
+    expect(events[0].payload).toMatchObject({ ruleId: backend.rowId, position: 0, priority: 'LOW', labelId: label, projectId: null, targetAgentId: a2, enabled: false });
+    const gone = (await ok(t, member.token, 'events.recent', { subjectType: 'dispatch-rule', subjectId: first.rowId, kinds: ['DISPATCH_RULE_DELETED'] })).items;
+    expect(gone).toMatchObject([{ kind: 'DISPATCH_RULE_DELETED', payload: { ruleId: first.rowId } }]);
   });
 
   it('validates conditions and references', async () => {
