@@ -90,11 +90,16 @@ begin
   -- when it has one; every agent sees them on SSE regardless.
   if new.kind = 'AGENT_ASSIGNED' and new.payload ? 'to' then
     perform app_private.enqueue_agent_dispatch(new.id, (new.payload->>'to')::uuid);
+  elsif new.kind = 'AGENT_RUN_STATUS_CHANGED' and new.payload->>'to' = 'ABANDONED'
+        and new.actor_agent_id is distinct from (new.payload->>'agentId')::uuid then
+    -- Its run was ended by someone else (unassigned, handed to another agent, canceled by a person, its plan
+    -- canceled): an agent driven by its webhook learnt it only from its next call's 409 (fleet probe).
+    perform app_private.enqueue_agent_dispatch(new.id, (new.payload->>'agentId')::uuid);
   end if;
   return null;
 end
 $$;
-comment on function app_private.tg_activity_events__agent_dispatch() is 'AFTER INSERT on activity_events: AGENT_ASSIGNED (manual, handoff or dispatcher) is delivered to the assigned agent''s dispatch channel.';
+comment on function app_private.tg_activity_events__agent_dispatch() is 'AFTER INSERT on activity_events: AGENT_ASSIGNED (manual, handoff or dispatcher) is delivered to the assigned agent''s dispatch channel, and AGENT_RUN_STATUS_CHANGED to ABANDONED by anyone but the run''s agent to that agent''s.';
 
 drop trigger if exists _510_agent_dispatch on app_public.activity_events;
-create trigger _510_agent_dispatch after insert on app_public.activity_events for each row when (new.kind = 'AGENT_ASSIGNED') execute function app_private.tg_activity_events__agent_dispatch();
+create trigger _510_agent_dispatch after insert on app_public.activity_events for each row when (new.kind in ('AGENT_ASSIGNED', 'AGENT_RUN_STATUS_CHANGED')) execute function app_private.tg_activity_events__agent_dispatch();

@@ -350,6 +350,26 @@ describe('agent dispatch deliveries', () => {
        where d.agent_id = $1`, [agent.id]);
     expect(jobs).toEqual([{ priority: -1 }]);
   });
+
+  it('a run ended by someone else reaches the agent\'s dispatch channel; one it ends itself does not (fleet probe)', async () => {
+    const ws = await createWorkspace(t);
+    const agent = await createAgent(t, ws, 'told', { 'webhook-url': 'https://agents.example.com/told' });
+    const agentKey = await createKey(t, ws, { agent: 'told' });
+    const delivered = async () => (await sql(
+      `select e.kind, e.payload->>'reason' as reason from app_public.webhook_deliveries d join app_public.activity_events e on e.id = d.event_id
+       where d.agent_id = $1 order by e.seq`, [agent.id])).rows;
+    const taken = await ok(t, ws.token, 'issues.create', { title: 'taken from it' });
+    await ok(t, ws.token, 'issues.assign', { id: taken.id, agentId: agent.id });
+    await ok(t, ws.token, 'issues.unassign', { id: taken.id });
+    const kept = await ok(t, ws.token, 'issues.create', { title: 'it gives back' });
+    await ok(t, ws.token, 'issues.assign', { id: kept.id, agentId: agent.id });
+    await ok(t, agentKey.token, 'issues.unassign', { id: kept.id });
+    expect(await delivered()).toEqual([
+      { kind: 'AGENT_ASSIGNED', reason: 'manual' },
+      { kind: 'AGENT_RUN_STATUS_CHANGED', reason: 'unassigned' },
+      { kind: 'AGENT_ASSIGNED', reason: 'manual' },
+    ]);
+  });
 });
 
 describe('recovery after a killed worker', () => {
