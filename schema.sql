@@ -1214,6 +1214,7 @@ CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_public.issues FOR EACH 
 CREATE TRIGGER _810_detach_children AFTER UPDATE OF deleted_at ON app_public.issues FOR EACH ROW WHEN (old.deleted_at IS NULL AND new.deleted_at IS NOT NULL) EXECUTE FUNCTION app_private.tg_issues__detach_children();
 CREATE TRIGGER _811_restore_links AFTER UPDATE OF deleted_at ON app_public.issues FOR EACH ROW WHEN (old.deleted_at IS NOT NULL AND new.deleted_at IS NULL) EXECUTE FUNCTION app_private.tg_issues__restore_links();
 CREATE TRIGGER _812_stop_timers AFTER UPDATE OF deleted_at ON app_public.issues FOR EACH ROW WHEN (old.deleted_at IS NULL AND new.deleted_at IS NOT NULL) EXECUTE FUNCTION app_private.tg_issues__stop_timers();
+CREATE TRIGGER _820_out_of_agent_view AFTER UPDATE OF project_id, label_ids ON app_public.issues FOR EACH ROW WHEN (new.assigned_agent_id IS NOT NULL AND new.deleted_at IS NULL AND (new.project_id IS DISTINCT FROM old.project_id OR new.label_ids IS DISTINCT FROM old.label_ids)) EXECUTE FUNCTION app_private.tg_issues__out_of_agent_view();
 CREATE TRIGGER _850_wake_dispatcher AFTER INSERT OR UPDATE OF queued, assigned_agent_id, status_id, deleted_at ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__wake_dispatcher();
 
 -- Labels that can be put on issues; also a narrowing dimension for keys.
@@ -2187,6 +2188,7 @@ alter table app_private.api_keys force row level security;
 create policy owner_all on app_private.api_keys for all to current_user using (true) with check (true);
 CREATE TRIGGER _800_events_created AFTER INSERT ON app_private.api_keys FOR EACH ROW EXECUTE FUNCTION app_private.tg_api_keys__events();
 CREATE TRIGGER _800_events_revoked AFTER UPDATE OF revoked_at ON app_private.api_keys FOR EACH ROW WHEN (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL) EXECUTE FUNCTION app_private.tg_api_keys__events();
+CREATE TRIGGER _850_wake_dispatcher AFTER INSERT ON app_private.api_keys FOR EACH ROW WHEN (new.linked_agent_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_api_keys__wake_dispatcher();
 CREATE TRIGGER _900_notify_revoked AFTER UPDATE OF revoked_at ON app_private.api_keys FOR EACH ROW WHEN (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL) EXECUTE FUNCTION app_private.tg_api_keys__notify_revoked();
 
 -- Sub-issues a soft delete made top-level, by parent: issues.restore reattaches those still live and top-level. A child's row goes when its parentId changes again.
@@ -2355,6 +2357,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_agents__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_api_keys__events() returns trigger; plpgsql volatile; execute: owner only; auth/triggers.sql
 -- app_private.tg_api_keys__notify_revoked() returns trigger; plpgsql volatile; execute: owner only; auth/triggers.sql
+-- app_private.tg_api_keys__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_attachment_uploads__expiry_job() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql
 -- app_private.tg_attachments__events() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql
 -- app_private.tg_attachments__link_title() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql
@@ -2378,6 +2381,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_issues__detach_children() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__events() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__live_parent() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
+-- app_private.tg_issues__out_of_agent_view() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__plugin_creator() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__queued_at() returns trigger; plpgsql volatile; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__restore_links() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql

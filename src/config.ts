@@ -83,10 +83,12 @@ export function loadConfig(env = process.env): Config {
   // The links the service hands out start with it: a value that is not an http(s) URL would only show up later,
   // as links nobody can open. An IPv6 HOST is bracketed in the default (http://[::1]:3000).
   // A user:password in it was handed to every caller in each link; a query or fragment cut the links' own path off.
-  const publicUrl = (env.SVC_PUBLIC_URL?.trim() || httpUrl(host, port)).replace(/\/+$/, '');
-  if (!originOf(publicUrl) || !plainUrl(publicUrl)) {
+  // Links are built from the URL as parsed (https:\\host\path and https://@host were handed out as written).
+  const rawPublicUrl = env.SVC_PUBLIC_URL?.trim() || httpUrl(host, port);
+  if (!originOf(rawPublicUrl) || !plainUrl(rawPublicUrl)) {
     throw new ConfigError(`SVC_PUBLIC_URL must be an http:// or https:// URL (the base of the links the service hands out) with no user, password, query or fragment, got ${JSON.stringify(env.SVC_PUBLIC_URL)}`);
   }
+  const publicUrl = new URL(rawPublicUrl).href.replace(/\/+$/, '');
   // An origin is scheme, host and port: an entry with more (a path, a user) was cut down to its origin without a word.
   const corsOrigins = (env.SVC_CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((entry) => {
     const origin = originOf(entry);
@@ -128,8 +130,11 @@ export function loadConfig(env = process.env): Config {
   };
 }
 
-/** A URL (one originOf takes) with nothing but scheme, host, port and path: no user, password, query or fragment. */
+/**
+ * A URL (one originOf takes) with nothing but scheme, host, port and path: no user, password, query or fragment, and
+ * none of what URL parsing would quietly drop or turn around (blanks, control characters, backslashes, a bare `@`).
+ */
 function plainUrl(url: string): boolean {
   const u = new URL(url);
-  return !u.username && !u.password && !/[?#]/.test(url);
+  return !u.username && !u.password && !/[?#@\\\s\p{Cc}]/u.test(url);
 }

@@ -104,7 +104,7 @@ begin
         -- Nor to an agent that gave it back (issues.unassign with its own key) since it was last queued.
         and not exists (select 1 from app_public.agent_runs r
                         where r.workspace_id = p_workspace_id and r.issue_id = v_issue.id and r.agent_id = a.id
-                          and r.completion_meta ? 'returnedAt' and r.finished_at >= v_issue.queued_at));
+                          and (r.completion_meta->>'returnedAt')::timestamptz >= v_issue.queued_at));
     exit when cardinality(v_seeing) > 0;
   end loop;
   if cardinality(v_seeing) = 0 then

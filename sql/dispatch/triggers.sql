@@ -41,7 +41,7 @@ begin
   return null;
 end
 $$;
-comment on function app_private.tg_dispatch_rules__events() is 'AFTER INSERT/UPDATE/DELETE on dispatch_rules: DISPATCH_RULE_CREATED, DISPATCH_RULE_UPDATED (changes: position, name, priority, labelId, projectId, targetAgentId, enabled; nothing changed, no event; a rule moved by another''s insert, delete or a reorder too), DISPATCH_RULE_DELETED (dispatchRulesDelete, or with the label, project or agent it names). Subject dispatch-rule; rules are read by every key of the workspace, so are their events.';
+comment on function app_private.tg_dispatch_rules__events() is 'AFTER INSERT/UPDATE/DELETE on dispatch_rules: DISPATCH_RULE_CREATED, DISPATCH_RULE_UPDATED (changes: position, name, priority, labelId, projectId, targetAgentId, enabled; nothing changed, no event; a rule moved by another''s insert, delete or a reorder too), DISPATCH_RULE_DELETED (dispatchRulesDelete, or with the label, project or agent it names). Subject dispatch-rule; read by the keys that read the rules (no narrowed key).';
 
 drop trigger if exists _800_events on app_public.dispatch_rules;
 create trigger _800_events after insert or update or delete on app_public.dispatch_rules for each row execute function app_private.tg_dispatch_rules__events();

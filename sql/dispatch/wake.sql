@@ -103,3 +103,20 @@ comment on function app_private.tg_activity_events__agent_dispatch() is 'AFTER I
 
 drop trigger if exists _510_agent_dispatch on app_public.activity_events;
 create trigger _510_agent_dispatch after insert on app_public.activity_events for each row when (new.kind in ('AGENT_ASSIGNED', 'AGENT_RUN_STATUS_CHANGED')) execute function app_private.tg_activity_events__agent_dispatch();
+
+create or replace function app_private.tg_api_keys__wake_dispatcher()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- A new key may let its agent see queued issues it could not (app_hidden.agent_sees_issue).
+  perform app_private.wake_dispatcher(new.workspace_id);
+  return null;
+end
+$$;
+comment on function app_private.tg_api_keys__wake_dispatcher() is 'AFTER INSERT of an agent''s key: wakes the dispatcher, as the key may let the agent see queued issues it could not.';
+
+drop trigger if exists _850_wake_dispatcher on app_private.api_keys;
+create trigger _850_wake_dispatcher after insert on app_private.api_keys for each row when (new.linked_agent_id is not null) execute function app_private.tg_api_keys__wake_dispatcher();

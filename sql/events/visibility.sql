@@ -29,6 +29,9 @@ begin
   elsif p_subject_type = 'initiative' then
     return cardinality(app_hidden.narrowed_initiative_ids()) = 0
         or p_subject_id = any(app_hidden.narrowed_initiative_ids());
+  elsif p_subject_type = 'dispatch-rule' then
+    -- As the rules themselves (hide_from_narrowed_keys): a narrowed key reads none, nor their events.
+    return false;
   elsif p_subject_type = 'plugin' then
     -- A skill invoked about an issue (SKILL_INVOKED issueId) follows the issue; other plugin events are the workspace's.
     return p_payload->>'issueId' is null or app_hidden.issues_unrestricted()
@@ -74,7 +77,7 @@ begin
   end case;
 end
 $$;
-comment on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'Whether a narrowed key sees an event about this subject: issue, comment and agent-run events only of issues it can see (and the ISSUE_UPDATED of an issue leaving its view, by the payload''s before; a link''s ISSUE_UPDATED only when it sees the other end too, relatedIssueId), project events only of its projects, initiative events only of its initiatives, goal, plan, step, review-gate and action-request events only of records it can see (they follow their issue), canvas card and edge events only when it sees every issue they name (payload issueIds), plugin events about an issue (skills.invoke issueId) only of issues it can see; other subjects always.';
+comment on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'Whether a narrowed key sees an event about this subject: issue, comment and agent-run events only of issues it can see (and the ISSUE_UPDATED of an issue leaving its view, by the payload''s before; a link''s ISSUE_UPDATED only when it sees the other end too, relatedIssueId), project events only of its projects, initiative events only of its initiatives, goal, plan, step, review-gate and action-request events only of records it can see (they follow their issue), canvas card and edge events only when it sees every issue they name (payload issueIds), plugin events about an issue (skills.invoke issueId) only of issues it can see, dispatch-rule events never (as the rules); other subjects always.';
 grant execute on function app_hidden.event_subject_visible(p_subject_type text, p_subject_id uuid, p_payload jsonb) to svc_visitor;
 
 create or replace function app_hidden.subject_issue_id(p_subject_type text, p_subject_id uuid)

@@ -367,3 +367,28 @@ create trigger _811_restore_links after update of deleted_at on app_public.issue
 
 drop trigger if exists _800_events on app_public.issues;
 create trigger _800_events after insert or update on app_public.issues for each row execute function app_private.tg_issues__events();
+
+create or replace function app_private.tg_issues__out_of_agent_view()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- Moved to a project (or off a label) none of its agent's keys can read: the agent could neither read nor work it
+  -- and held a slot for it (re-test of the fleet probe's fix). It is taken from the agent as issues.unassign does
+  -- (its runs end, reason out_of_view, which its dispatch channel hears); a queued issue goes back to the dispatcher.
+  if not app_hidden.agent_sees_issue(new.assigned_agent_id, new) then
+    perform app_hidden.end_agent_runs_on_issue(new, new.assigned_agent_id, 'out_of_view');
+    update app_public.issues set assigned_agent_id = null where id = new.id;  -- ISSUE_UPDATED by trigger
+  end if;
+  return null;
+end
+$$;
+comment on function app_private.tg_issues__out_of_agent_view() is 'AFTER UPDATE of project_id or label_ids of an assigned live issue: when none of the assigned agent''s keys can see it any more, the agent''s runs on it end (ABANDONED, reason out_of_view) and it is unassigned (ISSUE_UPDATED assignedAgentId); a queued one goes back to the dispatcher.';
+
+drop trigger if exists _820_out_of_agent_view on app_public.issues;
+create trigger _820_out_of_agent_view after update of project_id, label_ids on app_public.issues for each row
+  when (new.assigned_agent_id is not null and new.deleted_at is null
+        and (new.project_id is distinct from old.project_id or new.label_ids is distinct from old.label_ids))
+  execute function app_private.tg_issues__out_of_agent_view();

@@ -618,6 +618,10 @@ begin
     v_agent := null;
     if v_step->>'assignedAgentId' is not null then
       v_agent := (app_hidden.find_live_agent(v_step->>'assignedAgentId', format('%s.%s.assignedAgentId', p_field, v_i))).id;
+      -- Its run is on the goal's issue: an agent that cannot see it could not read its step (re-test, fleet fix).
+      perform app_hidden.require_agent_sees_issue(a, i, format('%s.%s.assignedAgentId', p_field, v_i))
+      from app_public.agents a, app_public.goals g join app_public.issues i on i.id = g.issue_id
+      where a.id = v_agent and g.id = p_plan.goal_id;
     end if;
     -- A dependency may come later in the batch: insert every step first, then link them.
     insert into app_public.execution_steps (workspace_id, plan_id, position, title, body, expected_output, verification,

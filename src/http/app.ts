@@ -14,6 +14,7 @@ import { buildInfo } from '../build-info.ts';
 import { ApiError, databaseUnavailable, invalidInput, loadCheckRules, logRefusedInputTo, noRoute, refusesKey } from '../errors.ts';
 import { withinMs } from '../db/database.ts';
 import { errorExtensions } from '../graphql/errors.ts';
+import { GRAPHIQL_STATIC_PATH } from '../graphql/preset.ts';
 import { GRAPHQL_PATH, registerGraphql } from '../graphql/server.ts';
 import { descriptor, findTool, TOOLS, unknownTool } from '../tools/catalog.ts';
 import type { EventHub } from '../events/hub.ts';
@@ -46,6 +47,8 @@ const DEFAULT_HEADERS = {
   'content-security-policy': "frame-ancestors 'none'",
   'referrer-policy': 'no-referrer',
 } as const;
+/** GraphiQL's scripts and styles (2.4 MB): revalidated rather than fetched again on every visit. */
+const GRAPHIQL_ASSET_HEADERS = { ...DEFAULT_HEADERS, 'cache-control': 'no-cache' } as const;
 
 export interface AppServices {
   ownerPool: pg.Pool;
@@ -244,13 +247,16 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   if (services.mcpSessions) app.addHook('preClose', async () => services.mcpSessions!.close());
   // What PostgreSQL said about input it refused stays in the debug log (the client gets our words).
   logRefusedInputTo((detail, message) => app.log.debug(detail, message));
+  // Every answer (API, GraphiQL, errors, the origin guard's refusals and preflights): not kept by a cache, not sniffed
+  // into another type, not framed by another site, no Referer sent on. A route that serves something cacheable or its
+  // own CSP sets its own.
+  app.addHook('onRequest', async (req, reply) => {
+    reply.headers(req.url.startsWith(GRAPHIQL_STATIC_PATH) ? GRAPHIQL_ASSET_HEADERS : DEFAULT_HEADERS);
+  });
   registerOriginGuard(app, opts.origins ?? { loopback: true });
   let closing = false;
   app.addHook('preClose', async () => { closing = true; });
   app.addHook('onRequest', async (req, reply) => {
-    // Every answer (API, GraphiQL, errors): not kept by a cache, not sniffed into another type, not framed by
-    // another site, no Referer sent on. A route that serves something cacheable or its own CSP sets its own.
-    reply.headers(DEFAULT_HEADERS);
     if (!closing) return;
     reply.header('connection', 'close');
     const refusal = new ApiError(503, { error: 'unavailable', message: 'The service is shutting down; try again shortly' }, { 'retry-after': '5' });

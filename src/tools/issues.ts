@@ -204,7 +204,7 @@ export const issueTools = defineTools(
   tool({
     name: 'issues.unassign',
     scopes: ['WRITE_ISSUES'],
-    description: 'Take an issue from its agent: the agent\'s open runs on it end (ABANDONED, reason unassigned; AGENT_RUN_STATUS_CHANGED) and assignedAgentId is cleared (ISSUE_UPDATED, changes assignedAgentId); a queued issue goes back to the dispatcher. An agent that unassigns itself gives the issue back: while it stays queued the dispatcher hands it to other agents, not to this one again (its ended runs say returnedAt in completionMeta; a person may still assign it). Not assigned: unchanged. Returns the full issue.',
+    description: 'Take an issue from its agent: the agent\'s open runs on it end (ABANDONED, reason unassigned; AGENT_RUN_STATUS_CHANGED) and assignedAgentId is cleared (ISSUE_UPDATED, changes assignedAgentId); a queued issue goes back to the dispatcher. An agent that unassigns itself gives the issue back: while it stays queued the dispatcher hands it to other agents, not to this one again (its latest run says returnedAt in completionMeta; a person may still assign it). Not assigned: unchanged. Returns the full issue.',
     input: z.strictObject({ id: issueRef }),
     output: IssueFullOut,
   }),

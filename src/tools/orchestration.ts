@@ -1,6 +1,7 @@
 /** Orchestration (spec 4.12): goals, plans, executionPlans, agentCrews, reviewGates. */
 import { z } from 'zod';
 import { cursor, defineTools, id, int, issueRef, limit, line, money, page, tool } from './define.ts';
+import { VISIBLE } from './text-guard.ts';
 import { CrewMemberOut, CrewOut, GateOut, GoalOut, PlanOut, StepOut, crewRole, gateStatus, goalStatus, planStatus } from './orchestration-shapes.ts';
 
 const planOptions = {
@@ -116,7 +117,7 @@ export const planTools = defineTools(
       score: z.number().min(0).max(100).optional(),
     }).superRefine((a, ctx) => {
       // A FAIL with nothing in it sent the worker back with lastFeedback "" to guess what was wrong.
-      if (a.verdict === 'FAIL' && a.feedback.trim() === '') ctx.addIssue({ code: 'custom', path: ['feedback'], message: 'a FAIL needs feedback the worker can act on' });
+      if (a.verdict === 'FAIL' && !VISIBLE.test(a.feedback)) ctx.addIssue({ code: 'custom', path: ['feedback'], message: 'a FAIL needs feedback the worker can act on' });
     }),
     output: z.looseObject({ outcome: z.enum(['DONE', 'RETRY', 'BLOCKED']), retryCount: z.number(), stepId: z.string() }),
   }),

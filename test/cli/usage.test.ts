@@ -127,6 +127,11 @@ describe('SVC_PUBLIC_URL, SVC_CORS_ORIGINS and an IPv6 HOST', () => {
       expect(() => loadConfig({ SVC_PUBLIC_URL: bad }), bad).toThrow(/^SVC_PUBLIC_URL must be .* with no user, password, query or fragment/);
     }
     expect(loadConfig({ SVC_PUBLIC_URL: 'https://svc.example.com/tracker/' }).publicUrl).toBe('https://svc.example.com/tracker');
+    // What URL parsing would drop or turn around is refused, not handed out as written (re-test).
+    for (const bad of ['https:\\\\example.com\\svc', 'https://@example.com', 'https://exa\tmple.com/s\nvc', 'https://example.com/a b']) {
+      expect(() => loadConfig({ SVC_PUBLIC_URL: bad }), bad).toThrow(/^SVC_PUBLIC_URL must be/);
+    }
+    expect(loadConfig({ SVC_PUBLIC_URL: 'HTTPS://SVC.Example.com:443/t' }).publicUrl).toBe('https://svc.example.com/t');
   });
 
   it('a CORS entry with more than an origin (a path, a user, a query) is refused, not cut down to its origin', () => {
@@ -135,6 +140,9 @@ describe('SVC_PUBLIC_URL, SVC_CORS_ORIGINS and an IPv6 HOST', () => {
       expect(() => loadConfig({ SVC_CORS_ORIGINS: bad }), bad).toThrow(/^SVC_CORS_ORIGINS takes a comma list of browser origins/);
     }
     expect(loadConfig({ SVC_CORS_ORIGINS: 'HTTPS://App.Example.com:443' }).corsOrigins).toEqual(['https://app.example.com']);
+    for (const bad of ['https://app.exa\tmple.com', 'https:\\\\app.example.com']) {
+      expect(() => loadConfig({ SVC_CORS_ORIGINS: bad }), bad).toThrow(/^SVC_CORS_ORIGINS takes/);
+    }
   });
 });
 

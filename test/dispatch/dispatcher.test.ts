@@ -197,8 +197,25 @@ describe('what an agent can see and what it gave back (fleet probe)', () => {
     const chat = await sql('select app_private.chat_open_thread($1, $2, $3, null, $4) as r', [ws.id, ids['backend-bot'], owner, hidden.issue.id])
       .catch((err: { code?: string; detail?: string; column?: string }) => err);
     expect(chat).toMatchObject({ code: 'SV409', detail: 'agent_cannot_see_issue', column: 'issueId' });
+    // Nor is a plan step on a goal about such an issue given to it.
+    const goal = await ok(t, ws.token, 'goals.create', { title: 'Frontend goal', issueId: hidden.issue.id });
+    const plan = await ok(t, ws.token, 'executionPlans.create', { goalId: goal.id });
+    const step = await rest(t, ws.token, 'plans.addSteps', { planId: plan.id, steps: [{ title: 'x', assignedAgentId: ids['backend-bot'] }] });
+    expect([step.status, step.body.error, step.body.field]).toEqual([409, 'agent_cannot_see_issue', 'steps.0.assignedAgentId']);
+    // An issue it holds moved where it cannot see it is taken from it (its run ends, reason out_of_view).
+    const moved = await ok(t, ws.token, 'issues.create', { title: 'Backend, then not', projectId: backend });
+    await ok(t, ws.token, 'issues.assign', { id: moved.id, profileKey: 'backend-bot' });
+    expect((await ok(t, ws.token, 'issues.update', { id: moved.id, projectId: frontend })).assignedAgent).toBeNull();
+    expect((await ok(t, ws.token, 'runs.list', { issueId: moved.id })).items[0]).toMatchObject({ status: 'ABANDONED' });
+    const ended = (await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: moved.id, kinds: ['AGENT_RUN_STATUS_CHANGED'] })).items;
+    expect(ended[0].payload).toMatchObject({ to: 'ABANDONED', reason: 'out_of_view' });
+    // A new key of the agent wakes the dispatcher (it may see queued issues now).
+    const jobs = async () => (await sql(`select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+      where k.identifier = 'svc_dispatch' and j.payload->>'workspaceId' = $1`, [ws.id])).rows[0].n;
+    const before = await jobs();
     // A key that sees it (here a second, unnarrowed key of the agent) makes it the agent's work.
     await createKey(t, ws, { agent: 'backend-bot' });
+    expect(await jobs()).toBe(before + 1);
     expect((await ok(t, ws.token, 'issues.assign', { id: hidden.issue.id, profileKey: 'backend-bot' })).assignedAgent.id).toBe(ids['backend-bot']);
   });
 
@@ -221,6 +238,13 @@ describe('what an agent can see and what it gave back (fleet probe)', () => {
     expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).assignedAgent.id).toBe(ids.other);
     // A person may still give it to the agent that gave it back.
     expect((await ok(t, ws.token, 'issues.assign', { id: issue.id, profileKey: 'quitter' })).assignedAgent.id).toBe(ids.quitter);
+    // Completing its run and then unassigning itself gives it back too (re-test: it came straight back).
+    const run = (await ok(t, ws.token, 'runs.list', { issueId: issue.id, status: 'ACTIVE' })).items[0];
+    await ok(t, quitterKey.token, 'runs.complete', { runId: run.id, summary: 'Did my part' });
+    await ok(t, quitterKey.token, 'issues.unassign', { id: issue.id });
+    await sql("update app_public.agents set status = 'OFFLINE' where id = $1", [ids.other]);
+    await dispatchNow();
+    expect((await ok(t, ws.token, 'issues.get', { id: issue.id })).assignedAgent).toBeNull();
   });
 });
 

@@ -327,6 +327,9 @@ describe('dispatch rules', () => {
     expect(events[0].payload).toMatchObject({ ruleId: backend.rowId, position: 0, priority: 'LOW', labelId: label, projectId: null, targetAgentId: a2, enabled: false });
     const gone = (await ok(t, member.token, 'events.recent', { subjectType: 'dispatch-rule', subjectId: first.rowId, kinds: ['DISPATCH_RULE_DELETED'] })).items;
     expect(gone).toMatchObject([{ kind: 'DISPATCH_RULE_DELETED', payload: { ruleId: first.rowId } }]);
+    // A narrowed key reads no rules, nor their events (re-test: it read every rule's event).
+    const narrowed = await createKey(t, ws, { projects: [(await ok(t, ws.token, 'projects.create', { name: 'Narrow view' })).id] });
+    expect((await ok(t, narrowed.token, 'events.recent', { subjectType: 'dispatch-rule', limit: 50 })).items).toEqual([]);
   });
 
   it('validates conditions and references', async () => {

@@ -443,6 +443,18 @@ describe('headers of every answer (web-security probe)', () => {
     expect(String(answers.GraphiQL.headers['content-security-policy'])).toContain("frame-ancestors 'none'");
   });
 
+  it('refusals of the origin guard carry them too; GraphiQL\'s own assets are revalidated, not fetched again each visit', async () => {
+    const refused = await t.app.inject({ method: 'GET', url: '/health', headers: { host: 'evil.example' } });
+    expect(refused.statusCode).toBe(403);
+    expectGuarded(refused, 'a foreign Host');
+    const page = await t.app.inject({ method: 'GET', url: '/graphiql' });
+    const asset = /\/ruru-static\/[^"']+/.exec(page.body)?.[0];
+    expect(asset).toBeDefined();
+    const got = await t.app.inject({ method: 'GET', url: asset! });
+    expect([got.statusCode, got.headers['cache-control']]).toEqual([200, 'no-cache']);
+    expectGuarded(got, 'asset');
+  });
+
   it('GraphiQL asset it does not have: the JSON 404 of every unknown path', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/ruru-static/nothing.js' });
     expect(res.statusCode).toBe(404);

@@ -109,6 +109,7 @@ describe('every tool of 4.11 and 4.12', () => {
       ['plans.recordVerdict', { stepId: plan.id, verdict: 'MAYBE', feedback: '' }, 'verdict'],
       // A FAIL with no feedback sent its worker back with nothing to act on; a note on a move other than BLOCKED was dropped.
       ['plans.recordVerdict', { stepId: plan.id, verdict: 'FAIL', feedback: '  ' }, 'feedback'],
+      ['plans.recordVerdict', { stepId: plan.id, verdict: 'FAIL', feedback: '\u00a0\u200b' }, 'feedback'],
       ['executionPlans.transitionStep', { stepId: plan.id, status: 'RUNNING', note: 'started' }, 'note'],
       ['executionPlans.transition', { id: plan.id, status: 'TODO' }, 'status'],
       ['agentCrews.create', { name: 'x', members: [{ agentId, role: 'BOSS' }] }, 'members.0.role'],

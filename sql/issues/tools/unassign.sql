@@ -16,13 +16,15 @@ begin
   perform app_hidden.end_agent_runs_on_issue(v_issue, v_issue.assigned_agent_id, 'unassigned');
   if app_hidden.current_agent_id() = v_issue.assigned_agent_id then
     -- The agent gives the issue back: the dispatcher handed it straight back to it, 17 times in 10 s (fleet probe).
+    -- Its latest run says so, ended here or completed before (runs.complete, then issues.unassign).
     update app_public.agent_runs r set completion_meta = coalesce(r.completion_meta, '{}') || jsonb_build_object('returnedAt', now())
-    where r.workspace_id = v_issue.workspace_id and r.issue_id = v_issue.id and r.agent_id = v_issue.assigned_agent_id
-      and r.status = 'ABANDONED' and r.finished_at = now();
+    where r.id = (select l.id from app_public.agent_runs l
+                  where l.workspace_id = v_issue.workspace_id and l.issue_id = v_issue.id and l.agent_id = v_issue.assigned_agent_id
+                  order by l.started_at desc, l.id desc limit 1);
   end if;
   update app_public.issues set assigned_agent_id = null where id = v_issue.id;
   return app_hidden.issue_json(app_hidden.issue_after_write(v_issue.id), true);
 end
 $$;
 grant execute on function app_tools.issues_unassign(args jsonb) to svc_visitor;
-comment on function app_tools.issues_unassign(args jsonb) is 'issues.unassign: Take an issue from its agent: the agent''s open runs on it end (ABANDONED, reason unassigned; AGENT_RUN_STATUS_CHANGED) and assignedAgentId is cleared (ISSUE_UPDATED, changes assignedAgentId); a queued issue goes back to the dispatcher. An agent that unassigns itself gives the issue back: while it stays queued the dispatcher hands it to other agents, not to this one again (its ended runs say returnedAt in completionMeta; a person may still assign it). Not assigned: unchanged. Returns the full issue.';
+comment on function app_tools.issues_unassign(args jsonb) is 'issues.unassign: Take an issue from its agent: the agent''s open runs on it end (ABANDONED, reason unassigned; AGENT_RUN_STATUS_CHANGED) and assignedAgentId is cleared (ISSUE_UPDATED, changes assignedAgentId); a queued issue goes back to the dispatcher. An agent that unassigns itself gives the issue back: while it stays queued the dispatcher hands it to other agents, not to this one again (its latest run says returnedAt in completionMeta; a person may still assign it). Not assigned: unchanged. Returns the full issue.';
