@@ -204,14 +204,14 @@ export const issueTools = defineTools(
   tool({
     name: 'issues.unassign',
     scopes: ['WRITE_ISSUES'],
-    description: 'Take an issue from its agent: the agent\'s open runs on it end (ABANDONED, reason unassigned; AGENT_RUN_STATUS_CHANGED) and assignedAgentId is cleared (ISSUE_UPDATED, changes assignedAgentId); a queued issue goes back to the dispatcher. An agent that unassigns itself gives the issue back: while it stays queued the dispatcher hands it to other agents, not to this one again (its latest run says returnedAt in completionMeta; a person may still assign it). Not assigned: unchanged. Returns the full issue.',
+    description: 'Take an issue from its agent: the agent\'s open runs on it end (ABANDONED, reason unassigned; AGENT_RUN_STATUS_CHANGED) and assignedAgentId is cleared (ISSUE_UPDATED, changes assignedAgentId); a queued issue goes back to the dispatcher. An agent that unassigns itself gives it back: while queued, the dispatcher does not hand it to that agent again. Not assigned: unchanged. Returns the full issue.',
     input: z.strictObject({ id: issueRef }),
     output: IssueFullOut,
   }),
   tool({
     name: 'issues.assign',
     scopes: ['WRITE_ISSUES'],
-    description: "Assign an agent (agentId or profileKey) to an issue. Opens an ACTIVE run for it (mode, default EXECUTE) and abandons the previous agent's open run; writes ISSUE_ASSIGNED and AGENT_ASSIGNED. Archived agents: 400; an agent none of whose keys can see the issue (their project or label narrowing): 409 agent_cannot_see_issue.",
+    description: "Assign an agent (agentId or profileKey) to an issue. Opens an ACTIVE run for it (mode, default EXECUTE) and abandons the previous agent's open run; writes ISSUE_ASSIGNED and AGENT_ASSIGNED. Archived agents: 400; an agent whose keys cannot see the issue: 409 agent_cannot_see_issue.",
     input: z.strictObject({ id: issueRef, agentId: id('agentId').optional(), profileKey: profileKey.optional(), mode: engagementMode.optional() })
       .refine(oneAgent, { message: 'pass exactly one of agentId or profileKey', path: ['agentId'] }),
     output: IssueFullOut.extend({ currentRun: RunOut.nullable() }),
@@ -219,7 +219,7 @@ export const issueTools = defineTools(
   tool({
     name: 'issues.reassign',
     scopes: ['WRITE_ISSUES'],
-    description: 'Hand an issue off to another agent in one step: posts the comment "Handoff → @<profileKey>: <rationale>", swaps the assignee, opens the new agent\'s run and writes AGENT_ASSIGNED (reason handoff). 400 for an archived or the same agent; 409 agent_cannot_see_issue for one none of whose keys can see the issue; rationale at least 10 characters.',
+    description: 'Hand an issue off to another agent in one step: posts the comment "Handoff → @<profileKey>: <rationale>", swaps the assignee, opens the new agent\'s run and writes AGENT_ASSIGNED (reason handoff). 400 for an archived or the same agent; 409 agent_cannot_see_issue if its keys cannot see the issue; rationale at least 10 characters.',
     input: z.strictObject({
       issueId: issueRef,
       toProfileKey: profileKey,

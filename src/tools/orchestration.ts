@@ -17,7 +17,7 @@ const stepInput = z.strictObject({
   dependsOnStepIndexes: z.array(int(0, 99)).max(100).optional().describe('0-based positions of earlier or later steps in this batch'),
   assignedAgentId: id('assignedAgentId').optional(),
   assignedRole: crewRole.optional(),
-  contextSetId: z.string().min(1).max(200).optional().describe("The step's own; without it the step's worker gets the plan's"),
+  contextSetId: z.string().min(1).max(200).optional().describe("Default: the plan's"),
 });
 const steps = z.array(stepInput).min(1).max(100);
 const crewMember = z.strictObject({ agentId: id('agentId'), role: crewRole });
@@ -113,7 +113,7 @@ export const planTools = defineTools(
     description: 'Record the verdict on a step in REVIEW: PASS → DONE (dependants become READY; the last one completes the plan and achieves the goal); FAIL → READY again with the feedback while retries remain (maxStepRetries, default 2), else BLOCKED with a review gate. Recorded by the judge of the step or a person: its worker gets 403 own_step (unless the plan made it the judge), any other agent 403 not_judge (with no judge dispatched, an agent outside the plan may). Writes EXECUTION_STEP_JUDGED.',
     input: z.strictObject({
       stepId: id('stepId'), verdict: z.enum(['PASS', 'FAIL']),
-      feedback: z.string().max(20_000).describe('What the worker is to fix (a FAIL needs some); kept with the step'),
+      feedback: z.string().max(20_000).describe('Required for FAIL'),
       score: z.number().min(0).max(100).optional(),
     }).superRefine((a, ctx) => {
       // A FAIL with nothing in it sent the worker back with lastFeedback "" to guess what was wrong.
@@ -162,7 +162,7 @@ export const executionPlanTools = defineTools(
     input: z.strictObject({
       stepId: id('stepId'), status: z.enum(['READY', 'RUNNING', 'REVIEW', 'DONE', 'BLOCKED', 'CANCELED']),
       sourceRunId: id('sourceRunId').optional(),
-      note: z.string().max(2000).optional().describe("BLOCKED only: why, kept in the review gate's details"),
+      note: z.string().max(2000).optional().describe('BLOCKED only (kept in its gate)'),
     }).superRefine((a, ctx) => {
       // It was taken with any status and kept only for BLOCKED: a note nobody would read.
       if (a.note !== undefined && a.status !== 'BLOCKED') ctx.addIssue({ code: 'custom', path: ['note'], message: "only a BLOCKED move takes a note (the review gate's details)" });

@@ -28,4 +28,4 @@ begin
 end
 $$;
 grant execute on function app_tools.agents_heartbeat(args jsonb) to svc_visitor;
-comment on function app_tools.agents_heartbeat(args jsonb) is 'agents.heartbeat: Presence of the agent linked to the calling key: sets status (default ONLINE) and lastHeartbeatAt in one update; runtimeId attaches the agent to a runtime (not an archived one: 409 runtime_archived). AGENT_STATUS_CHANGED only when the status changes. Presence expires: an agent with no heartbeat for the workspace''s agentRunStaleMinutes (workspace.get) goes OFFLINE and gets no dispatched work until it beats again. Keys without an agent, or linked to an archived agent: 403.';
+comment on function app_tools.agents_heartbeat(args jsonb) is 'agents.heartbeat: Presence of the agent linked to the calling key: sets status (default ONLINE) and lastHeartbeatAt in one update; runtimeId attaches the agent to a runtime (not an archived one: 409 runtime_archived). AGENT_STATUS_CHANGED only when the status changes. Presence expires: no heartbeat for agentRunStaleMinutes (workspace.get) → OFFLINE, no dispatched work. Keys without an agent, or linked to an archived agent: 403.';

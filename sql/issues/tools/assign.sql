@@ -32,5 +32,5 @@ begin
     || jsonb_build_object('currentRun', (select app_hidden.run_json(r) from app_hidden.current_run(v_issue.id) r where r.id is not null));
 end
 $$;
-comment on function app_tools.issues_assign(args jsonb) is 'issues.assign: Assign an agent (agentId or profileKey) to an issue. Opens an ACTIVE run for it (mode, default EXECUTE) and abandons the previous agent''s open run; writes ISSUE_ASSIGNED and AGENT_ASSIGNED. Archived agents: 400; an agent none of whose keys can see the issue (their project or label narrowing): 409 agent_cannot_see_issue.';
+comment on function app_tools.issues_assign(args jsonb) is 'issues.assign: Assign an agent (agentId or profileKey) to an issue. Opens an ACTIVE run for it (mode, default EXECUTE) and abandons the previous agent''s open run; writes ISSUE_ASSIGNED and AGENT_ASSIGNED. Archived agents: 400; an agent whose keys cannot see the issue: 409 agent_cannot_see_issue.';
 grant execute on function app_tools.issues_assign(args jsonb) to svc_visitor;

@@ -34,5 +34,5 @@ begin
     'currentRun', (select app_hidden.run_json(r) from app_public.agent_runs r where r.id = v_run_id));
 end
 $$;
-comment on function app_tools.issues_reassign(args jsonb) is 'issues.reassign: Hand an issue off to another agent in one step: posts the comment "Handoff → @<profileKey>: <rationale>", swaps the assignee, opens the new agent''s run and writes AGENT_ASSIGNED (reason handoff). 400 for an archived or the same agent; 409 agent_cannot_see_issue for one none of whose keys can see the issue; rationale at least 10 characters.';
+comment on function app_tools.issues_reassign(args jsonb) is 'issues.reassign: Hand an issue off to another agent in one step: posts the comment "Handoff → @<profileKey>: <rationale>", swaps the assignee, opens the new agent''s run and writes AGENT_ASSIGNED (reason handoff). 400 for an archived or the same agent; 409 agent_cannot_see_issue if its keys cannot see the issue; rationale at least 10 characters.';
 grant execute on function app_tools.issues_reassign(args jsonb) to svc_visitor;
