@@ -1848,7 +1848,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.comment_for_write(text) returns app_public.comments; plpgsql volatile; execute: svc_visitor; comments/comments.sql
 -- app_hidden.comment_json(app_public.comments) returns jsonb; plpgsql stable; execute: svc_visitor; comments/comments.sql
 -- app_hidden.comment_shape(app_public.comments,app_public.users,app_public.agents) returns jsonb; sql stable; execute: svc_visitor; comments/comments.sql
--- app_hidden.crew_agent_for_role(uuid,text,integer) returns uuid; sql stable; execute: svc_visitor; orchestration/loop.sql
+-- app_hidden.crew_agent_for_role(uuid,text,integer,uuid) returns uuid; sql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.crew_assert_not_own(uuid) returns void; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
 -- app_hidden.crew_for_write(text,text) returns app_public.agent_crews; plpgsql volatile; execute: svc_visitor; orchestration/crews.sql
 -- app_hidden.crew_json(app_public.agent_crews) returns jsonb; sql stable; execute: svc_visitor; orchestration/shapes.sql

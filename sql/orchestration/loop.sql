@@ -74,20 +74,24 @@ $$;
 comment on function app_hidden.lock_plan(p_plan_id uuid) is 'Locks a plan''s goal and then the plan (FOR UPDATE) and returns the fresh plan: loop mutations of one goal serialize here.';
 grant execute on function app_hidden.lock_plan(p_plan_id uuid) to svc_visitor;
 
-create or replace function app_hidden.crew_agent_for_role(p_crew_id uuid, p_role text, p_seed integer default 0)
+drop function if exists app_hidden.crew_agent_for_role(uuid, text, integer);
+create or replace function app_hidden.crew_agent_for_role(p_crew_id uuid, p_role text, p_seed integer default 0, p_issue_id uuid default null)
  returns uuid
  language sql
  stable
 as $$
   -- The member with the least open work (runs on issues, and plan steps given to it, which have a run only when their
   -- goal has an issue), then the next from p_seed round the members: two root steps at positions 0 and 2 went to the
-  -- first of two workers by position alone while the other sat idle.
+  -- first of two workers by position alone while the other sat idle. Only members that can see the goal's issue
+  -- (p_issue_id): the work and its run are there.
   with members as (
     select m.agent_id, a.workspace_id, row_number() over (order by m.created_at, m.id) - 1 as i, count(*) over () as n
     from app_public.agent_crew_members m
     join app_public.agents a on a.id = m.agent_id and a.archived_at is null
     join app_public.agent_crews c on c.id = m.crew_id and c.archived_at is null
-    where m.crew_id = p_crew_id and m.role = p_role)
+    where m.crew_id = p_crew_id and m.role = p_role
+      and (p_issue_id is null
+           or app_hidden.agent_sees_issue(m.agent_id, (select i from app_public.issues i where i.id = p_issue_id))))
   select m.agent_id from members m
   order by (select count(*) from app_public.agent_runs r
             where r.workspace_id = m.workspace_id and r.agent_id = m.agent_id and r.status in ('ACTIVE', 'WAITING', 'STALLED')
@@ -97,8 +101,8 @@ as $$
            (m.i - coalesce(p_seed, 0) % m.n + m.n) % m.n
   limit 1
 $$;
-comment on function app_hidden.crew_agent_for_role(p_crew_id uuid, p_role text, p_seed integer) is 'A live agent of the crew in the role (PLANNER, WORKER, REVIEWER ...): the one with the least open work (open runs not of a step, and READY, RUNNING or REVIEW steps given to it), ties spread over the members from p_seed (a step''s position); NULL when none.';
-grant execute on function app_hidden.crew_agent_for_role(p_crew_id uuid, p_role text, p_seed integer) to svc_visitor;
+comment on function app_hidden.crew_agent_for_role(p_crew_id uuid, p_role text, p_seed integer, p_issue_id uuid) is 'A live agent of the crew in the role (PLANNER, WORKER, REVIEWER ...) that can see the goal''s issue p_issue_id (if any; agent_sees_issue): the one with the least open work (open runs not of a step, and READY, RUNNING or REVIEW steps given to it), ties spread over the members from p_seed (a step''s position); NULL when none.';
+grant execute on function app_hidden.crew_agent_for_role(p_crew_id uuid, p_role text, p_seed integer, p_issue_id uuid) to svc_visitor;
 
 create or replace function app_hidden.step_make_ready(p_step app_public.execution_steps)
  returns app_public.execution_steps
@@ -128,7 +132,7 @@ begin
   -- An agent archived since it was given the step is passed over (it can no longer act): the step goes to a live
   -- crew member in its role, else it is READY with no worker and no run.
   v_agent := coalesce((select a.id from app_public.agents a where a.id = p_step.assigned_agent_id and a.archived_at is null),
-                      app_hidden.crew_agent_for_role(v_goal.crew_id, coalesce(p_step.assigned_role, 'WORKER'), p_step.position));
+                      app_hidden.crew_agent_for_role(v_goal.crew_id, coalesce(p_step.assigned_role, 'WORKER'), p_step.position, v_goal.issue_id));
   if v_step.assigned_agent_id is distinct from v_agent then
     update app_public.execution_steps set assigned_agent_id = v_agent where id = v_step.id returning * into v_step;
   end if;

@@ -202,6 +202,15 @@ describe('what an agent can see and what it gave back (fleet probe)', () => {
     const plan = await ok(t, ws.token, 'executionPlans.create', { goalId: goal.id });
     const step = await rest(t, ws.token, 'plans.addSteps', { planId: plan.id, steps: [{ title: 'x', assignedAgentId: ids['backend-bot'] }] });
     expect([step.status, step.body.error, step.body.field]).toEqual([409, 'agent_cannot_see_issue', 'steps.0.assignedAgentId']);
+    // Nor, as a crew's worker picked by role, a step of that goal: a crew mate that can see it gets it.
+    const mate = await createAgent(t, ws, 'frontend-bot');
+    const crew = await ok(t, ws.token, 'agentCrews.create', { name: 'Mixed', members: [
+      { agentId: ids['backend-bot'], role: 'WORKER' }, { agentId: mate.id, role: 'WORKER' }] });
+    const crewGoal = await ok(t, ws.token, 'goals.create', { title: 'Frontend by crew', issueId: hidden.issue.id, crewId: crew.id });
+    const crewPlan = await ok(t, ws.token, 'executionPlans.create', { goalId: crewGoal.id, steps: [{ title: 'one' }, { title: 'two' }, { title: 'three' }] });
+    await ok(t, ws.token, 'plans.activate', { planId: crewPlan.id });
+    const workers = (await ok(t, ws.token, 'executionPlans.get', { id: crewPlan.id })).steps.map((st: { assignedAgentId: string }) => st.assignedAgentId);
+    expect(workers).toEqual([mate.id, mate.id, mate.id]);
     // An issue it holds moved where it cannot see it is taken from it (its run ends, reason out_of_view).
     const moved = await ok(t, ws.token, 'issues.create', { title: 'Backend, then not', projectId: backend });
     await ok(t, ws.token, 'issues.assign', { id: moved.id, profileKey: 'backend-bot' });

@@ -58,7 +58,8 @@ begin
   else
     v_step := app_hidden.step_move(v_step, v_to);
     if v_to = 'REVIEW' and app_hidden.plan_auto_judges(v_plan) then
-      v_judge := app_hidden.crew_agent_for_role((select g.crew_id from app_public.goals g where g.id = v_plan.goal_id), 'REVIEWER', v_step.position);
+      v_judge := app_hidden.crew_agent_for_role((select g.crew_id from app_public.goals g where g.id = v_plan.goal_id), 'REVIEWER', v_step.position,
+                                             (select g.issue_id from app_public.goals g where g.id = v_plan.goal_id));
       if v_judge is not null then
         perform app_hidden.step_dispatch_judge(v_step, v_judge);
       end if;

@@ -14,7 +14,7 @@ begin
   if args->>'plannerAgentId' is not null then
     v_planner := (app_hidden.find_live_agent(args->>'plannerAgentId', 'plannerAgentId')).id;
   else
-    v_planner := coalesce(app_hidden.crew_agent_for_role(v_goal.crew_id, 'PLANNER', 0), app_hidden.current_agent_id());
+    v_planner := coalesce(app_hidden.crew_agent_for_role(v_goal.crew_id, 'PLANNER', 0, v_goal.issue_id), app_hidden.current_agent_id());
   end if;
   v_plan := app_hidden.plan_new_attempt(v_goal, v_planner, args->>'contextSetId', (args->>'autoJudge')::boolean, (args->>'maxStepRetries')::int);
   return jsonb_build_object('planId', v_plan.id, 'goalId', v_goal.id, 'status', 'PLANNING', 'planStatus', v_plan.status,

@@ -33,7 +33,8 @@ begin
       raise exception 'An agent does not make the step''s worker its judge; a person may' using errcode = 'SV403', detail = 'own_step';
     end if;
   else
-    v_judge := app_hidden.crew_agent_for_role((select g.crew_id from app_public.goals g where g.id = v_plan.goal_id), 'REVIEWER', v_step.position);
+    v_judge := app_hidden.crew_agent_for_role((select g.crew_id from app_public.goals g where g.id = v_plan.goal_id), 'REVIEWER', v_step.position,
+                                             (select g.issue_id from app_public.goals g where g.id = v_plan.goal_id));
   end if;
   if v_judge is null then
     raise exception 'No reviewer: pass judgeAgentId or add a REVIEWER to the goal''s crew' using errcode = 'SV409', detail = 'no_reviewer';
