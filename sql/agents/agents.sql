@@ -593,18 +593,20 @@ create or replace function app_hidden.agent_sees_issue(p_agent_id uuid, p_issue 
  stable security definer
  set search_path to 'pg_catalog'
 as $$
-  -- An agent acts through its keys: it sees an issue when one of its live keys does (spec 5.6), or when it has no live
-  -- key at all (one driven only by its dispatch webhook, whose payload is all it gets).
-  with live as (
-    select k.project_ids, k.label_ids from app_private.api_keys k
-    where k.linked_agent_id = p_agent_id and k.revoked_at is null and (k.expires_at is null or k.expires_at > now()))
-  select not exists (select 1 from live)
-      or exists (select 1 from live
-                 where (cardinality(live.project_ids) = 0 and cardinality(live.label_ids) = 0)
-                    or p_issue.project_id = any(live.project_ids)
-                    or p_issue.label_ids && live.label_ids)
+  -- An agent acts through its keys: it sees an issue when one of its live keys does (spec 5.6). One never given a key
+  -- is driven only by its dispatch webhook, whose payload is all it gets: not limited. One whose keys are all revoked or
+  -- expired sees nothing (its narrowed key revoked, it counted as keyless and so unlimited, re-test).
+  with keys as (
+    select k.project_ids, k.label_ids, k.revoked_at is null and (k.expires_at is null or k.expires_at > now()) as live
+    from app_private.api_keys k where k.linked_agent_id = p_agent_id)
+  select not exists (select 1 from keys)
+      or exists (select 1 from keys
+                 where keys.live
+                   and ((cardinality(keys.project_ids) = 0 and cardinality(keys.label_ids) = 0)
+                        or p_issue.project_id = any(keys.project_ids)
+                        or p_issue.label_ids && keys.label_ids))
 $$;
-comment on function app_hidden.agent_sees_issue(p_agent_id uuid, p_issue app_public.issues) is 'Whether the agent can read the issue through one of its live keys (their project or label narrowing), or has no live key. The dispatcher gives an agent only what it can see; assigning or chatting about an issue it cannot see is refused.';
+comment on function app_hidden.agent_sees_issue(p_agent_id uuid, p_issue app_public.issues) is 'Whether the agent can read the issue through one of its live keys (their project or label narrowing), or was never given a key (driven by its dispatch webhook only); one whose keys are all revoked or expired sees none. The dispatcher gives an agent only what it can see; assigning or chatting about an issue it cannot see is refused.';
 grant execute on function app_hidden.agent_sees_issue(p_agent_id uuid, p_issue app_public.issues) to svc_visitor;
 
 create or replace function app_hidden.require_agent_sees_issue(p_agent app_public.agents, p_issue app_public.issues, p_field text)

@@ -226,6 +226,11 @@ describe('what an agent can see and what it gave back (fleet probe)', () => {
     await createKey(t, ws, { agent: 'backend-bot' });
     expect(await jobs()).toBe(before + 1);
     expect((await ok(t, ws.token, 'issues.assign', { id: hidden.issue.id, profileKey: 'backend-bot' })).assignedAgent.id).toBe(ids['backend-bot']);
+    // With every key revoked it sees nothing (it counted as keyless, and so unlimited); one never given a key is not limited.
+    await sql('update app_private.api_keys set revoked_at = now() where linked_agent_id = $1', [ids['backend-bot']]);
+    const orphan = await ok(t, ws.token, 'issues.create', { title: 'Backend again', projectId: backend });
+    expect((await rest(t, ws.token, 'issues.assign', { id: orphan.id, profileKey: 'backend-bot' })).body.error).toBe('agent_cannot_see_issue');
+    expect((await ok(t, ws.token, 'issues.assign', { id: orphan.id, profileKey: 'frontend-bot' })).assignedAgent.id).toBe(mate.id);
   });
 
   it('an agent that unassigns itself gives the issue back: the dispatcher hands it to another agent, never to it again while it stays queued', async () => {
