@@ -85,6 +85,7 @@ create or replace function app_private.tg_activity_events__agent_dispatch()
  security definer
  set search_path to 'pg_catalog'
 as $$
+declare v_agent uuid;
 begin
   -- Events addressed to an agent also go to its dispatch channel (agent:dispatch:<id>): its webhookUrl
   -- when it has one; every agent sees them on SSE regardless.
@@ -95,14 +96,23 @@ begin
     -- Its run was ended by someone else (unassigned, handed to another agent, canceled by a person, its plan
     -- canceled): an agent driven by its webhook learnt it only from its next call's 409 (fleet probe).
     perform app_private.enqueue_agent_dispatch(new.id, (new.payload->>'agentId')::uuid);
+  elsif new.kind = 'ISSUE_STATUS_CHANGED' then
+    -- Its issue closed (DONE or CANCELED) by someone else while it holds it: the run stays open for the agent to end,
+    -- and a webhook-driven agent would not know (fleet probe).
+    select i.assigned_agent_id into v_agent from app_public.issues i
+    join app_public.statuses s on s.id = i.status_id and s.category in ('DONE', 'CANCELED')
+    where i.id = new.subject_id;
+    if v_agent is not null and v_agent is distinct from new.actor_agent_id then
+      perform app_private.enqueue_agent_dispatch(new.id, v_agent);
+    end if;
   end if;
   return null;
 end
 $$;
-comment on function app_private.tg_activity_events__agent_dispatch() is 'AFTER INSERT on activity_events: AGENT_ASSIGNED (manual, handoff or dispatcher) is delivered to the assigned agent''s dispatch channel, and AGENT_RUN_STATUS_CHANGED to ABANDONED by anyone but the run''s agent to that agent''s.';
+comment on function app_private.tg_activity_events__agent_dispatch() is 'AFTER INSERT on activity_events: AGENT_ASSIGNED (manual, handoff or dispatcher) is delivered to the assigned agent''s dispatch channel, AGENT_RUN_STATUS_CHANGED to ABANDONED by anyone but the run''s agent to that agent''s, and ISSUE_STATUS_CHANGED into DONE or CANCELED by anyone but the assigned agent to the assigned agent''s.';
 
 drop trigger if exists _510_agent_dispatch on app_public.activity_events;
-create trigger _510_agent_dispatch after insert on app_public.activity_events for each row when (new.kind in ('AGENT_ASSIGNED', 'AGENT_RUN_STATUS_CHANGED')) execute function app_private.tg_activity_events__agent_dispatch();
+create trigger _510_agent_dispatch after insert on app_public.activity_events for each row when (new.kind in ('AGENT_ASSIGNED', 'AGENT_RUN_STATUS_CHANGED', 'ISSUE_STATUS_CHANGED')) execute function app_private.tg_activity_events__agent_dispatch();
 
 create or replace function app_private.tg_api_keys__wake_dispatcher()
  returns trigger

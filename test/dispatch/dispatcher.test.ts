@@ -402,9 +402,20 @@ describe('agent dispatch deliveries', () => {
     const kept = await ok(t, ws.token, 'issues.create', { title: 'it gives back' });
     await ok(t, ws.token, 'issues.assign', { id: kept.id, agentId: agent.id });
     await ok(t, agentKey.token, 'issues.unassign', { id: kept.id });
+    // Its issue closed by a person is said too; one it closes itself is not.
+    const done = (await sql("select id from app_public.statuses where workspace_id = $1 and category = 'DONE' limit 1", [ws.id])).rows[0].id;
+    const closed = await ok(t, ws.token, 'issues.create', { title: 'closed under it' });
+    await ok(t, ws.token, 'issues.assign', { id: closed.id, agentId: agent.id });
+    await ok(t, ws.token, 'issues.update', { id: closed.id, statusId: done });
+    const own = await ok(t, ws.token, 'issues.create', { title: 'it closes' });
+    await ok(t, ws.token, 'issues.assign', { id: own.id, agentId: agent.id });
+    await ok(t, agentKey.token, 'issues.update', { id: own.id, statusId: done });
     expect(await delivered()).toEqual([
       { kind: 'AGENT_ASSIGNED', reason: 'manual' },
       { kind: 'AGENT_RUN_STATUS_CHANGED', reason: 'unassigned' },
+      { kind: 'AGENT_ASSIGNED', reason: 'manual' },
+      { kind: 'AGENT_ASSIGNED', reason: 'manual' },
+      { kind: 'ISSUE_STATUS_CHANGED', reason: null },
       { kind: 'AGENT_ASSIGNED', reason: 'manual' },
     ]);
   });
