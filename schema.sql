@@ -2096,6 +2096,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.timer_minutes(timestamp with time zone) returns integer; sql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.trim_name(text) returns text; sql immutable; execute: svc_visitor; core/util.sql
 -- app_hidden.ts_key(timestamp with time zone) returns text; sql stable; execute: svc_visitor; core/util.sql
+-- app_hidden.unassign_issue_agent(app_public.issues,text) returns void; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.upcoming_cycle() returns app_public.cycles; sql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.update_issue(app_public.issues,jsonb) returns app_public.issues; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.update_many_item(jsonb,jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/bulk.sql

@@ -379,8 +379,7 @@ begin
   -- and held a slot for it (re-test of the fleet probe's fix). It is taken from the agent as issues.unassign does
   -- (its runs end, reason out_of_view, which its dispatch channel hears); a queued issue goes back to the dispatcher.
   if not app_hidden.agent_sees_issue(new.assigned_agent_id, new) then
-    perform app_hidden.end_agent_runs_on_issue(new, new.assigned_agent_id, 'out_of_view');
-    update app_public.issues set assigned_agent_id = null where id = new.id;  -- ISSUE_UPDATED by trigger
+    perform app_hidden.unassign_issue_agent(new, 'out_of_view');
   end if;
   return null;
 end

@@ -576,7 +576,9 @@ declare
   v_j int;
   v_d int;
   v_step jsonb;
-  v_agent uuid;
+  v_agent app_public.agents;
+  v_field text;
+  v_goal_issue app_public.issues;
   v_id uuid;
 begin
   if p_plan.status <> 'DRAFT' then
@@ -616,22 +618,25 @@ begin
       format('the dependencies make a cycle (steps %s)', (select string_agg((i - 1)::text, ', ') from generate_subscripts(v_indeg, 1) i where v_indeg[i] > 0 and i <= v_n)));
   end if;
 
+  -- The steps' runs are on the goal's issue (if it has one): read once for the check of each assigned agent.
+  select i.* into v_goal_issue from app_public.goals g join app_public.issues i on i.id = g.issue_id where g.id = p_plan.goal_id;
   v_base := coalesce((select max(s.position) + 1 from app_public.execution_steps s where s.plan_id = p_plan.id), 0);
   for v_i in 0 .. v_n - 1 loop
     v_step := p_steps->v_i;
     v_agent := null;
     if v_step->>'assignedAgentId' is not null then
-      v_agent := (app_hidden.find_live_agent(v_step->>'assignedAgentId', format('%s.%s.assignedAgentId', p_field, v_i))).id;
+      v_field := format('%s.%s.assignedAgentId', p_field, v_i);
+      v_agent := app_hidden.find_live_agent(v_step->>'assignedAgentId', v_field);
       -- Its run is on the goal's issue: an agent that cannot see it could not read its step (re-test, fleet fix).
-      perform app_hidden.require_agent_sees_issue(a, i, format('%s.%s.assignedAgentId', p_field, v_i))
-      from app_public.agents a, app_public.goals g join app_public.issues i on i.id = g.issue_id
-      where a.id = v_agent and g.id = p_plan.goal_id;
+      if v_goal_issue.id is not null then
+        perform app_hidden.require_agent_sees_issue(v_agent, v_goal_issue, v_field);
+      end if;
     end if;
     -- A dependency may come later in the batch: insert every step first, then link them.
     insert into app_public.execution_steps (workspace_id, plan_id, position, title, body, expected_output, verification,
                                             assigned_agent_id, assigned_role, context_set_id)
     values (p_plan.workspace_id, p_plan.id, v_base + v_i, v_step->>'title', v_step->>'body', v_step->>'expectedOutput',
-            coalesce(v_step->'verification', '[]'), v_agent, v_step->>'assignedRole', v_step->>'contextSetId')
+            coalesce(v_step->'verification', '[]'), v_agent.id, v_step->>'assignedRole', v_step->>'contextSetId')
     returning id into v_id;
     v_ids := v_ids || v_id;
   end loop;

@@ -13,7 +13,7 @@ begin
   if v_issue.assigned_agent_id is null then
     return app_hidden.issue_json(v_issue, true);
   end if;
-  perform app_hidden.end_agent_runs_on_issue(v_issue, v_issue.assigned_agent_id, 'unassigned');
+  perform app_hidden.unassign_issue_agent(v_issue, 'unassigned');
   if app_hidden.current_agent_id() = v_issue.assigned_agent_id then
     -- The agent gives the issue back: the dispatcher handed it straight back to it, 17 times in 10 s (fleet probe).
     -- Its latest run says so, ended here or completed before (runs.complete, then issues.unassign).
@@ -22,7 +22,6 @@ begin
                   where l.workspace_id = v_issue.workspace_id and l.issue_id = v_issue.id and l.agent_id = v_issue.assigned_agent_id
                   order by l.started_at desc, l.id desc limit 1);
   end if;
-  update app_public.issues set assigned_agent_id = null where id = v_issue.id;
   return app_hidden.issue_json(app_hidden.issue_after_write(v_issue.id), true);
 end
 $$;
