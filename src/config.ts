@@ -97,9 +97,11 @@ export function loadConfig(env = process.env): Config {
     }
     return origin;
   });
-  // A value pg cannot read as a server address failed later as "getaddrinfo ENOTFOUND base".
+  // A value pg cannot read as a server address failed later as "getaddrinfo ENOTFOUND base". libpq's form for a Unix
+  // socket, a user and no host (postgres://svc@/svc?host=/run/postgresql), is no WHATWG URL but is what pg reads.
   const databaseUrl = env.DATABASE_URL?.trim() || undefined;
-  if (databaseUrl && (!/^(postgres|postgresql|socket):\/\/./i.test(databaseUrl) || !URL.canParse(databaseUrl))) {
+  const socketForm = (url: string) => url.replace(/^([a-z]+:\/\/[^/?#]*@)(?=[/?#]|$)/i, '$1localhost');
+  if (databaseUrl && (!/^(postgres|postgresql|socket):\/\/./i.test(databaseUrl) || !URL.canParse(socketForm(databaseUrl)))) {
     throw new ConfigError('DATABASE_URL must be a postgres:// (or postgresql://) connection URL, such as postgres://svc:secret@db.example.com:5432/svc');
   }
   // Off unless said on; a value that is neither was taken as off without a word.

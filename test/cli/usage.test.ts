@@ -97,6 +97,11 @@ describe('typos and usage errors (exit 2)', () => {
     // Shaped like one but not a URL (a port past 65535): the same line, not "Invalid URL".
     const port = await svc(['admin', 'list-workspaces', '--json'], { ...env, DATABASE_URL: 'postgres://u@h:99999/db' });
     expect([port.code, port.stderr]).toEqual([2, expect.stringMatching(/^svc: DATABASE_URL must be a postgres:\/\//)]);
+    // libpq's Unix-socket form with a user and no host is taken (it was refused as "not a postgres URL").
+    for (const socket of ['postgres://svc@/svc?host=/run/postgresql', 'postgresql://svc:pw@/svc?host=%2Frun%2Fpostgresql&port=5433', 'postgres:///svc?host=/tmp']) {
+      expect(loadConfig({ DATABASE_URL: socket }).databaseUrl).toBe(socket);
+    }
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://svc@:99999/svc' })).toThrow(/DATABASE_URL must be/);
     const egress = await svc(['admin', 'list-workspaces', '--json'], { ...env, SVC_EGRESS_ALLOW_PRIVATE: 'yes' });
     expect([egress.code, egress.stderr]).toEqual([2, 'svc: SVC_EGRESS_ALLOW_PRIVATE must be 1 (or true) to allow private addresses, 0 (or false, or unset) to refuse them, got "yes"\n']);
   });
