@@ -143,7 +143,8 @@ export function fromPgError(err: unknown): ApiError | undefined {
   if (e.code!.startsWith('22')) {
     refusedInputLog?.({ sqlstate: e.code, pgMessage: e.message, detail: e.detail, column: e.column }, 'input refused by PostgreSQL (data exception → 400)');
   }
-  if (e.code === 'SVSCP' && e.hint) body.scope = e.hint;
+  // Worded as the Node-side check words it (REST said "This key lacks the ADMIN scope", GraphQL "scope ADMIN required").
+  if (e.code === 'SVSCP' && e.hint) return scopeRequired(e.hint);
   return new ApiError(mapped.status, body);
 }
 

@@ -3,13 +3,20 @@
  * 167-byte query of lists nested three deep made PostgreSQL fail a 1 GB allocation, and 500 aliases of
  * `__schema` without a key made 55 MB answers that held the service for seconds):
  *
- *   - at most MAX_FIELDS field selections, fragments expanded (stops counting at the limit: fragment bombs);
+ *   - at most MAX_TOKENS tokens, MAX_DEFINITIONS operations and fragments, MAX_VARIABLES variables: parsing and
+ *     validating a document is the one Node thread's work, before any limit below applies (an outside probe's 2 MB
+ *     of 50,000 unused fragments took 0.5–1.7 s each, 4 keys of one person held every workspace at p50 10 s);
+ *   - at most MAX_FIELDS field selections, fragments expanded (stops counting at the limit: fragment bombs), and one
+ *     response name at most MAX_SAME_NAME times at one level (graphql-js's check that same-named fields merge is
+ *     quadratic; it gave up at 708 with a bare "Validation aborted.");
  *   - at most MAX_DEPTH levels of fields outside introspection;
  *   - at most MAX_INTROSPECTION `__schema` / `__type` fields (GraphiQL asks for one `__schema`);
  *   - an estimate of the rows the lists can read, at most MAX_ROWS: each list or connection multiplies its
  *     parent's count by its `first` / `last` (a literal or a variable), or by UNPAGED when it has none, and adds
  *     the rows its `offset` skips (whatever the connection selects: only `pageInfo` or `totalCount` too);
- *     a connection's `totalCount` counts as COUNTED rows. A list
+ *     a connection's `totalCount` counts as COUNTED rows, or COUNTED_NESTED for each row of the lists above it when
+ *     that is more (a count of each row's comments or sub-issues reads that row's few: 100 issues with their comment
+ *     counts were refused as 100,100 rows; a count under one row, a workspace, may read them all). A list
  *     without `first` returns every row it holds (PostGraphile has no default page), so it counts as a large
  *     table: a whole list of statuses or labels passes, a list nested in an unpaged list does not (an outside
  *     probe's three unpaged levels, counted as 10 each, made 130 MB and held every workspace for 30 s). What the
@@ -30,17 +37,22 @@ import {
 import { DEPTH_MESSAGE, MAX_INPUT_DEPTH } from '../tools/text-guard.ts';
 
 export const GRAPHQL_LIMITS = {
+  MAX_TOKENS: 5_000,
+  MAX_DEFINITIONS: 100,
+  MAX_VARIABLES: 100,
   MAX_FIELDS: 1_000,
+  MAX_SAME_NAME: 50,
   MAX_DEPTH: 12,
   MAX_INTROSPECTION: 5,
   MAX_ROWS: 100_000,
   UNPAGED: 10_000,
   COUNTED: 1_000,
+  COUNTED_NESTED: 100,
   MAX_TOOL_FIELDS: 50,
 } as const;
 
 export interface QueryShape {
-  /** Why the request is refused, or undefined. */
+  /** Why the request is refused (the whole message), or undefined. */
   refused?: string;
   /** A page argument out of range (`first: -1`): argument name → message, answered as 400 invalid_input. */
   invalid?: Record<string, string>;
@@ -48,7 +60,10 @@ export interface QueryShape {
   writes: number;
 }
 
-class Refused extends Error {}
+/** A refusal; its message follows "Query too large: " unless it says what else is wrong. */
+class Refused extends Error {
+  constructor(reason: string, prefix = 'Query too large: ') { super(prefix + reason); }
+}
 /** A negative first/last/offset: PostgreSQL's "LIMIT must not be negative" would name no argument. */
 /** An argument refused as input (400 naming it). */
 class InvalidArgument extends Error {
@@ -66,18 +81,31 @@ const nestsTooDeep = (v: ValueNode, level = 1): boolean => {
   return v.kind === Kind.OBJECT ? v.fields.some((f) => nestsTooDeep(f.value, level + 1)) : v.values.some((x) => nestsTooDeep(x, level + 1));
 };
 
-/** The parsed document, or `'too_deep'` when the parser's recursion overflowed, or undefined when it does not parse. */
-export function parseQuery(query: string): DocumentNode | 'too_deep' | undefined {
+/**
+ * The parsed document, or why it is refused before it is: its nesting overflowed the parser's recursion, or it has
+ * more than MAX_TOKENS tokens (the parser stops there). Undefined when it does not parse: PostGraphile's own
+ * syntax error answers it (the same parse, as short).
+ */
+export function parseQuery(query: string): DocumentNode | { refused: string } | undefined {
   try {
-    return parse(query);
+    return parse(query, { maxTokens: GRAPHQL_LIMITS.MAX_TOKENS });
   } catch (err) {
-    return err instanceof RangeError ? 'too_deep' : undefined;
+    if (err instanceof RangeError) return { refused: 'Query too large: nested too deeply to parse' };
+    if (err instanceof Error && /Document contains more tha[nt] \d+ tokens/.test(err.message)) { // sic: "more that" in graphql 16
+      return { refused: `Query too large: more than ${GRAPHQL_LIMITS.MAX_TOKENS.toLocaleString('en')} tokens (names, punctuation and values of the query text; variables do not count)` };
+    }
+    return undefined;
   }
 }
 
 /** Checks a parsed document against GRAPHQL_LIMITS, with the request's variables for `first` / `last`. */
 export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables: Record<string, unknown> | undefined, toolFieldNames: ReadonlySet<string>): QueryShape {
   const L = GRAPHQL_LIMITS;
+  if (doc.definitions.length > L.MAX_DEFINITIONS) {
+    return { refused: `Query too large: more than ${L.MAX_DEFINITIONS} operations and fragments in one document`, writes: 0 };
+  }
+  const variableCount = doc.definitions.reduce((n, d) => n + (d.kind === Kind.OPERATION_DEFINITION ? d.variableDefinitions?.length ?? 0 : 0), 0);
+  if (variableCount > L.MAX_VARIABLES) return { refused: `Query too large: more than ${L.MAX_VARIABLES} variables`, writes: 0 };
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of doc.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   let fields = 0;
@@ -137,14 +165,19 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
    */
   const refuseRepeats = (set: SelectionSetNode) => {
     const names = new Map<string, Set<string>>();
+    const responseNames = new Map<string, number>();
     for (const f of levelFields(set)) {
+      const responseName = f.alias?.value ?? f.name.value;
+      const times = (responseNames.get(responseName) ?? 0) + 1;
+      responseNames.set(responseName, times);
+      if (times > L.MAX_SAME_NAME) throw new Refused(`${responseName} is asked for more than ${L.MAX_SAME_NAME} times at one level: ask for it once`, 'Query repeats a field: ');
       if (f.name.value.startsWith('__')) continue;
       const key = `${f.name.value}(${(f.arguments ?? []).map((a) => `${a.name.value}:${valueKey(a.value)}`).sort().join(',')})`;
       const seen = names.get(key) ?? new Set<string>();
       seen.add(f.alias?.value ?? f.name.value);
       names.set(key, seen);
       if (seen.size > 1) {
-        throw new Refused(`${f.name.value} is asked for under ${seen.size} names with the same arguments (${[...seen].join(', ')}): ask for it once`);
+        throw new Refused(`${f.name.value} is asked for under ${seen.size} names with the same arguments (${[...seen].join(', ')}): ask for it once and use it in both places`, 'Query repeats a field: ');
       }
     }
   };
@@ -189,7 +222,7 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
           // But its count reads every row it holds (450 aliased counts held the pool for 15 s): a tenth of an
           // unpaged list, as it shapes none of them.
           if (isConnection && !inConnection && sel.selectionSet && selects(sel.selectionSet, 'totalCount')) {
-            rows += multiplier * L.COUNTED;
+            rows += Math.max(L.COUNTED, multiplier * L.COUNTED_NESTED);
           }
           const many = sel.selectionSet !== undefined && !inConnection && rowsOfConnection
             && (isListType(getNullableType(def.type)) || isConnection);
@@ -207,7 +240,7 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
           if (rows > L.MAX_ROWS) {
             throw new Refused(`the lists asked for could read about ${Math.round(rows).toLocaleString('en')} rows (at most ${L.MAX_ROWS.toLocaleString('en')}): ` +
               `pass first/last on the lists, smaller on nested ones (a list without first counts as ${L.UNPAGED.toLocaleString('en')}, ` +
-              `a totalCount as ${L.COUNTED.toLocaleString('en')}, an offset as the rows it skips)`);
+              `a totalCount as ${L.COUNTED.toLocaleString('en')} or ${L.COUNTED_NESTED} per row of the lists above it, an offset as the rows it skips)`);
           }
         }
         if (sel.selectionSet) walk(sel.selectionSet, def ? getNamedType(def.type) : undefined, introspecting ? depth : depth + 1, count, introspecting, spreading);

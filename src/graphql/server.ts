@@ -22,7 +22,7 @@ import '../polyfills.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { Transform, type Readable } from 'node:stream';
-import { Kind, parse } from 'graphql';
+import { Kind, type DocumentNode } from 'graphql';
 import { postgraphile } from 'postgraphile';
 import { grafserv } from 'postgraphile/grafserv/fastify/v5';
 import { hasScope, type Caller, type KeyAuthenticator, type Scope } from '../auth/keys.ts';
@@ -52,6 +52,7 @@ declare module 'fastify' {
   }
 }
 
+const VALIDATION_ABORTED = 'Validation aborted: the query asks for too many fields of the same name in one place to check that they merge; ask for each field once';
 /** The codes of grafserv's refusals of a request's media types, by HTTP status. */
 const MEDIA_REFUSALS: Record<number, string> = { 406: 'not_acceptable', 415: 'unsupported_media_type' };
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
@@ -59,15 +60,8 @@ const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
 const SELF_FIELDS = new Set(['viewerKeyKind', 'viewerKeyId', 'viewerScopes', '__typename']);
 
 /** True when every operation of the document selects only introspection fields (or `fields`) at its top level. */
-export function isIntrospectionOnly(body: unknown, fields: ReadonlySet<string> = INTROSPECTION_FIELDS): boolean {
-  const query = (body as { query?: unknown } | undefined)?.query;
-  if (typeof query !== 'string' || query.length > 100_000) return false;
-  let doc;
-  try {
-    doc = parse(query);
-  } catch {
-    return false;
-  }
+function isIntrospectionOnly(doc: DocumentNode | undefined, fields: ReadonlySet<string> = INTROSPECTION_FIELDS): boolean {
+  if (!doc) return false;
   const operations = doc.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
   return operations.length > 0 && operations.every((op) => op.operation === 'query'
     && op.selectionSet.selections.every((sel) => sel.kind === Kind.FIELD && fields.has(sel.name.value)));
@@ -89,6 +83,8 @@ export interface GraphqlOptions {
   graphiql?: boolean;
   /** Counts a GraphQL request (and each mutation field past its first) against the key's REST limit (shared across processes). */
   rateLimit?: (caller: Caller, surface: 'rest', calls?: number) => Promise<void>;
+  /** Counts an introspection request answered without a key against its address (throws the 429). */
+  keylessLimit?: (address: string) => void;
   /** Runs a catalog tool as REST and JSON-RPC do (the tool mutations, tool-mutations.ts). */
   callTool?: (caller: Caller, t: Tool, args: unknown, opts?: RunOptions) => Promise<string>;
 }
@@ -194,6 +190,7 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     // What the request asks for (limits.ts), before anything runs, with a key or without.
     const { query, variables, operationName } = (request.body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
     let writes = 0;
+    let doc: DocumentNode | undefined;
     // Text PostgreSQL cannot store (NUL, lone surrogates, which pg would turn into U+FFFD unseen), as for every tool;
     // graphql-js refuses such escapes in the query's own literals.
     // Nesting is bounded as for tool input (a JSON argument 7,000 arrays deep overflowed the stack: a 500).
@@ -204,28 +201,29 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
       throw new ApiError(400, { error: 'invalid_input', message: `Invalid variables: ${Object.keys(issues).join(', ')}`, issues });
     }
     if (typeof query === 'string') {
-      const doc = parseQuery(query);
+      const parsed = parseQuery(query);
+      if (parsed && 'refused' in parsed) throw new ApiError(400, { error: 'query_too_complex', message: parsed.refused, issues: { query: parsed.refused } });
+      doc = parsed;
       // The schema has no subscription type (graphql-js 16 lets such an operation through validation, and execution
       // then fails as an internal error): changes stream over SSE.
-      const ops = doc && doc !== 'too_deep' ? doc.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION) : [];
+      const ops = doc ? doc.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION) : [];
       const op = typeof operationName === 'string' ? ops.find((d) => d.name?.value === operationName) : ops.length === 1 ? ops[0] : undefined;
       if (op?.operation === 'subscription') {
         const message = 'GraphQL subscriptions are not served: follow changes on the event stream, GET /api/plugins/events (SSE)';
         throw new ApiError(400, { error: 'subscriptions_not_supported', message, issues: { query: message } });
       }
-      const refused = doc === 'too_deep' ? 'nested too deeply to parse'
-        : doc && measureQuery(schema, doc, variables && typeof variables === 'object' ? variables as Record<string, unknown> : undefined, TOOL_FIELD_NAMES);
-      const reason = typeof refused === 'string' ? refused : refused?.refused;
-      if (reason) {
-        const message = `Query too large: ${reason}`;
-        throw new ApiError(400, { error: 'query_too_complex', message, issues: { query: message } });
-      }
-      if (refused && typeof refused === 'object' && refused.invalid) throw invalidInput(refused.invalid);
-      if (refused && typeof refused === 'object') writes = refused.writes;
+      const shape = doc && measureQuery(schema, doc, variables && typeof variables === 'object' ? variables as Record<string, unknown> : undefined, TOOL_FIELD_NAMES);
+      if (shape?.refused) throw new ApiError(400, { error: 'query_too_complex', message: shape.refused, issues: { query: shape.refused } });
+      if (shape?.invalid) throw invalidInput(shape.invalid);
+      writes = shape?.writes ?? 0;
     }
     if (request.svcAuthError) {
-      if (isIntrospectionOnly(request.body)) request.svcIntrospection = true;
-      else if (request.svcScopeLimitedCaller && isIntrospectionOnly(request.body, SELF_FIELDS)) request.svcCaller = request.svcScopeLimitedCaller;
+      if (isIntrospectionOnly(doc)) {
+        // The one answer given without a key is still work (a full introspection is ~50 ms and 640 KB): counted
+        // against the address it came from, as a key's calls are against the key.
+        opts.keylessLimit?.(request.ip);
+        request.svcIntrospection = true;
+      } else if (request.svcScopeLimitedCaller && isIntrospectionOnly(doc, SELF_FIELDS)) request.svcCaller = request.svcScopeLimitedCaller;
       else throw request.svcAuthError;
       return;
     }
@@ -266,6 +264,8 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     let coded = false;
     for (const e of body.errors ?? []) {
       if (e.extensions?.code) continue;
+      // graphql-js gives up checking that same-named fields merge past a budget, and says only this.
+      if (e.message === 'Validation aborted.') e.message = VALIDATION_ABORTED;
       const { statusCode, ...rest } = e.extensions ?? {};
       e.extensions = { ...rest, code: mediaRefusal ?? 'invalid_query', status: typeof statusCode === 'number' ? statusCode : reply.statusCode >= 400 ? reply.statusCode : 400 };
       coded = true;

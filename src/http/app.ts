@@ -28,7 +28,7 @@ import { StreamLimits, type StreamLimitOptions } from './stream-limits.ts';
 import { AppMetrics, type ToolSurface } from './metrics.ts';
 import { openApiJson } from './openapi.ts';
 import { registerOriginGuard, type OriginPolicy } from './origin-guard.ts';
-import { bodyCalls, KEYLESS_BODY_LIMIT, RateLimiter, type RateSurface } from './rate-limit.ts';
+import { bodyCalls, KEYLESS_BODY_LIMIT, KEYLESS_INTROSPECTION_PER_MIN, KeylessLimiter, RateLimiter, type RateSurface } from './rate-limit.ts';
 import { registerSse } from './sse.ts';
 import { registerWeb } from './web.ts';
 
@@ -234,6 +234,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   // What each CHECK allows, for the 400 of a value it refuses (read once, in the background).
   void loadCheckRules(opts.ownerPool).catch(() => {});
   const limiter = new RateLimiter(opts.apiPool ?? opts.ownerPool, opts.rateLimits ?? { rpc: 600, rest: 300 });
+  const keyless = new KeylessLimiter(limiter.enabled('rest') ? KEYLESS_INTROSPECTION_PER_MIN : 0);
   const metrics = new AppMetrics({ ownerPool: opts.ownerPool, apiPool: opts.apiPool, events: opts.events });
   const services: AppServices = {
     ownerPool: opts.ownerPool,
@@ -447,6 +448,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     // Its own plugin scope: the GraphQL auth hook applies to the GraphQL routes only.
     app.register(async (scope) => registerGraphql(scope, {
       ...graphql, keys: opts.keys, rateLimit: services.rateLimit,
+      keylessLimit: (address) => keyless.take(address),
       callTool: (caller, t, args, runOptions) => services.callTool(caller, t, args, 'graphql', runOptions),
     }));
   }

@@ -11,6 +11,35 @@ export type RateSurface = 'rpc' | 'rest';
  */
 export const KEYLESS_BODY_LIMIT = 64 * 1024;
 
+/**
+ * Introspection answered without a key, per address and process each minute (when REST limits are on): GraphiQL asks
+ * once as it opens, a code generator once per run. Four anonymous clients looping on it took every workspace's p50
+ * from 15 ms to 0.5–1.3 s (an outside probe).
+ */
+export const KEYLESS_INTROSPECTION_PER_MIN = 60;
+
+/** Counts what one address asks without a key, in fixed one-minute windows of this process; throws the 429. */
+export class KeylessLimiter {
+  private counts = new Map<string, number>();
+  private minute = 0;
+  constructor(private readonly perMinute: number) {}
+
+  take(address: string): void {
+    if (!this.perMinute) return;
+    const now = Date.now();
+    const minute = Math.floor(now / 60_000);
+    if (minute !== this.minute) { this.counts.clear(); this.minute = minute; }
+    const n = (this.counts.get(address) ?? 0) + 1;
+    this.counts.set(address, n);
+    if (n > this.perMinute) {
+      throw new ApiError(429, {
+        error: 'rate_limited',
+        message: `More than ${this.perMinute} requests per minute without a key from this address: send a key (Authorization: Bearer …)`,
+      }, { 'retry-after': String(Math.max(1, Math.ceil((minute + 1) * 60 - now / 1000))) });
+    }
+  }
+}
+
 /** A request body's share of the limit: one call more per full 256 KiB (a 2 MB body counts as 9 calls). */
 const BODY_BYTES_PER_CALL = 256 * 1024;
 

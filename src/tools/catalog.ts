@@ -223,6 +223,7 @@ function refusedByNarrowing(caller: Caller, refuses: NonNullable<Tool['refusesNa
   const [project, label, initiative] = [caller.projectIds.length > 0, caller.labelIds.length > 0, caller.initiativeIds.length > 0];
   switch (refuses) {
     case 'any': return project || label || initiative;
+    case 'anyUnlessAgent': return (project || label || initiative) && !caller.agentId;
     case 'projectOrLabel': return project || label;
     case 'project': return project;
     case 'initiative': return initiative;

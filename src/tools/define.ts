@@ -70,10 +70,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
   /**
    * The tool always refuses a narrowed key (its SQL raises 403 narrowing): 'any' narrowing (webhooks, statuses,
    * settings: they rule the whole workspace), 'projectOrLabel' narrowing (cycles, label changes), 'project' narrowing
-   * (projects.create) or 'initiative' narrowing (initiatives.create). Used only to leave the tool out of tools/list and
-   * catalog.search for such keys (spec 4.1: the list omits what the key could not call); SQL stays the check.
+   * (projects.create) or 'initiative' narrowing (initiatives.create); 'anyUnlessAgent': any narrowing of a key not
+   * linked to an agent (runtimes.reportInfo: a narrowed agent key reports on its own runtime only). Used only to leave
+   * the tool out of tools/list and catalog.search for such keys (spec 4.1: the list omits what the key could not call);
+   * SQL stays the check.
    */
-  refusesNarrowedKeys?: 'any' | 'projectOrLabel' | 'project' | 'initiative';
+  refusesNarrowedKeys?: 'any' | 'anyUnlessAgent' | 'projectOrLabel' | 'project' | 'initiative';
   /**
    * The tool always refuses a key not linked to an agent (403 agent_key_required / not_run_agent: heartbeats, the
    * chat tools, a run's own reports). (An archived agent's key is refused everywhere: 403 agent_archived.)

@@ -76,6 +76,7 @@ export const runtimeTools = defineTools(
   }),
   tool({
     name: 'runtimes.reportInfo',
+    refusesNarrowedKeys: 'anyUnlessAgent',
     scopes: ['ADMIN'],
     description: "Report runtime metadata; only the whitelisted keys (runtimeVersion, bridgeVersion, codexVersion, containerImage, hostname, os, arch, workspaceRoot) are stored, merged. Without runtimeId: the runtime of the calling key's agent.",
     input: z.strictObject({ runtimeId: id('runtimeId').optional(), info }),

@@ -17,9 +17,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const refused = (r: { status: number; body: any }) => {
+const refused = (r: { status: number; body: any }, why = 'Query too large') => {
   expect(r.status).toBe(400);
-  expect(r.body).toMatchObject({ error: 'query_too_complex', issues: { query: expect.stringContaining('Query too large') } });
+  expect(r.body).toMatchObject({ error: 'query_too_complex', issues: { query: expect.stringContaining(why) } });
   // A GraphQL client reads `errors`: the refusal is there too, coded as field errors are.
   expect(r.body.errors).toEqual([{ message: r.body.message, extensions: { code: 'query_too_complex', status: 400, issues: r.body.issues } }]);
 };
@@ -96,14 +96,49 @@ describe('GraphQL request limits', () => {
   it('the same field with the same arguments under two names is refused (read once, written out as often: 240 MB from 12 MB of rows)', async () => {
     const k = (await createKey(t, ws)).token; // its own rate budget: the rate-limit test below counts the workspace key's
     const twice = await gql(t, k, '{ a: issues(first: 5) { nodes { rowId } } b: issues(first: 5) { nodes { rowId } } }');
-    refused(twice);
+    refused(twice, 'Query repeats a field');
     expect(twice.body.issues.query).toMatch(/issues is asked for under 2 names with the same arguments \(a, b\)/);
-    refused(await gql(t, k, '{ issues(first: 5) { nodes { d0: description d1: description } } }'));
+    refused(await gql(t, k, '{ issues(first: 5) { nodes { d0: description d1: description } } }'), 'Query repeats a field');
     // Through fragments and variables of equal value too; a field merged under one name, or other arguments, pass.
-    refused(await gql(t, k, 'query($x: Int, $y: Int) { a: issues(first: $x) { nodes { rowId } } ...F } fragment F on Query { b: issues(first: $y) { nodes { rowId } } }', { x: 3, y: 3 }));
+    refused(await gql(t, k, 'query($x: Int, $y: Int) { a: issues(first: $x) { nodes { rowId } } ...F } fragment F on Query { b: issues(first: $y) { nodes { rowId } } }', { x: 3, y: 3 }), 'Query repeats a field');
     expect((await gql(t, k, '{ issues(first: 5) { nodes { rowId ...G } } } fragment G on Issue { rowId title }')).status).toBe(200);
     const other = await gql(t, k, '{ a: issues(first: 5) { nodes { rowId } } b: issues(first: 6) { nodes { rowId } } }');
     expect([other.status, other.body.errors]).toEqual([200, undefined]);
+  });
+
+  it('a document is bounded before graphql-js parses and validates it (2 MB of unused fragments took 0.5-1.7 s of the one thread)', async () => {
+    const k = (await createKey(t, ws)).token;
+    // An outside probe's 2 MB of 50,000 unused fragments, and its repeated arguments (a 6.7 MB list of errors).
+    const fragments = `{ __typename } ${Array.from({ length: 50_000 }, (_, n) => `fragment F${n} on Query { __typename }`).join(' ')}`;
+    const tokens = await gql(t, k, fragments);
+    refused(tokens);
+    expect(tokens.body.message).toBe('Query too large: more than 5,000 tokens (names, punctuation and values of the query text; variables do not count)');
+    refused(await gql(t, k, `{ issues(${'first: 1 '.repeat(20_000)}) { nodes { rowId } } }`));
+    // Under the token limit: more than 100 definitions, more than 100 variables, one name past 50 times at a level.
+    refused(await gql(t, k, `{ __typename } ${Array.from({ length: 101 }, (_, n) => `fragment F${n} on Query { __typename }`).join(' ')}`));
+    refused(await gql(t, k, `query(${Array.from({ length: 101 }, (_, n) => `$v${n}: Int`).join(' ')}) { __typename }`));
+    const same = await gql(t, k, `{ issues(first: 1) { nodes { ${'title '.repeat(51)} } } }`);
+    refused(same, 'Query repeats a field');
+    expect(same.body.message).toMatch(/title is asked for more than 50 times at one level/);
+    // What an app writes passes: forty fragments, a field merged from several of them, a few variables.
+    const app = await gql(t, k, `query($n: Int) { issues(first: $n) { nodes { ${Array.from({ length: 40 }, (_, n) => `...I${n}`).join(' ')} } } } ${
+      Array.from({ length: 40 }, (_, n) => `fragment I${n} on Issue { rowId title key }`).join(' ')}`, { n: 5 });
+    expect([app.status, app.body.errors]).toEqual([200, undefined]);
+  });
+
+  it('a count under each row of a page counts that row\'s rows: a page of 100 issues with their comment counts passes, counts under one row do not add up free', async () => {
+    const k = (await createKey(t, ws)).token;
+    // An app's list screens, refused as 100,100 rows when each nested count was charged 1,000.
+    for (const screen of [
+      '{ issues(first: 100) { nodes { key comments { totalCount } } } }',
+      '{ issues(first: 50) { nodes { key comments { totalCount } childIssues { totalCount } } } }',
+    ]) {
+      const r = await gql(t, k, screen);
+      expect([r.status, r.body.errors]).toEqual([200, undefined]);
+    }
+    // 450 different counts under one row (the workspace) each read the whole workspace: still refused.
+    const counts = Array.from({ length: 450 }, (_, i) => `a${i}: issues(condition: { title: "x${i}" }) { totalCount }`).join(' ');
+    refused(await gql(t, k, `{ currentWorkspace { ${counts} } }`));
   });
 
   it('introspection without a key: one schema is answered, 500 aliases of it are not', async () => {
@@ -111,6 +146,19 @@ describe('GraphQL request limits', () => {
     const aliases = Array.from({ length: 500 }, (_, n) => `a${n}: __schema { types { name fields { name args { name } type { name } } } }`).join(' ');
     refused(await gql(t, undefined, `{ ${aliases} }`));
     refused(await gql(t, undefined, `{ ${Array.from({ length: 6 }, (_, n) => `s${n}: __schema { queryType { name } }`).join(' ')} }`));
+  });
+
+  it('introspection without a key is counted per address: past 60 a minute it is a 429, and keys are not held up', async () => {
+    // Four anonymous clients looping on the schema took every workspace's p50 from 15 ms to 0.5-1.3 s.
+    let refusal: Awaited<ReturnType<typeof gql>> | undefined;
+    for (let n = 0; n < 130 && !refusal; n++) { // 60 a minute: at most 121 if the minute turns once
+      const r = await gql(t, undefined, '{ __typename }');
+      if (r.status !== 200) refusal = r;
+    }
+    expect(refusal?.status).toBe(429);
+    expect(refusal?.body).toMatchObject({ error: 'rate_limited', message: expect.stringMatching(/without a key from this address: send a key/) });
+    expect(Number(refusal?.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await gql(t, (await createKey(t, ws)).token, '{ __typename }')).status).toBe(200);
   });
 
   it('query text nested past the parser, or fields nested past the depth limit, is a 400', async () => {

@@ -193,6 +193,7 @@ describe('tools a narrowed key could not call are not listed', () => {
   it('a project-narrowed key is not offered webhooks, workflow or settings changes, cycle scheduling or label changes', async () => {
     const narrowed = await createKey(t, ws, { projects: [await insertProject(t, ws, 'Listed narrowly')] });
     const refused = TOOLS.filter((x) => x.refusesNarrowedKeys && x.refusesNarrowedKeys !== 'initiative').map((x) => x.name);
+    expect(refused).toContain('runtimes.reportInfo'); // a person's narrowed key: 403 narrowing with a runtimeId, 400 without
     expect(refused).toEqual(expect.arrayContaining(['webhooks.create', 'statuses.delete', 'workspace.updateSettings', 'cycles.delete', 'labels.merge', 'projects.create']));
     const full = await names(ws.token);
     const listed = await names(narrowed.token);
@@ -219,6 +220,13 @@ describe('tools a narrowed key could not call are not listed', () => {
     }
     expect(listed).not.toContain('runtimes.register');
     expect(listed).not.toContain('runtimes.configure');
+    const runtime = await ok(t, ws.token, 'runtimes.register', { name: 'Reported on', kind: 'LOCAL_DAEMON', providersAvailable: ['CUSTOM'] });
+    expect((await rest(t, narrowed.token, 'runtimes.reportInfo', { runtimeId: runtime.id, info: { os: 'linux' } })).body.error).toBe('narrowing');
+    expect((await rest(t, narrowed.token, 'runtimes.reportInfo', { info: { os: 'linux' } })).status).toBe(400);
+    // A narrowed agent key reports on its own agent's runtime: offered.
+    const agent = await createAgent(t, ws, 'listed-narrow-bot');
+    const agentKey = await createKey(t, ws, { agent: agent.profileKey, projects: [await insertProject(t, ws, 'Agent narrowly')] });
+    expect(await names(agentKey.token)).toContain('runtimes.reportInfo');
   });
 });
 

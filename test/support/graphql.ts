@@ -7,6 +7,7 @@ export interface GqlResult<T = any> {
   errors?: Array<{ message: string; path?: string[]; extensions?: { code?: string; status?: number; issues?: Record<string, string>; scope?: string } }>;
   /** The raw body (for non-GraphQL answers such as 401 `{error}`). */
   body: any;
+  headers: Record<string, unknown>;
 }
 
 export async function gql<T = any>(t: TestApp, token: string | undefined, query: string, variables?: Record<string, unknown>): Promise<GqlResult<T>> {
@@ -17,7 +18,7 @@ export async function gql<T = any>(t: TestApp, token: string | undefined, query:
     payload: JSON.stringify({ query, variables }),
   });
   const body = res.body ? res.json() : undefined;
-  return { status: res.statusCode, data: body?.data, errors: body?.errors, body };
+  return { status: res.statusCode, data: body?.data, errors: body?.errors, body, headers: res.headers };
 }
 
 /** Asserts success (HTTP 200, no errors) and returns data. */
