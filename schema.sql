@@ -674,6 +674,7 @@ create policy manage_as_admin on app_public.connection_mappings for all to svc_v
 create policy owner_all on app_public.connection_mappings for all to current_user using (true) with check (true);
 create policy select_in_workspace on app_public.connection_mappings for select to svc_visitor using ((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.connection_mappings FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _800_events AFTER INSERT OR DELETE OR UPDATE ON app_public.connection_mappings FOR EACH ROW EXECUTE FUNCTION app_private.tg_connection_mappings__events();
 
 -- A time-boxed iteration (shown as Sprint). At most one ACTIVE cycle per workspace: the current one.
 create table app_public.cycles (
@@ -2365,6 +2366,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_chat_messages__seq() returns trigger; plpgsql volatile security definer; execute: owner only; chat/triggers.sql
 -- app_private.tg_comments__drop_attachments() returns trigger; plpgsql volatile security definer; execute: owner only; comments/triggers.sql
 -- app_private.tg_comments__events() returns trigger; plpgsql volatile security definer; execute: owner only; comments/triggers.sql
+-- app_private.tg_connection_mappings__events() returns trigger; plpgsql volatile security definer; execute: owner only; repohost/triggers.sql
 -- app_private.tg_cycles__events() returns trigger; plpgsql volatile security definer; execute: owner only; cycles/triggers.sql
 -- app_private.tg_dispatch_rules__events() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/triggers.sql
 -- app_private.tg_dispatch_rules__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql

@@ -41,3 +41,43 @@ create trigger _800_events after update on app_public.external_resources for eac
 
 drop trigger if exists _100_updated_at on app_public.connection_mappings;
 create trigger _100_updated_at before update on app_public.connection_mappings for each row execute function app_hidden.tg__set_updated_at();
+
+create or replace function app_private.tg_connection_mappings__events()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_row app_public.connection_mappings := case when tg_op = 'DELETE' then old else new end;
+  v_changed text[] := '{}';
+  v_kind text := case tg_op when 'INSERT' then 'REPO_MAPPING_CREATED' when 'UPDATE' then 'REPO_MAPPING_UPDATED' else 'REPO_MAPPING_DELETED' end;
+begin
+  -- A mapping's status rules decide what repohost.sync does to linked issues: a change to them is the workspace's to
+  -- follow like any other (an outside probe: mappings changed without a trace, where dispatch rules and webhooks tell).
+  if tg_op = 'UPDATE' then
+    if new.repo_full_name is distinct from old.repo_full_name then v_changed := array_append(v_changed, 'repoFullName'); end if;
+    if new.token_env is distinct from old.token_env then v_changed := array_append(v_changed, 'tokenEnv'); end if;
+    if new.api_url is distinct from old.api_url then v_changed := array_append(v_changed, 'apiUrl'); end if;
+    if new.status_rules is distinct from old.status_rules then v_changed := array_append(v_changed, 'statusRules'); end if;
+    if new.sync_title is distinct from old.sync_title then v_changed := array_append(v_changed, 'syncTitle'); end if;
+    if new.active is distinct from old.active then v_changed := array_append(v_changed, 'active'); end if;
+    if cardinality(v_changed) = 0 then
+      return null;
+    end if;
+  end if;
+  -- A workspace being deleted takes its mappings with it: nothing to tell.
+  if tg_op = 'DELETE' and not exists (select 1 from app_public.workspaces w where w.id = old.workspace_id) then
+    return null;
+  end if;
+  perform app_private.record_event(v_row.workspace_id, v_kind, 'repo-mapping', v_row.id,
+    jsonb_build_object('mappingId', v_row.id, 'repoFullName', v_row.repo_full_name, 'tokenEnv', v_row.token_env,
+      'apiUrl', v_row.api_url, 'statusRules', v_row.status_rules, 'syncTitle', v_row.sync_title, 'active', v_row.active)
+    || case when tg_op = 'UPDATE' then jsonb_build_object('changes', to_jsonb(v_changed)) else '{}' end);
+  return null;
+end
+$$;
+comment on function app_private.tg_connection_mappings__events() is 'AFTER INSERT/UPDATE/DELETE on connection_mappings: REPO_MAPPING_CREATED, REPO_MAPPING_UPDATED (changes: repoFullName, tokenEnv, apiUrl, statusRules, syncTitle, active; nothing changed, no event), REPO_MAPPING_DELETED. Subject repo-mapping; payload the mapping as its readers see it (mappingId, repoFullName, tokenEnv: a variable''s name, never a token, apiUrl, statusRules, syncTitle, active); every key of the workspace reads them, as it reads the mappings.';
+
+drop trigger if exists _800_events on app_public.connection_mappings;
+create trigger _800_events after insert or update or delete on app_public.connection_mappings for each row execute function app_private.tg_connection_mappings__events();

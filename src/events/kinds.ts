@@ -29,5 +29,7 @@ export const EVENT_KINDS = [
   'USER_UPDATED',
   // Dispatch rules added, changed (moved in the order included) and deleted (docs/decisions.md, "Dispatch rules").
   'DISPATCH_RULE_CREATED', 'DISPATCH_RULE_UPDATED', 'DISPATCH_RULE_DELETED',
+  // Repository mappings added, changed and removed (docs/decisions.md, "Repository host").
+  'REPO_MAPPING_CREATED', 'REPO_MAPPING_UPDATED', 'REPO_MAPPING_DELETED',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];

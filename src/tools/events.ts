@@ -77,6 +77,9 @@ const KIND_INFO: Record<EventKind, { subjectTypes: string[]; meaning: string; or
   DISPATCH_RULE_CREATED: { subjectTypes: ['dispatch-rule'], meaning: 'A dispatch rule was added (its conditions, target agent and position).', origin: 'service' },
   DISPATCH_RULE_UPDATED: { subjectTypes: ['dispatch-rule'], meaning: 'A dispatch rule changed (payload.changes names what: its conditions, target, enabled, or its position when rules are added, deleted or reordered).', origin: 'service' },
   DISPATCH_RULE_DELETED: { subjectTypes: ['dispatch-rule'], meaning: 'A dispatch rule was deleted, by an admin or with the label, project or agent it named.', origin: 'service' },
+  REPO_MAPPING_CREATED: { subjectTypes: ['repo-mapping'], meaning: 'A repository was mapped for the repohost tools (its status rules, title sync, API URL).', origin: 'service' },
+  REPO_MAPPING_UPDATED: { subjectTypes: ['repo-mapping'], meaning: 'A repository mapping changed (payload.changes names what: statusRules, syncTitle, apiUrl, tokenEnv, active).', origin: 'service' },
+  REPO_MAPPING_DELETED: { subjectTypes: ['repo-mapping'], meaning: 'A repository mapping was removed.', origin: 'service' },
   WORKSPACE_UPDATED: { subjectTypes: ['workspace'], meaning: 'The workspace\'s name or settings changed (payload.changes names them), from a tool, GraphQL or the operator CLI.', origin: 'service' },
 };
 const KINDS = EVENT_KINDS.map((kind) => ({ kind, ...KIND_INFO[kind] }));

@@ -156,10 +156,9 @@ const ALLOWED: Record<string, true | string[]> = {
   'app_public.external_resources': ['synced_at'],
   // Configuration with no event kind, by documented decision (in-app GraphQL only; no MCP tool writes them). Found by
   // the sweep; arguable (they steer work and access, and the spec's rule has no exception), so listed here on purpose:
-  // repository mappings ("Mapping changes write no event (configuration)"), plugins and their manifests ("No event for
-  // a manifest change, as for plugin creation (the spec has no kind for either)"; a plugin's keys write
-  // API_KEY_CREATED/REVOKED). Dispatch rules write DISPATCH_RULE_* since the twenty-eighth session.
-  'app_public.connection_mappings': true,
+  // plugins and their manifests ("No event for a manifest change, as for plugin creation (the spec has no kind for
+  // either)"; a plugin's keys write API_KEY_CREATED/REVOKED). Dispatch rules write DISPATCH_RULE_* since the
+  // twenty-eighth session, repository mappings REPO_MAPPING_* since the twenty-ninth.
   'app_private.plugins': true,
 };
 

@@ -68,6 +68,20 @@ describe('repository mappings', () => {
     expect((await gqlOk(t, other.token, `{ connectionMappings { nodes { rowId } } }`)).connectionMappings.nodes).toEqual([]);
   });
 
+  it('every change to a mapping is an event (REPO_MAPPING_*), read by every key of the workspace and no other; a change to nothing is none', async () => {
+    // Status rules decide what repohost.sync does to linked issues: an outside probe changed them without a trace.
+    const made = (await admin(t, 'create-repo-mapping', { workspace: ws.key, repo: 'acme/evented', json: true })).mapping;
+    const change = (fields: string) => gqlOk(t, ws.token, `mutation($id: UUID!) { repoMappingsUpdate(input: {mappingId: $id, ${fields}}) { clientMutationId } }`, { id: made.id });
+    await change('statusRules: {closed: "CANCELED"}, syncTitle: true');
+    await change('syncTitle: true'); // no change: no event
+    await gqlOk(t, ws.token, `mutation($id: UUID!) { repoMappingsDelete(input: {mappingId: $id}) { clientMutationId } }`, { id: made.id });
+    const narrowed = await createKey(t, ws, { labels: [(await ok(t, ws.token, 'labels.create', { name: `mapping-events-${crypto.randomUUID().slice(0, 8)}` })).id] });
+    const events = (await ok(t, narrowed.token, 'events.recent', { subjectType: 'repo-mapping', subjectId: made.id, limit: 10 })).items;
+    expect(events.map((e: any) => e.kind)).toEqual(['REPO_MAPPING_DELETED', 'REPO_MAPPING_UPDATED', 'REPO_MAPPING_CREATED']);
+    expect(events[1].payload).toMatchObject({ mappingId: made.id, repoFullName: 'acme/evented', statusRules: { closed: 'CANCELED' }, syncTitle: true, changes: ['statusRules', 'syncTitle'] });
+    expect((await ok(t, other.token, 'events.recent', { subjectType: 'repo-mapping', limit: 50 })).items).toEqual([]);
+  });
+
   it("the server's environment is the operator's: in-app, tokenEnv is refused, and the operator's token does not follow a new apiUrl", async () => {
     // An admin naming PATH (or another workspace's token) with an apiUrl of their own had the service send its value there.
     const named = await gqlError(t, ws.token, 'mutation { repoMappingsCreate(input: {repoFullName: "acme/leak", tokenEnv: "PATH"}) { clientMutationId } }');
