@@ -2235,6 +2235,7 @@ create table app_private.plugins (
 alter table app_private.plugins enable row level security;
 alter table app_private.plugins force row level security;
 create policy owner_all on app_private.plugins for all to current_user using (true) with check (true);
+CREATE TRIGGER _800_events AFTER INSERT OR UPDATE ON app_private.plugins FOR EACH ROW EXECUTE FUNCTION app_private.tg_plugins__events();
 
 -- Calls per API key and surface (rpc = JSON-RPC, rest = REST aliases and GraphQL) in the current one-minute window; shared by all API processes. Unlogged: lost on a crash, which only resets the limits.
 create unlogged table app_private.rate_limit_counters (
@@ -2394,6 +2395,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_issues__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_labels__events() returns trigger; plpgsql volatile security definer; execute: owner only; labels/triggers.sql
 -- app_private.tg_memberships__events() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
+-- app_private.tg_plugins__events() returns trigger; plpgsql volatile security definer; execute: owner only; auth/triggers.sql
 -- app_private.tg_projects__events() returns trigger; plpgsql volatile security definer; execute: owner only; projects/triggers.sql
 -- app_private.tg_review_gates__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
 -- app_private.tg_workspaces__drop_number_sequence() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql

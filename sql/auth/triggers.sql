@@ -34,3 +34,37 @@ drop trigger if exists _800_events_created on app_private.api_keys;
 create trigger _800_events_created after insert on app_private.api_keys for each row execute function app_private.tg_api_keys__events();
 drop trigger if exists _800_events_revoked on app_private.api_keys;
 create trigger _800_events_revoked after update of revoked_at on app_private.api_keys for each row when (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL) execute function app_private.tg_api_keys__events();
+
+create or replace function app_private.tg_plugins__events()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  v_changed text[] := '{}';
+begin
+  -- What a plugin's keys may be given and which skills skills.invoke may call are the workspace's to follow like its
+  -- webhooks and dispatch rules (the event audit's last configuration without a trace).
+  if tg_op = 'UPDATE' then
+    if new.name is distinct from old.name then v_changed := array_append(v_changed, 'name'); end if;
+    if new.manifest->'scopes' is distinct from old.manifest->'scopes' then v_changed := array_append(v_changed, 'scopes'); end if;
+    if new.manifest->'skills' is distinct from old.manifest->'skills' then v_changed := array_append(v_changed, 'skills'); end if;
+    if new.approved_at is distinct from old.approved_at then v_changed := array_append(v_changed, 'approvedAt'); end if;
+    if cardinality(v_changed) = 0 then
+      return null;
+    end if;
+  end if;
+  perform app_private.record_event(new.workspace_id, case tg_op when 'INSERT' then 'PLUGIN_CREATED' else 'PLUGIN_UPDATED' end,
+    'plugin', new.id,
+    jsonb_build_object('pluginId', new.id, 'name', new.name, 'scopes', coalesce(new.manifest->'scopes', '[]'),
+      'skills', coalesce((select jsonb_agg(s->'name') from jsonb_array_elements(coalesce(new.manifest->'skills', '[]')) s), '[]'),
+      'approvedAt', new.approved_at)
+    || case when tg_op = 'UPDATE' then jsonb_build_object('changes', to_jsonb(v_changed)) else '{}' end);
+  return null;
+end
+$$;
+comment on function app_private.tg_plugins__events() is 'AFTER INSERT/UPDATE on plugins: PLUGIN_CREATED, PLUGIN_UPDATED (changes: name, scopes, skills, approvedAt; nothing changed, no event). Subject plugin; payload pluginId, name, scopes, skills (their names), approvedAt.';
+
+drop trigger if exists _800_events on app_private.plugins;
+create trigger _800_events after insert or update on app_private.plugins for each row execute function app_private.tg_plugins__events();

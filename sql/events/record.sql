@@ -110,9 +110,9 @@ as $$
     'WEBHOOK_CREATED', 'WEBHOOK_UPDATED', 'WEBHOOK_DELETED', 'WEBHOOK_TESTED', 'CANVAS_CREATED', 'CANVAS_UPDATED', 'CANVAS_DELETED',
     'WORKSPACE_UPDATED', 'LABEL_CREATED', 'LABEL_UPDATED', 'LABEL_DELETED', 'API_KEY_CREATED', 'API_KEY_REVOKED', 'CHAT_THREAD_OPENED',
     'USER_UPDATED', 'DISPATCH_RULE_CREATED', 'DISPATCH_RULE_UPDATED', 'DISPATCH_RULE_DELETED',
-    'REPO_MAPPING_CREATED', 'REPO_MAPPING_UPDATED', 'REPO_MAPPING_DELETED']::text[]
+    'REPO_MAPPING_CREATED', 'REPO_MAPPING_UPDATED', 'REPO_MAPPING_DELETED', 'PLUGIN_CREATED', 'PLUGIN_UPDATED']::text[]
 $$;
-comment on function app_hidden.event_kinds() is 'Every ActivityEvent kind (spec 6.1, AGENT_RUN_KICKED, and ours of docs/decisions.md: run status, runtimes, orchestration, initiatives, cycles, statuses, webhooks, canvases, keys, chat threads opened, profiles, dispatch rules, repository mappings); kept equal to src/events/kinds.ts by a test.';
+comment on function app_hidden.event_kinds() is 'Every ActivityEvent kind (spec 6.1, AGENT_RUN_KICKED, and ours of docs/decisions.md: run status, runtimes, orchestration, initiatives, cycles, statuses, webhooks, canvases, keys, chat threads opened, profiles, dispatch rules, repository mappings, plugins); kept equal to src/events/kinds.ts by a test.';
 grant execute on function app_hidden.event_kinds() to svc_visitor;
 
 create or replace function app_hidden.publish_ephemeral_event(p_kind text, p_subject_type text, p_subject_id uuid, p_payload jsonb)

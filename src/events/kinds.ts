@@ -31,5 +31,7 @@ export const EVENT_KINDS = [
   'DISPATCH_RULE_CREATED', 'DISPATCH_RULE_UPDATED', 'DISPATCH_RULE_DELETED',
   // Repository mappings added, changed and removed (docs/decisions.md, "Repository host").
   'REPO_MAPPING_CREATED', 'REPO_MAPPING_UPDATED', 'REPO_MAPPING_DELETED',
+  // Plugins recorded and their manifests changed (docs/decisions.md, "Plugins").
+  'PLUGIN_CREATED', 'PLUGIN_UPDATED',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];

@@ -80,6 +80,8 @@ const KIND_INFO: Record<EventKind, { subjectTypes: string[]; meaning: string; or
   REPO_MAPPING_CREATED: { subjectTypes: ['repo-mapping'], meaning: 'A repository was mapped for the repohost tools (its status rules, title sync, API URL).', origin: 'service' },
   REPO_MAPPING_UPDATED: { subjectTypes: ['repo-mapping'], meaning: 'A repository mapping changed (payload.changes names what: statusRules, syncTitle, apiUrl, tokenEnv, active).', origin: 'service' },
   REPO_MAPPING_DELETED: { subjectTypes: ['repo-mapping'], meaning: 'A repository mapping was removed.', origin: 'service' },
+  PLUGIN_CREATED: { subjectTypes: ['plugin'], meaning: 'A plugin was recorded (its scopes and skills).', origin: 'service' },
+  PLUGIN_UPDATED: { subjectTypes: ['plugin'], meaning: "A plugin's skills or scopes changed (payload.changes).", origin: 'service' },
   WORKSPACE_UPDATED: { subjectTypes: ['workspace'], meaning: 'The workspace\'s name or settings changed (payload.changes names them), from a tool, GraphQL or the operator CLI.', origin: 'service' },
 };
 const KINDS = EVENT_KINDS.map((kind) => ({ kind, ...KIND_INFO[kind] }));

@@ -154,12 +154,8 @@ const ALLOWED: Record<string, true | string[]> = {
   // resource whose state and title did not change. A changed state or title writes ISSUE_UPDATED on the linked issues
   // (app_private.tg_external_resources__events); other snapshot columns still count.
   'app_public.external_resources': ['synced_at'],
-  // Configuration with no event kind, by documented decision (in-app GraphQL only; no MCP tool writes them). Found by
-  // the sweep; arguable (they steer work and access, and the spec's rule has no exception), so listed here on purpose:
-  // plugins and their manifests ("No event for a manifest change, as for plugin creation (the spec has no kind for
-  // either)"; a plugin's keys write API_KEY_CREATED/REVOKED). Dispatch rules write DISPATCH_RULE_* since the
-  // twenty-eighth session, repository mappings REPO_MAPPING_* since the twenty-ninth.
-  'app_private.plugins': true,
+  // (No configuration is listed any more: dispatch rules write DISPATCH_RULE_* since the twenty-eighth session,
+  // repository mappings REPO_MAPPING_* and plugins PLUGIN_CREATED/UPDATED since the twenty-ninth.)
 };
 
 function needsEvent(c: Change): boolean {

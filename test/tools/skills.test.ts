@@ -86,6 +86,13 @@ describe('a plugin\'s manifest.skills', () => {
     await admin(t, 'add-member', { workspace: ws.key, email: 'member@example.com', role: 'MEMBER', json: true });
     const member = await createKey(t, ws, { user: 'member@example.com' });
     expect((await gqlError(t, member.token, `mutation { pluginsSetSkills(input: {pluginId: "${made}", skills: []}) { pluginInfo { rowId } } }`)).status).toBe(403);
+    // Recording a plugin and changing its skills are events (the same skills again are none); the refused calls wrote none.
+    await gqlOk(t, ws.token, `mutation { pluginsSetSkills(input: {pluginId: "${made}", skills: [{name: "new"}]}) { pluginInfo { rowId } } }`);
+    const events = (await ok(t, member.token, 'events.recent', { subjectType: 'plugin', subjectId: made, limit: 10 })).items;
+    expect(events.map((e: { kind: string }) => e.kind)).toEqual(['PLUGIN_UPDATED', 'PLUGIN_CREATED']);
+    expect(events[0].payload).toMatchObject({ pluginId: made, skills: ['new'], changes: ['skills'] });
+    expect(events[1].payload).toMatchObject({ pluginId: made, skills: ['old'] });
+    expect((await ok(t, other.token, 'events.recent', { subjectType: 'plugin', subjectId: made })).items).toEqual([]);
   });
 });
 
