@@ -52,7 +52,6 @@ declare module 'fastify' {
   }
 }
 
-const VALIDATION_ABORTED = 'Validation aborted: the query asks for too many fields of the same name in one place to check that they merge; ask for each field once';
 /** The codes of grafserv's refusals of a request's media types, by HTTP status. */
 const MEDIA_REFUSALS: Record<number, string> = { 406: 'not_acceptable', 415: 'unsupported_media_type' };
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
@@ -264,8 +263,6 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     let coded = false;
     for (const e of body.errors ?? []) {
       if (e.extensions?.code) continue;
-      // graphql-js gives up checking that same-named fields merge past a budget, and says only this.
-      if (e.message === 'Validation aborted.') e.message = VALIDATION_ABORTED;
       const { statusCode, ...rest } = e.extensions ?? {};
       e.extensions = { ...rest, code: mediaRefusal ?? 'invalid_query', status: typeof statusCode === 'number' ? statusCode : reply.statusCode >= 400 ? reply.statusCode : 400 };
       coded = true;
