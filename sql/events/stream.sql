@@ -79,6 +79,8 @@ as $$
 declare
   r record;
   v_count integer := 0;
+  v_ids uuid[];
+  v_positions bigint[];
 begin
   -- One sequencer at a time in the database, whichever process calls: positions are handed out only here,
   -- in transactions that follow one another, so every snapshot sees a prefix of each workspace's positions
@@ -87,12 +89,24 @@ begin
   if not pg_try_advisory_xact_lock(1398161490, 0) then
     return 0;
   end if;
+  -- The batch, its positions, then the update, in three statements the planner cannot fold together: as one
+  -- UPDATE … FROM (subquery with nextval), planned for the empty backlog the statistics usually show, it re-ran the
+  -- batch's subquery for every unsequenced row (a burst of 20,000 events drained 1,000 per 10 s and stalled every
+  -- workspace's stream for minutes, burning 1,000 positions per event: an outside probe).
+  select array_agg(u.id order by u.seq) into v_ids
+  from (select u.id, u.seq from app_public.activity_events u where u.stream_pos is null order by u.seq limit p_limit) u;
+  if v_ids is null then
+    return 0;
+  end if;
+  select array_agg(nextval('app_private.activity_event_stream_pos') order by n) into v_positions
+  from generate_series(1, cardinality(v_ids)) n;
   for r in
-    update app_public.activity_events e set stream_pos = p.pos
-    from (select t.id, nextval('app_private.activity_event_stream_pos') as pos
-          from (select u.id from app_public.activity_events u where u.stream_pos is null order by u.seq limit p_limit) t) p
-    where e.id = p.id and e.stream_pos is null
-    returning e.id, e.seq, e.stream_pos, e.workspace_id
+    with positioned as (
+      update app_public.activity_events e set stream_pos = p.pos
+      from unnest(v_ids, v_positions) as p(id, pos)
+      where e.id = p.id
+      returning e.id, e.seq, e.stream_pos, e.workspace_id)
+    select * from positioned order by stream_pos
   loop
     perform pg_notify('svc_events', json_build_object(
       'id', r.id, 'seq', r.seq, 'pos', r.stream_pos, 'workspaceId', r.workspace_id)::text);

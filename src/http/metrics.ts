@@ -113,6 +113,20 @@ export class AppMetrics {
       });
     }
     new Gauge({
+      name: 'svc_event_stream_backlog',
+      help: 'Committed activity events not yet given a stream position (SSE and MCP notifications wait for it); near 0 when healthy',
+      registers,
+      async collect() {
+        try {
+          const { rows } = await withinMs(DATABASE_GAUGE_MS, owner.query<{ n: string }>(
+            'select count(*) as n from app_public.activity_events where stream_pos is null'));
+          this.set(Number(rows[0]?.n ?? 0));
+        } catch {
+          // Tables not migrated yet, or a database not answering.
+        }
+      },
+    });
+    new Gauge({
       name: 'svc_webhook_deliveries',
       help: 'Webhook and agent dispatch deliveries by status (PENDING, DELIVERED, DEAD_LETTER, CANCELED), all workspaces',
       labelNames: ['status'] as const,

@@ -46,6 +46,7 @@ describe('/metrics', () => {
     expect(types.get('svc_job_queue_depth')).toBe('gauge');
     expect(types.get('svc_sse_clients')).toBe('gauge');
     expect(types.get('svc_webhook_deliveries')).toBe('gauge');
+    expect(types.get('svc_event_stream_backlog')).toBe('gauge');
     expect(types.get('svc_webhook_attempts_total')).toBe('counter');
     expect(types.get('process_cpu_user_seconds_total')).toBe('counter');
     expect(samples.some((s) => s.name === 'svc_db_pool_connections' && s.labels.pool === 'api' && s.labels.state === 'total')).toBe(true);
