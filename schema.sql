@@ -2305,6 +2305,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.create_workspace(text,text,text) returns jsonb; plpgsql volatile; execute: owner only; workspace/workspace.sql
 -- app_private.current_caller() returns app_private.caller; plpgsql stable; execute: owner only; core/caller.sql
 -- app_private.delete_agent(uuid,uuid) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
+-- app_private.dispatch_coalesce(uuid) returns integer; plpgsql volatile security definer; execute: owner only; dispatch/dispatcher.sql
 -- app_private.dispatch_next(uuid) returns jsonb; plpgsql volatile; execute: owner only; dispatch/dispatcher.sql
 -- app_private.dispatch_pick(app_public.issues,text,app_public.agents[]) returns record; plpgsql stable; execute: owner only; dispatch/dispatcher.sql
 -- app_private.dispatch_sweep() returns integer; plpgsql volatile security definer; execute: owner only; dispatch/dispatcher.sql

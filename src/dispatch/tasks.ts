@@ -3,7 +3,8 @@
  *
  *  svc_dispatch {workspaceId}   assign queued, unassigned issues to eligible agents, one transaction per
  *                               assignment (app_private.dispatch_next) until nothing is left to do. Queued by
- *                               triggers (app_private.wake_dispatcher), one pending job per workspace.
+ *                               triggers (app_private.wake_dispatcher), a job per wake; a job first removes its
+ *                               workspace's other waiting jobs (app_private.dispatch_coalesce), whose changes it sees.
  *  svc_watchdog_sweep           AGENT_NOACK, ISSUE_STALLED, ISSUE_SLA_BREACH and stale runs, and a dispatcher wake for
  *                               queued work no job will hand out (a killed worker held it): every minute.
  */
@@ -15,6 +16,7 @@ import { isSchemaMissing } from '../webhooks/tasks.ts';
 const MAX_PER_JOB = 1_000;
 
 export async function dispatchWorkspace(client: pg.ClientBase, workspaceId: string): Promise<number> {
+  await client.query('select app_private.dispatch_coalesce($1)', [workspaceId]);
   let assigned = 0;
   while (assigned < MAX_PER_JOB) {
     const { rows } = await client.query<{ r: unknown }>('select app_private.dispatch_next($1) as r', [workspaceId]);

@@ -421,6 +421,38 @@ describe('agent dispatch deliveries', () => {
   });
 });
 
+describe('one tenant\'s wakes', () => {
+  it('a dispatcher job removes its workspace\'s other waiting jobs first, and leaves another workspace\'s and a running one alone', async () => {
+    // Every wake is a job: 20 agents heartbeating and re-queueing left 3,368 of one workspace's jobs waiting, drained
+    // at 6 a second, and another workspace's dispatch waited 52 s behind them (an outside probe).
+    const { ws: noisy, ids } = await workspaceWith('ROUND_ROBIN', [{ key: 'busy', max: 5 }]);
+    const { ws: quiet } = await workspaceWith('ROUND_ROBIN', [{ key: 'calm' }]);
+    const waiting = async (w: Workspace, locked = false) => (await sql(`select count(*)::int as n from graphile_worker._private_jobs j
+      join graphile_worker._private_tasks t on t.id = j.task_id
+      where t.identifier = 'svc_dispatch' and j.payload->>'workspaceId' = $1 and (j.locked_at is not null) = $2`, [w.id, locked])).rows[0].n;
+    const issue = await ok(t, noisy.token, 'issues.create', { title: 'handed out by the one job that runs' });
+    await ok(t, noisy.token, 'issues.queue', { id: issue.id });
+    await sql('select app_private.wake_dispatcher($1) from generate_series(1, 300)', [noisy.id]);
+    await sql('select app_private.wake_dispatcher($1) from generate_series(1, 3)', [quiet.id]);
+    // One of the noisy workspace's jobs is running on another worker.
+    await sql(`update graphile_worker._private_jobs set locked_at = now(), locked_by = 'other-worker' where id = (
+      select j.id from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+      where t.identifier = 'svc_dispatch' and j.payload->>'workspaceId' = $1 limit 1)`, [noisy.id]);
+    expect(await waiting(noisy)).toBeGreaterThan(300);
+    const quietWaiting = await waiting(quiet);
+    expect(quietWaiting).toBeGreaterThanOrEqual(3);
+    const client = await t.pools.owner.connect();
+    try {
+      expect(await dispatchWorkspace(client, noisy.id)).toBe(1);
+    } finally {
+      client.release();
+    }
+    expect((await ok(t, noisy.token, 'issues.get', { id: issue.id })).assignedAgentId).toBe(ids.busy);
+    expect([await waiting(noisy), await waiting(noisy, true), await waiting(quiet)]).toEqual([0, 1, quietWaiting]);
+    await sql(`delete from graphile_worker._private_jobs where payload->>'workspaceId' = any($1)`, [[noisy.id, quiet.id]]);
+  });
+});
+
 describe('recovery after a killed worker', () => {
   it('a dispatcher job a dead worker holds does not stall the queue: the worker\'s start (and each minute\'s sweep) wakes it again', async () => {
     const { ws, ids } = await workspaceWith('ROUND_ROBIN', [{ key: 'survivor', max: 5 }]);
