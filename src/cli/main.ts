@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import type { DatabaseTarget } from '../db/database.ts';
-import { ApiError, fromPgError } from '../errors.ts';
+import { ApiError, databaseUnavailable, fromPgError } from '../errors.ts';
 import { ADMIN_SPECS } from './admin.ts';
 import { commandFlags, parseCommand, suggestion, synopsis, usage, UsageError, wantsHelp, type CommandSpec, type FlagSpecs } from './flags.ts';
 
@@ -217,11 +217,12 @@ function runPsql(url: string, args: string[]): Promise<number> {
     // psql handles Ctrl-C itself (cancels the query); we stay until it exits, then stop what we started.
     const ignore = () => {};
     process.on('SIGINT', ignore);
-    // The password goes in the environment, not on psql's command line (where `ps` shows it).
-    const u = new URL(url);
-    const password = decodeURIComponent(u.password);
-    u.password = '';
-    const child = spawn('psql', [u.toString(), ...args], { stdio: 'inherit', env: { ...process.env, ...(password ? { PGPASSWORD: password } : {}) } });
+    // The password goes in the environment, not on psql's command line (where `ps` shows it). Not through new URL():
+    // libpq's socket form with a user and no host (postgres://svc@/svc?host=/run/postgresql) is none.
+    const userinfo = url.match(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):([^@/?#]*)@/i);
+    const password = userinfo ? decodeURIComponent(userinfo[2]!) : '';
+    const bare = userinfo ? `${userinfo[1]}@${url.slice(userinfo[0].length)}` : url;
+    const child = spawn('psql', [bare, ...args], { stdio: 'inherit', env: { ...process.env, ...(password ? { PGPASSWORD: password } : {}) } });
     child.on('error', (err: NodeJS.ErrnoException) => {
       process.off('SIGINT', ignore);
       reject(err.code === 'ENOENT' ? new Error(PSQL_MISSING) : err);
@@ -330,6 +331,19 @@ main().catch((err) => {
   if (interrupted.signal.aborted) {
     process.stderr.write('svc: interrupted\n');
     process.exit(130);
+  }
+  // What the database says about the operator's own setup (a role without CREATEROLE, a role missing after a restore,
+  // the server down) is said in its words: the API's ("Not permitted for this key", "input: not a valid value", exit 2)
+  // sent the operator looking at their flags.
+  const pgErr = err as { code?: string; severity?: string; message?: string; detail?: string; hint?: string } | undefined;
+  if (databaseUnavailable(err)) {
+    process.stderr.write(`svc: the database is not reachable (${redactSecrets(String(pgErr?.message ?? err))})\n`);
+    process.exit(1);
+  }
+  if (pgErr?.severity === 'FATAL' || /^(42501|42704|28|3D|0A|53|58|XX)/.test(pgErr?.code ?? '')) {
+    const extra = [pgErr!.detail, pgErr!.hint].filter(Boolean).join(' ');
+    process.stderr.write(`svc: PostgreSQL refused: ${redactSecrets(`${pgErr!.message}${extra ? ` (${extra})` : ''}`)}\n`);
+    process.exit(1);
   }
   const apiErr = err instanceof ApiError ? err : fromPgError(err);
   if (apiErr) {

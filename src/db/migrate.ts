@@ -40,6 +40,7 @@ export async function applyMigrations(ownerUrl: string, opts: { includeCurrent?:
   const client = new pg.Client({ connectionString: ownerUrl });
   await client.connect();
   try {
+    await requireServerVersion(client);
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await runWorkerMigrations({ connectionString: ownerUrl, logger: quietWorkerLogger });
     const settings = migrateSettings(ownerUrl, opts.migrationsFolder ? { migrationsFolder: opts.migrationsFolder } : {});
@@ -49,6 +50,22 @@ export async function applyMigrations(ownerUrl: string, opts: { includeCurrent?:
     clearAllPools();
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
     await client.end();
+  }
+}
+
+/** The oldest PostgreSQL the migrations run on (`ALTER COLUMN … SET EXPRESSION`, migrations 000064 and 000184). */
+export const MIN_SERVER_VERSION = { num: 170000, name: '17' };
+
+/**
+ * Refuses a server older than MIN_SERVER_VERSION before anything is applied: on Debian 12's PostgreSQL 15 the
+ * migrations stopped at the 64th with "syntax error at or near "expression"" (an outside probe), naming neither.
+ */
+export async function requireServerVersion(client: pg.ClientBase, min = MIN_SERVER_VERSION): Promise<void> {
+  const { rows } = await client.query<{ num: number; version: string }>(
+    `select current_setting('server_version_num')::int as num, current_setting('server_version') as version`);
+  if (rows[0]!.num < min.num) {
+    throw new Error(`this release needs PostgreSQL ${min.name} or newer; the server at DATABASE_URL is PostgreSQL ${rows[0]!.version}` +
+      ' (leave DATABASE_URL unset for the embedded PostgreSQL 17)');
   }
 }
 
@@ -63,6 +80,7 @@ export async function pendingMigrationCount(ownerUrl: string): Promise<{ pending
   const client = new pg.Client({ connectionString: ownerUrl });
   await client.connect();
   try {
+    await requireServerVersion(client);
     const { rows } = await client.query(`select to_regclass('graphile_migrate.migrations') is not null as present`);
     const applied = rows[0].present ? (await client.query('select count(*)::int as n from graphile_migrate.migrations')).rows[0].n : 0;
     if (applied > files.length) {

@@ -2,9 +2,11 @@
  * Usage mistakes are exit 2 with a message naming the flag (and the closest known one); every
  * command's --help comes from its declaration. No database is touched by any of these.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_SPECS } from '../../src/cli/admin.ts';
 import { closest, parseCommand, usage, UsageError, validate } from '../../src/cli/flags.ts';
@@ -104,6 +106,28 @@ describe('typos and usage errors (exit 2)', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://svc@:99999/svc' })).toThrow(/DATABASE_URL must be/);
     const egress = await svc(['admin', 'list-workspaces', '--json'], { ...env, SVC_EGRESS_ALLOW_PRIVATE: 'yes' });
     expect([egress.code, egress.stderr]).toEqual([2, 'svc: SVC_EGRESS_ALLOW_PRIVATE must be 1 (or true) to allow private addresses, 0 (or false, or unset) to refuse them, got "yes"\n']);
+  });
+});
+
+describe("the database's own refusals, in its words", () => {
+  it('a server not listening, and a role without the rights, are said as PostgreSQL says them (they were "try again shortly" and "Not permitted for this key")', async () => {
+    const down = await svc(['admin', 'list-workspaces', '--json'], { ...env, DATABASE_URL: 'postgres://svc:pw@127.0.0.1:1/svc' });
+    expect([down.code, down.stderr]).toEqual([1, expect.stringMatching(/^svc: the database is not reachable \(connect ECONNREFUSED 127\.0\.0\.1:1\)\n$/)]);
+    const url = new URL(await database());
+    const role = `svc_t_plain_${crypto.randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url.toString() });
+    await admin.connect();
+    try {
+      await admin.query(`create role ${role} login password 'pw'`);
+      const plain = new URL(url);
+      plain.username = role;
+      plain.password = 'pw';
+      const refused = await svc(['admin', 'list-workspaces', '--json'], { ...env, DATABASE_URL: plain.toString() });
+      expect([refused.code, refused.stderr]).toEqual([1, expect.stringMatching(/^svc: PostgreSQL refused: permission denied for /)]);
+    } finally {
+      await admin.query(`drop role if exists ${role}`).catch(() => {});
+      await admin.end();
+    }
   });
 });
 
