@@ -158,13 +158,24 @@ export function toolInput(value: unknown, field: 'body' | 'arguments'): object {
   return input;
 }
 
-export function sendRpcError(reply: FastifyReply, err: ApiError, id: string | number | null = null) {
+export function sendRpcError(reply: FastifyReply, err: ApiError, id: string | number | null = null, batchIds?: Array<string | number>) {
   const code = err.body.error === 'invalid_json' ? -32700 : err.status >= 500 ? -32603 : -32000;
   const message = err.body.error === 'invalid_json' ? 'Parse error' : err.body.message ?? err.body.error;
+  const answer = (id: string | number | null) => ({ jsonrpc: '2.0', id, error: { code, message, data: { ...err.body, status: err.status } } });
   return reply
     .code(err.status)
     .header('content-type', 'application/json; charset=utf-8')
-    .send(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, data: { ...err.body, status: err.status } } }));
+    .send(JSON.stringify(batchIds?.length ? batchIds.map(answer) : answer(id)));
+}
+
+/** Refusals of the caller, not of the batch (its key, its rate, the database): a valid batch hears them per call. */
+const CALLER_REFUSALS = new Set([401, 403, 429, 503]);
+
+/** The ids of a JSON-RPC batch's calls (notifications have none), for a refusal of every call of it. */
+function batchIdsOf(body: unknown, err: ApiError): Array<string | number> | undefined {
+  if (!Array.isArray(body) || !CALLER_REFUSALS.has(err.status)) return undefined;
+  return body.map((m) => (m && typeof m === 'object' ? (m as { id?: unknown }).id : undefined))
+    .filter((id): id is string | number => typeof id === 'string' || typeof id === 'number');
 }
 
 /** How much of a too-large body is read and dropped so its sender hears the 413, and for how long at most. */
@@ -365,7 +376,9 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     // connection closed saw EPIPE instead of the answer (Node's fetch past ~5 MB, curl after its 100 Continue).
     if (apiError.status === 413) await discardRestOfBody(req.raw);
     reply.code(apiError.status).headers(apiError.headers);
-    if (isMcpPath(req.url)) return sendRpcError(reply, apiError, requestId(req.body));
+    // A batch refused whole (a key over its rate limit) answers each of its calls, so a client matching answers by id
+    // hears about every one (a single object with id null answered 50 calls).
+    if (isMcpPath(req.url)) return sendRpcError(reply, apiError, requestId(req.body), batchIdsOf(req.body, apiError));
     // A GraphQL client reads `errors` (GraphQL over HTTP): a refusal before execution (401, 403, 429, query_too_complex)
     // carries it too, with the extensions field errors have (src/graphql/errors.ts), beside the REST-style fields.
     if (req.url.split('?')[0] === GRAPHQL_PATH) {

@@ -73,6 +73,11 @@ describe('rate limits', () => {
       expect((await postBatch(roomy, other.token, 19)).statusCode).toBe(200);
       expect((await postBatch(roomy, other.token, 1)).statusCode).toBe(200);
       expect((await postBatch(roomy, other.token, 1)).statusCode).toBe(429);
+      // A batch refused whole answers each of its calls by id (a single object with id null answered 50 calls).
+      const refused = await postBatch(roomy, other.token, 3);
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json().map((m: { id: number; error: { data: { error: string } } }) => [m.id, m.error.data.error]))
+        .toEqual([[1, 'rate_limited'], [2, 'rate_limited'], [3, 'rate_limited']]);
     } finally {
       await roomy.close();
     }
@@ -114,7 +119,7 @@ describe('rate limits', () => {
     }
   });
 
-  it('JSON-RPC: each call of a batch counts; over the limit the whole batch is a 429 envelope', async () => {
+  it('JSON-RPC: each call of a batch counts; over the limit the whole batch is a 429, each call answered by its id', async () => {
     await freshWindow();
     const key = await createKey(a, ws);
     const first = await postBatch(a, key.token, 5);
@@ -123,7 +128,7 @@ describe('rate limits', () => {
     const second = await postBatch(b, key.token, 2); // 7 > 6
     expect(second.statusCode).toBe(429);
     expect(second.headers['retry-after']).toMatch(/^\d+$/);
-    expect(second.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, data: { error: 'rate_limited', status: 429 } } });
+    expect(second.json()).toMatchObject([1, 2].map((id) => ({ jsonrpc: '2.0', id, error: { code: -32000, data: { error: 'rate_limited', status: 429 } } })));
     const single = await rpc(a, key.token, 'ping');
     expect(single.status).toBe(429);
     expect(single.body).toMatchObject({ jsonrpc: '2.0', id: 1, error: { data: { error: 'rate_limited' } } });
