@@ -10,6 +10,8 @@ export interface ErrorBody {
   scope?: string;
   /** 404 or 409: the input field that named the missing record (e.g. steps.1.assignedAgentId) or the taken value (name), when the SQL says. */
   field?: string;
+  /** 413 and the like: the limit the request went past (bytes of a body). */
+  limit?: number;
 }
 
 export class ApiError extends Error {

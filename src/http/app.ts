@@ -221,12 +221,15 @@ function answerClientError(err: Error & { code?: string }, socket: Socket) {
   socket.destroy(err);
 }
 
+/** The largest request body (REST, JSON-RPC, GraphQL): 2 MiB. */
+export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+
 export function buildApp(opts: AppOptions): { app: FastifyInstance; services: AppServices } {
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger as FastifyBaseLogger } : { logger: { level: opts.logLevel ?? 'info' } }),
     // No per-request log lines on the hot path (logging each request cost 17% here).
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: 2 * 1024 * 1024,
+    bodyLimit: BODY_LIMIT_BYTES,
     clientErrorHandler: answerClientError,
     // Requests that arrive while the server closes are refused by our own hook below (the spec's body, Retry-After,
     // JSON-RPC's envelope on the MCP endpoint); Fastify's own answered {"error":"Service Unavailable","statusCode":503}.
@@ -348,6 +351,10 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
         // `curl -d` sends application/x-www-form-urlencoded: say what to send, not only what was refused.
         apiError = new ApiError(415, { error: 'unsupported_media_type',
           message: `Send the body as JSON with Content-Type: application/json (got ${req.headers['content-type'] || 'no Content-Type'})` });
+      } else if (status === 413) {
+        // An importer sending 100 long descriptions at once heard only "too large": say how large, and what to do.
+        apiError = new ApiError(413, { error: 'payload_too_large', limit: BODY_LIMIT_BYTES,
+          message: `Request body is over ${BODY_LIMIT_BYTES / 1024 / 1024} MiB; send it in smaller parts (fewer items per call)` });
       } else if (status && status >= 400 && status < 500) {
         apiError = new ApiError(status, { error: STATUS_ERRORS[status] ?? 'bad_request', message: (err as Error).message });
       } else if (code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE') {

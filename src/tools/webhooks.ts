@@ -88,7 +88,7 @@ export const webhookTools = defineTools(
     scopes: ['ADMIN'],
     refusesNarrowedKeys: 'any',
     requiresWorkspaceAdmin: true,
-    description: `${admin}: change url, events, active (false pauses deliveries) or description of a webhook.`,
+    description: `${admin}: change url, events, active (false stops deliveries; events meanwhile are never sent) or description of a webhook.`,
     input: z.strictObject({
       id: id('id'), url: url.optional(), events: events.optional(), active: z.boolean().optional(), description: description.optional(),
     }),

@@ -135,7 +135,8 @@ describe('REST keeps the spec bodies', () => {
     expect(r415.json()).toMatchObject({ error: 'unsupported_media_type' });
     const r413 = await post('/api/mcp/issues.create', JSON.stringify({ title: 'x'.repeat(3 * 1024 * 1024) }), auth());
     expect(r413.statusCode).toBe(413);
-    expect(r413.json()).toMatchObject({ error: 'payload_too_large' });
+    expect(r413.json()).toMatchObject({ error: 'payload_too_large', limit: 2 * 1024 * 1024,
+      message: 'Request body is over 2 MiB; send it in smaller parts (fewer items per call)' });
   });
 
   it('a client still sending a large body hears the 413 once it has sent it (it got EPIPE past ~5 MB): declared or chunked', async () => {

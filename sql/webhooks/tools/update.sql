@@ -13,5 +13,5 @@ begin
     (args->>'active')::boolean, args->>'description', 'id');
 end
 $$;
-comment on function app_tools.webhooks_update(args jsonb) is 'webhooks.update: OWNER/ADMIN, unnarrowed key: change url, events, active (false pauses deliveries) or description of a webhook.';
+comment on function app_tools.webhooks_update(args jsonb) is 'webhooks.update: OWNER/ADMIN, unnarrowed key: change url, events, active (false stops deliveries; events meanwhile are never sent) or description of a webhook.';
 grant execute on function app_tools.webhooks_update(args jsonb) to svc_visitor;
