@@ -1921,6 +1921,8 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.goal_status_payload(app_public.goals,text,text) returns jsonb; sql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.has_scope(text) returns boolean; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.hold_membership() returns uuid; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
+-- app_hidden.idempotent_claim(uuid,text,text,text) returns text; plpgsql volatile security definer; execute: svc_visitor; core/idempotency.sql
+-- app_hidden.idempotent_remember(uuid,text,text) returns text; plpgsql volatile security definer; execute: svc_visitor; core/idempotency.sql
 -- app_hidden.initiative_for_write(text,text) returns app_public.initiatives; plpgsql volatile; execute: svc_visitor; initiatives/initiatives.sql
 -- app_hidden.initiative_json(app_public.initiatives,boolean) returns jsonb; sql stable; execute: svc_visitor; initiatives/initiatives.sql
 -- app_hidden.insert_cycle(app_public.workspaces,text,date,date,text) returns app_public.cycles; plpgsql volatile; execute: svc_visitor; cycles/cycles.sql
@@ -2193,6 +2195,23 @@ CREATE TRIGGER _800_events_revoked AFTER UPDATE OF revoked_at ON app_private.api
 CREATE TRIGGER _850_wake_dispatcher AFTER INSERT ON app_private.api_keys FOR EACH ROW WHEN (new.linked_agent_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_api_keys__wake_dispatcher();
 CREATE TRIGGER _900_notify_revoked AFTER UPDATE OF revoked_at ON app_private.api_keys FOR EACH ROW WHEN (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL) EXECUTE FUNCTION app_private.tg_api_keys__notify_revoked();
 
+-- Write calls made with an idempotency key in the last 24 hours: the tool, a hash of its arguments and the answer given (sql/core/idempotency.sql).
+create table app_private.idempotent_calls (
+  key_id uuid not null,
+  idempotency_key text not null,
+  tool text not null,
+  request_hash text not null,
+  response text,
+  created_at timestamp with time zone default now() not null,
+  constraint idempotent_calls_pkey PRIMARY KEY (key_id, idempotency_key),
+  constraint idempotent_calls_key_id_fkey FOREIGN KEY (key_id) REFERENCES app_private.api_keys(id) ON DELETE CASCADE,
+  constraint idempotent_calls_idempotency_key_check CHECK (length(idempotency_key) >= 1 AND length(idempotency_key) <= 255)
+);
+CREATE INDEX idempotent_calls_created_at_idx ON app_private.idempotent_calls USING btree (created_at);
+alter table app_private.idempotent_calls enable row level security;
+alter table app_private.idempotent_calls force row level security;
+create policy owner_all on app_private.idempotent_calls for all to current_user using (true) with check (true);
+
 -- Sub-issues a soft delete made top-level, by parent: issues.restore reattaches those still live and top-level. A child's row goes when its parentId changes again.
 create table app_private.issue_detachments (
   workspace_id uuid not null,
@@ -2331,6 +2350,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.plugin_skills(jsonb) returns jsonb; plpgsql immutable; execute: owner only; auth/plugins.sql
 -- app_private.previous_secret_until(integer) returns timestamp with time zone; plpgsql stable; execute: owner only; webhooks/webhooks.sql
 -- app_private.publish_ephemeral_event(uuid,text,text,uuid,jsonb) returns jsonb; plpgsql volatile; execute: owner only; events/record.sql
+-- app_private.purge_idempotent_calls() returns integer; sql volatile; execute: owner only; core/idempotency.sql
 -- app_private.record_event(uuid,text,text,uuid,jsonb) returns uuid; plpgsql volatile security definer; execute: owner only; events/record.sql
 -- app_private.record_issue_updated(uuid,uuid,text[],jsonb) returns void; plpgsql volatile security definer; execute: owner only; events/record.sql
 -- app_private.remove_member(uuid,uuid) returns app_public.memberships; plpgsql volatile; execute: owner only; workspace/members.sql

@@ -9,6 +9,20 @@ import type { Caller } from '../auth/keys.ts';
 export const callerStatement = (call: string): string =>
   `select ${call}::text as r from (select app_hidden.set_request_context($1, $2, $3, $4, $5, $6, $7, $8)) as identity`;
 
+/**
+ * callerStatement for a write made with an idempotency key ($10 the key, $11 the tool, $12 its arguments' hash): the
+ * key is claimed first (app_hidden.idempotent_claim); a key already answered gives that answer and the call does not
+ * run (COALESCE evaluates its second argument only when the first is null); else the call runs and its answer is
+ * kept, in the same transaction.
+ */
+export const idempotentCallerStatement = (call: string): string =>
+  `select coalesce(claimed.r, app_hidden.idempotent_remember($3, $10, ${call}::text)) as r` +
+  ` from (select app_hidden.set_request_context($1, $2, $3, $4, $5, $6, $7, $8)) as identity,` +
+  ` lateral (select app_hidden.idempotent_claim($3, $10, $11, $12) as r) as claimed`;
+
+/** An idempotency key of a write call, with what it must be repeated with. */
+export interface Idempotency { key: string; tool: string; requestHash: string }
+
 /** The values of $1–$8 of callerStatement, then the call's own. */
 export const callerValues = (caller: Caller, args: unknown[]): unknown[] => [
   caller.workspaceId, caller.userId, caller.keyId, caller.agentId, caller.scopes,
@@ -21,9 +35,12 @@ export const callerValues = (caller: Caller, args: unknown[]): unknown[] => [
  */
 export async function queryAsCaller(
   pool: pg.Pool, caller: Caller, statementName: string, call: string, args: unknown[],
-  opts: { inShare?: boolean; statementTimeoutMs?: number } = {},
+  opts: { inShare?: boolean; statementTimeoutMs?: number; idempotency?: Idempotency } = {},
 ): Promise<string | null> {
-  const query = { name: statementName, text: callerStatement(call), values: callerValues(caller, args) };
+  const idem = opts.idempotency;
+  const query = idem
+    ? { name: `${statementName}:idem`, text: idempotentCallerStatement(call), values: callerValues(caller, [...args, idem.key, idem.tool, idem.requestHash]) }
+    : { name: statementName, text: callerStatement(call), values: callerValues(caller, args) };
   const timeout = opts.statementTimeoutMs;
   const run = () => timeout === undefined
     ? pool.query<{ r: string | null }>(query)

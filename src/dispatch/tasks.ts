@@ -38,7 +38,8 @@ export async function sweep(client: pg.ClientBase, now?: Date): Promise<{ kind: 
     `select app_private.watchdog_sweep(coalesce($1::timestamptz, now())) as watchdogs,
             app_private.sweep_stale_runs(coalesce($1::timestamptz, now())) as runs,
             app_private.sweep_silent_agents(coalesce($1::timestamptz, now())) as agents,
-            app_private.dispatch_sweep() as dispatchers_woken`, [now ?? null]);
+            app_private.dispatch_sweep() as dispatchers_woken,
+            app_private.purge_idempotent_calls() as idempotency_keys_forgotten`, [now ?? null]);
   const r = rows[0]!;
   return [...r.watchdogs, ...[...r.runs, ...r.agents].map(({ kind, subjectId }) => ({ kind, subjectId }))];
 }

@@ -221,6 +221,14 @@ function answerClientError(err: Error & { code?: string }, socket: Socket) {
   socket.destroy(err);
 }
 
+/** A REST call's `Idempotency-Key` header (RFC draft, as Stripe and others take it), as run options. */
+function idempotencyHeader(req: FastifyRequest): RunOptions | undefined {
+  const key = req.headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (Array.isArray(key)) throw invalidInput({ 'Idempotency-Key': 'give it once' });
+  return { idempotencyKey: key };
+}
+
 /** The largest request body (REST, JSON-RPC, GraphQL): 2 MiB. */
 export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 
@@ -485,7 +493,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
       throw invalidInput(Object.fromEntries(query.map((k) => [k, 'not read from the address: send the tool\'s arguments in the JSON body'])),
         `A tool's arguments go in the JSON body, not the address (${query.join(', ')})`);
     }
-    const json = await services.callTool(caller, t, toolInput(req.body, 'body'), 'rest');
+    const json = await services.callTool(caller, t, toolInput(req.body, 'body'), 'rest', idempotencyHeader(req));
     return reply.header('content-type', 'application/json; charset=utf-8').send(json);
   });
 

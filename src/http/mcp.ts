@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../auth/keys.ts';
 import { buildInfo } from '../build-info.ts';
-import { ApiError, refusesKey } from '../errors.ts';
+import { ApiError, invalidInput, refusesKey } from '../errors.ts';
 import { findTool, fullListing, mcpDescriptor, selectTools, unknownTool } from '../tools/catalog.ts';
 import { sendRpcError, toolInput, type AppServices } from './app.ts';
 import { handleExtra, invalidParams, RpcFault, type McpContext } from './mcp-extras.ts';
@@ -340,7 +340,13 @@ async function handleMessage(
         return rpcError(id, ErrorCode.InvalidParams, unknown.message, { ...unknown.body, status: unknown.status });
       }
       try {
-        return rpcResult(id, toolResult(await services.callTool(caller, t, toolInput(params.arguments, 'arguments'), 'rpc')));
+        // MCP's own place for what is about a request rather than the tool's input: `_meta` (here its idempotency key).
+        const meta = params._meta && typeof params._meta === 'object' ? params._meta as { idempotencyKey?: unknown } : {};
+        if (meta.idempotencyKey !== undefined && typeof meta.idempotencyKey !== 'string') {
+          throw invalidInput({ '_meta.idempotencyKey': 'must be a string' });
+        }
+        return rpcResult(id, toolResult(await services.callTool(caller, t, toolInput(params.arguments, 'arguments'), 'rpc',
+          meta.idempotencyKey === undefined ? undefined : { idempotencyKey: meta.idempotencyKey })));
       } catch (err) {
         // A key found revoked, expired or its agent archived by the call's own check (the key cache had not heard of
         // it yet) refuses the whole request, as the transport's check does: HTTP 401/403, not a tool result.

@@ -30,6 +30,8 @@ function operation(t: Tool) {
     tags: [t.namespace],
     'x-scopes': t.scopes,
     'x-mcp-annotations': t.annotations,
+    // A write done in the database alone takes an idempotency key (src/tools/invoke.ts).
+    ...(!t.annotations.readOnlyHint && !t.run ? { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] } : {}),
     requestBody: {
       required: false,
       description: 'The tool input (an empty body is `{}`).',
@@ -61,6 +63,13 @@ export function openApiJson(): string {
     tags: [...new Set(TOOLS.map((t) => t.namespace))].map((name) => ({ name })),
     paths: Object.fromEntries(TOOLS.map((t) => [`/api/mcp/${t.name}`, { post: operation(t) }])),
     components: {
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+          description: 'Makes a retry safe: the same call repeated with the same key (per API key, within 24 hours) answers what the first '
+            + 'answered and does not run again; the key with other arguments is 422 idempotency_key_reused. Over JSON-RPC: `_meta.idempotencyKey` of tools/call.',
+        },
+      },
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key created with `svc admin create-key` (or at workspace creation).' } },
       schemas: {
         Error: {

@@ -3,10 +3,11 @@
  * calls the tool's SQL function (one round trip, one transaction, RLS inside). The result stays the JSON
  * text PostgreSQL produced; transports embed it without parsing and re-serialising.
  */
+import crypto from 'node:crypto';
 import type pg from 'pg';
 import { z } from 'zod';
 import { hasScope, type Caller } from '../auth/keys.ts';
-import { queryAsCaller } from '../db/as-caller.ts';
+import { queryAsCaller, type Idempotency } from '../db/as-caller.ts';
 import { ApiError, fromPgError, invalidInput, scopeRequired } from '../errors.ts';
 import { editDistance } from '../edit-distance.ts';
 import { findTool, unknownTool } from './catalog.ts';
@@ -193,6 +194,24 @@ export const toolCall = (t: Tool): string => `${t.sqlFunction}($9::jsonb)`;
 export interface RunOptions {
   inShare?: boolean;
   statementTimeoutMs?: number;
+  /**
+   * The client's idempotency key (REST `Idempotency-Key`, JSON-RPC `_meta.idempotencyKey`): a write repeated with it
+   * within 24 hours answers what the first answered and does not run again (src/db/as-caller.ts). Reads ignore it.
+   */
+  idempotencyKey?: string;
+}
+
+/** What an idempotency key may be: 1 to 255 visible ASCII characters (a UUID, a ULID, an importer's own id). */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The checked idempotency key of a write call, with its tool and a hash of its (validated) arguments. */
+function idempotencyOf(t: Tool, key: string, args: unknown): Idempotency {
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw invalidInput({ idempotencyKey: 'must be 1 to 255 visible ASCII characters (a UUID will do)' });
+  }
+  // A tool that works outside the database too (an upload, a repository host) cannot take back what it did there.
+  if (t.run) throw invalidInput({ idempotencyKey: `${t.name} does not take an idempotency key (part of its work is outside the database)` });
+  return { key, tool: t.name, requestHash: crypto.createHash('sha256').update(JSON.stringify(args)).digest('hex') };
 }
 
 export class ToolRunner {
@@ -247,6 +266,7 @@ export class ToolRunner {
       issues.addUnlisted(over.unlisted);
     }
     if (!parsed.success || issues.size) throw invalidInput(issues.toJSON());
+    const idempotency = opts.idempotencyKey === undefined || t.annotations.readOnlyHint ? undefined : idempotencyOf(t, opts.idempotencyKey, parsed.data);
     if (t.run) {
       const ctx: ToolContext = {
         caller,
@@ -264,12 +284,12 @@ export class ToolRunner {
       const result = await t.run(ctx, parsed.data);
       return JSON.stringify(result ?? null);
     }
-    return this.sqlCall(caller, `tool:${t.name}`, toolCall(t), parsed.data, opts);
+    return this.sqlCall(caller, `tool:${t.name}`, toolCall(t), parsed.data, opts, idempotency);
   }
 
-  private async sqlCall(caller: Caller, statement: string, call: string, args: unknown, opts: RunOptions): Promise<string> {
+  private async sqlCall(caller: Caller, statement: string, call: string, args: unknown, opts: RunOptions, idempotency?: Idempotency): Promise<string> {
     try {
-      return (await queryAsCaller(this.pool, caller, statement, call, [JSON.stringify(args)], opts)) ?? 'null';
+      return (await queryAsCaller(this.pool, caller, statement, call, [JSON.stringify(args)], { ...opts, idempotency })) ?? 'null';
     } catch (err) {
       const mapped = fromPgError(err);
       if (mapped) throw mapped;

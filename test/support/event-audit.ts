@@ -136,6 +136,9 @@ const ALLOWED: Record<string, true | string[]> = {
   'app_public.time_entries': true, // time.start/stop/log/update/delete (start stops the caller's running timer)
   // A person's own notification preferences ("No event (personal record, as setPreference)").
   'app_public.notification_preferences': true,
+  // An idempotency key's claim and its answer (sql/core/idempotency.sql): bookkeeping of the call, not tenant state;
+  // a repeated call replays the answer and writes nothing else (its first run wrote the events).
+  'app_private.idempotent_calls': true,
   // A pending upload: a reservation for a PUT that may never come, expired by a job after 15 min. The attachment and
   // its ISSUE_UPDATED (changes attachments) are written by attachments.finalize; until then no list shows it.
   'app_public.attachment_uploads': true,
