@@ -1921,7 +1921,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.goal_status_payload(app_public.goals,text,text) returns jsonb; sql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.has_scope(text) returns boolean; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.hold_membership() returns uuid; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
--- app_hidden.idempotent_claim(uuid,text,text,text) returns text; plpgsql volatile security definer; execute: svc_visitor; core/idempotency.sql
+-- app_hidden.idempotent_claim(uuid,uuid,text,text,text) returns text; plpgsql volatile security definer; execute: svc_visitor; core/idempotency.sql
 -- app_hidden.idempotent_remember(uuid,text,text) returns text; plpgsql volatile security definer; execute: svc_visitor; core/idempotency.sql
 -- app_hidden.initiative_for_write(text,text) returns app_public.initiatives; plpgsql volatile; execute: svc_visitor; initiatives/initiatives.sql
 -- app_hidden.initiative_json(app_public.initiatives,boolean) returns jsonb; sql stable; execute: svc_visitor; initiatives/initiatives.sql
@@ -2197,6 +2197,7 @@ CREATE TRIGGER _900_notify_revoked AFTER UPDATE OF revoked_at ON app_private.api
 
 -- Write calls made with an idempotency key in the last 24 hours: the tool, a hash of its arguments and the answer given (sql/core/idempotency.sql).
 create table app_private.idempotent_calls (
+  workspace_id uuid not null,
   key_id uuid not null,
   idempotency_key text not null,
   tool text not null,
@@ -2205,9 +2206,11 @@ create table app_private.idempotent_calls (
   created_at timestamp with time zone default now() not null,
   constraint idempotent_calls_pkey PRIMARY KEY (key_id, idempotency_key),
   constraint idempotent_calls_key_id_fkey FOREIGN KEY (key_id) REFERENCES app_private.api_keys(id) ON DELETE CASCADE,
+  constraint idempotent_calls_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
   constraint idempotent_calls_idempotency_key_check CHECK (length(idempotency_key) >= 1 AND length(idempotency_key) <= 255)
 );
 CREATE INDEX idempotent_calls_created_at_idx ON app_private.idempotent_calls USING btree (created_at);
+CREATE INDEX idempotent_calls_workspace_id_idx ON app_private.idempotent_calls USING btree (workspace_id);
 alter table app_private.idempotent_calls enable row level security;
 alter table app_private.idempotent_calls force row level security;
 create policy owner_all on app_private.idempotent_calls for all to current_user using (true) with check (true);
@@ -2505,6 +2508,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.chat_list_threads(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; chat/tools/listThreads.sql
 -- app_tools.chat_start_draft(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; chat/tools/startDraft.sql
 -- app_tools.comments_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/create.sql
+-- app_tools.comments_create_many(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/createMany.sql
 -- app_tools.comments_delete(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; comments/tools/delete.sql
 -- app_tools.comments_get(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; comments/tools/get.sql
 -- app_tools.comments_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; comments/tools/list.sql

@@ -18,7 +18,7 @@ export const callerStatement = (call: string): string =>
 export const idempotentCallerStatement = (call: string): string =>
   `select coalesce(claimed.r, app_hidden.idempotent_remember($3, $10, ${call}::text)) as r` +
   ` from (select app_hidden.set_request_context($1, $2, $3, $4, $5, $6, $7, $8)) as identity,` +
-  ` lateral (select app_hidden.idempotent_claim($3, $10, $11, $12) as r) as claimed`;
+  ` lateral (select app_hidden.idempotent_claim($1, $3, $10, $11, $12) as r) as claimed`;
 
 /** An idempotency key of a write call, with what it must be repeated with. */
 export interface Idempotency { key: string; tool: string; requestHash: string }

@@ -14,6 +14,13 @@ export const commentTools = defineTools(
     output: CommentOut.extend({ actionRequest: ActionRequestOut.optional() }),
   }),
   tool({
+    name: 'comments.createMany',
+    scopes: ['WRITE_COMMENTS'],
+    description: 'Post up to 100 comments in one call, all or nothing (each item as comments.create, without actionRequest); a failing item names its field as items.N.field.',
+    input: z.strictObject({ items: z.array(z.strictObject({ issueId: issueRef, body, confidence: confidence.optional() })).min(1).max(100) }),
+    output: z.object({ items: z.array(CommentOut) }),
+  }),
+  tool({
     name: 'comments.update',
     scopes: ['WRITE_COMMENTS'],
     description: 'Edit a comment: its author, a workspace OWNER/ADMIN, or an ADMIN key. The previous body is kept in its revision history (last 20); editedAt is set.',

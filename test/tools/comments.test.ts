@@ -39,6 +39,37 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+describe('comments.createMany', () => {
+  it('posts up to 100 comments in one call, each with its COMMENT_CREATED, in order', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Imported thread' });
+    const made = await ok(t, memberKey.token, 'comments.createMany', {
+      items: Array.from({ length: 30 }, (_, n) => ({ issueId: n % 2 ? issue.key : issue.id, body: `Old comment ${n}`, ...(n === 0 ? { confidence: 'LOW' } : {}) })) });
+    expect(made.items.map((c: { body: string }) => c.body)).toEqual(Array.from({ length: 30 }, (_, n) => `Old comment ${n}`));
+    expect(made.items[0]).toMatchObject({ issueId: issue.id, confidence: 'LOW', author: { email: 'member@example.com' } });
+    const events = (await ok(t, ws.token, 'events.recent', { kinds: ['COMMENT_CREATED'], limit: 100 })).items
+      .filter((e: { payload: { issueId: string } }) => e.payload.issueId === issue.id);
+    expect(events).toHaveLength(30);
+  });
+
+  it('all or nothing: a failing item names itself and nothing is posted; other workspaces and narrowings are not found', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'Half a thread' });
+    const theirs = await ok(t, other.token, 'issues.create', { title: 'Not yours' });
+    const count = async () => (await ok(t, ws.token, 'comments.list', { issueId: issue.id })).items.length;
+    const bad = await rest(t, ws.token, 'comments.createMany', { items: [{ issueId: issue.id, body: 'fine' }, { issueId: issue.id, body: '  ' }] });
+    expect([bad.status, Object.keys(bad.body.issues)]).toEqual([400, ['items.1.body']]);
+    const foreign = await rest(t, ws.token, 'comments.createMany', { items: [{ issueId: issue.id, body: 'fine' }, { issueId: theirs.id, body: 'into theirs' }] });
+    expect([foreign.status, foreign.body.error]).toEqual([404, 'not_found']);
+    expect(JSON.stringify(foreign.body)).toContain('items.1');
+    const narrowed = await createKey(t, ws, { projects: [projectA], scopes: [...W] });
+    const outside = await rest(t, narrowed.token, 'comments.createMany', { items: [{ issueId: issue.id, body: 'outside my project' }] });
+    expect(outside.status).toBe(404);
+    expect(await count()).toBe(0);
+    expect((await ok(t, other.token, 'comments.list', { issueId: theirs.id })).items).toEqual([]);
+    expect((await rest(t, ws.token, 'comments.createMany', { items: [] })).status).toBe(400);
+    expect((await rest(t, ws.token, 'comments.createMany', { items: Array.from({ length: 101 }, () => ({ issueId: issue.id, body: 'x' })) })).status).toBe(400);
+  });
+});
+
 describe('comments.create', () => {
   it('posts with author, authoringAgent and confidence; COMMENT_CREATED; attached to the agent\'s open run', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'Discuss' });

@@ -1,12 +1,13 @@
 --! Previous: sha1:812f782f9ffd967b3b192159ec5ba721f9b20ca6
---! Hash: sha1:ae1483802b9261de2ff6c16839e79a77272d95f2
---! Message: Idempotency keys for write calls
+--! Hash: sha1:010d481f38ca4791593329ae7b2160b1f25d7189
+--! Message: Idempotency keys for write calls; comments.createMany
 
 --! split: 1-current.sql
 -- Idempotency keys for write calls (REST Idempotency-Key header, JSON-RPC _meta.idempotencyKey): a call repeated
 -- with the same key within 24 hours answers what the first answered, without running again (an importer killed
 -- mid-call, or an agent retrying after a timeout, duplicated issues and comments).
 create table if not exists app_private.idempotent_calls (
+  workspace_id uuid not null references app_public.workspaces on delete cascade,
   key_id uuid not null references app_private.api_keys on delete cascade,
   idempotency_key text not null check (length(idempotency_key) between 1 and 255),
   tool text not null,
@@ -17,6 +18,7 @@ create table if not exists app_private.idempotent_calls (
 );
 comment on table app_private.idempotent_calls is 'Write calls made with an idempotency key in the last 24 hours: the tool, a hash of its arguments and the answer given (sql/core/idempotency.sql).';
 create index if not exists idempotent_calls_created_at_idx on app_private.idempotent_calls (created_at);
+create index if not exists idempotent_calls_workspace_id_idx on app_private.idempotent_calls (workspace_id);
 alter table app_private.idempotent_calls enable row level security;
 alter table app_private.idempotent_calls force row level security;
 --! Included core/idempotency.sql
@@ -28,7 +30,7 @@ create policy owner_all on app_private.idempotent_calls to current_user using (t
 comment on policy owner_all on app_private.idempotent_calls is
   'Only the schema owner (app_hidden.idempotent_claim / _remember, security definers) reads and writes them.';
 
-create or replace function app_hidden.idempotent_claim(p_key_id uuid, p_idempotency_key text, p_tool text, p_request_hash text)
+create or replace function app_hidden.idempotent_claim(p_workspace_id uuid, p_key_id uuid, p_idempotency_key text, p_tool text, p_request_hash text)
  returns text
  language plpgsql
  security definer
@@ -43,8 +45,8 @@ begin
   -- The key's claim on this idempotency key, in the call's own transaction. A call with the same key in flight holds
   -- the row: this waits for it, and then sees its answer (DO UPDATE reads the latest version, whatever the
   -- statement's snapshot), or, when it failed and rolled back, claims the key itself.
-  insert into app_private.idempotent_calls as c (key_id, idempotency_key, tool, request_hash)
-  values (p_key_id, p_idempotency_key, p_tool, p_request_hash)
+  insert into app_private.idempotent_calls as c (workspace_id, key_id, idempotency_key, tool, request_hash)
+  values (p_workspace_id, p_key_id, p_idempotency_key, p_tool, p_request_hash)
   on conflict (key_id, idempotency_key) do update set key_id = c.key_id
   returning c.tool, c.request_hash, c.response, (c.xmax = 0) into v_tool, v_hash, v_response, v_claimed;
   if v_claimed then
@@ -57,8 +59,8 @@ begin
   return v_response;
 end
 $$;
-comment on function app_hidden.idempotent_claim(p_key_id uuid, p_idempotency_key text, p_tool text, p_request_hash text) is 'Claims an idempotency key of an API key for one write call: NULL when the call is to run (new key, or the earlier call with it failed), else the answer the earlier call gave; 422 idempotency_key_reused when the key came with another tool or other arguments. Waits for a call with the same key in flight.';
-grant execute on function app_hidden.idempotent_claim(p_key_id uuid, p_idempotency_key text, p_tool text, p_request_hash text) to svc_visitor;
+comment on function app_hidden.idempotent_claim(p_workspace_id uuid, p_key_id uuid, p_idempotency_key text, p_tool text, p_request_hash text) is 'Claims an idempotency key of an API key for one write call: NULL when the call is to run (new key, or the earlier call with it failed), else the answer the earlier call gave; 422 idempotency_key_reused when the key came with another tool or other arguments. Waits for a call with the same key in flight.';
+grant execute on function app_hidden.idempotent_claim(p_workspace_id uuid, p_key_id uuid, p_idempotency_key text, p_tool text, p_request_hash text) to svc_visitor;
 
 create or replace function app_hidden.idempotent_remember(p_key_id uuid, p_idempotency_key text, p_response text)
  returns text
@@ -84,3 +86,23 @@ as $$
 $$;
 comment on function app_private.purge_idempotent_calls() is 'Forgets idempotency keys older than 24 hours (the worker''s sweep, every minute); returns how many.';
 --! EndIncluded core/idempotency.sql
+
+-- comments.createMany: up to 100 comments in one call, all or nothing (an importer's 8,000 comments took 360 s and
+-- its key's whole rate limit, one call each).
+--! Included comments/tools/createMany.sql
+-- The comments.createMany tool (declared in src/tools/).
+-- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
+
+-- up to 100 comments.create inputs in one transaction, all or nothing; errors name items.N.field. One
+-- COMMENT_CREATED per comment.
+create or replace function app_tools.comments_create_many(args jsonb)
+ returns jsonb
+ language plpgsql
+as $$
+begin
+  return jsonb_build_object('items', app_hidden.each_item(args->'items', 'app_tools.comments_create(jsonb)'));
+end
+$$;
+comment on function app_tools.comments_create_many(args jsonb) is 'comments.createMany: Post up to 100 comments in one call, all or nothing (each item as comments.create, without actionRequest); a failing item names its field as items.N.field.';
+grant execute on function app_tools.comments_create_many(args jsonb) to svc_visitor;
+--! EndIncluded comments/tools/createMany.sql
