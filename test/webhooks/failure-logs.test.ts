@@ -1,6 +1,7 @@
 /** Background failures reach the log (pino) with ids, never secrets: failed and dead-lettered deliveries, failed jobs. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.ts';
+import { RetryLogThrottle } from '../../src/webhooks/tasks.ts';
 import { admin, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { until } from '../support/until.ts';
@@ -20,6 +21,17 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
   await receiver.close();
+});
+
+describe('the retry lines of one endpoint', () => {
+  it('go out at warn once a minute, the next counting those held back (a tenant\'s broken receivers wrote 12,842 in 20 minutes)', () => {
+    const throttle = new RetryLogThrottle(60_000);
+    const at = (s: number) => throttle.take('webhook:a', 1_000_000 + s * 1000);
+    expect([at(0), at(1), at(30), at(59)]).toEqual([
+      { warn: true, suppressed: 0 }, { warn: false, suppressed: 0 }, { warn: false, suppressed: 0 }, { warn: false, suppressed: 0 }]);
+    expect(at(60)).toEqual({ warn: true, suppressed: 3 });
+    expect(throttle.take('webhook:b', 1_000_000 + 61_000)).toEqual({ warn: true, suppressed: 0 }); // each endpoint its own
+  });
 });
 
 describe('background failure logs', () => {
