@@ -336,7 +336,8 @@ main().catch((err) => {
   // the server down) is said in its words: the API's ("Not permitted for this key", "input: not a valid value", exit 2)
   // sent the operator looking at their flags.
   const pgErr = err as { code?: string; severity?: string; message?: string; detail?: string; hint?: string } | undefined;
-  if (databaseUnavailable(err)) {
+  // (A Unix socket that is not there is a server not listening too.)
+  if (databaseUnavailable(err) || (pgErr?.code === 'ENOENT' && /\.s\.PGSQL\.\d+/.test(pgErr.message ?? ''))) {
     process.stderr.write(`svc: the database is not reachable (${redactSecrets(String(pgErr?.message ?? err))})\n`);
     process.exit(1);
   }

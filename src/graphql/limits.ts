@@ -183,7 +183,9 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
   };
 
   let inMutation = false;
-  const walk = (set: SelectionSetNode, parent: GraphQLNamedType | undefined, depth: number, multiplier: number, inIntrospection: boolean, spreading: Set<string>) => {
+  // viaSingle: a to-one field (an issue's workspace) lies between the last list and here, so the rows of that list
+  // share what is below it: a count there is not of each row's own few.
+  const walk = (set: SelectionSetNode, parent: GraphQLNamedType | undefined, depth: number, multiplier: number, inIntrospection: boolean, spreading: Set<string>, viaSingle: boolean) => {
     // (A mutation's fields are writes, each its own: only what they answer is checked.)
     if (!inIntrospection && !(inMutation && depth === 0)) refuseRepeats(set);
     for (const sel of set.selections) {
@@ -209,6 +211,7 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
         }
         const def = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[name] : undefined;
         let count = multiplier;
+        let many = false;
         if (def && !introspecting) {
           const type = getNamedType(def.type);
           // A connection counts its page; its `nodes` / `edges` are that page again, not a further factor;
@@ -222,9 +225,9 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
           // But its count reads every row it holds (450 aliased counts held the pool for 15 s): a tenth of an
           // unpaged list, as it shapes none of them.
           if (isConnection && !inConnection && sel.selectionSet && selects(sel.selectionSet, 'totalCount')) {
-            rows += Math.max(L.COUNTED, multiplier * L.COUNTED_NESTED);
+            rows += viaSingle ? multiplier * L.COUNTED : Math.max(L.COUNTED, multiplier * L.COUNTED_NESTED);
           }
-          const many = sel.selectionSet !== undefined && !inConnection && rowsOfConnection
+          many = sel.selectionSet !== undefined && !inConnection && rowsOfConnection
             && (isListType(getNullableType(def.type)) || isConnection);
           if (many) {
             const page = intValue(sel.arguments?.find((a) => a.name.value === 'first' || a.name.value === 'last')?.value);
@@ -243,16 +246,22 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
               `a totalCount as ${L.COUNTED.toLocaleString('en')} or ${L.COUNTED_NESTED} per row of the lists above it, an offset as the rows it skips)`);
           }
         }
-        if (sel.selectionSet) walk(sel.selectionSet, def ? getNamedType(def.type) : undefined, introspecting ? depth : depth + 1, count, introspecting, spreading);
+        // A list starts rows of its own; a connection's nodes, edges and an edge's node are its rows again; any other
+        // object field is a to-one hop.
+        const sameRows = /(Connection|Edge)$/.test(parent?.name ?? '');
+        if (sel.selectionSet) {
+          walk(sel.selectionSet, def ? getNamedType(def.type) : undefined, introspecting ? depth : depth + 1, count, introspecting, spreading,
+            many ? false : sameRows ? viaSingle : true);
+        }
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {
         const on = sel.typeCondition ? schema.getType(sel.typeCondition.name.value) ?? parent : parent;
-        walk(sel.selectionSet, on, depth, multiplier, inIntrospection, spreading);
+        walk(sel.selectionSet, on, depth, multiplier, inIntrospection, spreading, viaSingle);
       } else {
         const name = sel.name.value;
         const fragment = fragments.get(name);
         if (!fragment || spreading.has(name)) continue; // unknown or cyclic: GraphQL validation reports it
         spreading.add(name);
-        walk(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) ?? parent, depth, multiplier, inIntrospection, spreading);
+        walk(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) ?? parent, depth, multiplier, inIntrospection, spreading, viaSingle);
         spreading.delete(name);
       }
     }
@@ -263,7 +272,7 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
       if (d.kind !== Kind.OPERATION_DEFINITION) continue;
       inMutation = d.operation === 'mutation';
       const root = d.operation === 'mutation' ? schema.getMutationType() : d.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
-      walk(d.selectionSet, root ?? undefined, 0, 1, false, new Set());
+      walk(d.selectionSet, root ?? undefined, 0, 1, false, new Set(), false);
     }
   } catch (err) {
     if (err instanceof Refused) return { refused: err.message, writes };

@@ -315,6 +315,14 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   });
   app.addHook('preValidation', async (req) => {
     if (req.svcAuthError && countedSurface(req)) throw req.svcAuthError;
+    // Only a REST call takes the Idempotency-Key header. On JSON-RPC one header would cover every call the client
+    // sends (each needs its own key: `_meta.idempotencyKey`), and a GraphQL request is not one transaction: taken in
+    // silence, a client would believe its retries safe (an outside re-test's retry created a second issue).
+    if (req.headers['idempotency-key'] !== undefined && (countedSurface(req) === 'rpc' || req.url.split('?')[0] === GRAPHQL_PATH)) {
+      throw invalidInput({ 'Idempotency-Key': countedSurface(req) === 'rpc'
+        ? 'not read on JSON-RPC: give each tools/call its own params._meta.idempotencyKey'
+        : 'not taken by GraphQL (a request is not one transaction); call the tool over REST or JSON-RPC with a key' });
+    }
   });
   // Requests whose handler ran (and counted the call itself); the others are counted by the error handler.
   const reachedHandler = new WeakSet<FastifyRequest>();

@@ -341,7 +341,10 @@ async function handleMessage(
       }
       try {
         // MCP's own place for what is about a request rather than the tool's input: `_meta` (here its idempotency key).
-        const meta = params._meta && typeof params._meta === 'object' ? params._meta as { idempotencyKey?: unknown } : {};
+        if (params._meta !== undefined && (params._meta === null || typeof params._meta !== 'object' || Array.isArray(params._meta))) {
+          throw invalidInput({ _meta: 'must be an object' });
+        }
+        const meta = (params._meta ?? {}) as { idempotencyKey?: unknown };
         if (meta.idempotencyKey !== undefined && typeof meta.idempotencyKey !== 'string') {
           throw invalidInput({ '_meta.idempotencyKey': 'must be a string' });
         }

@@ -113,6 +113,8 @@ describe("the database's own refusals, in its words", () => {
   it('a server not listening, and a role without the rights, are said as PostgreSQL says them (they were "try again shortly" and "Not permitted for this key")', async () => {
     const down = await svc(['admin', 'list-workspaces', '--json'], { ...env, DATABASE_URL: 'postgres://svc:pw@127.0.0.1:1/svc' });
     expect([down.code, down.stderr]).toEqual([1, expect.stringMatching(/^svc: the database is not reachable \(connect ECONNREFUSED 127\.0\.0\.1:1\)\n$/)]);
+    const noSocket = await svc(['admin', 'list-workspaces', '--json'], { ...env, DATABASE_URL: 'postgres://svc@/svc?host=/nonexistent-socket-dir&port=5999' });
+    expect([noSocket.code, noSocket.stderr]).toEqual([1, expect.stringMatching(/^svc: the database is not reachable \(connect ENOENT \/nonexistent-socket-dir\/\.s\.PGSQL\.5999\)\n$/)]);
     const url = new URL(await database());
     const role = `svc_t_plain_${crypto.randomBytes(4).toString('hex')}`;
     const admin = new pg.Client({ connectionString: url.toString() });

@@ -136,9 +136,16 @@ describe('GraphQL request limits', () => {
       const r = await gql(t, k, screen);
       expect([r.status, r.body.errors]).toEqual([200, undefined]);
     }
+    // Through edges too.
+    const edges = await gql(t, k, '{ issues(first: 100) { edges { node { key comments { totalCount } } } } }');
+    expect([edges.status, edges.body.errors]).toEqual([200, undefined]);
     // 450 different counts under one row (the workspace) each read the whole workspace: still refused.
     const counts = Array.from({ length: 450 }, (_, i) => `a${i}: issues(condition: { title: "x${i}" }) { totalCount }`).join(' ');
     refused(await gql(t, k, `{ currentWorkspace { ${counts} } }`));
+    // And the same row reached from each row of a page (an issue's workspace): the page's rows share it, so each count
+    // is the whole workspace's, once per row (an outside re-test's 900 whole-workspace counts passed as 90,010 rows).
+    const shared = Array.from({ length: 90 }, (_, i) => `c${i}: issues(first: ${i + 1}) { totalCount }`).join(' ');
+    refused(await gql(t, k, `{ issues(first: 10) { nodes { workspace { ${shared} } } } }`));
   });
 
   it('introspection without a key: one schema is answered, 500 aliases of it are not', async () => {

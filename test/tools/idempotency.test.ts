@@ -116,5 +116,21 @@ describe('_meta.idempotencyKey on JSON-RPC', () => {
     expect(await titled(ws, 'Over JSON-RPC once')).toHaveLength(1);
     const bad = await rpc(t, ws.token, 'tools/call', { name: 'issues.create', arguments: { title: 'x' }, _meta: { idempotencyKey: 5 } });
     expect(bad.body.result.isError).toBe(true);
+    const notObject = await rpc(t, ws.token, 'tools/call', { name: 'issues.create', arguments: { title: 'x' }, _meta: 'key-1' });
+    expect(notObject.body.result.isError).toBe(true);
+    expect(await titled(ws, 'x')).toHaveLength(0);
+  });
+
+  it('the header is refused on JSON-RPC and GraphQL, where it would have been ignored (a retry then created a second issue)', async () => {
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${ws.token}`, 'idempotency-key': crypto.randomUUID() };
+    const overRpc = await t.app.inject({ method: 'POST', url: '/api/mcp/rpc', headers,
+      payload: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'issues.create', arguments: { title: 'Header on RPC' } } }) });
+    expect([overRpc.statusCode, overRpc.json().id, overRpc.json().error.data.issues['Idempotency-Key']])
+      .toEqual([400, 7, 'not read on JSON-RPC: give each tools/call its own params._meta.idempotencyKey']);
+    const overGraphql = await t.app.inject({ method: 'POST', url: '/graphql', headers: { ...headers, accept: 'application/json' },
+      payload: JSON.stringify({ query: 'mutation { issuesCreate(title: "Header on GraphQL") }' }) });
+    expect(overGraphql.statusCode).toBe(400);
+    expect(JSON.stringify(overGraphql.json())).toContain('not taken by GraphQL');
+    expect([...await titled(ws, 'Header on RPC'), ...await titled(ws, 'Header on GraphQL')]).toHaveLength(0);
   });
 });
