@@ -2431,6 +2431,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.update_agent(uuid,uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.update_user(uuid,text,text) returns app_public.users; plpgsql volatile security definer; execute: owner only; workspace/users.sql
 -- app_private.update_workspace_settings(uuid,text,integer,integer,boolean,integer,integer,boolean,text,integer,integer) returns app_public.workspaces; plpgsql volatile; execute: owner only; workspace/workspace.sql
+-- app_private.waiting_dispatch_jobs(uuid) returns SETOF bigint; plpgsql stable; execute: owner only; dispatch/dispatcher.sql
 -- app_private.wake_dispatcher(uuid) returns void; plpgsql volatile security definer; execute: owner only; dispatch/dispatcher.sql
 -- app_private.watchdog_fired_recently(uuid,uuid,text,timestamp with time zone,timestamp with time zone) returns boolean; sql stable; execute: owner only; dispatch/watchdogs.sql
 -- app_private.watchdog_sweep(timestamp with time zone) returns jsonb; plpgsql volatile; execute: owner only; dispatch/watchdogs.sql

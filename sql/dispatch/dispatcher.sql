@@ -168,6 +168,22 @@ end
 $$;
 comment on function app_private.wake_dispatcher(p_workspace_id uuid) is 'Queues a dispatcher job for a workspace with autoDispatch on, in the caller''s transaction: it runs once the change that woke it is committed, so no wake is lost.';
 
+create or replace function app_private.waiting_dispatch_jobs(p_workspace_id uuid)
+ returns setof bigint
+ language plpgsql
+ stable
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- (plpgsql: a database without Graphile Worker's schema still takes the definition. The public jobs view leaves
+  -- the payload out: the private table, as the migration of graphile-worker pins it.)
+  return query
+    select j.id from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+    where t.identifier = 'svc_dispatch' and j.locked_at is null and j.payload->>'workspaceId' = p_workspace_id::text;
+end
+$$;
+comment on function app_private.waiting_dispatch_jobs(p_workspace_id uuid) is 'The svc_dispatch jobs of a workspace waiting to run (not locked by a worker): what dispatch_coalesce removes, and what dispatch_sweep looks for before waking a workspace.';
+
 create or replace function app_private.dispatch_coalesce(p_workspace_id uuid)
  returns integer
  language plpgsql
@@ -184,9 +200,7 @@ begin
   -- this, every wake stayed a job: one tenant's heartbeats and re-queues left 3,368 waiting, drained at 6 a second,
   -- and another tenant's dispatch waited 52 s behind them (an outside probe). complete_jobs leaves locked jobs alone.
   select count(*) into v_done
-  from graphile_worker.complete_jobs(array(
-    select j.id from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-    where t.identifier = 'svc_dispatch' and j.locked_at is null and j.payload->>'workspaceId' = p_workspace_id::text));
+  from graphile_worker.complete_jobs(array(select app_private.waiting_dispatch_jobs(p_workspace_id)));
   return v_done;
 end
 $$;
@@ -217,10 +231,7 @@ begin
       and exists (select 1 from app_public.issues i
                   where i.workspace_id = w.id and i.queued and i.assigned_agent_id is null and i.deleted_at is null
                     and (select s.category from app_public.statuses s where s.id = i.status_id) not in ('DONE', 'CANCELED'))
-      -- (the public jobs view leaves the payload out: the private table, as the migration of graphile-worker pins it)
-      and not exists (select 1 from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-                      where t.identifier = 'svc_dispatch' and j.locked_at is null
-                        and j.payload->>'workspaceId' = w.id::text)
+      and not exists (select from app_private.waiting_dispatch_jobs(w.id))
   loop
     perform app_private.wake_dispatcher(v_workspace_id);
     v_woken := v_woken + 1;

@@ -90,9 +90,9 @@ export function parseQuery(query: string): DocumentNode | { refused: string } | 
   try {
     return parse(query, { maxTokens: GRAPHQL_LIMITS.MAX_TOKENS });
   } catch (err) {
-    if (err instanceof RangeError) return { refused: 'Query too large: nested too deeply to parse' };
+    if (err instanceof RangeError) return { refused: new Refused('nested too deeply to parse').message };
     if (err instanceof Error && /Document contains more tha[nt] \d+ tokens/.test(err.message)) { // sic: "more that" in graphql 16
-      return { refused: `Query too large: more than ${GRAPHQL_LIMITS.MAX_TOKENS.toLocaleString('en')} tokens (names, punctuation and values of the query text; variables do not count)` };
+      return { refused: new Refused(`more than ${GRAPHQL_LIMITS.MAX_TOKENS.toLocaleString('en')} tokens (names, punctuation and values of the query text; variables do not count)`).message };
     }
     return undefined;
   }
@@ -101,11 +101,6 @@ export function parseQuery(query: string): DocumentNode | { refused: string } | 
 /** Checks a parsed document against GRAPHQL_LIMITS, with the request's variables for `first` / `last`. */
 export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables: Record<string, unknown> | undefined, toolFieldNames: ReadonlySet<string>): QueryShape {
   const L = GRAPHQL_LIMITS;
-  if (doc.definitions.length > L.MAX_DEFINITIONS) {
-    return { refused: `Query too large: more than ${L.MAX_DEFINITIONS} operations and fragments in one document`, writes: 0 };
-  }
-  const variableCount = doc.definitions.reduce((n, d) => n + (d.kind === Kind.OPERATION_DEFINITION ? d.variableDefinitions?.length ?? 0 : 0), 0);
-  if (variableCount > L.MAX_VARIABLES) return { refused: `Query too large: more than ${L.MAX_VARIABLES} variables`, writes: 0 };
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of doc.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   let fields = 0;
@@ -268,6 +263,9 @@ export function measureQuery(schema: GraphQLSchema, doc: DocumentNode, variables
   };
 
   try {
+    if (doc.definitions.length > L.MAX_DEFINITIONS) throw new Refused(`more than ${L.MAX_DEFINITIONS} operations and fragments in one document`);
+    const variableCount = doc.definitions.reduce((n, d) => n + (d.kind === Kind.OPERATION_DEFINITION ? d.variableDefinitions?.length ?? 0 : 0), 0);
+    if (variableCount > L.MAX_VARIABLES) throw new Refused(`more than ${L.MAX_VARIABLES} variables`);
     for (const d of doc.definitions) {
       if (d.kind !== Kind.OPERATION_DEFINITION) continue;
       inMutation = d.operation === 'mutation';

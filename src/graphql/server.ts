@@ -58,6 +58,9 @@ const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
 /** What a key may ask about itself without the read scopes: the board tells an agent's key it is one by this. */
 const SELF_FIELDS = new Set(['viewerKeyKind', 'viewerKeyId', 'viewerScopes', '__typename']);
 
+/** A document refused before it runs (limits.ts), on the query as a whole. */
+const queryTooComplex = (message: string) => new ApiError(400, { error: 'query_too_complex', message, issues: { query: message } });
+
 /** True when every operation of the document selects only introspection fields (or `fields`) at its top level. */
 function isIntrospectionOnly(doc: DocumentNode | undefined, fields: ReadonlySet<string> = INTROSPECTION_FIELDS): boolean {
   if (!doc) return false;
@@ -201,7 +204,7 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
     }
     if (typeof query === 'string') {
       const parsed = parseQuery(query);
-      if (parsed && 'refused' in parsed) throw new ApiError(400, { error: 'query_too_complex', message: parsed.refused, issues: { query: parsed.refused } });
+      if (parsed && 'refused' in parsed) throw queryTooComplex(parsed.refused);
       doc = parsed;
       // The schema has no subscription type (graphql-js 16 lets such an operation through validation, and execution
       // then fails as an internal error): changes stream over SSE.
@@ -212,7 +215,7 @@ export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions
         throw new ApiError(400, { error: 'subscriptions_not_supported', message, issues: { query: message } });
       }
       const shape = doc && measureQuery(schema, doc, variables && typeof variables === 'object' ? variables as Record<string, unknown> : undefined, TOOL_FIELD_NAMES);
-      if (shape?.refused) throw new ApiError(400, { error: 'query_too_complex', message: shape.refused, issues: { query: shape.refused } });
+      if (shape?.refused) throw queryTooComplex(shape.refused);
       if (shape?.invalid) throw invalidInput(shape.invalid);
       writes = shape?.writes ?? 0;
     }

@@ -221,6 +221,8 @@ function answerClientError(err: Error & { code?: string }, socket: Socket) {
   socket.destroy(err);
 }
 
+const isGraphqlPath = (req: FastifyRequest) => req.url.split('?')[0] === GRAPHQL_PATH;
+
 /** A REST call's `Idempotency-Key` header (RFC draft, as Stripe and others take it), as run options. */
 function idempotencyHeader(req: FastifyRequest): RunOptions | undefined {
   const key = req.headers['idempotency-key'];
@@ -318,8 +320,9 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     // Only a REST call takes the Idempotency-Key header. On JSON-RPC one header would cover every call the client
     // sends (each needs its own key: `_meta.idempotencyKey`), and a GraphQL request is not one transaction: taken in
     // silence, a client would believe its retries safe (an outside re-test's retry created a second issue).
-    if (req.headers['idempotency-key'] !== undefined && (countedSurface(req) === 'rpc' || req.url.split('?')[0] === GRAPHQL_PATH)) {
-      throw invalidInput({ 'Idempotency-Key': countedSurface(req) === 'rpc'
+    const rpc = countedSurface(req) === 'rpc';
+    if (req.headers['idempotency-key'] !== undefined && (rpc || isGraphqlPath(req))) {
+      throw invalidInput({ 'Idempotency-Key': rpc
         ? 'not read on JSON-RPC: give each tools/call its own params._meta.idempotencyKey'
         : 'not taken by GraphQL (a request is not one transaction); call the tool over REST or JSON-RPC with a key' });
     }
@@ -404,7 +407,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     if (isMcpPath(req.url)) return sendRpcError(reply, apiError, requestId(req.body), batchIdsOf(req.body, apiError));
     // A GraphQL client reads `errors` (GraphQL over HTTP): a refusal before execution (401, 403, 429, query_too_complex)
     // carries it too, with the extensions field errors have (src/graphql/errors.ts), beside the REST-style fields.
-    if (req.url.split('?')[0] === GRAPHQL_PATH) {
+    if (isGraphqlPath(req)) {
       const { error, message } = apiError.body;
       return reply.send({ ...apiError.body, errors: [{ message: message ?? error ?? 'Request refused', extensions: errorExtensions(apiError) }] });
     }
