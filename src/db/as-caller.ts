@@ -16,12 +16,15 @@ export const callerStatement = (call: string): string =>
  * kept, in the same transaction.
  */
 export const idempotentCallerStatement = (call: string): string =>
-  `select coalesce(claimed.r, app_hidden.idempotent_remember($3, $10, ${call}::text)) as r` +
+  `select coalesce(claimed.r, app_hidden.idempotent_remember($3, $10, ${call}::text)) as r, claimed.r is not null as replayed` +
   ` from (select app_hidden.set_request_context($1, $2, $3, $4, $5, $6, $7, $8)) as identity,` +
   ` lateral (select app_hidden.idempotent_claim($1, $3, $10, $11, $12) as r) as claimed`;
 
-/** An idempotency key of a write call, with what it must be repeated with. */
-export interface Idempotency { key: string; tool: string; requestHash: string }
+/**
+ * An idempotency key of a write call, with what it must be repeated with; `onReplay` hears that the answer is the
+ * earlier call's (REST says so in `Idempotent-Replayed`, JSON-RPC in the result's `_meta`).
+ */
+export interface Idempotency { key: string; tool: string; requestHash: string; onReplay?: () => void }
 
 /** The values of $1–$8 of callerStatement, then the call's own. */
 export const callerValues = (caller: Caller, args: unknown[]): unknown[] => [
@@ -43,12 +46,13 @@ export async function queryAsCaller(
     : { name: statementName, text: callerStatement(call), values: callerValues(caller, args) };
   const timeout = opts.statementTimeoutMs;
   const run = () => timeout === undefined
-    ? pool.query<{ r: string | null }>(query)
-    : withStatementTimeout(pool, timeout, (client) => client.query<{ r: string | null }>(query));
+    ? pool.query<{ r: string | null; replayed?: boolean }>(query)
+    : withStatementTimeout(pool, timeout, (client) => client.query<{ r: string | null; replayed?: boolean }>(query));
   for (let attempt = 1; ; attempt++) {
     try {
       // A call inside a GraphQL request runs in the place its request holds (a second place could deadlock).
       const { rows } = await (opts.inShare === false ? run() : inShare(pool, caller.workspaceId, run));
+      if (rows[0]?.replayed) idem?.onReplay?.();
       return rows[0]?.r ?? null;
     } catch (err) {
       // A deadlock or serialization victim was rolled back whole (the call is one statement, one transaction):

@@ -223,12 +223,15 @@ function answerClientError(err: Error & { code?: string }, socket: Socket) {
 
 const isGraphqlPath = (req: FastifyRequest) => req.url.split('?')[0] === GRAPHQL_PATH;
 
-/** A REST call's `Idempotency-Key` header (RFC draft, as Stripe and others take it), as run options. */
-function idempotencyHeader(req: FastifyRequest): RunOptions | undefined {
+/**
+ * A REST call's `Idempotency-Key` header (RFC draft, as Stripe and others take it), as run options; a replayed answer
+ * says so in `Idempotent-Replayed: true` (Stripe's name).
+ */
+function idempotencyHeader(req: FastifyRequest, reply: FastifyReply): RunOptions | undefined {
   const key = req.headers['idempotency-key'];
   if (key === undefined) return undefined;
   if (Array.isArray(key)) throw invalidInput({ 'Idempotency-Key': 'give it once' });
-  return { idempotencyKey: key };
+  return { idempotencyKey: key, onReplay: () => void reply.header('idempotent-replayed', 'true') };
 }
 
 /** The largest request body (REST, JSON-RPC, GraphQL): 2 MiB. */
@@ -504,7 +507,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
       throw invalidInput(Object.fromEntries(query.map((k) => [k, 'not read from the address: send the tool\'s arguments in the JSON body'])),
         `A tool's arguments go in the JSON body, not the address (${query.join(', ')})`);
     }
-    const json = await services.callTool(caller, t, toolInput(req.body, 'body'), 'rest', idempotencyHeader(req));
+    const json = await services.callTool(caller, t, toolInput(req.body, 'body'), 'rest', idempotencyHeader(req, reply));
     return reply.header('content-type', 'application/json; charset=utf-8').send(json);
   });
 

@@ -44,11 +44,13 @@ const paramsRefused = (id: Id, message: string, field: string, issue: string) =>
 const rpcResult = (id: Id, resultJson: string) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
 
 /** A tool's output as an MCP CallToolResult; the output JSON text is embedded as is (no re-serialising). */
-function toolResult(outputJson: string): string {
+function toolResult(outputJson: string, replayed = false): string {
+  // A replayed answer (the earlier call's with the same _meta.idempotencyKey) says so in the result's _meta.
+  const meta = replayed ? ',"_meta":{"idempotentReplayed":true}' : '';
   // A tool whose answer is null (cycles.current, time.running) has no structured content to give.
-  if (outputJson === 'null') return '{"content":[{"type":"text","text":"null"}]}';
+  if (outputJson === 'null') return `{"content":[{"type":"text","text":"null"}]${meta}}`;
   const structured = outputJson.startsWith('{') ? outputJson : `{"items":${outputJson}}`;
-  return `{"content":[{"type":"text","text":${JSON.stringify(outputJson)}}],"structuredContent":${structured}}`;
+  return `{"content":[{"type":"text","text":${JSON.stringify(outputJson)}}],"structuredContent":${structured}${meta}}`;
 }
 
 /**
@@ -348,8 +350,10 @@ async function handleMessage(
         if (meta.idempotencyKey !== undefined && typeof meta.idempotencyKey !== 'string') {
           throw invalidInput({ '_meta.idempotencyKey': 'must be a string' });
         }
-        return rpcResult(id, toolResult(await services.callTool(caller, t, toolInput(params.arguments, 'arguments'), 'rpc',
-          meta.idempotencyKey === undefined ? undefined : { idempotencyKey: meta.idempotencyKey })));
+        let replayed = false;
+        const json = await services.callTool(caller, t, toolInput(params.arguments, 'arguments'), 'rpc',
+          meta.idempotencyKey === undefined ? undefined : { idempotencyKey: meta.idempotencyKey, onReplay: () => { replayed = true; } });
+        return rpcResult(id, toolResult(json, replayed));
       } catch (err) {
         // A key found revoked, expired or its agent archived by the call's own check (the key cache had not heard of
         // it yet) refuses the whole request, as the transport's check does: HTTP 401/403, not a tool result.

@@ -67,7 +67,8 @@ export function openApiJson(): string {
         IdempotencyKey: {
           name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
           description: 'Makes a retry safe: the same call repeated with the same key (per API key, within 24 hours) answers what the first '
-            + 'answered and does not run again; the key with other arguments is 422 idempotency_key_reused. Over JSON-RPC: `_meta.idempotencyKey` of tools/call.',
+            + 'answered and does not run again, with the response header `Idempotent-Replayed: true`; the key with other arguments is 422 '
+            + 'idempotency_key_reused. Over JSON-RPC: `_meta.idempotencyKey` of tools/call (a replay has `_meta.idempotentReplayed: true` in its result).',
         },
       },
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key created with `svc admin create-key` (or at workspace creation).' } },

@@ -199,19 +199,21 @@ export interface RunOptions {
    * within 24 hours answers what the first answered and does not run again (src/db/as-caller.ts). Reads ignore it.
    */
   idempotencyKey?: string;
+  /** Called when the answer is a replay of the earlier call's with the same idempotency key. */
+  onReplay?: () => void;
 }
 
 /** What an idempotency key may be: 1 to 255 visible ASCII characters (a UUID, a ULID, an importer's own id). */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** The checked idempotency key of a write call, with its tool and a hash of its (validated) arguments. */
-function idempotencyOf(t: Tool, key: string, args: unknown): Idempotency {
+function idempotencyOf(t: Tool, key: string, args: unknown, onReplay?: () => void): Idempotency {
   if (!IDEMPOTENCY_KEY.test(key)) {
     throw invalidInput({ idempotencyKey: 'must be 1 to 255 visible ASCII characters (a UUID will do)' });
   }
   // A tool that works outside the database too (an upload, a repository host) cannot take back what it did there.
   if (t.run) throw invalidInput({ idempotencyKey: `${t.name} does not take an idempotency key (part of its work is outside the database)` });
-  return { key, tool: t.name, requestHash: crypto.createHash('sha256').update(JSON.stringify(args)).digest('hex') };
+  return { key, tool: t.name, requestHash: crypto.createHash('sha256').update(JSON.stringify(args)).digest('hex'), onReplay };
 }
 
 export class ToolRunner {
@@ -266,7 +268,7 @@ export class ToolRunner {
       issues.addUnlisted(over.unlisted);
     }
     if (!parsed.success || issues.size) throw invalidInput(issues.toJSON());
-    const idempotency = opts.idempotencyKey === undefined || t.annotations.readOnlyHint ? undefined : idempotencyOf(t, opts.idempotencyKey, parsed.data);
+    const idempotency = opts.idempotencyKey === undefined || t.annotations.readOnlyHint ? undefined : idempotencyOf(t, opts.idempotencyKey, parsed.data, opts.onReplay);
     if (t.run) {
       const ctx: ToolContext = {
         caller,

@@ -21,7 +21,7 @@ const post = async (token: string, tool: string, body: unknown, key?: string | s
     method: 'POST', url: `/api/mcp/${tool}`, payload: JSON.stringify(body),
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...(key === undefined ? {} : { 'idempotency-key': key }) },
   });
-  return { status: res.statusCode, body: res.json() };
+  return { status: res.statusCode, body: res.json(), replayed: res.headers['idempotent-replayed'] };
 };
 const titled = async (w: Workspace, title: string) =>
   (await ok(t, w.token, 'issues.list', { query: title, limit: 50 })).items.filter((i: { title: string }) => i.title === title);
@@ -33,6 +33,8 @@ describe('Idempotency-Key on REST', () => {
     const again = await post(ws.token, 'issues.create', { title: 'Imported once' }, key);
     expect([first.status, again.status]).toEqual([200, 200]);
     expect(again.body).toEqual(first.body);
+    // The repeat says it is one (Stripe's header), so a client can tell a replay from a new call.
+    expect([first.replayed, again.replayed]).toEqual([undefined, 'true']);
     expect(await titled(ws, 'Imported once')).toHaveLength(1);
     const events = (await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: first.body.id, kinds: ['ISSUE_CREATED'] })).items;
     expect(events).toHaveLength(1);
@@ -112,7 +114,9 @@ describe('_meta.idempotencyKey on JSON-RPC', () => {
     const _meta = { idempotencyKey: crypto.randomUUID() };
     const call = () => rpc(t, ws.token, 'tools/call', { name: 'issues.create', arguments: { title: 'Over JSON-RPC once' }, _meta });
     const [first, again] = [await call(), await call()];
-    expect(again.body.result).toEqual(first.body.result);
+    const { _meta: replayMeta, ...replayed } = again.body.result;
+    expect(replayed).toEqual(first.body.result);
+    expect([first.body.result._meta, replayMeta]).toEqual([undefined, { idempotentReplayed: true }]);
     expect(await titled(ws, 'Over JSON-RPC once')).toHaveLength(1);
     const bad = await rpc(t, ws.token, 'tools/call', { name: 'issues.create', arguments: { title: 'x' }, _meta: { idempotencyKey: 5 } });
     expect(bad.body.result.isError).toBe(true);
