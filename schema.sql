@@ -1828,6 +1828,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.canvas_shown_node_ids(uuid) returns uuid[]; sql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_shows_node(app_public.canvas_nodes) returns boolean; sql stable; execute: svc_visitor; canvas/canvas.sql
 -- app_hidden.canvas_size(uuid) returns record; sql stable security definer; execute: svc_visitor; canvas/canvas.sql
+-- app_hidden.changed_fields(jsonb,jsonb,text[]) returns text[]; sql immutable; execute: owner only; core/util.sql
 -- app_hidden.chat_event_passes_narrowing(uuid,text) returns boolean; plpgsql stable; execute: svc_visitor; events/visibility.sql
 -- app_hidden.chat_event_visible(uuid,text) returns boolean; plpgsql stable; execute: svc_visitor; events/visibility.sql
 -- app_hidden.chat_message_for_agent(text) returns app_public.chat_messages; plpgsql stable security definer; execute: svc_visitor; chat/chat.sql

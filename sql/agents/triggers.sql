@@ -31,16 +31,8 @@ begin
     else
       -- Which fields changed, by their API names (never the values: a webhookUrl may carry a token), as every other
       -- *_UPDATED says; a restore is `archived` (it said only agentId and profileKey).
-      v_changes := array_remove(array[
-        case when new.name is distinct from old.name then 'name' end,
-        case when new.profile_key is distinct from old.profile_key then 'profileKey' end,
-        case when new.runtime_mode is distinct from old.runtime_mode then 'runtimeMode' end,
-        case when new.provider is distinct from old.provider then 'provider' end,
-        case when new.capabilities is distinct from old.capabilities then 'capabilities' end,
-        case when new.max_concurrent is distinct from old.max_concurrent then 'maxConcurrent' end,
-        case when new.webhook_url is distinct from old.webhook_url then 'webhookUrl' end,
-        case when new.runtime_id is distinct from old.runtime_id then 'runtimeId' end,
-        case when new.archived_at is distinct from old.archived_at then 'archived' end], null);
+      v_changes := app_hidden.changed_fields(to_jsonb(old), to_jsonb(new), array['name', 'profile_key', 'runtime_mode',
+        'provider', 'capabilities', 'max_concurrent', 'webhook_url', 'runtime_id', 'archived_at:archived']);
       if cardinality(v_changes) > 0 then
         perform app_private.record_event(new.workspace_id, 'AGENT_UPDATED', 'agent', new.id,
           jsonb_build_object('agentId', new.id, 'profileKey', new.profile_key, 'changes', to_jsonb(v_changes))

@@ -47,10 +47,8 @@ begin
   -- What a plugin's keys may be given and which skills skills.invoke may call are the workspace's to follow like its
   -- webhooks and dispatch rules (the event audit's last configuration without a trace).
   if tg_op = 'UPDATE' then
-    if new.name is distinct from old.name then v_changed := array_append(v_changed, 'name'); end if;
-    if new.manifest->'scopes' is distinct from old.manifest->'scopes' then v_changed := array_append(v_changed, 'scopes'); end if;
-    if new.manifest->'skills' is distinct from old.manifest->'skills' then v_changed := array_append(v_changed, 'skills'); end if;
-    if new.approved_at is distinct from old.approved_at then v_changed := array_append(v_changed, 'approvedAt'); end if;
+    v_changed := app_hidden.changed_fields(to_jsonb(old), to_jsonb(new),
+      array['name', 'manifest.scopes:scopes', 'manifest.skills:skills', 'approved_at']);
     if cardinality(v_changed) = 0 then
       return null;
     end if;

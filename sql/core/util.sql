@@ -109,6 +109,23 @@ $$;
 comment on function app_hidden.tg__set_updated_at() is 'BEFORE UPDATE trigger: stamps updated_at when the row changed (an update that changes nothing leaves it as it was); its arguments name generated columns to leave out of the comparison.';
 grant execute on function app_hidden.tg__set_updated_at() to svc_visitor;
 
+create or replace function app_hidden.changed_fields(p_old jsonb, p_new jsonb, p_fields text[])
+ returns text[]
+ language sql
+ immutable parallel safe
+ set search_path to 'pg_catalog'
+as $$
+  -- Each field is a column ('label_id', said as labelId), a column with the API's name for it ('archived_at:archived'),
+  -- or a path into a jsonb column ('manifest.scopes:scopes').
+  select coalesce(array_agg(coalesce(nullif(split_part(f, ':', 2), ''),
+                                     lower(left(split_part(f, ':', 1), 1))
+                                       || substr(replace(initcap(replace(split_part(f, ':', 1), '_', ' ')), ' ', ''), 2))
+                            order by n), '{}')
+  from unnest(p_fields) with ordinality as u(f, n)
+  where p_old #> string_to_array(split_part(f, ':', 1), '.') is distinct from p_new #> string_to_array(split_part(f, ':', 1), '.')
+$$;
+comment on function app_hidden.changed_fields(p_old jsonb, p_new jsonb, p_fields text[]) is 'Which of the fields differ between a row before and after an update (to_jsonb(old), to_jsonb(new)), by their API names and in the order given: the changes of an *_UPDATED event. A field is a column (label_id → labelId), column:name (archived_at:archived) or a jsonb path (manifest.scopes:scopes).';
+
 create or replace function app_hidden.ts_key(p_ts timestamp with time zone)
  returns text
  language sql

@@ -23,9 +23,7 @@ begin
                          'endsOn', new.ends_on, 'status', app_hidden.cycle_status(new)));
     return null;
   end if;
-  if new.name is distinct from old.name then v_changed := array_append(v_changed, 'name'); end if;
-  if new.starts_on is distinct from old.starts_on then v_changed := array_append(v_changed, 'startsOn'); end if;
-  if new.ends_on is distinct from old.ends_on then v_changed := array_append(v_changed, 'endsOn'); end if;
+  v_changed := app_hidden.changed_fields(to_jsonb(old), to_jsonb(new), array['name', 'starts_on', 'ends_on']);
   -- status as cycles.get shows it (the calendar's); the stored COMPLETED rollover writes on an ended cycle only says
   -- it was rolled over (it was COMPLETED on the calendar already).
   if app_hidden.cycle_status(new) is distinct from app_hidden.cycle_status(old) then v_changed := array_append(v_changed, 'status'); end if;

@@ -18,13 +18,8 @@ begin
   -- Which agent gets which work is the workspace's to follow like any other change (fleet probe: rules changed
   -- without a trace). A rule deleted with the label, project or agent it names says so too.
   if tg_op = 'UPDATE' then
-    if new.position is distinct from old.position then v_changed := array_append(v_changed, 'position'); end if;
-    if new.name is distinct from old.name then v_changed := array_append(v_changed, 'name'); end if;
-    if new.priority is distinct from old.priority then v_changed := array_append(v_changed, 'priority'); end if;
-    if new.label_id is distinct from old.label_id then v_changed := array_append(v_changed, 'labelId'); end if;
-    if new.project_id is distinct from old.project_id then v_changed := array_append(v_changed, 'projectId'); end if;
-    if new.target_agent_id is distinct from old.target_agent_id then v_changed := array_append(v_changed, 'targetAgentId'); end if;
-    if new.enabled is distinct from old.enabled then v_changed := array_append(v_changed, 'enabled'); end if;
+    v_changed := app_hidden.changed_fields(to_jsonb(old), to_jsonb(new),
+      array['position', 'name', 'priority', 'label_id', 'project_id', 'target_agent_id', 'enabled']);
     if cardinality(v_changed) = 0 then
       return null;
     end if;

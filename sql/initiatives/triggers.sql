@@ -14,9 +14,7 @@ begin
       jsonb_build_object('initiativeId', new.id, 'name', new.name));
     return null;
   end if;
-  if new.name is distinct from old.name then v_changed := array_append(v_changed, 'name'); end if;
-  if new.description is distinct from old.description then v_changed := array_append(v_changed, 'description'); end if;
-  if new.archived_at is distinct from old.archived_at then v_changed := array_append(v_changed, 'archived'); end if;
+  v_changed := app_hidden.changed_fields(to_jsonb(old), to_jsonb(new), array['name', 'description', 'archived_at:archived']);
   if cardinality(v_changed) > 0 then
     perform app_private.record_event(new.workspace_id, 'INITIATIVE_UPDATED', 'initiative', new.id,
       jsonb_build_object('initiativeId', new.id, 'name', new.name, 'changes', to_jsonb(v_changed),

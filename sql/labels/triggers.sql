@@ -13,9 +13,7 @@ begin
     perform app_private.record_event(new.workspace_id, 'LABEL_CREATED', 'label', new.id,
       jsonb_build_object('labelId', new.id, 'name', new.name, 'color', new.color));
   elsif tg_op = 'UPDATE' then
-    if new.name is distinct from old.name then v_changed := array_append(v_changed, 'name'); end if;
-    if new.color is distinct from old.color then v_changed := array_append(v_changed, 'color'); end if;
-    if new.description is distinct from old.description then v_changed := array_append(v_changed, 'description'); end if;
+    v_changed := app_hidden.changed_fields(to_jsonb(old), to_jsonb(new), array['name', 'color', 'description']);
     if cardinality(v_changed) > 0 then
       perform app_private.record_event(new.workspace_id, 'LABEL_UPDATED', 'label', new.id,
         jsonb_build_object('labelId', new.id, 'name', new.name, 'color', new.color, 'changes', to_jsonb(v_changed)));

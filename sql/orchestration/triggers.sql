@@ -23,9 +23,7 @@ begin
     end if;
     perform app_private.record_event(new.workspace_id, 'GOAL_UPDATED', 'goal', new.id, jsonb_build_object(
       'goalId', new.id, 'title', new.title, 'status', new.status,
-      'changes', to_jsonb(array_remove(array[
-        case when new.title is distinct from old.title then 'title' end,
-        case when new.description is distinct from old.description then 'description' end], null))));
+      'changes', to_jsonb(app_hidden.changed_fields(to_jsonb(old), to_jsonb(new), array['title', 'description']))));
   else
     v_payload := app_hidden.goal_status_payload(new, old.status, new.status);
     v_event := app_private.record_event(new.workspace_id, 'GOAL_STATUS_CHANGED', 'goal', new.id, v_payload);
@@ -108,11 +106,7 @@ begin
       jsonb_build_object('crewId', new.id, 'name', new.name, 'maxParallel', new.max_parallel));
     return null;
   end if;
-  v_changes := array_remove(array[
-    case when new.name is distinct from old.name then 'name' end,
-    case when new.description is distinct from old.description then 'description' end,
-    case when new.max_parallel is distinct from old.max_parallel then 'maxParallel' end,
-    case when new.archived_at is distinct from old.archived_at then 'archived' end], null);
+  v_changes := app_hidden.changed_fields(to_jsonb(old), to_jsonb(new), array['name', 'description', 'max_parallel', 'archived_at:archived']);
   if cardinality(v_changes) > 0 then
     perform app_private.record_event(new.workspace_id, 'CREW_UPDATED', 'crew', new.id, jsonb_build_object(
       'crewId', new.id, 'name', new.name, 'changes', to_jsonb(v_changes), 'archived', new.archived_at is not null));

@@ -17,11 +17,8 @@ begin
     perform app_private.record_event(new.workspace_id, 'PROJECT_UPDATED', 'project', new.id,
       jsonb_build_object('projectId', new.id, 'name', new.name, 'initiativeId', new.initiative_id,
                          'archived', new.archived_at is not null,
-                         'changes', to_jsonb(array_remove(array[
-                           case when new.name is distinct from old.name then 'name' end,
-                           case when new.description is distinct from old.description then 'description' end,
-                           case when new.initiative_id is distinct from old.initiative_id then 'initiativeId' end,
-                           case when new.archived_at is distinct from old.archived_at then 'archived' end], null))));
+                         'changes', to_jsonb(app_hidden.changed_fields(to_jsonb(old), to_jsonb(new),
+                           array['name', 'description', 'initiative_id', 'archived_at:archived']))));
   end if;
   return null;
 end

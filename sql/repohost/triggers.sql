@@ -56,12 +56,8 @@ begin
   -- A mapping's status rules decide what repohost.sync does to linked issues: a change to them is the workspace's to
   -- follow like any other (an outside probe: mappings changed without a trace, where dispatch rules and webhooks tell).
   if tg_op = 'UPDATE' then
-    if new.repo_full_name is distinct from old.repo_full_name then v_changed := array_append(v_changed, 'repoFullName'); end if;
-    if new.token_env is distinct from old.token_env then v_changed := array_append(v_changed, 'tokenEnv'); end if;
-    if new.api_url is distinct from old.api_url then v_changed := array_append(v_changed, 'apiUrl'); end if;
-    if new.status_rules is distinct from old.status_rules then v_changed := array_append(v_changed, 'statusRules'); end if;
-    if new.sync_title is distinct from old.sync_title then v_changed := array_append(v_changed, 'syncTitle'); end if;
-    if new.active is distinct from old.active then v_changed := array_append(v_changed, 'active'); end if;
+    v_changed := app_hidden.changed_fields(to_jsonb(old), to_jsonb(new),
+      array['repo_full_name', 'token_env', 'api_url', 'status_rules', 'sync_title', 'active']);
     if cardinality(v_changed) = 0 then
       return null;
     end if;
