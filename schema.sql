@@ -1942,7 +1942,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.issue_ref_json(app_public.issues) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_ref_json(app_public.issues,app_public.statuses) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.issue_relations_json(app_public.issues,text) returns jsonb; sql stable; execute: svc_visitor; relations/relations.sql
--- app_hidden.issue_search_matches(tsquery,real,integer,integer,integer) returns TABLE(id uuid, number integer, rank real, floor integer); plpgsql stable security definer; execute: svc_visitor; issues/search.sql
+-- app_hidden.issue_search_matches(tsquery,real,integer,integer,integer,text) returns TABLE(id uuid, number integer, rank real, floor integer); plpgsql stable security definer; execute: svc_visitor; issues/search.sql
 -- app_hidden.issues_filter(jsonb) returns record; plpgsql stable; execute: svc_visitor; issues/filters.sql
 -- app_hidden.issues_unrestricted() returns boolean; sql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.key_unnarrowed() returns boolean; sql stable; execute: svc_visitor; events/visibility.sql

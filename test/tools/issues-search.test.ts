@@ -109,6 +109,23 @@ describe('issues.list query over many matches', () => {
     // The filtered (joined) path orders the same way.
     const filtered = await allPages(t, big.token, 'issues.list', { query: 'marker', priority: 'NONE' }, 150);
     expect(filtered.map((i: { id: string }) => numberOf.get(i.id)!)).toEqual(numbers);
+    // A filter that keeps some matches, on both sides of the ranked window: the same order, those rows only, each
+    // once, paged across the window's edge (the matches are read filtered; they were all joined and filtered after).
+    await t.pools.owner.query(`update app_public.issues set priority = 'HIGH' where workspace_id = $1 and number % 3 = 0`, [big.id]);
+    const high = numbers.filter((n) => n % 3 === 0);
+    for (const limit of [7, 50, 200]) {
+      const page = await allPages(t, big.token, 'issues.list', { query: 'marker', priority: 'HIGH' }, limit);
+      expect(page.map((i: { id: string }) => numberOf.get(i.id)!)).toEqual(high);
+    }
+    expect((await ok(t, big.token, 'issues.list', { query: 'marker', priority: 'URGENT' })).items).toEqual([]);
+    // A narrowed key takes the joined path: the same order over what it sees.
+    const project = await insertProject(t, big, 'Seen');
+    await t.pools.owner.query(`update app_public.issues set project_id = $2 where workspace_id = $1 and number % 2 = 0`, [big.id, project]);
+    const narrowed = (await createKey(t, big, { projects: [project] })).token;
+    const seen = await allPages(t, narrowed, 'issues.list', { query: 'marker', priority: 'HIGH' }, 40);
+    const seenNumbers = seen.map((i: { id: string }) => numberOf.get(i.id)!);
+    expect(new Set(seenNumbers)).toEqual(new Set(high.filter((n) => n % 2 === 0)));
+    expect(seenNumbers).toHaveLength(high.filter((n) => n % 2 === 0).length);
   });
 });
 

@@ -70,14 +70,15 @@ begin
         end if;
         v_floor := v_after[3]::int;
       end if;
-      if args - 'limit' - 'cursor' - 'query' = '{}'::jsonb and app_hidden.issues_unrestricted() then
-        -- Nothing else filters and no narrowing hides a row (the common search): the matches function pages
-        -- itself (no join of every match), and the page is read by a static query, planned once per session
-        -- (planning the built query cost ~5 ms of every search).
+      if app_hidden.issues_unrestricted() then
+        -- No narrowing hides a row (the common search): the matches function pages itself, the other filters
+        -- applied as it reads (no join of every match), and the page is read by a static query, planned once per
+        -- session (planning the built query cost ~5 ms of every search).
         select array_agg(app_hidden.issue_lean_json(i, s, p, a) order by m.rank desc, m.number desc),
                array_agg(m.rank::text || ':' || m.number::text || ':' || m.floor::text || ':' || v_tag order by m.rank desc, m.number desc)
         into v_items, v_keys
-        from app_hidden.issue_search_matches(v_query, v_after[1]::real, v_after[2]::int, v_limit + 1, v_floor) m
+        from app_hidden.issue_search_matches(v_query, v_after[1]::real, v_after[2]::int, v_limit + 1, v_floor,
+               case when args - 'limit' - 'cursor' - 'query' <> '{}'::jsonb then v_where end) m
         join app_public.issues i on i.id = m.id
         left join app_public.statuses s on s.id = i.status_id
         left join app_public.projects p on p.id = i.project_id
