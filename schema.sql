@@ -1695,6 +1695,7 @@ alter table app_public.workspaces force row level security;
 grant select on app_public.workspaces to svc_visitor;
 create policy owner_all on app_public.workspaces for all to current_user using (true) with check (true);
 create policy select_own_workspace on app_public.workspaces for select to svc_visitor using ((id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)));
+CREATE TRIGGER _000_deleting BEFORE DELETE ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__deleting();
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__seed_statuses();
 CREATE TRIGGER _800_events AFTER UPDATE OF name, cycle_length_days, cycle_cooldown_days, time_tracking_enabled, attachment_quota_mb, required_ack_seconds, auto_dispatch, auto_dispatch_mode, assignment_sla_minutes, agent_run_stale_minutes ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__events();
@@ -2194,6 +2195,7 @@ create policy owner_all on app_private.api_keys for all to current_user using (t
 CREATE TRIGGER _800_events_created AFTER INSERT ON app_private.api_keys FOR EACH ROW EXECUTE FUNCTION app_private.tg_api_keys__events();
 CREATE TRIGGER _800_events_revoked AFTER UPDATE OF revoked_at ON app_private.api_keys FOR EACH ROW WHEN (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL) EXECUTE FUNCTION app_private.tg_api_keys__events();
 CREATE TRIGGER _850_wake_dispatcher AFTER INSERT ON app_private.api_keys FOR EACH ROW WHEN (new.linked_agent_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_api_keys__wake_dispatcher();
+CREATE TRIGGER _900_notify_deleted AFTER DELETE ON app_private.api_keys FOR EACH ROW EXECUTE FUNCTION app_private.tg_api_keys__notify_revoked();
 CREATE TRIGGER _900_notify_revoked AFTER UPDATE OF revoked_at ON app_private.api_keys FOR EACH ROW WHEN (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL) EXECUTE FUNCTION app_private.tg_api_keys__notify_revoked();
 
 -- Write calls made with an idempotency key in the last 24 hours: the tool, a hash of its arguments and the answer given (sql/core/idempotency.sql).
@@ -2328,6 +2330,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.create_workspace(text,text,text) returns jsonb; plpgsql volatile; execute: owner only; workspace/workspace.sql
 -- app_private.current_caller() returns app_private.caller; plpgsql stable; execute: owner only; core/caller.sql
 -- app_private.delete_agent(uuid,uuid) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
+-- app_private.delete_workspace(uuid) returns jsonb; plpgsql volatile; execute: owner only; workspace/workspace.sql
 -- app_private.dispatch_coalesce(uuid) returns integer; plpgsql volatile security definer; execute: owner only; dispatch/dispatcher.sql
 -- app_private.dispatch_next(uuid) returns jsonb; plpgsql volatile; execute: owner only; dispatch/dispatcher.sql
 -- app_private.dispatch_pick(app_public.issues,text,app_public.agents[]) returns record; plpgsql stable; execute: owner only; dispatch/dispatcher.sql
@@ -2423,6 +2426,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_plugins__events() returns trigger; plpgsql volatile security definer; execute: owner only; auth/triggers.sql
 -- app_private.tg_projects__events() returns trigger; plpgsql volatile security definer; execute: owner only; projects/triggers.sql
 -- app_private.tg_review_gates__events() returns trigger; plpgsql volatile security definer; execute: owner only; orchestration/triggers.sql
+-- app_private.tg_workspaces__deleting() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
 -- app_private.tg_workspaces__drop_number_sequence() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql
 -- app_private.tg_workspaces__events() returns trigger; plpgsql volatile; execute: owner only; workspace/triggers.sql
 -- app_private.tg_workspaces__seed_statuses() returns trigger; plpgsql volatile security definer; execute: owner only; workspace/triggers.sql

@@ -6,14 +6,17 @@ create or replace function app_private.tg_api_keys__notify_revoked()
  language plpgsql
 as $$
 begin
-  perform pg_notify('svc_keys', new.id::text);
+  perform pg_notify('svc_keys', case when tg_op = 'DELETE' then old.id else new.id end::text);
   return null;
 end
 $$;
-comment on function app_private.tg_api_keys__notify_revoked() is 'Tells every API process to drop its cached copy of a revoked key at once.';
+comment on function app_private.tg_api_keys__notify_revoked() is 'Tells every API process to drop its cached copy of a revoked or deleted key at once, and to end its streams.';
 
 drop trigger if exists _900_notify_revoked on app_private.api_keys;
 create trigger _900_notify_revoked after update of revoked_at on app_private.api_keys for each row when (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL) execute function app_private.tg_api_keys__notify_revoked();
+-- A key deleted with its workspace or its user (a stream opened with it stayed open).
+drop trigger if exists _900_notify_deleted on app_private.api_keys;
+create trigger _900_notify_deleted after delete on app_private.api_keys for each row execute function app_private.tg_api_keys__notify_revoked();
 
 create or replace function app_private.tg_api_keys__events()
  returns trigger

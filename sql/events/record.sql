@@ -185,6 +185,10 @@ create or replace function app_private.record_event(p_workspace_id uuid, p_kind 
 as $$
 declare v_id uuid;
 begin
+  -- Nothing is told of a workspace being deleted (tg_workspaces__deleting), by the rows that go with it.
+  if pg_catalog.strpos(pg_catalog.current_setting('svc.deleting_workspaces', true), p_workspace_id::text) > 0 then
+    return null;
+  end if;
   insert into app_public.activity_events (workspace_id, seq, kind, subject_type, subject_id, payload,
                                           actor_user_id, actor_agent_id, actor_key_id)
   values (p_workspace_id, nextval(app_private.workspace_seq_sequence(p_workspace_id)::regclass),
@@ -194,7 +198,7 @@ begin
   return v_id;
 end
 $$;
-comment on function app_private.record_event(p_workspace_id uuid, p_kind text, p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'Appends an ActivityEvent with the caller as actor. Security definer: the request role cannot forge events.';
+comment on function app_private.record_event(p_workspace_id uuid, p_kind text, p_subject_type text, p_subject_id uuid, p_payload jsonb) is 'Appends an ActivityEvent with the caller as actor; none (NULL) for a workspace being deleted. Security definer: the request role cannot forge events.';
 
 create or replace function app_private.record_issue_updated(p_workspace_id uuid, p_issue_id uuid, p_changes text[], p_extra jsonb default '{}'::jsonb)
  returns void

@@ -44,6 +44,25 @@ end
 $$;
 comment on function app_private.tg_workspaces__seed_statuses() is 'AFTER INSERT on workspaces: the six default statuses and the workspace''s sequences (issue numbers; the seq of its events and chat messages).';
 
+create or replace function app_private.tg_workspaces__deleting()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- The rows deleted with the workspace (members, agents, keys, ...) fire their own triggers, whose events would go
+  -- to the workspace being deleted: into a sequence dropped with it, under a foreign key to a row gone. record_event
+  -- writes none for a workspace named here (transaction-local).
+  perform set_config('svc.deleting_workspaces', coalesce(current_setting('svc.deleting_workspaces', true), '') || old.id::text || ',', true);
+  return old;
+end
+$$;
+comment on function app_private.tg_workspaces__deleting() is 'BEFORE DELETE on workspaces: names the workspace in svc.deleting_workspaces for the rest of the transaction, so the rows deleted with it write no events (app_private.record_event).';
+
+drop trigger if exists _000_deleting on app_public.workspaces;
+create trigger _000_deleting before delete on app_public.workspaces for each row execute function app_private.tg_workspaces__deleting();
+
 create or replace function app_private.tg_workspaces__drop_number_sequence()
  returns trigger
  language plpgsql

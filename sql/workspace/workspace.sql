@@ -151,3 +151,55 @@ comment on function app_public.workspace_update_settings(name text, cycle_length
 @result The workspace with its settings as changed.
 OWNER/ADMIN: changes the settings given (omitted = unchanged). autoDispatchMode ROUND_ROBIN, PRIORITY_MATCH, CAPABILITY_MATCH or MANUAL_ONLY; requiredAckSeconds and assignmentSlaMinutes 0 = off.';
 grant execute on function app_public.workspace_update_settings(name text, cycle_length_days integer, cycle_cooldown_days integer, time_tracking_enabled boolean, attachment_quota_mb integer, required_ack_seconds integer, auto_dispatch boolean, auto_dispatch_mode text, assignment_sla_minutes integer, agent_run_stale_minutes integer) to svc_visitor;
+
+create or replace function app_private.delete_workspace(p_workspace_id uuid)
+ returns jsonb
+ language plpgsql
+as $$
+declare
+  v_ws app_public.workspaces;
+  v_counts jsonb;
+  v_key text;
+  v_files int := 0;
+  v_members uuid[];
+  v_users jsonb;
+begin
+  select * into v_ws from app_public.workspaces w where w.id = p_workspace_id for update;
+  if v_ws.id is null then
+    perform app_hidden.raise_not_found('Workspace', null);
+  end if;
+  v_counts := jsonb_build_object(
+    'issues', (select count(*) from app_public.issues i where i.workspace_id = p_workspace_id),
+    'comments', (select count(*) from app_public.comments c where c.workspace_id = p_workspace_id),
+    'events', (select count(*) from app_public.activity_events e where e.workspace_id = p_workspace_id),
+    'keys', (select count(*) from app_private.api_keys k where k.workspace_id = p_workspace_id));
+  -- The files' bytes go once this commits (a worker job each, as for a deleted comment's files): the rows go now.
+  for v_key in
+    select a.storage_key from app_public.attachments a where a.workspace_id = p_workspace_id and a.storage_key is not null
+    union
+    select u.storage_key from app_public.attachment_uploads u where u.workspace_id = p_workspace_id
+  loop
+    perform app_private.attachments_enqueue('svc_attachment_blob_delete', json_build_object('storageKey', v_key));
+    v_files := v_files + 1;
+  end loop;
+  v_members := array(select m.user_id from app_public.memberships m where m.workspace_id = p_workspace_id
+                     union select f.user_id from app_public.former_members f where f.workspace_id = p_workspace_id);
+  -- Everything of the workspace goes with its row (every reference to it cascades); its keys' streams and cached
+  -- copies end on every process (api_keys' delete trigger notifies), and the rows deleted in the cascade write no
+  -- events (tg_workspaces__deleting).
+  delete from app_public.workspaces w where w.id = p_workspace_id;
+  -- People whose only workspace it was, as member or former member, go too (their email is personal data); those
+  -- who belong elsewhere stay, with their work there.
+  with gone as (
+    delete from app_public.users u
+    where u.id = any(v_members)
+      and not exists (select 1 from app_public.memberships m where m.user_id = u.id)
+      and not exists (select 1 from app_public.former_members f where f.user_id = u.id)
+    returning u.email)
+  select coalesce(jsonb_agg(g.email order by g.email), '[]') into v_users from gone g;
+  return jsonb_build_object(
+    'workspace', jsonb_build_object('id', v_ws.id, 'key', v_ws.key, 'slug', v_ws.slug, 'name', v_ws.name),
+    'deleted', v_counts || jsonb_build_object('files', v_files, 'users', v_users));
+end
+$$;
+comment on function app_private.delete_workspace(p_workspace_id uuid) is 'Deletes a workspace and everything in it (svc admin delete-workspace): every row that references it (by cascade, writing no events), its keys (their streams end), its files (a svc_attachment_blob_delete job each, once this commits), and the users whose only workspace it was. Returns the workspace and what went: issues, comments, events, keys, files, users (emails).';

@@ -268,6 +268,27 @@ const commands = [
     return { json: { workspace: w }, text: `Workspace ${w.key} settings:\n${text}` };
   }),
 
+  command('delete-workspace', 'Delete a workspace and everything in it, for good: issues, comments, events, files, keys, agents, webhooks, and the people whose only workspace it was. Its keys stop at once and their streams end.', {
+    workspace: WORKSPACE,
+    confirm: { kind: 'string', required: true, description: 'the workspace\'s key again, to say you mean it', placeholder: 'KEY' },
+  }, async (client, v) => {
+    const ws = await workspaceId(client, v.workspace);
+    const { rows: [named] } = await client.query<{ key: string }>('select key from app_public.workspaces where id = $1', [ws]);
+    if (v.confirm.toUpperCase() !== named!.key) {
+      throw new UsageError(`--confirm: give the workspace's key, ${named!.key}, to delete it`);
+    }
+    const { rows } = await client.query('select app_private.delete_workspace($1) as r', [ws]);
+    const r = rows[0].r as { workspace: { key: string; name: string }; deleted: { issues: number; comments: number; events: number; keys: number; files: number; users: string[] } };
+    const d = r.deleted;
+    return {
+      json: r,
+      text: `Deleted workspace ${r.workspace.key} (${r.workspace.name}): ${d.issues} issues, ${d.comments} comments, ${d.events} events, `
+        + `${d.keys} keys, ${d.files} files (their bytes go as the worker runs)`
+        + `${d.users.length ? `; people whose only workspace it was: ${d.users.join(', ')}` : ''}.`,
+    };
+  }, ['Nothing is kept: take a backup first if the data may be wanted (README, "Backups").',
+      'Files are deleted by the worker once this commits (svc start, or svc worker, must be running for them to go).']),
+
   command('create-dispatch-rule', 'Add a dispatch rule at the end of the order: matching queued issues go to the target agent when it is eligible.', {
     workspace: WORKSPACE,
     target: { kind: 'string', required: true, description: 'profile key of the agent matching issues go to', placeholder: 'PROFILE_KEY' },
