@@ -88,10 +88,11 @@ export const issueTools = defineTools(
   tool({
     name: 'issues.get',
     scopes: ['READ_ISSUES'],
-    description: 'One issue by id or key. Lean by default (status, project, assignee, labelIds). include adds description, labels, comments (newest first; true = 20, or {limit} up to 100; commentCount says how many there are in all), attachments, relations and currentRun (the open agent run).',
+    description: 'One issue by id or key. Lean by default (status, project, assignee, labelIds). include adds full (what a write answers: description, labels, slaMinutes, expectedOutput, verificationChecklist, artifactRequired, creator, startedAt, completedAt), description, labels, comments (newest first; true = 20, or {limit} up to 100; commentCount says how many there are in all), attachments, relations and currentRun (the open agent run).',
     input: z.strictObject({
       id: issueRef,
       include: z.strictObject({
+        full: z.boolean().optional(),
         description: z.boolean().optional(),
         labels: z.boolean().optional(),
         comments: z.union([z.boolean(), z.strictObject({ limit: limit(20, 100) })]).optional(),

@@ -121,9 +121,8 @@ export const IssueFullOut = IssueOut.extend({
 });
 
 /** issues.get: the lean issue and what include asked for. */
-export const IssueWithIncludesOut = IssueOut.extend({
-  description: z.string().nullable().optional(),
-  labels: z.array(LabelRefOut).optional(),
+export const IssueWithIncludesOut = IssueFullOut.partial().extend({
+  ...IssueOut.shape,
   comments: z.array(CommentOut).optional().describe('include.comments: newest first'),
   commentCount: z.number().int().optional().describe('include.comments: how many comments the issue has in all (comments holds the newest; comments.list pages through them)'),
   attachments: z.array(AttachmentOut).optional(),

@@ -165,6 +165,21 @@ describe('issues.get', () => {
     expect(full.labels).toEqual([expect.objectContaining({ id: labelY, name: 'infra' })]);
   });
 
+  it('include.full gives back everything a write answered: the completion contract, creator, start and completion', async () => {
+    // What a create takes came back from no read over REST or MCP (an outside probe exporting a workspace).
+    const created = await ok(t, ws.token, 'issues.create', {
+      title: 'Contract', description: 'd', labelIds: [labelY], slaMinutes: 90, expectedOutput: 'A PR',
+      verificationChecklist: [{ id: 'tests', label: 'Tests pass' }], artifactRequired: true,
+    });
+    const { updatedAt: _u, ...answered } = created;
+    const read = await ok(t, ws.token, 'issues.get', { id: created.id, include: { full: true } });
+    expect(read).toMatchObject(answered);
+    expect(read).toMatchObject({ slaMinutes: 90, expectedOutput: 'A PR', artifactRequired: true, createdByUserId: expect.any(String), startedAt: null, completedAt: null });
+    // With the other includes beside it.
+    const more = await ok(t, ws.token, 'issues.get', { id: created.key, include: { full: true, comments: true } });
+    expect(more).toMatchObject({ verificationChecklist: [{ id: 'tests', label: 'Tests pass' }], comments: [], commentCount: 0 });
+  });
+
   it('answers 404 for unknown ids and deleted issues', async () => {
     expect((await rest(t, ws.token, 'issues.get', { id: crypto.randomUUID() })).status).toBe(404);
     expect((await rest(t, ws.token, 'issues.get', { id: 'ENG-99999' })).status).toBe(404);

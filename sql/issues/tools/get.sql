@@ -1,7 +1,7 @@
 -- The issues.get tool (declared in src/tools/).
 -- Current definition; re-runnable. Change it here and --! include it from migrations/current/.
 
--- the lean issue by id or key; include adds description, labels, comments (newest first, default 20, max 100,
+-- the lean issue by id or key; include adds full (the shape a write answers), description, labels, comments (newest first, default 20, max 100,
 -- soft-deleted hidden), attachments, relations (as seen from this issue) and currentRun.
 create or replace function app_tools.issues_get(args jsonb)
  returns json
@@ -35,6 +35,10 @@ begin
   v_result := app_hidden.issue_json(v_issue, false);
   if v_include is null then
     return v_result::json;
+  end if;
+  if (v_include->>'full')::boolean then
+    -- What a write answers: description, labels, the completion contract, creator, start and completion.
+    v_result := v_result || app_hidden.issue_extra_json(v_issue, app_hidden.issue_labels_json(v_issue.label_ids));
   end if;
   if (v_include->>'description')::boolean then
     v_result := v_result || jsonb_build_object('description', v_issue.description);
@@ -71,5 +75,5 @@ begin
   return v_result::json;
 end
 $$;
-comment on function app_tools.issues_get(args jsonb) is 'issues.get: One issue by id or key. Lean by default (status, project, assignee, labelIds). include adds description, labels, comments (newest first; true = 20, or {limit} up to 100; commentCount says how many there are in all), attachments, relations and currentRun (the open agent run).';
+comment on function app_tools.issues_get(args jsonb) is 'issues.get: One issue by id or key. Lean by default (status, project, assignee, labelIds). include adds full (what a write answers: description, labels, slaMinutes, expectedOutput, verificationChecklist, artifactRequired, creator, startedAt, completedAt), description, labels, comments (newest first; true = 20, or {limit} up to 100; commentCount says how many there are in all), attachments, relations and currentRun (the open agent run).';
 grant execute on function app_tools.issues_get(args jsonb) to svc_visitor;
