@@ -1645,8 +1645,10 @@ create table app_public.webhooks (
   deactivated_reason text, -- Why it was made inactive: deactivated by an admin, or endpoint answered 410 Gone; null while active.
   created_at timestamp with time zone default now() not null, -- When the webhook was registered.
   updated_at timestamp with time zone default now() not null, -- When the webhook last changed.
+  created_by_user_id uuid, -- The person whose key registered it (null: the operator, or they were deleted); it is deactivated when they leave the workspace.
   constraint webhooks_pkey PRIMARY KEY (id),
   constraint webhooks_workspace_id_id_key UNIQUE (workspace_id, id),
+  constraint webhooks_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
   constraint webhooks_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
   constraint webhooks_description_check CHECK (length(description) <= 500),
   constraint webhooks_url_check CHECK (url ~ '^https?://[^\s/?#@]+([/?#]\S*)?$'::text AND length(url) <= 2048) NOT VALID
@@ -2441,6 +2443,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.watchdog_fired_recently(uuid,uuid,text,timestamp with time zone,timestamp with time zone) returns boolean; sql stable; execute: owner only; dispatch/watchdogs.sql
 -- app_private.watchdog_sweep(timestamp with time zone) returns jsonb; plpgsql volatile; execute: owner only; dispatch/watchdogs.sql
 -- app_private.webhook_create(uuid,text,text[],text) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
+-- app_private.webhook_deactivate(uuid,text) returns void; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_delete(uuid) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_deliveries_list(uuid,uuid,text,integer,uuid) returns jsonb; plpgsql stable; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_deliveries_prune(integer,integer) returns integer; plpgsql volatile security definer; execute: owner only; webhooks/webhooks.sql

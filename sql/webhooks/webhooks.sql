@@ -153,7 +153,7 @@ create or replace function app_hidden.webhook_json(w app_public.webhooks)
 as $$
   select jsonb_build_object('id', w.id, 'url', w.url, 'events', to_jsonb(w.events), 'active', w.active,
     'description', w.description, 'deactivatedAt', w.deactivated_at, 'deactivatedReason', w.deactivated_reason,
-    'createdAt', w.created_at, 'updatedAt', w.updated_at)
+    'createdByUserId', w.created_by_user_id, 'createdAt', w.created_at, 'updatedAt', w.updated_at)
 $$;
 comment on function app_hidden.webhook_json(w app_public.webhooks) is 'Webhook shape (never the secret).';
 grant execute on function app_hidden.webhook_json(w app_public.webhooks) to svc_visitor;
@@ -354,8 +354,8 @@ begin
   if (select count(*) from app_public.webhooks w where w.workspace_id = p_workspace_id) >= 50 then
     raise exception 'A workspace has at most 50 webhooks; delete one first' using errcode = 'SV409', detail = 'webhook_limit';
   end if;
-  insert into app_public.webhooks (workspace_id, url, events, description)
-  values (p_workspace_id, p_url, v_events, p_description)
+  insert into app_public.webhooks (workspace_id, url, events, description, created_by_user_id)
+  values (p_workspace_id, p_url, v_events, p_description, app_hidden.current_user_id())
   returning * into v_webhook;
   insert into app_private.webhook_secrets (webhook_id, workspace_id, secret) values (v_webhook.id, p_workspace_id, v_secret);
   -- The workspace's other webhooks receive it; this one hears nothing about itself (the outbox trigger).
@@ -364,6 +364,25 @@ begin
 end
 $$;
 comment on function app_private.webhook_create(p_workspace_id uuid, p_url text, p_events text[], p_description text) is 'Registers a webhook (at most 50 per workspace: 409 webhook_limit) and records WEBHOOK_CREATED; the result carries its signing secret, shown this once.';
+
+create or replace function app_private.webhook_deactivate(p_webhook_id uuid, p_reason text)
+ returns void
+ language plpgsql
+as $$
+declare v_hook app_public.webhooks;
+begin
+  update app_public.webhooks set active = false, deactivated_at = now(), deactivated_reason = p_reason
+  where id = p_webhook_id and active
+  returning * into v_hook;
+  -- A state change, as an admin switching it off is: WEBHOOK_UPDATED (the system acting: the call's actor, if any).
+  if v_hook.id is not null then
+    perform app_private.record_event(v_hook.workspace_id, 'WEBHOOK_UPDATED', 'webhook', v_hook.id,
+      app_hidden.webhook_event_payload(v_hook) || jsonb_build_object('changes', jsonb_build_array('active'),
+                                                                     'deactivatedReason', v_hook.deactivated_reason));
+  end if;
+end
+$$;
+comment on function app_private.webhook_deactivate(p_webhook_id uuid, p_reason text) is 'Stops an active webhook for a reason (its endpoint answered 410, its creator left the workspace): WEBHOOK_UPDATED {changes: [active], deactivatedReason}; an admin turns it back on with webhooks.update. Nothing for one already inactive.';
 
 create or replace function app_private.webhook_delete(p_webhook_id uuid)
  returns jsonb
@@ -575,7 +594,6 @@ create or replace function app_private.webhook_delivery_record(p_delivery_id uui
 as $$
 declare
   v_delivery app_public.webhook_deliveries;
-  v_hook app_public.webhooks;
   v_code int := (p_attempt->>'statusCode')::int;
   v_error text := left(p_attempt->>'error', 1000);
   v_next timestamptz;
@@ -599,15 +617,7 @@ begin
 
   if v_code = 410 and v_delivery.webhook_id is not null then
     -- The receiver says the endpoint is gone for good: stop sending to it.
-    update app_public.webhooks set active = false, deactivated_at = now(), deactivated_reason = 'endpoint answered 410 Gone'
-    where id = v_delivery.webhook_id and active
-    returning * into v_hook;
-    -- A state change, as an admin switching it off is: WEBHOOK_UPDATED (the system acting, no actor).
-    if v_hook.id is not null then
-      perform app_private.record_event(v_hook.workspace_id, 'WEBHOOK_UPDATED', 'webhook', v_hook.id,
-        app_hidden.webhook_event_payload(v_hook) || jsonb_build_object('changes', jsonb_build_array('active'),
-                                                                       'deactivatedReason', v_hook.deactivated_reason));
-    end if;
+    perform app_private.webhook_deactivate(v_delivery.webhook_id, 'endpoint answered 410 Gone');
     update app_public.webhook_deliveries set status = 'CANCELED', locked_until = null,
       attempt_count = attempt_count + 1, total_attempts = total_attempts + 1, last_status_code = v_code,
       last_error = 'endpoint answered 410 Gone; webhook deactivated'

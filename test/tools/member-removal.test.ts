@@ -40,6 +40,32 @@ describe('removing a member', () => {
     expect(live.n).toBe(0);
   });
 
+  it('stops the webhooks they registered, naming why; the others\' go on; every list says who registered each', async () => {
+    // A removed member's webhook kept receiving every event, titles and all, and no admin could tell it was theirs.
+    const email = `hooks-${ws.key.toLowerCase()}@example.com`;
+    await admin(t, 'add-member', { workspace: ws.key, email, role: 'ADMIN', json: true });
+    const leaver = await createKey(t, ws, { user: email });
+    const theirs = await ok(t, leaver.token, 'webhooks.create', { url: 'https://hooks.example.com/theirs' });
+    const ours = await ok(t, ws.token, 'webhooks.create', { url: 'https://hooks.example.com/ours' });
+    const operators = await admin(t, 'create-webhook', { workspace: ws.key, url: 'https://hooks.example.com/operator', json: true });
+    const { rows: [u] } = await t.pools.owner.query('select id from app_public.users where email = $1', [email]);
+    const { rows: [owner] } = await t.pools.owner.query('select id from app_public.users where email = $1', [ws.ownerEmail]);
+    expect([theirs.createdByUserId, ours.createdByUserId, operators.webhook.createdByUserId ?? null]).toEqual([u.id, owner.id, null]);
+
+    await gqlOk(t, ws.token, 'mutation($u: UUID!) { membersRemove(input: {userId: $u}) { membership { rowId } } }', { u: u.id });
+    const listed = (await ok(t, ws.token, 'webhooks.list', {})).items;
+    const byId = (id: string) => listed.find((w: { id: string }) => w.id === id);
+    expect(byId(theirs.id)).toMatchObject({ active: false, deactivatedReason: 'its creator left the workspace', createdByUserId: u.id });
+    expect(byId(ours.id)).toMatchObject({ active: true, createdByUserId: owner.id });
+    expect(byId(operators.webhook.id)).toMatchObject({ active: true, createdByUserId: null });
+    const [stopped] = (await ok(t, ws.token, 'events.recent', { subjectType: 'webhook', subjectId: theirs.id, kinds: ['WEBHOOK_UPDATED'] })).items;
+    expect(stopped.payload).toMatchObject({ changes: ['active'], deactivatedReason: 'its creator left the workspace' });
+    // GraphQL says it too, and an admin may turn it back on.
+    const gqlHooks = (await gqlOk(t, ws.token, '{ webhooks { nodes { rowId createdByUserId active } } }')).webhooks.nodes;
+    expect(gqlHooks.find((w: { rowId: string }) => w.rowId === theirs.id)).toEqual({ rowId: theirs.id, createdByUserId: u.id, active: false });
+    expect(await ok(t, ws.token, 'webhooks.update', { id: theirs.id, active: true })).toMatchObject({ active: true, deactivatedReason: null });
+  });
+
   it('revokes the plugin keys they issued (those act for no user), not the ones others issued', async () => {
     const email = `plugin-admin-${ws.key.toLowerCase()}@example.com`;
     await admin(t, 'add-member', { workspace: ws.key, email, role: 'ADMIN', json: true });
