@@ -108,9 +108,16 @@ as $$
     'id', c.id, 'number', c.number, 'name', c.name, 'startsOn', c.starts_on, 'endsOn', c.ends_on, 'status', app_hidden.cycle_status(c),
     'issueCount', n.total, 'openIssueCount', n.open, 'doneIssueCount', n.done,
     'createdAt', c.created_at, 'updatedAt', c.updated_at)
+  -- At most the first 100 (by number): a sprint that rollover had grown to 5,392 issues answered 4.5 MB in 0.7–1.1 s.
+  -- issueCount says how many there are; issues.list {cycleId} pages through them all.
   || case when p_with_issues then jsonb_build_object('issues', coalesce(
-       (select jsonb_agg(app_hidden.issue_json(i) order by i.number)
-        from app_public.issues i where i.workspace_id = c.workspace_id and i.cycle_id = c.id and i.deleted_at is null), '[]'))
+       (select jsonb_agg(app_hidden.issue_lean_json(t.i, s, p, a)::jsonb order by (t.i).number)
+        from (select i from app_public.issues i
+              where i.workspace_id = c.workspace_id and i.cycle_id = c.id and i.deleted_at is null
+              order by i.number limit 100) t
+        left join app_public.statuses s on s.id = (t.i).status_id
+        left join app_public.projects p on p.id = (t.i).project_id
+        left join app_public.agents a on a.id = (t.i).assigned_agent_id), '[]'))
      else '{}'::jsonb end
   from (select count(*) as total,
                count(*) filter (where s.category not in ('DONE', 'CANCELED')) as open,
@@ -118,7 +125,7 @@ as $$
         from app_public.issues i join app_public.statuses s on s.id = i.status_id
         where i.workspace_id = c.workspace_id and i.cycle_id = c.id and i.deleted_at is null) n
 $$;
-comment on function app_hidden.cycle_json(c app_public.cycles, p_with_issues boolean) is 'Cycle: number, name, startsOn, endsOn, status, issue counts (issues the key can see); with p_with_issues the issues themselves (lean).';
+comment on function app_hidden.cycle_json(c app_public.cycles, p_with_issues boolean) is 'Cycle: number, name, startsOn, endsOn, status, issue counts (issues the key can see); with p_with_issues the first 100 issues by number (lean; issueCount says how many there are).';
 grant execute on function app_hidden.cycle_json(c app_public.cycles, p_with_issues boolean) to svc_visitor;
 
 create or replace function app_hidden.find_cycle(p_id text, p_field text default 'id'::text)

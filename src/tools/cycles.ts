@@ -18,7 +18,7 @@ export const cycleTools = defineTools(
   tool({
     name: 'cycles.get',
     scopes: ['READ_ISSUES'],
-    description: 'One cycle (sprint) by id, with its issues.',
+    description: 'One cycle (sprint) by id, with its first 100 issues by number (issueCount says how many; issues.list {cycleId} pages through all).',
     input: z.strictObject({ id: id('id') }),
     output: CycleOut,
     readOnly: true,
@@ -26,7 +26,7 @@ export const cycleTools = defineTools(
   tool({
     name: 'cycles.current',
     scopes: ['READ_ISSUES'],
-    description: 'The current sprint: the cycle whose dates include today (or one activated early), with its issues; null when there is none.',
+    description: 'The current sprint: the cycle whose dates include today (or one activated early), with its first 100 issues by number (issueCount says how many); null when there is none.',
     input: z.strictObject({}),
     output: CycleOut.nullable(),
     readOnly: true,
@@ -68,7 +68,7 @@ export const cycleTools = defineTools(
   tool({
     name: 'cycles.plan',
     scopes: ['WRITE_ISSUES'],
-    description: 'Plan the upcoming sprint in one call: add and/or remove issues (ids or keys, up to 100 each). Targets the earliest PLANNED cycle unless cycleId is given (a PLANNED or ACTIVE one). All or nothing. Returns the cycle with its issues and the ids that actually moved.',
+    description: 'Plan the upcoming sprint in one call: add and/or remove issues (ids or keys, up to 100 each). Targets the earliest PLANNED cycle unless cycleId is given (a PLANNED or ACTIVE one). All or nothing. Returns the cycle with its first 100 issues and the ids that actually moved.',
     input: z.strictObject({ cycleId: id('cycleId').optional(), add: issueList.optional(), remove: issueList.optional() }),
     output: z.object({ cycle: CycleOut, added: z.array(z.string()), removed: z.array(z.string()) }),
   }),

@@ -26,7 +26,7 @@ export const CycleOut = z.looseObject({
   id: z.string(), number: z.number(), name: z.string(), startsOn: date, endsOn: date, status: cycleStatus,
   issueCount: z.number(), openIssueCount: z.number(), doneIssueCount: z.number(),
   createdAt: timestamp, updatedAt: timestamp,
-  issues: z.array(IssueOut).optional().describe('Issues in the cycle (get, current, plan)'),
+  issues: z.array(IssueOut).optional().describe('The first 100 issues in the cycle by number (get, current, plan); issueCount says how many'),
 });
 
 export const PinOut = z.looseObject({ issueId: z.string(), position: z.number(), pinnedAt: timestamp, issue: IssueOut });

@@ -43,5 +43,5 @@ begin
   return jsonb_build_object('cycle', app_hidden.cycle_json(v_cycle, true), 'added', v_added, 'removed', v_removed);
 end
 $$;
-comment on function app_tools.cycles_plan(args jsonb) is 'cycles.plan: Plan the upcoming sprint in one call: add and/or remove issues (ids or keys, up to 100 each). Targets the earliest PLANNED cycle unless cycleId is given (a PLANNED or ACTIVE one). All or nothing. Returns the cycle with its issues and the ids that actually moved.';
+comment on function app_tools.cycles_plan(args jsonb) is 'cycles.plan: Plan the upcoming sprint in one call: add and/or remove issues (ids or keys, up to 100 each). Targets the earliest PLANNED cycle unless cycleId is given (a PLANNED or ACTIVE one). All or nothing. Returns the cycle with its first 100 issues and the ids that actually moved.';
 grant execute on function app_tools.cycles_plan(args jsonb) to svc_visitor;
