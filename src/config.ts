@@ -30,6 +30,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Days an ended webhook or agent delivery (and its attempts) is kept; 0 = forever. */
   deliveryRetentionDays: number;
+  /** Seconds a stop (SIGINT/SIGTERM) may take before the process exits anyway (SVC_STOP_TIMEOUT_SECONDS). */
+  stopTimeoutSeconds: number;
   /** Attachment blobs on S3 (SVC_S3_BUCKET set); otherwise files under dataDir served by the service. */
   s3?: { bucket: string; region?: string; endpoint?: string };
   /** SVC_CORS_ORIGINS: browser origins allowed besides SVC_PUBLIC_URL (comma list; also CORS for GraphQL, /api/ and /blobs/). */
@@ -123,6 +125,7 @@ export function loadConfig(env = process.env): Config {
     workerConcurrency: int('SVC_WORKER_CONCURRENCY', 8, Number.MAX_SAFE_INTEGER, 1),
     webhookTimeoutMs: int('SVC_WEBHOOK_TIMEOUT_MS', 10_000, Number.MAX_SAFE_INTEGER, 100),
     deliveryRetentionDays: int('SVC_DELIVERY_RETENTION_DAYS', DEFAULT_DELIVERY_RETENTION_DAYS, 36_500, 0),
+    stopTimeoutSeconds: int('SVC_STOP_TIMEOUT_SECONDS', 20, 3_600, 1),
     s3: env.SVC_S3_BUCKET
       ? { bucket: env.SVC_S3_BUCKET, region: env.SVC_S3_REGION || undefined, endpoint: env.SVC_S3_ENDPOINT || undefined }
       : undefined,

@@ -12,6 +12,8 @@ export interface ErrorBody {
   field?: string;
   /** 413 and the like: the limit the request went past (bytes of a body). */
   limit?: number;
+  /** 503 for a write whose connection went mid-call: 'unknown', it may have been done. */
+  outcome?: 'unknown';
 }
 
 export class ApiError extends Error {
@@ -103,21 +105,43 @@ interface PgError {
 }
 
 /**
- * 503 when the error says the database cannot be reached or is going away (connection refused or lost, a server
- * shutting down or starting up): a tool call then answered 500 internal, as if the call itself had failed.
+ * The database would not take a connection: refused, unknown host, no free slot (53300), the login refused (28000: a
+ * pg_hba reject during a failover; 28P01), the database missing (3D000), a server starting up or shutting down
+ * (57P03). Nothing of a call was sent.
  */
-export function databaseUnavailable(err: unknown): ApiError | undefined {
+const NOT_CONNECTED_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', '53300', '28000', '28P01', '3D000', '57P03'];
+const NOT_CONNECTED_MESSAGE = /timeout exceeded when trying to connect/;
+/** The connection was lost or went silent mid-call (a frozen network, a server killed): the call may have been done. */
+const LOST_CODES = ['57P01', '57P02', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'];
+const LOST_MESSAGE = /^Connection terminated|Client has encountered a connection error|^Query read timeout/;
+
+/**
+ * 503 when the error says the database cannot be reached or is going away (a tool call answered 500 internal, as if
+ * the call itself had failed; a database refusing the service's logins during a failover answered 500 everywhere).
+ * `write`: the call was a write, so when the connection went mid-call its outcome is unknown, and the answer says so
+ * (a write answered "try again" after 35 s of a frozen network committed 20 s later: a retry without an idempotency
+ * key made it twice).
+ */
+export function databaseUnavailable(err: unknown, opts: { write?: boolean } = {}): ApiError | undefined {
   const e = err as { code?: string; message?: string } | undefined;
   const code = e?.code ?? '';
-  const lost = code.startsWith('08') || ['57P01', '57P02', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code)
-    || /^Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|^Query read timeout/.test(e?.message ?? '');
-  if (!lost) return undefined;
+  const message = e?.message ?? '';
+  const notConnected = NOT_CONNECTED_CODES.includes(code) || NOT_CONNECTED_MESSAGE.test(message);
+  const lost = !notConnected && (code.startsWith('08') || LOST_CODES.includes(code) || LOST_MESSAGE.test(message));
+  if (!notConnected && !lost) return undefined;
+  if (lost && opts.write) {
+    return new ApiError(503, {
+      error: 'unavailable', outcome: 'unknown',
+      message: 'The database stopped answering during this call: it may have been done. Retry it with the same Idempotency-Key '
+        + '(or _meta.idempotencyKey), which repeats nothing, or check before trying again',
+    }, { 'retry-after': '5' });
+  }
   return new ApiError(503, { error: 'unavailable', message: 'The database is not reachable right now; try again shortly' }, { 'retry-after': '5' });
 }
 
 /** The ApiError for a database error, or undefined when it is not one we expect (→ 500). */
-export function fromPgError(err: unknown): ApiError | undefined {
-  const unavailable = databaseUnavailable(err);
+export function fromPgError(err: unknown, opts: { write?: boolean } = {}): ApiError | undefined {
+  const unavailable = databaseUnavailable(err, opts);
   if (unavailable) return unavailable;
   const e = err as PgError;
   const mapped = e?.code ? BY_SQLSTATE[e.code] ?? (e.code.startsWith('22') ? DATA_EXCEPTION : undefined) : undefined;

@@ -25,3 +25,25 @@ export function hostOf(url: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * One warn line a minute per subject (a webhook endpoint, the readiness check) instead of one per occurrence: the next
+ * line that goes out counts those held back in between (`suppressed`). Per process. A tenant's broken receivers wrote
+ * 12,842 warn lines in 20 minutes, and a prober of /ready one line per probe during an outage.
+ */
+export class LogThrottle {
+  private readonly bySubject = new Map<string, { until: number; suppressed: number }>();
+  constructor(private readonly everyMs = 60_000) {}
+
+  /** Whether this subject's line goes out at warn now, and how many were held back since its last one. */
+  take(subject: string, now = Date.now()): { warn: boolean; suppressed: number } {
+    const seen = this.bySubject.get(subject);
+    if (seen && now < seen.until) {
+      seen.suppressed++;
+      return { warn: false, suppressed: 0 };
+    }
+    if (this.bySubject.size > 10_000) this.bySubject.clear(); // subjects come and go: never more than this
+    this.bySubject.set(subject, { until: now + this.everyMs, suppressed: 0 });
+    return { warn: true, suppressed: seen?.suppressed ?? 0 };
+  }
+}

@@ -269,6 +269,13 @@ async function serve(http: boolean, worker: boolean) {
       interrupted.abort(new Error(`${signal} during start-up`));
       return;
     }
+    // A stop that cannot finish (the database's network frozen: closing its connections waits for it) still ends
+    // before a supervisor's patience does (systemd's TimeoutStopSec=30 in the README): it hung 4 minutes, silent.
+    const deadline = setTimeout(() => {
+      process.stderr.write(`svc: still stopping after ${config.stopTimeoutSeconds} s (SVC_STOP_TIMEOUT_SECONDS; the database does not answer?): exiting now\n`);
+      process.exit(1);
+    }, config.stopTimeoutSeconds * 1000);
+    deadline.unref();
     service.stop().then(
       () => {
         // LOG_LEVEL=silent says nothing, as it hides the line saying where it listens.

@@ -19,7 +19,7 @@ import { GRAPHQL_PATH, registerGraphql } from '../graphql/server.ts';
 import { descriptor, findTool, TOOLS, unknownTool } from '../tools/catalog.ts';
 import type { EventHub } from '../events/hub.ts';
 import type { RunOptions, ToolRunner } from '../tools/invoke.ts';
-import type { Logger } from '../log.ts';
+import { LogThrottle, type Logger } from '../log.ts';
 import { committedMigrationCount } from '../db/committed.ts';
 import type { Tool } from '../tools/define.ts';
 import { MCP_ENDPOINTS, mcpMethodNotAllowed, registerMcp } from './mcp.ts';
@@ -29,7 +29,7 @@ import { AppMetrics, type ToolSurface } from './metrics.ts';
 import { openApiJson } from './openapi.ts';
 import { registerOriginGuard, type OriginPolicy } from './origin-guard.ts';
 import { bodyCalls, KEYLESS_BODY_LIMIT, KEYLESS_INTROSPECTION_PER_MIN, KeylessLimiter, RateLimiter, type RateSurface } from './rate-limit.ts';
-import { registerSse } from './sse.ts';
+import { EVENTS_PATH, registerSse, retryStreamLater } from './sse.ts';
 import { registerWeb } from './web.ts';
 
 declare module 'fastify' {
@@ -170,6 +170,8 @@ export function sendRpcError(reply: FastifyReply, err: ApiError, id: string | nu
 
 /** Refusals of the caller, not of the batch (its key, its rate, the database): a valid batch hears them per call. */
 const CALLER_REFUSALS = new Set([401, 403, 429, 503]);
+/** The readiness check's failures, logged once a minute per process. */
+const readinessLogs = new LogThrottle();
 
 /** The ids of a JSON-RPC batch's calls (notifications have none), for a refusal of every call of it. */
 function batchIdsOf(body: unknown, err: ApiError): Array<string | number> | undefined {
@@ -287,6 +289,9 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   app.addHook('onRequest', async (req, reply) => {
     if (!closing) return;
     reply.header('connection', 'close');
+    // An event stream asked for now would end with a 503, on which an EventSource gives up for good: it gets a stream
+    // that ends at once with a retry delay, and comes back to the next process.
+    if (req.method === 'GET' && req.url.split('?')[0] === EVENTS_PATH) return retryStreamLater(reply, 'the service is shutting down');
     const refusal = new ApiError(503, { error: 'unavailable', message: 'The service is shutting down; try again shortly' }, { 'retry-after': '5' });
     // A small JSON-RPC call is refused once its body is read, to echo its id (as a refused key is, below).
     if (countedSurface(req) === 'rpc' && refusedAfterBody(req)) {
@@ -458,7 +463,9 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
       if (applied !== expected) return reply.code(503).send({ ok: false, database: true, migrations: { applied, expected } });
       return { ok: true, database: true, migrations: { applied, expected } };
     } catch (err) {
-      req.log.warn({ err: (err as Error).message }, 'readiness check: database not reachable');
+      // Once a minute (a prober every second wrote a line a second for the whole outage).
+      const line = readinessLogs.take('ready');
+      if (line.warn) req.log.warn({ err: (err as Error).message, suppressed: line.suppressed }, 'readiness check: database not reachable');
       return reply.code(503).send({ ok: false, database: false });
     }
   });
@@ -472,7 +479,7 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     transports: {
       jsonRpc: { method: 'POST', path: '/api/mcp/rpc' },
       rest: { method: 'POST', path: '/api/mcp/{namespace}.{tool}' },
-      events: { method: 'GET', path: '/api/plugins/events' },
+      events: { method: 'GET', path: EVENTS_PATH },
     },
     tools: TOOLS.map(descriptor),
   }));

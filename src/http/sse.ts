@@ -10,6 +10,9 @@ import { databaseUnavailable, invalidInput, scopeRequired } from '../errors.ts';
 import type { EventHub } from '../events/hub.ts';
 import type { StreamLimits } from './stream-limits.ts';
 
+/** The event stream's path (operator-interface.md). */
+export const EVENTS_PATH = '/api/plugins/events';
+
 /** Takes the response over from Fastify and opens it as an SSE stream (also the MCP session stream, mcp.ts). */
 export function openEventStream(req: FastifyRequest, reply: FastifyReply, headers: Record<string, string> = {}): ServerResponse {
   // Headers the hooks set on the reply (CORS for a listed origin) go out with the stream: hijacked, Fastify
@@ -31,6 +34,16 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply, header
 }
 
 /**
+ * A stream that cannot start now (the database unreachable, the service shutting down): it opens and ends at once with
+ * a retry delay, since an EventSource gives up for good on a 503 (the spec's "fail the connection") and comes back on
+ * its own after an ended stream, as after any cut.
+ */
+export function retryStreamLater(reply: FastifyReply, why: string): FastifyReply {
+  return reply.code(200).headers({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform' })
+    .send(`retry: 5000\n: ${why}; reconnect in 5 s\n\n`);
+}
+
+/**
  * HEAD of a stream (Fastify answers HEAD with the GET route): the stream's headers and nothing more, at once. It was
  * held open as a stream, and took one of the key's places (20 HEADs and the key's next stream was 429).
  */
@@ -39,7 +52,7 @@ export function headOfStream(req: FastifyRequest, reply: FastifyReply, headers: 
 }
 
 export function registerSse(app: FastifyInstance, keys: KeyAuthenticator, hub: EventHub, streams: StreamLimits): void {
-  app.get<{ Querystring: { lastEventId?: string } }>('/api/plugins/events', async (req, reply) => {
+  app.get<{ Querystring: { lastEventId?: string } }>(EVENTS_PATH, async (req, reply) => {
     let caller;
     try {
       caller = await keys.authenticate(req.headers.authorization);
@@ -47,9 +60,7 @@ export function registerSse(app: FastifyInstance, keys: KeyAuthenticator, hub: E
       // The database unreachable: an EventSource gives up for good on a 503 (the spec's "fail the connection"), so the
       // stream opens and ends at once with a retry delay, and the client comes back on its own (as after any cut).
       if (!databaseUnavailable(err)) throw err;
-      const res = openEventStream(req, reply);
-      res.end('retry: 5000\n: the database is not reachable right now; reconnect in 5 s\n\n');
-      return;
+      return retryStreamLater(reply, 'the database is not reachable right now');
     }
     if (!hasScope(caller, 'SUBSCRIBE_EVENTS')) throw scopeRequired('SUBSCRIBE_EVENTS');
     // The stream has no filters: `?kinds=…` was ignored silently and its client got every event. Said at once.

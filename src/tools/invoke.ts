@@ -276,24 +276,25 @@ export class ToolRunner {
         invoke: async (name, a) => JSON.parse(await this.call(caller, name, a, opts)),
         sql: async (a) => {
           if (!t.hasSql) throw new Error(`${t.name} has no SQL function (declare sql: true)`);
-          return JSON.parse(await this.sqlCall(caller, `tool:${t.name}`, toolCall(t), a, opts));
+          return JSON.parse(await this.sqlCall(caller, `tool:${t.name}`, toolCall(t), a, opts, !t.annotations.readOnlyHint));
         },
         read: async (helper, a) => {
           if (!/^[a-z_]+$/.test(helper)) throw new Error(`bad helper name ${helper}`);
-          return JSON.parse(await this.sqlCall(caller, `read:${helper}`, `app_hidden.${helper}($9::jsonb)`, a, opts));
+          return JSON.parse(await this.sqlCall(caller, `read:${helper}`, `app_hidden.${helper}($9::jsonb)`, a, opts, false));
         },
       };
       const result = await t.run(ctx, parsed.data);
       return JSON.stringify(result ?? null);
     }
-    return this.sqlCall(caller, `tool:${t.name}`, toolCall(t), parsed.data, opts, idempotency);
+    return this.sqlCall(caller, `tool:${t.name}`, toolCall(t), parsed.data, opts, !t.annotations.readOnlyHint, idempotency);
   }
 
-  private async sqlCall(caller: Caller, statement: string, call: string, args: unknown, opts: RunOptions, idempotency?: Idempotency): Promise<string> {
+  /** `write`: the call changes state, so a connection lost mid-call leaves its outcome unknown (errors.ts databaseUnavailable). */
+  private async sqlCall(caller: Caller, statement: string, call: string, args: unknown, opts: RunOptions, write: boolean, idempotency?: Idempotency): Promise<string> {
     try {
       return (await queryAsCaller(this.pool, caller, statement, call, [JSON.stringify(args)], { ...opts, idempotency })) ?? 'null';
     } catch (err) {
-      const mapped = fromPgError(err);
+      const mapped = fromPgError(err, { write });
       if (mapped) throw mapped;
       throw err;
     }

@@ -13,7 +13,7 @@
 import type { JobHelpers, Task, TaskList } from 'graphile-worker';
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from '../config.ts';
 import { webhookAttempts } from '../http/metrics.ts';
-import { hostOf, type Logger } from '../log.ts';
+import { hostOf, LogThrottle, type Logger } from '../log.ts';
 import { SlowTargets } from '../outbound/slow-targets.ts';
 import type { TenantShare } from '../outbound/tenant-share.ts';
 import { deliver, type AttemptResult, type DeliveryWork } from './deliver.ts';
@@ -49,23 +49,7 @@ const FANOUT_BATCH = 1000;
  * lines in 20 minutes (an outside probe): the operator's log, shared by every tenant. Dead letters and 410s are
  * always logged.
  */
-export class RetryLogThrottle {
-  private readonly byChannel = new Map<string, { until: number; suppressed: number }>();
-  constructor(private readonly everyMs = 60_000) {}
-
-  /** Whether this endpoint's failure goes out at warn now, and how many were held back since its last one. */
-  take(channel: string, now = Date.now()): { warn: boolean; suppressed: number } {
-    const seen = this.byChannel.get(channel);
-    if (seen && now < seen.until) {
-      seen.suppressed++;
-      return { warn: false, suppressed: 0 };
-    }
-    if (this.byChannel.size > 10_000) this.byChannel.clear(); // endpoints come and go: never more than this
-    this.byChannel.set(channel, { until: now + this.everyMs, suppressed: 0 });
-    return { warn: true, suppressed: seen?.suppressed ?? 0 };
-  }
-}
-const retryLogs = new RetryLogThrottle();
+const retryLogs = new LogThrottle();
 
 /** Logs one recorded attempt that did not deliver and counts every attempt's outcome in /metrics. */
 function reportAttempt(logger: Logger | undefined, work: DeliveryWork, attempt: AttemptResult, recorded: { status?: string; nextAttemptAt?: string; deactivated?: boolean }) {

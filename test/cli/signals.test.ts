@@ -136,3 +136,29 @@ describe('svc start on the embedded PostgreSQL', () => {
     expect(npx.output()).not.toMatch(/again, exiting now/);
   }, 180_000);
 });
+
+describe('svc start on a database whose network froze', () => {
+  it('a stop ends within SVC_STOP_TIMEOUT_SECONDS, saying why, instead of waiting for the database (an outage probe: 4 minutes, silent)', async () => {
+    const { startDbProxy } = await import('../support/db-proxy.ts');
+    const { createTestDatabase } = await import('../support/harness.ts');
+    const proxy = await startDbProxy(await createTestDatabase());
+    const port = await freePort();
+    const server = spawnCollect('node', [SVC, 'start'], { DATABASE_URL: proxy.url, PORT: String(port), SVC_STOP_TIMEOUT_SECONDS: '2' });
+    try {
+      await waitFor('svc to listen', async () => /svc listening on/.test(server.output()), 60_000);
+      // A request holds a pool connection, so the stop has one to close.
+      expect((await fetch(`http://127.0.0.1:${port}/ready`)).status).toBe(200);
+      proxy.freeze();
+      const started = Date.now();
+      server.child.kill('SIGTERM');
+      const code = await server.exited;
+      expect(code).toBe(1);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(server.output()).toMatch(/svc: still stopping after 2 s \(SVC_STOP_TIMEOUT_SECONDS/);
+    } finally {
+      server.child.kill('SIGKILL');
+      proxy.thaw();
+      await proxy.close();
+    }
+  }, 90_000);
+});

@@ -19,6 +19,12 @@ describe('shutting down', () => {
       const rpc = await send('/api/mcp/rpc', { jsonrpc: '2.0', id: 7, method: 'tools/list' });
       expect(rpc.statusCode).toBe(503);
       expect(rpc.json()).toMatchObject({ jsonrpc: '2.0', id: 7, error: { data: { error: 'unavailable', status: 503 } } });
+      // An event stream asked for now opens and ends with a retry delay: on a 503 an EventSource gives up for good
+      // (an outage probe's reader, reconnecting on a kept-alive socket as a process stopped, never came back).
+      const stream = await inject((req, res) => t.app.routing(req, res), { method: 'GET', url: '/api/plugins/events', headers: { accept: 'text/event-stream' } });
+      expect(stream.statusCode).toBe(200);
+      expect(stream.headers['content-type']).toMatch(/^text\/event-stream/);
+      expect(stream.payload).toMatch(/^retry: 5000\n: the service is shutting down/);
     } finally {
       await closed;
       await t.close().catch(() => {});

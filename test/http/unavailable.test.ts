@@ -26,6 +26,50 @@ describe('the database out of reach', () => {
     }
   });
 
+  it('a server that refuses the login (a failover\'s pg_hba reject, no free slot, no such database) is 503 too, not 500', () => {
+    for (const code of ['28000', '28P01', '53300', '3D000', 'ENOTFOUND', 'EHOSTUNREACH']) {
+      // Nothing was sent: even a write may simply be tried again.
+      expect(fromPgError({ code }, { write: true }), code).toMatchObject({ status: 503, body: { error: 'unavailable', message: expect.stringMatching(/try again shortly/) } });
+      expect(fromPgError({ code }, { write: true })!.body.outcome).toBeUndefined();
+    }
+  });
+
+  it('a write whose connection went mid-call says its outcome is unknown; a read says try again', () => {
+    // A write answered "try again" after 35 s of a frozen network committed 20 s later (an outage probe).
+    for (const err of [{ message: 'Query read timeout' }, { message: 'Connection terminated unexpectedly' }, { code: '57P01' }, { code: 'ECONNRESET' }]) {
+      expect(fromPgError(err, { write: true }), JSON.stringify(err)).toMatchObject({
+        status: 503, headers: { 'retry-after': '5' },
+        body: { error: 'unavailable', outcome: 'unknown', message: expect.stringMatching(/may have been done.*Idempotency-Key/) },
+      });
+      expect(fromPgError(err)!.body).toEqual({ error: 'unavailable', message: 'The database is not reachable right now; try again shortly' });
+    }
+  });
+
+  it('a write cut off mid-call answers 503 outcome unknown, end to end', async () => {
+    const issue = (await rest(t, ws.token, 'issues.create', { title: 'Held' })).body;
+    // The issue's row is held by another transaction, so the update waits; then the server ends its connection.
+    const holder = await t.pools.owner.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select 1 from app_public.issues where id = $1 for update', [issue.id]);
+      const update = rest(t, ws.token, 'issues.update', { id: issue.id, title: 'Cut off' });
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await t.pools.owner.query(
+          "select pid from pg_stat_activity where application_name = 'svc-api' and wait_event_type = 'Lock' and datname = current_database()");
+        if (rows.length) {
+          await t.pools.owner.query('select pg_terminate_backend($1)', [rows[0].pid]);
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const r = await update;
+      expect([r.status, r.body.error, r.body.outcome]).toEqual([503, 'unavailable', 'unknown']);
+    } finally {
+      await holder.query('rollback');
+      holder.release();
+    }
+  });
+
   it('a REST call is 503 with Retry-After while the pool cannot connect', async () => {
     const pool = t.pools.api as unknown as { options: { connectionString: string }; idleCount: number };
     const url = pool.options.connectionString;
@@ -44,5 +88,18 @@ describe('the database out of reach', () => {
       pool.options.connectionString = url;
     }
     expect((await rest(t, ws.token, 'issues.list', {})).status).toBe(200);
+    // A server that answers but refuses the login (here: no such database, 3D000) is the same 503.
+    const missing = new URL(url);
+    missing.pathname = '/no_such_database';
+    pool.options.connectionString = missing.toString();
+    await t.pools.owner.query(
+      "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'svc-api' and datname = current_database()");
+    for (let i = 0; i < 100 && pool.idleCount > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    try {
+      const r = await rest(t, ws.token, 'issues.list', {});
+      expect([r.status, r.body.error, r.headers['retry-after']]).toEqual([503, 'unavailable', '5']);
+    } finally {
+      pool.options.connectionString = url;
+    }
   });
 });

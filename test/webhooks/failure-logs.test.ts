@@ -1,7 +1,7 @@
 /** Background failures reach the log (pino) with ids, never secrets: failed and dead-lettered deliveries, failed jobs. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.ts';
-import { RetryLogThrottle } from '../../src/webhooks/tasks.ts';
+import { LogThrottle } from '../../src/log.ts';
 import { admin, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { until } from '../support/until.ts';
@@ -25,7 +25,7 @@ afterAll(async () => {
 
 describe('the retry lines of one endpoint', () => {
   it('go out at warn once a minute, the next counting those held back (a tenant\'s broken receivers wrote 12,842 in 20 minutes)', () => {
-    const throttle = new RetryLogThrottle(60_000);
+    const throttle = new LogThrottle(60_000);
     const at = (s: number) => throttle.take('webhook:a', 1_000_000 + s * 1000);
     expect([at(0), at(1), at(30), at(59)]).toEqual([
       { warn: true, suppressed: 0 }, { warn: false, suppressed: 0 }, { warn: false, suppressed: 0 }, { warn: false, suppressed: 0 }]);
