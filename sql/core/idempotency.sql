@@ -29,7 +29,7 @@ begin
     return null;  -- a new key: the call runs, and idempotent_remember keeps its answer
   end if;
   if v_tool <> p_tool or v_hash <> p_request_hash then
-    raise exception 'This Idempotency-Key was used for another request in the last 24 hours (%): use a new key for a new request', v_tool
+    raise exception 'This idempotency key was used for another request in the last 24 hours (%): use a new key for a new request', v_tool
       using errcode = 'SV422', detail = 'idempotency_key_reused', column = 'idempotencyKey';
   end if;
   return v_response;

@@ -489,6 +489,8 @@ const commands = [
     const agent = await agentId(client, ws, v.agent);
     const user = await client.query('select id from app_public.users where lower(email) = lower($1)', [v.user]);
     if (!user.rows.length) throw namesNothing('user', `no user with email ${v.user}`);
+    // The person is the events' actor, as when they open it themselves (GraphQL): the CLI's said none.
+    await client.query("select set_config('svc.user_id', $1, true)", [user.rows[0].id]);
     const { rows } = await client.query('select app_private.chat_open_thread($1, $2, $3, null, null, $4) as r',
       [ws, agent, user.rows[0].id, v.message ?? null]);
     return { json: rows[0].r, text: `Opened thread ${rows[0].r.thread.id}.` };

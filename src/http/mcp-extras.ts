@@ -87,7 +87,11 @@ const PROMPTS = [
   },
 ];
 
-async function call(services: AppServices, caller: Caller, tool: string, args: Record<string, unknown>): Promise<any> {
+/**
+ * Calls a tool for a resource or prompt; its refusal names the request's own field (`asField`: the tool's `id` is
+ * the prompt's `arguments.key` or the resource's `uri`: a not-found said `field: "id"`, which the client never sent).
+ */
+async function call(services: AppServices, caller: Caller, tool: string, args: Record<string, unknown>, asField?: string): Promise<any> {
   try {
     return JSON.parse(await services.callTool(caller, findTool(tool)!, args, 'rpc'));
   } catch (err) {
@@ -95,6 +99,11 @@ async function call(services: AppServices, caller: Caller, tool: string, args: R
     // resources/subscribe answered it as -32602 "invalid params".
     if (!(err instanceof ApiError) || refusesKey(err as unknown)) throw err;
     const body = { ...err.body, status: err.status };
+    if (asField && body.field === 'id') body.field = asField;
+    if (asField && body.issues && 'id' in body.issues) {
+      const { id: said, ...others } = body.issues;
+      body.issues = { [asField]: said!, ...others };
+    }
     if (err.status === 404) throw new RpcFault(RESOURCE_NOT_FOUND, err.body.message ?? 'Not found', body);
     throw new RpcFault(INVALID_PARAMS, err.body.message ?? err.body.error, body);
   }
@@ -105,8 +114,8 @@ const str = (v: unknown, what: string): string => {
   return v;
 };
 
-const readIssue = (services: AppServices, caller: Caller, key: string) =>
-  call(services, caller, 'issues.get', { id: key, include: { description: true, labels: true, comments: { limit: 10 }, relations: true } });
+const readIssue = (services: AppServices, caller: Caller, key: string, asField: string) =>
+  call(services, caller, 'issues.get', { id: key, include: { description: true, labels: true, comments: { limit: 10 }, relations: true } }, asField);
 
 /** Answers an MCP method other than initialize/ping/tools; undefined when the method is not one of these. */
 export async function handleExtra(
@@ -166,7 +175,7 @@ export async function handleExtra(
       }
       const args = promptArguments(prompt, params.arguments);
       if (name === 'triage-issue') {
-        const issue = await readIssue(services, caller, str(args.key, 'arguments.key'));
+        const issue = await readIssue(services, caller, str(args.key, 'arguments.key'), 'arguments.key');
         // A status or label the workspace does not have is the client's mistake, refused as hand-off-issue refuses an
         // unknown profile (it was written into the prompt as given: "Consider the status Doing").
         for (const source of ['status', 'label'] as const) {
@@ -189,7 +198,7 @@ export async function handleExtra(
         };
       }
       if (name === 'hand-off-issue') {
-        const issue = await readIssue(services, caller, str(args.key, 'arguments.key'));
+        const issue = await readIssue(services, caller, str(args.key, 'arguments.key'), 'arguments.key');
         const profile = str(args.profile, 'arguments.profile');
         const agents = await call(services, caller, 'agents.list', {});
         // Compared as the tools compare profile keys (any case, trimmed): issues.assign took "CODER", this refused it.
@@ -382,7 +391,7 @@ async function readResource(services: AppServices, caller: Caller, uri: string):
     // A stray or truncated %-escape ("issue://%"): the client's URI, not our fault.
     throw invalidParams(`Not a valid resource URI (bad %-escape): ${uri.slice(0, 200)}`, { uri: 'has a bad %-escape' }, { uri: uri.slice(0, 200) });
   }
-  if (scheme === 'issue') return readIssue(services, caller, ref);
+  if (scheme === 'issue') return readIssue(services, caller, ref, 'uri');
   // An id that is no id names no resource: not found, as issue://<not a key> is (it was invalid params naming the
   // tool's `id`, a field the client never sent).
   if (!z.uuid().safeParse(ref).success) throw new RpcFault(RESOURCE_NOT_FOUND, `No ${scheme} ${ref.slice(0, 100)}: a ${scheme} URI holds its id (a UUID)`, { error: 'not_found', status: 404, uri: uri.slice(0, 200) });

@@ -401,7 +401,7 @@ export function restOutputSchema(t: Tool): Schema {
 
 /**
  * A tool as GET /api/mcp/describe and catalog.describe show it: `outputSchema` is what MCP returns (structuredContent);
- * `rest.outputSchema` is the REST body where that differs (array outputs: bare on REST).
+ * `rest.outputSchema` is the REST body where that differs (array outputs: bare on REST) or MCP has none (a nullable result).
  */
 export function descriptor(t: Tool) {
   const s = schemasOf(t);
@@ -414,7 +414,9 @@ export function descriptor(t: Tool) {
     annotations: t.annotations,
     inputSchema: s.input,
     ...(s.output ? { outputSchema: s.output } : {}),
-    rest: { method: 'POST', path: `/api/mcp/${t.name}`, ...(t.output instanceof z.ZodArray ? { outputSchema: restOutputSchema(t) } : {}) },
+    // The REST body's schema where MCP's outputSchema does not say it: an array (bare on REST), or a result that may be
+    // null (cycles.current, time.running), which MCP gives no outputSchema but openapi.json describes.
+    rest: { method: 'POST', path: `/api/mcp/${t.name}`, ...(t.output instanceof z.ZodArray || !s.output ? { outputSchema: restOutputSchema(t) } : {}) },
   };
 }
 

@@ -77,12 +77,14 @@ describe('faults of resources, prompts and completion carry {error, status, issu
     expect(await fault('prompts/get', {})).toMatchObject({ code: -32602, data: { error: 'invalid_input', status: 400, issues: { name: expect.any(String) } } });
     expect(await fault('prompts/get', { name: 'hand-off-issue', arguments: { key: issue.key, profile: 'nobody' } })).toMatchObject({
       code: -32602, data: { error: 'invalid_input', status: 400, issues: { 'arguments.profile': expect.any(String) } } });
+    // The refusal names the prompt's own argument, not the tool's `id` the client never sent.
     expect(await fault('prompts/get', { name: 'triage-issue', arguments: { key: 'NOPE-999' } })).toMatchObject({
-      code: -32002, data: { error: 'not_found', status: 404 } });
+      code: -32002, data: { error: 'not_found', status: 404, field: 'arguments.key' } });
   });
 
   it('resources: unknown URI, bad %-escape, missing uri, subscribe without a session', async () => {
     expect(await fault('resources/read', { uri: 'nope://x' })).toMatchObject({ code: -32002, data: { error: 'not_found', status: 404 } });
+    expect(await fault('resources/read', { uri: 'issue://NOPE-999' })).toMatchObject({ code: -32002, data: { error: 'not_found', status: 404, field: 'uri' } });
     expect(await fault('resources/read', { uri: 'issue://%' })).toMatchObject({ code: -32602, data: { error: 'invalid_input', status: 400, issues: { uri: expect.any(String) } } });
     expect(await fault('resources/read', {})).toMatchObject({ code: -32602, data: { error: 'invalid_input', status: 400, issues: { uri: expect.any(String) } } });
     expect(await fault('resources/subscribe', { uri: `issue://${issue.key}` })).toMatchObject({ code: -32602, data: { error: 'session_required', status: 400 } });

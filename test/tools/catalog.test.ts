@@ -94,6 +94,12 @@ describe('catalog helpers and describe', () => {
     expect(statuses.rest.outputSchema).toMatchObject({ type: 'array' });
     const answer = await ok(t, ws.token, 'statuses.list', {});
     expect(Array.isArray(answer)).toBe(true);
+    // A result that may be null has no MCP outputSchema; describe still gives its REST body's, as openapi.json does.
+    for (const name of ['cycles.current', 'time.running']) {
+      const tool = body.tools.find((x: { name: string }) => x.name === name);
+      expect(tool.outputSchema, name).toBeUndefined();
+      expect(tool.rest.outputSchema, name).toMatchObject({ anyOf: expect.arrayContaining([{ type: 'null' }]) });
+    }
   });
 
   it('every tool input schema is an object schema; every name is namespace.tool', () => {

@@ -236,6 +236,12 @@ describe('a person talks to an agent', () => {
     expect(bare.message).toBeNull();
     expect(bare.thread.id).not.toBe(cli.thread.id);
     await receiver.waitFor((rs) => rs.some((x) => JSON.parse(x.body).payload?.messageId === cli.message.id));
+    // The person is the events' actor, as when they open a thread themselves (the CLI's said none).
+    const { rows: actors } = await t.pools.owner.query(
+      `select e.kind, u.email from app_public.activity_events e left join app_public.users u on u.id = e.actor_user_id
+       where e.workspace_id = $1 and e.subject_id = any($2) order by e.seq`, [ws.id, [cli.thread.id, cli.message.id]]);
+    expect(actors.length).toBeGreaterThan(0);
+    expect(actors.every((a: { email: string | null }) => a.email === 'member@example.com'), JSON.stringify(actors)).toBe(true);
     // Each missing part is named on its own.
     await expect(admin(t, 'open-chat', { workspace: ws.key, agent: 'nobody', user: 'member@example.com', json: true }))
       .rejects.toThrow('no agent with profile key nobody in this workspace');

@@ -56,7 +56,7 @@ describe('Idempotency-Key on REST', () => {
     const made = await post(ws.token, 'issues.create', { title: 'Keyed' }, key);
     const other = await post(ws.token, 'issues.create', { title: 'Keyed, but another' }, key);
     expect([other.status, other.body.error]).toEqual([422, 'idempotency_key_reused']);
-    expect(other.body.message).toMatch(/^This Idempotency-Key was used for another request in the last 24 hours \(issues\.create\)/);
+    expect(other.body.message).toMatch(/^This idempotency key was used for another request in the last 24 hours \(issues\.create\)/);
     expect((await post(ws.token, 'comments.create', { issueId: made.body.id, body: 'x' }, key)).status).toBe(422);
     expect(await titled(ws, 'Keyed, but another')).toHaveLength(0);
     // A call that fails rolls its claim back: the key then serves the corrected call.
