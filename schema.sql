@@ -1207,6 +1207,7 @@ create policy update_in_workspace on app_public.issues for update to svc_visitor
 CREATE TRIGGER _050_run_mode_gate BEFORE UPDATE ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__run_mode_gate();
 CREATE TRIGGER _060_live_parent BEFORE INSERT OR UPDATE OF parent_id ON app_public.issues FOR EACH ROW WHEN (new.parent_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_issues__live_parent();
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at('search', 'priority_rank');
+CREATE TRIGGER _140_keep_finished_in_ended_cycle BEFORE UPDATE OF cycle_id ON app_public.issues FOR EACH ROW WHEN (old.cycle_id IS NOT NULL AND old.cycle_id IS DISTINCT FROM new.cycle_id AND old.completed_at IS NOT NULL) EXECUTE FUNCTION app_private.tg_issues__keep_finished_in_ended_cycle();
 CREATE TRIGGER _150_status_timestamps BEFORE INSERT OR UPDATE OF status_id ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__status_timestamps();
 CREATE TRIGGER _160_queued_at BEFORE INSERT OR UPDATE OF queued ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__queued_at();
 CREATE TRIGGER _200_assign_number BEFORE INSERT ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__assign_number();
@@ -2414,6 +2415,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_issues__assign_number() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__detach_children() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__events() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
+-- app_private.tg_issues__keep_finished_in_ended_cycle() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__live_parent() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__out_of_agent_view() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__plugin_creator() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql

@@ -245,7 +245,9 @@ create or replace function app_private.tg_issues__status_timestamps()
  security definer
  set search_path to 'pg_catalog'
 as $$
-declare v_category text;
+declare
+  v_category text;
+  v_old_category text;
 begin
   if tg_op = 'UPDATE' and new.status_id is not distinct from old.status_id then
     return new;
@@ -255,14 +257,40 @@ begin
     new.started_at := now();
   end if;
   if v_category in ('DONE', 'CANCELED') then
-    new.completed_at := coalesce(new.completed_at, now());
+    -- Another status of the same category (Done → Shipped) keeps the time; Canceled → Done is finished now (it kept
+    -- the cancel time: throughput booked it on the day it was canceled, and the standup left it out).
+    if tg_op = 'UPDATE' then
+      select s.category into v_old_category from app_public.statuses s where s.id = old.status_id;
+    end if;
+    new.completed_at := case when v_old_category is not distinct from v_category then coalesce(new.completed_at, now()) else now() end;
   else
     new.completed_at := null;
   end if;
   return new;
 end
 $$;
-comment on function app_private.tg_issues__status_timestamps() is 'BEFORE INSERT/UPDATE OF status_id on issues: startedAt is stamped the first time the issue reaches a started category; completedAt is set on DONE/CANCELED and cleared when the issue is reopened.';
+comment on function app_private.tg_issues__status_timestamps() is 'BEFORE INSERT/UPDATE OF status_id on issues: startedAt is stamped the first time the issue reaches a started category; completedAt when it enters DONE or CANCELED (from any other category, the other of the two included; another status of the same category keeps it), cleared when it is reopened.';
+
+create or replace function app_private.tg_issues__keep_finished_in_ended_cycle()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare v_cycle app_public.cycles;
+begin
+  -- A completed sprint's finished work is its record (cycles.get's counts, the velocity a lead compares): it could be
+  -- taken out, and not put back (an ended cycle takes no issue). Unfinished work moves on, as rollover moves it. A
+  -- cycle being deleted (its row already gone: the foreign key's SET NULL) has nothing left to keep.
+  select c.* into v_cycle from app_public.cycles c where c.id = old.cycle_id;
+  if v_cycle.id is not null and app_hidden.cycle_status(v_cycle) = 'COMPLETED' then
+    raise exception 'Cycle % is completed: the issues finished in it stay in it (reopen one to move it on)', v_cycle.name
+      using errcode = 'SV409', detail = 'cycle_closed', column = 'cycleId';
+  end if;
+  return new;
+end
+$$;
+comment on function app_private.tg_issues__keep_finished_in_ended_cycle() is 'BEFORE UPDATE OF cycle_id on issues, for a finished issue (completedAt set) leaving a cycle: 409 cycle_closed when that cycle is COMPLETED (its record); unfinished issues move on.';
 
 create or replace function app_private.tg_issues__queued_at()
  returns trigger
@@ -343,6 +371,11 @@ create trigger _050_run_mode_gate before update on app_public.issues for each ro
 
 drop trigger if exists _100_updated_at on app_public.issues;
 create trigger _100_updated_at before update on app_public.issues for each row execute function app_hidden.tg__set_updated_at('search', 'priority_rank');
+
+drop trigger if exists _140_keep_finished_in_ended_cycle on app_public.issues;
+create trigger _140_keep_finished_in_ended_cycle before update of cycle_id on app_public.issues for each row
+  when (old.cycle_id is not null and old.cycle_id is distinct from new.cycle_id and old.completed_at is not null)
+  execute function app_private.tg_issues__keep_finished_in_ended_cycle();
 
 drop trigger if exists _150_status_timestamps on app_public.issues;
 create trigger _150_status_timestamps before insert or update of status_id on app_public.issues for each row execute function app_private.tg_issues__status_timestamps();

@@ -320,6 +320,29 @@ describe('issues in cycles', () => {
     expect(await allPages(t, w.token, 'issues.list', { cycleId: sprint.id }, 50)).toHaveLength(105);
   });
 
+  it('a completed cycle keeps the issues finished in it; unfinished ones move on (a reports probe: its done count shrank for good)', async () => {
+    const w = await createWorkspace(t);
+    const past = await ok(t, w.token, 'cycles.create', { startsOn: addDays(today(), -20), endsOn: addDays(today(), -6) });
+    const statuses: Array<{ id: string; category: string }> = await ok(t, w.token, 'statuses.list', {});
+    const done = statuses.find((x) => x.category === 'DONE')!.id;
+    const todo = statuses.find((x) => x.category === 'TODO')!.id;
+    const finished = await ok(t, w.token, 'issues.create', { title: 'Shipped in the sprint' });
+    const unfinished = await ok(t, w.token, 'issues.create', { title: 'Left over' });
+    // Planned while the sprint ran (an ended cycle takes no issue through the tools).
+    await t.pools.owner.query('update app_public.issues set cycle_id = $1 where id = any($2)', [past.id, [finished.id, unfinished.id]]);
+    await ok(t, w.token, 'issues.transition', { id: finished.id, statusId: done });
+    for (const [tool, input] of [['cycles.removeIssue', { cycleId: past.id, issueId: finished.id }], ['issues.update', { id: finished.id, cycleId: null }],
+      ['issues.updateMany', { items: [{ id: finished.id, cycleId: null }] }]] as const) {
+      const r = await rest(t, w.token, tool, input);
+      expect([r.status, r.body.error], tool).toEqual([409, 'cycle_closed']);
+    }
+    expect(await ok(t, w.token, 'cycles.get', { id: past.id })).toMatchObject({ issueCount: 2, doneIssueCount: 1 });
+    // Unfinished work moves on; reopened work too.
+    expect((await ok(t, w.token, 'cycles.removeIssue', { cycleId: past.id, issueId: unfinished.id })).cycleId).toBeNull();
+    await ok(t, w.token, 'issues.transition', { id: finished.id, statusId: todo });
+    expect((await ok(t, w.token, 'issues.update', { id: finished.id, cycleId: null })).cycleId).toBeNull();
+  });
+
   it('plan adds and removes in bulk for the upcoming cycle, all or nothing', async () => {
     const w = await createWorkspace(t);
     const noUpcoming = await rest(t, w.token, 'cycles.plan', { add: [] });

@@ -199,7 +199,14 @@ describe('issues.transition / queue / delete', () => {
     await ok(t, ws.token, 'issues.transition', { id: issue.key, statusId: statuses.DONE!.id });
     const reopened = await ok(t, ws.token, 'issues.transition', { id: issue.id, statusId: statuses.TODO!.id });
     expect(reopened.completedAt).toBeNull();
-    expect(await kinds(issue.id)).toEqual(['ISSUE_CREATED', 'ISSUE_STATUS_CHANGED', 'ISSUE_STATUS_CHANGED']);
+    // Canceled, then done: completed when it was done (it kept the cancel time, and throughput booked it that day).
+    const canceled = await ok(t, ws.token, 'issues.transition', { id: issue.id, statusId: statuses.CANCELED!.id });
+    await new Promise((r) => setTimeout(r, 20));
+    const doneAfter = await ok(t, ws.token, 'issues.transition', { id: issue.id, statusId: statuses.DONE!.id });
+    expect(Date.parse(doneAfter.completedAt)).toBeGreaterThan(Date.parse(canceled.completedAt));
+    expect(Date.parse(doneAfter.completedAt)).toBeGreaterThanOrEqual(Date.parse(doneAfter.startedAt));
+    await ok(t, ws.token, 'issues.transition', { id: issue.id, statusId: statuses.TODO!.id });
+    expect(await kinds(issue.id)).toEqual(['ISSUE_CREATED', ...Array(5).fill('ISSUE_STATUS_CHANGED')]);
     expect((await rest(t, ws.token, 'issues.transition', { id: issue.id })).status).toBe(400);
     expect((await rest(t, ws.token, 'issues.transition', { id: issue.id, statusId: crypto.randomUUID() })).status).toBe(404);
     const foreignStatus = (await ok(t, other.token, 'statuses.list', {}))[0].id;
