@@ -82,7 +82,7 @@ const PROMPTS = [
   },
   {
     name: 'draft-standup', title: 'Draft a standup', uses: ['standup.draft'],
-    description: 'A standup update from what was done, started, opened and is blocked in the last hours.',
+    description: 'The team\'s standup update: what the workspace did, started, opened and has blocked in the last hours.',
     arguments: [{ name: 'sinceHours', description: 'How far back, in hours (default 24, max 168)', required: false }],
   },
 ];
@@ -239,7 +239,7 @@ export async function handleExtra(
         return {
           description: `Standup for the last ${hours} hours`,
           messages: [{ role: 'user', content: { type: 'text', text:
-            `Write my standup update for the last ${hours} hours from this draft: short, grouped as done, in progress, `
+            `Write the team's standup update (the whole workspace's work) for the last ${hours} hours from this draft: short, grouped as done, in progress, `
             + `blocked (with what blocks it), and what is next.\n\n${standup.markdown}` } }],
         };
       }
