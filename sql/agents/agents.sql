@@ -7,12 +7,13 @@ create or replace function app_public.agents_webhook_url(a app_public.agents)
  stable
 as $$
   -- A person's admin key, not an agent's key (an agent keyed by an admin's user with FULL scope would read every
-  -- other agent's URL and its token); an agent reads its own.
+  -- other agent's URL and its token), nor a narrowed one (an agent serves the whole workspace, and a narrowed key reads
+  -- no webhook either); an agent reads its own.
   select case when app_hidden.current_workspace_id() is null
-                or (app_hidden.current_agent_id() is null and app_hidden.is_workspace_admin())
+                or (app_hidden.current_agent_id() is null and app_hidden.is_workspace_admin() and app_hidden.key_unnarrowed())
                 or a.id = app_hidden.current_agent_id() then a.webhook_url end
 $$;
-comment on function app_public.agents_webhook_url(a app_public.agents) is 'Where dispatch deliveries for the agent go (signed); shown only to a workspace admin''s own key (no linked agent), the agent''s own keys and the operator (it may carry a token).';
+comment on function app_public.agents_webhook_url(a app_public.agents) is 'Where dispatch deliveries for the agent go (signed); shown only to a workspace admin''s own unnarrowed key (no linked agent), the agent''s own keys and the operator (it may carry a token).';
 grant execute on function app_public.agents_webhook_url(a app_public.agents) to svc_visitor;
 
 create or replace function app_hidden.agent_json(a app_public.agents)

@@ -105,17 +105,31 @@ declare
   -- its owner out).
   -- A key with no user (a plugin's) has no role: null here made every check below pass (a plugin key holding ADMIN
   -- revoked the owner's keys).
-  v_admin boolean := coalesce(v_caller.role in ('OWNER', 'ADMIN'), false)
+  -- An agent's key is no person (it may not act as one: mint keys, sign people out): it revokes itself and its
+  -- agent's other keys only (an agent key made for an admin revoked an OWNER's keys; one made for a member, its
+  -- person's own).
+  v_agent uuid := app_hidden.current_agent_id();
+  v_admin boolean := coalesce(v_caller.role in ('OWNER', 'ADMIN'), false) and v_agent is null
                      and ('ADMIN' = any(v_caller.scopes) or 'FULL' = any(v_caller.scopes)) and app_hidden.key_unnarrowed();
   v_beyond text[];
 begin
   select * into v_key from app_private.api_keys k
   where k.id = p_key_id and k.workspace_id = v_caller.workspace_id;
+  -- Each test is true or false, never null (a null linked agent or user made the whole test null, which let any key
+  -- through: a person's key revoked a plugin's key, an agent key its person's).
   if v_key.id is null
      or not (v_key.id = v_caller.key_id
-             or (v_caller.user_id is not null and v_key.user_id = v_caller.user_id)
+             or (v_agent is not null and v_key.linked_agent_id is not distinct from v_agent)
+             or (v_agent is null and v_caller.user_id is not null and v_key.user_id is not distinct from v_caller.user_id)
              or v_admin) then
     raise exception 'API key not found' using errcode = 'SV404', column = 'keyId';
+  end if;
+  -- Only an OWNER removes an OWNER, and only an OWNER signs one out: an ADMIN could revoke every OWNER's keys and
+  -- lock them out, though refused their demotion (owner_required).
+  if v_key.user_id is distinct from v_caller.user_id and v_caller.role is distinct from 'OWNER'
+     and exists (select 1 from app_public.memberships m
+                 where m.workspace_id = v_key.workspace_id and m.user_id = v_key.user_id and m.role = 'OWNER') then
+    raise exception 'Only an OWNER revokes an OWNER''s keys' using errcode = 'SV403', detail = 'owner_required', column = 'keyId';
   end if;
   -- Another of your own keys: only one that does not exceed this key, by the rule access.create applies to a
   -- new key (scopes, narrowing), so a leaked read-only or narrowed key cannot lock its owner out.
@@ -136,7 +150,7 @@ begin
   return app_private.api_key_info(v_key, v_caller.key_id);
 end
 $$;
-comment on function app_hidden.access_revoke(p_key_id uuid) is 'Revokes the calling key itself, or another of its user''s keys that does not exceed it (scopes held, narrowing within, as for access.create: else 403 scope_escalation / narrowing); OWNER/ADMIN with the ADMIN scope and an unnarrowed key: any key of the workspace. Permanent; the key fails with 401 revoked on its next call.';
+comment on function app_hidden.access_revoke(p_key_id uuid) is 'Revokes the calling key itself, or another of its user''s keys that does not exceed it (scopes held, narrowing within, as for access.create: else 403 scope_escalation / narrowing); an agent''s key, only its agent''s keys; OWNER/ADMIN with the ADMIN scope and an unnarrowed person''s key: any key of the workspace, but an OWNER''s only by an OWNER (403 owner_required). Permanent; the key fails with 401 revoked on its next call.';
 grant execute on function app_hidden.access_revoke(p_key_id uuid) to svc_visitor;
 
 drop function if exists app_hidden.authenticate(bytea);  -- its row gained agent_archived (000083), workspace_admin (000095)

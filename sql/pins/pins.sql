@@ -31,6 +31,8 @@ declare
   v_count integer;
 begin
   perform app_hidden.require_scope('WRITE_ISSUES');
+  -- Pins are a person's: a key with no user is told so (the insert's policy said only "forbidden").
+  perform app_hidden.require_user();
   if target_id is null then
     perform app_hidden.raise_invalid('targetId', 'required');
   end if;

@@ -107,7 +107,8 @@ create or replace function app_private.ensure_user(p_email text)
 as $$
 declare v_user app_public.users;
 begin
-  if p_email !~ '^[^@\s]+@[^@\s]+$' then
+  -- The domain's labels: none empty (owner@a.test. made a second person beside owner@a.test).
+  if p_email !~ '^[^@\s]+@[^@\s.]+(\.[^@\s.]+)*$' then
     perform app_hidden.raise_invalid('email', 'not an email address');
   end if;
   select * into v_user from app_public.users where lower(email) = lower(p_email);

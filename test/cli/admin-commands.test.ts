@@ -86,6 +86,9 @@ describe('list commands', () => {
   it('input the service refuses is exit 2 naming the flag it came from (email → --email, linkedAgentId → --agent)', async () => {
     const email = await svc(['admin', 'add-member', '--workspace', 'OPS', '--email', 'bob', '--role', 'MEMBER'], env);
     expect([email.code, email.stderr]).toEqual([2, 'svc: --email: not an email address\n']);
+    // A domain with an empty label (a trailing dot) is none: it made a second person beside boss@example.com.
+    const dotted = await svc(['admin', 'add-member', '--workspace', 'OPS', '--email', 'boss@example.com.', '--role', 'MEMBER'], env);
+    expect([dotted.code, dotted.stderr]).toEqual([2, 'svc: --email: not an email address\n']);
     const agentless = await svc(['admin', 'create-key', '--workspace', 'OPS', '--user', 'dev@example.com', '--kind', 'AGENT'], env);
     expect(agentless.code).toBe(2);
     expect(agentless.stderr).toMatch(/^svc: --agent: an AGENT key needs a linked agent/);

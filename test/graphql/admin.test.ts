@@ -59,6 +59,12 @@ describe('agents', () => {
     const otherAgentKey = await createKey(t, ws, { agent: 'scout', scopes: ['FULL'] });
     expect((await ok(t, otherAgentKey.token, 'agents.get', { id: created.rowId })).webhookUrl).toBeNull();
     expect((await ok(t, otherAgentKey.token, 'agents.list', {})).find((a: any) => a.id === created.rowId).webhookUrl).toBeNull();
+    // Nor does the owner's key narrowed to a project: an agent serves the whole workspace, and a narrowed key reads no
+    // webhook either (a roles probe read the URL and its token).
+    const project = (await ok(t, ws.token, 'projects.create', { name: `Narrow ${Date.now()}` })).id;
+    const narrowed = await createKey(t, ws, { projects: [project] });
+    expect((await ok(t, narrowed.token, 'agents.get', { id: created.rowId })).webhookUrl).toBeNull();
+    expect((await gqlOk(t, narrowed.token, `query($id: UUID!) { agent(rowId: $id) { webhookUrl } }`, { id: created.rowId })).agent.webhookUrl).toBeNull();
     // Nor may it point that agent's dispatches at itself: agents are managed with a person's key.
     const redirect = await gqlError(t, otherAgentKey.token, `mutation($id: UUID!) { agentsUpdate(input: {agentId: $id, webhookUrl: "https://evil.example.com/"}) { agent { rowId } } }`, { id: created.rowId });
     expect(redirect).toMatchObject({ code: 'admin_required', status: 403 });

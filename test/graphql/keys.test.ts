@@ -235,6 +235,45 @@ describe('keys: list and revoke', () => {
     expect((await gql(t, victim.token, '{ viewerRole }')).body).toMatchObject({ error: 'revoked' });
   });
 
+  it('only an OWNER signs an OWNER out; an agent\'s key revokes only its agent\'s keys (a roles probe)', async () => {
+    // An ADMIN revoked every OWNER key, though refused the OWNER's demotion; agent keys signed people out.
+    const w = await createWorkspace(t);
+    await admin(t, 'add-member', { workspace: w.key, email: `admin-${w.key}@example.com`, role: 'ADMIN', json: true });
+    await admin(t, 'add-member', { workspace: w.key, email: `second-owner-${w.key}@example.com`, role: 'OWNER', json: true });
+    const adminKey = await createKey(t, w, { user: `admin-${w.key}@example.com` });
+    const ownerKey = await createKey(t, w);
+    const secondOwner = await createKey(t, w, { user: `second-owner-${w.key}@example.com` });
+    const revoke = (by: string, id: string) => gql(t, by, 'mutation($k: UUID!) { accessRevoke(input: {keyId: $k}) { apiKey { rowId } } }', { k: id });
+    const refused = await revoke(adminKey.token, ownerKey.id);
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'owner_required', status: 403 });
+    expect((await rest(t, ownerKey.token, 'workspace.get')).status).toBe(200);
+    // An OWNER may; so may the OWNER for their own keys, and an ADMIN for a MEMBER's or their own.
+    expect((await revoke(secondOwner.token, ownerKey.id)).errors).toBeUndefined();
+    expect((await rest(t, ownerKey.token, 'workspace.get')).status).toBe(401);
+    const adminOwn = await createKey(t, w, { user: `admin-${w.key}@example.com` });
+    expect((await revoke(adminKey.token, adminOwn.id)).errors).toBeUndefined();
+
+    // An agent's key (made for the ADMIN, FULL): not its person's keys, nor anyone's; its agent's other keys, and itself.
+    await createAgent(t, w, 'revoker');
+    const agentKey = await createKey(t, w, { user: `admin-${w.key}@example.com`, agent: 'revoker' });
+    const sibling = await createKey(t, w, { user: `admin-${w.key}@example.com`, agent: 'revoker' });
+    for (const target of [adminKey.id, secondOwner.id]) {
+      const r = await revoke(agentKey.token, target);
+      expect(r.errors?.[0]?.extensions).toMatchObject({ code: "not_found", status: 404 });
+    }
+    // A key with no user (a plugin's) is no one's own: a MEMBER's key may not revoke it (the null made the test pass).
+    await admin(t, 'add-member', { workspace: w.key, email: `member-${w.key}@example.com`, role: 'MEMBER', json: true });
+    const memberKey = await createKey(t, w, { user: `member-${w.key}@example.com` });
+    const plugin = (await gqlOk(t, secondOwner.token, 'mutation { pluginsCreate(input: {name: "Bot", scopes: [READ_ISSUES]}) { pluginInfo { rowId } } }')).pluginsCreate.pluginInfo.rowId;
+    const pluginKey = (await gqlOk(t, secondOwner.token, 'mutation($p: UUID!) { pluginIssueApiKey(input: {pluginId: $p, scopes: [READ_ISSUES]}) { issuedApiKey { rowId rawKey } } }', { p: plugin })).pluginIssueApiKey.issuedApiKey;
+    expect((await revoke(memberKey.token, pluginKey.rowId)).errors?.[0]?.extensions).toMatchObject({ code: 'not_found', status: 404 });
+    expect((await revoke(agentKey.token, pluginKey.rowId)).errors?.[0]?.extensions).toMatchObject({ code: 'not_found', status: 404 });
+    expect((await rest(t, pluginKey.rawKey, 'issues.list', {})).status).toBe(200);
+    expect((await revoke(agentKey.token, sibling.id)).errors).toBeUndefined();
+    expect((await revoke(agentKey.token, agentKey.id)).errors).toBeUndefined();
+    expect((await rest(t, adminKey.token, 'workspace.get')).status).toBe(200);
+  });
+
   it('revocation is exact even when this process still has the key cached', async () => {
     const k = await createKey(t, ws);
     expect((await gql(t, k.token, '{ viewerRole }')).status).toBe(200);
