@@ -223,6 +223,17 @@ export const money = z.number().min(0).max(1_000_000);
 // zod's ISO patterns already refuse impossible days (2026-02-30) and times; PostgreSQL also has no year 0.
 const YEAR_ZERO = { message: 'year 0000 does not exist (years start at 0001)' };
 const notYearZero = (s: string) => !s.startsWith('0000');
+// An IANA zone name as Intl knows it: PostgreSQL alone would also take POSIX strings such as "UTC+14", whose sign
+// is the reverse of what people mean (a user at UTC+14 would get yesterday's journal).
+export const ianaZone = z.string().min(1).max(64).refine((zone) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be an IANA time zone such as Europe/Paris or UTC').describe('IANA time zone, e.g. Europe/Paris');
+
 /** An ISO date (YYYY-MM-DD) PostgreSQL can store: a real calendar day, year 0001 or later. */
 export const isoDate = () => z.iso.date().refine(notYearZero, YEAR_ZERO);
 // The instant, not the written day: 0001-01-01T00:00+14:00 is still year 0 in UTC (stored as 1 BC, shown as

@@ -1,16 +1,6 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, isoDate, limit, line, page, tool } from './define.ts';
+import { cursor, defineTools, ianaZone, id, isoDate, limit, line, page, tool } from './define.ts';
 
-// An IANA zone name as Intl knows it: PostgreSQL alone would also take POSIX strings such as "UTC+14", whose sign
-// is the reverse of what people mean (a user at UTC+14 would get yesterday's journal).
-const ianaZone = z.string().min(1).max(64).refine((zone) => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}, 'must be an IANA time zone such as Europe/Paris or UTC').describe('IANA time zone, e.g. Europe/Paris');
 import { NoteOut, noteKind } from './planning-shapes.ts';
 
 const date = isoDate().describe('ISO date, YYYY-MM-DD');

@@ -51,6 +51,29 @@ describe('standup.draft', () => {
     expect(week.counts.done).toBe(3);
   });
 
+  it('one day in a time zone: a person\'s day, not UTC\'s (a reports probe: "yesterday in Tokyo" could not be asked for)', async () => {
+    const w = await createWorkspace(t);
+    // Opened at 23:30 UTC on 30 November: 08:30 on 1 December in Tokyo, 15:30 on 30 November in Los Angeles.
+    const late = await ok(t, w.token, 'issues.create', { title: 'Late in UTC' });
+    await t.pools.owner.query(`update app_public.issues set created_at = '2026-11-30T23:30:00Z' where id = $1`, [late.id]);
+    const opened = async (input: object) => (await ok(t, w.token, 'standup.draft', input)).groups.opened.map((r: { id: string }) => r.id);
+    expect(await opened({ day: '2026-12-01', timezone: 'Asia/Tokyo' })).toEqual([late.id]);
+    expect(await opened({ day: '2026-11-30', timezone: 'Asia/Tokyo' })).toEqual([]);
+    expect(await opened({ day: '2026-11-30', timezone: 'America/Los_Angeles' })).toEqual([late.id]);
+    expect(await opened({ day: '2026-11-30' })).toEqual([late.id]); // the person's zone: UTC unless they set one
+    await t.pools.owner.query(`update app_public.users set timezone = 'Asia/Tokyo' where email = $1`, [w.ownerEmail]);
+    const mine = await ok(t, w.token, 'standup.draft', { day: '2026-12-01' });
+    expect(mine).toMatchObject({ day: '2026-12-01', timezone: 'Asia/Tokyo', sinceHours: null, since: '2026-11-30T15:00:00+00:00', until: '2026-12-01T15:00:00+00:00' });
+    expect(mine.groups.opened.map((r: { id: string }) => r.id)).toEqual([late.id]);
+    expect(mine.markdown).toContain(`**Standup — ${w.key} — 2026-12-01 (Asia/Tokyo)**`);
+    // day with sinceHours, or a zone without a day, is a 400 naming the field; so is a zone that is none.
+    for (const [input, field] of [[{ day: '2026-12-01', sinceHours: 24 }, 'day'], [{ timezone: 'Asia/Tokyo' }, 'timezone'],
+      [{ day: '2026-12-01', timezone: 'UTC+14' }, 'timezone'], [{ day: '2026-13-01' }, 'day']] as const) {
+      const r = await rest(t, w.token, 'standup.draft', input);
+      expect([r.status, Object.keys(r.body.issues ?? {})], JSON.stringify(input)).toEqual([400, [field]]);
+    }
+  });
+
   it('sinceHours above 168 (or below 1) is 400; needs READ_ISSUES and READ_ANALYTICS', async () => {
     for (const sinceHours of [169, 0, 1.5]) {
       const r = await rest(t, ws.token, 'standup.draft', { sinceHours });
