@@ -131,12 +131,13 @@ declare
   v_ranks real[];
 begin
   -- p_where, the other filters of issues.list (issues_filter's where_sql over issues i, $1 the workspace: our code's
-  -- text with every value quoted, never a client's), is taken only from a key no narrowing hides a row from: its
-  -- parentId test reads visibility as the caller, which this definer is not. With it, the matches below the window
-  -- are read filtered and newest first, so a page stops after its rows: joined and filtered afterwards, every match
-  -- of a common word was read (134 ms for one board column's search at 60,000 issues, 20,000 matches).
-  if p_where is not null and not v_unrestricted then
-    raise exception 'issue_search_matches: a filter only for an unrestricted key';
+  -- text with every value quoted, never a client's). A narrowed key's `parentId: null` test reads the parent's
+  -- visibility as the caller (visible_issue_id), which this definer is not: that filter stays with the caller. With
+  -- it, the matches below the window are read filtered and newest first, so a page stops after its rows: joined and
+  -- filtered afterwards, every match of a common word was read (134 ms for one board column's search at 60,000
+  -- issues, 20,000 matches).
+  if p_where is not null and not v_unrestricted and pg_catalog.strpos(p_where, 'visible_issue_id') > 0 then
+    raise exception 'issue_search_matches: a filter that reads the caller''s visibility is the caller''s';
   end if;
   if p_after_rank is null or p_after_rank >= 0 then
     -- The candidates: newest first through (workspace_id, number) when many issues match (it stops after
@@ -187,5 +188,5 @@ begin
     using v_ws, v_keyed, v_unrestricted, p_after_number, v_floor, v_limit - v_n;
 end
 $$;
-comment on function app_hidden.issue_search_matches(p_query tsquery, p_after_rank real, p_after_number integer, p_limit integer, p_floor integer, p_where text) is 'The caller''s workspace''s issues matching p_query that the key sees (its narrowing applied here: security definer): the newest 200 matches best rank first, then newest; older matches after them, newest first, with rank -1 (ranking every match of a common word cost 0.4 s at 100,000 issues, the newest 1,000 12 ms, the newest 500 4.1 ms, the newest 200 2.1 ms: the search''s p99 under load follows its cost). floor, on every row, is the number of the oldest ranked match (0: all are ranked); a later page passes it back as p_floor and ranks that same window (matches numbered at or above it), so matches written or deleted between pages move nothing. After the (rank, number) of a cursor, at most p_limit (null = all). p_where: issues.list''s other filters (issues_filter''s where_sql, for an unrestricted key only), applied to the window''s matches and to the older ones as they are read. Definer: under RLS the planner may not use the index (@@ is not leakproof, so it would test every row of the workspace after the policy); callers join the ids back to app_public.issues, where the policies (narrowing) apply, and pass p_limit only when nothing else filters or the filter is given here.';
+comment on function app_hidden.issue_search_matches(p_query tsquery, p_after_rank real, p_after_number integer, p_limit integer, p_floor integer, p_where text) is 'The caller''s workspace''s issues matching p_query that the key sees (its narrowing applied here: security definer): the newest 200 matches best rank first, then newest; older matches after them, newest first, with rank -1 (ranking every match of a common word cost 0.4 s at 100,000 issues, the newest 1,000 12 ms, the newest 500 4.1 ms, the newest 200 2.1 ms: the search''s p99 under load follows its cost). floor, on every row, is the number of the oldest ranked match (0: all are ranked); a later page passes it back as p_floor and ranks that same window (matches numbered at or above it), so matches written or deleted between pages move nothing. After the (rank, number) of a cursor, at most p_limit (null = all). p_where: issues.list''s other filters (issues_filter''s where_sql; not one reading the caller''s visibility, a narrowed key''s parentId null), applied to the window''s matches and to the older ones as they are read. Definer: under RLS the planner may not use the index (@@ is not leakproof, so it would test every row of the workspace after the policy); callers join the ids back to app_public.issues, where the policies (narrowing) apply, and pass p_limit only when nothing else filters or the filter is given here.';
 grant execute on function app_hidden.issue_search_matches(p_query tsquery, p_after_rank real, p_after_number integer, p_limit integer, p_floor integer, p_where text) to svc_visitor;
