@@ -18,6 +18,8 @@ export interface GraphqlErrorExtensions {
   scope?: string;
   /** 403, 404 or 409: the argument that named the setting refused, the missing record or the taken value (REST's `field`). */
   field?: string;
+  /** 503 of a mutation whose connection went mid-call: 'unknown', it may have been done (REST's `outcome`). */
+  outcome?: 'unknown';
 }
 
 /** camelCase for the field names SQL reports in COLUMN (GraphQL arguments are camelCase). */
@@ -28,12 +30,13 @@ const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperC
  * body has them. `name` renames the fields (SQL's column names → camelCase arguments, for errors from the database).
  */
 export function errorExtensions(e: ApiError, name: (field: string) => string = (field) => field): GraphqlErrorExtensions {
-  const { error, issues, scope, field } = e.body;
+  const { error, issues, scope, field, outcome } = e.body;
   return {
     code: error, status: e.status,
     ...(issues && { issues: Object.fromEntries(Object.entries(issues).map(([k, v]) => [name(k), v])) }),
     ...(scope && { scope }),
     ...(field && { field: name(field) }),
+    ...(outcome && { outcome }),
   };
 }
 
@@ -92,7 +95,9 @@ function namedInput(extensions: GraphqlErrorExtensions, error: GraphQLError): Gr
 
 export function maskError(error: GraphQLError): GraphQLError {
   const original = error.originalError;
-  const mapped = original instanceof ApiError ? original : original ? fromPgError(original) : undefined;
+  // A mutation's connection lost mid-call leaves its outcome unknown (errors.ts databaseUnavailable): said as on REST.
+  const write = /(^|\})\s*mutation\b/.test(error.source?.body ?? '');
+  const mapped = original instanceof ApiError ? original : original ? fromPgError(original, { write }) : undefined;
   if (!mapped) {
     const masked = defaultMaskError(error);
     // GraphQL's own errors (validation, coercion) are the client's and already say so.

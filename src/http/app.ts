@@ -172,6 +172,10 @@ export function sendRpcError(reply: FastifyReply, err: ApiError, id: string | nu
 const CALLER_REFUSALS = new Set([401, 403, 429, 503]);
 /** The readiness check's failures, logged once a minute per process. */
 const readinessLogs = new LogThrottle();
+/** Requests refused because the database is out of reach, logged once a minute per process. */
+const unavailableLogs = new LogThrottle();
+/** Whether a GraphQL request is a mutation (its outcome is unknown when its connection goes mid-call). */
+const isMutation = (req: FastifyRequest) => /^\s*mutation\b/.test(String((req.body as { query?: unknown } | undefined)?.query ?? ''));
 
 /** The ids of a JSON-RPC batch's calls (notifications have none), for a refusal of every call of it. */
 function batchIdsOf(body: unknown, err: ApiError): Array<string | number> | undefined {
@@ -384,13 +388,17 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
           message: `Request body is over ${BODY_LIMIT_BYTES / 1024 / 1024} MiB; send it in smaller parts (fewer items per call)` });
       } else if (status && status >= 400 && status < 500) {
         apiError = new ApiError(status, { error: STATUS_ERRORS[status] ?? 'bad_request', message: (err as Error).message });
-      } else if (code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
+      } else if ((code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE')
+                 && (req.raw.aborted || req.raw.destroyed || req.raw.socket?.destroyed)) {
         // The client went away mid-request (an aborted upload): nobody reads the answer, and it is not our fault.
+        // (A reset of a database connection has the same code: it is the 503 below, not this.)
         req.log.info({ code }, 'client closed the connection mid-request');
         apiError = new ApiError(400, { error: 'bad_request', message: 'The request was cut off before its end' });
-      } else if ((unavailable = databaseUnavailable(err))) {
-        // Authentication (a key not in the cache) reaches the database before any tool does.
-        req.log.warn({ code }, 'database unavailable');
+      } else if ((unavailable = databaseUnavailable(err, { write: req.method === 'POST' && isGraphqlPath(req) && isMutation(req) }))) {
+        // Authentication (a key not in the cache), or a GraphQL request's statements, reach the database here.
+        // Once a minute per process: every request of an outage wrote its line.
+        const line = unavailableLogs.take('database');
+        if (line.warn) req.log.warn({ code, suppressed: line.suppressed }, 'database unavailable');
         apiError = unavailable;
       } else {
         req.log.error({ err }, 'request failed');

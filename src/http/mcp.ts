@@ -358,6 +358,9 @@ async function handleMessage(
         // A key found revoked, expired or its agent archived by the call's own check (the key cache had not heard of
         // it yet) refuses the whole request, as the transport's check does: HTTP 401/403, not a tool result.
         if (refusesKey(err)) throw err;
+        // The database out of reach is the request's refusal too (HTTP 503 with Retry-After, the error by its id), as
+        // when the key could not be looked up: it was a 200 tool result when the key happened to be cached.
+        if (err instanceof ApiError && err.status === 503) throw err;
         if (err instanceof ApiError) return rpcResult(id, toolError(err));
         req.log.error({ err, tool: name }, 'tool call failed');
         return rpcError(id, ErrorCode.InternalError, 'Internal error');

@@ -81,9 +81,14 @@ export function registerSse(app: FastifyInstance, keys: KeyAuthenticator, hub: E
     try {
       await hub.subscribe(caller, res, lastEventId || undefined);
     } catch (err) {
-      // The database went away while the stream started: the client reconnects (retry above); no stack for that.
-      if (databaseUnavailable(err)) req.log.warn({ code: (err as { code?: string }).code }, 'sse subscribe: database unavailable');
-      else req.log.error({ err }, 'sse subscribe failed');
+      // The database went away while the stream started: it ends with the outage's retry delay (as when the key could
+      // not be looked up), and the client comes back on its own; no stack for that.
+      if (databaseUnavailable(err)) {
+        req.log.warn({ code: (err as { code?: string }).code }, 'sse subscribe: database unavailable');
+        if (!res.writableEnded) res.end('retry: 5000\n: the database is not reachable right now; reconnect in 5 s\n\n');
+        return;
+      }
+      req.log.error({ err }, 'sse subscribe failed');
       res.destroy();
     }
   });

@@ -12,7 +12,7 @@ let proxy: DbProxy;
 
 beforeAll(async () => {
   proxy = await startDbProxy(await createTestDatabase());
-  t = await startTestApp({ ownerUrl: proxy.url });
+  t = await startTestApp({ ownerUrl: proxy.url, graphql: true });
 });
 afterAll(async () => {
   proxy?.thaw();
@@ -59,4 +59,21 @@ describe('a frozen database', () => {
       proxy.restore();
     }
   });
+
+  it('a database connection reset mid-request is 503 unavailable on GraphQL, not 400 "cut off" (the client did not go away)', async () => {
+    const ws = await createWorkspace(t);
+    const key = await createKey(t, ws); // not yet cached: the request waits on the database for it
+    proxy.freeze();
+    try {
+      const pending = t.app.inject({ method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ query: '{ currentWorkspace { key } }' }) });
+      await new Promise((r) => setTimeout(r, 300));
+      proxy.reset();
+      const res = await pending;
+      expect([res.statusCode, res.json().error, res.headers['retry-after']]).toEqual([503, 'unavailable', '5']);
+    } finally {
+      proxy.thaw();
+      proxy.restore();
+    }
+  }, 30_000);
 });

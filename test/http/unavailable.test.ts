@@ -45,6 +45,27 @@ describe('the database out of reach', () => {
     }
   });
 
+  it('with the key cached, a JSON-RPC call is the request\'s 503 by its id, with Retry-After', async () => {
+    // It depended on the key cache: a 200 tool result with no Retry-After.
+    const pool = t.pools.api as unknown as { options: { connectionString: string }; idleCount: number };
+    const url = pool.options.connectionString;
+    expect((await rest(t, ws.token, 'issues.list', {})).status).toBe(200); // cached now
+    const dead = new URL(url);
+    dead.port = '1';
+    pool.options.connectionString = dead.toString();
+    await t.pools.owner.query(
+      "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'svc-api' and datname = current_database()");
+    for (let i = 0; i < 100 && pool.idleCount > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    try {
+      const call = await t.app.inject({ method: 'POST', url: '/api/mcp/rpc', headers: { authorization: `Bearer ${ws.token}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ jsonrpc: '2.0', id: 41, method: 'tools/call', params: { name: 'issues.list', arguments: {} } }) });
+      expect([call.statusCode, call.headers['retry-after']]).toEqual([503, '5']);
+      expect(call.json()).toMatchObject({ jsonrpc: '2.0', id: 41, error: { data: { error: 'unavailable', status: 503 } } });
+    } finally {
+      pool.options.connectionString = url;
+    }
+  });
+
   it('a write cut off mid-call answers 503 outcome unknown, end to end', async () => {
     const issue = (await rest(t, ws.token, 'issues.create', { title: 'Held' })).body;
     // The issue's row is held by another transaction, so the update waits; then the server ends its connection.

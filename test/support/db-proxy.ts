@@ -9,6 +9,8 @@ export interface DbProxy {
   /** The database URL, through the proxy. */
   url: string;
   cut(): void;
+  /** As cut, but the service's side of each connection is reset (TCP RST: ECONNRESET), as a network device may. */
+  reset(): void;
   restore(): void;
   freeze(): void;
   thaw(): void;
@@ -53,6 +55,12 @@ export async function startDbProxy(databaseUrl: string): Promise<DbProxy> {
     url: url.toString(),
     cut() {
       open = false;
+      dropAll();
+    },
+    reset() {
+      open = false;
+      for (const [a] of pairs) a.resetAndDestroy();
+      for (const s of waiting) s.resetAndDestroy();
       dropAll();
     },
     restore() {
