@@ -1643,13 +1643,13 @@ create table app_public.webhooks (
   active boolean default true not null, -- Inactive webhooks get no new deliveries; an endpoint answering 410 Gone is deactivated.
   description text, -- A note about the webhook, at most 500 characters; null = none.
   deactivated_at timestamp with time zone, -- When it was last made inactive (by an admin, or because the endpoint answered 410 Gone); null while active.
-  deactivated_reason text, -- Why it was made inactive: deactivated by an admin, or endpoint answered 410 Gone; null while active.
+  deactivated_reason text, -- Why it was made inactive: deactivated by an admin, the endpoint answered 410 Gone, or its owner left the workspace; null while active.
   created_at timestamp with time zone default now() not null, -- When the webhook was registered.
   updated_at timestamp with time zone default now() not null, -- When the webhook last changed.
-  created_by_user_id uuid, -- The person whose key registered it (null: the operator, or they were deleted); it is deactivated when they leave the workspace.
+  owner_user_id uuid, -- Whose webhook it is: the person who registered it, or last changed its URL or rotated its secret (null: the operator, or they were deleted); it is deactivated when they leave the workspace.
   constraint webhooks_pkey PRIMARY KEY (id),
   constraint webhooks_workspace_id_id_key UNIQUE (workspace_id, id),
-  constraint webhooks_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
+  constraint webhooks_created_by_user_id_fkey FOREIGN KEY (owner_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
   constraint webhooks_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES app_public.workspaces(id) ON DELETE CASCADE,
   constraint webhooks_description_check CHECK (length(description) <= 500),
   constraint webhooks_url_check CHECK (url ~ '^https?://[^\s/?#@]+([/?#]\S*)?$'::text AND length(url) <= 2048) NOT VALID

@@ -153,7 +153,7 @@ create or replace function app_hidden.webhook_json(w app_public.webhooks)
 as $$
   select jsonb_build_object('id', w.id, 'url', w.url, 'events', to_jsonb(w.events), 'active', w.active,
     'description', w.description, 'deactivatedAt', w.deactivated_at, 'deactivatedReason', w.deactivated_reason,
-    'createdByUserId', w.created_by_user_id, 'createdAt', w.created_at, 'updatedAt', w.updated_at)
+    'ownerUserId', w.owner_user_id, 'createdAt', w.created_at, 'updatedAt', w.updated_at)
 $$;
 comment on function app_hidden.webhook_json(w app_public.webhooks) is 'Webhook shape (never the secret).';
 grant execute on function app_hidden.webhook_json(w app_public.webhooks) to svc_visitor;
@@ -354,7 +354,7 @@ begin
   if (select count(*) from app_public.webhooks w where w.workspace_id = p_workspace_id) >= 50 then
     raise exception 'A workspace has at most 50 webhooks; delete one first' using errcode = 'SV409', detail = 'webhook_limit';
   end if;
-  insert into app_public.webhooks (workspace_id, url, events, description, created_by_user_id)
+  insert into app_public.webhooks (workspace_id, url, events, description, owner_user_id)
   values (p_workspace_id, p_url, v_events, p_description, app_hidden.current_user_id())
   returning * into v_webhook;
   insert into app_private.webhook_secrets (webhook_id, workspace_id, secret) values (v_webhook.id, p_workspace_id, v_secret);
@@ -690,6 +690,9 @@ begin
   if not found then
     perform app_hidden.raise_not_found('Webhook', null);
   end if;
+  -- Whoever holds its new secret answers for it (null: the operator), as whoever re-points it does.
+  update app_public.webhooks set owner_user_id = app_hidden.current_user_id()
+  where id = p_webhook_id and owner_user_id is distinct from app_hidden.current_user_id();
   perform app_private.record_event(w.workspace_id, 'WEBHOOK_UPDATED', 'webhook', w.id, app_hidden.webhook_event_payload(w)
     || jsonb_build_object('changes', jsonb_build_array('secret'), 'previousSecretValidUntil', v_until))
   from app_public.webhooks w where w.id = p_webhook_id;
@@ -761,6 +764,9 @@ begin
     url = coalesce(p_url, url),
     events = coalesce(v_events, events),
     description = coalesce(p_description, description),
+    -- Whoever points it elsewhere answers for where it sends (null: the operator): it stops when they leave (an
+    -- admin re-pointed the operator's webhook at themselves, left, and kept receiving).
+    owner_user_id = case when coalesce(p_url, url) is distinct from url then app_hidden.current_user_id() else owner_user_id end,
     active = coalesce(p_active, active),
     deactivated_at = case when p_active then null when p_active = false and active then now() else deactivated_at end,
     deactivated_reason = case when p_active then null when p_active = false and active then 'deactivated by an admin' else deactivated_reason end

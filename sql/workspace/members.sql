@@ -193,10 +193,10 @@ begin
       'actionRequestId', v_req.id, 'issueId', v_req.issue_id, 'change', 'updated', 'changes', jsonb_build_array('assignedUserId'),
       'assignedUserId', null, 'assignedAgentId', v_req.assigned_agent_id, 'reason', 'member_removed'));
   end loop;
-  -- The webhooks they registered stop (an admin may turn them back on): a person who left kept receiving the
-  -- workspace's events, titles and all, at an address of their choosing, with no key at all.
-  perform app_private.webhook_deactivate(w.id, 'its creator left the workspace')
-  from app_public.webhooks w where w.workspace_id = p_workspace_id and w.created_by_user_id = p_user_id and w.active;
+  -- The webhooks that are theirs (registered, re-pointed or re-keyed by them) stop (an admin may turn them back on):
+  -- a person who left kept receiving the workspace's events, titles and all, at an address of their choosing.
+  perform app_private.webhook_deactivate(w.id, 'its owner left the workspace')
+  from app_public.webhooks w where w.workspace_id = p_workspace_id and w.owner_user_id = p_user_id and w.active;
   -- Their name stays on what they did (comments, events, time): users are visible to a workspace's keys while members
   -- and after (the users policy).
   insert into app_public.former_members (workspace_id, user_id) values (p_workspace_id, p_user_id)
@@ -204,7 +204,7 @@ begin
   return v_m;
 end
 $$;
-comment on function app_private.remove_member(p_workspace_id uuid, p_user_id uuid) is 'Removes a member (MEMBERSHIP_REMOVED by trigger), revokes their keys in the workspace (the plugin keys they issued too), releases their claims, stops their running timer, drops their watches, unassigns requests assigned to them, stops the webhooks they registered, and keeps them as a former member (their name stays on their work); the last OWNER stays (409 last_owner).';
+comment on function app_private.remove_member(p_workspace_id uuid, p_user_id uuid) is 'Removes a member (MEMBERSHIP_REMOVED by trigger), revokes their keys in the workspace (the plugin keys they issued too), releases their claims, stops their running timer, drops their watches, unassigns requests assigned to them, stops the webhooks that are theirs (owner_user_id), and keeps them as a former member (their name stays on their work); the last OWNER stays (409 last_owner).';
 
 create or replace function app_private.set_member_role(p_workspace_id uuid, p_user_id uuid, p_role text)
  returns app_public.memberships

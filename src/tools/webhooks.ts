@@ -4,8 +4,8 @@ import { defineTools, id, int, limit, page, timestamp, tool, type ToolContext } 
 
 const WebhookShape = z.looseObject({
   id: z.string(), url: z.string(), events: z.array(z.string()), active: z.boolean(), description: z.string().nullable(),
-  deactivatedAt: timestamp.nullable(), deactivatedReason: z.string().nullable().describe('Why it stopped: the operator or an admin, failures, or its creator left'),
-  createdByUserId: z.string().nullable().describe('Who registered it (null: the operator); it stops when they leave the workspace'),
+  deactivatedAt: timestamp.nullable(), deactivatedReason: z.string().nullable().describe('Why it stopped: the operator or an admin, failures, or its owner left'),
+  ownerUserId: z.string().nullable().describe('Whose it is: who registered it, or last changed its URL or rotated its secret (null: the operator); it stops when they leave the workspace'),
   createdAt: timestamp, updatedAt: timestamp,
 });
 const WebhookOut = WebhookShape.extend({ pending: z.number(), deadLetters: z.number(), lastDeliveredAt: z.string().nullable() });

@@ -50,20 +50,40 @@ describe('removing a member', () => {
     const operators = await admin(t, 'create-webhook', { workspace: ws.key, url: 'https://hooks.example.com/operator', json: true });
     const { rows: [u] } = await t.pools.owner.query('select id from app_public.users where email = $1', [email]);
     const { rows: [owner] } = await t.pools.owner.query('select id from app_public.users where email = $1', [ws.ownerEmail]);
-    expect([theirs.createdByUserId, ours.createdByUserId, operators.webhook.createdByUserId ?? null]).toEqual([u.id, owner.id, null]);
+    expect([theirs.ownerUserId, ours.ownerUserId, operators.webhook.ownerUserId ?? null]).toEqual([u.id, owner.id, null]);
 
     await gqlOk(t, ws.token, 'mutation($u: UUID!) { membersRemove(input: {userId: $u}) { membership { rowId } } }', { u: u.id });
     const listed = (await ok(t, ws.token, 'webhooks.list', {})).items;
     const byId = (id: string) => listed.find((w: { id: string }) => w.id === id);
-    expect(byId(theirs.id)).toMatchObject({ active: false, deactivatedReason: 'its creator left the workspace', createdByUserId: u.id });
-    expect(byId(ours.id)).toMatchObject({ active: true, createdByUserId: owner.id });
-    expect(byId(operators.webhook.id)).toMatchObject({ active: true, createdByUserId: null });
+    expect(byId(theirs.id)).toMatchObject({ active: false, deactivatedReason: 'its owner left the workspace', ownerUserId: u.id });
+    expect(byId(ours.id)).toMatchObject({ active: true, ownerUserId: owner.id });
+    expect(byId(operators.webhook.id)).toMatchObject({ active: true, ownerUserId: null });
     const [stopped] = (await ok(t, ws.token, 'events.recent', { subjectType: 'webhook', subjectId: theirs.id, kinds: ['WEBHOOK_UPDATED'] })).items;
-    expect(stopped.payload).toMatchObject({ changes: ['active'], deactivatedReason: 'its creator left the workspace' });
+    expect(stopped.payload).toMatchObject({ changes: ['active'], deactivatedReason: 'its owner left the workspace' });
     // GraphQL says it too, and an admin may turn it back on.
-    const gqlHooks = (await gqlOk(t, ws.token, '{ webhooks { nodes { rowId createdByUserId active } } }')).webhooks.nodes;
-    expect(gqlHooks.find((w: { rowId: string }) => w.rowId === theirs.id)).toEqual({ rowId: theirs.id, createdByUserId: u.id, active: false });
+    const gqlHooks = (await gqlOk(t, ws.token, '{ webhooks { nodes { rowId ownerUserId active } } }')).webhooks.nodes;
+    expect(gqlHooks.find((w: { rowId: string }) => w.rowId === theirs.id)).toEqual({ rowId: theirs.id, ownerUserId: u.id, active: false });
     expect(await ok(t, ws.token, 'webhooks.update', { id: theirs.id, active: true })).toMatchObject({ active: true, deactivatedReason: null });
+  });
+
+  it('a webhook re-pointed or re-keyed by someone is theirs: it stops when they leave (else the operator\'s, re-pointed, kept sending)', async () => {
+    const email = `repoint-${ws.key.toLowerCase()}@example.com`;
+    await admin(t, 'add-member', { workspace: ws.key, email, role: 'ADMIN', json: true });
+    const leaver = await createKey(t, ws, { user: email });
+    const { rows: [u] } = await t.pools.owner.query('select id from app_public.users where email = $1', [email]);
+    const operators = (await admin(t, 'create-webhook', { workspace: ws.key, url: 'https://hooks.example.com/ops', json: true })).webhook;
+    const owners = await ok(t, ws.token, 'webhooks.create', { url: 'https://hooks.example.com/owner' });
+    // Re-pointed by them; re-keyed by them; a description changed by them (not theirs for that).
+    expect((await ok(t, leaver.token, 'webhooks.update', { id: operators.id, url: 'https://leaver.example.com/mine' })).ownerUserId).toBe(u.id);
+    await ok(t, leaver.token, 'webhooks.rotateSecret', { id: owners.id, keepPreviousHours: 0 });
+    const described = await ok(t, ws.token, 'webhooks.create', { url: 'https://hooks.example.com/described' });
+    expect((await ok(t, leaver.token, 'webhooks.update', { id: described.id, description: 'note' })).ownerUserId).not.toBe(u.id);
+    await gqlOk(t, ws.token, 'mutation($u: UUID!) { membersRemove(input: {userId: $u}) { membership { rowId } } }', { u: u.id });
+    const listed = (await ok(t, ws.token, 'webhooks.list', {})).items;
+    const state = (id: string) => listed.find((w: { id: string }) => w.id === id);
+    expect(state(operators.id)).toMatchObject({ active: false, deactivatedReason: 'its owner left the workspace' });
+    expect(state(owners.id)).toMatchObject({ active: false, deactivatedReason: 'its owner left the workspace' });
+    expect(state(described.id)).toMatchObject({ active: true });
   });
 
   it('revokes the plugin keys they issued (those act for no user), not the ones others issued', async () => {
