@@ -69,8 +69,10 @@ interface CorsRule {
  *  event stream live under /api/. What a browser client must read there: the MCP session, why a key was refused,
  *  when to retry. */
 const API_HEADERS = {
-  headers: 'authorization, content-type, accept, last-event-id, mcp-session-id, mcp-protocol-version',
-  expose: 'mcp-session-id, www-authenticate, retry-after',
+  // Idempotency-Key in, Idempotent-Replayed out: a browser app retries a REST write safely too (README, "Retrying a
+  // write safely"); the preflight refused the header, and scripts could not read the replay mark.
+  headers: 'authorization, content-type, accept, last-event-id, mcp-session-id, mcp-protocol-version, idempotency-key',
+  expose: 'mcp-session-id, www-authenticate, retry-after, idempotent-replayed',
   ownOrigin: false,
 };
 const GRAPHQL_CORS: CorsRule = { methods: 'POST, OPTIONS', ...API_HEADERS };

@@ -283,12 +283,15 @@ describe('SVC_PUBLIC_URL and SVC_CORS_ORIGINS (public listener)', () => {
       expect([url, pre.statusCode]).toEqual([url, 204]);
       expect(pre.headers['access-control-allow-origin']).toBe('https://board.example.org');
       expect(String(pre.headers['access-control-allow-headers'])).toContain('mcp-session-id');
+      // A browser app may send an Idempotency-Key and read whether the answer was a replay.
+      expect(String(pre.headers['access-control-allow-headers'])).toContain('idempotency-key');
       expect(String(pre.headers['access-control-allow-methods'])).toContain('DELETE');
     }
     const res = await call('/api/mcp/rpc', { origin: 'https://board.example.org' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe('https://board.example.org');
     expect(String(res.headers['access-control-expose-headers'])).toContain('mcp-session-id');
+    expect(String(res.headers['access-control-expose-headers'])).toContain('idempotent-replayed');
     const rest = await call('/api/mcp/workspace.get', { origin: 'https://board.example.org' }, '{}');
     expect([rest.statusCode, rest.headers['access-control-allow-origin']]).toEqual([200, 'https://board.example.org']);
     // A foreign origin gets no preflight, and a same-origin page needs none.
