@@ -109,10 +109,14 @@ interface PgError {
  * pg_hba reject during a failover; 28P01), the database missing (3D000), a server starting up or shutting down
  * (57P03). Nothing of a call was sent.
  */
-const NOT_CONNECTED_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', '53300', '28000', '28P01', '3D000', '57P03'];
+const NOT_CONNECTED_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', '53300', '28000', '28P01', '3D000', '57P03'];
 const NOT_CONNECTED_MESSAGE = /timeout exceeded when trying to connect/;
-/** The connection was lost or went silent mid-call (a frozen network, a server killed): the call may have been done. */
-const LOST_CODES = ['57P01', '57P02', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'];
+/**
+ * The connection was lost or went silent mid-call (a frozen network, a server killed): the call may have been done.
+ * A host or network unreachable is here too: on an open connection Linux reports the last ICMP error when
+ * retransmission gives up, so it may come mid-call.
+ */
+const LOST_CODES = ['57P01', '57P02', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH'];
 const LOST_MESSAGE = /^Connection terminated|Client has encountered a connection error|^Query read timeout/;
 
 /**

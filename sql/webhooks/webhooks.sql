@@ -766,7 +766,9 @@ begin
     description = coalesce(p_description, description),
     -- Whoever points it elsewhere answers for where it sends (null: the operator): it stops when they leave (an
     -- admin re-pointed the operator's webhook at themselves, left, and kept receiving).
-    owner_user_id = case when coalesce(p_url, url) is distinct from url then app_hidden.current_user_id() else owner_user_id end,
+    -- (And whoever turns it back on: one stopped because its owner left would send to their address for good.)
+    owner_user_id = case when coalesce(p_url, url) is distinct from url or (p_active and not active)
+                         then app_hidden.current_user_id() else owner_user_id end,
     active = coalesce(p_active, active),
     deactivated_at = case when p_active then null when p_active = false and active then now() else deactivated_at end,
     deactivated_reason = case when p_active then null when p_active = false and active then 'deactivated by an admin' else deactivated_reason end

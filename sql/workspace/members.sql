@@ -167,6 +167,9 @@ declare
   v_req app_public.action_requests;
 begin
   perform app_private.lock_owners(p_workspace_id);
+  -- Before the membership row, in the order webhook changes take them (the registrations' lock, then the member's
+  -- row): their webhooks are stopped below.
+  perform app_private.lock_webhook_registrations(p_workspace_id);
   v_m := app_private.find_membership(p_workspace_id, p_user_id);
   if v_m.role = 'OWNER' and not exists (
     select 1 from app_public.memberships where workspace_id = p_workspace_id and role = 'OWNER' and user_id <> p_user_id) then
@@ -194,7 +197,8 @@ begin
       'assignedUserId', null, 'assignedAgentId', v_req.assigned_agent_id, 'reason', 'member_removed'));
   end loop;
   -- The webhooks that are theirs (registered, re-pointed or re-keyed by them) stop (an admin may turn them back on):
-  -- a person who left kept receiving the workspace's events, titles and all, at an address of their choosing.
+  -- a person who left kept receiving the workspace's events, titles and all, at an address of their choosing. Under
+  -- the registrations' lock (taken above), so a re-pointing of theirs in flight is seen, or waits and finds them gone.
   perform app_private.webhook_deactivate(w.id, 'its owner left the workspace')
   from app_public.webhooks w where w.workspace_id = p_workspace_id and w.owner_user_id = p_user_id and w.active;
   -- Their name stays on what they did (comments, events, time): users are visible to a workspace's keys while members

@@ -189,7 +189,9 @@ begin
   -- events (tg_workspaces__deleting).
   delete from app_public.workspaces w where w.id = p_workspace_id;
   -- People whose only workspace it was, as member or former member, go too (their email is personal data); those
-  -- who belong elsewhere stay, with their work there.
+  -- who belong elsewhere stay, with their work there. Their rows are locked first, so a membership elsewhere being
+  -- added at this moment is seen by the delete below (else its cascade took that membership away, with no event).
+  perform 1 from app_public.users u where u.id = any(v_members) order by u.id for update;
   with gone as (
     delete from app_public.users u
     where u.id = any(v_members)

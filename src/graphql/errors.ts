@@ -93,10 +93,16 @@ function namedInput(extensions: GraphqlErrorExtensions, error: GraphQLError): Gr
   return name ? { ...extensions, issues: { [name]: message } } : extensions;
 }
 
+/**
+ * Whether a GraphQL document holds a mutation (its outcome is unknown when its connection goes mid-call): an
+ * operation starting `mutation`, at the start or after another definition, comments aside.
+ */
+export const isMutationDocument = (document: string): boolean => /(^|\})\s*mutation\b/.test(document.replace(/#[^\n\r]*/g, ''));
+
 export function maskError(error: GraphQLError): GraphQLError {
   const original = error.originalError;
   // A mutation's connection lost mid-call leaves its outcome unknown (errors.ts databaseUnavailable): said as on REST.
-  const write = /(^|\})\s*mutation\b/.test(error.source?.body ?? '');
+  const write = isMutationDocument(error.source?.body ?? '');
   const mapped = original instanceof ApiError ? original : original ? fromPgError(original, { write }) : undefined;
   if (!mapped) {
     const masked = defaultMaskError(error);

@@ -13,7 +13,7 @@ import type { BlobStore } from '../blobs/store.ts';
 import { buildInfo } from '../build-info.ts';
 import { ApiError, databaseUnavailable, invalidInput, loadCheckRules, logRefusedInputTo, noRoute, refusesKey } from '../errors.ts';
 import { withinMs } from '../db/database.ts';
-import { errorExtensions } from '../graphql/errors.ts';
+import { errorExtensions, isMutationDocument } from '../graphql/errors.ts';
 import { GRAPHIQL_STATIC_PATH } from '../graphql/preset.ts';
 import { GRAPHQL_PATH, registerGraphql } from '../graphql/server.ts';
 import { descriptor, findTool, TOOLS, unknownTool } from '../tools/catalog.ts';
@@ -174,8 +174,7 @@ const CALLER_REFUSALS = new Set([401, 403, 429, 503]);
 const readinessLogs = new LogThrottle();
 /** Requests refused because the database is out of reach, logged once a minute per process. */
 const unavailableLogs = new LogThrottle();
-/** Whether a GraphQL request is a mutation (its outcome is unknown when its connection goes mid-call). */
-const isMutation = (req: FastifyRequest) => /^\s*mutation\b/.test(String((req.body as { query?: unknown } | undefined)?.query ?? ''));
+
 
 /** The ids of a JSON-RPC batch's calls (notifications have none), for a refusal of every call of it. */
 function batchIdsOf(body: unknown, err: ApiError): Array<string | number> | undefined {
@@ -389,12 +388,13 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
       } else if (status && status >= 400 && status < 500) {
         apiError = new ApiError(status, { error: STATUS_ERRORS[status] ?? 'bad_request', message: (err as Error).message });
       } else if ((code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE')
-                 && (req.raw.aborted || req.raw.destroyed || req.raw.socket?.destroyed)) {
+                 && (req.raw.aborted || req.raw.socket?.destroyed)) {
         // The client went away mid-request (an aborted upload): nobody reads the answer, and it is not our fault.
         // (A reset of a database connection has the same code: it is the 503 below, not this.)
         req.log.info({ code }, 'client closed the connection mid-request');
         apiError = new ApiError(400, { error: 'bad_request', message: 'The request was cut off before its end' });
-      } else if ((unavailable = databaseUnavailable(err, { write: req.method === 'POST' && isGraphqlPath(req) && isMutation(req) }))) {
+      } else if ((unavailable = databaseUnavailable(err, { write: req.method === 'POST' && isGraphqlPath(req)
+                     && isMutationDocument(String((req.body as { query?: unknown } | undefined)?.query ?? '')) }))) {
         // Authentication (a key not in the cache), or a GraphQL request's statements, reach the database here.
         // Once a minute per process: every request of an outage wrote its line.
         const line = unavailableLogs.take('database');

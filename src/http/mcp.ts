@@ -210,7 +210,14 @@ export function registerMcp(app: FastifyInstance, services: AppServices): void {
         // MCP 2025-03-26: "the initialize request MUST NOT be part of a JSON-RPC batch".
         responses.push(rpcError(c.id, ErrorCode.InvalidRequest, 'initialize must not be part of a JSON-RPC batch: send it alone', { error: 'invalid_request', status: 400 }));
       } else {
-        responses.push(await handleMessage(services, caller, selectors, c, req, session));
+        try {
+          responses.push(await handleMessage(services, caller, selectors, c, req, session));
+        } catch (err) {
+          // In a batch, a call the database could not take answers for itself: the calls before it may have
+          // committed (the whole batch answered 503, and a client retrying made them twice).
+          if (!batch || !(err instanceof ApiError) || err.status !== 503) throw err;
+          responses.push(rpcError(c.id, ErrorCode.InternalError, err.body.message ?? err.body.error, { ...err.body, status: err.status }));
+        }
       }
     }
     // Named on initialize; it only matters to clients that subscribe to resources (mcp-subscriptions.ts).

@@ -27,7 +27,7 @@ describe('the database out of reach', () => {
   });
 
   it('a server that refuses the login (a failover\'s pg_hba reject, no free slot, no such database) is 503 too, not 500', () => {
-    for (const code of ['28000', '28P01', '53300', '3D000', 'ENOTFOUND', 'EHOSTUNREACH']) {
+    for (const code of ['28000', '28P01', '53300', '3D000', 'ENOTFOUND']) {
       // Nothing was sent: even a write may simply be tried again.
       expect(fromPgError({ code }, { write: true }), code).toMatchObject({ status: 503, body: { error: 'unavailable', message: expect.stringMatching(/try again shortly/) } });
       expect(fromPgError({ code }, { write: true })!.body.outcome).toBeUndefined();
@@ -36,7 +36,9 @@ describe('the database out of reach', () => {
 
   it('a write whose connection went mid-call says its outcome is unknown; a read says try again', () => {
     // A write answered "try again" after 35 s of a frozen network committed 20 s later (an outage probe).
-    for (const err of [{ message: 'Query read timeout' }, { message: 'Connection terminated unexpectedly' }, { code: '57P01' }, { code: 'ECONNRESET' }]) {
+    // A host unreachable too: on an open connection Linux reports the last ICMP error when retransmission gives up.
+    for (const err of [{ message: 'Query read timeout' }, { message: 'Connection terminated unexpectedly' }, { code: '57P01' }, { code: 'ECONNRESET' },
+      { code: 'EHOSTUNREACH' }, { code: 'ENETUNREACH' }]) {
       expect(fromPgError(err, { write: true }), JSON.stringify(err)).toMatchObject({
         status: 503, headers: { 'retry-after': '5' },
         body: { error: 'unavailable', outcome: 'unknown', message: expect.stringMatching(/may have been done.*Idempotency-Key/) },
@@ -61,6 +63,11 @@ describe('the database out of reach', () => {
         payload: JSON.stringify({ jsonrpc: '2.0', id: 41, method: 'tools/call', params: { name: 'issues.list', arguments: {} } }) });
       expect([call.statusCode, call.headers['retry-after']]).toEqual([503, '5']);
       expect(call.json()).toMatchObject({ jsonrpc: '2.0', id: 41, error: { data: { error: 'unavailable', status: 503 } } });
+      // In a batch, only that call says so: the calls before it may have been done (the whole batch said 503).
+      const batch = await t.app.inject({ method: 'POST', url: '/api/mcp/rpc', headers: { authorization: `Bearer ${ws.token}`, 'content-type': 'application/json' },
+        payload: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'issues.list', arguments: {} } }]) });
+      expect(batch.statusCode).toBe(200);
+      expect(batch.json()).toMatchObject([{ id: 1, result: {} }, { id: 2, error: { data: { error: 'unavailable', status: 503 } } }]);
     } finally {
       pool.options.connectionString = url;
     }
@@ -122,5 +129,16 @@ describe('the database out of reach', () => {
     } finally {
       pool.options.connectionString = url;
     }
+  });
+});
+
+describe('which GraphQL documents are writes', () => {
+  it('a mutation at the start, after a fragment or after comments; not a query', async () => {
+    const { isMutationDocument } = await import('../../src/graphql/errors.ts');
+    expect(isMutationDocument('mutation { a }')).toBe(true);
+    expect(isMutationDocument('# note\n  mutation M { a }')).toBe(true);
+    expect(isMutationDocument('fragment F on X { a } mutation { b { ...F } }')).toBe(true);
+    expect(isMutationDocument('{ mutation }')).toBe(false);
+    expect(isMutationDocument('query Q { a } # mutation')).toBe(false);
   });
 });

@@ -63,7 +63,8 @@ describe('removing a member', () => {
     // GraphQL says it too, and an admin may turn it back on.
     const gqlHooks = (await gqlOk(t, ws.token, '{ webhooks { nodes { rowId ownerUserId active } } }')).webhooks.nodes;
     expect(gqlHooks.find((w: { rowId: string }) => w.rowId === theirs.id)).toEqual({ rowId: theirs.id, ownerUserId: u.id, active: false });
-    expect(await ok(t, ws.token, 'webhooks.update', { id: theirs.id, active: true })).toMatchObject({ active: true, deactivatedReason: null });
+    // Turned back on, it is the turner's: it would otherwise send to the departed person's address for good.
+    expect(await ok(t, ws.token, 'webhooks.update', { id: theirs.id, active: true })).toMatchObject({ active: true, deactivatedReason: null, ownerUserId: owner.id });
   });
 
   it('a webhook re-pointed or re-keyed by someone is theirs: it stops when they leave (else the operator\'s, re-pointed, kept sending)', async () => {
