@@ -126,6 +126,15 @@ describe('issues.list query over many matches', () => {
     const seenNumbers = seen.map((i: { id: string }) => numberOf.get(i.id)!);
     expect(new Set(seenNumbers)).toEqual(new Set(high.filter((n) => n % 2 === 0)));
     expect(seenNumbers).toHaveLength(high.filter((n) => n % 2 === 0).length);
+    // Narrowed by a label: the rows' label_ids answer for issue_labels.
+    const label = await insertLabel(t, big, 'Seen label');
+    await t.pools.owner.query(
+      `insert into app_public.issue_labels (issue_id, label_id, workspace_id)
+       select id, $2, workspace_id from app_public.issues where workspace_id = $1 and number % 5 = 0`, [big.id, label]);
+    const byLabel = (await createKey(t, big, { labels: [label] })).token;
+    const labelled = await allPages(t, byLabel, 'issues.list', { query: 'marker' }, 100);
+    expect(labelled.map((i: { id: string }) => numberOf.get(i.id)!).sort((a: number, b: number) => a - b))
+      .toEqual(numbers.filter((n) => n % 5 === 0).sort((a, b) => a - b));
   });
 });
 
