@@ -2197,6 +2197,7 @@ alter table app_private.api_keys force row level security;
 create policy owner_all on app_private.api_keys for all to current_user using (true) with check (true);
 CREATE TRIGGER _800_events_created AFTER INSERT ON app_private.api_keys FOR EACH ROW EXECUTE FUNCTION app_private.tg_api_keys__events();
 CREATE TRIGGER _800_events_revoked AFTER UPDATE OF revoked_at ON app_private.api_keys FOR EACH ROW WHEN (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL) EXECUTE FUNCTION app_private.tg_api_keys__events();
+CREATE TRIGGER _850_agent_offline AFTER UPDATE OF revoked_at ON app_private.api_keys FOR EACH ROW WHEN (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL AND new.linked_agent_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_api_keys__agent_offline();
 CREATE TRIGGER _850_wake_dispatcher AFTER INSERT ON app_private.api_keys FOR EACH ROW WHEN (new.linked_agent_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_api_keys__wake_dispatcher();
 CREATE TRIGGER _900_notify_deleted AFTER DELETE ON app_private.api_keys FOR EACH ROW EXECUTE FUNCTION app_private.tg_api_keys__notify_revoked();
 CREATE TRIGGER _900_notify_revoked AFTER UPDATE OF revoked_at ON app_private.api_keys FOR EACH ROW WHEN (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL) EXECUTE FUNCTION app_private.tg_api_keys__notify_revoked();
@@ -2389,6 +2390,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_agents__events() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
 -- app_private.tg_agents__notify_keys() returns trigger; plpgsql volatile security definer; execute: owner only; agents/triggers.sql
 -- app_private.tg_agents__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
+-- app_private.tg_api_keys__agent_offline() returns trigger; plpgsql volatile security definer; execute: owner only; auth/triggers.sql
 -- app_private.tg_api_keys__events() returns trigger; plpgsql volatile; execute: owner only; auth/triggers.sql
 -- app_private.tg_api_keys__notify_revoked() returns trigger; plpgsql volatile; execute: owner only; auth/triggers.sql
 -- app_private.tg_api_keys__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql

@@ -21,7 +21,8 @@ begin
     if new.status is distinct from old.status then
       perform app_private.record_event(new.workspace_id, 'AGENT_STATUS_CHANGED', 'agent', new.id,
         jsonb_build_object('agentId', new.id, 'from', old.status, 'to', new.status)
-        -- Why, when the writer says (svc.agent_status_reason: heartbeat_timeout from the presence sweep).
+        -- Why, when the writer says (svc.agent_status_reason: heartbeat_timeout from the presence sweep, keys_revoked
+        -- when its last key went).
         || case when current_setting('svc.agent_status_reason', true) <> ''
                 then jsonb_build_object('reason', current_setting('svc.agent_status_reason', true)) else '{}' end);
     end if;
@@ -43,7 +44,7 @@ begin
   return null;
 end
 $$;
-comment on function app_private.tg_agents__events() is 'AGENT_CREATED, AGENT_UPDATED {agentId, profileKey, changes (API names), archived: false on a restore}, AGENT_DELETED (archive or delete; a delete also removes the members'' pins of the agent), AGENT_STATUS_CHANGED {agentId, from, to, reason?} (only on an actual change; reason heartbeat_timeout from the presence sweep).';
+comment on function app_private.tg_agents__events() is 'AGENT_CREATED, AGENT_UPDATED {agentId, profileKey, changes (API names), archived: false on a restore}, AGENT_DELETED (archive or delete; a delete also removes the members'' pins of the agent), AGENT_STATUS_CHANGED {agentId, from, to, reason?} (only on an actual change; reason heartbeat_timeout from the presence sweep, keys_revoked when its last live key is revoked).';
 
 drop trigger if exists _100_updated_at on app_public.agents;
 create trigger _100_updated_at before update on app_public.agents for each row execute function app_hidden.tg__set_updated_at();

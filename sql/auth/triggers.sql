@@ -18,6 +18,37 @@ create trigger _900_notify_revoked after update of revoked_at on app_private.api
 drop trigger if exists _900_notify_deleted on app_private.api_keys;
 create trigger _900_notify_deleted after delete on app_private.api_keys for each row execute function app_private.tg_api_keys__notify_revoked();
 
+create or replace function app_private.tg_api_keys__agent_offline()
+ returns trigger
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- An agent whose last live key is revoked can no longer heartbeat, claim or report: it is OFFLINE now (reason
+  -- keys_revoked), so the dispatcher stops handing it work; it stayed ONLINE, queued work and all, until the
+  -- presence sweep 30 minutes later. Its row is locked first: two of its keys revoked at once then see each other's
+  -- revocation (the check below runs after the lock, on what committed), and the last of them finds none left.
+  perform 1 from app_public.agents a
+  where a.id = new.linked_agent_id and a.status <> 'OFFLINE' and a.archived_at is null
+  for update;
+  if found and not exists (
+    select 1 from app_private.api_keys k
+    where k.linked_agent_id = new.linked_agent_id and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())) then
+    perform set_config('svc.agent_status_reason', 'keys_revoked', true);
+    update app_public.agents set status = 'OFFLINE' where id = new.linked_agent_id;
+    perform set_config('svc.agent_status_reason', '', true);
+  end if;
+  return null;
+end
+$$;
+comment on function app_private.tg_api_keys__agent_offline() is 'An agent''s last live key revoked (accessRevoke, svc admin revoke-key, the person who issued it removed): the agent goes OFFLINE at once (AGENT_STATUS_CHANGED, reason keys_revoked), so the dispatcher skips it. A new key and a heartbeat bring it back.';
+
+drop trigger if exists _850_agent_offline on app_private.api_keys;
+create trigger _850_agent_offline after update of revoked_at on app_private.api_keys for each row
+  when (new.revoked_at is not null and old.revoked_at is null and new.linked_agent_id is not null)
+  execute function app_private.tg_api_keys__agent_offline();
+
 create or replace function app_private.tg_api_keys__events()
  returns trigger
  language plpgsql

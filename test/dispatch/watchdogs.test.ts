@@ -268,6 +268,33 @@ describe('presence', () => {
     const [back] = (await ok(t, other.token, 'events.recent', { subjectType: 'agent', subjectId: silent.id, kinds: ['AGENT_STATUS_CHANGED'] })).items;
     expect(back.payload).toEqual({ agentId: silent.id, from: 'OFFLINE', to: 'ONLINE' });
   });
+
+  it('an agent whose last live key is revoked goes OFFLINE at once (reason keys_revoked); a new key and a heartbeat bring it back', async () => {
+    const { admin } = await import('../support/harness.ts');
+    const other = await createWorkspace(t);
+    const keyed = await createAgent(t, other, 'keyed');
+    const first = await createKey(t, other, { agent: 'keyed', scopes: ['READ_ISSUES'] });
+    const second = await createKey(t, other, { agent: 'keyed', scopes: ['READ_ISSUES'] });
+    // Same profile key in another workspace: its keys and status are its own.
+    const elsewhere = await createWorkspace(t);
+    const twin = await createAgent(t, elsewhere, 'keyed');
+    const twinKey = await createKey(t, elsewhere, { agent: 'keyed', scopes: ['READ_ISSUES'] });
+    await ok(t, first.token, 'agents.heartbeat', {});
+    await ok(t, twinKey.token, 'agents.heartbeat', {});
+    const status = async (w: Workspace, id: string) => (await ok(t, w.token, 'agents.get', { id })).status;
+
+    await admin(t, 'revoke-key', { id: first.id, json: true });
+    expect(await status(other, keyed.id)).toBe('ONLINE');  // one key still works
+    await admin(t, 'revoke-key', { id: second.id, json: true });
+    expect(await status(other, keyed.id)).toBe('OFFLINE');
+    expect(await status(elsewhere, twin.id)).toBe('ONLINE');
+    const [event] = (await ok(t, other.token, 'events.recent', { subjectType: 'agent', subjectId: keyed.id, kinds: ['AGENT_STATUS_CHANGED'] })).items;
+    expect(event.payload).toEqual({ agentId: keyed.id, from: 'ONLINE', to: 'OFFLINE', reason: 'keys_revoked' });
+
+    const fresh = await createKey(t, other, { agent: 'keyed', scopes: ['READ_ISSUES'] });
+    await ok(t, fresh.token, 'agents.heartbeat', {});
+    expect(await status(other, keyed.id)).toBe('ONLINE');
+  });
 });
 
 describe('operator commands', () => {
