@@ -115,6 +115,14 @@ export class Notifier extends EventEmitter {
     }, delay).unref();
   }
 
+  /**
+   * Whether events stream from this process: its connection listens and sequencing works (GET /ready). While not,
+   * its SSE and MCP streams get nothing new (they catch up once it is back) and it hears no key revocation.
+   */
+  get listening(): boolean {
+    return this.client !== undefined && !this.sequenceFailing;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.sequenceTimer);

@@ -461,15 +461,17 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   });
   // Liveness: the process answers (no database call; a restart would not fix the database).
   app.get('/live', async () => ({ ok: true }));
-  // Readiness: the database answers and every migration this code ships is applied.
+  // Readiness: the database answers, every migration this code ships is applied, and events stream (this process's
+  // LISTEN connection is up and sequencing: without it its streams stayed open and silent while /ready said 200).
   app.get('/ready', async (req, reply) => {
     const expected = await committedMigrationCount();
     try {
       const { rows } = await withinMs(HEALTH_CHECK_MS, opts.ownerPool.query<{ n: number }>('select count(*)::int as n from graphile_migrate.migrations'));
       const applied = rows[0]!.n;
+      const events = opts.events ? { events: opts.events.notifier.listening } : {};
       // Fewer: still migrating. More: a newer release migrated this database (this code does not know its SQL).
-      if (applied !== expected) return reply.code(503).send({ ok: false, database: true, migrations: { applied, expected } });
-      return { ok: true, database: true, migrations: { applied, expected } };
+      const ok = applied === expected && events.events !== false;
+      return reply.code(ok ? 200 : 503).send({ ok, database: true, ...events, migrations: { applied, expected } });
     } catch (err) {
       // Once a minute (a prober every second wrote a line a second for the whole outage).
       const line = readinessLogs.take('ready');

@@ -85,6 +85,25 @@ describe('/live and /ready', () => {
     expect(ready.json()).toMatchObject({ ok: true, database: true, migrations: { applied: expect.any(Number), expected: expect.any(Number) } });
   });
 
+  it('/ready is 503 while this process\'s event connection is down (its streams would be silent), 200 once it listens again', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/ready' })).json()).toMatchObject({ ok: true, events: true });
+    const reconnected = new Promise((resolve) => t.notifier.once('connected', resolve));
+    await t.pools.owner.query(`select pg_terminate_backend(pid) from pg_stat_activity
+                               where application_name = 'svc-listen' and datname = current_database() and pid <> pg_backend_pid()`);
+    // The notifier waits 250 ms before it connects again: /ready says so meanwhile.
+    let down: { statusCode: number; json(): unknown } | undefined;
+    for (let i = 0; i < 100 && !down; i++) {
+      const res = await t.app.inject({ method: 'GET', url: '/ready' });
+      if (res.statusCode === 503) down = res;
+      else await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(down?.json()).toMatchObject({ ok: false, database: true, events: false });
+    await reconnected;
+    const back = await t.app.inject({ method: 'GET', url: '/ready' });
+    expect(back.statusCode).toBe(200);
+    expect(back.json()).toMatchObject({ ok: true, events: true });
+  });
+
   it('/ready is 503 when a migration is missing', async () => {
     const admin = new pg.Client({ connectionString: t.ownerUrl });
     await admin.connect();
