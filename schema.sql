@@ -1809,7 +1809,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.assert_run_mode_allows_mutation(uuid) returns void; plpgsql stable; execute: svc_visitor; issues/write.sql
 -- app_hidden.assign_issue_agent(app_public.issues,app_public.agents,text,text,text,uuid,jsonb) returns uuid; plpgsql volatile; execute: svc_visitor; issues/write.sql
 -- app_hidden.attachment_blob_ref(app_public.attachments) returns jsonb; sql stable; execute: svc_visitor; attachments/attachments.sql
--- app_hidden.attachment_bytes_used(uuid) returns bigint; sql stable security definer; execute: svc_visitor; attachments/attachments.sql
+-- app_hidden.attachment_bytes_used() returns bigint; sql stable security definer; execute: svc_visitor; attachments/attachments.sql
 -- app_hidden.attachment_json(app_public.attachments) returns jsonb; sql stable; execute: svc_visitor; attachments/shapes.sql
 -- app_hidden.attachment_target(text,text) returns record; plpgsql stable; execute: svc_visitor; attachments/attachments.sql
 -- app_hidden.attachment_target_for_write(text,text) returns record; plpgsql volatile; execute: svc_visitor; attachments/attachments.sql

@@ -9,12 +9,14 @@
  *   - service SQL tx/s: the exact statement the service sends for the tool (src/db/as-caller.ts, with each
  *     workspace's caller identity and the zod-validated arguments) as svc_visitor, through pgbench (prepared);
  *   - REST req/s: the alias POST /api/mcp/<tool> under load (wrk, a random workspace's key per request);
- * each with p50/p99, and the ratios sqlToReference and restToSql. Then issues.create in ONE busy workspace
+ *   - Node floor req/s: the same requests to bench/node-floor.ts, a bare node:http + pg server that runs the same
+ *     statement and nothing else (what any Node server reaches on this machine);
+ * each with p50/p99, and the ratios sqlToReference, restToSql, restToNodeFloor and nodeFloorToSql. Then issues.create in ONE busy workspace
  * (all clients on one counter), and issues.list p99 at 1,000 vs BENCH_SCALE_ISSUES issues (with
  * BENCH_OTHER_WORKSPACES other workspaces holding data).
  *
  * Knobs (env): BENCH_DURATION (s per run, 4), BENCH_ROUNDS (interleaved runs per method, 2),
- * BENCH_CONNECTIONS (8), BENCH_WORKSPACES (20),
+ * BENCH_CONNECTIONS (8), BENCH_WORKSPACES (20), BENCH_FLOOR=0 skips the Node floor,
  * BENCH_ISSUES (seeded per workspace, 1000), BENCH_TOOLS (comma list, default all), BENCH_SYNCHRONOUS_COMMIT
  * (on; off shows the CPU cost of writes without the WAL flush), BENCH_SCALE=0 skips
  * the growth measurement, BENCH_SCALE_ISSUES (100000), BENCH_OTHER_WORKSPACES (50), BENCH_OTHER_ISSUES (2000),
@@ -60,6 +62,7 @@ const ISSUES = env('BENCH_ISSUES', 1000);
 /** Issues per workspace the pgbench leaves address (each client updates its own: at least CONNECTIONS). */
 const PICKS = Math.max(8, CONNECTIONS);
 const SCALE = process.env.BENCH_SCALE !== '0';
+const FLOOR = process.env.BENCH_FLOOR !== '0';
 /** 'on' (durable, as the service runs) or 'off': writes then measure CPU work rather than WAL flushes. */
 const SYNC_COMMIT = process.env.BENCH_SYNCHRONOUS_COMMIT ?? 'on';
 const SCALE_ISSUES = env('BENCH_SCALE_ISSUES', 100_000);
@@ -104,6 +107,11 @@ const restRequests = (tool: string, makeRequest: () => { token: string; args: un
 /** wrk against the REST alias: closed loop, as fast as answers come (CONNECTIONS connections, as pgbench's clients). */
 const rest = (url: string, tool: string, makeRequest: () => { token: string; args: unknown }, seconds = DURATION): Promise<Measured> =>
   wrk(url, restRequests(tool, makeRequest), { connections: CONNECTIONS, seconds });
+
+/** wrk against the Node floor: the same requests, each body the arguments as the service passes them to SQL (zod-validated). */
+const floor = (url: string, tool: string, makeRequest: () => { token: string; args: unknown }, seconds = DURATION): Promise<Measured> =>
+  wrk(url, restRequests(tool, () => { const r = makeRequest(); return { token: r.token, args: findTool(tool)!.input.parse(r.args) }; }),
+    { connections: CONNECTIONS, seconds });
 
 /**
  * Open loop: one request every 1/rate s, evenly spaced, whether or not earlier ones have answered (the
@@ -219,6 +227,7 @@ async function main() {
   const refTarget = target(REFERENCE_DB, 'svc_bench_ref_visitor');
   let reference: pg.Pool | undefined;
   let refListener: pg.Client | undefined;
+  let floorServer: Awaited<ReturnType<typeof startServer>> | undefined;
 
   try {
     // The reference database, on the same cluster.
@@ -317,6 +326,15 @@ async function main() {
     const workspaces: Workspace[] = [];
     for (let w = 1; w <= WORKSPACES; w++) workspaces.push(await createWorkspace(`WS${w}`, ISSUES));
     const busy = await createWorkspace('BUSY', 0);
+    if (FLOOR) {
+      const configPath = path.join(dataDir, 'node-floor.json');
+      await fs.writeFile(configPath, JSON.stringify({
+        databaseUrl: clusterUrl(SERVICE_DB),
+        statements: Object.fromEntries(TOOLS.map((tool) => [tool, callerStatement(toolCall(findTool(tool)!))])),
+        callers: Object.fromEntries([...workspaces, busy].map((ws) => [ws.token, callerValues(ws.caller, [])])),
+      }));
+      floorServer = await startServer({ script: ['--import', 'tsx', path.join(here, 'node-floor.ts'), configPath], env: {} });
+    }
     await owner.query('analyze');
     await reference.query('analyze');
     log(`seeded ${WORKSPACES} workspaces × ${ISSUES} issues (service and reference) in ${((Date.now() - t0) / 1000).toFixed(1)} s; ` +
@@ -405,25 +423,27 @@ async function main() {
       }
     };
 
-    const header = `${'tool'.padEnd(30)} ${'reference tx/s'.padStart(14)} ${'SQL tx/s'.padStart(9)} ${'REST req/s'.padStart(10)}  ` +
-      `${'SQL/ref'.padStart(7)} ${'REST/SQL'.padStart(8)}   p50/p99 ms: reference | SQL | REST   (load)`;
+    const header = `${'tool'.padEnd(30)} ${'reference tx/s'.padStart(14)} ${'SQL tx/s'.padStart(9)} ${'REST req/s'.padStart(10)} ${'floor req/s'.padStart(11)}  ` +
+      `${'SQL/ref'.padStart(7)} ${'REST/SQL'.padStart(8)} ${'REST/floor'.padStart(10)}   p50/p99 ms: reference | SQL | REST | floor   (load)`;
     const measure = async (name: string, tool: string, w: Work) => {
       await check(reference!, 'svc_bench_ref_visitor', referenceCase(tool, w, -1), `${name} reference`);
       await check(owner, 'svc_visitor', serviceCase(tool, w, -1), `${name} service SQL`);
       // A second of REST first: the server's pool connections prepare the statement and compile the functions
       // once, as pgbench's fresh connections do in the first of their thousands of transactions.
       await rest(server.url, tool, w.restRequest, 1);
+      if (floorServer) await floor(floorServer.url, tool, w.restRequest, 1);
       // Interleaved rounds (reference, SQL, REST, then REST, SQL, reference, …): a burst of other work on the
       // machine, or data growing under the writes, weighs on all three alike. A checkpoint before each run:
       // every run starts with the same full-page-write state of the WAL.
-      const runs: Record<'ref' | 'sql' | 'rest', Measured[]> = { ref: [], sql: [], rest: [] };
+      const runs: Record<'ref' | 'sql' | 'rest' | 'floor', Measured[]> = { ref: [], sql: [], rest: [], floor: [] };
       for (let round = 0; round < ROUNDS; round++) {
         const once = {
           ref: () => pgbench(refTarget, referenceCase(tool, w, round), { clients: CONNECTIONS, seconds: DURATION }),
           sql: () => pgbench(svcTarget, serviceCase(tool, w, round), { clients: CONNECTIONS, seconds: DURATION }),
           rest: () => rest(server.url, tool, w.restRequest),
+          floor: () => floor(floorServer!.url, tool, w.restRequest),
         };
-        const order = (['ref', 'sql', 'rest'] as const).slice();
+        const order = (floorServer ? ['ref', 'sql', 'rest', 'floor'] as const : ['ref', 'sql', 'rest'] as const).slice();
         if (round % 2) order.reverse();
         for (const which of order) {
           await owner.query('checkpoint');
@@ -431,18 +451,26 @@ async function main() {
         }
       }
       const [ref, sql, api] = [merge(runs.ref), merge(runs.sql), merge(runs.rest)];
+      const bare = runs.floor.length ? merge(runs.floor) : undefined;
       const load = round(os.loadavg()[0]!);
       emit({
         name,
         referenceTxPerSec: round(ref.txPerSec, 0), referenceP50Ms: round(ref.p50Ms), referenceP99Ms: round(ref.p99Ms),
         sqlTxPerSec: round(sql.txPerSec, 0), sqlP50Ms: round(sql.p50Ms), sqlP99Ms: round(sql.p99Ms),
         restReqPerSec: round(api.txPerSec, 0), restP50Ms: round(api.p50Ms), restP99Ms: round(api.p99Ms),
-        sqlToReference: round(sql.txPerSec / ref.txPerSec), restToSql: round(api.txPerSec / sql.txPerSec), loadavg1m: load,
+        sqlToReference: round(sql.txPerSec / ref.txPerSec), restToSql: round(api.txPerSec / sql.txPerSec),
+        ...(bare && {
+          nodeFloorReqPerSec: round(bare.txPerSec, 0), nodeFloorP50Ms: round(bare.p50Ms), nodeFloorP99Ms: round(bare.p99Ms),
+          restToNodeFloor: round(api.txPerSec / bare.txPerSec), nodeFloorToSql: round(bare.txPerSec / sql.txPerSec),
+        }),
+        loadavg1m: load,
       });
       const ms = (m: Measured) => `${m.p50Ms.toFixed(2)}/${m.p99Ms.toFixed(2)}`;
-      log(`${name.padEnd(30)} ${ref.txPerSec.toFixed(0).padStart(14)} ${sql.txPerSec.toFixed(0).padStart(9)} ${api.txPerSec.toFixed(0).padStart(10)}  ` +
-          `${(sql.txPerSec / ref.txPerSec).toFixed(2).padStart(6)}× ${(api.txPerSec / sql.txPerSec).toFixed(2).padStart(7)}×   ` +
-          `${ms(ref)} | ${ms(sql)} | ${ms(api)}   (${load})`);
+      log(`${name.padEnd(30)} ${ref.txPerSec.toFixed(0).padStart(14)} ${sql.txPerSec.toFixed(0).padStart(9)} ${api.txPerSec.toFixed(0).padStart(10)} ` +
+          `${(bare ? bare.txPerSec.toFixed(0) : '-').padStart(11)}  ` +
+          `${(sql.txPerSec / ref.txPerSec).toFixed(2).padStart(6)}× ${(api.txPerSec / sql.txPerSec).toFixed(2).padStart(7)}× ` +
+          `${(bare ? `${(api.txPerSec / bare.txPerSec).toFixed(2)}×` : '-').padStart(10)}   ` +
+          `${ms(ref)} | ${ms(sql)} | ${ms(api)} | ${bare ? ms(bare) : '-'}   (${load})`);
     };
 
     log(header);
@@ -545,6 +573,7 @@ async function main() {
     await visitor.end();
     await owner.end();
     await stopServer(server);
+    if (floorServer) await stopServer(floorServer);
     await stopCluster();
   }
 }

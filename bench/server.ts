@@ -7,8 +7,9 @@ import fs from 'node:fs';
 
 export interface Server { child: ChildProcess; url: string }
 
-export async function startServer(opts: { env: Record<string, string>; args?: string[]; nodeArgs?: string[] }): Promise<Server> {
-  const child = spawn('node', [...(opts.nodeArgs ?? []), 'bin/svc.js', 'start', ...(opts.args ?? [])], {
+export async function startServer(opts: { env: Record<string, string>; args?: string[]; nodeArgs?: string[]; script?: string[] }): Promise<Server> {
+  // script: another server that prints the same line (bench/node-floor.ts).
+  const child = spawn('node', [...(opts.nodeArgs ?? []), ...(opts.script ?? ['bin/svc.js', 'start']), ...(opts.args ?? [])], {
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -16,7 +17,7 @@ export async function startServer(opts: { env: Record<string, string>; args?: st
   const url = await new Promise<string>((resolve, reject) => {
     const onData = (c: Buffer) => {
       out += c.toString();
-      const m = out.match(/svc listening on (http:\/\/[^\s"]+)/);
+      const m = out.match(/(?:svc|floor) listening on (http:\/\/[^\s"]+)/);
       if (m) {
         // Listening: the rest of its output is drained (nothing is logged per request) and not kept, unless
         // BENCH_SERVER_OUT names a file for it (e.g. with BENCH_NODE_ARGS='--trace-gc').

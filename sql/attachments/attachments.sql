@@ -71,7 +71,9 @@ $$;
 comment on function app_hidden.attachment_visible(p_id text) is 'An attachment the caller can see (RLS follows the target it is attached to) whose issue or comment target is not soft-deleted (nor the comment''s issue), else 404: the finder of attachments.get, getInline, getDownloadUrl and delete.';
 grant execute on function app_hidden.attachment_visible(p_id text) to svc_visitor;
 
-create or replace function app_hidden.attachment_bytes_used(p_workspace_id uuid)
+-- (Before migration 000254 it took the workspace as an argument: a definer any caller could point at another tenant.)
+drop function if exists app_hidden.attachment_bytes_used(uuid);
+create or replace function app_hidden.attachment_bytes_used()
  returns bigint
  language sql
  stable security definer
@@ -80,12 +82,12 @@ as $$
   -- A deleted comment's files are deleted with it (tg_comments__drop_attachments); a deleted issue's count (issues.restore
   -- brings them back).
   select coalesce((select sum(a.size_bytes) from app_public.attachments a
-                   where a.workspace_id = p_workspace_id and a.kind = 'FILE'), 0)
+                   where a.workspace_id = app_hidden.current_workspace_id() and a.kind = 'FILE'), 0)
        + coalesce((select sum(u.size_bytes) from app_public.attachment_uploads u
-                   where u.workspace_id = p_workspace_id and u.expires_at > now()), 0)
+                   where u.workspace_id = app_hidden.current_workspace_id() and u.expires_at > now()), 0)
 $$;
-comment on function app_hidden.attachment_bytes_used(p_workspace_id uuid) is 'Bytes counted against attachmentQuotaMb: every FILE attachment of the workspace plus uploads granted and not expired (whatever the caller''s narrowing lets it see). Security definer: the total, never the rows.';
-grant execute on function app_hidden.attachment_bytes_used(p_workspace_id uuid) to svc_visitor;
+comment on function app_hidden.attachment_bytes_used() is 'Bytes of the caller''s workspace counted against attachmentQuotaMb: every FILE attachment plus uploads granted and not expired (whatever the caller''s narrowing lets it see). Security definer: the total, never the rows; the caller''s own workspace only.';
+grant execute on function app_hidden.attachment_bytes_used() to svc_visitor;
 
 create or replace function app_hidden.attachment_blob_ref(a app_public.attachments)
  returns jsonb

@@ -367,7 +367,8 @@ describe('attachments on the embedded store', () => {
   it("a deleted comment's files go with it: out of the quota, the row with its event, the blob by a job (they stayed on disk for good)", async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'comment files' });
     const comment = await ok(t, ws.token, 'comments.create', { issueId: issue.id, body: 'with a file' });
-    const used = async () => Number((await t.pools.owner.query('select app_hidden.attachment_bytes_used($1) as b', [ws.id])).rows[0].b);
+    const used = async () => Number((await t.pools.owner.query(
+      `select app_hidden.attachment_bytes_used() as b from (select set_config('svc.workspace_id', $1, true)) as ws`, [ws.id])).rows[0].b);
     const before = await used();
     const up = await ok(t, ws.token, 'attachments.initUpload', { targetType: 'comment', targetId: comment.id, filename: 'c.txt', mimeType: 'text/plain', sizeBytes: 5 });
     expect(await curlPut(fileOf('c.txt', Buffer.from('ccccc')), up.uploadUrl)).toBe(200);

@@ -29,7 +29,7 @@ begin
   -- passed the quota together (an outside probe: 8 of 204,800 bytes into 1 MB).
   perform pg_advisory_xact_lock(hashtextextended('svc.attachment_quota:' || v_ws::text, 0));
   select w.attachment_quota_mb::bigint * 1048576 into v_quota from app_public.workspaces w where w.id = v_ws;
-  v_used := app_hidden.attachment_bytes_used(v_ws);
+  v_used := app_hidden.attachment_bytes_used();
   if v_used + v_size > v_quota then
     raise exception 'Attachment quota exceeded: % of % MB used, this file needs % bytes', round(v_used / 1048576.0, 1), v_quota / 1048576, v_size
       using errcode = 'SV422', detail = 'quota_exceeded';
