@@ -17,12 +17,15 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
   413: { name: 'PayloadTooLarge', description: 'The body is over 2 MiB (`payload_too_large`).' },
   415: { name: 'UnsupportedMediaType', description: 'The body is not `application/json` (`unsupported_media_type`).' },
   429: { name: 'RateLimited', description: 'Too many calls for this key (`rate_limited`); retry after `Retry-After` seconds.' },
+  503: { name: 'Unavailable', description: 'The database cannot be reached right now (`unavailable`); retry after `Retry-After` seconds. '
+    + 'A write whose connection went mid-call says `outcome: "unknown"`: it may have been done, so retry it with the same `Idempotency-Key`.' },
 };
-const READ_ERRORS = ['400', '401', '403', '404', '413', '415', '429'];
-const WRITE_ERRORS = ['400', '401', '403', '404', '409', '413', '415', '422', '429'];
+const READ_ERRORS = ['400', '401', '403', '404', '413', '415', '429', '503'];
+const WRITE_ERRORS = ['400', '401', '403', '404', '409', '413', '415', '422', '429', '503'];
 
 function operation(t: Tool) {
   const errors = t.readOnly ? READ_ERRORS : WRITE_ERRORS;
+  const idempotent = !t.annotations.readOnlyHint && !t.run;
   return {
     operationId: t.name,
     summary: t.annotations.title,
@@ -31,14 +34,18 @@ function operation(t: Tool) {
     'x-scopes': t.scopes,
     'x-mcp-annotations': t.annotations,
     // A write done in the database alone takes an idempotency key (src/tools/invoke.ts).
-    ...(!t.annotations.readOnlyHint && !t.run ? { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] } : {}),
+    ...(idempotent ? { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] } : {}),
     requestBody: {
       required: false,
       description: 'The tool input (an empty body is `{}`).',
       content: { 'application/json': { schema: schemasOf(t).input } },
     },
     responses: {
-      200: { description: 'The tool output.', content: { 'application/json': { schema: restOutputSchema(t) } } },
+      200: {
+        description: 'The tool output.',
+        ...(idempotent ? { headers: { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } } : {}),
+        content: { 'application/json': { schema: restOutputSchema(t) } },
+      },
       ...Object.fromEntries(errors.map((code) => [code, { $ref: `#/components/responses/${ERROR_RESPONSES[code]!.name}` }])),
     },
   };
@@ -71,24 +78,31 @@ export function openApiJson(): string {
             + 'idempotency_key_reused. Over JSON-RPC: `_meta.idempotencyKey` of tools/call (a replay has `_meta.idempotentReplayed: true` in its result).',
         },
       },
+      headers: {
+        IdempotentReplayed: {
+          schema: { type: 'string', enum: ['true'] },
+          description: 'Present on an answer given again for a repeated Idempotency-Key: the call did not run this time.',
+        },
+      },
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key created with `svc admin create-key` (or at workspace creation).' } },
       schemas: {
         Error: {
           type: 'object',
           required: ['error'],
           properties: {
-            error: { type: 'string', description: 'Error code: invalid_input, invalid, scope_required, forbidden, not_found, unknown_tool, conflict, precondition_failed, rate_limited, …' },
+            error: { type: 'string', description: 'Error code: invalid_input, invalid, scope_required, forbidden, not_found, unknown_tool, conflict, precondition_failed, rate_limited, unavailable, …' },
             message: { type: 'string' },
             issues: { type: 'object', additionalProperties: { type: 'string' }, description: 'invalid_input: what is wrong with each field, by field path' },
             scope: { type: 'string', description: 'scope_required: the scope the key lacks' },
             field: { type: 'string', description: 'not_found and conflicts: the input field naming the record not found, or the value already taken, when known' },
+            outcome: { type: 'string', enum: ['unknown'], description: 'unavailable, on a write: its connection went mid-call and it may have been done' },
           },
         },
       },
       responses: Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([code, r]) => [r.name, {
         description: r.description,
         ...(code === '401' ? { headers: { 'WWW-Authenticate': { schema: { type: 'string' } } } } : {}),
-        ...(code === '429' ? { headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' } } } : {}),
+        ...(code === '429' || code === '503' ? { headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' } } } : {}),
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       }])),
     },

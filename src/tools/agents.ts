@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { defineTools, id, priority, timestamp, tool } from './define.ts';
-import { AgentOut } from './shapes.ts';
+import { countsBy, defineTools, id, priority, timestamp, tool } from './define.ts';
+import { AgentOut, autoDispatchModeOut } from './shapes.ts';
 
 const issueRef = z.object({ id: z.string(), key: z.string(), number: z.number(), title: z.string() });
 const WorkloadOut = z.looseObject({
   generatedAt: timestamp,
   autoDispatch: z.boolean(),
-  autoDispatchMode: z.string(),
+  autoDispatchMode: autoDispatchModeOut,
   pool: z.looseObject({
     queued: z.number().describe('Open issues queued for dispatch and not assigned yet'),
-    byPriority: z.record(priority, z.number()),
+    byPriority: countsBy(priority),
     next: issueRef.extend({ priority }).nullable().describe('The issue the dispatcher hands out first (most urgent, then oldest)'),
   }),
   agents: z.array(z.looseObject({

@@ -1,6 +1,6 @@
 /** analytics.summary and standup.draft (spec 4.8): coarse read-only figures over the issues a key can see. */
 import { z } from 'zod';
-import { defineTools, ianaZone, isoDate, statusCategory, timestamp, tool } from './define.ts';
+import { countsBy, defineTools, ianaZone, isoDate, statusCategory, timestamp, tool } from './define.ts';
 
 const IssueRow = z.looseObject({ id: z.string(), number: z.number(), key: z.string(), title: z.string() });
 
@@ -13,7 +13,7 @@ export const analyticsTools = defineTools(
     output: z.looseObject({
       workspaceKey: z.string(), generatedAt: z.string(),
       counts: z.looseObject({
-        byCategory: z.record(statusCategory, z.number()),
+        byCategory: countsBy(statusCategory),
         byStatus: z.array(z.looseObject({ statusId: z.string(), name: z.string(), category: statusCategory, count: z.number() })),
         open: z.number(), total: z.number(),
       }),

@@ -10,13 +10,13 @@ import { BLOB_KEY, MAX_FILE_BYTES } from '../blobs/store.ts';
 import { ApiError } from '../errors.ts';
 import { msUntilExpiry } from '../auth/keys.ts';
 import { defineTools, httpUrl, id, line, tool, type ToolContext } from './define.ts';
-import { AttachmentOut } from './shapes.ts';
+import { AttachmentOut, attachmentTargetType } from './shapes.ts';
 import { NOT_IN_A_LINE } from './text-guard.ts';
 
 /** Spec 8: getInline serves only these; anything else → use getDownloadUrl. */
 export const INLINE_MIME_ALLOWLIST = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', 'text/plain', 'text/markdown'];
 
-const targetType = z.enum(['issue', 'initiative', 'cycle', 'comment']);
+const targetType = attachmentTargetType;
 const targetId = z.string().min(1).max(64).describe('Id of the target (UUID; an issue may also be given by key, e.g. ENG-12)');
 const filename = z.string().min(1).max(255)
   .refine((s) => s.trim() === s, 'must not start or end with spaces')
@@ -55,7 +55,7 @@ export const attachmentTools = defineTools(
     output: z.looseObject({
       uploadUrl: z.string(), key: z.string(), method: z.literal('PUT'), headers: z.record(z.string(), z.string()),
       expiresAt: z.string(), sizeBytes: z.number(), filename: z.string(), mimeType: z.string(),
-      targetType: z.string(), targetId: z.string(), uploadId: z.string().describe('The open upload (removed with its blob if never finalized)'),
+      targetType, targetId: z.string(), uploadId: z.string().describe('The open upload (removed with its blob if never finalized)'),
     }),
     sql: true,
     run: async (ctx, input) => {

@@ -209,6 +209,12 @@ export const cursor = z.string().min(1).max(200).nullable().describe('nextCursor
 export const priority = z.enum(['NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT']);
 export const statusCategory = z.enum(['BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED']);
 export const timestamp = z.string().describe('ISO 8601 timestamp');
+/**
+ * A count per value of an enum, every value present: an object with one property each. (z.record(enum, number) said
+ * the same as propertyNames + required, which Ajv's strict mode refuses and generators typed as a string index.)
+ */
+export const countsBy = <T extends string>(e: z.ZodEnum<{ [K in T]: K }>) =>
+  z.strictObject(Object.fromEntries(e.options.map((k) => [k, z.number()])) as { [K in T]: z.ZodNumber });
 
 /** The largest value of a PostgreSQL `integer` column (what most integer inputs end up in). */
 export const INT4_MAX = 2_147_483_647;

@@ -76,7 +76,7 @@ export const ActionRequestOut = z.looseObject({
 
 export const StepOut = z.looseObject({
   id: z.string(), planId: z.string(), position: z.number(), title: z.string(), body: z.string().nullable(),
-  expectedOutput: z.string().nullable(), verification: z.array(z.unknown()), dependsOnStepIds: z.array(z.string()),
+  expectedOutput: z.string().nullable(), verification: z.array(z.looseObject({ label: z.string(), done: z.boolean() })), dependsOnStepIds: z.array(z.string()),
   assignedAgentId: z.string().nullable(), assignedRole: crewRole.nullable(), status: stepStatus, retryCount: z.number(),
   lastFeedback: z.string().nullable(),
   judgeVerdict: z.looseObject({ verdict: z.enum(['PASS', 'FAIL']), feedback: z.string().nullable(), score: z.number().nullable(),

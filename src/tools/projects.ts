@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, limit, line, page, priority, statusCategory, timestamp, tool } from './define.ts';
+import { countsBy, cursor, defineTools, id, limit, line, page, priority, statusCategory, timestamp, tool } from './define.ts';
 import { InitiativeOut, ProjectOut } from './planning-shapes.ts';
 
 const name = line(200);
@@ -13,8 +13,8 @@ const counts = {
 const progress = {
   ...counts,
   unassignedOpen: z.number().describe('Open issues without an assigned agent'),
-  byCategory: z.record(statusCategory, z.number()),
-  openByPriority: z.record(priority, z.number()),
+  byCategory: countsBy(statusCategory),
+  openByPriority: countsBy(priority),
   estimate: z.object({ total: z.number().describe('Sum of estimates, canceled issues left out'), done: z.number() }),
   lastCompletedAt: timestamp.nullable(),
   generatedAt: timestamp,

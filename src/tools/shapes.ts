@@ -4,11 +4,21 @@ import { priority, statusCategory, timestamp } from './define.ts';
 
 const ref = z.object({ id: z.string(), name: z.string() });
 
+export const engagementModeOut = z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS']);
+export const autoDispatchModeOut = z.enum(['ROUND_ROBIN', 'PRIORITY_MATCH', 'CAPABILITY_MATCH', 'MANUAL_ONLY']);
+/** What an attachment (or an upload) is attached to: the same values attachments.* take. */
+export const attachmentTargetType = z.enum(['issue', 'initiative', 'cycle', 'comment']);
+/** An issue's verificationChecklist item as stored: the id runs.complete names it by (items written before ids were given may lack one). */
+export const ChecklistItemOut = z.looseObject({
+  id: z.string().optional().describe('What runs.complete names the item by in verificationResult'),
+  label: z.string(), done: z.boolean(),
+});
+
 export const WorkspaceOut = z.looseObject({
   id: z.string(), slug: z.string(), key: z.string(), name: z.string(),
   cycleLengthDays: z.number(), cycleCooldownDays: z.number(), timeTrackingEnabled: z.boolean(),
   attachmentQuotaMb: z.number(), requiredAckSeconds: z.number(), autoDispatch: z.boolean(),
-  autoDispatchMode: z.enum(['ROUND_ROBIN', 'PRIORITY_MATCH', 'CAPABILITY_MATCH', 'MANUAL_ONLY']),
+  autoDispatchMode: autoDispatchModeOut,
   assignmentSlaMinutes: z.number().describe('Minutes an assigned issue may go without activity before the watchdog writes ISSUE_STALLED; 0 = off'),
   agentRunStaleMinutes: z.number().describe('Minutes without a sign of life before an ACTIVE run is STALLED and an agent without heartbeat goes OFFLINE'),
 });
@@ -64,7 +74,7 @@ export const CommentOut = z.looseObject({
 });
 
 export const AttachmentOut = z.looseObject({
-  id: z.string(), kind: z.enum(['FILE', 'LINK']), targetType: z.string(), targetId: z.string(),
+  id: z.string(), kind: z.enum(['FILE', 'LINK']), targetType: attachmentTargetType, targetId: z.string(),
   externalUrl: z.string().nullable(), linkTitle: z.string().nullable(), filename: z.string().nullable(),
   mimeType: z.string(), size: z.number(), sizeBytes: z.number(), createdAt: timestamp,
 });
@@ -114,7 +124,7 @@ export const IssueOut = z.looseObject({
 export const IssueFullOut = IssueOut.extend({
   description: z.string().nullable(), labels: z.array(LabelRefOut),
   slaMinutes: z.number().nullable(), expectedOutput: z.string().nullable(),
-  verificationChecklist: z.array(z.unknown()), artifactRequired: z.boolean(),
+  verificationChecklist: z.array(ChecklistItemOut), artifactRequired: z.boolean(),
   createdByUserId: z.string().nullable(), createdByAgentId: z.string().nullable(),
   startedAt: timestamp.nullable().describe('When work first started (its first IN_PROGRESS, IN_REVIEW or DONE status)'),
   completedAt: timestamp.nullable().describe('When it entered a DONE or CANCELED status (null once reopened)'),

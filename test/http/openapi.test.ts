@@ -36,7 +36,12 @@ describe('OpenAPI document', () => {
     expect(op.operationId).toBe('issues.create');
     expect(op.requestBody.content['application/json'].schema).toMatchObject({ type: 'object', required: ['title'] });
     expect(op.responses['200'].content['application/json'].schema).toMatchObject({ type: 'object' });
-    for (const code of ['400', '401', '403', '404', '429']) expect(op.responses[code].$ref, code).toMatch(/^#\/components\/responses\//);
+    for (const code of ['400', '401', '403', '404', '429', '503']) expect(op.responses[code].$ref, code).toMatch(/^#\/components\/responses\//);
+    // A write that takes an Idempotency-Key says how a replay is told apart; a read has neither.
+    expect(op.parameters).toEqual([{ $ref: '#/components/parameters/IdempotencyKey' }]);
+    expect(op.responses['200'].headers['Idempotent-Replayed'].$ref).toBe('#/components/headers/IdempotentReplayed');
+    expect(doc.paths['/api/mcp/issues.get'].post.responses['200'].headers).toBeUndefined();
+    expect(doc.components.responses.Unavailable.headers['Retry-After']).toBeDefined();
     // Array outputs stay arrays on REST.
     expect(doc.paths['/api/mcp/statuses.list'].post.responses['200'].content['application/json'].schema.type).toBe('array');
   });
@@ -44,9 +49,14 @@ describe('OpenAPI document', () => {
   it('every schema compiles under JSON Schema 2020-12 and the documented bodies match real answers', async () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+    // Strict mode too, as integrators compile them (a record of enum keys said `required` without `properties`).
+    const strict = new Ajv2020({ strict: true, allErrors: true, strictTypes: false, strictTuples: false });
+    (addFormats as unknown as (a: Ajv2020) => void)(strict);
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       ajv.compile(item.post.requestBody.content['application/json'].schema);
       expect(() => ajv.compile(item.post.responses['200'].content['application/json'].schema), path).not.toThrow();
+      expect(() => strict.compile(item.post.requestBody.content['application/json'].schema), `${path} input`).not.toThrow();
+      expect(() => strict.compile(item.post.responses['200'].content['application/json'].schema), `${path} output`).not.toThrow();
     }
     const schema = (tool: string, code: string) => {
       const r = doc.paths[`/api/mcp/${tool}`].post.responses[code];
