@@ -172,7 +172,7 @@ async function withDatabase(config: Config, fn: (target: DatabaseTarget) => Prom
   process.once('SIGTERM', onSignal);
   // Loaded on use: help and usage errors stay fast.
   const [{ resolveDatabase }, { applyMigrations, pendingMigrationCount }] = await Promise.all([import('../db/database.ts'), import('../db/migrate.ts')]);
-  const target = await resolveDatabase(config);
+  const target = await resolveDatabase(config, undefined, (line) => process.stderr.write(`svc: ${line}\n`));
   if (target.created && opts.sayIfCreated) {
     // A command run away from `svc start`'s directory would otherwise work on a new, empty database in silence.
     process.stderr.write(`svc: no database was in ${config.dataDir}: created a new, empty one `

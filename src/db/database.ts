@@ -21,11 +21,11 @@ export interface DatabaseTarget {
 }
 
 /** DATABASE_URL when set, else the embedded cluster in SVC_DATA_DIR (started if not already running). */
-export async function resolveDatabase(config: Config, progress?: Progress): Promise<DatabaseTarget> {
+export async function resolveDatabase(config: Config, progress?: Progress, warn?: Progress): Promise<DatabaseTarget> {
   if (config.databaseUrl) {
     return { ownerUrl: config.databaseUrl, description: 'DATABASE_URL', close: async () => {} };
   }
-  const cluster = await openEmbeddedCluster(config.dataDir, progress);
+  const cluster = await openEmbeddedCluster(config.dataDir, progress, warn ?? progress);
   await ensureDatabase(cluster.url('postgres'), 'svc', cluster.ownerRole);
   return {
     ownerUrl: cluster.ownerUrl('svc'),

@@ -79,6 +79,15 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** Whether nothing listens on 127.0.0.1:port. */
+async function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 async function exists(p: string): Promise<boolean> {
   return fs.access(p).then(() => true, () => false);
 }
@@ -138,17 +147,28 @@ async function checkReachable(dataDir: string): Promise<void> {
 
 /** PID of a live postmaster on this data directory, if any. */
 async function runningPid(pgdata: string): Promise<number | undefined> {
-  const pidFile = path.join(pgdata, 'postmaster.pid');
-  const text = await fs.readFile(pidFile, 'utf8').catch(() => undefined);
+  const lock = await readLock(pgdata);
+  return lock?.ours ? lock.pid : undefined;
+}
+
+/**
+ * The data directory's lock file (postmaster.pid): the pid it names, and whether that pid is a live postmaster of
+ * THIS directory. A live pid alone said so before, and a data directory copied while its server ran (`cp -a`) carried
+ * the original's lock file: svc took the original's server for the copy's and wrote to it, production, while every
+ * line said the copy. So: the directory the file names (its second line) must be this one, and on Linux the process's
+ * working directory (a postmaster works in its data directory) too. After a crash its pid may also name another process.
+ */
+async function readLock(pgdata: string): Promise<{ pid: number; ours: boolean } | undefined> {
+  const text = await fs.readFile(path.join(pgdata, 'postmaster.pid'), 'utf8').catch(() => undefined);
   if (!text) return undefined;
-  const pid = Number(text.split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined;
-  }
+  const [first, dir] = text.split('\n');
+  const pid = Number(first);
+  if (!Number.isInteger(pid) || pid <= 0 || !processAlive(pid)) return undefined;
+  const here = await fs.realpath(pgdata);
+  const same = async (p: string | undefined) => p !== undefined && (await fs.realpath(p).catch(() => path.resolve(p))) === here;
+  if (dir && !(await same(dir))) return { pid, ours: false };
+  const cwd = await fs.readlink(`/proc/${pid}/cwd`).catch(() => undefined);
+  return { pid, ours: cwd === undefined || (await same(cwd)) };
 }
 
 async function pgCtl(args: string[]): Promise<void> {
@@ -225,7 +245,8 @@ export async function embeddedClusterInfo(dataDir: string): Promise<{ url(databa
   };
 }
 
-export async function openEmbeddedCluster(dataDir: string, progress: Progress = () => {}): Promise<EmbeddedCluster> {
+/** warn: what an operator must hear even from a quiet command (`svc admin`): a stale lock file removed, a port taken. */
+export async function openEmbeddedCluster(dataDir: string, progress: Progress = () => {}, warn: Progress = progress): Promise<EmbeddedCluster> {
   await fs.mkdir(dataDir, { recursive: true });
   // As root, PostgreSQL runs as the `postgres` user, which must be able to reach its data directory.
   if (isRoot()) {
@@ -256,9 +277,25 @@ export async function openEmbeddedCluster(dataDir: string, progress: Progress = 
 
     let startedHere = false;
     if (!(await runningPid(pgdata))) {
+      const lock = await readLock(pgdata);
+      if (lock && !lock.ours) {
+        // Not this directory's (a copy's, or a pid reused since a crash): PostgreSQL would refuse to start while the
+        // process it names lives, with a message naming neither.
+        warn(`removing a stale postmaster.pid (it names process ${lock.pid}, which is not this directory's server: a copy of a running data directory, or a crash)`);
+        await fs.rm(path.join(pgdata, 'postmaster.pid'), { force: true });
+      }
+      if (!(await portFree(settings.port))) {
+        // Another server holds the port: the original of a copied data directory, most often. This one gets a port of
+        // its own (both can run: what was done on each can be compared).
+        const port = await freePort();
+        warn(`port ${settings.port} is taken by another server (is this a copy of a data directory still running?); using ${port}`);
+        settings = { ...settings, port };
+        await fs.writeFile(settingsFile, JSON.stringify(settings), { mode: 0o600 });
+      }
       progress(`starting embedded PostgreSQL on 127.0.0.1:${settings.port}`);
       try {
-        await pgCtl(['start', '-D', pgdata, '-l', path.join(pgdata, 'server.log'), '-w', '-t', '60', '-s', '-o', SERVER_OPTIONS]);
+        // The port of embedded.json (over postgresql.conf's, which initdb's day wrote: a copy may have been given another).
+        await pgCtl(['start', '-D', pgdata, '-l', path.join(pgdata, 'server.log'), '-w', '-t', '60', '-s', '-o', `${SERVER_OPTIONS} -p ${settings.port}`]);
         startedHere = true;
       } catch (err) {
         // Another svc process may have started it a moment ago; anything else is a real failure.

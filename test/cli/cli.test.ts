@@ -232,4 +232,31 @@ describe('svc on its embedded PostgreSQL', () => {
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
   }, 90_000);
+
+  it('a copy of a running data directory (`cp -a`) gets a server of its own: nothing done on the copy reaches the original', async () => {
+    const env = { SVC_DATA_DIR: dataDir, DATABASE_URL: '' };
+    const copy = { SVC_DATA_DIR: `${dataDir}-copy`, DATABASE_URL: '' };
+    const server = startServer(env);
+    await server.ready;
+    try {
+      // Its lock file names the original's live postmaster, its embedded.json the original's port.
+      await run('cp', ['-a', dataDir, copy.SVC_DATA_DIR]);
+      const made = await svc(['admin', 'create-workspace', '--name', 'Copy', '--key', 'COPYX', '--owner-email', 'c@example.com', '--json'], copy);
+      expect(made.code).toBe(0);
+      expect(made.stderr).toContain('stale postmaster.pid');
+      expect(made.stderr).toMatch(/port \d+ is taken by another server/);
+      const keys = async (e: Record<string, string>) =>
+        JSON.parse((await svc(['admin', 'list-workspaces', '--json'], e)).stdout).items.map((w: { key: string }) => w.key);
+      expect(await keys(copy)).toContain('COPYX');
+      expect(await keys(env)).not.toContain('COPYX');
+      expect(await keys(env)).toContain('EMB');
+    } finally {
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    }
+    // The copy's server stopped with its last command; the original's with its svc.
+    for (const dir of [dataDir, copy.SVC_DATA_DIR]) {
+      expect(await fs.readFile(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').catch(() => undefined), dir).toBeUndefined();
+    }
+  }, 120_000);
 });
