@@ -95,8 +95,12 @@ export class EmbeddedBlobStore implements BlobStore {
     }
   }
 
-  async read(key: string, maxBytes: number): Promise<Buffer> {
-    const handle = await fs.promises.open(this.fileOf(key), 'r');
+  async read(key: string, maxBytes: number): Promise<Buffer | null> {
+    const handle = await fs.promises.open(this.fileOf(key), 'r').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return null;
+      throw err;
+    });
+    if (!handle) return null;
     try {
       const buf = Buffer.alloc(Math.min(maxBytes, (await handle.stat()).size));
       const { bytesRead } = await handle.read(buf, 0, buf.length, 0);

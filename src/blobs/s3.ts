@@ -63,9 +63,14 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async read(key: string, maxBytes: number): Promise<Buffer> {
+  async read(key: string, maxBytes: number): Promise<Buffer | null> {
     assertKey(key);
-    const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=0-${maxBytes - 1}` }));
+    const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=0-${maxBytes - 1}` })).catch((err) => {
+      const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+      if (e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return null;
+      throw err;
+    });
+    if (!out) return null;
     const bytes = Buffer.from(await out.Body!.transformToByteArray());
     return bytes.subarray(0, maxBytes);
   }

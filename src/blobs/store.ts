@@ -23,8 +23,8 @@ export interface BlobStore {
   presignGet(key: string, opts: { filename: string; mimeType: string; expiresInSeconds: number; keyId?: string }): Promise<PresignedRequest>;
   /** Size of the stored object, or null when there is none. */
   size(key: string): Promise<number | null>;
-  /** The object's bytes (at most maxBytes are read; callers check the size first). */
-  read(key: string, maxBytes: number): Promise<Buffer>;
+  /** The object's bytes (at most maxBytes are read; callers check the size first), or null when there is none. */
+  read(key: string, maxBytes: number): Promise<Buffer | null>;
   /** Deletes the object; no error when it is already gone. */
   delete(key: string): Promise<void>;
 }

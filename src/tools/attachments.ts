@@ -158,6 +158,11 @@ export const attachmentTools = defineTools(
         });
       }
       const bytes = await blobsOf(ctx).read(ref.storageKey, a.sizeBytes);
+      if (!bytes) {
+        // The record is there, its bytes are not (a data directory restored without its blobs/): a 500 said nothing.
+        throw new ApiError(404, { error: 'not_found', field: 'id',
+          message: "This file's bytes are missing from the blob store (restored without them?); its record remains: attachments.delete removes it" });
+      }
       return { id: a.id, mimeType: a.mimeType, sizeBytes: a.sizeBytes, filename: a.filename, base64: bytes.toString('base64') };
     },
   }),

@@ -125,7 +125,7 @@ describe('attachments on the embedded store', () => {
     expect((await rest(t, ws.token, 'attachments.finalize', { key: up.key })).status).toBe(404);
     // Finalized: the link takes no more bytes (they would replace a file others may have read), nor once deleted.
     expect(await curlPut(fileOf('swap.txt', Buffer.from('BBBBBBBBBB')), up.uploadUrl)).toBe(409);
-    expect((await t.blobs.read(up.key, 100)).toString()).toBe('0123456789');
+    expect((await t.blobs.read(up.key, 100))?.toString()).toBe('0123456789');
     await ok(t, ws.token, 'attachments.delete', { id: att.id });
     expect(await curlPut(fileOf('back.txt', Buffer.from('CCC')), up.uploadUrl)).toBe(409);
     expect(await t.blobs.size(up.key)).toBeNull();
@@ -230,6 +230,12 @@ describe('attachments on the embedded store', () => {
     expect(tooBig.status).toBe(400);
     expect(tooBig.body).toMatchObject({ error: 'too_large', issues: { maxBytes: expect.stringContaining('getDownloadUrl') } });
     expect(tooBig.body.message).toContain('getDownloadUrl');
+
+    // Its bytes gone from the store (a data directory restored without its blobs): 404 saying so, not a 500.
+    await t.blobs.delete((await t.pools.owner.query('select storage_key from app_public.attachments where id = $1', [note.id])).rows[0].storage_key);
+    const missing = await rest(t, ws.token, 'attachments.getInline', { id: note.id });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ error: 'not_found', field: 'id', message: expect.stringContaining('missing from the blob store') });
   });
 
   it('delete removes the row and the blob; an upload never finalized is removed by its expiry job', async () => {
