@@ -274,7 +274,13 @@ begin
   -- The API authenticates from a short-lived cache; this check in the call's own statement makes
   -- revocation and expiry exact (a revoked key fails on its very next call).
   select * into v_key from app_private.api_keys where id = p_key_id;
-  if v_key.id is null or v_key.workspace_id is distinct from p_workspace_id then
+  -- The identity must be the key's own, all of it: checked on the key's id and workspace alone, a caller that passed
+  -- a narrowed key's id with no narrowing (or another user, agent or more scopes) read as that (the API passes the
+  -- key's row as it authenticated it; this makes a mistake there fail closed).
+  if v_key.id is null or v_key.workspace_id is distinct from p_workspace_id
+     or v_key.user_id is distinct from p_user_id or v_key.linked_agent_id is distinct from p_agent_id
+     or v_key.scopes::text[] is distinct from p_scopes or v_key.project_ids is distinct from p_project_ids
+     or v_key.label_ids is distinct from p_label_ids or v_key.initiative_ids is distinct from p_initiative_ids then
     raise exception 'Invalid API key' using errcode = 'SV401', detail = 'invalid';
   elsif v_key.revoked_at is not null then
     raise exception 'API key revoked' using errcode = 'SV401', detail = 'revoked';
@@ -297,7 +303,7 @@ begin
     set_config('svc.initiative_ids', coalesce(p_initiative_ids, '{}')::text, true);
 end
 $$;
-comment on function app_hidden.set_request_context(p_workspace_id uuid, p_user_id uuid, p_key_id uuid, p_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[]) is 'Checks the key is still live (401 revoked/expired otherwise) and its agent, if any, not archived (403 agent_archived), and writes the caller identity into transaction-local settings. The API calls it in the same statement as the tool function.';
+comment on function app_hidden.set_request_context(p_workspace_id uuid, p_user_id uuid, p_key_id uuid, p_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[]) is 'Checks the identity is the key''s own (user, agent, scopes, narrowing: 401 invalid otherwise), the key still live (401 revoked/expired otherwise) and its agent, if any, not archived (403 agent_archived), and writes the caller identity into transaction-local settings. The API calls it in the same statement as the tool function.';
 grant execute on function app_hidden.set_request_context(p_workspace_id uuid, p_user_id uuid, p_key_id uuid, p_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[]) to svc_visitor;
 
 create or replace function app_private.current_caller()

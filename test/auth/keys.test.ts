@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, createKey, createWorkspace, rest, rpc, startTestApp, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
+import { callerValues } from '../../src/db/as-caller.ts';
+import { admin, createKey, createWorkspace, ok, rest, rpc, startTestApp, startWithWorkspaces, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let ws: Workspace;
@@ -30,6 +31,24 @@ describe('authentication (spec part 5)', () => {
     expect(m.status).toBe(401);
     // On the MCP endpoint the same rejection is a JSON-RPC error envelope (issue 9).
     expect(m.body.error.data).toMatchObject({ error: 'revoked', status: 401 });
+  });
+
+  it('the database takes a call\'s identity only whole from its key: its id with another narrowing, user, agent or scopes is refused', async () => {
+    const label = (await ok(t, ws.token, 'labels.create', { name: 'only-this' })).id;
+    const narrowed = await createKey(t, ws, { scopes: ['READ_ISSUES'], labels: [label] });
+    const caller = await t.keys.authenticate(`Bearer ${narrowed.token}`);
+    const call = (values: unknown[]) => t.pools.api.query(
+      `select app_hidden.current_workspace_id() as w from (select app_hidden.set_request_context($1, $2, $3, $4, $5, $6, $7, $8)) as identity`, values);
+    expect((await call(callerValues(caller, []))).rows[0].w).toBe(ws.id);
+    for (const forged of [
+      { ...caller, labelIds: [] },
+      { ...caller, scopes: ['FULL'] as typeof caller.scopes },
+      { ...caller, userId: null },
+      { ...caller, agentId: crypto.randomUUID() },
+      { ...caller, projectIds: [crypto.randomUUID()] },
+    ]) {
+      await expect(call(callerValues(forged, []))).rejects.toMatchObject({ code: 'SV401' });
+    }
   });
 
   it('an expired key is 401 expired', async () => {

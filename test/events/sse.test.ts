@@ -3,6 +3,7 @@ import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createAgent, createKey, createWorkspace, insertLabel, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { callerValues } from '../../src/db/as-caller.ts';
 import { openSse, type SseClient, type SseMessage } from '../support/sse.ts';
 import { until } from '../support/until.ts';
 
@@ -272,7 +273,8 @@ describe('live delivery', () => {
     const pool = t.pools.api;
     const ctx = `select app_hidden.publish_ephemeral_event('CHAT_MESSAGE_POSTED', 'chat-thread-stream', $9, '{"phase":"started"}') as e
                  from (select app_hidden.set_request_context($1, $2, $3, $4, $5, $6, $7, $8)) identity`;
-    const { rows: [own] } = await pool.query(ctx, [ws.id, null, subscriber.id, null, ['SUBSCRIBE_EVENTS'], [], [], [], threadId]);
+    const caller = await t.keys.authenticate(`Bearer ${subscriber.token}`);
+    const { rows: [own] } = await pool.query(ctx, [...callerValues(caller, []), threadId]);
     await c.waitFor((x) => data(x).id === own.e.id);
     await expect(t.pools.owner.query(`select app_private.publish_ephemeral_event($1, 'X', 'chat-thread-stream', null, $2)`,
       [ws.id, { big: 'x'.repeat(9000) }])).rejects.toMatchObject({ code: 'SV400' });
