@@ -21,6 +21,7 @@ import { oneConnectionPerRequest, type WithPgClient } from './request-budget.ts'
 import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
 import { makeJSONPgSmartTagsPlugin } from 'postgraphile/utils';
 import { DescriptionsPlugin } from './descriptions.ts';
+import { closedSetEnumsPlugin, type ClosedSets } from './enums.ts';
 import { AttributeOrderPlugin, ProcedureKeysetPlugin } from './paging.ts';
 import { ComposedTextPlugin } from './nfc.ts';
 import { ToolMutationsPlugin } from './tool-mutations.ts';
@@ -140,6 +141,8 @@ export interface GraphqlPresetOptions {
   /** A pool whose connections run as svc_visitor (createPools().api). Ours: we end it, not PostGraphile. */
   pool: pg.Pool;
   graphiql?: boolean;
+  /** The text columns with a closed set of values, typed as GraphQL enums (enums.ts: loadClosedSets). */
+  closedSets: ClosedSets;
 }
 
 /** The service with its statements of one request taking turns on one connection, under one budget (request-budget.ts). */
@@ -161,7 +164,8 @@ function oneConnectionPerRequestService(service: GraphileConfig.PgServiceConfigu
 export function makePreset(opts: GraphqlPresetOptions): GraphileConfig.Preset {
   return {
     extends: [PostGraphileAmberPreset, PgSimplifyInflectionPreset],
-    plugins: [HiddenColumnsPlugin, TenantKeyNamingPlugin, WebhookUrlCheckPlugin, ToolMutationsPlugin, AttributeOrderPlugin, ProcedureKeysetPlugin, DescriptionsPlugin, ComposedTextPlugin],
+    plugins: [HiddenColumnsPlugin, TenantKeyNamingPlugin, WebhookUrlCheckPlugin, ToolMutationsPlugin, AttributeOrderPlugin, ProcedureKeysetPlugin, DescriptionsPlugin, ComposedTextPlugin,
+      closedSetEnumsPlugin(opts.closedSets)],
     // PostGraphile hides relations and filters whose columns lack a full (non-partial) index. Ours are
     // mostly partial (`where deleted_at is null`) and every query is confined to one workspace by RLS,
     // so in-app clients get every relation (Project.issues, Agent.assignedIssues, ...).

@@ -31,6 +31,7 @@ import { ApiError, invalidInput, noRoute, scopeRequired } from '../errors.ts';
 import { maskError } from './errors.ts';
 import { measureQuery, parseQuery } from './limits.ts';
 import { GRAPHIQL_STATIC_PATH, makePreset } from './preset.ts';
+import { loadClosedSets } from './enums.ts';
 import { bodyCalls, KEYLESS_BODY_LIMIT } from '../http/rate-limit.ts';
 import { inTurn, releaseWhenAnswered } from './request-budget.ts';
 import { TOOL_FIELD_NAMES, type ToolMutationContext } from './tool-mutations.ts';
@@ -114,7 +115,7 @@ export function pgSettingsFor(caller: Caller): Record<string, string> {
 
 /** Mounts POST /graphql and GET /graphiql on `app` (call inside app.register to keep the hook local). */
 export async function registerGraphql(app: FastifyInstance, opts: GraphqlOptions): Promise<void> {
-  const preset = makePreset({ pool: opts.pool, graphiql: opts.graphiql });
+  const preset = makePreset({ pool: opts.pool, graphiql: opts.graphiql, closedSets: await loadClosedSets(opts.pool) });
   const pgl = postgraphile({
     extends: [preset],
     grafserv: { maskError },

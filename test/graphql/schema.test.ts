@@ -10,6 +10,7 @@ import { GraphQLObjectType, isInputObjectType, isInterfaceType, isObjectType, le
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPools, type Pools } from '../../src/db/database.ts';
 import { makePreset } from '../../src/graphql/preset.ts';
+import { loadClosedSets } from '../../src/graphql/enums.ts';
 import { createTestDatabase } from '../support/harness.ts';
 
 const SNAPSHOT = path.resolve('schema.graphql');
@@ -23,7 +24,7 @@ beforeAll(async () => {
   const spies = (['log', 'info', 'warn', 'error'] as const).map((level) =>
     vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void buildLog.push(`${level}: ${args.map(String).join(' ')}`)));
   try {
-    ({ schema } = await makeSchema(makePreset({ pool: pools.api })));
+    ({ schema } = await makeSchema(makePreset({ pool: pools.api, closedSets: await loadClosedSets(pools.api) })));
   } finally {
     for (const s of spies) s.mockRestore();
   }

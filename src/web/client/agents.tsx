@@ -16,7 +16,7 @@ const AGENTS = `query Agents {
     agentRuns(condition: {finishedAt: null}, orderBy: STARTED_AT_DESC, first: 5) { nodes { rowId status currentStep issue { rowId key title statusId } } }
     issuesByAssignedAgentId(condition: {deletedAt: null}, orderBy: UPDATED_AT_DESC, first: 20) { nodes { rowId key title statusId } }
   } }
-  actionRequests(condition: {status: "OPEN"}, orderBy: CREATED_AT_DESC, first: 100) { nodes { ${REQUEST_FIELDS} } }
+  actionRequests(condition: {status: OPEN}, orderBy: CREATED_AT_DESC, first: 100) { nodes { ${REQUEST_FIELDS} } }
   ${DASHBOARD_SELECTION}
 }`;
 interface AgentsPage {
