@@ -605,8 +605,8 @@ create table app_public.comments (
   revisions jsonb default '[]'::jsonb not null,
   edited_at timestamp with time zone, -- When the comment was last edited (comments.update, a confidence-only change included, or comments.upsertStatus for STATUS comments); null = never.
   deleted_at timestamp with time zone, -- When the comment was deleted (soft: kept for audit, left out of lists); null = live.
-  created_at timestamp with time zone default now() not null, -- When the comment was posted.
-  updated_at timestamp with time zone default now() not null, -- When the comment last changed (an edit or its deletion).
+  created_at timestamp with time zone default clock_timestamp() not null, -- When the comment was posted.
+  updated_at timestamp with time zone default clock_timestamp() not null, -- When the comment last changed (an edit or its deletion).
   constraint comments_pkey PRIMARY KEY (id),
   constraint comments_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint comments_author_user_id_fkey FOREIGN KEY (author_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
@@ -2040,6 +2040,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.require_crew_admin() returns void; plpgsql stable; execute: svc_visitor; orchestration/crews.sql
 -- app_hidden.require_issues_unrestricted(text) returns void; plpgsql stable; execute: svc_visitor; core/narrowing.sql
 -- app_hidden.require_key_user() returns uuid; plpgsql stable; execute: svc_visitor; core/caller.sql
+-- app_hidden.require_live_key() returns void; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_open_cycle(app_public.cycles) returns void; plpgsql stable; execute: svc_visitor; cycles/cycles.sql
 -- app_hidden.require_other_done_status(app_public.statuses) returns void; plpgsql stable; execute: svc_visitor; statuses/statuses.sql
 -- app_hidden.require_own_agent() returns app_public.agents; plpgsql stable; execute: svc_visitor; agents/agents.sql

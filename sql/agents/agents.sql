@@ -446,11 +446,28 @@ begin
     v_fired := v_fired || jsonb_build_object('kind', 'AGENT_OFFLINE', 'subjectId', v_agent.id, 'agentId', v_agent.id,
       'workspaceId', v_agent.workspace_id, 'lastHeartbeatAt', v_agent.last_heartbeat_at);
   end loop;
+  -- An agent whose keys have all expired cannot act either (a revoked last key sets it OFFLINE at once, by trigger):
+  -- OFFLINE now, reason keys_expired, rather than when its silence reaches the window. An agent that never had a key
+  -- is left to the window.
+  perform set_config('svc.agent_status_reason', 'keys_expired', true);
+  for v_agent in
+    select a.* from app_public.agents a
+    where a.status <> 'OFFLINE' and a.archived_at is null
+      and exists (select 1 from app_private.api_keys k where k.linked_agent_id = a.id)
+      and not exists (select 1 from app_private.api_keys k where k.linked_agent_id = a.id and k.revoked_at is null
+                      and (k.expires_at is null or k.expires_at > p_now))
+    order by a.workspace_id, a.id
+    for update of a skip locked
+  loop
+    update app_public.agents set status = 'OFFLINE' where id = v_agent.id;
+    v_fired := v_fired || jsonb_build_object('kind', 'AGENT_OFFLINE', 'subjectId', v_agent.id, 'agentId', v_agent.id,
+      'workspaceId', v_agent.workspace_id, 'lastHeartbeatAt', v_agent.last_heartbeat_at);
+  end loop;
   perform set_config('svc.agent_status_reason', '', true);
   return v_fired;
 end
 $$;
-comment on function app_private.sweep_silent_agents(p_now timestamp with time zone) is 'Presence sweep: ONLINE or BUSY agents without a heartbeat for the workspace''s agentRunStaleMinutes at p_now go OFFLINE (AGENT_STATUS_CHANGED, reason heartbeat_timeout), so the dispatcher skips them. Returns [{kind: AGENT_OFFLINE, subjectId: agentId, agentId, workspaceId, lastHeartbeatAt}]. Run every minute with the other sweeps (svc_watchdog_sweep, svc admin sweep).';
+comment on function app_private.sweep_silent_agents(p_now timestamp with time zone) is 'Presence sweep: ONLINE or BUSY agents without a heartbeat for the workspace''s agentRunStaleMinutes at p_now go OFFLINE (AGENT_STATUS_CHANGED, reason heartbeat_timeout), and those whose keys have all expired (reason keys_expired), so the dispatcher skips them. Returns [{kind: AGENT_OFFLINE, subjectId: agentId, agentId, workspaceId, lastHeartbeatAt}]. Run every minute with the other sweeps (svc_watchdog_sweep, svc admin sweep).';
 
 create or replace function app_private.update_agent(p_workspace_id uuid, p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean default false)
  returns app_public.agents

@@ -306,6 +306,20 @@ $$;
 comment on function app_hidden.set_request_context(p_workspace_id uuid, p_user_id uuid, p_key_id uuid, p_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[]) is 'Checks the identity is the key''s own (user, agent, scopes, narrowing: 401 invalid otherwise), the key still live (401 revoked/expired otherwise) and its agent, if any, not archived (403 agent_archived), and writes the caller identity into transaction-local settings. The API calls it in the same statement as the tool function.';
 grant execute on function app_hidden.set_request_context(p_workspace_id uuid, p_user_id uuid, p_key_id uuid, p_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[]) to svc_visitor;
 
+create or replace function app_hidden.require_live_key()
+ returns void
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+begin
+  -- Volatile: it reads the key as committed now, not as the call's statement found it (set_request_context's check).
+  perform app_private.current_caller();
+end
+$$;
+comment on function app_hidden.require_live_key() is 'Raises 401 revoked/expired/invalid unless the calling key is live as committed now: for a write that waited on a lock a revocation may have held (agents.heartbeat).';
+grant execute on function app_hidden.require_live_key() to svc_visitor;
+
 create or replace function app_private.current_caller()
  returns app_private.caller
  language plpgsql

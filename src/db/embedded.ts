@@ -167,6 +167,10 @@ async function readLock(pgdata: string): Promise<{ pid: number; ours: boolean } 
   const here = await fs.realpath(pgdata);
   const same = async (p: string | undefined) => p !== undefined && (await fs.realpath(p).catch(() => path.resolve(p))) === here;
   if (dir && !(await same(dir))) return { pid, ours: false };
+  // Another program since a crash: its name says so to anyone (a process of another user hides its working directory
+  // from a non-root svc, which took such a pid for its server and then could not connect).
+  const comm = await fs.readFile(`/proc/${pid}/comm`, 'utf8').catch(() => undefined);
+  if (comm !== undefined && comm.trim() !== 'postgres') return { pid, ours: false };
   const cwd = await fs.readlink(`/proc/${pid}/cwd`).catch(() => undefined);
   return { pid, ours: cwd === undefined || (await same(cwd)) };
 }

@@ -26,13 +26,16 @@ export async function loadClosedSets(pool: Pick<pg.Pool, 'query'>): Promise<Clos
      order by 1, c.conname`);
   const sets: ClosedSets = new Map();
   for (const r of rows) {
-    const m = r.def.match(/^CHECK \(\(?(\w+) = ANY \(ARRAY\[(.*)\]\)\)?\)$/);
+    // `col = ANY (ARRAY[…])`, or `col IS NULL OR col = ANY (ARRAY[…])` (a nullable column written so).
+    const m = r.def.match(/^CHECK \(\(?(\w+) = ANY \(ARRAY\[(.*)\]\)\)?\)$/)
+      ?? r.def.match(/^CHECK \(\(\((\w+) IS NULL\) OR \(\1 = ANY \(ARRAY\[(.*)\]\)\)\)\)$/);
     if (!m) continue;
     const values = m[2]!.split(', ').map((v) => v.match(/^'([^']*)'::text$/)?.[1]);
     if (values.some((v) => v === undefined || !GRAPHQL_ENUM_VALUE.test(v))) continue;
     const table = r.table.replace(/^app_public\./, '');
     if (!sets.has(table)) sets.set(table, new Map());
-    sets.get(table)!.set(m[1]!, values as string[]);
+    // In name order: the order orderBy sorts the column in (as text), so the order the enum lists them in says it.
+    sets.get(table)!.set(m[1]!, (values as string[]).sort());
   }
   return sets;
 }
@@ -81,7 +84,11 @@ export function closedSetEnumsPlugin(sets: ClosedSets): GraphileConfig.Plugin {
             const existing = pgType?.typtype === 'e' ? await info.helpers.pgCodecs.getCodecFromType(event.serviceName, pgType._id) : null;
             const existingValues = (existing as { values?: Array<{ value: string }> } | null)?.values;
             const same = existingValues?.map((v) => v.value).sort().join() === [...values].sort().join();
-            codec = same ? existing! : { ...enumCodec({ name: pgType ? `${name}Value` : name, identifier: sql`text`, values }), hasNaturalOrdering: true };
+            codec = same ? existing! : {
+              ...enumCodec({ name: pgType ? `${name}Value` : name, identifier: sql`text`, values,
+                description: 'Listed, and ordered by orderBy, by name.' }),
+              hasNaturalOrdering: true,
+            };
             codecs.set(name, codec);
           }
           event.attribute.codec = codec;

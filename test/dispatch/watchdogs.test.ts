@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchWorkspace, sweep } from '../../src/dispatch/tasks.ts';
-import { createAgent, createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { createAgent, createKey, createWorkspace, ok, rest, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 const sql = (text: string, params: unknown[] = []) => t.pools.owner.query(text, params);
@@ -294,6 +294,37 @@ describe('presence', () => {
     const fresh = await createKey(t, other, { agent: 'keyed', scopes: ['READ_ISSUES'] });
     await ok(t, fresh.token, 'agents.heartbeat', {});
     expect(await status(other, keyed.id)).toBe('ONLINE');
+
+    // A heartbeat that waits on the agent's row while its last key is being revoked is refused once it gets the row
+    // (it set the agent back ONLINE, with no key left to act).
+    const revoking = await t.pools.owner.connect();
+    try {
+      await revoking.query('begin');
+      await revoking.query('update app_private.api_keys set revoked_at = now() where id = $1', [fresh.id]);
+      const beat = rest(t, fresh.token, 'agents.heartbeat', {});
+      await new Promise((r) => setTimeout(r, 300));
+      await revoking.query('commit');
+      expect((await beat).status).toBe(401);
+    } finally {
+      revoking.release();
+    }
+    expect(await status(other, keyed.id)).toBe('OFFLINE');
+  });
+
+  it('the presence sweep sets OFFLINE an agent whose keys have all expired (reason keys_expired); one that never had a key is left to the window', async () => {
+    const other = await createWorkspace(t);
+    const expiring = await createAgent(t, other, 'expiring');
+    const key = await createKey(t, other, { agent: 'expiring', scopes: ['READ_ISSUES'], ttlHours: 1 });
+    await ok(t, key.token, 'agents.heartbeat', {});
+    const keyless = await createAgent(t, other, 'keyless');
+    await sql("update app_public.agents set status = 'ONLINE', last_heartbeat_at = now() where id = $1", [keyless.id]);
+    expect(firedFor(await sweepAt(later(60)), expiring.id)).toEqual([]);
+    await sql(`update app_private.api_keys set expires_at = now() - interval '1 second' where id = $1`, [key.id]);
+    const fired = await sweepAt(later(60));
+    expect(firedFor(fired, expiring.id)).toEqual(['AGENT_OFFLINE']);
+    expect(firedFor(fired, keyless.id)).toEqual([]);
+    const [event] = (await ok(t, other.token, 'events.recent', { subjectType: 'agent', subjectId: expiring.id, kinds: ['AGENT_STATUS_CHANGED'] })).items;
+    expect(event.payload).toEqual({ agentId: expiring.id, from: 'ONLINE', to: 'OFFLINE', reason: 'keys_expired' });
   });
 });
 

@@ -49,6 +49,9 @@ describe('comments.createMany', () => {
     const events = (await ok(t, ws.token, 'events.recent', { kinds: ['COMMENT_CREATED'], limit: 100 })).items
       .filter((e: { payload: { issueId: string } }) => e.payload.issueId === issue.id);
     expect(events).toHaveLength(30);
+    // Listed in the order written, newest first (one createdAt for the batch listed it shuffled: ties went by random id).
+    const listed = (await ok(t, ws.token, 'comments.list', { issueId: issue.id, limit: 50 })).items.map((c: { body: string }) => c.body);
+    expect(listed).toEqual(Array.from({ length: 30 }, (_, n) => `Old comment ${29 - n}`));
   });
 
   it('all or nothing: a failing item names itself and nothing is posted; other workspaces and narrowings are not found', async () => {

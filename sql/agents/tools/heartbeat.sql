@@ -24,6 +24,9 @@ begin
       runtime_id = coalesce(v_runtime.id, a.runtime_id)
   where a.id = v_agent.id
   returning * into v_agent;
+  -- The key again, now that the agent's row is ours: a heartbeat that waited on it while the agent's last key was
+  -- revoked (which sets it OFFLINE) brought it back ONLINE with no key to act, until the presence sweep.
+  perform app_hidden.require_live_key();
   return app_hidden.agent_json(v_agent);
 end
 $$;

@@ -39,7 +39,8 @@ export function Agents({ meta }: { meta: Meta }) {
   if (!d) return <main class="page agents"><h1 tabIndex={-1}>Agents</h1>{loaded.error ? <p class="error" role="alert">{loaded.error}</p> : <p>Loading…</p>}</main>;
   const pipeline = new Map((d.agentsPipeline?.agents ?? []).map((p) => [p.agentId, p]));
   // Webhook health is an unnarrowed OWNER/ADMIN's: for anyone else the table is simply not there.
-  const showWebhooks = d.webhookHealth || (failed.webhookHealth && failed.webhookHealth.code !== 'admin_required');
+  // A key that may not read it (not an admin, no ADMIN scope, narrowed: any 403) is not shown the panel at all.
+  const showWebhooks = d.webhookHealth || (failed.webhookHealth && failed.webhookHealth.status !== 403 && failed.webhookHealth.code !== 'admin_required');
   return (
     <main class="page agents">
       <h1 tabIndex={-1}>Agents</h1>

@@ -89,12 +89,15 @@ export async function gqlPartial<T = any>(query: string, variables: Record<strin
 // so re-reads are paid from a bucket of 30 calls refilled at 2 a second: a change shows 300 ms after it (an issue made
 // elsewhere appears within a second), and under a stream of events the open view re-reads as often as 120 calls a
 // minute allow (the board every 3 s), which leaves the rest to the person's own actions (an open board used them all
-// up when agents wrote twice a second).
-interface Listener { run(): void; wants?: (kind: string) => boolean; cost: number }
+// up when agents wrote twice a second). An issue's page reads again only for events about it (aboutIssue): re-reading
+// on every event, an idle issue tab beside a board ran the key into its limit.
+/** A stream event as the page reads it (what it is about decides which views read again). */
+export interface StreamEvent { kind?: string; subjectType?: string; subjectId?: string; payload?: Record<string, unknown> | null }
+interface Listener { run(): void; wants?: (kind: string, event?: StreamEvent) => boolean; cost: number }
 const listeners = new Set<Listener>();
 export interface ChangeOptions {
-  /** The event kinds that concern it (all when absent). */
-  wants?: (kind: string) => boolean;
+  /** The events that concern it (all when absent); `event` is absent when only the kind is known. */
+  wants?: (kind: string, event?: StreamEvent) => boolean;
   /** Calls of the rate limit one re-read spends (its catalog-tool fields; 1 for a read of PostGraphile fields only). */
   cost?: number;
 }
@@ -121,8 +124,8 @@ function refill() {
 /** What re-reading the views now due spends (at most a full bucket, so one costly view still runs). */
 const dueCost = () => Math.min(BUCKET, [...due].reduce((sum, l) => sum + l.cost, 0));
 /** An event of this kind happened (undefined: anything may have changed, e.g. after a reconnection). */
-function changed(kind?: string) {
-  for (const l of listeners) if (kind === undefined || !l.wants || l.wants(kind)) due.add(l);
+function changed(kind?: string, event?: StreamEvent) {
+  for (const l of listeners) if (kind === undefined || !l.wants || l.wants(kind, event)) due.add(l);
   if (timer || due.size === 0) return;
   refill();
   timer = setTimeout(() => {
@@ -195,7 +198,10 @@ export function follow(key: string, live: (state: LiveState) => void): () => voi
             const id = lines.find((l) => l.startsWith('id:'));
             if (id) lastId = id.slice(3).trim();
             const data = lines.find((l) => l.startsWith('data:'));
-            if (data) changed(kindOf(data.slice(5)));
+            if (data) {
+              const event = eventOf(data.slice(5));
+              changed(event?.kind, event);
+            }
           }
         }
       } catch {
@@ -213,12 +219,28 @@ export function follow(key: string, live: (state: LiveState) => void): () => voi
   };
 }
 
-/** The event kind of a stream frame's data, if it can be read. */
-function kindOf(data: string): string | undefined {
+/** A stream frame's event, if it can be read. */
+function eventOf(data: string): StreamEvent | undefined {
   try {
-    const kind = (JSON.parse(data) as { kind?: unknown }).kind;
-    return typeof kind === 'string' ? kind : undefined;
+    const event = JSON.parse(data) as StreamEvent;
+    return typeof event?.kind === 'string' ? event : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Subjects whose events are about one issue (their payload names it: issueId, fromIssueId, toIssueId). */
+const ISSUE_SUBJECTS = new Set(['issue', 'comment', 'agent-run', 'action-request', 'attachment']);
+/**
+ * For a view of one issue: events about it, and the workspace's own (a status, label, agent or member renamed); another
+ * issue's news (its comments, runs, requests) changes nothing there. An idle issue page re-read on every event of the
+ * workspace, twice a read, and with the board open beside it ran into the key's rate limit while an agent worked.
+ */
+export function aboutIssue(issueId: () => string | undefined) {
+  return (_kind: string, e?: StreamEvent): boolean => {
+    const id = issueId();
+    if (!e || !id || !ISSUE_SUBJECTS.has(e.subjectType ?? '')) return true;
+    const p = e.payload ?? {};
+    return e.subjectId === id || p.issueId === id || p.fromIssueId === id || p.toIssueId === id || p.parentId === id;
+  };
 }

@@ -1,7 +1,7 @@
 import type { ComponentChild } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { openedFrom, refocus, say, useArrival } from './a11y.tsx';
-import { gql } from './api.ts';
+import { aboutIssue, gql } from './api.ts';
 import { LabelChip } from './board.tsx';
 import { CommitCheckbox, CommitSelect } from './controls.tsx';
 import { may, personName, PRIORITIES, reasonInWords, statusOf, type Meta } from './data.ts';
@@ -266,7 +266,10 @@ export function IssuePage({ issueKey, meta }: { issueKey: string; meta: Meta }) 
     turn.current = done.catch(() => undefined);
     return done;
   };
-  const loaded = useLive(() => inTurn(() => loadIssue(issueKey, lists)), [issueKey]);
+  // Two requests a read (the issue, then its lists' newest pages); read again for events about this issue only.
+  const shownId = useRef<string | undefined>(undefined);
+  const loaded = useLive(() => inTurn(() => loadIssue(issueKey, lists)), [issueKey], { cost: 2, wants: aboutIssue(() => shownId.current) });
+  shownId.current = loaded.data?.issue?.rowId;
   const [, shown] = useState(0);
   const [reading, setReading] = useState<ListName>();
   const [body, setBody] = useDraft(draftKey(meta.viewerId, issueKey));

@@ -84,6 +84,11 @@ const SHORTCUTS_HINT = 'Single-key shortcuts: / goes to the search box, j and k 
 const FILTER_NAMES = ['project', 'label', 'assignee', 'priority', 'cycle'] as const;
 /** The search box's limit, and the service's for `query` (characters): a longer q in an address is cut to it. */
 const QUERY_MAX = 200;
+/**
+ * The pause in typing after which the box searches. Each search reads every column (one call of the key's rate limit
+ * each): at 150 ms every keystroke of someone typing searched, and a sentence typed used up the minute's 300 calls.
+ */
+const SEARCH_PAUSE_MS = 400;
 /** The filters and the search a board or list address carries (#/board?project=…&q=…). */
 function addressed(hash: string): { filters: Filters; q: string } {
   const params = new URLSearchParams(hash.split('?')[1] ?? '');
@@ -152,7 +157,7 @@ function Workspace({ signOut }: { signOut(reason?: string): void }) {
   }, []);
   useEffect(() => {
     // A search typed past the limit searches its first QUERY_MAX characters (and says so under the box).
-    const t = setTimeout(() => setQuery(cut(typed.trim(), QUERY_MAX)), 150);
+    const t = setTimeout(() => setQuery(cut(typed.trim(), QUERY_MAX)), SEARCH_PAUSE_MS);
     return () => clearTimeout(t);
   }, [typed]);
   useEffect(() => {
