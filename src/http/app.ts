@@ -463,12 +463,23 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
   app.get('/live', async () => ({ ok: true }));
   // Readiness: the database answers, every migration this code ships is applied, and events stream (this process's
   // LISTEN connection is up and sequencing: without it its streams stayed open and silent while /ready said 200).
+  // Events flow when none committed waits more than a minute for its stream position (another process may hold the
+  // sequencer's lock and be stuck: then no process streams, while each one's own connection is fine).
+  const eventsFlowing = async () => {
+    try {
+      const { rows } = await withinMs(HEALTH_CHECK_MS, opts.ownerPool.query<{ waiting: boolean }>(
+        `select exists (select 1 from app_public.activity_events where stream_pos is null and created_at < now() - interval '60 seconds') as waiting`));
+      return !rows[0]!.waiting;
+    } catch {
+      return true; // not migrated yet (said by migrations), or the database is slow: not this check's to say
+    }
+  };
   app.get('/ready', async (req, reply) => {
     const expected = await committedMigrationCount();
     try {
       const { rows } = await withinMs(HEALTH_CHECK_MS, opts.ownerPool.query<{ n: number }>('select count(*)::int as n from graphile_migrate.migrations'));
       const applied = rows[0]!.n;
-      const events = opts.events ? { events: opts.events.notifier.listening } : {};
+      const events = opts.events ? { events: opts.events.notifier.listening && (await eventsFlowing()) } : {};
       // Fewer: still migrating. More: a newer release migrated this database (this code does not know its SQL).
       const ok = applied === expected && events.events !== false;
       return reply.code(ok ? 200 : 503).send({ ok, database: true, ...events, migrations: { applied, expected } });

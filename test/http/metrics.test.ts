@@ -104,6 +104,26 @@ describe('/live and /ready', () => {
     expect(back.json()).toMatchObject({ ok: true, events: true });
   });
 
+  it('/ready is 503 (events: false) while committed events wait over a minute for their stream position (a stuck sequencer elsewhere)', async () => {
+    const holder = new pg.Client({ connectionString: t.ownerUrl });
+    await holder.connect();
+    try {
+      // Another session holds the sequencer's lock (a process stuck while sequencing): nothing gets a position.
+      await holder.query('begin');
+      await holder.query('select pg_advisory_xact_lock(1398161490, 0)');
+      const { rows: [e] } = await t.pools.owner.query(`select id from app_public.activity_events order by created_at desc limit 1`);
+      await t.pools.owner.query(`update app_public.activity_events set stream_pos = null, created_at = now() - interval '2 minutes' where id = $1`, [e.id]);
+      const res = await t.app.inject({ method: 'GET', url: '/ready' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ ok: false, database: true, events: false });
+      await holder.query('rollback');
+      // Released, the event is sequenced again and /ready says so.
+      await expect.poll(async () => (await t.app.inject({ method: 'GET', url: '/ready' })).statusCode, { timeout: 5000 }).toBe(200);
+    } finally {
+      await holder.end();
+    }
+  });
+
   it('/ready is 503 when a migration is missing', async () => {
     const admin = new pg.Client({ connectionString: t.ownerUrl });
     await admin.connect();
