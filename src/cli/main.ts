@@ -141,7 +141,14 @@ const DB_URL = top('db url', 'Print the connection string of the database (the e
     if (!info) throw new Error(`no embedded database in ${config.dataDir} yet: run svc start (or svc migrate) first`);
     url = v.superuser ? info.url('svc') : info.ownerUrl('svc');
     running = info.running;
-    if (!running && !v.json) process.stderr.write('svc: the embedded server is not running now (svc start runs it; svc psql starts it for its session)\n');
+    if (info.portTaken) {
+      // A copy of a data directory whose original still runs: its URL reaches the original (an outside re-test connected
+      // to production's database with it).
+      process.stderr.write(`svc: this directory's server is not running, and another server holds its port ${info.port} (is this a copy of a `
+        + 'running data directory?): this URL reaches that server, not this directory\'s. Run svc admin or svc start here first; it moves to a free port\n');
+    } else if (!running && !v.json) {
+      process.stderr.write('svc: the embedded server is not running now (svc start runs it; svc psql starts it for its session)\n');
+    }
   }
   process.stdout.write(v.json ? `${JSON.stringify({ url, embedded: !config.databaseUrl, running })}\n` : `${url}\n`);
 });

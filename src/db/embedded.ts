@@ -235,17 +235,22 @@ export async function withSetupLock<T>(dataDir: string, fn: () => Promise<T>, pr
 export type Progress = (line: string) => void;
 
 /** Connection settings of the cluster in this data directory, without starting it (undefined: none yet). */
-export async function embeddedClusterInfo(dataDir: string): Promise<{ url(database: string): string; ownerUrl(database: string): string; running: boolean } | undefined> {
+export async function embeddedClusterInfo(dataDir: string): Promise<{ url(database: string): string; ownerUrl(database: string): string; running: boolean; port: number; portTaken: boolean } | undefined> {
   const pgdata = path.join(dataDir, 'pg');
   if (!(await exists(path.join(pgdata, 'PG_VERSION')))) return undefined;
   const settings = JSON.parse(await fs.readFile(path.join(dataDir, 'embedded.json'), 'utf8')) as ClusterSettings;
   const url = (database: string) => `postgres://postgres:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/${database}`;
+  const running = (await runningPid(pgdata)) !== undefined;
   return {
     url,
     ownerUrl: (database) => settings.ownerPassword
       ? `postgres://${OWNER_ROLE}:${encodeURIComponent(settings.ownerPassword)}@127.0.0.1:${settings.port}/${database}`
       : url(database),
-    running: (await runningPid(pgdata)) !== undefined,
+    running,
+    port: settings.port,
+    // Not running, and yet something holds its port: another server (the original of a copied directory) that the URL
+    // would reach instead.
+    portTaken: !running && !(await portFree(settings.port)),
   };
 }
 

@@ -241,6 +241,9 @@ describe('svc on its embedded PostgreSQL', () => {
     try {
       // Its lock file names the original's live postmaster, its embedded.json the original's port.
       await run('cp', ['-a', dataDir, copy.SVC_DATA_DIR]);
+      // Its URL, before its own server ran, would reach the original's: said so.
+      const url = await svc(['db', 'url'], copy);
+      expect(url.stderr).toContain('another server holds its port');
       const made = await svc(['admin', 'create-workspace', '--name', 'Copy', '--key', 'COPYX', '--owner-email', 'c@example.com', '--json'], copy);
       expect(made.code).toBe(0);
       expect(made.stderr).toContain('stale postmaster.pid');
