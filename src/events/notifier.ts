@@ -58,6 +58,8 @@ export class Notifier extends EventEmitter {
     }
     this.client = client;
     this.retryMs = 250;
+    // A pass that failed with the old connection says nothing of this one (its next pass says if it fails too).
+    this.sequenceFailing = false;
     this.emit('connected');
     this.scheduleSequencing(0);
   }
