@@ -110,8 +110,7 @@ const rest = (url: string, tool: string, makeRequest: () => { token: string; arg
 
 /** wrk against the Node floor: the same requests, each body the arguments as the service passes them to SQL (zod-validated). */
 const floor = (url: string, tool: string, makeRequest: () => { token: string; args: unknown }, seconds = DURATION): Promise<Measured> =>
-  wrk(url, restRequests(tool, () => { const r = makeRequest(); return { token: r.token, args: findTool(tool)!.input.parse(r.args) }; }),
-    { connections: CONNECTIONS, seconds });
+  rest(url, tool, () => { const r = makeRequest(); return { token: r.token, args: findTool(tool)!.input.parse(r.args) }; }, seconds);
 
 /**
  * Open loop: one request every 1/rate s, evenly spaced, whether or not earlier ones have answered (the

@@ -285,9 +285,9 @@ export async function openEmbeddedCluster(dataDir: string, progress: Progress = 
     }
 
     let startedHere = false;
-    if (!(await runningPid(pgdata))) {
-      const lock = await readLock(pgdata);
-      if (lock && !lock.ours) {
+    const lock = await readLock(pgdata);
+    if (!lock?.ours) {
+      if (lock) {
         // Not this directory's (a copy's, or a pid reused since a crash): PostgreSQL would refuse to start while the
         // process it names lives, with a message naming neither.
         warn(`removing a stale postmaster.pid (it names process ${lock.pid}, which is not this directory's server: a copy of a running data directory, or a crash)`);

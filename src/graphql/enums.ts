@@ -83,7 +83,7 @@ export function closedSetEnumsPlugin(sets: ClosedSets): GraphileConfig.Plugin {
             const pgType = await info.helpers.pgIntrospection.getTypeByName(event.serviceName, 'app_public', snake);
             const existing = pgType?.typtype === 'e' ? await info.helpers.pgCodecs.getCodecFromType(event.serviceName, pgType._id) : null;
             const existingValues = (existing as { values?: Array<{ value: string }> } | null)?.values;
-            const same = existingValues?.map((v) => v.value).sort().join() === [...values].sort().join();
+            const same = existingValues?.map((v) => v.value).sort().join() === values.join();
             codec = same ? existing! : {
               ...enumCodec({ name: pgType ? `${name}Value` : name, identifier: sql`text`, values,
                 description: 'Listed, and ordered by orderBy, by name.' }),

@@ -175,7 +175,6 @@ const readinessLogs = new LogThrottle();
 /** Requests refused because the database is out of reach, logged once a minute per process. */
 const unavailableLogs = new LogThrottle();
 
-
 /** The ids of a JSON-RPC batch's calls (notifications have none), for a refusal of every call of it. */
 function batchIdsOf(body: unknown, err: ApiError): Array<string | number> | undefined {
   if (!Array.isArray(body) || !CALLER_REFUSALS.has(err.status)) return undefined;

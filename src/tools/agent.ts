@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { defineTools, id, issueRef, tool } from './define.ts';
+import { defineTools, engagementMode, id, issueRef, tool } from './define.ts';
 import { ChatMessageOut, ChatThreadOut } from './chat.ts';
-import { AgentOut, AttachmentOut, ChecklistItemOut, CommentOut, engagementModeOut, IssueFullOut, IssueRefOut, RelationOut, RunOut, WorkspaceOut } from './shapes.ts';
+import { AgentOut, AttachmentOut, ChecklistItemOut, CommentOut, IssueFullOut, IssueRefOut, RelationOut, RunOut, WorkspaceOut } from './shapes.ts';
 
 const RunProtocolOut = z.looseObject({
-  contractVersion: z.string(), runId: z.string().nullable(), engagementMode: engagementModeOut,
+  contractVersion: z.string(), runId: z.string().nullable(), engagementMode,
   modeInstruction: z.string(), protocolInstruction: z.string(), mayMutateIssue: z.boolean(),
 });
 
@@ -18,7 +18,7 @@ const IssueBundleOut = z.looseObject({
     attachment: AttachmentOut.nullable(),
   })),
   completionContract: z.looseObject({
-    engagementMode: engagementModeOut, expectedOutput: z.string().nullable(), verificationChecklist: z.array(ChecklistItemOut),
+    engagementMode, expectedOutput: z.string().nullable(), verificationChecklist: z.array(ChecklistItemOut),
     artifactRequired: z.boolean(), requires: z.array(z.string()),
   }),
   runProtocol: RunProtocolOut, externalResources: z.array(z.unknown()),

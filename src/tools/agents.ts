@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { countsBy, defineTools, id, priority, timestamp, tool } from './define.ts';
-import { AgentOut, autoDispatchModeOut } from './shapes.ts';
+import { autoDispatchMode, countsBy, defineTools, engagementMode, id, priority, timestamp, tool } from './define.ts';
+import { AgentOut } from './shapes.ts';
 
 const issueRef = z.object({ id: z.string(), key: z.string(), number: z.number(), title: z.string() });
 const WorkloadOut = z.looseObject({
   generatedAt: timestamp,
   autoDispatch: z.boolean(),
-  autoDispatchMode: autoDispatchModeOut,
+  autoDispatchMode,
   pool: z.looseObject({
     queued: z.number().describe('Open issues queued for dispatch and not assigned yet'),
     byPriority: countsBy(priority),
@@ -21,7 +21,7 @@ const WorkloadOut = z.looseObject({
     runs: z.object({ active: z.number(), waiting: z.number(), stalled: z.number() }),
     currentRun: z.looseObject({
       id: z.string(), status: z.enum(['ACTIVE', 'WAITING', 'STALLED']),
-      engagementMode: z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS']), currentStep: z.string().nullable(),
+      engagementMode, currentStep: z.string().nullable(),
       startedAt: timestamp, lastEventAt: timestamp, issue: issueRef,
     }).nullable(),
   })),

@@ -10,13 +10,12 @@ import { BLOB_KEY, MAX_FILE_BYTES } from '../blobs/store.ts';
 import { ApiError } from '../errors.ts';
 import { msUntilExpiry } from '../auth/keys.ts';
 import { defineTools, httpUrl, id, line, tool, type ToolContext } from './define.ts';
-import { AttachmentOut, attachmentTargetType } from './shapes.ts';
+import { AttachmentOut, attachmentTargetType as targetType } from './shapes.ts';
 import { NOT_IN_A_LINE } from './text-guard.ts';
 
 /** Spec 8: getInline serves only these; anything else → use getDownloadUrl. */
 export const INLINE_MIME_ALLOWLIST = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', 'text/plain', 'text/markdown'];
 
-const targetType = attachmentTargetType;
 const targetId = z.string().min(1).max(64).describe('Id of the target (UUID; an issue may also be given by key, e.g. ENG-12)');
 const filename = z.string().min(1).max(255)
   .refine((s) => s.trim() === s, 'must not start or end with spaces')

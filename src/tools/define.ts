@@ -208,6 +208,9 @@ export const limit = (def: number, max: number) => z.number().int().min(1).max(m
 export const cursor = z.string().min(1).max(200).nullable().describe('nextCursor from the previous page');
 export const priority = z.enum(['NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT']);
 export const statusCategory = z.enum(['BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED']);
+/** What a run is for (spec 4.5): the mode of the run an assignment opens. */
+export const engagementMode = z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS']);
+export const autoDispatchMode = z.enum(['ROUND_ROBIN', 'PRIORITY_MATCH', 'CAPABILITY_MATCH', 'MANUAL_ONLY']);
 export const timestamp = z.string().describe('ISO 8601 timestamp');
 /**
  * A count per value of an enum, every value present: an object with one property each. (z.record(enum, number) said

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, defineTools, id, int, isoDate, issueRef, limit, line, page, priority, statusCategory, tool } from './define.ts';
+import { cursor, defineTools, engagementMode, id, int, isoDate, issueRef, limit, line, page, priority, statusCategory, tool } from './define.ts';
 import { EventOut, IssueFullOut, IssueOut, IssueWithIncludesOut, RunOut, WatcherOut } from './shapes.ts';
 
 const checklistItem = z.strictObject({
@@ -10,7 +10,7 @@ const checklistItem = z.strictObject({
 const checklist = z.array(checklistItem).max(50)
   .transform((items) => items.map((item, n) => ({ ...item, id: item.id ?? `item-${n + 1}` })))
   .refine((items) => new Set(items.map((i) => i.id)).size === items.length, 'checklist item ids must be unique');
-const engagementMode = z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS'])
+const runMode = engagementMode
   .describe('Engagement mode of the run the assignment opens (default EXECUTE). RESEARCH/REVIEW/DISCUSS runs may comment but not change the issue.');
 const profileKey = line(64);
 
@@ -213,7 +213,7 @@ export const issueTools = defineTools(
     name: 'issues.assign',
     scopes: ['WRITE_ISSUES'],
     description: "Assign an agent (agentId or profileKey) to an issue. Opens an ACTIVE run for it (mode, default EXECUTE) and abandons the previous agent's open run; writes ISSUE_ASSIGNED and AGENT_ASSIGNED. Archived agents: 400; an agent whose keys cannot see the issue: 409 agent_cannot_see_issue.",
-    input: z.strictObject({ id: issueRef, agentId: id('agentId').optional(), profileKey: profileKey.optional(), mode: engagementMode.optional() })
+    input: z.strictObject({ id: issueRef, agentId: id('agentId').optional(), profileKey: profileKey.optional(), mode: runMode.optional() })
       .refine(oneAgent, { message: 'pass exactly one of agentId or profileKey', path: ['agentId'] }),
     output: IssueFullOut.extend({ currentRun: RunOut.nullable() }),
   }),
@@ -225,7 +225,7 @@ export const issueTools = defineTools(
       issueId: issueRef,
       toProfileKey: profileKey,
       rationale: z.string().trim().min(10, 'rationale must be at least 10 characters').max(10_000),
-      mode: engagementMode.optional(),
+      mode: runMode.optional(),
     }),
     output: IssueFullOut.extend({ handoffCommentId: z.string(), currentRun: RunOut.nullable() }),
   }),

@@ -1,11 +1,9 @@
 /** Output shapes shared by several namespaces (the SQL shapers in migrations produce them). */
 import { z } from 'zod';
-import { priority, statusCategory, timestamp } from './define.ts';
+import { autoDispatchMode, engagementMode, priority, statusCategory, timestamp } from './define.ts';
 
 const ref = z.object({ id: z.string(), name: z.string() });
 
-export const engagementModeOut = z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS']);
-export const autoDispatchModeOut = z.enum(['ROUND_ROBIN', 'PRIORITY_MATCH', 'CAPABILITY_MATCH', 'MANUAL_ONLY']);
 /** What an attachment (or an upload) is attached to: the same values attachments.* take. */
 export const attachmentTargetType = z.enum(['issue', 'initiative', 'cycle', 'comment']);
 /** An issue's verificationChecklist item as stored: the id runs.complete names it by (items written before ids were given may lack one). */
@@ -18,7 +16,7 @@ export const WorkspaceOut = z.looseObject({
   id: z.string(), slug: z.string(), key: z.string(), name: z.string(),
   cycleLengthDays: z.number(), cycleCooldownDays: z.number(), timeTrackingEnabled: z.boolean(),
   attachmentQuotaMb: z.number(), requiredAckSeconds: z.number(), autoDispatch: z.boolean(),
-  autoDispatchMode: autoDispatchModeOut,
+  autoDispatchMode,
   assignmentSlaMinutes: z.number().describe('Minutes an assigned issue may go without activity before the watchdog writes ISSUE_STALLED; 0 = off'),
   agentRunStaleMinutes: z.number().describe('Minutes without a sign of life before an ACTIVE run is STALLED and an agent without heartbeat goes OFFLINE'),
 });
@@ -57,7 +55,7 @@ export const runStatus = z.enum(['ACTIVE', 'WAITING', 'STALLED', 'COMPLETED', 'A
 export const RunOut = z.looseObject({
   id: z.string(), agentId: z.string(), issueId: z.string(),
   status: runStatus,
-  engagementMode: z.enum(['EXECUTE', 'RESEARCH', 'REVIEW', 'DISCUSS']), currentStep: z.string().nullable(),
+  engagementMode, currentStep: z.string().nullable(),
   startedAt: timestamp, finishedAt: timestamp.nullable(), lastEventAt: timestamp,
   tokensIn: z.number(), tokensOut: z.number(), tokensCached: z.number(), costUsd: z.number(),
   controlState: z.string().nullable().describe('Reserved for controls asked of a running agent; no tool sets it yet (null), and runs.kick leaves it'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTools, id, int, line, statusCategory, tool } from './define.ts';
+import { autoDispatchMode, defineTools, id, int, line, statusCategory, tool } from './define.ts';
 import { StatusOut, WorkspaceOut } from './shapes.ts';
 
 export const workspaceTools = defineTools(
@@ -34,7 +34,7 @@ export const workspaceTools = defineTools(
       attachmentQuotaMb: int(0).optional(),
       requiredAckSeconds: int(0).optional(),
       autoDispatch: z.boolean().optional(),
-      autoDispatchMode: z.enum(['ROUND_ROBIN', 'PRIORITY_MATCH', 'CAPABILITY_MATCH', 'MANUAL_ONLY']).optional(),
+      autoDispatchMode: autoDispatchMode.optional(),
       assignmentSlaMinutes: int(0).optional(),
       agentRunStaleMinutes: int(1).optional(),
     }),
