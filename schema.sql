@@ -2316,6 +2316,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- functions of app_private (definitions in sql/)
 -- app_private.add_member(uuid,text,text) returns jsonb; plpgsql volatile; execute: owner only; workspace/members.sql
 -- app_private.agent_for_write(uuid,uuid) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
+-- app_private.agent_has_live_key(uuid,timestamp with time zone) returns boolean; sql stable; execute: owner only; agents/agents.sql
 -- app_private.agent_holders(uuid,uuid) returns text[]; sql stable; execute: owner only; agents/agents.sql
 -- app_private.api_key_info(app_private.api_keys,uuid) returns app_public.api_key; sql stable; execute: owner only; auth/keys.sql
 -- app_private.attachment_set_link_title(uuid,text) returns void; sql volatile; execute: owner only; attachments/jobs.sql

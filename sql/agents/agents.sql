@@ -420,6 +420,17 @@ end
 $$;
 comment on function app_private.set_agent_archived(p_workspace_id uuid, p_agent_id uuid, p_archived boolean) is 'Archives (AGENT_DELETED with archived: true) or restores (AGENT_UPDATED) an agent. Idempotent. Archiving ends the agent''s open runs (reason agent_archived), unassigns its unfinished issues (queued ones return to the dispatcher), passes its plan steps to a live crew member and sets it OFFLINE.';
 
+create or replace function app_private.agent_has_live_key(p_agent_id uuid, p_at timestamp with time zone default now())
+ returns boolean
+ language sql
+ stable
+ set search_path to 'pg_catalog'
+as $$
+  select exists (select 1 from app_private.api_keys k
+                 where k.linked_agent_id = p_agent_id and k.revoked_at is null and (k.expires_at is null or k.expires_at > p_at))
+$$;
+comment on function app_private.agent_has_live_key(p_agent_id uuid, p_at timestamp with time zone) is 'Whether an agent holds a key that acts at p_at (not revoked, not expired): without one it cannot heartbeat, claim or report (the revocation trigger and the presence sweep set it OFFLINE).';
+
 create or replace function app_private.sweep_silent_agents(p_now timestamp with time zone default now())
  returns jsonb
  language plpgsql
@@ -427,41 +438,29 @@ create or replace function app_private.sweep_silent_agents(p_now timestamp with 
  set search_path to 'pg_catalog'
 as $$
 declare
-  v_agent app_public.agents;
+  v_row record;
   v_fired jsonb := '[]';
 begin
   -- Presence expires: an agent ONLINE or BUSY that has not sent a heartbeat for the workspace's
   -- agentRunStaleMinutes is OFFLINE (AGENT_STATUS_CHANGED by trigger, reason heartbeat_timeout), so the
-  -- dispatcher stops handing work to an agent that crashed. Its next heartbeat brings it back. SKIP LOCKED: an
-  -- agent being assigned or heartbeating right now is left for the next sweep.
-  perform set_config('svc.agent_status_reason', 'heartbeat_timeout', true);
-  for v_agent in
-    select a.* from app_public.agents a join app_public.workspaces w on w.id = a.workspace_id
+  -- dispatcher stops handing work to an agent that crashed. Its next heartbeat brings it back. One whose keys have
+  -- all expired cannot act either (a revoked last key sets it OFFLINE at once, by trigger): OFFLINE now, reason
+  -- keys_expired, rather than when its silence reaches the window; one that never had a key is left to the window.
+  -- SKIP LOCKED: an agent being assigned or heartbeating right now is left for the next sweep.
+  for v_row in
+    select a as agent, case when s.silent then 'heartbeat_timeout' else 'keys_expired' end as reason
+    from app_public.agents a join app_public.workspaces w on w.id = a.workspace_id
+    cross join lateral (select coalesce(a.last_heartbeat_at, a.created_at) < p_now - make_interval(mins => w.agent_run_stale_minutes) as silent) s
     where a.status <> 'OFFLINE' and a.archived_at is null
-      and coalesce(a.last_heartbeat_at, a.created_at) < p_now - make_interval(mins => w.agent_run_stale_minutes)
+      and (s.silent or (exists (select 1 from app_private.api_keys k where k.linked_agent_id = a.id)
+                        and not app_private.agent_has_live_key(a.id, p_now)))
     order by a.workspace_id, a.id
     for update of a skip locked
   loop
-    update app_public.agents set status = 'OFFLINE' where id = v_agent.id;
-    v_fired := v_fired || jsonb_build_object('kind', 'AGENT_OFFLINE', 'subjectId', v_agent.id, 'agentId', v_agent.id,
-      'workspaceId', v_agent.workspace_id, 'lastHeartbeatAt', v_agent.last_heartbeat_at);
-  end loop;
-  -- An agent whose keys have all expired cannot act either (a revoked last key sets it OFFLINE at once, by trigger):
-  -- OFFLINE now, reason keys_expired, rather than when its silence reaches the window. An agent that never had a key
-  -- is left to the window.
-  perform set_config('svc.agent_status_reason', 'keys_expired', true);
-  for v_agent in
-    select a.* from app_public.agents a
-    where a.status <> 'OFFLINE' and a.archived_at is null
-      and exists (select 1 from app_private.api_keys k where k.linked_agent_id = a.id)
-      and not exists (select 1 from app_private.api_keys k where k.linked_agent_id = a.id and k.revoked_at is null
-                      and (k.expires_at is null or k.expires_at > p_now))
-    order by a.workspace_id, a.id
-    for update of a skip locked
-  loop
-    update app_public.agents set status = 'OFFLINE' where id = v_agent.id;
-    v_fired := v_fired || jsonb_build_object('kind', 'AGENT_OFFLINE', 'subjectId', v_agent.id, 'agentId', v_agent.id,
-      'workspaceId', v_agent.workspace_id, 'lastHeartbeatAt', v_agent.last_heartbeat_at);
+    perform set_config('svc.agent_status_reason', v_row.reason, true);
+    update app_public.agents set status = 'OFFLINE' where id = (v_row.agent).id;
+    v_fired := v_fired || jsonb_build_object('kind', 'AGENT_OFFLINE', 'subjectId', (v_row.agent).id, 'agentId', (v_row.agent).id,
+      'workspaceId', (v_row.agent).workspace_id, 'lastHeartbeatAt', (v_row.agent).last_heartbeat_at);
   end loop;
   perform set_config('svc.agent_status_reason', '', true);
   return v_fired;

@@ -32,9 +32,7 @@ begin
   perform 1 from app_public.agents a
   where a.id = new.linked_agent_id and a.status <> 'OFFLINE' and a.archived_at is null
   for update;
-  if found and not exists (
-    select 1 from app_private.api_keys k
-    where k.linked_agent_id = new.linked_agent_id and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())) then
+  if found and not app_private.agent_has_live_key(new.linked_agent_id) then
     perform set_config('svc.agent_status_reason', 'keys_revoked', true);
     update app_public.agents set status = 'OFFLINE' where id = new.linked_agent_id;
     perform set_config('svc.agent_status_reason', '', true);
