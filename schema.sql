@@ -1647,6 +1647,7 @@ create table app_public.webhooks (
   created_at timestamp with time zone default now() not null, -- When the webhook was registered.
   updated_at timestamp with time zone default now() not null, -- When the webhook last changed.
   owner_user_id uuid, -- Whose webhook it is: the person who registered it, or last changed its URL or rotated its secret (null: the operator, or they were deleted); it is deactivated when they leave the workspace.
+  failing_since timestamp with time zone, -- When the first of the delivery attempts that have all failed since the last success was made (null: the last attempt succeeded, or none yet). Kept by the delivery worker; past SVC_WEBHOOK_DISABLE_AFTER_HOURS the webhook is deactivated.
   constraint webhooks_pkey PRIMARY KEY (id),
   constraint webhooks_workspace_id_id_key UNIQUE (workspace_id, id),
   constraint webhooks_created_by_user_id_fkey FOREIGN KEY (owner_user_id) REFERENCES app_public.users(id) ON DELETE SET NULL,
@@ -1660,7 +1661,7 @@ alter table app_public.webhooks force row level security;
 grant select on app_public.webhooks to svc_visitor;
 create policy owner_all on app_public.webhooks for all to current_user using (true) with check (true);
 create policy select_as_workspace_admin on app_public.webhooks for select to svc_visitor using (((workspace_id = ( SELECT app_hidden.current_workspace_id() AS current_workspace_id)) AND ( SELECT app_hidden.is_workspace_admin() AS is_workspace_admin) AND ( SELECT app_hidden.key_unnarrowed() AS key_unnarrowed)));
-CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.webhooks FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
+CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.webhooks FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at('failing_since');
 
 -- A tenant. Every request is evaluated inside exactly one workspace, the one of its key.
 create table app_public.workspaces (
@@ -2455,7 +2456,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.webhook_deliveries_prune(integer,integer) returns integer; plpgsql volatile security definer; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_deliveries_sweep(integer,boolean) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_delivery_claim(uuid,integer) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
--- app_private.webhook_delivery_record(uuid,jsonb,numeric[]) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
+-- app_private.webhook_delivery_record(uuid,jsonb,numeric[],numeric) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_delivery_retry(uuid) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_fanout(uuid,integer,text) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql
 -- app_private.webhook_rotate_secret(uuid,integer) returns jsonb; plpgsql volatile; execute: owner only; webhooks/webhooks.sql

@@ -5,6 +5,7 @@ import { egressAllowPrivateFromEnv } from './webhooks/registration.ts';
 
 /** Days an ended webhook or agent delivery is kept (SVC_DELIVERY_RETENTION_DAYS) when nothing says otherwise. */
 export const DEFAULT_DELIVERY_RETENTION_DAYS = 30;
+export const DEFAULT_WEBHOOK_DISABLE_AFTER_HOURS = 72;
 
 /** Everything the service reads from its environment, in one place (see README "Configuration"). */
 export interface Config {
@@ -30,6 +31,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Days an ended webhook or agent delivery (and its attempts) is kept; 0 = forever. */
   deliveryRetentionDays: number;
+  /** Hours a webhook may fail every delivery attempt before it is deactivated; 0 = never. */
+  webhookDisableAfterHours: number;
   /** Seconds a stop (SIGINT/SIGTERM) may take before the process exits anyway (SVC_STOP_TIMEOUT_SECONDS). */
   stopTimeoutSeconds: number;
   /** Attachment blobs on S3 (SVC_S3_BUCKET set); otherwise files under dataDir served by the service. */
@@ -125,6 +128,7 @@ export function loadConfig(env = process.env): Config {
     workerConcurrency: int('SVC_WORKER_CONCURRENCY', 8, Number.MAX_SAFE_INTEGER, 1),
     webhookTimeoutMs: int('SVC_WEBHOOK_TIMEOUT_MS', 10_000, Number.MAX_SAFE_INTEGER, 100),
     deliveryRetentionDays: int('SVC_DELIVERY_RETENTION_DAYS', DEFAULT_DELIVERY_RETENTION_DAYS, 36_500, 0),
+    webhookDisableAfterHours: int('SVC_WEBHOOK_DISABLE_AFTER_HOURS', DEFAULT_WEBHOOK_DISABLE_AFTER_HOURS, 8_760, 0),
     stopTimeoutSeconds: int('SVC_STOP_TIMEOUT_SECONDS', 20, 3_600, 1),
     s3: env.SVC_S3_BUCKET
       ? { bucket: env.SVC_S3_BUCKET, region: env.SVC_S3_REGION || undefined, endpoint: env.SVC_S3_ENDPOINT || undefined }

@@ -83,7 +83,7 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
       progress(`starting the worker (${config.workerConcurrency} jobs at once)`);
       const workerOptions = {
         blobs, concurrency: config.workerConcurrency, allowPrivate: config.egressAllowPrivate, timeoutMs: config.webhookTimeoutMs,
-        deliveryRetentionDays: config.deliveryRetentionDays, logger,
+        deliveryRetentionDays: config.deliveryRetentionDays, disableAfterHours: config.webhookDisableAfterHours, logger,
       };
       const supervised = await superviseWorker(() => startWorker(pools.owner, workerOptions), logger);
       stops.push(() => supervised.stop());

@@ -157,7 +157,7 @@ begin
   perform app_hidden.require_webhook_admin();
   return jsonb_build_object('sinceHours', coalesce(since_hours, 24), 'webhooks', coalesce((
     select jsonb_agg(jsonb_build_object(
-      'webhookId', w.id, 'url', w.url, 'active', w.active, 'deactivatedReason', w.deactivated_reason,
+      'webhookId', w.id, 'url', w.url, 'active', w.active, 'deactivatedReason', w.deactivated_reason, 'failingSince', w.failing_since,
       'pending', (select count(*) from app_public.webhook_deliveries d where d.webhook_id = w.id and d.status = 'PENDING'),
       'deadLetters', (select count(*) from app_public.webhook_deliveries d where d.webhook_id = w.id and d.status = 'DEAD_LETTER'),
       'delivered', (select count(*) from app_public.webhook_deliveries d where d.webhook_id = w.id and d.delivered_at >= v_since),

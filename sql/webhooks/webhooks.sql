@@ -153,7 +153,7 @@ create or replace function app_hidden.webhook_json(w app_public.webhooks)
 as $$
   select jsonb_build_object('id', w.id, 'url', w.url, 'events', to_jsonb(w.events), 'active', w.active,
     'description', w.description, 'deactivatedAt', w.deactivated_at, 'deactivatedReason', w.deactivated_reason,
-    'ownerUserId', w.owner_user_id, 'createdAt', w.created_at, 'updatedAt', w.updated_at)
+    'failingSince', w.failing_since, 'ownerUserId', w.owner_user_id, 'createdAt', w.created_at, 'updatedAt', w.updated_at)
 $$;
 comment on function app_hidden.webhook_json(w app_public.webhooks) is 'Webhook shape (never the secret).';
 grant execute on function app_hidden.webhook_json(w app_public.webhooks) to svc_visitor;
@@ -588,7 +588,7 @@ end
 $$;
 comment on function app_private.webhook_delivery_claim(p_delivery_id uuid, p_lease_ms integer) is 'Worker: leases a due PENDING delivery for p_lease_ms and returns what to POST (url, secret, exact body, attempt number) and whose it is (workspaceId: the worker spreads slow targets'' retries per workspace); CANCELED instead when its target is inactive or gone, or its webhook''s events no longer name the kind. A lease left by a worker that stopped mid-attempt is recorded as an attempt with no outcome. NULL when there is nothing to do.';
 
-create or replace function app_private.webhook_delivery_record(p_delivery_id uuid, p_attempt jsonb, p_backoff_seconds numeric[])
+create or replace function app_private.webhook_delivery_record(p_delivery_id uuid, p_attempt jsonb, p_backoff_seconds numeric[], p_disable_after_seconds numeric default 0)
  returns jsonb
  language plpgsql
 as $$
@@ -597,6 +597,7 @@ declare
   v_code int := (p_attempt->>'statusCode')::int;
   v_error text := left(p_attempt->>'error', 1000);
   v_next timestamptz;
+  v_failing_since timestamptz;
 begin
   select * into v_delivery from app_public.webhook_deliveries where id = p_delivery_id for update;
   if v_delivery.id is null or v_delivery.status <> 'PENDING' then
@@ -612,6 +613,8 @@ begin
     update app_public.webhook_deliveries set status = 'DELIVERED', delivered_at = now(), locked_until = null,
       attempt_count = attempt_count + 1, total_attempts = total_attempts + 1, last_status_code = v_code, last_error = null
     where id = v_delivery.id;
+    -- The endpoint works again (the row is written, and locked, only when it was failing).
+    update app_public.webhooks set failing_since = null where id = v_delivery.webhook_id and failing_since is not null;
     return jsonb_build_object('status', 'DELIVERED');
   end if;
 
@@ -622,7 +625,27 @@ begin
       attempt_count = attempt_count + 1, total_attempts = total_attempts + 1, last_status_code = v_code,
       last_error = 'endpoint answered 410 Gone; webhook deactivated'
     where id = v_delivery.id;
-    return jsonb_build_object('status', 'CANCELED', 'deactivated', true);
+    return jsonb_build_object('status', 'CANCELED', 'deactivated', true, 'reason', 'gone');
+  end if;
+
+  if v_delivery.webhook_id is not null then
+    -- Every attempt failing since the first failure after the last success: past p_disable_after_seconds of that, the
+    -- endpoint is taken for dead and the webhook stops (an admin turns it back on), rather than each new event
+    -- costing seven attempts over a day for as long as the receiver stays down.
+    update app_public.webhooks set failing_since = coalesce((p_attempt->>'startedAt')::timestamptz, clock_timestamp())
+    where id = v_delivery.webhook_id and failing_since is null;
+    select w.failing_since into v_failing_since from app_public.webhooks w where w.id = v_delivery.webhook_id and w.active;
+    if p_disable_after_seconds > 0 and v_failing_since < clock_timestamp() - make_interval(secs => p_disable_after_seconds) then
+      perform app_private.webhook_deactivate(v_delivery.webhook_id,
+        format('every delivery attempt failed since %s (last: %s)',
+               to_char(v_failing_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), coalesce(v_error, format('HTTP %s', v_code))));
+      update app_public.webhook_deliveries set status = 'CANCELED', locked_until = null,
+        attempt_count = attempt_count + 1, total_attempts = total_attempts + 1, last_status_code = v_code,
+        last_error = left(format('%s; webhook deactivated: failing since %s', coalesce(v_error, format('HTTP %s', v_code)),
+                                 to_char(v_failing_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')), 1000)
+      where id = v_delivery.id;
+      return jsonb_build_object('status', 'CANCELED', 'deactivated', true, 'reason', 'failing');
+    end if;
   end if;
 
   if v_delivery.attempt_count + 1 <= coalesce(cardinality(p_backoff_seconds), 0) then
@@ -642,7 +665,7 @@ begin
   return jsonb_build_object('status', 'DEAD_LETTER');
 end
 $$;
-comment on function app_private.webhook_delivery_record(p_delivery_id uuid, p_attempt jsonb, p_backoff_seconds numeric[]) is 'Worker: records one attempt and moves the delivery on: 2xx DELIVERED; 410 deactivates the webhook (CANCELED); otherwise the next retry after p_backoff_seconds[n], or DEAD_LETTER when the schedule is spent.';
+comment on function app_private.webhook_delivery_record(p_delivery_id uuid, p_attempt jsonb, p_backoff_seconds numeric[], p_disable_after_seconds numeric) is 'Worker: records one attempt and moves the delivery on: 2xx DELIVERED (and the webhook is no longer failing); 410 deactivates the webhook (CANCELED); a failure when every attempt has failed for more than p_disable_after_seconds (> 0) deactivates it too (CANCELED); otherwise the next retry after p_backoff_seconds[n], or DEAD_LETTER when the schedule is spent.';
 
 create or replace function app_private.webhook_delivery_retry(p_delivery_id uuid)
  returns jsonb
@@ -771,7 +794,9 @@ begin
                          then app_hidden.current_user_id() else owner_user_id end,
     active = coalesce(p_active, active),
     deactivated_at = case when p_active then null when p_active = false and active then now() else deactivated_at end,
-    deactivated_reason = case when p_active then null when p_active = false and active then 'deactivated by an admin' else deactivated_reason end
+    deactivated_reason = case when p_active then null when p_active = false and active then 'deactivated by an admin' else deactivated_reason end,
+    -- Turned back on or pointed elsewhere: its failures so far say nothing of what comes (it would stop again at once).
+    failing_since = case when (p_active and not active) or coalesce(p_url, url) is distinct from url then null else failing_since end
   where id = p_webhook_id
     and (coalesce(p_url, url) is distinct from url or coalesce(v_events, events) is distinct from events
          or coalesce(p_description, description) is distinct from description or coalesce(p_active, active) is distinct from active)

@@ -5,6 +5,7 @@ import { defineTools, id, int, limit, page, timestamp, tool, type ToolContext } 
 const WebhookShape = z.looseObject({
   id: z.string(), url: z.string(), events: z.array(z.string()), active: z.boolean(), description: z.string().nullable(),
   deactivatedAt: timestamp.nullable(), deactivatedReason: z.string().nullable().describe('Why it stopped: the operator or an admin, failures, or its owner left'),
+  failingSince: timestamp.nullable().describe('Every delivery attempt has failed since then (null: the last one succeeded); past SVC_WEBHOOK_DISABLE_AFTER_HOURS of that the webhook stops'),
   ownerUserId: z.string().nullable().describe('Whose it is: who registered it, or last changed its URL or rotated its secret (null: the operator); it stops when they leave the workspace'),
   createdAt: timestamp, updatedAt: timestamp,
 });

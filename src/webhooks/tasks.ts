@@ -11,7 +11,7 @@
  *                                    200: tg_activity_events__webhooks), a batch at a time, after it committed.
  */
 import type { JobHelpers, Task, TaskList } from 'graphile-worker';
-import { DEFAULT_DELIVERY_RETENTION_DAYS } from '../config.ts';
+import { DEFAULT_DELIVERY_RETENTION_DAYS, DEFAULT_WEBHOOK_DISABLE_AFTER_HOURS } from '../config.ts';
 import { webhookAttempts } from '../http/metrics.ts';
 import { hostOf, LogThrottle, type Logger } from '../log.ts';
 import { SlowTargets } from '../outbound/slow-targets.ts';
@@ -36,6 +36,8 @@ export interface WebhookTaskOptions {
   share?: TenantShare;
   /** Days an ended delivery (and its attempts) is kept (SVC_DELIVERY_RETENTION_DAYS); 0 keeps them all. */
   deliveryRetentionDays?: number;
+  /** Hours a webhook may fail every attempt before it is deactivated (SVC_WEBHOOK_DISABLE_AFTER_HOURS); 0 never. */
+  disableAfterHours?: number;
 }
 
 /** Deliveries pruned per statement: short transactions, each holding few row locks. */
@@ -52,7 +54,7 @@ const FANOUT_BATCH = 1000;
 const retryLogs = new LogThrottle();
 
 /** Logs one recorded attempt that did not deliver and counts every attempt's outcome in /metrics. */
-function reportAttempt(logger: Logger | undefined, work: DeliveryWork, attempt: AttemptResult, recorded: { status?: string; nextAttemptAt?: string; deactivated?: boolean }) {
+function reportAttempt(logger: Logger | undefined, work: DeliveryWork, attempt: AttemptResult, recorded: { status?: string; nextAttemptAt?: string; deactivated?: boolean; reason?: string }) {
   const status = recorded.status ?? 'GONE';
   const outcome = status === 'PENDING' ? 'retry' : status.toLowerCase();
   webhookAttempts.inc({ outcome });
@@ -64,6 +66,7 @@ function reportAttempt(logger: Logger | undefined, work: DeliveryWork, attempt: 
     ...(recorded.deactivated ? { webhookDeactivated: true } : {}),
   };
   if (status === 'DEAD_LETTER') logger?.error(fields, 'webhook delivery dead-lettered: retries spent');
+  else if (status === 'CANCELED' && recorded.reason === 'failing') logger?.warn(fields, 'webhook deactivated: every delivery attempt failed for longer than SVC_WEBHOOK_DISABLE_AFTER_HOURS');
   else if (status === 'CANCELED') logger?.warn(fields, 'webhook delivery canceled: the endpoint answered 410 Gone');
   // An attempt not made (its endpoint timed out moments ago) says nothing the timeout's own line did not: at the
   // default level one hanging receiver wrote a line per event per retry (6 MB in 20 minutes).
@@ -82,6 +85,7 @@ export function leaseMs(opts: WebhookTaskOptions): number {
 export function webhookTasks(opts: WebhookTaskOptions): TaskList {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const backoff = opts.backoffSeconds ?? DEFAULT_BACKOFF_SECONDS;
+  const disableAfterSeconds = (opts.disableAfterHours ?? DEFAULT_WEBHOOK_DISABLE_AFTER_HOURS) * 3600;
   const lease = leaseMs(opts);
   const slow = opts.slowTargets ?? new SlowTargets();
 
@@ -112,7 +116,8 @@ export function webhookTasks(opts: WebhookTaskOptions): TaskList {
         error: `not tried: this endpoint timed out in the last ${slow.coolOffMs / 1000} s` };
     }
     const recorded = await helpers.withPgClient(async (client) =>
-      (await client.query('select app_private.webhook_delivery_record($1, $2::jsonb, $3::numeric[]) as r', [deliveryId, JSON.stringify(storable(attempt)), backoff])).rows[0]?.r);
+      (await client.query('select app_private.webhook_delivery_record($1, $2::jsonb, $3::numeric[], $4) as r',
+        [deliveryId, JSON.stringify(storable(attempt)), backoff, disableAfterSeconds])).rows[0]?.r);
     reportAttempt(opts.logger, work, attempt, recorded ?? {});
   };
 

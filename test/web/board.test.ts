@@ -578,7 +578,9 @@ describe('web board', () => {
     await createAgent(t, ops, 'reviewer');
     const bot = await createKey(t, ops, { agent: 'ops-bot' });
     await ok(t, bot.token, 'agents.heartbeat', { status: 'ONLINE' });
-    await admin(t, 'create-webhook', { workspace: ops.key, url: 'https://hooks.example.com/ops', json: true });
+    const hook = (await admin(t, 'create-webhook', { workspace: ops.key, url: 'https://hooks.example.com/ops', json: true })).webhook;
+    // Its receiver has failed every attempt for an hour (the delivery worker's bookkeeping).
+    await t.pools.owner.query(`update app_public.webhooks set failing_since = now() - interval '1 hour' where id = $1`, [hook.id]);
     // An automatic assignment: queued, then handed out by the dispatcher (run inline: this app has no worker).
     await t.pools.owner.query('update app_public.workspaces set auto_dispatch = true where id = $1', [ops.id]);
     const rotate = await ok(t, ops.token, 'issues.create', { title: 'Rotate the deploy keys' });
@@ -634,6 +636,7 @@ describe('web board', () => {
     expect(await page.locator('#agents tr[data-agent="reviewer"] .runs').textContent()).toBe('—');
     // Webhook health: this key's user is the workspace's OWNER, its key unnarrowed with ADMIN.
     expect(await page.textContent('#webhooks tbody')).toContain('https://hooks.example.com/ops');
+    expect(await page.textContent(`#webhooks tr[data-webhook="${hook.id}"] .badge.alerting`)).toMatch(/^failing since /);
     // The page's figures came in its one read (the Agents query); the timeline is read when opened, newest first,
     // with the uptime.
     expect(reads).toContain('Agents');

@@ -65,4 +65,11 @@ describe('delivery retention', () => {
     expect(loadConfig({ SVC_DELIVERY_RETENTION_DAYS: '0' }).deliveryRetentionDays).toBe(0);
     expect(() => loadConfig({ SVC_DELIVERY_RETENTION_DAYS: '-1' })).toThrow(/SVC_DELIVERY_RETENTION_DAYS/);
   });
+
+  it('SVC_WEBHOOK_DISABLE_AFTER_HOURS: 72 by default, 0 (never) allowed, at most a year of hours', () => {
+    expect(loadConfig({}).webhookDisableAfterHours).toBe(72);
+    expect(loadConfig({ SVC_WEBHOOK_DISABLE_AFTER_HOURS: '0' }).webhookDisableAfterHours).toBe(0);
+    expect(() => loadConfig({ SVC_WEBHOOK_DISABLE_AFTER_HOURS: '1.5' })).toThrow(/SVC_WEBHOOK_DISABLE_AFTER_HOURS/);
+    expect(() => loadConfig({ SVC_WEBHOOK_DISABLE_AFTER_HOURS: '8761' })).toThrow(/SVC_WEBHOOK_DISABLE_AFTER_HOURS/);
+  });
 });

@@ -268,6 +268,60 @@ describe('failures', () => {
     await until(() => deliveriesOf(hook.id), (ds) => ds.length === 2 && ds[1].status === 'DELIVERED');
   });
 
+  it('deactivates a webhook whose every attempt has failed for longer than the limit; a success in between, or an admin turning it back on, starts the count again', async () => {
+    // One second stands for SVC_WEBHOOK_DISABLE_AFTER_HOURS.
+    const quick = await startTestApp({ worker: { backoffSeconds: [0.1, 0.1], timeoutMs: 2000, disableAfterHours: 1 / 3600 } });
+    try {
+      const w = await createWorkspace(quick);
+      let deadUp = false;
+      receiver.respond = (r) => (r.url === '/dead' && !deadUp ? { status: 500, body: 'down' } : { status: 200, body: 'ok' });
+      const dead = (await admin(quick, 'create-webhook', { workspace: w.key, url: path('dead'), events: 'PROJECT_UPDATED', json: true })).webhook;
+      const state = async () => (await quick.pools.owner.query(
+        'select active, failing_since, deactivated_reason, updated_at from app_public.webhooks where id = $1', [dead.id])).rows[0];
+      const created = await state();
+      const record = () => quick.pools.owner.query(`select app_private.record_event($1, 'PROJECT_UPDATED', 'project', null, '{}')`, [w.id]);
+      const deliveries = async () => (await quick.pools.owner.query(
+        'select status, last_error from app_public.webhook_deliveries where webhook_id = $1 order by created_at', [dead.id])).rows;
+
+      // Failing for less than the limit: retried, dead-lettered, still active, failing since its first attempt.
+      await record();
+      await until(deliveries, (ds) => ds[0]?.status === 'DEAD_LETTER');
+      const failing = await state();
+      expect(failing).toMatchObject({ active: true, deactivated_reason: null, failing_since: expect.any(Date) });
+      // Bookkeeping of deliveries, not a change to the webhook: updatedAt stays, no event.
+      expect(failing.updated_at).toEqual(created.updated_at);
+      const listed = (await ok(quick, w.token, 'webhooks.list', {})).items.find((x: { id: string }) => x.id === dead.id);
+      expect(new Date(listed.failingSince)).toEqual(failing.failing_since);
+
+      // Past the limit with no success: the next failure deactivates it, with its event, and cancels that delivery.
+      await new Promise((r) => setTimeout(r, 1100));
+      await record();
+      await until(deliveries, (ds) => ds[1]?.status === 'CANCELED');
+      expect((await deliveries())[1].last_error).toMatch(/^HTTP 500; webhook deactivated: failing since \d{4}-\d\d-\d\dT/);
+      const off = await state();
+      expect(off).toMatchObject({ active: false, failing_since: failing.failing_since });
+      expect(off.deactivated_reason).toMatch(/^every delivery attempt failed since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(last: HTTP 500\)$/);
+      const { rows: events } = await quick.pools.owner.query(
+        `select payload from app_public.activity_events where subject_id = $1 and kind = 'WEBHOOK_UPDATED'`, [dead.id]);
+      expect(events).toEqual([{ payload: expect.objectContaining({ active: false, changes: ['active'], deactivatedReason: off.deactivated_reason }) }]);
+
+      // Turned back on by an admin: the failures before say nothing of what comes. One more failure does not stop it.
+      await admin(quick, 'update-webhook', { id: dead.id, active: 'true', json: true });
+      expect(await state()).toMatchObject({ active: true, failing_since: null, deactivated_reason: null });
+      await record();
+      await until(deliveries, (ds) => ds[2]?.status === 'DEAD_LETTER');
+      expect(await state()).toMatchObject({ active: true, failing_since: expect.any(Date) });
+      // A success clears it: failures after it count from their own start.
+      deadUp = true;
+      await record();
+      await until(deliveries, (ds) => ds[3]?.status === 'DELIVERED');
+      expect(await state()).toMatchObject({ active: true, failing_since: null });
+    } finally {
+      receiver.respond = () => ({ status: 200, body: 'ok' });
+      await quick.close();
+    }
+  });
+
   it('records an answer holding NUL bytes (stored with U+FFFD), so the delivery ends DELIVERED rather than being sent every minute', async () => {
     receiver.respond = (r) => (r.url === '/nul' ? { status: 200, body: 'ok\0x' } : { status: 200, body: 'ok' });
     const hook = await createWebhook(ws, path('nul'), ['PROJECT_UPDATED']);

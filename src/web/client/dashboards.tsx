@@ -29,7 +29,7 @@ export interface DispatchSummary {
 export interface Bucket { start: string; queued: number; assigned: number; automatic: number; noAck: number; stalled: number }
 export interface Timeseries { sinceHours: number; bucketMinutes: number; buckets: Bucket[] }
 export interface WebhookRow {
-  webhookId: string; url: string; active: boolean; deactivatedReason: string | null; pending: number; deadLetters: number;
+  webhookId: string; url: string; active: boolean; deactivatedReason: string | null; failingSince: string | null; pending: number; deadLetters: number;
   delivered: number; attempts: number; failedAttempts: number; successRate: number | null; p95DurationMs: number | null;
   lastDeliveredAt: string | null; lastError: string | null;
 }
@@ -212,6 +212,7 @@ export function WebhookHealthPanel({ health, error }: { health?: WebhookHealth |
               {health.webhooks.map((w) => (
                 <tr key={w.webhookId} data-webhook={w.webhookId}>
                   <td>{w.url}{!w.active && <span class="badge">inactive{w.deactivatedReason ? `: ${w.deactivatedReason}` : ''}</span>}
+                    {w.active && w.failingSince && <span class="badge alerting">failing since {when(w.failingSince)}</span>}
                     <div class="meta">last delivered {w.lastDeliveredAt ? when(w.lastDeliveredAt) : 'never'}</div></td>
                   <td class="num">{w.delivered}</td>
                   <td class="num">{w.attempts}</td>
