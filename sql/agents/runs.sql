@@ -35,7 +35,7 @@ create or replace function app_hidden.run_json(r app_public.agent_runs)
  stable
 as $$
   select jsonb_build_object(
-    'id', r.id, 'agentId', r.agent_id, 'issueId', r.issue_id, 'status', r.status,
+    'id', r.id, 'agentId', r.agent_id, 'issueId', r.issue_id, 'stepId', r.step_id, 'status', r.status,
     'engagementMode', r.engagement_mode, 'currentStep', r.current_step,
     'startedAt', r.started_at, 'finishedAt', r.finished_at, 'lastEventAt', r.last_event_at,
     'tokensIn', r.tokens_in, 'tokensOut', r.tokens_out, 'tokensCached', r.tokens_cached, 'costUsd', r.cost_usd,
@@ -43,5 +43,5 @@ as $$
     'agent', (select jsonb_build_object('id', a.id, 'profileKey', a.profile_key, 'name', a.name)
               from app_public.agents a where a.id = r.agent_id))
 $$;
-comment on function app_hidden.run_json(r app_public.agent_runs) is 'AgentRun (spec 2.11) with its agent {id, profileKey, name}.';
+comment on function app_hidden.run_json(r app_public.agent_runs) is 'AgentRun (spec 2.11) with its agent {id, profileKey, name} and stepId (the execution step it works on, else null).';
 grant execute on function app_hidden.run_json(r app_public.agent_runs) to svc_visitor;

@@ -41,15 +41,21 @@ create or replace function app_hidden.search_parts(p_text text)
  immutable parallel safe
 as $$
 begin
-  -- Only text where the parser keeps words joined (a dot, slash, @ or sign between letters and digits, or letters and
-  -- digits in one run) has parts it does not index already: plain text pays one pattern test.
-  if p_text operator(pg_catalog.!~) '[[:alnum:]][^[:alnum:][:space:]]+[[:alnum:]]|[[:alpha:]][[:digit:]]|[[:digit:]][[:alpha:]]|[-+][[:digit:]]' then
+  -- Only text where the parser keeps words joined (a dot, slash, @ or sign between letters and digits, letters and
+  -- digits in one run, or any character beyond ASCII that is not a letter or digit, which the parser under the C ctype
+  -- takes for a letter: «liberté», “quoted”, ¿por, 😀handler) has parts it does not index already: plain text pays one
+  -- pattern test.
+  if p_text operator(pg_catalog.!~) '[[:alnum:]][^[:alnum:][:space:]]+[[:alnum:]]|[[:alpha:]][[:digit:]]|[[:digit:]][[:alpha:]]|[-+][[:digit:]]|[^\x01-\x7f[:alnum:][:space:]]' then
     return ''::tsvector;
   end if;
   -- Every run of letters and digits (v1, index, example, 12: how a query is split), and of a run mixing them its
-  -- letters and its digits (v, 1), without positions.
-  return pg_catalog.array_to_tsvector(array(select m[1] from pg_catalog.regexp_matches(p_text, '([[:alnum:]]+)', 'g') m
-                                 union select m[1] from pg_catalog.regexp_matches(p_text, '([[:alpha:]]+|[[:digit:]]+)', 'g') m));
+  -- letters and its digits (v, 1), without positions. A run over 2,000 bytes is left out (a run of 683 CJK letters
+  -- passed array_to_tsvector's 2 kB limit, which cut a character in two and refused the text; search_document drops
+  -- such lexemes anyway).
+  return pg_catalog.array_to_tsvector(array(
+    select w from (select m[1] as w from pg_catalog.regexp_matches(p_text, '([[:alnum:]]+)', 'g') m
+                   union select m[1] from pg_catalog.regexp_matches(p_text, '([[:alpha:]]+|[[:digit:]]+)', 'g') m) parts
+    where pg_catalog.octet_length(w) <= 2000));
 end
 $$;
 comment on function app_hidden.search_parts(p_text text) is 'The words of a (lowercased) text that the simple parser keeps joined into one token (v1.2.3 → v1, 2, 3, v, 1; alice@example.com → alice, example, com), as lexemes without positions, for search_document: search_tsquery splits a query into such words. Empty for text without joined words.';

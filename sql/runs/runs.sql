@@ -119,13 +119,32 @@ as $$
       when 'REVIEW' then 'Review the work and do not change the issue. Complete with a summary and a verdict: APPROVE or REQUEST_CHANGES.'
       when 'DISCUSS' then 'Reply only (comments, chat); do not change the issue. Complete with a summary and nothing else.'
     end,
-    'protocolInstruction', 'Keep one rolling status line with comments.upsertStatus; report cumulative token usage with runs.recordUsage; '
-      || 'call runs.setWaiting while blocked on someone and runs.resumeWork when you continue; finish with runs.complete {runId, summary, ...}. '
-      || 'A run quiet for ' || coalesce((select w.agent_run_stale_minutes from app_public.workspaces w where w.id = r.workspace_id), 30)
-      || ' minutes is marked STALLED.',
+    'stepId', r.step_id,
+    -- What the agent reads to know how to work: every way out of a run that an agent took wrongly (an outside probe
+    -- playing an MCP-only agent) is said here, since agents read the catalog and the bundle, not the README.
+    'protocolInstruction', case
+      when r.id is null then 'You have no open run on this issue: nothing to report or complete here. '
+        || 'If it is still assigned to you and its work is done, move it to a done status with issues.transition (an open assigned issue keeps a dispatch slot).'
+      when r.status in ('COMPLETED', 'ABANDONED') then 'This run is closed (' || r.status || '). '
+        || 'If the issue is still assigned to you and its work is done, move it to a done status with issues.transition (an open assigned issue keeps a dispatch slot); to hand it back, issues.unassign.'
+      else 'Keep one rolling status line with comments.upsertStatus; report cumulative token usage with runs.recordUsage; '
+        || 'call runs.setWaiting while blocked on someone and runs.resumeWork when you continue. '
+        || case when r.step_id is not null
+             then 'This run works on execution step ' || r.step_id || ': finish it with executionPlans.transitionStep {stepId, status: DONE} '
+               || '(REVIEW where the plan reviews its steps), which completes this run; runs.complete alone would leave the step READY and its plan waiting. '
+             when coalesce(r.engagement_mode, 'EXECUTE') = 'EXECUTE'
+             then 'When the work is done, do both: move the issue to a done status with issues.transition (an open assigned issue keeps your '
+               || 'dispatch slot) and close this run with runs.complete {runId, summary, ...}; neither does the other. '
+               || 'To give the work back instead, issues.unassign (runs.cancel ends the run but leaves the issue assigned to you). '
+             else 'Finish with runs.complete {runId, summary, ...}. '
+           end
+        || 'A run with no run activity (status line, comments, usage, resumeWork) for '
+        || coalesce((select w.agent_run_stale_minutes from app_public.workspaces w where w.id = r.workspace_id), 30)
+        || ' minutes is marked STALLED; agents.heartbeat keeps you ONLINE, not the run active.'
+    end,
     'mayMutateIssue', r.id is null or (r.engagement_mode = 'EXECUTE' and r.status in ('ACTIVE', 'WAITING', 'STALLED')))
 $$;
-comment on function app_hidden.run_protocol(r app_public.agent_runs) is 'runProtocol of agent.context.bundle: contractVersion, runId, engagementMode, modeInstruction, protocolInstruction, mayMutateIssue (false in RESEARCH, REVIEW and DISCUSS runs and once a run is closed).';
+comment on function app_hidden.run_protocol(r app_public.agent_runs) is 'runProtocol of agent.context.bundle: contractVersion, runId, engagementMode, modeInstruction, stepId (a plan step''s run), protocolInstruction (how to work, report and finish this run, or what to do with no open run), mayMutateIssue (false in RESEARCH, REVIEW and DISCUSS runs and once a run is closed).';
 grant execute on function app_hidden.run_protocol(r app_public.agent_runs) to svc_visitor;
 
 create or replace function app_private.sweep_stale_runs(p_now timestamp with time zone default now())

@@ -31,6 +31,7 @@ import { registerOriginGuard, type OriginPolicy } from './origin-guard.ts';
 import { bodyCalls, KEYLESS_BODY_LIMIT, KEYLESS_INTROSPECTION_PER_MIN, KeylessLimiter, RateLimiter, type RateSurface } from './rate-limit.ts';
 import { EVENTS_PATH, registerSse, retryStreamLater } from './sse.ts';
 import { registerWeb } from './web.ts';
+import { clip } from '../text.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -114,7 +115,7 @@ function unsupportedEncoding(req: FastifyRequest): ApiError | undefined {
   const named = other.join(', ');
   return new ApiError(415, {
     error: 'unsupported_media_type',
-    message: `Content-Encoding ${named.length > 50 ? `${named.slice(0, 50)}…` : named} is not supported: send the request body uncompressed (no Content-Encoding, or identity)`,
+    message: `Content-Encoding ${clip(named, 50)} is not supported: send the request body uncompressed (no Content-Encoding, or identity)`,
   }, { 'accept-encoding': 'identity' });
 }
 
@@ -213,6 +214,17 @@ function discardRestOfBody(raw: http.IncomingMessage): Promise<void> {
  */
 function answerClientError(err: Error & { code?: string }, socket: Socket) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // Bytes that failed to parse after a request still being answered on this connection (pipelined junk, one byte past
+  // its Content-Length): that request's answer goes first, then this one. Written at once, the 400 took its place, and
+  // the client read a committed issues.create as refused and sent it again (an outside probe). Node's own handler
+  // destroys the connection there, which loses the answer too.
+  const inFlight = (socket as Socket & { _httpMessage?: http.ServerResponse | null })._httpMessage;
+  if (inFlight && !inFlight.writableFinished) {
+    const next = () => answerClientError(err, socket);
+    inFlight.once('finish', () => setImmediate(next));
+    inFlight.once('close', () => setImmediate(next));
+    return;
+  }
   const [status, error, message] =
     err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'headers_too_large', 'Request headers are larger than 16 KB']
     : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'request_timeout', 'The request was not received in time']
@@ -238,6 +250,9 @@ function idempotencyHeader(req: FastifyRequest, reply: FastifyReply): RunOptions
   return { idempotencyKey: key, onReplay: () => void reply.header('idempotent-replayed', 'true') };
 }
 
+/** How long a request may take to arrive, headers and body (Node's default; Fastify's is none). */
+export const REQUEST_TIMEOUT_MS = 300_000;
+
 /** The largest request body (REST, JSON-RPC, GraphQL): 2 MiB. */
 export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 
@@ -247,6 +262,9 @@ export function buildApp(opts: AppOptions): { app: FastifyInstance; services: Ap
     // No per-request log lines on the hot path (logging each request cost 17% here).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
+    // A request (headers and body) must arrive within 5 minutes, Node's own default, which Fastify turns off: a body
+    // that never finished held its socket for good, with or without a key (100 such sockets, an outside probe).
+    requestTimeout: REQUEST_TIMEOUT_MS,
     clientErrorHandler: answerClientError,
     // Requests that arrive while the server closes are refused by our own hook below (the spec's body, Retry-After,
     // JSON-RPC's envelope on the MCP endpoint); Fastify's own answered {"error":"Service Unavailable","statusCode":503}.

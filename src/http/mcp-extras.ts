@@ -11,6 +11,7 @@ import { ApiError, refusesKey } from '../errors.ts';
 import { canCall, findTool } from '../tools/catalog.ts';
 import { composed, trimName } from '../tools/text-guard.ts';
 import type { AppServices } from './app.ts';
+import { clip } from '../text.ts';
 
 /** JSON-RPC error codes: MCP's resource-not-found, and the standard invalid-params. */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -170,7 +171,7 @@ export async function handleExtra(
       const name = str(params.name, 'name');
       const prompt = PROMPTS.find((p) => p.name === name);
       if (!prompt) {
-        throw invalidParams(`Unknown prompt: ${name.length > 100 ? `${name.slice(0, 100)}…` : name}`,
+        throw invalidParams(`Unknown prompt: ${clip(name, 100)}`,
           { name: `no prompt of this name (${PROMPTS.map((p) => p.name).join(', ')})` });
       }
       const args = promptArguments(prompt, params.arguments);
@@ -183,7 +184,7 @@ export async function handleExtra(
           if (typeof given !== 'string' || !given) continue;
           const known = await COMPLETERS[source](services, caller);
           if (!known.more && !known.values.some((v) => sameName(v, given))) {
-            throw invalidParams(`No ${source} named ${given.length > 100 ? `${given.slice(0, 100)}…` : given}`,
+            throw invalidParams(`No ${source} named ${clip(given, 100)}`,
               { [`arguments.${source}`]: `not a ${source} of this workspace (${known.values.slice(0, 20).join(', ') || 'none'})` });
           }
         }
@@ -338,7 +339,7 @@ function promptArguments(prompt: (typeof PROMPTS)[number], given: unknown): Reco
   const declared = prompt.arguments.map((a) => a.name);
   const issues: Record<string, string> = {};
   for (const [k, v] of Object.entries(given)) {
-    if (!declared.includes(k)) issues[`arguments.${k.length > 100 ? `${k.slice(0, 100)}…` : k}`] = `not an argument of ${prompt.name} (${declared.join(', ')})`;
+    if (!declared.includes(k)) issues[`arguments.${clip(k, 100)}`] = `not an argument of ${prompt.name} (${declared.join(', ')})`;
     else if (typeof v !== 'string' && v !== undefined) issues[`arguments.${k}`] = 'must be a string';
   }
   if (Object.keys(issues).length > 0) {
@@ -382,19 +383,19 @@ function completionParams(params: Record<string, unknown>): {
 async function readResource(services: AppServices, caller: Caller, uri: string): Promise<any> {
   if (uri === WORKSPACE_URI) return call(services, caller, 'workspace.get', {});
   const m = uri.match(/^(issue|project|cycle):\/\/(.+)$/);
-  if (!m) throw new RpcFault(RESOURCE_NOT_FOUND, `Unknown resource: ${uri.slice(0, 200)}`, { error: 'not_found', status: 404, uri: uri.slice(0, 200) });
+  if (!m) throw new RpcFault(RESOURCE_NOT_FOUND, `Unknown resource: ${clip(uri, 200)}`, { error: 'not_found', status: 404, uri: clip(uri, 200) });
   const scheme = m[1] as Scheme;
   let ref: string;
   try {
     ref = decodeURIComponent(m[2]!);
   } catch {
     // A stray or truncated %-escape ("issue://%"): the client's URI, not our fault.
-    throw invalidParams(`Not a valid resource URI (bad %-escape): ${uri.slice(0, 200)}`, { uri: 'has a bad %-escape' }, { uri: uri.slice(0, 200) });
+    throw invalidParams(`Not a valid resource URI (bad %-escape): ${clip(uri, 200)}`, { uri: 'has a bad %-escape' }, { uri: clip(uri, 200) });
   }
   if (scheme === 'issue') return readIssue(services, caller, ref, 'uri');
   // An id that is no id names no resource: not found, as issue://<not a key> is (it was invalid params naming the
   // tool's `id`, a field the client never sent).
-  if (!z.uuid().safeParse(ref).success) throw new RpcFault(RESOURCE_NOT_FOUND, `No ${scheme} ${ref.slice(0, 100)}: a ${scheme} URI holds its id (a UUID)`, { error: 'not_found', status: 404, uri: uri.slice(0, 200) });
+  if (!z.uuid().safeParse(ref).success) throw new RpcFault(RESOURCE_NOT_FOUND, `No ${scheme} ${clip(ref, 100)}: a ${scheme} URI holds its id (a UUID)`, { error: 'not_found', status: 404, uri: clip(uri, 200) });
   if (scheme === 'cycle') return call(services, caller, 'cycles.get', { id: ref });
   const project = await call(services, caller, 'projects.get', { id: ref });
   const issues = await optional(call(services, caller, 'issues.list', { projectId: project.id, open: true, limit: 50 }));

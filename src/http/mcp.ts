@@ -17,6 +17,7 @@ import { handleExtra, invalidParams, RpcFault, type McpContext } from './mcp-ext
 import { McpSessions } from './mcp-subscriptions.ts';
 import { bodyCalls } from './rate-limit.ts';
 import { headOfStream, openEventStream } from './sse.ts';
+import { clip } from '../text.ts';
 
 const TOOLS_PAGE_SIZE = 100;
 /** The client's Mcp-Session-Id (named by initialize; mcp-subscriptions.ts). */
@@ -378,7 +379,7 @@ async function handleMessage(
       try {
         const result = await handleExtra(services, caller, msg.method, params, session);
         if (result === undefined) {
-          const message = `Method not found: ${msg.method.length > 100 ? `${msg.method.slice(0, 100)}…` : msg.method}`;
+          const message = `Method not found: ${clip(msg.method, 100)}`;
           return rpcError(id, ErrorCode.MethodNotFound, message, { error: 'method_not_found', message, status: 404 });
         }
         return rpcResult(id, JSON.stringify(result));

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import { guardedFetch } from '../outbound/http.ts';
 import { oneLine } from '../tools/text-guard.ts';
+import { clip } from '../text.ts';
 
 export interface MappingRef {
   id: string;
@@ -97,7 +98,8 @@ export async function fetchResource(octokit: Octokit, repoFullName: string, numb
       snapshot: {
         title,
         state,
-        body: (issue.body ?? '').slice(0, 20_000),
+        // NUL is no text PostgreSQL takes; an emoji at the cut was half of one (the import refused as bad input).
+        body: clip((issue.body ?? '').replaceAll('\0', '\uFFFD'), 20_000, ''),
         author: issue.user?.login ?? null,
         labels: (issue.labels ?? []).map((l) => (typeof l === 'string' ? l : l.name)).filter(Boolean),
         assignees: (issue.assignees ?? []).map((a) => a.login),

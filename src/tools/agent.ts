@@ -5,7 +5,8 @@ import { AgentOut, AttachmentOut, ChecklistItemOut, CommentOut, IssueFullOut, Is
 
 const RunProtocolOut = z.looseObject({
   contractVersion: z.string(), runId: z.string().nullable(), engagementMode,
-  modeInstruction: z.string(), protocolInstruction: z.string(), mayMutateIssue: z.boolean(),
+  modeInstruction: z.string(), stepId: z.string().nullable().describe("A plan step's run: the step it works on"),
+  protocolInstruction: z.string().describe('How to report on and finish this run (or what to do with no open run): follow it'), mayMutateIssue: z.boolean(),
 });
 
 const IssueBundleOut = z.looseObject({
@@ -34,7 +35,7 @@ export const agentContextTools = defineTools(
   tool({
     name: 'agent.context.bundle',
     scopes: ['READ_ISSUES'],
-    description: "Everything needed to work in one call. With issueId: workspace, issue (full), description, comments (last 50, oldest first) and commentCount (all there are), attachments, relations, currentRun (the caller's own open run, else the issue's), artifacts (what earlier runs produced), completionContract, runProtocol {contractVersion, runId, engagementMode, modeInstruction, protocolInstruction, mayMutateIssue}, externalResources. With threadId: workspace, thread, messages (last 50) and messageCount, agent, linkedIssues (issues named in the messages' context). Exactly one of issueId or threadId.",
+    description: "Everything needed to work in one call. With issueId: workspace, issue (full), description, comments (last 50, oldest first) and commentCount (all there are), attachments, relations, currentRun (the caller's own open run, else the issue's), artifacts (what earlier runs produced), completionContract, runProtocol {contractVersion, runId, engagementMode, modeInstruction, stepId, protocolInstruction, mayMutateIssue}, externalResources. With threadId: workspace, thread, messages (last 50) and messageCount, agent, linkedIssues (issues named in the messages' context). Exactly one of issueId or threadId.",
     input: z.strictObject({ issueId: issueRef.optional(), threadId: id('threadId').optional() })
       .refine((a) => (a.issueId === undefined) !== (a.threadId === undefined), { message: 'give exactly one of issueId or threadId', path: ['issueId'] }),
     output: z.union([IssueBundleOut, ThreadBundleOut]),

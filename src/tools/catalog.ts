@@ -34,6 +34,7 @@ import { timeTools } from './time.ts';
 import { webhookTools } from './webhooks.ts';
 import { canvasTools } from './canvas.ts';
 import { statusTools, workspaceTools } from './workspace.ts';
+import { clip } from '../text.ts';
 
 const descriptorOut = z.looseObject({
   name: z.string(), description: z.string(), scopes: z.array(z.string()),
@@ -174,7 +175,7 @@ export function meantTool(name: string): string | undefined {
 export function unknownTool(name: string): ApiError {
   const meant = meantTool(name);
   return new ApiError(404, { error: 'unknown_tool',
-    message: `Unknown tool: ${name.length > 100 ? `${name.slice(0, 100)}…` : name}${meant ? `; did you mean ${meant}?` : ''}` });
+    message: `Unknown tool: ${clip(name, 100)}${meant ? `; did you mean ${meant}?` : ''}` });
 }
 
 /**
@@ -255,7 +256,7 @@ export function selectTools(caller: Caller, selectors: { profile?: unknown; tool
   // A typo would silently list nothing (or leave out nothing): unknown entries are a 400, as an unknown profile is.
   const unknown = [...entries ?? []].filter((e) => !KNOWN_SELECTORS.has(e.replace(/^!/, '')));
   if (unknown.length) {
-    const hint = `unknown namespace or tool ${unknown.slice(0, 3).map((e) => JSON.stringify(e.slice(0, 60))).join(', ')}; name namespaces (issues) or tools (issues.get), '!' to leave one out`;
+    const hint = `unknown namespace or tool ${unknown.slice(0, 3).map((e) => JSON.stringify(clip(e, 60, ''))).join(', ')}; name namespaces (issues) or tools (issues.get), '!' to leave one out`;
     throw new ApiError(400, { error: 'invalid_input', message: hint, issues: { tools: hint } });
   }
   // `tools` naming namespaces or tools is the list (the profile is not read); `tools` with only '!' entries leaves

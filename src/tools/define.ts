@@ -205,7 +205,8 @@ export const bodyText = z.string().min(1, 'body must not be empty').max(100_000)
 export const issueRef = z.string().min(1).max(64).describe('Issue id (UUID) or key such as ENG-12');
 export const limit = (def: number, max: number) => z.number().int().min(1).max(max).default(def).describe(`Page size, default ${def}, max ${max}`);
 /** null is the first page, as absent: a client loops passing the last page's nextCursor, null on the first call. */
-export const cursor = z.string().min(1).max(200).nullable().describe('nextCursor from the previous page');
+// 1,000: a cursor may carry the sort key (a label's name, a member's email: up to 400 bytes of UTF-8) and grew past 200.
+export const cursor = z.string().min(1).max(1000).nullable().describe('nextCursor from the previous page');
 export const priority = z.enum(['NONE', 'LOW', 'MEDIUM', 'HIGH', 'URGENT']);
 export const statusCategory = z.enum(['BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED']);
 /** What a run is for (spec 4.5): the mode of the run an assignment opens. */

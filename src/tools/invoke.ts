@@ -13,6 +13,7 @@ import { editDistance } from '../edit-distance.ts';
 import { findTool, unknownTool } from './catalog.ts';
 import type { Tool, ToolContext, ToolServices } from './define.ts';
 import { checkInput, setOwnIssue } from './text-guard.ts';
+import { clip } from '../text.ts';
 
 /**
  * A field left out whose schema is a choice (an enum, a literal, a union of forms) is "required", as a left-out string
@@ -51,7 +52,7 @@ export class IssueMap {
   }
   add(rawField: string, message: string): void {
     // A field is named as sent, up to 200 characters: an unknown field named with 100 KB was echoed back whole.
-    const field = rawField.length > 200 ? `${rawField.slice(0, 200)}…` : rawField;
+    const field = clip(rawField, 200);
     if (Object.hasOwn(this.map, field)) return;
     if (this.listed >= this.max) { this.more++; return; }
     setOwnIssue(this.map, field, message);

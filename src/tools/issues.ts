@@ -208,6 +208,8 @@ export const issueTools = defineTools(
     description: 'Take an issue from its agent: the agent\'s open runs on it end (ABANDONED, reason unassigned; AGENT_RUN_STATUS_CHANGED) and assignedAgentId is cleared (ISSUE_UPDATED, changes assignedAgentId); a queued issue goes back to the dispatcher. An agent that unassigns itself gives it back: while queued, the dispatcher does not hand it to that agent again. Not assigned: unchanged. Returns the full issue.',
     input: z.strictObject({ id: issueRef }),
     output: IssueFullOut,
+    destructive: true, // ends the agent's open runs for good
+    idempotent: true,
   }),
   tool({
     name: 'issues.assign',
@@ -216,6 +218,7 @@ export const issueTools = defineTools(
     input: z.strictObject({ id: issueRef, agentId: id('agentId').optional(), profileKey: profileKey.optional(), mode: runMode.optional() })
       .refine(oneAgent, { message: 'pass exactly one of agentId or profileKey', path: ['agentId'] }),
     output: IssueFullOut.extend({ currentRun: RunOut.nullable() }),
+   destructive: true, // abandons the previous agent's open run
   }),
   tool({
     name: 'issues.reassign',

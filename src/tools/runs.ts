@@ -27,7 +27,7 @@ export const runTools = defineTools(
     name: 'runs.complete',
     requiresAgentKey: true,
     scopes: ['WRITE_ISSUES'],
-    description: `Close an open run as COMPLETED. Gates by mode: EXECUTE needs a produced artifact when the issue has artifactRequired and every verificationChecklist item reported done in verificationResult [{id | label, done}] (by id, else by label: exact after trimming); RESEARCH needs confidence; REVIEW needs verdict (which only a REVIEW run takes); DISCUSS takes a summary only. An EXECUTE completion marks the issue's checklist items done (ISSUE_UPDATED). completionMeta keeps what was reported and the run contract version. ${agentOnly}`,
+    description: `Close an open run as COMPLETED. Gates by mode: EXECUTE needs a produced artifact when the issue has artifactRequired and every verificationChecklist item reported done in verificationResult [{id | label, done}] (by id, else by label: exact after trimming); RESEARCH needs confidence; REVIEW needs verdict (which only a REVIEW run takes); DISCUSS takes a summary only. An EXECUTE completion marks the issue's checklist items done (ISSUE_UPDATED). completionMeta keeps what was reported and the run contract version. Closes the run only: move the issue to a done status too (issues.transition; an open issue keeps your dispatch slot). A plan step's run (stepId): executionPlans.transitionStep instead. ${agentOnly}`,
     input: z.strictObject({
       runId, summary: z.string().trim().min(1).max(20_000),
       producedArtifactIds: z.array(z.string().min(1).max(200)).max(100).optional(),
@@ -58,7 +58,7 @@ export const runTools = defineTools(
     name: 'runs.cancel',
     requiresUser: 'userOrAgent',
     scopes: ['WRITE_ISSUES'],
-    description: "End an open run without completing it: ABANDONED, reason canceled (AGENT_RUN_STATUS_CHANGED); completionMeta keeps cancelReason. The run's agent, or a person's key (another agent's key: 403). Closed runs: 409.",
+    description: "End an open run without completing it: ABANDONED, reason canceled (AGENT_RUN_STATUS_CHANGED); completionMeta keeps cancelReason. The run's agent, or a person's key (another agent's key: 403). Closed runs: 409. The issue stays assigned to the agent and out of the dispatcher's reach: to give the work back, issues.unassign (which also ends the run).",
     input: z.strictObject({ runId, reason: z.string().trim().min(1).max(2000).optional() }),
     output: RunOut.extend({ completionMeta: z.record(z.string(), z.unknown()).nullable().optional() }),
     destructive: true,

@@ -54,6 +54,7 @@ export const runStatus = z.enum(['ACTIVE', 'WAITING', 'STALLED', 'COMPLETED', 'A
 
 export const RunOut = z.looseObject({
   id: z.string(), agentId: z.string(), issueId: z.string(),
+  stepId: z.string().nullable().describe("A plan step's run: the step (finish it with executionPlans.transitionStep, which completes the run)"),
   status: runStatus,
   engagementMode, currentStep: z.string().nullable(),
   startedAt: timestamp, finishedAt: timestamp.nullable(), lastEventAt: timestamp,

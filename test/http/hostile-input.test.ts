@@ -258,8 +258,8 @@ describe('two Authorization headers', () => {
 
   it('what Node refuses before Fastify (headers over 16 KB, a malformed request) gets the {error, message} body', async () => {
     const base = new URL(await t.listen());
-    const raw = (request: string) => new Promise<string>((resolve, reject) => {
-      const socket = net.connect(Number(base.port), base.hostname, () => socket.end(request));
+    const raw = (request: string, end = true) => new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(base.port), base.hostname, () => (end ? socket.end(request) : socket.write(request)));
       let answer = '';
       socket.on('data', (c) => { answer += c.toString(); });
       socket.on('close', () => resolve(answer));
@@ -271,6 +271,22 @@ describe('two Authorization headers', () => {
     const malformed = await raw('NOT A REQUEST\r\n\r\n');
     expect(malformed).toMatch(/^HTTP\/1.1 400 /);
     expect(JSON.parse(malformed.slice(malformed.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'bad_request', message: expect.any(String) });
+
+    // Junk after a write on the same connection: the write's own answer comes first, then the 400 (the 400 took its
+    // place, and a client sent a committed create again).
+    const body = JSON.stringify({ title: 'pipelined then junk' });
+    // (Written without ending the socket: a client's half-close makes Node give up on requests still being answered.)
+    const both = await raw(`POST /api/mcp/issues.create HTTP/1.1\r\nHost: ${base.host}\r\nAuthorization: Bearer ${ws.token}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}GARBAGE\r\n\r\n`, false);
+    expect(both).toMatch(/^HTTP\/1.1 200 /);
+    const created = JSON.parse(both.slice(both.indexOf('\r\n\r\n') + 4, both.indexOf('HTTP/1.1 400')));
+    expect(created).toMatchObject({ title: 'pipelined then junk', key: expect.any(String) });
+    expect(both).toMatch(/HTTP\/1.1 400 Bad Request\r\n[^]*"error":"bad_request"/);
+  });
+
+  it('a request must arrive within five minutes (Node\'s default, which Fastify turns off): a body never finished does not hold its socket for good', async () => {
+    await t.listen();
+    expect(t.app.server.requestTimeout).toBe(300_000);
   });
 });
 
@@ -354,5 +370,25 @@ describe('numbers and dates PostgreSQL cannot store are 400s on the field', () =
     } finally {
       logRefusedInputTo(undefined);
     }
+  });
+});
+
+describe('text the caller sent, quoted back in an error, is cut between characters', () => {
+  const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+  it('an unknown field, tool or JSON-RPC method ending in an emoji at the cut: no lone surrogate (strict JSON parsers refuse one)', async () => {
+    const name = 'x'.repeat(99) + '😀'.repeat(60);
+    const field = await rest(t, ws.token, 'issues.create', { title: 'cut', [name + 'y'.repeat(100)]: 1 });
+    expect(field.status).toBe(400);
+    expect(Object.keys(field.body.issues).some((k) => lone.test(k))).toBe(false);
+    expect(Object.keys(field.body.issues).join()).toContain('…');
+    const tool = await rest(t, ws.token, name, {});
+    expect(tool.status).toBe(404);
+    expect(lone.test(tool.body.message)).toBe(false);
+    const method = await rpc(t, ws.token, name, {});
+    expect(lone.test(JSON.stringify(method))).toBe(false);
+    const { clip } = await import('../../src/text.ts');
+    expect(clip('ab😀', 3)).toBe('ab…');
+    expect(clip('ab😀', 4)).toBe('ab😀');
+    expect(clip('abc😀', 3, '')).toBe('abc');
   });
 });

@@ -67,7 +67,11 @@ describe('the orchestration loop', () => {
     const runRows = (await t.pools.owner.query('select id, agent_id, issue_id, status from app_public.agent_runs where step_id = $1', [a])).rows;
     expect(runRows).toEqual([{ id: expect.any(String), agent_id: worker.id, issue_id: issue.id, status: 'ACTIVE' }]);
     // The run says which step it works on (runs.get; the board's run panel and agents.workload read the same).
-    expect(await ok(t, ws.token, 'runs.get', { id: runRows[0].id })).toMatchObject({ currentStep: 'Write the parser', status: 'ACTIVE' });
+    expect(await ok(t, ws.token, 'runs.get', { id: runRows[0].id })).toMatchObject({ currentStep: 'Write the parser', status: 'ACTIVE', stepId: a });
+    // What its worker reads tells it to finish the step, not only the run (runs.complete alone left the plan waiting).
+    const { rows: [{ p: protocol }] } = await t.pools.owner.query(
+      'select app_hidden.run_protocol(r) as p from app_public.agent_runs r where r.id = $1', [runRows[0].id]);
+    expect(protocol).toMatchObject({ stepId: a, protocolInstruction: expect.stringContaining(`execution step ${a}: finish it with executionPlans.transitionStep`) });
     const deliveries = (await t.pools.owner.query(
       `select d.channel, e.kind from app_public.webhook_deliveries d join app_public.activity_events e on e.id = d.event_id where d.agent_id = $1`, [worker.id])).rows;
     expect(deliveries).toContainEqual({ channel: `agent:dispatch:${worker.id}`, kind: 'EXECUTION_STEP_READY' });

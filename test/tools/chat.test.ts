@@ -340,7 +340,15 @@ describe('agent.context.bundle', () => {
     expect(b.comments[49].body).toBe('c51');
     const unassigned = await ok(t, ws.token, 'issues.create', { title: 'Free' });
     const free = await ok(t, ws.token, 'agent.context.bundle', { issueId: unassigned.id });
-    expect(free.runProtocol).toMatchObject({ runId: null, engagementMode: 'EXECUTE', mayMutateIssue: true });
+    expect(free.runProtocol).toMatchObject({ runId: null, engagementMode: 'EXECUTE', mayMutateIssue: true, stepId: null,
+      protocolInstruction: expect.stringMatching(/^You have no open run on this issue/) });
+    // An EXECUTE run: both the issue's done status and runs.complete, and how to give the work back.
+    const doable = await ok(t, ws.token, 'issues.create', { title: 'Do it' });
+    await ok(t, ws.token, 'issues.assign', { id: doable.id, profileKey: 'helper' });
+    const execute = (await ok(t, helperKey.token, 'agent.context.bundle', { issueId: doable.id })).runProtocol.protocolInstruction;
+    expect(execute).toContain('do both: move the issue to a done status with issues.transition');
+    expect(execute).toContain('issues.unassign (runs.cancel ends the run but leaves the issue assigned to you)');
+    expect(execute).toContain('agents.heartbeat keeps you ONLINE, not the run active');
     expect(free.currentRun).toBeNull();
     const r = await rpc(t, helperKey.token, 'tools/call', { name: 'agent.context.bundle', arguments: { issueId: issue.id } });
     expect(r.body.result.structuredContent.runProtocol.runId).toBe(run.id);

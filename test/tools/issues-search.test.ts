@@ -189,6 +189,16 @@ describe('what a user types finds what is written', () => {
     }
   });
 
+  it('words beside punctuation beyond ASCII (quotes, guillemets, ¿, an emoji) are found, and a run of 700 CJK letters is taken', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: '«Liberté» “Quoted” „Anführung“ ¿Por 😀handler' });
+    for (const query of ['liberté', 'quoted', 'anführung', 'por', 'handler', '«Liberté» “Quoted” „Anführung“ ¿Por 😀handler']) {
+      expect((await ok(t, ws.token, 'issues.list', { query })).items.map((i: { id: string }) => i.id), query).toEqual([issue.id]);
+    }
+    // A run over array_to_tsvector's 2 kB beside a URL was refused as "not valid UTF-8" (a character cut in two).
+    const long = await ok(t, ws.token, 'issues.create', { title: 'CJK run', description: `${'日'.repeat(700)} https://example.org/x v1` });
+    expect((await ok(t, ws.token, 'issues.list', { query: 'example.org' })).items.map((i: { id: string }) => i.id)).toContain(long.id);
+  });
+
   it('words joined by dots, slashes, signs or an @ are found whole and by their parts', async () => {
     const issue = await ok(t, ws.token, 'issues.create', {
       title: 'Deploy v1.2.3 breaks src/index.ts',

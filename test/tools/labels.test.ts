@@ -36,6 +36,19 @@ describe('labels', () => {
     expect((await ok(t, other.token, 'labels.list', {})).items).toEqual([]);
   });
 
+  it('pages through labels whose names are long in UTF-8 (the cursor carries the name: it outgrew the cursor field at 200)', async () => {
+    const w = await createWorkspace(t, 'LCJ');
+    for (const tail of ['一', '二', '三']) await ok(t, w.token, 'labels.create', { name: '𝔸'.repeat(99) + tail });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: { name: string }[]; nextCursor: string | null } = await ok(t, w.token, 'labels.list', { limit: 1, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.items.map((l) => l.name));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toHaveLength(3);
+  });
+
   it('duplicate names (case-insensitive) are 409 label_exists; bad input 400', async () => {
     await ok(t, ws.token, 'labels.create', { name: 'Unique' });
     const dup = await rest(t, ws.token, 'labels.create', { name: 'UNIQUE' });

@@ -25,6 +25,8 @@ beforeAll(async () => {
       { number: 3, title: 'Docs typo', state: 'open' },
       { number: 4, title: 'Crash in docs build', state: 'closed' },
       { number: 6, title: 'Imported then deleted', state: 'open' },
+      // An emoji across the 20,000th UTF-16 unit, and a NUL: the cut took half the emoji and the import was refused.
+      { number: 7, title: 'Long body', body: `${'x'.repeat(19_999)}😀 and more\0`, state: 'open' },
     ],
     'acme/other': [{ number: 9, title: 'Other repo', state: 'open' }],
   }, { token: 'ghp_test_token', prefix: '/api/v3' });
@@ -150,6 +152,16 @@ describe('repohost tools', () => {
       expect400(r, 'url');
       expect(r.body.issues.url).toMatch(/the mapping of acme\/widgets reads github.com/);
     }
+  });
+
+  it('importIssue takes a body cut at 20,000 units between characters (an emoji there was cut in two and refused)', async () => {
+    await ok(t, ws.token, 'repohost.importIssue', { repoFullName: REPO, number: 7 });
+    const { rows } = await t.pools.owner.query(
+      `select r.snapshot->>'body' as body, i.description from app_public.external_resources r
+       join app_public.external_links l on l.resource_id = r.id join app_public.issues i on i.id = l.issue_id
+       where r.workspace_id = $1 and r.number = 7`, [ws.id]);
+    expect(rows).toHaveLength(1);
+    expect([rows[0].body, rows[0].description].some((b: string | null) => b === 'x'.repeat(19_999) || b?.startsWith('x'.repeat(19_999)))).toBe(true);
   });
 
   it('importIssue creates the issue once (idempotent), linked SOURCE, optionally queued; sync applies status and title rules', async () => {

@@ -30,4 +30,4 @@ begin
 end
 $$;
 grant execute on function app_tools.runs_cancel(args jsonb) to svc_visitor;
-comment on function app_tools.runs_cancel(args jsonb) is 'runs.cancel: End an open run without completing it: ABANDONED, reason canceled (AGENT_RUN_STATUS_CHANGED); completionMeta keeps cancelReason. The run''s agent, or a person''s key (another agent''s key: 403). Closed runs: 409.';
+comment on function app_tools.runs_cancel(args jsonb) is 'runs.cancel: End an open run without completing it: ABANDONED, reason canceled (AGENT_RUN_STATUS_CHANGED); completionMeta keeps cancelReason. The run''s agent, or a person''s key (another agent''s key: 403). Closed runs: 409. The issue stays assigned to the agent and out of the dispatcher''s reach: to give the work back, issues.unassign (which also ends the run).';
