@@ -17,7 +17,8 @@
  * A notification goes on one stream of the session, the most recently opened one still open (MCP transports,
  * "Multiple Connections": the server MUST NOT broadcast a message across streams); heartbeats go on all of them.
  * A session its client ended (DELETE) is remembered as ended, so its id is 404 from then on (`isEnded`), for an hour
- * and at most MAX_ENDED ids; a restart forgets them.
+ * and at most MAX_ENDED ids per key (one key's DELETEs of ids it made up cannot push out another's); a restart
+ * forgets them.
  *
  * Sessions live in the API process that served them: with several API processes behind a balancer, the
  * subscribe call and the GET stream must reach the same process (sticky sessions on Mcp-Session-Id).
@@ -52,14 +53,18 @@ const MAX_SESSIONS_PER_KEY = 20;
 /** Unsent bytes a notification stream may hold before it is let go (the client resubscribes on reconnect). */
 const MAX_BUFFER_BYTES = 256 * 1024;
 /** Ended session ids remembered (oldest forgotten first); each for IDLE_MS. */
-export const MAX_ENDED = 10_000;
+export const MAX_ENDED = 1_000;
 
 const keyMark = (keyId: string) => createHash('sha256').update(`mcp-session:${keyId}`).digest('base64url').slice(0, 22);
 
 export class McpSessions {
   private readonly sessions = new Map<string, Session>();
-  /** Ids of sessions ended by DELETE, with when (insertion order is time order: an ended id cannot be ended again). */
-  private readonly ended = new Map<string, number>();
+  /**
+   * Ids of sessions ended by DELETE, with when, per key (insertion order is time order: an ended id cannot be ended
+   * again). One list for all keys let a key that ended 10,001 ids of its own make every other key's ended sessions
+   * live again (an outside probe).
+   */
+  private readonly ended = new Map<string, Map<string, number>>();
   private readonly sweep: NodeJS.Timeout;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly onEvent = (payload: string) => void this.deliver(payload).catch(() => {});
@@ -95,8 +100,12 @@ export class McpSessions {
 
   /** Whether this id was made for this key (mint). */
   static owns(id: string, caller: Caller): boolean {
-    const dot = id.lastIndexOf('.');
-    return dot > 0 && id.slice(dot + 1) === keyMark(caller.keyId);
+    return id.lastIndexOf('.') > 0 && McpSessions.markOf(id) === keyMark(caller.keyId);
+  }
+
+  /** The part of a session id that names its key. */
+  private static markOf(id: string): string {
+    return id.slice(id.lastIndexOf('.') + 1);
   }
 
   /** The session of this id for this key; undefined when the id was made for another key. */
@@ -169,17 +178,21 @@ export class McpSessions {
     if (!McpSessions.owns(id, caller) || this.isEnded(id)) return false;
     const s = this.sessions.get(id);
     if (s) this.drop(id, s);
-    this.ended.set(id, Date.now());
-    if (this.ended.size > MAX_ENDED) this.ended.delete(this.ended.keys().next().value!);
+    const mark = McpSessions.markOf(id);
+    const ofKey = this.ended.get(mark) ?? new Map<string, number>();
+    this.ended.set(mark, ofKey);
+    ofKey.set(id, Date.now());
+    if (ofKey.size > MAX_ENDED) ofKey.delete(ofKey.keys().next().value!);
     return true;
   }
 
   /** Whether this id's session was ended by DELETE (in this process, within the last IDLE_MS). */
   isEnded(id: string): boolean {
-    const at = this.ended.get(id);
+    const ofKey = this.ended.get(McpSessions.markOf(id));
+    const at = ofKey?.get(id);
     if (at === undefined) return false;
     if (Date.now() - at <= IDLE_MS) return true;
-    this.ended.delete(id);
+    ofKey!.delete(id);
     return false;
   }
 
@@ -255,9 +268,12 @@ export class McpSessions {
   private dropIdle() {
     const now = Date.now();
     for (const [id, s] of this.sessions) if (s.streams.size === 0 && now - s.idleSince > IDLE_MS) this.drop(id, s);
-    for (const [id, at] of this.ended) {
-      if (now - at <= IDLE_MS) break;
-      this.ended.delete(id);
+    for (const [mark, ofKey] of this.ended) {
+      for (const [id, at] of ofKey) {
+        if (now - at <= IDLE_MS) break;
+        ofKey.delete(id);
+      }
+      if (ofKey.size === 0) this.ended.delete(mark);
     }
   }
 

@@ -125,7 +125,7 @@ describe('ending a session', () => {
     expect((await post(ping())).statusCode).toBe(200);
   });
 
-  it(`remembers at most ${MAX_ENDED} ended ids, the oldest forgotten first`, async () => {
+  it(`remembers at most ${MAX_ENDED} ended ids per key, the oldest forgotten first`, async () => {
     const sessions = new McpSessions(t.pools.owner, t.notifier, t.pools.api);
     try {
       const caller = { keyId: 'key-of-the-test' } as Caller;
@@ -135,6 +135,10 @@ describe('ending a session', () => {
       expect(sessions.isEnded(ids[1]!)).toBe(true);
       expect(sessions.isEnded(ids.at(-1)!)).toBe(true);
       expect(sessions.end(ids[1]!, caller)).toBe(false);
+      // Per key: another key's ended ids do not push this one's out.
+      const other = { keyId: 'another-key' } as Caller;
+      for (let i = 0; i <= MAX_ENDED; i++) sessions.end(McpSessions.mint(other), other);
+      expect(sessions.isEnded(ids[1]!)).toBe(true);
     } finally {
       sessions.close();
     }

@@ -10,9 +10,18 @@ import { useLayoutEffect, useState } from 'preact/hooks';
  * disabled, and the browser put the focus on <body>): a person who has moved on is left where they are.
  */
 export function refocus(...targets: (string | (() => Element | null | undefined))[]): void {
+  refocusFrom(undefined, ...targets);
+}
+
+/**
+ * refocus, also when the focus is still inside `from` (the form whose control was used): Chromium 156 keeps the focus
+ * on a button that was disabled and enabled again (a Save while saving), where earlier versions left it on <body>, so
+ * a refused Save kept the focus on Save instead of giving it back to the text to fix.
+ */
+export function refocusFrom(from: (() => Element | null | undefined) | undefined, ...targets: (string | (() => Element | null | undefined))[]): void {
   setTimeout(() => {
     const at = document.activeElement;
-    if (at && at !== document.body && at.isConnected) return;
+    if (at && at !== document.body && at.isConnected && !from?.()?.contains(at)) return;
     for (const t of targets) {
       const el = typeof t === 'string' ? document.querySelector(t) : t();
       if (el instanceof HTMLElement) { el.focus(); return; }

@@ -1,6 +1,6 @@
 import type { ComponentChild } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { openedFrom, refocus, say, useArrival } from './a11y.tsx';
+import { openedFrom, refocus, refocusFrom, say, useArrival } from './a11y.tsx';
 import { aboutIssue, gql } from './api.ts';
 import { LabelChip } from './board.tsx';
 import { CommitCheckbox, CommitSelect } from './controls.tsx';
@@ -183,16 +183,17 @@ function MarkdownEditor({ id, label, initial, saveText, onSave, onCancel, error 
   const [preview, setPreview] = useState(false);
   const [saving, setSaving] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
+  const form = useRef<HTMLFormElement>(null);
   useEffect(() => area.current?.focus(), []);
   return (
-    <form class="md-editor" onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); onCancel(); } }} onSubmit={async (e) => {
+    <form ref={form} class="md-editor" onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); onCancel(); } }} onSubmit={async (e) => {
       e.preventDefault();
       setSaving(true);
       let saved = false;
       try { saved = await onSave(text); } finally { setSaving(false); }
       if (!saved) {
         setPreview(false);
-        refocus(() => area.current);
+        refocusFrom(() => form.current, () => area.current);
       }
     }}>
       <div class="tabs" role="group" aria-label={`${label}: write or preview`}>
