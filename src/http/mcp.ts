@@ -310,7 +310,7 @@ async function handleMessage(
           completions: {}, logging: {},
         },
         serverInfo: { name: info.name, version: info.version, gitSha: info.gitSha, buildTime: info.buildTime },
-        instructions: 'Issue tracker tools. tools/list shows a profile (?profile=core|planning|agents|canvas|full or ?tools=ns1,ns2), light (no output schemas) except profile=full; every list pages by 100 (nextCursor); catalog.search, catalog.describe (full input and output schemas) and catalog.call reach every tool this key may call.',
+        instructions: initializeInstructions(caller),
       }));
     }
     case 'ping':
@@ -399,4 +399,21 @@ function decodeCursor(cursor: unknown, listing: string): number {
   if (typeof cursor !== 'string') return -1;
   const m = Buffer.from(cursor, 'base64url').toString().match(/^tools:(\d{1,6}):([\w-]+)$/);
   return m && m[2] === listing ? Number(m[1]) : -1;
+}
+
+/**
+ * InitializeResult.instructions, which MCP clients give the model before anything else: what the tools are, how to
+ * reach the ones outside the list, and where the work starts for this kind of key (an agent's is its assigned issues
+ * and the run protocol, which says how to finish; the README is not something an agent reads).
+ */
+function initializeInstructions(caller: Caller): string {
+  const tools = 'Issue tracker tools. tools/list shows a profile (?profile=core|planning|agents|canvas|full or ?tools=ns1,ns2), ' +
+    'light (no output schemas) except profile=full; every list pages by 100 (nextCursor); catalog.search (plain words), ' +
+    'catalog.describe (full input and output schemas) and catalog.call reach every tool this key may call.';
+  const start = caller.agentId
+    ? ' This key acts as an agent (agents.me). Your work: issues.assigned; for each issue, agent.context.bundle {issueId} gives ' +
+      'the issue, its comments, your open run and runProtocol, whose protocolInstruction says how to finish or give the work back. ' +
+      'Report with comments.create; agents.heartbeat marks you online (presence only).'
+    : ' workspace.get says who this key acts as; issues.list and issues.create are the place to start.';
+  return tools + start;
 }

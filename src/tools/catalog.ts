@@ -13,6 +13,7 @@ import { chatTools } from './chat.ts';
 import { analyticsTools, standupTools } from './analytics.ts';
 import { attachmentTools } from './attachments.ts';
 import { commentTools } from './comments.ts';
+import { CatalogIndex } from './catalog-search.ts';
 import { defineTools, tool, type Tool } from './define.ts';
 import { eventTools } from './events.ts';
 import { MORE_ISSUES_FIELD } from './invoke.ts';
@@ -55,7 +56,7 @@ const catalogTools = defineTools(
   tool({
     name: 'catalog.search',
     scopes: [],
-    description: 'Search every tool this key may call (the full catalog, beyond the current tools/list profile) by words in names and descriptions.',
+    description: 'Find tools this key may call in the whole catalog (beyond this tools/list profile) in plain words (claim an issue); best first.',
     input: z.strictObject({ query: z.string().trim().min(1).max(200), limit: z.number().int().min(1).max(100).default(20) }),
     output: z.array(descriptorOut),
     readOnly: true,
@@ -421,17 +422,10 @@ export function descriptor(t: Tool) {
   };
 }
 
-function searchCatalog(caller: Caller, query: string, max: number) {
-  const terms = query.toLowerCase().split(/[\s,]+/).filter(Boolean);
-  return TOOLS.filter((t) => canCall(caller, t))
-    .map((t) => {
-      const name = t.name.toLowerCase();
-      const text = `${name} ${t.description.toLowerCase()}`;
-      const score = terms.reduce((acc, term) => acc + (name.includes(term) ? 3 : 0) + (text.includes(term) ? 1 : 0), 0);
-      return { t, score };
-    })
-    .filter((r) => r.score > 0)
-    .sort((a, b) => b.score - a.score || a.t.name.localeCompare(b.t.name))
-    .slice(0, max)
-    .map(({ t }) => ({ name: t.name, description: t.description, scopes: t.scopes }));
+let catalogIndex: CatalogIndex<Tool> | undefined;
+
+export function searchCatalog(caller: Caller, query: string, max: number) {
+  catalogIndex ??= new CatalogIndex(TOOLS);
+  return catalogIndex.search(query, max, (t) => canCall(caller, t))
+    .map((t) => ({ name: t.name, description: t.description, scopes: t.scopes }));
 }

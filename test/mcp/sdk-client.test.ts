@@ -3,7 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
+import { TOOLS } from '../../src/tools/catalog.ts';
+import { createAgent, createKey, createWorkspace, ok, startTestApp, type TestApp, type Workspace } from '../support/harness.ts';
 
 let t: TestApp;
 let base: string;
@@ -47,6 +48,24 @@ describe('official MCP SDK client', () => {
     const got = await client.callTool({ name: 'issues.get', arguments: { id: issue.key } });
     expect((got.structuredContent as { id: string }).id).toBe(issue.id);
     await client.close();
+  });
+
+  it("gives the model instructions that name only real tools, and an agent key's start of work", async () => {
+    const toolNames = new Set(TOOLS.map((x) => x.name));
+    const named = (text: string) => [...text.matchAll(/\b([a-z]+(?:\.[a-z]+[A-Za-z]*)+)\b/g)].map((m) => m[1]!).filter((n) => !n.includes('/'));
+    const person = await connect(ws.token);
+    const forPerson = person.getInstructions() ?? '';
+    expect(forPerson).toContain('catalog.search');
+    expect(forPerson).toContain('workspace.get');
+    for (const name of named(forPerson)) expect([name, toolNames.has(name)]).toEqual([name, true]);
+    await person.close();
+    await createAgent(t, ws, 'instructed');
+    const asAgent = await connect((await createKey(t, ws, { agent: 'instructed' })).token);
+    const forAgent = asAgent.getInstructions() ?? '';
+    expect(forAgent).toContain('issues.assigned');
+    expect(forAgent).toContain('protocolInstruction');
+    for (const name of named(forAgent)) expect([name, toolNames.has(name)]).toEqual([name, true]);
+    await asAgent.close();
   });
 
   it('also works on /api/mcp', async () => {
