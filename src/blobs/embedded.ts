@@ -110,6 +110,20 @@ export class EmbeddedBlobStore implements BlobStore {
     }
   }
 
+  async write(key: string, bytes: Buffer): Promise<void> {
+    const file = this.fileOf(key);
+    await fs.promises.mkdir(path.dirname(file), { recursive: true });
+    // Written aside and renamed into place, as a PUT is: a reader never sees half a file.
+    const tmp = `${file}.part-${crypto.randomBytes(6).toString('hex')}`;
+    try {
+      await fs.promises.writeFile(tmp, bytes, { mode: 0o600 });
+      await fs.promises.rename(tmp, file);
+    } catch (err) {
+      await fs.promises.rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
   async delete(key: string): Promise<void> {
     await fs.promises.rm(this.fileOf(key), { force: true });
     await fs.promises.rmdir(path.dirname(this.fileOf(key))).catch(() => {});

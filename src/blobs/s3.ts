@@ -75,6 +75,11 @@ export class S3BlobStore implements BlobStore {
     return bytes.subarray(0, maxBytes);
   }
 
+  async write(key: string, bytes: Buffer, mimeType: string): Promise<void> {
+    assertKey(key);
+    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentLength: bytes.length, ContentType: mimeType }));
+  }
+
   async delete(key: string): Promise<void> {
     assertKey(key);
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));

@@ -25,6 +25,8 @@ export interface BlobStore {
   size(key: string): Promise<number | null>;
   /** The object's bytes (at most maxBytes are read; callers check the size first), or null when there is none. */
   read(key: string, maxBytes: number): Promise<Buffer | null>;
+  /** Stores the object's bytes (attachments.upload: bytes that came in the call itself, not through a presigned PUT). */
+  write(key: string, bytes: Buffer, mimeType: string): Promise<void>;
   /** Deletes the object; no error when it is already gone. */
   delete(key: string): Promise<void>;
 }

@@ -16,6 +16,9 @@ import { NOT_IN_A_LINE } from './text-guard.ts';
 /** Spec 8: getInline serves only these; anything else → use getDownloadUrl. */
 export const INLINE_MIME_ALLOWLIST = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', 'text/plain', 'text/markdown'];
 
+/** attachments.upload carries the bytes in the call (JSON bodies stop at 2 MB; base64 is 4/3 of the bytes). */
+export const INLINE_UPLOAD_BYTES = 1_000_000;
+
 const targetId = z.string().min(1).max(64).describe('Id of the target (UUID; an issue may also be given by key, e.g. ENG-12)');
 const filename = z.string().min(1).max(255)
   .refine((s) => s.trim() === s, 'must not start or end with spaces')
@@ -64,6 +67,27 @@ export const attachmentTools = defineTools(
       const expiresAt = Math.min(Date.parse(granted.expiresAt), ctx.caller.expiresAt?.getTime() ?? Infinity);
       const put = await blobs.presignPut(granted.key, { sizeBytes: granted.sizeBytes, mimeType: granted.mimeType, expiresAt: new Date(expiresAt), keyId: ctx.caller.keyId });
       return { uploadUrl: put.url, method: put.method, headers: put.headers, ...granted, expiresAt: put.expiresAt };
+    },
+  }),
+  tool({
+    name: 'attachments.upload',
+    scopes: ['WRITE_ISSUES'],
+    description: `Attach a small file sent as base64 in the call (at most ${INLINE_UPLOAD_BYTES.toLocaleString('en')} bytes), for clients that cannot PUT to a URL (an MCP-only agent): initUpload and finalize in one. Larger: attachments.initUpload.`,
+    input: z.strictObject({
+      targetType, targetId, filename, mimeType,
+      base64: z.string().min(1).max(Math.ceil(INLINE_UPLOAD_BYTES / 3) * 4, { message: `must be at most ${INLINE_UPLOAD_BYTES} bytes once decoded; use attachments.initUpload for larger files` })
+        .regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, 'must be base64 (A–Z, a–z, 0–9, + and /, padded with =; no line breaks)')
+        .describe('The file\'s bytes, base64'),
+    }),
+    output: AttachmentOut,
+    run: async (ctx, input) => {
+      const { base64, ...target } = input;
+      const bytes = Buffer.from(base64, 'base64');
+      // initUpload records the open upload (authorization, narrowing, quota); finalize checks the stored size. Bytes that
+      // never arrive (a store failure in between) leave an open upload, removed when it expires, as an abandoned PUT does.
+      const up = await ctx.invoke('attachments.initUpload', { ...target, sizeBytes: bytes.length }) as { key: string; mimeType: string };
+      await blobsOf(ctx).write(up.key, bytes, up.mimeType);
+      return ctx.invoke('attachments.finalize', { key: up.key });
     },
   }),
   tool({

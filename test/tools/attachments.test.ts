@@ -456,6 +456,38 @@ describe('attachments on the embedded store', () => {
     expect(ev).toMatchObject({ kind: 'INITIATIVE_UPDATED', payload: { changes: ['attachments'], attachmentId: onI1.id } });
   });
 
+  it('attachments.upload: bytes in the call (MCP), checked as initUpload checks them, nothing left of a refused call', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'an MCP-only agent attaches a log' });
+    const bytes = Buffer.concat([Buffer.from('log line\n'), crypto.randomBytes(300_000)]);
+    const r = await rpc(t, ws.token, 'tools/call', { name: 'attachments.upload', arguments: { targetType: 'issue', targetId: issue.key, filename: 'run.log', mimeType: 'text/plain', base64: bytes.toString('base64') } });
+    expect(r.body.result.isError, JSON.stringify(r.body.result)).toBeFalsy();
+    const att = r.body.result.structuredContent;
+    expect(att).toMatchObject({ kind: 'FILE', targetType: 'issue', targetId: issue.id, filename: 'run.log', mimeType: 'text/plain', sizeBytes: bytes.length });
+    expect(Buffer.from((await ok(t, ws.token, 'attachments.getInline', { id: att.id })).base64, 'base64').equals(bytes)).toBe(true);
+    expect((await curlGet((await ok(t, ws.token, 'attachments.getDownloadUrl', { id: att.id })).url)).equals(bytes)).toBe(true);
+    const ev = (await ok(t, ws.token, 'events.recent', { subjectType: 'issue', subjectId: issue.id, limit: 1 })).items[0];
+    expect(ev).toMatchObject({ kind: 'ISSUE_UPDATED', payload: { changes: ['attachments'], attachmentId: att.id, attachmentChange: 'added' } });
+
+    const openUploads = async () => Number((await t.pools.owner.query(
+      'select count(*) from app_public.attachment_uploads where workspace_id = $1', [ws.id])).rows[0].count);
+    const before = await openUploads();
+    const args = { targetType: 'issue', targetId: issue.id, filename: 'x.bin', mimeType: 'application/octet-stream' };
+    for (const base64 of ['not base64!', 'QUJD\nREVG', 'QUJ', '']) expect400(await rest(t, ws.token, 'attachments.upload', { ...args, base64 }), 'base64');
+    const tooBig = await rest(t, ws.token, 'attachments.upload', { ...args, base64: Buffer.alloc(1_000_003).toString('base64') });
+    expect400(tooBig, 'base64');
+    expect(tooBig.body.issues.base64).toMatch(/initUpload/);
+    expect400(await rest(t, ws.token, 'attachments.upload', { ...args, filename: '../x', base64: 'QUJD' }), 'filename');
+    expect((await rest(t, other.token, 'attachments.upload', { ...args, base64: 'QUJD' })).status).toBe(404);
+    const reader = await createKey(t, ws, { scopes: ['READ_ISSUES'] });
+    expect((await rest(t, reader.token, 'attachments.upload', { ...args, base64: 'QUJD' })).body).toMatchObject({ error: 'scope_required', scope: 'WRITE_ISSUES' });
+    const { rows } = await t.pools.owner.query('insert into app_public.projects (workspace_id, name) values ($1, $2) returning id', [ws.id, 'Upload P']);
+    const narrowed = await createKey(t, ws, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'], projects: [rows[0].id] });
+    expect((await rest(t, narrowed.token, 'attachments.upload', { ...args, base64: 'QUJD' })).status).toBe(404);
+    const inside = await ok(t, ws.token, 'issues.create', { title: 'inside', projectId: rows[0].id });
+    expect(await ok(t, narrowed.token, 'attachments.upload', { ...args, targetId: inside.id, base64: 'QUJD' })).toMatchObject({ sizeBytes: 3, targetId: inside.id });
+    expect(await openUploads()).toBe(before);
+  });
+
   it('answers over JSON-RPC too', async () => {
     const issue = await ok(t, ws.token, 'issues.create', { title: 'rpc' });
     const r = await rpc(t, ws.token, 'tools/call', { name: 'attachments.attachLink', arguments: { targetType: 'issue', targetId: issue.id, externalUrl: 'https://rpc.example/x', linkTitle: 'rpc' } });
@@ -505,6 +537,13 @@ describe('attachments on S3 (s3rver)', () => {
     expect(await s3.store.size(up.key)).toBe(bytes.length);
     await ok(t, ws.token, 'attachments.delete', { id: att.id });
     expect(await s3.store.size(up.key)).toBeNull();
+  });
+
+  it('attachments.upload stores the bytes in the bucket', async () => {
+    const issue = await ok(t, ws.token, 'issues.create', { title: 'uploaded in the call, on s3' });
+    const bytes = crypto.randomBytes(5_000);
+    const att = await ok(t, ws.token, 'attachments.upload', { targetType: 'issue', targetId: issue.id, filename: 'b.png', mimeType: 'image/png', base64: bytes.toString('base64') });
+    expect(Buffer.from((await ok(t, ws.token, 'attachments.getInline', { id: att.id })).base64, 'base64').equals(bytes)).toBe(true);
   });
 
   it('finalize before the upload is 409 upload_missing; a wrong size is 409 size_mismatch', async () => {
