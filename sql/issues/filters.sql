@@ -59,6 +59,10 @@ begin
   if args->>'priority' is not null then
     where_sql := where_sql || format(' and i.priority = %L', args->>'priority');
   end if;
+  if jsonb_typeof(args->'priorities') = 'array' then
+    -- Any of several ("URGENT or HIGH"): the API has checked each is a priority.
+    where_sql := where_sql || format(' and i.priority = any(%L::text[])', array(select jsonb_array_elements_text(args->'priorities')));
+  end if;
   if args ? 'projectId' then
     where_sql := where_sql || case when args->>'projectId' is null then ' and i.project_id is null'
       else format(' and i.project_id = %L::uuid', app_hidden.parse_uuid(args->>'projectId', 'projectId')) end;

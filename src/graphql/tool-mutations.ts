@@ -142,6 +142,7 @@ export const TOOL_ARGUMENT_DESCRIPTIONS: Readonly<Record<string, Readonly<Record
     status: 'Only issues in this status, given by id, category (such as IN_PROGRESS) or name.',
     statusId: 'Only issues in this status.',
     priority: 'Only issues of this priority.',
+    priorities: 'Only issues of any of these priorities (1 to 5 of NONE, LOW, MEDIUM, HIGH, URGENT).',
     projectId: 'Only issues in this project; null = issues in no project.',
     assignedAgentId: 'Only issues assigned to this agent; null = unassigned ones.',
     cycleId: 'Only issues in this cycle; null = issues in no cycle.',

@@ -41,7 +41,7 @@ export const agentTools = defineTools(
     name: 'agents.heartbeat',
     requiresAgentKey: true,
     scopes: [],
-    description: "Presence of the agent linked to the calling key: sets status (default ONLINE) and lastHeartbeatAt in one update; runtimeId attaches the agent to a runtime (not an archived one: 409 runtime_archived). AGENT_STATUS_CHANGED only when the status changes. Presence expires: no heartbeat for agentRunStaleMinutes (workspace.get) → OFFLINE, no dispatched work. Presence only: it does not keep a run from STALLED (status lines, comments and usage do). Keys without an agent, or linked to an archived agent: 403.",
+    description: "Presence of the agent linked to the calling key: sets status (default ONLINE) and lastHeartbeatAt; runtimeId attaches it to a runtime (not an archived one: 409). AGENT_STATUS_CHANGED when the status changes. No heartbeat for agentRunStaleMinutes (workspace.get) → OFFLINE, no dispatched work. Presence only: it does not keep a run from STALLED (status lines, comments and usage do). Keys without a live agent: 403.",
     input: z.strictObject({
       status: z.enum(['ONLINE', 'BUSY', 'OFFLINE']).optional().describe('Default ONLINE'),
       runtimeId: id('runtimeId').optional().describe('The runtime this agent runs on (runtimes.register)'),

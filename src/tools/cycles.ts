@@ -35,7 +35,7 @@ export const cycleTools = defineTools(
     name: 'cycles.create',
     refusesNarrowedKeys: 'projectOrLabel',
     scopes: ['WRITE_ISSUES'],
-    description: 'Create a cycle (sprint). Defaults: name "Sprint <n>", startsOn right after the last cycle plus the workspace cooldown (never before today), endsOn from the workspace cycle length. Cycles may not overlap. A cycle is ACTIVE while its dates include today, COMPLETED once they have passed, PLANNED before; activate: true makes a future one current now when no other is; while it waits for its dates, no other cycle may span today (409 active_cycle_exists). Needs a key without project/label narrowing.',
+    description: 'Create a cycle (sprint). Defaults: name "Sprint <n>", startsOn right after the last cycle plus the workspace cooldown (never before today), endsOn from the workspace cycle length. Cycles may not overlap. ACTIVE while its dates include today, COMPLETED once past, PLANNED before; activate: true makes a future one current now when no other is (meanwhile no other cycle may span today: 409 active_cycle_exists). Needs a key without narrowing.',
     input: z.strictObject({
       name: line(200).optional(),
       startsOn: date.optional(),
@@ -76,7 +76,7 @@ export const cycleTools = defineTools(
     name: 'cycles.rollover',
     refusesNarrowedKeys: 'projectOrLabel',
     scopes: ['WRITE_ISSUES'],
-    description: 'Move the unfinished issues (status not Done/Canceled) of the current sprint (the cycle whose dates include today; when none runs, or it began today, the last one that ended without a rollover) to the next cycle (the earliest one not ended that starts after it, the running one for an ended sprint; created from the workspace cycle length and cooldown when none exists). It never changes which sprint is current: cycles stay ACTIVE while their dates include today and become COMPLETED when they end. Returns completed: the cycle the issues came from when it has ended (null while it still runs), current: the cycle they moved to, movedIssueIds, createdNext. Running it again the same day only moves what is still unfinished. Needs a key without project/label narrowing.',
+    description: 'Move the unfinished issues (not Done/Canceled) of the current sprint (the cycle whose dates include today; when none runs, or it began today, the last one that ended without a rollover) to the next cycle (the earliest not ended that starts after it, the running one for an ended sprint; created from the workspace cycle length and cooldown when none exists). It never changes which sprint is current (cycles are ACTIVE while their dates include today, COMPLETED once ended). Returns completed (the cycle the issues left if it has ended, else null), current (where they went), movedIssueIds, createdNext. Again the same day: moves only what is still unfinished. Needs a key without narrowing.',
     input: z.strictObject({}),
     output: z.object({
       completed: CycleOut.nullable(), current: CycleOut, movedIssueIds: z.array(z.string()), createdNext: z.boolean(),

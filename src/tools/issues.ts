@@ -57,7 +57,9 @@ const listFilters = {
   status: z.string().min(1).max(100).optional(),
   statusId: id('statusId').optional(),
   open: z.boolean().optional().describe('true: only issues not in a DONE/CANCELED status; false: only those'),
-  priority: priority.optional(),
+  // A list here is the caller meaning `priorities`: say so rather than only listing the five values.
+  priority: z.enum(priority.options, { error: (issue) => (Array.isArray(issue.input) ? 'one priority; for any of several, use priorities' : undefined) }).optional(),
+  priorities: z.array(priority).min(1).max(5).optional(),
   projectId: id('projectId').nullable().optional(),
   assignedAgentId: id('assignedAgentId').nullable().optional(),
   cycleId: id('cycleId').nullable().optional(),
@@ -107,7 +109,7 @@ export const issueTools = defineTools(
   tool({
     name: 'issues.list',
     scopes: ['READ_ISSUES'],
-    description: 'Issues newest first, paged ({items, nextCursor}). query: full-text search over title and description (every word, the last as a prefix), best match first (title before description), then newest. Filters: status (id, category such as IN_PROGRESS, or name), open (not DONE/CANCELED), priority, projectId, assignedAgentId, cycleId, parentId, claimedById (null = none for each), labelIds (any of), queued (the flag stays after assignment: the dispatch pool is queued true, assignedAgentId null, open true).',
+    description: 'Issues newest first, paged ({items, nextCursor}). query: full-text search of title and description (every word, the last as a prefix), best match first (title before description). Filters: status (id, category such as IN_PROGRESS, or name), open (not DONE/CANCELED), priority, priorities (any of), projectId, assignedAgentId, cycleId, parentId, claimedById (null = none), labelIds (any of), queued (stays after assignment: the dispatch pool is queued true, assignedAgentId null, open true).',
     input: z.strictObject({ ...listFilters, limit: limit(50, 200), cursor: cursor.optional() }),
     output: page(IssueOut),
     readOnly: true,

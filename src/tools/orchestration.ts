@@ -110,7 +110,7 @@ export const planTools = defineTools(
   tool({
     name: 'plans.recordVerdict',
     scopes: ['WRITE_ISSUES'],
-    description: 'Record the verdict on a step in REVIEW: PASS → DONE (dependants become READY; the last one completes the plan and achieves the goal); FAIL → READY again with the feedback while retries remain (maxStepRetries, default 2), else BLOCKED with a review gate. Recorded by the judge of the step or a person: its worker gets 403 own_step (unless the plan made it the judge), any other agent 403 not_judge (with no judge dispatched, an agent outside the plan may). Writes EXECUTION_STEP_JUDGED.',
+    description: 'Record the verdict on a step in REVIEW: PASS → DONE (dependants become READY; the last one completes the plan and its goal); FAIL → READY again with the feedback while retries remain (maxStepRetries, default 2), else BLOCKED with a review gate. Recorded by the judge of the step or a person: its worker gets 403 own_step (unless the plan made it the judge), any other agent 403 not_judge (with no judge dispatched, an agent outside the plan may). Writes EXECUTION_STEP_JUDGED.',
     input: z.strictObject({
       stepId: id('stepId'), verdict: z.enum(['PASS', 'FAIL']),
       feedback: z.string().max(20_000).describe('Required for FAIL'),
@@ -158,7 +158,7 @@ export const executionPlanTools = defineTools(
   tool({
     name: 'executionPlans.transitionStep',
     scopes: ['WRITE_ISSUES'],
-    description: "Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew's REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step's runs (404). In a plan that judges its steps (or from REVIEW) no agent but the step's judge moves it to DONE (403 own_step for its worker, not_judge for another agent; a person may); an agent working in the plan moves only its own steps, as worker or judge, or any as the planner (403 own_plan); a step is canceled by a person, the plan's planner or an agent outside the plan (403 own_step for its worker, own_plan for another worker or judge), and one a pending gate holds only by one who may decide the gate (403 person_required / own_plan).",
+    description: "Move a step of a RUNNING plan: READY (dependencies DONE; re-dispatches), RUNNING, REVIEW (dispatches the crew's REVIEWER when the plan auto-judges), DONE (dependants become READY; the last step completes the plan and achieves the goal), BLOCKED (opens a review gate), CANCELED (cancels its pending gate). A step a pending review gate holds moves only to CANCELED (409 gate_pending). sourceRunId must be one of the step's runs (404). Where the plan judges its steps (or from REVIEW) only the step's judge or a person moves it to DONE (403 own_step for its worker, not_judge for another agent); an agent in the plan moves only its own steps (as worker or judge), or any as the planner (403 own_plan); a step is canceled by a person, the planner or an agent outside the plan (403 own_step / own_plan), and one a pending gate holds only by one who may decide the gate (403 person_required / own_plan).",
     input: z.strictObject({
       stepId: id('stepId'), status: z.enum(['READY', 'RUNNING', 'REVIEW', 'DONE', 'BLOCKED', 'CANCELED']),
       sourceRunId: id('sourceRunId').optional(),

@@ -11,7 +11,7 @@ export const relationTools = defineTools(
   tool({
     name: 'relations.add',
     scopes: ['WRITE_ISSUES'],
-    description: 'Link two issues: fromIssueId <kind> toIssueId, kind BLOCKS, BLOCKED_BY, DUPLICATES or RELATES_TO. A BLOCKS B is one link, seen from B as BLOCKED_BY A (so BLOCKED_BY A→B is stored as B BLOCKS A). Returns the link as seen from fromIssueId; one that already exists comes back with created false. No self-links, no cycles of BLOCKS or DUPLICATES (409 reverse_relation_exists or relation_cycle), and at most 500 links per issue (409 too_many_relations).',
+    description: 'Link two issues: fromIssueId <kind> toIssueId, kind BLOCKS, BLOCKED_BY, DUPLICATES or RELATES_TO. A BLOCKS B is one link, seen from B as BLOCKED_BY A (so BLOCKED_BY A→B is stored as B BLOCKS A). Returns the link as seen from fromIssueId (created false when it existed already). No self-links, no cycles of BLOCKS or DUPLICATES (409 reverse_relation_exists / relation_cycle), at most 500 links per issue (409 too_many_relations).',
     input: z.strictObject({ fromIssueId: issueRef, toIssueId: issueRef, kind: relationKind }),
     output: RelationOut,
   }),

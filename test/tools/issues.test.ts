@@ -232,6 +232,21 @@ describe('issues.list', () => {
     const both = await rest(t, ws.token, 'issues.list', { status: 'Done', statusId: statuses[0].id });
     expect([both.status, Object.keys(both.body.issues)]).toEqual([400, ['status']]);
     expect(await ids({ priority: 'URGENT' })).toEqual([a.id]);
+    // A list is any of them, in issues.list, issues.count and a search with the filter alike.
+    const urgentOrLow = await ids({ priorities: ['URGENT', 'LOW'] });
+    expect(urgentOrLow).toEqual(expect.arrayContaining([a.id, b.id]));
+    expect((await ok(t, ws.token, 'issues.list', { limit: 200 })).items
+      .filter((i: { priority: string }) => ['URGENT', 'LOW'].includes(i.priority)).map((i: { id: string }) => i.id).sort()).toEqual([...urgentOrLow].sort());
+    expect(await ids({ priorities: ['URGENT', 'LOW'], query: 'filter' })).toEqual(expect.arrayContaining([a.id, b.id]));
+    expect(await ids({ priorities: ['HIGH'], query: 'filter' })).toEqual([]);
+    expect((await ok(t, ws.token, 'issues.count', { priorities: ['URGENT', 'LOW'] })).total).toBe(urgentOrLow.length);
+    expect(await ids({ priorities: ['URGENT', 'LOW'], priority: 'LOW' })).toEqual([b.id]); // both apply
+    for (const priorities of [[], ['URGENT', 'urgent'], 'URGENT', [1], ['LOW', 'LOW', 'LOW', 'LOW', 'LOW', 'LOW']]) {
+      const r = await rest(t, ws.token, 'issues.list', { priorities });
+      expect([r.status, Object.keys(r.body.issues ?? {})[0]?.startsWith('priorities')]).toEqual([400, true]);
+    }
+    const mistaken = await rest(t, ws.token, 'issues.list', { priority: ['URGENT', 'LOW'] });
+    expect([mistaken.status, mistaken.body.issues]).toEqual([400, { priority: 'one priority; for any of several, use priorities' }]);
     expect(await ids({ projectId: projectB })).toEqual([a.id]);
     expect(await ids({ labelIds: [labelY] })).toContain(b.id);
     expect(await ids({ labelIds: [labelY] })).not.toContain(a.id);

@@ -30,5 +30,5 @@ begin
   return app_hidden.cycle_json(v_cycle);
 end
 $$;
-comment on function app_tools.cycles_create(args jsonb) is 'cycles.create: Create a cycle (sprint). Defaults: name "Sprint <n>", startsOn right after the last cycle plus the workspace cooldown (never before today), endsOn from the workspace cycle length. Cycles may not overlap. A cycle is ACTIVE while its dates include today, COMPLETED once they have passed, PLANNED before; activate: true makes a future one current now when no other is; while it waits for its dates, no other cycle may span today (409 active_cycle_exists). Needs a key without project/label narrowing.';
+comment on function app_tools.cycles_create(args jsonb) is 'cycles.create: Create a cycle (sprint). Defaults: name "Sprint <n>", startsOn right after the last cycle plus the workspace cooldown (never before today), endsOn from the workspace cycle length. Cycles may not overlap. ACTIVE while its dates include today, COMPLETED once past, PLANNED before; activate: true makes a future one current now when no other is (meanwhile no other cycle may span today: 409 active_cycle_exists). Needs a key without narrowing.';
 grant execute on function app_tools.cycles_create(args jsonb) to svc_visitor;

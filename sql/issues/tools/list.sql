@@ -109,5 +109,5 @@ begin
   return app_hidden.page_json_text(v_items, v_keys, v_limit, case when v_query is null then 'issues' else 'issues-search' end);
 end
 $$;
-comment on function app_tools.issues_list(args jsonb) is 'issues.list: Issues newest first, paged ({items, nextCursor}). query: full-text search over title and description (every word, the last as a prefix), best match first (title before description), then newest. Filters: status (id, category such as IN_PROGRESS, or name), open (not DONE/CANCELED), priority, projectId, assignedAgentId, cycleId, parentId, claimedById (null = none for each), labelIds (any of), queued (the flag stays after assignment: the dispatch pool is queued true, assignedAgentId null, open true).';
+comment on function app_tools.issues_list(args jsonb) is 'issues.list: Issues newest first, paged ({items, nextCursor}). query: full-text search of title and description (every word, the last as a prefix), best match first (title before description). Filters: status (id, category such as IN_PROGRESS, or name), open (not DONE/CANCELED), priority, priorities (any of), projectId, assignedAgentId, cycleId, parentId, claimedById (null = none), labelIds (any of), queued (stays after assignment: the dispatch pool is queued true, assignedAgentId null, open true).';
 grant execute on function app_tools.issues_list(args jsonb) to svc_visitor;

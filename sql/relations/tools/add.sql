@@ -71,5 +71,5 @@ begin
   return app_hidden.relation_view(v_rel, v_from.id) || jsonb_build_object('created', true);
 end
 $$;
-comment on function app_tools.relations_add(args jsonb) is 'relations.add: Link two issues: fromIssueId <kind> toIssueId, kind BLOCKS, BLOCKED_BY, DUPLICATES or RELATES_TO. A BLOCKS B is one link, seen from B as BLOCKED_BY A (so BLOCKED_BY A→B is stored as B BLOCKS A). Returns the link as seen from fromIssueId; one that already exists comes back with created false. No self-links, no cycles of BLOCKS or DUPLICATES (409 reverse_relation_exists or relation_cycle), and at most 500 links per issue (409 too_many_relations).';
+comment on function app_tools.relations_add(args jsonb) is 'relations.add: Link two issues: fromIssueId <kind> toIssueId, kind BLOCKS, BLOCKED_BY, DUPLICATES or RELATES_TO. A BLOCKS B is one link, seen from B as BLOCKED_BY A (so BLOCKED_BY A→B is stored as B BLOCKS A). Returns the link as seen from fromIssueId (created false when it existed already). No self-links, no cycles of BLOCKS or DUPLICATES (409 reverse_relation_exists / relation_cycle), at most 500 links per issue (409 too_many_relations).';
 grant execute on function app_tools.relations_add(args jsonb) to svc_visitor;
