@@ -1217,6 +1217,7 @@ CREATE TRIGGER _810_detach_children AFTER UPDATE OF deleted_at ON app_public.iss
 CREATE TRIGGER _811_restore_links AFTER UPDATE OF deleted_at ON app_public.issues FOR EACH ROW WHEN (old.deleted_at IS NOT NULL AND new.deleted_at IS NULL) EXECUTE FUNCTION app_private.tg_issues__restore_links();
 CREATE TRIGGER _812_stop_timers AFTER UPDATE OF deleted_at ON app_public.issues FOR EACH ROW WHEN (old.deleted_at IS NULL AND new.deleted_at IS NOT NULL) EXECUTE FUNCTION app_private.tg_issues__stop_timers();
 CREATE TRIGGER _820_out_of_agent_view AFTER UPDATE OF project_id, label_ids ON app_public.issues FOR EACH ROW WHEN (new.assigned_agent_id IS NOT NULL AND new.deleted_at IS NULL AND (new.project_id IS DISTINCT FROM old.project_id OR new.label_ids IS DISTINCT FROM old.label_ids)) EXECUTE FUNCTION app_private.tg_issues__out_of_agent_view();
+CREATE TRIGGER _830_run_activity AFTER UPDATE ON app_public.issues FOR EACH ROW WHEN (app_hidden.current_agent_id() IS NOT NULL) EXECUTE FUNCTION app_private.tg_issues__run_activity();
 CREATE TRIGGER _850_wake_dispatcher AFTER INSERT OR UPDATE OF queued, assigned_agent_id, status_id, deleted_at ON app_public.issues FOR EACH ROW EXECUTE FUNCTION app_private.tg_issues__wake_dispatcher();
 
 -- Labels that can be put on issues; also a narrowing dimension for keys.
@@ -2426,6 +2427,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_issues__plugin_creator() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__queued_at() returns trigger; plpgsql volatile; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__restore_links() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
+-- app_private.tg_issues__run_activity() returns trigger; plpgsql volatile; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__run_mode_gate() returns trigger; plpgsql volatile; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__status_timestamps() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql
 -- app_private.tg_issues__stop_timers() returns trigger; plpgsql volatile security definer; execute: owner only; issues/triggers.sql

@@ -424,3 +424,25 @@ create trigger _820_out_of_agent_view after update of project_id, label_ids on a
   when (new.assigned_agent_id is not null and new.deleted_at is null
         and (new.project_id is distinct from old.project_id or new.label_ids is distinct from old.label_ids))
   execute function app_private.tg_issues__out_of_agent_view();
+
+create or replace function app_private.tg_issues__run_activity()
+ returns trigger
+ language plpgsql
+as $$
+begin
+  -- The run's own agent changing its issue (a status move, a field, its labels) is that run at work, as its comments
+  -- are: an agent that moved its issue along without commenting was marked STALLED. As the caller (RLS: the run's
+  -- issue is visible); once per transaction (now() is the transaction's); a STALLED run comes back to ACTIVE
+  -- (_120_run_stalled_activity on agent_runs).
+  update app_public.agent_runs r set last_event_at = now()
+  where r.workspace_id = new.workspace_id and r.issue_id = new.id and r.agent_id = app_hidden.current_agent_id()
+    and r.status in ('ACTIVE', 'WAITING', 'STALLED') and r.last_event_at < now();
+  return null;
+end
+$$;
+comment on function app_private.tg_issues__run_activity() is 'AFTER UPDATE on issues by an agent''s key: that agent''s open run on the issue is active (lastEventAt now; a STALLED one back to ACTIVE).';
+
+drop trigger if exists _830_run_activity on app_public.issues;
+create trigger _830_run_activity after update on app_public.issues for each row
+  when (app_hidden.current_agent_id() is not null)
+  execute function app_private.tg_issues__run_activity();

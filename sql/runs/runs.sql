@@ -138,7 +138,7 @@ as $$
                || 'To give the work back instead, issues.unassign (runs.cancel ends the run but leaves the issue assigned to you). '
              else 'Finish with runs.complete {runId, summary, ...}. '
            end
-        || 'A run with no run activity (status line, comments, usage, resumeWork) for '
+        || 'A run with no run activity (status line, comments, usage, changes to its issue, resumeWork) for '
         || coalesce((select w.agent_run_stale_minutes from app_public.workspaces w where w.id = r.workspace_id), 30)
         || ' minutes is marked STALLED; agents.heartbeat keeps you ONLINE, not the run active.'
     end,

@@ -443,6 +443,27 @@ describe('stale-run sweep', () => {
     expect((await runEvents(issue.id, 'AGENT_RUN_STATUS_CHANGED')).at(-1).payload).toMatchObject({ runId, from: 'STALLED', to: 'ACTIVE', reason: 'activity' });
   });
 
+  it("its agent changing the issue is run activity (a STALLED run ACTIVE again); a person's change is not", async () => {
+    const { issue, runId } = await assigned('Moved along without a comment');
+    const statuses = await ok(t, ws.token, 'statuses.list', {});
+    const started = statuses.find((s: { category: string }) => s.category === 'IN_PROGRESS');
+    const lastEventAt = async () => Date.parse((await ok(t, ws.token, 'runs.get', { id: runId })).lastEventAt);
+    await quiet(runId, 20);
+    const before = await lastEventAt();
+    await ok(t, ws.token, 'issues.update', { id: issue.id, priority: 'HIGH' }); // a person
+    expect(await lastEventAt()).toBe(before);
+    await ok(t, coderKey.token, 'issues.transition', { id: issue.id, statusId: started.id });
+    expect(await lastEventAt()).toBeGreaterThan(before + 15 * 60_000);
+    await quiet(runId, 60);
+    await t.pools.owner.query('select app_private.sweep_stale_runs(now())');
+    expect((await ok(t, ws.token, 'runs.get', { id: runId })).status).toBe('STALLED');
+    await ok(t, coderKey.token, 'issues.update', { id: issue.id, title: 'Moved along, renamed' });
+    expect((await ok(t, ws.token, 'runs.get', { id: runId })).status).toBe('ACTIVE');
+    expect((await runEvents(issue.id, 'AGENT_RUN_STATUS_CHANGED')).at(-1).payload).toMatchObject({ runId, from: 'STALLED', to: 'ACTIVE', reason: 'activity' });
+    const bundle = await ok(t, coderKey.token, 'agent.context.bundle', { issueId: issue.id });
+    expect(bundle.runProtocol.protocolInstruction).toContain('changes to its issue');
+  });
+
   it('a STALLED run still gates its agent: a RESEARCH run gone quiet does not let the agent change the issue', async () => {
     const { issue, runId } = await assigned('Quiet research', 'RESEARCH');
     await quiet(runId, 60 * 24);
