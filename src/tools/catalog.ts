@@ -184,6 +184,8 @@ export function unknownTool(name: string): ApiError {
  * test/mcp/tool-list.test.ts): profiles core/agents/full list them, catalog.search finds them, tools/call takes them.
  */
 const RUNTIME_LEAVES_OUT = ['issues.count', 'issues.children', 'issues.history', 'issues.restore', 'runs.cancel',
+  // Nudging another agent's quiet run is a supervisor's act, not a working agent's.
+  'runs.kick',
   'actionRequests.update', 'chat.listMessages', 'issues.watch', 'issues.unwatch', 'issues.listWatchers', 'issues.listWatching',
   // Bulk changes (3.9 KB of schema): an agent's key, which also sees the run and chat tools, was 43 KB without this.
   'issues.createMany', 'issues.updateMany'];

@@ -87,8 +87,8 @@ export const runTools = defineTools(
   tool({
     name: 'runs.kick',
     scopes: ['WRITE_ISSUES'],
-    description: "Nudge an ACTIVE or STALLED run of an open issue that has been quiet for 5 minutes or more and not kicked in the last 5: re-fires the agent's dispatch delivery (agent:dispatch:<agentId>) and records AGENT_RUN_KICKED; the run itself is unchanged. Otherwise {ok: true, kicked: false}.",
-    input: z.strictObject({ runId }),
+    description: "Nudge an ACTIVE or STALLED run of an open issue that has been quiet for 5 minutes or more and not kicked in the last 5: re-fires the agent's dispatch delivery (agent:dispatch:<agentId>) and records AGENT_RUN_KICKED (with reason, for the agent); the run itself is unchanged. Otherwise {ok: true, kicked: false}.",
+    input: z.strictObject({ runId, reason: line(500).optional() }),
     output: z.looseObject({ ok: z.boolean(), kicked: z.boolean(), runId: z.string(), status: runStatus, quietSeconds: z.number(), eventId: z.string().optional() }),
   }),
 );

@@ -397,8 +397,10 @@ describe('runs.kick', () => {
     await quiet(runId, 40);
     await t.pools.owner.query(`select app_private.sweep_stale_runs(now())`);
     expect((await ok(t, ws.token, 'runs.get', { id: runId })).status).toBe('STALLED');
-    expect(await ok(t, ws.token, 'runs.kick', { runId })).toMatchObject({ ok: true, kicked: true, status: 'STALLED' });
-    expect(await runEvents(issue.id, 'AGENT_RUN_KICKED')).toHaveLength(1);
+    expect(await ok(t, ws.token, 'runs.kick', { runId, reason: 'Post where you are, please' })).toMatchObject({ ok: true, kicked: true, status: 'STALLED' });
+    const kicks = await runEvents(issue.id, 'AGENT_RUN_KICKED');
+    expect(kicks.map((e) => e.payload.reason)).toEqual(['Post where you are, please']);
+    expect(Object.keys((await rest(t, ws.token, 'runs.kick', { runId, reason: 'two\nlines' })).body.issues)).toEqual(['reason']);
     expect((await ok(t, ws.token, 'runs.get', { id: runId })).status).toBe('STALLED');
   });
 

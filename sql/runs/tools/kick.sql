@@ -36,11 +36,13 @@ begin
   v_event := app_hidden.record_event('AGENT_RUN_KICKED', 'issue', v_run.issue_id, jsonb_build_object(
     'runId', v_run.id, 'agentId', v_run.agent_id, 'issueId', v_run.issue_id,
     'engagementMode', v_run.engagement_mode, 'lastEventAt', v_run.last_event_at,
-    'quietMinutes', floor(extract(epoch from v_quiet) / 60)::int));
+    'quietMinutes', floor(extract(epoch from v_quiet) / 60)::int)
+    -- What the person wants of the agent ("post where you are"), delivered with the kick.
+    || case when args->>'reason' is not null then jsonb_build_object('reason', args->>'reason') else '{}' end);
   perform app_hidden.dispatch_to_agent(v_event, v_run.agent_id);
   return jsonb_build_object('ok', true, 'kicked', true, 'runId', v_run.id, 'status', v_run.status,
     'eventId', v_event, 'quietSeconds', floor(extract(epoch from v_quiet))::int);
 end
 $$;
 grant execute on function app_tools.runs_kick(args jsonb) to svc_visitor;
-comment on function app_tools.runs_kick(args jsonb) is 'runs.kick: Nudge an ACTIVE or STALLED run of an open issue that has been quiet for 5 minutes or more and not kicked in the last 5: re-fires the agent''s dispatch delivery (agent:dispatch:<agentId>) and records AGENT_RUN_KICKED; the run itself is unchanged. Otherwise {ok: true, kicked: false}.';
+comment on function app_tools.runs_kick(args jsonb) is 'runs.kick: Nudge an ACTIVE or STALLED run of an open issue that has been quiet for 5 minutes or more and not kicked in the last 5: re-fires the agent''s dispatch delivery (agent:dispatch:<agentId>) and records AGENT_RUN_KICKED (with reason, for the agent); the run itself is unchanged. Otherwise {ok: true, kicked: false}.';
