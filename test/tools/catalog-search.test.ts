@@ -13,7 +13,7 @@ describe('catalog.search ranking', () => {
       ['add a comment', 'comments.create'],
       ['create label', 'labels.create'],
       ['create issue', 'issues.create'],
-      ['upload a file', 'attachments.upload'] // the one-call upload; initUpload for larger files,
+      ['upload a file', 'attachments.upload'], // the one-call upload; initUpload for larger files
       ['finish my run', 'runs.complete'],
       ['mark issue done', 'issues.transition'],
       ['move issue to in progress', 'issues.transition'],
