@@ -25,11 +25,11 @@ const SYNONYMS: Record<string, string[]> = {
   sprint: ['cycle'], iteration: ['cycle'], task: ['issue'], ticket: ['issue'], bug: ['issue'], work: ['workload', 'claim', 'assigned'],
   todo: ['issue', 'assigned'], message: ['chat'], approval: ['approve', 'gate', 'request'], approve: ['gate', 'request'],
   block: ['relation', 'blocked'], blocked: ['relation', 'block'], depend: ['relation'], dependency: ['relation'],
-  tag: ['label'], note: ['comment', 'note'], reply: ['comment', 'chat'], whoami: ['me', 'caller'], who: ['me', 'caller'],
+  tag: ['label'], note: ['comment'], reply: ['comment', 'chat'], whoami: ['me', 'caller'], who: ['me', 'caller'],
   self: ['me'], notify: ['notification', 'webhook'], subscribe: ['watch', 'webhook'], search: ['query', 'list'], find: ['list', 'search'],
   delete: ['remove', 'archive'], remove: ['delete'], rename: ['update'], edit: ['update'], change: ['update'], alive: ['heartbeat'],
   plan: ['executionplan', 'step'], step: ['executionplan'], history: ['event', 'activity'], log: ['event', 'activity'],
-  assign: ['assign', 'dispatch'], add: ['create'], new: ['create'], make: ['create'], post: ['create', 'append'], write: ['create', 'update'], pick: ['claim'], take: ['claim'], grab: ['claim'], release: ['unassign', 'release'],
+  assign: ['dispatch'], add: ['create'], new: ['create'], make: ['create'], post: ['create', 'append'], write: ['create', 'update'], pick: ['claim'], take: ['claim'], grab: ['claim'], release: ['unassign'],
 };
 
 /** Light stemming, the same for the query and the catalog: plurals and -ing/-ed forms meet their stem. */
