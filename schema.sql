@@ -1681,6 +1681,7 @@ create table app_public.workspaces (
   agent_run_stale_minutes integer default 30 not null, -- Minutes without a sign of life after which an ACTIVE run becomes STALLED and an ONLINE or BUSY agent OFFLINE (at least 1, default 30).
   created_at timestamp with time zone default now() not null, -- When the workspace was created.
   updated_at timestamp with time zone default now() not null, -- When the workspace last changed.
+  offline_reclaim_minutes integer default 30 not null, -- Minutes an agent made OFFLINE by a heartbeat timeout or its keys may stay silent before its open runs end and its unfinished issues are unassigned; 0 = never.
   constraint workspaces_pkey PRIMARY KEY (id),
   constraint workspaces_key_key UNIQUE (key),
   constraint workspaces_slug_key UNIQUE (slug),
@@ -1692,6 +1693,7 @@ create table app_public.workspaces (
   constraint workspaces_cycle_length_days_check CHECK (cycle_length_days >= 1 AND cycle_length_days <= 365),
   constraint workspaces_key_check CHECK (key ~ '^[A-Z][A-Z0-9]{1,9}$'::text),
   constraint workspaces_name_check CHECK (length(name) >= 1 AND length(name) <= 200),
+  constraint workspaces_offline_reclaim_minutes_check CHECK (offline_reclaim_minutes >= 0),
   constraint workspaces_required_ack_seconds_check CHECK (required_ack_seconds >= 0),
   constraint workspaces_slug_check CHECK (slug ~ '^[a-z0-9][a-z0-9-]{0,62}$'::text)
 );
@@ -1703,7 +1705,7 @@ create policy select_own_workspace on app_public.workspaces for select to svc_vi
 CREATE TRIGGER _000_deleting BEFORE DELETE ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__deleting();
 CREATE TRIGGER _100_updated_at BEFORE UPDATE ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_hidden.tg__set_updated_at();
 CREATE TRIGGER _500_seed_statuses AFTER INSERT ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__seed_statuses();
-CREATE TRIGGER _800_events AFTER UPDATE OF name, cycle_length_days, cycle_cooldown_days, time_tracking_enabled, attachment_quota_mb, required_ack_seconds, auto_dispatch, auto_dispatch_mode, assignment_sla_minutes, agent_run_stale_minutes ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__events();
+CREATE TRIGGER _800_events AFTER UPDATE OF name, cycle_length_days, cycle_cooldown_days, time_tracking_enabled, attachment_quota_mb, required_ack_seconds, auto_dispatch, auto_dispatch_mode, assignment_sla_minutes, agent_run_stale_minutes, offline_reclaim_minutes ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__events();
 CREATE TRIGGER _810_stop_timers AFTER UPDATE OF time_tracking_enabled ON app_public.workspaces FOR EACH ROW WHEN (old.time_tracking_enabled AND NOT new.time_tracking_enabled) EXECUTE FUNCTION app_private.tg_workspaces__stop_timers();
 CREATE TRIGGER _850_wake_dispatcher AFTER UPDATE OF auto_dispatch, auto_dispatch_mode ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__wake_dispatcher();
 CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces FOR EACH ROW EXECUTE FUNCTION app_private.tg_workspaces__drop_number_sequence();
@@ -1775,7 +1777,7 @@ CREATE TRIGGER _900_drop_number_sequence AFTER DELETE ON app_public.workspaces F
 -- app_public.webhooks_overview() returns jsonb; sql stable; execute: svc_visitor; webhooks/webhooks.sql
 -- app_public.webhooks_rotate_secret(uuid,integer) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
 -- app_public.webhooks_update(uuid,text,text[],boolean,text) returns jsonb; sql volatile; execute: svc_visitor; webhooks/webhooks.sql
--- app_public.workspace_update_settings(text,integer,integer,boolean,integer,integer,boolean,text,integer,integer) returns app_public.workspaces; sql volatile; execute: svc_visitor; workspace/workspace.sql
+-- app_public.workspace_update_settings(text,integer,integer,boolean,integer,integer,boolean,text,integer,integer,integer) returns app_public.workspaces; sql volatile; execute: svc_visitor; workspace/workspace.sql
 
 -- ====================================================================================================
 -- schema app_hidden: Helpers callable by the request role but not exposed to GraphQL: request context, JSON shapers, checks.
@@ -2133,7 +2135,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.webhooks_list() returns jsonb; plpgsql stable security definer; execute: svc_visitor; webhooks/webhooks.sql
 -- app_hidden.with_visible_issue(jsonb,text) returns jsonb; sql stable; execute: svc_visitor; issues/shapes.sql
 -- app_hidden.workspace_json(app_public.workspaces) returns jsonb; sql stable; execute: svc_visitor; workspace/workspace.sql
--- app_hidden.workspace_update_settings(text,integer,integer,boolean,integer,integer,boolean,text,integer,integer) returns app_public.workspaces; plpgsql volatile security definer; execute: svc_visitor; workspace/workspace.sql
+-- app_hidden.workspace_update_settings(text,integer,integer,boolean,integer,integer,boolean,text,integer,integer,integer) returns app_public.workspaces; plpgsql volatile security definer; execute: svc_visitor; workspace/workspace.sql
 
 -- ====================================================================================================
 -- schema app_private: Secrets, key hashes, counters and security-definer internals. No request-role access.
@@ -2381,8 +2383,10 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.set_member_role(uuid,uuid,text) returns app_public.memberships; plpgsql volatile; execute: owner only; workspace/members.sql
 -- app_private.steps_pass_over_archived_agent(uuid,uuid) returns void; plpgsql volatile; execute: owner only; orchestration/loop.sql
 -- app_private.stop_running_timers(uuid,uuid,uuid) returns void; sql volatile; execute: owner only; time/time.sql
+-- app_private.sweep_offline_agents_work(timestamp with time zone) returns jsonb; plpgsql volatile security definer; execute: owner only; agents/agents.sql
 -- app_private.sweep_silent_agents(timestamp with time zone) returns jsonb; plpgsql volatile security definer; execute: owner only; agents/agents.sql
 -- app_private.sweep_stale_runs(timestamp with time zone) returns jsonb; plpgsql volatile security definer; execute: owner only; runs/runs.sql
+-- app_private.take_work_from_agent(uuid,uuid,text) returns uuid[]; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.tg_action_requests__events() returns trigger; plpgsql volatile security definer; execute: owner only; actionRequests/triggers.sql
 -- app_private.tg_activity_events__agent_dispatch() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_activity_events__webhooks() returns trigger; plpgsql volatile security definer; execute: owner only; events/triggers.sql
@@ -2446,7 +2450,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.touch_api_keys(uuid[],timestamp with time zone[]) returns void; sql volatile; execute: owner only; auth/keys.sql
 -- app_private.update_agent(uuid,uuid,text,text,text[],text,text,integer,text,boolean) returns app_public.agents; plpgsql volatile; execute: owner only; agents/agents.sql
 -- app_private.update_user(uuid,text,text) returns app_public.users; plpgsql volatile security definer; execute: owner only; workspace/users.sql
--- app_private.update_workspace_settings(uuid,text,integer,integer,boolean,integer,integer,boolean,text,integer,integer) returns app_public.workspaces; plpgsql volatile; execute: owner only; workspace/workspace.sql
+-- app_private.update_workspace_settings(uuid,text,integer,integer,boolean,integer,integer,boolean,text,integer,integer,integer) returns app_public.workspaces; plpgsql volatile; execute: owner only; workspace/workspace.sql
 -- app_private.waiting_dispatch_jobs(uuid) returns SETOF bigint; plpgsql stable; execute: owner only; dispatch/dispatcher.sql
 -- app_private.wake_dispatcher(uuid) returns void; plpgsql volatile security definer; execute: owner only; dispatch/dispatcher.sql
 -- app_private.watchdog_fired_recently(uuid,uuid,text,timestamp with time zone,timestamp with time zone) returns boolean; sql stable; execute: owner only; dispatch/watchdogs.sql

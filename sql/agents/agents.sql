@@ -373,6 +373,30 @@ $$;
 comment on function app_hidden.lock_live_agent(p_agent_id uuid) is 'Before an assignment: locks the agent FOR SHARE (waiting for an archive in progress) and raises 400 agent_archived if it is archived.';
 grant execute on function app_hidden.lock_live_agent(p_agent_id uuid) to svc_visitor;
 
+create or replace function app_private.take_work_from_agent(p_workspace_id uuid, p_agent_id uuid, p_reason text)
+ returns uuid[]
+ language plpgsql
+as $$
+declare v_taken uuid[];
+begin
+  -- The caller holds the agent's issues locked (the lock order of every issue write: issues, then runs and agent).
+  perform set_config('svc.run_end_reason', p_reason, true);  -- AGENT_RUN_STATUS_CHANGED by trigger
+  update app_public.agent_runs set status = 'ABANDONED', finished_at = now(), last_event_at = now()
+  where workspace_id = p_workspace_id and agent_id = p_agent_id and status in ('ACTIVE', 'WAITING', 'STALLED');
+  perform set_config('svc.run_end_reason', '', true);
+  perform set_config('svc.unassign_reason', p_reason, true);  -- ISSUE_UPDATED by trigger
+  with taken as (
+    update app_public.issues i set assigned_agent_id = null
+    where i.workspace_id = p_workspace_id and i.assigned_agent_id = p_agent_id and i.deleted_at is null
+      and not exists (select 1 from app_public.statuses s where s.id = i.status_id and s.category in ('DONE', 'CANCELED'))
+    returning i.id)
+  select coalesce(array_agg(t.id order by t.id), '{}') into v_taken from taken t;
+  perform set_config('svc.unassign_reason', '', true);
+  return v_taken;
+end
+$$;
+comment on function app_private.take_work_from_agent(p_workspace_id uuid, p_agent_id uuid, p_reason text) is 'An agent that will not work any more (archived, or gone OFFLINE and silent): its open runs end (ABANDONED, AGENT_RUN_STATUS_CHANGED reason p_reason) and its unfinished issues are unassigned (ISSUE_UPDATED with unassignedAgentId and unassignReason p_reason; queued ones go back to the dispatcher). Returns the ids of the issues taken. The caller locks the agent''s issues first.';
+
 create or replace function app_private.set_agent_archived(p_workspace_id uuid, p_agent_id uuid, p_archived boolean)
  returns app_public.agents
  language plpgsql
@@ -402,13 +426,7 @@ begin
     -- agent_archived), its unfinished issues are unassigned (ISSUE_UPDATED by trigger, changes assignedAgentId;
     -- queued ones go back to the dispatcher), and it is OFFLINE (AGENT_STATUS_CHANGED). Left as they were, its issues stayed assigned
     -- to nobody who would work on them.
-    perform set_config('svc.run_end_reason', 'agent_archived', true);
-    update app_public.agent_runs set status = 'ABANDONED', finished_at = now(), last_event_at = now()
-    where workspace_id = p_workspace_id and agent_id = v_agent.id and status in ('ACTIVE', 'WAITING', 'STALLED');
-    perform set_config('svc.run_end_reason', '', true);
-    update app_public.issues i set assigned_agent_id = null
-    where i.workspace_id = p_workspace_id and i.assigned_agent_id = v_agent.id and i.deleted_at is null
-      and not exists (select 1 from app_public.statuses s where s.id = i.status_id and s.category in ('DONE', 'CANCELED'));
+    perform app_private.take_work_from_agent(p_workspace_id, v_agent.id, 'agent_archived');
     update app_public.agents set status = 'OFFLINE' where id = v_agent.id and status <> 'OFFLINE';
     -- Its plan steps pass to a live crew member. Their events are the workspace's (svc admin sets none).
     perform set_config('svc.workspace_id', p_workspace_id::text, true);
@@ -418,7 +436,7 @@ begin
   return v_agent;
 end
 $$;
-comment on function app_private.set_agent_archived(p_workspace_id uuid, p_agent_id uuid, p_archived boolean) is 'Archives (AGENT_DELETED with archived: true) or restores (AGENT_UPDATED) an agent. Idempotent. Archiving ends the agent''s open runs (reason agent_archived), unassigns its unfinished issues (queued ones return to the dispatcher), passes its plan steps to a live crew member and sets it OFFLINE.';
+comment on function app_private.set_agent_archived(p_workspace_id uuid, p_agent_id uuid, p_archived boolean) is 'Archives (AGENT_DELETED with archived: true) or restores (AGENT_UPDATED) an agent. Idempotent. Archiving ends the agent''s open runs and unassigns its unfinished issues (take_work_from_agent, reason agent_archived), passes its plan steps to a live crew member and sets it OFFLINE.';
 
 create or replace function app_private.agent_has_live_key(p_agent_id uuid, p_at timestamp with time zone default now())
  returns boolean
@@ -467,6 +485,57 @@ begin
 end
 $$;
 comment on function app_private.sweep_silent_agents(p_now timestamp with time zone) is 'Presence sweep: ONLINE or BUSY agents without a heartbeat for the workspace''s agentRunStaleMinutes at p_now go OFFLINE (AGENT_STATUS_CHANGED, reason heartbeat_timeout), and those whose keys have all expired (reason keys_expired), so the dispatcher skips them. Returns [{kind: AGENT_OFFLINE, subjectId: agentId, agentId, workspaceId, lastHeartbeatAt}]. Run every minute with the other sweeps (svc_watchdog_sweep, svc admin sweep).';
+
+create or replace function app_private.sweep_offline_agents_work(p_now timestamp with time zone default now())
+ returns jsonb
+ language plpgsql
+ security definer
+ set search_path to 'pg_catalog'
+as $$
+declare
+  r record;
+  v_taken uuid[];
+  v_fired jsonb := '[]';
+begin
+  -- A crashed agent's work goes back: an agent the presence sweep or its keys made OFFLINE (heartbeat_timeout,
+  -- keys_expired, keys_revoked), that has not called with any of its keys since, for the workspace's
+  -- offlineReclaimMinutes, loses its open runs and its unfinished issues (queued ones go back to the dispatcher),
+  -- as an archived agent does. Before, they stayed assigned to it until someone archived it or unassigned them.
+  -- An agent that said OFFLINE itself, or never came online, keeps what it holds: it is expected back.
+  for r in
+    select a.id, a.workspace_id, o.offline_at, o.reason
+    from app_public.workspaces w
+    join app_public.agents a on a.workspace_id = w.id and a.status = 'OFFLINE' and a.archived_at is null
+    cross join lateral (
+      select e.created_at as offline_at, e.payload->>'reason' as reason from app_public.activity_events e
+      where e.workspace_id = a.workspace_id and e.subject_type = 'agent' and e.subject_id = a.id and e.kind = 'AGENT_STATUS_CHANGED'
+      order by e.seq desc limit 1) o
+    where w.offline_reclaim_minutes > 0
+      and o.reason in ('heartbeat_timeout', 'keys_expired', 'keys_revoked')
+      and o.offline_at <= p_now - make_interval(mins => w.offline_reclaim_minutes)
+      and not exists (select 1 from app_private.api_keys k where k.linked_agent_id = a.id and k.last_used_at > o.offline_at)
+      and (exists (select 1 from app_public.agent_runs ar
+                   where ar.workspace_id = a.workspace_id and ar.agent_id = a.id and ar.status in ('ACTIVE', 'WAITING', 'STALLED'))
+           or exists (select 1 from app_public.issues i join app_public.statuses s on s.id = i.status_id
+                      where i.workspace_id = a.workspace_id and i.assigned_agent_id = a.id and i.deleted_at is null
+                        and s.category not in ('DONE', 'CANCELED')))
+    order by a.workspace_id, a.id
+  loop
+    -- Issues first, then the agent (the lock order of every assignment); then decided again on the locked agent: a
+    -- heartbeat since the read above brought it back.
+    perform 1 from app_public.issues i
+    where i.workspace_id = r.workspace_id and i.assigned_agent_id = r.id and i.deleted_at is null
+    order by i.id for update;
+    perform 1 from app_public.agents a where a.id = r.id and a.status = 'OFFLINE' and a.archived_at is null for update;
+    continue when not found;
+    v_taken := app_private.take_work_from_agent(r.workspace_id, r.id, 'agent_offline');
+    v_fired := v_fired || jsonb_build_object('kind', 'AGENT_WORK_RECLAIMED', 'subjectId', r.id, 'agentId', r.id,
+      'workspaceId', r.workspace_id, 'issueIds', to_jsonb(v_taken), 'offlineSince', r.offline_at, 'offlineReason', r.reason);
+  end loop;
+  return v_fired;
+end
+$$;
+comment on function app_private.sweep_offline_agents_work(p_now timestamp with time zone) is 'Reclaim sweep: an agent made OFFLINE by the presence sweep or its keys (reason heartbeat_timeout, keys_expired, keys_revoked) that has made no call with its keys for the workspace''s offlineReclaimMinutes (0 = never) at p_now loses its open runs (ABANDONED, reason agent_offline) and its unfinished issues (unassigned, unassignReason agent_offline; queued ones go back to the dispatcher). An agent that set itself OFFLINE keeps its work. Returns [{kind: AGENT_WORK_RECLAIMED, subjectId: agentId, agentId, workspaceId, issueIds, offlineSince, offlineReason}]. Run every minute with the other sweeps.';
 
 create or replace function app_private.update_agent(p_workspace_id uuid, p_agent_id uuid, p_name text, p_profile_key text, p_capabilities text[], p_provider text, p_runtime_mode text, p_max_concurrent integer, p_webhook_url text, p_clear_webhook_url boolean default false)
  returns app_public.agents

@@ -146,9 +146,12 @@ begin
     v_before := jsonb_build_object('before', jsonb_build_object('projectId', old.project_id, 'labelIds', to_jsonb(old.label_ids),
                                                               'cycleId', old.cycle_id));
   end if;
-  -- Whom the issue was taken from (issues.unassign, an archived agent's issues): the agent's timeline shows it.
+  -- Whom the issue was taken from (issues.unassign, an archived or vanished agent's issues): the agent's timeline
+  -- shows it; and why, when the writer says (svc.unassign_reason: unassigned, out_of_view, agent_archived, agent_offline).
   if new.assigned_agent_id is null and old.assigned_agent_id is not null then
-    v_before := coalesce(v_before, '{}') || jsonb_build_object('unassignedAgentId', old.assigned_agent_id);
+    v_before := coalesce(v_before, '{}') || jsonb_build_object('unassignedAgentId', old.assigned_agent_id)
+      || case when current_setting('svc.unassign_reason', true) <> ''
+              then jsonb_build_object('unassignReason', current_setting('svc.unassign_reason', true)) else '{}' end;
   end if;
   if cardinality(v_changed) > 0 then
     perform app_private.record_issue_updated(new.workspace_id, new.id, v_changed, v_before);
@@ -156,7 +159,7 @@ begin
   return null;
 end
 $$;
-comment on function app_private.tg_issues__events() is 'AFTER INSERT/UPDATE on issues: ISSUE_CREATED, ISSUE_DELETED, ISSUE_RESTORED (deletedAt: when it had been deleted), ISSUE_STATUS_CHANGED, ISSUE_PRIORITY_CHANGED, ISSUE_ASSIGNED, ISSUE_QUEUED, and one ISSUE_UPDATED (merged per issue per transaction) naming any other changed fields, with before {projectId, labelIds, cycleId} when the project, labels or cycle moved and unassignedAgentId when the issue was taken from its agent. A change that changes nothing writes nothing.';
+comment on function app_private.tg_issues__events() is 'AFTER INSERT/UPDATE on issues: ISSUE_CREATED, ISSUE_DELETED, ISSUE_RESTORED (deletedAt: when it had been deleted), ISSUE_STATUS_CHANGED, ISSUE_PRIORITY_CHANGED, ISSUE_ASSIGNED, ISSUE_QUEUED, and one ISSUE_UPDATED (merged per issue per transaction) naming any other changed fields, with before {projectId, labelIds, cycleId} when the project, labels or cycle moved and unassignedAgentId (with unassignReason when the writer gives one) when the issue was taken from its agent. A change that changes nothing writes nothing.';
 
 create or replace function app_private.tg_issues__detach_children()
  returns trigger

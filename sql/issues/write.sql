@@ -58,10 +58,13 @@ create or replace function app_hidden.unassign_issue_agent(p_issue app_public.is
 as $$
 begin
   perform app_hidden.end_agent_runs_on_issue(p_issue, p_issue.assigned_agent_id, p_reason);
-  update app_public.issues set assigned_agent_id = null where id = p_issue.id;  -- ISSUE_UPDATED by trigger
+  -- ISSUE_UPDATED by trigger, with unassignedAgentId and this reason.
+  perform set_config('svc.unassign_reason', p_reason, true);
+  update app_public.issues set assigned_agent_id = null where id = p_issue.id;
+  perform set_config('svc.unassign_reason', '', true);
 end
 $$;
-comment on function app_hidden.unassign_issue_agent(p_issue app_public.issues, p_reason text) is 'Takes an issue from its agent: the agent''s open runs on it end (ABANDONED, reason p_reason: unassigned, out_of_view) and assignedAgentId is cleared (ISSUE_UPDATED by trigger; a queued issue goes back to the dispatcher). issues.unassign and an issue moved out of its agent''s view.';
+comment on function app_hidden.unassign_issue_agent(p_issue app_public.issues, p_reason text) is 'Takes an issue from its agent: the agent''s open runs on it end (ABANDONED, reason p_reason: unassigned, out_of_view) and assignedAgentId is cleared (ISSUE_UPDATED by trigger, with unassignedAgentId and unassignReason p_reason; a queued issue goes back to the dispatcher). issues.unassign and an issue moved out of its agent''s view.';
 grant execute on function app_hidden.unassign_issue_agent(p_issue app_public.issues, p_reason text) to svc_visitor;
 
 create or replace function app_hidden.assign_issue_agent(p_issue app_public.issues, p_agent app_public.agents, p_mode text, p_reason text, p_rationale text default NULL::text, p_comment_id uuid default NULL::uuid, p_dispatch jsonb default NULL::jsonb)

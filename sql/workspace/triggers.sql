@@ -110,7 +110,8 @@ begin
     ('autoDispatch', old.auto_dispatch is distinct from new.auto_dispatch),
     ('autoDispatchMode', old.auto_dispatch_mode is distinct from new.auto_dispatch_mode),
     ('assignmentSlaMinutes', old.assignment_sla_minutes is distinct from new.assignment_sla_minutes),
-    ('agentRunStaleMinutes', old.agent_run_stale_minutes is distinct from new.agent_run_stale_minutes)) as c(api, changed)
+    ('agentRunStaleMinutes', old.agent_run_stale_minutes is distinct from new.agent_run_stale_minutes),
+    ('offlineReclaimMinutes', old.offline_reclaim_minutes is distinct from new.offline_reclaim_minutes)) as c(api, changed)
   where c.changed;
   if v_changes is not null then
     perform app_private.record_event(new.id, 'WORKSPACE_UPDATED', 'workspace', new.id, jsonb_build_object('changes', to_jsonb(v_changes)));
@@ -130,7 +131,7 @@ drop trigger if exists _900_drop_number_sequence on app_public.workspaces;
 create trigger _900_drop_number_sequence after delete on app_public.workspaces for each row execute function app_private.tg_workspaces__drop_number_sequence();
 
 drop trigger if exists _800_events on app_public.workspaces;
-create trigger _800_events after update of name, cycle_length_days, cycle_cooldown_days, time_tracking_enabled, attachment_quota_mb, required_ack_seconds, auto_dispatch, auto_dispatch_mode, assignment_sla_minutes, agent_run_stale_minutes on app_public.workspaces for each row execute function app_private.tg_workspaces__events();
+create trigger _800_events after update of name, cycle_length_days, cycle_cooldown_days, time_tracking_enabled, attachment_quota_mb, required_ack_seconds, auto_dispatch, auto_dispatch_mode, assignment_sla_minutes, agent_run_stale_minutes, offline_reclaim_minutes on app_public.workspaces for each row execute function app_private.tg_workspaces__events();
 
 drop trigger if exists _500_seed_statuses on app_public.workspaces;
 create trigger _500_seed_statuses after insert on app_public.workspaces for each row execute function app_private.tg_workspaces__seed_statuses();

@@ -251,6 +251,7 @@ const commands = [
     'required-ack-seconds': { kind: 'int', description: 'AGENT_NOACK after this long without acknowledgement (0 = off)' },
     'assignment-sla-minutes': { kind: 'int', description: 'ISSUE_STALLED after this long without activity (0 = off)' },
     'agent-run-stale-minutes': { kind: 'int', min: 1, description: 'ACTIVE runs quiet this long become STALLED' },
+    'offline-reclaim-minutes': { kind: 'int', description: 'an agent gone OFFLINE and silent this long loses its runs and unfinished issues (0 = never)' },
     'cycle-length-days': { kind: 'int', min: 1, max: 365, description: 'length of a cycle' },
     'cycle-cooldown-days': { kind: 'int', max: 365, description: 'days between cycles' },
     'attachment-quota-mb': { kind: 'int', description: 'attachment storage quota of the workspace' },
@@ -258,10 +259,11 @@ const commands = [
     const ws = await workspaceId(client, v.workspace);
     // The function behind GraphQL workspaceUpdateSettings (NULL = unchanged).
     const { rows } = await client.query(
-      'select app_hidden.workspace_json(app_private.update_workspace_settings($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)) as w',
+      'select app_hidden.workspace_json(app_private.update_workspace_settings($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)) as w',
       [ws, v.name ?? null, v['cycle-length-days'] ?? null, v['cycle-cooldown-days'] ?? null, v['time-tracking'] ?? null,
         v['attachment-quota-mb'] ?? null, v['required-ack-seconds'] ?? null, v['auto-dispatch'] ?? null,
-        v['auto-dispatch-mode'] ?? null, v['assignment-sla-minutes'] ?? null, v['agent-run-stale-minutes'] ?? null],
+        v['auto-dispatch-mode'] ?? null, v['assignment-sla-minutes'] ?? null, v['agent-run-stale-minutes'] ?? null,
+        v['offline-reclaim-minutes'] ?? null],
     );
     const w = rows[0].w as Record<string, unknown>;
     const text = Object.entries(w).filter(([k]) => k !== 'id').map(([k, val]) => `${k.padEnd(22)}${val}`).join('\n');

@@ -29,19 +29,20 @@ export async function dispatchWorkspace(client: pg.ClientBase, workspaceId: stri
 
 /**
  * Runs every sweep due at `now` (watchdogs; ACTIVE runs quiet past agentRunStaleMinutes → STALLED; agents silent
- * as long → OFFLINE; dispatchers woken for queued work nobody will hand out) and returns what fired, as
- * `svc admin sweep` prints it (the wakes are jobs, not events: not listed).
+ * as long → OFFLINE; OFFLINE agents silent past offlineReclaimMinutes lose their runs and issues; dispatchers woken
+ * for queued work nobody will hand out) and returns what fired, as `svc admin sweep` prints it (the wakes are jobs, not events: not listed).
  */
 export async function sweep(client: pg.ClientBase, now?: Date): Promise<{ kind: string; subjectId: string }[]> {
   type Fired = { kind: string; subjectId: string }[];
-  const { rows } = await client.query<{ watchdogs: Fired; runs: Fired; agents: Fired }>(
+  const { rows } = await client.query<{ watchdogs: Fired; runs: Fired; agents: Fired; reclaimed: Fired }>(
     `select app_private.watchdog_sweep(coalesce($1::timestamptz, now())) as watchdogs,
             app_private.sweep_stale_runs(coalesce($1::timestamptz, now())) as runs,
             app_private.sweep_silent_agents(coalesce($1::timestamptz, now())) as agents,
+            app_private.sweep_offline_agents_work(coalesce($1::timestamptz, now())) as reclaimed,
             app_private.dispatch_sweep() as dispatchers_woken,
             app_private.purge_idempotent_calls() as idempotency_keys_forgotten`, [now ?? null]);
   const r = rows[0]!;
-  return [...r.watchdogs, ...[...r.runs, ...r.agents].map(({ kind, subjectId }) => ({ kind, subjectId }))];
+  return [...r.watchdogs, ...[...r.runs, ...r.agents, ...r.reclaimed].map(({ kind, subjectId }) => ({ kind, subjectId }))];
 }
 
 export function dispatchTasks(): TaskList {

@@ -41,7 +41,7 @@ export const agentTools = defineTools(
     name: 'agents.heartbeat',
     requiresAgentKey: true,
     scopes: [],
-    description: "Presence of the agent linked to the calling key: sets status (default ONLINE) and lastHeartbeatAt; runtimeId attaches it to a runtime (not an archived one: 409). AGENT_STATUS_CHANGED when the status changes. No heartbeat for agentRunStaleMinutes (workspace.get) → OFFLINE, no dispatched work. Presence only: it does not keep a run from STALLED (status lines, comments and usage do). Keys without a live agent: 403.",
+    description: "Presence of the calling key's agent: sets status (default ONLINE) and lastHeartbeatAt; runtimeId attaches it to a runtime (archived: 409). AGENT_STATUS_CHANGED when the status changes. No heartbeat for agentRunStaleMinutes (workspace.get) → OFFLINE, no dispatched work; silent offlineReclaimMinutes more → its runs end, its issues are unassigned (not if it sent OFFLINE). Presence only: runs stay ACTIVE by status lines, comments, usage. Keys without a live agent: 403.",
     input: z.strictObject({
       status: z.enum(['ONLINE', 'BUSY', 'OFFLINE']).optional().describe('Default ONLINE'),
       runtimeId: id('runtimeId').optional().describe('The runtime this agent runs on (runtimes.register)'),

@@ -19,6 +19,7 @@ export const WorkspaceOut = z.looseObject({
   autoDispatchMode,
   assignmentSlaMinutes: z.number().describe('Minutes an assigned issue may go without activity before the watchdog writes ISSUE_STALLED; 0 = off'),
   agentRunStaleMinutes: z.number().describe('Minutes without a sign of life before an ACTIVE run is STALLED and an agent without heartbeat goes OFFLINE'),
+  offlineReclaimMinutes: z.number().describe('Minutes a timed-out OFFLINE agent may stay silent before its work is taken back; 0 = never'),
 });
 
 export const StatusOut = z.looseObject({

@@ -25,7 +25,7 @@ export const workspaceTools = defineTools(
     refusesNarrowedKeys: 'any',
     requiresWorkspaceAdmin: true,
     scopes: ['ADMIN'],
-    description: 'Change the workspace settings given (as workspace.get shows them; requiredAckSeconds, assignmentSlaMinutes 0 = off; timeTrackingEnabled false stops every running timer). OWNER/ADMIN with the ADMIN scope and no narrowing (else 403).',
+    description: 'Change the workspace settings given (as workspace.get shows them; requiredAckSeconds, assignmentSlaMinutes, offlineReclaimMinutes 0 = off; timeTrackingEnabled false stops every running timer). OWNER/ADMIN with the ADMIN scope and no narrowing (else 403).',
     input: z.strictObject({
       name: line(200).optional(),
       cycleLengthDays: int(1, 365).optional(),
@@ -37,6 +37,7 @@ export const workspaceTools = defineTools(
       autoDispatchMode: autoDispatchMode.optional(),
       assignmentSlaMinutes: int(0).optional(),
       agentRunStaleMinutes: int(1).optional(),
+      offlineReclaimMinutes: int(0).optional(),
     }),
     output: WorkspaceOut,
   }),

@@ -202,7 +202,7 @@ describe('update-workspace', () => {
     expect(workspace).toEqual({
       id: expect.any(String), slug: 'ops', key: 'OPS', name: 'Ops', cycleLengthDays: 14, cycleCooldownDays: 0,
       timeTrackingEnabled: false, attachmentQuotaMb: 1024, requiredAckSeconds: 90, autoDispatch: true,
-      autoDispatchMode: 'CAPABILITY_MATCH', assignmentSlaMinutes: 45, agentRunStaleMinutes: 30,
+      autoDispatchMode: 'CAPABILITY_MATCH', assignmentSlaMinutes: 45, agentRunStaleMinutes: 30, offlineReclaimMinutes: 30,
     });
     // The API reads the same settings.
     const got = await rest(t, ownerToken, 'workspace.get', {});

@@ -328,6 +328,96 @@ describe('presence', () => {
   });
 });
 
+describe('reclaim', () => {
+  it('a crashed agent silent past offlineReclaimMinutes loses its open runs and unfinished issues; one that said OFFLINE, or still calls, keeps them', async () => {
+    const other = await createWorkspace(t);
+    const updated = await ok(t, other.token, 'workspace.updateSettings', { agentRunStaleMinutes: 10, offlineReclaimMinutes: 20 });
+    expect(updated).toMatchObject({ agentRunStaleMinutes: 10, offlineReclaimMinutes: 20 });
+    const [settingsEvent] = (await ok(t, other.token, 'events.recent', { kinds: ['WORKSPACE_UPDATED'] })).items;
+    expect(settingsEvent.payload.changes).toEqual(['agentRunStaleMinutes', 'offlineReclaimMinutes']);
+    const scopes: ('READ_ISSUES' | 'WRITE_ISSUES')[] = ['READ_ISSUES', 'WRITE_ISSUES'];
+    const agentWithKey = async (w: Workspace, name: string) => {
+      const a = await createAgent(t, w, name);
+      const key = await createKey(t, w, { agent: name, scopes });
+      await ok(t, key.token, 'agents.heartbeat', {});
+      return { ...a, key };
+    };
+    const crashed = await agentWithKey(other, 'crashed');
+    const resting = await agentWithKey(other, 'resting');
+    const calling = await agentWithKey(other, 'calling');
+    const assigned = async (w: Workspace, agentId: string, title: string) => {
+      const issue = await ok(t, w.token, 'issues.create', { title });
+      await ok(t, w.token, 'issues.assign', { id: issue.id, agentId });
+      return issue;
+    };
+    const queued = await assigned(other, crashed.id, 'queued, then dispatched to the crashed agent');
+    await ok(t, other.token, 'issues.queue', { id: queued.id });
+    const plain = await assigned(other, crashed.id, 'assigned by hand');
+    const done = await assigned(other, crashed.id, 'already done');
+    const doneStatus = (await ok(t, other.token, 'statuses.list', { category: 'DONE' }))[0];
+    await ok(t, other.token, 'issues.transition', { id: done.id, statusId: doneStatus.id });
+    const restingIssue = await assigned(other, resting.id, 'held by an agent that signed off');
+    const callingIssue = await assigned(other, calling.id, 'held by an agent that calls without heartbeats');
+    await ok(t, resting.key.token, 'agents.heartbeat', { status: 'OFFLINE' });
+    // The same in a workspace that turned reclaiming off.
+    const off = await createWorkspace(t);
+    await ok(t, off.token, 'workspace.updateSettings', { agentRunStaleMinutes: 10, offlineReclaimMinutes: 0 });
+    const kept = await agentWithKey(off, 'crashed');
+    const keptIssue = await assigned(off, kept.id, 'kept: reclaiming is off');
+
+    const wentOffline = await sweepAt(later(11 * 60));
+    for (const a of [crashed, calling, kept]) expect(firedFor(wentOffline, a.id)).toEqual(['AGENT_OFFLINE']);
+    // Still calling after it went OFFLINE (key use is recorded in batches; written here as the batch would).
+    await sql("update app_private.api_keys set last_used_at = now() + interval '1 minute' where id = $1", [calling.key.id]);
+    expect(firedFor(await sweepAt(later(19 * 60)), crashed.id)).toEqual([]);
+
+    const fired = await sweepAt(later(21 * 60));
+    expect(firedFor(fired, crashed.id)).toEqual(['AGENT_WORK_RECLAIMED']);
+    for (const a of [resting, calling, kept]) expect(firedFor(fired, a.id)).toEqual([]);
+    const assignee = async (w: Workspace, id: string) => (await ok(t, w.token, 'issues.get', { id })).assignedAgentId;
+    expect(await assignee(other, queued.id)).toBeNull();
+    expect(await assignee(other, plain.id)).toBeNull();
+    expect(await assignee(other, done.id)).toBe(crashed.id);  // finished work keeps its agent
+    expect(await assignee(other, restingIssue.id)).toBe(resting.id);
+    expect(await assignee(other, callingIssue.id)).toBe(calling.id);
+    expect(await assignee(off, keptIssue.id)).toBe(kept.id);
+    // The issue's event says from whom and why; the run's, why it ended.
+    const updatedEvent = await lastEvent(other, plain.id, 'ISSUE_UPDATED');
+    expect(updatedEvent.payload).toMatchObject({ changes: ['assignedAgentId'], unassignedAgentId: crashed.id, unassignReason: 'agent_offline' });
+    const runs = (await ok(t, other.token, 'runs.list', { issueId: plain.id })).items;
+    expect(runs.map((r: { status: string }) => r.status)).toEqual(['ABANDONED']);
+    const runEvent = await lastEvent(other, plain.id, 'AGENT_RUN_STATUS_CHANGED');
+    expect(runEvent.payload).toMatchObject({ agentId: crashed.id, to: 'ABANDONED', reason: 'agent_offline' });
+    // Once: nothing is left to take.
+    expect(firedFor(await sweepAt(later(22 * 60)), crashed.id)).toEqual([]);
+
+    // The queued issue goes to an agent that is there.
+    const live = await agentWithKey(other, 'live');
+    await ok(t, other.token, 'workspace.updateSettings', { autoDispatch: true, autoDispatchMode: 'ROUND_ROBIN' });
+    const client = await t.pools.owner.connect();
+    try {
+      await dispatchWorkspace(client, other.id);
+    } finally {
+      client.release();
+    }
+    expect(await assignee(other, queued.id)).toBe(live.id);
+    expect(await assignee(other, plain.id)).toBeNull();  // not queued: a person decides
+  });
+
+  it('offlineReclaimMinutes is an ADMIN setting: a negative value is 400, a member key 403, and the CLI sets it', async () => {
+    const { admin } = await import('../support/harness.ts');
+    const w = await createWorkspace(t);
+    const bad = await rest(t, w.token, 'workspace.updateSettings', { offlineReclaimMinutes: -1 });
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body.issues)).toEqual(['offlineReclaimMinutes']);
+    const member = await createKey(t, w, { scopes: ['READ_ISSUES', 'WRITE_ISSUES'] });
+    expect((await rest(t, member.token, 'workspace.updateSettings', { offlineReclaimMinutes: 5 })).status).toBe(403);
+    const r = await admin(t, 'update-workspace', { workspace: w.key, 'offline-reclaim-minutes': '0', json: true });
+    expect(r.workspace.offlineReclaimMinutes).toBe(0);
+    expect((await ok(t, w.token, 'workspace.get', {})).offlineReclaimMinutes).toBe(0);
+  });
+});
+
 describe('operator commands', () => {
   it('svc admin sweep prints what fired; create-dispatch-rule appends a rule the dispatcher follows', async () => {
     const { admin } = await import('../support/harness.ts');

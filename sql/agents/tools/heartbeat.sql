@@ -31,4 +31,4 @@ begin
 end
 $$;
 grant execute on function app_tools.agents_heartbeat(args jsonb) to svc_visitor;
-comment on function app_tools.agents_heartbeat(args jsonb) is 'agents.heartbeat: Presence of the agent linked to the calling key: sets status (default ONLINE) and lastHeartbeatAt; runtimeId attaches it to a runtime (not an archived one: 409). AGENT_STATUS_CHANGED when the status changes. No heartbeat for agentRunStaleMinutes (workspace.get) → OFFLINE, no dispatched work. Presence only: it does not keep a run from STALLED (status lines, comments and usage do). Keys without a live agent: 403.';
+comment on function app_tools.agents_heartbeat(args jsonb) is 'agents.heartbeat: Presence of the calling key''s agent: sets status (default ONLINE) and lastHeartbeatAt; runtimeId attaches it to a runtime (archived: 409). AGENT_STATUS_CHANGED when the status changes. No heartbeat for agentRunStaleMinutes (workspace.get) → OFFLINE, no dispatched work; silent offlineReclaimMinutes more → its runs end, its issues are unassigned (not if it sent OFFLINE). Presence only: runs stay ACTIVE by status lines, comments, usage. Keys without a live agent: 403.';

@@ -16,8 +16,8 @@ begin
     args->>'name', (args->>'cycleLengthDays')::int, (args->>'cycleCooldownDays')::int,
     (args->>'timeTrackingEnabled')::boolean, (args->>'attachmentQuotaMb')::int, (args->>'requiredAckSeconds')::int,
     (args->>'autoDispatch')::boolean, args->>'autoDispatchMode', (args->>'assignmentSlaMinutes')::int,
-    (args->>'agentRunStaleMinutes')::int));
+    (args->>'agentRunStaleMinutes')::int, (args->>'offlineReclaimMinutes')::int));
 end
 $$;
 grant execute on function app_tools.workspace_update_settings(args jsonb) to svc_visitor;
-comment on function app_tools.workspace_update_settings(args jsonb) is 'workspace.updateSettings: Change the workspace settings given (as workspace.get shows them; requiredAckSeconds, assignmentSlaMinutes 0 = off; timeTrackingEnabled false stops every running timer). OWNER/ADMIN with the ADMIN scope and no narrowing (else 403).';
+comment on function app_tools.workspace_update_settings(args jsonb) is 'workspace.updateSettings: Change the workspace settings given (as workspace.get shows them; requiredAckSeconds, assignmentSlaMinutes, offlineReclaimMinutes 0 = off; timeTrackingEnabled false stops every running timer). OWNER/ADMIN with the ADMIN scope and no narrowing (else 403).';
