@@ -2062,11 +2062,12 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.require_workspace_admin() returns void; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.require_workspace_admin_key() returns void; plpgsql stable security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.resolve_issue_list(jsonb,text,boolean) returns uuid[]; plpgsql volatile; execute: svc_visitor; issues/write.sql
+-- app_hidden.run_closed_message(app_public.agent_runs) returns text; sql stable; execute: svc_visitor; runs/runs.sql
 -- app_hidden.run_contract_version() returns text; sql immutable; execute: svc_visitor; runs/runs.sql
 -- app_hidden.run_for_agent_change(text,boolean) returns app_public.agent_runs; plpgsql volatile; execute: svc_visitor; runs/runs.sql
 -- app_hidden.run_json(app_public.agent_runs) returns jsonb; sql stable; execute: svc_visitor; agents/runs.sql
 -- app_hidden.run_list_json(app_public.agent_runs) returns jsonb; sql stable; execute: svc_visitor; runs/runs.sql
--- app_hidden.run_protocol(app_public.agent_runs) returns jsonb; sql stable; execute: svc_visitor; runs/runs.sql
+-- app_hidden.run_protocol(app_public.agent_runs,app_public.issues) returns jsonb; sql stable; execute: svc_visitor; runs/runs.sql
 -- app_hidden.run_set_status(app_public.agent_runs,text,text) returns app_public.agent_runs; plpgsql volatile; execute: svc_visitor; runs/runs.sql
 -- app_hidden.run_status_payload(app_public.agent_runs,text,text) returns jsonb; sql stable; execute: svc_visitor; runs/runs.sql
 -- app_hidden.runtime_assert_may_report(app_public.runtimes) returns void; plpgsql stable; execute: svc_visitor; runtimes/runtimes.sql
@@ -2569,7 +2570,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.initiatives_update(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; initiatives/tools/update.sql
 -- app_tools.issues_add_labels(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/addLabels.sql
 -- app_tools.issues_assign(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/assign.sql
--- app_tools.issues_assigned(jsonb) returns json; plpgsql stable; execute: svc_visitor; issues/tools/assigned.sql
+-- app_tools.issues_assigned(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; issues/tools/assigned.sql
 -- app_tools.issues_children(jsonb) returns json; plpgsql stable; execute: svc_visitor; issues/tools/children.sql
 -- app_tools.issues_claim(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; issues/tools/claim.sql
 -- app_tools.issues_count(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; issues/tools/count.sql

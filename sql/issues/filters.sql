@@ -56,6 +56,14 @@ begin
     where_sql := where_sql || format(case when (args->>'open')::boolean then ' and i.status_id <> all(%L::uuid[])'
                                           else ' and i.status_id = any(%L::uuid[])' end, v_status_ids);
   end if;
+  -- issues.assigned: open, or closed with the agent's run still open there (work it has not reported finished).
+  if args->>'openOrRunOf' is not null then
+    v_status_ids := array(select s.id from app_public.statuses s
+                          where s.workspace_id = app_hidden.current_workspace_id() and s.category in ('DONE', 'CANCELED'));
+    where_sql := where_sql || format(' and (i.status_id <> all(%L::uuid[]) or exists (select 1 from app_public.agent_runs r'
+      || ' where r.workspace_id = $1 and r.issue_id = i.id and r.agent_id = %L::uuid and r.status in (''ACTIVE'', ''WAITING'', ''STALLED'')))',
+      v_status_ids, args->>'openOrRunOf');
+  end if;
   if args->>'priority' is not null then
     where_sql := where_sql || format(' and i.priority = %L', args->>'priority');
   end if;
@@ -96,5 +104,5 @@ begin
   end if;
 end
 $$;
-comment on function app_hidden.issues_filter(args jsonb, OUT from_sql text, OUT where_sql text, OUT search tsquery) is 'The filters of issues.list and issues.count (query, status as id, category or name, statusId, open, priority, projectId, assignedAgentId, cycleId, parentId, claimedById with null = none, labelIds any of, queued) as the FROM and WHERE of a query over live issues i of the workspace ($1), with the search tsquery ($2, matches m with m.rank) when query is given; 400 naming the field for a bad value. Paging is the caller''s.';
+comment on function app_hidden.issues_filter(args jsonb, OUT from_sql text, OUT where_sql text, OUT search tsquery) is 'The filters of issues.list and issues.count (query, status as id, category or name, statusId, open, openOrRunOf (open, or closed with that agent''s run open), priority, projectId, assignedAgentId, cycleId, parentId, claimedById with null = none, labelIds any of, queued) as the FROM and WHERE of a query over live issues i of the workspace ($1), with the search tsquery ($2, matches m with m.rank) when query is given; 400 naming the field for a bad value. Paging is the caller''s.';
 grant execute on function app_hidden.issues_filter(args jsonb, OUT from_sql text, OUT where_sql text, OUT search tsquery) to svc_visitor;

@@ -29,6 +29,22 @@ $$;
 comment on function app_hidden.find_run(p_run_id text, p_field text) is 'A run the caller can see (its issue is visible to the key and not deleted); 404 naming the field otherwise.';
 grant execute on function app_hidden.find_run(p_run_id text, p_field text) to svc_visitor;
 
+create or replace function app_hidden.run_closed_message(r app_public.agent_runs)
+ returns text
+ language sql
+ stable
+as $$
+  -- An agent reporting on a run that ended (unassigned and assigned again, canceled, superseded) is told which run is
+  -- its open one on the issue, if any: it kept reporting on the old id.
+  select 'This run is ' || lower(r.status) || coalesce((
+    select '; your open run on this issue is ' || o.id from app_public.agent_runs o
+    where o.workspace_id = r.workspace_id and o.issue_id = r.issue_id and o.agent_id = r.agent_id
+      and o.status in ('ACTIVE', 'WAITING', 'STALLED')
+    order by o.started_at desc, o.id desc limit 1), '; you have no open run on this issue')
+$$;
+comment on function app_hidden.run_closed_message(r app_public.agent_runs) is 'The text of 409 run_closed for the run''s own agent: the run''s status, and the id of its open run on the same issue when it has one.';
+grant execute on function app_hidden.run_closed_message(r app_public.agent_runs) to svc_visitor;
+
 create or replace function app_hidden.run_for_agent_change(p_run_id text, p_open_only boolean)
  returns app_public.agent_runs
  language plpgsql
@@ -40,7 +56,7 @@ begin
   end if;
   select * into v_run from app_public.agent_runs where id = v_run.id for update;
   if p_open_only and v_run.status in ('COMPLETED', 'ABANDONED') then
-    raise exception 'This run is %', lower(v_run.status) using errcode = 'SV409', detail = 'run_closed';
+    raise exception '%', app_hidden.run_closed_message(v_run) using errcode = 'SV409', detail = 'run_closed';
   end if;
   return v_run;
 end
@@ -104,11 +120,18 @@ $$;
 comment on function app_hidden.run_list_json(r app_public.agent_runs) is 'A runs.list row (spec 4.9): the run''s scalars, agent {id, profileKey, name} and issue {id, key, number, title, workspace {key}}.';
 grant execute on function app_hidden.run_list_json(r app_public.agent_runs) to svc_visitor;
 
-create or replace function app_hidden.run_protocol(r app_public.agent_runs)
+create or replace function app_hidden.run_protocol(r app_public.agent_runs, p_issue app_public.issues)
  returns jsonb
  language sql
  stable
 as $$
+  with ctx as (
+    select coalesce((select w.agent_run_stale_minutes from app_public.workspaces w where w.id = p_issue.workspace_id), 30) as stale,
+           -- An agent reading an issue another agent holds: that agent's work, not this one's.
+           case when r.id is null and p_issue.assigned_agent_id is not null
+                     and p_issue.assigned_agent_id is distinct from app_hidden.current_agent_id()
+                     and app_hidden.current_agent_id() is not null
+                then (select a.profile_key from app_public.agents a where a.id = p_issue.assigned_agent_id) end as holder)
   select jsonb_build_object(
     'contractVersion', app_hidden.run_contract_version(),
     'runId', r.id,
@@ -123,11 +146,13 @@ as $$
     -- What the agent reads to know how to work: every way out of a run that an agent took wrongly (an outside probe
     -- playing an MCP-only agent) is said here, since agents read the catalog and the bundle, not the README.
     'protocolInstruction', case
+      when ctx.holder is not null then 'This issue is assigned to another agent (' || ctx.holder || '): its work and runs are that agent''s. '
+        || 'Comment to help; leave its status and fields to that agent or a person (issues.reassign hands work over).'
       when r.id is null then 'You have no open run on this issue: nothing to report or complete here. '
         || 'If it is still assigned to you and its work is done, move it to a done status with issues.transition (an open assigned issue keeps a dispatch slot).'
       when r.status in ('COMPLETED', 'ABANDONED') then 'This run is closed (' || r.status || '). '
         || 'If the issue is still assigned to you and its work is done, move it to a done status with issues.transition (an open assigned issue keeps a dispatch slot); to hand it back, issues.unassign.'
-      else 'Keep one rolling status line with comments.upsertStatus; report cumulative token usage with runs.recordUsage; '
+      else 'Keep one rolling status line with comments.upsertStatus {issueId, body}; report cumulative token usage with runs.recordUsage {runId, tokensIn, tokensOut}; '
         || 'call runs.setWaiting while blocked on someone and runs.resumeWork when you continue. '
         || case when r.step_id is not null
              then 'This run works on execution step ' || r.step_id || ': finish it with executionPlans.transitionStep {stepId, status: DONE} '
@@ -139,13 +164,15 @@ as $$
              else 'Finish with runs.complete {runId, summary, ...}. '
            end
         || 'A run with no run activity (status line, comments, usage, changes to its issue, resumeWork) for '
-        || coalesce((select w.agent_run_stale_minutes from app_public.workspaces w where w.id = r.workspace_id), 30)
-        || ' minutes is marked STALLED; agents.heartbeat keeps you ONLINE, not the run active.'
+        || ctx.stale || case when ctx.stale = 1 then ' minute' else ' minutes' end
+        || ' is marked STALLED; agents.heartbeat keeps you ONLINE, not the run active.'
     end,
-    'mayMutateIssue', r.id is null or (r.engagement_mode = 'EXECUTE' and r.status in ('ACTIVE', 'WAITING', 'STALLED')))
+    'mayMutateIssue', ctx.holder is null
+      and (r.id is null or (r.engagement_mode = 'EXECUTE' and r.status in ('ACTIVE', 'WAITING', 'STALLED'))))
+  from ctx
 $$;
-comment on function app_hidden.run_protocol(r app_public.agent_runs) is 'runProtocol of agent.context.bundle: contractVersion, runId, engagementMode, modeInstruction, stepId (a plan step''s run), protocolInstruction (how to work, report and finish this run, or what to do with no open run), mayMutateIssue (false in RESEARCH, REVIEW and DISCUSS runs and once a run is closed).';
-grant execute on function app_hidden.run_protocol(r app_public.agent_runs) to svc_visitor;
+comment on function app_hidden.run_protocol(r app_public.agent_runs, p_issue app_public.issues) is 'runProtocol of agent.context.bundle: contractVersion, runId, engagementMode, modeInstruction, stepId (a plan step''s run), protocolInstruction (how to work, report and finish this run, what to do with no open run, or that another agent holds the issue), mayMutateIssue (false in RESEARCH, REVIEW and DISCUSS runs, once a run is closed, and for an agent on an issue another agent holds).';
+grant execute on function app_hidden.run_protocol(r app_public.agent_runs, p_issue app_public.issues) to svc_visitor;
 
 create or replace function app_private.sweep_stale_runs(p_now timestamp with time zone default now())
  returns jsonb

@@ -237,7 +237,7 @@ export const issueTools = defineTools(
   tool({
     name: 'issues.assigned',
     scopes: ['READ_ISSUES'],
-    description: "Issues assigned to an agent: agentId or profileKey, or nothing for the key's own linked agent (400 when the key has none). Open issues only unless includeClosed. Paged like issues.list.",
+    description: "Issues assigned to an agent (agentId or profileKey; neither: the key's own agent, 400 if none): open ones and closed ones with its run still open (includeClosed: all), each with openRunId (its open run or null). Paged like issues.list.",
     input: z.strictObject({
       agentId: id('agentId').optional(),
       profileKey: profileKey.optional(),
@@ -245,7 +245,7 @@ export const issueTools = defineTools(
       limit: limit(50, 200),
       cursor: cursor.optional(),
     }).refine((v) => v.agentId === undefined || v.profileKey === undefined, { message: 'pass at most one of agentId or profileKey', path: ['agentId'] }),
-    output: page(IssueOut),
+    output: page(IssueOut.extend({ openRunId: z.string().nullable().describe("The agent's open run on the issue (runs.*, comments.upsertStatus report on it)") })),
     readOnly: true,
   }),
   tool({

@@ -70,7 +70,7 @@ describe('the orchestration loop', () => {
     expect(await ok(t, ws.token, 'runs.get', { id: runRows[0].id })).toMatchObject({ currentStep: 'Write the parser', status: 'ACTIVE', stepId: a });
     // What its worker reads tells it to finish the step, not only the run (runs.complete alone left the plan waiting).
     const { rows: [{ p: protocol }] } = await t.pools.owner.query(
-      'select app_hidden.run_protocol(r) as p from app_public.agent_runs r where r.id = $1', [runRows[0].id]);
+      'select app_hidden.run_protocol(r, i) as p from app_public.agent_runs r join app_public.issues i on i.id = r.issue_id where r.id = $1', [runRows[0].id]);
     expect(protocol).toMatchObject({ stepId: a, protocolInstruction: expect.stringContaining(`execution step ${a}: finish it with executionPlans.transitionStep`) });
     const deliveries = (await t.pools.owner.query(
       `select d.channel, e.kind from app_public.webhook_deliveries d join app_public.activity_events e on e.id = d.event_id where d.agent_id = $1`, [worker.id])).rows;

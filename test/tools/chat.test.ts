@@ -353,13 +353,16 @@ describe('agent.context.bundle', () => {
     const r = await rpc(t, helperKey.token, 'tools/call', { name: 'agent.context.bundle', arguments: { issueId: issue.id } });
     expect(r.body.result.structuredContent.runProtocol.runId).toBe(run.id);
     // helper's REVIEW run gates helper only (spec 3.2): another agent and a person see that run as the issue's
-    // currentRun, but the contract and protocol are their own (no run: EXECUTE, may change the issue).
-    for (const other of [rivalKey.token, ws.token]) {
+    // currentRun, but the contract and protocol are their own (no run: EXECUTE). A person may change the issue;
+    // another agent is told the issue is helper's work (the fleet probe: it read mayMutateIssue true there).
+    for (const [other, mayMutate] of [[rivalKey.token, false], [ws.token, true]] as const) {
       const seen = await ok(t, other, 'agent.context.bundle', { issueId: issue.id });
       expect(seen.currentRun).toMatchObject({ id: run.id, engagementMode: 'REVIEW' });
-      expect(seen.runProtocol).toMatchObject({ runId: null, engagementMode: 'EXECUTE', mayMutateIssue: true });
+      expect(seen.runProtocol).toMatchObject({ runId: null, engagementMode: 'EXECUTE', mayMutateIssue: mayMutate });
       expect(seen.completionContract.engagementMode).toBe('EXECUTE');
     }
+    expect((await ok(t, rivalKey.token, 'agent.context.bundle', { issueId: issue.id })).runProtocol.protocolInstruction)
+      .toMatch(/^This issue is assigned to another agent \(helper\)/);
   });
 
   it('threadId: thread, messages, agent, linkedIssues; addressee gating; exactly one of; scope; narrowing; other workspace', async () => {

@@ -183,6 +183,12 @@ describe('issues.assigned', () => {
     const done = (await ok(t, ws.token, 'statuses.list', { category: 'DONE' }))[0].id;
     await ok(t, ws.token, 'issues.transition', { id: b.id, statusId: done });
     const ids = (r: { items: Array<{ id: string }> }) => r.items.map((i) => i.id);
+    // A person moved b to done; the agent's run there is still open, so b is still its work to report on.
+    const mine = await ok(t, key.token, 'issues.assigned', {});
+    expect(ids(mine)).toEqual([b.id, a.id]);
+    const runOf = async (issueId: string) => (await ok(t, ws.token, 'runs.list', { issueId })).items[0].id;
+    expect(mine.items.map((i: { openRunId: string }) => i.openRunId)).toEqual([await runOf(b.id), await runOf(a.id)]);
+    await ok(t, ws.token, 'runs.cancel', { runId: await runOf(b.id) });
     expect(ids(await ok(t, key.token, 'issues.assigned', {}))).toEqual([a.id]);
     expect(ids(await ok(t, ws.token, 'issues.assigned', { profileKey: 'lister' }))).toEqual([a.id]);
     expect(ids(await ok(t, ws.token, 'issues.assigned', { agentId: fresh.id, includeClosed: true }))).toEqual([b.id, a.id]);

@@ -131,6 +131,19 @@ describe('runs.setWaiting / resumeWork', () => {
     await ok(t, coderKey.token, 'runs.complete', { runId, summary: 'done' });
     expect((await rest(t, coderKey.token, 'runs.setWaiting', { runId })).body).toMatchObject({ error: 'run_closed' });
     expect((await rest(t, coderKey.token, 'runs.resumeWork', { runId })).status).toBe(409);
+    expect((await rest(t, coderKey.token, 'runs.setWaiting', { runId })).body.message).toBe('This run is completed; you have no open run on this issue');
+  });
+
+  it('run_closed names the agent\'s open run on the issue: unassigned and assigned again, it reported on the old id', async () => {
+    const { issue, runId } = await assigned('Again');
+    await ok(t, ws.token, 'issues.unassign', { id: issue.id });
+    const again = (await ok(t, ws.token, 'issues.assign', { id: issue.id, agentId: coder.id })).currentRun.id;
+    expect(again).not.toBe(runId);
+    const stale = await rest(t, coderKey.token, 'runs.setWaiting', { runId });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({ error: 'run_closed', message: `This run is abandoned; your open run on this issue is ${again}` });
+    const usage = await rest(t, coderKey.token, 'runs.recordUsage', { runId, currentStep: 'still here' });
+    expect(usage.body.message).toBe(`This run is abandoned; your open run on this issue is ${again}; only an open run has a current step`);
   });
 
   it('a RESEARCH run may wait and complete although issue mutations are gated', async () => {

@@ -73,7 +73,7 @@ begin
           when 'RESEARCH' then '["summary", "confidence"]'::jsonb
           when 'REVIEW' then '["summary", "verdict"]'::jsonb
           else '["summary"]'::jsonb end),
-      'runProtocol', app_hidden.run_protocol(v_own_run),
+      'runProtocol', app_hidden.run_protocol(v_own_run, v_issue),
       -- Linked external issues and pull requests (repohost.link / importIssue), with their latest local snapshot.
       'externalResources', coalesce((select jsonb_agg(app_hidden.repo_link_json(l) order by l.created_at, l.id)
                                      from app_public.external_links l

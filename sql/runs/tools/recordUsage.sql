@@ -14,7 +14,7 @@ declare
 begin
   -- Late usage of a closed run is accepted; a step is what an open run is doing now.
   if args ? 'currentStep' and v_run.status in ('COMPLETED', 'ABANDONED') then
-    raise exception 'This run is %; only an open run has a current step', lower(v_run.status)
+    raise exception '%; only an open run has a current step', app_hidden.run_closed_message(v_run)
       using errcode = 'SV409', detail = 'run_closed', column = 'currentStep';
   end if;
   update app_public.agent_runs r set
