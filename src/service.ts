@@ -9,7 +9,7 @@ import { EmbeddedBlobStore } from './blobs/embedded.ts';
 import { createBlobStore } from './blobs/index.ts';
 import { ConfigError, httpUrl, type Config } from './config.ts';
 import { createPools, resolveDatabase, type Pools } from './db/database.ts';
-import { applyMigrations, pendingMigrationCount } from './db/migrate.ts';
+import { applyMigrations, pendingMigrationCount, refuseUpgradeUnderRunningServer } from './db/migrate.ts';
 import { EventHub } from './events/hub.ts';
 import { Notifier } from './events/notifier.ts';
 import { buildApp } from './http/app.ts';
@@ -69,6 +69,7 @@ export async function startService(config: Config, opts: ServiceOptions): Promis
   try {
     checkpoint();
     const { pending, total } = await pendingMigrationCount(target.ownerUrl);
+    await refuseUpgradeUnderRunningServer(target.ownerUrl, pending, total);
     progress(pending ? `applying ${pending} of ${total} migrations` : `database schema up to date (${total} migrations)`);
     await applyMigrations(target.ownerUrl);
     checkpoint();

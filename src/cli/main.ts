@@ -57,10 +57,11 @@ const COMMANDS: Record<string, TopCommand> = {
 
   migrate: top('migrate', 'Apply committed migrations to the database and exit.', {}, async () => {
     const config = loadConfig();
-    const { pendingMigrationCount, applyMigrations } = await import('../db/migrate.ts');
+    const { pendingMigrationCount, applyMigrations, refuseUpgradeUnderRunningServer } = await import('../db/migrate.ts');
     await withDatabase(config, async (target) => {
       // Says what it did, as `svc start` does: "applied 3 of 135 migrations", or that there was nothing to apply.
       const { pending, total } = await pendingMigrationCount(target.ownerUrl);
+      await refuseUpgradeUnderRunningServer(target.ownerUrl, pending, total);
       await applyMigrations(target.ownerUrl);
       process.stdout.write(pending ? `applied ${pending} of ${total} migrations\n` : `database schema up to date (${total} migrations)\n`);
     }, { migrate: false });

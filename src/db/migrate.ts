@@ -91,3 +91,31 @@ export async function pendingMigrationCount(ownerUrl: string): Promise<{ pending
     await client.end();
   }
 }
+
+/** The application names of a running svc's connections to its database (API, worker and owner pools, LISTEN). */
+const SERVER_CONNECTIONS = ['svc-api', 'svc-owner', 'svc-listen'];
+
+/**
+ * Before an upgrade (pending migrations on a database an older release set up): refused while another svc server
+ * still uses the database. The upgrade probe found `svc start` of a new release migrating in silence under an older
+ * server, which went on serving with its own code over the new SQL (only its /ready said 503).
+ */
+export async function refuseUpgradeUnderRunningServer(ownerUrl: string, pending: number, total: number): Promise<void> {
+  if (pending === 0 || pending === total) return;  // nothing to apply, or a new database
+  const client = new pg.Client({ connectionString: ownerUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number; since: Date }>(
+      `select count(*)::int as n, min(backend_start) as since from pg_stat_activity
+       where datname = current_database() and pid <> pg_backend_pid() and application_name = any($1)`, [SERVER_CONNECTIONS]);
+    if (rows[0]!.n > 0) {
+      const { n } = rows[0]!;
+      throw new Error(`another svc server is using this database (${n} connection${n === 1 ? '' : 's'}, the oldest from `
+        + `${rows[0]!.since.toISOString()}): stop it before this release upgrades the database (${pending} of ${total} `
+        + 'migrations to apply); take a backup first (README, Backups)');
+    }
+  } finally {
+    await client.end();
+  }
+}
+

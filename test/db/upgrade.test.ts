@@ -86,6 +86,18 @@ it('an older release\'s database with data: svc admin refuses to upgrade it by t
   expect(listed.stderr).toMatch(new RegExp(`migrated by an older release \\(${OLD} of this release's \\d+ migrations\\).*svc migrate`));
   expect((await db.query('select count(*)::int as n from graphile_migrate.migrations')).rows[0].n).toBe(OLD);
 
+  // Not under a server of the older release still running on it (its connections name themselves svc-api, ...).
+  const oldServer = new pg.Client({ connectionString: url, application_name: 'svc-api' });
+  await oldServer.connect();
+  try {
+    const refused = await svc(['migrate'], { DATABASE_URL: url });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/another svc server is using this database \(1 connection, the oldest.*stop it before this release upgrades/);
+    expect((await db.query('select count(*)::int as n from graphile_migrate.migrations')).rows[0].n).toBe(OLD);
+  } finally {
+    await oldServer.end();
+  }
+
   // The upgrade.
   await applyMigrations(url, { includeCurrent: true });
   const after = (await db.query('select updated_at, queued_at from app_public.issues where id = $1', [queued.id])).rows[0];
