@@ -2512,6 +2512,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_tools.attachments_get_inline(jsonb) returns jsonb; sql stable; execute: svc_visitor; attachments/tools/getInline.sql
 -- app_tools.attachments_init_upload(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; attachments/tools/initUpload.sql
 -- app_tools.attachments_list(jsonb) returns jsonb; plpgsql stable; execute: svc_visitor; attachments/tools/list.sql
+-- app_tools.attachments_upload(jsonb) returns jsonb; sql volatile; execute: svc_visitor; attachments/tools/upload.sql
 -- app_tools.canvas_add_node(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; canvas/tools/addNode.sql
 -- app_tools.canvas_connect(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; canvas/tools/connect.sql
 -- app_tools.canvas_create(jsonb) returns jsonb; plpgsql volatile; execute: svc_visitor; canvas/tools/create.sql

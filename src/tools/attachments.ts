@@ -80,12 +80,14 @@ export const attachmentTools = defineTools(
         .describe('The file\'s bytes, base64'),
     }),
     output: AttachmentOut,
+    sql: true,
     run: async (ctx, input) => {
       const { base64, ...target } = input;
       const bytes = Buffer.from(base64, 'base64');
-      // initUpload records the open upload (authorization, narrowing, quota); finalize checks the stored size. Bytes that
-      // never arrive (a store failure in between) leave an open upload, removed when it expires, as an abandoned PUT does.
-      const up = await ctx.invoke('attachments.initUpload', { ...target, sizeBytes: bytes.length }) as { key: string; mimeType: string };
+      // Its SQL records the open upload as initUpload's does (authorization, narrowing, quota), without a signed URL;
+      // finalize checks the stored size. Bytes that never arrive (a store failure in between) leave an open upload,
+      // removed when it expires, as an abandoned PUT does.
+      const up = await ctx.sql<{ key: string; mimeType: string }>({ ...target, sizeBytes: bytes.length });
       await blobsOf(ctx).write(up.key, bytes, up.mimeType);
       return ctx.invoke('attachments.finalize', { key: up.key });
     },
