@@ -50,19 +50,19 @@ begin
       when 1 then format(' and i.status_id = %L::uuid', v_status_ids[1])
       else format(' and i.status_id = any(%L::uuid[])', v_status_ids) end;
   end if;
-  if args->>'open' is not null then
+  if args->>'open' is not null or args->>'openOrRunOf' is not null then
     v_status_ids := array(select s.id from app_public.statuses s
                           where s.workspace_id = app_hidden.current_workspace_id() and s.category in ('DONE', 'CANCELED'));
-    where_sql := where_sql || format(case when (args->>'open')::boolean then ' and i.status_id <> all(%L::uuid[])'
-                                          else ' and i.status_id = any(%L::uuid[])' end, v_status_ids);
-  end if;
-  -- issues.assigned: open, or closed with the agent's run still open there (work it has not reported finished).
-  if args->>'openOrRunOf' is not null then
-    v_status_ids := array(select s.id from app_public.statuses s
-                          where s.workspace_id = app_hidden.current_workspace_id() and s.category in ('DONE', 'CANCELED'));
-    where_sql := where_sql || format(' and (i.status_id <> all(%L::uuid[]) or exists (select 1 from app_public.agent_runs r'
-      || ' where r.workspace_id = $1 and r.issue_id = i.id and r.agent_id = %L::uuid and r.status in (''ACTIVE'', ''WAITING'', ''STALLED'')))',
-      v_status_ids, args->>'openOrRunOf');
+    if args->>'open' is not null then
+      where_sql := where_sql || format(case when (args->>'open')::boolean then ' and i.status_id <> all(%L::uuid[])'
+                                            else ' and i.status_id = any(%L::uuid[])' end, v_status_ids);
+    end if;
+    -- issues.assigned: open, or closed with the agent's run still open there (work it has not reported finished).
+    if args->>'openOrRunOf' is not null then
+      where_sql := where_sql || format(' and (i.status_id <> all(%L::uuid[]) or exists (select 1 from app_public.agent_runs r'
+        || ' where r.workspace_id = $1 and r.issue_id = i.id and r.agent_id = %L::uuid and r.status in (''ACTIVE'', ''WAITING'', ''STALLED'')))',
+        v_status_ids, args->>'openOrRunOf');
+    end if;
   end if;
   if args->>'priority' is not null then
     where_sql := where_sql || format(' and i.priority = %L', args->>'priority');

@@ -36,11 +36,8 @@ create or replace function app_hidden.run_closed_message(r app_public.agent_runs
 as $$
   -- An agent reporting on a run that ended (unassigned and assigned again, canceled, superseded) is told which run is
   -- its open one on the issue, if any: it kept reporting on the old id.
-  select 'This run is ' || lower(r.status) || coalesce((
-    select '; your open run on this issue is ' || o.id from app_public.agent_runs o
-    where o.workspace_id = r.workspace_id and o.issue_id = r.issue_id and o.agent_id = r.agent_id
-      and o.status in ('ACTIVE', 'WAITING', 'STALLED')
-    order by o.started_at desc, o.id desc limit 1), '; you have no open run on this issue')
+  select 'This run is ' || lower(r.status) || coalesce('; your open run on this issue is ' || (app_hidden.agent_open_run(r.issue_id, r.agent_id)).id,
+                                                   '; you have no open run on this issue')
 $$;
 comment on function app_hidden.run_closed_message(r app_public.agent_runs) is 'The text of 409 run_closed for the run''s own agent: the run''s status, and the id of its open run on the same issue when it has one.';
 grant execute on function app_hidden.run_closed_message(r app_public.agent_runs) to svc_visitor;

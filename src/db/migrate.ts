@@ -108,10 +108,10 @@ export async function refuseUpgradeUnderRunningServer(ownerUrl: string, pending:
     const { rows } = await client.query<{ n: number; since: Date }>(
       `select count(*)::int as n, min(backend_start) as since from pg_stat_activity
        where datname = current_database() and pid <> pg_backend_pid() and application_name = any($1)`, [SERVER_CONNECTIONS]);
-    if (rows[0]!.n > 0) {
-      const { n } = rows[0]!;
+    const { n, since } = rows[0]!;
+    if (n > 0) {
       throw new Error(`another svc server is using this database (${n} connection${n === 1 ? '' : 's'}, the oldest from `
-        + `${rows[0]!.since.toISOString()}): stop it before this release upgrades the database (${pending} of ${total} `
+        + `${since.toISOString()}): stop it before this release upgrades the database (${pending} of ${total} `
         + 'migrations to apply); take a backup first (README, Backups)');
     }
   } finally {

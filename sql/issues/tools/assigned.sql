@@ -28,11 +28,8 @@ begin
             else jsonb_build_object('openOrRunOf', v_agent.id) end);
   -- Each issue with the agent's open run there (the newest), what runs.* and comments.upsertStatus report on.
   return v_page || jsonb_build_object('items', coalesce((
-    select jsonb_agg(x.item || jsonb_build_object('openRunId', (
-             select r.id from app_public.agent_runs r
-             where r.workspace_id = v_agent.workspace_id and r.issue_id = (x.item->>'id')::uuid and r.agent_id = v_agent.id
-               and r.status in ('ACTIVE', 'WAITING', 'STALLED')
-             order by r.started_at desc, r.id desc limit 1)) order by x.n)
+    select jsonb_agg(x.item || jsonb_build_object('openRunId', (app_hidden.agent_open_run((x.item->>'id')::uuid, v_agent.id)).id)
+                     order by x.n)
     from jsonb_array_elements(v_page->'items') with ordinality x(item, n)), '[]'));
 end
 $$;
