@@ -7,6 +7,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { assertKey, type BlobStore, type PresignedRequest } from './store.ts';
 
 export interface SignedParams {
@@ -111,13 +113,25 @@ export class EmbeddedBlobStore implements BlobStore {
   }
 
   async write(key: string, bytes: Buffer): Promise<void> {
+    await this.writeFrom(key, [Readable.from([bytes])]);
+  }
+
+  /**
+   * Writes what `stages` (a source and any transforms, as for `pipeline`) yield aside, then renames it into place, so a
+   * reader never sees half a file; `keep`, asked once the bytes are in, may refuse them (false: nothing is written).
+   */
+  async writeFrom(key: string, stages: [NodeJS.ReadableStream, ...NodeJS.ReadWriteStream[]], keep: () => Promise<boolean> = async () => true): Promise<boolean> {
     const file = this.fileOf(key);
     await fs.promises.mkdir(path.dirname(file), { recursive: true });
-    // Written aside and renamed into place, as a PUT is: a reader never sees half a file.
     const tmp = `${file}.part-${crypto.randomBytes(6).toString('hex')}`;
     try {
-      await fs.promises.writeFile(tmp, bytes, { mode: 0o600 });
+      await pipeline([...stages, fs.createWriteStream(tmp, { mode: 0o600 })]);
+      if (!(await keep())) {
+        await fs.promises.rm(tmp, { force: true });
+        return false;
+      }
       await fs.promises.rename(tmp, file);
+      return true;
     } catch (err) {
       await fs.promises.rm(tmp, { force: true });
       throw err;

@@ -7,10 +7,8 @@
  * Browser apps at SVC_CORS_ORIGINS (and SVC_PUBLIC_URL's origin) may PUT and GET these links with fetch: the CORS
  * preflight and headers are answered by the origin guard (src/http/origin-guard.ts), before these routes.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type pg from 'pg';
@@ -75,9 +73,6 @@ export function registerBlobRoutes(app: FastifyInstance, store: EmbeddedBlobStor
         return reply.code(409).send({ error: 'upload_closed', message: 'The upload of this link was finalized, deleted or has expired: start a new one with attachments.initUpload' });
       };
       if (!(await uploadOpen(p.key))) return spent();
-      const file = store.fileOf(p.key);
-      await fs.promises.mkdir(path.dirname(file), { recursive: true });
-      const tmp = `${file}.part-${crypto.randomBytes(6).toString('hex')}`;
       let seen = 0;
       const limit = new Transform({
         transform(chunk: Buffer, _enc, cb) {
@@ -87,15 +82,9 @@ export function registerBlobRoutes(app: FastifyInstance, store: EmbeddedBlobStor
         },
       });
       try {
-        await pipeline((req.body as Readable | undefined) ?? req.raw, limit, fs.createWriteStream(tmp, { mode: 0o600 }));
         // Asked again once the bytes are in: a finalize during a slow PUT must not see its bytes swapped after it.
-        if (!(await uploadOpen(p.key))) {
-          await fs.promises.rm(tmp, { force: true });
-          return spent();
-        }
-        await fs.promises.rename(tmp, file);
+        if (!(await store.writeFrom(p.key, [(req.body as Readable | undefined) ?? req.raw, limit], () => uploadOpen(p.key)))) return spent();
       } catch (err) {
-        await fs.promises.rm(tmp, { force: true });
         if (err instanceof TooLarge) return reply.code(413).send({ error: 'too_large', message: `At most ${max} bytes may be uploaded to this URL` });
         throw err;
       }
