@@ -1930,8 +1930,8 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.goal_status_payload(app_public.goals,text,text) returns jsonb; sql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.has_scope(text) returns boolean; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.hold_membership() returns uuid; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
--- app_hidden.idempotent_claim(uuid,uuid,text,text,text) returns text; plpgsql volatile security definer; execute: svc_visitor; core/idempotency.sql
--- app_hidden.idempotent_remember(uuid,text,text) returns text; plpgsql volatile security definer; execute: svc_visitor; core/idempotency.sql
+-- app_hidden.idempotent_claim(text,text,text) returns text; plpgsql volatile security definer; execute: svc_visitor; core/idempotency.sql
+-- app_hidden.idempotent_remember(text,text) returns text; plpgsql volatile security definer; execute: svc_visitor; core/idempotency.sql
 -- app_hidden.initiative_for_write(text,text) returns app_public.initiatives; plpgsql volatile; execute: svc_visitor; initiatives/initiatives.sql
 -- app_hidden.initiative_json(app_public.initiatives,boolean) returns jsonb; sql stable; execute: svc_visitor; initiatives/initiatives.sql
 -- app_hidden.insert_cycle(app_public.workspaces,text,date,date,text) returns app_public.cycles; plpgsql volatile; execute: svc_visitor; cycles/cycles.sql
@@ -2083,7 +2083,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.search_tag(uuid) returns text; sql immutable; execute: svc_visitor; issues/search.sql
 -- app_hidden.search_tsquery(text,text) returns tsquery; plpgsql immutable; execute: svc_visitor; issues/search.sql
 -- app_hidden.set_issue_labels(uuid,uuid[],uuid[]) returns void; plpgsql volatile; execute: svc_visitor; issues/write.sql
--- app_hidden.set_request_context(uuid,uuid,uuid,uuid,text[],uuid[],uuid[],uuid[]) returns void; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
+-- app_hidden.set_request_context(uuid) returns void; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.spent_end(timestamp with time zone,integer) returns timestamp with time zone; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.spent_start(text) returns timestamp with time zone; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.status_categories() returns text[]; sql immutable; execute: svc_visitor; statuses/statuses.sql

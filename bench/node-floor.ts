@@ -9,7 +9,7 @@
  * Node code, and this figure over the SQL's is how far any Node server gets on this machine.
  *
  * Run by bench/run.ts as a child process: `node --import tsx bench/node-floor.ts <config.json>`, the config
- * {databaseUrl, statements: {tool: text}, callers: {token: [$1–$8]}}; prints "floor listening on <url>".
+ * {databaseUrl, statements: {tool: text}, callers: {token: [$1, the key id]}}; prints "floor listening on <url>".
  */
 import fs from 'node:fs';
 import http from 'node:http';

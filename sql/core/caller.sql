@@ -262,7 +262,7 @@ $$;
 comment on function app_hidden.require_workspace_admin_key() is 'Raises 403 admin_required unless the calling key''s own user is OWNER or ADMIN, and 403 scope_required unless the key holds ADMIN.';
 grant execute on function app_hidden.require_workspace_admin_key() to svc_visitor;
 
-create or replace function app_hidden.set_request_context(p_workspace_id uuid, p_user_id uuid, p_key_id uuid, p_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[])
+create or replace function app_hidden.set_request_context(p_key_id uuid)
  returns void
  language plpgsql
  security definer
@@ -271,16 +271,11 @@ as $$
 declare
   v_key app_private.api_keys;
 begin
-  -- The API authenticates from a short-lived cache; this check in the call's own statement makes
-  -- revocation and expiry exact (a revoked key fails on its very next call).
+  -- The API authenticates from a short-lived cache; this read in the call's own statement makes revocation and expiry
+  -- exact (a revoked key fails on its very next call), and the call runs as the key's row says now: its workspace,
+  -- user, agent, scopes and narrowing are taken from here, never from the API.
   select * into v_key from app_private.api_keys where id = p_key_id;
-  -- The identity must be the key's own, all of it: checked on the key's id and workspace alone, a caller that passed
-  -- a narrowed key's id with no narrowing (or another user, agent or more scopes) read as that (the API passes the
-  -- key's row as it authenticated it; this makes a mistake there fail closed).
-  if v_key.id is null or v_key.workspace_id is distinct from p_workspace_id
-     or v_key.user_id is distinct from p_user_id or v_key.linked_agent_id is distinct from p_agent_id
-     or v_key.scopes::text[] is distinct from p_scopes or v_key.project_ids is distinct from p_project_ids
-     or v_key.label_ids is distinct from p_label_ids or v_key.initiative_ids is distinct from p_initiative_ids then
+  if v_key.id is null then
     raise exception 'Invalid API key' using errcode = 'SV401', detail = 'invalid';
   elsif v_key.revoked_at is not null then
     raise exception 'API key revoked' using errcode = 'SV401', detail = 'revoked';
@@ -293,18 +288,18 @@ begin
       using errcode = 'SV403', detail = 'agent_archived';
   end if;
   perform
-    set_config('svc.workspace_id', p_workspace_id::text, true),
-    set_config('svc.user_id', coalesce(p_user_id::text, ''), true),
-    set_config('svc.key_id', p_key_id::text, true),
-    set_config('svc.agent_id', coalesce(p_agent_id::text, ''), true),
-    set_config('svc.scopes', coalesce(p_scopes, '{}')::text, true),
-    set_config('svc.project_ids', coalesce(p_project_ids, '{}')::text, true),
-    set_config('svc.label_ids', coalesce(p_label_ids, '{}')::text, true),
-    set_config('svc.initiative_ids', coalesce(p_initiative_ids, '{}')::text, true);
+    set_config('svc.workspace_id', v_key.workspace_id::text, true),
+    set_config('svc.user_id', coalesce(v_key.user_id::text, ''), true),
+    set_config('svc.key_id', v_key.id::text, true),
+    set_config('svc.agent_id', coalesce(v_key.linked_agent_id::text, ''), true),
+    set_config('svc.scopes', v_key.scopes::text, true),
+    set_config('svc.project_ids', v_key.project_ids::text, true),
+    set_config('svc.label_ids', v_key.label_ids::text, true),
+    set_config('svc.initiative_ids', v_key.initiative_ids::text, true);
 end
 $$;
-comment on function app_hidden.set_request_context(p_workspace_id uuid, p_user_id uuid, p_key_id uuid, p_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[]) is 'Checks the identity is the key''s own (user, agent, scopes, narrowing: 401 invalid otherwise), the key still live (401 revoked/expired otherwise) and its agent, if any, not archived (403 agent_archived), and writes the caller identity into transaction-local settings. The API calls it in the same statement as the tool function.';
-grant execute on function app_hidden.set_request_context(p_workspace_id uuid, p_user_id uuid, p_key_id uuid, p_agent_id uuid, p_scopes text[], p_project_ids uuid[], p_label_ids uuid[], p_initiative_ids uuid[]) to svc_visitor;
+comment on function app_hidden.set_request_context(p_key_id uuid) is 'Reads the calling key''s row: 401 invalid/revoked/expired unless it is live, 403 agent_archived when its agent is archived; then writes the caller identity (workspace, user, key, agent, scopes, narrowing, all from that row) into transaction-local settings. The API calls it in the same statement as the tool function.';
+grant execute on function app_hidden.set_request_context(p_key_id uuid) to svc_visitor;
 
 create or replace function app_hidden.require_live_key()
  returns void

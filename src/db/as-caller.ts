@@ -2,23 +2,23 @@ import type pg from 'pg';
 import type { Caller } from '../auth/keys.ts';
 
 /**
- * The one statement of a call as the caller: set_request_context ($1–$8: identity, scopes, narrowing;
- * it also re-checks the key) and then `call`, an expression whose own arguments are $9, $10, …
- * (`npm run bench` sends this exact text through pgbench.)
+ * The one statement of a call as the caller: set_request_context ($1, the key's id: it reads the key's row, refuses a
+ * key no longer live, and sets the identity, scopes and narrowing from that row) and then `call`, an expression whose
+ * own arguments are $2, $3, … (`npm run bench` sends this exact text through pgbench.)
  */
 export const callerStatement = (call: string): string =>
-  `select ${call}::text as r from (select app_hidden.set_request_context($1, $2, $3, $4, $5, $6, $7, $8)) as identity`;
+  `select ${call}::text as r from (select app_hidden.set_request_context($1)) as identity`;
 
 /**
- * callerStatement for a write made with an idempotency key ($10 the key, $11 the tool, $12 its arguments' hash): the
- * key is claimed first (app_hidden.idempotent_claim); a key already answered gives that answer and the call does not
- * run (COALESCE evaluates its second argument only when the first is null); else the call runs and its answer is
- * kept, in the same transaction.
+ * callerStatement for a write made with an idempotency key (after the call's one argument $2: $3 the key, $4 the tool,
+ * $5 its arguments' hash): the key is claimed first (app_hidden.idempotent_claim); a key already answered gives that
+ * answer and the call does not run (COALESCE evaluates its second argument only when the first is null); else the call
+ * runs and its answer is kept, in the same transaction.
  */
 export const idempotentCallerStatement = (call: string): string =>
-  `select coalesce(claimed.r, app_hidden.idempotent_remember($3, $10, ${call}::text)) as r, claimed.r is not null as replayed` +
-  ` from (select app_hidden.set_request_context($1, $2, $3, $4, $5, $6, $7, $8)) as identity,` +
-  ` lateral (select app_hidden.idempotent_claim($1, $3, $10, $11, $12) as r) as claimed`;
+  `select coalesce(claimed.r, app_hidden.idempotent_remember($3, ${call}::text)) as r, claimed.r is not null as replayed` +
+  ` from (select app_hidden.set_request_context($1)) as identity,` +
+  ` lateral (select app_hidden.idempotent_claim($3, $4, $5) as r) as claimed`;
 
 /**
  * An idempotency key of a write call, with what it must be repeated with; `onReplay` hears that the answer is the
@@ -26,11 +26,8 @@ export const idempotentCallerStatement = (call: string): string =>
  */
 export interface Idempotency { key: string; tool: string; requestHash: string; onReplay?: () => void }
 
-/** The values of $1–$8 of callerStatement, then the call's own. */
-export const callerValues = (caller: Caller, args: unknown[]): unknown[] => [
-  caller.workspaceId, caller.userId, caller.keyId, caller.agentId, caller.scopes,
-  caller.projectIds, caller.labelIds, caller.initiativeIds, ...args,
-];
+/** The values of callerStatement: $1 the key's id, then the call's own. */
+export const callerValues = (caller: Pick<Caller, 'keyId'>, args: unknown[]): unknown[] => [caller.keyId, ...args];
 
 /**
  * Runs one SQL call as the caller, in ONE statement (callerStatement). One round trip, one transaction,

@@ -155,13 +155,13 @@ export class EventHub {
       let resetReason: string | undefined;
       if (lastEventId !== undefined) {
         from = UUID.test(lastEventId)
-          ? await this.scalar(caller, 'app_hidden.stream_position($9::uuid, make_interval(hours => $10::int))', [lastEventId, this.opts.replayMaxAgeHours])
+          ? await this.scalar(caller, 'app_hidden.stream_position($2::uuid, make_interval(hours => $3::int))', [lastEventId, this.opts.replayMaxAgeHours])
           : null;
         if (from === null) resetReason = 'last_event_id_unknown';
         else if (from < 0) [from, resetReason] = [null, 'too_old'];
       }
       if (from !== null) {
-        const backlog = await this.scalar(caller, 'app_hidden.stream_backlog($9::bigint, $10::int)', [from, this.opts.replayLimit + 1]);
+        const backlog = await this.scalar(caller, 'app_hidden.stream_backlog($2::bigint, $3::int)', [from, this.opts.replayLimit + 1]);
         if ((backlog ?? 0) > this.opts.replayLimit) {
           from = null;
           resetReason = 'too_far_behind';
@@ -187,7 +187,7 @@ export class EventHub {
     sub.replaying = true;
     sub.lastPos = from;
     for (;;) {
-      const page = await this.read(sub.caller, 'app_hidden.stream_events_after($9::bigint, $10::int)', [sub.lastPos, this.opts.replayPageSize]);
+      const page = await this.read(sub.caller, 'app_hidden.stream_events_after($2::bigint, $3::int)', [sub.lastPos, this.opts.replayPageSize]);
       for (const e of page) {
         if (sub.closed) return;
         if (e.pos <= sub.lastPos) continue;
@@ -255,7 +255,7 @@ export class EventHub {
     for (const sub of group.subscribers) {
       if (sub.closed) continue;
       try {
-        return await this.read(sub.caller, 'app_hidden.stream_events($9::uuid[])', [ids]);
+        return await this.read(sub.caller, 'app_hidden.stream_events($2::uuid[])', [ids]);
       } catch (err) {
         if (!isAuthError(err)) throw err;
         this.closeKey(sub.caller.keyId);
@@ -316,7 +316,7 @@ export class EventHub {
       for (const sub of group.subscribers) {
         if (sub.closed) continue;
         try {
-          return (await this.query(sub.caller, 'app_hidden.chat_event_visible($9::uuid, null)', [threadId])) === 'true';
+          return (await this.query(sub.caller, 'app_hidden.chat_event_visible($2::uuid, null)', [threadId])) === 'true';
         } catch (err) {
           group.threads.delete(threadId); // a failed read is not an answer: the next draft asks again
           if (!isAuthError(err)) return false;
@@ -342,7 +342,7 @@ export class EventHub {
 
   private async catchUp(sub: Subscriber) {
     sub.replaying = true; // hold live events meanwhile
-    const backlog = await this.scalar(sub.caller, 'app_hidden.stream_backlog($9::bigint, $10::int)', [sub.lastPos, this.opts.replayLimit + 1]);
+    const backlog = await this.scalar(sub.caller, 'app_hidden.stream_backlog($2::bigint, $3::int)', [sub.lastPos, this.opts.replayLimit + 1]);
     if ((backlog ?? 0) > this.opts.replayLimit) {
       sub.lastPos = (await this.scalar(sub.caller, 'app_hidden.stream_head()', [])) ?? 0;
       this.reset(sub, 'too_far_behind');

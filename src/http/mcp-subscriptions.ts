@@ -243,7 +243,7 @@ export class McpSessions {
   /** Whether the key may read the event (events policy, as for events.recent and SSE); false if the check fails. */
   private async mayRead(caller: Caller, eventId: string): Promise<boolean> {
     const visible = await queryAsCaller(this.visitorPool, caller, 'read:mcp_event_visible',
-      'exists(select 1 from app_public.activity_events e where e.id = $9::uuid)', [eventId]).catch(() => null);
+      'exists(select 1 from app_public.activity_events e where e.id = $2::uuid)', [eventId]).catch(() => null);
     return visible === 'true';
   }
 

@@ -185,8 +185,8 @@ function absentNulls(t: Tool): string[] {
   return fields;
 }
 
-/** The SQL expression a tool call runs (inside callerStatement); its one argument, $9, is the validated input as JSON. */
-export const toolCall = (t: Tool): string => `${t.sqlFunction}($9::jsonb)`;
+/** The SQL expression a tool call runs (inside callerStatement); its one argument, $2, is the validated input as JSON. */
+export const toolCall = (t: Tool): string => `${t.sqlFunction}($2::jsonb)`;
 
 /**
  * How a call runs, when a request makes it (GraphQL's tool fields): `inShare: false`, as the request already holds its
@@ -281,7 +281,7 @@ export class ToolRunner {
         },
         read: async (helper, a) => {
           if (!/^[a-z_]+$/.test(helper)) throw new Error(`bad helper name ${helper}`);
-          return JSON.parse(await this.sqlCall(caller, `read:${helper}`, `app_hidden.${helper}($9::jsonb)`, a, opts, false));
+          return JSON.parse(await this.sqlCall(caller, `read:${helper}`, `app_hidden.${helper}($2::jsonb)`, a, opts, false));
         },
       };
       const result = await t.run(ctx, parsed.data);

@@ -271,8 +271,8 @@ describe('live delivery', () => {
     expect(rows[0].n).toBe(0);
     // The request role can publish too, in its own workspace only.
     const pool = t.pools.api;
-    const ctx = `select app_hidden.publish_ephemeral_event('CHAT_MESSAGE_POSTED', 'chat-thread-stream', $9, '{"phase":"started"}') as e
-                 from (select app_hidden.set_request_context($1, $2, $3, $4, $5, $6, $7, $8)) identity`;
+    const ctx = `select app_hidden.publish_ephemeral_event('CHAT_MESSAGE_POSTED', 'chat-thread-stream', $2, '{"phase":"started"}') as e
+                 from (select app_hidden.set_request_context($1)) identity`;
     const caller = await t.keys.authenticate(`Bearer ${subscriber.token}`);
     const { rows: [own] } = await pool.query(ctx, [...callerValues(caller, []), threadId]);
     await c.waitFor((x) => data(x).id === own.e.id);

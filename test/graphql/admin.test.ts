@@ -365,8 +365,7 @@ describe('dispatch rules', () => {
     const client = await t.pools.api.connect();
     try {
       await client.query('begin');
-      const { rows: [k] } = await t.pools.owner.query('select workspace_id, user_id from app_private.api_keys where id = $1', [member.id]);
-      await client.query('select app_hidden.set_request_context($1, $2, $3, null, $4, $5, $5, $5)', [k.workspace_id, k.user_id, member.id, ['FULL'], []]);
+      await client.query('select app_hidden.set_request_context($1)', [member.id]);
       const del = await client.query('delete from app_public.dispatch_rules');
       expect(del.rowCount).toBe(0);
     } finally {

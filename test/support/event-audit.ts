@@ -8,7 +8,7 @@
  * the transaction (txid_current()), the table, the operation, for an UPDATE the columns whose value changed (rows
  * matched on the primary key; an update that changed no value is not recorded), the calling key (`svc.key_id`, which
  * app_hidden.set_request_context sets transaction-locally for every tool call) and the tool's function, read from the
- * statement the API sends (`select app_tools.<fn>($9::jsonb)::text … set_request_context(…)`, as-caller.ts).
+ * statement the API sends (`select app_tools.<fn>($2::jsonb)::text … set_request_context($1)`, as-caller.ts).
  * The trigger function is SECURITY DEFINER: tools run as svc_visitor, who has no rights on the audit table.
  *
  * rest() (and rpc() for tools/call) reads the audit's last id before the call and, after a 200, the transactions
@@ -85,7 +85,7 @@ export async function installEventAudit(client: pg.ClientBase): Promise<void> {
              case when s.fn is null and s.key_id is not null then left(regexp_replace(current_query(), '\\s+', ' ', 'g'), 160) end,
              pg_backend_pid()
       from (select nullif(current_setting('svc.key_id', true), '') as key_id,
-                   substring(current_query() from '((?:app_tools|app_hidden)\\.[a-z0-9_]+)\\(\\$9') as fn) s;
+                   substring(current_query() from '((?:app_tools|app_hidden)\\.[a-z0-9_]+)\\(\\$2') as fn) s;
       return null;
     end
     $$;`);

@@ -557,10 +557,9 @@ describe('management', () => {
   async function asCaller<T = any>(w: Workspace, email: string, sql: string, params: unknown[] = []): Promise<T> {
     const { rows: [u] } = await t.pools.owner.query('select id from app_public.users where lower(email) = lower($1)', [email]);
     const { rows: [k] } = await t.pools.owner.query('select id from app_private.api_keys where workspace_id = $1 and user_id = $2 limit 1', [w.id, u.id]);
-    const shifted = sql.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 3}`);
+    const shifted = sql.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 1}`);
     const { rows } = await t.pools.api.query(
-      `select (${shifted}) as r from (select app_hidden.set_request_context($1, $2, $3, null, '{FULL}', '{}', '{}', '{}')) identity`,
-      [w.id, u.id, k.id, ...params]);
+      `select (${shifted}) as r from (select app_hidden.set_request_context($1)) identity`, [k.id, ...params]);
     return rows[0].r;
   }
 
