@@ -1930,7 +1930,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.goal_status_payload(app_public.goals,text,text) returns jsonb; sql stable; execute: svc_visitor; orchestration/loop.sql
 -- app_hidden.has_scope(text) returns boolean; sql stable; execute: svc_visitor; core/caller.sql
 -- app_hidden.hold_membership() returns uuid; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
--- app_hidden.idempotent_claim(text,text,text) returns text; plpgsql volatile security definer; execute: svc_visitor; core/idempotency.sql
+-- app_hidden.idempotent_claim(uuid,text,text,text) returns text; plpgsql volatile security definer; execute: svc_visitor; core/idempotency.sql
 -- app_hidden.idempotent_remember(text,text) returns text; plpgsql volatile security definer; execute: svc_visitor; core/idempotency.sql
 -- app_hidden.initiative_for_write(text,text) returns app_public.initiatives; plpgsql volatile; execute: svc_visitor; initiatives/initiatives.sql
 -- app_hidden.initiative_json(app_public.initiatives,boolean) returns jsonb; sql stable; execute: svc_visitor; initiatives/initiatives.sql
@@ -2083,7 +2083,7 @@ create type app_hidden.page_row as (item jsonb, sort_key text, id uuid);
 -- app_hidden.search_tag(uuid) returns text; sql immutable; execute: svc_visitor; issues/search.sql
 -- app_hidden.search_tsquery(text,text) returns tsquery; plpgsql immutable; execute: svc_visitor; issues/search.sql
 -- app_hidden.set_issue_labels(uuid,uuid[],uuid[]) returns void; plpgsql volatile; execute: svc_visitor; issues/write.sql
--- app_hidden.set_request_context(uuid) returns void; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
+-- app_hidden.set_request_context(uuid) returns uuid; plpgsql volatile security definer; execute: svc_visitor; core/caller.sql
 -- app_hidden.spent_end(timestamp with time zone,integer) returns timestamp with time zone; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.spent_start(text) returns timestamp with time zone; plpgsql stable; execute: svc_visitor; time/time.sql
 -- app_hidden.status_categories() returns text[]; sql immutable; execute: svc_visitor; statuses/statuses.sql
@@ -2201,6 +2201,7 @@ CREATE INDEX api_keys_workspace_idx ON app_private.api_keys USING btree (workspa
 alter table app_private.api_keys enable row level security;
 alter table app_private.api_keys force row level security;
 create policy owner_all on app_private.api_keys for all to current_user using (true) with check (true);
+CREATE TRIGGER _100_identity_fixed BEFORE UPDATE ON app_private.api_keys FOR EACH ROW WHEN (old.workspace_id IS DISTINCT FROM new.workspace_id OR old.user_id IS DISTINCT FROM new.user_id OR old.plugin_id IS DISTINCT FROM new.plugin_id OR old.kind IS DISTINCT FROM new.kind OR old.linked_agent_id IS DISTINCT FROM new.linked_agent_id OR old.scopes IS DISTINCT FROM new.scopes OR old.project_ids IS DISTINCT FROM new.project_ids OR old.label_ids IS DISTINCT FROM new.label_ids OR old.initiative_ids IS DISTINCT FROM new.initiative_ids OR old.token_hash IS DISTINCT FROM new.token_hash) EXECUTE FUNCTION app_private.tg_api_keys__identity_fixed();
 CREATE TRIGGER _800_events_created AFTER INSERT ON app_private.api_keys FOR EACH ROW EXECUTE FUNCTION app_private.tg_api_keys__events();
 CREATE TRIGGER _800_events_revoked AFTER UPDATE OF revoked_at ON app_private.api_keys FOR EACH ROW WHEN (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL) EXECUTE FUNCTION app_private.tg_api_keys__events();
 CREATE TRIGGER _850_agent_offline AFTER UPDATE OF revoked_at ON app_private.api_keys FOR EACH ROW WHEN (new.revoked_at IS NOT NULL AND old.revoked_at IS NULL AND new.linked_agent_id IS NOT NULL) EXECUTE FUNCTION app_private.tg_api_keys__agent_offline();
@@ -2401,6 +2402,7 @@ create policy owner_all on app_private.webhook_secrets for all to current_user u
 -- app_private.tg_agents__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_api_keys__agent_offline() returns trigger; plpgsql volatile security definer; execute: owner only; auth/triggers.sql
 -- app_private.tg_api_keys__events() returns trigger; plpgsql volatile; execute: owner only; auth/triggers.sql
+-- app_private.tg_api_keys__identity_fixed() returns trigger; plpgsql volatile; execute: owner only; auth/triggers.sql
 -- app_private.tg_api_keys__notify_revoked() returns trigger; plpgsql volatile; execute: owner only; auth/triggers.sql
 -- app_private.tg_api_keys__wake_dispatcher() returns trigger; plpgsql volatile security definer; execute: owner only; dispatch/wake.sql
 -- app_private.tg_attachment_uploads__expiry_job() returns trigger; plpgsql volatile security definer; execute: owner only; attachments/triggers.sql

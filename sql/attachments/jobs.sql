@@ -40,8 +40,8 @@ create or replace function app_private.blob_link_key_live(p_key_id uuid, p_works
  language sql
  stable
 as $$
-  -- What set_request_context checks of a key at each call: the key of the workspace, not revoked, not expired, and
-  -- its agent (if any) not archived.
+  -- What set_request_context checks of a key at each call (here also: the key of this workspace): not revoked, not
+  -- expired, and its agent (if any) not archived.
   select exists (select 1 from app_private.api_keys k
                  where k.id = p_key_id and k.workspace_id = p_workspace_id and k.revoked_at is null
                    and (k.expires_at is null or k.expires_at > now())

@@ -18,6 +18,28 @@ create trigger _900_notify_revoked after update of revoked_at on app_private.api
 drop trigger if exists _900_notify_deleted on app_private.api_keys;
 create trigger _900_notify_deleted after delete on app_private.api_keys for each row execute function app_private.tg_api_keys__notify_revoked();
 
+create or replace function app_private.tg_api_keys__identity_fixed()
+ returns trigger
+ language plpgsql
+as $$
+begin
+  -- A call runs as its key's row says (set_request_context), while each API process and its open streams keep the
+  -- row they authenticated: were the row's identity to change, they would disagree until the cache or stream ended.
+  -- Keys are rotated instead (spec 5.8): issue a new one, revoke the old.
+  raise exception 'A key''s workspace, owner, agent, plugin, kind, scopes, narrowing and hash never change: issue a new key and revoke this one'
+    using errcode = 'SV409', detail = 'key_identity_fixed';
+end
+$$;
+comment on function app_private.tg_api_keys__identity_fixed() is 'BEFORE UPDATE on api_keys changing what a call runs as (workspace, user, plugin, kind, agent, scopes, narrowing, token hash): refused; a key is rotated, never edited.';
+
+drop trigger if exists _100_identity_fixed on app_private.api_keys;
+create trigger _100_identity_fixed before update on app_private.api_keys for each row
+  when ((old.workspace_id, old.user_id, old.plugin_id, old.kind, old.linked_agent_id, old.scopes, old.project_ids, old.label_ids,
+         old.initiative_ids, old.token_hash)
+        is distinct from (new.workspace_id, new.user_id, new.plugin_id, new.kind, new.linked_agent_id, new.scopes, new.project_ids,
+         new.label_ids, new.initiative_ids, new.token_hash))
+  execute function app_private.tg_api_keys__identity_fixed();
+
 create or replace function app_private.tg_api_keys__agent_offline()
  returns trigger
  language plpgsql

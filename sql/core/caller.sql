@@ -263,7 +263,7 @@ comment on function app_hidden.require_workspace_admin_key() is 'Raises 403 admi
 grant execute on function app_hidden.require_workspace_admin_key() to svc_visitor;
 
 create or replace function app_hidden.set_request_context(p_key_id uuid)
- returns void
+ returns uuid
  language plpgsql
  security definer
  set search_path to 'pg_catalog'
@@ -296,9 +296,12 @@ begin
     set_config('svc.project_ids', v_key.project_ids::text, true),
     set_config('svc.label_ids', v_key.label_ids::text, true),
     set_config('svc.initiative_ids', v_key.initiative_ids::text, true);
+  -- Returned so that what must run after it in the same statement can take it as an argument (idempotent_claim):
+  -- a real dependency, not the planner's choice of join order.
+  return v_key.id;
 end
 $$;
-comment on function app_hidden.set_request_context(p_key_id uuid) is 'Reads the calling key''s row: 401 invalid/revoked/expired unless it is live, 403 agent_archived when its agent is archived; then writes the caller identity (workspace, user, key, agent, scopes, narrowing, all from that row) into transaction-local settings. The API calls it in the same statement as the tool function.';
+comment on function app_hidden.set_request_context(p_key_id uuid) is 'Reads the calling key''s row: 401 invalid/revoked/expired unless it is live, 403 agent_archived when its agent is archived; then writes the caller identity (workspace, user, key, agent, scopes, narrowing, all from that row) into transaction-local settings and returns the key''s id. The API calls it in the same statement as the tool function.';
 grant execute on function app_hidden.set_request_context(p_key_id uuid) to svc_visitor;
 
 create or replace function app_hidden.require_live_key()

@@ -7,18 +7,19 @@ import type { Caller } from '../auth/keys.ts';
  * own arguments are $2, $3, … (`npm run bench` sends this exact text through pgbench.)
  */
 export const callerStatement = (call: string): string =>
-  `select ${call}::text as r from (select app_hidden.set_request_context($1)) as identity`;
+  `select ${call}::text as r from (select app_hidden.set_request_context($1) as key_id) as identity`;
 
 /**
  * callerStatement for a write made with an idempotency key (after the call's one argument $2: $3 the key, $4 the tool,
- * $5 its arguments' hash): the key is claimed first (app_hidden.idempotent_claim); a key already answered gives that
- * answer and the call does not run (COALESCE evaluates its second argument only when the first is null); else the call
- * runs and its answer is kept, in the same transaction.
+ * $5 its arguments' hash): the key is claimed first (app_hidden.idempotent_claim, which takes the key id
+ * set_request_context returned, so the claim runs after the identity is set: LATERAL on a column, not join order);
+ * a key already answered gives that answer and the call does not run (COALESCE evaluates its second argument only
+ * when the first is null); else the call runs and its answer is kept, in the same transaction.
  */
 export const idempotentCallerStatement = (call: string): string =>
   `select coalesce(claimed.r, app_hidden.idempotent_remember($3, ${call}::text)) as r, claimed.r is not null as replayed` +
-  ` from (select app_hidden.set_request_context($1)) as identity,` +
-  ` lateral (select app_hidden.idempotent_claim($3, $4, $5) as r) as claimed`;
+  ` from (select app_hidden.set_request_context($1) as key_id) as identity,` +
+  ` lateral (select app_hidden.idempotent_claim(identity.key_id, $3, $4, $5) as r) as claimed`;
 
 /**
  * An idempotency key of a write call, with what it must be repeated with; `onReplay` hears that the answer is the

@@ -33,18 +33,23 @@ describe('authentication (spec part 5)', () => {
     expect(m.body.error.data).toMatchObject({ error: 'revoked', status: 401 });
   });
 
-  it('the database takes a call\'s identity from its key\'s row as it is now: workspace, user, scopes, narrowing; an unknown key id is refused', async () => {
+  it('the database takes a call\'s identity from its key\'s row, whose identity never changes; an unknown key id is refused', async () => {
     const label = (await ok(t, ws.token, 'labels.create', { name: 'only-this' })).id;
     const narrowed = await createKey(t, ws, { scopes: ['READ_ISSUES'], labels: [label] });
     const caller = await t.keys.authenticate(`Bearer ${narrowed.token}`);
     const identity = async (values: unknown[]) => (await t.pools.api.query(
-      `select app_hidden.current_workspace_id() as w, current_setting('svc.user_id') as u, current_setting('svc.scopes') as s,
-              current_setting('svc.label_ids') as l, current_setting('svc.project_ids') as p
-       from (select app_hidden.set_request_context($1)) as identity`, values)).rows[0];
-    expect(await identity(callerValues(caller, []))).toEqual({ w: ws.id, u: caller.userId, s: '{READ_ISSUES}', l: `{${label}}`, p: '{}' });
-    // The row changed under a cached caller: the call runs as the row says, not as the API last read it.
-    await t.pools.owner.query(`update app_private.api_keys set label_ids = '{}', project_ids = $2 where id = $1`, [narrowed.id, [ws.id]]);
-    expect(await identity(callerValues(caller, []))).toMatchObject({ l: '{}', p: `{${ws.id}}` });
+      `select identity.key_id as k, app_hidden.current_workspace_id() as w, current_setting('svc.user_id') as u,
+              current_setting('svc.scopes') as s, current_setting('svc.label_ids') as l, current_setting('svc.project_ids') as p
+       from (select app_hidden.set_request_context($1) as key_id) as identity`, values)).rows[0];
+    expect(await identity(callerValues(caller, []))).toEqual({ k: narrowed.id, w: ws.id, u: caller.userId, s: '{READ_ISSUES}', l: `{${label}}`, p: '{}' });
+    // API processes and their open streams keep the row they authenticated: the row's identity is never edited (a key
+    // is rotated), so the call and the process cannot disagree. Not even by the schema owner.
+    for (const change of ["label_ids = '{}'", `project_ids = '{${ws.id}}'`, "scopes = '{FULL}'", 'user_id = null', "kind = 'SESSION'"]) {
+      await expect(t.pools.owner.query(`update app_private.api_keys set ${change} where id = $1`, [narrowed.id]), change)
+        .rejects.toMatchObject({ code: 'SV409' });
+    }
+    expect(await identity(callerValues(caller, []))).toMatchObject({ s: '{READ_ISSUES}', l: `{${label}}`, p: '{}' });
+    await t.pools.owner.query('update app_private.api_keys set last_used_at = now() where id = $1', [narrowed.id]); // the rest may change
     await expect(identity([crypto.randomUUID()])).rejects.toMatchObject({ code: 'SV401' });
   });
 
